@@ -1,0 +1,413 @@
+"""Typed definitions of every message of docs/protocol.md (version 1).
+
+Each message is a `msgspec.Struct` tagged on the `t` field, so the two unions
+`ClientMessage` and `ServerMessage` decode in one pass with the tag choosing
+the type. Conventions:
+
+* **Client → server** messages (`ClientMsg` subclasses) forbid unknown keys
+  (a typo never passes silently) and carry their range/size constraints as
+  `msgspec.Meta` annotations, so decoding *is* validation.
+* **Server → client** messages (`ServerMsg` subclasses) accept unknown keys, so
+  an older client keeps working when a newer server adds a field.
+* `omit_defaults=True` everywhere: optional fields that hold their default
+  (`rid=None`, `dup=False`, `view=None`, ...) are not sent. Fields the spec
+  calls "int or nil" have *no* default, so they are always present (as nil).
+* All base classes are `kw_only`, so construct messages with keywords:
+  `Move(race="r1", n=0, move="draw", rid=7)`.
+
+Two wire tags are used in both directions with different shapes; the Python
+names differ: client `Start` (host starts a race) vs server `Started` (the
+start event), client `Replay` (request) vs server `ReplayData` (reply).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+import msgspec
+
+from .constants import (
+    DEFAULT_SEATS,
+    DEFAULT_TIME_LIMIT_S,
+    MAX_COUNT,
+    MAX_ID_LEN,
+    MAX_MOVE_LEN,
+    MAX_NAME,
+    MAX_RID,
+    MAX_SEATS,
+    MAX_TIME_LIMIT_S,
+    MAX_TOKEN_LEN,
+    MIN_QUICK_SEATS,
+    MIN_SEATS,
+    MIN_TIME_LIMIT_S,
+)
+
+# --- constrained field types --------------------------------------------------
+
+Rid = Annotated[int, msgspec.Meta(ge=0, le=MAX_RID)]
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+RaceId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
+GameId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
+MoveText = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LEN)]
+Token = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TOKEN_LEN)]
+# Printable: no control or invisible format characters (C0, DEL, C1, zero-width,
+# bidi overrides, BOM, line separators) and no leading/trailing whitespace.
+NAME_PATTERN = (
+    r"^(?!\s)[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e"
+    r"\u2060-\u2064\ufeff]+(?<!\s)$"
+)
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
+Seats = Annotated[int, msgspec.Meta(ge=MIN_SEATS, le=MAX_SEATS)]
+QuickSeats = Annotated[int, msgspec.Meta(ge=MIN_QUICK_SEATS, le=MAX_SEATS)]
+TimeLimit = Annotated[int, msgspec.Meta(ge=MIN_TIME_LIMIT_S, le=MAX_TIME_LIMIT_S)]
+
+
+# --- client → server ------------------------------------------------------------
+
+
+class ClientMsg(
+    msgspec.Struct,
+    tag_field="t",
+    forbid_unknown_fields=True,
+    omit_defaults=True,
+    kw_only=True,
+    frozen=True,
+):
+    """Base of every client → server message. `rid` is echoed in the reply."""
+
+    rid: Rid | None = None
+
+
+class Hello(ClientMsg, tag="hello"):
+    v: Count
+    token: Token | None = None
+    name: Name | None = None
+
+
+class Ping(ClientMsg, tag="ping"):
+    pass
+
+
+class Create(ClientMsg, tag="create"):
+    game: GameId
+    seats: Seats = DEFAULT_SEATS
+    time_limit_s: TimeLimit = DEFAULT_TIME_LIMIT_S
+    private: bool = False
+
+
+class Join(ClientMsg, tag="join"):
+    race: RaceId
+
+
+class Leave(ClientMsg, tag="leave"):
+    race: RaceId
+
+
+class Ready(ClientMsg, tag="ready"):
+    race: RaceId
+    ready: bool = True
+
+
+class Start(ClientMsg, tag="start"):
+    """The host starts the race with the players present (all ready)."""
+
+    race: RaceId
+
+
+class Quick(ClientMsg, tag="quick"):
+    game: GameId
+    seats: QuickSeats = DEFAULT_SEATS
+
+
+class Unqueue(ClientMsg, tag="unqueue"):
+    game: GameId
+
+
+class Move(ClientMsg, tag="move", gc=False):
+    race: RaceId
+    n: Count
+    move: MoveText
+    view: bool = False
+
+
+class Finish(ClientMsg, tag="finish"):
+    race: RaceId
+
+
+class Resync(ClientMsg, tag="resync"):
+    race: RaceId
+    since: Count | None = None
+
+
+class Replay(ClientMsg, tag="replay"):
+    race: RaceId
+
+
+class Races(ClientMsg, tag="races"):
+    game: GameId | None = None
+
+
+class Spectate(ClientMsg, tag="spectate"):
+    race: RaceId
+
+
+class Unspectate(ClientMsg, tag="unspectate"):
+    race: RaceId
+
+
+ClientMessage = Union[
+    Hello,
+    Ping,
+    Create,
+    Join,
+    Leave,
+    Ready,
+    Start,
+    Quick,
+    Unqueue,
+    Move,
+    Finish,
+    Resync,
+    Replay,
+    Races,
+    Spectate,
+    Unspectate,
+]
+CLIENT_TYPES: tuple[type[ClientMsg], ...] = ClientMessage.__args__  # type: ignore[attr-defined]
+
+
+# --- nested (untagged) structures of server messages -------------------------------
+
+
+class Nested(msgspec.Struct, omit_defaults=True, kw_only=True):
+    """Base of maps nested in server messages."""
+
+
+class PlayerInfo(Nested):
+    """A seated player in a race snapshot."""
+
+    player: str
+    name: str
+    ready: bool
+    n: int
+    home: int
+    status: str  # PlayerStatus
+    at: int | None  # time of the last status change; nil before the start
+
+
+class RankEntry(Nested):
+    rank: int  # 1-based
+    player: str
+    name: str
+    status: str
+    won: bool
+    home: int
+    moves: int
+    time_ms: int | None  # start → win/finish; nil for a timeout
+    home_at_ms: int | None  # start → the moment the final `home` was reached
+
+
+class SummaryPlayer(Nested):
+    name: str
+    home: int
+    status: str
+
+
+class RaceSummary(Nested):
+    """One entry of `race_list`."""
+
+    race: str
+    game: str
+    status: str
+    players: list[SummaryPlayer]
+    total: int
+    starts_at: int | None
+    deadline: int | None
+    spectators: int
+
+
+class BoardView(Nested):
+    player: str
+    n: int
+    view: str
+
+
+class ReplayPlayer(Nested):
+    player: str
+    name: str
+    moves: list[tuple[str, int]]  # [move, at]
+
+
+class You(Nested):
+    """A seated player's own state inside `state`."""
+
+    n: int
+    view: str
+    legal: list[str]
+    home: int
+    status: str
+
+
+# --- server → client ----------------------------------------------------------------
+
+
+class ServerMsg(
+    msgspec.Struct,
+    tag_field="t",
+    omit_defaults=True,
+    kw_only=True,
+):
+    """Base of every server → client message. `rid` only on direct replies."""
+
+    rid: int | None = None
+
+
+class Welcome(ServerMsg, tag="welcome"):
+    v: int
+    player: str
+    name: str
+    token: str
+    races: list[str]
+    time: int
+    limits: dict[str, int]
+
+
+class Pong(ServerMsg, tag="pong"):
+    time: int
+
+
+class Ok(ServerMsg, tag="ok"):
+    pass
+
+
+class Error(ServerMsg, tag="error"):
+    code: str  # ErrorCode; a str so that a newer server's codes still decode
+    message: str
+    field: str | None = None  # bad-message
+    supported: list[int] | None = None  # bad-version
+    retry_ms: int | None = None  # rate-limited
+    n: int | None = None  # out-of-sync: the stored move count
+    reason: str | None = None  # illegal-move: the rules engine's code
+
+
+class RaceSnapshot(ServerMsg, tag="race"):
+    race: str
+    ver: int
+    game: str
+    status: str  # RaceStatus
+    private: bool
+    seats: int
+    time_limit_s: int
+    host: str  # "" for quick-match races
+    created: int
+    starts_at: int | None
+    deadline: int | None
+    commitment: str
+    seed: str | None  # only once finished
+    total: int
+    players: list[PlayerInfo]
+    ranking: list[RankEntry] | None
+
+
+class Queued(ServerMsg, tag="queued"):
+    game: str
+    seats: int
+
+
+class Started(ServerMsg, tag="start"):
+    """The start event, to each player: their own view of the deal."""
+
+    race: str
+    ver: int
+    starts_at: int
+    deadline: int
+    commitment: str
+    total: int
+    view: str
+    n: int = 0
+
+
+class Ack(ServerMsg, tag="ack", gc=False):
+    race: str
+    n: int  # the new move count
+    move: str
+    revealed: list[tuple[str, str]]  # [pile, card] that became visible
+    home: int
+    won: bool
+    status: str
+    at: int
+    dup: bool = False  # a retried duplicate, acknowledged again, not re-applied
+    view: str | None = None  # only if the move asked for it
+    legal: list[str] | None = None  # only if the move asked for it
+
+
+class Progress(ServerMsg, tag="progress", gc=False):
+    race: str
+    ver: int
+    player: str
+    n: int
+    home: int
+    total: int
+    status: str
+    at: int
+
+
+class End(ServerMsg, tag="end"):
+    race: str
+    ver: int
+    seed: str
+    ranking: list[RankEntry]
+
+
+RaceEvent = Union[RaceSnapshot, Progress, End]
+
+
+class State(ServerMsg, tag="state"):
+    """Reply to `resync` (and follow-up of `out-of-sync`).
+
+    `race` is a full snapshot (it carries its own `t: "race"`); `events` are
+    the public race events after `since`, oldest first, or nil if too old.
+    """
+
+    race: RaceSnapshot
+    you: You | None = None
+    events: list[RaceEvent] | None = None
+
+
+class ReplayData(ServerMsg, tag="replay"):
+    race: str
+    game: str
+    rules_version: int
+    deal_version: int
+    seed: str
+    ranking: list[RankEntry]
+    players: list[ReplayPlayer]
+
+
+class RaceList(ServerMsg, tag="race_list"):
+    races: list[RaceSummary]
+
+
+class Boards(ServerMsg, tag="boards"):
+    race: str
+    at: int
+    boards: list[BoardView]
+
+
+ServerMessage = Union[
+    Welcome,
+    Pong,
+    Ok,
+    Error,
+    RaceSnapshot,
+    Queued,
+    Started,
+    Ack,
+    Progress,
+    End,
+    State,
+    ReplayData,
+    RaceList,
+    Boards,
+]
+SERVER_TYPES: tuple[type[ServerMsg], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
