@@ -277,7 +277,7 @@ class Pong(ServerMsg, tag="pong"):
 
 
 class Ok(ServerMsg, tag="ok"):
-    pass
+    ver: int | None = None  # reply to `finish`: the version of its progress event
 
 
 class Error(ServerMsg, tag="error"):
@@ -330,6 +330,7 @@ class Started(ServerMsg, tag="start"):
 class Ack(ServerMsg, tag="ack", gc=False):
     race: str
     n: int  # the new move count
+    ver: int  # race version of the progress event this move produced (dup: current)
     move: str
     revealed: list[tuple[str, str]]  # [pile, card] that became visible
     home: int
