@@ -1,0 +1,463 @@
+"""Board layout, click-to-move mapping and formatting: plain functions, no terminal.
+
+Everything the terminal clients show is computed here from RULES.md §0.4 view
+texts, so it can be unit-tested without textual. The widgets in
+``client.tui.widgets`` only paint the :class:`Canvas` this module produces and
+hand mouse positions back to :func:`Canvas.hit`.
+
+The board of each game is laid out on a character grid:
+
+* foundations in labelled groups (Racing Aces: Aces ↑, Sixes ↓, Sevens ↑,
+  Kings ↓; Double Aces and Kings: Aces ↑, Kings ↓; Rouge et Noir: colour
+  pairs and sequences; Fours Up: eight suit piles), each slot labelled with
+  its pile name so the notation (``w>f3``) can be read off the screen;
+* reserves as one row each, fanned left to right, the playable top at the
+  right end, with the card count;
+* single-card tableaus as a row of slots; building tableaus (Rouge et Noir,
+  Fours Up) as columns, top card at the bottom, face-down cards as backs;
+* the stock as a back with its count, the waste fanned with its count.
+
+A card is three characters wide: rank right-aligned (``10`` for ten) and the
+suit symbol, e.g. `` 9♣`` or ``10♥``; backs are ``▒▒▒``.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+# --------------------------------------------------------------------------
+# Views
+
+SUIT_SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
+RED_SUITS = frozenset("dh")
+RANK_TEXT = {"T": "10"}
+BACK = "▒▒▒"
+EMPTY = " · "
+CARD_W = 3
+SLOT = 4  # card width + one space
+
+#: Card totals per game (RULES.md table); the race snapshot's `total` wins.
+TOTALS = {"racing-aces": 156, "double-aces-and-kings": 208, "rouge-et-noir": 104, "fours-up": 104}
+
+GAME_NAMES = {
+    "racing-aces": "Racing Aces",
+    "double-aces-and-kings": "Double Aces and Kings",
+    "rouge-et-noir": "Rouge et Noir",
+    "fours-up": "Fours Up",
+}
+
+#: Tableau piles of these games hold runs that may move together (`t2:3>t5`).
+RUN_GAMES = frozenset({"rouge-et-noir", "fours-up"})
+
+
+@dataclass(frozen=True)
+class Board:
+    """A parsed view text: pile name -> cards bottom first (None = face down)."""
+
+    game: str
+    piles: dict[str, tuple[str | None, ...]]
+    order: tuple[str, ...]
+    stock: int
+
+    @property
+    def home(self) -> int:
+        return sum(len(c) for n, c in self.piles.items() if n.startswith("f"))
+
+    @property
+    def total(self) -> int:
+        return TOTALS.get(self.game, self.home + self.stock + sum(
+            len(c) for n, c in self.piles.items() if not n.startswith("f")))
+
+    def cards(self, name: str) -> tuple[str | None, ...]:
+        return self.piles.get(name, ())
+
+
+def parse_view(text: str) -> Board:
+    """Parse a view text (RULES.md §0.4): ``game f0: … t0:????Qh … s:#67 w:``.
+
+    Also accepts a full position text (face-down cards ``~Kh`` are shown as
+    backs, a stock written as cards is counted), so a spectator or a test may
+    feed either.
+    """
+    parts = text.split()
+    if not parts:
+        raise ValueError("empty view text")
+    game, piles, order, stock = parts[0], {}, [], 0
+    for token in parts[1:]:
+        name, sep, body = token.partition(":")
+        if not sep or not name:
+            raise ValueError(f"bad pile token {token!r}")
+        if name == "s":
+            if body.startswith("#"):
+                stock = int(body[1:])
+            else:
+                stock = len(body.replace("~", "")) // 2
+            order.append(name)
+            continue
+        cards: list[str | None] = []
+        i = 0
+        while i < len(body):
+            if body[i] == "~":
+                cards.append(None)
+                i += 3
+            elif body.startswith("??", i):
+                cards.append(None)
+                i += 2
+            else:
+                code = body[i : i + 2]
+                if len(code) != 2 or code[0] not in "A23456789TJQK" or code[1] not in SUIT_SYMBOL:
+                    raise ValueError(f"bad card {code!r} in {token!r}")
+                cards.append(code)
+                i += 2
+        piles[name] = tuple(cards)
+        order.append(name)
+    return Board(game, piles, tuple(order), stock)
+
+
+def card_text(code: str | None) -> str:
+    """Three-character face of a card: `` 9♣``, ``10♥``, `` K♠``; backs ``▒▒▒``."""
+    if code is None:
+        return BACK
+    rank = RANK_TEXT.get(code[0], code[0])
+    return f"{rank:>2}{SUIT_SYMBOL[code[1]]}"
+
+
+def is_red(code: str | None) -> bool:
+    return code is not None and code[1] in RED_SUITS
+
+
+# --------------------------------------------------------------------------
+# The canvas: positioned, styled, clickable text cells
+
+STYLE_RED = "bold red3 on grey93"
+STYLE_BLACK = "bold black on grey93"
+STYLE_BACK = "bright_blue on blue"
+STYLE_EMPTY = "grey50"
+STYLE_LABEL = "cyan"
+STYLE_TITLE = "bold"
+STYLE_DIM = "grey62"
+STYLE_SELECTED = "bold black on yellow"
+STYLE_TARGET = "bold white on green4"
+
+
+@dataclass(frozen=True)
+class Cell:
+    x: int
+    y: int
+    text: str
+    style: str = ""
+    pile: str | None = None
+    #: index of the card in its pile (bottom = 0); None: the pile as a whole
+    index: int | None = None
+
+    @property
+    def width(self) -> int:
+        return len(self.text)
+
+
+@dataclass
+class Canvas:
+    cells: list[Cell] = field(default_factory=list)
+
+    def put(self, x: int, y: int, text: str, style: str = "", pile: str | None = None,
+            index: int | None = None) -> None:
+        self.cells.append(Cell(x, y, text, style, pile, index))
+
+    @property
+    def width(self) -> int:
+        return max((c.x + c.width for c in self.cells), default=0)
+
+    @property
+    def height(self) -> int:
+        return max((c.y + 1 for c in self.cells), default=0)
+
+    def hit(self, x: int, y: int) -> tuple[str, int | None] | None:
+        """The (pile, card index) under a character position, if any.
+
+        Cells added later win (cards are drawn over their pile's slot).
+        """
+        for c in reversed(self.cells):
+            if c.pile is not None and c.y == y and c.x <= x < c.x + c.width:
+                return c.pile, c.index
+        return None
+
+    def lines(self) -> list[str]:
+        """Plain text rendering (for tests and logs)."""
+        rows = [[" "] * self.width for _ in range(self.height)]
+        for c in self.cells:
+            for i, ch in enumerate(c.text):
+                rows[c.y][c.x + i] = ch
+        return ["".join(r).rstrip() for r in rows]
+
+    def text(self) -> str:
+        return "\n".join(self.lines())
+
+    def where(self, pile: str, index: int | None = None) -> tuple[int, int]:
+        """A clickable position on ``pile`` (its card ``index``, else its top/slot)."""
+        best = None
+        for c in self.cells:
+            if c.pile != pile:
+                continue
+            if index is None or c.index == index:
+                best = c
+                if index is not None:
+                    break
+        if best is None:
+            raise KeyError((pile, index))
+        return best.x + best.width // 2, best.y
+
+
+@dataclass(frozen=True)
+class Marks:
+    """What to highlight: the selected source (pile, run length) and legal targets."""
+
+    selected: tuple[str, int] | None = None
+    targets: frozenset[str] = frozenset()
+
+
+def _card_style(code: str | None) -> str:
+    if code is None:
+        return STYLE_BACK
+    return STYLE_RED if is_red(code) else STYLE_BLACK
+
+
+class _Painter:
+    def __init__(self, board: Board, marks: Marks):
+        self.b = board
+        self.m = marks
+        self.c = Canvas()
+
+    def style_for(self, pile: str, index: int, code: str | None) -> str:
+        sel = self.m.selected
+        n = len(self.b.cards(pile))
+        if sel and sel[0] == pile and index >= n - sel[1]:
+            return STYLE_SELECTED
+        if pile in self.m.targets and index == n - 1:
+            return STYLE_TARGET
+        return _card_style(code)
+
+    def empty_style(self, pile: str) -> str:
+        return STYLE_TARGET if pile in self.m.targets else STYLE_EMPTY
+
+    def slot(self, x: int, y: int, pile: str) -> None:
+        """A labelled single slot showing the pile's top card (foundations, single tableaus)."""
+        self.c.put(x, y, f"{pile:^{CARD_W}}", STYLE_LABEL, pile, None)
+        cards = self.b.cards(pile)
+        if cards:
+            i = len(cards) - 1
+            self.c.put(x, y + 1, card_text(cards[i]), self.style_for(pile, i, cards[i]), pile, i)
+        else:
+            self.c.put(x, y + 1, EMPTY, self.empty_style(pile), pile, None)
+
+    def group(self, x: int, y: int, title: str, piles: list[str]) -> int:
+        """A titled row of slots; returns the x after it."""
+        self.c.put(x, y, title, STYLE_TITLE)
+        for i, p in enumerate(piles):
+            self.slot(x + i * SLOT, y + 1, p)
+        return x + len(piles) * SLOT
+
+    def fan(self, x: int, y: int, pile: str, label: str, limit: int | None = None) -> None:
+        """A face-up pile fanned left to right, top card at the right end."""
+        cards = self.b.cards(pile)
+        head = f"{label:<3}{len(cards):>3} "
+        self.c.put(x, y, head, STYLE_LABEL, pile, None)
+        x0 = x + len(head)
+        shown = list(enumerate(cards))
+        if limit is not None and len(shown) > limit:
+            self.c.put(x0, y, "…", STYLE_DIM, pile, None)
+            x0 += 2
+            shown = shown[-limit:]
+        if not shown:
+            self.c.put(x0, y, EMPTY, self.empty_style(pile), pile, None)
+        for j, (i, code) in enumerate(shown):
+            self.c.put(x0 + j * SLOT, y, card_text(code), self.style_for(pile, i, code), pile, i)
+
+    def stock(self, x: int, y: int) -> None:
+        self.c.put(x, y, " s ", STYLE_LABEL, "s", None)
+        n = self.b.stock
+        self.c.put(x, y + 1, BACK if n else EMPTY, STYLE_BACK if n else STYLE_EMPTY, "s", None)
+        self.c.put(x + SLOT, y + 1, f"{n}", STYLE_DIM, "s", None)
+
+    def columns(self, x: int, y: int, piles: list[str]) -> int:
+        """Building tableau piles as columns, bottom card on top row; returns rows used."""
+        rows = 1
+        for k, p in enumerate(piles):
+            px = x + k * SLOT
+            self.c.put(px, y, f"{p:^{CARD_W}}", STYLE_LABEL, p, None)
+            cards = self.b.cards(p)
+            if not cards:
+                self.c.put(px, y + 1, EMPTY, self.empty_style(p), p, None)
+            for i, code in enumerate(cards):
+                self.c.put(px, y + 1 + i, card_text(code), self.style_for(p, i, code), p, i)
+            rows = max(rows, 1 + max(len(cards), 1))
+        return rows
+
+
+def _names(prefix: str, lo: int, hi: int) -> list[str]:
+    return [f"{prefix}{i}" for i in range(lo, hi)]
+
+
+def layout_board(board: Board, marks: Marks | None = None) -> Canvas:
+    """Lay out a board on a character canvas (see the module doc)."""
+    p = _Painter(board, marks or Marks())
+    g = board.game
+    if g == "racing-aces":
+        x = 0
+        for title, lo in (("Aces ↑A-K", 0), ("Sixes ↓6-A", 4), ("Sevens ↑7-K", 8), ("Kings ↓K-A", 12)):
+            x = p.group(x, 0, title, _names("f", lo, lo + 4)) + 3
+        p.c.put(0, 4, "Reserves (top card at right)", STYLE_TITLE)
+        for i in range(3):
+            p.fan(0, 5 + i, f"r{i}", f"r{i}")
+        p.group(0, 9, "Tableau (refill)", _names("t", 0, 6))
+        _stock_and_waste(p, 6 * SLOT + 4, 9)
+    elif g == "double-aces-and-kings":
+        x = p.group(0, 0, "Aces ↑A-K", _names("f", 0, 8)) + 3
+        p.group(x, 0, "Kings ↓K-A", _names("f", 8, 16))
+        p.c.put(0, 4, "Reserves (top card at right)", STYLE_TITLE)
+        for i in range(4):
+            p.fan(0, 5 + i, f"r{i}", f"r{i}")
+        p.group(0, 10, "Tableau", _names("t", 0, 8))
+        _stock_and_waste(p, 8 * SLOT + 4, 10)
+    elif g == "rouge-et-noir":
+        x = p.group(0, 0, "Colour ↑A-K (pairs f0·f1 f2·f3)", _names("f", 0, 4))
+        x = max(x, 32) + 3
+        x = p.group(x, 0, "Sequences K-A", _names("f", 4, 8)) + 3
+        p.stock(x, 1)
+        p.c.put(x + SLOT, 1, "draw deals a row", STYLE_DIM)
+        p.c.put(0, 4, "Tableau (down, alternate colours; K to empty)", STYLE_TITLE)
+        p.columns(0, 5, _names("t", 0, 10))
+    elif g == "fours-up":
+        x = p.group(0, 0, "Foundations ↑ in suit 4…K A 2 3", _names("f", 0, 8)) + 3
+        p.c.put(0, 4, "Tableau (down any suit, 5-K; anything to empty)", STYLE_TITLE)
+        p.stock(x, 1)
+        p.fan(x + 2 * SLOT, 2, "w", "w", limit=6)
+        p.c.put(x + 2 * SLOT, 1, "waste", STYLE_TITLE)
+        p.columns(0, 5, _names("t", 0, 6))
+    else:  # an unknown game: every pile in canonical order, one per line
+        for y, name in enumerate(board.order):
+            if name == "s":
+                p.c.put(0, y, f"s   {board.stock:>3} ", STYLE_LABEL, "s", None)
+            else:
+                p.fan(0, y, name, name)
+    return p.c
+
+
+def _stock_and_waste(p: _Painter, x: int, y: int) -> None:
+    p.c.put(x, y, "Stock", STYLE_TITLE)
+    p.stock(x, y + 1)
+    p.c.put(x + 3 * SLOT, y, "Waste", STYLE_TITLE)
+    p.fan(x + 3 * SLOT, y + 2, "w", "w", limit=8)
+
+
+# --------------------------------------------------------------------------
+# Clicks to moves
+
+def runs_allowed(game: str, pile: str) -> bool:
+    return game in RUN_GAMES and pile.startswith("t")
+
+
+@dataclass(frozen=True)
+class ClickResult:
+    selected: tuple[str, int] | None
+    move: str | None = None
+    note: str | None = None
+
+
+def move_notation(src: str, k: int, dst: str) -> str:
+    return f"{src}>{dst}" if k == 1 else f"{src}:{k}>{dst}"
+
+
+def click(board: Board, selected: tuple[str, int] | None, pile: str, index: int | None) -> ClickResult:
+    """One click on (pile, card index) given the current selection.
+
+    * Clicking the stock draws (``draw``), and clears any selection.
+    * With nothing selected, clicking a face-up card selects its pile's top
+      card, or — on a building tableau (Rouge et Noir, Fours Up) — the run from
+      the clicked card to the top (``t2`` clicked 3 from the top → ``t2:3``).
+    * With a selection, clicking another pile moves there; clicking the
+      selected pile again reselects (a different depth) or deselects.
+    """
+    if pile == "s":
+        return ClickResult(None, "draw")
+    cards = board.cards(pile)
+    if selected is not None and selected[0] != pile:
+        src, k = selected
+        return ClickResult(None, move_notation(src, k, pile))
+    # select / reselect / deselect on this pile
+    if not cards:
+        return ClickResult(None, None, None if selected else f"{pile} is empty")
+    k = 1
+    if index is not None and runs_allowed(board.game, pile) and 0 <= index < len(cards):
+        if cards[index] is None:
+            return ClickResult(selected, None, "face-down cards never move")
+        k = len(cards) - index
+    if cards[-1] is None:
+        return ClickResult(None, None, "face-down cards never move")
+    if selected == (pile, k):
+        return ClickResult(None)
+    return ClickResult((pile, k))
+
+
+def targets_for(legal: list[str] | tuple[str, ...], selected: tuple[str, int] | None) -> frozenset[str]:
+    """Destinations of the legal moves from the selected source (for highlighting)."""
+    if not selected:
+        return frozenset()
+    prefix = move_notation(selected[0], selected[1], "")
+    return frozenset(m[len(prefix):] for m in legal if m.startswith(prefix))
+
+
+def complete(legal: list[str] | tuple[str, ...], prefix: str, after: str | None = None) -> str | None:
+    """Tab completion: the next legal move starting with ``prefix`` after ``after``."""
+    matches = [m for m in legal if m.startswith(prefix)]
+    if not matches:
+        return None
+    if after in matches:
+        return matches[(matches.index(after) + 1) % len(matches)]
+    return matches[0]
+
+
+# --------------------------------------------------------------------------
+# Formatting: bars, clocks, rankings, commitment
+
+def bar(home: int, total: int, width: int = 30) -> str:
+    total = max(total, 1)
+    filled = round(width * min(max(home, 0), total) / total)
+    return "█" * filled + "░" * (width - filled)
+
+
+def clock(ms: float | None) -> str:
+    """``m:ss`` for a duration in ms (negative clamps to 0:00); ``--:--`` if unknown."""
+    if ms is None:
+        return "--:--"
+    s = max(0, int(ms // 1000))
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02}:{s:02}" if h else f"{m}:{s:02}"
+
+
+def duration(ms: int | None) -> str:
+    if ms is None:
+        return "—"
+    return f"{ms // 60000}:{(ms // 1000) % 60:02}.{(ms // 100) % 10}"
+
+
+def commitment_ok(seed: str | None, commitment: str | None) -> bool:
+    return bool(seed) and bool(commitment) and hashlib.sha256(seed.encode()).hexdigest() == commitment
+
+
+def progress_line(name: str, home: int, total: int, n: int, status: str, width: int = 30,
+                  me: bool = False) -> str:
+    pct = 100 * home // max(total, 1)
+    tag = "*" if me else " "
+    return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {n:>4} moves  {status}"
+
+
+def ranking_lines(ranking: list[dict]) -> list[str]:
+    out = []
+    for r in ranking:
+        t = duration(r.get("time_ms")) if r.get("won") else "home at " + duration(r.get("home_at_ms"))
+        out.append(
+            f"{r.get('rank', '?'):>2}. {str(r.get('name') or r.get('player'))[:16]:<16} "
+            f"{r.get('status', ''):<8} {r.get('home', 0):>3} home  {r.get('moves', 0):>4} moves  {t}"
+        )
+    return out

@@ -1,0 +1,43 @@
+"""Race links: what `solrace play --join` accepts besides a bare race id.
+
+Accepted forms (the race id is the last path segment, or a ``race`` query or
+fragment parameter):
+
+* ``r8a1c…`` — a bare id (the server is ``--url``);
+* ``ws://HOST:PORT/ws?race=ID`` or ``ws://HOST:PORT/ws#ID``;
+* ``http://HOST:PORT/race/ID``, ``http://HOST:PORT/#race=ID``, ``…/?race=ID``
+  (a web-client link): the server is ``ws://HOST:PORT/ws`` (``wss`` for https);
+* ``solrace://HOST:PORT/ID``.
+"""
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+
+def parse_link(text: str) -> tuple[str | None, str]:
+    """(server websocket url or None, race id) from a race id or link."""
+    text = text.strip()
+    if "://" not in text:
+        return None, text.strip("/")
+    u = urlsplit(text)
+    race = None
+    for part in (u.query, u.fragment):
+        q = parse_qs(part)
+        if "race" in q:
+            race = q["race"][0]
+    if race is None and u.fragment and "=" not in u.fragment:
+        race = u.fragment.strip("/").split("/")[-1]
+    path = [p for p in u.path.split("/") if p]
+    if race is None and path and path[-1] != "ws":
+        race = path[-1]
+    if not race:
+        raise ValueError(f"no race id in {text!r}")
+    scheme = {"https": "wss", "wss": "wss"}.get(u.scheme, "ws")
+    return f"{scheme}://{u.netloc}/ws", race
+
+
+def make_link(url: str, race: str) -> str:
+    """The link to share for a race on the server at websocket ``url``."""
+    u = urlsplit(url)
+    scheme = "https" if u.scheme == "wss" else "http"
+    return f"{scheme}://{u.netloc}/#race={race}"

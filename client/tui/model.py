@@ -1,0 +1,210 @@
+"""What a terminal client knows about one race, updated from wire messages.
+
+Plain data and plain functions: :class:`RaceModel` takes the protocol's
+messages as dicts (docs/protocol.md: ``race``, ``start``, ``ack``,
+``progress``, ``end``, ``state``, ``boards``) and keeps the race snapshot,
+every player's progress, the player's own board and legal moves, the clock,
+and the final ranking. The textual apps render it; tests drive it directly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .board import TOTALS, Board, commitment_ok, parse_view
+
+
+@dataclass
+class PlayerRow:
+    player: str
+    name: str
+    home: int = 0
+    n: int = 0
+    status: str = "waiting"
+    ready: bool = False
+
+
+@dataclass
+class RaceModel:
+    me: str | None = None
+    race_id: str | None = None
+    game: str | None = None
+    status: str = "none"  # none, queued, lobby, countdown, running, finished
+    ver: int = 0
+    host: str = ""
+    seats: int = 0
+    private: bool = False
+    time_limit_s: int = 0
+    starts_at: int | None = None
+    deadline: int | None = None
+    commitment: str | None = None
+    seed: str | None = None
+    total: int = 0
+    players: dict[str, PlayerRow] = field(default_factory=dict)
+    ranking: list[dict] | None = None
+    # the player's own game
+    n: int = 0
+    view: str | None = None
+    legal: list[str] = field(default_factory=list)
+    my_status: str | None = None
+    # spectators: latest delayed boards
+    boards: dict[str, tuple[int, str]] = field(default_factory=dict)
+    boards_at: int | None = None
+    #: set when a race event's `ver` jumped: the client should `resync`
+    gap: bool = False
+
+    # -- derived ----------------------------------------------------------
+
+    @property
+    def board(self) -> Board | None:
+        return parse_view(self.view) if self.view else None
+
+    @property
+    def seeded(self) -> bool:
+        return self.me is not None and self.me in self.players
+
+    @property
+    def commitment_verified(self) -> bool | None:
+        if not self.seed:
+            return None
+        return commitment_ok(self.seed, self.commitment)
+
+    def countdown_ms(self, now: int) -> int | None:
+        if self.status == "countdown" and self.starts_at is not None:
+            return max(0, self.starts_at - now)
+        return None
+
+    def remaining_ms(self, now: int) -> int | None:
+        if self.deadline is None or self.status in ("finished", "none", "lobby"):
+            return None
+        return max(0, self.deadline - now)
+
+    def ordered(self) -> list[PlayerRow]:
+        return list(self.players.values())
+
+    # -- updates ----------------------------------------------------------
+
+    def _ver(self, msg: dict) -> None:
+        v = msg.get("ver")
+        if v is None:
+            return
+        if self.ver and v > self.ver + 1:
+            self.gap = True
+        self.ver = max(self.ver, v)
+
+    def apply(self, msg: dict[str, Any]) -> None:
+        """Apply one server message (reply or event) about this race."""
+        t = msg.get("t")
+        handler = getattr(self, f"_on_{t}", None)
+        if handler is None:
+            return
+        rid = msg.get("race")
+        if t == "state":
+            rid = (msg.get("race") or {}).get("race")
+        if self.race_id is not None and rid is not None and rid != self.race_id:
+            return
+        handler(msg)
+
+    def _on_queued(self, msg: dict) -> None:
+        self.status = "queued"
+        self.game = msg.get("game", self.game)
+        self.seats = msg.get("seats", self.seats)
+
+    def _on_race(self, snap: dict, from_state: bool = False) -> None:
+        if not from_state:
+            self._ver(snap)
+        else:
+            self.ver = max(self.ver, snap.get("ver", 0))
+        self.race_id = snap.get("race", self.race_id)
+        self.game = snap.get("game", self.game)
+        self.status = snap.get("status", self.status)
+        self.host = snap.get("host", self.host)
+        self.seats = snap.get("seats", self.seats)
+        self.private = snap.get("private", self.private)
+        self.time_limit_s = snap.get("time_limit_s", self.time_limit_s)
+        self.starts_at = snap.get("starts_at", self.starts_at)
+        self.deadline = snap.get("deadline", self.deadline)
+        self.commitment = snap.get("commitment") or self.commitment
+        self.seed = snap.get("seed") or self.seed
+        self.total = snap.get("total") or self.total or TOTALS.get(self.game or "", 0)
+        if snap.get("ranking"):
+            self.ranking = snap["ranking"]
+        if "players" in snap:
+            rows = {}
+            for p in snap["players"]:
+                pid = p.get("player")
+                rows[pid] = PlayerRow(pid, p.get("name") or pid, p.get("home", 0), p.get("n", 0),
+                                      p.get("status", "waiting"), bool(p.get("ready")))
+            self.players = rows
+
+    def _on_start(self, msg: dict) -> None:
+        self._ver(msg)
+        self.status = "running"
+        self.starts_at = msg.get("starts_at", self.starts_at)
+        self.deadline = msg.get("deadline", self.deadline)
+        self.commitment = msg.get("commitment") or self.commitment
+        self.total = msg.get("total") or self.total
+        self.view = msg.get("view", self.view)
+        self.n = msg.get("n", 0)
+        self.my_status = "playing"
+        for row in self.players.values():
+            if row.status in ("waiting", "ready"):
+                row.status = "playing"
+
+    def _on_ack(self, msg: dict) -> None:
+        self.n = msg.get("n", self.n)
+        if msg.get("view"):
+            self.view = msg["view"]
+        if msg.get("legal") is not None:
+            self.legal = list(msg["legal"])
+        self.my_status = msg.get("status", self.my_status)
+        if self.me in self.players:
+            row = self.players[self.me]
+            row.n = self.n
+            row.home = msg.get("home", row.home)
+            row.status = self.my_status or row.status
+
+    def _on_progress(self, msg: dict) -> None:
+        self._ver(msg)
+        pid = msg.get("player")
+        row = self.players.get(pid)
+        if row is None:
+            row = self.players[pid] = PlayerRow(pid, pid)
+        row.n = msg.get("n", row.n)
+        row.home = msg.get("home", row.home)
+        row.status = msg.get("status", row.status)
+        if msg.get("total"):
+            self.total = msg["total"]
+
+    def _on_end(self, msg: dict) -> None:
+        self._ver(msg)
+        self.status = "finished"
+        self.seed = msg.get("seed") or self.seed
+        self.ranking = msg.get("ranking") or self.ranking
+        for r in self.ranking or []:
+            row = self.players.get(r.get("player"))
+            if row is not None:
+                row.home = r.get("home", row.home)
+                row.status = r.get("status", row.status)
+                row.n = r.get("moves", row.n)
+
+    def _on_state(self, msg: dict) -> None:
+        snap = msg.get("race") or {}
+        self._on_race(snap, from_state=True)
+        self.gap = False
+        you = msg.get("you")
+        if you:
+            self.n = you.get("n", self.n)
+            self.view = you.get("view") or self.view
+            self.legal = list(you.get("legal") or [])
+            self.my_status = you.get("status", self.my_status)
+            if self.me in self.players:
+                self.players[self.me].home = you.get("home", self.players[self.me].home)
+        for ev in msg.get("events") or []:
+            if ev.get("ver", 0) > snap.get("ver", 0):
+                self.apply(ev)
+
+    def _on_boards(self, msg: dict) -> None:
+        self.boards_at = msg.get("at", self.boards_at)
+        for b in msg.get("boards") or []:
+            self.boards[b.get("player")] = (b.get("n", 0), b.get("view", ""))

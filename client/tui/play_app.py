@@ -1,0 +1,425 @@
+"""`solrace play`: the textual app. Logic lives in board.py and model.py."""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+
+from .board import (GAME_NAMES, Marks, clock, click, complete, ranking_lines, targets_for)
+from .model import RaceModel
+from .session import ServerError, Session
+from .widgets import BoardView, bars_text
+
+HELP = (
+    "Moves: click a card then a pile (deeper in a column = a run), click the stock to draw, "
+    "or type notation: w>f3  t2:3>t5  draw (d).  Tab completes a legal move.  "
+    "Commands: ready, unready, start, leave, finish, resync, quit."
+)
+
+
+@dataclass
+class Intent:
+    mode: str  # quick | create | join
+    game: str | None = None
+    seats: int = 2
+    time_limit_s: int = 600
+    private: bool = False
+    race: str | None = None
+
+
+class MenuScreen(ModalScreen[Intent]):
+    """Choose a game and how to play it."""
+
+    DEFAULT_CSS = """
+    MenuScreen { align: center middle; }
+    #menu { width: 64; height: auto; border: round $accent; padding: 1 2; }
+    #menu Horizontal { height: auto; }
+    #menu Input { width: 1fr; }
+    #menu Button { margin: 0 1 0 0; }
+    #menu-error { color: $error; }
+    """
+
+    def __init__(self, game: str | None = None, seats: int = 2):
+        super().__init__()
+        self.game = game or "racing-aces"
+        self.seats = seats
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="menu"):
+            yield Label("[b]solrace[/b] — choose a game")
+            with RadioSet(id="games"):
+                for gid, name in GAME_NAMES.items():
+                    yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
+            with Horizontal():
+                yield Label("seats ")
+                yield Input(str(self.seats), id="seats", type="integer")
+            with Horizontal():
+                yield Button("Quick match", id="quick", variant="primary")
+                yield Button("Create race", id="create")
+            with Horizontal():
+                yield Input(placeholder="race id or link", id="join-id")
+                yield Button("Join", id="join")
+            yield Label("", id="menu-error")
+
+    def _game(self) -> str:
+        rs = self.query_one("#games", RadioSet)
+        btn = rs.pressed_button
+        return btn.name if btn is not None and btn.name else self.game
+
+    def _seats(self) -> int:
+        try:
+            return max(1, min(8, int(self.query_one("#seats", Input).value or "2")))
+        except ValueError:
+            return 2
+
+    @on(Button.Pressed, "#quick")
+    def _quick(self) -> None:
+        self.dismiss(Intent("quick", self._game(), max(2, self._seats())))
+
+    @on(Button.Pressed, "#create")
+    def _create(self) -> None:
+        self.dismiss(Intent("create", self._game(), self._seats()))
+
+    @on(Button.Pressed, "#join")
+    @on(Input.Submitted, "#join-id")
+    def _join(self) -> None:
+        from .links import parse_link
+
+        text = self.query_one("#join-id", Input).value.strip()
+        if not text:
+            self.query_one("#menu-error", Label).update("type a race id or link")
+            return
+        _url, race = parse_link(text)
+        self.dismiss(Intent("join", race=race))
+
+
+class PlayApp(App):
+    """Race in the terminal. ``connect`` opens a :class:`Session`."""
+
+    TITLE = "solrace play"
+    CSS = """
+    Screen { layout: vertical; }
+    #info { height: 2; padding: 0 1; background: $boost; }
+    #board-scroll { height: 1fr; }
+    #bars { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary-darken-2; }
+    #hints { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
+    #result { height: auto; padding: 0 1; display: none; border: round $success; }
+    #status { height: 1; padding: 0 1; }
+    #status.error { color: $error; }
+    #cmd { dock: bottom; }
+    """
+    BINDINGS = [
+        Binding("tab", "complete", "complete move", priority=True, show=False),
+        Binding("escape", "deselect", "clear selection", show=False),
+        Binding("ctrl+q", "quit", "quit"),
+    ]
+
+    def __init__(self, connect: Callable[[], Awaitable[Session]], intent: Intent | None = None,
+                 default_game: str | None = None):
+        super().__init__()
+        self.connect = connect
+        self.intent = intent
+        self.default_game = default_game
+        self.session: Session | None = None
+        self.model = RaceModel()
+        self.selected: tuple[str, int] | None = None
+        self.move_lock = asyncio.Lock()
+        self.moves_sent: list[str] = []
+        self._completion: tuple[str, str] | None = None  # (prefix typed, last completion)
+        self._resyncing = False
+
+    # -- layout -------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static("connecting…", id="info")
+        with VerticalScroll(id="board-scroll"):
+            yield BoardView(id="board", placeholder="connecting…")
+        yield Static(id="result")
+        yield Static(id="bars")
+        yield Static(id="hints")
+        yield Static(HELP, id="status")
+        yield Input(placeholder="move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)", id="cmd")
+
+    def on_mount(self) -> None:
+        self.query_one("#cmd", Input).focus()
+        self.set_interval(0.25, self.refresh_info)
+        self.main()
+
+    # -- status line ----------------------------------------------------------
+
+    def say(self, text: str, error: bool = False) -> None:
+        st = self.query_one("#status", Static)
+        st.update(Text(text))
+        st.set_class(error, "error")
+
+    # -- connection ---------------------------------------------------------
+
+    @work(exclusive=True, group="main")
+    async def main(self) -> None:
+        try:
+            self.session = await self.connect()
+        except Exception as e:  # noqa: BLE001 — shown to the user
+            self.say(f"cannot connect: {e}", error=True)
+            self.query_one("#board", BoardView).show(None, placeholder=f"cannot connect: {e}")
+            return
+        self.model.me = self.session.player
+        self.pump()
+        intent = self.intent
+        if intent is None:
+            intent = await self.push_screen_wait(MenuScreen(self.default_game))
+        await self.begin(intent)
+
+    async def begin(self, intent: Intent) -> None:
+        s = self.session
+        assert s is not None
+        try:
+            if intent.mode == "quick":
+                self.model.game = intent.game
+                reply = await s.request("quick", game=intent.game, seats=intent.seats)
+                self.say(f"waiting for {intent.seats - 1} rival(s) for {GAME_NAMES.get(intent.game, intent.game)}…")
+            elif intent.mode == "create":
+                reply = await s.request("create", game=intent.game, seats=intent.seats,
+                                        time_limit_s=intent.time_limit_s, private=intent.private)
+                self.say(f"race created: share its id {reply.get('race')} — type 'ready' when set"
+                         + (" (or 'start' to begin with those present)" if intent.seats > 1 else ""))
+            else:
+                reply = await s.request("join", race=intent.race)
+                self.say(f"joined {intent.race} — type 'ready'")
+        except ServerError as e:
+            self.say(e.describe(), error=True)
+            return
+        self.model.apply(reply)
+        self.redraw()
+
+    @work(group="pump")
+    async def pump(self) -> None:
+        s = self.session
+        assert s is not None
+        while True:
+            ev = await s.events.get()
+            self.on_server_event(ev)
+
+    def on_server_event(self, ev: dict) -> None:
+        t = ev.get("t")
+        if t == "error":
+            self.say(f"{ev.get('code')}: {ev.get('message', '')}", error=True)
+            return
+        self.model.apply(ev)
+        if t == "start":
+            self.selected = None
+            self.say("Go! " + HELP)
+            self.resync()
+        elif t == "end":
+            self.say("race over — see the ranking above; ctrl+q to quit")
+        elif t == "race" and ev.get("status") == "countdown":
+            self.say("countdown…")
+        if self.model.gap:
+            self.resync()
+        self.redraw()
+
+    @work(group="resync")
+    async def resync(self) -> None:
+        if self._resyncing or not self.model.race_id or self.session is None:
+            return
+        self._resyncing = True
+        try:
+            state = await self.session.request("resync", race=self.model.race_id, since=self.model.ver or None)
+            self.model.apply(state)
+        except ServerError as e:
+            self.say(e.describe(), error=True)
+        finally:
+            self._resyncing = False
+        self.redraw()
+
+    # -- rendering ----------------------------------------------------------
+
+    def marks(self) -> Marks:
+        return Marks(self.selected, targets_for(self.model.legal, self.selected))
+
+    def redraw(self) -> None:
+        m = self.model
+        board = self.query_one("#board", BoardView)
+        if m.board is not None:
+            board.show(m.board, self.marks())
+        else:
+            board.show(None, placeholder=self.lobby_text())
+        self.query_one("#bars", Static).update(bars_text(m, width=30))
+        hints = self.query_one("#hints", Static)
+        if m.status == "running" and m.my_status == "playing":
+            legal = m.legal
+            shown = " ".join(legal[:40]) + (" …" if len(legal) > 40 else "")
+            hints.update(Text(f"legal ({len(legal)}): {shown}" if legal else "legal: (asking…)"))
+        else:
+            hints.update("")
+        result = self.query_one("#result", Static)
+        if m.status == "finished" and m.ranking:
+            result.update(self.result_text())
+            result.display = True
+        else:
+            result.display = False
+        self.refresh_info()
+
+    def lobby_text(self) -> str:
+        m = self.model
+        if m.status == "none":
+            return "choose a game…"
+        if m.status == "queued":
+            return f"Quick match: waiting for rivals for {GAME_NAMES.get(m.game or '', m.game)}…"
+        lines = [f"Race {m.race_id} · {GAME_NAMES.get(m.game or '', m.game)} · {m.status}",
+                 f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"
+                 + (" · private" if m.private else ""), ""]
+        for row in m.ordered():
+            lines.append(f"  {'✔' if row.ready else '·'} {row.name}{'  (host)' if row.player == m.host else ''}"
+                         f"{'  (you)' if row.player == m.me else ''}")
+        if m.status == "lobby":
+            lines += ["", "type 'ready' when set" + ("; 'start' begins with those present" if m.host == m.me else "")]
+        return "\n".join(lines)
+
+    def result_text(self) -> Text:
+        m = self.model
+        t = Text()
+        t.append("Final ranking\n", style="bold")
+        for line, r in zip(ranking_lines(m.ranking or []), m.ranking or []):
+            t.append(line + "\n", style="bold green" if r.get("player") == m.me else None)
+        t.append(f"seed {m.seed}  ")
+        ok = m.commitment_verified
+        if ok:
+            t.append("✓ sha256(seed) matches the commitment", style="green")
+        elif ok is False:
+            t.append(f"✗ sha256(seed) does NOT match the commitment {m.commitment}", style="bold red")
+        return t
+
+    def refresh_info(self) -> None:
+        m = self.model
+        s = self.session
+        now = s.server_now() if s is not None else 0
+        game = GAME_NAMES.get(m.game or "", m.game or "")
+        parts = [f"[b]{game}[/b]" if game else "solrace"]
+        if m.race_id:
+            parts.append(f"race {m.race_id}")
+        parts.append(m.status)
+        cd = m.countdown_ms(now)
+        if cd is not None:
+            parts.append(f"[b yellow]starts in {cd / 1000:.1f}s[/]")
+        rem = m.remaining_ms(now)
+        if rem is not None and m.status == "running":
+            style = "b red" if rem < 30_000 else "b"
+            parts.append(f"[{style}]{clock(rem)} left[/]")
+        if m.status in ("running", "finished") and m.me in m.players:
+            me = m.players[m.me]
+            parts.append(f"you: {me.home}/{m.total} home · {m.n} moves · {m.my_status or me.status}")
+        line2 = f"commitment {m.commitment[:16]}…" if m.commitment else ""
+        if self.selected:
+            line2 += f"   selected {self.selected[0]}" + (f":{self.selected[1]}" if self.selected[1] > 1 else "")
+        self.query_one("#info", Static).update(" · ".join(parts) + "\n" + line2)
+
+    # -- input --------------------------------------------------------------
+
+    @on(BoardView.PileClicked)
+    def pile_clicked(self, msg: BoardView.PileClicked) -> None:
+        board = self.model.board
+        if board is None or self.model.status != "running":
+            return
+        res = click(board, self.selected, msg.pile, msg.index)
+        self.selected = res.selected
+        if res.note:
+            self.say(res.note)
+        if res.move:
+            self.send_move(res.move)
+        self.redraw()
+
+    def action_deselect(self) -> None:
+        self.selected = None
+        self.query_one("#cmd", Input).value = ""
+        self.redraw()
+
+    def action_complete(self) -> None:
+        inp = self.query_one("#cmd", Input)
+        typed = inp.value.strip()
+        prefix, last = (self._completion if self._completion and self._completion[1] == typed
+                        else (typed, None))
+        nxt = complete(self.model.legal, prefix, last)
+        if nxt is None:
+            self.say(f"no legal move starts with {prefix!r}" if prefix else "no legal moves")
+            return
+        self._completion = (prefix, nxt)
+        inp.value = nxt
+        inp.cursor_position = len(nxt)
+
+    @on(Input.Submitted, "#cmd")
+    def submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        self._completion = None
+        if text:
+            self.command(text)
+
+    def command(self, text: str) -> None:
+        word = text.lower()
+        m = self.model
+        if word in ("quit", "exit", "q"):
+            self.exit(0)
+        elif word in ("help", "?"):
+            self.say(HELP)
+        elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
+            self.race_command(word)
+        elif m.status != "running":
+            self.say(f"the race is {m.status}: moves wait for the start", error=True)
+        else:
+            self.selected = None
+            self.send_move("draw" if word in ("d", "draw") else text)
+
+    @work(group="commands")
+    async def race_command(self, word: str) -> None:
+        m = self.model
+        s = self.session
+        if s is None or not m.race_id:
+            self.say("no race yet", error=True)
+            return
+        if word == "resync":
+            self.resync()
+            return
+        try:
+            if word in ("ready", "unready"):
+                reply = await s.request("ready", race=m.race_id, ready=word == "ready")
+            else:
+                reply = await s.request(word, race=m.race_id)
+            if word == "finish":
+                self.say("you declared your game finished")
+                m.my_status = "finished"
+            elif word == "leave":
+                self.say("you left the race")
+            else:
+                self.say(f"{word}: ok")
+            m.apply(reply)
+        except ServerError as e:
+            self.say(e.describe(), error=True)
+        self.redraw()
+
+    @work(group="moves")
+    async def send_move(self, move: str) -> None:
+        s = self.session
+        if s is None:
+            return
+        async with self.move_lock:
+            m = self.model
+            self.moves_sent.append(move)
+            try:
+                ack = await s.request("move", race=m.race_id, n=m.n, move=move, view=True)
+            except ServerError as e:
+                self.say(f"{move}: {e.describe()}", error=True)
+                if e.code == "out-of-sync":
+                    self.resync()
+                return
+            m.apply(ack)
+            rev = ", ".join(f"{p}←{c}" for p, c in ack.get("revealed") or [])
+            self.say(f"{move} ✓" + (f"  revealed {rev}" if rev else "") + ("  — YOU WON!" if ack.get("won") else ""))
+            self.redraw()

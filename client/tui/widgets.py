@@ -1,0 +1,99 @@
+"""Thin textual widgets over the plain functions of ``client.tui.board``."""
+from __future__ import annotations
+
+from rich.text import Text
+from textual import events
+from textual.message import Message
+from textual.widget import Widget
+
+from .board import Board, Canvas, Marks, layout_board, progress_line
+from .model import RaceModel
+
+
+def canvas_text(canvas: Canvas) -> Text:
+    """Paint a canvas as one Rich Text (later cells overwrite earlier ones)."""
+    w, h = canvas.width, canvas.height
+    chars = [[" "] * w for _ in range(h)]
+    styles: list[list[str]] = [[""] * w for _ in range(h)]
+    for c in canvas.cells:
+        for i, ch in enumerate(c.text):
+            chars[c.y][c.x + i] = ch
+            styles[c.y][c.x + i] = c.style
+    out = Text(no_wrap=True, overflow="crop")
+    for y in range(h):
+        row_chars, row_styles = chars[y], styles[y]
+        x = 0
+        while x < w:
+            st = row_styles[x]
+            x2 = x
+            while x2 < w and row_styles[x2] == st:
+                x2 += 1
+            out.append("".join(row_chars[x:x2]), style=st or None)
+            x = x2
+        if y < h - 1:
+            out.append("\n")
+    return out
+
+
+class BoardView(Widget):
+    """Paints one board; a click on a pile posts :class:`BoardView.PileClicked`."""
+
+    DEFAULT_CSS = """
+    BoardView { height: auto; width: auto; padding: 0 1; }
+    """
+
+    class PileClicked(Message):
+        def __init__(self, pile: str, index: int | None) -> None:
+            super().__init__()
+            self.pile = pile
+            self.index = index
+
+    def __init__(self, *, placeholder: str = "", **kw) -> None:
+        super().__init__(**kw)
+        self.canvas: Canvas | None = None
+        self.placeholder = placeholder
+
+    def show(self, board: Board | None, marks: Marks | None = None, placeholder: str | None = None) -> None:
+        self.canvas = layout_board(board, marks) if board is not None else None
+        if placeholder is not None:
+            self.placeholder = placeholder
+        self.refresh(layout=True)
+
+    def render(self) -> Text:
+        if self.canvas is None:
+            return Text(self.placeholder)
+        return canvas_text(self.canvas)
+
+    def get_content_width(self, container, viewport) -> int:
+        return self.canvas.width if self.canvas else max(len(self.placeholder), 1)
+
+    def get_content_height(self, container, viewport, width: int) -> int:
+        return self.canvas.height if self.canvas else max(self.placeholder.count("\n") + 1, 1)
+
+    def on_click(self, event: events.Click) -> None:
+        if self.canvas is None:
+            return
+        # event.x/y are relative to the widget including padding (1 column left)
+        hit = self.canvas.hit(event.x - 1, event.y)
+        if hit is not None:
+            self.post_message(self.PileClicked(*hit))
+
+
+def bars_text(model: RaceModel, width: int = 30) -> Text:
+    """Every player's progress as one bar per line; the player's own in bold."""
+    out = Text(no_wrap=True, overflow="ellipsis")
+    total = model.total or 1
+    for i, row in enumerate(model.ordered()):
+        me = row.player == model.me
+        line = progress_line(row.name, row.home, total, row.n, row.status, width, me)
+        style = "bold" if me else ""
+        if row.status == "won":
+            style += " green"
+        elif row.status in ("finished", "timeout"):
+            style += " grey62"
+        out.append(line, style=style.strip() or None)
+        if i < len(model.players) - 1:
+            out.append("\n")
+    if not model.players:
+        out.append("(no players yet)", style="grey62")
+    return out
