@@ -1,0 +1,42 @@
+"""Daily challenges and leaderboards, provably fair (DESIGN.md §8, issue 6).
+
+Layout
+------
+``days``      UTC day boundaries and the injectable clock (pure)
+``fair``      the server secret, seed = HMAC-SHA256(secret, f"{game}|{date}"),
+              its commitment (pure)
+``ranking``   the race ranking packed into one 53-bit sorted-set score (pure)
+``history``   days played, wins, play and win streaks (pure)
+``keys``      the Redis key layout (one hash tag per game and day)
+``scripts``   the Lua scripts (claim, bind, record, board read, finalize)
+``service``   ``Daily``: what the gateway calls
+"""
+from __future__ import annotations
+
+from .days import Clock, closes_at, day_of, opens_at, system_clock
+from .fair import daily_message, daily_seed, seed_commitment
+from .history import Stats, stats
+from .ranking import Result, pack, ranking_key, unpack
+from .service import Attempt, CreateRace, Daily, DailyDeal, DailyError
+
+__all__ = [
+    "Attempt",
+    "Clock",
+    "CreateRace",
+    "Daily",
+    "DailyDeal",
+    "DailyError",
+    "Result",
+    "Stats",
+    "closes_at",
+    "daily_message",
+    "daily_seed",
+    "day_of",
+    "opens_at",
+    "pack",
+    "ranking_key",
+    "seed_commitment",
+    "stats",
+    "system_clock",
+    "unpack",
+]
