@@ -52,7 +52,7 @@ def face(card_id: int) -> int:
 
 
 def card_code(card_id: int) -> str:
-    """Text code of a card id or face, e.g. ``card_code(61) == '9c'``."""
+    """Text code of a card id or face, e.g. ``card_code(60) == '9c'``."""
     return CODE[card_id % 52]
 
 

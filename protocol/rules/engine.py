@@ -240,7 +240,10 @@ class Game:
     def _play(self, move: str) -> list[tuple[int, int]] | None:
         """Apply a move; return the (pile, face) pairs it revealed, or None."""
         g = self.game
-        parsed = g.parse_cache.get(move)
+        try:
+            parsed = g.parse_cache.get(move)
+        except TypeError:  # unhashable: certainly not a move
+            parsed = None
         if parsed is None:
             parsed = self._parse(move)
         piles = self.piles

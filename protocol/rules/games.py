@@ -198,11 +198,11 @@ class GameDef:
 
     def parse_move(self, move: str) -> object:
         """``DRAW`` or ``(src, k, dst)`` pile indices; raises NotationError."""
+        if not isinstance(move, str):
+            raise NotationError("bad-notation", "a move is a string")
         hit = self.parse_cache.get(move)
         if hit is not None:
             return hit
-        if not isinstance(move, str):
-            raise NotationError("bad-notation", "a move is a string")
         m = _MOVE_RE.fullmatch(move)
         if m is None:
             raise NotationError("bad-notation", "not a move: expected draw, SRC>DST or SRC:K>DST")

@@ -81,11 +81,11 @@ def _cards(name: str, text: str, hidden_token: str) -> tuple[list[int | None], i
     return faces, down
 
 
-def _check_structure(game: GameDef, piles: list[list[int]], down: list[int], hidden: bool) -> None:
+def _check_structure(game: GameDef, piles: list[list[int]], down: list[int]) -> None:
     """Raise PositionError unless the piles satisfy the invariants of the rules.
 
-    With ``hidden`` (views) face-down cards are ``None`` and only their placement
-    is checked."""
+    In a view, face-down cards are ``None``; the face-down count check comes
+    first, so piles that may not hold them never reach the per-card checks."""
     for i, p in enumerate(piles):
         name = game.pile_names[i]
         kind = game.kinds[i]
@@ -117,8 +117,6 @@ def _check_structure(game: GameDef, piles: list[list[int]], down: list[int], hid
         elif kind == Kind.DOWN:
             if not _is_run(game.acc_top[i], p):
                 raise PositionError(f"{name}: not a pile the placing rule can build")
-        elif kind == Kind.WASTE and hidden and None in p:
-            raise PositionError(f"{name}: every waste card is visible")
     # The pair rule keeps the two bottoms of a pair aces of different colours.
     for i in game.found_idx:
         if game.acc_empty[i] is PAIR:
@@ -163,7 +161,7 @@ def from_text(text: str) -> Game:
             f"{game.id} has each card exactly {game.decks} times; wrong: {' '.join(wrong[:8])}"
             + (" …" if len(wrong) > 8 else "")
         )
-    _check_structure(game, piles, down, hidden=False)
+    _check_structure(game, piles, down)
     return Game(game, piles, down)
 
 
@@ -195,6 +193,6 @@ def view_from_text(text: str) -> View:
         raise PositionError(f"more than {game.decks} of: {' '.join(over)}")
     if sum(len(p) for p in faces_by_pile) + stock > game.total:
         raise PositionError(f"more than {game.total} cards")
-    _check_structure(game, faces_by_pile, down, hidden=True)
+    _check_structure(game, faces_by_pile, down)
     home = sum(len(faces_by_pile[i]) for i in game.found_idx)
     return View(game.id, tuple(piles), stock, home, game.total)

@@ -36,6 +36,11 @@ def codes(pile: str) -> list[str]:
 def pos(game_id: str, fill: str = "s", **piles: str) -> rules.Game:
     """A position of ``game_id`` with the given piles (NAME=codes, bottom first,
     ``~`` for face down); every other card goes to the ``fill`` pile."""
+    return rules.from_text(position_text(game_id, fill, **piles))
+
+
+def position_text(game_id: str, fill: str = "s", **piles: str) -> str:
+    """The text ``pos`` parses (unchecked, so tests can build bad positions)."""
     game = rules.GAMES[game_id]
     used = Counter(c for p in piles.values() for c in codes(p))
     rest = []
@@ -50,8 +55,7 @@ def pos(game_id: str, fill: str = "s", **piles: str) -> rules.Game:
     piles[fill] = "".join(rest) + piles.get(fill, "")
     unknown = set(piles) - set(game.pile_names)
     assert not unknown, unknown
-    text = " ".join([game_id] + [f"{n}:{piles.get(n, '')}" for n in game.pile_names])
-    return rules.from_text(text)
+    return " ".join([game_id] + [f"{n}:{piles.get(n, '')}" for n in game.pile_names])
 
 
 def legal(g: rules.Game, move: str) -> None:
