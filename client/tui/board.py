@@ -259,9 +259,9 @@ class _Painter:
     def fan(self, x: int, y: int, pile: str, label: str, limit: int | None = None) -> None:
         """A face-up pile fanned left to right, top card at the right end."""
         cards = self.b.cards(pile)
-        head = f"{label:<3}{len(cards):>3} "
-        self.c.put(x, y, head, STYLE_LABEL, pile, None)
-        x0 = x + len(head)
+        self.c.put(x, y, f"{label:<3}", STYLE_LABEL, pile, None)
+        self.c.put(x + 3, y, f"{len(cards):>3} ", STYLE_DIM, pile, None)
+        x0 = x + 7
         shown = list(enumerate(cards))
         if limit is not None and len(shown) > limit:
             self.c.put(x0, y, "…", STYLE_DIM, pile, None)

@@ -1,0 +1,42 @@
+"""`solrace watch`: list live public races, spectate one (progress and delayed boards).
+
+    solrace watch                     # the live race list; Enter on a race spectates it
+    solrace watch --game fours-up     # only that game
+    solrace watch --race r8a1c…       # spectate straight away (id or link)
+"""
+from __future__ import annotations
+
+import argparse
+
+from client.cli.play import DEFAULT_URL
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--url", default=DEFAULT_URL, help=f"server websocket URL (default {DEFAULT_URL})")
+    parser.add_argument("--name", help="display name")
+    parser.add_argument("--token-file", help="where the session token is kept (default ~/.config/solrace/token)")
+    parser.add_argument("--game", help="list only races of this game")
+    parser.add_argument("--race", metavar="ID_OR_LINK", help="spectate this race at once")
+    parser.add_argument("--offline", action="store_true", help="no server: watch local bot races (demo)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from client.tui.links import parse_link
+    from client.tui.watch_app import WatchApp
+
+    race = None
+    if args.race:
+        url, race = parse_link(args.race)
+        if url and args.url == DEFAULT_URL:
+            args.url = url
+    if args.offline:
+        from client.tui.session import LocalSession
+
+        async def connect():
+            return LocalSession(name=args.name or "watcher", watch_demo=True, rival_interval=0.3)
+    else:
+        from client.tui.net import connector
+
+        connect = connector(args.url, args.name, args.token_file)
+    app = WatchApp(connect, game=args.game, race=race)
+    return int(app.run() or 0)

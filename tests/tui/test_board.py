@@ -1,0 +1,204 @@
+"""Plain-function tests of the terminal UI: layout, clicks, formatting, model."""
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from client.tui.board import (BACK, Marks, card_text, click, commitment_ok, complete, layout_board,
+                              parse_view, progress_line, ranking_lines, targets_for, bar, clock)
+from client.tui.links import make_link, parse_link
+from client.tui.model import RaceModel
+from protocol.rules.engine import deal
+
+GAMES = {
+    "racing-aces": (16, 3, 6, True),
+    "double-aces-and-kings": (16, 4, 8, True),
+    "rouge-et-noir": (8, 0, 10, False),
+    "fours-up": (8, 0, 6, True),
+}
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_every_pile_of_every_game_is_laid_out_and_labelled(game):
+    g = deal(game, "0123456789abcdef0123456789abcdef")
+    for _ in range(3):
+        g.play("draw")
+    board = parse_view(g.view_text())
+    canvas = layout_board(board)
+    text = canvas.text()
+    nf, nr, nt, waste = GAMES[game]
+    piles_on_canvas = {c.pile for c in canvas.cells if c.pile}
+    expected = {f"f{i}" for i in range(nf)} | {f"r{i}" for i in range(nr)} | {f"t{i}" for i in range(nt)} | {"s"}
+    if waste:
+        expected.add("w")
+    assert expected == piles_on_canvas
+    for name in expected - {"w"}:  # every pile name is written on screen (the waste as "w")
+        assert any(c.text.strip() == name and c.pile == name for c in canvas.cells), name
+    # every visible card of the view is drawn, as rank + suit symbol
+    for name, cards in board.piles.items():
+        if name == "w":
+            continue  # the waste is fanned to its last few cards
+        for i, code in enumerate(cards):
+            if name.startswith("f") and i < len(cards) - 1:
+                continue  # foundations show their top
+            cell = next(c for c in canvas.cells if c.pile == name and c.index == i)
+            assert cell.text == card_text(code)
+    # stock count visible
+    assert str(board.stock) in text
+    # face-down cards rendered as backs, exactly as many as in the view
+    downs = sum(c is None for cards in board.piles.values() for c in cards)
+    backs = sum(1 for c in canvas.cells if c.text == BACK and c.pile != "s")
+    assert backs == downs
+    if game == "rouge-et-noir":
+        assert downs == 7 + 6 + 5 + 4 + 3 + 2 + 1
+        assert "??" not in text
+
+
+def test_card_text_and_suits():
+    assert card_text("Th") == "10♥"
+    assert card_text("9c") == " 9♣"
+    assert card_text("As") == " A♠"
+    assert card_text(None) == BACK
+    g = deal("racing-aces", "x")
+    canvas = layout_board(parse_view(g.view_text()))
+    for c in canvas.cells:
+        if c.text.endswith(("♥", "♦")):
+            assert "red" in c.style
+        elif c.text.endswith(("♣", "♠")):
+            assert "black" in c.style
+
+
+def test_racing_aces_groups_and_reserve_fan():
+    g = deal("racing-aces", "abc")
+    text = layout_board(parse_view(g.view_text())).text()
+    for title in ("Aces", "Sixes", "Sevens", "Kings", "Reserves", "Tableau", "Stock", "Waste"):
+        assert title in text
+    assert "r0  13  A♣" in text and "111" in text
+
+
+def test_parse_full_position_text_too():
+    g = deal("rouge-et-noir", "abc")
+    b = parse_view(g.to_text())
+    assert b.stock == 67 and b.cards("t0")[0] is None and b.cards("t0")[-1] is not None
+    assert parse_view(g.view_text()) == b
+
+
+def test_clicks_make_moves():
+    g = deal("racing-aces", "abc")
+    b = parse_view(g.view_text())
+    r = click(b, None, "t0", 0)
+    assert r.selected == ("t0", 1) and r.move is None
+    assert click(b, r.selected, "f3", None).move == "t0>f3"
+    assert click(b, ("r1", 1), "t4", 0).move == "r1>t4"
+    assert click(b, None, "s", None).move == "draw"
+    assert click(b, ("t0", 1), "s", None).move == "draw"
+    assert click(b, ("t0", 1), "t0", 0).selected is None  # click again: deselect
+    assert click(b, None, "f0", None).selected is None  # empty pile: nothing to pick up
+    # a reserve: whatever card is clicked, its top is picked up
+    assert click(b, None, "r0", 3).selected == ("r0", 1)
+
+
+def test_clicking_deeper_selects_a_run():
+    g = deal("fours-up", "abc")
+    b = parse_view("fours-up f0:4c f1:4d f2:4h f3:4s f4:4c f5:4d f6:4h f7:4s "
+                   "t0:KhQsJd t1:Ah t2:Qs t3:3c t4:Ac t5: s:#87 w:9c")
+    assert click(b, None, "t0", 0).selected == ("t0", 3)
+    assert click(b, None, "t0", 1).selected == ("t0", 2)
+    assert click(b, None, "t0", 2).selected == ("t0", 1)
+    assert click(b, None, "t0", None).selected == ("t0", 1)
+    assert click(b, ("t0", 2), "t5", None).move == "t0:2>t5"
+    assert click(b, ("t0", 3), "t0", 1).selected == ("t0", 2)  # reselect at another depth
+    assert g is not None
+
+
+def test_face_down_cards_cannot_be_picked():
+    b = parse_view(deal("rouge-et-noir", "abc").view_text())
+    r = click(b, None, "t0", 0)
+    assert r.selected is None and "face-down" in r.note
+    assert click(b, None, "t0", 7).selected == ("t0", 1)
+
+
+def test_click_on_canvas_positions():
+    g = deal("fours-up", "abc")
+    canvas = layout_board(parse_view(g.view_text()))
+    x, y = canvas.where("t2", 0)
+    assert canvas.hit(x, y) == ("t2", 0)
+    x, y = canvas.where("f5")
+    assert canvas.hit(x, y)[0] == "f5"
+    x, y = canvas.where("s")
+    assert canvas.hit(x, y)[0] == "s"
+    assert canvas.hit(500, 500) is None
+
+
+def test_targets_and_completion():
+    legal = ["draw", "t0>f1", "t0>f2", "t2:2>t5", "t2>t5", "w>f3"]
+    assert targets_for(legal, ("t0", 1)) == {"f1", "f2"}
+    assert targets_for(legal, ("t2", 2)) == {"t5"}
+    assert targets_for(legal, None) == frozenset()
+    assert complete(legal, "t0") == "t0>f1"
+    assert complete(legal, "t0", "t0>f1") == "t0>f2"
+    assert complete(legal, "t0", "t0>f2") == "t0>f1"
+    assert complete(legal, "x") is None
+    m = layout_board(parse_view(deal("racing-aces", "abc").view_text()), Marks(("t0", 1), frozenset({"f1"})))
+    assert any(c.pile == "f1" and "green" in c.style for c in m.cells)
+    assert any(c.pile == "t0" and c.index == 0 and "yellow" in c.style for c in m.cells)
+
+
+def test_formatting():
+    assert bar(0, 100, 10) == "░" * 10 and bar(100, 100, 10) == "█" * 10 and bar(50, 100, 10) == "█" * 5 + "░" * 5
+    assert clock(65_000) == "1:05" and clock(-5) == "0:00" and clock(None) == "--:--" and clock(3_725_000) == "1:02:05"
+    line = progress_line("ada", 78, 156, 40, "playing", 10, me=True)
+    assert "ada" in line and "78/156" in line and "50%" in line and "█████░░░░░" in line
+    seed = "0f3"
+    assert commitment_ok(seed, hashlib.sha256(b"0f3").hexdigest())
+    assert not commitment_ok(seed, "00" * 32) and not commitment_ok(None, "x")
+    lines = ranking_lines([{"rank": 1, "name": "ada", "status": "won", "won": True, "home": 156, "moves": 300,
+                            "time_ms": 125_400, "home_at_ms": 125_400},
+                           {"rank": 2, "name": "bob", "status": "timeout", "won": False, "home": 80, "moves": 200,
+                            "time_ms": None, "home_at_ms": 90_000}])
+    assert lines[0].startswith(" 1. ada") and "2:05.4" in lines[0] and "home at 1:30.0" in lines[1]
+
+
+def test_links():
+    assert parse_link("r8a1") == (None, "r8a1")
+    assert parse_link("http://h:8765/#race=r1") == ("ws://h:8765/ws", "r1")
+    assert parse_link("https://h/race/r2") == ("wss://h/ws", "r2")
+    assert parse_link("ws://h:1/ws?race=r3") == ("ws://h:1/ws", "r3")
+    assert parse_link(make_link("ws://127.0.0.1:9/ws", "r4")) == ("ws://127.0.0.1:9/ws", "r4")
+
+
+def test_model_follows_a_race():
+    m = RaceModel(me="p1")
+    players = [{"player": "p1", "name": "ada", "ready": True, "n": 0, "home": 0, "status": "ready"},
+               {"player": "p2", "name": "bob", "ready": True, "n": 0, "home": 0, "status": "ready"}]
+    seed = "s33d"
+    com = hashlib.sha256(seed.encode()).hexdigest()
+    m.apply({"t": "queued", "game": "fours-up", "seats": 2})
+    assert m.status == "queued"
+    m.apply({"t": "race", "race": "r1", "ver": 1, "game": "fours-up", "status": "countdown", "seats": 2,
+             "starts_at": 1000, "deadline": 61000, "commitment": com, "total": 104, "players": players})
+    assert m.countdown_ms(400) == 600 and m.race_id == "r1"
+    view = deal("fours-up", seed).view_text()
+    m.apply({"t": "start", "race": "r1", "ver": 2, "starts_at": 1000, "deadline": 61000, "commitment": com,
+             "total": 104, "view": view, "n": 0})
+    assert m.status == "running" and m.board.stock == 90 and m.remaining_ms(31000) == 30000
+    m.apply({"t": "progress", "race": "OTHER", "ver": 3, "player": "p2", "n": 9, "home": 99, "status": "playing"})
+    assert m.players["p2"].home == 0  # another race's event is ignored
+    m.apply({"t": "progress", "race": "r1", "ver": 3, "player": "p2", "n": 1, "home": 9, "status": "playing"})
+    assert m.players["p2"].home == 9 and not m.gap
+    m.apply({"t": "ack", "race": "r1", "n": 1, "move": "draw", "home": 8, "status": "playing", "view": view,
+             "legal": ["draw"]})
+    assert m.n == 1 and m.players["p1"].home == 8 and m.legal == ["draw"]
+    m.apply({"t": "progress", "race": "r1", "ver": 6, "player": "p2", "n": 2, "home": 10, "status": "playing"})
+    assert m.gap  # ver jumped from 3 to 6
+    m.apply({"t": "state", "race": {"race": "r1", "ver": 6, "status": "running", "players": players},
+             "you": {"n": 1, "view": view, "legal": ["draw", "t0>t1"], "home": 8, "status": "playing"},
+             "events": None})
+    assert not m.gap and m.legal == ["draw", "t0>t1"]
+    m.apply({"t": "end", "race": "r1", "ver": 7, "seed": seed,
+             "ranking": [{"rank": 1, "player": "p2", "name": "bob", "status": "timeout", "won": False,
+                          "home": 10, "moves": 2}]})
+    assert m.status == "finished" and m.commitment_verified is True
+    m.commitment = "00"
+    assert m.commitment_verified is False
