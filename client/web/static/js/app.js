@@ -1,0 +1,1087 @@
+// solrace browser client: lobby, races, spectating, daily challenge.
+// Plain ES modules, no framework. Speaks docs/protocol.md over /ws.
+import { Connection, storedName } from "./net.js";
+import { GAMES, GAME_IDS, gameName } from "./games.js";
+import { Board } from "./board.js";
+import { sha256Hex } from "./sha256.js";
+
+const conn = new Connection();
+const $ = (sel, root = document) => root.querySelector(sel);
+
+const app = {
+  me: null, // welcome message
+  route: { kind: "lobby", id: null },
+  queued: null, // {game, seats} while in quick-match
+  daily: { supported: null },
+  // current race page
+  raceId: null,
+  race: null, // latest snapshot
+  mode: null, // "player" | "spectator" | "visitor"
+  lastVer: 0,
+  you: null, // {n, view, legal, home, status}
+  end: null, // end event (or built from a finished snapshot)
+  verify: null, // {ok, hex, how}
+  board: null,
+  boards: new Map(), // spectator boards: player -> {n, view, board}
+  boardsAt: null,
+  error: null,
+  raceList: [],
+};
+window.solrace = { app, conn };
+
+// ---------------------------------------------------------------- helpers
+
+function h(tag, attrs = {}, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    else if (k === "html") el.innerHTML = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const kid of kids.flat()) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.appendChild(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+
+function toast(text, kind = "info", ms = 3500) {
+  const t = h("div", { class: `toast ${kind}` }, text);
+  $("#toasts").appendChild(t);
+  setTimeout(() => t.classList.add("gone"), ms);
+  setTimeout(() => t.remove(), ms + 400);
+}
+
+function errText(e) {
+  if (!e) return "unknown error";
+  const reason = e.reason ? ` (${e.reason})` : "";
+  return `${e.message || e.code || e}${reason}`;
+}
+
+function fmtClock(ms) {
+  if (ms === null || ms === undefined || !isFinite(ms)) return "–:––";
+  const neg = ms < 0;
+  let s = Math.floor(Math.abs(ms) / 1000);
+  const hh = Math.floor(s / 3600);
+  s -= hh * 3600;
+  const mm = Math.floor(s / 60);
+  const ss = s - mm * 60;
+  const body = hh ? `${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}` : `${mm}:${String(ss).padStart(2, "0")}`;
+  return (neg ? "-" : "") + body;
+}
+
+function fmtMs(ms) {
+  if (ms === null || ms === undefined) return "—";
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+const STATUS_LABEL = {
+  waiting: "waiting",
+  ready: "ready",
+  playing: "playing",
+  won: "won",
+  finished: "finished",
+  timeout: "time up",
+};
+
+function raceLink(id) {
+  return `${location.origin}${location.pathname}#race=${id}`;
+}
+
+function myId() {
+  return app.me && app.me.player;
+}
+
+function mySeat(race) {
+  return race && race.players ? race.players.find((p) => p.player === myId()) : null;
+}
+
+// ---------------------------------------------------------------- header
+
+function initHeader() {
+  const input = $("#name");
+  input.value = storedName();
+  const commit = () => {
+    const v = input.value.trim();
+    if (!v || (app.me && v === app.me.name)) {
+      input.value = app.me ? app.me.name : v;
+      return;
+    }
+    localStorage.setItem("solrace.name", v);
+    conn.reconnect();
+  };
+  input.addEventListener("change", commit);
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") input.blur();
+  });
+  conn.on("_status", ({ status, delay }) => {
+    const el = $("#net");
+    el.className = `net ${status}`;
+    const label = { online: "online", connecting: "connecting…", offline: delay ? "reconnecting…" : "offline" }[status];
+    el.querySelector("span").textContent = label;
+    document.body.classList.toggle("is-offline", status !== "online");
+  });
+}
+
+function setBanner(content) {
+  const b = $("#banner");
+  if (!content) {
+    b.hidden = true;
+    b.replaceChildren();
+    return;
+  }
+  b.hidden = false;
+  b.replaceChildren(content);
+}
+
+function renderQueueBanner() {
+  if (!app.queued) return setBanner(null);
+  setBanner(
+    h(
+      "div",
+      { class: "queue" },
+      h("span", { class: "spinner" }),
+      `Looking for ${app.queued.seats - 1 === 1 ? "a rival" : `${app.queued.seats - 1} rivals`} for ${gameName(app.queued.game)}… `,
+      h("button", { class: "btn small ghost", id: "unqueue", onclick: unqueue }, "Cancel"),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- routing
+
+function parseHash() {
+  const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
+  let m;
+  if ((m = /^race=([\w-]+)/.exec(hash))) return { kind: "race", id: m[1] };
+  if ((m = /^watch=([\w-]+)/.exec(hash))) return { kind: "watch", id: m[1] };
+  if (hash === "watch") return { kind: "watchlist", id: null };
+  if ((m = /^daily(?:=([\w-]+))?/.exec(hash))) return { kind: "daily", id: m[1] || null };
+  return { kind: "lobby", id: null };
+}
+
+function leaveRoute(next) {
+  const prev = app.route;
+  if (prev.kind === "watch" && prev.id && !(next.kind === "watch" && next.id === prev.id)) {
+    if (conn.status === "online") conn.request({ t: "unspectate", race: prev.id }).catch(() => {});
+  }
+  if (app.board) {
+    app.board.destroy();
+    app.board = null;
+  }
+  for (const b of app.boards.values()) if (b.board) b.board.destroy();
+  app.boards.clear();
+  clearInterval(app.listTimer);
+}
+
+function onRoute() {
+  const next = parseHash();
+  leaveRoute(next);
+  app.route = next;
+  app.raceId = next.kind === "race" || next.kind === "watch" ? next.id : null;
+  app.race = null;
+  app.you = null;
+  app.end = null;
+  app.verify = null;
+  app.mode = null;
+  app.lastVer = 0;
+  app.error = null;
+  app.boardsAt = null;
+  const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily" }[next.kind];
+  document.querySelectorAll(".topnav a").forEach((a) => a.classList.toggle("on", a.dataset.nav === navKey));
+  document.body.dataset.route = next.kind;
+  render();
+  if (conn.status === "online") enterRoute();
+}
+
+/** Fetch what the current route needs (also after every reconnect). */
+function enterRoute() {
+  const r = app.route;
+  if (r.kind === "lobby" || r.kind === "watchlist") {
+    refreshRaces();
+    clearInterval(app.listTimer);
+    app.listTimer = setInterval(refreshRaces, 4000);
+  } else if (r.kind === "race") {
+    openRace(r.id);
+  } else if (r.kind === "watch") {
+    openWatch(r.id);
+  } else if (r.kind === "daily") {
+    openDaily(r.id);
+  }
+}
+
+function render() {
+  const r = app.route;
+  if (r.kind === "lobby") renderLobby();
+  else if (r.kind === "watchlist") renderWatchList();
+  else if (r.kind === "race") renderRace();
+  else if (r.kind === "watch") renderWatch();
+  else if (r.kind === "daily") renderDaily();
+}
+
+// ---------------------------------------------------------------- lobby
+
+async function refreshRaces() {
+  if (conn.status !== "online") return;
+  try {
+    const reply = await conn.request({ t: "races" });
+    app.raceList = reply.races || [];
+    const box = $("#race-list");
+    if (box) box.replaceChildren(raceListEl());
+  } catch (e) {
+    /* shown on next refresh */
+  }
+}
+
+function raceListEl() {
+  const races = app.raceList;
+  if (!races.length) return h("p", { class: "muted" }, "No public race right now. Start one!");
+  return h(
+    "table",
+    { class: "races" },
+    h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Players"), h("th", {}, "Status"), h("th", {}, ""))),
+    h(
+      "tbody",
+      {},
+      races.map((r) =>
+        h(
+          "tr",
+          { dataset: { race: r.race } },
+          h("td", {}, gameName(r.game)),
+          h(
+            "td",
+            { class: "who-list" },
+            (r.players || []).map((p) =>
+              h(
+                "span",
+                { class: "mini-player" },
+                p.name,
+                r.status !== "lobby" ? h("span", { class: "mini-bar" }, h("i", { style: `width:${Math.round((100 * p.home) / (r.total || 1))}%` })) : null,
+              ),
+            ),
+          ),
+          h("td", {}, h("span", { class: `pill ${r.status}` }, r.status), r.spectators ? h("span", { class: "muted small" }, ` 👁 ${r.spectators}`) : null),
+          h(
+            "td",
+            { class: "actions" },
+            r.status === "lobby" ? h("a", { class: "btn small", href: `#race=${r.race}` }, "Join") : null,
+            h("a", { class: "btn small ghost", href: `#watch=${r.race}` }, "Watch"),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+function renderLobby() {
+  const main = $("#main");
+  const tiles = GAME_IDS.map((id) => {
+    const g = GAMES[id];
+    const form = h(
+      "form",
+      {
+        class: "create-form",
+        hidden: true,
+        onsubmit: (e) => {
+          e.preventDefault();
+          const f = e.target;
+          createRace(id, parseInt(f.seats.value, 10), parseInt(f.limit.value, 10) * 60, f.private.checked);
+        },
+      },
+      h(
+        "label",
+        {},
+        "Seats ",
+        h("select", { name: "seats" }, [1, 2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: n, selected: n === 2 }, n))),
+      ),
+      h(
+        "label",
+        {},
+        "Clock ",
+        h("select", { name: "limit" }, [2, 5, 10, 15, 20, 30, 60].map((n) => h("option", { value: n, selected: n === 10 }, `${n} min`))),
+      ),
+      h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " private"),
+      h("button", { class: "btn", type: "submit" }, "Create"),
+    );
+    return h(
+      "section",
+      { class: "tile", dataset: { game: id } },
+      h("div", { class: "tile-head" }, h("h2", {}, g.name), h("span", { class: "muted small" }, `${g.decks} decks · ${g.total} cards`)),
+      h("div", { class: "fan-deco" }, decoCards(id)),
+      h("p", { class: "blurb" }, g.blurb),
+      h(
+        "div",
+        { class: "tile-actions" },
+        h("button", { class: "btn primary", onclick: () => quick(id), dataset: { act: "quick" } }, "Quick match"),
+        h(
+          "button",
+          {
+            class: "btn",
+            dataset: { act: "create" },
+            onclick: () => {
+              form.hidden = !form.hidden;
+            },
+          },
+          "Create race…",
+        ),
+        app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}` }, "Daily") : null,
+      ),
+      form,
+    );
+  });
+  const myRaces = (app.me && app.me.races) || [];
+  main.replaceChildren(
+    h(
+      "div",
+      { class: "lobby" },
+      h(
+        "section",
+        { class: "hero" },
+        h("h1", {}, "Race the same deal."),
+        h("p", {}, "Everyone gets the same shuffled layout. Move fastest, get every card home first. The server checks every move and proves the deal was fair."),
+        h(
+          "form",
+          {
+            class: "join-form",
+            onsubmit: (e) => {
+              e.preventDefault();
+              joinByText(e.target.link.value);
+            },
+          },
+          h("input", { name: "link", placeholder: "Paste a race link or id to join", autocomplete: "off" }),
+          h("button", { class: "btn", type: "submit" }, "Join"),
+        ),
+        myRaces.length
+          ? h("p", { class: "resume" }, "Your races: ", myRaces.map((id) => h("a", { class: "btn small", href: `#race=${id}` }, id.slice(0, 10))))
+          : null,
+      ),
+      h("div", { class: "tiles" }, tiles),
+      h("section", { class: "panel" }, h("h2", {}, "Live races"), h("div", { id: "race-list" }, raceListEl())),
+    ),
+  );
+}
+
+function decoCards(game) {
+  const sets = {
+    "racing-aces": ["As", "6h", "7d", "Kc"],
+    "double-aces-and-kings": ["Ah", "Ad", "Ks", "Kh"],
+    "rouge-et-noir": ["Kd", "Qs", "Jh", "Tc"],
+    "fours-up": ["4c", "4d", "4h", "4s"],
+  }[game];
+  return sets.map((c, i) => {
+    const red = "dh".includes(c[1]);
+    const s = { c: "♣", d: "♦", h: "♥", s: "♠" }[c[1]];
+    return h("span", { class: `deco ${red ? "red" : ""}`, style: `--i:${i}` }, (c[0] === "T" ? "10" : c[0]) + s);
+  });
+}
+
+async function quick(game, seats = 2) {
+  if (app.queued) await unqueue();
+  try {
+    await conn.request({ t: "quick", game, seats });
+    app.queued = { game, seats };
+    renderQueueBanner();
+  } catch (e) {
+    toast(`Quick match failed: ${errText(e)}`, "error");
+  }
+}
+
+async function unqueue() {
+  const q = app.queued;
+  app.queued = null;
+  renderQueueBanner();
+  if (q) conn.request({ t: "unqueue", game: q.game }).catch(() => {});
+}
+
+async function createRace(game, seats, limit, priv) {
+  try {
+    const race = await conn.request({ t: "create", game, seats, time_limit_s: limit, private: priv });
+    app.pendingSnapshot = race;
+    location.hash = `race=${race.race}`;
+  } catch (e) {
+    toast(`Could not create the race: ${errText(e)}`, "error");
+  }
+}
+
+function joinByText(text) {
+  const t = (text || "").trim();
+  const m = /(?:race=|watch=)?([\w-]+)\s*$/.exec(t);
+  if (!m) return toast("That is not a race link", "error");
+  location.hash = `race=${m[1]}`;
+}
+
+// ---------------------------------------------------------------- race page
+
+function applySnapshot(snap) {
+  if (!snap || snap.race !== app.raceId) return;
+  app.race = snap;
+  app.lastVer = Math.max(app.lastVer, snap.ver || 0);
+  if (snap.status === "finished" && snap.seed && !app.end) {
+    setEnd({ race: snap.race, ver: snap.ver, seed: snap.seed, ranking: snap.ranking || [] });
+  }
+}
+
+function checkVer(msg) {
+  if (typeof msg.ver !== "number") return;
+  if (app.lastVer && msg.ver > app.lastVer + 1) {
+    resync(app.lastVer);
+  }
+  app.lastVer = Math.max(app.lastVer, msg.ver);
+}
+
+async function resync(since) {
+  const id = app.raceId;
+  if (!id || conn.status !== "online" || app.resyncing) return;
+  app.resyncing = true;
+  try {
+    const msg = { t: "resync", race: id };
+    if (since) msg.since = since;
+    const st = await conn.request(msg);
+    applyState(st);
+  } catch (e) {
+    if (e.code !== "disconnected") toast(`Resync failed: ${errText(e)}`, "error");
+  } finally {
+    app.resyncing = false;
+  }
+}
+
+function applyState(st) {
+  if (!st || !st.race || st.race.race !== app.raceId) return;
+  app.lastVer = 0;
+  applySnapshot(st.race);
+  if (st.you) {
+    app.mode = "player";
+    app.you = { ...st.you };
+  }
+  renderRace();
+}
+
+async function openRace(id) {
+  if (app.pendingSnapshot && app.pendingSnapshot.race === id) {
+    applySnapshot(app.pendingSnapshot);
+    app.pendingSnapshot = null;
+    app.mode = mySeat(app.race) ? "player" : app.mode;
+    renderRace();
+  }
+  let st = null;
+  try {
+    const msg = { t: "resync", race: id };
+    if (app.lastVer) msg.since = app.lastVer;
+    st = await conn.request(msg);
+  } catch (e) {
+    if (e.code === "no-such-race") {
+      app.error = "There is no such race (it may have expired).";
+      return renderRace();
+    }
+    if (e.code === "disconnected") return;
+  }
+  if (st && st.race) {
+    applyState(st);
+    if (app.you || mySeat(app.race)) {
+      app.mode = "player";
+      if (app.race.status === "running" && !app.you) resync();
+      return renderRace();
+    }
+    if (app.race.status === "finished") {
+      app.mode = "visitor";
+      return renderRace();
+    }
+    if (app.race.status !== "lobby") {
+      location.hash = `watch=${id}`;
+      return;
+    }
+  }
+  // not seated: take a seat
+  try {
+    const snap = await conn.request({ t: "join", race: id });
+    app.mode = "player";
+    applySnapshot(snap);
+    renderRace();
+  } catch (e) {
+    if (e.code === "race-started") {
+      location.hash = `watch=${id}`;
+      return;
+    }
+    app.error =
+      {
+        "no-such-race": "There is no such race (it may have expired).",
+        "race-full": "This race is full.",
+        "too-many-races": "You already sit in too many races.",
+      }[e.code] || errText(e);
+    renderRace();
+  }
+}
+
+async function setReady(ready) {
+  try {
+    const snap = await conn.request({ t: "ready", race: app.raceId, ready });
+    applySnapshot(snap);
+    renderRace();
+  } catch (e) {
+    toast(errText(e), "error");
+  }
+}
+
+async function hostStart() {
+  try {
+    const snap = await conn.request({ t: "start", race: app.raceId });
+    applySnapshot(snap);
+    renderRace();
+  } catch (e) {
+    toast(errText(e), "error");
+  }
+}
+
+async function leaveRace() {
+  try {
+    await conn.request({ t: "leave", race: app.raceId });
+  } catch (e) {
+    /* leaving anyway */
+  }
+  location.hash = "/";
+}
+
+async function finishGame() {
+  if (!confirm("Stop playing and keep the cards you have home?")) return;
+  try {
+    const ok = await conn.request({ t: "finish", race: app.raceId });
+    if (typeof ok.ver === "number") app.lastVer = Math.max(app.lastVer, ok.ver);
+    if (app.you) app.you.status = "finished";
+    const me = mySeat(app.race);
+    if (me) me.status = "finished";
+    renderRace();
+  } catch (e) {
+    toast(errText(e), "error");
+  }
+}
+
+/** Called by the board: send one move, apply the ack. */
+async function sendMove(move) {
+  const you = app.you;
+  if (!you || !app.race) return;
+  try {
+    const ack = await conn.request({ t: "move", race: app.raceId, n: you.n, move, view: true });
+    if (ack.race !== app.raceId) return;
+    if (typeof ack.ver === "number") checkVer(ack);
+    you.n = ack.n;
+    you.home = ack.home;
+    you.status = ack.status;
+    if (ack.view) you.view = ack.view;
+    if (ack.legal) you.legal = ack.legal;
+    const me = mySeat(app.race);
+    if (me) Object.assign(me, { n: ack.n, home: ack.home, status: ack.status });
+    if (!ack.view) return resync(app.lastVer);
+    renderRace();
+    if (ack.won) toast("All cards home — you won!", "good", 5000);
+  } catch (e) {
+    if (e.code === "illegal-move") toast(`Illegal move ${move}: ${e.reason || e.message}`, "error");
+    else if (e.code === "out-of-sync") resync(app.lastVer);
+    else if (e.code === "disconnected" || e.code === "timeout") toast("Connection lost — the move will be checked after reconnecting", "warn");
+    else toast(errText(e), "error");
+  }
+}
+
+function setEnd(end) {
+  app.end = end;
+  app.verify = null;
+  const race = app.race;
+  if (race && race.seed !== end.seed) race.seed = end.seed;
+  const commitment = race && race.commitment;
+  if (end.seed && commitment) {
+    sha256Hex(end.seed).then(({ hex, how }) => {
+      app.verify = { ok: hex === commitment, hex, how };
+      if (app.route.kind === "race" || app.route.kind === "watch") renderResult();
+    });
+  }
+}
+
+function playerRows(race) {
+  const total = race.total || 1;
+  const ranked = new Map(((app.end && app.end.ranking) || race.ranking || []).map((r) => [r.player, r]));
+  return (race.players || []).map((p) => {
+    const pct = Math.round((100 * (p.home || 0)) / total);
+    const mine = p.player === myId();
+    const rk = ranked.get(p.player);
+    return h(
+      "li",
+      { class: `prog ${mine ? "mine" : ""} st-${p.status}`, dataset: { player: p.player } },
+      h(
+        "div",
+        { class: "prog-head" },
+        rk ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
+        h("span", { class: "pname" }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
+        h("span", { class: `pill ${p.status}` }, STATUS_LABEL[p.status] || p.status),
+      ),
+      h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: `width:${pct}%` })),
+      h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, `${p.n || 0} moves`)),
+    );
+  });
+}
+
+function raceSkeleton() {
+  const main = $("#main");
+  if ($("#race-page", main) && $("#race-page", main).dataset.race === app.raceId) return;
+  main.replaceChildren(
+    h(
+      "div",
+      { class: "race-page", id: "race-page", dataset: { race: app.raceId } },
+      h(
+        "aside",
+        { class: "side" },
+        h("div", { class: "side-head" }, h("h2", { id: "race-title" }, "Race"), h("div", { id: "race-sub", class: "muted small" })),
+        h("div", { class: "clock-box" }, h("div", { id: "clock", class: "clock" }, "–:––"), h("div", { id: "clock-label", class: "muted small" }, "")),
+        h("ul", { id: "players", class: "players" }),
+        h("div", { id: "side-actions", class: "side-actions" }),
+      ),
+      h(
+        "section",
+        { class: "stage" },
+        h("div", { id: "notice" }),
+        h("div", { id: "result" }),
+        h("div", { id: "lobby-panel" }),
+        h("div", { id: "board-wrap", class: "board-wrap" }, h("div", { id: "board" }), h("div", { id: "board-cover", class: "board-cover", hidden: true })),
+        h("div", { id: "countdown", class: "countdown", hidden: true }),
+      ),
+    ),
+  );
+}
+
+function renderRace() {
+  if (app.route.kind !== "race") return;
+  raceSkeleton();
+  const race = app.race;
+  const notice = $("#notice");
+  if (app.error) {
+    notice.replaceChildren(h("div", { class: "panel error-panel" }, h("h2", {}, app.error), h("p", {}, h("a", { class: "btn", href: "#/" }, "Back to the lobby"), " ", h("a", { class: "btn ghost", href: `#watch=${app.raceId}` }, "Try watching"))));
+    return;
+  }
+  if (!race) {
+    notice.replaceChildren(h("p", { class: "muted loading" }, "Loading race…"));
+    return;
+  }
+  notice.replaceChildren();
+  $("#race-title").textContent = gameName(race.game);
+  $("#race-sub").replaceChildren(
+    h("span", { class: `pill ${race.status}`, id: "race-status" }, race.status),
+    ` · ${race.players.length}/${race.seats} seats · ${Math.round(race.time_limit_s / 60)} min`,
+    race.private ? " · private" : "",
+  );
+  $("#players").replaceChildren(...playerRows(race));
+  renderSideActions();
+  renderLobbyPanel();
+  renderBoard();
+  renderResult();
+  tick();
+}
+
+function renderSideActions() {
+  const race = app.race;
+  const box = $("#side-actions");
+  const me = mySeat(race);
+  const kids = [];
+  if (race.status === "running" && app.mode === "player" && me && me.status === "playing") {
+    kids.push(h("button", { class: "btn ghost", id: "finish-btn", onclick: finishGame, title: "Stop and keep your cards home" }, "Finish my game"));
+  }
+  kids.push(h("button", { class: "btn ghost", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link"));
+  kids.push(h("a", { class: "btn ghost", href: "#/" }, "Lobby"));
+  kids.push(h("div", { class: "muted small commit", title: "sha256(seed), published before the start" }, "commitment ", h("code", {}, (race.commitment || "").slice(0, 16) + "…")));
+  box.replaceChildren(...kids);
+}
+
+function copyLink(link) {
+  const done = () => toast("Link copied", "good", 1500);
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(link).then(done, () => prompt("Copy this link", link));
+  else prompt("Copy this link", link);
+}
+
+function renderLobbyPanel() {
+  const race = app.race;
+  const box = $("#lobby-panel");
+  if (race.status !== "lobby") {
+    box.replaceChildren();
+    return;
+  }
+  const me = mySeat(race);
+  const link = raceLink(race.race);
+  const isHost = race.host && race.host === myId();
+  const allReady = race.players.every((p) => p.ready);
+  const free = race.seats - race.players.length;
+  box.replaceChildren(
+    h(
+      "div",
+      { class: "panel lobby-panel" },
+      h("h2", {}, "Waiting for players"),
+      h("p", {}, free > 0 ? `${free} seat${free > 1 ? "s" : ""} free. Share this link with a friend:` : "Every seat is taken. The race starts when everybody is ready."),
+      h("div", { class: "share" }, h("input", { id: "share-link", readonly: true, value: link, onfocus: (e) => e.target.select() }), h("button", { class: "btn", onclick: () => copyLink(link) }, "Copy")),
+      h(
+        "p",
+        { class: "muted small" },
+        "Race a bot: ",
+        h("code", {}, `solrace bot --race ${race.race}`),
+      ),
+      h(
+        "div",
+        { class: "lobby-actions" },
+        me
+          ? h("button", { class: `btn ${me.ready ? "" : "primary"}`, id: "ready-btn", onclick: () => setReady(!me.ready) }, me.ready ? "Not ready" : "I'm ready")
+          : null,
+        isHost ? h("button", { class: "btn", id: "start-btn", disabled: !allReady || null, onclick: hostStart, title: "Start with the players present (all ready)" }, "Start now") : null,
+        me ? h("button", { class: "btn ghost", onclick: leaveRace }, "Leave") : null,
+      ),
+    ),
+  );
+}
+
+function renderBoard() {
+  const race = app.race;
+  const wrap = $("#board-wrap");
+  const you = app.you;
+  const show = app.mode === "player" && you && you.view && race.status !== "lobby";
+  wrap.hidden = !show;
+  if (!show) return;
+  if (!app.board) {
+    app.board = new Board($("#board"), { interactive: true, onMove: sendMove, maxCard: 104 });
+  }
+  const me = mySeat(race);
+  const playing = race.status === "running" && (!me || me.status === "playing") && you.status !== "won" && you.status !== "finished" && you.status !== "timeout";
+  app.board.set(you.view, playing ? you.legal || [] : []);
+  const cover = $("#board-cover");
+  const st = (me && me.status) || you.status;
+  if (!playing && race.status !== "finished" && (st === "won" || st === "finished" || st === "timeout")) {
+    cover.hidden = false;
+    cover.replaceChildren(h("div", { class: "cover-msg" }, st === "won" ? "🏆 You won! Waiting for the others…" : "Game over for you — waiting for the others…"));
+  } else {
+    cover.hidden = true;
+  }
+}
+
+function renderResult() {
+  const box = $("#result");
+  if (!box) return;
+  const end = app.end;
+  if (!end) {
+    box.replaceChildren();
+    return;
+  }
+  const race = app.race || {};
+  const v = app.verify;
+  const myRank = (end.ranking || []).find((r) => r.player === myId());
+  box.replaceChildren(
+    h(
+      "div",
+      { class: "panel result-panel", id: "result-panel" },
+      h("h2", {}, myRank ? (myRank.rank === 1 ? "🏆 You win the race!" : `You finished #${myRank.rank}`) : "Race over"),
+      h(
+        "table",
+        { class: "ranking" },
+        h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves", "Time"].map((x) => h("th", {}, x)))),
+        h(
+          "tbody",
+          {},
+          (end.ranking || []).map((r) =>
+            h(
+              "tr",
+              { class: r.player === myId() ? "mine" : "" },
+              h("td", {}, r.rank),
+              h("td", {}, r.name),
+              h("td", {}, h("span", { class: `pill ${r.status}` }, r.won ? "won" : STATUS_LABEL[r.status] || r.status)),
+              h("td", {}, `${r.home}/${race.total || "?"}`),
+              h("td", {}, r.moves),
+              h("td", {}, r.won ? fmtMs(r.time_ms) : fmtMs(r.home_at_ms)),
+            ),
+          ),
+        ),
+      ),
+      h(
+        "div",
+        { class: "fair" },
+        h("div", {}, "Seed ", h("code", { id: "seed" }, end.seed || "—")),
+        h("div", {}, "Commitment ", h("code", {}, race.commitment || "—")),
+        h(
+          "div",
+          { id: "verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` },
+          v ? (v.ok ? `✔ sha256(seed) matches the commitment (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the commitment`) : "checking sha256(seed)…",
+        ),
+      ),
+      h(
+        "div",
+        { class: "result-actions" },
+        race.game ? h("button", { class: "btn primary", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
+        race.game ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private) }, "New race, same settings") : null,
+        h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
+      ),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- clock
+
+function tick() {
+  const race = app.race;
+  const clock = $("#clock");
+  if (!race || !clock) return;
+  const now = conn.now();
+  const label = $("#clock-label");
+  const cd = $("#countdown");
+  let text = "–:––";
+  let lab = "";
+  let urgent = false;
+  if (race.status === "lobby") {
+    text = fmtClock(race.time_limit_s * 1000);
+    lab = "race clock";
+  } else if (race.starts_at && now < race.starts_at) {
+    text = fmtClock(race.time_limit_s * 1000);
+    lab = "starting…";
+  } else if (race.status === "running" || race.status === "countdown") {
+    const left = race.deadline - now;
+    text = fmtClock(Math.max(0, left));
+    lab = `left · ${fmtClock(now - race.starts_at)} elapsed`;
+    urgent = left < 30000;
+  } else if (race.status === "finished") {
+    text = "done";
+    lab = "race finished";
+  }
+  clock.textContent = text;
+  clock.classList.toggle("urgent", urgent);
+  if (label) label.textContent = lab;
+  if (cd) {
+    const counting = race.starts_at && now < race.starts_at && race.status !== "finished";
+    cd.hidden = !counting;
+    if (counting) {
+      const s = Math.ceil((race.starts_at - now) / 1000);
+      cd.replaceChildren(h("div", { class: "cd-num" }, s), h("div", { class: "cd-label" }, `${gameName(race.game)} — get ready`));
+    }
+  }
+}
+setInterval(tick, 200);
+
+// ---------------------------------------------------------------- watching
+
+function renderWatchList() {
+  $("#main").replaceChildren(
+    h("div", { class: "lobby" }, h("section", { class: "panel" }, h("h2", {}, "Live races"), h("p", { class: "muted" }, "Spectators see each board a few seconds late, so nobody can help a racer."), h("div", { id: "race-list" }, raceListEl()))),
+  );
+}
+
+async function openWatch(id) {
+  try {
+    const snap = await conn.request({ t: "spectate", race: id });
+    app.mode = "spectator";
+    applySnapshot(snap);
+    renderWatch();
+  } catch (e) {
+    if (e.code === "is-player") {
+      location.hash = `race=${id}`;
+      return;
+    }
+    if (e.code === "disconnected") return;
+    app.error =
+      {
+        "private-race": "This race is private: it cannot be watched.",
+        "no-such-race": "There is no such race (it may have expired).",
+        "daily-open": "Daily challenge boards are secret until the day closes.",
+      }[e.code] || errText(e);
+    renderWatch();
+  }
+}
+
+function renderWatch() {
+  if (app.route.kind !== "watch") return;
+  const main = $("#main");
+  if (!$("#watch-page", main)) {
+    main.replaceChildren(
+      h(
+        "div",
+        { class: "race-page watch", id: "watch-page" },
+        h(
+          "aside",
+          { class: "side" },
+          h("div", { class: "side-head" }, h("h2", { id: "race-title" }, "Watching"), h("div", { id: "race-sub", class: "muted small" })),
+          h("div", { class: "clock-box" }, h("div", { id: "clock", class: "clock" }, "–:––"), h("div", { id: "clock-label", class: "muted small" })),
+          h("ul", { id: "players", class: "players" }),
+          h("div", { class: "side-actions" }, h("a", { class: "btn ghost", href: "#watch" }, "All races"), h("a", { class: "btn ghost", href: "#/" }, "Lobby")),
+        ),
+        h("section", { class: "stage" }, h("div", { id: "notice" }), h("div", { id: "result" }), h("div", { id: "boards", class: "boards" }), h("div", { id: "countdown", class: "countdown", hidden: true })),
+      ),
+    );
+  }
+  const notice = $("#notice");
+  if (app.error) {
+    notice.replaceChildren(h("div", { class: "panel error-panel" }, h("h2", {}, app.error), h("a", { class: "btn", href: "#watch" }, "All races")));
+    return;
+  }
+  const race = app.race;
+  if (!race) {
+    notice.replaceChildren(h("p", { class: "muted loading" }, "Loading race…"));
+    return;
+  }
+  const delay = (app.me && app.me.limits && app.me.limits.SPECTATOR_DELAY) || 10000;
+  notice.replaceChildren(
+    race.status === "running" || race.status === "countdown"
+      ? h("p", { class: "muted small delay-note" }, `👁 Spectating — boards are shown ${Math.round(delay / 1000)} s late`, app.boardsAt ? ` (as of ${new Date(app.boardsAt).toLocaleTimeString()})` : "")
+      : race.status === "lobby"
+        ? h("p", { class: "muted" }, "The race has not started yet.")
+        : "",
+  );
+  $("#race-title").textContent = `Watching ${gameName(race.game)}`;
+  $("#race-sub").replaceChildren(h("span", { class: `pill ${race.status}`, id: "race-status" }, race.status), ` · ${race.players.length} players`);
+  $("#players").replaceChildren(...playerRows(race));
+  renderBoards();
+  renderResult();
+  tick();
+}
+
+function renderBoards() {
+  const box = $("#boards");
+  if (!box || !app.race) return;
+  const names = new Map(app.race.players.map((p) => [p.player, p.name]));
+  box.classList.toggle("two", app.boards.size > 1);
+  for (const [pid, entry] of app.boards) {
+    if (!entry.el) {
+      entry.el = h("div", { class: "spec-board", dataset: { player: pid } }, h("div", { class: "spec-name" }), h("div", { class: "spec-inner" }));
+      box.appendChild(entry.el);
+      entry.board = new Board(entry.el.querySelector(".spec-inner"), { interactive: false, minCard: 22, maxCard: 70 });
+    }
+    entry.el.querySelector(".spec-name").textContent = `${names.get(pid) || pid} · ${entry.n} moves`;
+    if (entry.view !== entry.drawn) {
+      entry.board.set(entry.view, []);
+      entry.drawn = entry.view;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- daily challenge
+
+function openDaily() {
+  renderDaily();
+}
+
+function renderDaily() {
+  $("#main").replaceChildren(
+    h("div", { class: "lobby" }, h("section", { class: "panel" }, h("h2", {}, "Daily challenge"), h("p", { class: "muted" }, "The daily challenge is not available on this server yet."), h("a", { class: "btn", href: "#/" }, "Lobby"))),
+  );
+}
+
+// ---------------------------------------------------------------- events
+
+conn.on("welcome", (w) => {
+  app.me = w;
+  $("#name").value = w.name;
+  if (app.queued) {
+    const q = app.queued;
+    app.queued = null;
+    quick(q.game, q.seats);
+  }
+  if (app.route.kind === "lobby") renderLobby();
+  enterRoute();
+});
+
+conn.on("race", (snap) => {
+  if (app.queued && snap.players && snap.players.some((p) => p.player === myId())) {
+    // quick match found a race for us
+    app.queued = null;
+    renderQueueBanner();
+    if (app.raceId !== snap.race) {
+      app.pendingSnapshot = snap;
+      location.hash = `race=${snap.race}`;
+      return;
+    }
+  }
+  if (snap.race !== app.raceId) return;
+  if (snap.rid === undefined) checkVer(snap);
+  applySnapshot(snap);
+  if (mySeat(snap) && app.mode !== "spectator") app.mode = "player";
+  if (snap.status === "running" && app.mode === "player" && !app.you) resync();
+  render();
+});
+
+conn.on("start", (m) => {
+  if (m.race !== app.raceId) return;
+  checkVer(m);
+  if (app.race) Object.assign(app.race, { status: "running", starts_at: m.starts_at, deadline: m.deadline });
+  app.mode = "player";
+  app.you = { n: m.n || 0, view: m.view, legal: [], home: 0, status: "playing" };
+  const me = mySeat(app.race);
+  if (me) me.status = "playing";
+  renderRace();
+  resync(); // for the legal moves
+});
+
+conn.on("progress", (m) => {
+  if (m.race !== app.raceId || !app.race) return;
+  checkVer(m);
+  const p = app.race.players.find((x) => x.player === m.player);
+  if (p) Object.assign(p, { n: m.n, home: m.home, status: m.status, at: m.at });
+  if (m.total) app.race.total = m.total;
+  const li = document.querySelector(`#players li[data-player="${m.player}"]`);
+  if (li && p) li.replaceWith(playerRows({ ...app.race, players: [p] })[0]);
+  else render();
+});
+
+conn.on("end", (m) => {
+  if (m.race !== app.raceId) return;
+  checkVer(m);
+  if (app.race) {
+    app.race.status = "finished";
+    app.race.seed = m.seed;
+    app.race.ranking = m.ranking;
+    for (const r of m.ranking || []) {
+      const p = app.race.players.find((x) => x.player === r.player);
+      if (p) Object.assign(p, { home: r.home, status: r.status, n: r.moves });
+    }
+  }
+  setEnd(m);
+  render();
+});
+
+conn.on("state", (st) => {
+  if (st.rid !== undefined) return; // a reply: handled where it was asked
+  applyState(st); // after out-of-sync
+});
+
+conn.on("boards", (m) => {
+  if (m.race !== app.raceId || app.route.kind !== "watch") return;
+  app.boardsAt = m.at;
+  for (const b of m.boards || []) {
+    const e = app.boards.get(b.player) || {};
+    e.n = b.n;
+    e.view = b.view;
+    app.boards.set(b.player, e);
+  }
+  renderBoards();
+  const note = $(".delay-note");
+  if (note && m.at) {
+    const delay = (app.me && app.me.limits && app.me.limits.SPECTATOR_DELAY) || 10000;
+    note.textContent = `👁 Spectating — boards are shown ${Math.round(delay / 1000)} s late (as of ${new Date(m.at).toLocaleTimeString()})`;
+  }
+});
+
+conn.on("queued", () => {});
+
+conn.on("error", (e) => {
+  if (e.rid === undefined && e.code !== "bad-token") toast(errText(e), "error");
+});
+
+conn.on("_closed", () => {
+  if (app.board) app.board.busy = false;
+});
+
+// ---------------------------------------------------------------- start
+
+initHeader();
+window.addEventListener("hashchange", onRoute);
+document.addEventListener("keydown", (e) => {
+  if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT")) return;
+  if (app.board && (e.key === " " || e.key === "d") && app.route.kind === "race") {
+    e.preventDefault();
+    if (app.board.legal.draw && !app.board.busy) app.board.play("draw");
+  }
+  if (e.key === "Escape" && app.board) {
+    app.board.sel = null;
+    app.board.render();
+  }
+});
+onRoute();
+conn.connect();

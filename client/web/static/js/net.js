@@ -1,0 +1,223 @@
+// The connection to the solrace server: one WebSocket at /ws speaking
+// MessagePack maps (docs/protocol.md). It says hello with the session token
+// kept in localStorage, reconnects by itself with backoff after a drop, keeps
+// an estimate of the server clock, and matches replies to requests by `rid`.
+import { encode, decode } from "./msgpack.js";
+
+const TOKEN_KEY = "solrace.token";
+const NAME_KEY = "solrace.name";
+
+export function storedName() {
+  return localStorage.getItem(NAME_KEY) || "";
+}
+
+export class Connection {
+  constructor(url) {
+    this.url = url || Connection.defaultUrl();
+    this.ws = null;
+    this.nextRid = 1;
+    this.pending = new Map(); // rid -> {resolve, reject, timer}
+    this.listeners = new Map(); // type -> Set(fn); "*" gets everything
+    this.status = "offline"; // offline | connecting | online
+    this.welcome = null;
+    this.offset = 0; // server time - local time, ms
+    this.retry = 0;
+    this.closedByUs = false;
+    this.pingTimer = null;
+    this.reconnectTimer = null;
+  }
+
+  static defaultUrl() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    return `${proto}//${location.host}/ws`;
+  }
+
+  now() {
+    return Date.now() + this.offset;
+  }
+
+  on(type, fn) {
+    if (!this.listeners.has(type)) this.listeners.set(type, new Set());
+    this.listeners.get(type).add(fn);
+    return () => this.listeners.get(type).delete(fn);
+  }
+
+  emit(type, msg) {
+    for (const key of [type, "*"]) {
+      const set = this.listeners.get(key);
+      if (!set) continue;
+      for (const fn of [...set]) {
+        try {
+          fn(msg);
+        } catch (e) {
+          console.error("listener failed", type, e);
+        }
+      }
+    }
+  }
+
+  setStatus(s) {
+    if (this.status === s) return;
+    this.status = s;
+    this.emit("_status", { status: s, retry: this.retry });
+  }
+
+  connect() {
+    this.closedByUs = false;
+    clearTimeout(this.reconnectTimer);
+    if (this.ws && this.ws.readyState <= 1) return;
+    this.setStatus("connecting");
+    let ws;
+    try {
+      ws = new WebSocket(this.url);
+    } catch (e) {
+      this.scheduleReconnect();
+      return;
+    }
+    ws.binaryType = "arraybuffer";
+    this.ws = ws;
+    ws.onopen = () => this.sayHello(true);
+    ws.onmessage = (ev) => this.onFrame(ev.data);
+    ws.onclose = (ev) => {
+      if (this.ws !== ws) return;
+      this.ws = null;
+      clearInterval(this.pingTimer);
+      this.failPending("disconnected");
+      this.setStatus("offline");
+      this.emit("_closed", { code: ev.code });
+      if (!this.closedByUs) this.scheduleReconnect();
+    };
+    ws.onerror = () => {};
+  }
+
+  /** Close the socket on purpose (tests use it to simulate a drop). */
+  drop(reconnect = true) {
+    if (!this.ws) return;
+    this.closedByUs = !reconnect;
+    const ws = this.ws;
+    ws.close();
+    if (reconnect) {
+      // onclose schedules the reconnect
+    }
+  }
+
+  /** Reconnect at once with a fresh hello (e.g. after a name change). */
+  reconnect() {
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null;
+      clearInterval(this.pingTimer);
+      this.failPending("disconnected");
+      try {
+        ws.close();
+      } catch (e) {}
+    }
+    this.retry = 0;
+    this.connect();
+  }
+
+  scheduleReconnect() {
+    clearTimeout(this.reconnectTimer);
+    const delay = Math.min(5000, 300 * 2 ** this.retry) * (0.75 + Math.random() * 0.5);
+    this.retry += 1;
+    this.emit("_status", { status: "offline", retry: this.retry, delay });
+    this.reconnectTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  sayHello(withToken) {
+    const hello = { t: "hello", v: 1 };
+    const token = localStorage.getItem(TOKEN_KEY);
+    if (withToken && token) hello.token = token;
+    const name = storedName().trim();
+    if (name) hello.name = name;
+    this.helloSentAt = Date.now();
+    this.sendRaw(hello);
+  }
+
+  sendRaw(msg) {
+    if (!this.ws || this.ws.readyState !== 1) return false;
+    this.ws.send(encode(msg));
+    return true;
+  }
+
+  onFrame(data) {
+    let msg;
+    try {
+      msg = decode(new Uint8Array(data));
+    } catch (e) {
+      console.warn("undecodable frame", e);
+      return;
+    }
+    if (!msg || typeof msg !== "object") return;
+    const t = msg.t;
+    if (this.status !== "online") {
+      if (t === "welcome") {
+        localStorage.setItem(TOKEN_KEY, msg.token);
+        if (msg.name) localStorage.setItem(NAME_KEY, msg.name);
+        const rtt = Date.now() - (this.helloSentAt || Date.now());
+        if (typeof msg.time === "number") this.offset = msg.time + rtt / 2 - Date.now();
+        this.welcome = msg;
+        this.retry = 0;
+        this.setStatus("online");
+        clearInterval(this.pingTimer);
+        this.pingTimer = setInterval(() => this.ping(), 15000);
+        this.emit("welcome", msg);
+        return;
+      }
+      if (t === "error" && msg.code === "bad-token") {
+        localStorage.removeItem(TOKEN_KEY);
+        this.sayHello(false);
+        return;
+      }
+      if (t === "error" && msg.code === "bad-message" && msg.field === "name") {
+        localStorage.removeItem(NAME_KEY);
+        this.sayHello(true);
+        return;
+      }
+    }
+    if (msg.rid !== undefined && this.pending.has(msg.rid)) {
+      const p = this.pending.get(msg.rid);
+      this.pending.delete(msg.rid);
+      clearTimeout(p.timer);
+      if (t === "error") p.reject(msg);
+      else p.resolve(msg);
+    }
+    this.emit(t, msg);
+  }
+
+  async ping() {
+    const sent = Date.now();
+    try {
+      const pong = await this.request({ t: "ping" }, 5000);
+      const rtt = Date.now() - sent;
+      if (typeof pong.time === "number") this.offset = pong.time + rtt / 2 - Date.now();
+    } catch (e) {
+      if (e && e.code === "timeout" && this.ws) this.ws.close();
+    }
+  }
+
+  /** Send a request; resolves with the reply, rejects with the error map. */
+  request(msg, timeoutMs = 10000) {
+    return new Promise((resolve, reject) => {
+      if (this.status !== "online") {
+        reject({ t: "error", code: "disconnected", message: "not connected" });
+        return;
+      }
+      const rid = this.nextRid++;
+      if (this.nextRid > 2 ** 31 - 1) this.nextRid = 1;
+      const timer = setTimeout(() => {
+        if (this.pending.delete(rid)) reject({ t: "error", code: "timeout", message: "no reply" });
+      }, timeoutMs);
+      this.pending.set(rid, { resolve, reject, timer });
+      this.sendRaw({ ...msg, rid });
+    });
+  }
+
+  failPending(code) {
+    for (const [, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject({ t: "error", code, message: code });
+    }
+    this.pending.clear();
+  }
+}
