@@ -419,10 +419,19 @@ def complete(legal: list[str] | tuple[str, ...], prefix: str, after: str | None 
 # --------------------------------------------------------------------------
 # Formatting: bars, clocks, rankings, commitment
 
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
 def bar(home: int, total: int, width: int = 30) -> str:
+    """A progress bar in eighths of a character; any progress shows at least a sliver."""
     total = max(total, 1)
-    filled = round(width * min(max(home, 0), total) / total)
-    return "█" * filled + "░" * (width - filled)
+    home = min(max(home, 0), total)
+    eighths = round(width * 8 * home / total)
+    if home and not eighths:
+        eighths = 1
+    full, part = divmod(eighths, 8)
+    out = "█" * full + (_EIGHTHS[part] if part else "")
+    return out + "░" * (width - len(out))
 
 
 def clock(ms: float | None) -> str:

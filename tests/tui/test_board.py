@@ -146,6 +146,7 @@ def test_targets_and_completion():
 
 
 def test_formatting():
+    assert bar(1, 1000, 10) == "▏" + "░" * 9
     assert bar(0, 100, 10) == "░" * 10 and bar(100, 100, 10) == "█" * 10 and bar(50, 100, 10) == "█" * 5 + "░" * 5
     assert clock(65_000) == "1:05" and clock(-5) == "0:00" and clock(None) == "--:--" and clock(3_725_000) == "1:02:05"
     line = progress_line("ada", 78, 156, 40, "playing", 10, me=True)

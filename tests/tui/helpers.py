@@ -1,0 +1,31 @@
+"""Shared helpers of the pilot tests."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+
+async def until(pilot, cond, timeout: float = 5.0, step: float = 0.02, what: str = "condition"):
+    """Let the app run until ``cond()`` is true; fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        await pilot.pause(step)
+
+
+async def click_pile(pilot, app, pile: str, index: int | None = None):
+    """Click a pile (or one of its cards) of the play app's board through the pilot."""
+    from client.tui.widgets import BoardView
+
+    board = app.query_one("#board", BoardView)
+    x, y = board.canvas.where(pile, index)
+    await pilot.click("#board", offset=(x + 1, y))  # +1: the widget's left padding
+    await asyncio.sleep(0)
+
+
+def rendered(widget) -> str:
+    return str(widget.render())
