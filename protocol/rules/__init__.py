@@ -22,6 +22,16 @@ Quick use::
     g.view_text()              # what the player sees; g.to_text() is the whole truth
     rules.from_text(g.to_text()) == g
 
+Game API
+--------
+``deal(game_id, seed)``, ``replay(game_id, seed, moves)``, ``from_text(text)``
+make a ``Game``; on it: ``legal_moves()``, ``play(m)``, ``apply(m) ->
+MoveResult``, ``check(m)``, ``is_legal(m)``, ``copy()``, ``to_text()``,
+``view() -> View``, ``view_text()``, ``pile(name)`` (codes, ``~`` for face
+down), and the facts ``game``, ``game_id``, ``cards_home``, ``total``,
+``won``, ``stock_count``. ``view_from_text(text) -> View`` is for clients.
+A ``Game`` pickles and copies cheaply (its ``GameDef`` travels by id).
+
 Errors
 ------
 ``IllegalMove`` (``.code``, ``.move``, ``.index`` from ``replay``) codes:

@@ -196,6 +196,11 @@ class GameDef:
     def __repr__(self) -> str:
         return f"<GameDef {self.id}>"
 
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        # Game definitions are singletons: pickling or deep-copying a Game must
+        # not clone the (large) tables, and identity checks must keep working.
+        return (_game_by_id, (self.id,))
+
     def parse_move(self, move: str) -> object:
         """``DRAW`` or ``(src, k, dst)`` pile indices; raises NotationError."""
         if not isinstance(move, str):
@@ -317,3 +322,7 @@ FOURS_UP = GameDef(
 )
 
 GAMES: dict[str, GameDef] = {g.id: g for g in (RACING_ACES, DOUBLE_ACES_AND_KINGS, ROUGE_ET_NOIR, FOURS_UP)}
+
+
+def _game_by_id(game_id: str) -> GameDef:
+    return GAMES[game_id]

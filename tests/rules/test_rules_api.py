@@ -1,7 +1,9 @@
 """The public API the server and clients code against, and `solrace deal`."""
 from __future__ import annotations
 
+import copy
 import dataclasses
+import pickle
 
 import pytest
 from rules_helpers import cards, pile, pos
@@ -104,6 +106,14 @@ def test_copy_is_independent():
     assert c == g and c is not g
     c.play("draw")
     assert c != g and g.stock_count == 67 and c.stock_count == 57
+
+
+def test_games_pickle_and_deepcopy_by_reference():
+    g = rules.deal("fours-up", "solrace")
+    g.play("draw")
+    for clone in (pickle.loads(pickle.dumps(g)), copy.deepcopy(g), copy.copy(g)):
+        assert clone == g and clone.game is g.game and clone.piles is not g.piles
+        assert clone.cards_home == g.cards_home and clone.to_text() == g.to_text()
 
 
 def test_view_structure():
