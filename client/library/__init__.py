@@ -1,0 +1,44 @@
+"""The solrace asyncio client library: the whole protocol, typed events, local boards.
+
+Used by the tests, the bots, the terminal client and the load benchmark::
+
+    from client import connect
+
+    async with connect("ws://127.0.0.1:8765/ws", name="ada") as c:
+        snap = await c.create("racing-aces", seats=1)
+        await c.ready(snap.race)
+        start = await c.wait_for("start", lambda ev: ev.race == snap.race)
+        board = c.board(snap.race)             # your view, kept up to date
+        ack = await c.move(snap.race, "draw")  # n is tracked for you
+        print(ack.revealed, board.view_text)
+
+Modules: `connection` (the `Client`, errors, events, reconnection) and
+`board` (the pure view update `apply_move` and the per-race `Board`).
+"""
+
+from .board import Board, ViewMismatch, apply_move, apply_move_text
+from .connection import (
+    Client,
+    ConnectionLost,
+    Disconnected,
+    IllegalMoveError,
+    Reconnected,
+    ServerError,
+    connect,
+    event_kind,
+)
+
+__all__ = [
+    "Board",
+    "Client",
+    "ConnectionLost",
+    "Disconnected",
+    "IllegalMoveError",
+    "Reconnected",
+    "ServerError",
+    "ViewMismatch",
+    "apply_move",
+    "apply_move_text",
+    "connect",
+    "event_kind",
+]

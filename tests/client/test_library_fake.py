@@ -1,0 +1,171 @@
+"""The client library against the in-process fake server (tests/client/fake_server.py).
+
+Covers what the real server cannot easily be made to do on cue: a connection
+dropped after a move is applied but before its ack, a withheld event (version
+gap), a restart close (1012).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+import client
+from client.library import ConnectionLost, Reconnected
+from protocol import messages as m
+
+from fake_server import FakeServer, wait_until
+
+pytestmark = pytest.mark.timeout(30)
+
+
+async def _solo_race(c: client.Client, game: str = "racing-aces") -> str:
+    snap = await c.create(game, seats=1)
+    await c.ready(snap.race)
+    start = await c.wait_for("start", lambda ev: ev.race == snap.race, timeout=5)
+    assert isinstance(start, m.Started)
+    return snap.race
+
+
+@pytest.mark.parametrize("game", ["racing-aces", "rouge-et-noir", "fours-up", "double-aces-and-kings"])
+async def test_board_tracks_the_server_through_a_game(game: str) -> None:
+    async with FakeServer() as fake, client.connect(fake.url, name="ada") as c:
+        assert c.player and c.token and c.name == "ada"
+        race = await _solo_race(c, game)
+        seat = fake.races[race].players[c.player]
+        board = c.board(race)
+        assert board.view_text == seat.game.view_text() and board.n == 0
+        rng = random.Random(game)
+        for i in range(60):
+            legal = seat.game.legal_moves()
+            plays = [mv for mv in legal if mv != "draw"]
+            mv = rng.choice(plays) if plays and rng.random() < 0.7 else rng.choice(legal)
+            ack = await c.move(race, mv, view=(i % 10 == 0))
+            assert ack.n == i + 1 and board.n == i + 1
+            assert board.view_text == seat.game.view_text()
+        assert not any(isinstance(f, m.Resync) for f in fake.frames_in)  # never needed one
+
+
+async def test_illegal_move_and_out_of_sync() -> None:
+    async with FakeServer() as fake, client.connect(fake.url) as c:
+        race = await _solo_race(c)
+        before = c.board(race).view_text
+        with pytest.raises(client.IllegalMoveError) as info:
+            await c.move(race, "w>f0")
+        assert info.value.code == "illegal-move" and info.value.reason == "not-available"
+        assert c.board(race).view_text == before and c.board(race).n == 0
+        await c.move(race, "draw")
+        c.board(race).n = 5  # pretend we are confused
+        with pytest.raises(client.ServerError) as info2:
+            await c.move(race, "draw")
+        assert info2.value.code == "out-of-sync" and info2.value.n == 1
+        await wait_until(lambda: c.board(race).n == 1)  # the state that follows fixes the board
+        await c.move(race, "draw")
+        assert c.board(race).view_text == fake.races[race].players[c.player].game.view_text()
+
+
+async def test_two_players_progress_versions_and_gap_resync() -> None:
+    async with FakeServer() as fake, client.connect(fake.url, name="a") as a, client.connect(fake.url, name="b") as b:
+        snap = await a.create("fours-up", seats=2)
+        await b.join(snap.race)
+        await a.ready(snap.race)
+        await b.ready(snap.race)
+        for c in (a, b):
+            await c.wait_for(m.Started, timeout=5)
+        await a.move(snap.race, "draw")
+        ev = await b.wait_for("progress", lambda e: e.player == a.player, timeout=5)
+        assert ev.n == 1
+        assert a.versions[snap.race] == b.versions[snap.race] == fake.races[snap.race].ver
+        assert not any(isinstance(f, m.Resync) for f in fake.frames_in)
+        # A withheld event: b sees a jump of two and resyncs, and gets it back.
+        seen = b.versions[snap.race]
+        fake.withhold_next_progress = True
+        await a.move(snap.race, "draw")
+        await a.move(snap.race, "draw")
+        missed = await b.wait_for("progress", lambda e: e.n == 2, timeout=5)
+        assert missed.player == a.player
+        await b.wait_for("progress", lambda e: e.n == 3, timeout=5)
+        assert any(isinstance(f, m.Resync) and f.since == seen for f in fake.frames_in)
+        await wait_until(lambda: b.versions[snap.race] == fake.races[snap.race].ver)
+        ok = await a.finish(snap.race)
+        assert ok.ver == fake.races[snap.race].ver == a.versions[snap.race]
+        await b.wait_for("progress", lambda e: e.status == "finished", timeout=5)
+        assert b.races_seen[snap.race].players[0].status == "finished"
+
+
+async def test_reconnect_resends_an_unacknowledged_move_once() -> None:
+    async with FakeServer() as fake, client.connect(fake.url, name="ada", reconnect=True) as c:
+        race = await _solo_race(c)
+        player = c.player
+        fake.drop_before_ack = 1  # applied on the server, then the socket dies before the ack
+        ack = await c.move(race, "draw")
+        assert ack.dup and ack.n == 1
+        seat = fake.races[race].players[player]
+        assert seat.n == 1  # applied once
+        assert c.player == player
+        assert c.board(race).n == 1 and c.board(race).view_text == seat.game.view_text()
+        lost = await c.wait_for(ConnectionLost, timeout=5)
+        assert lost.code == m.CloseCode.RESTART
+        await c.wait_for(Reconnected, timeout=5)
+        await c.move(race, "draw")
+        assert seat.n == 2 and c.board(race).view_text == seat.game.view_text()
+
+
+async def test_reconnect_after_restart_resyncs() -> None:
+    async with FakeServer() as fake, client.connect(fake.url, reconnect=True) as c:
+        race = await _solo_race(c)
+        await c.move(race, "draw")
+        await fake.kick_all()
+        await c.wait_for(Reconnected, timeout=5)
+        assert any(isinstance(f, m.Resync) and f.race == race and f.since is not None for f in fake.frames_in)
+        ack = await c.move(race, "draw")
+        assert ack.n == 2 and not ack.dup
+
+
+async def test_without_reconnect_requests_fail_with_disconnected() -> None:
+    async with FakeServer() as fake, client.connect(fake.url) as c:
+        await _solo_race(c)
+        await fake.kick_all()
+        await c.wait_for(ConnectionLost, timeout=5)
+        with pytest.raises(client.Disconnected):
+            await c.ping()
+        with pytest.raises(client.Disconnected):
+            await c.wait_for("progress", timeout=1)
+        assert c.closed
+        assert [ev async for ev in c.events()] == []
+
+
+async def test_bad_token_ping_and_wait_for_keeps_other_events() -> None:
+    async with FakeServer() as fake:
+        with pytest.raises(client.ServerError) as info:
+            async with client.connect(fake.url, token="nope"):
+                pass
+        assert info.value.code == "bad-token"
+        async with client.connect(fake.url, name="ada") as c:
+            pong = await c.ping()
+            assert pong.time == 1_700_000_000_000 and c.clock_offset_ms is not None
+            async with client.connect(fake.url, token=c.token) as again:
+                assert again.player == c.player
+            snap = await c.create("racing-aces", seats=2)
+            async with client.connect(fake.url, name="bob") as b:
+                await b.join(snap.race)
+                await b.ready(snap.race)
+            # Two lobby snapshots are buffered; taking the second leaves the first.
+            second = await c.wait_for("race", lambda ev: ev.ver == 3, timeout=5)
+            first = await c.next_event(timeout=1)
+            assert (first.ver, second.ver) == (2, 3)
+            with pytest.raises(TimeoutError):
+                await c.wait_for("end", timeout=0.05)
+
+
+async def test_await_connect_and_concurrent_moves_are_serialized() -> None:
+    async with FakeServer() as fake:
+        c = await client.connect(fake.url)
+        try:
+            race = await _solo_race(c)
+            acks = await asyncio.gather(*(c.move(race, "draw") for _ in range(5)))
+            assert [a.n for a in acks] == [1, 2, 3, 4, 5]
+        finally:
+            await c.close()
