@@ -1,0 +1,312 @@
+"""`solrace verify`: re-deal and re-play a finished race or daily, and confirm
+or refute its published result.
+
+Input: a replay document — the protocol's `replay` reply (docs/protocol.md
+§3), or a daily's published replays (§5 `daily_replay`) — read from a JSON or
+MessagePack file, or fetched from a server (`--url ws://HOST:PORT/ws` with
+`--race ID`, or `--daily GAME --date YYYY-MM-DD [--player ID]`). Its fields:
+
+    game, seed, rules_version?, deal_version?, commitment?, starts_at?,
+    ranking: [{rank, player, name, status, won, home, moves, time_ms, home_at_ms}],
+    players: [{player, name, moves: [[move, at], ...], starts_at?}]
+
+What is checked, independently of the server's code:
+
+1. ``sha256(seed) == commitment``, for the commitment in the document and the
+   one given with ``--commitment`` (the one you saw when the race or the day
+   opened: that is what makes the check meaningful).
+2. The deal: the seed is re-dealt with RULES.md §0.5 (``rules.deal``) and every
+   player's moves are re-played with the rules engine; an illegal move, or a
+   move after the game was won, refutes.
+3. Every figure of the ranking against the re-play: ``won``, ``status``,
+   ``home``, ``moves``; with the start time (``starts_at``, or inferred from
+   one player and then checked against the others) also ``time_ms`` of a win
+   and ``home_at_ms`` (start → the first moment the final home count was
+   reached).
+4. The order: winners by ``time_ms``; then ``home`` (more first), then
+   ``home_at_ms``, then fewer ``moves``; equal keys share a rank (1, 1, 3).
+
+Exit code 0 when everything checks (CONFIRMED), 1 when something does not
+(REFUTED, with each difference), 2 when the input cannot be read.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from protocol import rules
+
+
+@dataclass
+class Report:
+    checked: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def confirmed(self) -> bool:
+        return not self.problems
+
+    def text(self) -> str:
+        lines = [f"ok    {c}" for c in self.checked]
+        lines += [f"note  {n}" for n in self.notes]
+        lines += [f"FAIL  {p}" for p in self.problems]
+        if self.confirmed:
+            lines.append("CONFIRMED: the published result follows from the seed and the moves")
+        else:
+            lines.append(f"REFUTED: {len(self.problems)} problem(s)")
+        return "\n".join(lines)
+
+
+class InputError(Exception):
+    """The document cannot be verified at all (malformed, unsupported)."""
+
+
+@dataclass
+class Replayed:
+    """What re-playing one player's moves gives."""
+
+    won: bool
+    home: int
+    moves: int
+    win_at: int | None  # time of the winning move
+    first_at: dict[int, int]  # home count -> time it was first reached
+
+
+def _key(e: dict[str, Any]) -> tuple:
+    if e["won"]:
+        return (0, e["time_ms"], 0, 0)
+    at = e.get("home_at_ms")
+    return (1, -e["home"], float("inf") if at is None else at, e["moves"])
+
+
+def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Report) -> Replayed | None:
+    try:
+        g = rules.deal(game, seed)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    first_at: dict[int, int] = {0: 0}
+    win_at = None
+    prev_at = None
+    for i, item in enumerate(moves):
+        try:
+            move, at = str(item[0]), int(item[1])
+        except (TypeError, ValueError, IndexError):
+            raise InputError(f"{who}: move {i + 1} is not [move, at]: {item!r}") from None
+        if g.won:
+            report.problems.append(f"{who}: move {i + 1} {move!r} was played after the game was won")
+            return None
+        try:
+            g.play(move)
+        except rules.IllegalMove as e:
+            report.problems.append(f"{who}: move {i + 1} {move!r} is illegal ({e.code}: {e.message})")
+            return None
+        if prev_at is not None and at < prev_at:
+            report.problems.append(f"{who}: move {i + 1} {move!r} is timed before the move before it")
+        prev_at = at
+        first_at.setdefault(g.cards_home, at)
+        if g.won:
+            win_at = at
+    return Replayed(g.won, g.cards_home, len(moves), win_at, first_at)
+
+
+def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | None = None) -> Report:
+    """Check a replay document (see the module doc); never raises on a bad
+    result, only on an unreadable document (InputError)."""
+    report = Report()
+    if not isinstance(doc, dict):
+        raise InputError("the replay is not a map")
+    game = doc.get("game")
+    if game not in rules.GAMES:
+        raise InputError(f"unknown game {game!r}")
+    for name, ours in (("rules_version", rules.RULES_VERSION), ("deal_version", rules.DEAL_VERSION)):
+        theirs = doc.get(name)
+        if theirs is not None and theirs != ours:
+            raise InputError(f"{name} {theirs} is not the one this verifier implements ({ours})")
+    published = doc.get("seed")
+    if seed and published and seed != published:
+        report.problems.append(f"the document's seed {published!r} is not the given seed {seed!r}")
+    seed = seed or published
+    if not seed or not isinstance(seed, str):
+        raise InputError("no seed: the seed is revealed only once the race or day is over")
+
+    # 1. the commitment
+    digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()
+    given = [(c, src) for c, src in ((commitment, "given"), (doc.get("commitment"), "published"))
+             if c]
+    if not given:
+        report.notes.append("no commitment to check the seed against (pass --commitment)")
+    for c, src in given:
+        if c.lower() == digest:
+            report.checked.append(f"sha256(seed) matches the {src} commitment {c[:16]}…")
+        else:
+            report.problems.append(f"sha256(seed) = {digest} differs from the {src} commitment {c}")
+
+    # 2. the moves
+    players = doc.get("players") or []
+    ranking = sorted(doc.get("ranking") or [], key=lambda e: (e["rank"], str(e["player"])))
+    entries = {str(e["player"]): e for e in ranking}
+    replayed: dict[str, Replayed] = {}
+    for p in players:
+        who = str(p.get("player"))
+        r = _replay_player(game, seed, who, p.get("moves") or [], report)
+        if r is not None:
+            replayed[who] = r
+            report.checked.append(f"{who}: {r.moves} moves legal, {r.home} cards home"
+                                  + (" (won)" if r.won else ""))
+    for who in entries.keys() - {str(p.get("player")) for p in players}:
+        report.problems.append(f"{who}: ranked, but no moves published")
+    for who in {str(p.get("player")) for p in players} - entries.keys():
+        report.problems.append(f"{who}: moves published, but not ranked")
+
+    # 3. the figures
+    for who, e in entries.items():
+        r = replayed.get(who)
+        if r is None:
+            continue
+        for name, want in (("won", r.won), ("home", r.home), ("moves", r.moves)):
+            if e.get(name) != want:
+                report.problems.append(f"{who}: recorded {name} {e.get(name)!r}, the replay gives {want!r}")
+        if bool(e.get("won")) != (e.get("status") == "won"):
+            report.problems.append(f"{who}: status {e.get('status')!r} contradicts won={e.get('won')!r}")
+
+    # Start times: given per player or per race, else inferred from one player.
+    starts: dict[str, int] = {}
+    for p in players:
+        s = p.get("starts_at", doc.get("starts_at"))
+        if s is not None:
+            starts[str(p.get("player"))] = int(s)
+    if not starts and doc.get("race") is not None:
+        # One race: one start for everyone; infer it from a player who tells it.
+        for who, e in entries.items():
+            r = replayed.get(who)
+            if r is None:
+                continue
+            if r.won and e.get("time_ms") is not None and r.win_at is not None:
+                inferred = r.win_at - e["time_ms"]
+            elif e.get("home_at_ms") is not None and r.home > 0:
+                inferred = r.first_at[r.home] - e["home_at_ms"]
+            else:
+                continue
+            starts = {w: inferred for w in entries}
+            report.notes.append(f"start time inferred from {who}'s figures; the others are checked against it")
+            break
+    if not starts:
+        report.notes.append("times not checked (no start time in the document)")
+    timed = 0
+    for who, e in entries.items():
+        r = replayed.get(who)
+        if r is None or who not in starts:
+            continue
+        start = starts[who]
+        want_at = r.first_at[r.home] - start if r.home else 0
+        if e.get("home_at_ms") is not None and e["home_at_ms"] != want_at:
+            report.problems.append(f"{who}: recorded home_at_ms {e['home_at_ms']}, the replay gives {want_at}")
+        if r.won and r.win_at is not None and e.get("time_ms") != r.win_at - start:
+            report.problems.append(f"{who}: recorded time_ms {e.get('time_ms')}, the replay gives "
+                                   f"{r.win_at - start}")
+        timed += 1
+    if timed:
+        report.checked.append(f"times of {timed} player(s) match their moves")
+
+    # 4. the order
+    if ranking:
+        try:
+            keys = [_key(e) for e in ranking]
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"a ranking entry lacks a field: {exc}") from None
+        base = ranking[0]["rank"]
+        bad = False
+        for i, e in enumerate(ranking):
+            better = sum(1 for k in keys if k < keys[i])
+            want = base + better if base != 1 else 1 + better
+            if e["rank"] != want:
+                report.problems.append(f"{e['player']}: ranked {e['rank']}, the ranking rule gives {want}")
+                bad = True
+        if not bad:
+            what = "ranking order" if base == 1 else f"ranking order (from rank {base})"
+            report.checked.append(f"{what} follows the rule for {len(ranking)} entries")
+    return report
+
+
+# --- input -----------------------------------------------------------------------------------
+
+
+def load(path: str) -> dict[str, Any]:
+    """A replay document from a JSON or MessagePack file ('-' reads stdin)."""
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    try:
+        return json.loads(data)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        pass
+    import msgpack
+
+    try:
+        return msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except Exception as e:  # noqa: BLE001 - any decoding failure is an input error
+        raise InputError(f"{path}: neither JSON nor MessagePack ({e})") from None
+
+
+async def fetch(url: str, *, race: str | None = None, daily: str | None = None,
+                date: str | None = None, player: str | None = None) -> dict[str, Any]:
+    """Fetch a replay over the protocol with the client library."""
+    import msgspec
+
+    from client.library import ServerError, connect
+
+    try:
+        async with connect(url, name="verifier") as c:
+            if race is not None:
+                reply = await c.replay(race)
+            else:
+                reply = await c.daily_replay(daily, date, player)
+    except ServerError as e:
+        raise InputError(f"the server refused: {e}") from None
+    except (OSError, AttributeError) as e:
+        raise InputError(f"cannot fetch the replay from {url}: {e}") from None
+    out = msgspec.to_builtins(reply)
+    out.pop("t", None)
+    out.pop("rid", None)
+    return out
+
+
+# --- command ----------------------------------------------------------------------------------
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
+    parser.add_argument("--url", help="fetch from a server, e.g. ws://127.0.0.1:8765/ws")
+    parser.add_argument("--race", help="with --url: the finished race's id")
+    parser.add_argument("--daily", metavar="GAME", help="with --url: a closed daily's game")
+    parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")
+    parser.add_argument("--player", help="with --daily: one player's entry (default: every published one)")
+    parser.add_argument("--seed", help="the revealed seed, if the document lacks it (or to compare)")
+    parser.add_argument("--commitment", help="the sha256(seed) you saw when the race or day opened")
+    parser.add_argument("--save", metavar="FILE", help="also write the fetched document as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.url:
+            if bool(args.race) == bool(args.daily) or (args.daily and not args.date):
+                raise InputError("with --url give --race ID, or --daily GAME --date YYYY-MM-DD")
+            doc = asyncio.run(fetch(args.url, race=args.race, daily=args.daily, date=args.date,
+                                    player=args.player))
+            if args.save:
+                Path(args.save).write_text(json.dumps(doc, indent=1))
+        elif args.file:
+            doc = load(args.file)
+        else:
+            raise InputError("give a replay file, or --url with --race or --daily")
+        report = verify(doc, seed=args.seed, commitment=args.commitment)
+    except (InputError, OSError) as e:
+        print(f"solrace verify: {e}", file=sys.stderr)
+        return 2
+    print(report.text())
+    return 0 if report.confirmed else 1
