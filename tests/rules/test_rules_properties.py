@@ -175,3 +175,70 @@ def test_check_and_is_legal_agree_with_legal_moves_for_fixed_games():
 
 def test_codes_table_is_complete():
     assert len(set(CODE)) == 52
+
+
+def random_run_position(game_id: str, rnd: random.Random) -> rules.Game:
+    """A position whose tableau piles are random runs (with face-down cards in
+    Rouge et Noir): the states random play rarely reaches (long runs, a whole
+    K..A run ready for a sequence foundation, several empty piles)."""
+    game = rules.GAMES[game_id]
+    pool = [f for f in range(52) for _ in range(game.decks)]
+    rnd.shuffle(pool)
+    rn = game_id == "rouge-et-noir"
+
+    def take(rank: int, red: int | None) -> int | None:
+        for n, f in enumerate(pool):
+            if f % 13 + 1 == rank and (red is None or (f // 13 in (1, 2)) == red):
+                return pool.pop(n)
+        return None
+
+    piles: dict[str, str] = {}
+    for i, name in enumerate(n for n in game.pile_names if n.startswith("t")):
+        if rnd.random() < 0.25:
+            piles[name] = ""
+            continue
+        down = [pool.pop() for _ in range(rnd.randint(0, game.max_down[game.index[name]]))] if rn else []
+        rank = rnd.randint(1, 13)
+        length = rnd.randint(1, rank if rn else max(1, rank - 3))
+        red = rnd.randint(0, 1)
+        run = []
+        for r in range(rank, rank - length, -1):
+            f = take(r, red if rn else None)
+            if f is None:
+                break
+            run.append(f)
+            red = 1 - red
+        if down and not run:
+            run.append(down.pop())
+        piles[name] = "".join("~" + CODE[f] for f in down) + "".join(CODE[f] for f in run)
+    if game_id == "fours-up":
+        # The eight 4s start on the foundations; keep the ones not in a run there.
+        fours = [f for f in pool if f % 13 == 3]
+        for f in fours:
+            pool.remove(f)
+        for i, f in enumerate(fours):
+            piles[f"f{i}"] = CODE[f]
+    if "w" in game.pile_names:
+        n = rnd.randint(0, 5)
+        piles["w"] = "".join(CODE[pool.pop()] for _ in range(n))
+    piles["s"] = "".join(CODE[f] for f in pool[: rnd.randint(0, len(pool))])
+    rest = pool[len(piles["s"]) // 2 :]
+    spill = "w" if "w" in game.pile_names else "s"
+    piles[spill] = piles.get(spill, "") + "".join(CODE[f] for f in rest)
+    text = " ".join([game_id] + [f"{n}:{piles.get(n, '')}" for n in game.pile_names])
+    return rules.from_text(text)
+
+
+@settings(max_examples=40, deadline=None)
+@given(game_id=st.sampled_from(["rouge-et-noir", "fours-up"]), rnd=st.randoms(use_true_random=False))
+def test_random_run_positions(game_id, rnd):
+    g = random_run_position(game_id, rnd)
+    check_invariants(g)
+    check_move_space(g, rnd)
+    for _ in range(10):
+        legal = g.legal_moves()
+        if not legal:
+            break
+        g.play(rnd.choice([m for m in legal if ":" in m] or legal))
+        check_invariants(g)
+    check_move_space(g, rnd)
