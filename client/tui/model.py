@@ -152,6 +152,9 @@ class RaceModel:
                 row.status = "playing"
 
     def _on_ack(self, msg: dict) -> None:
+        # the player's own move is a race event too: note its version (no gap
+        # check: a rival's progress may be handled before this reply)
+        self.ver = max(self.ver, msg.get("ver") or 0)
         self.n = msg.get("n", self.n)
         if msg.get("view"):
             self.view = msg["view"]

@@ -153,6 +153,10 @@ class PlayApp(App):
         self.set_interval(0.25, self.refresh_info)
         self.main()
 
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
     # -- status line ----------------------------------------------------------
 
     def say(self, text: str, error: bool = False) -> None:
@@ -212,6 +216,13 @@ class PlayApp(App):
         if t == "error":
             self.say(f"{ev.get('code')}: {ev.get('message', '')}", error=True)
             return
+        if t == "disconnected":
+            self.say(f"connection lost ({ev.get('reason') or ev.get('code')}); reconnecting…", error=True)
+            return
+        if t == "reconnected":
+            self.say("reconnected")
+            self.resync()
+            return
         self.model.apply(ev)
         if t == "start":
             self.selected = None
@@ -221,7 +232,7 @@ class PlayApp(App):
             self.say("race over — see the ranking above; ctrl+q to quit")
         elif t == "race" and ev.get("status") == "countdown":
             self.say("countdown…")
-        if self.model.gap:
+        if self.model.gap and not getattr(self.session, "handles_gaps", False):
             self.resync()
         self.redraw()
 

@@ -80,6 +80,10 @@ class WatchApp(App):
         self.set_interval(0.5, self.tick)
         self.main()
 
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
     def say(self, text: str, error: bool = False) -> None:
         self.query_one("#status", Static).update(Text(text, style="red" if error else ""))
 

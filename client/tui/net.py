@@ -1,0 +1,171 @@
+"""The terminal apps' :class:`~client.tui.session.Session` over the asyncio client library.
+
+The library (``client.library``) owns the socket, reconnects with the session
+token, resends unacknowledged moves, tracks race versions and resyncs on a
+gap. This adapter only turns its typed messages into the protocol's dicts (so
+the apps and their tests see exactly the wire shapes of docs/protocol.md),
+its errors into :class:`ServerError`, and keeps the token on disk.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from .session import ServerError, now_ms
+
+DEFAULT_TOKEN_FILE = "~/.config/solrace/token"
+
+
+def token_path(path: str | None) -> Path:
+    return Path(os.path.expanduser(path or os.environ.get("SOLRACE_TOKEN_FILE") or DEFAULT_TOKEN_FILE))
+
+
+def load_token(path: Path) -> str | None:
+    try:
+        return path.read_text().strip() or None
+    except OSError:
+        return None
+
+
+def save_token(path: Path, token: str | None) -> None:
+    if not token:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(token + "\n")
+    except OSError:
+        pass  # not fatal: the next run gets a new identity
+
+
+def to_dict(msg: Any) -> dict:
+    """A library event or reply as the protocol's dict (``t`` = wire tag)."""
+    from client.library.connection import ConnectionLost, Reconnected
+
+    if isinstance(msg, dict):
+        return msg
+    if isinstance(msg, ConnectionLost):
+        return {"t": "disconnected", "code": msg.code, "reason": msg.reason}
+    if isinstance(msg, Reconnected):
+        return {"t": "reconnected", "attempts": msg.attempts}
+    out = msgspec.to_builtins(msg)
+    return out if isinstance(out, dict) else {"t": "unknown", "value": out}
+
+
+class NetSession:
+    """A live server connection, in the shape the apps want."""
+
+    #: the library resyncs by itself when a race version jumps
+    handles_gaps = True
+
+    def __init__(self, client: Any):
+        self.client = client
+        self.player: str = client.player
+        self.name: str = client.name
+        self.events: asyncio.Queue = asyncio.Queue()
+        self._pump: asyncio.Task | None = None
+        self._clock: asyncio.Task | None = None
+        welcome = getattr(client, "welcome", None)
+        t = getattr(welcome, "time", None)
+        self._offset = (t - now_ms()) if t else 0.0
+
+    async def start(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.client.ping()
+        self._pump = asyncio.ensure_future(self._forward())
+        self._clock = asyncio.ensure_future(self._ping_every(30.0))
+
+    async def _forward(self) -> None:
+        async for ev in self.client.events():
+            self.events.put_nowait(to_dict(ev))
+        self.events.put_nowait({"t": "disconnected", "code": None, "reason": "connection closed"})
+
+    async def _ping_every(self, seconds: float) -> None:
+        while True:
+            await asyncio.sleep(seconds)
+            with contextlib.suppress(Exception):
+                await self.client.ping()
+
+    def server_now(self) -> int:
+        off = self.client.clock_offset_ms
+        return int(now_ms() + (off if off is not None else self._offset))
+
+    async def request(self, t: str, **f: Any) -> dict:
+        from client.library.connection import Disconnected
+        from client.library.connection import ServerError as LibError
+
+        c = self.client
+        try:
+            if t == "move":
+                reply = await c.move(f["race"], f["move"], view=bool(f.get("view")))
+            elif t == "ready":
+                reply = await c.ready(f["race"], f.get("ready", True))
+            elif t == "create":
+                reply = await c.create(f["game"], f.get("seats", 2), f.get("time_limit_s", 600),
+                                       f.get("private", False))
+            elif t == "quick":
+                reply = await c.quick(f["game"], f.get("seats", 2))
+            elif t == "unqueue":
+                reply = await c.unqueue(f["game"])
+            elif t == "resync":
+                reply = await c.resync(f["race"], since=f.get("since"))
+            elif t == "races":
+                reply = await c.races(f.get("game"))
+            elif t == "ping":
+                reply = await c.ping()
+            elif t in ("join", "leave", "start", "finish", "spectate", "unspectate", "replay"):
+                reply = await getattr(c, t)(f["race"])
+            else:
+                raise ServerError("unknown-type", f"the client does not send {t!r}")
+        except LibError as e:
+            extra = {k: getattr(e, k) for k in ("reason", "n", "field", "retry_ms") if getattr(e, k, None) is not None}
+            raise ServerError(str(e.code), e.message or "", **extra) from None
+        except (Disconnected, ConnectionError) as e:
+            raise ServerError("disconnected", str(e) or "not connected") from None
+        except TimeoutError:
+            raise ServerError("timeout", "no reply from the server") from None
+        return to_dict(reply)
+
+    async def close(self) -> None:
+        for task in (self._pump, self._clock):
+            if task is not None:
+                task.cancel()
+        with contextlib.suppress(Exception):
+            await self.client.close()
+
+
+async def open_session(url: str, name: str | None = None, token_file: str | None = None,
+                       reconnect: bool = True) -> NetSession:
+    """Connect (resuming the stored token; a stale one is replaced) and start the event pump."""
+    from client.library.connection import ServerError as LibError
+    from client.library.connection import connect
+
+    path = token_path(token_file)
+    token = load_token(path)
+    client = connect(url, name=name, token=token, reconnect=reconnect)
+    try:
+        await client.open()
+    except LibError as e:
+        if e.code != "bad-token":
+            raise
+        client = connect(url, name=name, token=None, reconnect=reconnect)
+        await client.open()
+    save_token(path, client.token)
+    session = NetSession(client)
+    await session.start()
+    return session
+
+
+def connector(url: str, name: str | None = None, token_file: str | None = None):
+    """An async callable opening a :class:`NetSession` (what the apps take)."""
+
+    async def connect() -> NetSession:
+        return await open_session(url, name, token_file)
+
+    return connect
