@@ -1,0 +1,90 @@
+"""The bot's own board: a Game rebuilt from what the player sees, and nothing else.
+
+A bot may only use what its player sees (RULES.md §0.4): the face-up cards and
+the stock's count. Strategies therefore never touch the real Game. They get a
+``View`` and rebuild a *visible game* from it with ``visible_game``: the
+visible cards are where the view says, and every hidden slot (face-down
+tableau cards, the stock) is filled with *filler* cards taken from the cards
+the player has not seen, in canonical order. The filler is a function of the
+view alone, so whatever a strategy computes on a visible game is a function
+of the view alone: it cannot peek at the real stock or face-down order, by
+construction. The filler is also not a guess: strategies treat any move that
+would reveal a hidden card (``draw``, a Racing Aces refill, a Rouge et Noir
+flip) as a chance event and never read the card it turns up.
+
+The engine's legality depends only on visible facts (face-down cards never
+move, the stock only matters by whether it is empty), so the visible game has
+exactly the legal moves of the real one; tests/bots checks that.
+"""
+from __future__ import annotations
+
+from protocol import rules
+from protocol.rules.cards import FACE_OF_CODE
+from protocol.rules.engine import Game
+
+Key = tuple
+
+
+def as_view(position: rules.View | Game | str) -> rules.View:
+    """A View from a View, a Game (its player's view) or a view text."""
+    if isinstance(position, rules.View):
+        return position
+    if isinstance(position, Game):
+        return position.view()
+    if isinstance(position, str):
+        return rules.view_from_text(position)
+    raise TypeError(f"not a position: {type(position).__name__}")
+
+
+def visible_game(view: rules.View) -> Game:
+    """A Game equal to the player's view, hidden slots filled with filler cards."""
+    gdef = rules.GAMES[view.game_id]
+    cards = dict(view.piles)
+    # The unseen multiset: every face `decks` times, minus the visible cards.
+    unseen = [gdef.decks] * 52
+    for _name, pile in view.piles:
+        for code in pile:
+            if code is not None:
+                unseen[FACE_OF_CODE[code]] -= 1
+    filler = [f for f in range(52) for _ in range(max(unseen[f], 0))]
+    filler.reverse()  # pop() hands them out in canonical order
+
+    def take() -> int:
+        # A malformed view could ask for more hidden cards than remain unseen;
+        # any face keeps the engine working, and it is still view-only.
+        return filler.pop() if filler else 0
+
+    piles: list[list[int]] = []
+    down: list[int] = []
+    for name in gdef.pile_names:
+        if name == "s":
+            piles.append([take() for _ in range(view.stock)])
+            down.append(0)
+            continue
+        pile = cards[name]
+        hidden = sum(1 for c in pile if c is None)
+        # Face-down cards are always at the bottom of a pile (RULES.md §3).
+        piles.append([take() if c is None else FACE_OF_CODE[c] for c in pile])
+        down.append(hidden)
+    return Game(gdef, piles, down)
+
+
+def visible_key(g: Game) -> Key:
+    """A hashable key of what the player sees of ``g`` (never the filler).
+
+    Two positions with the same key look the same to the player; the bots use
+    it to never return to a position and for their transposition tables.
+    """
+    s = g.game.stock_idx
+    down = g.down
+    return tuple(
+        len(p) if i == s else (down[i], *p[down[i]:]) if down[i] else tuple(p)
+        for i, p in enumerate(g.piles)
+    )
+
+
+def is_chance(g: Game, move: str) -> bool:
+    """Does ``move`` reveal a hidden card (draw, refill, flip)? Checked on a copy."""
+    if move == "draw":
+        return True
+    return bool(g.copy().apply(move).revealed)
