@@ -44,7 +44,20 @@ class ViewMismatch(ValueError):
 
 def apply_move(view: View, move: str, revealed: Iterable[Sequence[str]]) -> View:
     """The view after `move`, given the cards it revealed (see module doc)."""
-    piles = {name: list(cards) for name, cards in view.piles}
+    # Only the piles the move touches are copied: this runs on every ack.
+    piles = list(view.piles)
+    index = _index(view)
+    touched: dict[int, list[str | None]] = {}
+
+    def cards_of(name: str) -> list[str | None]:
+        i = index.get(name)
+        if i is None:
+            raise ViewMismatch(f"{move}: no pile {name!r} in {view.game_id}")
+        cards = touched.get(i)
+        if cards is None:
+            cards = touched[i] = list(piles[i][1])
+        return cards
+
     stock = view.stock
     if move != "draw":
         m = _MOVE.fullmatch(move)
@@ -52,17 +65,14 @@ def apply_move(view: View, move: str, revealed: Iterable[Sequence[str]]) -> View
             raise ViewMismatch(f"not a move: {move!r}")
         src, kstr, dst = m.groups()
         k = int(kstr) if kstr else 1
-        if src not in piles or dst not in piles:
-            raise ViewMismatch(f"{move}: no such pile in {view.game_id}")
-        cards = piles[src]
+        cards = cards_of(src)
+        target = cards_of(dst)
         if len(cards) < k or None in cards[len(cards) - k :]:
             raise ViewMismatch(f"{move}: {src} has no {k} face-up cards")
-        piles[dst].extend(cards[len(cards) - k :])
+        target.extend(cards[len(cards) - k :])
         del cards[len(cards) - k :]
     for pile, card in revealed:
-        cards = piles.get(pile)
-        if cards is None:
-            raise ViewMismatch(f"revealed card on unknown pile {pile!r}")
+        cards = cards_of(pile)
         if cards and cards[-1] is None:
             cards[-1] = card  # a face-down card turned face up
         else:
@@ -72,9 +82,25 @@ def apply_move(view: View, move: str, revealed: Iterable[Sequence[str]]) -> View
             stock -= 1
     if move == "draw" and stock == view.stock:
         raise ViewMismatch("draw revealed nothing")
-    new_piles = tuple((name, tuple(piles[name])) for name, _ in view.piles)
-    home = sum(len(cards) for name, cards in new_piles if name.startswith("f"))
-    return View(view.game_id, new_piles, stock, home, view.total)
+    home = view.cards_home
+    for i, cards in touched.items():
+        name, old = piles[i]
+        if name[0] == "f":
+            home += len(cards) - len(old)
+        piles[i] = (name, tuple(cards))
+    return View(view.game_id, tuple(piles), stock, home, view.total)
+
+
+_INDEX_CACHE: dict[str, dict[str, int]] = {}
+
+
+def _index(view: View) -> dict[str, int]:
+    """Pile name -> position in `view.piles`, cached per game (a fixed layout)."""
+    index = _INDEX_CACHE.get(view.game_id)
+    if index is None or len(index) != len(view.piles):
+        index = {name: i for i, (name, _) in enumerate(view.piles)}
+        _INDEX_CACHE[view.game_id] = index
+    return index
 
 
 def apply_move_text(view_text: str, move: str, revealed: Iterable[Sequence[str]]) -> str:
