@@ -1,0 +1,42 @@
+"""The play app over the real client library, against the library's fake server.
+
+This checks the NetSession adapter (typed messages ↔ protocol dicts, token
+file, errors) without the real server; tests/tui/test_e2e.py runs the same
+flow against `solrace serve`.
+"""
+from __future__ import annotations
+
+import pytest
+
+from client.tui.net import connector
+from client.tui.play_app import Intent, PlayApp
+from tests.tui.helpers import rendered, until
+
+fake_server = pytest.importorskip("tests.client.fake_server")
+
+
+async def test_create_ready_move_against_fake_server(tmp_path):
+    from client.library.connection import connect
+
+    token_file = tmp_path / "token"
+    async with fake_server.FakeServer() as srv:
+        app = PlayApp(connector(srv.url, "ada", str(token_file)), Intent("create", "fours-up", 2))
+        async with app.run_test(size=(110, 45)) as pilot:
+            await until(pilot, lambda: app.model.race_id is not None, what="race created")
+            race = app.model.race_id
+            assert token_file.read_text().strip()
+            async with connect(srv.url, name="bob") as bob:
+                await bob.join(race)
+                await bob.ready(race)
+                await pilot.press(*"ready", "enter")
+                await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="start")
+                assert "f0" in rendered(app.query_one("#board"))
+                await pilot.press(*"draw", "enter")
+                await until(pilot, lambda: app.model.n == 1, what="ack")
+                await pilot.press(*"t0>t0", "enter")
+                await until(pilot, lambda: "illegal-move" in rendered(app.query_one("#status")), what="error")
+                await bob.wait_for("start")
+                for _ in range(3):
+                    await bob.move(race, "draw")
+                await until(pilot, lambda: app.model.players[bob.player].n == 3, what="rival progress")
+                assert "bob" in rendered(app.query_one("#bars"))
