@@ -262,7 +262,7 @@ function raceListEl() {
               ),
             ),
           ),
-          h("td", {}, h("span", { class: `pill ${r.status}` }, r.status), r.spectators ? h("span", { class: "muted small" }, ` 👁 ${r.spectators}`) : null),
+          h("td", {}, h("span", { class: `pill ${r.status}` }, r.status), r.spectators ? h("span", { class: "muted small" }, ` · ${r.spectators} watching`) : null),
           h(
             "td",
             { class: "actions" },
@@ -751,7 +751,7 @@ function renderBoard() {
   const st = (me && me.status) || you.status;
   if (!playing && race.status !== "finished" && (st === "won" || st === "finished" || st === "timeout")) {
     cover.hidden = false;
-    cover.replaceChildren(h("div", { class: "cover-msg" }, st === "won" ? "🏆 You won! Waiting for the others…" : "Game over for you — waiting for the others…"));
+    cover.replaceChildren(h("div", { class: "cover-msg" }, st === "won" ? "★ You won! Waiting for the others…" : "Game over for you — waiting for the others…"));
   } else {
     cover.hidden = true;
   }
@@ -772,7 +772,7 @@ function renderResult() {
     h(
       "div",
       { class: "panel result-panel", id: "result-panel" },
-      h("h2", {}, myRank ? (myRank.rank === 1 ? "🏆 You win the race!" : `You finished #${myRank.rank}`) : "Race over"),
+      h("h2", {}, myRank ? (myRank.rank === 1 ? "★ You win the race!" : `You finished #${myRank.rank}`) : "Race over"),
       h(
         "table",
         { class: "ranking" },
@@ -920,7 +920,7 @@ function renderWatch() {
   const delay = (app.me && app.me.limits && app.me.limits.SPECTATOR_DELAY) || 10000;
   notice.replaceChildren(
     race.status === "running" || race.status === "countdown"
-      ? h("p", { class: "muted small delay-note" }, `👁 Spectating — boards are shown ${Math.round(delay / 1000)} s late`, app.boardsAt ? ` (as of ${new Date(app.boardsAt).toLocaleTimeString()})` : "")
+      ? h("p", { class: "muted small delay-note" }, `Spectating — boards are shown ${Math.round(delay / 1000)} s late`, app.boardsAt ? ` (as of ${new Date(app.boardsAt).toLocaleTimeString()})` : "")
       : race.status === "lobby"
         ? h("p", { class: "muted" }, "The race has not started yet.")
         : "",
@@ -1054,7 +1054,7 @@ conn.on("boards", (m) => {
   const note = $(".delay-note");
   if (note && m.at) {
     const delay = (app.me && app.me.limits && app.me.limits.SPECTATOR_DELAY) || 10000;
-    note.textContent = `👁 Spectating — boards are shown ${Math.round(delay / 1000)} s late (as of ${new Date(m.at).toLocaleTimeString()})`;
+    note.textContent = `Spectating — boards are shown ${Math.round(delay / 1000)} s late (as of ${new Date(m.at).toLocaleTimeString()})`;
   }
 });
 

@@ -279,7 +279,7 @@ export class Board {
 
   makeGhost(pile, idx) {
     const ghost = document.createElement("div");
-    ghost.className = "ghost board-ghost";
+    ghost.className = "drag-ghost";
     ghost.style.setProperty("--cw", `${this.cw}px`);
     ghost.style.setProperty("--ch", `${this.ch}px`);
     const cards = this.view.piles[pile].slice(idx);
