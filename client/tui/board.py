@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 SUIT_SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 RED_SUITS = frozenset("dh")
 RANK_TEXT = {"T": "10"}
-BACK = "▒▒▒"
+BACK = "░░░"
 EMPTY = " · "
 CARD_W = 3
 SLOT = 4  # card width + one space
@@ -131,7 +131,8 @@ def is_red(code: str | None) -> bool:
 
 STYLE_RED = "bold red3 on grey93"
 STYLE_BLACK = "bold black on grey93"
-STYLE_BACK = "bright_blue on blue"
+STYLE_BACK = "bright_white on dark_blue"
+STYLE_BACK_ALT = "bright_white on blue3"
 STYLE_EMPTY = "grey50"
 STYLE_LABEL = "cyan"
 STYLE_TITLE = "bold"
@@ -215,9 +216,9 @@ class Marks:
     targets: frozenset[str] = frozenset()
 
 
-def _card_style(code: str | None) -> str:
-    if code is None:
-        return STYLE_BACK
+def _card_style(code: str | None, index: int = 0) -> str:
+    if code is None:  # alternate shades so that stacked backs can be counted
+        return STYLE_BACK if index % 2 == 0 else STYLE_BACK_ALT
     return STYLE_RED if is_red(code) else STYLE_BLACK
 
 
@@ -234,7 +235,7 @@ class _Painter:
             return STYLE_SELECTED
         if pile in self.m.targets and index == n - 1:
             return STYLE_TARGET
-        return _card_style(code)
+        return _card_style(code, index)
 
     def empty_style(self, pile: str) -> str:
         return STYLE_TARGET if pile in self.m.targets else STYLE_EMPTY

@@ -324,10 +324,12 @@ class PlayApp(App):
         if rem is not None and m.status == "running":
             style = "b red" if rem < 30_000 else "b"
             parts.append(f"[{style}]{clock(rem)} left[/]")
+        line2 = ""
         if m.status in ("running", "finished") and m.me in m.players:
             me = m.players[m.me]
-            parts.append(f"you: {me.home}/{m.total} home · {m.n} moves · {m.my_status or me.status}")
-        line2 = f"commitment {m.commitment[:16]}…" if m.commitment else ""
+            line2 = f"you: {me.home}/{m.total} home · {m.n} moves · {m.my_status or me.status}   "
+        if m.commitment:
+            line2 += f"commitment {m.commitment[:12]}…"
         if self.selected:
             line2 += f"   selected {self.selected[0]}" + (f":{self.selected[1]}" if self.selected[1] > 1 else "")
         self.query_one("#info", Static).update(" · ".join(parts) + "\n" + line2)
