@@ -247,7 +247,7 @@ def _check(frame: Any) -> None:
 
 
 VALID_FRAMES = [m.encode(x) for x in CLIENT_EXAMPLES]
-# 4000 + 3000 + 3000 hypothesis examples (plus 100,000 cheap mutations below).
+# 5500 + 2000 + 2500 hypothesis examples (plus 100,000 cheap mutations below).
 def _fuzz(n: int) -> Any:
     return settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
@@ -281,19 +281,19 @@ near_valid = st.builds(
 )
 
 
-@_fuzz(4000)
+@_fuzz(5500)
 @given(st.binary(max_size=300))
 def test_fuzz_random_bytes(frame: bytes) -> None:
     _check(frame)
 
 
-@_fuzz(3000)
+@_fuzz(2000)
 @given(msgpack_values | near_valid)
 def test_fuzz_random_msgpack_values(value: Any) -> None:
     _check(msgspec.msgpack.encode(value))
 
 
-@_fuzz(3000)
+@_fuzz(2500)
 @given(st.sampled_from(VALID_FRAMES), st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.integers(0, 255)),
                                                min_size=1, max_size=4))
 def test_fuzz_mutated_valid_frames(frame: bytes, edits: list[tuple[int, int, int]]) -> None:
