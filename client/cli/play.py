@@ -72,6 +72,6 @@ def run(args: argparse.Namespace) -> int:
         from client.tui.net import connector
 
         connect = connector(args.url, args.name, args.token_file)
-    app = PlayApp(connect, intent, default_game=args.game)
+    app = PlayApp(connect, intent, default_game=args.game, server_url=None if args.offline else args.url)
     result = app.run()
     return int(result or 0)

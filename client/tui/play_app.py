@@ -123,8 +123,9 @@ class PlayApp(App):
     ]
 
     def __init__(self, connect: Callable[[], Awaitable[Session]], intent: Intent | None = None,
-                 default_game: str | None = None):
+                 default_game: str | None = None, server_url: str | None = None):
         super().__init__()
+        self.server_url = server_url
         self.connect = connect
         self.intent = intent
         self.default_game = default_game
@@ -292,6 +293,13 @@ class PlayApp(App):
                          f"{'  (you)' if row.player == m.me else ''}")
         if m.status == "lobby":
             lines += ["", "type 'ready' when set" + ("; 'start' begins with those present" if m.host == m.me else "")]
+            if not m.private or m.host == m.me:
+                share = f"solrace play --join {m.race_id}"
+                if self.server_url:
+                    from .links import make_link
+
+                    share += f"   or the link {make_link(self.server_url, m.race_id or '')}"
+                lines += [f"invite: {share}"]
         return "\n".join(lines)
 
     def result_text(self) -> Text:

@@ -13,7 +13,12 @@ async def until(pilot, cond, timeout: float = 5.0, step: float = 0.02, what: str
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
+            status = ""
+            try:
+                status = str(pilot.app.query_one("#status").render())
+            except Exception:  # noqa: BLE001
+                pass
+            raise AssertionError(f"timed out waiting for {what} (status line: {status!r})")
         await pilot.pause(step)
 
 
