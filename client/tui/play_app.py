@@ -25,6 +25,16 @@ HELP = (
 )
 
 
+class MoveInput(Input):
+    """The command line. Tab completes a legal move; bound here, not on the app, so
+    that a Tab typed right after a letter is handled after that letter."""
+
+    BINDINGS = [Binding("tab", "complete", "complete move", show=False)]
+
+    def action_complete(self) -> None:
+        self.app.action_complete()
+
+
 @dataclass
 class Intent:
     mode: str  # quick | create | join
@@ -112,12 +122,11 @@ class PlayApp(App):
     #bars { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary-darken-2; }
     #hints { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     #result { height: auto; padding: 0 1; display: none; border: round $success; }
-    #status { height: 1; padding: 0 1; }
+    #status { height: auto; max-height: 2; padding: 0 1; }
     #status.error { color: $error; }
     #cmd { dock: bottom; }
     """
     BINDINGS = [
-        Binding("tab", "complete", "complete move", priority=True, show=False),
         Binding("escape", "deselect", "clear selection", show=False),
         Binding("ctrl+q", "quit", "quit"),
     ]
@@ -147,7 +156,7 @@ class PlayApp(App):
         yield Static(id="bars")
         yield Static(id="hints")
         yield Static(HELP, id="status")
-        yield Input(placeholder="move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)", id="cmd")
+        yield MoveInput(placeholder="move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)", id="cmd")
 
     def on_mount(self) -> None:
         self.query_one("#cmd", Input).focus()
