@@ -72,6 +72,8 @@ class NetSession:
         self._pump: asyncio.Task | None = None
         self._clock: asyncio.Task | None = None
         welcome = getattr(client, "welcome", None)
+        #: unfinished races where this identity holds a seat (from `welcome`)
+        self.seated_races: list[str] = list(getattr(welcome, "races", None) or [])
         t = getattr(welcome, "time", None)
         self._offset = (t - now_ms()) if t else 0.0
 

@@ -37,7 +37,7 @@ class MoveInput(Input):
 
 @dataclass
 class Intent:
-    mode: str  # quick | create | join
+    mode: str  # quick | create | join | resume
     game: str | None = None
     seats: int = 2
     time_limit_s: int = 600
@@ -164,8 +164,14 @@ class PlayApp(App):
         self.main()
 
     async def on_unmount(self) -> None:
-        if self.session is not None:
-            await self.session.close()
+        if self.session is None:
+            return
+        if self.model.status == "queued" and self.model.game:
+            try:  # leave the quick-match queue rather than be seated in absence
+                await asyncio.wait_for(self.session.request("unqueue", game=self.model.game), 2)
+            except (ServerError, asyncio.TimeoutError):
+                pass
+        await self.session.close()
 
     # -- status line ----------------------------------------------------------
 
@@ -187,6 +193,9 @@ class PlayApp(App):
         self.model.me = self.session.player
         self.pump()
         intent = self.intent
+        seated = list(getattr(self.session, "seated_races", None) or [])
+        if intent is None and seated:
+            intent = Intent("resume", race=seated[-1])  # the token still holds a seat: back to it
         if intent is None:
             intent = await self.push_screen_wait(MenuScreen(self.default_game))
         await self.begin(intent)
@@ -204,6 +213,9 @@ class PlayApp(App):
                                         time_limit_s=intent.time_limit_s, private=intent.private)
                 self.say(f"race created: share its id {reply.get('race')} — type 'ready' when set"
                          + (" (or 'start' to begin with those present)" if intent.seats > 1 else ""))
+            elif intent.mode == "resume":
+                reply = await s.request("resync", race=intent.race)
+                self.say(f"back in race {intent.race}")
             else:
                 reply = await s.request("join", race=intent.race)
                 self.say(f"joined {intent.race} — type 'ready'")

@@ -40,3 +40,21 @@ async def test_create_ready_move_against_fake_server(tmp_path):
                     await bob.move(race, "draw")
                 await until(pilot, lambda: app.model.players[bob.player].n == 3, what="rival progress")
                 assert "bob" in rendered(app.query_one("#bars"))
+
+
+async def test_token_resumes_the_seat_and_a_stale_token_is_replaced(tmp_path):
+    token_file = tmp_path / "token"
+    token_file.write_text("stale-token\n")
+    async with fake_server.FakeServer() as srv:
+        app = PlayApp(connector(srv.url, "ada", str(token_file)), Intent("create", "racing-aces", 2))
+        async with app.run_test(size=(110, 45)) as pilot:
+            await until(pilot, lambda: app.model.race_id is not None, what="race created")
+            race, me = app.model.race_id, app.model.me
+        token = token_file.read_text().strip()
+        assert token and token != "stale-token"
+        # a new run with the same token file and no intent goes back to the seat it holds
+        again = PlayApp(connector(srv.url, None, str(token_file)))
+        async with again.run_test(size=(110, 45)) as pilot:
+            await until(pilot, lambda: again.model.race_id == race, what="resumed race")
+            assert again.model.me == me and again.model.status == "lobby"
+            assert "back in race" in rendered(again.query_one("#status"))
