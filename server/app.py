@@ -1,0 +1,75 @@
+"""Wiring: Redis (external or private), store, service, gateway; start and graceful stop.
+
+`App(settings)` is what `solrace serve` and the tests run::
+
+    app = App(settings)
+    await app.start()          # app.ws_url, app.http_url
+    ...
+    await app.stop()           # stop accepting, land in-flight moves, close 1012, stop Redis
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from .config import Settings
+from .embedded_redis import EmbeddedRedis
+from .gateway import Gateway
+from .metrics import Metrics
+from .service import Service
+from .store import Store
+
+log = logging.getLogger("solrace.app")
+
+
+class App:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.redis_proc: EmbeddedRedis | None = None
+        self.metrics = Metrics()
+        self.store: Store | None = None
+        self.service: Service | None = None
+        self.gateway: Gateway | None = None
+
+    async def start(self) -> "App":
+        url = self.settings.redis
+        if not url:
+            # No --redis: a private redis-server with its AOF in the data folder.
+            self.redis_proc = EmbeddedRedis(self.settings.data)
+            await asyncio.to_thread(self.redis_proc.start)
+            url = self.redis_proc.url
+            log.info("private redis-server on %s (data in %s)", url, self.redis_proc.data_dir)
+        self.store = Store(url, self.settings)
+        await self.store.start()
+        self.service = Service(self.settings, self.store, self.metrics)
+        await self.service.start()
+        self.gateway = Gateway(self.settings, self.service, self.metrics)
+        await self.gateway.start()
+        return self
+
+    @property
+    def port(self) -> int:
+        assert self.gateway is not None
+        return self.gateway.port
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{self._host()}:{self.port}/ws"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://{self._host()}:{self.port}/"
+
+    def _host(self) -> str:
+        host = self.settings.host
+        return f"[{host}]" if ":" in host else host
+
+    async def stop(self) -> None:
+        if self.gateway is not None:
+            await self.gateway.close()
+        if self.service is not None:
+            await self.service.stop()
+        if self.store is not None:
+            await self.store.close()
+        if self.redis_proc is not None:
+            await asyncio.to_thread(self.redis_proc.stop)

@@ -1,0 +1,56 @@
+"""`solrace serve`: one server process (uvloop) on one port.
+
+    solrace serve [--host 127.0.0.1] [--port 8765] [--redis URL] [--data ./data] [--LIMIT VALUE ...]
+
+Every setting of server/config.py is a flag and a SOLRACE_* variable. Prints
+the WebSocket and HTTP URLs once listening (tests read the first line to
+learn the port when started with --port 0). SIGTERM/SIGINT: graceful stop.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+
+from .config import Settings
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    Settings.add_arguments(parser)
+    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+
+
+async def serve(settings: Settings) -> None:
+    from .app import App
+
+    app = App(settings)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except NotImplementedError:  # pragma: no cover - Windows
+            pass
+    try:
+        await app.start()
+        print(f"solrace listening on {app.ws_url}  (web client and metrics: {app.http_url})", flush=True)
+        await stop.wait()
+        logging.getLogger("solrace").info("shutting down")
+    finally:
+        await app.stop()
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("websockets").setLevel(logging.WARNING)  # one line per HTTP request is noise
+    settings = Settings.from_env(args=args)
+    try:
+        import uvloop
+    except ImportError:  # pragma: no cover
+        asyncio.run(serve(settings))
+    else:
+        uvloop.run(serve(settings))
+    return 0

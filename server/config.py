@@ -1,0 +1,102 @@
+"""Server settings: every limit has a name, a default and a line of docs.
+
+Each setting can be given as a command-line flag (``--max-frame 8192``) or a
+``SOLRACE_*`` environment variable (``SOLRACE_MAX_FRAME=8192``); flags win over
+the environment, the environment over the defaults. The names in capitals are
+the ones docs/protocol.md §7 uses and `welcome.limits` reports.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import dataclasses
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+def _doc(text: str, limit: str | None = None) -> dict[str, Any]:
+    """Field metadata: the help line and, for client-visible limits, the §7 name."""
+    return {"doc": text, "limit": limit}
+
+
+@dataclass(slots=True)
+class Settings:
+    # --- where to listen and what to store into
+    host: str = field(default="127.0.0.1", metadata=_doc("address to listen on"))
+    port: int = field(default=8765, metadata=_doc("port to listen on (0 picks a free one)"))
+    redis: str = field(
+        default="",
+        metadata=_doc("Redis URL (redis://host:port/db); empty starts a private redis-server"),
+    )
+    data: str = field(default="./data", metadata=_doc("data folder of the private redis-server (AOF)"))
+    static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
+
+    # --- limits reported to clients (docs/protocol.md §7)
+    max_frame: int = field(default=4096, metadata=_doc("largest inbound frame in bytes; larger closes with 1009", "MAX_FRAME"))
+    rate: int = field(default=30, metadata=_doc("message credits per second per connection", "RATE"))
+    burst: int = field(default=60, metadata=_doc("message credits a connection may bank", "BURST"))
+    max_name: int = field(default=24, metadata=_doc("longest display name, characters", "MAX_NAME"))
+    max_seats: int = field(default=8, metadata=_doc("most seats in a race", "MAX_SEATS"))
+    time_limit_min_s: int = field(default=30, metadata=_doc("shortest race clock, seconds", "MIN_TIME_LIMIT_S"))
+    time_limit_max_s: int = field(default=7200, metadata=_doc("longest race clock, seconds", "MAX_TIME_LIMIT_S"))
+    time_limit_s: int = field(default=600, metadata=_doc("race clock when create does not say", "TIME_LIMIT_S"))
+    max_races_per_player: int = field(default=8, metadata=_doc("seats one player may hold in unfinished races", "MAX_RACES_PER_PLAYER"))
+    countdown_ms: int = field(default=3000, metadata=_doc("countdown between 'all ready' and the start", "COUNTDOWN"))
+    spectator_delay_ms: int = field(default=10000, metadata=_doc("how far in the past spectators see boards", "SPECTATOR_DELAY"))
+    spectator_flush_ms: int = field(default=200, metadata=_doc("interval of spectator board updates", "SPECTATOR_FLUSH"))
+    outbound_queue: int = field(default=256, metadata=_doc("messages queued for a slow client before it is closed", "OUTBOUND_QUEUE"))
+    hello_timeout_s: float = field(default=10.0, metadata=_doc("seconds a new connection has to say hello", "HELLO_TIMEOUT"))
+    session_ttl_s: int = field(default=7 * 86400, metadata=_doc("lifetime of a session token, renewed at each hello", "SESSION_TTL"))
+    max_conn_per_addr: int = field(default=64, metadata=_doc("open connections per client address (per process)", "MAX_CONN_PER_ADDR"))
+
+    # --- server-side tuning (not reported to clients)
+    stream_maxlen: int = field(default=1000, metadata=_doc("approximate length cap of a race's event stream"))
+    finished_ttl_s: int = field(default=30 * 86400, metadata=_doc("how long a finished race (seed, logs) stays in Redis"))
+    lobby_ttl_s: int = field(default=86400, metadata=_doc("how long a race may sit in its lobby before it expires"))
+    sweep_ms: int = field(default=250, metadata=_doc("interval of the deadline sweeper (backstop of local timers)"))
+    max_list: int = field(default=100, metadata=_doc("most races in a race_list reply"))
+    rate_close: int = field(default=200, metadata=_doc("rate-limited messages in a row before closing with 1008"))
+
+    def limits(self) -> dict[str, int]:
+        """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""
+        out: dict[str, int] = {}
+        for f in fields(self):
+            name = f.metadata.get("limit")
+            if name:
+                value = getattr(self, f.name)
+                # welcome.limits is a map of ints: round fractional seconds up.
+                out[name] = value if isinstance(value, int) else math.ceil(value)
+        return out
+
+    def replace(self, **changes: Any) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+    # --- flags and environment
+
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """One flag per setting; defaults stay None so we can tell 'not given'."""
+        for f in fields(cls):
+            flag = "--" + f.name.replace("_", "-")
+            kind = type(f.default)
+            parser.add_argument(
+                flag,
+                dest=f.name,
+                type=kind,
+                default=None,
+                help=f"{f.metadata.get('doc', '')} (default {f.default!r}; env SOLRACE_{f.name.upper()})",
+            )
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None, args: argparse.Namespace | None = None) -> "Settings":
+        environ = dict(os.environ if environ is None else environ)
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            kind = type(f.default)
+            raw = environ.get("SOLRACE_" + f.name.upper())
+            if raw is not None:
+                values[f.name] = kind(raw)
+            if args is not None and getattr(args, f.name, None) is not None:
+                values[f.name] = getattr(args, f.name)
+        return cls(**values)

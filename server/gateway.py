@@ -1,0 +1,276 @@
+"""The WebSocket endpoint and the HTTP side of the same port.
+
+Per connection: a per-address connection limit, the hello phase (with its
+timeout), then a loop that rate-limits, decodes (protocol/messages, one C
+call that validates everything) and dispatches each frame. Bad input gets
+its error code and changes nothing; an unexpected exception in a handler
+gets `internal` and is logged; the loop itself never dies on input.
+Oversized frames are closed with 1009 by websockets itself (max_size).
+
+HTTP (process_request): `/healthz` (200 when Redis answers, else 503),
+`/metrics` (Prometheus text), and the web client's static files at `/`.
+A request with `Upgrade: websocket` goes to the WebSocket handler whatever
+its path (the protocol names `/ws`).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import mimetypes
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.datastructures import Headers
+from websockets.exceptions import ConnectionClosed
+from websockets.http11 import Request, Response
+
+from protocol import messages as m
+
+from .config import Settings
+from .conn import Conn
+from .metrics import Metrics
+from .races import RaceError
+from .service import Service
+
+log = logging.getLogger("solrace.gateway")
+
+encode = m.encode
+_Move = m.Move
+_Hello = m.Hello
+DEFAULT_STATIC = Path(__file__).resolve().parent.parent / "client" / "web" / "static"
+
+
+class Gateway:
+    def __init__(self, settings: Settings, service: Service, metrics: Metrics) -> None:
+        self.settings = settings
+        self.service = service
+        self.metrics = metrics
+        self.per_addr: dict[str, int] = {}
+        self.conns: set[Conn] = set()
+        self.server: Server | None = None
+        self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
+
+    async def start(self) -> Server:
+        self.server = await serve(
+            self.handler, self.settings.host, self.settings.port,
+            compression=None,  # permessage-deflate costs ~50 KiB per socket and CPU per frame
+            max_size=self.settings.max_frame,  # larger frames: close 1009
+            process_request=self.process_request,
+            ping_interval=20, ping_timeout=20,
+            server_header="solrace",
+        )
+        return self.server
+
+    @property
+    def port(self) -> int:
+        assert self.server is not None
+        return self.server.sockets[0].getsockname()[1]
+
+    # --- HTTP ---------------------------------------------------------------------------------
+
+    async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        if "websocket" in request.headers.get("Upgrade", "").lower():
+            return None
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            try:
+                ok = await asyncio.wait_for(self.service.store.ping(), 2.0)
+            except (asyncio.TimeoutError, TimeoutError):
+                ok = False
+            return self._response(200 if ok else 503, b"ok\n" if ok else b"redis unreachable\n", "text/plain")
+        if path == "/metrics":
+            body = self.metrics.render(await self._races_by_status()).encode()
+            return self._response(200, body, "text/plain; version=0.0.4")
+        return self._static(path)
+
+    async def _races_by_status(self) -> dict[str, int]:
+        """Counted from Redis (cluster-wide): the public index and the timers hold live races."""
+        from . import store as S
+
+        r = self.service.store.redis
+        try:
+            ids = set(await r.zrange(S.TIMERS, 0, -1)) | set(await r.zrange(S.PUBLIC, 0, -1))
+            pipe = r.pipeline(transaction=False)
+            for rid in ids:
+                pipe.hget(S.race_key(rid.decode()), "status")
+            counts: dict[str, int] = {}
+            for status in await pipe.execute():
+                if status:
+                    counts[status.decode()] = counts.get(status.decode(), 0) + 1
+            return counts
+        except Exception:
+            return {}
+
+    def _static(self, path: str) -> Response:
+        if path in ("", "/"):
+            path = "/index.html"
+        root = self.static
+        try:
+            target = (root / path.lstrip("/")).resolve()
+        except (OSError, ValueError):
+            return self._response(404, b"not found\n", "text/plain")
+        if not target.is_relative_to(root) or not target.is_file():
+            return self._response(404, b"not found\n", "text/plain")
+        ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") or ctype in ("application/javascript", "image/svg+xml"):
+            ctype += "; charset=utf-8"
+        return self._response(200, target.read_bytes(), ctype)
+
+    @staticmethod
+    def _response(status: int, body: bytes, ctype: str) -> Response:
+        headers = Headers([("Content-Type", ctype), ("Content-Length", str(len(body))),
+                           ("Cache-Control", "no-cache")])
+        return Response(status, HTTPStatus(status).phrase, headers, body)
+
+    # --- WebSocket ---------------------------------------------------------------------------------
+
+    async def handler(self, ws: ServerConnection) -> None:
+        st = self.settings
+        addr = (ws.remote_address or ("?",))[0]
+        conn = Conn(ws, addr, rate=st.rate, burst=st.burst, outbound_queue=st.outbound_queue,
+                    metrics=self.metrics)
+        count = self.per_addr.get(addr, 0) + 1
+        self.per_addr[addr] = count
+        self.conns.add(conn)
+        self.metrics.connections += 1
+        self.metrics.connections_total += 1
+        try:
+            if count > st.max_conn_per_addr:
+                self.metrics.closes[1008] += 1
+                await ws.close(1008, "too many connections from this address")
+                return
+            if await self._hello_phase(conn):
+                await self._loop(conn)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("connection handler failed")
+            conn.abort(1011, "internal error")
+        finally:
+            self.conns.discard(conn)
+            self.metrics.connections -= 1
+            left = self.per_addr.get(addr, 1) - 1
+            if left:
+                self.per_addr[addr] = left
+            else:
+                self.per_addr.pop(addr, None)
+            try:
+                await self.service.disconnect(conn)
+            except Exception:
+                log.exception("disconnect cleanup failed")
+
+    def _error(self, conn: Conn, rid: int | None, code: str, message: str, **extra: Any) -> None:
+        self.metrics.errors[code] += 1
+        conn.send(encode(m.Error(rid=rid, code=code, message=message, **extra)))
+
+    def _limited(self, conn: Conn, wait_ms: float, frame: Any) -> None:
+        rid = None
+        try:
+            rid = m.decode_client(frame).rid
+        except Exception:
+            pass
+        self._error(conn, rid, "rate-limited", "message credits exhausted; the message was dropped",
+                    retry_ms=int(wait_ms) + 1)
+        if conn.limited > self.settings.rate_close:
+            conn.abort(1008, "rate limit abused")
+
+    async def _hello_phase(self, conn: Conn) -> bool:
+        """Until a successful hello: only hello is answered; HELLO_TIMEOUT closes with 1008."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.settings.hello_timeout_s
+        ws = conn.ws
+        while True:
+            try:
+                frame = await asyncio.wait_for(ws.recv(), max(0.0, deadline - loop.time()))
+            except (asyncio.TimeoutError, TimeoutError):
+                self.metrics.closes[1008] += 1
+                await ws.close(1008, "no hello in time")
+                return False
+            self.metrics.messages_in += 1
+            wait = conn.take_credit()
+            if wait:
+                self._limited(conn, wait, frame)
+                if conn.closed:
+                    return False
+                continue
+            try:
+                msg = m.decode_client(frame)
+            except m.ProtocolError as exc:
+                self.metrics.errors[exc.code.value] += 1
+                conn.send(encode(exc.to_error()))
+                continue
+            if type(msg) is not _Hello:
+                self._error(conn, msg.rid, "hello-first", "say hello first")
+                continue
+            try:
+                welcome = await self.service.hello(conn, msg)
+            except RaceError as exc:
+                self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
+                continue
+            except Exception:
+                log.exception("hello failed")
+                self._error(conn, msg.rid, "internal", "server fault; try again")
+                continue
+            conn.send(encode(welcome))
+            return True
+
+    async def _loop(self, conn: Conn) -> None:
+        service = self.service
+        move = service.move
+        handlers = service.handlers
+        metrics = self.metrics
+        decode = m.decode_client
+        async for frame in conn.ws:
+            if conn.closed:
+                return
+            metrics.messages_in += 1
+            wait = conn.take_credit()
+            if wait:
+                self._limited(conn, wait, frame)
+                continue
+            try:
+                msg = decode(frame)
+            except m.ProtocolError as exc:
+                metrics.errors[exc.code.value] += 1
+                conn.send(encode(exc.to_error()))
+                continue
+            kind = type(msg)
+            try:
+                if kind is _Move:
+                    slow = move(conn, msg)
+                    if slow is not None:
+                        await slow
+                    continue
+                handler = handlers.get(kind)
+                if handler is None:  # hello again
+                    self._error(conn, msg.rid, "bad-message", "hello was already said on this connection", field="t")
+                    continue
+                reply = await handler(conn, msg)
+                if reply is not None:
+                    conn.send(encode(reply))
+            except RaceError as exc:
+                self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
+            except ConnectionClosed:
+                raise
+            except Exception:
+                log.exception("handler of %s failed", kind.__name__)
+                self._error(conn, msg.rid, "internal", "server fault; the request had no effect")
+
+    async def close(self, timeout: float = 5.0) -> None:
+        """Stop accepting, let in-flight moves land, close everyone with 1012."""
+        if self.server is None:
+            return
+        self.server.server.close()  # stop accepting; open connections keep going
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self.service.store.pipe.pending() and loop.time() < end:
+            await asyncio.sleep(0.01)
+        for conn in list(self.conns):
+            self.metrics.closes[1012] += 1
+        self.server.close(close_connections=True, code=1012, reason="server restarting")
+        try:
+            await asyncio.wait_for(self.server.wait_closed(), timeout)
+        except (asyncio.TimeoutError, TimeoutError):
+            log.warning("some connections did not close in time")

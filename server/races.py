@@ -1,0 +1,305 @@
+"""Race lifecycle as plain logic over plain data (DESIGN.md §1, §8).
+
+No I/O here: the store loads a `Race`, a function below returns the changed
+copy (or raises `RaceError` with a protocol error code), and the store commits
+it atomically if nobody changed the race meanwhile (compare-and-set on the
+race version). That keeps every rule of the lobby, the start, the end and the
+ranking testable without Redis or sockets.
+
+The move path is the exception: moves are too frequent for load/compute/CAS,
+so they go through one Lua script (store.MOVE) that re-checks the few facts
+it needs (status, deadline, n) atomically.
+
+Lifecycle::
+
+    lobby --(all seats taken and ready | host start)--> countdown
+    countdown --(now >= starts_at)--> running
+    running --(every player won/finished | now >= deadline)--> finished
+
+Player status: waiting/ready in the lobby; playing from the start; then won,
+finished (declared) or timeout (still playing at the deadline).
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+LOBBY, COUNTDOWN, RUNNING, FINISHED = "lobby", "countdown", "running", "finished"
+WAITING, READY, PLAYING, WON, DECLARED, TIMEOUT = "waiting", "ready", "playing", "won", "finished", "timeout"
+DONE = frozenset((WON, DECLARED, TIMEOUT))
+
+
+class RaceError(Exception):
+    """A refused request; `code` is the protocol error code (docs/protocol.md §6)."""
+
+    def __init__(self, code: str, message: str, **extra: object) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra  # extra fields of the `error` message (n, reason, field, ...)
+
+
+@dataclass(slots=True)
+class Player:
+    player: str
+    name: str
+    ready: bool = False
+    n: int = 0  # moves made
+    home: int = 0  # cards home
+    status: str = WAITING
+    at: int | None = None  # time of the last status change (ms), None before the start
+
+
+@dataclass(slots=True)
+class Race:
+    race: str
+    game: str
+    total: int
+    seats: int
+    time_limit_s: int
+    private: bool
+    host: str  # "" for quick-match races
+    created: int
+    seed: str  # secret until finished
+    commitment: str
+    rules_version: int = 1
+    deal_version: int = 1
+    quick: bool = False
+    status: str = LOBBY
+    ver: int = 0
+    starts_at: int | None = None
+    deadline: int | None = None
+    ended: int | None = None
+    players: list[Player] = field(default_factory=list)
+    ranking: list[dict[str, Any]] | None = None
+    spectators: int = 0
+
+    def seat_of(self, player: str) -> Player | None:
+        for p in self.players:
+            if p.player == player:
+                return p
+        return None
+
+    def copy(self) -> "Race":
+        return copy.deepcopy(self)
+
+
+# --- creation and the lobby ---------------------------------------------------------
+
+
+def new_race(*, race: str, game: str, total: int, seats: int, time_limit_s: int, private: bool,
+             host: str, host_name: str, now: int, seed: str, commitment: str,
+             rules_version: int = 1, deal_version: int = 1) -> Race:
+    """A race in its lobby with the host in seat 0."""
+    r = Race(race=race, game=game, total=total, seats=seats, time_limit_s=time_limit_s,
+             private=private, host=host, created=now, seed=seed, commitment=commitment,
+             rules_version=rules_version, deal_version=deal_version, ver=1)
+    r.players.append(Player(host, host_name))
+    return r
+
+
+def new_quick_race(*, race: str, game: str, total: int, time_limit_s: int,
+                   players: list[tuple[str, str]], now: int, countdown_ms: int, seed: str,
+                   commitment: str, rules_version: int = 1, deal_version: int = 1) -> Race:
+    """A public quick-match race, full at once, counting down immediately (no `ready`)."""
+    r = Race(race=race, game=game, total=total, seats=len(players), time_limit_s=time_limit_s,
+             private=False, host="", created=now, seed=seed, commitment=commitment,
+             rules_version=rules_version, deal_version=deal_version, quick=True, ver=1)
+    r.players = [Player(pid, name, ready=True, status=READY) for pid, name in players]
+    _start_countdown(r, now, countdown_ms)
+    return r
+
+
+def join(race: Race, player: str, name: str) -> Race:
+    """Take a free seat. Joining a race you sit in is a no-op (returns it unchanged)."""
+    if race.seat_of(player) is not None:
+        return race
+    if race.status != LOBBY:
+        raise RaceError("race-started", "the race has already started")
+    if len(race.players) >= race.seats:
+        raise RaceError("race-full", "every seat is taken")
+    r = race.copy()
+    r.players.append(Player(player, name))
+    return r
+
+
+def leave(race: Race, player: str) -> Race:
+    """Give up a seat before the countdown. The host leaving hands the race to the next seat."""
+    if race.seat_of(player) is None:
+        raise RaceError("not-in-race", "you have no seat in this race")
+    if race.status != LOBBY:
+        raise RaceError("race-started", "the race has already started; use finish")
+    r = race.copy()
+    r.players = [p for p in r.players if p.player != player]
+    if r.host == player:
+        r.host = r.players[0].player if r.players else ""
+    return r
+
+
+def set_ready(race: Race, player: str, ready: bool, now: int, countdown_ms: int) -> Race:
+    """Mark a player (not) ready; a full race with everyone ready starts its countdown."""
+    p = race.seat_of(player)
+    if p is None:
+        raise RaceError("not-in-race", "you have no seat in this race")
+    if race.status != LOBBY:
+        raise RaceError("race-started", "the race has already started")
+    r = race.copy()
+    p = r.seat_of(player)
+    assert p is not None
+    p.ready = ready
+    p.status = READY if ready else WAITING
+    if len(r.players) == r.seats and all(q.ready for q in r.players):
+        _start_countdown(r, now, countdown_ms)
+    return r
+
+
+def host_start(race: Race, player: str, now: int, countdown_ms: int) -> Race:
+    """The host starts with the players present, who must all be ready."""
+    if race.seat_of(player) is None:
+        raise RaceError("not-in-race", "you have no seat in this race")
+    if race.host != player:
+        raise RaceError("not-host", "only the host may start the race")
+    if race.status != LOBBY:
+        raise RaceError("race-started", "the race has already started")
+    if not all(p.ready for p in race.players):
+        raise RaceError("not-ready", "every present player must be ready")
+    r = race.copy()
+    r.seats = len(r.players)  # nobody else may join a started race
+    _start_countdown(r, now, countdown_ms)
+    return r
+
+
+def _start_countdown(r: Race, now: int, countdown_ms: int) -> None:
+    r.status = COUNTDOWN
+    r.starts_at = now + countdown_ms
+    r.deadline = r.starts_at + r.time_limit_s * 1000
+
+
+# --- start and end --------------------------------------------------------------------
+
+
+def due(race: Race, now: int) -> str | None:
+    """What the clock says must happen now: "start", "end" or None."""
+    if race.status == COUNTDOWN and race.starts_at is not None and now >= race.starts_at:
+        return "start"
+    if race.status == RUNNING:
+        if race.deadline is not None and now >= race.deadline:
+            return "end"
+        if all(p.status in DONE for p in race.players):
+            return "end"
+    return None
+
+
+def next_timer(race: Race) -> int | None:
+    """When the sweeper must look at this race again (None: never)."""
+    if race.status == COUNTDOWN:
+        return race.starts_at
+    if race.status == RUNNING:
+        return race.deadline
+    return None
+
+
+def begin(race: Race) -> Race:
+    """countdown -> running: everyone plays from move 0 (their clock is `starts_at`)."""
+    if race.status != COUNTDOWN:
+        raise RaceError("race-started", "the race is not counting down")
+    r = race.copy()
+    r.status = RUNNING
+    for p in r.players:
+        p.status, p.n, p.home, p.at = PLAYING, 0, 0, r.starts_at
+    return r
+
+
+def end(race: Race, now: int, logs: dict[str, list[tuple[int, int]]]) -> Race:
+    """running -> finished, with the ranking.
+
+    `logs` maps each player to their move log as (time, cards home after the
+    move), oldest first: it gives the earliest moment each final count was
+    reached. Players still playing are stopped by the clock (`timeout`, at the
+    deadline when it passed, else now).
+    """
+    if race.status != RUNNING:
+        raise RaceError("race-not-running", "the race is not running")
+    r = race.copy()
+    stop = min(now, r.deadline) if r.deadline is not None else now
+    for p in r.players:
+        if p.status == PLAYING:
+            p.status, p.at = TIMEOUT, stop
+    r.status = FINISHED
+    r.ended = now
+    r.ranking = rank(r, logs)
+    return r
+
+
+def home_at(starts_at: int, final_home: int, log: list[tuple[int, int]]) -> int:
+    """ms from the start to the earliest moment `final_home` cards were home."""
+    if final_home == 0:
+        return 0
+    for at, home in log:
+        if home == final_home:
+            return at - starts_at
+    return 0  # unreachable for a consistent log
+
+
+def rank(race: Race, logs: dict[str, list[tuple[int, int]]]) -> list[dict[str, Any]]:
+    """DESIGN.md §8: winners by time; then cards home (desc), earliest at, fewer moves.
+
+    Equal keys share a rank (1, 1, 3: standard competition ranking).
+    """
+    start = race.starts_at or 0
+    rows = []
+    for p in race.players:
+        won = p.status == WON
+        time_ms = (p.at - start) if p.status in (WON, DECLARED) and p.at is not None else None
+        rows.append({
+            "player": p.player, "name": p.name, "status": p.status, "won": won,
+            "home": p.home, "moves": p.n, "time_ms": time_ms,
+            "home_at_ms": home_at(start, p.home, logs.get(p.player, [])),
+        })
+
+    def key(row: dict[str, Any]) -> tuple:
+        if row["won"]:
+            return (0, row["time_ms"], 0, 0)
+        return (1, -row["home"], row["home_at_ms"], row["moves"])
+
+    rows.sort(key=key)
+    out = []
+    prev = None
+    for i, row in enumerate(rows):
+        k = key(row)
+        rank_no = out[-1]["rank"] if k == prev else i + 1
+        prev = k
+        out.append({"rank": rank_no, **row})
+    return out
+
+
+# --- what the wire sees ------------------------------------------------------------------
+
+
+def snapshot(race: Race) -> dict[str, Any]:
+    """The `race` message fields (docs/protocol.md §3): the seed only once finished."""
+    return {
+        "race": race.race, "ver": race.ver, "game": race.game, "status": race.status,
+        "private": race.private, "seats": race.seats, "time_limit_s": race.time_limit_s,
+        "host": race.host, "created": race.created, "starts_at": race.starts_at,
+        "deadline": race.deadline, "commitment": race.commitment,
+        "seed": race.seed if race.status == FINISHED else None,
+        "total": race.total,
+        "players": [
+            {"player": p.player, "name": p.name, "ready": p.ready, "n": p.n, "home": p.home,
+             "status": p.status, "at": p.at}
+            for p in race.players
+        ],
+        "ranking": race.ranking if race.status == FINISHED else None,
+    }
+
+
+def summary(race: Race) -> dict[str, Any]:
+    """One entry of `race_list`."""
+    return {
+        "race": race.race, "game": race.game, "status": race.status,
+        "players": [{"name": p.name, "home": p.home, "status": p.status} for p in race.players],
+        "total": race.total, "starts_at": race.starts_at, "deadline": race.deadline,
+        "spectators": max(0, race.spectators),
+    }

