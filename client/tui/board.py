@@ -399,6 +399,13 @@ def click(board: Board, selected: tuple[str, int] | None, pile: str, index: int 
     return ClickResult((pile, k))
 
 
+def home_move(legal: list[str] | tuple[str, ...], pile: str) -> str | None:
+    """The move a double click on ``pile`` makes: its top card to a foundation, if legal."""
+    if pile.startswith("f"):
+        return None
+    return next((m for m in legal if m.startswith(pile + ">f")), None)
+
+
 def targets_for(legal: list[str] | tuple[str, ...], selected: tuple[str, int] | None) -> frozenset[str]:
     """Destinations of the legal moves from the selected source (for highlighting)."""
     if not selected:

@@ -13,13 +13,14 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-from .board import (GAME_NAMES, Marks, clock, click, complete, ranking_lines, targets_for)
+from .board import GAME_NAMES, Marks, clock, click, complete, home_move, ranking_lines, targets_for
 from .model import RaceModel
 from .session import ServerError, Session
 from .widgets import BoardView, bars_text
 
 HELP = (
-    "Moves: click a card then a pile (deeper in a column = a run), click the stock to draw, "
+    "Moves: click a card then a pile (deeper in a column = a run), double-click sends home, "
+    "click the stock to draw, "
     "or type notation: w>f3  t2:3>t5  draw (d).  Tab completes a legal move.  "
     "Commands: ready, unready, start, leave, finish, resync, quit."
 )
@@ -369,6 +370,15 @@ class PlayApp(App):
     def pile_clicked(self, msg: BoardView.PileClicked) -> None:
         board = self.model.board
         if board is None or self.model.status != "running":
+            return
+        if msg.chain >= 2:  # double click: send the card home if it can go
+            self.selected = None
+            move = home_move(self.model.legal, msg.pile)
+            if move:
+                self.send_move(move)
+            else:
+                self.say(f"{msg.pile}: no move to a foundation")
+            self.redraw()
             return
         res = click(board, self.selected, msg.pile, msg.index)
         self.selected = res.selected

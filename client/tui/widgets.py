@@ -43,10 +43,11 @@ class BoardView(Widget):
     """
 
     class PileClicked(Message):
-        def __init__(self, pile: str, index: int | None) -> None:
+        def __init__(self, pile: str, index: int | None, chain: int = 1) -> None:
             super().__init__()
             self.pile = pile
             self.index = index
+            self.chain = chain  # 2 for a double click
 
     def __init__(self, *, placeholder: str = "", **kw) -> None:
         super().__init__(**kw)
@@ -76,7 +77,7 @@ class BoardView(Widget):
         # event.x/y are relative to the widget including padding (1 column left)
         hit = self.canvas.hit(event.x - 1, event.y)
         if hit is not None:
-            self.post_message(self.PileClicked(*hit))
+            self.post_message(self.PileClicked(*hit, chain=getattr(event, "chain", 1)))
 
 
 def bars_text(model: RaceModel, width: int = 30) -> Text:

@@ -203,3 +203,11 @@ def test_model_follows_a_race():
     assert m.status == "finished" and m.commitment_verified is True
     m.commitment = "00"
     assert m.commitment_verified is False
+
+
+def test_home_move():
+    from client.tui.board import home_move
+
+    legal = ["draw", "r0>t1", "r0>f4", "r0>f5", "f0>f4"]
+    assert home_move(legal, "r0") == "r0>f4"
+    assert home_move(legal, "f0") is None and home_move(legal, "t3") is None

@@ -161,3 +161,15 @@ async def test_join_unknown_race_shows_error():
     app.intent = Intent("join", race="nope")
     async with app.run_test(size=(110, 45)) as pilot:
         await until(pilot, lambda: "no-such-race" in rendered(app.query_one("#status")), what="error")
+
+
+async def test_double_click_sends_a_card_home():
+    app, session = make_app("racing-aces", rival_interval=5)
+    async with app.run_test(size=(110, 45)) as pilot:
+        await start_race(pilot, app)
+        move = next(m for m in app.model.legal if m.startswith("t") and ">f" in m)
+        src = move.split(">")[0]
+        x, y = app.query_one("#board", BoardView).canvas.where(src, 0)
+        await pilot.click("#board", offset=(x + 1, y), times=2)
+        await until(pilot, lambda: app.model.n == 1, what="double-click move")
+        assert [m["move"] for m in session.sent if m["t"] == "move"] == [move]
