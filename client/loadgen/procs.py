@@ -1,0 +1,221 @@
+"""Processes under test: start them, find them, read their CPU and memory from /proc.
+
+CPU is utime+stime of /proc/PID/stat (clock ticks, 10 ms on Linux), the
+figure that stays stable on a shared machine where throughput swings; memory
+is VmRSS of /proc/PID/status.
+"""
+from __future__ import annotations
+
+import os
+import re
+import resource
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TICK = os.sysconf("SC_CLK_TCK")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) used so far by process `pid`."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        data = f.read()
+    fields_ = data[data.rindex(b")") + 2:].split()
+    return (int(fields_[11]) + int(fields_[12])) / TICK
+
+
+def rss_bytes(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", "rb") as f:
+                data = f.read()
+        except OSError:
+            continue
+        rest = data[data.rindex(b")") + 2:].split()
+        if int(rest[1]) == pid:
+            out.append(int(d))
+    return out
+
+
+def comm(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return "?"
+
+
+def machine_idle_s() -> float:
+    """Idle CPU seconds of the whole machine (all CPUs) since boot."""
+    with open("/proc/stat") as f:
+        parts = f.readline().split()
+    return (int(parts[4]) + int(parts[5])) / TICK
+
+
+def raise_nofile(want: int) -> int:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = min(max(soft, want), hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return target
+
+
+@dataclass
+class Proc:
+    """A server subprocess: its pid, URL and any helper pids (redis-server)."""
+
+    name: str
+    popen: subprocess.Popen
+    host: str
+    port: int
+    extra: dict[str, int] = field(default_factory=dict)  # name -> pid (e.g. redis-server)
+    tmp: tempfile.TemporaryDirectory | None = None
+    log: Path | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def pids(self) -> dict[str, int]:
+        return {self.name: self.pid, **self.extra}
+
+    def cpu(self) -> dict[str, float]:
+        out = {}
+        for n, p in self.pids().items():
+            try:
+                out[n] = cpu_s(p)
+            except OSError:
+                out[n] = float("nan")
+        return out
+
+    def rss(self) -> dict[str, int]:
+        out = {}
+        for n, p in self.pids().items():
+            try:
+                out[n] = rss_bytes(p)
+            except OSError:
+                out[n] = 0
+        return out
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGTERM)
+            try:
+                self.popen.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.popen.kill()
+                self.popen.wait()
+        if self.tmp is not None:
+            self.tmp.cleanup()
+
+
+_URL = re.compile(rb"ws://([0-9.]+):([0-9]+)")
+
+
+def _start(name: str, argv: list[str], timeout: float, env: dict[str, str] | None = None,
+           tmp: tempfile.TemporaryDirectory | None = None) -> Proc:
+    logdir = Path(tmp.name) if tmp is not None else Path(tempfile.gettempdir())
+    log = logdir / f"{name}.stderr.log"
+    errf = open(log, "wb")
+    popen = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, stdin=subprocess.DEVNULL,
+                             cwd=str(ROOT), env=env)
+    errf.close()
+    deadline = time.monotonic() + timeout
+    line = b""
+    assert popen.stdout is not None
+    while time.monotonic() < deadline:
+        r, _, _ = select.select([popen.stdout], [], [], 0.1)
+        if r:
+            line = popen.stdout.readline()
+            m = _URL.search(line)
+            if m:
+                return Proc(name, popen, m.group(1).decode(), int(m.group(2)), tmp=tmp, log=log)
+            if not line and popen.poll() is not None:
+                break
+        elif popen.poll() is not None:
+            break
+    popen.kill()
+    tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+    raise RuntimeError(f"{name} did not start (exit {popen.poll()}); stderr tail:\n{tail}")
+
+
+def start_echo(timeout: float = 20.0) -> Proc:
+    return _start("echo", [sys.executable, "-m", "client.loadgen.echo", "--port", "0"], timeout)
+
+
+def start_server(redis: str = "", extra_args: list[str] | None = None, timeout: float = 30.0,
+                 profile: str = "") -> Proc:
+    """`solrace serve` on 127.0.0.1, a free port, its private Redis unless `redis`.
+
+    `profile="py-spy:PATH"` runs it under `py-spy record` (the pid we measure
+    is then the server's, found as py-spy's child).
+    """
+    tmp = tempfile.TemporaryDirectory(prefix="solrace-bench-")
+    argv = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0",
+            "--data", str(Path(tmp.name) / "data"), "--log-level", "WARNING"]
+    if redis:
+        argv += ["--redis", redis]
+    argv += extra_args or []
+    env = dict(os.environ)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    if profile.startswith("py-spy:"):
+        out = profile.split(":", 1)[1]
+        spy = str(Path(sys.executable).with_name("py-spy"))
+        argv = [spy, "record", "--nonblocking", "-r", "200", "-o", out, "-f", "speedscope"
+                if out.endswith(".json") else "flamegraph", "--"] + argv
+    p = _start("server", argv, timeout, env=env, tmp=tmp)
+    if profile.startswith("py-spy:"):
+        # measure the python child, not py-spy itself
+        kids = [k for k in children(p.pid) if comm(k).startswith("python")]
+        if kids:
+            p.extra["py-spy"] = p.pid
+            p.popen = _PidOnly(kids[0], p.popen)  # type: ignore[assignment]
+    server_pid = p.pid
+    for _ in range(50):
+        kids = [k for k in children(server_pid) if comm(k).startswith("redis")]
+        if kids or redis:
+            break
+        time.sleep(0.1)
+    for k in children(server_pid):
+        if comm(k).startswith("redis"):
+            p.extra["redis-server"] = k
+    return p
+
+
+class _PidOnly:
+    """Stand-in Popen for a grandchild: stop goes through the real child (py-spy)."""
+
+    def __init__(self, pid: int, outer: subprocess.Popen) -> None:
+        self.pid = pid
+        self.outer = outer
+
+    def poll(self):
+        return self.outer.poll()
+
+    def send_signal(self, sig: int) -> None:
+        try:
+            os.kill(self.pid, sig)  # the server stops; py-spy then writes its profile and exits
+        except ProcessLookupError:
+            pass
+
+    def wait(self, timeout: float | None = None):
+        return self.outer.wait(timeout)
+
+    def kill(self) -> None:
+        self.outer.kill()

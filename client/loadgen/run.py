@@ -1,0 +1,356 @@
+"""The three bench modes, each against the race server and the echo baseline in one run.
+
+`moves` (default)  capacity (closed loop) and latency (open loop) of moves
+`idle`             memory per idle player (after hello) vs per echo connection
+`fanout`           time until the last of S spectators has a progress update
+
+Every mode returns a plain dict (the JSON report); `report.py` prints it.
+"""
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import time
+from typing import Any
+
+from . import procs as P
+from .gen import EchoGen, MoveGen, Recorder, decode, encode, now
+from .wsclient import open_ws
+
+SERVER_FLAGS = [
+    # The bench is one address with many connections sending far above a
+    # human's rate: lift the per-address and per-connection limits, and make
+    # countdowns short so finished races are replaced quickly.
+    "--max-conn-per-addr", "100000", "--rate", "1000000", "--burst", "1000000",
+    "--countdown-ms", "100", "--time-limit-max-s", "7200",
+]
+
+
+def self_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def pct(samples, q: float) -> float | None:
+    if not samples:
+        return None
+    s = sorted(samples)
+    i = min(len(s) - 1, max(0, int(round(q * (len(s) - 1)))))
+    return s[i]
+
+
+def lat_summary(samples) -> dict[str, Any]:
+    if not samples:
+        return {"count": 0, "p50_ms": None, "p99_ms": None, "p999_ms": None, "max_ms": None}
+    s = sorted(samples)
+    n = len(s)
+
+    def q(x: float) -> float:
+        return round(s[min(n - 1, int(x * n))] * 1000, 3)
+
+    return {"count": n, "p50_ms": q(0.5), "p99_ms": q(0.99), "p999_ms": q(0.999), "max_ms": round(s[-1] * 1000, 3)}
+
+
+async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
+                  cpu_names: tuple[str, ...]) -> dict[str, Any]:
+    """Run one phase: start sending, warm up, measure `duration` s, stop and drain."""
+    start()
+    await asyncio.sleep(warmup)
+    c0 = proc.cpu()
+    g0 = self_cpu()
+    i0 = P.machine_idle_s()
+    rec: Recorder = gen.rec
+    rec.start()
+    await asyncio.sleep(duration)
+    rec.stop()
+    c1 = proc.cpu()
+    g1 = self_cpu()
+    i1 = P.machine_idle_s()
+    await gen.quiesce()
+    wall = rec.t1 - rec.t0
+    ops = rec.done
+    cpu = {n: (c1[n] - c0[n]) for n in c0}
+    out: dict[str, Any] = {
+        "seconds": round(wall, 3),
+        "ops": ops,
+        "ops_per_s": round(ops / wall, 1) if wall else 0.0,
+        "sent": rec.sent,
+        "late_sends": rec.late_sends,
+        "errors": dict(rec.errors),
+        "ack": lat_summary(rec.ack),
+        "rival": lat_summary(rec.rival),
+        "cpu_s": {n: round(v, 3) for n, v in cpu.items()},
+        "cpu_us_per_op": {n: (round(v / ops * 1e6, 1) if ops else None) for n, v in cpu.items()},
+        "cpu_core_share": {n: round(v / wall, 3) for n, v in cpu.items()},
+        "generator_core_share": round((g1 - g0) / wall, 3),
+        "machine_busy_cores": round((os.cpu_count() or 1) - (i1 - i0) / wall, 2),
+    }
+    total = sum(cpu[n] for n in cpu_names if n in cpu)
+    out["cpu_us_per_op_total"] = round(total / ops * 1e6, 1) if ops else None
+    return out
+
+
+# ------------------------------------------------------------------------------ moves
+
+async def moves_mode(a: Any, log) -> dict[str, Any]:
+    P.raise_nofile(4 * a.races * a.players + 1024)
+    echo = P.start_echo()
+    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []), profile=a.profile or "")
+    res: dict[str, Any] = {"mode": "moves", "races": a.races, "players": a.players, "game": a.game,
+                           "connections": a.races * a.players, "duration_s": a.duration,
+                           "server_pids": server.pids(), "echo_pid": echo.pid}
+    try:
+        gen = MoveGen(server.host, server.port, a.races, a.players, a.game, seed=a.seed)
+        log(f"server {server.host}:{server.port} pids {server.pids()}; echo pid {echo.pid}")
+        t = now()
+        await gen.setup()
+        log(f"{a.races} races x {a.players} players set up in {now() - t:.1f}s")
+        payload = gen.sample_frame()
+        res["message_bytes"] = len(payload)
+        eg = EchoGen(echo.host, echo.port, a.races * a.players, payload, seed=a.seed + 1)
+        await eg.setup()
+        names = ("server", "redis-server")
+        log("capacity: echo (closed loop)…")
+        res["echo_capacity"] = await measure(eg, echo, eg.set_closed, a.duration, a.warmup, ("echo",))
+        log(_line("echo", res["echo_capacity"]))
+        log("capacity: server (closed loop)…")
+        res["server_capacity"] = await measure(gen, server, gen.set_closed, a.duration, a.warmup, names)
+        log(_line("server", res["server_capacity"]))
+        rate = a.rate or 0.25 * res["echo_capacity"]["ops_per_s"]
+        res["latency_rate"] = round(rate, 1)
+        res["latency_rate_rule"] = "given (--rate)" if a.rate else "0.25 x echo capacity (half the 50 % target)"
+        log(f"latency at {rate:.0f} msg/s (open loop): echo…")
+        res["echo_latency"] = await measure(eg, echo, lambda: eg.set_open(rate), a.duration, a.warmup, ("echo",))
+        log(_line("echo", res["echo_latency"]))
+        log("latency: server…")
+        res["server_latency"] = await measure(gen, server, lambda: gen.set_open(rate), a.duration, a.warmup, names)
+        log(_line("server", res["server_latency"]))
+        own = 0.5 * res["server_capacity"]["ops_per_s"]
+        if not a.rate and own < 0.8 * rate:
+            log(f"latency at half the server's own capacity, {own:.0f} moves/s: server…")
+            res["latency_rate_own"] = round(own, 1)
+            res["server_latency_own"] = await measure(gen, server, lambda: gen.set_open(own), a.duration,
+                                                      a.warmup, names)
+            log(_line("server", res["server_latency_own"]))
+            res["echo_latency_own"] = await measure(eg, echo, lambda: eg.set_open(own), a.duration, a.warmup, ("echo",))
+        res["races_played"] = sum(g.races_played for g in gen.groups)
+        res["rss"] = {**server.rss(), "echo": echo.rss()["echo"]}
+        eg.close()
+        gen.close()
+        await asyncio.sleep(0.3)
+    finally:
+        server.stop()
+        echo.stop()
+    return res
+
+
+def _line(name: str, r: dict[str, Any]) -> str:
+    return (f"  {name}: {r['ops_per_s']:.0f}/s, ack p50 {r['ack']['p50_ms']} p99 {r['ack']['p99_ms']} ms, "
+            f"cpu µs/op {r['cpu_us_per_op']}, generator {r['generator_core_share']:.2f} core, "
+            f"machine busy {r['machine_busy_cores']} cores, errors {r['errors']}")
+
+
+# ------------------------------------------------------------------------------ idle
+
+class _Idle:
+    __slots__ = ("ws", "fut")
+
+    def __init__(self) -> None:
+        self.ws = None
+        self.fut: asyncio.Future = asyncio.get_running_loop().create_future()
+
+    def on_message(self, data: bytes) -> None:
+        if not self.fut.done():
+            self.fut.set_result(data)
+
+
+async def _open_idle(host: str, port: int, path: str, n: int, first: bytes, concurrency: int = 100) -> list[_Idle]:
+    sem = asyncio.Semaphore(concurrency)
+    conns: list[_Idle] = []
+
+    async def one(i: int) -> None:
+        async with sem:
+            c = _Idle()
+            c.ws = await open_ws(host, port, path, on_message=c.on_message, timeout=60)
+            c.ws.send(first)
+            await asyncio.wait_for(c.fut, 60)
+            conns.append(c)
+
+    await asyncio.gather(*(one(i) for i in range(n)))
+    return conns
+
+
+async def _idle_one(proc: P.Proc, path: str, n: int, first: bytes, settle: float, log) -> dict[str, Any]:
+    warm = await _open_idle(proc.host, proc.port, path, 20, first)
+    for c in warm:
+        c.ws.close()
+    await asyncio.sleep(settle)
+    r0 = proc.rss()
+    t = now()
+    conns = await _open_idle(proc.host, proc.port, path, n, first)
+    opened = now() - t
+    await asyncio.sleep(settle)
+    r1 = proc.rss()
+    out = {"connections": len(conns), "open_s": round(opened, 2),
+           "rss_before": r0, "rss_after": r1,
+           "bytes_per_conn": {k: round((r1[k] - r0[k]) / max(1, len(conns))) for k in r0}}
+    for c in conns:
+        c.ws.close()
+    await asyncio.sleep(0.5)
+    log(f"  {proc.name}: {out['bytes_per_conn']} bytes/connection, opened in {opened:.1f}s")
+    return out
+
+
+async def idle_mode(a: Any, log) -> dict[str, Any]:
+    P.raise_nofile(a.conns + 1024)
+    echo = P.start_echo()
+    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []), profile=a.profile or "")
+    hello = encode({"t": "hello", "v": 1, "name": "idle-bench"})
+    res: dict[str, Any] = {"mode": "idle", "connections": a.conns, "message_bytes": len(hello)}
+    try:
+        log(f"{a.conns} idle connections (hello, then nothing) to the echo server…")
+        res["echo"] = await _idle_one(echo, "/", a.conns, hello, a.settle, log)
+        log(f"{a.conns} idle players (after hello) to the race server…")
+        res["server"] = await _idle_one(server, "/ws", a.conns, hello, a.settle, log)
+    finally:
+        server.stop()
+        echo.stop()
+    return res
+
+
+# ------------------------------------------------------------------------------ fan-out
+
+class _Watcher:
+    __slots__ = ("ws", "fut", "seen", "key")
+
+    def __init__(self, seen: dict, key) -> None:
+        self.ws = None
+        self.fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.seen = seen
+        self.key = key
+
+    def on_message(self, data: bytes) -> None:
+        t = now()
+        msg = decode(data)
+        k = self.key(msg)
+        if k is not None:
+            e = self.seen.get(k)
+            if e is None:
+                self.seen[k] = [1, t, t]
+            else:
+                e[0] += 1
+                e[2] = t
+        elif not self.fut.done():
+            self.fut.set_result(msg)
+
+
+def _fan_summary(sent: dict, seen: dict, s: int, t0: float, t1: float) -> dict[str, Any]:
+    last, first, partial = [], [], 0
+    for k, intended in sent.items():
+        if not (t0 <= intended <= t1):
+            continue
+        e = seen.get(k)
+        if e is None or e[0] < s:
+            partial += 1
+            continue
+        first.append(e[1] - intended)
+        last.append(e[2] - intended)
+    return {"updates": len(last), "incomplete": partial,
+            "to_last": lat_summary(last), "to_first": lat_summary(first)}
+
+
+async def fanout_mode(a: Any, log) -> dict[str, Any]:
+    S = a.spectators
+    P.raise_nofile(S * 2 + 1024)
+    echo = P.start_echo()
+    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []), profile=a.profile or "")
+    res: dict[str, Any] = {"mode": "fanout", "spectators": S, "update_rate": a.update_rate, "game": a.game}
+    try:
+        # --- race server: one race of `players` bots, S spectators
+        gen = MoveGen(server.host, server.port, 1, a.players, a.game, seed=a.seed)
+        await gen.setup()
+        race = gen.groups[0].race
+        seen: dict = {}
+
+        def key(msg: dict):
+            return (msg["player"], msg["n"]) if msg.get("t") == "progress" else None
+
+        watchers = [_Watcher(seen, key) for _ in range(S)]
+        sem = asyncio.Semaphore(100)
+
+        async def watch(w: _Watcher, i: int) -> None:
+            async with sem:
+                w.ws = await open_ws(server.host, server.port, "/ws", on_message=w.on_message, timeout=60)
+                w.ws.send(encode({"t": "hello", "v": 1, "name": f"spec-{i}"}))
+                await asyncio.wait_for(w.fut, 60)
+                w.fut = asyncio.get_running_loop().create_future()
+                w.ws.send(encode({"t": "spectate", "rid": 1, "race": race}))
+                await asyncio.wait_for(w.fut, 60)
+
+        t = now()
+        await asyncio.gather(*(watch(w, i) for i, w in enumerate(watchers)))
+        log(f"{S} spectators on race {race} in {now() - t:.1f}s; moves at {a.update_rate}/s…")
+        gen.sent_log = {}
+        c0 = server.cpu()
+        gen.set_open(a.update_rate)
+        t0 = now()
+        await asyncio.sleep(a.duration)
+        t1 = now()
+        await gen.quiesce()
+        await asyncio.sleep(0.5)
+        c1 = server.cpu()
+        r = _fan_summary(gen.sent_log, seen, S, t0, t1)
+        moves = len(gen.sent_log)
+        r["cpu_us_per_update"] = {n: round((c1[n] - c0[n]) / max(1, moves) * 1e6, 1) for n in c0}
+        res["server"] = r
+        log(f"  server: last spectator p50 {r['to_last']['p50_ms']} ms, max {r['to_last']['max_ms']} ms "
+            f"({r['updates']} updates, {r['incomplete']} incomplete)")
+        for w in watchers:
+            w.ws.close()
+        gen.close()
+        await asyncio.sleep(0.5)
+
+        # --- echo baseline: S listeners on /fan, one sender, progress-sized messages
+        eseen: dict = {}
+        probe = encode({"t": "progress", "race": race, "ver": 1234, "player": gen.groups[0].bots[0].pid,
+                        "n": 1234, "home": 12, "total": 52, "status": "playing", "at": int(time.time() * 1000)})
+        res["message_bytes"] = len(probe)
+        ewatch = [_Watcher(eseen, lambda msg: msg.get("n")) for _ in range(S)]
+
+        async def ewatch_one(w: _Watcher) -> None:
+            async with sem:
+                w.ws = await open_ws(echo.host, echo.port, "/fan", on_message=w.on_message, timeout=60)
+
+        await asyncio.gather(*(ewatch_one(w) for w in ewatch))
+        sender = await open_ws(echo.host, echo.port, "/fan")
+        await asyncio.sleep(0.5)
+        esent: dict = {}
+        c0 = echo.cpu()
+        t0 = now()
+        i = 0
+        interval = 1.0 / a.update_rate
+        due = t0
+        while now() - t0 < a.duration:
+            i += 1
+            esent[i] = due
+            base = decode(probe)
+            base["n"] = i
+            sender.send(encode(base))
+            due += interval
+            await asyncio.sleep(max(0.0, due - now()))
+        t1 = now()
+        await asyncio.sleep(1.0)
+        c1 = echo.cpu()
+        r = _fan_summary(esent, eseen, S, t0, t1)
+        r["cpu_us_per_update"] = {n: round((c1[n] - c0[n]) / max(1, i) * 1e6, 1) for n in c0}
+        res["echo"] = r
+        log(f"  echo broadcast: last listener p50 {r['to_last']['p50_ms']} ms, max {r['to_last']['max_ms']} ms")
+        sender.close()
+        for w in ewatch:
+            w.ws.close()
+        await asyncio.sleep(0.3)
+    finally:
+        server.stop()
+        echo.stop()
+    return res
