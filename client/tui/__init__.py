@@ -1,0 +1,12 @@
+"""Terminal clients: `solrace play` and `solrace watch` (textual).
+
+* ``board``   — plain functions: parse view texts, lay out every game's piles on
+  a character canvas (labels, cards, backs, stock, waste), map clicks to move
+  notation, format bars, clocks and rankings. No terminal needed to test.
+* ``model``   — ``RaceModel``: one race as seen by a player or spectator,
+  updated from the protocol's messages (dicts).
+* ``session`` — the ``Session`` interface the apps use, and ``LocalSession``,
+  an offline stand-in (rules engine + simulated rivals) for practice and tests.
+* ``net``     — ``NetSession`` over the asyncio client library; token file.
+* ``widgets``, ``play_app``, ``watch_app`` — thin textual layers.
+"""

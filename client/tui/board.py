@@ -310,7 +310,7 @@ def layout_board(board: Board, marks: Marks | None = None) -> Canvas:
         for i in range(3):
             p.fan(0, 5 + i, f"r{i}", f"r{i}")
         p.group(0, 9, "Tableau (refill)", _names("t", 0, 6))
-        _stock_and_waste(p, 6 * SLOT + 4, 9)
+        _stock_and_waste(p, 6 * SLOT + 2, 9)
     elif g == "double-aces-and-kings":
         x = p.group(0, 0, "Aces ↑A-K", _names("f", 0, 8)) + 3
         p.group(x, 0, "Kings ↓K-A", _names("f", 8, 16))
@@ -318,7 +318,7 @@ def layout_board(board: Board, marks: Marks | None = None) -> Canvas:
         for i in range(4):
             p.fan(0, 5 + i, f"r{i}", f"r{i}")
         p.group(0, 10, "Tableau", _names("t", 0, 8))
-        _stock_and_waste(p, 8 * SLOT + 4, 10)
+        _stock_and_waste(p, 8 * SLOT + 2, 10, waste_limit=6)
     elif g == "rouge-et-noir":
         x = p.group(0, 0, "Colour ↑A-K (pairs f0·f1 f2·f3)", _names("f", 0, 4))
         x = max(x, 32) + 3
@@ -343,11 +343,12 @@ def layout_board(board: Board, marks: Marks | None = None) -> Canvas:
     return p.c
 
 
-def _stock_and_waste(p: _Painter, x: int, y: int) -> None:
+def _stock_and_waste(p: _Painter, x: int, y: int, waste_limit: int = 8) -> None:
+    """Stock and waste side by side; the waste shows its last cards (top at right)."""
     p.c.put(x, y, "Stock", STYLE_TITLE)
     p.stock(x, y + 1)
     p.c.put(x + 3 * SLOT, y, "Waste", STYLE_TITLE)
-    p.fan(x + 3 * SLOT, y + 2, "w", "w", limit=8)
+    p.fan(x + 3 * SLOT, y + 2, "w", "w", limit=waste_limit)
 
 
 # --------------------------------------------------------------------------

@@ -119,7 +119,7 @@ class PlayApp(App):
     CSS = """
     Screen { layout: vertical; }
     #info { height: 2; padding: 0 1; background: $boost; }
-    #board-scroll { height: 1fr; }
+    #board-scroll { height: 1fr; overflow: auto auto; }
     #bars { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary-darken-2; }
     #hints { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     #result { height: auto; padding: 0 1; display: none; border: round $success; }
