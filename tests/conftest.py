@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Short clocks so that whole races run in well under a second.
 FAST = dict(countdown_ms=100, spectator_delay_ms=200, spectator_flush_ms=50, sweep_ms=50,
-            hello_timeout_s=2.0)
+            hello_timeout_s=2.0, rate=100_000, burst=100_000)  # bad-input tests lower the rate
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,199 @@
+"""The daily challenge on the wire: request handlers and race-server hooks.
+
+``install(service, daily)`` plugs the daily challenge into a running race
+service (server/service.py) without the race code knowing about dailies:
+
+- handlers for ``daily``, ``daily_start``, ``leaderboard`` (with ``watch``),
+  ``leaderboard_unwatch``, ``history`` and ``daily_replay``
+  (docs/protocol.md §5);
+- ``daily_start`` creates the attempt's race through the service: a private
+  one-seat race with the daily seed, *sealed* (its seed never appears in its
+  snapshots or its ``end``; the daily's seed is published by ``daily`` after
+  the close), which counts down at once;
+- the end of a race is reported to ``Daily.record`` when the race is a daily
+  attempt (the service's ``end_hooks``);
+- ``spectate`` and ``replay`` of an attempt's race are refused with
+  ``daily-open`` until the day closes (``spectate_guard``, ``replay_guard``);
+- live leaderboard updates come over the service's pub/sub bus
+  (``bus_hooks``) and go to every local connection watching that day.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from protocol import messages as m
+
+from .ranking import Result
+from .service import Daily, DailyDeal, DailyError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from server.conn import Conn
+    from server.service import Service
+
+log = logging.getLogger("solrace.daily")
+
+_ENTRY_FIELDS = ("rank", "player", "name", "status", "won", "home", "total", "moves", "time_ms",
+                 "home_at_ms", "race")
+
+
+def _entry(e: dict[str, Any] | None) -> m.DailyEntry | None:
+    if e is None:
+        return None
+    return m.DailyEntry(**{k: e.get(k) for k in _ENTRY_FIELDS})
+
+
+class DailyHandlers:
+    def __init__(self, service: Service, daily: Daily) -> None:
+        self.service = service
+        self.daily = daily
+        # channel -> local connections watching that day's board
+        self.watchers: dict[str, set[Conn]] = {}
+
+    def install(self) -> None:
+        s = self.service
+        s.handlers.update({
+            m.Daily: self.info, m.DailyStart: self.start, m.Leaderboard: self.leaderboard,
+            m.LeaderboardUnwatch: self.unwatch, m.History: self.history,
+            m.DailyReplay: self.replay,
+        })
+        s.spectate_guard = self.guard
+        s.replay_guard = self.guard
+        s.end_hooks.append(self.on_end)
+        s.disconnect_hooks.append(self.on_disconnect)
+        s.bus_hooks[b"{daily:"] = self.on_bus
+
+    # --- errors ------------------------------------------------------------------
+
+    @staticmethod
+    def _race_error(exc: DailyError) -> Exception:
+        from server.races import RaceError
+
+        if exc.code == "bad-date":
+            return RaceError("bad-message", exc.message, field="date")
+        return RaceError(exc.code, exc.message)
+
+    async def _call(self, coro: Any) -> Any:
+        try:
+            return await coro
+        except DailyError as exc:
+            raise self._race_error(exc) from None
+
+    # --- requests ----------------------------------------------------------------
+
+    async def info(self, conn: Conn, msg: m.Daily) -> m.DailyInfo:
+        info = await self._call(self.daily.info(msg.game, msg.date))
+        you = None
+        race = await self.daily.attempt(msg.game, conn.pid, info["date"])  # type: ignore[arg-type]
+        if race is not None:
+            entry = await self.daily.entry(msg.game, info["date"], conn.pid)  # type: ignore[arg-type]
+            you = m.DailyYou(race=race, status="done" if entry else "playing", entry=_entry(entry))
+        return m.DailyInfo(rid=msg.rid, you=you, **info)
+
+    async def start(self, conn: Conn, msg: m.DailyStart) -> m.RaceSnapshot:
+        pid = conn.pid
+        assert pid is not None
+
+        async def create(deal: DailyDeal, player: str, time_limit_s: int) -> str:
+            race = await self.service.create_solo(conn, deal.game, deal.seed, time_limit_s, sealed=True)
+            return race.race
+
+        att = await self._call(self.daily.start(msg.game, pid, create))
+        return await self.service.attach(conn, msg, att.race)
+
+    async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
+        board = await self._call(self.daily.leaderboard(msg.game, msg.date, conn.pid, msg.top,
+                                                        msg.around))
+        if msg.watch:
+            channel = self.daily.channel(msg.game, board["date"])
+            conns = self.watchers.setdefault(channel, set())
+            if not conns:
+                self.service.bus.subscribe(channel)
+            conns.add(conn)
+        return m.LeaderboardData(
+            rid=msg.rid, game=board["game"], date=board["date"], status=board["status"],
+            final=board["final"], count=board["count"],
+            top=[_entry(e) for e in board["top"]], around=[_entry(e) for e in board["around"]],
+            me=_entry(board["me"]))
+
+    async def unwatch(self, conn: Conn, msg: m.LeaderboardUnwatch) -> m.Ok:
+        date = msg.date or self.daily.today()
+        self._drop_watch(conn, self.daily.channel(msg.game, date))
+        return m.Ok(rid=msg.rid)
+
+    def _drop_watch(self, conn: Conn, channel: str) -> None:
+        conns = self.watchers.get(channel)
+        if conns is None:
+            return
+        conns.discard(conn)
+        if not conns:
+            del self.watchers[channel]
+            self.service.bus.unsubscribe(channel)
+
+    async def on_disconnect(self, conn: Conn) -> None:
+        for channel in [c for c, conns in self.watchers.items() if conn in conns]:
+            self._drop_watch(conn, channel)
+
+    async def history(self, conn: Conn, msg: m.History) -> m.HistoryData:
+        h = await self._call(self.daily.history(msg.player or conn.pid, msg.game, msg.days))
+        days = [m.HistoryDay(**{k: d.get(k) for k in m.HistoryDay.__struct_fields__})
+                for d in h.pop("days")]
+        return m.HistoryData(rid=msg.rid, days=days, **h)
+
+    async def replay(self, conn: Conn, msg: m.DailyReplay) -> m.DailyReplayData:
+        doc = await self._call(self.daily.replay(msg.game, msg.date, msg.player))
+        return m.DailyReplayData(
+            rid=msg.rid, game=doc["game"], date=doc["date"], rules_version=doc["rules_version"],
+            deal_version=doc["deal_version"], seed=doc["seed"], commitment=doc["commitment"],
+            total=doc["total"], ranking=[m.RankEntry(**e) for e in doc["ranking"]],
+            players=[m.DailyReplayPlayer(player=p["player"], name=p["name"],
+                                         starts_at=p["starts_at"], race=p["race"],
+                                         moves=[(mv, at) for mv, at in p["moves"]])
+                     for p in doc["players"]])
+
+    # --- hooks -----------------------------------------------------------------------
+
+    async def guard(self, conn: Conn, race: Any) -> None:
+        """spectate/replay of a daily attempt's race: refused while its day is open."""
+        await self._call(self.daily.check_public(race.race))
+
+    async def on_end(self, race: Any, logs: dict[str, list[tuple[int, int, str]]]) -> None:
+        """A race ended: if it is a daily attempt, record its result (idempotent)."""
+        found = await self.daily.race_daily(race.race)
+        if found is None:
+            return
+        game, date, player = found
+        row = next((r for r in race.ranking or [] if r["player"] == player), None)
+        if row is None:
+            log.error("daily race %s ended without a ranking row for %s", race.race, player)
+            return
+        result = Result(status=row["status"], won=row["won"], home=row["home"], total=race.total,
+                        moves=row["moves"], time_ms=row["time_ms"], home_at_ms=row["home_at_ms"])
+        moves = [[mv, at] for at, _home, mv in logs.get(player, [])]
+        await self.daily.record(game, date, player, row["name"], race.race, result, moves,
+                                race.starts_at)
+
+    def on_bus(self, channel: bytes, data: bytes) -> None:
+        """A live leaderboard update (JSON from Daily.record) → watchers of that day."""
+        conns = self.watchers.get(channel.decode())
+        if not conns:
+            return
+        try:
+            u = json.loads(data)
+            frame = m.encode(m.LeaderboardUpdate(game=u["game"], date=u["date"],
+                                                 entry=_entry(u["entry"]), count=u["count"]))
+        except Exception:
+            log.warning("bad leaderboard update on %r", channel, exc_info=True)
+            return
+        for c in list(conns):
+            c.send(frame)
+
+
+def install(service: Service, daily: Daily) -> DailyHandlers:
+    h = DailyHandlers(service, daily)
+    h.install()
+    return h
+
+
+__all__ = ["DailyHandlers", "install"]
