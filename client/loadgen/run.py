@@ -197,7 +197,7 @@ async def _idle_one(proc: P.Proc, path: str, n: int, first: bytes, settle: float
            "bytes_per_conn": {k: round((r1[k] - r0[k]) / max(1, len(conns))) for k in r0}}
     for c in conns:
         c.ws.close()
-    await asyncio.sleep(0.5)
+    await asyncio.sleep(0.2)
     log(f"  {proc.name}: {out['bytes_per_conn']} bytes/connection, opened in {opened:.1f}s")
     return out
 
@@ -298,7 +298,7 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
         await asyncio.sleep(a.duration)
         t1 = now()
         await gen.quiesce()
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.2)
         c1 = server.cpu()
         r = _fan_summary(gen.sent_log, seen, S, t0, t1)
         moves = len(gen.sent_log)
@@ -309,7 +309,7 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
         for w in watchers:
             w.ws.close()
         gen.close()
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.2)
 
         # --- echo baseline: S listeners on /fan, one sender, progress-sized messages
         eseen: dict = {}
@@ -324,7 +324,7 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
 
         await asyncio.gather(*(ewatch_one(w) for w in ewatch))
         sender = await open_ws(echo.host, echo.port, "/fan")
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.2)
         esent: dict = {}
         c0 = echo.cpu()
         t0 = now()
@@ -340,7 +340,7 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
             due += interval
             await asyncio.sleep(max(0.0, due - now()))
         t1 = now()
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(0.5)
         c1 = echo.cpu()
         r = _fan_summary(esent, eseen, S, t0, t1)
         r["cpu_us_per_update"] = {n: round((c1[n] - c0[n]) / max(1, i) * 1e6, 1) for n in c0}

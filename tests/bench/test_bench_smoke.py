@@ -1,0 +1,60 @@
+"""Smoke test of `solrace bench`: tiny runs against a real server and the echo baseline.
+
+Each mode runs for about a second per phase; the figures must be sane (work
+done on both sides, no protocol errors, latencies and CPU per operation
+positive and finite), not fast: this machine is shared.
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def bench(tmp_path: Path, *args: str) -> dict:
+    out = tmp_path / "r.json"
+    proc = subprocess.run([sys.executable, "-m", "client.cli", "bench", *args, "--json", str(out), "--quiet"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=50)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "ratio" in proc.stdout
+    return json.loads(out.read_text())
+
+
+def sane_ms(x) -> bool:
+    return x is not None and 0 < x < 10_000 and math.isfinite(x)
+
+
+def test_moves(tmp_path):
+    r = bench(tmp_path, "moves", "--races", "3", "--duration", "0.8", "--warmup", "0.2", "--rate", "150")
+    for phase in ("server_capacity", "echo_capacity", "server_latency", "echo_latency"):
+        p = r[phase]
+        assert p["ops"] > 20, (phase, p)
+        assert sane_ms(p["ack"]["p50_ms"]) and p["ack"]["p50_ms"] <= p["ack"]["p99_ms"] <= p["ack"]["p999_ms"]
+        assert not {k: v for k, v in p["errors"].items() if k != "restart:TimeoutError"}, p["errors"]
+    assert sane_ms(r["server_capacity"]["rival"]["p50_ms"])  # each move's progress reached the rival
+    assert r["server_capacity"]["cpu_us_per_op"]["server"] > 0
+    assert "redis-server" in r["server_capacity"]["cpu_us_per_op"]
+    assert r["echo_capacity"]["cpu_us_per_op"]["echo"] > 0
+    assert r["message_bytes"] > 30
+    # open loop: about the requested rate, on both sides
+    assert 60 < r["server_latency"]["ops_per_s"] < 300
+    assert 60 < r["echo_latency"]["ops_per_s"] < 300
+
+
+def test_idle_and_fanout(tmp_path):
+    r = bench(tmp_path, "idle", "--conns", "200", "--settle", "0.3")
+    assert r["server"]["connections"] == r["echo"]["connections"] == 200
+    assert r["server"]["bytes_per_conn"]["server"] > 0 and r["echo"]["bytes_per_conn"]["echo"] > 0
+    f = bench(tmp_path, "fanout", "--spectators", "30", "--duration", "1", "--update-rate", "15")
+    for side in ("server", "echo"):
+        assert f[side]["updates"] >= 5, f[side]
+        assert f[side]["incomplete"] <= 2
+        assert sane_ms(f[side]["to_last"]["p50_ms"])
