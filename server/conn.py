@@ -117,4 +117,4 @@ class Conn:
         try:
             await self.ws.close(code, reason)
         except Exception:
-            pass
+            log.exception("close failed")

@@ -193,6 +193,8 @@ class Gateway:
             if wait:
                 self._limited(conn, wait, frame)
                 if conn.closed:
+                    async for _frame in ws:  # drain until the close handshake completes
+                        pass
                     return False
                 continue
             try:
@@ -224,7 +226,9 @@ class Gateway:
         decode = m.decode_client
         async for frame in conn.ws:
             if conn.closed:
-                return
+                # Closing: keep reading (and dropping) until the peer's close frame
+                # arrives; stopping here would pause reading and stall the handshake.
+                continue
             metrics.messages_in += 1
             wait = conn.take_credit()
             if wait:
