@@ -1070,6 +1070,9 @@ conn.on("_closed", () => {
 
 // ---------------------------------------------------------------- start
 
+// for the browser tests and the curious: window.solrace.createRace("fours-up", 1, 30)
+Object.assign(window.solrace, { createRace, quick, sendMove });
+
 initHeader();
 window.addEventListener("hashchange", onRoute);
 document.addEventListener("keydown", (e) => {

@@ -136,6 +136,7 @@ export class Connection {
 
   sendRaw(msg) {
     if (!this.ws || this.ws.readyState !== 1) return false;
+    if (globalThis.SOLRACE_DEBUG) console.log('OUT', performance.now().toFixed(0), JSON.stringify(msg).slice(0, 200));
     this.ws.send(encode(msg));
     return true;
   }
@@ -150,6 +151,7 @@ export class Connection {
     }
     if (!msg || typeof msg !== "object") return;
     const t = msg.t;
+    if (globalThis.SOLRACE_DEBUG) console.log('IN', performance.now().toFixed(0), JSON.stringify(msg).slice(0, 200));
     if (this.status !== "online") {
       if (t === "welcome") {
         localStorage.setItem(TOKEN_KEY, msg.token);

@@ -1,0 +1,233 @@
+"""Real-browser tests of the web client: headless Chromium driven by playwright.
+
+Chromium is Debian's `chromium` package (/usr/bin/chromium), launched through
+playwright's `executable_path` (playwright's own browser download is never
+used). `make test` installs both. Each test gets a fresh browser context (its
+own localStorage: a new player); one `solrace serve` with a private Redis is
+shared by the module. Screenshots go to test-artifacts/web/.
+
+Bots are asyncio clients from client/library driven by a client/bots strategy,
+each on its own event loop in a thread, so the synchronous playwright API can
+run in the test thread.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+CHROMIUM = os.environ.get("SOLRACE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (make test installs it)")
+if not Path(CHROMIUM).exists():  # pragma: no cover - make test installs it
+    pytest.skip(f"{CHROMIUM} is missing (make test installs Debian's chromium)", allow_module_level=True)
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, tmp: Path, **flags: object) -> None:
+        self.port = free_port()
+        self.http = f"http://127.0.0.1:{self.port}"
+        self.ws = f"ws://127.0.0.1:{self.port}/ws"
+        self.log_path = tmp / "server.log"
+        cmd = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+               "--data", str(tmp / "data")]
+        for k, v in flags.items():
+            cmd += [f"--{k.replace('_', '-')}", str(v)]
+        self.log = open(self.log_path, "wb")
+        self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 30
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"solrace serve exited: {self.log_path.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(self.http + "/", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"solrace serve did not come up: {self.log_path.read_text()[-3000:]}")
+            time.sleep(0.1)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory):
+    srv = Server(
+        tmp_path_factory.mktemp("web-server"),
+        countdown_ms=1200,
+        spectator_delay_ms=1500,
+        spectator_flush_ms=200,
+    )
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def new_page(browser, web_server):
+    """new_page(name) -> a page on the server's lobby in a fresh context (a new player)."""
+    contexts = []
+    errors: list[str] = []
+
+    def make(name: str | None = None, width: int = 1280, height: int = 860):
+        ctx = browser.new_context(viewport={"width": width, "height": height})
+        contexts.append(ctx)
+        page = ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
+        page.on("console", lambda m: print(f"[{name}] {m.text}"))
+        page.set_default_timeout(15000)
+        if os.environ.get("SOLRACE_DEBUG"):
+            page.add_init_script("globalThis.SOLRACE_DEBUG = true")
+        if name:
+            page.add_init_script(f"localStorage.setItem('solrace.name', {name!r})")
+        page.goto(web_server.http + "/")
+        page.wait_for_selector(".net.online")
+        return page
+
+    yield make
+    for ctx in contexts:
+        ctx.close()
+    assert not errors, f"uncaught errors in the page: {errors}"
+
+
+def shot(page, name: str, full_page: bool = False) -> Path:
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=full_page)
+    return path
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# ----------------------------------------------------------------------------- bots
+
+
+class Bot:
+    """A client-library player on its own thread and event loop.
+
+    bot.call(coro_fn) runs `await coro_fn(client)` on the bot's loop and
+    returns the result; bot.play(race, delay) starts a background task that
+    plays moves chosen by a client/bots strategy every `delay` seconds until
+    won, out of moves, or `bot.stop_playing()`.
+    """
+
+    def __init__(self, ws_url: str, name: str, strategy: str = "greedy") -> None:
+        from client.library import connect
+
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+        self.strategy_name = strategy
+        self.task = None
+        self.moves = 0
+        self.client = self.call(lambda _: connect(ws_url, name=name).__aenter__())
+
+    def call(self, fn, timeout: float = 20):
+        async def run():
+            return await fn(getattr(self, "client", None))
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result(timeout)
+
+    def play(self, race: str, delay: float = 0.3, max_moves: int | None = None) -> None:
+        from client.bots.strategies import make
+
+        strategy = make(self.strategy_name)
+        self._stop = False
+
+        async def run(c):
+            board = c.board(race)
+            while not self._stop and (max_moves is None or self.moves < max_moves):
+                if board.view is None:
+                    await asyncio.sleep(0.05)
+                    continue
+                if board.status != "playing" and board.status != "ready" and board.status != "waiting":
+                    return
+                move = strategy.choose(board.view)
+                if move is None:
+                    return
+                try:
+                    await c.move(race, move)
+                except Exception:  # illegal after a resync: ask again
+                    await asyncio.sleep(0.05)
+                    continue
+                self.moves += 1
+                await asyncio.sleep(delay)
+
+        self.task = asyncio.run_coroutine_threadsafe(run(self.client), self.loop)
+
+    def stop_playing(self) -> None:
+        self._stop = True
+        if self.task is not None:
+            try:
+                self.task.result(10)
+            except Exception:
+                pass
+
+    def close(self) -> None:
+        self._stop = True
+        try:
+            self.call(lambda c: c.close(), timeout=10)
+        except Exception:
+            pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+@pytest.fixture
+def make_bot(web_server):
+    bots: list[Bot] = []
+
+    def make(name: str = "bot", strategy: str = "greedy") -> Bot:
+        b = Bot(web_server.ws, name, strategy)
+        bots.append(b)
+        return b
+
+    yield make
+    for b in bots:
+        b.close()

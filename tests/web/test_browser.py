@@ -1,0 +1,373 @@
+"""The browser client in headless Chromium against a real `solrace serve`.
+
+Scenarios (issue 7): the lobby loads; a race against a bot played by clicking,
+with the rival's progress bar moving and the result with the revealed seed
+checked against the commitment; each game's board drawn and playable (click
+and drag); a time-out; quick match; spectating with delayed boards; reconnect
+after a dropped socket and after a reload. Screenshots: test-artifacts/web/.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import sha256_hex, shot
+
+pytestmark = pytest.mark.timeout(180)
+
+GAMES = ["racing-aces", "double-aces-and-kings", "rouge-et-noir", "fours-up"]
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def race_id(page) -> str:
+    page.wait_for_url(re.compile(r"#race=|#watch="))
+    return re.search(r"#(?:race|watch)=([\w-]+)", page.url).group(1)
+
+
+def create_in_ui(page, game: str, seats: int) -> str:
+    tile = f'.tile[data-game="{game}"]'
+    page.click(f'{tile} [data-act="create"]')
+    page.select_option(f'{tile} select[name="seats"]', str(seats))
+    page.click(f'{tile} button[type="submit"]')
+    page.wait_for_selector("#lobby-panel .lobby-panel")
+    return race_id(page)
+
+
+def wait_board(page) -> None:
+    page.wait_for_selector("#board .pile", timeout=20000)
+    page.wait_for_function("window.solrace.app.you && window.solrace.app.you.legal && window.solrace.app.you.legal.length > 0")
+
+
+def you(page) -> dict:
+    return page.evaluate("({...window.solrace.app.you})")
+
+
+def pick_move(legal: list[str]) -> str | None:
+    """Foundation moves from outside the foundations first, then draw, then anything else
+    that does not shuffle cards between foundations."""
+    home = [m for m in legal if ">f" in m and not m.startswith("f")]
+    if home:
+        return home[0]
+    if "draw" in legal:
+        return "draw"
+    rest = [m for m in legal if not m.startswith("f")]
+    return rest[0] if rest else (legal[0] if legal else None)
+
+
+def click_move(page, move: str) -> None:
+    """Play `move` with the mouse: select the card (or run), then click the destination."""
+    n0 = you(page)["n"]
+    if move == "draw":
+        page.click('#board .pile[data-pile="s"]')
+    else:
+        src, dst = move.split(">")
+        k = 1
+        if ":" in src:
+            src, ks = src.split(":")
+            k = int(ks)
+        length = page.evaluate(f"window.solrace.app.board.view.piles[{src!r}].length")
+        page.click(f'#board .pile[data-pile="{src}"] .card[data-idx="{length - k}"]')
+        try:
+            page.wait_for_selector(f'#board .pile[data-pile="{dst}"].target', timeout=5000)
+        except Exception:
+            shot(page, "failed-select")
+            raise AssertionError(
+                f"{move}: selection {page.evaluate('JSON.stringify(window.solrace.app.board.sel)')} "
+                f"targets {page.evaluate('[...window.solrace.app.board.targets().keys()]')} "
+                f"legal {page.evaluate('window.solrace.app.board.legal.from.size')} you {you(page)}"
+            )
+        page.click(f'#board .pile[data-pile="{dst}"]', position=pile_click_point(page, dst))
+    page.wait_for_function(f"window.solrace.app.you.n > {n0}")
+
+
+def pile_click_point(page, pile: str) -> dict:
+    box = page.locator(f'#board .pile[data-pile="{pile}"]').bounding_box()
+    return {"x": box["width"] / 2, "y": min(box["height"] - 5, box["width"] * 0.7)}
+
+
+def play_by_clicking(page, count: int) -> list[str]:
+    played = []
+    for _ in range(count):
+        st = you(page)
+        if st.get("status") != "playing":
+            break
+        move = pick_move(st.get("legal") or [])
+        if move is None:
+            break
+        click_move(page, move)
+        played.append(move)
+    return played
+
+
+def bar_width(page, player: str) -> float:
+    return page.evaluate(
+        f"""parseFloat(document.querySelector('#players li[data-player="{player}"] .bar i').style.width)"""
+    )
+
+
+# ----------------------------------------------------------------------------- tests
+
+
+def test_lobby_loads(new_page):
+    page = new_page("ada")
+    for game in GAMES:
+        assert page.locator(f'.tile[data-game="{game}"]').is_visible()
+    assert page.locator("#name").input_value() == "ada"
+    assert page.locator("#race-list").is_visible()
+    shot(page, "lobby", full_page=True)
+    # narrow screens stack everything
+    page.set_viewport_size({"width": 420, "height": 860})
+    page.wait_for_timeout(200)
+    shot(page, "lobby-mobile", full_page=True)
+
+
+def test_race_against_bot_by_clicking(new_page, make_bot):
+    page = new_page("ada")
+    rid = create_in_ui(page, "racing-aces", 2)
+    link = page.locator("#share-link").input_value()
+    assert link.endswith(f"#race={rid}")
+    shot(page, "race-lobby-waiting")
+
+    bot = make_bot("robo")
+    bot.call(lambda c: c.join(rid))
+    bot.call(lambda c: c.ready(rid))
+    page.wait_for_selector(f'#players li[data-player="{bot.client.player}"] .pill.ready')
+    page.click("#ready-btn")
+    page.wait_for_selector("#countdown .cd-num")
+    shot(page, "race-countdown")
+    wait_board(page)
+    bot.play(rid, delay=0.25)
+
+    # the board of Racing Aces: 16 foundations, 3 reserves of 13, 6 tableau, stock 111
+    assert page.locator("#board .pile[data-pile^='f']").count() == 16
+    for r in ("r0", "r1", "r2"):
+        assert page.locator(f"#board .pile[data-pile='{r}'] .card.face").count() == 13
+    assert page.locator("#board .pile[data-pile^='t'] .card.face").count() == 6
+    assert page.locator("#board .pile[data-pile='s'] .stock-count").inner_text() == "111"
+    shot(page, "race-start")
+
+    # select a card: the legal destinations light up
+    st = you(page)
+    first = pick_move(st["legal"])
+    played = play_by_clicking(page, 8)
+    assert len(played) >= 5, played
+    me = you(page)
+    assert me["n"] == len(played)
+    assert page.locator(f'#players li[data-player="{page.evaluate("window.solrace.app.me.player")}"] .moves').inner_text() == f"{me['n']} moves"
+    assert first == played[0]
+
+    # the rival's bar moves
+    page.wait_for_function(
+        f"""(() => {{ const li = document.querySelector('#players li[data-player="{bot.client.player}"]');
+        return li && parseInt(li.querySelector('.moves').textContent) >= 3 && parseFloat(li.querySelector('.bar i').style.width) > 0; }})()""",
+        timeout=30000,
+    )
+    shot(page, "race-progress")
+
+    # finish: the bot stops, both declare; the result shows the seed, checked in the browser
+    bot.stop_playing()
+    bot.call(lambda c: c.finish(rid))
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel")
+    page.wait_for_selector("#verify.ok")
+    seed = page.locator("#seed").inner_text()
+    commitment = page.evaluate("window.solrace.app.race.commitment")
+    assert sha256_hex(seed) == commitment
+    rows = page.locator("#result-panel .ranking tbody tr")
+    assert rows.count() == 2
+    shot(page, "race-result", full_page=True)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_each_board_click_and_drag(new_page, game):
+    page = new_page(f"solo-{game[:10]}")
+    create_in_ui(page, game, 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    view = you(page)["view"]
+    assert view.startswith(game)
+    counts = {
+        "racing-aces": dict(f=16, r=3, t=6),
+        "double-aces-and-kings": dict(f=16, r=4, t=8),
+        "rouge-et-noir": dict(f=8, r=0, t=10),
+        "fours-up": dict(f=8, r=0, t=6),
+    }[game]
+    for prefix, n in counts.items():
+        assert page.locator(f"#board .pile[data-pile^='{prefix}']").count() == n, prefix
+    if game == "rouge-et-noir":
+        assert page.locator("#board .pile[data-pile^='t'] .card.back").count() == 37 - 9  # 37 dealt, 9 face up
+        assert page.locator("#board .pile[data-pile='w']").count() == 0
+    if game == "fours-up":
+        assert page.locator("#board .pile[data-pile^='f'] .card.face").count() == 8
+    shot(page, f"board-{game}")
+
+    # drag one card (or run) to a legal destination
+    legal = you(page)["legal"]
+    drag = next((m for m in legal if m != "draw" and not m.startswith("f")), None)
+    if drag:
+        n0 = you(page)["n"]
+        src, dst = drag.split(">")
+        k = int(src.split(":")[1]) if ":" in src else 1
+        src = src.split(":")[0]
+        length = page.evaluate(f"window.solrace.app.board.view.piles[{src!r}].length")
+        card = page.locator(f'#board .pile[data-pile="{src}"] .card[data-idx="{length - k}"]').bounding_box()
+        target = page.locator(f'#board .pile[data-pile="{dst}"]').bounding_box()
+        page.mouse.move(card["x"] + card["width"] / 2, card["y"] + 8)
+        page.mouse.down()
+        page.mouse.move(card["x"] + card["width"] / 2 + 20, card["y"] + 30, steps=4)
+        page.wait_for_selector(".drag-ghost")
+        page.mouse.move(target["x"] + target["width"] / 2, target["y"] + min(target["height"] - 4, 40), steps=8)
+        shot(page, f"board-{game}-dragging")
+        page.mouse.up()
+        page.wait_for_function(f"window.solrace.app.you.n > {n0}")
+        assert page.locator(".drag-ghost").count() == 0
+    played = play_by_clicking(page, 4)
+    assert played
+    shot(page, f"board-{game}-played")
+
+
+def test_selecting_a_run_and_illegal_click(new_page):
+    """Rouge et Noir: clicking a card inside a pile selects from there; a card that
+    cannot move shakes and selects nothing; clicking the selection again clears it."""
+    page = new_page("runner")
+    create_in_ui(page, "rouge-et-noir", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    st = you(page)
+    movable = {m.split(">")[0] for m in st["legal"] if m != "draw"}
+    # find a face-up card with no move of its own
+    view = page.evaluate("window.solrace.app.board.view.piles")
+    for pile, cards in view.items():
+        if not pile.startswith("t") or not cards:
+            continue
+        top = f"{pile}"
+        if top not in movable:
+            page.click(f'#board .pile[data-pile="{pile}"] .card[data-idx="{len(cards) - 1}"]')
+            assert page.locator("#board .card.selected").count() == 0
+            break
+    if movable:
+        src = sorted(movable)[0]
+        pile, k = (src.split(":") + ["1"])[:2]
+        length = len(view[pile])
+        sel = f'#board .pile[data-pile="{pile}"] .card[data-idx="{length - int(k)}"]'
+        page.click(sel)
+        assert page.locator("#board .card.selected").count() == int(k)
+        assert page.locator("#board .pile.target").count() >= 1
+        shot(page, "rouge-et-noir-selected")
+        page.click(sel)
+        assert page.locator("#board .card.selected").count() == 0
+
+
+def test_timeout_shows_result(new_page, make_bot):
+    """The shortest clock the protocol allows (30 s) runs out: the result says time up."""
+    page = new_page("slowpoke")
+    page.evaluate("window.solrace.createRace('fours-up', 2, 30, false)")
+    rid = race_id(page)
+    bot = make_bot("sloth")
+    bot.call(lambda c: c.join(rid))
+    bot.call(lambda c: c.ready(rid))
+    page.wait_for_selector("#ready-btn")
+    page.click("#ready-btn")
+    wait_board(page)
+    play_by_clicking(page, 2)
+    page.wait_for_function("document.querySelector('#clock').classList.contains('urgent')", timeout=20000)
+    shot(page, "timeout-urgent-clock")
+    page.wait_for_selector("#result-panel", timeout=40000)
+    page.wait_for_selector("#verify.ok")
+    assert "time up" in page.locator("#result-panel").inner_text()
+    assert page.locator("#clock").inner_text() == "done"
+    shot(page, "timeout-result", full_page=True)
+
+
+def test_quick_match_against_bot(new_page, make_bot):
+    page = new_page("quickie")
+    page.click('.tile[data-game="fours-up"] [data-act="quick"]')
+    page.wait_for_selector("#unqueue")
+    shot(page, "quick-queued")
+    bot = make_bot("quickbot")
+    bot.call(lambda c: c.quick("fours-up", 2))
+    rid = race_id(page)
+    page.wait_for_selector("#board .pile", timeout=20000)
+    wait_board(page)
+    assert page.locator("#banner").is_hidden()
+    assert page.locator(f'#players li[data-player="{bot.client.player}"]').is_visible()
+    bot.play(rid, delay=0.2, max_moves=5)
+    play_by_clicking(page, 2)
+    shot(page, "quick-race")
+
+
+def test_spectate_two_bots(new_page, make_bot):
+    a, b = make_bot("alice-bot"), make_bot("bob-bot")
+    snap = a.call(lambda c: c.create("racing-aces", seats=2, time_limit_s=120))
+    rid = snap.race
+    b.call(lambda c: c.join(rid))
+    a.call(lambda c: c.ready(rid))
+    b.call(lambda c: c.ready(rid))
+    a.play(rid, delay=0.15)
+    b.play(rid, delay=0.2)
+
+    page = new_page("watcher")
+    page.click('a[data-nav="watch"]')
+    page.wait_for_selector(f'#race-list tr[data-race="{rid}"]', timeout=10000)
+    shot(page, "watch-list")
+    page.click(f'#race-list tr[data-race="{rid}"] a:has-text("Watch")')
+    page.wait_for_url(re.compile(f"#watch={rid}"))
+    page.wait_for_selector(".spec-board .pile", timeout=20000)
+    page.wait_for_function("document.querySelectorAll('.spec-board').length == 2")
+    # no board of our own, no clickable card
+    assert page.locator("#board").count() == 0
+    assert page.locator(".spec-board .card.can").count() == 0
+    page.wait_for_function(
+        f"""parseInt(document.querySelector('#players li[data-player="{a.client.player}"] .moves').textContent) > 2""",
+        timeout=20000,
+    )
+    at = page.evaluate("window.solrace.app.boardsAt")
+    assert at and at < page.evaluate("window.solrace.conn.now()")
+    assert "late" in page.locator(".delay-note").inner_text()
+    page.wait_for_timeout(600)
+    shot(page, "watch-race", full_page=True)
+    a.stop_playing()
+    b.stop_playing()
+    a.call(lambda c: c.finish(rid))
+    b.call(lambda c: c.finish(rid))
+    page.wait_for_selector("#result-panel", timeout=15000)
+    page.wait_for_selector("#verify.ok")
+    shot(page, "watch-result", full_page=True)
+
+
+def test_reconnect_after_drop_and_reload(new_page, make_bot):
+    page = new_page("phoenix")
+    rid = create_in_ui(page, "double-aces-and-kings", 2)
+    bot = make_bot("steady")
+    bot.call(lambda c: c.join(rid))
+    bot.call(lambda c: c.ready(rid))
+    page.click("#ready-btn")
+    wait_board(page)
+    play_by_clicking(page, 3)
+    n = you(page)["n"]
+    me = page.evaluate("window.solrace.app.me.player")
+
+    # the socket drops: the page reconnects with its token and resyncs
+    page.evaluate("window.solrace.conn.ws.close()")
+    page.wait_for_selector(".net.online", timeout=15000)
+    page.wait_for_function(f"window.solrace.app.you && window.solrace.app.you.n == {n} && window.solrace.app.you.legal.length > 0")
+    assert page.evaluate("window.solrace.app.me.player") == me
+    bot.call(lambda c: c.move(rid, "draw"))
+    page.wait_for_function(
+        f"""parseInt(document.querySelector('#players li[data-player="{bot.client.player}"] .moves').textContent) >= 1"""
+    )
+    play_by_clicking(page, 1)
+
+    # a reload keeps the seat (token in localStorage) and the board
+    n = you(page)["n"]
+    page.reload()
+    page.wait_for_selector(".net.online")
+    wait_board(page)
+    assert page.evaluate("window.solrace.app.me.player") == me
+    assert you(page)["n"] == n
+    play_by_clicking(page, 1)
+    shot(page, "reconnected")
