@@ -200,18 +200,21 @@ def next_timer(race: Race) -> int | None:
     return None
 
 
-def begin(race: Race) -> Race:
-    """countdown -> running: everyone plays from move 0 (their clock is `starts_at`)."""
+def begin(race: Race, initial_home: int = 0) -> Race:
+    """countdown -> running: everyone plays from move 0 (their clock is `starts_at`).
+
+    `initial_home`: cards on the foundations in the deal (Fours Up starts with its 4s there).
+    """
     if race.status != COUNTDOWN:
         raise RaceError("race-started", "the race is not counting down")
     r = race.copy()
     r.status = RUNNING
     for p in r.players:
-        p.status, p.n, p.home, p.at = PLAYING, 0, 0, r.starts_at
+        p.status, p.n, p.home, p.at = PLAYING, 0, initial_home, r.starts_at
     return r
 
 
-def end(race: Race, now: int, logs: dict[str, list[tuple[int, int]]]) -> Race:
+def end(race: Race, now: int, logs: dict[str, list[tuple[int, int]]], initial_home: int = 0) -> Race:
     """running -> finished, with the ranking.
 
     `logs` maps each player to their move log as (time, cards home after the
@@ -228,21 +231,21 @@ def end(race: Race, now: int, logs: dict[str, list[tuple[int, int]]]) -> Race:
             p.status, p.at = TIMEOUT, stop
     r.status = FINISHED
     r.ended = now
-    r.ranking = rank(r, logs)
+    r.ranking = rank(r, logs, initial_home)
     return r
 
 
-def home_at(starts_at: int, final_home: int, log: list[tuple[int, int]]) -> int:
+def home_at(starts_at: int, final_home: int, log: list[tuple[int, int]], initial_home: int = 0) -> int:
     """ms from the start to the earliest moment `final_home` cards were home."""
-    if final_home == 0:
-        return 0
+    if final_home == initial_home:
+        return 0  # reached at the start
     for at, home in log:
         if home == final_home:
             return at - starts_at
     return 0  # unreachable for a consistent log
 
 
-def rank(race: Race, logs: dict[str, list[tuple[int, int]]]) -> list[dict[str, Any]]:
+def rank(race: Race, logs: dict[str, list[tuple[int, int]]], initial_home: int = 0) -> list[dict[str, Any]]:
     """DESIGN.md §8: winners by time; then cards home (desc), earliest at, fewer moves.
 
     Equal keys share a rank (1, 1, 3: standard competition ranking).
@@ -255,7 +258,7 @@ def rank(race: Race, logs: dict[str, list[tuple[int, int]]]) -> list[dict[str, A
         rows.append({
             "player": p.player, "name": p.name, "status": p.status, "won": won,
             "home": p.home, "moves": p.n, "time_ms": time_ms,
-            "home_at_ms": home_at(start, p.home, logs.get(p.player, [])),
+            "home_at_ms": home_at(start, p.home, logs.get(p.player, []), initial_home),
         })
 
     def key(row: dict[str, Any]) -> tuple:

@@ -563,10 +563,11 @@ class Service:
             self.ticking.discard(rid)
 
     async def _begin(self, race: R.Race, now: int) -> None:
-        new = R.begin(race)
+        dealt = rules.deal(race.game, race.seed)
+        new = R.begin(race, dealt.cards_home)
         new.ver = race.ver + 1
-        pos = rules.deal(race.game, race.seed).to_text()
-        fields = {"n": 0, "home": 0, "status": R.PLAYING, "at": new.starts_at, "pos": pos,
+        pos = dealt.to_text()
+        fields = {"n": 0, "home": dealt.cards_home, "status": R.PLAYING, "at": new.starts_at, "pos": pos,
                   "last": "", "rev": "", "mt": new.starts_at}
         players = {p.player: fields for p in new.players}
         await self.store.commit(race.ver, new, encode(m.RaceSnapshot(**R.snapshot(new))), players=players,
@@ -575,7 +576,8 @@ class Service:
 
     async def _end(self, race: R.Race, now: int) -> None:
         logs = await self.store.move_logs(race)
-        new = R.end(race, now, {pid: [(at, home) for at, home, _mv in rows] for pid, rows in logs.items()})
+        new = R.end(race, now, {pid: [(at, home) for at, home, _mv in rows] for pid, rows in logs.items()},
+                    rules.deal(race.game, race.seed).cards_home)
         # Each player stopped by the clock gets a progress event (status timeout), then the end.
         stopped = [p for p in new.players if race.seat_of(p.player).status != p.status]  # type: ignore[union-attr]
         events = [encode(m.Progress(race=race.race, ver=race.ver + i + 1, player=p.player, n=p.n, home=p.home,

@@ -1,0 +1,129 @@
+"""Several server processes on one Redis: reconnects, fan-out, quick-match, dead processes."""
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+
+import msgpack
+import redis.asyncio as aioredis
+from test_server_race import WIN, play
+from wsclient import Raw, player
+
+from protocol import rules
+from server import store as S
+
+
+async def test_reconnect_to_another_process_keeps_everything(server, serve_process):
+    other_url, _proc = serve_process()
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    snap = await a.request("create", game=WIN["game"], seats=2, time_limit_s=60)
+    rid = snap["race"]
+    await b.request("join", race=rid)
+    await a.request("ready", race=rid)
+    await b.request("ready", race=rid)
+    start = await a.wait("start")
+    await b.wait("start")
+    acks = await play(a, rid, ["draw", "draw", "draw"])
+    token = a.token
+    await a.close()  # the connection drops mid-race
+
+    a2 = await Raw.open(other_url)  # ...and comes back to another process
+    welcome = await a2.hello(token=token)
+    assert welcome["player"] == a.player and welcome["name"] == "ada"
+    assert welcome["races"] == [rid]
+    state = await a2.request("resync", race=rid, since=start["ver"])
+    you = state["you"]
+    assert you["n"] == 3 and you["status"] == "playing"
+    g = rules.from_text((await _stored(server, rid, a.player))[b"pos"].decode())
+    assert you["view"] == g.view_text() and you["legal"] == g.legal_moves()
+    assert state["race"]["deadline"] == start["deadline"]  # the clock kept running
+    assert state["race"]["starts_at"] == start["starts_at"]
+    assert [e["n"] for e in state["events"] if e["t"] == "progress"] == [1, 2, 3]
+    # moves continue where they stopped; the rival on the first process sees them
+    ack = await a2.request("move", race=rid, n=3, move="draw")
+    assert ack["t"] == "ack" and ack["n"] == 4 and ack["ver"] == acks[-1]["ver"] + 1
+    prog = await b.wait(lambda m: m.get("t") == "progress" and m["n"] == 4)
+    assert prog["player"] == a.player
+    # and the other way round: b's moves reach a2 through the other process
+    await play(b, rid, ["draw"])
+    await a2.wait(lambda m: m.get("t") == "progress" and m["player"] == b.player)
+    # the end reaches both processes
+    await a2.request("finish", race=rid)
+    await b.request("finish", race=rid)
+    end_a = await a2.wait("end")
+    end_b = await b.wait("end")
+    assert end_a == end_b and end_a["seed"]
+    await a2.close()
+    await b.close()
+
+
+async def _stored(app, rid: str, pid: str) -> dict:
+    r = aioredis.Redis.from_url(app.settings.redis)
+    try:
+        return await r.hgetall(S.player_key(rid, pid))
+    finally:
+        await r.aclose()
+
+
+async def test_deadline_fires_when_the_starting_process_died(server, serve_process):
+    """The race was started (and timed) by a process that is killed; another ends it."""
+    other_url, proc = serve_process()
+    a = await player(other_url, "ada")
+    b = await player(other_url, "bob")
+    snap = await a.request("create", game="fours-up", seats=2, time_limit_s=60)
+    rid = snap["race"]
+    r = aioredis.Redis.from_url(server.settings.redis)
+    await r.hset(S.race_key(rid), "time_limit_s", 1)  # test hook: a 1 s race
+    await b.request("join", race=rid)
+    await a.request("ready", race=rid)
+    await b.request("ready", race=rid)
+    await a.wait("start")
+    await play(a, rid, ["draw"])
+    proc.send_signal(signal.SIGKILL)  # no goodbye: the in-process server must notice the deadline
+    proc.wait(5)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 5:
+        if await r.hget(S.race_key(rid), "status") == b"finished":
+            break
+        await asyncio.sleep(0.05)
+    assert await r.hget(S.race_key(rid), "status") == b"finished"
+    assert await r.zscore(S.TIMERS, rid) is None
+    # everyone can read the result on the surviving process
+    c = await player(server.ws_url, "cyd")
+    rep = await c.request("replay", race=rid)
+    assert rep["t"] == "replay" and [e["status"] for e in rep["ranking"]] == ["timeout", "timeout"]
+    assert rep["ranking"][0]["player"] == b.player  # both 0 home at 0 ms: fewer moves first
+    await r.aclose()
+    await c.close()
+
+
+async def test_quick_match_pairs_players_on_two_processes(server, serve_process):
+    other_url, _proc = serve_process()
+    a = await player(server.ws_url, "ada")
+    b = await player(other_url, "bob")
+    q = await a.request("quick", game="fours-up")
+    assert q["t"] == "queued" and q["seats"] == 2
+    q = await b.request("quick", game="fours-up")
+    assert q["t"] == "queued"
+    sa = await a.wait(lambda m: m.get("t") == "race" and m["status"] in ("countdown", "running"))
+    sb = await b.wait(lambda m: m.get("t") == "race" and m["status"] in ("countdown", "running"))
+    assert sa["race"] == sb["race"] and sa["host"] == "" and not sa["private"]
+    assert {p["player"] for p in sa["players"]} == {a.player, b.player}
+    st_a = await a.wait("start")
+    st_b = await b.wait("start")
+    assert st_a["view"] == st_b["view"]
+    rid = sa["race"]
+    await play(a, rid, ["draw"])
+    await b.wait(lambda m: m.get("t") == "progress" and m["player"] == a.player)
+    # unqueue: a third player queues and leaves; nobody is paired with them later
+    c = await player(server.ws_url, "cyd")
+    await c.request("quick", game="fours-up")
+    assert (await c.request("unqueue", game="fours-up"))["t"] == "ok"
+    d = await player(other_url, "dan")
+    await d.request("quick", game="fours-up")
+    await asyncio.sleep(0.3)
+    assert not [m for m in map(msgpack.unpackb, d.frames) if m["t"] == "race"]
+    for x in (a, b, c, d):
+        await x.close()

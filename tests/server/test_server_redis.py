@@ -1,0 +1,97 @@
+"""Redis usage: one round trip per accepted move, the key layout, the scripts."""
+from __future__ import annotations
+
+import asyncio
+
+import redis.asyncio as aioredis
+from test_server_race import WIN, make_race, play
+from wsclient import player
+
+from server import store as S
+
+# Commands the move script runs inside Redis (they show in commandstats too,
+# but they are not round trips: they run within the one EVALSHA).
+SCRIPT_INNER = {"hmget", "time", "rpush", "hset", "hincrby", "xadd", "publish", "hget"}
+
+
+def _calls(info: dict) -> dict[str, int]:
+    return {k.removeprefix("cmdstat_"): v["calls"] for k, v in info.items() if k.startswith("cmdstat_")}
+
+
+async def test_one_round_trip_per_accepted_move(make_server):
+    # Background loops off, so that only the moves talk to Redis during the burst.
+    app = await make_server(sweep_ms=600_000, spectator_flush_ms=600_000)
+    app.service.seed_factory = lambda: WIN["seed"]
+    a = await player(app.ws_url, "ada")
+    b = await player(app.ws_url, "bob")
+    rid = await make_race(app, [a, b], WIN["game"])
+    await play(a, rid, WIN["moves"][:1])  # warm: the move cache is filled at the start
+    await asyncio.sleep(0.1)
+    r = aioredis.Redis.from_url(app.settings.redis)
+    burst = WIN["moves"][1:101]
+    before = _calls(await r.info("commandstats"))
+    acks = await play(a, rid, burst, start_n=1)
+    await b.wait(lambda m: m.get("t") == "progress" and m["n"] == 101)
+    after = _calls(await r.info("commandstats"))
+    await r.aclose()
+    delta = {k: after.get(k, 0) - before.get(k, 0) for k in after if after.get(k, 0) != before.get(k, 0)}
+    delta.pop("info", None)
+    n = len(burst)
+    assert len(acks) == n
+    assert delta.pop("evalsha") == n  # exactly one script call per move
+    # Nothing else reached Redis from outside the scripts; the inner calls add up per move.
+    assert set(delta) <= SCRIPT_INNER, delta
+    assert delta["hmget"] == 2 * n and delta["time"] == n and delta["publish"] == n and delta["xadd"] == n
+    assert delta["rpush"] == n
+    await a.close()
+    await b.close()
+
+
+async def test_illegal_moves_never_reach_redis(make_server):
+    app = await make_server(sweep_ms=600_000, spectator_flush_ms=600_000)
+    a = await player(app.ws_url, "ada")
+    rid = await make_race(app, [a], "fours-up")
+    await a.request("move", race=rid, n=0, move="draw")
+    r = aioredis.Redis.from_url(app.settings.redis)
+    before = _calls(await r.info("commandstats"))
+    for _ in range(20):
+        e = await a.request("move", race=rid, n=1, move="t0>t0")
+        assert e["code"] == "illegal-move"
+    after = _calls(await r.info("commandstats"))
+    await r.aclose()
+    assert {k for k in after if after[k] != before.get(k, 0)} <= {"info"}
+    await a.close()
+
+
+async def test_every_race_key_shares_one_hash_tag(server):
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    rid = await make_race(server, [a, b], "racing-aces")
+    await play(a, rid, ["draw"])
+    await b.request("finish", race=rid)
+    await a.request("finish", race=rid)
+    await a.wait("end")
+    r = aioredis.Redis.from_url(server.settings.redis)
+    keys = sorted(k.decode() for k in await r.keys(f"*{rid}*"))
+    await r.aclose()
+    assert keys and all(k.startswith("{race:" + rid + "}") for k in keys), keys
+    assert S.race_key(rid) in keys and S.stream_key(rid) in keys
+    assert S.log_key(rid, a.player) in keys and S.player_key(rid, b.player) in keys
+    await a.close()
+    await b.close()
+
+
+async def test_noscript_reload(server):
+    """After SCRIPT FLUSH (e.g. a Redis restart) the scripts are reloaded transparently."""
+    a = await player(server.ws_url, "ada")
+    rid = await make_race(server, [a], "racing-aces")
+    r = aioredis.Redis.from_url(server.settings.redis)
+    await r.script_flush()
+    await r.aclose()
+    ack = await a.request("move", race=rid, n=0, move="draw")
+    assert ack["t"] == "ack" and ack["n"] == 1
+    ack = await a.request("move", race=rid, n=1, move="draw")
+    assert ack["t"] == "ack" and ack["n"] == 2
+    snap = await a.request("create", game="fours-up")  # commit script, via redis-py
+    assert snap["t"] == "race"
+    await a.close()
