@@ -16,7 +16,13 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(BIN)/solrace serve $(ARGS)
 
-test: $(STAMP)
+# The browser tests (tests/web) drive Debian's chromium through playwright
+# (installed by the test extras); install it when it is missing (CI runs as root).
+CHROMIUM ?= /usr/bin/chromium
+$(CHROMIUM):
+	apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+
+test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: $(STAMP)
