@@ -135,22 +135,35 @@ class _PipeProtocol(_Base):
 
 
 class Pipe:
-    """A reconnecting pipelined connection. Callbacks get a reply, a ReplyError or a ConnectionError."""
+    """A reconnecting pipelined connection. Callbacks get a reply, a ReplyError or a ConnectionError.
+
+    While the connection is down, calls fail at once with ConnectionError (on
+    the next loop iteration) and a background task reconnects with backoff
+    (50 ms doubling to 1 s): a Redis restart costs the moves sent during the
+    outage an `internal` error, never a hang. A command whose connection is
+    lost before its reply may or may not have been applied: the client finds
+    out by its move count (`out-of-sync` then `state`, or a `dup` re-ack).
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.proto: _PipeProtocol | None = None
         self._connecting: asyncio.Future | None = None
+        self._reconnector: asyncio.Task | None = None
+        self._closed = False
+        self.on_reconnect: Callable[[], None] | None = None  # called after a lost connection is back
 
     async def connect(self) -> None:
         if self.proto is not None and self.proto.transport is not None:
             return
         if self._connecting is None:
             self._connecting = asyncio.ensure_future(self._connect())
+        fut = self._connecting
         try:
-            await asyncio.shield(self._connecting)
+            await asyncio.shield(fut)
         finally:
-            self._connecting = None
+            if self._connecting is fut:
+                self._connecting = None
 
     async def _connect(self) -> None:
         proto, setup = await open_connection(self.url, _PipeProtocol)
@@ -160,19 +173,52 @@ class Pipe:
                 proto.transport.close()
                 raise ConnectionError(f"redis setup {cmd[0]} failed: {reply}")
         self.proto = proto
+        proto.closed.add_done_callback(lambda _f, p=proto: self._lost(p))
+
+    def _lost(self, proto: _PipeProtocol) -> None:
+        if self._closed or self.proto is not proto:
+            return
+        log.warning("redis connection lost (%s); reconnecting", self.url)
+        self._start_reconnect()
+
+    def _start_reconnect(self) -> None:
+        if self._closed or (self._reconnector is not None and not self._reconnector.done()):
+            return
+        self._reconnector = asyncio.ensure_future(self._reconnect_loop())
+
+    async def _reconnect_loop(self) -> None:
+        delay = 0.05
+        while not self._closed:
+            try:
+                await self.connect()
+            except (OSError, ConnectionError) as exc:
+                log.info("redis reconnect failed (%s): %s", self.url, exc)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+                continue
+            log.info("redis connection back (%s)", self.url)
+            if self.on_reconnect is not None:
+                self.on_reconnect()
+            return
 
     @property
     def ready(self) -> bool:
         return self.proto is not None and self.proto.transport is not None
 
     def call(self, args: tuple | list, callback: Callable[[Any], None]) -> None:
-        """Queue a command; requires `ready` (use `ensure` on the cold path)."""
-        assert self.proto is not None
-        self.proto.call(pack(args), callback)
+        """Queue a command (fails with ConnectionError while Redis is unreachable)."""
+        self.call_packed(pack(args), callback)
 
-    def call_packed(self, packed: bytes, callback: Callable[[Any], None]) -> None:
-        assert self.proto is not None
-        self.proto.call(packed, callback)
+    def call_packed(self, packed: bytes, callback: Callable[[Any], None], key: str | None = None) -> None:
+        """Queue a packed command; `key` is for routing (ClusterPipe) and ignored here."""
+        proto = self.proto
+        if proto is not None and proto.transport is not None:
+            proto.call(packed, callback)
+            return
+        # Down: fail fast (never queue without bound) and make sure we are reconnecting.
+        if not self._closed:
+            self._start_reconnect()
+        asyncio.get_running_loop().call_soon(callback, ConnectionError("redis unavailable"))
 
     async def execute(self, *args: Any) -> Any:
         """Await one command (cold path convenience)."""
@@ -184,6 +230,9 @@ class Pipe:
         return len(self.proto.waiters) if self.proto is not None else 0
 
     def close(self) -> None:
+        self._closed = True
+        if self._reconnector is not None:
+            self._reconnector.cancel()
         if self.proto is not None and self.proto.transport is not None:
             self.proto.transport.close()
         self.proto = None
@@ -227,9 +276,14 @@ class _SubProtocol(_Base):
 
 
 class Subscriber:
-    """One reconnecting pub/sub connection with a dynamic set of channels."""
+    """One reconnecting pub/sub connection with a dynamic set of channels.
 
-    def __init__(self, url: str, on_message: Callable[[bytes, bytes], None],
+    `url` may be a callable returning the URL to try next: in a Redis Cluster
+    any node delivers every PUBLISH (6.2 pub/sub is cluster-wide), so after
+    losing one node the subscriber moves on to another.
+    """
+
+    def __init__(self, url: str | Callable[[], str], on_message: Callable[[bytes, bytes], None],
                  on_reconnect: Callable[[], None] | None = None) -> None:
         self.url = url
         self.on_message = on_message
@@ -245,7 +299,8 @@ class Subscriber:
         self._task = asyncio.create_task(self._keepalive())
 
     async def _connect(self) -> None:
-        proto, setup = await open_connection(self.url, lambda: _SubProtocol(self.on_message))
+        url = self.url() if callable(self.url) else self.url
+        proto, setup = await open_connection(url, lambda: _SubProtocol(self.on_message))
         for cmd in setup:
             fut = asyncio.get_running_loop().create_future()
             proto.setup_waiters.append(fut)
@@ -271,7 +326,7 @@ class Subscriber:
                 try:
                     await self._connect()
                     break
-                except OSError as exc:
+                except (OSError, ConnectionError) as exc:
                     log.warning("pub/sub reconnect failed: %s", exc)
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 2.0)

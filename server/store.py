@@ -36,7 +36,7 @@ race lives until its deadline plus a day; a finished race (seed, logs,
 ranking) for ``finished_ttl_s``.
 
 API for other features (all async):
-- races: `create_race`, `load_race`, `commit`, `load_player`, `move_logs`,
+- races: `create_race`, `load_race`, `load_races`, `commit`, `load_player`, `move_logs`,
   `events_since`, `public_races`, `replay`
 - the move path: `move_call(...)` (callback style, pipelined, one EVALSHA)
 - timers: `schedule`, `unschedule`, `due_races`
@@ -47,6 +47,7 @@ API for other features (all async):
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
@@ -60,6 +61,7 @@ from redis.exceptions import NoScriptError
 
 from . import races as R
 from .config import Settings
+from .cluster import ClusterPipe, cold_client, is_cluster_url
 from .resp import Pipe, ReplyError, pack
 
 log = logging.getLogger("solrace.store")
@@ -228,10 +230,22 @@ class Store:
     def __init__(self, url: str, settings: Settings) -> None:
         self.url = url
         self.settings = settings
-        # Cold paths: redis-py. decode_responses off: positions and frames are bytes.
-        self.redis = aioredis.Redis.from_url(url, decode_responses=False)
-        # Hot path: one pipelined connection for EVALSHA of moves.
-        self.pipe = Pipe(url)
+        self.cluster = is_cluster_url(url)
+        self.pipe: Pipe | ClusterPipe
+        if self.cluster:
+            # redis+cluster://: redis-py's cluster client and a slot-routed move pipe (server/cluster.py).
+            self.redis = cold_client(url)
+            self.pipe = ClusterPipe(url)
+        else:
+            # Cold paths: redis-py. decode_responses off: positions and frames are bytes.
+            self.redis = aioredis.Redis.from_url(url, decode_responses=False)
+            # Hot path: one pipelined connection for EVALSHA of moves.
+            self.pipe = Pipe(url)
+
+    @property
+    def bus_url(self) -> str | Callable[[], str]:
+        """Where the pub/sub connection goes (in a cluster: any node, rotating on reconnect)."""
+        return self.pipe.pubsub_url if isinstance(self.pipe, ClusterPipe) else self.url
 
     async def start(self) -> None:
         await self.redis.ping()
@@ -296,6 +310,27 @@ class Store:
         if reply[0] != b"ok":
             raise Conflict(f"race {rid} is at version {reply[1]}, not {old_ver}")
         return int(reply[1])
+
+    async def load_races(self, rids: list[str]) -> list[R.Race | None | BaseException]:
+        """Several races at once (the race list): one pipeline, or one call per race in a cluster.
+
+        Each item is the race, None (no such race) or the exception of its read.
+        """
+        if self.cluster:
+            # redis-py refuses EVALSHA in cluster pipelines; the races live on different nodes anyway.
+            replies = await asyncio.gather(
+                *(LOAD(self.redis, [race_key(rid)], ["{race:" + rid + "}:p:"]) for rid in rids),
+                return_exceptions=True)
+        else:
+            for _attempt in range(2):
+                pipe = self.redis.pipeline(transaction=False)
+                for rid in rids:
+                    pipe.evalsha(LOAD.sha, 1, race_key(rid), "{race:" + rid + "}:p:")
+                replies = await pipe.execute(raise_on_error=False)
+                if not any(isinstance(r, NoScriptError) for r in replies):
+                    break
+                await self.redis.script_load(LOAD.source)  # Redis restarted: reload, then once more
+        return [reply if isinstance(reply, BaseException) else race_from_load(reply)[1] for reply in replies]
 
     async def load_player(self, rid: str, pid: str) -> tuple[list[Any], dict[bytes, bytes]]:
         """Race status/deadline/total/game/ver and the player's game hash (the move cache loader)."""
@@ -461,8 +496,8 @@ class Store:
         def done(reply: Any) -> None:
             if isinstance(reply, ReplyError) and str(reply).startswith("NOSCRIPT"):
                 # Redis lost its script cache (restart, SCRIPT FLUSH): EVAL once, which reloads it.
-                self.pipe.call_packed(pack((b"EVAL", MOVE.source) + args[2:]), callback)
+                self.pipe.call_packed(pack((b"EVAL", MOVE.source) + args[2:]), callback, rk)
                 return
             callback(reply)
 
-        self.pipe.call_packed(pack(args), done)
+        self.pipe.call_packed(pack(args), done, rk)
