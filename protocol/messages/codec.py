@@ -108,6 +108,8 @@ _AT = re.compile(r" - at `(.*?)`(?: in `(.*?)`)?$")
 # "Object missing required field `race`", "Object contains unknown field `zz`"
 _FIELD = re.compile(r"field `(.*?)`")
 _TOP_FIELD = re.compile(r"^\$\.([^.\[]+)")
+# What a failed pattern means, per field (the default is the display-name rule).
+_PATTERN_MEANING = {"date": "`date`: must be a UTC date written YYYY-MM-DD"}
 
 
 class _RidProbe(msgspec.Struct):
@@ -165,7 +167,8 @@ def _classify(frame: Any, text: str) -> ProtocolError:
         message = f"unknown field `{field}`"
     elif "matching regex" in detail:
         # The regex itself is no help to a human; say what it means.
-        message = f"`{field}`: must be printable, without leading or trailing spaces"
+        message = _PATTERN_MEANING.get(
+            field or "", f"`{field}`: must be printable, without leading or trailing spaces")
     else:
         message = f"`{field}`: {detail}" if field else detail
     return ProtocolError(ErrorCode.BAD_MESSAGE, message, field=field, rid=rid)

@@ -46,7 +46,12 @@ class ErrorCode(StrEnum):
     RACE_NOT_OVER = "race-not-over"  # replay of a race that is not finished
     PRIVATE_RACE = "private-race"  # spectating a private race
     IS_PLAYER = "is-player"  # spectating a race you play in
-    DAILY_OPEN = "daily-open"  # spectating a daily-challenge race before the day closes
+    DAILY_OPEN = "daily-open"  # a daily's race, seed or replays before the day closes
+    DAILY_NOT_OPEN = "daily-not-open"  # a daily of a day that has not begun
+    DAILY_DONE = "daily-done"  # daily_start after the day's one attempt was played
+    DAILY_CLOSING = "daily-closing"  # daily_start too close to the day's end
+    DAILY_BUSY = "daily-busy"  # daily_start while another connection is creating the attempt
+    NO_REPLAY = "no-replay"  # daily_replay of an entry outside the published top
     INTERNAL = "internal"  # a server fault; the request had no effect
 
 

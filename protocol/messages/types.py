@@ -155,6 +155,54 @@ class Unspectate(ClientMsg, tag="unspectate"):
     race: RaceId
 
 
+
+# --- daily challenges (docs/protocol.md §5) ---------------------------------------
+
+DateText = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # YYYY-MM-DD, UTC
+PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
+
+
+class Daily(ClientMsg, tag="daily"):
+    """The facts of a daily (default: today's); reply `daily` (DailyInfo)."""
+
+    game: GameId
+    date: DateText | None = None
+
+
+class DailyStart(ClientMsg, tag="daily_start"):
+    """Start (or resume) today's one ranked attempt; reply `race`."""
+
+    game: GameId
+
+
+class Leaderboard(ClientMsg, tag="leaderboard"):
+    """A daily's board; `watch` also subscribes to its live `leaderboard_update`s."""
+
+    game: GameId
+    date: DateText | None = None
+    top: Annotated[int, msgspec.Meta(ge=1, le=100)] = 10
+    around: Annotated[int, msgspec.Meta(ge=0, le=25)] = 3
+    watch: bool = False
+
+
+class LeaderboardUnwatch(ClientMsg, tag="leaderboard_unwatch"):
+    game: GameId
+    date: DateText | None = None
+
+
+class History(ClientMsg, tag="history"):
+    game: GameId
+    player: PlayerId | None = None  # default: you
+    days: Annotated[int, msgspec.Meta(ge=0, le=100)] = 30
+
+
+class DailyReplay(ClientMsg, tag="daily_replay"):
+    """The published replays of a closed daily (the top entries), or one player's."""
+
+    game: GameId
+    date: DateText
+    player: PlayerId | None = None
+
 ClientMessage = Union[
     Hello,
     Ping,
@@ -172,6 +220,12 @@ ClientMessage = Union[
     Races,
     Spectate,
     Unspectate,
+    Daily,
+    DailyStart,
+    Leaderboard,
+    LeaderboardUnwatch,
+    History,
+    DailyReplay,
 ]
 CLIENT_TYPES: tuple[type[ClientMsg], ...] = ClientMessage.__args__  # type: ignore[attr-defined]
 
@@ -356,7 +410,7 @@ class Progress(ServerMsg, tag="progress", gc=False):
 class End(ServerMsg, tag="end"):
     race: str
     ver: int
-    seed: str
+    seed: str | None  # nil for a daily attempt's race (the daily reveals it after the close)
     ranking: list[RankEntry]
 
 
@@ -395,6 +449,115 @@ class Boards(ServerMsg, tag="boards"):
     boards: list[BoardView]
 
 
+
+# --- daily challenges (docs/protocol.md §5) -------------------------------------------
+
+
+class DailyEntry(Nested):
+    """One entry of a daily leaderboard."""
+
+    rank: int  # 1-based; equal results share a rank
+    player: str
+    name: str
+    status: str
+    won: bool
+    home: int
+    total: int
+    moves: int
+    time_ms: int | None
+    home_at_ms: int | None
+    race: str
+
+
+class DailyYou(Nested):
+    race: str  # your attempt's race
+    status: str  # playing, done
+    entry: DailyEntry | None  # once done
+
+
+class DailyInfo(ServerMsg, tag="daily"):
+    game: str
+    date: str
+    status: str  # open, closed
+    opens: int
+    closes: int
+    commitment: str
+    seed: str | None  # only once closed
+    time_limit_s: int
+    total: int
+    entries: int
+    final: bool
+    rules_version: int
+    deal_version: int
+    you: DailyYou | None
+
+
+class LeaderboardData(ServerMsg, tag="leaderboard"):
+    game: str
+    date: str
+    status: str
+    final: bool
+    count: int
+    top: list[DailyEntry]
+    around: list[DailyEntry]
+    me: DailyEntry | None
+
+
+class LeaderboardUpdate(ServerMsg, tag="leaderboard_update"):
+    """To watchers of a board: an attempt has ended (ranks below it may have moved)."""
+
+    game: str
+    date: str
+    entry: DailyEntry
+    count: int
+
+
+class HistoryDay(Nested):
+    date: str
+    status: str
+    won: bool
+    home: int
+    total: int
+    moves: int
+    time_ms: int | None
+    home_at_ms: int | None
+    race: str
+    rank: int | None
+    count: int
+
+
+class HistoryData(ServerMsg, tag="history"):
+    player: str
+    game: str
+    today: str
+    played: int
+    wins: int
+    streak: int
+    best_streak: int
+    win_streak: int
+    best_win_streak: int
+    days: list[HistoryDay]
+
+
+class DailyReplayPlayer(Nested):
+    player: str
+    name: str
+    starts_at: int | None
+    race: str | None
+    moves: list[tuple[str, int]]  # [move, at]
+
+
+class DailyReplayData(ServerMsg, tag="daily_replay"):
+    game: str
+    date: str
+    rules_version: int
+    deal_version: int
+    seed: str
+    commitment: str
+    total: int
+    ranking: list[RankEntry]
+    players: list[DailyReplayPlayer]
+
 ServerMessage = Union[
     Welcome,
     Pong,
@@ -410,5 +573,10 @@ ServerMessage = Union[
     ReplayData,
     RaceList,
     Boards,
+    DailyInfo,
+    LeaderboardData,
+    LeaderboardUpdate,
+    HistoryData,
+    DailyReplayData,
 ]
 SERVER_TYPES: tuple[type[ServerMsg], ...] = ServerMessage.__args__  # type: ignore[attr-defined]

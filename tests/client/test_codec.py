@@ -59,7 +59,21 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.Races(game="rouge-et-noir"),
     m.Spectate(race="r1"),
     m.Unspectate(race="r1"),
+    # daily challenges (§5)
+    m.Daily(game="racing-aces"),
+    m.Daily(game="racing-aces", date="2025-03-14", rid=1),
+    m.DailyStart(game="fours-up"),
+    m.Leaderboard(game="racing-aces"),
+    m.Leaderboard(game="racing-aces", date="2025-03-14", top=100, around=0, watch=True),
+    m.LeaderboardUnwatch(game="racing-aces"),
+    m.History(game="racing-aces"),
+    m.History(game="racing-aces", player="p1", days=0),
+    m.DailyReplay(game="racing-aces", date="2025-03-14"),
+    m.DailyReplay(game="racing-aces", date="2025-03-14", player="p1"),
 ]
+
+DAILY_ENTRY = m.DailyEntry(rank=1, player="p1", name="ada", status="won", won=True, home=156,
+                           total=156, moves=300, time_ms=61_000, home_at_ms=61_000, race="r1")
 
 SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.Welcome(v=1, player="p1", name="ada", token="t", races=["r1"], time=1, limits=dict(m.DEFAULT_LIMITS)),
@@ -88,6 +102,29 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
                                     players=[m.SummaryPlayer(name="ada", home=3, status="playing")],
                                     total=156, starts_at=1, deadline=None, spectators=2)]),
     m.Boards(race="r1", at=5, boards=[m.BoardView(player="p1", n=3, view="v")]),
+    # daily challenges (§5)
+    m.End(race="r1", ver=4, seed=None, ranking=[RANK]),
+    m.DailyInfo(game="racing-aces", date="2025-03-14", status="open", opens=1, closes=2,
+                commitment="c", seed=None, time_limit_s=600, total=156, entries=0, final=False,
+                rules_version=1, deal_version=1, you=None),
+    m.DailyInfo(game="racing-aces", date="2025-03-14", status="closed", opens=1, closes=2,
+                commitment="c", seed="s", time_limit_s=600, total=156, entries=1, final=True,
+                rules_version=1, deal_version=1,
+                you=m.DailyYou(race="r1", status="done", entry=DAILY_ENTRY), rid=1),
+    m.LeaderboardData(game="racing-aces", date="2025-03-14", status="open", final=False, count=1,
+                      top=[DAILY_ENTRY], around=[DAILY_ENTRY], me=DAILY_ENTRY),
+    m.LeaderboardData(game="racing-aces", date="2025-03-14", status="open", final=False, count=0,
+                      top=[], around=[], me=None),
+    m.LeaderboardUpdate(game="racing-aces", date="2025-03-14", entry=DAILY_ENTRY, count=1),
+    m.HistoryData(player="p1", game="racing-aces", today="2025-03-14", played=1, wins=1, streak=1,
+                  best_streak=1, win_streak=1, best_win_streak=1,
+                  days=[m.HistoryDay(date="2025-03-14", status="won", won=True, home=156, total=156,
+                                     moves=300, time_ms=61_000, home_at_ms=61_000, race="r1",
+                                     rank=1, count=1)]),
+    m.DailyReplayData(game="racing-aces", date="2025-03-14", rules_version=1, deal_version=1,
+                      seed="s", commitment="c", total=156, ranking=[RANK],
+                      players=[m.DailyReplayPlayer(player="p1", name="ada", starts_at=1, race="r1",
+                                                   moves=[("draw", 5)])]),
 ]
 
 
@@ -121,10 +158,12 @@ def test_nil_fields_are_sent_and_server_decoding_ignores_unknown_keys() -> None:
 def test_wire_tags_match_protocol_md() -> None:
     tags = {cls.__struct_config__.tag for cls in m.CLIENT_TYPES}
     assert tags == {"hello", "ping", "create", "join", "leave", "ready", "start", "quick", "unqueue", "move",
-                    "finish", "resync", "replay", "races", "spectate", "unspectate"}
+                    "finish", "resync", "replay", "races", "spectate", "unspectate",
+                    "daily", "daily_start", "leaderboard", "leaderboard_unwatch", "history", "daily_replay"}
     tags = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
     assert tags == {"welcome", "pong", "ok", "error", "race", "queued", "start", "ack", "progress", "end",
-                    "state", "replay", "race_list", "boards"}
+                    "state", "replay", "race_list", "boards",
+                    "daily", "leaderboard", "leaderboard_update", "history", "daily_replay"}
 
 
 def test_error_codes_cover_protocol_md() -> None:
