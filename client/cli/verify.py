@@ -22,7 +22,7 @@ What is checked, independently of the server's code:
    ``home``, ``moves``; with the start time (``starts_at``, or inferred from
    one player and then checked against the others) also ``time_ms`` of a win
    and ``home_at_ms`` (start → the first moment the final home count was
-   reached).
+   reached; 0 if it is the count dealt home, as Fours Up's 4s).
 4. The order: winners by ``time_ms``; then ``home`` (more first), then
    ``home_at_ms``, then fewer ``moves``; equal keys share a rank (1, 1, 3).
 
@@ -76,7 +76,7 @@ class Replayed:
     home: int
     moves: int
     win_at: int | None  # time of the winning move
-    first_at: dict[int, int]  # home count -> time it was first reached
+    first_at: dict[int, int | None]  # home count -> time first reached (None: at the start)
 
 
 def _key(e: dict[str, Any]) -> tuple:
@@ -91,7 +91,7 @@ def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Rep
         g = rules.deal(game, seed)
     except ValueError as e:
         raise InputError(str(e)) from None
-    first_at: dict[int, int] = {0: 0}
+    first_at: dict[int, int | None] = {g.cards_home: None}  # Fours Up deals its 4s home
     win_at = None
     prev_at = None
     for i, item in enumerate(moves):
@@ -190,8 +190,8 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
                 continue
             if r.won and e.get("time_ms") is not None and r.win_at is not None:
                 inferred = r.win_at - e["time_ms"]
-            elif e.get("home_at_ms") is not None and r.home > 0:
-                inferred = r.first_at[r.home] - e["home_at_ms"]
+            elif e.get("home_at_ms") is not None and r.first_at[r.home] is not None:
+                inferred = r.first_at[r.home] - e["home_at_ms"]  # type: ignore[operator]
             else:
                 continue
             starts = {w: inferred for w in entries}
@@ -205,7 +205,8 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
         if r is None or who not in starts:
             continue
         start = starts[who]
-        want_at = r.first_at[r.home] - start if r.home else 0
+        reached = r.first_at[r.home]
+        want_at = 0 if reached is None else reached - start
         if e.get("home_at_ms") is not None and e["home_at_ms"] != want_at:
             report.problems.append(f"{who}: recorded home_at_ms {e['home_at_ms']}, the replay gives {want_at}")
         if r.won and r.win_at is not None and e.get("time_ms") != r.win_at - start:
@@ -259,13 +260,14 @@ async def fetch(url: str, *, race: str | None = None, daily: str | None = None,
     import msgspec
 
     from client.library import ServerError, connect
+    from protocol import messages as m
 
     try:
         async with connect(url, name="verifier") as c:
             if race is not None:
                 reply = await c.replay(race)
             else:
-                reply = await c.daily_replay(daily, date, player)
+                reply = await c.request(m.DailyReplay(game=daily, date=date, player=player))
     except ServerError as e:
         raise InputError(f"the server refused: {e}") from None
     except (OSError, AttributeError) as e:
