@@ -1,0 +1,122 @@
+"""Operations: HTTP health/metrics/static, the embedded Redis, graceful shutdown, settings."""
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
+from pathlib import Path
+
+import pytest
+from test_server_race import make_race, play
+from wsclient import Raw, player
+
+from server.config import Settings
+from server.embedded_redis import EmbeddedRedis
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def http_get(url: str) -> tuple[int, str, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as resp:
+            return resp.status, resp.headers.get("Content-Type", ""), resp.read()
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Content-Type", ""), e.read()
+
+
+async def get(url: str) -> tuple[int, str, bytes]:
+    return await asyncio.to_thread(http_get, url)
+
+
+async def test_health_metrics_static(server):
+    base = server.http_url
+    assert (await get(base + "healthz"))[0] == 200
+    a = await player(server.ws_url, "ada")
+    rid = await make_race(server, [a], "fours-up")
+    await play(a, rid, ["draw"])
+    await a.request("move", race=rid, n=1, move="t0>t0")
+    status, ctype, body = await get(base + "metrics")
+    text = body.decode()
+    assert status == 200 and ctype.startswith("text/plain")
+    for needle in ("solrace_connections 1", 'solrace_races{status="running"} 1',
+                   'solrace_moves_total{result="accepted",reason=""} 1',
+                   'solrace_moves_total{result="refused",reason="same-pile"} 1',
+                   "solrace_move_latency_seconds_bucket", "solrace_move_latency_seconds_count 1"):
+        assert needle in text, needle
+    index = ROOT / "client" / "web" / "static" / "index.html"
+    status, ctype, body = await get(base)
+    if index.exists():
+        assert status == 200 and ctype.startswith("text/html") and body == index.read_bytes()
+    assert (await get(base + "../../pyproject.toml"))[0] == 404
+    assert (await get(base + "no/such/file.js"))[0] == 404
+    await a.close()
+
+
+async def test_healthz_503_when_redis_is_gone(make_server, tmp_path):
+    redis_proc = EmbeddedRedis(tmp_path / "r", appendonly=False).start()
+    app = await make_server(redis=redis_proc.url)
+    assert (await get(app.http_url + "healthz"))[0] == 200
+    redis_proc.stop()
+    assert (await get(app.http_url + "healthz"))[0] == 503
+
+
+def test_settings_from_flags_and_env():
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    Settings.add_arguments(parser)
+    args = parser.parse_args(["--max-frame", "8192", "--port", "9000"])
+    s = Settings.from_env({"SOLRACE_PORT": "7000", "SOLRACE_RATE": "7", "SOLRACE_HELLO_TIMEOUT_S": "2.5"}, args)
+    assert s.max_frame == 8192 and s.port == 9000 and s.rate == 7 and s.hello_timeout_s == 2.5
+    limits = s.limits()
+    assert limits["MAX_FRAME"] == 8192 and limits["HELLO_TIMEOUT"] == 3 and limits["RATE"] == 7
+    assert all(isinstance(v, int) for v in limits.values())
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.3)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.timeout(60)
+async def test_serve_with_private_redis_and_graceful_shutdown(tmp_path):
+    """`solrace serve` alone: private redis-server with AOF in --data; SIGTERM closes clients with 1012."""
+    data = tmp_path / "data"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(data), "--countdown-ms", "50"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "SOLRACE_HOST": "127.0.0.1"},
+    )
+    try:
+        line = await asyncio.to_thread(proc.stdout.readline)
+        assert "ws://127.0.0.1:" in line and "http://127.0.0.1:" in line, line + proc.stderr.read()
+        url = line.split("listening on ", 1)[1].split()[0]
+        a = await player(url, "ada")
+        rid = await make_race_simple(a)
+        ack = await a.request("move", race=rid, n=0, move="draw")
+        assert ack["t"] == "ack"
+        log_line = await asyncio.to_thread(proc.stderr.readline)  # "private redis-server on redis://..."
+        assert "private redis-server on redis://127.0.0.1:" in log_line, log_line
+        redis_port = int(log_line.split("redis://127.0.0.1:", 1)[1].split("/", 1)[0])
+        assert _port_open(redis_port)
+        proc.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(a.reader, 10)
+        assert a.closed == 1012
+        assert await asyncio.to_thread(proc.wait, 15) == 0
+        assert any(data.rglob("*.aof")), list(data.iterdir())  # append-only persistence
+        assert not _port_open(redis_port)  # the private redis-server is gone
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+
+
+async def make_race_simple(a: Raw) -> str:
+    rid = (await a.request("create", game="racing-aces", seats=1))["race"]
+    await a.request("ready", race=rid)
+    await a.wait("start")
+    return rid

@@ -1,0 +1,102 @@
+"""Watching: the race list, spectating (delayed boards), private races, lobby events."""
+from __future__ import annotations
+
+import asyncio
+import time
+
+from test_server_race import make_race, play
+from wsclient import player
+
+from protocol import rules
+
+
+async def test_race_list_and_spectating(make_server):
+    app = await make_server(spectator_delay_ms=300, spectator_flush_ms=50)
+    a = await player(app.ws_url, "ada")
+    b = await player(app.ws_url, "bob")
+    eve = await player(app.ws_url, "eve")
+    private = (await a.request("create", game="fours-up", private=True))["race"]
+    # a public lobby and a running race
+    lobby = (await b.request("create", game="fours-up", seats=3))["race"]
+    c = await player(app.ws_url, "cyd")
+    d = await player(app.ws_url, "dan")
+    rid = await make_race(app, [c, d], "racing-aces")
+    listing = await eve.request("races")
+    ids = [x["race"] for x in listing["races"]]
+    assert rid in ids and lobby in ids and private not in ids
+    assert ids.index(rid) < ids.index(lobby)  # newest first
+    entry = next(x for x in listing["races"] if x["race"] == rid)
+    assert entry["status"] == "running" and entry["game"] == "racing-aces" and entry["total"] == 156
+    assert [p["name"] for p in entry["players"]] == ["cyd", "dan"]
+    only = await eve.request("races", game="fours-up")
+    assert [x["race"] for x in only["races"]] == [lobby]
+    # spectate: errors first
+    assert (await eve.request("spectate", race=private))["code"] == "private-race"
+    assert (await c.request("spectate", race=rid))["code"] == "is-player"
+    snap = await eve.request("spectate", race=rid)
+    assert snap["t"] == "race" and snap["status"] == "running" and snap["seed"] is None
+    t_move = int(time.time() * 1000)
+    await play(c, rid, ["draw", "draw"])
+    prog = await eve.wait(lambda m: m.get("t") == "progress" and m["n"] == 2)  # progress at once
+    assert prog["player"] == c.player
+    boards = await eve.wait(lambda m: m.get("t") == "boards" and any(x["n"] == 2 for x in m["boards"]), timeout=3)
+    received = int(time.time() * 1000)
+    assert received - t_move >= 300 - 20  # delayed by SPECTATOR_DELAY
+    assert boards["at"] <= received - 300 + 50
+    g = rules.deal("racing-aces", app.service.local[rid].seed)
+    g.play("draw")
+    g.play("draw")
+    mine = next(x for x in boards["boards"] if x["player"] == c.player)
+    assert mine["view"] == g.view_text()
+    listing = await a.request("races")
+    assert next(x for x in listing["races"] if x["race"] == rid)["spectators"] == 1
+    assert (await eve.request("unspectate", race=rid))["t"] == "ok"
+    listing = await a.request("races")
+    assert next(x for x in listing["races"] if x["race"] == rid)["spectators"] == 0
+    for x in (a, b, c, d, eve):
+        await x.close()
+
+
+async def test_lobby_events_reach_members_and_spectators(server):
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    eve = await player(server.ws_url, "eve")
+    rid = (await a.request("create", game="fours-up", seats=3))["race"]
+    await eve.request("spectate", race=rid)
+    await b.request("join", race=rid)
+    ev = await a.wait(lambda m: m.get("t") == "race" and len(m["players"]) == 2)
+    assert ev["ver"] == 2
+    await eve.wait(lambda m: m.get("t") == "race" and m["ver"] == 2 and "rid" not in m)
+    left = await b.request("leave", race=rid)
+    assert [p["player"] for p in left["players"]] == [a.player]
+    await a.wait(lambda m: m.get("t") == "race" and m["ver"] == 3)
+    # the host starts alone once ready
+    assert (await a.request("start", race=rid))["code"] == "not-ready"
+    await a.request("ready", race=rid)
+    st = await a.request("start", race=rid)
+    assert st["status"] == "countdown" and st["seats"] == 1
+    await a.wait("start")
+    await eve.wait(lambda m: m.get("t") == "race" and m["status"] == "running")
+    for x in (a, b, eve):
+        await x.close()
+
+
+async def test_welcome_lists_seats_and_resync_gap_fill(server):
+    a = await player(server.ws_url, "ada")
+    rid = (await a.request("create", game="fours-up", seats=2))["race"]
+    token = a.token
+    await a.close()
+    a2 = await player(server.ws_url, "x")
+    await a2.close()
+    from wsclient import Raw
+
+    a3 = await Raw.open(server.ws_url)
+    w = await a3.hello(token=token, name="ada2")
+    assert w["races"] == [rid] and w["name"] == "ada2"
+    b = await player(server.ws_url, "bob")
+    await b.request("join", race=rid)
+    state = await a3.request("resync", race=rid, since=1)
+    assert state["race"]["ver"] == 2 and [e["ver"] for e in state["events"]] == [2]
+    assert state.get("you") is None  # not started: no board yet
+    await a3.close()
+    await b.close()
