@@ -16,7 +16,9 @@ process keeps only caches:
 Fan-out: every race event is published by a script (moves) or a commit
 (everything else) on the race's channel; each process forwards the
 published bytes unchanged to its local members (not a progress event to its
-own mover) and spectators.
+own mover) and spectators. After the pub/sub connection comes back (Redis
+restart, network), each local race is gap-filled from its event stream
+(`on_bus_reconnect`).
 
 Timers: every process runs a sweeper over `races:timers` (countdown ends,
 deadlines), plus exact local timers for races it knows. Transitions are
@@ -100,6 +102,7 @@ class Local:
     samples: deque = field(default_factory=deque)  # (taken_at, boards) newest last
     boards_frame: bytes | None = None  # the boards frame last sent to spectators
     boards_at: int | None = None
+    filling: list[bytes] | None = None  # events held back while a gap fill runs (on_bus_reconnect)
 
 
 class Service:
@@ -110,7 +113,7 @@ class Service:
         self.games: dict[tuple[str, str], Entry] = {}
         self.local: dict[str, Local] = {}
         self.players: dict[str, set[Conn]] = {}
-        self.bus = Subscriber(store.url, self.on_bus, self.on_bus_reconnect)
+        self.bus = Subscriber(store.bus_url, self.on_bus, self.on_bus_reconnect)
         self.ticking: set[str] = set()
         self.tasks: set[asyncio.Task] = set()
         self.offset_ms = 0  # Redis clock - local clock
@@ -119,6 +122,11 @@ class Service:
         # nothing else should (the seed must be unpredictable).
         self.seed_factory: Callable[[], str] = rules.random_seed
         self.spectate_guard: Callable[[Conn, R.Race], Awaitable[None]] | None = None  # daily: daily-open
+        # Daily challenges (server/daily/handlers.py) plug in here; races need none of it.
+        self.replay_guard: Callable[[Conn, R.Race], Awaitable[None]] | None = None  # daily: daily-open
+        self.end_hooks: list[Callable[[R.Race, dict[str, list]], Awaitable[None]]] = []  # (race, logs)
+        self.disconnect_hooks: list[Callable[[Conn], Awaitable[None]]] = []
+        self.bus_hooks: dict[bytes, Callable[[bytes, bytes], None]] = {}  # channel prefix -> handler
         self.handlers: dict[type, Callable[[Conn, Any], Awaitable[Any]]] = {
             m.Ping: self.ping, m.Create: self.create, m.Join: self.join, m.Leave: self.leave,
             m.Ready: self.ready, m.Start: self.host_start, m.Quick: self.quick, m.Unqueue: self.unqueue,
@@ -211,6 +219,8 @@ class Service:
             self._remove_member(conn, rid)
         for rid in list(conn.spectating):
             await self._unspectate(conn, rid)
+        for hook in self.disconnect_hooks:
+            await hook(conn)
 
     # --- local race registry -----------------------------------------------------------------
 
@@ -285,49 +295,75 @@ class Service:
             loc = self.local.get(channel[5:].decode())
             if loc is None:
                 return
-            head = _head.decode(data)
-            if head.ver > loc.ver:
-                loc.ver = head.ver
-            if head.t == "progress":
-                skip = head.player
-                for pid, conns in loc.members.items():
-                    if pid != skip:
-                        for c in conns:
-                            c.send(data)
-                for c in loc.spectators:
-                    c.send(data)
-                loc.dirty = True
+            if loc.filling is not None:  # a gap fill is running: forward after it, in order
+                loc.filling.append(data)
                 return
-            for conns in list(loc.members.values()):
-                for c in list(conns):
-                    c.send(data)
-            for c in list(loc.spectators):
-                c.send(data)
-            if head.t == "race":
-                self._on_race_event(loc, data)
-            elif head.t == "end":
-                self._on_end(loc)
+            self._fan_out(loc, data)
         elif channel.startswith(b"player:"):
             head = _head.decode(data)
             if head.t == "seated":
                 self.spawn(self._seated(channel[7:].decode(), head.race))
+        else:
+            for prefix, hook in self.bus_hooks.items():
+                if channel.startswith(prefix):
+                    hook(channel, data)
+
+    def _fan_out(self, loc: Local, data: bytes) -> None:
+        """Forward one published race event to this process's members and spectators."""
+        head = _head.decode(data)
+        if head.ver > loc.ver:
+            loc.ver = head.ver
+        if head.t == "progress":
+            skip = head.player
+            for pid, conns in loc.members.items():
+                if pid != skip:
+                    for c in conns:
+                        c.send(data)
+            for c in loc.spectators:
+                c.send(data)
+            loc.dirty = True
+            return
+        for conns in list(loc.members.values()):
+            for c in list(conns):
+                c.send(data)
+        for c in list(loc.spectators):
+            c.send(data)
+        if head.t == "race":
+            self._on_race_event(loc, data)
+        elif head.t == "end":
+            self._on_end(loc)
 
     def on_bus_reconnect(self) -> None:
-        """After losing pub/sub, members may have missed events: tell them (ver jumps) by resending state."""
-        for loc in list(self.local.values()):
-            self.spawn(self._refresh(loc.rid))
+        """Gap fill (DESIGN.md §6): pub/sub was lost (Redis restart, network), events may be missing.
 
-    async def _refresh(self, rid: str) -> None:
-        _now, race = await self.store.load_race(rid)
-        loc = self.local.get(rid)
-        if loc is None or race is None:
-            return
-        if race.ver > loc.ver:
-            frames = await self.store.events_since(rid, loc.ver)
-            if frames is None:
-                frames = [encode(m.RaceSnapshot(**R.snapshot(race)))]
-            for f in frames:
-                self.on_bus(b"race:" + rid.encode(), f)
+        For each local race, live events are held back while its event
+        stream is read from the last version forwarded; then the missed
+        events and the held ones go out in version order, each once. If the
+        stream no longer reaches back that far, the current snapshot goes out
+        instead (its version jump makes clients resync).
+        """
+        for loc in list(self.local.values()):
+            if loc.filling is None:
+                loc.filling = []
+                self.spawn(self._refresh(loc))
+
+    async def _refresh(self, loc: Local) -> None:
+        rid = loc.rid
+        fill: list[bytes] = []
+        try:
+            _now, race = await self.store.load_race(rid)
+            if race is not None and race.ver > loc.ver:
+                frames = await self.store.events_since(rid, loc.ver)
+                fill = frames if frames is not None else [encode(m.RaceSnapshot(**R.snapshot(race)))]
+        except Exception:
+            log.warning("gap fill of race %s failed; clients resync on the version jump", rid, exc_info=True)
+        finally:
+            held, loc.filling = loc.filling or [], None
+            for data in fill + held:
+                if self.local.get(rid) is not loc:
+                    break  # the race ended (or was dropped) during the fill
+                if _head.decode(data).ver > loc.ver:
+                    self._fan_out(loc, data)
 
     def _on_race_event(self, loc: Local, data: bytes) -> None:
         snap = _snap.decode(data)
@@ -419,7 +455,7 @@ class Service:
         return max(0, (race.deadline or now) - now) + 86400 * 1000
 
     def _reply(self, msg: Any, race: R.Race) -> m.RaceSnapshot:
-        return m.RaceSnapshot(rid=msg.rid, **R.snapshot(race))
+        return m.RaceSnapshot(rid=getattr(msg, "rid", None), **R.snapshot(race))
 
     async def ping(self, conn: Conn, msg: m.Ping) -> m.Pong:
         return m.Pong(rid=msg.rid, time=self.now_ms())
@@ -448,6 +484,36 @@ class Service:
                           host_name=conn.name, now=now, seed=seed, commitment=rules.seed_commitment(seed),
                           rules_version=rules.RULES_VERSION, deal_version=rules.DEAL_VERSION)
         return await self._publish_new(conn, msg, race, now)
+
+    async def create_solo(self, conn: Conn, game: str, seed: str, time_limit_s: int, *,
+                          sealed: bool = False) -> R.Race:
+        """A private one-seat race of `conn`'s player on a given seed, counting down at
+        once: a daily challenge attempt (server/daily). No reply is sent here."""
+        gdef = self._check_game(game)
+        pid = conn.pid
+        assert pid is not None
+        await self._seat_limit(pid)
+        now = await self.store.time_ms()
+        race = R.new_race(race=S.new_race_id(), game=gdef.id, total=gdef.total, seats=1,
+                          time_limit_s=time_limit_s, private=True, host=pid, host_name=conn.name,
+                          now=now, seed=seed, commitment=rules.seed_commitment(seed),
+                          rules_version=rules.RULES_VERSION, deal_version=rules.DEAL_VERSION)
+        race.sealed = sealed
+        race = R.set_ready(race, pid, True, now, self.settings.countdown_ms)
+        await self._publish_new(conn, None, race, now)
+        return race
+
+    async def attach(self, conn: Conn, msg: Any, rid: str) -> m.RaceSnapshot:
+        """Reply with the snapshot of a race where `conn`'s player sits, and deliver its
+        events to `conn` (a resumed daily attempt, maybe from another connection)."""
+        _now, race = await self.store.load_race(self._race_id(rid))
+        if race is None:
+            raise RaceError("no-such-race", "no such race")
+        if race.seat_of(conn.pid) is None:  # type: ignore[arg-type]
+            raise RaceError("not-in-race", "you have no seat in this race")
+        if race.status != R.FINISHED and rid not in conn.races:
+            self._add_member(conn, race)
+        return self._reply(msg, race)
 
     async def _publish_new(self, conn: Conn | None, msg: Any, race: R.Race, now: int) -> m.RaceSnapshot:
         await self.store.commit(0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=self._ttl(race, now))
@@ -584,7 +650,8 @@ class Service:
                                     total=race.total, status=p.status, at=p.at or now))
                   for i, p in enumerate(stopped)]
         new.ver = race.ver + len(events) + 1
-        events.append(encode(m.End(race=race.race, ver=new.ver, seed=new.seed, ranking=new.ranking)))
+        seed = None if new.sealed else new.seed
+        events.append(encode(m.End(race=race.race, ver=new.ver, seed=seed, ranking=new.ranking)))
         players = {p.player: {"status": p.status, "at": p.at} for p in stopped}
         await self.store.commit(race.ver, new, events, players=players, ttl_ms=self._ttl(new, now))
         self.metrics.races_finished += 1
@@ -592,6 +659,11 @@ class Service:
         await self.store.index(race.race, None)
         for p in new.players:
             await self.store.remove_seat(p.player, race.race)
+        for hook in self.end_hooks:  # once per race: only the process whose commit won gets here
+            try:
+                await hook(new, logs)
+            except Exception:
+                log.exception("end hook failed for race %s", race.race)
 
     async def _sweeper(self) -> None:
         """Backstop of the local timers: fire every due countdown end and deadline in Redis."""
@@ -816,6 +888,8 @@ class Service:
             raise RaceError("no-such-race", "no such race")
         if race.status != R.FINISHED:
             raise RaceError("race-not-over", "the race is not finished")
+        if self.replay_guard is not None:
+            await self.replay_guard(conn, race)
         logs = await self.store.move_logs(race)
         players = [{"player": p.player, "name": p.name, "moves": [[mv, at] for at, _h, mv in logs[p.player]]}
                    for p in race.players]
@@ -825,15 +899,11 @@ class Service:
 
     async def races(self, conn: Conn, msg: m.Races) -> m.RaceList:
         ids = await self.store.public_races(self.settings.max_list)
-        pipe = self.store.redis.pipeline(transaction=False)
-        for rid in ids:
-            pipe.evalsha(S.LOAD.sha, 1, S.race_key(rid), "{race:" + rid + "}:p:")
         out = []
         stale = []
-        for rid, reply in zip(ids, await pipe.execute(raise_on_error=False)):
-            if isinstance(reply, Exception):
+        for rid, race in zip(ids, await self.store.load_races(ids)):
+            if isinstance(race, BaseException):
                 continue
-            _now, race = S.race_from_load(reply)
             if race is None or race.status == R.FINISHED:
                 stale.append(rid)
                 continue
