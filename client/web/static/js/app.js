@@ -4,6 +4,7 @@ import { Connection, storedName } from "./net.js";
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { Board } from "./board.js";
 import { sha256Hex } from "./sha256.js";
+import { DailyPage, dailyOf } from "./daily.js";
 
 const conn = new Connection();
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -158,7 +159,7 @@ function parseHash() {
   if ((m = /^race=([\w-]+)/.exec(hash))) return { kind: "race", id: m[1] };
   if ((m = /^watch=([\w-]+)/.exec(hash))) return { kind: "watch", id: m[1] };
   if (hash === "watch") return { kind: "watchlist", id: null };
-  if ((m = /^daily(?:=([\w-]+))?/.exec(hash))) return { kind: "daily", id: m[1] || null };
+  if ((m = /^daily(?:=([\w-]+))?(?:&date=(\d{4}-\d{2}-\d{2}))?/.exec(hash))) return { kind: "daily", id: m[1] || null, date: m[2] || null };
   return { kind: "lobby", id: null };
 }
 
@@ -167,6 +168,7 @@ function leaveRoute(next) {
   if (prev.kind === "watch" && prev.id && !(next.kind === "watch" && next.id === prev.id)) {
     if (conn.status === "online") conn.request({ t: "unspectate", race: prev.id }).catch(() => {});
   }
+  if (prev.kind === "daily" && next.kind !== "daily") dailyPage.leave();
   if (app.board) {
     app.board.destroy();
     app.board = null;
@@ -208,7 +210,8 @@ function enterRoute() {
   } else if (r.kind === "watch") {
     openWatch(r.id);
   } else if (r.kind === "daily") {
-    openDaily(r.id);
+    dailyPage.open(r.id || localStorage.getItem("solrace.dailyGame") || GAME_IDS[0], r.date);
+    if (r.id) localStorage.setItem("solrace.dailyGame", r.id);
   }
 }
 
@@ -218,7 +221,7 @@ function render() {
   else if (r.kind === "watchlist") renderWatchList();
   else if (r.kind === "race") renderRace();
   else if (r.kind === "watch") renderWatch();
-  else if (r.kind === "daily") renderDaily();
+  else if (r.kind === "daily") dailyPage.render();
 }
 
 // ---------------------------------------------------------------- lobby
@@ -326,7 +329,7 @@ function renderLobby() {
           },
           "Create race…",
         ),
-        app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}` }, "Daily") : null,
+        app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}`, dataset: { act: "daily" } }, "Daily") : null,
       ),
       form,
     );
@@ -418,7 +421,7 @@ function applySnapshot(snap) {
   if (!snap || snap.race !== app.raceId) return;
   app.race = snap;
   app.lastVer = Math.max(app.lastVer, snap.ver || 0);
-  if (snap.status === "finished" && snap.seed && !app.end) {
+  if (snap.status === "finished" && (snap.seed || snap.ranking) && !app.end) {
     setEnd({ race: snap.race, ver: snap.ver, seed: snap.seed, ranking: snap.ranking || [] });
   }
 }
@@ -662,7 +665,7 @@ function renderRace() {
     return;
   }
   notice.replaceChildren();
-  $("#race-title").textContent = gameName(race.game);
+  $("#race-title").textContent = (dailyOf(race.race) ? "Daily · " : "") + gameName(race.game);
   $("#race-sub").replaceChildren(
     h("span", { class: `pill ${race.status}`, id: "race-status" }, race.status),
     ` · ${race.players.length}/${race.seats} seats · ${Math.round(race.time_limit_s / 60)} min`,
@@ -684,7 +687,9 @@ function renderSideActions() {
   if (race.status === "running" && app.mode === "player" && me && me.status === "playing") {
     kids.push(h("button", { class: "btn ghost", id: "finish-btn", onclick: finishGame, title: "Stop and keep your cards home" }, "Finish my game"));
   }
-  kids.push(h("button", { class: "btn ghost", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link"));
+  const daily = dailyOf(race.race);
+  if (daily) kids.push(h("a", { class: "btn ghost", href: `#daily=${daily.game}` }, "Leaderboard"));
+  else kids.push(h("button", { class: "btn ghost", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link"));
   kids.push(h("a", { class: "btn ghost", href: "#/" }, "Lobby"));
   kids.push(h("div", { class: "muted small commit", title: "sha256(seed), published before the start" }, "commitment ", h("code", {}, (race.commitment || "").slice(0, 16) + "…")));
   box.replaceChildren(...kids);
@@ -768,11 +773,23 @@ function renderResult() {
   const race = app.race || {};
   const v = app.verify;
   const myRank = (end.ranking || []).find((r) => r.player === myId());
+  const daily = dailyOf(race.race);
+  const sealed = !end.seed;
   box.replaceChildren(
     h(
       "div",
       { class: "panel result-panel", id: "result-panel" },
-      h("h2", {}, myRank ? (myRank.rank === 1 ? "★ You win the race!" : `You finished #${myRank.rank}`) : "Race over"),
+      h(
+        "h2",
+        {},
+        daily
+          ? `Daily attempt over: ${myRank && myRank.won ? "all cards home!" : `${myRank ? myRank.home : "?"}/${race.total} home`}`
+          : myRank
+            ? myRank.rank === 1 && (end.ranking || []).length > 1
+              ? "★ You win the race!"
+              : `You finished #${myRank.rank}`
+            : "Race over",
+      ),
       h(
         "table",
         { class: "ranking" },
@@ -794,7 +811,14 @@ function renderResult() {
           ),
         ),
       ),
-      h(
+      sealed
+        ? h(
+            "div",
+            { class: "fair" },
+            h("div", {}, "Commitment ", h("code", {}, race.commitment || "—")),
+            h("div", { class: "muted", id: "sealed" }, "This deal is a daily challenge: its seed is revealed after the day closes (UTC), on the daily page, where your browser checks it against this commitment."),
+          )
+        : h(
         "div",
         { class: "fair" },
         h("div", {}, "Seed ", h("code", { id: "seed" }, end.seed || "—")),
@@ -808,8 +832,9 @@ function renderResult() {
       h(
         "div",
         { class: "result-actions" },
-        race.game ? h("button", { class: "btn primary", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
-        race.game ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private) }, "New race, same settings") : null,
+        daily ? h("a", { class: "btn primary", id: "to-leaderboard", href: `#daily=${daily.game}` }, "See the leaderboard") : null,
+        race.game && !daily ? h("button", { class: "btn primary", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
+        race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private) }, "New race, same settings") : null,
         h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
       ),
     ),
@@ -954,14 +979,27 @@ function renderBoards() {
 
 // ---------------------------------------------------------------- daily challenge
 
-function openDaily() {
-  renderDaily();
-}
+const dailyPage = new DailyPage({
+  conn,
+  h,
+  $,
+  toast,
+  errText,
+  myId,
+  go: (hash) => (location.hash = hash),
+  setPending: (snap) => (app.pendingSnapshot = snap),
+});
+setInterval(() => app.route.kind === "daily" && dailyPage.tick(), 1000);
 
-function renderDaily() {
-  $("#main").replaceChildren(
-    h("div", { class: "lobby" }, h("section", { class: "panel" }, h("h2", {}, "Daily challenge"), h("p", { class: "muted" }, "The daily challenge is not available on this server yet."), h("a", { class: "btn", href: "#/" }, "Lobby"))),
-  );
+async function probeDaily() {
+  try {
+    await conn.request({ t: "daily", game: GAME_IDS[0] });
+    app.daily.supported = true;
+  } catch (e) {
+    app.daily.supported = e.code !== "unknown-type" && e.code !== "bad-message";
+  }
+  $("#nav-daily").hidden = !app.daily.supported;
+  if (app.route.kind === "lobby") renderLobby();
 }
 
 // ---------------------------------------------------------------- events
@@ -976,6 +1014,7 @@ conn.on("welcome", (w) => {
   }
   if (app.route.kind === "lobby") renderLobby();
   enterRoute();
+  if (app.daily.supported === null) probeDaily();
 });
 
 conn.on("race", (snap) => {

@@ -1,0 +1,329 @@
+// The daily challenge page (docs/protocol.md §5): today's deal per game, one
+// ranked attempt, the live leaderboard, the player's history, and after the
+// close the revealed seed checked against the commitment.
+import { GAMES, GAME_IDS, gameName } from "./games.js";
+import { sha256Hex } from "./sha256.js";
+
+const DAILY_KEY = "solrace.dailies"; // race id -> "game|date", to recognise attempt races
+
+export function rememberDailyRace(race, game, date) {
+  try {
+    const map = JSON.parse(localStorage.getItem(DAILY_KEY) || "{}");
+    map[race] = `${game}|${date || ""}`;
+    const keys = Object.keys(map);
+    for (const k of keys.slice(0, Math.max(0, keys.length - 50))) delete map[k];
+    localStorage.setItem(DAILY_KEY, JSON.stringify(map));
+  } catch (e) {
+    /* private mode */
+  }
+}
+
+export function dailyOf(race) {
+  try {
+    const v = JSON.parse(localStorage.getItem(DAILY_KEY) || "{}")[race];
+    if (!v) return null;
+    const [game, date] = v.split("|");
+    return { game, date };
+  } catch (e) {
+    return null;
+  }
+}
+
+function fmtDur(ms) {
+  if (ms === null || ms === undefined || !isFinite(ms)) return "—";
+  let s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
+}
+
+const fmtSecs = (ms) => (ms === null || ms === undefined ? "—" : `${(ms / 1000).toFixed(1)} s`);
+
+/**
+ * The daily page controller. ctx: {conn, h, $, toast, errText, myId, go(hash), setPending(snap)}
+ */
+export class DailyPage {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.game = GAME_IDS[0];
+    this.date = null; // null: today
+    this.info = null;
+    this.board = null;
+    this.history = null;
+    this.error = null;
+    this.verify = null;
+    this.watching = null; // {game, date}
+    this.refetchTimer = null;
+    ctx.conn.on("leaderboard_update", (m) => this.onUpdate(m));
+  }
+
+  async open(game, date) {
+    this.game = GAMES[game] ? game : this.game;
+    this.date = date || null;
+    this.info = this.board = this.history = this.error = this.verify = null;
+    this.render();
+    await this.unwatch();
+    const { conn } = this.ctx;
+    const q = { game: this.game };
+    if (this.date) q.date = this.date;
+    try {
+      this.info = await conn.request({ t: "daily", ...q });
+    } catch (e) {
+      this.error =
+        e.code === "unknown-type"
+          ? "The daily challenge is not available on this server."
+          : e.code === "daily-not-open"
+            ? "That day has not begun yet."
+            : this.ctx.errText(e);
+      return this.render();
+    }
+    if (this.info.seed && this.info.commitment) {
+      sha256Hex(this.info.seed).then(({ hex, how }) => {
+        this.verify = { ok: hex === this.info.commitment, hex, how };
+        this.render();
+      });
+    }
+    await Promise.all([this.fetchBoard(true), this.fetchHistory()]);
+    this.render();
+  }
+
+  async fetchBoard(watch = false) {
+    const q = { t: "leaderboard", game: this.game, top: 10, around: 3 };
+    if (this.date) q.date = this.date;
+    const live = watch && this.info && this.info.status === "open";
+    if (live) q.watch = true;
+    try {
+      this.board = await this.ctx.conn.request(q);
+      if (live) this.watching = { game: this.game, date: this.board.date };
+    } catch (e) {
+      this.board = { error: this.ctx.errText(e) };
+    }
+  }
+
+  async fetchHistory() {
+    try {
+      this.history = await this.ctx.conn.request({ t: "history", game: this.game, days: 10 });
+    } catch (e) {
+      this.history = null;
+    }
+  }
+
+  async unwatch() {
+    const w = this.watching;
+    this.watching = null;
+    if (w && this.ctx.conn.status === "online") {
+      this.ctx.conn.request({ t: "leaderboard_unwatch", game: w.game, date: w.date }).catch(() => {});
+    }
+  }
+
+  leave() {
+    clearTimeout(this.refetchTimer);
+    this.unwatch();
+  }
+
+  onUpdate(m) {
+    if (!this.watching || m.game !== this.watching.game || m.date !== this.watching.date) return;
+    if (this.info) this.info.entries = m.count;
+    this.flash = m.entry && m.entry.player;
+    clearTimeout(this.refetchTimer);
+    this.refetchTimer = setTimeout(async () => {
+      await this.fetchBoard(false);
+      this.render();
+    }, 300);
+  }
+
+  async start(tries = 0) {
+    const { conn } = this.ctx;
+    try {
+      const snap = await conn.request({ t: "daily_start", game: this.game });
+      rememberDailyRace(snap.race, this.game, this.info && this.info.date);
+      this.ctx.setPending(snap);
+      this.ctx.go(`race=${snap.race}`);
+    } catch (e) {
+      if (e.code === "daily-busy" && tries < 10) {
+        setTimeout(() => this.start(tries + 1), 300);
+        return;
+      }
+      const text = {
+        "daily-done": "You have played today's deal already: see the leaderboard.",
+        "daily-closing": "The day closes in less than 30 seconds: come back tomorrow.",
+      }[e.code];
+      this.ctx.toast(text || `Could not start: ${this.ctx.errText(e)}`, "error");
+      this.open(this.game, this.date);
+    }
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  render() {
+    const { h, $ } = this.ctx;
+    const main = $("#main");
+    if (!main || document.body.dataset.route !== "daily") return;
+    const tabs = h(
+      "nav",
+      { class: "tabs" },
+      GAME_IDS.map((id) =>
+        h("a", { class: `tab ${id === this.game ? "on" : ""}`, href: `#daily=${id}${this.date ? `&date=${this.date}` : ""}`, dataset: { game: id } }, gameName(id)),
+      ),
+    );
+    const dateInput = h("input", {
+      type: "date",
+      id: "daily-date",
+      value: (this.info && this.info.date) || this.date || "",
+      onchange: (e) => this.ctx.go(`daily=${this.game}${e.target.value ? `&date=${e.target.value}` : ""}`),
+    });
+    const head = h(
+      "div",
+      { class: "daily-head" },
+      h("h1", {}, "Daily challenge"),
+      h("p", { class: "muted" }, "One deal per game per UTC day, the same for everyone. One ranked attempt. The seed is committed at the opening and revealed after the close."),
+      h("div", { class: "daily-bar" }, tabs, h("label", { class: "muted small" }, "Day ", dateInput, this.date ? h("a", { class: "btn small ghost", href: `#daily=${this.game}` }, "Today") : null)),
+    );
+    if (this.error) {
+      main.replaceChildren(h("div", { class: "daily" }, head, h("div", { class: "panel error-panel" }, h("h2", {}, this.error))));
+      return;
+    }
+    main.replaceChildren(
+      h(
+        "div",
+        { class: "daily" },
+        head,
+        h("div", { class: "daily-grid" }, h("div", {}, this.infoPanel(), this.historyPanel()), this.boardPanel()),
+      ),
+    );
+    this.tick();
+  }
+
+  infoPanel() {
+    const { h } = this.ctx;
+    const d = this.info;
+    if (!d) return h("section", { class: "panel" }, h("p", { class: "muted loading" }, "Loading…"));
+    const you = d.you;
+    let action;
+    if (d.status !== "open") {
+      action = you && you.entry ? this.entryLine(you.entry, d.entries) : h("p", { class: "muted" }, "This day is closed.");
+    } else if (!you) {
+      action = h("button", { class: "btn primary big", id: "daily-start", onclick: () => this.start() }, `Play today's ${gameName(d.game)}`);
+    } else if (you.status === "playing") {
+      action = h("a", { class: "btn primary big", id: "daily-resume", href: `#race=${you.race}` }, "Resume your attempt");
+      rememberDailyRace(you.race, d.game, d.date);
+    } else {
+      action = you.entry ? this.entryLine(you.entry, d.entries) : h("p", {}, "Your attempt is over.");
+    }
+    const v = this.verify;
+    return h(
+      "section",
+      { class: "panel daily-info", id: "daily-info" },
+      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill ${d.status === "open" ? "running" : "finished"}` }, d.status), d.final ? h("span", { class: "pill finished" }, "final") : null),
+      h(
+        "dl",
+        { class: "facts" },
+        h("dt", {}, d.status === "open" ? "Closes in" : "Closed"),
+        h("dd", { id: "daily-left", dataset: { closes: d.closes } }, d.status === "open" ? "" : new Date(d.closes).toISOString().slice(0, 16).replace("T", " ") + " UTC"),
+        h("dt", {}, "Clock"),
+        h("dd", {}, `${Math.round(d.time_limit_s / 60)} min`),
+        h("dt", {}, "Attempts"),
+        h("dd", { id: "daily-entries" }, d.entries),
+        h("dt", {}, "Commitment"),
+        h("dd", {}, h("code", { title: "sha256(seed)" }, d.commitment)),
+        d.seed ? h("dt", {}, "Seed") : null,
+        d.seed ? h("dd", {}, h("code", { id: "daily-seed" }, d.seed)) : null,
+      ),
+      d.seed
+        ? h(
+            "div",
+            { id: "daily-verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` },
+            v ? (v.ok ? `✔ sha256(seed) matches the commitment (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match`) : "checking…",
+          )
+        : h("p", { class: "muted small" }, "The seed stays secret until the day closes."),
+      h("div", { class: "daily-action" }, action),
+    );
+  }
+
+  entryLine(e, count) {
+    const { h } = this.ctx;
+    return h(
+      "div",
+      { class: "my-entry", id: "daily-mine" },
+      h("div", { class: "big-rank" }, `#${e.rank}`, h("span", { class: "muted small" }, ` of ${count}`)),
+      h("div", {}, e.won ? `Won in ${fmtSecs(e.time_ms)}` : `${e.home}/${e.total} home · ${e.status}`, ` · ${e.moves} moves`),
+    );
+  }
+
+  historyPanel() {
+    const { h } = this.ctx;
+    const hi = this.history;
+    if (!hi) return null;
+    return h(
+      "section",
+      { class: "panel daily-history", id: "daily-history" },
+      h("h2", {}, "Your record"),
+      h(
+        "div",
+        { class: "stats" },
+        stat(h, hi.played, "days played"),
+        stat(h, hi.wins, "wins"),
+        stat(h, hi.streak, `streak (best ${hi.best_streak})`),
+        stat(h, hi.win_streak, `win streak (best ${hi.best_win_streak})`),
+      ),
+      hi.days && hi.days.length
+        ? h(
+            "table",
+            { class: "ranking" },
+            h("tbody", {}, hi.days.map((d) => h("tr", {}, h("td", {}, h("a", { href: `#daily=${hi.game}&date=${d.date}` }, d.date)), h("td", {}, d.won ? "won" : `${d.home}/${d.total}`), h("td", {}, d.rank ? `#${d.rank} of ${d.count}` : "")))),
+          )
+        : null,
+    );
+  }
+
+  boardPanel() {
+    const { h, myId } = this.ctx;
+    const b = this.board;
+    const body = [];
+    if (!b) body.push(h("p", { class: "muted" }, "Loading…"));
+    else if (b.error) body.push(h("p", { class: "muted" }, b.error));
+    else if (!b.count) body.push(h("p", { class: "muted" }, "Nobody has played this deal yet. Be the first!"));
+    else {
+      const rows = [...b.top];
+      const seen = new Set(rows.map((e) => e.player));
+      const extra = (b.around || []).filter((e) => !seen.has(e.player));
+      const row = (e) =>
+        h(
+          "tr",
+          { class: `${e.player === myId() ? "mine" : ""} ${e.player === this.flash ? "flash" : ""}`, dataset: { player: e.player } },
+          h("td", {}, e.rank),
+          h("td", {}, e.name),
+          h("td", {}, h("span", { class: `pill ${e.status}` }, e.won ? "won" : e.status === "timeout" ? "time up" : e.status)),
+          h("td", {}, `${e.home}/${e.total}`),
+          h("td", {}, e.moves),
+          h("td", {}, e.won ? fmtSecs(e.time_ms) : fmtSecs(e.home_at_ms)),
+        );
+      body.push(
+        h(
+          "table",
+          { class: "ranking", id: "leaderboard" },
+          h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves", "Time"].map((x) => h("th", {}, x)))),
+          h("tbody", {}, rows.map(row), extra.length ? h("tr", { class: "gap" }, h("td", { colspan: 6 }, "⋯")) : null, extra.map(row)),
+        ),
+      );
+    }
+    return h(
+      "section",
+      { class: "panel daily-board" },
+      h("h2", {}, "Leaderboard", b && b.count ? h("span", { class: "muted small" }, ` · ${b.count} attempts`) : null, this.watching ? h("span", { class: "pill running live" }, "live") : null),
+      ...body,
+    );
+  }
+
+  tick() {
+    const el = document.getElementById("daily-left");
+    if (!el || !this.info || this.info.status !== "open") return;
+    el.textContent = fmtDur(this.info.closes - this.ctx.conn.now());
+  }
+}
+
+function stat(h, value, label) {
+  return h("div", { class: "stat" }, h("b", {}, value ?? 0), h("span", { class: "muted small" }, label));
+}
