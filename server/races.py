@@ -74,6 +74,9 @@ class Race:
     players: list[Player] = field(default_factory=list)
     ranking: list[dict[str, Any]] | None = None
     spectators: int = 0
+    # A daily challenge attempt (server/daily): its seed never shows in its
+    # snapshots or its `end`; the daily reveals it after the day closes.
+    sealed: bool = False
 
     def seat_of(self, player: str) -> Player | None:
         for p in self.players:
@@ -287,7 +290,7 @@ def snapshot(race: Race) -> dict[str, Any]:
         "private": race.private, "seats": race.seats, "time_limit_s": race.time_limit_s,
         "host": race.host, "created": race.created, "starts_at": race.starts_at,
         "deadline": race.deadline, "commitment": race.commitment,
-        "seed": race.seed if race.status == FINISHED else None,
+        "seed": race.seed if race.status == FINISHED and not race.sealed else None,
         "total": race.total,
         "players": [
             {"player": p.player, "name": p.name, "ready": p.ready, "n": p.n, "home": p.home,

@@ -172,7 +172,7 @@ def race_fields(r: R.Race) -> dict[str, Any]:
         "time_limit_s": r.time_limit_s, "private": int(r.private), "host": r.host,
         "created": r.created, "seed": r.seed, "commitment": r.commitment,
         "rules_version": r.rules_version, "deal_version": r.deal_version,
-        "quick": int(r.quick), "status": r.status,
+        "quick": int(r.quick), "sealed": int(r.sealed), "status": r.status,
         "starts_at": "" if r.starts_at is None else r.starts_at,
         "deadline": "" if r.deadline is None else r.deadline,
         "ended": "" if r.ended is None else r.ended,
@@ -193,7 +193,8 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
         private=h[b"private"] == b"1", host=h[b"host"].decode(), created=int(h[b"created"]),
         seed=h[b"seed"].decode(), commitment=h[b"commitment"].decode(),
         rules_version=int(h[b"rules_version"]), deal_version=int(h[b"deal_version"]),
-        quick=h.get(b"quick") == b"1", status=h[b"status"].decode(), ver=int(h[b"ver"]),
+        quick=h.get(b"quick") == b"1", sealed=h.get(b"sealed") == b"1",
+        status=h[b"status"].decode(), ver=int(h[b"ver"]),
         starts_at=_i(h.get(b"starts_at")), deadline=_i(h.get(b"deadline")), ended=_i(h.get(b"ended")),
         spectators=int(h.get(b"spectators") or 0),
     )
