@@ -371,3 +371,46 @@ def test_reconnect_after_drop_and_reload(new_page, make_bot):
     assert you(page)["n"] == n
     play_by_clicking(page, 1)
     shot(page, "reconnected")
+
+
+def test_daily_challenge(new_page, make_bot):
+    """Play today's daily attempt in the browser: sealed result, then the live leaderboard."""
+    from client.library import ServerError
+    from protocol import messages as m
+
+    bot = make_bot("daily-bot")
+    try:
+        bot.call(lambda c: c.request(m.Daily(game="fours-up")))
+    except ServerError as e:
+        if e.code in ("unknown-type", "internal"):
+            pytest.skip(f"this server has no daily challenge yet ({e.code})")
+        raise
+
+    page = new_page("daisy")
+    page.goto(page.url.split("#")[0] + "#daily=fours-up")
+    page.wait_for_selector("#daily-start")
+    shot(page, "daily-open", full_page=True)
+    page.click("#daily-start")
+    page.wait_for_url(re.compile(r"#race="))
+    wait_board(page)
+    assert page.locator("#race-title").inner_text().startswith("Daily")
+    play_by_clicking(page, 3)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel #sealed")
+    assert page.locator("#seed").count() == 0  # the daily's seed stays secret until the close
+    shot(page, "daily-result", full_page=True)
+
+    page.click("#to-leaderboard")
+    page.wait_for_selector("#daily-mine")
+    me = page.evaluate("window.solrace.app.me.player")
+    page.wait_for_selector(f'#leaderboard tr.mine[data-player="{me}"]')
+    assert page.locator("#daily-start").count() == 0  # one attempt per day
+
+    # a rival's attempt ends: the watched leaderboard updates by itself
+    snap = bot.call(lambda c: c.request(m.DailyStart(game="fours-up")))
+    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=15))
+    bot.call(lambda c: c.move(snap.race, "draw"))
+    bot.call(lambda c: c.finish(snap.race))
+    page.wait_for_selector(f'#leaderboard tr[data-player="{bot.client.player}"]', timeout=15000)
+    shot(page, "daily-leaderboard", full_page=True)
