@@ -70,17 +70,21 @@ def visible_game(view: rules.View) -> Game:
 
 
 def visible_key(g: Game) -> Key:
-    """A hashable key of what the player sees of ``g`` (never the filler).
+    """A hashable key of what the player sees of ``g``.
 
     Two positions with the same key look the same to the player; the bots use
-    it to never return to a position and for their transposition tables.
+    it to never return to a position and for their transposition tables. The
+    stock enters by its count only. Face-down cards enter as they are: in a
+    visible game they are filler, and the filler is a function of the view
+    (the unseen cards in canonical order), also after moves that reveal
+    nothing, since those leave the unseen set as it was.
     """
     s = g.game.stock_idx
-    down = g.down
-    return tuple(
-        len(p) if i == s else (down[i], *p[down[i]:]) if down[i] else tuple(p)
-        for i, p in enumerate(g.piles)
-    )
+    piles = g.piles
+    key = [*map(tuple, piles[:s]), len(piles[s]), *map(tuple, piles[s + 1:])]
+    if g.game.face_down:
+        key.append(tuple(g.down))
+    return tuple(key)
 
 
 def is_chance(g: Game, move: str) -> bool:

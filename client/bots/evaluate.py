@@ -17,7 +17,7 @@ from collections.abc import Callable
 
 from protocol.rules.cards import RANK
 from protocol.rules.engine import Game
-from protocol.rules.games import ANY, PAIR
+from protocol.rules.games import ANY, GAMES, PAIR
 
 HOME = 10.0
 
@@ -34,24 +34,39 @@ COVER = 0.6
 # Fours Up / Rouge et Noir tableau.
 EMPTY = 4.0  # an empty pile takes any card or run (a K-led run in Rouge et Noir)
 BURY = 1.0  # a face-up card below the top run: out of reach until that run moves
-LOW_TOP = 1.5  # Fours Up: a pile topped by A..4 takes nothing, it is dead until cleared
 DOWN = 6.0  # Rouge et Noir: a face-down card
+# Fours Up (tuned on 20-60 deals, see docs/bots.md): the waste is the main way
+# to lose, so a waste card costs more than an empty pile is worth (the bot
+# then parks high cards on empty piles rather than bury them); a pile topped
+# by A..4 takes nothing and is dead until that card goes home, which for
+# A, 2, 3 means after the suit's K.
+FU_WASTE = 4.0
+FU_EMPTY = 2.0
+LOW_TOP = 4.0
+
+
+def _wanted_ranks(gdef) -> list[tuple[int, ...] | None]:
+    """Per foundation pile: the rank it wants on each top face (0 = none), and
+    at index 52 the rank it wants when empty; None for other piles. Precomputed
+    because the search evaluates hundreds of thousands of positions."""
+    out: list[tuple[int, ...] | None] = [None] * len(gdef.piles)
+    for d in gdef.found_idx:
+        empty = gdef.acc_empty[d]
+        row = [RANK[faces[0]] if faces else 0 for faces in gdef.acc_top[d]]
+        row.append(RANK[empty[0]] if empty and empty is not PAIR and empty is not ANY else 0)
+        out[d] = tuple(row)
+    return out
+
+
+_WANTED = {gid: _wanted_ranks(gdef) for gid, gdef in GAMES.items()}
 
 
 def _cover(g: Game) -> int:
     """How many distinct ranks the foundations accept right now."""
-    gdef = g.game
-    ranks = set()
-    for d in gdef.found_idx:
-        p = g.piles[d]
-        if p:
-            wants = gdef.acc_top[d][p[-1]]
-        else:
-            wants = gdef.acc_empty[d]
-            if wants is PAIR or wants is ANY:
-                continue
-        for f in wants:  # type: ignore[union-attr]
-            ranks.add(RANK[f])
+    wanted = _WANTED[g.game.id]
+    piles = g.piles
+    ranks = {wanted[d][piles[d][-1] if piles[d] else 52] for d in g.game.found_idx}  # type: ignore[index]
+    ranks.discard(0)
     return len(ranks)
 
 
@@ -86,11 +101,11 @@ def eval_fours_up(g: Game) -> float:
     gdef = g.game
     piles = g.piles
     v = HOME * g.cards_home
-    v -= WASTE * len(piles[gdef.waste_idx])  # type: ignore[index]
+    v -= FU_WASTE * len(piles[gdef.waste_idx])  # type: ignore[index]
     for t in gdef.tab_idx:
         p = piles[t]
         if not p:
-            v += EMPTY
+            v += FU_EMPTY
             continue
         v -= BURY * _top_run_start(g, t)
         if RANK[p[-1]] <= 4:
@@ -128,6 +143,6 @@ EVALUATE: dict[str, Callable[[Game], float]] = {
 DRAW_DELTA: dict[str, float] = {
     "racing-aces": -WASTE,
     "double-aces-and-kings": -WASTE,
-    "fours-up": -WASTE,
+    "fours-up": -FU_WASTE,
     "rouge-et-noir": -5 * BURY,
 }

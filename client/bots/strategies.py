@@ -84,6 +84,11 @@ def _parsed(g: Game, move: str) -> tuple[int, int, int]:
     return g.game.parse_cache.get(move) or g.game.parse_move(move)  # type: ignore[return-value]
 
 
+def _signature(g: Game, i: int) -> tuple:
+    p = g.game.piles[i]
+    return (p.kind, p.start, p.step)
+
+
 class GreedyStrategy(Strategy):
     """One move ahead with fixed preferences, no lookahead.
 
@@ -155,14 +160,24 @@ class SearchStrategy(Strategy):
         super().__init__(max_moves)
 
     @staticmethod
-    def _pointless(g: Game, move: str) -> bool:
+    def _twin_empties(g: Game) -> set[int]:
+        """Empty piles that are twins of an earlier empty pile (same kind and
+        rule): moving there leads to the same position up to pile names, so
+        only the first of each group is tried."""
+        firsts: set[tuple] = set()
+        twins: set[int] = set()
+        for i, p in enumerate(g.piles):
+            if not p:
+                sig = _signature(g, i)
+                if sig in firsts:
+                    twins.add(i)
+                firsts.add(sig)
+        return twins
+
+    @staticmethod
+    def _pointless(g: Game, s: int, k: int, d: int) -> bool:
         """A whole pile onto an empty pile of the same kind: a relabelling."""
-        s, k, d = _parsed(g, move)
-        piles = g.piles
-        if piles[d] or len(piles[s]) != k:
-            return False
-        a, b = g.game.piles[s], g.game.piles[d]
-        return a.kind == b.kind and a.start == b.start and a.step == b.step
+        return not g.piles[d] and len(g.piles[s]) == k and _signature(g, s) == _signature(g, d)
 
     def _choose(self, g: Game) -> str | None:
         legal = g.legal_moves()
@@ -190,6 +205,7 @@ class SearchStrategy(Strategy):
             value = -neg_value
             if moves is None:
                 moves = node.legal_moves()
+            twins = self._twin_empties(node)
             for move in moves:
                 head = first or move
                 if move == DRAW:
@@ -197,7 +213,8 @@ class SearchStrategy(Strategy):
                     if best_chance is None or rank > best_chance[0]:
                         best_chance = (rank, head)
                     continue
-                if self._pointless(node, move):
+                s, k, d = _parsed(node, move)
+                if d in twins or self._pointless(node, s, k, d):
                     continue
                 child = node.copy()
                 revealed = child.apply(move).revealed

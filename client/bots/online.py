@@ -1,0 +1,130 @@
+"""Bots that play races through the protocol, with the client library.
+
+Each bot is one connection (one player). It plays from its own board, the
+view the library keeps up to date from the start message and the acks'
+revealed cards, so it sees exactly what a human player would see.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import client
+from protocol import messages as m
+
+from .strategies import Strategy
+
+
+@dataclass
+class BotResult:
+    name: str
+    race: str = ""
+    won: bool = False
+    home: int = 0
+    total: int = 0
+    moves: int = 0
+    rank: int | None = None
+    status: str = ""
+    errors: list[str] = field(default_factory=list)
+
+
+async def play_race(c: client.Client, race: str, strategy: Strategy, result: BotResult,
+                    delay_ms: float = 0, start_timeout: float | None = 120) -> None:
+    """Wait for the start of ``race``, then play it until won or stuck."""
+    await c.wait_for(m.Started, lambda ev: ev.race == race, timeout=start_timeout)
+    board = c.board(race)
+    strategy.new_game()
+    result.race = race
+    result.total = board.total
+    while not board.won:
+        move = strategy.choose(board.view)
+        if move is None:
+            try:
+                await c.finish(race)
+            except client.ServerError as e:  # the race may have ended meanwhile
+                result.errors.append(e.code)
+            break
+        try:
+            await c.move(race, move)
+        except client.IllegalMoveError as e:
+            # Cannot happen while board and server agree; do not loop on it.
+            result.errors.append(f"illegal {move}: {e.reason}")
+            await c.finish(race)
+            break
+        except client.ServerError as e:
+            if e.code == "out-of-sync":
+                continue  # the library has resynced the board; choose again
+            result.errors.append(e.code)
+            break  # race-not-running (time limit), game-over, ...
+        result.moves += 1
+        if delay_ms:
+            await asyncio.sleep(delay_ms / 1000)
+    result.home = board.home
+    result.won = board.won
+    result.status = board.status
+
+
+async def run_bots(url: str, game: str, strategies: list[Strategy], *, race: str | None = None,
+                   quick: bool = False, seats: int | None = None, time_limit_s: int = 600,
+                   delay_ms: float = 0, name_prefix: str = "bot",
+                   on_race: Callable[[str], None] | None = None) -> list[BotResult]:
+    """Seat one bot per strategy in one race and play it to the end.
+
+    ``race``: join that race (all bots ready up). ``quick``: quick-match with
+    ``seats`` seats (default: as many as bots). Otherwise the first bot
+    creates a public race with one seat per bot and the others join it.
+    Returns one result per bot, with its final rank from the ``end`` event.
+    """
+    names = [f"{name_prefix}-{i + 1}" for i in range(len(strategies))]
+    results = [BotResult(n) for n in names]
+    async with _connected(url, names) as clients:
+        if race is None and not quick:
+            snap = await clients[0].create(game, seats=len(clients), time_limit_s=time_limit_s)
+            race = snap.race
+        if race is not None:
+            if on_race:
+                on_race(race)
+            for c in clients:
+                await c.join(race)
+            for c in clients:
+                await c.ready(race)
+            races = [race] * len(clients)
+        else:
+            for c in clients:
+                await c.quick(game, seats=seats or max(2, len(clients)))
+            snaps = [await c.wait_for(m.RaceSnapshot, lambda s: s.game == game, timeout=None)
+                     for c in clients]
+            races = [s.race for s in snaps]
+            if on_race:
+                for r in sorted(set(races)):
+                    on_race(r)
+        await asyncio.gather(*(play_race(c, r, s, res, delay_ms)
+                               for c, r, s, res in zip(clients, races, strategies, results)))
+        for c, r, res in zip(clients, races, results):
+            end = await c.wait_for(m.End, lambda ev: ev.race == r, timeout=time_limit_s + 30)
+            for row in end.ranking:
+                if row.player == c.player:
+                    res.rank = row.rank
+                    res.status = row.status
+    return results
+
+
+class _connected:
+    """Open one client per name; close them all on exit."""
+
+    def __init__(self, url: str, names: list[str]) -> None:
+        self.url = url
+        self.names = names
+        self.clients: list[client.Client] = []
+
+    async def __aenter__(self) -> list[client.Client]:
+        for n in self.names:
+            c = client.connect(self.url, name=n)
+            await c.open()
+            self.clients.append(c)
+        return self.clients
+
+    async def __aexit__(self, *exc: object) -> None:
+        for c in self.clients:
+            await c.close()
