@@ -13,6 +13,8 @@ import asyncio
 import logging
 
 from .config import Settings
+from .daily import Daily
+from .daily.handlers import install as install_daily
 from .embedded_redis import EmbeddedRedis
 from .gateway import Gateway
 from .metrics import Metrics
@@ -29,6 +31,7 @@ class App:
         self.metrics = Metrics()
         self.store: Store | None = None
         self.service: Service | None = None
+        self.daily: Daily | None = None
         self.gateway: Gateway | None = None
 
     async def start(self) -> "App":
@@ -42,6 +45,11 @@ class App:
         self.store = Store(url, self.settings)
         await self.store.start()
         self.service = Service(self.settings, self.store, self.metrics)
+        st = self.settings
+        self.daily = Daily(self.store.redis, clock=self.service.now_ms, secret=st.daily_secret or None,
+                           time_limit_s=st.daily_time_limit_s, min_attempt_s=st.time_limit_min_s,
+                           start_lead_ms=st.countdown_ms + 2000, replay_top=st.daily_replay_top)
+        install_daily(self.service, self.daily)
         await self.service.start()
         self.gateway = Gateway(self.settings, self.service, self.metrics)
         await self.gateway.start()

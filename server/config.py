@@ -58,6 +58,14 @@ class Settings:
     max_list: int = field(default=100, metadata=_doc("most races in a race_list reply"))
     rate_close: int = field(default=200, metadata=_doc("rate-limited messages in a row before closing with 1008"))
 
+    # --- daily challenges (server/daily, docs/protocol.md §5)
+    daily_secret: str = field(default="", metadata=_doc(
+        "HMAC key of the daily seeds; empty: one is generated once and kept in Redis. Prefer "
+        "the environment variable to the flag (process lists show flags); never change it mid-day"))
+    daily_time_limit_s: int = field(default=600, metadata=_doc("race clock of a daily attempt, seconds"))
+    daily_replay_top: int = field(default=10, metadata=_doc(
+        "leaderboard entries whose replays are published once a day is final"))
+
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""
         out: dict[str, int] = {}

@@ -24,6 +24,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from protocol import messages as m
+from protocol.rules import GAMES
 
 from .ranking import Result
 from .service import Daily, DailyDeal, DailyError
@@ -82,18 +83,33 @@ class DailyHandlers:
 
     # --- requests ----------------------------------------------------------------
 
+    async def _repair(self, game: str, date: str, pid: str) -> tuple[str | None, dict | None]:
+        """The player's attempt race and entry; records a finished attempt whose end
+        was never recorded (the process that ended it died in between)."""
+        race_id = await self.daily.attempt(game, pid, date)
+        if race_id is None:
+            return None, None
+        entry = await self.daily.entry(game, date, pid)
+        if entry is None:
+            _now, race = await self.service.store.load_race(race_id)
+            if race is not None and race.status == "finished":
+                await self.on_end(race, await self.service.store.move_logs(race))
+                entry = await self.daily.entry(game, date, pid)
+        return race_id, entry
+
     async def info(self, conn: Conn, msg: m.Daily) -> m.DailyInfo:
         info = await self._call(self.daily.info(msg.game, msg.date))
         you = None
-        race = await self.daily.attempt(msg.game, conn.pid, info["date"])  # type: ignore[arg-type]
+        race, entry = await self._repair(msg.game, info["date"], conn.pid)  # type: ignore[arg-type]
         if race is not None:
-            entry = await self.daily.entry(msg.game, info["date"], conn.pid)  # type: ignore[arg-type]
             you = m.DailyYou(race=race, status="done" if entry else "playing", entry=_entry(entry))
         return m.DailyInfo(rid=msg.rid, you=you, **info)
 
     async def start(self, conn: Conn, msg: m.DailyStart) -> m.RaceSnapshot:
         pid = conn.pid
         assert pid is not None
+        if msg.game in GAMES:
+            await self._repair(msg.game, self.daily.today(), pid)
 
         async def create(deal: DailyDeal, player: str, time_limit_s: int) -> str:
             race = await self.service.create_solo(conn, deal.game, deal.seed, time_limit_s, sealed=True)

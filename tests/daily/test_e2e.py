@@ -1,0 +1,143 @@
+"""The daily challenge end to end: a real server, the client library, a real Redis."""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+
+import pytest
+
+from client.cli import verify as v
+from client.library import ServerError, connect
+from protocol import messages as m
+from server.daily import days
+
+GAME = "racing-aces"
+
+
+async def error_of(coro) -> str:
+    with pytest.raises(ServerError) as e:
+        await coro
+    return e.value.code
+
+
+async def play_a_little(c, rid: str, moves: int = 25) -> None:
+    """Greedy play from the legal moves the server sends back (the seed is sealed)."""
+    ack = await c.move(rid, "draw", view=True)
+    for _ in range(moves):
+        if ack.won:
+            return
+        legal = ack.legal or []
+        home = [x for x in legal if ">f" in x and not x.startswith("f")]
+        pick = (home or [x for x in legal if x == "draw"] or legal or [None])[0]
+        if pick is None:
+            return
+        ack = await c.move(rid, pick, view=True)
+
+
+async def test_a_daily_over_the_wire(server):
+    app = server
+    shift = {"ms": 0}
+    base = app.daily.clock
+    app.daily.clock = lambda: base() + shift["ms"]
+    url = app.ws_url
+
+    async with connect(url, name="ada") as ada, connect(url, name="bob") as bob:
+        info = await ada.request(m.Daily(game=GAME))
+        date = info.date
+        assert info.status == "open" and info.seed is None and info.you is None
+        assert info.closes == days.closes_at(date) and info.time_limit_s == 600
+
+        # Bob watches the board live.
+        board = await bob.request(m.Leaderboard(game=GAME, watch=True))
+        assert board.count == 0 and board.me is None
+
+        # Ada starts from two connections at once: one attempt, one race.
+        async with connect(url, token=ada.token) as ada2:
+            snaps = await asyncio.gather(ada.request(m.DailyStart(game=GAME)),
+                                         ada2.request(m.DailyStart(game=GAME)))
+            assert snaps[0].race == snaps[1].race
+            rid = snaps[0].race
+            snap = snaps[0]
+            assert snap.private and snap.seats == 1 and snap.seed is None
+            assert snap.commitment == info.commitment
+            # A reconnect resumes the same attempt.
+            again = await ada2.request(m.DailyStart(game=GAME))
+            assert again.race == rid
+
+        await ada.wait_for("start", lambda ev: ev.race == rid)
+        mine = await ada.request(m.Daily(game=GAME))
+        assert mine.you.race == rid and mine.you.status == "playing"
+
+        # Nobody watches or replays a daily race while the day is open.
+        assert await error_of(bob.spectate(rid)) == "private-race"
+        await play_a_little(ada, rid)
+        await ada.finish(rid)
+        end = await ada.wait_for("end", lambda ev: ev.race == rid)
+        assert end.seed is None  # sealed: the daily reveals it after the close
+        assert await error_of(bob.replay(rid)) == "daily-open"
+        assert await error_of(ada.replay(rid)) == "daily-open"
+
+        # The result reaches the board, and Bob's live view.
+        update = await bob.wait_for("leaderboard_update", timeout=5)
+        assert update.entry.player == ada.player and update.entry.rank == 1 and update.count == 1
+        mine = await ada.request(m.Leaderboard(game=GAME, top=5, around=2))
+        assert mine.me.player == ada.player and mine.me.race == rid and mine.status == "open"
+        assert [e.player for e in mine.around] == [ada.player]
+        row = end.ranking[0]
+        assert (mine.me.home, mine.me.moves, mine.me.status) == (row.home, row.moves, row.status)
+
+        # One ranked attempt: a second one is refused.
+        assert await error_of(ada.request(m.DailyStart(game=GAME))) == "daily-done"
+        done = await ada.request(m.Daily(game=GAME))
+        assert done.you.status == "done" and done.you.entry.rank == 1
+
+        hist = await ada.request(m.History(game=GAME))
+        assert (hist.played, hist.streak) == (1, 1) and hist.days[0].race == rid
+        assert await error_of(ada.request(m.DailyReplay(game=GAME, date=date))) == "daily-open"
+
+        # Midnight, plus the finalization grace: the seed is out and matches.
+        shift["ms"] = days.closes_at(date) - base() + app.daily.finalize_grace_ms
+        closed = await bob.request(m.Daily(game=GAME, date=date))
+        assert closed.status == "closed" and closed.final
+        assert hashlib.sha256(closed.seed.encode()).hexdigest() == info.commitment
+        replay = await bob.replay(rid)  # the race's replay is public now
+        assert replay.seed == closed.seed
+        final = await bob.request(m.Leaderboard(game=GAME, date=date))
+        assert final.final and final.top[0].player == ada.player
+
+    # Anyone can fetch the published replays and check them.
+    doc = await v.fetch(url, daily=GAME, date=date)
+    assert doc["seed"] == closed.seed and doc["players"][0]["race"] == rid
+    report = v.verify(doc, commitment=info.commitment)
+    assert report.confirmed, report.text()
+    race_doc = await v.fetch(url, race=rid)
+    assert v.verify(race_doc, commitment=info.commitment).confirmed
+
+
+async def test_daily_errors_over_the_wire(server):
+    async with connect(server.ws_url, name="eve") as eve:
+        assert await error_of(eve.request(m.Daily(game="chess"))) == "unknown-game"
+        assert await error_of(eve.request(m.Daily(game=GAME, date="2999-01-01"))) == "daily-not-open"
+        with pytest.raises(ServerError) as e:
+            await eve.request(m.Daily(game=GAME, date="2025-02-30"))
+        assert e.value.code == "bad-message" and e.value.field == "date"
+        assert await error_of(eve.request(m.DailyReplay(game=GAME, date="2025-01-01",
+                                                        player="nobody"))) == "no-replay"
+
+
+async def test_an_unrecorded_end_is_repaired(server):
+    """The process that ended an attempt died before recording it: the next
+    `daily` or `daily_start` of the player records it from the race."""
+    hooks = list(server.service.end_hooks)
+    server.service.end_hooks.clear()  # the end is committed, the record is lost
+    async with connect(server.ws_url, name="ada") as ada:
+        snap = await ada.request(m.DailyStart(game=GAME))
+        await ada.wait_for("start", lambda ev: ev.race == snap.race)
+        await ada.move(snap.race, "draw")
+        await ada.finish(snap.race)
+        await ada.wait_for("end", lambda ev: ev.race == snap.race)
+        assert (await ada.request(m.Leaderboard(game=GAME))).count == 0
+        server.service.end_hooks.extend(hooks)
+        assert await error_of(ada.request(m.DailyStart(game=GAME))) == "daily-done"
+        board = await ada.request(m.Leaderboard(game=GAME))
+        assert board.count == 1 and board.me.moves == 1
