@@ -184,6 +184,7 @@ class ClusterPipe:
                     host, _, port = target.rpartition(":")
                     new = (host or addr[0], int(port))
                     if kind == "MOVED":
+                        log.info("cluster slot %s moved to %s:%d", slot_s, *new)
                         self.slots[int(slot_s)] = new
                         self._refresh_soon()
                     self._resend(new, packed, callback, redirects + 1, asking=kind == "ASK")

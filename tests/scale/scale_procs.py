@@ -81,7 +81,7 @@ class RedisNode:
                  appendfsync: str = "always", cluster: bool = False) -> None:
         self.procs = procs
         self.dir = Path(data_dir)
-        self.port = port or free_port()
+        self.port = port or (cluster_port() if cluster else free_port())
         self.appendonly = appendonly
         self.appendfsync = appendfsync
         self.cluster = cluster
@@ -101,7 +101,12 @@ class RedisNode:
                      "--cluster-node-timeout", "2000"]
         self.proc = self.procs.add(subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                                     stderr=subprocess.DEVNULL, start_new_session=True))
-        _wait_port("127.0.0.1", self.port, self.proc, timeout)
+        try:
+            _wait_port("127.0.0.1", self.port, self.proc, timeout)
+        except Exception as exc:
+            log = self.dir / "redis.log"
+            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            raise RuntimeError(f"redis-server on {self.port} did not start ({exc}):\n{tail}") from None
         return self
 
     def kill9(self) -> None:
@@ -111,6 +116,25 @@ class RedisNode:
 
     def client(self) -> redis.Redis:
         return redis.Redis(host="127.0.0.1", port=self.port)
+
+
+def cluster_port() -> int:
+    """A free port P whose cluster bus port P+10000 is free too (so both are below 65536)."""
+    import random
+
+    for _ in range(200):
+        port = random.randint(20000, 50000)
+        ok = True
+        for p in (port, port + 10000):
+            with socket.socket() as s:
+                try:
+                    s.bind(("127.0.0.1", p))
+                except OSError:
+                    ok = False
+                    break
+        if ok:
+            return port
+    raise RuntimeError("no free port pair for a cluster node")
 
 
 def start_cluster(procs: Procs, base: Path, masters: int = 3) -> list[RedisNode]:
