@@ -414,3 +414,19 @@ def test_daily_challenge(new_page, make_bot):
     bot.call(lambda c: c.finish(snap.race))
     page.wait_for_selector(f'#leaderboard tr[data-player="{bot.client.player}"]', timeout=15000)
     shot(page, "daily-leaderboard", full_page=True)
+
+
+@pytest.mark.parametrize("game", ["racing-aces", "double-aces-and-kings"])
+def test_phone_sized_board(new_page, game):
+    """On a phone the side panel goes on top and the board's columns stack."""
+    page = new_page("pocket", width=412, height=915)
+    create_in_ui(page, game, 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    assert page.evaluate("window.solrace.app.board.stacked")
+    assert page.evaluate("window.solrace.app.board.cw") >= 34
+    # nothing sticks out sideways
+    assert page.evaluate("document.documentElement.scrollWidth") <= 412
+    played = play_by_clicking(page, 3)
+    assert played
+    shot(page, f"phone-{game}", full_page=True)

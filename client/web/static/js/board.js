@@ -32,12 +32,15 @@ function rowUnits(row) {
   return w;
 }
 
-function layoutUnits(game) {
-  let units = 0;
-  game.cols.forEach((col, i) => {
-    units += Math.max(...col.map(rowUnits)) + (i ? GROUP_GAP : 0);
-  });
-  return units + 0.3;
+function colUnits(col) {
+  return Math.max(...col.map(rowUnits));
+}
+
+/** Card widths needed across: columns side by side, or stacked when `stacked`. */
+function layoutUnits(game, stacked) {
+  const widths = game.cols.map(colUnits);
+  if (stacked) return Math.max(...widths) + 0.3;
+  return widths.reduce((a, w, i) => a + w + (i ? GROUP_GAP : 0), 0) + 0.3;
 }
 
 export class Board {
@@ -88,10 +91,16 @@ export class Board {
     return new Map(this.movesFrom(this.sel.pile, this.sel.k).map((m) => [m.dst, m.move]));
   }
 
+  /** The card width that fits, stacking the layout's columns on narrow screens. */
   cardWidth() {
     const game = GAMES[this.view.game];
     const width = this.root.clientWidth || 800;
-    const cw = Math.floor(width / layoutUnits(game));
+    let cw = Math.floor(width / layoutUnits(game, false));
+    this.stacked = false;
+    if (cw < 44 && game.cols.length > 1) {
+      this.stacked = true;
+      cw = Math.floor(width / layoutUnits(game, true));
+    }
     return Math.max(this.opts.minCard, Math.min(this.opts.maxCard, cw));
   }
 
@@ -111,6 +120,7 @@ export class Board {
     this.root.style.setProperty("--ch", `${ch}px`);
     this.root.style.gap = `${Math.round(cw * GROUP_GAP)}px`;
     this.root.dataset.game = this.view.game;
+    this.root.classList.toggle("stacked", this.stacked);
     const targets = this.targets();
     const frag = document.createDocumentFragment();
     for (const col of game.cols) {
