@@ -430,3 +430,31 @@ def test_phone_sized_board(new_page, game):
     played = play_by_clicking(page, 3)
     assert played
     shot(page, f"phone-{game}", full_page=True)
+
+
+def test_two_friends_by_link(new_page):
+    """Alice creates a race and shares its link; Bob opens it in his browser and joins."""
+    alice = new_page("alice")
+    rid = create_in_ui(alice, "rouge-et-noir", 2)
+    link = alice.locator("#share-link").input_value()
+    bob = new_page("bob")
+    bob.goto(link)
+    bob.wait_for_selector("#ready-btn")
+    bob_id = bob.evaluate("window.solrace.app.me.player")
+    alice_id = alice.evaluate("window.solrace.app.me.player")
+    alice.wait_for_selector(f'#players li[data-player="{bob_id}"]')
+    assert alice.locator("#start-btn").count() == 1  # the host may start early
+    assert bob.locator("#start-btn").count() == 0
+    bob.click("#ready-btn")
+    alice.wait_for_selector(f'#players li[data-player="{bob_id}"] .pill.ready')
+    alice.click("#ready-btn")
+    wait_board(alice)
+    wait_board(bob)
+    assert alice.evaluate("window.solrace.app.race.race") == bob.evaluate("window.solrace.app.race.race") == rid
+    # the same deal for both
+    assert you(alice)["view"] == you(bob)["view"]
+    played = play_by_clicking(alice, 3)
+    bob.wait_for_function(
+        f"""parseInt(document.querySelector('#players li[data-player="{alice_id}"] .moves').textContent) == {len(played)}"""
+    )
+    shot(bob, "friend-sees-progress")

@@ -565,7 +565,7 @@ async function sendMove(move) {
   const you = app.you;
   if (!you || !app.race) return;
   try {
-    const ack = await conn.request({ t: "move", race: app.raceId, n: you.n, move, view: true });
+    const ack = await conn.request({ t: "move", race: app.raceId, n: you.n, move, view: true }, 6000);
     if (ack.race !== app.raceId) return;
     if (typeof ack.ver === "number") checkVer(ack);
     you.n = ack.n;
@@ -581,7 +581,8 @@ async function sendMove(move) {
   } catch (e) {
     if (e.code === "illegal-move") toast(`Illegal move ${move}: ${e.reason || e.message}`, "error");
     else if (e.code === "out-of-sync") resync(app.lastVer);
-    else if (e.code === "disconnected" || e.code === "timeout") toast("Connection lost — the move will be checked after reconnecting", "warn");
+    else if (e.code === "timeout") resync(app.lastVer); // the truth about n and the board
+    else if (e.code === "disconnected") toast("Connection lost — your board is resynced after reconnecting", "warn");
     else toast(errText(e), "error");
   }
 }
