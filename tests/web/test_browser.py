@@ -458,3 +458,35 @@ def test_two_friends_by_link(new_page):
         f"""parseInt(document.querySelector('#players li[data-player="{alice_id}"] .moves').textContent) == {len(played)}"""
     )
     shot(bob, "friend-sees-progress")
+
+
+def test_race_against_solrace_bot_command(new_page, web_server):
+    """The lobby panel's `solrace bot` command line really brings a bot into the race."""
+    import shlex
+    import subprocess
+    import sys
+
+    from .conftest import ROOT
+
+    page = new_page("human")
+    create_in_ui(page, "fours-up", 2)
+    cmd = page.locator("#bot-cmd").inner_text()
+    assert cmd.startswith("solrace bot ") and web_server.ws in cmd
+    args = shlex.split(cmd)[1:]
+    bot = subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=ROOT,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    try:
+        page.wait_for_function("window.solrace.app.race && window.solrace.app.race.players.length == 2", timeout=20000)
+        bot_id = page.evaluate("window.solrace.app.race.players.find(p => p.player != window.solrace.app.me.player).player")
+        page.wait_for_selector(f'#players li[data-player="{bot_id}"] .pill.ready')
+        page.click("#ready-btn")
+        wait_board(page)
+        play_by_clicking(page, 2)
+        page.wait_for_function(
+            f"""parseInt(document.querySelector('#players li[data-player="{bot_id}"] .moves').textContent) >= 2""",
+            timeout=20000,
+        )
+        shot(page, "race-vs-solrace-bot")
+    finally:
+        bot.terminate()
+        bot.wait(10)

@@ -724,8 +724,8 @@ function renderLobbyPanel() {
       h(
         "p",
         { class: "muted small" },
-        "Race a bot: ",
-        h("code", {}, `solrace bot --race ${race.race}`),
+        "Race a bot: run ",
+        h("code", { id: "bot-cmd" }, `solrace bot --url ${Connection.defaultUrl()} --race ${race.race} --strategy greedy --delay-ms 500`),
       ),
       h(
         "div",
