@@ -39,8 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--redis", default="", help="Redis URL for the server (default: its private redis-server)")
     parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
                         help="extra argument for `solrace serve` (repeat; e.g. --server-arg=--outbound-queue=512)")
-    parser.add_argument("--profile", default="",
-                        help="py-spy:OUT.svg (or .json for speedscope): run the server under py-spy record")
+    parser.add_argument("--profile", default="", metavar="OUT",
+                        help="moves: py-spy record the server during its capacity phase into OUT "
+                             "(.svg flame graph, .json speedscope, else raw collapsed stacks); "
+                             "needs `pip install py-spy`")
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default 1)")
     parser.add_argument("--json", default="", help="also write the full result as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

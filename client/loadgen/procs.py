@@ -38,6 +38,16 @@ def rss_bytes(pid: int) -> int:
     return 0
 
 
+def syscalls(pid: int) -> int:
+    """Read + write system calls so far (syscr + syscw of /proc/PID/io): batching shows here."""
+    n = 0
+    with open(f"/proc/{pid}/io") as f:
+        for line in f:
+            if line.startswith(("syscr:", "syscw:")):
+                n += int(line.split()[1])
+    return n
+
+
 def children(pid: int) -> list[int]:
     out = []
     for d in os.listdir("/proc"):
@@ -104,6 +114,15 @@ class Proc:
                 out[n] = float("nan")
         return out
 
+    def syscalls(self) -> dict[str, int]:
+        out = {}
+        for n, p in self.pids().items():
+            try:
+                out[n] = syscalls(p)
+            except OSError:
+                out[n] = 0
+        return out
+
     def rss(self) -> dict[str, int]:
         out = {}
         for n, p in self.pids().items():
@@ -159,13 +178,8 @@ def start_echo(timeout: float = 20.0) -> Proc:
     return _start("echo", [sys.executable, "-m", "client.loadgen.echo", "--port", "0"], timeout)
 
 
-def start_server(redis: str = "", extra_args: list[str] | None = None, timeout: float = 30.0,
-                 profile: str = "") -> Proc:
-    """`solrace serve` on 127.0.0.1, a free port, its private Redis unless `redis`.
-
-    `profile="py-spy:PATH"` runs it under `py-spy record` (the pid we measure
-    is then the server's, found as py-spy's child).
-    """
+def start_server(redis: str = "", extra_args: list[str] | None = None, timeout: float = 30.0) -> Proc:
+    """`solrace serve` on 127.0.0.1, a free port, its private Redis unless `redis`."""
     tmp = tempfile.TemporaryDirectory(prefix="solrace-bench-")
     argv = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0",
             "--data", str(Path(tmp.name) / "data"), "--log-level", "WARNING"]
@@ -174,48 +188,12 @@ def start_server(redis: str = "", extra_args: list[str] | None = None, timeout: 
     argv += extra_args or []
     env = dict(os.environ)
     env.setdefault("PYTHONUNBUFFERED", "1")
-    if profile.startswith("py-spy:"):
-        out = profile.split(":", 1)[1]
-        spy = str(Path(sys.executable).with_name("py-spy"))
-        argv = [spy, "record", "--nonblocking", "-r", "200", "-o", out, "-f", "speedscope"
-                if out.endswith(".json") else "flamegraph", "--"] + argv
     p = _start("server", argv, timeout, env=env, tmp=tmp)
-    if profile.startswith("py-spy:"):
-        # measure the python child, not py-spy itself
-        kids = [k for k in children(p.pid) if comm(k).startswith("python")]
-        if kids:
-            p.extra["py-spy"] = p.pid
-            p.popen = _PidOnly(kids[0], p.popen)  # type: ignore[assignment]
-    server_pid = p.pid
     for _ in range(50):
-        kids = [k for k in children(server_pid) if comm(k).startswith("redis")]
-        if kids or redis:
+        if redis or any(comm(k).startswith("redis") for k in children(p.pid)):
             break
         time.sleep(0.1)
-    for k in children(server_pid):
+    for k in children(p.pid):
         if comm(k).startswith("redis"):
             p.extra["redis-server"] = k
     return p
-
-
-class _PidOnly:
-    """Stand-in Popen for a grandchild: stop goes through the real child (py-spy)."""
-
-    def __init__(self, pid: int, outer: subprocess.Popen) -> None:
-        self.pid = pid
-        self.outer = outer
-
-    def poll(self):
-        return self.outer.poll()
-
-    def send_signal(self, sig: int) -> None:
-        try:
-            os.kill(self.pid, sig)  # the server stops; py-spy then writes its profile and exits
-        except ProcessLookupError:
-            pass
-
-    def wait(self, timeout: float | None = None):
-        return self.outer.wait(timeout)
-
-    def kill(self) -> None:
-        self.outer.kill()

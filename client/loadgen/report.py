@@ -61,6 +61,8 @@ def _moves(res: dict[str, Any]) -> str:
         ("capacity: server CPU µs/op", srv_cpu, echo_cpu, _r(srv_cpu, echo_cpu)),
         ("capacity: redis-server CPU µs/op", red_cpu, None, "—"),
         ("capacity: server+redis CPU µs/op", sc.get("cpu_us_per_op_total"), echo_cpu, _r(sc.get("cpu_us_per_op_total"), echo_cpu)),
+        ("capacity: server read+write syscalls/op", sc["syscalls_per_op"].get("server"), ec["syscalls_per_op"].get("echo"),
+         _r(sc["syscalls_per_op"].get("server"), ec["syscalls_per_op"].get("echo"))),
         ("capacity: server core share", sc["cpu_core_share"].get("server"), ec["cpu_core_share"].get("echo"), "—"),
         ("capacity: generator core share", sc["generator_core_share"], ec["generator_core_share"], "—"),
         ("capacity: move→ack p50 (ms)", sc["ack"]["p50_ms"], ec["ack"]["p50_ms"], _r(sc["ack"]["p50_ms"], ec["ack"]["p50_ms"])),
@@ -71,6 +73,8 @@ def _moves(res: dict[str, Any]) -> str:
     rows += [
         (f"@{res['latency_rate']:.0f}/s: server CPU µs/op", sl["cpu_us_per_op"].get("server"), el["cpu_us_per_op"].get("echo"),
          _r(sl["cpu_us_per_op"].get("server"), el["cpu_us_per_op"].get("echo"))),
+        (f"@{res['latency_rate']:.0f}/s: server read+write syscalls/op", sl["syscalls_per_op"].get("server"),
+         el["syscalls_per_op"].get("echo"), _r(sl["syscalls_per_op"].get("server"), el["syscalls_per_op"].get("echo"))),
         (f"@{res['latency_rate']:.0f}/s: redis-server CPU µs/op", sl["cpu_us_per_op"].get("redis-server"), None, "—"),
         (f"@{res['latency_rate']:.0f}/s: late sends", sl["late_sends"], el["late_sends"], "—"),
         (f"@{res['latency_rate']:.0f}/s: errors", sum(sl["errors"].values()), sum(el["errors"].values()), "—"),

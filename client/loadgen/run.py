@@ -52,12 +52,31 @@ def lat_summary(samples) -> dict[str, Any]:
     return {"count": n, "p50_ms": q(0.5), "p99_ms": q(0.99), "p999_ms": q(0.999), "max_ms": round(s[-1] * 1000, 3)}
 
 
+def start_profiler(pid: int, out: str, duration: float):
+    """py-spy record attached to `pid` for `duration` s; format from the file name.
+
+    .svg flame graph, .json speedscope, anything else py-spy's raw collapsed
+    stacks (one line per stack and its sample count: grep- and sort-friendly).
+    """
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    spy = Path(sys.executable).with_name("py-spy")
+    fmt = "flamegraph" if out.endswith(".svg") else "speedscope" if out.endswith(".json") else "raw"
+    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--duration", str(max(1, int(duration))),
+                             "--rate", "250", "--format", fmt, "--output", out],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
 async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
-                  cpu_names: tuple[str, ...]) -> dict[str, Any]:
+                  cpu_names: tuple[str, ...], profile: str = "") -> dict[str, Any]:
     """Run one phase: start sending, warm up, measure `duration` s, stop and drain."""
     start()
     await asyncio.sleep(warmup)
+    spy = start_profiler(proc.pid, profile, duration) if profile else None
     c0 = proc.cpu()
+    s0 = proc.syscalls()
     g0 = self_cpu()
     i0 = P.machine_idle_s()
     rec: Recorder = gen.rec
@@ -65,9 +84,14 @@ async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
     await asyncio.sleep(duration)
     rec.stop()
     c1 = proc.cpu()
+    s1 = proc.syscalls()
     g1 = self_cpu()
     i1 = P.machine_idle_s()
     await gen.quiesce()
+    if spy is not None:
+        _out, err = await asyncio.to_thread(spy.communicate)
+        if spy.returncode:
+            print(f"py-spy failed: {err.decode(errors='replace')[-500:]}")
     wall = rec.t1 - rec.t0
     ops = rec.done
     cpu = {n: (c1[n] - c0[n]) for n in c0}
@@ -83,6 +107,7 @@ async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
         "cpu_s": {n: round(v, 3) for n, v in cpu.items()},
         "cpu_us_per_op": {n: (round(v / ops * 1e6, 1) if ops else None) for n, v in cpu.items()},
         "cpu_core_share": {n: round(v / wall, 3) for n, v in cpu.items()},
+        "syscalls_per_op": {n: (round((s1[n] - s0[n]) / ops, 2) if ops else None) for n in s0},
         "generator_core_share": round((g1 - g0) / wall, 3),
         "machine_busy_cores": round((os.cpu_count() or 1) - (i1 - i0) / wall, 2),
     }
@@ -96,7 +121,7 @@ async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
 async def moves_mode(a: Any, log) -> dict[str, Any]:
     P.raise_nofile(4 * a.races * a.players + 1024)
     echo = P.start_echo()
-    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []), profile=a.profile or "")
+    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []))
     res: dict[str, Any] = {"mode": "moves", "races": a.races, "players": a.players, "game": a.game,
                            "connections": a.races * a.players, "duration_s": a.duration,
                            "server_pids": server.pids(), "echo_pid": echo.pid}
@@ -115,7 +140,8 @@ async def moves_mode(a: Any, log) -> dict[str, Any]:
         res["echo_capacity"] = await measure(eg, echo, eg.set_closed, a.duration, a.warmup, ("echo",))
         log(_line("echo", res["echo_capacity"]))
         log("capacity: server (closed loop)…")
-        res["server_capacity"] = await measure(gen, server, gen.set_closed, a.duration, a.warmup, names)
+        res["server_capacity"] = await measure(gen, server, gen.set_closed, a.duration, a.warmup, names,
+                                              profile=a.profile)
         log(_line("server", res["server_capacity"]))
         rate = a.rate or 0.25 * res["echo_capacity"]["ops_per_s"]
         res["latency_rate"] = round(rate, 1)
@@ -205,7 +231,7 @@ async def _idle_one(proc: P.Proc, path: str, n: int, first: bytes, settle: float
 async def idle_mode(a: Any, log) -> dict[str, Any]:
     P.raise_nofile(a.conns + 1024)
     echo = P.start_echo()
-    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []), profile=a.profile or "")
+    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []))
     hello = encode({"t": "hello", "v": 1, "name": "idle-bench"})
     res: dict[str, Any] = {"mode": "idle", "connections": a.conns, "message_bytes": len(hello)}
     try:
@@ -264,7 +290,7 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
     S = a.spectators
     P.raise_nofile(S * 2 + 1024)
     echo = P.start_echo()
-    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []), profile=a.profile or "")
+    server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []))
     res: dict[str, Any] = {"mode": "fanout", "spectators": S, "update_rate": a.update_rate, "game": a.game}
     try:
         # --- race server: one race of `players` bots, S spectators
