@@ -56,6 +56,7 @@ class Settings:
     lobby_ttl_s: int = field(default=86400, metadata=_doc("how long a race may sit in its lobby before it expires"))
     sweep_ms: int = field(default=250, metadata=_doc("interval of the deadline sweeper (backstop of local timers)"))
     max_list: int = field(default=100, metadata=_doc("most races in a race_list reply"))
+    redis_pool: int = field(default=64, metadata=_doc("Redis connections for the cold paths (the move path has its own)"))
     rate_close: int = field(default=200, metadata=_doc("rate-limited messages in a row before closing with 1008"))
 
     # --- daily challenges (server/daily, docs/protocol.md §5)

@@ -632,7 +632,7 @@ class Service:
         dealt = rules.deal(race.game, race.seed)
         new = R.begin(race, dealt.cards_home)
         new.ver = race.ver + 1
-        pos = dealt.to_text()
+        pos = S.encode_position(dealt)
         fields = {"n": 0, "home": dealt.cards_home, "status": R.PLAYING, "at": new.starts_at, "pos": pos,
                   "last": "", "rev": "", "mt": new.starts_at}
         players = {p.player: fields for p in new.players}
@@ -734,7 +734,7 @@ class Service:
                         f.set_result(None)
                 e.idle.clear()
 
-        self.store.move_call(msg.race, conn.pid, "m", msg.n, msg.move, g.to_text(), res.cards_home,  # type: ignore[arg-type]
+        self.store.move_call(msg.race, conn.pid, "m", msg.n, msg.move, S.encode_position(g), res.cards_home,  # type: ignore[arg-type]
                              res.won, S.revealed_text(res.revealed), done)
 
     def _script_refusal(self, conn: Conn, msg: Any, reply: Any) -> None:
@@ -775,7 +775,7 @@ class Service:
         if status != b"running" or not ph:
             raise RaceError("race-not-running", "the race is not running")
         last = (ph.get(b"last") or b"").decode()
-        e = Entry(rules.from_text(ph[b"pos"].decode()), int(ph[b"n"]), ph[b"status"].decode(), last)
+        e = Entry(S.decode_position(ph[b"pos"]), int(ph[b"n"]), ph[b"status"].decode(), last)
         return e
 
     async def _move_slow(self, conn: Conn, msg: m.Move) -> None:
@@ -803,7 +803,7 @@ class Service:
         if msg.n == e.n - 1 and msg.move == e.last:
             # A retried duplicate: Redis re-acks it with the race's current version.
             fut: asyncio.Future = asyncio.get_running_loop().create_future()
-            self.store.move_call(rid, pid, "d", msg.n, msg.move, "", 0, False, "", fut.set_result)
+            self.store.move_call(rid, pid, "d", msg.n, msg.move, b"", 0, False, "", fut.set_result)
             self._script_refusal(conn, msg, await fut)
             return
         if e.status != R.PLAYING:
@@ -838,7 +838,7 @@ class Service:
             await fut
         loop = asyncio.get_running_loop()
         fut2: asyncio.Future = loop.create_future()
-        self.store.move_call(rid, pid, "f", 0, "", "", 0, False, "", lambda r: fut2.set_result(r))
+        self.store.move_call(rid, pid, "f", 0, "", b"", 0, False, "", lambda r: fut2.set_result(r))
         reply = await fut2
         self.games.pop(key, None)
         if type(reply) is list and reply[0] == b"ok":
@@ -861,7 +861,7 @@ class Service:
         if race.seat_of(conn.pid) is not None and race.status in (R.RUNNING, R.FINISHED):  # type: ignore[arg-type]
             _r, ph = await self.store.load_player(rid, conn.pid)  # type: ignore[arg-type]
             if ph:
-                g = rules.from_text(ph[b"pos"].decode())
+                g = S.decode_position(ph[b"pos"])
                 status = ph[b"status"].decode()
                 playing = status == R.PLAYING and race.status == R.RUNNING
                 you = m.You(n=int(ph[b"n"]), view=g.view_text(), legal=g.legal_moves() if playing else [],
@@ -979,7 +979,7 @@ class Service:
             boards = []
             for pid, (n, pos) in zip(loc.pids, await self.store.positions(loc.rid, loc.pids)):
                 if pos:
-                    boards.append({"player": pid, "n": n, "view": rules.from_text(pos).view_text()})
+                    boards.append({"player": pid, "n": n, "view": S.decode_position(pos).view_text()})
             loc.samples.append((now, boards))
         cutoff = now - self.settings.spectator_delay_ms
         due = None

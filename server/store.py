@@ -15,7 +15,8 @@ key                                type    contents
                                            players (JSON seats: player, name, ready)
                                            ranking (JSON, once finished)
 ``{race:ID}:p:PID``                hash    a player's game (from the start): n home
-                                           status at pos (position text) last (last
+                                           status at pos (compact position, see
+                                           encode_position) last (last
                                            move) rev (its revealed cards) mt (its time)
 ``{race:ID}:log:PID``              list    move log, one "AT HOME MOVE" per move
 ``{race:ID}:ev``                   stream  public race events, id ``VER-0``, field m =
@@ -58,6 +59,8 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
+
+from protocol import rules
 
 from . import races as R
 from .config import Settings
@@ -215,6 +218,40 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
     return now, r
 
 
+def encode_position(g: rules.Game) -> bytes:
+    """The compact stored position of a game (a few µs, vs ~25 µs for the text).
+
+    Game id, NUL, then for each pile in canonical order: its face-down count,
+    its length, its cards (faces 0..51), one byte each. The position text of
+    RULES.md §0.4 is `position_text(data)`.
+    """
+    out: list[int] = []
+    for d, p in zip(g.down, g.piles):
+        out.append(d)
+        out.append(len(p))
+        out.extend(p)
+    return g.game.id.encode() + b"\0" + bytes(out)
+
+
+def decode_position(data: bytes) -> rules.Game:
+    gid, _, body = data.partition(b"\0")
+    gdef = rules.GAMES[gid.decode()]
+    piles: list[list[int]] = []
+    down: list[int] = []
+    i = 0
+    for _name in gdef.pile_names:
+        d, n = body[i], body[i + 1]
+        piles.append(list(body[i + 2:i + 2 + n]))
+        down.append(d)
+        i += 2 + n
+    return rules.Game(gdef, piles, down)
+
+
+def position_text(data: bytes) -> str:
+    """RULES.md §0.4 position text of a stored position."""
+    return decode_position(data).to_text()
+
+
 def revealed_text(revealed: tuple[tuple[str, str], ...]) -> str:
     return " ".join(f"{pile}:{card}" for pile, card in revealed)
 
@@ -232,6 +269,7 @@ class Store:
         self.url = url
         self.settings = settings
         self.cluster = is_cluster_url(url)
+        self._move_frames: dict[tuple[str, str], tuple[bytes, bytes]] = {}
         self.pipe: Pipe | ClusterPipe
         if self.cluster:
             # redis+cluster://: redis-py's cluster client and a slot-routed move pipe (server/cluster.py).
@@ -239,7 +277,10 @@ class Store:
             self.pipe = ClusterPipe(url)
         else:
             # Cold paths: redis-py. decode_responses off: positions and frames are bytes.
-            self.redis = aioredis.Redis.from_url(url, decode_responses=False)
+            # A blocking pool: a burst of cold requests (hundreds of hellos at once) waits
+            # for a free connection instead of failing with "Too many connections".
+            pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=settings.redis_pool, timeout=10)
+            self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
             # Hot path: one pipelined connection for EVALSHA of moves.
             self.pipe = Pipe(url)
 
@@ -355,12 +396,12 @@ class Store:
             out[p.player] = rows
         return out
 
-    async def positions(self, rid: str, pids: list[str]) -> list[tuple[int, str | None]]:
-        """(n, position text) of each player (spectator boards)."""
+    async def positions(self, rid: str, pids: list[str]) -> list[tuple[int, bytes | None]]:
+        """(n, compact position) of each player (spectator boards); see decode_position."""
         pipe = self.redis.pipeline(transaction=False)
         for pid in pids:
             pipe.hmget(player_key(rid, pid), "n", "pos")
-        return [(int(n or 0), _s(pos)) for n, pos in await pipe.execute()]
+        return [(int(n or 0), pos) for n, pos in await pipe.execute()]
 
     async def events_since(self, rid: str, since: int) -> list[bytes] | None:
         """Frames of the race events after version `since`, or None if the stream lost some."""
@@ -479,26 +520,48 @@ class Store:
 
     # --- the move path -----------------------------------------------------------------------
 
-    def move_call(self, rid: str, pid: str, kind: str, n: int, move: str, pos: str, home: int,
+    def move_call(self, rid: str, pid: str, kind: str, n: int, move: str, pos: bytes, home: int,
                   won: bool, revealed: str, callback: Callable[[Any], None]) -> None:
         """Queue the move script; `callback(reply)` runs when Redis answers.
 
         Every call made in one event-loop tick goes out in one write, and the
         replies come back in order: one round trip per move, pipelined. The
         reply is the script's list, a ReplyError or a ConnectionError.
+        `pos` is the compact position (`encode_position`).
         """
         rk = "{race:" + rid + "}"
-        args = (
-            b"EVALSHA", MOVE.sha, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid, rk + ":ev",
-            kind, n, move, pos, home, b"1" if won else b"0", revealed, rid, pid, "race:" + rid,
-            self.settings.stream_maxlen,
-        )
+        frame = self._move_frames.get((rid, pid))
+        if frame is None:
+            frame = self._move_frame(rid, pid)
+        head, tail = frame
+        mv = move.encode()
+        rv = revealed.encode()
+        ns = b"%d" % n
+        hs = b"%d" % home
+        # The RESP command, packed by hand: only these seven arguments change per move.
+        packed = b"%s$1\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$1\r\n%s\r\n$%d\r\n%s\r\n%s" % (
+            head, kind.encode(), len(ns), ns, len(mv), mv, len(pos), pos, len(hs), hs,
+            b"1" if won else b"0", len(rv), rv, tail)
 
         def done(reply: Any) -> None:
             if isinstance(reply, ReplyError) and str(reply).startswith("NOSCRIPT"):
                 # Redis lost its script cache (restart, SCRIPT FLUSH): EVAL once, which reloads it.
-                self.pipe.call_packed(pack((b"EVAL", MOVE.source) + args[2:]), callback, rk)
+                args = (b"EVAL", MOVE.source, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid, rk + ":ev",
+                        kind, n, move, pos, home, b"1" if won else b"0", revealed, rid, pid, race_channel(rid),
+                        self.settings.stream_maxlen)
+                self.pipe.call_packed(pack(args), callback, rk)
                 return
             callback(reply)
 
-        self.pipe.call_packed(pack(args), done, rk)
+        self.pipe.call_packed(packed, done, rk)
+
+    def _move_frame(self, rid: str, pid: str) -> tuple[bytes, bytes]:
+        """The constant parts of a player's move command (keys before, ids after the move's own args)."""
+        if len(self._move_frames) > 100_000:  # a bound, not an LRU: rebuilt on demand
+            self._move_frames.clear()
+        rk = "{race:" + rid + "}"
+        head = b"*18\r\n" + pack((b"EVALSHA", MOVE.sha, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid,
+                                    rk + ":ev"))[len(b"*7\r\n"):]
+        tail = pack((rid, pid, race_channel(rid), self.settings.stream_maxlen))[len(b"*4\r\n"):]
+        self._move_frames[(rid, pid)] = (head, tail)
+        return head, tail

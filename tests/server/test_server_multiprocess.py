@@ -36,7 +36,7 @@ async def test_reconnect_to_another_process_keeps_everything(server, serve_proce
     state = await a2.request("resync", race=rid, since=start["ver"])
     you = state["you"]
     assert you["n"] == 3 and you["status"] == "playing"
-    g = rules.from_text((await _stored(server, rid, a.player))[b"pos"].decode())
+    g = S.decode_position((await _stored(server, rid, a.player))[b"pos"])
     assert you["view"] == g.view_text() and you["legal"] == g.legal_moves()
     assert state["race"]["deadline"] == start["deadline"]  # the clock kept running
     assert state["race"]["starts_at"] == start["starts_at"]

@@ -95,3 +95,38 @@ async def test_noscript_reload(server):
     snap = await a.request("create", game="fours-up")  # commit script, via redis-py
     assert snap["t"] == "race"
     await a.close()
+
+
+def test_hand_packed_move_command_is_plain_resp():
+    """move_call's hand-built RESP equals the generic packer's output."""
+    from server.config import Settings
+    from server.resp import pack
+
+    st = S.Store.__new__(S.Store)
+    st.settings = Settings()
+    st._move_frames = {}
+    sent = []
+
+    class FakePipe:
+        def call_packed(self, packed, cb, key=None):
+            sent.append(packed)
+
+    st.pipe = FakePipe()
+    pos = b"fours-up\0\x00\x02ab"
+    st.move_call("r" + "a" * 16, "p1", "m", 12, "t2:3>t5", pos, 40, True, "w:7c t3:Kd", lambda r: None)
+    rk = "{race:r" + "a" * 16 + "}"
+    expect = pack((b"EVALSHA", S.MOVE.sha, b"4", rk, rk + ":p:p1", rk + ":log:p1", rk + ":ev", "m", 12, "t2:3>t5",
+                   pos, 40, b"1", "w:7c t3:Kd", "r" + "a" * 16, "p1", "race:r" + "a" * 16, 1000))
+    assert sent == [expect]
+
+
+def test_compact_positions_round_trip():
+    from protocol import rules
+
+    for game in rules.GAMES:
+        g = rules.deal(game, "abc")
+        for mv in g.legal_moves()[:3]:
+            h = g.copy()
+            h.play(mv)
+            back = S.decode_position(S.encode_position(h))
+            assert back == h and back.to_text() == h.to_text() and back.cards_home == h.cards_home
