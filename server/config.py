@@ -57,7 +57,7 @@ class Settings:
     sweep_ms: int = field(default=250, metadata=_doc("interval of the deadline sweeper (backstop of local timers)"))
     max_list: int = field(default=100, metadata=_doc("most races in a race_list reply"))
     redis_pool: int = field(default=64, metadata=_doc("Redis connections for the cold paths (the move path has its own)"))
-    rate_close: int = field(default=200, metadata=_doc("rate-limited messages in a row before closing with 1008"))
+    rate_close: int = field(default=200, metadata=_doc("rate-limited messages in a row before closing with 1008", "RATE_CLOSE"))
 
     # --- daily challenges (server/daily, docs/protocol.md §5)
     daily_secret: str = field(default="", metadata=_doc(
