@@ -377,17 +377,17 @@ class Daily:
         today = self.clock() // 86_400_000
         st = stats(((day_number(d), bool(e["won"])) for d, e in days.items()), today)
         last = sorted(days, reverse=True)[: max(0, recent)]
-        pipe = self.redis.pipeline(transaction=False)
-        for d in last:
-            await self._entry(keys=[keys.board(game, d), keys.entries(game, d)], args=[player],
-                              client=pipe)
-            pipe.zcard(keys.board(game, d))
-        ranks = await pipe.execute() if last else []
+        # One small call per day, concurrently: each day lives in its own slot
+        # (and redis-py refuses EVALSHA in cluster pipelines).
+        async def rank_of(d: str) -> tuple[int, int]:
+            _raw, rank = await self._entry(keys=[keys.board(game, d), keys.entries(game, d)],
+                                           args=[player])
+            return int(rank), int(await self.redis.zcard(keys.board(game, d)))
+
+        ranks = await asyncio.gather(*(rank_of(d) for d in last))
         out = []
-        for i, d in enumerate(last):
-            rank, count = int(ranks[2 * i][1]), ranks[2 * i + 1]
-            out.append({"date": d, **days[d], "rank": rank if rank > 0 else None,
-                        "count": int(count)})
+        for d, (rank, count) in zip(last, ranks):
+            out.append({"date": d, **days[d], "rank": rank if rank > 0 else None, "count": count})
         return {"player": player, "game": game, "today": date_of_day(today), **st.to_dict(),
                 "days": out}
 
