@@ -42,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                      help="play deals offline through the engine and print win rate and cards home")
     off.add_argument("--deals", type=int, default=100, help="deals per strategy (default 100)")
     off.add_argument("--seed-prefix", default="bots", help="deal seeds derive from this (default 'bots')")
+    off.add_argument("--show-wins", action="store_true", help="also list the seeds of the deals won")
     off.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
                      help="worker processes (default: CPU count); results do not depend on it")
     on = parser.add_argument_group("online")
@@ -100,6 +101,8 @@ def run_stats(args: argparse.Namespace) -> int:
             cpu = sum(p.seconds for p in played) / n
             print(f"{game_id:<22} {name:<8} {n:>5} {won:>4} {100 * won / n:>6.1f} {home:>7.1f} {total:>5} "
                   f"{100 * home / total:>6.1f} {moves:>6.0f} {cpu:>7.2f}", flush=True)
+            if args.show_wins and won:
+                print(f"  won: {' '.join(p.seed for p in played if p.won)}", flush=True)
     return 0
 
 
