@@ -134,7 +134,7 @@ def test_race_against_bot_by_clicking(new_page, make_bot):
     bot = make_bot("robo")
     bot.call(lambda c: c.join(rid))
     bot.call(lambda c: c.ready(rid))
-    page.wait_for_selector(f'#players li[data-player="{bot.client.player}"] .pill.ready')
+    page.wait_for_selector(f'#players li[data-player="{bot.client.player}"] .pill.p-ready')
     page.click("#ready-btn")
     page.wait_for_selector("#countdown .cd-num")
     shot(page, "race-countdown")
@@ -446,7 +446,7 @@ def test_two_friends_by_link(new_page):
     assert alice.locator("#start-btn").count() == 1  # the host may start early
     assert bob.locator("#start-btn").count() == 0
     bob.click("#ready-btn")
-    alice.wait_for_selector(f'#players li[data-player="{bob_id}"] .pill.ready')
+    alice.wait_for_selector(f'#players li[data-player="{bob_id}"] .pill.p-ready')
     alice.click("#ready-btn")
     wait_board(alice)
     wait_board(bob)
@@ -478,7 +478,7 @@ def test_race_against_solrace_bot_command(new_page, web_server):
     try:
         page.wait_for_function("window.solrace.app.race && window.solrace.app.race.players.length == 2", timeout=20000)
         bot_id = page.evaluate("window.solrace.app.race.players.find(p => p.player != window.solrace.app.me.player).player")
-        page.wait_for_selector(f'#players li[data-player="{bot_id}"] .pill.ready')
+        page.wait_for_selector(f'#players li[data-player="{bot_id}"] .pill.p-ready')
         page.click("#ready-btn")
         wait_board(page)
         play_by_clicking(page, 2)

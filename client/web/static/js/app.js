@@ -255,17 +255,17 @@ function raceListEl() {
           h("td", {}, gameName(r.game)),
           h(
             "td",
-            { class: "who-list" },
-            (r.players || []).map((p) =>
+            {},
+            h("div", { class: "who-list" }, (r.players || []).map((p) =>
               h(
                 "span",
                 { class: "mini-player" },
                 p.name,
                 r.status !== "lobby" ? h("span", { class: "mini-bar" }, h("i", { style: `width:${Math.round((100 * p.home) / (r.total || 1))}%` })) : null,
               ),
-            ),
+            )),
           ),
-          h("td", {}, h("span", { class: `pill ${r.status}` }, r.status), r.spectators ? h("span", { class: "muted small" }, ` · ${r.spectators} watching`) : null),
+          h("td", {}, h("span", { class: `pill p-${r.status}` }, r.status), r.spectators ? h("span", { class: "muted small" }, ` · ${r.spectators} watching`) : null),
           h(
             "td",
             { class: "actions" },
@@ -616,7 +616,7 @@ function playerRows(race) {
         { class: "prog-head" },
         rk ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
         h("span", { class: "pname" }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
-        h("span", { class: `pill ${p.status}` }, STATUS_LABEL[p.status] || p.status),
+        h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
       ),
       h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: `width:${pct}%` })),
       h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, `${p.n || 0} moves`)),
@@ -668,7 +668,7 @@ function renderRace() {
   notice.replaceChildren();
   $("#race-title").textContent = (dailyOf(race.race) ? "Daily · " : "") + gameName(race.game);
   $("#race-sub").replaceChildren(
-    h("span", { class: `pill ${race.status}`, id: "race-status" }, race.status),
+    h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status),
     ` · ${race.players.length}/${race.seats} seats · ${Math.round(race.time_limit_s / 60)} min`,
     race.private ? " · private" : "",
   );
@@ -804,7 +804,7 @@ function renderResult() {
               { class: r.player === myId() ? "mine" : "" },
               h("td", {}, r.rank),
               h("td", {}, r.name),
-              h("td", {}, h("span", { class: `pill ${r.status}` }, r.won ? "won" : STATUS_LABEL[r.status] || r.status)),
+              h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : STATUS_LABEL[r.status] || r.status)),
               h("td", {}, `${r.home}/${race.total || "?"}`),
               h("td", {}, r.moves),
               h("td", {}, r.won ? fmtMs(r.time_ms) : fmtMs(r.home_at_ms)),
@@ -952,7 +952,7 @@ function renderWatch() {
         : "",
   );
   $("#race-title").textContent = `Watching ${gameName(race.game)}`;
-  $("#race-sub").replaceChildren(h("span", { class: `pill ${race.status}`, id: "race-status" }, race.status), ` · ${race.players.length} players`);
+  $("#race-sub").replaceChildren(h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status), ` · ${race.players.length} players`);
   $("#players").replaceChildren(...playerRows(race));
   renderBoards();
   renderResult();

@@ -216,7 +216,7 @@ export class DailyPage {
     return h(
       "section",
       { class: "panel daily-info", id: "daily-info" },
-      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill ${d.status === "open" ? "running" : "finished"}` }, d.status), d.final ? h("span", { class: "pill finished" }, "final") : null),
+      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill p-${d.status === "open" ? "running" : "finished"}` }, d.status), d.final ? h("span", { class: "pill p-finished" }, "final") : null),
       h(
         "dl",
         { class: "facts" },
@@ -295,7 +295,7 @@ export class DailyPage {
           { class: `${e.player === myId() ? "mine" : ""} ${e.player === this.flash ? "flash" : ""}`, dataset: { player: e.player } },
           h("td", {}, e.rank),
           h("td", {}, e.name),
-          h("td", {}, h("span", { class: `pill ${e.status}` }, e.won ? "won" : e.status === "timeout" ? "time up" : e.status)),
+          h("td", {}, h("span", { class: `pill p-${e.status}` }, e.won ? "won" : e.status === "timeout" ? "time up" : e.status)),
           h("td", {}, `${e.home}/${e.total}`),
           h("td", {}, e.moves),
           h("td", {}, e.won ? fmtSecs(e.time_ms) : fmtSecs(e.home_at_ms)),
@@ -312,7 +312,7 @@ export class DailyPage {
     return h(
       "section",
       { class: "panel daily-board" },
-      h("h2", {}, "Leaderboard", b && b.count ? h("span", { class: "muted small" }, ` · ${b.count} attempts`) : null, this.watching ? h("span", { class: "pill running live" }, "live") : null),
+      h("h2", {}, "Leaderboard", b && b.count ? h("span", { class: "muted small" }, ` · ${b.count} attempts`) : null, this.watching ? h("span", { class: "pill p-running live" }, "live") : null),
       ...body,
     );
   }
