@@ -38,6 +38,16 @@ def rss_bytes(pid: int) -> int:
     return 0
 
 
+def runq_wait_s(pid: int) -> float:
+    """Seconds the process's main thread spent runnable but waiting for a CPU (/proc/PID/schedstat).
+
+    On a shared machine this tells contention from a slow server: a server
+    that waits for a CPU while it has work cannot keep its latency.
+    """
+    with open(f"/proc/{pid}/schedstat") as f:
+        return int(f.read().split()[1]) / 1e9
+
+
 def syscalls(pid: int) -> int:
     """Read + write system calls so far (syscr + syscw of /proc/PID/io): batching shows here."""
     n = 0
@@ -111,6 +121,15 @@ class Proc:
             try:
                 out[n] = cpu_s(p)
             except OSError:
+                out[n] = float("nan")
+        return out
+
+    def runq_wait(self) -> dict[str, float]:
+        out = {}
+        for n, p in self.pids().items():
+            try:
+                out[n] = runq_wait_s(p)
+            except (OSError, IndexError, ValueError):
                 out[n] = float("nan")
         return out
 

@@ -64,6 +64,9 @@ def _moves(res: dict[str, Any]) -> str:
         ("capacity: server read+write syscalls/op", sc["syscalls_per_op"].get("server"), ec["syscalls_per_op"].get("echo"),
          _r(sc["syscalls_per_op"].get("server"), ec["syscalls_per_op"].get("echo"))),
         ("capacity: server core share", sc["cpu_core_share"].get("server"), ec["cpu_core_share"].get("echo"), "—"),
+        ("capacity: server waited for a CPU (share of time)", sc.get("runq_wait_share", {}).get("server"),
+         ec.get("runq_wait_share", {}).get("echo"), "—"),
+        ("capacity: machine busy (cores, all processes)", sc["machine_busy_cores"], ec["machine_busy_cores"], "—"),
         ("capacity: generator core share", sc["generator_core_share"], ec["generator_core_share"], "—"),
         ("capacity: move→ack p50 (ms)", sc["ack"]["p50_ms"], ec["ack"]["p50_ms"], _r(sc["ack"]["p50_ms"], ec["ack"]["p50_ms"])),
         ("capacity: errors", sum(sc["errors"].values()), sum(ec["errors"].values()), "—"),
@@ -76,6 +79,8 @@ def _moves(res: dict[str, Any]) -> str:
         (f"@{res['latency_rate']:.0f}/s: server read+write syscalls/op", sl["syscalls_per_op"].get("server"),
          el["syscalls_per_op"].get("echo"), _r(sl["syscalls_per_op"].get("server"), el["syscalls_per_op"].get("echo"))),
         (f"@{res['latency_rate']:.0f}/s: redis-server CPU µs/op", sl["cpu_us_per_op"].get("redis-server"), None, "—"),
+        (f"@{res['latency_rate']:.0f}/s: server waited for a CPU (share)", sl.get("runq_wait_share", {}).get("server"),
+         el.get("runq_wait_share", {}).get("echo"), "—"),
         (f"@{res['latency_rate']:.0f}/s: late sends", sl["late_sends"], el["late_sends"], "—"),
         (f"@{res['latency_rate']:.0f}/s: errors", sum(sl["errors"].values()), sum(el["errors"].values()), "—"),
     ]
@@ -101,6 +106,8 @@ def _moves(res: dict[str, Any]) -> str:
 def _moves_targets(res: dict[str, Any]) -> str:
     sc, ec, sl = res["server_capacity"], res["echo_capacity"], res["server_latency"]
     tput = sc["ops_per_s"] / ec["ops_per_s"] if ec["ops_per_s"] else 0
+    s_tot = sc.get("cpu_us_per_op_total")
+    e_cpu0 = ec["cpu_us_per_op"].get("echo")
     s_cpu = sc["cpu_us_per_op"].get("server")
     e_cpu = ec["cpu_us_per_op"].get("echo")
     cpu = s_cpu / e_cpu if s_cpu and e_cpu else None
@@ -108,6 +115,10 @@ def _moves_targets(res: dict[str, Any]) -> str:
              f"  throughput ≥ 0.50× echo: {tput:.2f}×  {'MET' if tput >= 0.5 else 'MISSED'}",
              f"  server CPU/op ≤ 2× echo's: {cpu:.2f}×  {'MET' if cpu and cpu <= 2 else 'MISSED'}"
              if cpu else "  server CPU/op: —"]
+    if s_cpu and e_cpu0:
+        lines.append(f"  (CPU-bound projection, one core each: server {1e6 / s_cpu:,.0f} moves/s vs echo "
+                     f"{1e6 / e_cpu0:,.0f}/s = {e_cpu0 / s_cpu:.2f}×; redis-server needs {sc['cpu_us_per_op'].get('redis-server')} "
+                     f"µs/move besides; server+redis {s_tot} µs/move)")
     p50, p99 = sl["ack"]["p50_ms"], sl["ack"]["p99_ms"]
     if p50 is not None:
         lines.append(f"  at {res['latency_rate']:.0f}/s: p50 move→ack ≤ 2 ms: {p50} ms {'MET' if p50 <= 2 else 'MISSED'}; "

@@ -77,6 +77,7 @@ async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
     spy = start_profiler(proc.pid, profile, duration) if profile else None
     c0 = proc.cpu()
     s0 = proc.syscalls()
+    w0 = proc.runq_wait()
     g0 = self_cpu()
     i0 = P.machine_idle_s()
     rec: Recorder = gen.rec
@@ -85,6 +86,7 @@ async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
     rec.stop()
     c1 = proc.cpu()
     s1 = proc.syscalls()
+    w1 = proc.runq_wait()
     g1 = self_cpu()
     i1 = P.machine_idle_s()
     await gen.quiesce()
@@ -107,6 +109,7 @@ async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
         "cpu_s": {n: round(v, 3) for n, v in cpu.items()},
         "cpu_us_per_op": {n: (round(v / ops * 1e6, 1) if ops else None) for n, v in cpu.items()},
         "cpu_core_share": {n: round(v / wall, 3) for n, v in cpu.items()},
+        "runq_wait_share": {n: round((w1[n] - w0[n]) / wall, 3) for n in w0},
         "syscalls_per_op": {n: (round((s1[n] - s0[n]) / ops, 2) if ops else None) for n in s0},
         "generator_core_share": round((g1 - g0) / wall, 3),
         "machine_busy_cores": round((os.cpu_count() or 1) - (i1 - i0) / wall, 2),
@@ -174,7 +177,8 @@ async def moves_mode(a: Any, log) -> dict[str, Any]:
 def _line(name: str, r: dict[str, Any]) -> str:
     return (f"  {name}: {r['ops_per_s']:.0f}/s, ack p50 {r['ack']['p50_ms']} p99 {r['ack']['p99_ms']} ms, "
             f"cpu µs/op {r['cpu_us_per_op']}, generator {r['generator_core_share']:.2f} core, "
-            f"machine busy {r['machine_busy_cores']} cores, errors {r['errors']}")
+            f"machine busy {r['machine_busy_cores']} cores, waited for a CPU {r.get('runq_wait_share')}, "
+            f"errors {r['errors']}")
 
 
 # ------------------------------------------------------------------------------ idle
