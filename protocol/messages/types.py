@@ -378,7 +378,7 @@ class Started(ServerMsg, tag="start"):
     commitment: str
     total: int
     view: str
-    n: int = 0
+    n: int  # always 0: required so that raw clients see it on the wire
 
 
 class Ack(ServerMsg, tag="ack", gc=False):

@@ -201,7 +201,7 @@ class FakeServer:
             seat.status = "playing"
             await self.send_to(seat.player, m.Started(race=r.race, ver=ver, starts_at=0, deadline=600_000,
                                                       commitment=rules.seed_commitment(r.seed),
-                                                      total=seat.game.total, view=seat.game.view_text()))
+                                                      total=seat.game.total, view=seat.game.view_text(), n=0))
 
     def progress(self, r: FakeRace, seat: Seat, ver: int) -> m.Progress:
         assert seat.game is not None

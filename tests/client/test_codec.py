@@ -87,7 +87,7 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.Error(code="illegal-move", message="no", reason="not-accepted"),
     SNAP,
     m.Queued(game="racing-aces", seats=2, rid=1),
-    m.Started(race="r1", ver=2, starts_at=1, deadline=2, commitment="c", total=156, view="racing-aces ..."),
+    m.Started(race="r1", ver=2, starts_at=1, deadline=2, commitment="c", total=156, view="racing-aces ...", n=0),
     m.Ack(race="r1", n=1, ver=3, move="draw", revealed=[("w", "7c")], home=0, won=False, status="playing", at=9),
     m.Ack(race="r1", n=1, ver=3, move="draw", revealed=[], home=0, won=False, status="playing", at=9,
           dup=True, view="v", legal=["draw"], rid=2),
