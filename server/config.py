@@ -58,6 +58,17 @@ class Settings:
     max_list: int = field(default=100, metadata=_doc("most races in a race_list reply"))
     redis_pool: int = field(default=64, metadata=_doc("Redis connections for the cold paths (the move path has its own)"))
     rate_close: int = field(default=200, metadata=_doc("rate-limited messages in a row before closing with 1008", "RATE_CLOSE"))
+    sndbuf: int = field(default=65536, metadata=_doc(
+        "kernel send buffer of each websocket, bytes (0: the OS autotunes it, up to megabytes): with "
+        "OUTBOUND_QUEUE it bounds what a client that stops reading holds before it is closed"))
+    ping_interval_s: float = field(default=20.0, metadata=_doc("keepalive ping interval, seconds (0: no pings)"))
+    ping_timeout_s: float = field(default=20.0, metadata=_doc(
+        "a connection that answers no ping within this many seconds is closed (1011)"))
+    close_timeout_s: float = field(default=2.0, metadata=_doc(
+        "seconds to wait for the peer's close frame before dropping the TCP connection"))
+    trusted_proxies: str = field(default="", metadata=_doc(
+        "comma-separated addresses or networks (10.0.0.0/8) of proxies whose X-Forwarded-For names "
+        "the client address (for MAX_CONN_PER_ADDR); empty: trust none"))
 
     # --- daily challenges (server/daily, docs/protocol.md §5)
     daily_secret: str = field(default="", metadata=_doc(

@@ -5,7 +5,8 @@ socket keeps up, a frame goes straight into the transport (as
 `websockets.broadcast` does); once the transport buffer is above its
 high-water mark, frames wait in a queue drained by a writer task that
 respects flow control. A client that lets OUTBOUND_QUEUE frames pile up has
-stopped reading: it is closed (1008) instead of buffered for ever.
+stopped reading: it is closed (1008) instead of buffered for ever; its TCP
+connection is dropped at once, since a close frame could not get through.
 """
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("solrace.conn")
 
 _OPEN = State.OPEN
+CLOSE_LIMIT = 10.0  # seconds: the longest a close we start may take before the TCP connection is dropped
 
 
 class Conn:
@@ -114,7 +116,18 @@ class Conn:
         asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
+        ws = self.ws
+        transport = ws.transport
+        if transport.get_write_buffer_size() >= self.high:
+            # The peer is not reading: a close frame would wait behind the backlog for ever
+            # (websockets' close() drains first). Drop the TCP connection now.
+            transport.abort()
+            return
         try:
-            await self.ws.close(code, reason)
+            # close() waits for the peer's close frame up to the server's close_timeout;
+            # the outer bound covers a peer that stops reading during the handshake.
+            await asyncio.wait_for(ws.close(code, reason), CLOSE_LIMIT)
+        except (asyncio.TimeoutError, TimeoutError):
+            transport.abort()
         except Exception:
             log.exception("close failed")

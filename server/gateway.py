@@ -15,8 +15,10 @@ its path (the protocol names `/ws`).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import logging
 import mimetypes
+import socket
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
@@ -51,6 +53,8 @@ class Gateway:
         self.conns: set[Conn] = set()
         self.server: Server | None = None
         self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
+        self.trusted = [ipaddress.ip_network(x.strip(), strict=False)
+                        for x in settings.trusted_proxies.split(",") if x.strip()]
 
     async def start(self) -> Server:
         self.server = await serve(
@@ -58,7 +62,9 @@ class Gateway:
             compression=None,  # permessage-deflate costs ~50 KiB per socket and CPU per frame
             max_size=self.settings.max_frame,  # larger frames: close 1009
             process_request=self.process_request,
-            ping_interval=20, ping_timeout=20,
+            ping_interval=self.settings.ping_interval_s or None,
+            ping_timeout=self.settings.ping_timeout_s or None,
+            close_timeout=self.settings.close_timeout_s,
             server_header="solrace",
         )
         return self.server
@@ -126,9 +132,35 @@ class Gateway:
 
     # --- WebSocket ---------------------------------------------------------------------------------
 
+    def _client_addr(self, ws: ServerConnection) -> str:
+        """The client's address: the peer's, or the one a trusted proxy forwarded (X-Forwarded-For)."""
+        addr = (ws.remote_address or ("?",))[0]
+        if self.trusted and ws.request is not None:
+            try:
+                peer = ipaddress.ip_address(addr)
+            except ValueError:
+                return addr
+            if any(peer in net for net in self.trusted):
+                forwarded = ws.request.headers.get_all("X-Forwarded-For")
+                if forwarded:
+                    # The last hop is the one our proxy added; earlier ones are the client's word.
+                    last = forwarded[-1].split(",")[-1].strip()
+                    if last:
+                        return last
+        return addr
+
     async def handler(self, ws: ServerConnection) -> None:
         st = self.settings
-        addr = (ws.remote_address or ("?",))[0]
+        addr = self._client_addr(ws)
+        if st.sndbuf:
+            # A fixed kernel buffer (no autotuning to megabytes): what a client that stops
+            # reading can hold is bounded, so OUTBOUND_QUEUE notices it soon (docs/operations.md).
+            sock = ws.transport.get_extra_info("socket")
+            if sock is not None:
+                try:
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, st.sndbuf)
+                except OSError:
+                    pass
         conn = Conn(ws, addr, rate=st.rate, burst=st.burst, outbound_queue=st.outbound_queue,
                     metrics=self.metrics)
         count = self.per_addr.get(addr, 0) + 1
