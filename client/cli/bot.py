@@ -37,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nodes", type=int, default=None,
                         help="search: positions generated per move (default %d)"
                         % make("search").nodes)
+    parser.add_argument("--move-ms", type=float, default=None,
+                        help="search: also stop each move's search after this many ms (online use; "
+                        "results then depend on the machine)")
     off = parser.add_argument_group("offline measurement")
     off.add_argument("--stats", metavar="GAME", choices=[*sorted(rules.GAMES), "all"],
                      help="play deals offline through the engine and print win rate and cards home")
@@ -58,7 +61,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _strategy_options(args: argparse.Namespace, name: str) -> dict:
-    return {"nodes": args.nodes} if name == "search" and args.nodes else {}
+    if name != "search":
+        return {}
+    options: dict = {}
+    if args.nodes:
+        options["nodes"] = args.nodes
+    if args.move_ms:
+        options["time_ms"] = args.move_ms
+    return options
 
 
 def run(args: argparse.Namespace) -> int:
