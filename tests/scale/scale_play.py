@@ -2,15 +2,32 @@
 from __future__ import annotations
 
 import asyncio
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
 
 import client
+from client.bots.board import visible_game
 from client.bots.strategies import GreedyStrategy
 from protocol import messages as m
 from server import store as S
+
+
+class EndlessStrategy:
+    """Any legal move at random, repeats allowed: in Fours Up, a game that does not run out of moves
+    (no stuck position in 40 deals x 1500 random moves; Racing Aces gets stuck half the time)."""
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = random.Random(seed)
+
+    def new_game(self) -> None:
+        pass
+
+    def choose(self, view) -> str | None:
+        legal = visible_game(view).legal_moves()
+        return self.rng.choice(legal) if legal else None
 
 
 async def seated_race(players: list[client.Client], game: str = "racing-aces", time_limit_s: int = 600) -> str:
@@ -33,7 +50,7 @@ class Played:
 
 
 async def play(c: client.Client, rid: str, count: int, played: Played | None = None, *,
-               strategy: GreedyStrategy | None = None, pause: float = 0.0, move_timeout: float = 30.0) -> Played:
+               strategy: GreedyStrategy | EndlessStrategy | None = None, pause: float = 0.0, move_timeout: float = 30.0) -> Played:
     """Up to `count` moves chosen by a greedy bot from the player's own board.
 
     Survives what a real client survives: `out-of-sync` (the library has

@@ -1,0 +1,122 @@
+"""Slow consumers: a client that stops reading is closed within a bound; the others do not wait for it."""
+from __future__ import annotations
+
+import asyncio
+import re
+import socket
+import statistics
+import time
+import urllib.request
+
+import msgpack
+from scale_play import EndlessStrategy, seated_race
+from websockets.asyncio.client import connect as ws_connect
+
+import client
+
+
+def metric(http_url: str, name: str) -> int:
+    body = urllib.request.urlopen(http_url + "metrics", timeout=5).read().decode()
+    found = re.search("^" + re.escape(name) + r" (\d+)$", body, re.M)
+    return int(found.group(1)) if found else 0
+
+
+CLOSES_1008 = 'solrace_closes_total{code="1008"}'
+
+
+async def _timed_moves(c: client.Client, rid: str, strat: EndlessStrategy, count: int) -> list[float]:
+    out = []
+    board = c.board(rid)
+    for _ in range(count):
+        mv = strat.choose(board.view)
+        assert mv is not None
+        t0 = time.perf_counter()
+        await c.move(rid, mv)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def _p(values: list[float], q: float) -> float:
+    return sorted(values)[min(len(values) - 1, int(q * len(values)))]
+
+
+async def test_stalled_spectator_is_closed_and_others_keep_their_latency(redis_node, start_server):
+    # Small buffers so that the test needs few moves; the bound is the same formula with the defaults.
+    srv = start_server(redis_node.url, "--outbound-queue", "64", "--sndbuf", "16384")
+    a = await client.connect(srv.url, name="ada")
+    b = await client.connect(srv.url, name="bob")
+    try:
+        rid = await seated_race([a, b], "fours-up", time_limit_s=600)  # random play never gets stuck
+        sa, sb = EndlessStrategy(1), EndlessStrategy(2)
+        # warm up, then the baseline: ada's move latency with nobody stalled
+        await _timed_moves(a, rid, sa, 20)
+        before = []
+        for _ in range(8):
+            before += await _timed_moves(a, rid, sa, 10)
+            await _timed_moves(b, rid, sb, 10)
+        # a spectator whose application stops reading: the library reads one frame ahead, then
+        # the socket fills (small receive buffer), then the server's buffers, then its queue
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.setblocking(False)
+        await asyncio.get_running_loop().sock_connect(sock, ("127.0.0.1", srv.port))
+        stalled = await ws_connect(srv.url, sock=sock, max_queue=1, ping_interval=None, compression=None)
+        await stalled.send(msgpack.packb({"t": "hello", "v": 1, "name": "sloth"}))
+        await stalled.recv()
+        await stalled.send(msgpack.packb({"t": "spectate", "rid": 1, "race": rid}))
+        assert metric(srv.http_url, "solrace_connections") == 3
+        during = []
+        t0 = time.monotonic()
+        closed_after = None
+        for _round in range(200):
+            during += await _timed_moves(a, rid, sa, 5)
+            await _timed_moves(b, rid, sb, 5)
+            if _round % 5 == 4 and metric(srv.http_url, CLOSES_1008):
+                closed_after = (time.monotonic() - t0, len(during) * 2)
+                break
+        assert closed_after is not None, "the stalled spectator was never closed"
+        seconds, moves = closed_after
+        # The documented bound: closed once its backlog passes the kernel buffer (2 x sndbuf),
+        # the 32 KiB transport buffer and OUTBOUND_QUEUE frames. Progress frames are ~100 bytes,
+        # so well under 1000 moves here; generous on time for a slow machine.
+        assert moves < 2000 and seconds < 30, closed_after
+        # ...and its TCP connection is gone at once, not after a close handshake it cannot do
+        deadline = time.monotonic() + 3
+        while metric(srv.http_url, "solrace_connections") != 2 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert metric(srv.http_url, "solrace_connections") == 2
+        # The others' latency did not suffer (same run, same machine; generous thresholds).
+        p50b, p50d = statistics.median(before), statistics.median(during)
+        p95b, p95d = _p(before, 0.95), _p(during, 0.95)
+        assert p50d < 3 * p50b + 0.005, (p50b, p50d)
+        assert p95d < 3 * p95b + 0.02, (p95b, p95d)
+        assert a.connected and b.connected
+        stalled.transport.abort()
+    finally:
+        await a.close()
+        await b.close()
+    assert "Traceback" not in srv.log_text()
+
+
+async def test_silent_peer_is_closed_by_the_keepalive(redis_node, start_server):
+    """A peer that neither reads nor writes (a vanished machine) is dropped after
+    ping interval + ping timeout + close timeout (the 1011 close handshake it cannot answer)."""
+    srv = start_server(redis_node.url, "--ping-interval-s", "0.5", "--ping-timeout-s", "0.5", "--close-timeout-s", "0.5")
+    reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+    writer.write(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    head = await reader.readuntil(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 101")
+    hello = msgpack.packb({"t": "hello", "v": 1})
+    mask = b"\x00\x00\x00\x00"
+    writer.write(bytes([0x82, 0x80 | len(hello)]) + mask + hello)  # masked with zeros: the payload as is
+    await writer.drain()
+    assert metric(srv.http_url, "solrace_connections") == 1
+    t0 = time.monotonic()
+    # from now on the peer is silent: it answers no ping
+    while metric(srv.http_url, "solrace_connections") and time.monotonic() - t0 < 10:
+        await asyncio.sleep(0.1)
+    elapsed = time.monotonic() - t0
+    assert metric(srv.http_url, "solrace_connections") == 0
+    assert elapsed < 0.5 + 0.5 + 0.5 + 1.5, elapsed  # the three timeouts (+ slack for a slow machine)
+    writer.transport.abort()
