@@ -1,0 +1,118 @@
+"""docker-compose.yml: it parses, it runs what `solrace serve` accepts, and its topology works as plain processes.
+
+Docker cannot run here, so the same topology is started from the compose
+file's own commands: Redis with the compose file's persistence flags, two
+servers with the compose file's flags (addresses swapped for loopback ones),
+and the in-test TCP balancer where HAProxy would be; clients on both servers.
+"""
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+from scale_play import assert_acked_kept, finish, play, seated_race, stored_moves, wait_end
+from scale_procs import ROOT, Procs, RedisNode
+
+import client
+from server.config import Settings
+
+COMPOSE = ROOT / "docker-compose.yml"
+HAPROXY = ROOT / "deploy" / "haproxy.cfg"
+DOCKERFILE = ROOT / "deploy" / "Dockerfile"
+
+
+def compose() -> dict:
+    return yaml.safe_load(COMPOSE.read_text())
+
+
+def serve_flags() -> set[str]:
+    out = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--help"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    return set(re.findall(r"(--[a-z][a-z0-9-]*)", out))
+
+
+def _pairs(command: list[str]) -> dict[str, str]:
+    """--flag value pairs of a command line (every flag here takes a value)."""
+    flags = {}
+    for i, arg in enumerate(command):
+        if arg.startswith("--"):
+            flags[arg] = command[i + 1]
+    return flags
+
+
+def test_compose_file_matches_the_server():
+    doc = compose()
+    services = doc["services"]
+    assert {"redis", "server", "proxy"} <= set(services)
+    server = services["server"]
+    assert server["deploy"]["replicas"] >= 2
+    command = server["command"]
+    assert command[0] == "serve"
+    known = serve_flags()
+    used = [a for a in command if a.startswith("--")]
+    assert used and set(used) <= known, set(used) - known
+    # every SOLRACE_* variable names a setting
+    fields = {f.upper() for f in Settings.__dataclass_fields__}
+    for var in server.get("environment", {}):
+        assert var.startswith("SOLRACE_") and var[len("SOLRACE_"):] in fields, var
+    Settings.from_env({k: str(v) for k, v in server["environment"].items()})  # and the values parse
+    # the image runs `solrace`, listening where the proxy sends traffic
+    docker = DOCKERFILE.read_text()
+    assert 'ENTRYPOINT ["solrace"]' in docker
+    port = _pairs(command)["--port"]
+    cfg = HAPROXY.read_text()
+    assert re.search(rf"server-template \w+ \d+ server:{port}\b", cfg)
+    assert "option httpchk GET /healthz" in cfg and "timeout tunnel" in cfg and "option forwardfor" in cfg
+    assert services["proxy"]["ports"] == [f"{port}:{port}"]
+    assert any("haproxy.cfg" in v for v in services["proxy"]["volumes"])
+    # the proxy's network is the one the servers trust for X-Forwarded-For
+    subnet = doc["networks"]["solrace"]["ipam"]["config"][0]["subnet"]
+    assert _pairs(command)["--trusted-proxies"] == subnet
+    # Redis: append-only with fsync always (docs/operations.md: what each setting can lose)
+    rcmd = services["redis"]["command"]
+    assert rcmd[0] == "redis-server" and _pairs(rcmd)["--appendonly"] == "yes"
+    assert _pairs(rcmd)["--appendfsync"] == "always"
+    assert _pairs(command)["--redis"] == "redis://redis:6379/0"
+
+
+async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start_server, balancer):
+    services = compose()["services"]
+    # Redis with the compose file's persistence flags
+    rflags = _pairs(services["redis"]["command"])
+    node = RedisNode(procs, tmp_path / "redis", appendonly=rflags["--appendonly"] == "yes",
+                     appendfsync=rflags["--appendfsync"]).start()
+    # the replicas with the compose file's flags and environment, on loopback
+    flags = _pairs(services["server"]["command"])
+    for own in ("--host", "--port", "--redis"):  # start_server gives loopback ones
+        del flags[own]
+    flags["--trusted-proxies"] = "127.0.0.1/32"
+    args = [x for kv in flags.items() for x in kv]
+    env = {k: str(v) for k, v in services["server"]["environment"].items()}
+    replicas = services["server"]["deploy"]["replicas"]
+    servers = [start_server(node.url, *args, env=env, fast=False, name=f"replica{i}") for i in range(replicas)]
+    lb = balancer(servers)
+    players = [await client.connect(lb.url, name=f"p{i}", reconnect=True) for i in range(2 * replicas)]
+    try:
+        assert {port for _h, port in lb.picked} == {s.port for s in servers}  # clients on every replica
+        # the compose file's countdown is the default (3 s): one race, then play and finish
+        rid = await seated_race(players, "fours-up")
+        results = [await play(c, rid, 10) for c in players]
+        for c in players:
+            await finish(c, rid)
+        ends = [await wait_end(c, rid) for c in players]
+        assert all(e.ranking == ends[0].ranking for e in ends)
+        for c, res in zip(players, results):
+            n, log = await stored_moves(node.url, rid, c.player)
+            assert_acked_kept(res.acks, n, log)
+    finally:
+        for c in players:
+            await c.close()
+    with node.client() as r:
+        assert r.config_get("appendonly")["appendonly"] == "yes"
+    for s in servers:
+        assert "Traceback" not in s.log_text()
+    assert os.path.exists(node.dir / "appendonly.aof")
