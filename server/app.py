@@ -38,7 +38,7 @@ class App:
         url = self.settings.redis
         if not url:
             # No --redis: a private redis-server with its AOF in the data folder.
-            self.redis_proc = EmbeddedRedis(self.settings.data)
+            self.redis_proc = EmbeddedRedis(self.settings.data, appendfsync=self.settings.redis_fsync)
             await asyncio.to_thread(self.redis_proc.start)
             url = self.redis_proc.url
             log.info("private redis-server on %s (data in %s)", url, self.redis_proc.data_dir)

@@ -30,6 +30,9 @@ class Settings:
         metadata=_doc("Redis URL (redis://host:port/db); empty starts a private redis-server"),
     )
     data: str = field(default="./data", metadata=_doc("data folder of the private redis-server (AOF)"))
+    redis_fsync: str = field(default="everysec", metadata=_doc(
+        "appendfsync of the private redis-server: always (an ack survives a machine crash), everysec "
+        "(a machine crash may lose the last second of acks), no (the OS decides)"))
     static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
 
     # --- limits reported to clients (docs/protocol.md §7)

@@ -57,11 +57,15 @@ class EmbeddedRedis:
     """A redis-server child process. Use as a context manager or start()/stop()."""
 
     def __init__(self, data_dir: str | os.PathLike[str], *, host: str = "127.0.0.1",
-                 port: int = 0, appendonly: bool = True, log_name: str = "redis.log") -> None:
+                 port: int = 0, appendonly: bool = True, appendfsync: str = "everysec",
+                 log_name: str = "redis.log") -> None:
+        if appendfsync not in ("always", "everysec", "no"):
+            raise ValueError(f"appendfsync must be always, everysec or no, not {appendfsync!r}")
         self.data_dir = Path(data_dir).resolve()
         self.host = host
         self.port = port
         self.appendonly = appendonly
+        self.appendfsync = appendfsync
         self.log_name = log_name
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -80,7 +84,7 @@ class EmbeddedRedis:
                 "--port", str(port),
                 "--dir", str(self.data_dir),
                 "--appendonly", "yes" if self.appendonly else "no",
-                "--appendfsync", "everysec",
+                "--appendfsync", self.appendfsync,
                 "--save", "",  # AOF only: no RDB snapshots
                 "--daemonize", "no",
                 "--protected-mode", "yes",

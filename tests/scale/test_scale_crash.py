@@ -130,3 +130,22 @@ async def test_lost_aof_tail_recovers_by_resync(procs, tmp_path, start_server):
         for c in players:
             await c.close()
     assert srv.alive()
+
+
+async def test_private_redis_fsync_setting(tmp_path):
+    """`solrace serve` without --redis: --redis-fsync sets the private redis-server's appendfsync."""
+    import redis.asyncio as aioredis
+
+    from server.app import App
+    from server.config import Settings
+
+    app = App(Settings(port=0, data=str(tmp_path / "data"), redis_fsync="always"))
+    await app.start()
+    try:
+        assert app.redis_proc is not None
+        r = aioredis.Redis.from_url(app.redis_proc.url)
+        assert await r.config_get("appendfsync") == {b"appendfsync": b"always"}
+        assert await r.config_get("appendonly") == {b"appendonly": b"yes"}
+        await r.aclose()
+    finally:
+        await app.stop()
