@@ -144,8 +144,8 @@ async def test_private_redis_fsync_setting(tmp_path):
     try:
         assert app.redis_proc is not None
         r = aioredis.Redis.from_url(app.redis_proc.url)
-        assert await r.config_get("appendfsync") == {b"appendfsync": b"always"}
-        assert await r.config_get("appendonly") == {b"appendonly": b"yes"}
+        assert await r.config_get("appendfsync") == {"appendfsync": "always"}
+        assert await r.config_get("appendonly") == {"appendonly": "yes"}
         await r.aclose()
     finally:
         await app.stop()
