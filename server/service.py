@@ -346,6 +346,16 @@ class Service:
             if loc.filling is None:
                 loc.filling = []
                 self.spawn(self._refresh(loc))
+        # A quick-match "seated" notice (player channel) may have been lost too: look the seats up.
+        for pid in {c.pid for conns in self.players.values() for c in conns if c.quick}:
+            self.spawn(self._recheck_seats(pid))  # type: ignore[arg-type]
+
+    async def _recheck_seats(self, pid: str) -> None:
+        try:
+            for rid in await self.store.player_races(pid):
+                await self._seated(pid, rid)
+        except Exception:
+            log.warning("could not look up the seats of %s after a pub/sub reconnect", pid, exc_info=True)
 
     async def _refresh(self, loc: Local) -> None:
         rid = loc.rid
@@ -409,11 +419,21 @@ class Service:
         _now, race = await self.store.load_race(rid)
         if race is None:
             return
-        frame = encode(m.RaceSnapshot(**R.snapshot(race)))
+        frames = [encode(m.RaceSnapshot(**R.snapshot(race)))]
+        if race.status == R.RUNNING:
+            # The start went by while the notice was lost (a pub/sub gap): this player's own
+            # start, from their stored game.
+            _r, ph = await self.store.load_player(rid, pid)
+            if ph:
+                g = S.decode_position(ph[b"pos"])
+                frames.append(encode(m.Started(race=rid, ver=race.ver, starts_at=race.starts_at or 0,
+                                               deadline=race.deadline or 0, commitment=race.commitment,
+                                               total=race.total, view=g.view_text(), n=int(ph[b"n"]))))
         for c in list(conns):
             if rid not in c.races:
                 self._add_member(c, race)
-                c.send(frame)
+                for f in frames:
+                    c.send(f)
 
     # --- lobby -------------------------------------------------------------------------------------
 

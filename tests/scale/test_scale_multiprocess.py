@@ -113,3 +113,25 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
     finally:
         link.close()
 
+
+
+async def test_quick_match_notice_survives_a_redis_cut(redis_node, start_server):
+    """The 'seated' notice of a quick-match group is published while B is cut off: B looks it up after."""
+    link = TcpBalancer([("127.0.0.1", redis_node.port)]).start()
+    try:
+        a_srv = start_server(redis_node.url)
+        b_srv = start_server(link.redis_url)
+        a = await client.connect(a_srv.url, name="ada")
+        b = await client.connect(b_srv.url, name="bob")
+        await b.quick("fours-up")
+        link.cut()
+        await a.quick("fours-up")  # A pairs them and publishes the notice B cannot hear
+        sa = await a.wait_for("start", timeout=10)
+        await asyncio.sleep(0.3)
+        link.resume()
+        sb = await b.wait_for("start", timeout=10)
+        assert sa.race == sb.race and sa.view == sb.view
+        await a.close()
+        await b.close()
+    finally:
+        link.close()
