@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from typing import Any, Awaitable, Callable
 
 import msgspec
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from protocol import messages as m
 from protocol import rules
@@ -687,13 +689,21 @@ class Service:
 
     async def _sweeper(self) -> None:
         """Backstop of the local timers: fire every due countdown end and deadline in Redis."""
+        failed = 0  # sweeps failed in a row: a Redis outage logs once, not every sweep
         while not self.stopping:
             await asyncio.sleep(self.settings.sweep_ms / 1000)
             try:
                 for rid in await self.store.due_races(self.now_ms()):
                     await self.tick(rid)
-            except Exception:
-                log.warning("deadline sweep failed", exc_info=True)
+            except Exception as exc:
+                failed += 1
+                if failed == 1:
+                    outage = isinstance(exc, (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError))
+                    log.warning("deadline sweep failed: %s", exc, exc_info=not outage)
+                continue
+            if failed:
+                log.info("deadline sweep back after %d failed sweeps", failed)
+                failed = 0
 
     # --- the move path -------------------------------------------------------------------------------
 
