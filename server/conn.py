@@ -1,12 +1,21 @@
-"""One client connection: identity, rate credits, and a bounded outbound queue.
+"""One client connection: identity, rate credits, inbound work, and a bounded outbound queue.
 
-Sending never blocks the caller (the move path, the bus fan-out): while the
-socket keeps up, a frame goes straight into the transport (as
-`websockets.broadcast` does); once the transport buffer is above its
-high-water mark, frames wait in a queue drained by a writer task that
-respects flow control. A client that lets OUTBOUND_QUEUE frames pile up has
-stopped reading: it is closed (1008) instead of buffered for ever; its TCP
+Sending never blocks the caller (the move path, the bus fan-out). Frames sent
+during one event-loop iteration are collected per connection and written
+together at the end of it by `Outbox` — header and payload of each frame
+straight into the transport (server/wsconn.py), one write per socket per
+iteration however many frames (an ack and a rival's progress often meet) —
+while the socket keeps up. Once the transport buffer is above its high-water
+mark, frames wait in a queue drained by a writer task that respects flow
+control. A client that lets OUTBOUND_QUEUE frames pile up has stopped
+reading: it is closed (1008) instead of buffered for ever; its TCP
 connection is dropped at once, since a close frame could not get through.
+
+Inbound (server/gateway.py): frames are handled synchronously as they are
+parsed; one that needs to wait (Redis, a cold-path request) becomes the
+connection's `job`, run by its handler task, and the frames behind it wait in
+`inq` (reading pauses beyond INBOUND_HIGH of them), so a connection's
+requests are answered in order.
 """
 from __future__ import annotations
 
@@ -14,28 +23,62 @@ import asyncio
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Awaitable
 
 from websockets.protocol import State
 
+from .wsconn import frame_header
+
 if TYPE_CHECKING:
-    from websockets.asyncio.server import ServerConnection
+    from .wsconn import FastConnection
 
 log = logging.getLogger("solrace.conn")
 
 _OPEN = State.OPEN
 CLOSE_LIMIT = 10.0  # seconds: the longest a close we start may take before the TCP connection is dropped
+INBOUND_HIGH = 16  # frames waiting behind a job before reading pauses (websockets' max_queue)
+INBOUND_LOW = 4  # ...and resumes
+
+
+class Outbox:
+    """Writes the frames each connection got during one loop iteration, once per socket."""
+
+    __slots__ = ("pending", "scheduled", "loop")
+
+    def __init__(self) -> None:
+        self.pending: list[Conn] = []
+        self.scheduled = False
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def add(self, conn: "Conn") -> None:
+        self.pending.append(conn)
+        if not self.scheduled:
+            self.scheduled = True
+            loop = self.loop
+            if loop is None:
+                loop = self.loop = asyncio.get_running_loop()
+            loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        self.scheduled = False
+        pending, self.pending = self.pending, []
+        for conn in pending:
+            try:
+                conn.flush()
+            except Exception:  # never lose the other sockets' frames
+                log.exception("flush failed")
 
 
 class Conn:
     __slots__ = (
         "ws", "addr", "pid", "name", "queue", "limit", "high", "writer", "closed",
         "credits", "stamp", "rate", "burst", "limited", "races", "spectating", "quick",
-        "metrics", "__weakref__",
+        "metrics", "out", "outbox", "inq", "busy", "job", "wake", "paused", "lost", "hello_by",
+        "__weakref__",
     )
 
-    def __init__(self, ws: "ServerConnection", addr: str, *, rate: float, burst: int,
-                 outbound_queue: int, metrics: Any = None) -> None:
+    def __init__(self, ws: "FastConnection", addr: str, *, rate: float, burst: int,
+                 outbound_queue: int, metrics: Any = None, outbox: Outbox | None = None) -> None:
         self.ws = ws
         self.addr = addr
         self.pid: str | None = None  # set by hello
@@ -56,6 +99,16 @@ class Conn:
         self.spectating: set[str] = set()
         self.quick: set[tuple[str, int]] = set()
         self.metrics = metrics
+        self.out: list[bytes] | None = None  # frames of this loop iteration, not yet written
+        self.outbox = outbox if outbox is not None else Outbox()
+        # inbound (server/gateway.py)
+        self.inq: deque[bytes | str] = deque()
+        self.busy = False  # a job runs: new frames wait in inq
+        self.job: Awaitable[None] | None = None
+        self.wake: asyncio.Future | None = None
+        self.paused = False  # reading paused (inq full)
+        self.lost = False  # the TCP connection is gone
+        self.hello_by: float | None = None  # loop time by which hello must have succeeded
 
     # --- rate limit (token bucket) -------------------------------------------------
 
@@ -77,23 +130,53 @@ class Conn:
     # --- sending -----------------------------------------------------------------------
 
     def send(self, frame: bytes) -> None:
-        """Queue one binary frame; never blocks, never raises."""
+        """Queue one binary frame (written at the end of this loop iteration); never blocks, never raises."""
         if self.closed:
             return
-        ws = self.ws
-        if not self.queue:
-            transport = ws.transport
-            if ws.protocol.state is _OPEN and transport.get_write_buffer_size() < self.high:
-                try:
-                    ws.protocol.send_binary(frame)
-                    ws.send_data()
-                except Exception:  # the peer went away under us; the handler cleans up
-                    self.closed = True
-                return
-        if len(self.queue) >= self.limit:
-            self.abort(1008, "outbound queue full: the client stopped reading")
+        out = self.out
+        if out is None:
+            self.out = [frame]
+            self.outbox.add(self)
             return
-        self.queue.append(frame)
+        out.append(frame)
+        if len(out) + len(self.queue) >= self.limit:
+            try:
+                full = self.ws.transport.get_write_buffer_size() >= self.high
+            except Exception:
+                full = True
+            if full:
+                self.abort(1008, "outbound queue full: the client stopped reading")
+
+    def flush(self) -> None:
+        """Write the frames of this iteration: one transport write, or the queue if the socket lags."""
+        out = self.out
+        self.out = None
+        if out is None or self.closed:
+            return
+        ws = self.ws
+        if ws.protocol.state is not _OPEN:
+            return  # closing: websockets would refuse data frames now
+        transport = ws.transport
+        if not self.queue and transport.get_write_buffer_size() < self.high:
+            if len(out) == 1:
+                f = out[0]
+                data = frame_header(len(f)) + f
+            else:
+                parts = []
+                for f in out:
+                    parts.append(frame_header(len(f)))
+                    parts.append(f)
+                data = b"".join(parts)
+            try:
+                transport.write(data)
+            except Exception:  # the peer went away under us; the handler cleans up
+                self.closed = True
+            return
+        for f in out:
+            if len(self.queue) >= self.limit:
+                self.abort(1008, "outbound queue full: the client stopped reading")
+                return
+            self.queue.append(f)
         if self.writer is None or self.writer.done():
             self.writer = asyncio.get_running_loop().create_task(self._drain())
 
@@ -106,9 +189,13 @@ class Conn:
             self.closed = True
 
     def abort(self, code: int, reason: str) -> None:
-        """Close the connection with `code` (in the background)."""
+        """Close the connection with `code` (in the background), after the frames already sent."""
         if self.closed:
             return
+        if self.out is not None:
+            self.flush()
+            if self.closed:
+                return
         self.closed = True
         self.queue.clear()
         if self.metrics is not None:

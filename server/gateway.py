@@ -1,11 +1,17 @@
 """The WebSocket endpoint and the HTTP side of the same port.
 
 Per connection: a per-address connection limit, the hello phase (with its
-timeout), then a loop that rate-limits, decodes (protocol/messages, one C
-call that validates everything) and dispatches each frame. Bad input gets
-its error code and changes nothing; an unexpected exception in a handler
-gets `internal` and is logged; the loop itself never dies on input.
-Oversized frames are closed with 1009 by websockets itself (max_size).
+timeout), then each frame is rate-limited, decoded (protocol/messages, one C
+call that validates everything) and dispatched **synchronously, as it is
+parsed** (server/wsconn.py hands us the frames): a move on the hot path is
+validated, sent to Redis and done without a task switch. A request that must
+wait (hello, the cold paths, a move that needs a reload) becomes the
+connection's job, run by its handler task (`_worker`); frames arriving
+meanwhile queue behind it (reading pauses at INBOUND_HIGH), so every
+connection's requests are still answered in order. Bad input gets its error
+code and changes nothing; an unexpected exception in a handler gets
+`internal` and is logged; nothing dies on input. Oversized frames are closed
+with 1009 by websockets itself (max_size).
 
 HTTP (process_request): `/healthz` (200 when Redis answers, else 503),
 `/metrics` (Prometheus text), and the web client's static files at `/`.
@@ -21,7 +27,7 @@ import mimetypes
 import socket
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any
+from typing import Any, Awaitable
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -31,14 +37,16 @@ from websockets.http11 import Request, Response
 from protocol import messages as m
 
 from .config import Settings
-from .conn import Conn
+from .conn import INBOUND_HIGH, INBOUND_LOW, Conn, Outbox
 from .metrics import Metrics
 from .races import RaceError
 from .service import Service
+from .wsconn import FastConnection
 
 log = logging.getLogger("solrace.gateway")
 
 encode = m.encode
+decode_client = m.decode_client
 _Move = m.Move
 _Hello = m.Hello
 DEFAULT_STATIC = Path(__file__).resolve().parent.parent / "client" / "web" / "static"
@@ -52,6 +60,7 @@ class Gateway:
         self.per_addr: dict[str, int] = {}
         self.conns: set[Conn] = set()
         self.server: Server | None = None
+        self.outbox = Outbox()
         self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
         self.trusted = [ipaddress.ip_network(x.strip(), strict=False)
                         for x in settings.trusted_proxies.split(",") if x.strip()]
@@ -66,6 +75,7 @@ class Gateway:
             ping_timeout=self.settings.ping_timeout_s or None,
             close_timeout=self.settings.close_timeout_s,
             server_header="solrace",
+            create_connection=FastConnection,  # binary frames take a fast lane (server/wsconn.py)
         )
         return self.server
 
@@ -149,7 +159,7 @@ class Gateway:
                         return last
         return addr
 
-    async def handler(self, ws: ServerConnection) -> None:
+    async def handler(self, ws: FastConnection) -> None:  # type: ignore[override]
         st = self.settings
         addr = self._client_addr(ws)
         if st.sndbuf:
@@ -162,25 +172,31 @@ class Gateway:
                 except OSError:
                     pass
         conn = Conn(ws, addr, rate=st.rate, burst=st.burst, outbound_queue=st.outbound_queue,
-                    metrics=self.metrics)
+                    metrics=self.metrics, outbox=self.outbox)
         count = self.per_addr.get(addr, 0) + 1
         self.per_addr[addr] = count
         self.conns.add(conn)
         self.metrics.connections += 1
         self.metrics.connections_total += 1
+        timer = None
         try:
             if count > st.max_conn_per_addr:
                 self.metrics.closes[1008] += 1
                 await ws.close(1008, "too many connections from this address")
                 return
-            if await self._hello_phase(conn):
-                await self._loop(conn)
+            loop = asyncio.get_running_loop()
+            conn.hello_by = loop.time() + st.hello_timeout_s
+            timer = loop.call_later(st.hello_timeout_s, self._hello_expired, conn)
+            ws.attach(lambda data: self._on_frame(conn, data), lambda: self._wake(conn, False), conn.flush)
+            await self._worker(conn)
         except ConnectionClosed:
             pass
         except Exception:
             log.exception("connection handler failed")
             conn.abort(1011, "internal error")
         finally:
+            if timer is not None:
+                timer.cancel()
             self.conns.discard(conn)
             self.metrics.connections -= 1
             left = self.per_addr.get(addr, 1) - 1
@@ -208,91 +224,137 @@ class Gateway:
         if conn.limited > self.settings.rate_close:
             conn.abort(1008, "rate limit abused")
 
-    async def _hello_phase(self, conn: Conn) -> bool:
-        """Until a successful hello: only hello is answered; HELLO_TIMEOUT closes with 1008."""
+    # --- inbound: each frame handled as it is parsed, in order ---------------------------------
+
+    def _on_frame(self, conn: Conn, data: bytes | str) -> None:
+        """Called by the connection for each data frame, synchronously (server/wsconn.py)."""
+        if conn.closed:
+            return  # closing: drop until the peer's close frame arrives (reading goes on)
+        if conn.busy:
+            inq = conn.inq
+            inq.append(data)
+            if len(inq) >= INBOUND_HIGH and not conn.paused:
+                conn.paused = True
+                conn.ws.transport.pause_reading()
+            return
+        job = self._dispatch(conn, data)
+        if job is not None:
+            conn.busy = True
+            conn.job = job
+            self._wake(conn, True)
+
+    @staticmethod
+    def _wake(conn: Conn, work: bool) -> None:
+        if not work:
+            conn.lost = True
+        w = conn.wake
+        if w is not None and not w.done():
+            w.set_result(work)
+
+    async def _worker(self, conn: Conn) -> None:
+        """The connection's handler task: runs the jobs (requests that wait), in arrival order."""
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + self.settings.hello_timeout_s
         ws = conn.ws
         while True:
-            try:
-                frame = await asyncio.wait_for(ws.recv(), max(0.0, deadline - loop.time()))
-            except (asyncio.TimeoutError, TimeoutError):
-                self.metrics.closes[1008] += 1
-                await ws.close(1008, "no hello in time")
-                return False
-            self.metrics.messages_in += 1
-            wait = conn.take_credit()
-            if wait:
-                self._limited(conn, wait, frame)
-                if conn.closed:
-                    async for _frame in ws:  # drain until the close handshake completes
+            if conn.job is None:
+                if conn.lost:
+                    return
+                conn.wake = fut = loop.create_future()
+                try:
+                    if not await fut:
+                        return
+                finally:
+                    conn.wake = None
+            while True:
+                job, conn.job = conn.job, None
+                if job is not None:
+                    await job
+                if conn.closed or conn.lost:
+                    conn.inq.clear()
+                if not conn.inq:
+                    break
+                data = conn.inq.popleft()
+                if conn.paused and len(conn.inq) <= INBOUND_LOW:
+                    conn.paused = False
+                    try:
+                        ws.transport.resume_reading()
+                    except Exception:
                         pass
-                    return False
-                continue
-            try:
-                msg = m.decode_client(frame)
-            except m.ProtocolError as exc:
-                self.metrics.errors[exc.code.value] += 1
-                conn.send(encode(exc.to_error()))
-                continue
-            if type(msg) is not _Hello:
-                self._error(conn, msg.rid, "hello-first", "say hello first")
-                continue
-            try:
-                welcome = await self.service.hello(conn, msg)
-            except RaceError as exc:
-                self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
-                continue
-            except Exception:
-                log.exception("hello failed")
-                self._error(conn, msg.rid, "internal", "server fault; try again")
-                continue
-            conn.send(encode(welcome))
-            return True
+                conn.job = self._dispatch(conn, data)
+            conn.busy = False
+            if conn.paused:
+                conn.paused = False
+                try:
+                    ws.transport.resume_reading()
+                except Exception:
+                    pass
+            if conn.pid is None and conn.hello_by is not None and loop.time() >= conn.hello_by:
+                self._hello_expired(conn)
 
-    async def _loop(self, conn: Conn) -> None:
-        service = self.service
-        move = service.move
-        handlers = service.handlers
+    def _hello_expired(self, conn: Conn) -> None:
+        """HELLO_TIMEOUT: close with 1008 unless hello succeeded (or is being answered right now)."""
+        if conn.pid is not None or conn.closed or conn.busy:
+            return
+        conn.abort(1008, "no hello in time")
+
+    def _dispatch(self, conn: Conn, frame: bytes | str) -> Awaitable[None] | None:
+        """Rate-limit, decode and handle one frame; returns the part that must wait, if any."""
         metrics = self.metrics
-        decode = m.decode_client
-        async for frame in conn.ws:
-            if conn.closed:
-                # Closing: keep reading (and dropping) until the peer's close frame
-                # arrives; stopping here would pause reading and stall the handshake.
-                continue
-            metrics.messages_in += 1
-            wait = conn.take_credit()
-            if wait:
-                self._limited(conn, wait, frame)
-                continue
+        metrics.messages_in += 1
+        wait = conn.take_credit()
+        if wait:
+            self._limited(conn, wait, frame)
+            return None
+        try:
+            msg = decode_client(frame)
+        except m.ProtocolError as exc:
+            metrics.errors[exc.code.value] += 1
+            conn.send(encode(exc.to_error()))
+            return None
+        kind = type(msg)
+        if kind is _Move and conn.pid is not None:
             try:
-                msg = decode(frame)
-            except m.ProtocolError as exc:
-                metrics.errors[exc.code.value] += 1
-                conn.send(encode(exc.to_error()))
-                continue
-            kind = type(msg)
-            try:
-                if kind is _Move:
-                    slow = move(conn, msg)
-                    if slow is not None:
-                        await slow
-                    continue
-                handler = handlers.get(kind)
-                if handler is None:  # hello again
-                    self._error(conn, msg.rid, "bad-message", "hello was already said on this connection", field="t")
-                    continue
-                reply = await handler(conn, msg)
-                if reply is not None:
-                    conn.send(encode(reply))
-            except RaceError as exc:
-                self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
-            except ConnectionClosed:
-                raise
+                slow = self.service.move(conn, msg)
             except Exception:
-                log.exception("handler of %s failed", kind.__name__)
+                log.exception("move failed")
                 self._error(conn, msg.rid, "internal", "server fault; the request had no effect")
+                return None
+            return None if slow is None else self._run(conn, msg, slow)
+        if conn.pid is None:
+            if kind is not _Hello:
+                self._error(conn, msg.rid, "hello-first", "say hello first")
+                return None
+            return self._hello(conn, msg)
+        handler = self.service.handlers.get(kind)
+        if handler is None:  # hello again
+            self._error(conn, msg.rid, "bad-message", "hello was already said on this connection", field="t")
+            return None
+        return self._run(conn, msg, handler(conn, msg))
+
+    async def _run(self, conn: Conn, msg: Any, work: Awaitable[Any]) -> None:
+        try:
+            reply = await work
+            if reply is not None:
+                conn.send(encode(reply))
+        except RaceError as exc:
+            self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
+        except ConnectionClosed:
+            pass
+        except Exception:
+            log.exception("handler of %s failed", type(msg).__name__)
+            self._error(conn, msg.rid, "internal", "server fault; the request had no effect")
+
+    async def _hello(self, conn: Conn, msg: m.Hello) -> None:
+        try:
+            welcome = await self.service.hello(conn, msg)
+        except RaceError as exc:
+            self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
+            return
+        except Exception:
+            log.exception("hello failed")
+            self._error(conn, msg.rid, "internal", "server fault; try again")
+            return
+        conn.send(encode(welcome))
 
     async def close(self, timeout: float = 5.0) -> None:
         """Stop accepting, let in-flight moves land, close everyone with 1012."""
@@ -305,6 +367,7 @@ class Gateway:
             await asyncio.sleep(0.01)
         for conn in list(self.conns):
             self.metrics.closes[1012] += 1
+        self.outbox.flush()  # the acks of the last moves go out before the close frames
         self.server.close(close_connections=True, code=1012, reason="server restarting")
         try:
             await asyncio.wait_for(self.server.wait_closed(), timeout)

@@ -1,0 +1,214 @@
+"""websockets' server connection with a fast lane for the frames we care about.
+
+websockets (asyncio API) does the HTTP side, the opening handshake, pings and
+keepalive, the closing handshake and every protocol error; for each data
+frame it would then run its generic parser, an assembler queue, a future and
+a task wake-up before our code sees the message (~10 µs of Python per frame,
+as much as the rest of a move). `FastConnection` keeps all of websockets and
+short-cuts only the common case, in both directions:
+
+Inbound: once the gateway has attached `on_frame`, while the connection is
+OPEN, `data_received` cuts complete, final, masked **binary** frames of at
+most MAX_FRAME bytes out of the stream itself (a few slices and websockets'
+C unmasking) and calls `on_frame(payload)` synchronously. Every other frame
+— ping, pong, close, text, fragments, anything malformed — is handed to
+websockets' own parser **whole and in stream order**, so websockets' parser
+only ever sees complete frames and is always at a frame boundary when we
+take over again; an oversized frame is handed over with everything after it
+(websockets closes with 1009, as before). Data frames that websockets parses
+(text, fragmented messages, frames that arrived before `on_frame` was
+attached) reach `on_frame` too, through `process_event`, in order; a text
+frame arrives as `str` (the gateway answers `bad-frame`). If the connection
+is not at a frame boundary when `on_frame` is attached (a client that sent
+frames before the handshake response, against RFC 6455 §4.1), the fast lane
+stays off for that connection: everything goes through websockets.
+
+Outbound: `frame_header(n)` is the 2–4 byte header of an unmasked final
+binary frame; server/conn.py writes header + payload to the transport itself
+while the connection is OPEN (websockets keeps no state about data frames it
+did not send: only fragmented sends, which we never do, have any).
+
+There is no recv(): the gateway never reads through websockets' assembler.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from websockets.asyncio.server import ServerConnection
+from websockets.frames import BINARY, CONT, PONG, TEXT
+from websockets.protocol import OPEN
+from websockets.speedups import apply_mask
+
+_HEADERS = [bytes((0x82, n)) for n in range(126)]
+
+
+def frame_header(n: int) -> bytes:
+    """Header of an unmasked, final binary frame of `n` payload bytes (RFC 6455 §5.2)."""
+    if n < 126:
+        return _HEADERS[n]
+    if n < 65536:
+        return b"\x82\x7e" + n.to_bytes(2, "big")
+    return b"\x82\x7f" + n.to_bytes(8, "big")
+
+
+def _at_frame_boundary(protocol: Any) -> bool:
+    """True when websockets' parser holds no byte and waits for the start of a frame."""
+    if protocol.reader.buffer:
+        return False
+    gen = protocol.parser
+    while getattr(gen, "gi_yieldfrom", None) is not None:
+        gen = gen.gi_yieldfrom
+    code = getattr(gen, "gi_code", None)
+    return code is not None and code.co_name == "at_eof"
+
+
+class FastConnection(ServerConnection):
+    """A ServerConnection that hands complete binary frames to `on_frame` (see module doc)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.on_frame: Callable[[bytes | str], None] | None = None
+        self.on_lost: Callable[[], None] | None = None
+        self.flush: Callable[[], None] | None = None  # writes our pending frames (server/conn.py)
+        self.fast = False  # the fast lane is on (set by attach)
+        self._buf = b""  # the start of an incomplete frame (fast lane only)
+        self._early: list[bytes | str] = []  # data frames parsed before attach
+        self._fragments: list[bytes] | None = None
+        self._text = False
+        self._max = self.protocol.max_message_size
+
+    def attach(self, on_frame: Callable[[bytes | str], None], on_lost: Callable[[], None],
+               flush: Callable[[], None] | None = None) -> None:
+        """Start delivering data frames to `on_frame`; `on_lost()` when the TCP connection is gone.
+
+        `flush()` is called before websockets gets any input, so that the replies to the
+        frames before a ping or a close go out before websockets' pong or close frame.
+        """
+        self.on_frame = on_frame
+        self.on_lost = on_lost
+        self.flush = flush
+        self.fast = (self._max is not None and self.protocol.state is OPEN
+                     and self.protocol.current_size is None and _at_frame_boundary(self.protocol))
+        early, self._early = self._early, []
+        for data in early:
+            on_frame(data)
+        if self.connection_lost_waiter.done():  # gone before we attached
+            self.on_lost = None
+            on_lost()
+
+    # --- inbound -------------------------------------------------------------------------
+
+    def data_received(self, data: bytes) -> None:
+        if not self.fast:
+            self._to_websockets(data)
+            return
+        protocol = self.protocol
+        if protocol.state is not OPEN:
+            self.fast = False
+            rest, self._buf = self._buf + data, b""
+            self._to_websockets(rest)
+            return
+        buf = self._buf + data if self._buf else data
+        self._buf = b""
+        end = len(buf)
+        i = 0
+        on_frame = self.on_frame
+        limit = self._max
+        while True:
+            if end - i < 2:
+                break
+            b0 = buf[i]
+            b1 = buf[i + 1]
+            n = b1 & 0x7F
+            if n < 126:
+                start = i + 2
+            elif n == 126:
+                if end - i < 4:
+                    break
+                n = (buf[i + 2] << 8) | buf[i + 3]
+                start = i + 4
+            else:
+                if end - i < 10:
+                    break
+                n = int.from_bytes(buf[i + 2:i + 10], "big")
+                start = i + 10
+            if n > limit:
+                # Oversized: websockets reads the header and fails the connection (1009).
+                self.fast = False
+                self._to_websockets(buf[i:])
+                return
+            masked = b1 & 0x80
+            if masked:
+                start += 4
+            stop = start + n
+            if stop > end:
+                break
+            if b0 == 0x82 and masked and protocol.current_size is None:
+                payload = apply_mask(buf[start:stop], buf[start - 4:start]) if n else b""
+                i = stop
+                try:
+                    on_frame(payload)  # type: ignore[misc]
+                except Exception:  # the gateway handles its errors; never break the stream
+                    self.logger.error("frame handler failed", exc_info=True)
+                if protocol.state is not OPEN:  # e.g. a close started by the handler
+                    break
+                continue
+            # Anything else, whole: websockets parses it (ping, pong, close, text, fragments,
+            # protocol errors) and answers as it always does.
+            self._to_websockets(buf[i:stop])
+            i = stop
+            if protocol.state is not OPEN:
+                self.fast = False
+                if i < end:
+                    self._to_websockets(buf[i:])
+                return
+        if i < end:
+            self._buf = buf[i:] if i else buf
+            if protocol.state is not OPEN:
+                self.fast = False
+                rest, self._buf = self._buf, b""
+                self._to_websockets(rest)
+
+    def _to_websockets(self, data: bytes) -> None:
+        flush = self.flush
+        if flush is not None:
+            flush()
+        super().data_received(data)
+
+    def process_event(self, event: Any) -> None:
+        if self.request is None:  # the handshake request
+            super().process_event(event)
+            return
+        op = event.opcode
+        if op is BINARY or op is TEXT:
+            if event.fin:
+                self._deliver(bytes(event.data), op is TEXT)
+            else:
+                self._fragments = [bytes(event.data)]
+                self._text = op is TEXT
+        elif op is CONT:
+            if self._fragments is not None:
+                self._fragments.append(bytes(event.data))
+                if event.fin:
+                    data, self._fragments = b"".join(self._fragments), None
+                    self._deliver(data, self._text)
+        elif op is PONG:
+            self.acknowledge_pings(bytes(event.data))
+
+    def _deliver(self, data: bytes, text: bool) -> None:
+        msg: bytes | str = data.decode(errors="replace") if text else data
+        if self.on_frame is None:
+            self._early.append(msg)
+            return
+        try:
+            self.on_frame(msg)
+        except Exception:
+            self.logger.error("frame handler failed", exc_info=True)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        on_lost = self.on_lost
+        if on_lost is not None:
+            self.on_lost = None
+            on_lost()
