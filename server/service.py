@@ -44,6 +44,7 @@ from protocol import rules
 
 from . import races as R
 from . import store as S
+from .bus import broadcast_latest
 from .config import Settings
 from .conn import Conn
 from .metrics import Metrics
@@ -1022,5 +1023,4 @@ class Service:
             return
         loc.boards_at = due[0]
         loc.boards_frame = encode(m.Boards(race=loc.rid, at=due[0], boards=due[1]))  # type: ignore[arg-type]
-        for c in list(loc.spectators):
-            c.send(loc.boards_frame)
+        broadcast_latest(loc.spectators, loc.boards_frame)  # one websockets.broadcast; backlogged ones skip it

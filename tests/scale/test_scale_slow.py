@@ -120,3 +120,41 @@ async def test_silent_peer_is_closed_by_the_keepalive(redis_node, start_server):
     assert metric(srv.http_url, "solrace_connections") == 0
     assert elapsed < 0.5 + 0.5 + 0.5 + 1.5, elapsed  # the three timeouts (+ slack for a slow machine)
     writer.transport.abort()
+
+
+def test_coalesced_boards_skip_backlogged_spectators():
+    """Spectator boards go out in one websockets.broadcast; a backlogged spectator skips one (latest wins)."""
+    from types import SimpleNamespace
+
+    from websockets.protocol import State
+
+    from server.bus import broadcast_latest
+
+    class FakeWS:
+        def __init__(self, buffered: int) -> None:
+            self.protocol = SimpleNamespace(state=State.OPEN, send_binary=self._frame)
+            self.transport = SimpleNamespace(get_write_buffer_size=lambda: buffered)
+            self.send_in_progress = None
+            self.frames: list[bytes] = []
+            self.flushed = 0
+
+        def _frame(self, data: bytes) -> None:
+            self.frames.append(data)
+
+        def send_data(self) -> None:
+            self.flushed += 1
+
+    def conn(buffered: int = 0, queued: int = 0, pending: bool = False) -> SimpleNamespace:
+        c = SimpleNamespace(closed=False, queue=[b"x"] * queued, ws=FakeWS(buffered), high=2**15,
+                            out=[b"earlier"] if pending else None, sent=[])
+        c.send = c.sent.append
+        return c
+
+    keeping_up = [conn(), conn(buffered=100)]
+    lagging = [conn(buffered=2**15), conn(queued=3)]
+    busy = conn(pending=True)
+    sent, skipped = broadcast_latest(keeping_up + lagging + [busy], b"boards")
+    assert (sent, skipped) == (2, 2)
+    assert all(c.ws.frames == [b"boards"] and c.ws.flushed == 1 for c in keeping_up)
+    assert all(not c.ws.frames and not c.sent for c in lagging)
+    assert busy.sent == [b"boards"] and not busy.ws.frames  # behind its frames of this iteration
