@@ -3,6 +3,14 @@
 Each bot is one connection (one player). It plays from its own board, the
 view the library keeps up to date from the start message and the acks'
 revealed cards, so it sees exactly what a human player would see.
+
+The strategy's choice is CPU work (``search`` looks ahead for tens of
+milliseconds a move): it runs in a worker thread (``asyncio.to_thread``) so
+that the event loop keeps reading and answering for every bot of the process
+(acks, pings, the other bots' moves) while one bot thinks. The clients
+connect with ``reconnect=True``: a dropped connection is retried, the move in
+flight is resent with the same move number, and the board is resynced, so the
+bot's game goes on.
 """
 from __future__ import annotations
 
@@ -37,16 +45,30 @@ async def play_race(c: client.Client, race: str, strategy: Strategy, result: Bot
     strategy.new_game()
     result.race = race
     result.total = board.total
+    lost = 0  # consecutive requests lost to a dropped connection
     while not board.won:
-        move = strategy.choose(board.view)
+        view = board.view
+        move = await asyncio.to_thread(strategy.choose, view)
         if move is None:
             try:
                 await c.finish(race)
             except client.ServerError as e:  # the race may have ended meanwhile
                 result.errors.append(e.code)
+            except (client.Disconnected, TimeoutError) as e:
+                result.errors.append(f"finish: {type(e).__name__}")
             break
         try:
             await c.move(race, move)
+        except (client.Disconnected, TimeoutError) as e:
+            # The connection dropped for longer than a reply's timeout. While
+            # the client is still reconnecting, wait for it: it resends the
+            # move and resyncs the board, and the bot chooses again from there.
+            lost += 1
+            if c.closed or lost > RECONNECT_TRIES:
+                result.errors.append(f"connection: {type(e).__name__}")
+                break
+            await _resynced(c, race)
+            continue
         except client.IllegalMoveError as e:
             # Cannot happen while board and server agree; do not loop on it.
             result.errors.append(f"illegal {move}: {e.reason}")
@@ -57,6 +79,7 @@ async def play_race(c: client.Client, race: str, strategy: Strategy, result: Bot
                 continue  # the library has resynced the board; choose again
             result.errors.append(e.code)
             break  # race-not-running (time limit), game-over, ...
+        lost = 0
         result.moves += 1
         if delay_ms:
             await asyncio.sleep(delay_ms / 1000)
@@ -110,17 +133,30 @@ async def run_bots(url: str, game: str, strategies: list[Strategy], *, race: str
     return results
 
 
+RECONNECT_TRIES = 5
+
+
+async def _resynced(c: client.Client, race: str) -> None:
+    """After a lost request: wait until the client is connected again and the
+    board matches the server's (a move may or may not have been applied)."""
+    try:
+        await c.resync(race)
+    except (client.Disconnected, TimeoutError, client.ServerError):
+        await asyncio.sleep(0.5)
+
+
 class _connected:
     """Open one client per name; close them all on exit."""
 
-    def __init__(self, url: str, names: list[str]) -> None:
+    def __init__(self, url: str, names: list[str], reconnect: bool = True) -> None:
         self.url = url
         self.names = names
+        self.reconnect = reconnect
         self.clients: list[client.Client] = []
 
     async def __aenter__(self) -> list[client.Client]:
         for n in self.names:
-            c = client.connect(self.url, name=n)
+            c = client.connect(self.url, name=n, reconnect=self.reconnect)
             await c.open()
             self.clients.append(c)
         return self.clients

@@ -2,10 +2,15 @@
 a whole race played through the protocol, from the bots' own boards."""
 from __future__ import annotations
 
+import asyncio
+import threading
+import time
+
 import pytest
 
+import client
 from client.bots.online import run_bots
-from client.bots.strategies import make
+from client.bots.strategies import GreedyStrategy, make
 from protocol import messages as m
 from protocol import rules
 
@@ -34,3 +39,50 @@ async def test_bots_quick_match(ws_url: str) -> None:
     assert all(r.rank in (1, 2) for r in results)
     # Same deal, same deterministic strategy: the same game.
     assert results[0].home == results[1].home and results[0].moves == results[1].moves
+
+
+class _Recording(GreedyStrategy):
+    """Greedy, noting the thread of every choice; on its ``drop_at``-th
+    choice it also cuts its client's connection (as a network failure would)."""
+
+    def __init__(self, drop_at: int | None = None) -> None:
+        super().__init__()
+        self.threads: set[int] = set()
+        self.calls = 0
+        self.drop_at = drop_at
+        self.client = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+
+    def choose(self, position):
+        self.threads.add(threading.get_ident())
+        self.calls += 1
+        if self.calls == self.drop_at and self.client is not None:
+            ws = self.client._ws  # the live socket, to abort it like a dropped network
+            self.loop.call_soon_threadsafe(ws.transport.abort)
+            time.sleep(0.2)  # the move below is sent while the client reconnects
+        return super().choose(position)
+
+
+async def test_choices_run_off_the_event_loop_and_survive_a_drop(ws_url: str, monkeypatch) -> None:
+    loop = asyncio.get_running_loop()
+    dropper, other = _Recording(drop_at=4), _Recording()
+    made: list[client.Client] = []
+    connect = client.connect
+
+    def recording_connect(url, **kwargs):
+        assert kwargs.get("reconnect") is True
+        c = connect(url, backoff_base=0.05, backoff_max=0.2, **kwargs)
+        made.append(c)
+        if len(made) == 1:
+            dropper.client, dropper.loop = c, loop
+        return c
+
+    monkeypatch.setattr(client, "connect", recording_connect)
+    results = await run_bots(ws_url, "fours-up", [dropper, other], time_limit_s=60)
+    # The search is CPU work: it must not run on the loop that serves every bot.
+    assert threading.get_ident() not in dropper.threads | other.threads
+    assert dropper.calls > 4
+    for r in results:
+        assert r.errors == [], r
+        assert r.status in (m.PlayerStatus.WON, m.PlayerStatus.FINISHED)
+        assert r.moves > 4
