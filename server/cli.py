@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import signal
 import sys
@@ -35,11 +36,31 @@ async def serve(settings: Settings) -> None:
             pass
     try:
         await app.start()
+        tune_gc()
         print(f"solrace listening on {app.ws_url}  (web client and metrics: {app.http_url})", flush=True)
         await stop.wait()
         logging.getLogger("solrace").info("shutting down")
     finally:
         await app.stop()
+
+
+GC_GEN0 = 10_000  # allocations between young collections (CPython's default: 700)
+
+
+def tune_gc() -> None:
+    """Less cyclic-GC work on the hot path (it was ~7 % of the CPU under load).
+
+    Everything built at startup (modules, the rules engine's tables, settings)
+    lives for ever: `gc.freeze()` moves it out of every later collection. A
+    move allocates a few dozen short-lived containers, nearly all freed by
+    reference counting, so young collections every 700 allocations mostly
+    find nothing: they now run every GC_GEN0 allocations (the older
+    generations keep their default ratios, so cycles are still collected).
+    """
+    gc.collect()
+    gc.freeze()
+    _g0, g1, g2 = gc.get_threshold()
+    gc.set_threshold(GC_GEN0, g1, g2)
 
 
 def run(args: argparse.Namespace) -> int:
