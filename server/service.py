@@ -354,20 +354,33 @@ class Service:
             self.spawn(self._recheck_seats(pid))  # type: ignore[arg-type]
 
     async def _recheck_seats(self, pid: str) -> None:
-        try:
-            for rid in await self.store.player_races(pid):
-                await self._seated(pid, rid)
-        except Exception:
-            log.warning("could not look up the seats of %s after a pub/sub reconnect", pid, exc_info=True)
+        for attempt in range(6):  # a few tries: pooled connections may still be stale
+            try:
+                for rid in await self.store.player_races(pid):
+                    await self._seated(pid, rid)
+                return
+            except Exception:
+                if attempt == 5:
+                    log.warning("could not look up the seats of %s after a pub/sub reconnect", pid, exc_info=True)
+                    return
+                await asyncio.sleep(0.05 * 2**attempt)
 
     async def _refresh(self, loc: Local) -> None:
         rid = loc.rid
         fill: list[bytes] = []
         try:
-            _now, race = await self.store.load_race(rid)
-            if race is not None and race.ver > loc.ver:
-                frames = await self.store.events_since(rid, loc.ver)
-                fill = frames if frames is not None else [encode(m.RaceSnapshot(**R.snapshot(race)))]
+            # A few tries: right after Redis comes back, pooled connections may still be stale.
+            for attempt in range(6):
+                try:
+                    _now, race = await self.store.load_race(rid)
+                    if race is not None and race.ver > loc.ver:
+                        frames = await self.store.events_since(rid, loc.ver)
+                        fill = frames if frames is not None else [encode(m.RaceSnapshot(**R.snapshot(race)))]
+                    break
+                except Exception:
+                    if attempt == 5:
+                        raise
+                    await asyncio.sleep(0.05 * 2**attempt)
         except Exception:
             log.warning("gap fill of race %s failed; clients resync on the version jump", rid, exc_info=True)
         finally:
