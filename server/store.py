@@ -57,6 +57,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
@@ -258,6 +259,22 @@ def revealed_text(revealed: tuple[tuple[str, str], ...]) -> str:
 
 def revealed_list(text: str) -> list[tuple[str, str]]:
     return [tuple(x.split(":", 1)) for x in text.split()] if text else []  # type: ignore[misc]
+
+
+_UINT8 = [bytes((i,)) if i < 128 else bytes((0xCC, i)) for i in range(256)]
+
+
+def _mp_uint(i: int) -> bytes:
+    """MessagePack encoding of a non-negative int (smallest form)."""
+    if i < 256:
+        return _UINT8[i]
+    if i < 65536:
+        return b"\xcd" + i.to_bytes(2, "big")
+    return b"\xce" + i.to_bytes(4, "big")
+
+
+def _mp_str(s: str) -> bytes:
+    return msgspec.msgpack.encode(s)
 
 
 class Conflict(Exception):
@@ -526,42 +543,53 @@ class Store:
 
         Every call made in one event-loop tick goes out in one write, and the
         replies come back in order: one round trip per move, pipelined. The
-        reply is the script's list, a ReplyError or a ConnectionError.
+        reply is the script's list, a ReplyError or a ConnectionError; an
+        applied move's reply ends with its progress frame, as published.
         `pos` is the compact position (`encode_position`).
         """
-        rk = "{race:" + rid + "}"
         frame = self._move_frames.get((rid, pid))
         if frame is None:
             frame = self._move_frame(rid, pid)
-        head, tail = frame
+        head, tail, prog = frame
         mv = move.encode()
         rv = revealed.encode()
         ns = b"%d" % n
         hs = b"%d" % home
-        # The RESP command, packed by hand: only these seven arguments change per move.
-        packed = b"%s$1\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$1\r\n%s\r\n$%d\r\n%s\r\n%s" % (
+        if kind == "m":
+            # The progress frame up to its version (move.lua appends ver, total, at): built
+            # here from what we know, so that Redis packs no table per move.
+            prog = b"%s%s\xa4home%s\xa6status%s\xa3ver\xce" % (
+                prog, _mp_uint(n + 1), _mp_uint(home), b"\xa3won" if won else b"\xa7playing")
+        else:
+            prog = b""
+        # The RESP command, packed by hand: only these arguments change per move.
+        packed = (b"%s$1\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$1\r\n%s\r\n"
+                  b"$%d\r\n%s\r\n%s$%d\r\n%s\r\n") % (
             head, kind.encode(), len(ns), ns, len(mv), mv, len(pos), pos, len(hs), hs,
-            b"1" if won else b"0", len(rv), rv, tail)
+            b"1" if won else b"0", len(rv), rv, tail, len(prog), prog)
+        rk = "{race:" + rid + "}"
 
         def done(reply: Any) -> None:
             if isinstance(reply, ReplyError) and str(reply).startswith("NOSCRIPT"):
                 # Redis lost its script cache (restart, SCRIPT FLUSH): EVAL once, which reloads it.
                 args = (b"EVAL", MOVE.source, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid, rk + ":ev",
                         kind, n, move, pos, home, b"1" if won else b"0", revealed, rid, pid, race_channel(rid),
-                        self.settings.stream_maxlen)
+                        self.settings.stream_maxlen, prog)
                 self.pipe.call_packed(pack(args), callback, rk)
                 return
             callback(reply)
 
         self.pipe.call_packed(packed, done, rk)
 
-    def _move_frame(self, rid: str, pid: str) -> tuple[bytes, bytes]:
-        """The constant parts of a player's move command (keys before, ids after the move's own args)."""
+    def _move_frame(self, rid: str, pid: str) -> tuple[bytes, bytes, bytes]:
+        """The constant parts of a player's move command and of its progress frame."""
         if len(self._move_frames) > 100_000:  # a bound, not an LRU: rebuilt on demand
             self._move_frames.clear()
         rk = "{race:" + rid + "}"
-        head = b"*18\r\n" + pack((b"EVALSHA", MOVE.sha, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid,
+        head = b"*19\r\n" + pack((b"EVALSHA", MOVE.sha, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid,
                                     rk + ":ev"))[len(b"*7\r\n"):]
         tail = pack((rid, pid, race_channel(rid), self.settings.stream_maxlen))[len(b"*4\r\n"):]
-        self._move_frames[(rid, pid)] = (head, tail)
-        return head, tail
+        # msgpack map of 9: t, race, player, then n home status (per move), ver total at (Redis)
+        prog = (b"\x89\xa1t\xa8progress\xa4race" + _mp_str(rid) + b"\xa6player" + _mp_str(pid) + b"\xa1n")
+        self._move_frames[(rid, pid)] = (head, tail, prog)
+        return head, tail, prog
