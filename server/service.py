@@ -16,9 +16,13 @@ process keeps only caches:
 Fan-out: every race event is published by a script (moves) or a commit
 (everything else) on the race's channel; each process forwards the
 published bytes unchanged to its local members (not a progress event to its
-own mover) and spectators. After the pub/sub connection comes back (Redis
-restart, network), each local race is gap-filled from its event stream
-(`on_bus_reconnect`).
+own mover) and spectators, in version order and once each (`Local.sent`).
+The progress of a move made on this process comes back in the script's
+reply: when it is the race's next version it goes out to the local rivals
+and spectators at once, without waiting for its copy on the bus (which is
+then skipped); otherwise the bus copy brings it, in order. After the pub/sub
+connection comes back (Redis restart, network), each local race is
+gap-filled from its event stream (`on_bus_reconnect`).
 
 Timers: every process runs a sweeper over `races:timers` (countdown ends,
 deadlines), plus exact local timers for races it knows. Transitions are
@@ -72,10 +76,11 @@ _snap = msgspec.msgpack.Decoder(m.RaceSnapshot)
 class Entry:
     """The cached game of one player in one running race (see module doc)."""
 
-    __slots__ = ("game", "n", "status", "last", "inflight", "idle")
+    __slots__ = ("game", "n", "status", "last", "inflight", "idle", "pos")
 
     def __init__(self, game: rules.Game, n: int, status: str, last: str) -> None:
         self.game = game
+        self.pos = S.PositionCache(game)  # its compact encoding, re-encoded pile by pile
         self.n = n
         self.status = status
         self.last = last  # the last move applied (or in flight): spots retried duplicates
@@ -106,6 +111,7 @@ class Local:
     boards_frame: bytes | None = None  # the boards frame last sent to spectators
     boards_at: int | None = None
     filling: list[bytes] | None = None  # events held back while a gap fill runs (on_bus_reconnect)
+    sent: int = 0  # the version of the last event forwarded to the local connections (set at creation)
 
 
 class Service:
@@ -232,7 +238,8 @@ class Service:
         if loc is None:
             loc = Local(rid=race.race, game=race.game, status=race.status, ver=race.ver, seed=race.seed,
                         pids=[p.player for p in race.players], starts_at=race.starts_at,
-                        deadline=race.deadline, total=race.total, commitment=race.commitment)
+                        deadline=race.deadline, total=race.total, commitment=race.commitment,
+                        sent=race.ver)
             self.local[race.race] = loc
             self.bus.subscribe(S.race_channel(race.race))
         elif race.ver > loc.ver:
@@ -312,19 +319,23 @@ class Service:
                     hook(channel, data)
 
     def _fan_out(self, loc: Local, data: bytes) -> None:
-        """Forward one published race event to this process's members and spectators."""
+        """Forward one published race event to this process's members and spectators.
+
+        Events go out in version order, each once: `loc.sent` is the version
+        last forwarded. The progress of a move made here was usually
+        forwarded already, when Redis answered the move (`_send_move`), and
+        is skipped when it comes back on the bus.
+        """
         head = _head.decode(data)
-        if head.ver > loc.ver:
-            loc.ver = head.ver
+        ver = head.ver
+        if ver:
+            if ver <= loc.sent:
+                return
+            loc.sent = ver
+            if ver > loc.ver:
+                loc.ver = ver
         if head.t == "progress":
-            skip = head.player
-            for pid, conns in loc.members.items():
-                if pid != skip:
-                    for c in conns:
-                        c.send(data)
-            for c in loc.spectators:
-                c.send(data)
-            loc.dirty = True
+            self._progress_out(loc, data, head.player)
             return
         for conns in list(loc.members.values()):
             for c in list(conns):
@@ -335,6 +346,17 @@ class Service:
             self._on_race_event(loc, data)
         elif head.t == "end":
             self._on_end(loc)
+
+    @staticmethod
+    def _progress_out(loc: Local, data: bytes, mover: str | None) -> None:
+        """A progress event to every local member but its mover (who has the ack) and spectator."""
+        for pid, conns in loc.members.items():
+            if pid != mover:
+                for c in conns:
+                    c.send(data)
+        for c in loc.spectators:
+            c.send(data)
+        loc.dirty = True
 
     def on_bus_reconnect(self) -> None:
         """Gap fill (DESIGN.md §6): pub/sub was lost (Redis restart, network), events may be missing.
@@ -373,8 +395,8 @@ class Service:
             for attempt in range(6):
                 try:
                     _now, race = await self.store.load_race(rid)
-                    if race is not None and race.ver > loc.ver:
-                        frames = await self.store.events_since(rid, loc.ver)
+                    if race is not None and race.ver > loc.sent:
+                        frames = await self.store.events_since(rid, loc.sent)
                         fill = frames if frames is not None else [encode(m.RaceSnapshot(**R.snapshot(race)))]
                     break
                 except Exception:
@@ -388,8 +410,7 @@ class Service:
             for data in fill + held:
                 if self.local.get(rid) is not loc:
                     break  # the race ended (or was dropped) during the fill
-                if _head.decode(data).ver > loc.ver:
-                    self._fan_out(loc, data)
+                self._fan_out(loc, data)  # skips what was forwarded already
 
     def _on_race_event(self, loc: Local, data: bytes) -> None:
         snap = _snap.decode(data)
@@ -763,6 +784,15 @@ class Service:
                                        revealed=revealed,
                                        home=res.cards_home, won=res.won, status=status, at=at,
                                        view=view, legal=legal)))
+                # The rivals and spectators here get the progress now, if it is the race's next
+                # event for them; otherwise its copy on the bus brings it, in order (_fan_out).
+                ver = reply[3]
+                loc = self.local.get(msg.race)
+                if loc is not None and ver == loc.sent + 1 and loc.filling is None:
+                    loc.sent = ver
+                    if ver > loc.ver:
+                        loc.ver = ver
+                    self._progress_out(loc, reply[5], conn.pid)
                 metrics = self.metrics
                 metrics.moves_accepted += 1
                 metrics.move_latency.observe(time.perf_counter() - t0)
@@ -778,7 +808,7 @@ class Service:
                         f.set_result(None)
                 e.idle.clear()
 
-        self.store.move_call(msg.race, conn.pid, "m", msg.n, msg.move, S.encode_position(g), res.cards_home,  # type: ignore[arg-type]
+        self.store.move_call(msg.race, conn.pid, "m", msg.n, msg.move, e.pos.encode(msg.move), res.cards_home,  # type: ignore[arg-type]
                              res.won, S.revealed_text(res.revealed), done)
 
     def _script_refusal(self, conn: Conn, msg: Any, reply: Any) -> None:

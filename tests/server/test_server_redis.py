@@ -144,3 +144,28 @@ def test_compact_positions_round_trip():
             h.play(mv)
             back = S.decode_position(S.encode_position(h))
             assert back == h and back.to_text() == h.to_text() and back.cards_home == h.cards_home
+
+
+def test_position_cache_equals_full_encoding():
+    """PositionCache (re-encodes only the piles a move touched) == encode_position, move after move."""
+    import random
+
+    from protocol import rules
+
+    moves = 0
+    for game in rules.GAMES:
+        for seed in range(25):
+            g = rules.deal(game, "%032x" % seed)
+            pc = S.PositionCache(g)
+            assert pc.encode() == S.encode_position(g)
+            rng = random.Random(seed)
+            for _ in range(250):
+                legal = g.legal_moves()
+                if not legal:
+                    break
+                mv = rng.choice(legal)
+                g.apply(mv)
+                assert pc.encode(mv) == S.encode_position(g), (game, seed, mv)
+                moves += 1
+            assert pc.encode(None) == S.encode_position(g)  # no move given: everything
+    assert moves > 10_000

@@ -1,0 +1,88 @@
+"""Race events reach every local member and spectator once each, in version order.
+
+A move's progress goes out to the rivals on the mover's process as soon as
+Redis answers the move (its copy on the bus is then skipped); rivals on other
+processes get it from the bus. Whatever the mix, each recipient sees every
+event of the race once, versions strictly increasing.
+"""
+from __future__ import annotations
+
+import asyncio
+import random
+
+import msgpack
+from test_server_race import make_race
+from wsclient import Raw, player
+
+
+def race_events(c: Raw, rid: str, own: str | None) -> list[dict]:
+    """The race events `c` received (snapshots, progress, end; not `start`, which shares the
+    version of the running snapshot; no replies)."""
+    out = []
+    for f in c.frames:
+        m = msgpack.unpackb(f)
+        if m.get("race") == rid and m.get("t") in ("race", "progress", "end") and "rid" not in m:
+            out.append(m)
+    return out
+
+
+async def mover(c: Raw, rid: str, count: int, seed: int) -> int:
+    """`count` moves, a few in flight at a time where the next move is known; returns moves made."""
+    rng = random.Random(seed)
+    state = await c.request("resync", race=rid)
+    n, legal = state["you"]["n"], state["you"]["legal"]
+    made = 0
+    while made < count and legal:
+        ack = await c.request("move", race=rid, n=n, move=rng.choice(legal), view=True)
+        assert ack["t"] == "ack", ack
+        n, legal = ack["n"], ack["legal"]
+        made += 1
+    return made
+
+
+def check(events: list[dict], movers: dict[str, int], own: str | None) -> None:
+    vers = [e["ver"] for e in events]
+    assert vers == sorted(set(vers)), f"versions out of order or repeated: {vers}"
+    progress: dict[str, int] = {}
+    for e in events:
+        if e["t"] == "progress":
+            progress[e["player"]] = progress.get(e["player"], 0) + 1
+    for pid, made in movers.items():
+        if pid != own:
+            assert progress.get(pid, 0) == made, (pid, made, progress)
+    assert own not in progress
+
+
+async def _play(movers_: list[Raw], watchers: list[Raw], rid: str, per: int) -> dict[str, int]:
+    made = await asyncio.gather(*(mover(c, rid, per, k) for k, c in enumerate(movers_)))
+    counts = {c.player: k for c, k in zip(movers_, made)}
+    # the last progress event reaches everyone (bus or local): wait for it, then check
+    await asyncio.sleep(0.3)
+    return counts
+
+
+async def test_one_process_local_delivery(make_server):
+    app = await make_server()
+    a, b, c = [await player(app.ws_url, n) for n in ("ada", "bob", "cy")]
+    rid = await make_race(app, [a, b, c], "fours-up")
+    s = await player(app.ws_url, "sam")
+    assert (await s.request("spectate", race=rid))["t"] == "race"
+    counts = await _play([a, b], [c, s], rid, 60)
+    for who in (a, b, c, s):
+        own = who.player if who in (a, b) else None
+        check(race_events(who, rid, own), counts, own)
+
+
+async def test_two_processes_events_in_order(make_server):
+    one = await make_server()
+    two = await make_server()
+    a = await player(one.ws_url, "ada")
+    b = await player(one.ws_url, "bob")
+    c = await player(two.ws_url, "cy")
+    d = await player(two.ws_url, "dee")  # idle on the second process
+    e = await player(one.ws_url, "eve")  # idle on the first
+    rid = await make_race(one, [a, b, c, d, e], "fours-up")
+    counts = await _play([a, b, c], [d, e], rid, 50)
+    for who in (a, b, c, d, e):
+        own = who.player if who in (a, b, c) else None
+        check(race_events(who, rid, own), counts, own)
