@@ -92,3 +92,19 @@ def is_chance(g: Game, move: str) -> bool:
     if move == "draw":
         return True
     return bool(g.copy().apply(move).revealed)
+
+
+def unseen_counts(g: Game) -> list[int]:
+    """How many copies of each face (0..51) the player has not seen in ``g``:
+    every face ``decks`` times, minus the face-up cards. Read from face-up
+    cards only (never a face-down card or the stock), so it is a function of
+    the view. The cards a ``draw`` or flip turns up are drawn from this
+    multiset: without more information every order of it is equally likely."""
+    gdef = g.game
+    unseen = [gdef.decks] * 52
+    for i, p in enumerate(g.piles):
+        if i == gdef.stock_idx:
+            continue
+        for f in p[g.down[i]:]:
+            unseen[f] -= 1
+    return [max(n, 0) for n in unseen]

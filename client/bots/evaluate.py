@@ -7,9 +7,11 @@ visible game, see board.py). Higher is better; one card home is worth
 ``HOME`` and the other terms are smaller corrections, so playing a card home
 is almost always worth it, but the search can tell two such moves apart.
 
-``DRAW_DELTA[game]`` is what a ``draw`` is worth relative to the position it
-is played from. A draw's outcome is unknown, so it is never evaluated on the
-board it would make (that would read a filler card): its value is fixed.
+``DRAW_VALUE[game]`` is what a ``draw`` is worth from a position. A draw's
+outcome is unknown, so it is never evaluated on the board it would make (that
+would read a filler card): its value is a fixed cost, or an expectation over
+the unseen cards (counted from the face-up ones, board.unseen_counts), which
+is what the player knows about the card(s) a draw turns up.
 """
 from __future__ import annotations
 
@@ -43,6 +45,12 @@ DOWN = 6.0  # Rouge et Noir: a face-down card
 FU_WASTE = 4.0
 FU_EMPTY = 2.0
 LOW_TOP = 4.0
+WALL = 0.0  # per waste card, per A/2/3 above it (up to WALL_CAP); 1 and 2 measured worse
+WALL_CAP = 1
+# Rouge et Noir runs: per card on a top run above its bottom card, and more
+# when the run is led by a K (a sequence in the making).
+RUN = 1.0
+KRUN = 3.0
 
 
 def _wanted_ranks(gdef) -> list[tuple[int, ...] | None]:
@@ -98,22 +106,84 @@ def _top_run_start(g: Game, t: int) -> int:
 
 
 def eval_fours_up(g: Game) -> float:
+    """Fours Up. Every tableau pile is one descending run (cards only ever go
+    onto a card one higher), so nothing is buried there. The waste is where
+    games are lost: A, 2 and 3 go onto no card and home only after their
+    suit's K, so one of them in the waste walls in every card below it for a
+    long time; a card costs more the more walls lie above it (capped)."""
     gdef = g.game
     piles = g.piles
     v = HOME * g.cards_home
-    v -= FU_WASTE * len(piles[gdef.waste_idx])  # type: ignore[index]
+    waste = piles[gdef.waste_idx]  # type: ignore[index]
+    v -= FU_WASTE * len(waste)
+    walls = 0
+    for i in range(len(waste) - 1, -1, -1):
+        if walls:
+            v -= WALL * (walls if walls < WALL_CAP else WALL_CAP)
+        if RANK[waste[i]] <= 3:
+            walls += 1
     for t in gdef.tab_idx:
         p = piles[t]
         if not p:
             v += FU_EMPTY
-            continue
-        v -= BURY * _top_run_start(g, t)
-        if RANK[p[-1]] <= 4:
+        elif RANK[p[-1]] <= 4:
             v -= LOW_TOP
     return v
 
 
+def draw_fours_up(g: Game, value: float, unseen: list[int], n: int) -> float:
+    """Expected value after a draw: the card is uniform over the unseen ones
+    (the stock, in Fours Up); it goes home, onto a tableau top, onto an empty
+    pile, or stays on the waste (a low card there walls in the free cards)."""
+    gdef = g.game
+    piles = g.piles
+    home = bytearray(52)
+    tab = bytearray(52)
+    acc_top = gdef.acc_top
+    for d in gdef.found_idx:
+        p = piles[d]
+        if p:
+            for f in acc_top[d][p[-1]]:
+                home[f] = 1
+    empty = False
+    for t in gdef.tab_idx:
+        p = piles[t]
+        if p:
+            for f in acc_top[t][p[-1]]:
+                tab[f] = 1
+        else:
+            empty = True
+    waste = piles[gdef.waste_idx]  # type: ignore[index]
+    free = 0
+    for i in range(len(waste) - 1, -1, -1):
+        if RANK[waste[i]] <= 3:
+            break
+        free += 1
+    high_stay = -FU_WASTE
+    low_stay = -FU_WASTE - WALL * free
+    high_best = max(high_stay, -FU_EMPTY) if empty else high_stay
+    low_best = max(low_stay, -FU_EMPTY - LOW_TOP) if empty else low_stay
+    total = 0.0
+    for f in range(52):
+        c = unseen[f]
+        if not c:
+            continue
+        if home[f]:
+            total += c * HOME
+        elif tab[f]:
+            continue
+        elif RANK[f] <= 3:
+            total += c * low_best
+        else:
+            total += c * high_best
+    return value + total / n if n else value
+
+
 def eval_rouge_et_noir(g: Game) -> float:
+    """Rouge et Noir: face-down cards, buried face-up cards, empty piles, and
+    the top runs (each card on a run is a step towards a 13-card sequence
+    foundation; a K-led run more so). A lone top card scores nothing by its
+    face, so a card just flipped (filler in a visible game) never counts."""
     gdef = g.game
     piles = g.piles
     down = g.down
@@ -125,10 +195,46 @@ def eval_rouge_et_noir(g: Game) -> float:
             continue
         d = down[t]
         v -= DOWN * d
-        # Only face-up cards below the top run are buried; a card that was
-        # just flipped is the whole top run, so its (unknown) face never counts.
-        v -= BURY * (_top_run_start(g, t) - d)
+        r = _top_run_start(g, t)
+        v -= BURY * (r - d)
+        run = len(p) - 1 - r
+        if run:
+            v += RUN * run
+            if RANK[p[r]] == 13:
+                v += KRUN * run
     return v
+
+
+def draw_rouge_et_noir(g: Game, value: float, unseen: list[int], n: int) -> float:
+    """Expected value after a draw: one unseen card onto each of the first
+    piles; on a pile it extends the top run if it fits, else buries it."""
+    gdef = g.game
+    piles = g.piles
+    acc_top = gdef.acc_top
+    delta = 0.0
+    stock = len(piles[gdef.stock_idx])
+    for t in gdef.tab_idx[:stock]:
+        p = piles[t]
+        if not p:
+            delta -= EMPTY
+            continue
+        r = _top_run_start(g, t)
+        run = len(p) - 1 - r
+        kled = RANK[p[r]] == 13
+        q = sum(unseen[f] for f in acc_top[t][p[-1]]) / n if n else 0.0
+        fit = RUN + (KRUN if kled else 0.0)
+        miss = -BURY * (run + 1) - run * (RUN + (KRUN if kled else 0.0))
+        delta += q * fit + (1 - q) * miss
+    return value + delta
+
+
+def draw_aces(gid: str) -> Callable[[Game, float, list[int], int], float]:
+    delta = -WASTE
+
+    def draw(g: Game, value: float, unseen: list[int], n: int) -> float:
+        return value + delta
+
+    return draw
 
 
 EVALUATE: dict[str, Callable[[Game], float]] = {
@@ -138,11 +244,13 @@ EVALUATE: dict[str, Callable[[Game], float]] = {
     "rouge-et-noir": eval_rouge_et_noir,
 }
 
-# A draw buries the waste top (one card more in the waste), or in Rouge et
-# Noir covers the top of every tableau pile.
-DRAW_DELTA: dict[str, float] = {
-    "racing-aces": -WASTE,
-    "double-aces-and-kings": -WASTE,
-    "fours-up": -FU_WASTE,
-    "rouge-et-noir": -5 * BURY,
+# The value of a ``draw`` from a position of value ``value``, given the
+# unseen cards (counts per face, and their total): in Racing Aces and Double
+# Aces and Kings a fixed cost (one card more in the waste); in Fours Up and
+# Rouge et Noir the expectation over the card(s) it may turn up.
+DRAW_VALUE: dict[str, Callable[[Game, float, list[int], int], float]] = {
+    "racing-aces": draw_aces("racing-aces"),
+    "double-aces-and-kings": draw_aces("double-aces-and-kings"),
+    "fours-up": draw_fours_up,
+    "rouge-et-noir": draw_rouge_et_noir,
 }

@@ -24,8 +24,9 @@ import time
 from protocol.rules.engine import Game
 from protocol.rules.games import DRAW
 
-from .board import Key, as_view, visible_game, visible_key
-from .evaluate import DRAW_DELTA, EVALUATE
+from .board import Key, as_view, unseen_counts, visible_game, visible_key
+from . import evaluate as _evaluate
+from .evaluate import EVALUATE
 
 
 class Strategy:
@@ -142,8 +143,8 @@ class SearchStrategy(Strategy):
     table (positions already reached, or played earlier in the game, are not
     expanded again), until ``nodes`` positions were generated or ``time_ms``
     ran out. A move that would reveal a card is a chance event: the search
-    scores it but does not look past it (``draw`` by a fixed value, see
-    evaluate.DRAW_DELTA; a flip or refill by the board it leaves, whose
+    scores it but does not look past it (``draw`` by evaluate.DRAW_VALUE: a
+    fixed cost, or the expectation over the unseen cards; a flip or refill by the board it leaves, whose
     evaluation ignores the unknown card). It then plays the first move of the
     best line found: a line of visible moves only if it ends strictly better
     than the current position, else the best chance move, else (nothing
@@ -186,7 +187,11 @@ class SearchStrategy(Strategy):
         if legal == [DRAW]:
             return DRAW
         evaluate = EVALUATE[g.game.id]
-        draw_delta = DRAW_DELTA[g.game.id]
+        draw_value = _evaluate.DRAW_VALUE[g.game.id]
+        # Moves that reveal nothing leave the unseen cards as they are, so one
+        # count serves the whole search.
+        unseen = unseen_counts(g)
+        n_unseen = sum(unseen)
         deadline = None if self.time_ms is None else time.perf_counter() + self.time_ms / 1000
         root_value = evaluate(g)
         seen = set(self.history)
@@ -209,7 +214,7 @@ class SearchStrategy(Strategy):
             for move in moves:
                 head = first or move
                 if move == DRAW:
-                    rank = (value + draw_delta, -(depth + 1), -next(order))
+                    rank = (draw_value(node, value, unseen, n_unseen), -(depth + 1), -next(order))
                     if best_chance is None or rank > best_chance[0]:
                         best_chance = (rank, head)
                     continue

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from client.bots.board import visible_game, visible_key
+from client.bots.board import unseen_counts, visible_game, visible_key
 from client.bots.offline import deal_seed, new_strategy, play_deal
 from client.bots.strategies import GreedyStrategy, RandomStrategy, SearchStrategy, make
 from protocol import rules
@@ -79,6 +79,18 @@ def test_strategies_never_read_hidden_cards(game_id: str, name: str) -> None:
         assert a.choose(g) == b.choose(other)
         checked += 1
     assert checked
+
+
+@pytest.mark.parametrize("game_id", GAMES)
+def test_unseen_counts_are_the_hidden_multiset_and_view_only(game_id: str) -> None:
+    rng = random.Random(11)
+    for g in _positions(game_id, seeds=1):
+        gdef = g.game
+        hidden = list(g.piles[gdef.stock_idx]) + [f for i in gdef.tab_idx for f in g.piles[i][:g.down[i]]]
+        expected = [hidden.count(f) for f in range(52)]
+        assert unseen_counts(g) == expected
+        assert unseen_counts(_hide_differently(g, rng)) == expected
+        assert unseen_counts(visible_game(g.view())) == expected
 
 
 @pytest.mark.parametrize("game_id", GAMES)
