@@ -73,7 +73,7 @@ class Conn:
     __slots__ = (
         "ws", "addr", "pid", "name", "queue", "limit", "high", "writer", "closed",
         "credits", "stamp", "rate", "burst", "limited", "races", "spectating", "quick",
-        "metrics", "out", "outbox", "inq", "busy", "job", "wake", "paused", "lost", "hello_by",
+        "metrics", "out", "outbox", "inq", "busy", "job", "wake", "paused", "lost", "hello_by", "timer",
         "__weakref__",
     )
 
@@ -102,13 +102,14 @@ class Conn:
         self.out: list[bytes] | None = None  # frames of this loop iteration, not yet written
         self.outbox = outbox if outbox is not None else Outbox()
         # inbound (server/gateway.py)
-        self.inq: deque[bytes | str] = deque()
+        self.inq: deque[bytes | str] | None = None  # created when a frame has to wait
         self.busy = False  # a job runs: new frames wait in inq
         self.job: Awaitable[None] | None = None
         self.wake: asyncio.Future | None = None
         self.paused = False  # reading paused (inq full)
         self.lost = False  # the TCP connection is gone
         self.hello_by: float | None = None  # loop time by which hello must have succeeded
+        self.timer: asyncio.TimerHandle | None = None  # HELLO_TIMEOUT, cancelled by the hello
 
     # --- rate limit (token bucket) -------------------------------------------------
 

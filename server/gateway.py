@@ -25,6 +25,8 @@ import ipaddress
 import logging
 import mimetypes
 import socket
+from collections import deque
+from functools import partial
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any, Awaitable
@@ -178,7 +180,6 @@ class Gateway:
         self.conns.add(conn)
         self.metrics.connections += 1
         self.metrics.connections_total += 1
-        timer = None
         try:
             if count > st.max_conn_per_addr:
                 self.metrics.closes[1008] += 1
@@ -186,8 +187,8 @@ class Gateway:
                 return
             loop = asyncio.get_running_loop()
             conn.hello_by = loop.time() + st.hello_timeout_s
-            timer = loop.call_later(st.hello_timeout_s, self._hello_expired, conn)
-            ws.attach(lambda data: self._on_frame(conn, data), lambda: self._wake(conn, False), conn.flush)
+            conn.timer = loop.call_later(st.hello_timeout_s, self._hello_expired, conn)
+            ws.attach(partial(self._on_frame, conn), partial(self._wake, conn, False), conn.flush)
             await self._worker(conn)
         except ConnectionClosed:
             pass
@@ -195,8 +196,9 @@ class Gateway:
             log.exception("connection handler failed")
             conn.abort(1011, "internal error")
         finally:
-            if timer is not None:
-                timer.cancel()
+            if conn.timer is not None:
+                conn.timer.cancel()
+                conn.timer = None
             self.conns.discard(conn)
             self.metrics.connections -= 1
             left = self.per_addr.get(addr, 1) - 1
@@ -232,6 +234,8 @@ class Gateway:
             return  # closing: drop until the peer's close frame arrives (reading goes on)
         if conn.busy:
             inq = conn.inq
+            if inq is None:
+                inq = conn.inq = deque()
             inq.append(data)
             if len(inq) >= INBOUND_HIGH and not conn.paused:
                 conn.paused = True
@@ -269,12 +273,14 @@ class Gateway:
                 job, conn.job = conn.job, None
                 if job is not None:
                     await job
-                if conn.closed or conn.lost:
-                    conn.inq.clear()
-                if not conn.inq:
+                inq = conn.inq
+                if not inq:
                     break
-                data = conn.inq.popleft()
-                if conn.paused and len(conn.inq) <= INBOUND_LOW:
+                if conn.closed or conn.lost:
+                    inq.clear()
+                    break
+                data = inq.popleft()
+                if conn.paused and len(inq) <= INBOUND_LOW:
                     conn.paused = False
                     try:
                         ws.transport.resume_reading()
@@ -355,6 +361,9 @@ class Gateway:
             self._error(conn, msg.rid, "internal", "server fault; try again")
             return
         conn.send(encode(welcome))
+        if conn.timer is not None:
+            conn.timer.cancel()
+            conn.timer = None
 
     async def close(self, timeout: float = 5.0) -> None:
         """Stop accepting, let in-flight moves land, close everyone with 1012."""

@@ -66,6 +66,11 @@ def _at_frame_boundary(protocol: Any) -> bool:
 class FastConnection(ServerConnection):
     """A ServerConnection that hands complete binary frames to `on_frame` (see module doc)."""
 
+    # Slots, not instance attributes: websockets' connection already has close to the 30
+    # attributes CPython's key-sharing instance dicts hold; more would give each of 10,000
+    # idle connections a dict of its own (~2 KB each).
+    __slots__ = ("on_frame", "on_lost", "flush", "fast", "_buf", "_early", "_fragments", "_text", "_max")
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.on_frame: Callable[[bytes | str], None] | None = None
@@ -73,7 +78,7 @@ class FastConnection(ServerConnection):
         self.flush: Callable[[], None] | None = None  # writes our pending frames (server/conn.py)
         self.fast = False  # the fast lane is on (set by attach)
         self._buf = b""  # the start of an incomplete frame (fast lane only)
-        self._early: list[bytes | str] = []  # data frames parsed before attach
+        self._early: list[bytes | str] | None = None  # data frames parsed before attach
         self._fragments: list[bytes] | None = None
         self._text = False
         self._max = self.protocol.max_message_size
@@ -90,8 +95,8 @@ class FastConnection(ServerConnection):
         self.flush = flush
         self.fast = (self._max is not None and self.protocol.state is OPEN
                      and self.protocol.current_size is None and _at_frame_boundary(self.protocol))
-        early, self._early = self._early, []
-        for data in early:
+        early, self._early = self._early, None
+        for data in early or ():
             on_frame(data)
         if self.connection_lost_waiter.done():  # gone before we attached
             self.on_lost = None
@@ -199,6 +204,8 @@ class FastConnection(ServerConnection):
     def _deliver(self, data: bytes, text: bool) -> None:
         msg: bytes | str = data.decode(errors="replace") if text else data
         if self.on_frame is None:
+            if self._early is None:
+                self._early = []
             self._early.append(msg)
             return
         try:
