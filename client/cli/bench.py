@@ -29,6 +29,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", default="fours-up", help="game of the races (default fours-up)")
     parser.add_argument("--duration", type=float, default=10.0, help="seconds measured per phase (default 10)")
     parser.add_argument("--warmup", type=float, default=2.0, help="seconds before each phase is measured (default 2)")
+    parser.add_argument("--slices", type=int, default=4,
+                        help="moves: each phase measures the echo and the server in this many alternating "
+                             "windows of duration/slices (default 4), so both meet the same load from the "
+                             "rest of a shared machine; 1 = one window each, echo first")
     parser.add_argument("--rate", type=float, default=0.0,
                         help="moves: total msg/s of the open-loop latency phase "
                              "(default: a quarter of the echo capacity, i.e. half the 50 %% target)")

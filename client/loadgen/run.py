@@ -69,9 +69,8 @@ def start_profiler(pid: int, out: str, duration: float):
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
-                  cpu_names: tuple[str, ...], profile: str = "") -> dict[str, Any]:
-    """Run one phase: start sending, warm up, measure `duration` s, stop and drain."""
+async def _window(gen: Any, proc: P.Proc, start, duration: float, warmup: float, profile: str = "") -> dict[str, Any]:
+    """One measured window: start sending, warm up, measure `duration` s, stop and drain; raw deltas."""
     start()
     await asyncio.sleep(warmup)
     spy = start_profiler(proc.pid, profile, duration) if profile else None
@@ -89,34 +88,81 @@ async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
     w1 = proc.runq_wait()
     g1 = self_cpu()
     i1 = P.machine_idle_s()
+    raw = {"wall": rec.t1 - rec.t0, "ops": rec.done, "sent": rec.sent, "late": rec.late_sends,
+           "errors": dict(rec.errors), "ack": list(rec.ack), "rival": list(rec.rival),
+           "cpu": {n: c1[n] - c0[n] for n in c0}, "sys": {n: s1[n] - s0[n] for n in s0},
+           "wait": {n: w1[n] - w0[n] for n in w0}, "gen": g1 - g0, "idle": i1 - i0}
     await gen.quiesce()
     if spy is not None:
         _out, err = await asyncio.to_thread(spy.communicate)
         if spy.returncode:
             print(f"py-spy failed: {err.decode(errors='replace')[-500:]}")
-    wall = rec.t1 - rec.t0
-    ops = rec.done
-    cpu = {n: (c1[n] - c0[n]) for n in c0}
+    return raw
+
+
+def _summary(raws: list[dict[str, Any]], cpu_names: tuple[str, ...]) -> dict[str, Any]:
+    """The figures of a phase from its windows (sums; latency samples pooled)."""
+    wall = sum(r["wall"] for r in raws)
+    ops = sum(r["ops"] for r in raws)
+    errors: dict[str, int] = {}
+    for r in raws:
+        for k, v in r["errors"].items():
+            errors[k] = errors.get(k, 0) + v
+
+    def total(key: str) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for r in raws:
+            for n, v in r[key].items():
+                out[n] = out.get(n, 0) + v
+        return out
+
+    cpu, sysc, wait = total("cpu"), total("sys"), total("wait")
     out: dict[str, Any] = {
         "seconds": round(wall, 3),
+        "windows": len(raws),
         "ops": ops,
         "ops_per_s": round(ops / wall, 1) if wall else 0.0,
-        "sent": rec.sent,
-        "late_sends": rec.late_sends,
-        "errors": dict(rec.errors),
-        "ack": lat_summary(rec.ack),
-        "rival": lat_summary(rec.rival),
+        "sent": sum(r["sent"] for r in raws),
+        "late_sends": sum(r["late"] for r in raws),
+        "errors": errors,
+        "ack": lat_summary([x for r in raws for x in r["ack"]]),
+        "rival": lat_summary([x for r in raws for x in r["rival"]]),
         "cpu_s": {n: round(v, 3) for n, v in cpu.items()},
         "cpu_us_per_op": {n: (round(v / ops * 1e6, 1) if ops else None) for n, v in cpu.items()},
         "cpu_core_share": {n: round(v / wall, 3) for n, v in cpu.items()},
-        "runq_wait_share": {n: round((w1[n] - w0[n]) / wall, 3) for n in w0},
-        "syscalls_per_op": {n: (round((s1[n] - s0[n]) / ops, 2) if ops else None) for n in s0},
-        "generator_core_share": round((g1 - g0) / wall, 3),
-        "machine_busy_cores": round((os.cpu_count() or 1) - (i1 - i0) / wall, 2),
+        "runq_wait_share": {n: round(v / wall, 3) for n, v in wait.items()},
+        "syscalls_per_op": {n: (round(v / ops, 2) if ops else None) for n, v in sysc.items()},
+        "generator_core_share": round(sum(r["gen"] for r in raws) / wall, 3),
+        "machine_busy_cores": round((os.cpu_count() or 1) - sum(r["idle"] for r in raws) / wall, 2),
     }
-    total = sum(cpu[n] for n in cpu_names if n in cpu)
-    out["cpu_us_per_op_total"] = round(total / ops * 1e6, 1) if ops else None
+    tot = sum(cpu[n] for n in cpu_names if n in cpu)
+    out["cpu_us_per_op_total"] = round(tot / ops * 1e6, 1) if ops else None
     return out
+
+
+async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
+                  cpu_names: tuple[str, ...], profile: str = "") -> dict[str, Any]:
+    """Run one phase: start sending, warm up, measure `duration` s, stop and drain."""
+    return _summary([await _window(gen, proc, start, duration, warmup, profile)], cpu_names)
+
+
+async def measure_pair(echo: tuple, server: tuple, duration: float, warmup: float, slices: int,
+                       profile: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+    """The same phase for the echo and the server, in `slices` alternating windows of
+    duration/slices each (echo, server, echo, ...), so that both meet the same load from
+    the rest of this shared machine; each window after the first warms up for at most 0.5 s.
+
+    `echo` and `server` are (generator, process, start, cpu_names). Returns (echo, server).
+    """
+    slices = max(1, slices)
+    part = duration / slices
+    raws: tuple[list, list] = ([], [])
+    for k in range(slices):
+        w = warmup if k == 0 else min(warmup, 0.5)
+        for side, (gen, proc, start, _names) in enumerate((echo, server)):
+            prof = profile if (side == 1 and k == 0) else ""
+            raws[side].append(await _window(gen, proc, start, part, w, prof))
+    return _summary(raws[0], echo[3]), _summary(raws[1], server[3])
 
 
 # ------------------------------------------------------------------------------ moves
@@ -139,30 +185,31 @@ async def moves_mode(a: Any, log) -> dict[str, Any]:
         eg = EchoGen(echo.host, echo.port, a.races * a.players, payload, seed=a.seed + 1)
         await eg.setup()
         names = ("server", "redis-server")
-        log("capacity: echo (closed loop)…")
-        res["echo_capacity"] = await measure(eg, echo, eg.set_closed, a.duration, a.warmup, ("echo",))
+        slices = a.slices
+        res["slices"] = slices
+        log(f"capacity (closed loop): echo and server in {slices} alternating windows each…")
+        res["echo_capacity"], res["server_capacity"] = await measure_pair(
+            (eg, echo, eg.set_closed, ("echo",)), (gen, server, gen.set_closed, names),
+            a.duration, a.warmup, slices, profile=a.profile)
         log(_line("echo", res["echo_capacity"]))
-        log("capacity: server (closed loop)…")
-        res["server_capacity"] = await measure(gen, server, gen.set_closed, a.duration, a.warmup, names,
-                                              profile=a.profile)
         log(_line("server", res["server_capacity"]))
         rate = a.rate or 0.25 * res["echo_capacity"]["ops_per_s"]
         res["latency_rate"] = round(rate, 1)
         res["latency_rate_rule"] = "given (--rate)" if a.rate else "0.25 x echo capacity (half the 50 % target)"
-        log(f"latency at {rate:.0f} msg/s (open loop): echo…")
-        res["echo_latency"] = await measure(eg, echo, lambda: eg.set_open(rate), a.duration, a.warmup, ("echo",))
+        log(f"latency at {rate:.0f} msg/s (open loop): echo and server, alternating…")
+        res["echo_latency"], res["server_latency"] = await measure_pair(
+            (eg, echo, lambda: eg.set_open(rate), ("echo",)), (gen, server, lambda: gen.set_open(rate), names),
+            a.duration, a.warmup, slices)
         log(_line("echo", res["echo_latency"]))
-        log("latency: server…")
-        res["server_latency"] = await measure(gen, server, lambda: gen.set_open(rate), a.duration, a.warmup, names)
         log(_line("server", res["server_latency"]))
         own = 0.5 * res["server_capacity"]["ops_per_s"]
         if not a.rate and own < 0.8 * rate:
             log(f"latency at half the server's own capacity, {own:.0f} moves/s: server…")
             res["latency_rate_own"] = round(own, 1)
-            res["server_latency_own"] = await measure(gen, server, lambda: gen.set_open(own), a.duration,
-                                                      a.warmup, names)
+            res["echo_latency_own"], res["server_latency_own"] = await measure_pair(
+                (eg, echo, lambda: eg.set_open(own), ("echo",)), (gen, server, lambda: gen.set_open(own), names),
+                a.duration, a.warmup, slices)
             log(_line("server", res["server_latency_own"]))
-            res["echo_latency_own"] = await measure(eg, echo, lambda: eg.set_open(own), a.duration, a.warmup, ("echo",))
         res["races_played"] = sum(g.races_played for g in gen.groups)
         res["rss"] = {**server.rss(), "echo": echo.rss()["echo"]}
         eg.close()
