@@ -291,8 +291,15 @@ class Client:
                 self._on_progress(msg)  # type: ignore[arg-type]
         elif t is m.Error:
             if rid is not None:
-                self._moves.pop(rid, None)
+                sent = self._moves.pop(rid, None)
                 self._finishes.pop(rid, None)
+                if sent is not None and msg.code == m.ErrorCode.OUT_OF_SYNC and msg.n is not None:  # type: ignore[union-attr]
+                    board = self.boards.get(sent[0])
+                    if board is not None:
+                        # The server's count is the truth (it may even be lower,
+                        # after Redis lost a tail): the state that follows is
+                        # adopted because it is not older than this.
+                        board.n = msg.n  # type: ignore[union-attr]
         elif t is m.RaceSnapshot:
             if self._note_version(msg.race, msg.ver) or fut is not None:  # type: ignore[union-attr]
                 self._on_snapshot(msg)  # type: ignore[arg-type]
@@ -404,7 +411,10 @@ class Client:
         self.versions[race] = max(last, st.race.ver, *(ev.ver for ev in st.events or ()))
         if st.you is not None:
             board = self.boards.setdefault(race, Board(race=race))
-            board.reset(st.you.view, st.you.n, home=st.you.home, status=st.you.status, legal=st.you.legal)
+            # A state sent after an out-of-sync error can arrive behind the ack
+            # of the next move; the board is then already newer than it.
+            if st.you.n >= board.n or board.view is None:
+                board.reset(st.you.view, st.you.n, home=st.you.home, status=st.you.status, legal=st.you.legal)
         self._resyncing.discard(race)
 
     def _schedule_resync(self, race: str, since: int | None) -> None:

@@ -66,6 +66,22 @@ async def test_illegal_move_and_out_of_sync() -> None:
         assert c.board(race).view_text == fake.races[race].players[c.player].game.view_text()
 
 
+async def test_a_state_older_than_the_board_is_not_adopted() -> None:
+    # The state pushed after an out-of-sync error may arrive behind the ack of
+    # the next move; adopting it would roll the board back one move.
+    async with FakeServer() as fake, client.connect(fake.url) as c:
+        race = await _solo_race(c)
+        old_view = c.board(race).view_text
+        await c.move(race, "draw")
+        seat = fake.races[race].players[c.player]
+        late = m.State(race=fake.races[race].snapshot(),
+                       you=m.You(n=0, view=old_view, legal=[], home=0, status="playing"))
+        c._dispatch(late)
+        assert c.board(race).n == 1 and c.board(race).view_text == seat.game.view_text()
+        await c.move(race, "draw")
+        assert c.board(race).view_text == seat.game.view_text()
+
+
 async def test_two_players_progress_versions_and_gap_resync() -> None:
     async with FakeServer() as fake, client.connect(fake.url, name="a") as a, client.connect(fake.url, name="b") as b:
         snap = await a.create("fours-up", seats=2)
