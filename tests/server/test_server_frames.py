@@ -183,3 +183,20 @@ async def test_protocol_errors_close(server, case):
     assert (await other.recv_msg())["t"] == "welcome"
     assert (await other.recv_msg())["rid"] == 9
     other.close()
+
+
+async def test_keepalive_pongs_reach_websockets(make_server):
+    """Pongs go through websockets (acknowledge_pings): a live client outlasts many keepalive rounds."""
+    from websockets.asyncio.client import connect
+
+    app = await make_server(ping_interval_s=0.2, ping_timeout_s=0.3)
+    ws = await connect(app.ws_url, compression=None)
+    await ws.send(msgpack.packb({"t": "hello", "v": 1}))
+    assert msgpack.unpackb(await ws.recv())["t"] == "welcome"
+    reader = asyncio.ensure_future(ws.recv())  # the library answers pings while it reads
+    await asyncio.sleep(1.5)
+    assert not reader.done(), "closed by the keepalive"
+    await ws.send(msgpack.packb({"t": "ping", "rid": 1}))
+    assert msgpack.unpackb(await reader)["t"] == "pong"
+    assert next(iter(app.gateway.conns)).ws.latency > 0  # pongs were matched to the server's pings
+    await ws.close()
