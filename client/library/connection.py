@@ -621,6 +621,16 @@ class Client:
             try:
                 await self._send(m.encode(m.Move(rid=rid, race=race, n=n, move=move, view=view)))
                 return await self._await_reply(rid, fut, timeout)
+            except ServerError as exc:
+                if exc.code == m.ErrorCode.OUT_OF_SYNC:
+                    # The board's count is the server's now but its view may
+                    # be stale until the pushed state lands: fetch it, so the
+                    # caller's next choice is made on the true board.
+                    try:
+                        await self.resync(race)
+                    except (ServerError, Disconnected, TimeoutError) as resync_exc:
+                        log.warning("resync of %s after out-of-sync failed: %s", race, resync_exc)
+                raise
             finally:
                 self._moves.pop(rid, None)
                 if board.pending == (n, move):

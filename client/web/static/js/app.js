@@ -13,6 +13,7 @@ const app = {
   me: null, // welcome message
   route: { kind: "lobby", id: null },
   queued: null, // {game, seats} while in quick-match
+  createOpen: null, // game id whose "create race" form is open in the lobby
   daily: { supported: null },
   // current race page
   raceId: null,
@@ -286,10 +287,12 @@ function renderLobby() {
       "form",
       {
         class: "create-form",
-        hidden: true,
+        // The lobby re-renders (welcome, daily probe, reconnects): an open form stays open.
+        hidden: app.createOpen !== id,
         onsubmit: (e) => {
           e.preventDefault();
           const f = e.target;
+          app.createOpen = null;
           createRace(id, parseInt(f.seats.value, 10), parseInt(f.limit.value, 10) * 60, f.private.checked);
         },
       },
@@ -325,6 +328,7 @@ function renderLobby() {
             dataset: { act: "create" },
             onclick: () => {
               form.hidden = !form.hidden;
+              app.createOpen = form.hidden ? null : id;
             },
           },
           "Create race…",
