@@ -574,8 +574,9 @@ class Client:
         self.clock_offset_ms = pong.time - (t0 + t1) / 2
         return pong
 
-    async def create(self, game: str, seats: int = m.DEFAULT_SEATS, time_limit_s: int = m.DEFAULT_TIME_LIMIT_S,
+    async def create(self, game: str, seats: int = m.DEFAULT_SEATS, time_limit_s: int | None = None,
                      private: bool = False) -> m.RaceSnapshot:
+        """A new race; `time_limit_s` None: the server's default clock (TIME_LIMIT_S)."""
         return await self.request(m.Create(game=game, seats=seats, time_limit_s=time_limit_s, private=private))
 
     async def join(self, race: str) -> m.RaceSnapshot:

@@ -91,7 +91,8 @@ class Ping(ClientMsg, tag="ping"):
 class Create(ClientMsg, tag="create"):
     game: GameId
     seats: Seats = DEFAULT_SEATS
-    time_limit_s: TimeLimit = DEFAULT_TIME_LIMIT_S
+    # Absent: the server's TIME_LIMIT_S (docs/protocol.md §7), DEFAULT_TIME_LIMIT_S unless configured.
+    time_limit_s: TimeLimit | None = None
     private: bool = False
 
 

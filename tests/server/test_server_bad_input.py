@@ -249,3 +249,12 @@ async def test_slow_reader_is_closed(make_server, limit):
     assert conn.closed
     assert app.metrics.closes[1008] >= 1
     await a.close()
+
+
+async def test_create_default_clock_is_the_servers_time_limit(make_server):
+    """docs/protocol.md §3/§7: `create` without `time_limit_s` gets TIME_LIMIT_S (configurable)."""
+    app = await make_server(time_limit_s=900)
+    a = await player(app.ws_url, "ada")
+    assert (await a.request("create", game="fours-up"))["time_limit_s"] == 900
+    assert (await a.request("create", game="fours-up", time_limit_s=600))["time_limit_s"] == 600
+    await a.close()
