@@ -67,6 +67,7 @@ class _Head(msgspec.Struct):
     ver: int = 0
     player: str = ""
     race: str = ""
+    status: str = ""
 
 
 _head = msgspec.msgpack.Decoder(_Head)
@@ -335,7 +336,8 @@ class Service:
             if ver > loc.ver:
                 loc.ver = ver
         if head.t == "progress":
-            self._progress_out(loc, data, head.player)
+            # A timeout has no ack: the stopped player gets its progress too (no version hole).
+            self._progress_out(loc, data, None if head.status == R.TIMEOUT else head.player)
             return
         for conns in list(loc.members.values()):
             for c in list(conns):
@@ -528,7 +530,8 @@ class Service:
         st = self.settings
         if msg.seats > st.max_seats:
             raise RaceError("bad-message", f"`seats`: at most {st.max_seats}", field="seats")
-        if not st.time_limit_min_s <= msg.time_limit_s <= st.time_limit_max_s:
+        time_limit_s = st.time_limit_s if msg.time_limit_s is None else msg.time_limit_s
+        if not st.time_limit_min_s <= time_limit_s <= st.time_limit_max_s:
             raise RaceError("bad-message", f"`time_limit_s`: {st.time_limit_min_s}..{st.time_limit_max_s}",
                             field="time_limit_s")
         pid = conn.pid
@@ -537,7 +540,7 @@ class Service:
         seed = self.seed_factory()
         now = await self.store.time_ms()
         race = R.new_race(race=S.new_race_id(), game=gdef.id, total=gdef.total, seats=msg.seats,
-                          time_limit_s=msg.time_limit_s, private=msg.private, host=pid,
+                          time_limit_s=time_limit_s, private=msg.private, host=pid,
                           host_name=conn.name, now=now, seed=seed, commitment=rules.seed_commitment(seed),
                           rules_version=rules.RULES_VERSION, deal_version=rules.DEAL_VERSION)
         return await self._publish_new(conn, msg, race, now)

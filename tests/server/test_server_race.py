@@ -127,6 +127,15 @@ async def test_time_limit_ends_and_ranks_by_cards_home(server):
     # every member saw each timeout as a progress event before the end
     timeouts = [m for m in map(msgpack.unpackb, b.frames) if m["t"] == "progress" and m["status"] == "timeout"]
     assert {m["player"] for m in timeouts} >= {a.player, c.player}
+    # a timeout has no ack: each stopped player gets its own progress too, so that its
+    # sequence of race versions has no hole before the end (docs/protocol.md §1 "Versions")
+    for x in (a, b, c):
+        own = [m for m in map(msgpack.unpackb, x.frames) if m["t"] == "progress" and m["status"] == "timeout"
+               and m["player"] == x.player]
+        assert len(own) == 1
+        seen = sorted({m["ver"] for m in map(msgpack.unpackb, x.frames)
+                       if m["t"] in ("race", "start", "progress", "end", "ack") and "ver" in m})
+        assert seen == list(range(seen[0], seen[-1] + 1)), seen
     late = await c.request("move", race=rid, n=2, move="draw")
     assert late["code"] == "race-not-running"
     for x in (a, b, c):
