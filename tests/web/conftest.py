@@ -211,6 +211,12 @@ class Bot:
 
     def close(self) -> None:
         self._stop = True
+        if self.task is not None:
+            self.task.cancel()  # a sleeping play task would die pending with the loop
+            try:
+                self.task.result(5)
+            except BaseException:
+                pass
         try:
             self.call(lambda c: c.close(), timeout=10)
         except Exception:
