@@ -51,7 +51,7 @@ async def play_race(c: client.Client, race: str, strategy: Strategy, result: Bot
         move = await asyncio.to_thread(strategy.choose, view)
         if move is None:
             try:
-                await c.finish(race)
+                await _finish(c, race)
             except client.ServerError as e:  # the race may have ended meanwhile
                 result.errors.append(e.code)
             except (client.Disconnected, TimeoutError) as e:
@@ -72,11 +72,16 @@ async def play_race(c: client.Client, race: str, strategy: Strategy, result: Bot
         except client.IllegalMoveError as e:
             # Cannot happen while board and server agree; do not loop on it.
             result.errors.append(f"illegal {move}: {e.reason}")
-            await c.finish(race)
+            await _finish(c, race)
             break
         except client.ServerError as e:
             if e.code == "out-of-sync":
                 continue  # the library has resynced the board; choose again
+            if e.code == "rate-limited":
+                # Faster than the server's message credits: wait as told and
+                # send the same move again (nothing was applied).
+                await asyncio.sleep((e.retry_ms or 100) / 1000)
+                continue
             result.errors.append(e.code)
             break  # race-not-running (time limit), game-over, ...
         lost = 0
@@ -134,6 +139,18 @@ async def run_bots(url: str, game: str, strategies: list[Strategy], *, race: str
 
 
 RECONNECT_TRIES = 5
+
+
+async def _finish(c: client.Client, race: str) -> None:
+    """Declare the game finished, waiting out the server's rate limit."""
+    while True:
+        try:
+            await c.finish(race)
+            return
+        except client.ServerError as e:
+            if e.code != "rate-limited":
+                raise
+            await asyncio.sleep((e.retry_ms or 100) / 1000)
 
 
 async def _resynced(c: client.Client, race: str) -> None:

@@ -86,3 +86,14 @@ async def test_choices_run_off_the_event_loop_and_survive_a_drop(ws_url: str, mo
         assert r.errors == [], r
         assert r.status in (m.PlayerStatus.WON, m.PlayerStatus.FINISHED)
         assert r.moves > 4
+
+
+async def test_bots_wait_out_the_rate_limit_and_finish(make_server) -> None:
+    # A server with few message credits: greedy bots outrun them at once and
+    # must wait as told (retry_ms) rather than give up mid-game.
+    srv = await make_server(rate=20, burst=5)
+    results = await run_bots(srv.ws_url, "racing-aces", [make("greedy")], time_limit_s=60)
+    [r] = results
+    assert r.errors == [], r
+    assert r.status in (m.PlayerStatus.WON, m.PlayerStatus.FINISHED)
+    assert r.moves > 5
