@@ -855,6 +855,16 @@ class Service:
         e = Entry(S.decode_position(ph[b"pos"]), int(ph[b"n"]), ph[b"status"].decode(), last)
         return e
 
+    async def _settled(self, key: tuple[str, str]) -> Entry | None:
+        """Wait until the player's in-flight moves have landed; their cache entry then."""
+        e = self.games.get(key)
+        if e is not None and e.inflight:
+            fut = asyncio.get_running_loop().create_future()
+            e.idle.append(fut)
+            await fut
+            e = self.games.get(key)
+        return e
+
     async def _move_slow(self, conn: Conn, msg: m.Move) -> None:
         """Cache miss, dup, or n mismatch: settle in-flight moves, reload from Redis, decide."""
         rid, pid = msg.race, conn.pid
@@ -863,12 +873,7 @@ class Service:
             self.metrics.moves_refused["no-such-race"] += 1
             raise RaceError("no-such-race", "no such race")
         key = (rid, pid)
-        e = self.games.get(key)
-        if e is not None and e.inflight:
-            fut = asyncio.get_running_loop().create_future()
-            e.idle.append(fut)
-            await fut
-            e = self.games.get(key)
+        e = await self._settled(key)
         t0 = time.perf_counter()
         if e is None or msg.n != e.n:
             try:
@@ -908,11 +913,7 @@ class Service:
         if race.seat_of(pid) is None:
             raise RaceError("not-in-race", "you have no seat in this race")
         key = (rid, pid)
-        e = self.games.get(key)
-        if e is not None and e.inflight:
-            fut = asyncio.get_running_loop().create_future()
-            e.idle.append(fut)
-            await fut
+        await self._settled(key)
         loop = asyncio.get_running_loop()
         fut2: asyncio.Future = loop.create_future()
         self.store.move_call(rid, pid, "f", 0, "", b"", 0, False, "", lambda r: fut2.set_result(r))
