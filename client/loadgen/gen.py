@@ -39,8 +39,9 @@ from typing import Any
 import msgspec
 
 from client.bots.board import visible_game
-from client.library.board import ViewMismatch, apply_move
 from protocol import rules
+from protocol.rules.cards import FACE_OF_CODE
+from protocol.rules.games import DRAW
 
 from .wsclient import WSClient, frame, open_ws
 
@@ -63,6 +64,8 @@ class Recorder:
         self.sent = 0
         self.errors: dict[str, int] = {}
         self.late_sends = 0  # sends that went out after their due time (server behind schedule)
+        self.draws = 0  # of `sent`: draws (the rest are card moves); the move mix
+        self.full_legal = 0  # full legal_moves() computations (the rest: a cached candidate, checked)
 
     def start(self) -> None:
         self.__init__()
@@ -75,6 +78,11 @@ class Recorder:
 
     def error(self, code: str) -> None:
         self.errors[code] = self.errors.get(code, 0) + 1
+
+
+# Moves chosen from one legal-move list before it is recomputed (each checked
+# legal on the current visible game first; a stale one triggers a recompute).
+REFRESH = 4
 
 
 class Mode:
@@ -90,7 +98,7 @@ class Mode:
 class Bot:
     __slots__ = ("ws", "group", "idx", "pid", "race", "n", "view", "vg", "legal", "rng",
                  "inflight", "owed", "rid", "futs", "events", "rec", "mode", "table", "timer",
-                 "due", "done", "move_out", "game", "started", "resyncing")
+                 "due", "done", "move_out", "game", "started", "resyncing", "fresh")
 
     def __init__(self, group: "Group", idx: int, rec: Recorder, mode: Mode,
                  table: dict[tuple[str, str, int], list[float]], seed: int) -> None:
@@ -102,7 +110,8 @@ class Bot:
         self.n = 0
         self.view: rules.View | None = None
         self.vg: Any = None
-        self.legal: list[str] = []
+        self.legal: list[str] = []  # candidates: the legal moves of a recent position
+        self.fresh = 0  # moves chosen from `legal` since it was computed
         self.rng = random.Random(seed)
         self.inflight: float | None = None  # intended time of the move awaiting its ack
         self.move_out = ""
@@ -186,6 +195,7 @@ class Bot:
         self.view = view
         self.vg = visible_game(view)
         self.legal = self.vg.legal_moves()
+        self.fresh = 0
 
     def on_ack(self, msg: dict) -> None:
         t = now()
@@ -198,14 +208,22 @@ class Bot:
         mv = msg["move"]
         self.n = msg["n"]
         revealed = msg.get("revealed") or ()
+        # The visible game follows the move in place; what the move turned up
+        # (filler in the visible game) is overwritten with the revealed cards,
+        # so it stays a function of what this player has seen (RULES.md §0.4).
+        vg = self.vg
         try:
-            self.view = apply_move(self.view, mv, revealed)  # type: ignore[arg-type]
-            if revealed:
-                self.vg = visible_game(self.view)
-            else:
-                self.vg.play(mv)
-            self.legal = self.vg.legal_moves()
-        except (ViewMismatch, rules.IllegalMove, rules.PositionError):
+            got = vg._play(mv)
+            if got or revealed:
+                if not got or len(got) != len(revealed):
+                    raise ValueError("revealed")
+                names = vg.game.pile_names
+                piles = vg.piles
+                for (i, _f), (pile, card) in zip(got, revealed):
+                    if names[i] != pile:
+                        raise ValueError("revealed")
+                    piles[i][-1] = FACE_OF_CODE[card]
+        except (ValueError, KeyError, rules.IllegalMove, rules.PositionError):
             rec.error("client-view-mismatch")
             self.resync()
             return
@@ -270,18 +288,42 @@ class Bot:
 
     # --- sending
 
-    def send_move(self, intended: float) -> None:
+    def pick(self) -> str | None:
+        """A uniformly random move of a recent legal-move list, if it is still
+        legal here (checked on the visible game, a few µs); else, and every
+        REFRESH moves, the full `legal_moves()` of the view. None: no legal move."""
         legal = self.legal
+        vg = self.vg
+        if legal and self.fresh < REFRESH:
+            mv = legal[self.rng.randrange(len(legal))]
+            parsed = vg.game.parse_cache.get(mv)
+            if parsed is DRAW:
+                ok = bool(vg.piles[vg.game.stock_idx])
+            else:
+                ok = parsed is not None and vg._refusal(*parsed) is None
+            if ok:
+                self.fresh += 1
+                return mv
+        legal = self.legal = vg.legal_moves()
+        self.fresh = 0
+        self.rec.full_legal += 1
         if not legal:
+            return None
+        return legal[0] if len(legal) == 1 else legal[self.rng.randrange(len(legal))]
+
+    def send_move(self, intended: float) -> None:
+        mv = self.pick()
+        if mv is None:
             self.game_over()
             return
-        mv = legal[0] if len(legal) == 1 else legal[self.rng.randrange(len(legal))]
         self.inflight = intended
         self.move_out = mv
         self.rid += 1
         rec = self.rec
         if rec.on:
             rec.sent += 1
+            if mv == DRAW:
+                rec.draws += 1
         log = self.group.gen.sent_log
         if log is not None:
             log[(self.pid, self.n + 1)] = intended

@@ -89,6 +89,7 @@ async def _window(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
     g1 = self_cpu()
     i1 = P.machine_idle_s()
     raw = {"wall": rec.t1 - rec.t0, "ops": rec.done, "sent": rec.sent, "late": rec.late_sends,
+           "draws": rec.draws, "full_legal": rec.full_legal,
            "errors": dict(rec.errors), "ack": list(rec.ack), "rival": list(rec.rival),
            "cpu": {n: c1[n] - c0[n] for n in c0}, "sys": {n: s1[n] - s0[n] for n in s0},
            "wait": {n: w1[n] - w0[n] for n in w0}, "gen": g1 - g0, "idle": i1 - i0}
@@ -133,6 +134,12 @@ def _summary(raws: list[dict[str, Any]], cpu_names: tuple[str, ...]) -> dict[str
         "runq_wait_share": {n: round(v / wall, 3) for n, v in wait.items()},
         "syscalls_per_op": {n: (round(v / ops, 2) if ops else None) for n, v in sysc.items()},
         "generator_core_share": round(sum(r["gen"] for r in raws) / wall, 3),
+        # the load generator's own CPU (this process, all its connections) per completed op
+        "generator_cpu_us_per_op": round(sum(r["gen"] for r in raws) / ops * 1e6, 1) if ops else None,
+        # the move mix (moves only): share of draws among the moves sent, and of
+        # moves that needed a full legal_moves() (the rest: a cached candidate, checked)
+        "draw_share": round(sum(r["draws"] for r in raws) / max(1, sum(r["sent"] for r in raws)), 3),
+        "full_legal_share": round(sum(r["full_legal"] for r in raws) / max(1, sum(r["sent"] for r in raws)), 3),
         "machine_busy_cores": round((os.cpu_count() or 1) - sum(r["idle"] for r in raws) / wall, 2),
     }
     tot = sum(cpu[n] for n in cpu_names if n in cpu)
@@ -223,7 +230,8 @@ async def moves_mode(a: Any, log) -> dict[str, Any]:
 
 def _line(name: str, r: dict[str, Any]) -> str:
     return (f"  {name}: {r['ops_per_s']:.0f}/s, ack p50 {r['ack']['p50_ms']} p99 {r['ack']['p99_ms']} ms, "
-            f"cpu µs/op {r['cpu_us_per_op']}, generator {r['generator_core_share']:.2f} core, "
+            f"cpu µs/op {r['cpu_us_per_op']}, generator {r['generator_core_share']:.2f} core "
+            f"({r['generator_cpu_us_per_op']} µs/op), "
             f"machine busy {r['machine_busy_cores']} cores, waited for a CPU {r.get('runq_wait_share')}, "
             f"errors {r['errors']}")
 

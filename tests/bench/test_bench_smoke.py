@@ -58,3 +58,12 @@ def test_idle_and_fanout(tmp_path):
         assert f[side]["updates"] >= 5, f[side]
         assert f[side]["incomplete"] <= 2
         assert sane_ms(f[side]["to_last"]["p50_ms"])
+
+
+def test_moves_reports_generator_cost_and_mix(tmp_path):
+    r = bench(tmp_path, "moves", "--races", "3", "--duration", "0.8", "--warmup", "0.2", "--rate", "150")
+    for phase in ("server_capacity", "echo_capacity"):
+        assert r[phase]["generator_cpu_us_per_op"] > 0
+    sc = r["server_capacity"]
+    assert 0 < sc["draw_share"] < 0.5  # mostly card moves, some draws
+    assert 0 < sc["full_legal_share"] <= 1
