@@ -12,7 +12,7 @@ from client.tui.net import connector
 from client.tui.play_app import Intent, PlayApp
 from tests.tui.helpers import rendered, until
 
-fake_server = pytest.importorskip("tests.client.fake_server")
+from tests.client import fake_server  # noqa: E402
 
 
 async def test_create_ready_move_against_fake_server(tmp_path):

@@ -39,9 +39,11 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (make test installs it)")
+# A missing browser fails the run rather than skipping it: `make test` installs both.
+from playwright import sync_api  # noqa: E402
+
 if not Path(CHROMIUM).exists():  # pragma: no cover - make test installs it
-    pytest.skip(f"{CHROMIUM} is missing (make test installs Debian's chromium)", allow_module_level=True)
+    pytest.fail(f"{CHROMIUM} is missing (make test installs Debian's chromium)", pytrace=False)
 
 def free_port() -> int:
     with socket.socket() as s:

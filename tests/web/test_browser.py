@@ -375,16 +375,10 @@ def test_reconnect_after_drop_and_reload(new_page, make_bot):
 
 def test_daily_challenge(new_page, make_bot):
     """Play today's daily attempt in the browser: sealed result, then the live leaderboard."""
-    from client.library import ServerError
     from protocol import messages as m
 
     bot = make_bot("daily-bot")
-    try:
-        bot.call(lambda c: c.request(m.Daily(game="fours-up")))
-    except ServerError as e:
-        if e.code in ("unknown-type", "internal"):
-            pytest.skip(f"this server has no daily challenge yet ({e.code})")
-        raise
+    bot.call(lambda c: c.request(m.Daily(game="fours-up")))
 
     page = new_page("daisy")
     page.goto(page.url.split("#")[0] + "#daily=fours-up")
