@@ -10,6 +10,7 @@ not an average dominated by a few slow ones.
 
 Targets (issue): play() <= 15 µs and legal_moves() <= 60 µs median, per game.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -76,7 +77,9 @@ def measure(game_id: str, deals: int, max_moves: int, rng: random.Random) -> dic
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--quick", action="store_true", help="fewer deals (a few seconds)")
     parser.add_argument("--deals", type=int, help="deals per game (default 400, quick 40)")
     parser.add_argument("--moves", type=int, default=250, help="move cap per deal (default 250)")
@@ -93,11 +96,15 @@ def main(argv: list[str] | None = None) -> int:
                 break
     except OSError:
         pass
-    print(f"python {platform.python_version()} ({platform.python_implementation()}), "
-          f"nproc {os.cpu_count()}, cpu {cpu}")
+    print(
+        f"python {platform.python_version()} ({platform.python_implementation()}), "
+        f"nproc {os.cpu_count()}, cpu {cpu}"
+    )
     print(f"{deals} deals per game, at most {args.moves} random moves each\n")
-    header = (f"{'game':22} {'calls':>7} {'play':>6} {'p90':>6} {'apply':>6} {'legal':>7} {'p90':>6} "
-              f"{'to_text':>8} {'view':>6}  ok")
+    header = (
+        f"{'game':22} {'calls':>7} {'play':>6} {'p90':>6} {'apply':>6} {'legal':>7} {'p90':>6} "
+        f"{'to_text':>8} {'view':>6}  ok"
+    )
     print("median (and 90th percentile) µs per call")
     print(header)
     print("-" * len(header))
@@ -112,9 +119,11 @@ def main(argv: list[str] | None = None) -> int:
             ok = med["play"] <= PLAY_TARGET_US and med["legal_moves"] <= LEGAL_TARGET_US
             all_ok &= ok
             calls = len(r["play"]) + len(r["apply"])
-            print(f"{game_id:22} {calls:>7} {med['play']:>6.2f} {p90['play']:>6.2f} {med['apply']:>6.2f} "
-                  f"{med['legal_moves']:>7.2f} {p90['legal_moves']:>6.2f} {med['to_text']:>8.2f} "
-                  f"{med['view_text']:>6.2f}  {'yes' if ok else 'NO'}")
+            print(
+                f"{game_id:22} {calls:>7} {med['play']:>6.2f} {p90['play']:>6.2f} {med['apply']:>6.2f} "
+                f"{med['legal_moves']:>7.2f} {p90['legal_moves']:>6.2f} {med['to_text']:>8.2f} "
+                f"{med['view_text']:>6.2f}  {'yes' if ok else 'NO'}"
+            )
     finally:
         gc.enable()
     print(f"\ntargets: play <= {PLAY_TARGET_US:g} µs, legal_moves <= {LEGAL_TARGET_US:g} µs (medians)")

@@ -7,6 +7,7 @@
     ...
     await app.stop()           # stop accepting, land in-flight moves, close 1012, stop Redis
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -34,7 +35,7 @@ class App:
         self.daily: Daily | None = None
         self.gateway: Gateway | None = None
 
-    async def start(self) -> "App":
+    async def start(self) -> App:
         url = self.settings.redis
         if not url:
             # No --redis: a private redis-server with its AOF in the data folder.
@@ -46,9 +47,15 @@ class App:
         await self.store.start()
         self.service = Service(self.settings, self.store, self.metrics)
         st = self.settings
-        self.daily = Daily(self.store.redis, clock=self.service.now_ms, secret=st.daily_secret or None,
-                           time_limit_s=st.daily_time_limit_s, min_attempt_s=st.time_limit_min_s,
-                           start_lead_ms=st.countdown_ms + 2000, replay_top=st.daily_replay_top)
+        self.daily = Daily(
+            self.store.redis,
+            clock=self.service.now_ms,
+            secret=st.daily_secret or None,
+            time_limit_s=st.daily_time_limit_s,
+            min_attempt_s=st.time_limit_min_s,
+            start_lead_ms=st.countdown_ms + 2000,
+            replay_top=st.daily_replay_top,
+        )
         install_daily(self.service, self.daily)
         await self.service.start()
         self.gateway = Gateway(self.settings, self.service, self.metrics)

@@ -15,6 +15,7 @@ coalescible updates are dropped, acks and own reveals never are). A
 connection with frames pending in this loop iteration gets the frame through
 its own `send`, behind them.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -6,6 +6,7 @@ Every setting of server/config.py is a flag and a SOLRACE_* variable. Prints
 the WebSocket and HTTP URLs once listening (tests read the first line to
 learn the port when started with --port 0). SIGTERM/SIGINT: graceful stop.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,8 +65,11 @@ def tune_gc() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
     logging.getLogger("websockets").setLevel(logging.WARNING)  # one line per HTTP request is noise
     settings = Settings.from_env(args=args)
     try:

@@ -23,6 +23,7 @@ transactional, so redis-py's cluster pipeline splits them per node.
   node, so the bus subscribes on one node (`pubsub_url`, rotating through the
   known nodes when it reconnects).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -53,7 +54,7 @@ class ClusterURL:
     def __init__(self, url: str) -> None:
         if not is_cluster_url(url):
             raise ValueError(f"not a {SCHEME}:// URL: {url!r}")
-        rest = url[len(SCHEME) + 3:]
+        rest = url[len(SCHEME) + 3 :]
         auth, _, hosts = rest.rpartition("@")
         hosts = hosts.split("/", 1)[0].split("?", 1)[0]
         self.username: str | None = None
@@ -87,8 +88,12 @@ def cold_client(url: str) -> Any:
     from redis.asyncio.cluster import ClusterNode, RedisCluster
 
     cu = ClusterURL(url)
-    return RedisCluster(startup_nodes=[ClusterNode(h, p) for h, p in cu.nodes], username=cu.username,
-                        password=cu.password, decode_responses=False)
+    return RedisCluster(
+        startup_nodes=[ClusterNode(h, p) for h, p in cu.nodes],
+        username=cu.username,
+        password=cu.password,
+        decode_responses=False,
+    )
 
 
 class ClusterPipe:
@@ -117,7 +122,7 @@ class ClusterPipe:
             try:
                 await asyncio.wait_for(pipe.connect(), 2.0)
                 table = await asyncio.wait_for(pipe.execute("CLUSTER", "SLOTS"), 2.0)
-            except (OSError, ConnectionError, asyncio.TimeoutError, TimeoutError) as exc:
+            except (OSError, ConnectionError, TimeoutError) as exc:
                 errors.append(f"{addr[0]}:{addr[1]}: {exc}")
                 continue
             if isinstance(table, Exception) or not table:
@@ -135,7 +140,7 @@ class ClusterPipe:
             for node in self.known:
                 try:
                     await asyncio.wait_for(self._pipe(node).connect(), 2.0)
-                except (OSError, ConnectionError, asyncio.TimeoutError, TimeoutError) as exc:
+                except (OSError, ConnectionError, TimeoutError) as exc:
                     log.warning("cluster node %s:%d unreachable: %s", node[0], node[1], exc)
             return
         raise ConnectionError("no cluster node answered CLUSTER SLOTS: " + "; ".join(errors))
@@ -172,8 +177,14 @@ class ClusterPipe:
         addr = self.slots[slot] or self.known[0]
         self._send(addr, packed, callback, 0, asking=False)
 
-    def _send(self, addr: tuple[str, int], packed: bytes, callback: Callable[[Any], None], redirects: int,
-              asking: bool) -> None:
+    def _send(
+        self,
+        addr: tuple[str, int],
+        packed: bytes,
+        callback: Callable[[Any], None],
+        redirects: int,
+        asking: bool,
+    ) -> None:
         pipe = self._pipe(addr)
 
         def done(reply: Any) -> None:
@@ -197,8 +208,14 @@ class ClusterPipe:
             pipe.call_packed(b"*1\r\n$6\r\nASKING\r\n", _ignore)
         pipe.call_packed(packed, done)
 
-    def _resend(self, addr: tuple[str, int], packed: bytes, callback: Callable[[Any], None], redirects: int,
-                asking: bool) -> None:
+    def _resend(
+        self,
+        addr: tuple[str, int],
+        packed: bytes,
+        callback: Callable[[Any], None],
+        redirects: int,
+        asking: bool,
+    ) -> None:
         pipe = self._pipe(addr)
         if pipe.ready:
             self._send(addr, packed, callback, redirects, asking)

@@ -5,11 +5,12 @@ Each setting can be given as a command-line flag (``--max-frame 8192``) or a
 the environment, the environment over the defaults. The names in capitals are
 the ones docs/protocol.md §7 uses and `welcome.limits` reports.
 """
+
 from __future__ import annotations
 
 import argparse
-import math
 import dataclasses
+import math
 import os
 from dataclasses import dataclass, field, fields
 from typing import Any
@@ -30,56 +31,113 @@ class Settings:
         metadata=_doc("Redis URL (redis://host:port/db); empty starts a private redis-server"),
     )
     data: str = field(default="./data", metadata=_doc("data folder of the private redis-server (AOF)"))
-    redis_fsync: str = field(default="everysec", metadata=_doc(
-        "appendfsync of the private redis-server: always (an ack survives a machine crash), everysec "
-        "(a machine crash may lose the last second of acks), no (the OS decides)"))
+    redis_fsync: str = field(
+        default="everysec",
+        metadata=_doc(
+            "appendfsync of the private redis-server: always (an ack survives a machine crash), everysec "
+            "(a machine crash may lose the last second of acks), no (the OS decides)"
+        ),
+    )
     static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
 
     # --- limits reported to clients (docs/protocol.md §7)
-    max_frame: int = field(default=4096, metadata=_doc("largest inbound frame in bytes; larger closes with 1009", "MAX_FRAME"))
+    max_frame: int = field(
+        default=4096, metadata=_doc("largest inbound frame in bytes; larger closes with 1009", "MAX_FRAME")
+    )
     rate: int = field(default=30, metadata=_doc("message credits per second per connection", "RATE"))
     burst: int = field(default=60, metadata=_doc("message credits a connection may bank", "BURST"))
     max_name: int = field(default=24, metadata=_doc("longest display name, characters", "MAX_NAME"))
     max_seats: int = field(default=8, metadata=_doc("most seats in a race", "MAX_SEATS"))
-    time_limit_min_s: int = field(default=30, metadata=_doc("shortest race clock, seconds", "MIN_TIME_LIMIT_S"))
-    time_limit_max_s: int = field(default=7200, metadata=_doc("longest race clock, seconds", "MAX_TIME_LIMIT_S"))
-    time_limit_s: int = field(default=600, metadata=_doc("race clock when create does not say", "TIME_LIMIT_S"))
-    max_races_per_player: int = field(default=8, metadata=_doc("seats one player may hold in unfinished races", "MAX_RACES_PER_PLAYER"))
-    countdown_ms: int = field(default=3000, metadata=_doc("countdown between 'all ready' and the start", "COUNTDOWN"))
-    spectator_delay_ms: int = field(default=10000, metadata=_doc("how far in the past spectators see boards", "SPECTATOR_DELAY"))
-    spectator_flush_ms: int = field(default=200, metadata=_doc("interval of spectator board updates", "SPECTATOR_FLUSH"))
-    outbound_queue: int = field(default=256, metadata=_doc("messages queued for a slow client before it is closed", "OUTBOUND_QUEUE"))
-    hello_timeout_s: float = field(default=10.0, metadata=_doc("seconds a new connection has to say hello", "HELLO_TIMEOUT"))
-    session_ttl_s: int = field(default=7 * 86400, metadata=_doc("lifetime of a session token, renewed at each hello", "SESSION_TTL"))
-    max_conn_per_addr: int = field(default=64, metadata=_doc("open connections per client address (per process)", "MAX_CONN_PER_ADDR"))
+    time_limit_min_s: int = field(
+        default=30, metadata=_doc("shortest race clock, seconds", "MIN_TIME_LIMIT_S")
+    )
+    time_limit_max_s: int = field(
+        default=7200, metadata=_doc("longest race clock, seconds", "MAX_TIME_LIMIT_S")
+    )
+    time_limit_s: int = field(
+        default=600, metadata=_doc("race clock when create does not say", "TIME_LIMIT_S")
+    )
+    max_races_per_player: int = field(
+        default=8, metadata=_doc("seats one player may hold in unfinished races", "MAX_RACES_PER_PLAYER")
+    )
+    countdown_ms: int = field(
+        default=3000, metadata=_doc("countdown between 'all ready' and the start", "COUNTDOWN")
+    )
+    spectator_delay_ms: int = field(
+        default=10000, metadata=_doc("how far in the past spectators see boards", "SPECTATOR_DELAY")
+    )
+    spectator_flush_ms: int = field(
+        default=200, metadata=_doc("interval of spectator board updates", "SPECTATOR_FLUSH")
+    )
+    outbound_queue: int = field(
+        default=256, metadata=_doc("messages queued for a slow client before it is closed", "OUTBOUND_QUEUE")
+    )
+    hello_timeout_s: float = field(
+        default=10.0, metadata=_doc("seconds a new connection has to say hello", "HELLO_TIMEOUT")
+    )
+    session_ttl_s: int = field(
+        default=7 * 86400, metadata=_doc("lifetime of a session token, renewed at each hello", "SESSION_TTL")
+    )
+    max_conn_per_addr: int = field(
+        default=64, metadata=_doc("open connections per client address (per process)", "MAX_CONN_PER_ADDR")
+    )
 
     # --- server-side tuning (not reported to clients)
     stream_maxlen: int = field(default=1000, metadata=_doc("approximate length cap of a race's event stream"))
-    finished_ttl_s: int = field(default=30 * 86400, metadata=_doc("how long a finished race (seed, logs) stays in Redis"))
-    lobby_ttl_s: int = field(default=86400, metadata=_doc("how long a race may sit in its lobby before it expires"))
-    sweep_ms: int = field(default=250, metadata=_doc("interval of the deadline sweeper (backstop of local timers)"))
+    finished_ttl_s: int = field(
+        default=30 * 86400, metadata=_doc("how long a finished race (seed, logs) stays in Redis")
+    )
+    lobby_ttl_s: int = field(
+        default=86400, metadata=_doc("how long a race may sit in its lobby before it expires")
+    )
+    sweep_ms: int = field(
+        default=250, metadata=_doc("interval of the deadline sweeper (backstop of local timers)")
+    )
     max_list: int = field(default=100, metadata=_doc("most races in a race_list reply"))
-    redis_pool: int = field(default=64, metadata=_doc("Redis connections for the cold paths (the move path has its own)"))
-    rate_close: int = field(default=200, metadata=_doc("rate-limited messages in a row before closing with 1008", "RATE_CLOSE"))
-    sndbuf: int = field(default=65536, metadata=_doc(
-        "kernel send buffer of each websocket, bytes (0: the OS autotunes it, up to megabytes): with "
-        "OUTBOUND_QUEUE it bounds what a client that stops reading holds before it is closed"))
-    ping_interval_s: float = field(default=20.0, metadata=_doc("keepalive ping interval, seconds (0: no pings)"))
-    ping_timeout_s: float = field(default=20.0, metadata=_doc(
-        "a connection that answers no ping within this many seconds is closed (1011)"))
-    close_timeout_s: float = field(default=2.0, metadata=_doc(
-        "seconds to wait for the peer's close frame before dropping the TCP connection"))
-    trusted_proxies: str = field(default="", metadata=_doc(
-        "comma-separated addresses or networks (10.0.0.0/8) of proxies whose X-Forwarded-For names "
-        "the client address (for MAX_CONN_PER_ADDR); empty: trust none"))
+    redis_pool: int = field(
+        default=64, metadata=_doc("Redis connections for the cold paths (the move path has its own)")
+    )
+    rate_close: int = field(
+        default=200, metadata=_doc("rate-limited messages in a row before closing with 1008", "RATE_CLOSE")
+    )
+    sndbuf: int = field(
+        default=65536,
+        metadata=_doc(
+            "kernel send buffer of each websocket, bytes (0: the OS autotunes it, up to megabytes): with "
+            "OUTBOUND_QUEUE it bounds what a client that stops reading holds before it is closed"
+        ),
+    )
+    ping_interval_s: float = field(
+        default=20.0, metadata=_doc("keepalive ping interval, seconds (0: no pings)")
+    )
+    ping_timeout_s: float = field(
+        default=20.0,
+        metadata=_doc("a connection that answers no ping within this many seconds is closed (1011)"),
+    )
+    close_timeout_s: float = field(
+        default=2.0,
+        metadata=_doc("seconds to wait for the peer's close frame before dropping the TCP connection"),
+    )
+    trusted_proxies: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated addresses or networks (10.0.0.0/8) of proxies whose X-Forwarded-For names "
+            "the client address (for MAX_CONN_PER_ADDR); empty: trust none"
+        ),
+    )
 
     # --- daily challenges (server/daily, docs/protocol.md §5)
-    daily_secret: str = field(default="", metadata=_doc(
-        "HMAC key of the daily seeds; empty: one is generated once and kept in Redis. Prefer "
-        "the environment variable to the flag (process lists show flags); never change it mid-day"))
+    daily_secret: str = field(
+        default="",
+        metadata=_doc(
+            "HMAC key of the daily seeds; empty: one is generated once and kept in Redis. Prefer "
+            "the environment variable to the flag (process lists show flags); never change it mid-day"
+        ),
+    )
     daily_time_limit_s: int = field(default=600, metadata=_doc("race clock of a daily attempt, seconds"))
-    daily_replay_top: int = field(default=10, metadata=_doc(
-        "leaderboard entries whose replays are published once a day is final"))
+    daily_replay_top: int = field(
+        default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
+    )
 
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""
@@ -92,7 +150,7 @@ class Settings:
                 out[name] = value if isinstance(value, int) else math.ceil(value)
         return out
 
-    def replace(self, **changes: Any) -> "Settings":
+    def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
 
     # --- flags and environment
@@ -112,7 +170,9 @@ class Settings:
             )
 
     @classmethod
-    def from_env(cls, environ: dict[str, str] | None = None, args: argparse.Namespace | None = None) -> "Settings":
+    def from_env(
+        cls, environ: dict[str, str] | None = None, args: argparse.Namespace | None = None
+    ) -> Settings:
         environ = dict(os.environ if environ is None else environ)
         values: dict[str, Any] = {}
         for f in fields(cls):

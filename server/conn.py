@@ -17,13 +17,15 @@ connection's `job`, run by its handler task, and the frames behind it wait in
 `inq` (reading pauses beyond INBOUND_HIGH of them), so a connection's
 requests are answered in order.
 """
+
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
 from collections import deque
-from typing import TYPE_CHECKING, Any, Awaitable
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 from websockets.protocol import State
 
@@ -50,7 +52,7 @@ class Outbox:
         self.scheduled = False
         self.loop: asyncio.AbstractEventLoop | None = None
 
-    def add(self, conn: "Conn") -> None:
+    def add(self, conn: Conn) -> None:
         self.pending.append(conn)
         if not self.scheduled:
             self.scheduled = True
@@ -71,14 +73,48 @@ class Outbox:
 
 class Conn:
     __slots__ = (
-        "ws", "addr", "pid", "name", "queue", "limit", "high", "writer", "closed",
-        "credits", "stamp", "rate", "burst", "limited", "races", "spectating", "quick",
-        "metrics", "out", "outbox", "inq", "busy", "job", "wake", "paused", "lost", "hello_by", "timer",
+        "ws",
+        "addr",
+        "pid",
+        "name",
+        "queue",
+        "limit",
+        "high",
+        "writer",
+        "closed",
+        "credits",
+        "stamp",
+        "rate",
+        "burst",
+        "limited",
+        "races",
+        "spectating",
+        "quick",
+        "metrics",
+        "out",
+        "outbox",
+        "inq",
+        "busy",
+        "job",
+        "wake",
+        "paused",
+        "lost",
+        "hello_by",
+        "timer",
         "__weakref__",
     )
 
-    def __init__(self, ws: "FastConnection", addr: str, *, rate: float, burst: int,
-                 outbound_queue: int, metrics: Any = None, outbox: Outbox | None = None) -> None:
+    def __init__(
+        self,
+        ws: FastConnection,
+        addr: str,
+        *,
+        rate: float,
+        burst: int,
+        outbound_queue: int,
+        metrics: Any = None,
+        outbox: Outbox | None = None,
+    ) -> None:
         self.ws = ws
         self.addr = addr
         self.pid: str | None = None  # set by hello
@@ -215,7 +251,7 @@ class Conn:
             # close() waits for the peer's close frame up to the server's close_timeout;
             # the outer bound covers a peer that stops reading during the handshake.
             await asyncio.wait_for(ws.close(code, reason), CLOSE_LIMIT)
-        except (asyncio.TimeoutError, TimeoutError):
+        except TimeoutError:
             transport.abort()
         except Exception:
             log.exception("close failed")

@@ -6,6 +6,7 @@ clone needs no system Redis. The server listens on 127.0.0.1 on a free port
 a restart loses nothing, and is stopped when we exit — also if we die: on
 Linux the child gets SIGTERM when its parent goes away (PR_SET_PDEATHSIG).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -56,9 +57,16 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
 class EmbeddedRedis:
     """A redis-server child process. Use as a context manager or start()/stop()."""
 
-    def __init__(self, data_dir: str | os.PathLike[str], *, host: str = "127.0.0.1",
-                 port: int = 0, appendonly: bool = True, appendfsync: str = "everysec",
-                 log_name: str = "redis.log") -> None:
+    def __init__(
+        self,
+        data_dir: str | os.PathLike[str],
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        appendonly: bool = True,
+        appendfsync: str = "everysec",
+        log_name: str = "redis.log",
+    ) -> None:
         if appendfsync not in ("always", "everysec", "no"):
             raise ValueError(f"appendfsync must be always, everysec or no, not {appendfsync!r}")
         self.data_dir = Path(data_dir).resolve()
@@ -73,27 +81,40 @@ class EmbeddedRedis:
     def url(self) -> str:
         return f"redis://{self.host}:{self.port}/0"
 
-    def start(self, timeout: float = 10.0) -> "EmbeddedRedis":
+    def start(self, timeout: float = 10.0) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         # A free port can be taken between our probe and redis' bind: retry.
         for _attempt in range(5):
             port = self.port or free_port(self.host)
             args = [
                 redis_server_binary(),
-                "--bind", self.host,
-                "--port", str(port),
-                "--dir", str(self.data_dir),
-                "--appendonly", "yes" if self.appendonly else "no",
-                "--appendfsync", self.appendfsync,
-                "--save", "",  # AOF only: no RDB snapshots
-                "--daemonize", "no",
-                "--protected-mode", "yes",
-                "--logfile", self.log_name,
-                "--maxclients", "10000",
+                "--bind",
+                self.host,
+                "--port",
+                str(port),
+                "--dir",
+                str(self.data_dir),
+                "--appendonly",
+                "yes" if self.appendonly else "no",
+                "--appendfsync",
+                self.appendfsync,
+                "--save",
+                "",  # AOF only: no RDB snapshots
+                "--daemonize",
+                "no",
+                "--protected-mode",
+                "yes",
+                "--logfile",
+                self.log_name,
+                "--maxclients",
+                "10000",
             ]
             self.proc = subprocess.Popen(
-                args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL, preexec_fn=_die_with_parent,
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                preexec_fn=_die_with_parent,
             )
             if self._wait_ready(port, timeout):
                 self.port = port
@@ -130,7 +151,7 @@ class EmbeddedRedis:
             proc.kill()
             proc.wait()
 
-    def __enter__(self) -> "EmbeddedRedis":
+    def __enter__(self) -> EmbeddedRedis:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:

@@ -18,6 +18,7 @@ HTTP (process_request): `/healthz` (200 when Redis answers, else 503),
 A request with `Upgrade: websocket` goes to the WebSocket handler whatever
 its path (the protocol names `/ws`).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -26,10 +27,11 @@ import logging
 import mimetypes
 import socket
 from collections import deque
+from collections.abc import Awaitable
 from functools import partial
 from http import HTTPStatus
 from pathlib import Path
-from typing import Any, Awaitable
+from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.datastructures import Headers
@@ -64,12 +66,17 @@ class Gateway:
         self.server: Server | None = None
         self.outbox = Outbox()
         self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
-        self.trusted = [ipaddress.ip_network(x.strip(), strict=False)
-                        for x in settings.trusted_proxies.split(",") if x.strip()]
+        self.trusted = [
+            ipaddress.ip_network(x.strip(), strict=False)
+            for x in settings.trusted_proxies.split(",")
+            if x.strip()
+        ]
 
     async def start(self) -> Server:
         self.server = await serve(
-            self.handler, self.settings.host, self.settings.port,
+            self.handler,
+            self.settings.host,
+            self.settings.port,
             compression=None,  # permessage-deflate costs ~50 KiB per socket and CPU per frame
             max_size=self.settings.max_frame,  # larger frames: close 1009
             process_request=self.process_request,
@@ -95,7 +102,7 @@ class Gateway:
         if path == "/healthz":
             try:
                 ok = await asyncio.wait_for(self.service.store.ping(), 2.0)
-            except (asyncio.TimeoutError, TimeoutError):
+            except TimeoutError:
                 ok = False
             return self._response(200 if ok else 503, b"ok\n" if ok else b"redis unreachable\n", "text/plain")
         if path == "/metrics":
@@ -138,8 +145,9 @@ class Gateway:
 
     @staticmethod
     def _response(status: int, body: bytes, ctype: str) -> Response:
-        headers = Headers([("Content-Type", ctype), ("Content-Length", str(len(body))),
-                           ("Cache-Control", "no-cache")])
+        headers = Headers(
+            [("Content-Type", ctype), ("Content-Length", str(len(body))), ("Cache-Control", "no-cache")]
+        )
         return Response(status, HTTPStatus(status).phrase, headers, body)
 
     # --- WebSocket ---------------------------------------------------------------------------------
@@ -173,8 +181,15 @@ class Gateway:
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, st.sndbuf)
                 except OSError:
                     pass
-        conn = Conn(ws, addr, rate=st.rate, burst=st.burst, outbound_queue=st.outbound_queue,
-                    metrics=self.metrics, outbox=self.outbox)
+        conn = Conn(
+            ws,
+            addr,
+            rate=st.rate,
+            burst=st.burst,
+            outbound_queue=st.outbound_queue,
+            metrics=self.metrics,
+            outbox=self.outbox,
+        )
         count = self.per_addr.get(addr, 0) + 1
         self.per_addr[addr] = count
         self.conns.add(conn)
@@ -221,8 +236,13 @@ class Gateway:
             rid = m.decode_client(frame).rid
         except Exception:
             pass
-        self._error(conn, rid, "rate-limited", "message credits exhausted; the message was dropped",
-                    retry_ms=int(wait_ms) + 1)
+        self._error(
+            conn,
+            rid,
+            "rate-limited",
+            "message credits exhausted; the message was dropped",
+            retry_ms=int(wait_ms) + 1,
+        )
         if conn.limited > self.settings.rate_close:
             conn.abort(1008, "rate limit abused")
 
@@ -380,5 +400,5 @@ class Gateway:
         self.server.close(close_connections=True, code=1012, reason="server restarting")
         try:
             await asyncio.wait_for(self.server.wait_closed(), timeout)
-        except (asyncio.TimeoutError, TimeoutError):
+        except TimeoutError:
             log.warning("some connections did not close in time")

@@ -3,6 +3,7 @@
 Plain counters and one histogram, no dependency: incrementing is an
 attribute add on the hot path, rendering happens only when scraped.
 """
+
 from __future__ import annotations
 
 import bisect

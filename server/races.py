@@ -19,6 +19,7 @@ Lifecycle::
 Player status: waiting/ready in the lobby; playing from the start; then won,
 finished (declared) or timeout (still playing at the deadline).
 """
+
 from __future__ import annotations
 
 import copy
@@ -84,31 +85,80 @@ class Race:
                 return p
         return None
 
-    def copy(self) -> "Race":
+    def copy(self) -> Race:
         return copy.deepcopy(self)
 
 
 # --- creation and the lobby ---------------------------------------------------------
 
 
-def new_race(*, race: str, game: str, total: int, seats: int, time_limit_s: int, private: bool,
-             host: str, host_name: str, now: int, seed: str, commitment: str,
-             rules_version: int = 1, deal_version: int = 1) -> Race:
+def new_race(
+    *,
+    race: str,
+    game: str,
+    total: int,
+    seats: int,
+    time_limit_s: int,
+    private: bool,
+    host: str,
+    host_name: str,
+    now: int,
+    seed: str,
+    commitment: str,
+    rules_version: int = 1,
+    deal_version: int = 1,
+) -> Race:
     """A race in its lobby with the host in seat 0."""
-    r = Race(race=race, game=game, total=total, seats=seats, time_limit_s=time_limit_s,
-             private=private, host=host, created=now, seed=seed, commitment=commitment,
-             rules_version=rules_version, deal_version=deal_version, ver=1)
+    r = Race(
+        race=race,
+        game=game,
+        total=total,
+        seats=seats,
+        time_limit_s=time_limit_s,
+        private=private,
+        host=host,
+        created=now,
+        seed=seed,
+        commitment=commitment,
+        rules_version=rules_version,
+        deal_version=deal_version,
+        ver=1,
+    )
     r.players.append(Player(host, host_name))
     return r
 
 
-def new_quick_race(*, race: str, game: str, total: int, time_limit_s: int,
-                   players: list[tuple[str, str]], now: int, countdown_ms: int, seed: str,
-                   commitment: str, rules_version: int = 1, deal_version: int = 1) -> Race:
+def new_quick_race(
+    *,
+    race: str,
+    game: str,
+    total: int,
+    time_limit_s: int,
+    players: list[tuple[str, str]],
+    now: int,
+    countdown_ms: int,
+    seed: str,
+    commitment: str,
+    rules_version: int = 1,
+    deal_version: int = 1,
+) -> Race:
     """A public quick-match race, full at once, counting down immediately (no `ready`)."""
-    r = Race(race=race, game=game, total=total, seats=len(players), time_limit_s=time_limit_s,
-             private=False, host="", created=now, seed=seed, commitment=commitment,
-             rules_version=rules_version, deal_version=deal_version, quick=True, ver=1)
+    r = Race(
+        race=race,
+        game=game,
+        total=total,
+        seats=len(players),
+        time_limit_s=time_limit_s,
+        private=False,
+        host="",
+        created=now,
+        seed=seed,
+        commitment=commitment,
+        rules_version=rules_version,
+        deal_version=deal_version,
+        quick=True,
+        ver=1,
+    )
     r.players = [Player(pid, name, ready=True, status=READY) for pid, name in players]
     _start_countdown(r, now, countdown_ms)
     return r
@@ -258,11 +308,18 @@ def rank(race: Race, logs: dict[str, list[tuple[int, int]]], initial_home: int =
     for p in race.players:
         won = p.status == WON
         time_ms = (p.at - start) if p.status in (WON, DECLARED) and p.at is not None else None
-        rows.append({
-            "player": p.player, "name": p.name, "status": p.status, "won": won,
-            "home": p.home, "moves": p.n, "time_ms": time_ms,
-            "home_at_ms": home_at(start, p.home, logs.get(p.player, []), initial_home),
-        })
+        rows.append(
+            {
+                "player": p.player,
+                "name": p.name,
+                "status": p.status,
+                "won": won,
+                "home": p.home,
+                "moves": p.n,
+                "time_ms": time_ms,
+                "home_at_ms": home_at(start, p.home, logs.get(p.player, []), initial_home),
+            }
+        )
 
     def key(row: dict[str, Any]) -> tuple:
         if row["won"]:
@@ -286,15 +343,30 @@ def rank(race: Race, logs: dict[str, list[tuple[int, int]]], initial_home: int =
 def snapshot(race: Race) -> dict[str, Any]:
     """The `race` message fields (docs/protocol.md §3): the seed only once finished."""
     return {
-        "race": race.race, "ver": race.ver, "game": race.game, "status": race.status,
-        "private": race.private, "seats": race.seats, "time_limit_s": race.time_limit_s,
-        "host": race.host, "created": race.created, "starts_at": race.starts_at,
-        "deadline": race.deadline, "commitment": race.commitment,
+        "race": race.race,
+        "ver": race.ver,
+        "game": race.game,
+        "status": race.status,
+        "private": race.private,
+        "seats": race.seats,
+        "time_limit_s": race.time_limit_s,
+        "host": race.host,
+        "created": race.created,
+        "starts_at": race.starts_at,
+        "deadline": race.deadline,
+        "commitment": race.commitment,
         "seed": race.seed if race.status == FINISHED and not race.sealed else None,
         "total": race.total,
         "players": [
-            {"player": p.player, "name": p.name, "ready": p.ready, "n": p.n, "home": p.home,
-             "status": p.status, "at": p.at}
+            {
+                "player": p.player,
+                "name": p.name,
+                "ready": p.ready,
+                "n": p.n,
+                "home": p.home,
+                "status": p.status,
+                "at": p.at,
+            }
             for p in race.players
         ],
         "ranking": race.ranking if race.status == FINISHED else None,
@@ -304,8 +376,12 @@ def snapshot(race: Race) -> dict[str, Any]:
 def summary(race: Race) -> dict[str, Any]:
     """One entry of `race_list`."""
     return {
-        "race": race.race, "game": race.game, "status": race.status,
+        "race": race.race,
+        "game": race.game,
+        "status": race.status,
         "players": [{"name": p.name, "home": p.home, "status": p.status} for p in race.players],
-        "total": race.total, "starts_at": race.starts_at, "deadline": race.deadline,
+        "total": race.total,
+        "starts_at": race.starts_at,
+        "deadline": race.deadline,
         "spectators": max(0, race.spectators),
     }

@@ -17,6 +17,7 @@ Two classes:
   each message calls `on_message(channel, data)`; after a reconnect it
   resubscribes and calls `on_reconnect()` so the bus can fill gaps.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -54,10 +55,14 @@ async def open_connection(url: str, protocol_factory: Callable[[], asyncio.Proto
     if "path" in kw:
         _, proto = await loop.create_unix_connection(protocol_factory, kw["path"])
     else:
-        _, proto = await loop.create_connection(protocol_factory, kw.get("host", "127.0.0.1"), kw.get("port", 6379))
+        _, proto = await loop.create_connection(
+            protocol_factory, kw.get("host", "127.0.0.1"), kw.get("port", 6379)
+        )
     setup: list[list[Any]] = []
     if kw.get("password"):
-        setup.append(["AUTH", kw["username"], kw["password"]] if kw.get("username") else ["AUTH", kw["password"]])
+        setup.append(
+            ["AUTH", kw["username"], kw["password"]] if kw.get("username") else ["AUTH", kw["password"]]
+        )
     if kw.get("db") and getattr(proto, "selects_db", True):
         setup.append(["SELECT", kw["db"]])
     return proto, setup
@@ -238,7 +243,7 @@ class Pipe:
         self.proto = None
 
 
-def _call_once(proto: _PipeProtocol, args: list[Any]) -> "asyncio.Future[Any]":
+def _call_once(proto: _PipeProtocol, args: list[Any]) -> asyncio.Future[Any]:
     fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
     def done(reply: Any) -> None:
@@ -283,8 +288,12 @@ class Subscriber:
     losing one node the subscriber moves on to another.
     """
 
-    def __init__(self, url: str | Callable[[], str], on_message: Callable[[bytes, bytes], None],
-                 on_reconnect: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        url: str | Callable[[], str],
+        on_message: Callable[[bytes, bytes], None],
+        on_reconnect: Callable[[], None] | None = None,
+    ) -> None:
         self.url = url
         self.on_message = on_message
         self.on_reconnect = on_reconnect

@@ -29,6 +29,7 @@ deadlines), plus exact local timers for races it knows. Transitions are
 compare-and-set commits, so several processes racing to end the same race
 end it once.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -36,8 +37,9 @@ import logging
 import secrets
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import msgspec
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -138,10 +140,20 @@ class Service:
         self.disconnect_hooks: list[Callable[[Conn], Awaitable[None]]] = []
         self.bus_hooks: dict[bytes, Callable[[bytes, bytes], None]] = {}  # channel prefix -> handler
         self.handlers: dict[type, Callable[[Conn, Any], Awaitable[Any]]] = {
-            m.Ping: self.ping, m.Create: self.create, m.Join: self.join, m.Leave: self.leave,
-            m.Ready: self.ready, m.Start: self.host_start, m.Quick: self.quick, m.Unqueue: self.unqueue,
-            m.Finish: self.finish, m.Resync: self.resync, m.Replay: self.replay,
-            m.Races: self.races, m.Spectate: self.spectate, m.Unspectate: self.unspectate,
+            m.Ping: self.ping,
+            m.Create: self.create,
+            m.Join: self.join,
+            m.Leave: self.leave,
+            m.Ready: self.ready,
+            m.Start: self.host_start,
+            m.Quick: self.quick,
+            m.Unqueue: self.unqueue,
+            m.Finish: self.finish,
+            m.Resync: self.resync,
+            m.Replay: self.replay,
+            m.Races: self.races,
+            m.Spectate: self.spectate,
+            m.Unspectate: self.unspectate,
         }
 
     # --- lifecycle ------------------------------------------------------------------------
@@ -186,10 +198,15 @@ class Service:
 
     async def hello(self, conn: Conn, msg: m.Hello) -> m.Welcome:
         if msg.v not in m.SUPPORTED_VERSIONS:
-            raise RaceError("bad-version", f"protocol version {msg.v} is not supported",
-                            supported=list(m.SUPPORTED_VERSIONS))
+            raise RaceError(
+                "bad-version",
+                f"protocol version {msg.v} is not supported",
+                supported=list(m.SUPPORTED_VERSIONS),
+            )
         if msg.name is not None and len(msg.name) > self.settings.max_name:
-            raise RaceError("bad-message", f"`name`: at most {self.settings.max_name} characters", field="name")
+            raise RaceError(
+                "bad-message", f"`name`: at most {self.settings.max_name} characters", field="name"
+            )
         if msg.token is not None:
             found = await self.store.resume_session(msg.token, msg.name)
             if found is None:
@@ -207,8 +224,16 @@ class Service:
             _now, race = await self.store.load_race(rid)
             if race is not None and race.status != R.FINISHED:
                 self._add_member(conn, race)
-        return m.Welcome(rid=msg.rid, v=m.PROTOCOL_VERSION, player=pid, name=name, token=token,
-                         races=rids, time=self.now_ms(), limits=self.settings.limits())
+        return m.Welcome(
+            rid=msg.rid,
+            v=m.PROTOCOL_VERSION,
+            player=pid,
+            name=name,
+            token=token,
+            races=rids,
+            time=self.now_ms(),
+            limits=self.settings.limits(),
+        )
 
     async def disconnect(self, conn: Conn) -> None:
         pid = conn.pid
@@ -237,20 +262,31 @@ class Service:
     def _ensure_local(self, race: R.Race) -> Local:
         loc = self.local.get(race.race)
         if loc is None:
-            loc = Local(rid=race.race, game=race.game, status=race.status, ver=race.ver, seed=race.seed,
-                        pids=[p.player for p in race.players], starts_at=race.starts_at,
-                        deadline=race.deadline, total=race.total, commitment=race.commitment,
-                        sent=race.ver)
+            loc = Local(
+                rid=race.race,
+                game=race.game,
+                status=race.status,
+                ver=race.ver,
+                seed=race.seed,
+                pids=[p.player for p in race.players],
+                starts_at=race.starts_at,
+                deadline=race.deadline,
+                total=race.total,
+                commitment=race.commitment,
+                sent=race.ver,
+            )
             self.local[race.race] = loc
             self.bus.subscribe(S.race_channel(race.race))
         elif race.ver > loc.ver:
-            self._update_local(loc, race.status, race.ver, [p.player for p in race.players],
-                               race.starts_at, race.deadline)
+            self._update_local(
+                loc, race.status, race.ver, [p.player for p in race.players], race.starts_at, race.deadline
+            )
         self._arm_timer(loc)
         return loc
 
-    def _update_local(self, loc: Local, status: str, ver: int, pids: list[str],
-                      starts_at: int | None, deadline: int | None) -> None:
+    def _update_local(
+        self, loc: Local, status: str, ver: int, pids: list[str], starts_at: int | None, deadline: int | None
+    ) -> None:
         loc.status, loc.ver, loc.pids = status, ver, pids
         loc.starts_at, loc.deadline = starts_at, deadline
 
@@ -385,7 +421,9 @@ class Service:
                 return
             except Exception:
                 if attempt == 5:
-                    log.warning("could not look up the seats of %s after a pub/sub reconnect", pid, exc_info=True)
+                    log.warning(
+                        "could not look up the seats of %s after a pub/sub reconnect", pid, exc_info=True
+                    )
                     return
                 await asyncio.sleep(0.05 * 2**attempt)
 
@@ -417,8 +455,14 @@ class Service:
     def _on_race_event(self, loc: Local, data: bytes) -> None:
         snap = _snap.decode(data)
         was = loc.status
-        self._update_local(loc, snap.status, max(loc.ver, snap.ver), [p.player for p in snap.players],
-                           snap.starts_at, snap.deadline)
+        self._update_local(
+            loc,
+            snap.status,
+            max(loc.ver, snap.ver),
+            [p.player for p in snap.players],
+            snap.starts_at,
+            snap.deadline,
+        )
         loc.dirty = True
         if snap.status == R.RUNNING and was != R.RUNNING:
             self._send_start(loc, snap)
@@ -429,9 +473,18 @@ class Service:
         if not loc.members:
             return
         g = rules.deal(loc.game, loc.seed)
-        frame = encode(m.Started(race=loc.rid, ver=snap.ver, starts_at=snap.starts_at or 0,
-                                 deadline=snap.deadline or 0, commitment=snap.commitment,
-                                 total=snap.total, view=g.view_text(), n=0))
+        frame = encode(
+            m.Started(
+                race=loc.rid,
+                ver=snap.ver,
+                starts_at=snap.starts_at or 0,
+                deadline=snap.deadline or 0,
+                commitment=snap.commitment,
+                total=snap.total,
+                view=g.view_text(),
+                n=0,
+            )
+        )
         for pid, conns in loc.members.items():
             key = (loc.rid, pid)
             if key not in self.games:
@@ -465,9 +518,20 @@ class Service:
             _r, ph = await self.store.load_player(rid, pid)
             if ph:
                 g = S.decode_position(ph[b"pos"])
-                frames.append(encode(m.Started(race=rid, ver=race.ver, starts_at=race.starts_at or 0,
-                                               deadline=race.deadline or 0, commitment=race.commitment,
-                                               total=race.total, view=g.view_text(), n=int(ph[b"n"]))))
+                frames.append(
+                    encode(
+                        m.Started(
+                            race=rid,
+                            ver=race.ver,
+                            starts_at=race.starts_at or 0,
+                            deadline=race.deadline or 0,
+                            commitment=race.commitment,
+                            total=race.total,
+                            view=g.view_text(),
+                            n=int(ph[b"n"]),
+                        )
+                    )
+                )
         for c in list(conns):
             if rid not in c.races:
                 self._add_member(c, race)
@@ -532,21 +596,36 @@ class Service:
             raise RaceError("bad-message", f"`seats`: at most {st.max_seats}", field="seats")
         time_limit_s = st.time_limit_s if msg.time_limit_s is None else msg.time_limit_s
         if not st.time_limit_min_s <= time_limit_s <= st.time_limit_max_s:
-            raise RaceError("bad-message", f"`time_limit_s`: {st.time_limit_min_s}..{st.time_limit_max_s}",
-                            field="time_limit_s")
+            raise RaceError(
+                "bad-message",
+                f"`time_limit_s`: {st.time_limit_min_s}..{st.time_limit_max_s}",
+                field="time_limit_s",
+            )
         pid = conn.pid
         assert pid is not None
         await self._seat_limit(pid)
         seed = self.seed_factory()
         now = await self.store.time_ms()
-        race = R.new_race(race=S.new_race_id(), game=gdef.id, total=gdef.total, seats=msg.seats,
-                          time_limit_s=time_limit_s, private=msg.private, host=pid,
-                          host_name=conn.name, now=now, seed=seed, commitment=rules.seed_commitment(seed),
-                          rules_version=rules.RULES_VERSION, deal_version=rules.DEAL_VERSION)
+        race = R.new_race(
+            race=S.new_race_id(),
+            game=gdef.id,
+            total=gdef.total,
+            seats=msg.seats,
+            time_limit_s=time_limit_s,
+            private=msg.private,
+            host=pid,
+            host_name=conn.name,
+            now=now,
+            seed=seed,
+            commitment=rules.seed_commitment(seed),
+            rules_version=rules.RULES_VERSION,
+            deal_version=rules.DEAL_VERSION,
+        )
         return await self._publish_new(conn, msg, race, now)
 
-    async def create_solo(self, conn: Conn, game: str, seed: str, time_limit_s: int, *,
-                          sealed: bool = False) -> R.Race:
+    async def create_solo(
+        self, conn: Conn, game: str, seed: str, time_limit_s: int, *, sealed: bool = False
+    ) -> R.Race:
         """A private one-seat race of `conn`'s player on a given seed, counting down at
         once: a daily challenge attempt (server/daily). No reply is sent here."""
         gdef = self._check_game(game)
@@ -554,10 +633,21 @@ class Service:
         assert pid is not None
         await self._seat_limit(pid)
         now = await self.store.time_ms()
-        race = R.new_race(race=S.new_race_id(), game=gdef.id, total=gdef.total, seats=1,
-                          time_limit_s=time_limit_s, private=True, host=pid, host_name=conn.name,
-                          now=now, seed=seed, commitment=rules.seed_commitment(seed),
-                          rules_version=rules.RULES_VERSION, deal_version=rules.DEAL_VERSION)
+        race = R.new_race(
+            race=S.new_race_id(),
+            game=gdef.id,
+            total=gdef.total,
+            seats=1,
+            time_limit_s=time_limit_s,
+            private=True,
+            host=pid,
+            host_name=conn.name,
+            now=now,
+            seed=seed,
+            commitment=rules.seed_commitment(seed),
+            rules_version=rules.RULES_VERSION,
+            deal_version=rules.DEAL_VERSION,
+        )
         race.sealed = sealed
         race = R.set_ready(race, pid, True, now, self.settings.countdown_ms)
         await self._publish_new(conn, None, race, now)
@@ -576,7 +666,9 @@ class Service:
         return self._reply(msg, race)
 
     async def _publish_new(self, conn: Conn | None, msg: Any, race: R.Race, now: int) -> m.RaceSnapshot:
-        await self.store.commit(0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=self._ttl(race, now))
+        await self.store.commit(
+            0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=self._ttl(race, now)
+        )
         self.metrics.races_created += 1
         for p in race.players:
             await self.store.add_seat(p.player, race.race)
@@ -643,11 +735,19 @@ class Service:
         names = [await self.store.player_name(p) for p in group]
         seed = self.seed_factory()
         now = await self.store.time_ms()
-        race = R.new_quick_race(race=S.new_race_id(), game=gdef.id, total=gdef.total,
-                                time_limit_s=self.settings.time_limit_s, players=list(zip(group, names)),
-                                now=now, countdown_ms=self.settings.countdown_ms, seed=seed,
-                                commitment=rules.seed_commitment(seed), rules_version=rules.RULES_VERSION,
-                                deal_version=rules.DEAL_VERSION)
+        race = R.new_quick_race(
+            race=S.new_race_id(),
+            game=gdef.id,
+            total=gdef.total,
+            time_limit_s=self.settings.time_limit_s,
+            players=list(zip(group, names)),
+            now=now,
+            countdown_ms=self.settings.countdown_ms,
+            seed=seed,
+            commitment=rules.seed_commitment(seed),
+            rules_version=rules.RULES_VERSION,
+            deal_version=rules.DEAL_VERSION,
+        )
         await self._publish_new(None, msg, race, now)
         notice = encode({"t": "seated", "race": race.race})
         for p in group:
@@ -693,22 +793,52 @@ class Service:
         new = R.begin(race, dealt.cards_home)
         new.ver = race.ver + 1
         pos = S.encode_position(dealt)
-        fields = {"n": 0, "home": dealt.cards_home, "status": R.PLAYING, "at": new.starts_at, "pos": pos,
-                  "last": "", "rev": "", "mt": new.starts_at}
+        fields = {
+            "n": 0,
+            "home": dealt.cards_home,
+            "status": R.PLAYING,
+            "at": new.starts_at,
+            "pos": pos,
+            "last": "",
+            "rev": "",
+            "mt": new.starts_at,
+        }
         players = {p.player: fields for p in new.players}
-        await self.store.commit(race.ver, new, encode(m.RaceSnapshot(**R.snapshot(new))), players=players,
-                                ttl_ms=self._ttl(new, now), extra_live=len(new.players))
+        await self.store.commit(
+            race.ver,
+            new,
+            encode(m.RaceSnapshot(**R.snapshot(new))),
+            players=players,
+            ttl_ms=self._ttl(new, now),
+            extra_live=len(new.players),
+        )
         await self.store.schedule(race.race, new.deadline)
 
     async def _end(self, race: R.Race, now: int) -> None:
         logs = await self.store.move_logs(race)
-        new = R.end(race, now, {pid: [(at, home) for at, home, _mv in rows] for pid, rows in logs.items()},
-                    rules.deal(race.game, race.seed).cards_home)
+        new = R.end(
+            race,
+            now,
+            {pid: [(at, home) for at, home, _mv in rows] for pid, rows in logs.items()},
+            rules.deal(race.game, race.seed).cards_home,
+        )
         # Each player stopped by the clock gets a progress event (status timeout), then the end.
         stopped = [p for p in new.players if race.seat_of(p.player).status != p.status]  # type: ignore[union-attr]
-        events = [encode(m.Progress(race=race.race, ver=race.ver + i + 1, player=p.player, n=p.n, home=p.home,
-                                    total=race.total, status=p.status, at=p.at or now))
-                  for i, p in enumerate(stopped)]
+        events = [
+            encode(
+                m.Progress(
+                    race=race.race,
+                    ver=race.ver + i + 1,
+                    player=p.player,
+                    n=p.n,
+                    home=p.home,
+                    total=race.total,
+                    status=p.status,
+                    at=p.at or now,
+                )
+            )
+            for i, p in enumerate(stopped)
+        ]
         new.ver = race.ver + len(events) + 1
         seed = None if new.sealed else new.seed
         events.append(encode(m.End(race=race.race, ver=new.ver, seed=seed, ranking=new.ranking)))
@@ -736,7 +866,9 @@ class Service:
             except Exception as exc:
                 failed += 1
                 if failed == 1:
-                    outage = isinstance(exc, (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError))
+                    outage = isinstance(
+                        exc, (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
+                    )
                     log.warning("deadline sweep failed: %s", exc, exc_info=not outage)
                 continue
             if failed:
@@ -783,10 +915,24 @@ class Service:
             if type(reply) is list and reply[0] == b"ok":
                 status = R.WON if res.won else R.PLAYING
                 at = reply[2]
-                conn.send(encode(m.Ack(rid=msg.rid, race=msg.race, n=reply[1], ver=reply[3], move=msg.move,
-                                       revealed=revealed,
-                                       home=res.cards_home, won=res.won, status=status, at=at,
-                                       view=view, legal=legal)))
+                conn.send(
+                    encode(
+                        m.Ack(
+                            rid=msg.rid,
+                            race=msg.race,
+                            n=reply[1],
+                            ver=reply[3],
+                            move=msg.move,
+                            revealed=revealed,
+                            home=res.cards_home,
+                            won=res.won,
+                            status=status,
+                            at=at,
+                            view=view,
+                            legal=legal,
+                        )
+                    )
+                )
                 # The rivals and spectators here get the progress now, if it is the race's next
                 # event for them; otherwise its copy on the bus brings it, in order (_fan_out).
                 ver = reply[3]
@@ -811,8 +957,18 @@ class Service:
                         f.set_result(None)
                 e.idle.clear()
 
-        self.store.move_call(msg.race, conn.pid, "m", msg.n, msg.move, e.pos.encode(msg.move), res.cards_home,  # type: ignore[arg-type]
-                             res.won, S.revealed_text(res.revealed), done)
+        self.store.move_call(
+            msg.race,
+            conn.pid,
+            "m",
+            msg.n,
+            msg.move,
+            e.pos.encode(msg.move),
+            res.cards_home,  # type: ignore[arg-type]
+            res.won,
+            S.revealed_text(res.revealed),
+            done,
+        )
 
     def _script_refusal(self, conn: Conn, msg: Any, reply: Any) -> None:
         """Turn a non-'ok' reply of the move script into the client's answer."""
@@ -820,18 +976,37 @@ class Service:
         if isinstance(reply, (ReplyError, ConnectionError, Exception)):
             log.error("move script failed: %s", reply)
             self.metrics.moves_refused["internal"] += 1
-            conn.send(encode(m.Error(rid=rid, code="internal", message="server fault; the move had no effect")))
+            conn.send(
+                encode(m.Error(rid=rid, code="internal", message="server fault; the move had no effect"))
+            )
             return
         code = reply[0].decode()
         if code == "dup":
             _c, n, home, status, at, rev, ver = reply
             status = status.decode()
-            conn.send(encode(m.Ack(rid=rid, race=msg.race, n=n, ver=ver, move=msg.move, revealed=S.revealed_list(rev.decode()),
-                                   home=home, won=status == R.WON, status=status, at=at, dup=True)))
+            conn.send(
+                encode(
+                    m.Ack(
+                        rid=rid,
+                        race=msg.race,
+                        n=n,
+                        ver=ver,
+                        move=msg.move,
+                        revealed=S.revealed_list(rev.decode()),
+                        home=home,
+                        won=status == R.WON,
+                        status=status,
+                        at=at,
+                        dup=True,
+                    )
+                )
+            )
             return
         self.metrics.moves_refused[code] += 1
         if code == "out-of-sync":
-            conn.send(encode(m.Error(rid=rid, code=code, message="move count mismatch; state follows", n=reply[1])))
+            conn.send(
+                encode(m.Error(rid=rid, code=code, message="move count mismatch; state follows", n=reply[1]))
+            )
             self.spawn(self._send_state(conn, msg.race))
         elif code == "game-over":
             conn.send(encode(m.Error(rid=rid, code=code, message="your game is over")))
@@ -893,8 +1068,13 @@ class Service:
             raise RaceError("game-over", "your game is over")
         if msg.n != e.n:
             self.metrics.moves_refused["out-of-sync"] += 1
-            conn.send(encode(m.Error(rid=msg.rid, code="out-of-sync", message="move count mismatch; state follows",
-                                     n=e.n)))
+            conn.send(
+                encode(
+                    m.Error(
+                        rid=msg.rid, code="out-of-sync", message="move count mismatch; state follows", n=e.n
+                    )
+                )
+            )
             await self._send_state(conn, rid)
             return
         try:
@@ -942,8 +1122,13 @@ class Service:
                 g = S.decode_position(ph[b"pos"])
                 status = ph[b"status"].decode()
                 playing = status == R.PLAYING and race.status == R.RUNNING
-                you = m.You(n=int(ph[b"n"]), view=g.view_text(), legal=g.legal_moves() if playing else [],
-                            home=int(ph[b"home"]), status=status)
+                you = m.You(
+                    n=int(ph[b"n"]),
+                    view=g.view_text(),
+                    legal=g.legal_moves() if playing else [],
+                    home=int(ph[b"home"]),
+                    status=status,
+                )
         events = None
         if since is not None:
             frames = await self.store.events_since(rid, since)
@@ -969,11 +1154,20 @@ class Service:
         if self.replay_guard is not None:
             await self.replay_guard(conn, race)
         logs = await self.store.move_logs(race)
-        players = [{"player": p.player, "name": p.name, "moves": [[mv, at] for at, _h, mv in logs[p.player]]}
-                   for p in race.players]
-        return m.ReplayData(rid=msg.rid, race=rid, game=race.game, rules_version=race.rules_version,
-                            deal_version=race.deal_version, seed=race.seed, ranking=race.ranking or [],
-                            players=players)  # type: ignore[arg-type]
+        players = [
+            {"player": p.player, "name": p.name, "moves": [[mv, at] for at, _h, mv in logs[p.player]]}
+            for p in race.players
+        ]
+        return m.ReplayData(
+            rid=msg.rid,
+            race=rid,
+            game=race.game,
+            rules_version=race.rules_version,
+            deal_version=race.deal_version,
+            seed=race.seed,
+            ranking=race.ranking or [],
+            players=players,
+        )  # type: ignore[arg-type]
 
     async def races(self, conn: Conn, msg: m.Races) -> m.RaceList:
         ids = await self.store.public_races(self.settings.max_list)
@@ -1070,4 +1264,6 @@ class Service:
             return
         loc.boards_at = due[0]
         loc.boards_frame = encode(m.Boards(race=loc.rid, at=due[0], boards=due[1]))  # type: ignore[arg-type]
-        broadcast_latest(loc.spectators, loc.boards_frame)  # one websockets.broadcast; backlogged ones skip it
+        broadcast_latest(
+            loc.spectators, loc.boards_frame
+        )  # one websockets.broadcast; backlogged ones skip it

@@ -46,6 +46,7 @@ API for other features (all async):
 - quick-match: `quick_push`, `quick_remove`
 - `time_ms`, `ping`
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -65,8 +66,8 @@ from protocol import rules
 from protocol.rules.games import DRAW as _DRAW
 
 from . import races as R
-from .config import Settings
 from .cluster import ClusterPipe, cold_client, is_cluster_url
+from .config import Settings
 from .resp import Pipe, ReplyError, pack
 
 log = logging.getLogger("solrace.store")
@@ -173,11 +174,21 @@ def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
 def race_fields(r: R.Race) -> dict[str, Any]:
     """The race hash fields a commit writes (never `live`/`spectators`: scripts count those)."""
     return {
-        "race": r.race, "game": r.game, "total": r.total, "seats": r.seats,
-        "time_limit_s": r.time_limit_s, "private": int(r.private), "host": r.host,
-        "created": r.created, "seed": r.seed, "commitment": r.commitment,
-        "rules_version": r.rules_version, "deal_version": r.deal_version,
-        "quick": int(r.quick), "sealed": int(r.sealed), "status": r.status,
+        "race": r.race,
+        "game": r.game,
+        "total": r.total,
+        "seats": r.seats,
+        "time_limit_s": r.time_limit_s,
+        "private": int(r.private),
+        "host": r.host,
+        "created": r.created,
+        "seed": r.seed,
+        "commitment": r.commitment,
+        "rules_version": r.rules_version,
+        "deal_version": r.deal_version,
+        "quick": int(r.quick),
+        "sealed": int(r.sealed),
+        "status": r.status,
         "starts_at": "" if r.starts_at is None else r.starts_at,
         "deadline": "" if r.deadline is None else r.deadline,
         "ended": "" if r.ended is None else r.ended,
@@ -193,14 +204,25 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
         return now, None
     h = _pairs(reply[1])
     r = R.Race(
-        race=h[b"race"].decode(), game=h[b"game"].decode(), total=int(h[b"total"]),
-        seats=int(h[b"seats"]), time_limit_s=int(h[b"time_limit_s"]),
-        private=h[b"private"] == b"1", host=h[b"host"].decode(), created=int(h[b"created"]),
-        seed=h[b"seed"].decode(), commitment=h[b"commitment"].decode(),
-        rules_version=int(h[b"rules_version"]), deal_version=int(h[b"deal_version"]),
-        quick=h.get(b"quick") == b"1", sealed=h.get(b"sealed") == b"1",
-        status=h[b"status"].decode(), ver=int(h[b"ver"]),
-        starts_at=_i(h.get(b"starts_at")), deadline=_i(h.get(b"deadline")), ended=_i(h.get(b"ended")),
+        race=h[b"race"].decode(),
+        game=h[b"game"].decode(),
+        total=int(h[b"total"]),
+        seats=int(h[b"seats"]),
+        time_limit_s=int(h[b"time_limit_s"]),
+        private=h[b"private"] == b"1",
+        host=h[b"host"].decode(),
+        created=int(h[b"created"]),
+        seed=h[b"seed"].decode(),
+        commitment=h[b"commitment"].decode(),
+        rules_version=int(h[b"rules_version"]),
+        deal_version=int(h[b"deal_version"]),
+        quick=h.get(b"quick") == b"1",
+        sealed=h.get(b"sealed") == b"1",
+        status=h[b"status"].decode(),
+        ver=int(h[b"ver"]),
+        starts_at=_i(h.get(b"starts_at")),
+        deadline=_i(h.get(b"deadline")),
+        ended=_i(h.get(b"ended")),
         spectators=int(h.get(b"spectators") or 0),
     )
     ranking = h.get(b"ranking")
@@ -290,7 +312,7 @@ def decode_position(data: bytes) -> rules.Game:
     i = 0
     for _name in gdef.pile_names:
         d, n = body[i], body[i + 1]
-        piles.append(list(body[i + 2:i + 2 + n]))
+        piles.append(list(body[i + 2 : i + 2 + n]))
         down.append(d)
         i += 2 + n
     return rules.Game(gdef, piles, down)
@@ -344,7 +366,9 @@ class Store:
             # Cold paths: redis-py. decode_responses off: positions and frames are bytes.
             # A blocking pool: a burst of cold requests (hundreds of hellos at once) waits
             # for a free connection instead of failing with "Too many connections".
-            pool = aioredis.BlockingConnectionPool.from_url(url, max_connections=settings.redis_pool, timeout=10)
+            pool = aioredis.BlockingConnectionPool.from_url(
+                url, max_connections=settings.redis_pool, timeout=10
+            )
             self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
             # Hot path: one pipelined connection for EVALSHA of moves.
             self.pipe = Pipe(url)
@@ -383,9 +407,16 @@ class Store:
         reply = await LOAD(self.redis, [race_key(rid)], ["{race:" + rid + "}:p:"])
         return race_from_load(reply)
 
-    async def commit(self, old_ver: int, race: R.Race, events: bytes | list[bytes], *,
-                     players: dict[str, dict[str, Any]] | None = None, ttl_ms: int = 0,
-                     extra_live: int | None = None) -> int:
+    async def commit(
+        self,
+        old_ver: int,
+        race: R.Race,
+        events: bytes | list[bytes],
+        *,
+        players: dict[str, dict[str, Any]] | None = None,
+        ttl_ms: int = 0,
+        extra_live: int | None = None,
+    ) -> int:
         """Write `race` if its stored version is still `old_ver`; publish `events`.
 
         The events must be encoded with versions old_ver + 1, old_ver + 2, ...
@@ -404,8 +435,15 @@ class Store:
             # The TTL applies to every key of the race, the logs and player hashes included.
             keys += [player_key(rid, p.player) for p in race.players if p.player not in players]
             keys += [log_key(rid, p.player) for p in race.players]
-        args: list[Any] = [old_ver, race_channel(rid), self.settings.stream_maxlen, ttl_ms, len(events), *events,
-                           len(fields)]
+        args: list[Any] = [
+            old_ver,
+            race_channel(rid),
+            self.settings.stream_maxlen,
+            ttl_ms,
+            len(events),
+            *events,
+            len(fields),
+        ]
         for k, v in fields.items():
             args += [k, v]
         args.append(len(players))
@@ -427,7 +465,8 @@ class Store:
             # redis-py refuses EVALSHA in cluster pipelines; the races live on different nodes anyway.
             replies = await asyncio.gather(
                 *(LOAD(self.redis, [race_key(rid)], ["{race:" + rid + "}:p:"]) for rid in rids),
-                return_exceptions=True)
+                return_exceptions=True,
+            )
         else:
             for _attempt in range(2):
                 pipe = self.redis.pipeline(transaction=False)
@@ -585,8 +624,19 @@ class Store:
 
     # --- the move path -----------------------------------------------------------------------
 
-    def move_call(self, rid: str, pid: str, kind: str, n: int, move: str, pos: bytes, home: int,
-                  won: bool, revealed: str, callback: Callable[[Any], None]) -> None:
+    def move_call(
+        self,
+        rid: str,
+        pid: str,
+        kind: str,
+        n: int,
+        move: str,
+        pos: bytes,
+        home: int,
+        won: bool,
+        revealed: str,
+        callback: Callable[[Any], None],
+    ) -> None:
         """Queue the move script; `callback(reply)` runs when Redis answers.
 
         Every call made in one event-loop tick goes out in one write, and the
@@ -607,22 +657,61 @@ class Store:
             # The progress frame up to its version (move.lua appends ver, total, at): built
             # here from what we know, so that Redis packs no table per move.
             prog = b"%s%s\xa4home%s\xa6status%s\xa3ver\xce" % (
-                prog, _mp_uint(n + 1), _mp_uint(home), b"\xa3won" if won else b"\xa7playing")
+                prog,
+                _mp_uint(n + 1),
+                _mp_uint(home),
+                b"\xa3won" if won else b"\xa7playing",
+            )
         else:
             prog = b""
         # The RESP command, packed by hand: only these arguments change per move.
-        packed = (b"%s$1\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$1\r\n%s\r\n"
-                  b"$%d\r\n%s\r\n%s$%d\r\n%s\r\n") % (
-            head, kind.encode(), len(ns), ns, len(mv), mv, len(pos), pos, len(hs), hs,
-            b"1" if won else b"0", len(rv), rv, tail, len(prog), prog)
+        packed = (
+            b"%s$1\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n$1\r\n%s\r\n"
+            b"$%d\r\n%s\r\n%s$%d\r\n%s\r\n"
+        ) % (
+            head,
+            kind.encode(),
+            len(ns),
+            ns,
+            len(mv),
+            mv,
+            len(pos),
+            pos,
+            len(hs),
+            hs,
+            b"1" if won else b"0",
+            len(rv),
+            rv,
+            tail,
+            len(prog),
+            prog,
+        )
         rk = "{race:" + rid + "}"
 
         def done(reply: Any) -> None:
             if isinstance(reply, ReplyError) and str(reply).startswith("NOSCRIPT"):
                 # Redis lost its script cache (restart, SCRIPT FLUSH): EVAL once, which reloads it.
-                args = (b"EVAL", MOVE.source, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid, rk + ":ev",
-                        kind, n, move, pos, home, b"1" if won else b"0", revealed, rid, pid, race_channel(rid),
-                        self.settings.stream_maxlen, prog)
+                args = (
+                    b"EVAL",
+                    MOVE.source,
+                    b"4",
+                    rk,
+                    rk + ":p:" + pid,
+                    rk + ":log:" + pid,
+                    rk + ":ev",
+                    kind,
+                    n,
+                    move,
+                    pos,
+                    home,
+                    b"1" if won else b"0",
+                    revealed,
+                    rid,
+                    pid,
+                    race_channel(rid),
+                    self.settings.stream_maxlen,
+                    prog,
+                )
                 self.pipe.call_packed(pack(args), callback, rk)
                 return
             callback(reply)
@@ -634,10 +723,14 @@ class Store:
         if len(self._move_frames) > 100_000:  # a bound, not an LRU: rebuilt on demand
             self._move_frames.clear()
         rk = "{race:" + rid + "}"
-        head = b"*19\r\n" + pack((b"EVALSHA", MOVE.sha, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid,
-                                    rk + ":ev"))[len(b"*7\r\n"):]
-        tail = pack((rid, pid, race_channel(rid), self.settings.stream_maxlen))[len(b"*4\r\n"):]
+        head = (
+            b"*19\r\n"
+            + pack((b"EVALSHA", MOVE.sha, b"4", rk, rk + ":p:" + pid, rk + ":log:" + pid, rk + ":ev"))[
+                len(b"*7\r\n") :
+            ]
+        )
+        tail = pack((rid, pid, race_channel(rid), self.settings.stream_maxlen))[len(b"*4\r\n") :]
         # msgpack map of 9: t, race, player, then n home status (per move), ver total at (Redis)
-        prog = (b"\x89\xa1t\xa8progress\xa4race" + _mp_str(rid) + b"\xa6player" + _mp_str(pid) + b"\xa1n")
+        prog = b"\x89\xa1t\xa8progress\xa4race" + _mp_str(rid) + b"\xa6player" + _mp_str(pid) + b"\xa1n"
         self._move_frames[(rid, pid)] = (head, tail, prog)
         return head, tail, prog

@@ -30,6 +30,7 @@ did not send: only fragmented sends, which we never do, have any).
 
 There is no recv(): the gateway never reads through websockets' assembler.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -83,8 +84,12 @@ class FastConnection(ServerConnection):
         self._text = False
         self._max = self.protocol.max_message_size
 
-    def attach(self, on_frame: Callable[[bytes | str], None], on_lost: Callable[[], None],
-               flush: Callable[[], None] | None = None) -> None:
+    def attach(
+        self,
+        on_frame: Callable[[bytes | str], None],
+        on_lost: Callable[[], None],
+        flush: Callable[[], None] | None = None,
+    ) -> None:
         """Start delivering data frames to `on_frame`; `on_lost()` when the TCP connection is gone.
 
         `flush()` is called before websockets gets any input, so that the replies to the
@@ -93,8 +98,12 @@ class FastConnection(ServerConnection):
         self.on_frame = on_frame
         self.on_lost = on_lost
         self.flush = flush
-        self.fast = (self._max is not None and self.protocol.state is OPEN
-                     and self.protocol.current_size is None and _at_frame_boundary(self.protocol))
+        self.fast = (
+            self._max is not None
+            and self.protocol.state is OPEN
+            and self.protocol.current_size is None
+            and _at_frame_boundary(self.protocol)
+        )
         early, self._early = self._early, None
         for data in early or ():
             on_frame(data)
@@ -136,7 +145,7 @@ class FastConnection(ServerConnection):
             else:
                 if end - i < 10:
                     break
-                n = int.from_bytes(buf[i + 2:i + 10], "big")
+                n = int.from_bytes(buf[i + 2 : i + 10], "big")
                 start = i + 10
             if n > limit:
                 # Oversized: websockets reads the header and fails the connection (1009).
@@ -150,7 +159,7 @@ class FastConnection(ServerConnection):
             if stop > end:
                 break
             if b0 == 0x82 and masked and protocol.current_size is None:
-                payload = apply_mask(buf[start:stop], buf[start - 4:start]) if n else b""
+                payload = apply_mask(buf[start:stop], buf[start - 4 : start]) if n else b""
                 i = stop
                 try:
                     on_frame(payload)  # type: ignore[misc]

@@ -15,6 +15,7 @@
   `solrace serve --port 0 --redis REDIS` as a subprocess (multi-process
   tests) and terminates it after the test; `url` is its WebSocket URL.
 """
+
 from __future__ import annotations
 
 import os
@@ -31,8 +32,15 @@ from server.embedded_redis import EmbeddedRedis
 ROOT = Path(__file__).resolve().parent.parent
 
 # Short clocks so that whole races run in well under a second.
-FAST = dict(countdown_ms=100, spectator_delay_ms=200, spectator_flush_ms=50, sweep_ms=50,
-            hello_timeout_s=2.0, rate=100_000, burst=100_000)  # bad-input tests lower the rate
+FAST = dict(
+    countdown_ms=100,
+    spectator_delay_ms=200,
+    spectator_flush_ms=50,
+    sweep_ms=50,
+    hello_timeout_s=2.0,
+    rate=100_000,
+    burst=100_000,
+)  # bad-input tests lower the rate
 
 
 @pytest.fixture(scope="session")
@@ -95,13 +103,35 @@ def serve_process(fast_settings):
     procs: list[subprocess.Popen] = []
 
     def start(*flags: str, env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen]:
-        args = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-                "--redis", fast_settings.redis, "--countdown-ms", str(fast_settings.countdown_ms),
-                "--sweep-ms", str(fast_settings.sweep_ms),
-                "--spectator-delay-ms", str(fast_settings.spectator_delay_ms),
-                "--spectator-flush-ms", str(fast_settings.spectator_flush_ms), *flags]
-        proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                env={**os.environ, **(env or {})}, text=True)
+        args = [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--redis",
+            fast_settings.redis,
+            "--countdown-ms",
+            str(fast_settings.countdown_ms),
+            "--sweep-ms",
+            str(fast_settings.sweep_ms),
+            "--spectator-delay-ms",
+            str(fast_settings.spectator_delay_ms),
+            "--spectator-flush-ms",
+            str(fast_settings.spectator_flush_ms),
+            *flags,
+        ]
+        proc = subprocess.Popen(
+            args,
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
+            text=True,
+        )
         procs.append(proc)
         line = proc.stdout.readline()  # "solrace listening on ws://127.0.0.1:PORT/ws ..."
         if "ws://" not in line:

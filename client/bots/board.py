@@ -16,6 +16,7 @@ The engine's legality depends only on visible facts (face-down cards never
 move, the stock only matters by whether it is empty), so the visible game has
 exactly the legal moves of the real one; tests/bots checks that.
 """
+
 from __future__ import annotations
 
 from protocol import rules
@@ -81,7 +82,7 @@ def visible_key(g: Game) -> Key:
     """
     s = g.game.stock_idx
     piles = g.piles
-    key = [*map(tuple, piles[:s]), len(piles[s]), *map(tuple, piles[s + 1:])]
+    key = [*map(tuple, piles[:s]), len(piles[s]), *map(tuple, piles[s + 1 :])]
     if g.game.face_down:
         key.append(tuple(g.down))
     return tuple(key)
@@ -105,6 +106,6 @@ def unseen_counts(g: Game) -> list[int]:
     for i, p in enumerate(g.piles):
         if i == gdef.stock_idx:
             continue
-        for f in p[g.down[i]:]:
+        for f in p[g.down[i] :]:
             unseen[f] -= 1
     return [max(n, 0) for n in unseen]

@@ -13,6 +13,7 @@ would read a filler card): its value is a fixed cost, or an expectation over
 the unseen cards (counted from the face-up ones, board.unseen_counts), which
 is what the player knows about the card(s) a draw turns up.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable

@@ -1,5 +1,6 @@
 """Playing deals offline through the rules engine, for `solrace bot --stats`
 and the tests. The strategy only ever gets the player's view of the game."""
+
 from __future__ import annotations
 
 import hashlib
@@ -43,7 +44,9 @@ def play_deal(game_id: str, seed: str, strategy: Strategy, max_moves: int = 5000
             break
         g.play(move)
         moves += 1
-    return Played(game_id, seed, strategy.name, g.won, g.cards_home, g.total, moves, time.perf_counter() - start)
+    return Played(
+        game_id, seed, strategy.name, g.won, g.cards_home, g.total, moves, time.perf_counter() - start
+    )
 
 
 def new_strategy(name: str, seed: str, **kwargs) -> Strategy:

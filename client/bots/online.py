@@ -12,6 +12,7 @@ connect with ``reconnect=True``: a dropped connection is retried, the move in
 flight is resent with the same move number, and the board is resynced, so the
 bot's game goes on.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -37,8 +38,14 @@ class BotResult:
     errors: list[str] = field(default_factory=list)
 
 
-async def play_race(c: client.Client, race: str, strategy: Strategy, result: BotResult,
-                    delay_ms: float = 0, start_timeout: float | None = 120) -> None:
+async def play_race(
+    c: client.Client,
+    race: str,
+    strategy: Strategy,
+    result: BotResult,
+    delay_ms: float = 0,
+    start_timeout: float | None = 120,
+) -> None:
     """Wait for the start of ``race``, then play it until won or stuck."""
     await c.wait_for(m.Started, lambda ev: ev.race == race, timeout=start_timeout)
     board = c.board(race)
@@ -93,10 +100,19 @@ async def play_race(c: client.Client, race: str, strategy: Strategy, result: Bot
     result.status = board.status
 
 
-async def run_bots(url: str, game: str, strategies: list[Strategy], *, race: str | None = None,
-                   quick: bool = False, seats: int | None = None, time_limit_s: int = 600,
-                   delay_ms: float = 0, name_prefix: str = "bot",
-                   on_race: Callable[[str], None] | None = None) -> list[BotResult]:
+async def run_bots(
+    url: str,
+    game: str,
+    strategies: list[Strategy],
+    *,
+    race: str | None = None,
+    quick: bool = False,
+    seats: int | None = None,
+    time_limit_s: int = 600,
+    delay_ms: float = 0,
+    name_prefix: str = "bot",
+    on_race: Callable[[str], None] | None = None,
+) -> list[BotResult]:
     """Seat one bot per strategy in one race and play it to the end.
 
     ``race``: join that race (all bots ready up). ``quick``: quick-match with
@@ -121,14 +137,16 @@ async def run_bots(url: str, game: str, strategies: list[Strategy], *, race: str
         else:
             for c in clients:
                 await c.quick(game, seats=seats or max(2, len(clients)))
-            snaps = [await c.wait_for(m.RaceSnapshot, lambda s: s.game == game, timeout=None)
-                     for c in clients]
+            snaps = [
+                await c.wait_for(m.RaceSnapshot, lambda s: s.game == game, timeout=None) for c in clients
+            ]
             races = [s.race for s in snaps]
             if on_race:
                 for r in sorted(set(races)):
                     on_race(r)
-        await asyncio.gather(*(play_race(c, r, s, res, delay_ms)
-                               for c, r, s, res in zip(clients, races, strategies, results)))
+        await asyncio.gather(
+            *(play_race(c, r, s, res, delay_ms) for c, r, s, res in zip(clients, races, strategies, results))
+        )
         for c, r, res in zip(clients, races, results):
             end = await c.wait_for(m.End, lambda ev: ev.race == r, timeout=time_limit_s + 30)
             for row in end.ranking:

@@ -14,6 +14,7 @@ cycle, so a game always ends (each move either reveals a card, which happens
 at most ``total`` times, or reaches a position never seen before) — and
 ``max_moves`` bounds it outright.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -24,8 +25,8 @@ import time
 from protocol.rules.engine import Game
 from protocol.rules.games import DRAW
 
-from .board import Key, as_view, unseen_counts, visible_game, visible_key
 from . import evaluate as _evaluate
+from .board import Key, as_view, unseen_counts, visible_game, visible_key
 from .evaluate import EVALUATE
 
 

@@ -4,6 +4,7 @@ Each subcommand module defines `add_arguments(parser)` and `run(args) -> int`.
 Modules are imported lazily so that `solrace deal` does not pay for the server
 and `solrace serve` does not pay for the terminal UI.
 """
+
 from __future__ import annotations
 
 import argparse

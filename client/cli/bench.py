@@ -11,6 +11,7 @@ WebSocket client, and prints every figure beside the baseline's with the
 ratio. CPU is read from /proc (utime+stime) for the server, its redis-server
 and the echo server and given as µs per operation. See docs/benchmarks.md.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,39 +22,72 @@ from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("mode", nargs="?", default="moves", choices=("moves", "idle", "fanout"),
-                        help="moves: throughput and latency (default); idle: memory per idle player; "
-                             "fanout: progress to S spectators")
+    parser.add_argument(
+        "mode",
+        nargs="?",
+        default="moves",
+        choices=("moves", "idle", "fanout"),
+        help="moves: throughput and latency (default); idle: memory per idle player; "
+        "fanout: progress to S spectators",
+    )
     parser.add_argument("--races", type=int, default=50, help="moves: races (default 50)")
     parser.add_argument("--players", type=int, default=2, help="players per race (default 2)")
     parser.add_argument("--game", default="fours-up", help="game of the races (default fours-up)")
-    parser.add_argument("--duration", type=float, default=10.0, help="seconds measured per phase (default 10)")
-    parser.add_argument("--warmup", type=float, default=2.0, help="seconds before each phase is measured (default 2)")
-    parser.add_argument("--slices", type=int, default=4,
-                        help="moves: each phase measures the echo and the server in this many alternating "
-                             "windows of duration/slices (default 4), so both meet the same load from the "
-                             "rest of a shared machine; 1 = one window each, echo first")
-    parser.add_argument("--rate", type=float, default=0.0,
-                        help="moves: total msg/s of the open-loop latency phase "
-                             "(default: a quarter of the echo capacity, i.e. half the 50 %% target)")
+    parser.add_argument(
+        "--duration", type=float, default=10.0, help="seconds measured per phase (default 10)"
+    )
+    parser.add_argument(
+        "--warmup", type=float, default=2.0, help="seconds before each phase is measured (default 2)"
+    )
+    parser.add_argument(
+        "--slices",
+        type=int,
+        default=4,
+        help="moves: each phase measures the echo and the server in this many alternating "
+        "windows of duration/slices (default 4), so both meet the same load from the "
+        "rest of a shared machine; 1 = one window each, echo first",
+    )
+    parser.add_argument(
+        "--rate",
+        type=float,
+        default=0.0,
+        help="moves: total msg/s of the open-loop latency phase "
+        "(default: a quarter of the echo capacity, i.e. half the 50 %% target)",
+    )
     parser.add_argument("--conns", type=int, default=10000, help="idle: connections (default 10000)")
-    parser.add_argument("--settle", type=float, default=2.0, help="idle: seconds before reading RSS (default 2)")
+    parser.add_argument(
+        "--settle", type=float, default=2.0, help="idle: seconds before reading RSS (default 2)"
+    )
     parser.add_argument("--spectators", type=int, default=1000, help="fanout: spectators (default 1000)")
-    parser.add_argument("--update-rate", type=float, default=5.0, help="fanout: moves/s in the watched race (default 5)")
-    parser.add_argument("--redis", default="", help="Redis URL for the server (default: its private redis-server)")
-    parser.add_argument("--server-arg", action="append", default=[], metavar="ARG",
-                        help="extra argument for `solrace serve` (repeat; e.g. --server-arg=--outbound-queue=512)")
-    parser.add_argument("--profile", default="", metavar="OUT",
-                        help="moves: py-spy record the server during its capacity phase into OUT "
-                             "(.svg flame graph, .json speedscope, else raw collapsed stacks); "
-                             "needs `pip install py-spy`")
+    parser.add_argument(
+        "--update-rate", type=float, default=5.0, help="fanout: moves/s in the watched race (default 5)"
+    )
+    parser.add_argument(
+        "--redis", default="", help="Redis URL for the server (default: its private redis-server)"
+    )
+    parser.add_argument(
+        "--server-arg",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="extra argument for `solrace serve` (repeat; e.g. --server-arg=--outbound-queue=512)",
+    )
+    parser.add_argument(
+        "--profile",
+        default="",
+        metavar="OUT",
+        help="moves: py-spy record the server during its capacity phase into OUT "
+        "(.svg flame graph, .json speedscope, else raw collapsed stacks); "
+        "needs `pip install py-spy`",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default 1)")
     parser.add_argument("--json", default="", help="also write the full result as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def run(args: argparse.Namespace) -> int:
-    from client.loadgen import report, run as R
+    from client.loadgen import report
+    from client.loadgen import run as R
 
     def log(msg: str) -> None:
         if not args.quiet:

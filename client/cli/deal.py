@@ -4,6 +4,7 @@ A debugging and verification aid: it runs the same rules code as the server,
 so `solrace deal GAME --seed S --moves "..."` reproduces any player's position
 from a published seed and move log.
 """
+
 from __future__ import annotations
 
 import argparse

@@ -9,6 +9,7 @@
 The session token is kept in ~/.config/solrace/token (``--token-file``), so a
 restarted client resumes the same identity and seats.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -19,17 +20,24 @@ DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default=DEFAULT_URL, help=f"server websocket URL (default {DEFAULT_URL})")
     parser.add_argument("--name", help="display name (1-24 printable characters)")
-    parser.add_argument("--token-file", help="where the session token is kept (default ~/.config/solrace/token)")
+    parser.add_argument(
+        "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
+    )
     parser.add_argument("--game", help="racing-aces, double-aces-and-kings, rouge-et-noir, fours-up")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="quick-match a public race of --game")
     mode.add_argument("--create", action="store_true", help="create a race of --game and wait in its lobby")
     mode.add_argument("--join", metavar="ID_OR_LINK", help="join a race by id or link")
     parser.add_argument("--seats", type=int, default=2, help="seats (create: 1-8, quick: 2-8; default 2)")
-    parser.add_argument("--time-limit", type=int, default=600, metavar="S", help="race clock in seconds (create)")
-    parser.add_argument("--private", action="store_true", help="create a private race (not listed, no spectators)")
-    parser.add_argument("--offline", action="store_true",
-                        help="no server: race the rules engine's local bots (for practice)")
+    parser.add_argument(
+        "--time-limit", type=int, default=600, metavar="S", help="race clock in seconds (create)"
+    )
+    parser.add_argument(
+        "--private", action="store_true", help="create a private race (not listed, no spectators)"
+    )
+    parser.add_argument(
+        "--offline", action="store_true", help="no server: race the rules engine's local bots (for practice)"
+    )
     parser.add_argument("--rivals", type=int, default=1, help="offline: number of bot rivals (default 1)")
     parser.add_argument("--bot-speed", type=float, default=1.0, help="offline: seconds between bot moves")
     parser.add_argument("--seed", help="offline: deal this seed")
@@ -66,8 +74,13 @@ def run(args: argparse.Namespace) -> int:
             intent.seats = args.rivals + 1
 
         async def connect():
-            return LocalSession(name=args.name or "you", rivals=args.rivals, rival_interval=args.bot_speed,
-                                seed=args.seed, time_limit_s=args.time_limit)
+            return LocalSession(
+                name=args.name or "you",
+                rivals=args.rivals,
+                rival_interval=args.bot_speed,
+                seed=args.seed,
+                time_limit_s=args.time_limit,
+            )
     else:
         from client.tui.net import connector
 

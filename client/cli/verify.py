@@ -29,6 +29,7 @@ What is checked, independently of the server's code:
 Exit code 0 when everything checks (CONFIRMED), 1 when something does not
 (REFUTED, with each difference), 2 when the input cannot be read.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -138,8 +139,7 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
 
     # 1. the commitment
     digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()
-    given = [(c, src) for c, src in ((commitment, "given"), (doc.get("commitment"), "published"))
-             if c]
+    given = [(c, src) for c, src in ((commitment, "given"), (doc.get("commitment"), "published")) if c]
     if not given:
         report.notes.append("no commitment to check the seed against (pass --commitment)")
     for c, src in given:
@@ -158,8 +158,9 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
         r = _replay_player(game, seed, who, p.get("moves") or [], report)
         if r is not None:
             replayed[who] = r
-            report.checked.append(f"{who}: {r.moves} moves legal, {r.home} cards home"
-                                  + (" (won)" if r.won else ""))
+            report.checked.append(
+                f"{who}: {r.moves} moves legal, {r.home} cards home" + (" (won)" if r.won else "")
+            )
     for who in entries.keys() - {str(p.get("player")) for p in players}:
         report.problems.append(f"{who}: ranked, but no moves published")
     for who in {str(p.get("player")) for p in players} - entries.keys():
@@ -195,7 +196,9 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
             else:
                 continue
             starts = {w: inferred for w in entries}
-            report.notes.append(f"start time inferred from {who}'s figures; the others are checked against it")
+            report.notes.append(
+                f"start time inferred from {who}'s figures; the others are checked against it"
+            )
             break
     if not starts:
         report.notes.append("times not checked (no start time in the document)")
@@ -208,10 +211,13 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
         reached = r.first_at[r.home]
         want_at = 0 if reached is None else reached - start
         if e.get("home_at_ms") is not None and e["home_at_ms"] != want_at:
-            report.problems.append(f"{who}: recorded home_at_ms {e['home_at_ms']}, the replay gives {want_at}")
+            report.problems.append(
+                f"{who}: recorded home_at_ms {e['home_at_ms']}, the replay gives {want_at}"
+            )
         if r.won and r.win_at is not None and e.get("time_ms") != r.win_at - start:
-            report.problems.append(f"{who}: recorded time_ms {e.get('time_ms')}, the replay gives "
-                                   f"{r.win_at - start}")
+            report.problems.append(
+                f"{who}: recorded time_ms {e.get('time_ms')}, the replay gives {r.win_at - start}"
+            )
         timed += 1
     if timed:
         report.checked.append(f"times of {timed} player(s) match their moves")
@@ -254,8 +260,14 @@ def load(path: str) -> dict[str, Any]:
         raise InputError(f"{path}: neither JSON nor MessagePack ({e})") from None
 
 
-async def fetch(url: str, *, race: str | None = None, daily: str | None = None,
-                date: str | None = None, player: str | None = None) -> dict[str, Any]:
+async def fetch(
+    url: str,
+    *,
+    race: str | None = None,
+    daily: str | None = None,
+    date: str | None = None,
+    player: str | None = None,
+) -> dict[str, Any]:
     """Fetch a replay over the protocol with the client library."""
     import msgspec
 
@@ -298,8 +310,9 @@ def run(args: argparse.Namespace) -> int:
         if args.url:
             if bool(args.race) == bool(args.daily) or (args.daily and not args.date):
                 raise InputError("with --url give --race ID, or --daily GAME --date YYYY-MM-DD")
-            doc = asyncio.run(fetch(args.url, race=args.race, daily=args.daily, date=args.date,
-                                    player=args.player))
+            doc = asyncio.run(
+                fetch(args.url, race=args.race, daily=args.daily, date=args.date, player=args.player)
+            )
             if args.save:
                 Path(args.save).write_text(json.dumps(doc, indent=1))
         elif args.file:

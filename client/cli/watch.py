@@ -1,9 +1,10 @@
 """`solrace watch`: list live public races, spectate one (progress and delayed boards).
 
-    solrace watch                     # the live race list; Enter on a race spectates it
-    solrace watch --game fours-up     # only that game
-    solrace watch --race r8a1c…       # spectate straight away (id or link)
+solrace watch                     # the live race list; Enter on a race spectates it
+solrace watch --game fours-up     # only that game
+solrace watch --race r8a1c…       # spectate straight away (id or link)
 """
+
 from __future__ import annotations
 
 import argparse
@@ -14,7 +15,9 @@ from client.cli.play import DEFAULT_URL
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default=DEFAULT_URL, help=f"server websocket URL (default {DEFAULT_URL})")
     parser.add_argument("--name", help="display name")
-    parser.add_argument("--token-file", help="where the session token is kept (default ~/.config/solrace/token)")
+    parser.add_argument(
+        "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
+    )
     parser.add_argument("--game", help="list only races of this game")
     parser.add_argument("--race", metavar="ID_OR_LINK", help="spectate this race at once")
     parser.add_argument("--offline", action="store_true", help="no server: watch local bot races (demo)")

@@ -132,8 +132,15 @@ class Board:
     def view_text(self) -> str | None:
         return None if self.view is None else self.view.to_text()
 
-    def reset(self, view_text: str, n: int, *, home: int | None = None, status: str | None = None,
-              legal: list[str] | None = None) -> None:
+    def reset(
+        self,
+        view_text: str,
+        n: int,
+        *,
+        home: int | None = None,
+        status: str | None = None,
+        legal: list[str] | None = None,
+    ) -> None:
         """Adopt the server's view (start, resync): the truth replaces ours."""
         self.view = rules.view_from_text(view_text)
         self.n = n
@@ -144,8 +151,18 @@ class Board:
             self.status = status
         self.legal = legal
 
-    def apply_ack(self, move: str, n: int, revealed: Iterable[Sequence[str]], *, home: int, won: bool,
-                  status: str, view_text: str | None = None, legal: list[str] | None = None) -> None:
+    def apply_ack(
+        self,
+        move: str,
+        n: int,
+        revealed: Iterable[Sequence[str]],
+        *,
+        home: int,
+        won: bool,
+        status: str,
+        view_text: str | None = None,
+        legal: list[str] | None = None,
+    ) -> None:
         """Apply an acknowledged move; a server `view` (if sent) is checked and wins."""
         if self.view is None:
             raise ViewMismatch("ack before the start")

@@ -353,8 +353,16 @@ class Client:
         try:
             if ack.n != board.n + 1 or board.view is None:
                 raise ViewMismatch(f"ack {ack.n} on board {board.n}")
-            board.apply_ack(ack.move, ack.n, ack.revealed, home=ack.home, won=ack.won, status=ack.status,
-                            view_text=ack.view, legal=ack.legal)
+            board.apply_ack(
+                ack.move,
+                ack.n,
+                ack.revealed,
+                home=ack.home,
+                won=ack.won,
+                status=ack.status,
+                view_text=ack.view,
+                legal=ack.legal,
+            )
         except ViewMismatch as exc:
             log.warning("race %s: local view out of step (%s); resyncing", ack.race, exc)
             board.n = ack.n
@@ -574,10 +582,13 @@ class Client:
         self.clock_offset_ms = pong.time - (t0 + t1) / 2
         return pong
 
-    async def create(self, game: str, seats: int = m.DEFAULT_SEATS, time_limit_s: int | None = None,
-                     private: bool = False) -> m.RaceSnapshot:
+    async def create(
+        self, game: str, seats: int = m.DEFAULT_SEATS, time_limit_s: int | None = None, private: bool = False
+    ) -> m.RaceSnapshot:
         """A new race; `time_limit_s` None: the server's default clock (TIME_LIMIT_S)."""
-        return await self.request(m.Create(game=game, seats=seats, time_limit_s=time_limit_s, private=private))
+        return await self.request(
+            m.Create(game=game, seats=seats, time_limit_s=time_limit_s, private=private)
+        )
 
     async def join(self, race: str) -> m.RaceSnapshot:
         return await self.request(m.Join(race=race))
@@ -724,7 +735,14 @@ class Client:
                 if exc.code in (m.ErrorCode.BAD_TOKEN, m.ErrorCode.BAD_VERSION):
                     break  # retrying cannot help
                 continue
-            except (OSError, TimeoutError, InvalidHandshake, InvalidURI, ConnectionClosed, m.ProtocolError) as exc:
+            except (
+                OSError,
+                TimeoutError,
+                InvalidHandshake,
+                InvalidURI,
+                ConnectionClosed,
+                m.ProtocolError,
+            ) as exc:
                 log.info("reconnect attempt %d failed: %s", attempt, exc)
                 continue
             self._reconnector = None

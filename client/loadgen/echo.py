@@ -15,6 +15,7 @@ Paths:
 
 Prints ``echo listening on ws://HOST:PORT/`` once listening; SIGTERM stops it.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -48,8 +49,9 @@ async def main(host: str, port: int, max_size: int) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    async with serve(handler, host, port, compression=None, max_size=max_size,
-                     ping_interval=20, ping_timeout=20) as server:
+    async with serve(
+        handler, host, port, compression=None, max_size=max_size, ping_interval=20, ping_timeout=20
+    ) as server:
         real = server.sockets[0].getsockname()[1]
         print(f"echo listening on ws://{host}:{real}/", flush=True)
         await stop.wait()

@@ -27,6 +27,7 @@ Latencies: move→ack at the mover; move→rival-progress at each rival (the
 intended time of (race, player, n) is looked up in a table shared by the
 bots of this process). `EchoConn` does the same against the echo baseline.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -95,13 +96,46 @@ class Mode:
 
 # --------------------------------------------------------------------- race server bots
 
-class Bot:
-    __slots__ = ("ws", "group", "idx", "pid", "race", "n", "view", "vg", "legal", "rng",
-                 "inflight", "owed", "rid", "futs", "events", "rec", "mode", "table", "timer",
-                 "due", "done", "move_out", "game", "started", "resyncing", "fresh")
 
-    def __init__(self, group: "Group", idx: int, rec: Recorder, mode: Mode,
-                 table: dict[tuple[str, str, int], list[float]], seed: int) -> None:
+class Bot:
+    __slots__ = (
+        "ws",
+        "group",
+        "idx",
+        "pid",
+        "race",
+        "n",
+        "view",
+        "vg",
+        "legal",
+        "rng",
+        "inflight",
+        "owed",
+        "rid",
+        "futs",
+        "events",
+        "rec",
+        "mode",
+        "table",
+        "timer",
+        "due",
+        "done",
+        "move_out",
+        "game",
+        "started",
+        "resyncing",
+        "fresh",
+    )
+
+    def __init__(
+        self,
+        group: Group,
+        idx: int,
+        rec: Recorder,
+        mode: Mode,
+        table: dict[tuple[str, str, int], list[float]],
+        seed: int,
+    ) -> None:
         self.ws: WSClient | None = None
         self.group = group
         self.idx = idx
@@ -170,8 +204,14 @@ class Bot:
                         fut.set_exception(RuntimeError(f"{msg.get('code')}: {msg.get('message')}"))
                     else:
                         fut.set_result(msg)
-                if t == "error" and msg.get("code") in ("out-of-sync", "illegal-move", "game-over",
-                                                         "race-not-running", "rate-limited", "internal"):
+                if t == "error" and msg.get("code") in (
+                    "out-of-sync",
+                    "illegal-move",
+                    "game-over",
+                    "race-not-running",
+                    "rate-limited",
+                    "internal",
+                ):
                     self.on_move_error(msg)
                 return
             if t == "error":
@@ -376,7 +416,7 @@ class Bot:
 class Group:
     """One race of `players` bots: create, join, ready, play; a new race when it ends."""
 
-    def __init__(self, gen: "MoveGen", idx: int, players: int, game: str) -> None:
+    def __init__(self, gen: MoveGen, idx: int, players: int, game: str) -> None:
         self.gen = gen
         self.idx = idx
         self.players = players
@@ -388,8 +428,9 @@ class Group:
 
     async def setup_race(self) -> None:
         host = self.bots[0]
-        snap = await asyncio.wait_for(host.request(
-            {"t": "create", "game": self.game, "seats": self.players, "time_limit_s": 7200}), 30)
+        snap = await asyncio.wait_for(
+            host.request({"t": "create", "game": self.game, "seats": self.players, "time_limit_s": 7200}), 30
+        )
         rid = snap["race"]
         self.race = rid
         loop = asyncio.get_running_loop()
@@ -398,7 +439,9 @@ class Group:
             b.race = ""
         for b in self.bots[1:]:
             await asyncio.wait_for(b.request({"t": "join", "race": rid}), 30)
-        await asyncio.gather(*(asyncio.wait_for(b.request({"t": "ready", "race": rid}), 30) for b in self.bots))
+        await asyncio.gather(
+            *(asyncio.wait_for(b.request({"t": "ready", "race": rid}), 30) for b in self.bots)
+        )
         await asyncio.wait_for(asyncio.gather(*(b.started for b in self.bots)), 60)
         self.running = True
         self.races_played += 1
@@ -491,7 +534,9 @@ class MoveGen:
     def sample_frame(self) -> bytes:
         """A move frame as the bots send it (the echo baseline's message)."""
         b = self.groups[0].bots[0]
-        return encode({"t": "move", "rid": 123456, "race": b.race or "r" + "0" * 15, "n": 123, "move": "t2:3>t5"})
+        return encode(
+            {"t": "move", "rid": 123456, "race": b.race or "r" + "0" * 15, "n": 123, "move": "t2:3>t5"}
+        )
 
     def close(self) -> None:
         for b in self.bots:
@@ -500,6 +545,7 @@ class MoveGen:
 
 
 # --------------------------------------------------------------------- echo baseline
+
 
 class EchoConn:
     __slots__ = ("ws", "rec", "mode", "inflight", "owed", "payload", "frame", "timer", "due", "rng")

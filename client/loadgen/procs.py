@@ -4,6 +4,7 @@ CPU is utime+stime of /proc/PID/stat (clock ticks, 10 ms on Linux), the
 figure that stays stable on a shared machine where throughput swings; memory
 is VmRSS of /proc/PID/status.
 """
+
 from __future__ import annotations
 
 import os
@@ -26,7 +27,7 @@ def cpu_s(pid: int) -> float:
     """CPU seconds (user + system) used so far by process `pid`."""
     with open(f"/proc/{pid}/stat", "rb") as f:
         data = f.read()
-    fields_ = data[data.rindex(b")") + 2:].split()
+    fields_ = data[data.rindex(b")") + 2 :].split()
     return (int(fields_[11]) + int(fields_[12])) / TICK
 
 
@@ -68,7 +69,7 @@ def children(pid: int) -> list[int]:
                 data = f.read()
         except OSError:
             continue
-        rest = data[data.rindex(b")") + 2:].split()
+        rest = data[data.rindex(b")") + 2 :].split()
         if int(rest[1]) == pid:
             out.append(int(d))
     return out
@@ -166,13 +167,19 @@ class Proc:
 _URL = re.compile(rb"ws://([0-9.]+):([0-9]+)")
 
 
-def _start(name: str, argv: list[str], timeout: float, env: dict[str, str] | None = None,
-           tmp: tempfile.TemporaryDirectory | None = None) -> Proc:
+def _start(
+    name: str,
+    argv: list[str],
+    timeout: float,
+    env: dict[str, str] | None = None,
+    tmp: tempfile.TemporaryDirectory | None = None,
+) -> Proc:
     logdir = Path(tmp.name) if tmp is not None else Path(tempfile.gettempdir())
     log = logdir / f"{name}.stderr.log"
     errf = open(log, "wb")
-    popen = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=errf, stdin=subprocess.DEVNULL,
-                             cwd=str(ROOT), env=env)
+    popen = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=errf, stdin=subprocess.DEVNULL, cwd=str(ROOT), env=env
+    )
     errf.close()
     deadline = time.monotonic() + timeout
     line = b""
@@ -200,8 +207,20 @@ def start_echo(timeout: float = 20.0) -> Proc:
 def start_server(redis: str = "", extra_args: list[str] | None = None, timeout: float = 30.0) -> Proc:
     """`solrace serve` on 127.0.0.1, a free port, its private Redis unless `redis`."""
     tmp = tempfile.TemporaryDirectory(prefix="solrace-bench-")
-    argv = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-            "--data", str(Path(tmp.name) / "data"), "--log-level", "WARNING"]
+    argv = [
+        sys.executable,
+        "-m",
+        "client.cli",
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--data",
+        str(Path(tmp.name) / "data"),
+        "--log-level",
+        "WARNING",
+    ]
     if redis:
         argv += ["--redis", redis]
     argv += extra_args or []

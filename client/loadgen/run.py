@@ -6,10 +6,10 @@
 
 Every mode returns a plain dict (the JSON report); `report.py` prints it.
 """
+
 from __future__ import annotations
 
 import asyncio
-import gc
 import os
 import time
 from typing import Any
@@ -22,8 +22,16 @@ SERVER_FLAGS = [
     # The bench is one address with many connections sending far above a
     # human's rate: lift the per-address and per-connection limits, and make
     # countdowns short so finished races are replaced quickly.
-    "--max-conn-per-addr", "100000", "--rate", "1000000", "--burst", "1000000",
-    "--countdown-ms", "100", "--time-limit-max-s", "7200",
+    "--max-conn-per-addr",
+    "100000",
+    "--rate",
+    "1000000",
+    "--burst",
+    "1000000",
+    "--countdown-ms",
+    "100",
+    "--time-limit-max-s",
+    "7200",
 ]
 
 
@@ -49,7 +57,13 @@ def lat_summary(samples) -> dict[str, Any]:
     def q(x: float) -> float:
         return round(s[min(n - 1, int(x * n))] * 1000, 3)
 
-    return {"count": n, "p50_ms": q(0.5), "p99_ms": q(0.99), "p999_ms": q(0.999), "max_ms": round(s[-1] * 1000, 3)}
+    return {
+        "count": n,
+        "p50_ms": q(0.5),
+        "p99_ms": q(0.99),
+        "p999_ms": q(0.999),
+        "max_ms": round(s[-1] * 1000, 3),
+    }
 
 
 def start_profiler(pid: int, out: str, duration: float):
@@ -64,12 +78,29 @@ def start_profiler(pid: int, out: str, duration: float):
 
     spy = Path(sys.executable).with_name("py-spy")
     fmt = "flamegraph" if out.endswith(".svg") else "speedscope" if out.endswith(".json") else "raw"
-    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--duration", str(max(1, int(duration))),
-                             "--rate", "250", "--format", fmt, "--output", out],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [
+            str(spy),
+            "record",
+            "--pid",
+            str(pid),
+            "--duration",
+            str(max(1, int(duration))),
+            "--rate",
+            "250",
+            "--format",
+            fmt,
+            "--output",
+            out,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
 
 
-async def _window(gen: Any, proc: P.Proc, start, duration: float, warmup: float, profile: str = "") -> dict[str, Any]:
+async def _window(
+    gen: Any, proc: P.Proc, start, duration: float, warmup: float, profile: str = ""
+) -> dict[str, Any]:
     """One measured window: start sending, warm up, measure `duration` s, stop and drain; raw deltas."""
     start()
     await asyncio.sleep(warmup)
@@ -88,11 +119,22 @@ async def _window(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
     w1 = proc.runq_wait()
     g1 = self_cpu()
     i1 = P.machine_idle_s()
-    raw = {"wall": rec.t1 - rec.t0, "ops": rec.done, "sent": rec.sent, "late": rec.late_sends,
-           "draws": rec.draws, "full_legal": rec.full_legal,
-           "errors": dict(rec.errors), "ack": list(rec.ack), "rival": list(rec.rival),
-           "cpu": {n: c1[n] - c0[n] for n in c0}, "sys": {n: s1[n] - s0[n] for n in s0},
-           "wait": {n: w1[n] - w0[n] for n in w0}, "gen": g1 - g0, "idle": i1 - i0}
+    raw = {
+        "wall": rec.t1 - rec.t0,
+        "ops": rec.done,
+        "sent": rec.sent,
+        "late": rec.late_sends,
+        "draws": rec.draws,
+        "full_legal": rec.full_legal,
+        "errors": dict(rec.errors),
+        "ack": list(rec.ack),
+        "rival": list(rec.rival),
+        "cpu": {n: c1[n] - c0[n] for n in c0},
+        "sys": {n: s1[n] - s0[n] for n in s0},
+        "wait": {n: w1[n] - w0[n] for n in w0},
+        "gen": g1 - g0,
+        "idle": i1 - i0,
+    }
     await gen.quiesce()
     if spy is not None:
         _out, err = await asyncio.to_thread(spy.communicate)
@@ -139,7 +181,9 @@ def _summary(raws: list[dict[str, Any]], cpu_names: tuple[str, ...]) -> dict[str
         # the move mix (moves only): share of draws among the moves sent, and of
         # moves that needed a full legal_moves() (the rest: a cached candidate, checked)
         "draw_share": round(sum(r["draws"] for r in raws) / max(1, sum(r["sent"] for r in raws)), 3),
-        "full_legal_share": round(sum(r["full_legal"] for r in raws) / max(1, sum(r["sent"] for r in raws)), 3),
+        "full_legal_share": round(
+            sum(r["full_legal"] for r in raws) / max(1, sum(r["sent"] for r in raws)), 3
+        ),
         "machine_busy_cores": round((os.cpu_count() or 1) - sum(r["idle"] for r in raws) / wall, 2),
     }
     tot = sum(cpu[n] for n in cpu_names if n in cpu)
@@ -147,14 +191,22 @@ def _summary(raws: list[dict[str, Any]], cpu_names: tuple[str, ...]) -> dict[str
     return out
 
 
-async def measure(gen: Any, proc: P.Proc, start, duration: float, warmup: float,
-                  cpu_names: tuple[str, ...], profile: str = "") -> dict[str, Any]:
+async def measure(
+    gen: Any,
+    proc: P.Proc,
+    start,
+    duration: float,
+    warmup: float,
+    cpu_names: tuple[str, ...],
+    profile: str = "",
+) -> dict[str, Any]:
     """Run one phase: start sending, warm up, measure `duration` s, stop and drain."""
     return _summary([await _window(gen, proc, start, duration, warmup, profile)], cpu_names)
 
 
-async def measure_pair(echo: tuple, server: tuple, duration: float, warmup: float, slices: int,
-                       profile: str = "") -> tuple[dict[str, Any], dict[str, Any]]:
+async def measure_pair(
+    echo: tuple, server: tuple, duration: float, warmup: float, slices: int, profile: str = ""
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The same phase for the echo and the server, in `slices` alternating windows of
     duration/slices each (echo, server, echo, ...), so that both meet the same load from
     the rest of this shared machine; each window after the first warms up for at most 0.5 s.
@@ -174,13 +226,21 @@ async def measure_pair(echo: tuple, server: tuple, duration: float, warmup: floa
 
 # ------------------------------------------------------------------------------ moves
 
+
 async def moves_mode(a: Any, log) -> dict[str, Any]:
     P.raise_nofile(4 * a.races * a.players + 1024)
     echo = P.start_echo()
     server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []))
-    res: dict[str, Any] = {"mode": "moves", "races": a.races, "players": a.players, "game": a.game,
-                           "connections": a.races * a.players, "duration_s": a.duration,
-                           "server_pids": server.pids(), "echo_pid": echo.pid}
+    res: dict[str, Any] = {
+        "mode": "moves",
+        "races": a.races,
+        "players": a.players,
+        "game": a.game,
+        "connections": a.races * a.players,
+        "duration_s": a.duration,
+        "server_pids": server.pids(),
+        "echo_pid": echo.pid,
+    }
     try:
         gen = MoveGen(server.host, server.port, a.races, a.players, a.game, seed=a.seed)
         log(f"server {server.host}:{server.port} pids {server.pids()}; echo pid {echo.pid}")
@@ -196,17 +256,28 @@ async def moves_mode(a: Any, log) -> dict[str, Any]:
         res["slices"] = slices
         log(f"capacity (closed loop): echo and server in {slices} alternating windows each…")
         res["echo_capacity"], res["server_capacity"] = await measure_pair(
-            (eg, echo, eg.set_closed, ("echo",)), (gen, server, gen.set_closed, names),
-            a.duration, a.warmup, slices, profile=a.profile)
+            (eg, echo, eg.set_closed, ("echo",)),
+            (gen, server, gen.set_closed, names),
+            a.duration,
+            a.warmup,
+            slices,
+            profile=a.profile,
+        )
         log(_line("echo", res["echo_capacity"]))
         log(_line("server", res["server_capacity"]))
         rate = a.rate or 0.25 * res["echo_capacity"]["ops_per_s"]
         res["latency_rate"] = round(rate, 1)
-        res["latency_rate_rule"] = "given (--rate)" if a.rate else "0.25 x echo capacity (half the 50 % target)"
+        res["latency_rate_rule"] = (
+            "given (--rate)" if a.rate else "0.25 x echo capacity (half the 50 % target)"
+        )
         log(f"latency at {rate:.0f} msg/s (open loop): echo and server, alternating…")
         res["echo_latency"], res["server_latency"] = await measure_pair(
-            (eg, echo, lambda: eg.set_open(rate), ("echo",)), (gen, server, lambda: gen.set_open(rate), names),
-            a.duration, a.warmup, slices)
+            (eg, echo, lambda: eg.set_open(rate), ("echo",)),
+            (gen, server, lambda: gen.set_open(rate), names),
+            a.duration,
+            a.warmup,
+            slices,
+        )
         log(_line("echo", res["echo_latency"]))
         log(_line("server", res["server_latency"]))
         own = 0.5 * res["server_capacity"]["ops_per_s"]
@@ -214,8 +285,12 @@ async def moves_mode(a: Any, log) -> dict[str, Any]:
             log(f"latency at half the server's own capacity, {own:.0f} moves/s: server…")
             res["latency_rate_own"] = round(own, 1)
             res["echo_latency_own"], res["server_latency_own"] = await measure_pair(
-                (eg, echo, lambda: eg.set_open(own), ("echo",)), (gen, server, lambda: gen.set_open(own), names),
-                a.duration, a.warmup, slices)
+                (eg, echo, lambda: eg.set_open(own), ("echo",)),
+                (gen, server, lambda: gen.set_open(own), names),
+                a.duration,
+                a.warmup,
+                slices,
+            )
             log(_line("server", res["server_latency_own"]))
         res["races_played"] = sum(g.races_played for g in gen.groups)
         res["rss"] = {**server.rss(), "echo": echo.rss()["echo"]}
@@ -229,14 +304,17 @@ async def moves_mode(a: Any, log) -> dict[str, Any]:
 
 
 def _line(name: str, r: dict[str, Any]) -> str:
-    return (f"  {name}: {r['ops_per_s']:.0f}/s, ack p50 {r['ack']['p50_ms']} p99 {r['ack']['p99_ms']} ms, "
-            f"cpu µs/op {r['cpu_us_per_op']}, generator {r['generator_core_share']:.2f} core "
-            f"({r['generator_cpu_us_per_op']} µs/op), "
-            f"machine busy {r['machine_busy_cores']} cores, waited for a CPU {r.get('runq_wait_share')}, "
-            f"errors {r['errors']}")
+    return (
+        f"  {name}: {r['ops_per_s']:.0f}/s, ack p50 {r['ack']['p50_ms']} p99 {r['ack']['p99_ms']} ms, "
+        f"cpu µs/op {r['cpu_us_per_op']}, generator {r['generator_core_share']:.2f} core "
+        f"({r['generator_cpu_us_per_op']} µs/op), "
+        f"machine busy {r['machine_busy_cores']} cores, waited for a CPU {r.get('runq_wait_share')}, "
+        f"errors {r['errors']}"
+    )
 
 
 # ------------------------------------------------------------------------------ idle
+
 
 class _Idle:
     __slots__ = ("ws", "fut")
@@ -250,7 +328,9 @@ class _Idle:
             self.fut.set_result(data)
 
 
-async def _open_idle(host: str, port: int, path: str, n: int, first: bytes, concurrency: int = 100) -> list[_Idle]:
+async def _open_idle(
+    host: str, port: int, path: str, n: int, first: bytes, concurrency: int = 100
+) -> list[_Idle]:
     sem = asyncio.Semaphore(concurrency)
     conns: list[_Idle] = []
 
@@ -277,9 +357,13 @@ async def _idle_one(proc: P.Proc, path: str, n: int, first: bytes, settle: float
     opened = now() - t
     await asyncio.sleep(settle)
     r1 = proc.rss()
-    out = {"connections": len(conns), "open_s": round(opened, 2),
-           "rss_before": r0, "rss_after": r1,
-           "bytes_per_conn": {k: round((r1[k] - r0[k]) / max(1, len(conns))) for k in r0}}
+    out = {
+        "connections": len(conns),
+        "open_s": round(opened, 2),
+        "rss_before": r0,
+        "rss_after": r1,
+        "bytes_per_conn": {k: round((r1[k] - r0[k]) / max(1, len(conns))) for k in r0},
+    }
     for c in conns:
         c.ws.close()
     await asyncio.sleep(0.2)
@@ -305,6 +389,7 @@ async def idle_mode(a: Any, log) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------------------ fan-out
+
 
 class _Watcher:
     __slots__ = ("ws", "fut", "seen", "key")
@@ -341,8 +426,12 @@ def _fan_summary(sent: dict, seen: dict, s: int, t0: float, t1: float) -> dict[s
             continue
         first.append(e[1] - intended)
         last.append(e[2] - intended)
-    return {"updates": len(last), "incomplete": partial,
-            "to_last": lat_summary(last), "to_first": lat_summary(first)}
+    return {
+        "updates": len(last),
+        "incomplete": partial,
+        "to_last": lat_summary(last),
+        "to_first": lat_summary(first),
+    }
 
 
 async def fanout_mode(a: Any, log) -> dict[str, Any]:
@@ -389,8 +478,10 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
         moves = len(gen.sent_log)
         r["cpu_us_per_update"] = {n: round((c1[n] - c0[n]) / max(1, moves) * 1e6, 1) for n in c0}
         res["server"] = r
-        log(f"  server: last spectator p50 {r['to_last']['p50_ms']} ms, max {r['to_last']['max_ms']} ms "
-            f"({r['updates']} updates, {r['incomplete']} incomplete)")
+        log(
+            f"  server: last spectator p50 {r['to_last']['p50_ms']} ms, max {r['to_last']['max_ms']} ms "
+            f"({r['updates']} updates, {r['incomplete']} incomplete)"
+        )
         for w in watchers:
             w.ws.close()
         gen.close()
@@ -398,8 +489,19 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
 
         # --- echo baseline: S listeners on /fan, one sender, progress-sized messages
         eseen: dict = {}
-        probe = encode({"t": "progress", "race": race, "ver": 1234, "player": gen.groups[0].bots[0].pid,
-                        "n": 1234, "home": 12, "total": 52, "status": "playing", "at": int(time.time() * 1000)})
+        probe = encode(
+            {
+                "t": "progress",
+                "race": race,
+                "ver": 1234,
+                "player": gen.groups[0].bots[0].pid,
+                "n": 1234,
+                "home": 12,
+                "total": 52,
+                "status": "playing",
+                "at": int(time.time() * 1000),
+            }
+        )
         res["message_bytes"] = len(probe)
         ewatch = [_Watcher(eseen, lambda msg: msg.get("n")) for _ in range(S)]
 
@@ -430,7 +532,9 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
         r = _fan_summary(esent, eseen, S, t0, t1)
         r["cpu_us_per_update"] = {n: round((c1[n] - c0[n]) / max(1, i) * 1e6, 1) for n in c0}
         res["echo"] = r
-        log(f"  echo broadcast: last listener p50 {r['to_last']['p50_ms']} ms, max {r['to_last']['max_ms']} ms")
+        log(
+            f"  echo broadcast: last listener p50 {r['to_last']['p50_ms']} ms, max {r['to_last']['max_ms']} ms"
+        )
         sender.close()
         for w in ewatch:
             w.ws.close()

@@ -14,12 +14,13 @@ frame in Python on each side; this client costs a few:
 
 It is not a general client: no TLS, no extensions, no text frames on send.
 """
+
 from __future__ import annotations
 
 import asyncio
 import base64
 import os
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["WSClient", "open_ws", "frame"]
 
@@ -40,12 +41,28 @@ def frame(payload: bytes, opcode: int = 0x2) -> bytes:
 
 
 class WSClient(asyncio.Protocol):
-    __slots__ = ("host", "port", "path", "transport", "buf", "ready", "closed",
-                 "on_message", "on_close", "_frag", "_key")
+    __slots__ = (
+        "host",
+        "port",
+        "path",
+        "transport",
+        "buf",
+        "ready",
+        "closed",
+        "on_message",
+        "on_close",
+        "_frag",
+        "_key",
+    )
 
-    def __init__(self, host: str, port: int, path: str,
-                 on_message: Callable[[bytes], None] | None = None,
-                 on_close: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        path: str,
+        on_message: Callable[[bytes], None] | None = None,
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         self.host = host
         self.port = port
         self.path = path
@@ -62,9 +79,11 @@ class WSClient(asyncio.Protocol):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = transport  # type: ignore[assignment]
-        req = (f"GET {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
-               f"Upgrade: websocket\r\nConnection: Upgrade\r\n"
-               f"Sec-WebSocket-Key: {self._key}\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        req = (
+            f"GET {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
+            f"Upgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {self._key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
         transport.write(req.encode())  # type: ignore[attr-defined]
 
     def data_received(self, data: bytes) -> None:
@@ -74,13 +93,15 @@ class WSClient(asyncio.Protocol):
             if end < 0:
                 self.buf = buf
                 return
-            status = buf[:buf.find(b"\r\n")]
+            status = buf[: buf.find(b"\r\n")]
             if b" 101 " not in status + b" ":
-                self.ready.set_exception(ConnectionError(f"handshake refused: {status.decode(errors='replace')}"))
+                self.ready.set_exception(
+                    ConnectionError(f"handshake refused: {status.decode(errors='replace')}")
+                )
                 self.transport.close()  # type: ignore[union-attr]
                 return
             self.ready.set_result(None)
-            buf = buf[end + 4:]
+            buf = buf[end + 4 :]
         pos = 0
         size = len(buf)
         on_message = self.on_message
@@ -91,16 +112,16 @@ class WSClient(asyncio.Protocol):
             if n == 126:
                 if size - pos < 4:
                     break
-                n = int.from_bytes(buf[pos + 2:pos + 4], "big")
+                n = int.from_bytes(buf[pos + 2 : pos + 4], "big")
                 head = 4
             elif n == 127:
                 if size - pos < 10:
                     break
-                n = int.from_bytes(buf[pos + 2:pos + 10], "big")
+                n = int.from_bytes(buf[pos + 2 : pos + 10], "big")
                 head = 10
             if size - pos < head + n:
                 break
-            payload = buf[pos + head:pos + head + n]
+            payload = buf[pos + head : pos + head + n]
             pos += head + n
             op = b0 & 0x0F
             if op == 0x2 or op == 0x1:
@@ -157,13 +178,18 @@ class WSClient(asyncio.Protocol):
             self.transport.abort()
 
 
-async def open_ws(host: str, port: int, path: str = "/ws", *,
-                  on_message: Callable[[bytes], None] | None = None,
-                  on_close: Callable[[], None] | None = None,
-                  timeout: float = 30.0) -> WSClient:
+async def open_ws(
+    host: str,
+    port: int,
+    path: str = "/ws",
+    *,
+    on_message: Callable[[bytes], None] | None = None,
+    on_close: Callable[[], None] | None = None,
+    timeout: float = 30.0,
+) -> WSClient:
     loop = asyncio.get_running_loop()
     _t, proto = await asyncio.wait_for(
-        loop.create_connection(lambda: WSClient(host, port, path, on_message, on_close), host, port),
-        timeout)
+        loop.create_connection(lambda: WSClient(host, port, path, on_message, on_close), host, port), timeout
+    )
     await asyncio.wait_for(proto.ready, timeout)
     return proto

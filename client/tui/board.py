@@ -20,6 +20,7 @@ The board of each game is laid out on a character grid:
 A card is three characters wide: rank right-aligned (``10`` for ten) and the
 suit symbol, e.g. `` 9♣`` or ``10♥``; backs are ``▒▒▒``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -65,8 +66,10 @@ class Board:
 
     @property
     def total(self) -> int:
-        return TOTALS.get(self.game, self.home + self.stock + sum(
-            len(c) for n, c in self.piles.items() if not n.startswith("f")))
+        return TOTALS.get(
+            self.game,
+            self.home + self.stock + sum(len(c) for n, c in self.piles.items() if not n.startswith("f")),
+        )
 
     def cards(self, name: str) -> tuple[str | None, ...]:
         return self.piles.get(name, ())
@@ -160,8 +163,9 @@ class Cell:
 class Canvas:
     cells: list[Cell] = field(default_factory=list)
 
-    def put(self, x: int, y: int, text: str, style: str = "", pile: str | None = None,
-            index: int | None = None) -> None:
+    def put(
+        self, x: int, y: int, text: str, style: str = "", pile: str | None = None, index: int | None = None
+    ) -> None:
         self.cells.append(Cell(x, y, text, style, pile, index))
 
     @property
@@ -354,6 +358,7 @@ def _stock_and_waste(p: _Painter, x: int, y: int, waste_limit: int = 8) -> None:
 # --------------------------------------------------------------------------
 # Clicks to moves
 
+
 def runs_allowed(game: str, pile: str) -> bool:
     return game in RUN_GAMES and pile.startswith("t")
 
@@ -412,7 +417,7 @@ def targets_for(legal: list[str] | tuple[str, ...], selected: tuple[str, int] | 
     if not selected:
         return frozenset()
     prefix = move_notation(selected[0], selected[1], "")
-    return frozenset(m[len(prefix):] for m in legal if m.startswith(prefix))
+    return frozenset(m[len(prefix) :] for m in legal if m.startswith(prefix))
 
 
 def complete(legal: list[str] | tuple[str, ...], prefix: str, after: str | None = None) -> str | None:
@@ -463,8 +468,9 @@ def commitment_ok(seed: str | None, commitment: str | None) -> bool:
     return bool(seed) and bool(commitment) and hashlib.sha256(seed.encode()).hexdigest() == commitment
 
 
-def progress_line(name: str, home: int, total: int, n: int, status: str, width: int = 30,
-                  me: bool = False) -> str:
+def progress_line(
+    name: str, home: int, total: int, n: int, status: str, width: int = 30, me: bool = False
+) -> str:
     pct = 100 * home // max(total, 1)
     tag = "*" if me else " "
     return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {n:>4} moves  {status}"

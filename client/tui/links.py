@@ -9,6 +9,7 @@ fragment parameter):
   (a web-client link): the server is ``ws://HOST:PORT/ws`` (``wss`` for https);
 * ``solrace://HOST:PORT/ID``.
 """
+
 from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit

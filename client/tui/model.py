@@ -6,6 +6,7 @@ messages as dicts (docs/protocol.md: ``race``, ``start``, ``ack``,
 every player's progress, the player's own board and legal moves, the clock,
 and the final ranking. The textual apps render it; tests drive it directly.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -133,8 +134,14 @@ class RaceModel:
             rows = {}
             for p in snap["players"]:
                 pid = p.get("player")
-                rows[pid] = PlayerRow(pid, p.get("name") or pid, p.get("home", 0), p.get("n", 0),
-                                      p.get("status", "waiting"), bool(p.get("ready")))
+                rows[pid] = PlayerRow(
+                    pid,
+                    p.get("name") or pid,
+                    p.get("home", 0),
+                    p.get("n", 0),
+                    p.get("status", "waiting"),
+                    bool(p.get("ready")),
+                )
             self.players = rows
 
     def _on_start(self, msg: dict) -> None:

@@ -6,6 +6,7 @@ gap. This adapter only turns its typed messages into the protocol's dicts (so
 the apps and their tests see exactly the wire shapes of docs/protocol.md),
 its errors into :class:`ServerError`, and keeps the token on disk.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -109,8 +110,9 @@ class NetSession:
             elif t == "ready":
                 reply = await c.ready(f["race"], f.get("ready", True))
             elif t == "create":
-                reply = await c.create(f["game"], f.get("seats", 2), f.get("time_limit_s", 600),
-                                       f.get("private", False))
+                reply = await c.create(
+                    f["game"], f.get("seats", 2), f.get("time_limit_s", 600), f.get("private", False)
+                )
             elif t == "quick":
                 reply = await c.quick(f["game"], f.get("seats", 2))
             elif t == "unqueue":
@@ -126,7 +128,11 @@ class NetSession:
             else:
                 raise ServerError("unknown-type", f"the client does not send {t!r}")
         except LibError as e:
-            extra = {k: getattr(e, k) for k in ("reason", "n", "field", "retry_ms") if getattr(e, k, None) is not None}
+            extra = {
+                k: getattr(e, k)
+                for k in ("reason", "n", "field", "retry_ms")
+                if getattr(e, k, None) is not None
+            }
             raise ServerError(str(e.code), e.message or "", **extra) from None
         except (Disconnected, ConnectionError) as e:
             raise ServerError("disconnected", str(e) or "not connected") from None
@@ -142,8 +148,9 @@ class NetSession:
             await self.client.close()
 
 
-async def open_session(url: str, name: str | None = None, token_file: str | None = None,
-                       reconnect: bool = True) -> NetSession:
+async def open_session(
+    url: str, name: str | None = None, token_file: str | None = None, reconnect: bool = True
+) -> NetSession:
     """Connect (resuming the stored token; a stale one is replaced) and start the event pump."""
     from client.library.connection import ServerError as LibError
     from client.library.connection import connect

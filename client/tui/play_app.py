@@ -1,4 +1,5 @@
 """`solrace play`: the textual app. Logic lives in board.py and model.py."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,7 +14,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-from .board import GAME_NAMES, Marks, clock, click, complete, home_move, ranking_lines, targets_for
+from .board import GAME_NAMES, Marks, click, clock, complete, home_move, ranking_lines, targets_for
 from .model import RaceModel
 from .session import ServerError, Session
 from .widgets import BoardView, bars_text
@@ -132,8 +133,13 @@ class PlayApp(App):
         Binding("ctrl+q", "quit", "quit"),
     ]
 
-    def __init__(self, connect: Callable[[], Awaitable[Session]], intent: Intent | None = None,
-                 default_game: str | None = None, server_url: str | None = None):
+    def __init__(
+        self,
+        connect: Callable[[], Awaitable[Session]],
+        intent: Intent | None = None,
+        default_game: str | None = None,
+        server_url: str | None = None,
+    ):
         super().__init__()
         self.server_url = server_url
         self.connect = connect
@@ -157,7 +163,9 @@ class PlayApp(App):
         yield Static(id="bars")
         yield Static(id="hints")
         yield Static(HELP, id="status")
-        yield MoveInput(placeholder="move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)", id="cmd")
+        yield MoveInput(
+            placeholder="move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)", id="cmd"
+        )
 
     def on_mount(self) -> None:
         self.query_one("#cmd", Input).focus()
@@ -170,7 +178,7 @@ class PlayApp(App):
         if self.model.status == "queued" and self.model.game:
             try:  # leave the quick-match queue rather than be seated in absence
                 await asyncio.wait_for(self.session.request("unqueue", game=self.model.game), 2)
-            except (ServerError, asyncio.TimeoutError):
+            except (TimeoutError, ServerError):
                 pass
         await self.session.close()
 
@@ -208,12 +216,21 @@ class PlayApp(App):
             if intent.mode == "quick":
                 self.model.game = intent.game
                 reply = await s.request("quick", game=intent.game, seats=intent.seats)
-                self.say(f"waiting for {intent.seats - 1} rival(s) for {GAME_NAMES.get(intent.game, intent.game)}…")
+                self.say(
+                    f"waiting for {intent.seats - 1} rival(s) for {GAME_NAMES.get(intent.game, intent.game)}…"
+                )
             elif intent.mode == "create":
-                reply = await s.request("create", game=intent.game, seats=intent.seats,
-                                        time_limit_s=intent.time_limit_s, private=intent.private)
-                self.say(f"race created: share its id {reply.get('race')} — type 'ready' when set"
-                         + (" (or 'start' to begin with those present)" if intent.seats > 1 else ""))
+                reply = await s.request(
+                    "create",
+                    game=intent.game,
+                    seats=intent.seats,
+                    time_limit_s=intent.time_limit_s,
+                    private=intent.private,
+                )
+                self.say(
+                    f"race created: share its id {reply.get('race')} — type 'ready' when set"
+                    + (" (or 'start' to begin with those present)" if intent.seats > 1 else "")
+                )
             elif intent.mode == "resume":
                 reply = await s.request("resync", race=intent.race)
                 self.say(f"back in race {intent.race}")
@@ -265,7 +282,9 @@ class PlayApp(App):
             return
         self._resyncing = True
         try:
-            state = await self.session.request("resync", race=self.model.race_id, since=self.model.ver or None)
+            state = await self.session.request(
+                "resync", race=self.model.race_id, since=self.model.ver or None
+            )
             self.model.apply(state)
         except ServerError as e:
             self.say(e.describe(), error=True)
@@ -307,14 +326,22 @@ class PlayApp(App):
             return "choose a game…"
         if m.status == "queued":
             return f"Quick match: waiting for rivals for {GAME_NAMES.get(m.game or '', m.game)}…"
-        lines = [f"Race {m.race_id} · {GAME_NAMES.get(m.game or '', m.game)} · {m.status}",
-                 f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"
-                 + (" · private" if m.private else ""), ""]
+        lines = [
+            f"Race {m.race_id} · {GAME_NAMES.get(m.game or '', m.game)} · {m.status}",
+            f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"
+            + (" · private" if m.private else ""),
+            "",
+        ]
         for row in m.ordered():
-            lines.append(f"  {'✔' if row.ready else '·'} {row.name}{'  (host)' if row.player == m.host else ''}"
-                         f"{'  (you)' if row.player == m.me else ''}")
+            lines.append(
+                f"  {'✔' if row.ready else '·'} {row.name}{'  (host)' if row.player == m.host else ''}"
+                f"{'  (you)' if row.player == m.me else ''}"
+            )
         if m.status == "lobby":
-            lines += ["", "type 'ready' when set" + ("; 'start' begins with those present" if m.host == m.me else "")]
+            lines += [
+                "",
+                "type 'ready' when set" + ("; 'start' begins with those present" if m.host == m.me else ""),
+            ]
             if not m.private or m.host == m.me:
                 share = f"solrace play --join {m.race_id}"
                 if self.server_url:
@@ -361,7 +388,9 @@ class PlayApp(App):
         if m.commitment:
             line2 += f"commitment {m.commitment[:12]}…"
         if self.selected:
-            line2 += f"   selected {self.selected[0]}" + (f":{self.selected[1]}" if self.selected[1] > 1 else "")
+            line2 += f"   selected {self.selected[0]}" + (
+                f":{self.selected[1]}" if self.selected[1] > 1 else ""
+            )
         self.query_one("#info", Static).update(" · ".join(parts) + "\n" + line2)
 
     # -- input --------------------------------------------------------------
@@ -396,8 +425,9 @@ class PlayApp(App):
     def action_complete(self) -> None:
         inp = self.query_one("#cmd", Input)
         typed = inp.value.strip()
-        prefix, last = (self._completion if self._completion and self._completion[1] == typed
-                        else (typed, None))
+        prefix, last = (
+            self._completion if self._completion and self._completion[1] == typed else (typed, None)
+        )
         nxt = complete(self.model.legal, prefix, last)
         if nxt is None:
             self.say(f"no legal move starts with {prefix!r}" if prefix else "no legal moves")
@@ -473,5 +503,9 @@ class PlayApp(App):
                 return
             m.apply(ack)
             rev = ", ".join(f"{p}←{c}" for p, c in ack.get("revealed") or [])
-            self.say(f"{move} ✓" + (f"  revealed {rev}" if rev else "") + ("  — YOU WON!" if ack.get("won") else ""))
+            self.say(
+                f"{move} ✓"
+                + (f"  revealed {rev}" if rev else "")
+                + ("  — YOU WON!" if ack.get("won") else "")
+            )
             self.redraw()

@@ -10,6 +10,7 @@ request and returns the reply as a dict (docs/protocol.md), raising
   without a server.
 * ``client.tui.net`` adapts the asyncio client library to this interface.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -88,8 +89,16 @@ class _Seat:
 
 
 class LocalRace:
-    def __init__(self, owner: LocalSession, game_id: str, seats: int, time_limit_s: int,
-                 private: bool, host: str, seed: str | None):
+    def __init__(
+        self,
+        owner: LocalSession,
+        game_id: str,
+        seats: int,
+        time_limit_s: int,
+        private: bool,
+        host: str,
+        seed: str | None,
+    ):
         from protocol.rules.engine import deal  # noqa: F401  (fail early if the engine is missing)
 
         self.owner = owner
@@ -115,14 +124,32 @@ class LocalRace:
 
     def snapshot(self) -> dict:
         return {
-            "t": "race", "race": self.id, "ver": self.ver, "game": self.game_id, "status": self.status,
-            "private": self.private, "seats": self.seats_n, "time_limit_s": self.time_limit_s,
-            "host": self.host, "created": self.created, "starts_at": self.starts_at,
-            "deadline": self.deadline, "commitment": self.commitment,
-            "seed": self.seed if self.status == "finished" else None, "total": self.total,
+            "t": "race",
+            "race": self.id,
+            "ver": self.ver,
+            "game": self.game_id,
+            "status": self.status,
+            "private": self.private,
+            "seats": self.seats_n,
+            "time_limit_s": self.time_limit_s,
+            "host": self.host,
+            "created": self.created,
+            "starts_at": self.starts_at,
+            "deadline": self.deadline,
+            "commitment": self.commitment,
+            "seed": self.seed if self.status == "finished" else None,
+            "total": self.total,
             "players": [
-                {"player": s.player, "name": s.name, "ready": s.ready, "n": s.n, "home": s.home,
-                 "status": s.status, "at": s.at} for s in self.seats
+                {
+                    "player": s.player,
+                    "name": s.name,
+                    "ready": s.ready,
+                    "n": s.n,
+                    "home": s.home,
+                    "status": s.status,
+                    "at": s.at,
+                }
+                for s in self.seats
             ],
             "ranking": self.ranking,
         }
@@ -153,9 +180,19 @@ class LocalRace:
         self.emit(self.snapshot() | {"ver": self.bump()})
         me = self.owner.seat(self)
         if me is not None:
-            self.emit({"t": "start", "race": self.id, "ver": self.bump(), "starts_at": self.starts_at,
-                       "deadline": self.deadline, "commitment": self.commitment, "total": self.total,
-                       "view": me.game.view_text(), "n": 0})
+            self.emit(
+                {
+                    "t": "start",
+                    "race": self.id,
+                    "ver": self.bump(),
+                    "starts_at": self.starts_at,
+                    "deadline": self.deadline,
+                    "commitment": self.commitment,
+                    "total": self.total,
+                    "view": me.game.view_text(),
+                    "n": 0,
+                }
+            )
         for s in self.seats:
             if s.bot:
                 self.tasks.append(asyncio.ensure_future(self._bot(s)))
@@ -195,8 +232,19 @@ class LocalRace:
     def progress(self, s: _Seat) -> None:
         if s is self.owner.seat(self) and not self.owner.spectating(self):
             return  # progress goes to the *other* members
-        self.emit({"t": "progress", "race": self.id, "ver": self.bump(), "player": s.player, "n": s.n,
-                   "home": s.home, "total": self.total, "status": s.status, "at": s.at})
+        self.emit(
+            {
+                "t": "progress",
+                "race": self.id,
+                "ver": self.bump(),
+                "player": s.player,
+                "n": s.n,
+                "home": s.home,
+                "total": self.total,
+                "status": s.status,
+                "at": s.at,
+            }
+        )
 
     def finish(self, s: _Seat) -> None:
         if s.status == "playing":
@@ -219,23 +267,45 @@ class LocalRace:
         rows = []
         for s in self.seats:
             won = s.status == "won"
-            rows.append({
-                "player": s.player, "name": s.name, "status": s.status, "won": won, "home": s.home,
-                "moves": s.n, "time_ms": (s.end_at - self.starts_at) if (won or s.status == "finished")
-                and s.end_at else None,
-                "home_at_ms": (s.home_at - self.starts_at) if s.home_at else None,
-            })
-        rows.sort(key=lambda r: (not r["won"], r["time_ms"] if r["won"] else 0, -r["home"],
-                                 r["home_at_ms"] if r["home_at_ms"] is not None else 1 << 62, r["moves"]))
+            rows.append(
+                {
+                    "player": s.player,
+                    "name": s.name,
+                    "status": s.status,
+                    "won": won,
+                    "home": s.home,
+                    "moves": s.n,
+                    "time_ms": (s.end_at - self.starts_at)
+                    if (won or s.status == "finished") and s.end_at
+                    else None,
+                    "home_at_ms": (s.home_at - self.starts_at) if s.home_at else None,
+                }
+            )
+        rows.sort(
+            key=lambda r: (
+                not r["won"],
+                r["time_ms"] if r["won"] else 0,
+                -r["home"],
+                r["home_at_ms"] if r["home_at_ms"] is not None else 1 << 62,
+                r["moves"],
+            )
+        )
         for i, r in enumerate(rows):
             r["rank"] = i + 1
         self.ranking = rows
         self.emit({"t": "end", "race": self.id, "ver": self.bump(), "seed": self.seed, "ranking": rows})
 
     def boards(self) -> dict:
-        return {"t": "boards", "race": self.id, "at": now_ms(),
-                "boards": [{"player": s.player, "n": s.n, "view": s.game.view_text()}
-                           for s in self.seats if s.game is not None]}
+        return {
+            "t": "boards",
+            "race": self.id,
+            "at": now_ms(),
+            "boards": [
+                {"player": s.player, "n": s.n, "view": s.game.view_text()}
+                for s in self.seats
+                if s.game is not None
+            ],
+        }
 
 
 class LocalSession:
@@ -247,9 +317,17 @@ class LocalSession:
     can show (for ``solrace watch --offline``).
     """
 
-    def __init__(self, name: str = "you", rivals: int = 1, countdown_ms: int = 3000,
-                 rival_interval: float = 0.5, rival_max_moves: int = 10_000, seed: str | None = None,
-                 watch_demo: bool = False, time_limit_s: int = 600):
+    def __init__(
+        self,
+        name: str = "you",
+        rivals: int = 1,
+        countdown_ms: int = 3000,
+        rival_interval: float = 0.5,
+        rival_max_moves: int = 10_000,
+        seed: str | None = None,
+        watch_demo: bool = False,
+        time_limit_s: int = 600,
+    ):
         self.player = "p-local"
         self.name = name
         self.events: asyncio.Queue = asyncio.Queue()
@@ -299,8 +377,15 @@ class LocalSession:
 
     def _add_bots(self, race: LocalRace, count: int, ready: bool) -> None:
         for i in range(count):
-            race.seats.append(_Seat(f"p-bot{i + 1}", f"bot-{i + 1}", bot=True, ready=ready,
-                                    status="ready" if ready else "waiting"))
+            race.seats.append(
+                _Seat(
+                    f"p-bot{i + 1}",
+                    f"bot-{i + 1}",
+                    bot=True,
+                    ready=ready,
+                    status="ready" if ready else "waiting",
+                )
+            )
 
     async def request(self, t: str, **f: Any) -> dict:
         self.sent.append({"t": t, **f})
@@ -392,9 +477,17 @@ class LocalSession:
             result = r.apply(s, move)
         except IllegalMove as e:
             raise ServerError("illegal-move", str(e), reason=getattr(e, "code", "illegal")) from None
-        ack = {"t": "ack", "race": race, "n": s.n, "move": move,
-               "revealed": [list(x) for x in result.revealed], "home": s.home, "won": result.won,
-               "status": s.status, "at": s.at}
+        ack = {
+            "t": "ack",
+            "race": race,
+            "n": s.n,
+            "move": move,
+            "revealed": [list(x) for x in result.revealed],
+            "home": s.home,
+            "won": result.won,
+            "status": s.status,
+            "at": s.at,
+        }
         if view:
             ack["view"] = s.game.view_text()
             ack["legal"] = s.game.legal_moves()
@@ -415,8 +508,13 @@ class LocalSession:
         s = self.seat(r)
         out: dict = {"t": "state", "race": r.snapshot(), "events": None}
         if s is not None and s.game is not None:
-            out["you"] = {"n": s.n, "view": s.game.view_text(), "legal": s.game.legal_moves(),
-                          "home": s.home, "status": s.status}
+            out["you"] = {
+                "n": s.n,
+                "view": s.game.view_text(),
+                "legal": s.game.legal_moves(),
+                "home": s.home,
+                "status": s.status,
+            }
         return out
 
     def _do_races(self, game: str | None = None) -> dict:
@@ -430,10 +528,18 @@ class LocalSession:
         for r in sorted(self.races.values(), key=lambda r: -r.created):
             if r.private or r.status == "finished" or (game and r.game_id != game):
                 continue
-            out.append({"race": r.id, "game": r.game_id, "status": r.status,
-                        "players": [{"name": s.name, "home": s.home, "status": s.status} for s in r.seats],
-                        "total": r.total, "starts_at": r.starts_at, "deadline": r.deadline,
-                        "spectators": int(r.id in self._watching)})
+            out.append(
+                {
+                    "race": r.id,
+                    "game": r.game_id,
+                    "status": r.status,
+                    "players": [{"name": s.name, "home": s.home, "status": s.status} for s in r.seats],
+                    "total": r.total,
+                    "starts_at": r.starts_at,
+                    "deadline": r.deadline,
+                    "spectators": int(r.id in self._watching),
+                }
+            )
         return {"t": "race_list", "races": out}
 
     def _do_spectate(self, race: str) -> dict:

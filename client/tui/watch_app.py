@@ -1,4 +1,5 @@
 """`solrace watch`: the live race list, then one race's bars and delayed boards."""
+
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
@@ -27,8 +28,14 @@ def race_row(r: dict, now: int) -> tuple[str, ...]:
         when = clock(r["deadline"] - now) + " left"
     else:
         when = ""
-    return (r.get("race", ""), GAME_NAMES.get(r.get("game", ""), r.get("game", "")), status, when,
-            players, str(r.get("spectators", 0)))
+    return (
+        r.get("race", ""),
+        GAME_NAMES.get(r.get("game", ""), r.get("game", "")),
+        status,
+        when,
+        players,
+        str(r.get("spectators", 0)),
+    )
 
 
 class WatchApp(App):
@@ -51,8 +58,13 @@ class WatchApp(App):
         Binding("ctrl+q", "quit", "quit"),
     ]
 
-    def __init__(self, connect: Callable[[], Awaitable[Session]], game: str | None = None,
-                 race: str | None = None, refresh_s: float = 2.0):
+    def __init__(
+        self,
+        connect: Callable[[], Awaitable[Session]],
+        game: str | None = None,
+        race: str | None = None,
+        refresh_s: float = 2.0,
+    ):
         super().__init__()
         self.connect = connect
         self.game = game
@@ -135,7 +147,8 @@ class WatchApp(App):
             table.move_cursor(row=min(cursor, len(self.races) - 1))
         what = f" of {GAME_NAMES.get(self.game, self.game)}" if self.game else ""
         self.query_one("#list-title", Static).update(
-            f"[b]{len(self.races)} live public race(s){what}[/b] — Enter to spectate, r to refresh, ctrl+q to quit")
+            f"[b]{len(self.races)} live public race(s){what}[/b] — Enter to spectate, r to refresh, ctrl+q to quit"
+        )
 
     def action_refresh(self) -> None:
         if self.model is None:
@@ -206,7 +219,9 @@ class WatchApp(App):
         rem = m.remaining_ms(now)
         if rem is not None and m.status == "running":
             parts.append(f"{clock(rem)} left")
-        delay = f"boards as of {max(0, now - m.boards_at) / 1000:.0f}s ago" if m.boards_at else "boards: waiting…"
+        delay = (
+            f"boards as of {max(0, now - m.boards_at) / 1000:.0f}s ago" if m.boards_at else "boards: waiting…"
+        )
         self.query_one("#race-info", Static).update(" · ".join(parts) + "\n" + delay + "   (Esc: back)")
 
     def draw_race(self) -> None:
@@ -221,8 +236,10 @@ class WatchApp(App):
             t.append("\n".join(ranking_lines(m.ranking)) + "\n")
             ok = m.commitment_verified
             t.append(f"seed {m.seed} ")
-            t.append("✓ matches the commitment" if ok else "✗ does not match the commitment",
-                     style="green" if ok else "bold red")
+            t.append(
+                "✓ matches the commitment" if ok else "✗ does not match the commitment",
+                style="green" if ok else "bold red",
+            )
             result.update(t)
             result.display = True
         boards = self.query_one("#boards", VerticalScroll)

@@ -1,4 +1,5 @@
 """Thin textual widgets over the plain functions of ``client.tui.board``."""
+
 from __future__ import annotations
 
 from rich.text import Text

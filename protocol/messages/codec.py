@@ -168,7 +168,8 @@ def _classify(frame: Any, text: str) -> ProtocolError:
     elif "matching regex" in detail:
         # The regex itself is no help to a human; say what it means.
         message = _PATTERN_MEANING.get(
-            field or "", f"`{field}`: must be printable, without leading or trailing spaces")
+            field or "", f"`{field}`: must be printable, without leading or trailing spaces"
+        )
     else:
         message = f"`{field}`: {detail}" if field else detail
     return ProtocolError(ErrorCode.BAD_MESSAGE, message, field=field, rid=rid)

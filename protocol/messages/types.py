@@ -28,7 +28,6 @@ import msgspec
 
 from .constants import (
     DEFAULT_SEATS,
-    DEFAULT_TIME_LIMIT_S,
     MAX_COUNT,
     MAX_ID_LEN,
     MAX_MOVE_LEN,
@@ -156,7 +155,6 @@ class Unspectate(ClientMsg, tag="unspectate"):
     race: RaceId
 
 
-
 # --- daily challenges (docs/protocol.md §5) ---------------------------------------
 
 DateText = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # YYYY-MM-DD, UTC
@@ -203,6 +201,7 @@ class DailyReplay(ClientMsg, tag="daily_replay"):
     game: GameId
     date: DateText
     player: PlayerId | None = None
+
 
 ClientMessage = Union[
     Hello,
@@ -450,7 +449,6 @@ class Boards(ServerMsg, tag="boards"):
     boards: list[BoardView]
 
 
-
 # --- daily challenges (docs/protocol.md §5) -------------------------------------------
 
 
@@ -558,6 +556,7 @@ class DailyReplayData(ServerMsg, tag="daily_replay"):
     total: int
     ranking: list[RankEntry]
     players: list[DailyReplayPlayer]
+
 
 ServerMessage = Union[
     Welcome,

@@ -50,6 +50,7 @@ Errors
 ``PositionError`` (a ``ValueError``) for a position or view text that is
 malformed or cannot occur in its game.
 """
+
 from __future__ import annotations
 
 from .cards import card_code, parse_card

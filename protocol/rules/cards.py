@@ -13,6 +13,7 @@ and two positions that differ only by deck provenance are the same position.
 Rank, suit, colour and text code are looked up in tuples indexed by face rather
 than computed, because the move generator asks for them in its inner loops.
 """
+
 from __future__ import annotations
 
 RANK_CHARS = "A23456789TJQK"
@@ -41,8 +42,7 @@ OF_RANK: tuple[tuple[int, ...], ...] = tuple(
 )
 #: Faces of a given rank and colour: ``OF_RANK_COLOUR[r][red]``.
 OF_RANK_COLOUR: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...] = tuple(
-    (tuple(f for f in OF_RANK[r] if not RED[f]), tuple(f for f in OF_RANK[r] if RED[f]))
-    for r in range(15)
+    (tuple(f for f in OF_RANK[r] if not RED[f]), tuple(f for f in OF_RANK[r] if RED[f])) for r in range(15)
 )
 
 

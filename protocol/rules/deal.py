@@ -5,6 +5,7 @@ language, deals the same layout from the same seed; that is what lets anyone
 verify a finished race from the published seed and move logs. Never change
 this code without bumping ``DEAL_VERSION``.
 """
+
 from __future__ import annotations
 
 import hashlib

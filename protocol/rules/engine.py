@@ -9,6 +9,7 @@ kinds and precomputed acceptance tables; this module only interprets them.
 Checking a move never mutates anything; the move is applied only once it is
 known legal, so a refused move leaves the game exactly as it was.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -106,7 +107,9 @@ class Game:
         for i, p in enumerate(self.piles):
             d = down[i]
             if d:
-                parts.append(names[i] + ":" + "".join([DOWN_CODE[f] for f in p[:d]] + [CODE[f] for f in p[d:]]))
+                parts.append(
+                    names[i] + ":" + "".join([DOWN_CODE[f] for f in p[:d]] + [CODE[f] for f in p[d:]])
+                )
             else:
                 parts.append(names[i] + ":" + "".join([CODE[f] for f in p]))
         return " ".join(parts)

@@ -1,4 +1,5 @@
 """Exceptions of the rules engine; codes are stable (clients and logs use them)."""
+
 from __future__ import annotations
 
 #: Every IllegalMove code, with what it means.

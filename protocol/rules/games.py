@@ -15,6 +15,7 @@ Move notation strings are also precomputed into ``parse_cache`` (string ->
 ``(src, k, dst)``) and ``notation``/``run_notation`` (indices -> string), so
 that playing or listing a move costs a dict lookup, not string work.
 """
+
 from __future__ import annotations
 
 import re

@@ -9,6 +9,7 @@ et Noir pair rule). Counts that depend on the history of play (how many cards
 are left in a reserve or the stock) are not checked, so test positions can
 park unused cards anywhere a card may lie.
 """
+
 from __future__ import annotations
 
 from .cards import CODE, FACE_OF_CODE, RANK, RED

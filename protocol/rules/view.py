@@ -1,4 +1,5 @@
 """What one player may see of their own game (RULES.md §0.4)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -11,6 +11,7 @@ Layout
 ``scripts``   the Lua scripts (claim, bind, record, board read, finalize)
 ``service``   ``Daily``: what the gateway calls
 """
+
 from __future__ import annotations
 
 from .days import Clock, closes_at, day_of, opens_at, system_clock

@@ -8,6 +8,7 @@ day. Times are integers, milliseconds since the Unix epoch (as on the wire).
 Nothing here reads the system clock: callers pass ``now`` from a ``Clock``
 (a callable returning milliseconds), so tests can cross midnight at will.
 """
+
 from __future__ import annotations
 
 import datetime as _dt

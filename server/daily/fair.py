@@ -20,6 +20,7 @@ that text, like a configured secret) and kept in Redis, created with
 instead configure it (``SOLRACE_DAILY_SECRET``). Changing the secret changes
 every seed not yet revealed: never do it during a day.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -38,7 +39,7 @@ def daily_message(game: str, date: str) -> bytes:
     parse_date(date)
     if not game or "|" in game:
         raise ValueError(f"bad game id {game!r}")
-    return f"{game}|{date}".encode("utf-8")
+    return f"{game}|{date}".encode()
 
 
 def daily_seed(secret: str, game: str, date: str) -> str:

@@ -17,6 +17,7 @@ service (server/service.py) without the race code knowing about dailies:
 - live leaderboard updates come over the service's pub/sub bus
   (``bus_hooks``) and go to every local connection watching that day.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,8 +36,19 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("solrace.daily")
 
-_ENTRY_FIELDS = ("rank", "player", "name", "status", "won", "home", "total", "moves", "time_ms",
-                 "home_at_ms", "race")
+_ENTRY_FIELDS = (
+    "rank",
+    "player",
+    "name",
+    "status",
+    "won",
+    "home",
+    "total",
+    "moves",
+    "time_ms",
+    "home_at_ms",
+    "race",
+)
 
 
 def _entry(e: dict[str, Any] | None) -> m.DailyEntry | None:
@@ -54,11 +66,16 @@ class DailyHandlers:
 
     def install(self) -> None:
         s = self.service
-        s.handlers.update({
-            m.Daily: self.info, m.DailyStart: self.start, m.Leaderboard: self.leaderboard,
-            m.LeaderboardUnwatch: self.unwatch, m.History: self.history,
-            m.DailyReplay: self.replay,
-        })
+        s.handlers.update(
+            {
+                m.Daily: self.info,
+                m.DailyStart: self.start,
+                m.Leaderboard: self.leaderboard,
+                m.LeaderboardUnwatch: self.unwatch,
+                m.History: self.history,
+                m.DailyReplay: self.replay,
+            }
+        )
         s.spectate_guard = self.guard
         s.replay_guard = self.guard
         s.end_hooks.append(self.on_end)
@@ -119,8 +136,7 @@ class DailyHandlers:
         return await self.service.attach(conn, msg, att.race)
 
     async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
-        board = await self._call(self.daily.leaderboard(msg.game, msg.date, conn.pid, msg.top,
-                                                        msg.around))
+        board = await self._call(self.daily.leaderboard(msg.game, msg.date, conn.pid, msg.top, msg.around))
         if msg.watch:
             channel = self.daily.channel(msg.game, board["date"])
             conns = self.watchers.setdefault(channel, set())
@@ -128,10 +144,16 @@ class DailyHandlers:
                 self.service.bus.subscribe(channel)
             conns.add(conn)
         return m.LeaderboardData(
-            rid=msg.rid, game=board["game"], date=board["date"], status=board["status"],
-            final=board["final"], count=board["count"],
-            top=[_entry(e) for e in board["top"]], around=[_entry(e) for e in board["around"]],
-            me=_entry(board["me"]))
+            rid=msg.rid,
+            game=board["game"],
+            date=board["date"],
+            status=board["status"],
+            final=board["final"],
+            count=board["count"],
+            top=[_entry(e) for e in board["top"]],
+            around=[_entry(e) for e in board["around"]],
+            me=_entry(board["me"]),
+        )
 
     async def unwatch(self, conn: Conn, msg: m.LeaderboardUnwatch) -> m.Ok:
         date = msg.date or self.daily.today()
@@ -153,20 +175,32 @@ class DailyHandlers:
 
     async def history(self, conn: Conn, msg: m.History) -> m.HistoryData:
         h = await self._call(self.daily.history(msg.player or conn.pid, msg.game, msg.days))
-        days = [m.HistoryDay(**{k: d.get(k) for k in m.HistoryDay.__struct_fields__})
-                for d in h.pop("days")]
+        days = [m.HistoryDay(**{k: d.get(k) for k in m.HistoryDay.__struct_fields__}) for d in h.pop("days")]
         return m.HistoryData(rid=msg.rid, days=days, **h)
 
     async def replay(self, conn: Conn, msg: m.DailyReplay) -> m.DailyReplayData:
         doc = await self._call(self.daily.replay(msg.game, msg.date, msg.player))
         return m.DailyReplayData(
-            rid=msg.rid, game=doc["game"], date=doc["date"], rules_version=doc["rules_version"],
-            deal_version=doc["deal_version"], seed=doc["seed"], commitment=doc["commitment"],
-            total=doc["total"], ranking=[m.RankEntry(**e) for e in doc["ranking"]],
-            players=[m.DailyReplayPlayer(player=p["player"], name=p["name"],
-                                         starts_at=p["starts_at"], race=p["race"],
-                                         moves=[(mv, at) for mv, at in p["moves"]])
-                     for p in doc["players"]])
+            rid=msg.rid,
+            game=doc["game"],
+            date=doc["date"],
+            rules_version=doc["rules_version"],
+            deal_version=doc["deal_version"],
+            seed=doc["seed"],
+            commitment=doc["commitment"],
+            total=doc["total"],
+            ranking=[m.RankEntry(**e) for e in doc["ranking"]],
+            players=[
+                m.DailyReplayPlayer(
+                    player=p["player"],
+                    name=p["name"],
+                    starts_at=p["starts_at"],
+                    race=p["race"],
+                    moves=[(mv, at) for mv, at in p["moves"]],
+                )
+                for p in doc["players"]
+            ],
+        )
 
     # --- hooks -----------------------------------------------------------------------
 
@@ -184,11 +218,17 @@ class DailyHandlers:
         if row is None:
             log.error("daily race %s ended without a ranking row for %s", race.race, player)
             return
-        result = Result(status=row["status"], won=row["won"], home=row["home"], total=race.total,
-                        moves=row["moves"], time_ms=row["time_ms"], home_at_ms=row["home_at_ms"])
+        result = Result(
+            status=row["status"],
+            won=row["won"],
+            home=row["home"],
+            total=race.total,
+            moves=row["moves"],
+            time_ms=row["time_ms"],
+            home_at_ms=row["home_at_ms"],
+        )
         moves = [[mv, at] for at, _home, mv in logs.get(player, [])]
-        await self.daily.record(game, date, player, row["name"], race.race, result, moves,
-                                race.starts_at)
+        await self.daily.record(game, date, player, row["name"], race.race, result, moves, race.starts_at)
 
     def on_bus(self, channel: bytes, data: bytes) -> None:
         """A live leaderboard update (JSON from Daily.record) → watchers of that day."""
@@ -197,8 +237,11 @@ class DailyHandlers:
             return
         try:
             u = json.loads(data)
-            frame = m.encode(m.LeaderboardUpdate(game=u["game"], date=u["date"],
-                                                 entry=_entry(u["entry"]), count=u["count"]))
+            frame = m.encode(
+                m.LeaderboardUpdate(
+                    game=u["game"], date=u["date"], entry=_entry(u["entry"]), count=u["count"]
+                )
+            )
         except Exception:
             log.warning("bad leaderboard update on %r", channel, exc_info=True)
             return

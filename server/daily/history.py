@@ -9,6 +9,7 @@ Plain functions over the list of days a player has a recorded attempt on.
   today's challenge is still unplayed (the player can still extend it);
   otherwise the current streak is 0. ``best`` is the longest run ever.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterable

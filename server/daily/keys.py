@@ -28,6 +28,7 @@ key                                type    contents
                                            Permanent.
 =================================  ======  =====================================================
 """
+
 from __future__ import annotations
 
 SECRET = "{daily}:secret"

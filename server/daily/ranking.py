@@ -31,6 +31,7 @@ tie: they share a ``rank`` (standard competition ranking, 1, 1, 3, like a
 race: ``rank = 1 + ZCOUNT(board, -inf, (score)``) and are listed in player id
 order (Redis' tie rule), so the listing order is stable.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,5 @@
 """Lua scripts of the daily challenges (Redis 6.2; each touches one daily's slot)."""
+
 from __future__ import annotations
 
 # Claim the player's one attempt.
@@ -40,7 +41,9 @@ end
 # KEYS: attempts, entries, board, moves, meta.
 # ARGV: player, race, entry json, score, moves json, moves ttl ms.
 # -> {"ok"|"dup", rank, count} | {"not-attempt"} | {"final"}
-RECORD = _RANK + """
+RECORD = (
+    _RANK
+    + """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= 'race:' .. ARGV[2] then return {'not-attempt'} end
 local status = 'dup'
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then
@@ -53,18 +56,24 @@ if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then
 end
 return {status, rank_of(KEYS[3], ARGV[1]), redis.call('ZCARD', KEYS[3])}
 """
+)
 
 # A player's entry and rank. KEYS: board, entries. ARGV: player.
 # -> {entry json or '', rank or -1}
-ENTRY = _RANK + """
+ENTRY = (
+    _RANK
+    + """
 return {redis.call('HGET', KEYS[2], ARGV[1]) or '', rank_of(KEYS[1], ARGV[1])}
 """
+)
 
 # One consistent read of a leaderboard.
 # KEYS: board, entries. ARGV: top, player or '', around.
 # -> {count, {top [json, rank]...}, my position0 or -1, {around [json, rank]...}}
 # (listing order: score, then player id; rank: competition rank, ties share it)
-BOARD = _RANK + """
+BOARD = (
+    _RANK
+    + """
 local function fetch(members)
   local out = {}
   for i, m in ipairs(members) do
@@ -86,6 +95,7 @@ if ARGV[2] ~= '' then
 end
 return {count, top, r, around}
 """
+)
 
 # Freeze a closed day: publish the top replays, keep the seed in the record.
 # KEYS: meta, board, moves, replays, attempts.

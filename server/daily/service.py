@@ -17,6 +17,7 @@ lazy and idempotent: any call touching a closed day past the grace does it.
 
 Every time comes from ``clock`` (ms), injectable for tests.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -175,15 +176,23 @@ class Daily:
         """The deal (with its secret seed: server use only) of an opened day."""
         date = self._check(game, date)
         seed = daily_seed(await self.secret(), game, date)
-        deal = DailyDeal(game, date, seed, seed_commitment(seed), opens_at(date),
-                         closes_at(date), GAMES[game].total)
+        deal = DailyDeal(
+            game, date, seed, seed_commitment(seed), opens_at(date), closes_at(date), GAMES[game].total
+        )
         if (game, date) not in self._meta_written:
             # The public facts of the day, kept with its permanent record.
-            await self.redis.hset(keys.meta(game, date), mapping={
-                "game": game, "date": date, "opens": deal.opens, "closes": deal.closes,
-                "commitment": deal.commitment, "total": deal.total,
-                "time_limit_s": self.time_limit_s,
-            })
+            await self.redis.hset(
+                keys.meta(game, date),
+                mapping={
+                    "game": game,
+                    "date": date,
+                    "opens": deal.opens,
+                    "closes": deal.closes,
+                    "commitment": deal.commitment,
+                    "total": deal.total,
+                    "time_limit_s": self.time_limit_s,
+                },
+            )
             self._meta_written.add((game, date))
         return deal
 
@@ -234,11 +243,16 @@ class Daily:
         waited = 0
         while True:
             now = self.clock()
-            res = [_s(x) for x in await self._claim(keys=[att, ent],
-                                                    args=[player, token, now, self.pending_stale_ms])]
+            res = [
+                _s(x)
+                for x in await self._claim(keys=[att, ent], args=[player, token, now, self.pending_stale_ms])
+            ]
             if res[0] == "done":
-                raise DailyError("daily-done", "today's attempt is already played",
-                                 entry=await self.entry(game, date, player))
+                raise DailyError(
+                    "daily-done",
+                    "today's attempt is already played",
+                    entry=await self.entry(game, date, player),
+                )
             if res[0] == "race":
                 return Attempt(game, date, res[1], True)
             if res[0] == "claimed":
@@ -251,15 +265,19 @@ class Daily:
         try:
             limit = min(self.time_limit_s, (deal.closes - now - self.start_lead_ms) // 1000)
             if limit < self.min_attempt_s:
-                raise DailyError("daily-closing", f"the {date} challenge closes too soon to start",
-                                 closes=deal.closes)
+                raise DailyError(
+                    "daily-closing", f"the {date} challenge closes too soon to start", closes=deal.closes
+                )
             race = await create_race(deal, player, int(limit))
         except BaseException:
             await self._bind(keys=[att], args=[player, token, ""])
             raise
         # Mark the race as a daily before anyone can learn it exists.
-        await self.redis.set(keys.race(race), f"{game}|{date}|{player}",
-                             px=max(1000, deal.closes + self.keep_ms - self.clock()))
+        await self.redis.set(
+            keys.race(race),
+            f"{game}|{date}|{player}",
+            px=max(1000, deal.closes + self.keep_ms - self.clock()),
+        )
         res = [_s(x) for x in await self._bind(keys=[att], args=[player, token, race])]
         if res[0] == "ok":
             return Attempt(game, date, race, False)
@@ -281,8 +299,9 @@ class Daily:
         closed: it may not be spectated, replayed, nor its seed revealed."""
         d = await self.race_daily(race)
         if d is not None and self.clock() < closes_at(d[1]):
-            raise DailyError("daily-open", "daily boards stay secret until the day closes",
-                             closes=closes_at(d[1]))
+            raise DailyError(
+                "daily-open", "daily boards stay secret until the day closes", closes=closes_at(d[1])
+            )
 
     # -- results -------------------------------------------------------------
 
@@ -302,42 +321,62 @@ class Daily:
         ``count``, or None if ``race`` is not the player's bound attempt (an
         orphan) or the day is already frozen."""
         now = self.clock()
-        entry = {"player": player, "name": name, "race": race, **result.to_dict(),
-                 "starts_at": starts_at, "recorded": now}
+        entry = {
+            "player": player,
+            "name": name,
+            "race": race,
+            **result.to_dict(),
+            "starts_at": starts_at,
+            "recorded": now,
+        }
         ttl = max(1000, closes_at(date) + self.keep_ms - now)
         res = await self._record(
-            keys=[keys.attempts(game, date), keys.entries(game, date), keys.board(game, date),
-                  keys.moves(game, date), keys.meta(game, date)],
-            args=[player, race, _dumps(entry), pack(result),
-                  _dumps([[str(m), int(at)] for m, at in moves]), ttl],
+            keys=[
+                keys.attempts(game, date),
+                keys.entries(game, date),
+                keys.board(game, date),
+                keys.moves(game, date),
+                keys.meta(game, date),
+            ],
+            args=[
+                player,
+                race,
+                _dumps(entry),
+                pack(result),
+                _dumps([[str(m), int(at)] for m, at in moves]),
+                ttl,
+            ],
         )
         status = _s(res[0])
         if status in ("not-attempt", "final"):
             return None
         # History lives in the player's slot; rewriting it is idempotent, so a
         # repeated record also repairs a history write lost to a crash.
-        summary = {k: entry[k] for k in ("status", "won", "home", "total", "moves", "time_ms",
-                                         "home_at_ms", "race")}
+        summary = {
+            k: entry[k] for k in ("status", "won", "home", "total", "moves", "time_ms", "home_at_ms", "race")
+        }
         await self.redis.hset(keys.history(player, game), date, _dumps(summary))
         if status == "dup":
             entry = await self.entry(game, date, player) or entry
         out = {**entry, "rank": int(res[1])}
         if status == "ok":
-            await self.redis.publish(keys.channel(game, date), _dumps(
-                {"game": game, "date": date, "entry": out, "count": int(res[2])}))
+            await self.redis.publish(
+                keys.channel(game, date),
+                _dumps({"game": game, "date": date, "entry": out, "count": int(res[2])}),
+            )
         return {**out, "count": int(res[2])}
 
     async def entry(self, game: str, date: str, player: str) -> dict[str, Any] | None:
         """A player's recorded entry with its current rank, or None."""
-        raw, rank = await self._entry(keys=[keys.board(game, date), keys.entries(game, date)],
-                                      args=[player])
+        raw, rank = await self._entry(keys=[keys.board(game, date), keys.entries(game, date)], args=[player])
         raw = _s(raw)
         if not raw:
             return None
         return {**json.loads(raw), "rank": int(rank) if int(rank) > 0 else None}
 
-    async def leaderboard(self, game: str, date: str | None = None, player: str | None = None,
-                          top: int = 10, around: int = 3) -> dict[str, Any]:
+    async def leaderboard(
+        self, game: str, date: str | None = None, player: str | None = None, top: int = 10, around: int = 3
+    ) -> dict[str, Any]:
         """Top ``top`` entries, the ``around`` entries either side of ``player``
         and their own entry (``me``), from one consistent read."""
         deal = await self.deal(game, date)
@@ -360,9 +399,16 @@ class Daily:
 
         near = entries(raw_around) if int(pos) >= 0 else []
         me = next((e for e in near if e["player"] == player), None)
-        return {"game": game, "date": date, "status": "closed" if closed else "open",
-                "final": final, "count": int(count), "top": entries(raw_top),
-                "around": near, "me": me}
+        return {
+            "game": game,
+            "date": date,
+            "status": "closed" if closed else "open",
+            "final": final,
+            "count": int(count),
+            "top": entries(raw_top),
+            "around": near,
+            "me": me,
+        }
 
     def channel(self, game: str, date: str) -> str:
         """The pub/sub channel of a day's live leaderboard updates (JSON)."""
@@ -377,19 +423,18 @@ class Daily:
         today = self.clock() // 86_400_000
         st = stats(((day_number(d), bool(e["won"])) for d, e in days.items()), today)
         last = sorted(days, reverse=True)[: max(0, recent)]
+
         # One small call per day, concurrently: each day lives in its own slot
         # (and redis-py refuses EVALSHA in cluster pipelines).
         async def rank_of(d: str) -> tuple[int, int]:
-            _raw, rank = await self._entry(keys=[keys.board(game, d), keys.entries(game, d)],
-                                           args=[player])
+            _raw, rank = await self._entry(keys=[keys.board(game, d), keys.entries(game, d)], args=[player])
             return int(rank), int(await self.redis.zcard(keys.board(game, d)))
 
         ranks = await asyncio.gather(*(rank_of(d) for d in last))
         out = []
         for d, (rank, count) in zip(last, ranks):
             out.append({"date": d, **days[d], "rank": rank if rank > 0 else None, "count": count})
-        return {"player": player, "game": game, "today": date_of_day(today), **st.to_dict(),
-                "days": out}
+        return {"player": player, "game": game, "today": date_of_day(today), **st.to_dict(), "days": out}
 
     # -- after the close -------------------------------------------------------
 
@@ -410,10 +455,19 @@ class Daily:
             raise DailyError("daily-open", "the day is not over")
         g, d = game, deal.date
         done = await self._finalize(
-            keys=[keys.meta(g, d), keys.board(g, d), keys.moves(g, d), keys.replays(g, d),
-                  keys.attempts(g, d)],
-            args=[self.replay_top, deal.seed, self.clock(),
-                  max(1000, deal.closes + self.keep_ms - self.clock())],
+            keys=[
+                keys.meta(g, d),
+                keys.board(g, d),
+                keys.moves(g, d),
+                keys.replays(g, d),
+                keys.attempts(g, d),
+            ],
+            args=[
+                self.replay_top,
+                deal.seed,
+                self.clock(),
+                max(1000, deal.closes + self.keep_ms - self.clock()),
+            ],
         )
         return bool(int(done))
 
@@ -422,8 +476,9 @@ class Daily:
         of the top entries — in the format ``solrace verify`` reads."""
         deal = await self.deal(game, date)
         if self.clock() < deal.closes or not await self._maybe_finalize(deal):
-            raise DailyError("daily-open", "replays are published once the day is closed and final",
-                             closes=deal.closes)
+            raise DailyError(
+                "daily-open", "replays are published once the day is closed and final", closes=deal.closes
+            )
         rk = keys.replays(game, deal.date)
         if player is None:
             raw = await self.redis.hgetall(rk)
@@ -431,21 +486,51 @@ class Daily:
         else:
             v = await self.redis.hget(rk, player)
             if v is None:
-                raise DailyError("no-replay", "only the top entries' replays are published",
-                                 top=self.replay_top)
+                raise DailyError(
+                    "no-replay", "only the top entries' replays are published", top=self.replay_top
+                )
             logs = {player: _s(v)}
         ranking, players = [], []
         for p, log in logs.items():
             e = await self.entry(game, deal.date, p)
             if e is None:  # cannot happen: replays come from board entries
                 continue
-            ranking.append({k: e[k] for k in ("rank", "player", "name", "status", "won", "home",
-                                               "moves", "time_ms", "home_at_ms")})
-            players.append({"player": p, "name": e["name"], "starts_at": e.get("starts_at"),
-                            "race": e.get("race"), "moves": json.loads(log)})
+            ranking.append(
+                {
+                    k: e[k]
+                    for k in (
+                        "rank",
+                        "player",
+                        "name",
+                        "status",
+                        "won",
+                        "home",
+                        "moves",
+                        "time_ms",
+                        "home_at_ms",
+                    )
+                }
+            )
+            players.append(
+                {
+                    "player": p,
+                    "name": e["name"],
+                    "starts_at": e.get("starts_at"),
+                    "race": e.get("race"),
+                    "moves": json.loads(log),
+                }
+            )
         ranking.sort(key=lambda e: (e["rank"], e["player"]))
         order = {e["player"]: i for i, e in enumerate(ranking)}
         players.sort(key=lambda p: order[p["player"]])
-        return {"game": game, "date": deal.date, "rules_version": RULES_VERSION,
-                "deal_version": DEAL_VERSION, "seed": deal.seed, "commitment": deal.commitment,
-                "total": deal.total, "ranking": ranking, "players": players}
+        return {
+            "game": game,
+            "date": deal.date,
+            "rules_version": RULES_VERSION,
+            "deal_version": DEAL_VERSION,
+            "seed": deal.seed,
+            "commitment": deal.commitment,
+            "total": deal.total,
+            "ranking": ranking,
+            "players": players,
+        }

@@ -4,6 +4,7 @@ Each mode runs for about a second per phase; the figures must be sane (work
 done on both sides, no protocol errors, latencies and CPU per operation
 positive and finite), not fast: this machine is shared.
 """
+
 from __future__ import annotations
 
 import json
@@ -21,8 +22,13 @@ pytestmark = pytest.mark.timeout(60)
 
 def bench(tmp_path: Path, *args: str) -> dict:
     out = tmp_path / "r.json"
-    proc = subprocess.run([sys.executable, "-m", "client.cli", "bench", *args, "--json", str(out), "--quiet"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=50)
+    proc = subprocess.run(
+        [sys.executable, "-m", "client.cli", "bench", *args, "--json", str(out), "--quiet"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=50,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "ratio" in proc.stdout
     return json.loads(out.read_text())

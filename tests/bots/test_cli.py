@@ -1,5 +1,6 @@
 """`solrace bot` as a user runs it: offline --stats, and online against a
 `solrace serve` subprocess (the `serve_process` fixture of tests/conftest.py)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -14,8 +15,26 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_stats_prints_one_row_per_strategy(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["bot", "--stats", "racing-aces", "--deals", "2", "--strategy", "all",
-                 "--nodes", "50", "--jobs", "1", "--seed-prefix", "cli"]) == 0
+    assert (
+        main(
+            [
+                "bot",
+                "--stats",
+                "racing-aces",
+                "--deals",
+                "2",
+                "--strategy",
+                "all",
+                "--nodes",
+                "50",
+                "--jobs",
+                "1",
+                "--seed-prefix",
+                "cli",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out.splitlines()
     rows = [line.split() for line in out if line.startswith("racing-aces")]
     assert [r[1] for r in rows] == ["random", "greedy", "search"]
@@ -34,9 +53,26 @@ def test_stats_are_reproducible(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.timeout(60)
 def test_bots_race_through_the_command(serve_process) -> None:
     url, _proc = serve_process()
-    done = subprocess.run([sys.executable, "-m", "client.cli", "bot", "--url", url, "--count", "2",
-                           "--game", "rouge-et-noir", "--strategy", "greedy"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=50)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "bot",
+            "--url",
+            url,
+            "--count",
+            "2",
+            "--game",
+            "rouge-et-noir",
+            "--strategy",
+            "greedy",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=50,
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("race ") and "2 greedy bot(s) playing rouge-et-noir" in lines[0]

@@ -1,5 +1,6 @@
 """Bots against a real server on 127.0.0.1 (fixtures from tests/conftest.py):
 a whole race played through the protocol, from the bots' own boards."""
+
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,6 @@
 """The bot strategies offline: legal moves only, no hidden cards read, games
 always end, and search plays better than greedy."""
+
 from __future__ import annotations
 
 import random
@@ -86,7 +87,7 @@ def test_unseen_counts_are_the_hidden_multiset_and_view_only(game_id: str) -> No
     rng = random.Random(11)
     for g in _positions(game_id, seeds=1):
         gdef = g.game
-        hidden = list(g.piles[gdef.stock_idx]) + [f for i in gdef.tab_idx for f in g.piles[i][:g.down[i]]]
+        hidden = list(g.piles[gdef.stock_idx]) + [f for i in gdef.tab_idx for f in g.piles[i][: g.down[i]]]
         expected = [hidden.count(f) for f in range(52)]
         assert unseen_counts(g) == expected
         assert unseen_counts(_hide_differently(g, rng)) == expected

@@ -48,12 +48,32 @@ class FakeRace:
 
     def snapshot(self) -> m.RaceSnapshot:
         return m.RaceSnapshot(
-            race=self.race, ver=self.ver, game=self.game, status=self.status, private=False, seats=self.seats,
-            time_limit_s=600, host="", created=0, starts_at=None, deadline=None,
-            commitment=rules.seed_commitment(self.seed), seed=None, total=rules.GAMES[self.game].total,
-            players=[m.PlayerInfo(player=s.player, name=s.name, ready=s.ready, n=s.n,
-                                  home=s.game.cards_home if s.game else 0, status=s.status, at=None)
-                     for s in self.players.values()],
+            race=self.race,
+            ver=self.ver,
+            game=self.game,
+            status=self.status,
+            private=False,
+            seats=self.seats,
+            time_limit_s=600,
+            host="",
+            created=0,
+            starts_at=None,
+            deadline=None,
+            commitment=rules.seed_commitment(self.seed),
+            seed=None,
+            total=rules.GAMES[self.game].total,
+            players=[
+                m.PlayerInfo(
+                    player=s.player,
+                    name=s.name,
+                    ready=s.ready,
+                    n=s.n,
+                    home=s.game.cards_home if s.game else 0,
+                    status=s.status,
+                    at=None,
+                )
+                for s in self.players.values()
+            ],
             ranking=None,
         )
 
@@ -100,7 +120,9 @@ class FakeServer:
                 self.frames_in.append(msg)
                 if player is None:
                     if not isinstance(msg, m.Hello):
-                        await ws.send(m.encode(m.Error(code="hello-first", message="hello first", rid=msg.rid)))
+                        await ws.send(
+                            m.encode(m.Error(code="hello-first", message="hello first", rid=msg.rid))
+                        )
                         continue
                     if msg.token is not None:
                         if msg.token not in self.tokens:
@@ -114,8 +136,20 @@ class FakeServer:
                         self.tokens[token] = (player, name)
                     self.conns.setdefault(player, set()).add(ws)
                     races = [r.race for r in self.races.values() if player in r.players]
-                    await ws.send(m.encode(m.Welcome(v=1, player=player, name=name, token=token, races=races,
-                                                     time=0, limits=dict(m.DEFAULT_LIMITS), rid=msg.rid)))
+                    await ws.send(
+                        m.encode(
+                            m.Welcome(
+                                v=1,
+                                player=player,
+                                name=name,
+                                token=token,
+                                races=races,
+                                time=0,
+                                limits=dict(m.DEFAULT_LIMITS),
+                                rid=msg.rid,
+                            )
+                        )
+                    )
                     continue
                 await self.on_message(ws, player, msg)
         finally:
@@ -177,8 +211,13 @@ class FakeServer:
                 seat = r.players.get(player)
                 you = None
                 if seat is not None and seat.game is not None:
-                    you = m.You(n=seat.n, view=seat.game.view_text(), legal=seat.game.legal_moves(),
-                                home=seat.game.cards_home, status=seat.status)
+                    you = m.You(
+                        n=seat.n,
+                        view=seat.game.view_text(),
+                        legal=seat.game.legal_moves(),
+                        home=seat.game.cards_home,
+                        status=seat.status,
+                    )
                 events = None if msg.since is None else [e for e in r.events if e.ver > msg.since]
                 await reply(m.State(race=r.snapshot(), you=you, events=events))
             elif isinstance(msg, m.Move):
@@ -199,16 +238,36 @@ class FakeServer:
         for seat in r.players.values():
             seat.game = rules.deal(r.game, r.seed)
             seat.status = "playing"
-            await self.send_to(seat.player, m.Started(race=r.race, ver=ver, starts_at=0, deadline=600_000,
-                                                      commitment=rules.seed_commitment(r.seed),
-                                                      total=seat.game.total, view=seat.game.view_text(), n=0))
+            await self.send_to(
+                seat.player,
+                m.Started(
+                    race=r.race,
+                    ver=ver,
+                    starts_at=0,
+                    deadline=600_000,
+                    commitment=rules.seed_commitment(r.seed),
+                    total=seat.game.total,
+                    view=seat.game.view_text(),
+                    n=0,
+                ),
+            )
 
     def progress(self, r: FakeRace, seat: Seat, ver: int) -> m.Progress:
         assert seat.game is not None
-        return m.Progress(race=r.race, ver=ver, player=seat.player, n=seat.n, home=seat.game.cards_home,
-                          total=seat.game.total, status=seat.status, at=0)
+        return m.Progress(
+            race=r.race,
+            ver=ver,
+            player=seat.player,
+            n=seat.n,
+            home=seat.game.cards_home,
+            total=seat.game.total,
+            status=seat.status,
+            at=0,
+        )
 
-    async def move(self, ws: ServerConnection, r: FakeRace, player: str, msg: m.Move, reply: Any, error: Any) -> None:
+    async def move(
+        self, ws: ServerConnection, r: FakeRace, player: str, msg: m.Move, reply: Any, error: Any
+    ) -> None:
         seat = r.players.get(player)
         if seat is None or seat.game is None:
             await error("race-not-running")
@@ -219,8 +278,20 @@ class FakeServer:
             return
         if msg.n != seat.n:
             await error("out-of-sync", n=seat.n)
-            await ws.send(m.encode(m.State(race=r.snapshot(), you=m.You(
-                n=seat.n, view=g.view_text(), legal=g.legal_moves(), home=g.cards_home, status=seat.status))))
+            await ws.send(
+                m.encode(
+                    m.State(
+                        race=r.snapshot(),
+                        you=m.You(
+                            n=seat.n,
+                            view=g.view_text(),
+                            legal=g.legal_moves(),
+                            home=g.cards_home,
+                            status=seat.status,
+                        ),
+                    )
+                )
+            )
             return
         try:
             res = g.apply(msg.move)
@@ -247,9 +318,20 @@ class FakeServer:
     def ack(self, r: FakeRace, seat: Seat, revealed: Any, msg: m.Move, *, dup: bool) -> m.Ack:
         g = seat.game
         assert g is not None
-        return m.Ack(race=r.race, n=seat.n, ver=r.ver, move=seat.last_move or msg.move, revealed=list(revealed),
-                     home=g.cards_home, won=g.won, status=seat.status, at=0, dup=dup,
-                     view=g.view_text() if msg.view else None, legal=g.legal_moves() if msg.view else None)
+        return m.Ack(
+            race=r.race,
+            n=seat.n,
+            ver=r.ver,
+            move=seat.last_move or msg.move,
+            revealed=list(revealed),
+            home=g.cards_home,
+            won=g.won,
+            status=seat.status,
+            at=0,
+            dup=dup,
+            view=g.view_text() if msg.view else None,
+            legal=g.legal_moves() if msg.view else None,
+        )
 
     def name_of(self, player: str) -> str:
         for p, name in self.tokens.values():

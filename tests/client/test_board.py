@@ -66,8 +66,9 @@ def test_text_variant_and_board(game_id: str) -> None:
         res = g.apply(move)
         text = apply_move_text(text, move, res.revealed)
         assert text == g.view_text()
-        board.apply_ack(move, n, res.revealed, home=res.cards_home, won=res.won, status="playing",
-                        view_text=g.view_text())
+        board.apply_ack(
+            move, n, res.revealed, home=res.cards_home, won=res.won, status="playing", view_text=g.view_text()
+        )
         assert board.n == n and board.view_text == g.view_text()
 
 

@@ -21,14 +21,43 @@ from protocol import messages as m
 
 DECODE_CODES = {m.ErrorCode.BAD_FRAME, m.ErrorCode.BAD_MESSAGE, m.ErrorCode.UNKNOWN_TYPE}
 
-RANK = m.RankEntry(rank=1, player="p1", name="ada", status="won", won=True, home=156, moves=300,
-                   time_ms=61_000, home_at_ms=61_000)
-RANK2 = m.RankEntry(rank=2, player="p2", name="bob", status="timeout", won=False, home=40, moves=90,
-                    time_ms=None, home_at_ms=20_000)
+RANK = m.RankEntry(
+    rank=1,
+    player="p1",
+    name="ada",
+    status="won",
+    won=True,
+    home=156,
+    moves=300,
+    time_ms=61_000,
+    home_at_ms=61_000,
+)
+RANK2 = m.RankEntry(
+    rank=2,
+    player="p2",
+    name="bob",
+    status="timeout",
+    won=False,
+    home=40,
+    moves=90,
+    time_ms=None,
+    home_at_ms=20_000,
+)
 SNAP = m.RaceSnapshot(
-    race="r1", ver=3, game="racing-aces", status="running", private=False, seats=2, time_limit_s=600,
-    host="p1", created=1_700_000_000_000, starts_at=1_700_000_003_000, deadline=1_700_000_603_000,
-    commitment="ab" * 32, seed=None, total=156,
+    race="r1",
+    ver=3,
+    game="racing-aces",
+    status="running",
+    private=False,
+    seats=2,
+    time_limit_s=600,
+    host="p1",
+    created=1_700_000_000_000,
+    starts_at=1_700_000_003_000,
+    deadline=1_700_000_603_000,
+    commitment="ab" * 32,
+    seed=None,
+    total=156,
     players=[m.PlayerInfo(player="p1", name="ada", ready=True, n=0, home=0, status="playing", at=None)],
     ranking=None,
 )
@@ -72,8 +101,19 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.DailyReplay(game="racing-aces", date="2025-03-14", player="p1"),
 ]
 
-DAILY_ENTRY = m.DailyEntry(rank=1, player="p1", name="ada", status="won", won=True, home=156,
-                           total=156, moves=300, time_ms=61_000, home_at_ms=61_000, race="r1")
+DAILY_ENTRY = m.DailyEntry(
+    rank=1,
+    player="p1",
+    name="ada",
+    status="won",
+    won=True,
+    home=156,
+    total=156,
+    moves=300,
+    time_ms=61_000,
+    home_at_ms=61_000,
+    race="r1",
+)
 
 SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.Welcome(v=1, player="p1", name="ada", token="t", races=["r1"], time=1, limits=dict(m.DEFAULT_LIMITS)),
@@ -87,44 +127,145 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.Error(code="illegal-move", message="no", reason="not-accepted"),
     SNAP,
     m.Queued(game="racing-aces", seats=2, rid=1),
-    m.Started(race="r1", ver=2, starts_at=1, deadline=2, commitment="c", total=156, view="racing-aces ...", n=0),
-    m.Ack(race="r1", n=1, ver=3, move="draw", revealed=[("w", "7c")], home=0, won=False, status="playing", at=9),
-    m.Ack(race="r1", n=1, ver=3, move="draw", revealed=[], home=0, won=False, status="playing", at=9,
-          dup=True, view="v", legal=["draw"], rid=2),
+    m.Started(
+        race="r1", ver=2, starts_at=1, deadline=2, commitment="c", total=156, view="racing-aces ...", n=0
+    ),
+    m.Ack(
+        race="r1", n=1, ver=3, move="draw", revealed=[("w", "7c")], home=0, won=False, status="playing", at=9
+    ),
+    m.Ack(
+        race="r1",
+        n=1,
+        ver=3,
+        move="draw",
+        revealed=[],
+        home=0,
+        won=False,
+        status="playing",
+        at=9,
+        dup=True,
+        view="v",
+        legal=["draw"],
+        rid=2,
+    ),
     PROGRESS,
     END,
     m.State(race=SNAP),
-    m.State(race=SNAP, you=m.You(n=3, view="v", legal=["draw"], home=0, status="playing"),
-            events=[PROGRESS, SNAP, END]),
-    m.ReplayData(race="r1", game="racing-aces", rules_version=1, deal_version=1, seed="s", ranking=[RANK],
-                 players=[m.ReplayPlayer(player="p1", name="ada", moves=[("draw", 5), ("w>f0", 7)])]),
-    m.RaceList(races=[m.RaceSummary(race="r1", game="racing-aces", status="running",
-                                    players=[m.SummaryPlayer(name="ada", home=3, status="playing")],
-                                    total=156, starts_at=1, deadline=None, spectators=2)]),
+    m.State(
+        race=SNAP,
+        you=m.You(n=3, view="v", legal=["draw"], home=0, status="playing"),
+        events=[PROGRESS, SNAP, END],
+    ),
+    m.ReplayData(
+        race="r1",
+        game="racing-aces",
+        rules_version=1,
+        deal_version=1,
+        seed="s",
+        ranking=[RANK],
+        players=[m.ReplayPlayer(player="p1", name="ada", moves=[("draw", 5), ("w>f0", 7)])],
+    ),
+    m.RaceList(
+        races=[
+            m.RaceSummary(
+                race="r1",
+                game="racing-aces",
+                status="running",
+                players=[m.SummaryPlayer(name="ada", home=3, status="playing")],
+                total=156,
+                starts_at=1,
+                deadline=None,
+                spectators=2,
+            )
+        ]
+    ),
     m.Boards(race="r1", at=5, boards=[m.BoardView(player="p1", n=3, view="v")]),
     # daily challenges (§5)
     m.End(race="r1", ver=4, seed=None, ranking=[RANK]),
-    m.DailyInfo(game="racing-aces", date="2025-03-14", status="open", opens=1, closes=2,
-                commitment="c", seed=None, time_limit_s=600, total=156, entries=0, final=False,
-                rules_version=1, deal_version=1, you=None),
-    m.DailyInfo(game="racing-aces", date="2025-03-14", status="closed", opens=1, closes=2,
-                commitment="c", seed="s", time_limit_s=600, total=156, entries=1, final=True,
-                rules_version=1, deal_version=1,
-                you=m.DailyYou(race="r1", status="done", entry=DAILY_ENTRY), rid=1),
-    m.LeaderboardData(game="racing-aces", date="2025-03-14", status="open", final=False, count=1,
-                      top=[DAILY_ENTRY], around=[DAILY_ENTRY], me=DAILY_ENTRY),
-    m.LeaderboardData(game="racing-aces", date="2025-03-14", status="open", final=False, count=0,
-                      top=[], around=[], me=None),
+    m.DailyInfo(
+        game="racing-aces",
+        date="2025-03-14",
+        status="open",
+        opens=1,
+        closes=2,
+        commitment="c",
+        seed=None,
+        time_limit_s=600,
+        total=156,
+        entries=0,
+        final=False,
+        rules_version=1,
+        deal_version=1,
+        you=None,
+    ),
+    m.DailyInfo(
+        game="racing-aces",
+        date="2025-03-14",
+        status="closed",
+        opens=1,
+        closes=2,
+        commitment="c",
+        seed="s",
+        time_limit_s=600,
+        total=156,
+        entries=1,
+        final=True,
+        rules_version=1,
+        deal_version=1,
+        you=m.DailyYou(race="r1", status="done", entry=DAILY_ENTRY),
+        rid=1,
+    ),
+    m.LeaderboardData(
+        game="racing-aces",
+        date="2025-03-14",
+        status="open",
+        final=False,
+        count=1,
+        top=[DAILY_ENTRY],
+        around=[DAILY_ENTRY],
+        me=DAILY_ENTRY,
+    ),
+    m.LeaderboardData(
+        game="racing-aces", date="2025-03-14", status="open", final=False, count=0, top=[], around=[], me=None
+    ),
     m.LeaderboardUpdate(game="racing-aces", date="2025-03-14", entry=DAILY_ENTRY, count=1),
-    m.HistoryData(player="p1", game="racing-aces", today="2025-03-14", played=1, wins=1, streak=1,
-                  best_streak=1, win_streak=1, best_win_streak=1,
-                  days=[m.HistoryDay(date="2025-03-14", status="won", won=True, home=156, total=156,
-                                     moves=300, time_ms=61_000, home_at_ms=61_000, race="r1",
-                                     rank=1, count=1)]),
-    m.DailyReplayData(game="racing-aces", date="2025-03-14", rules_version=1, deal_version=1,
-                      seed="s", commitment="c", total=156, ranking=[RANK],
-                      players=[m.DailyReplayPlayer(player="p1", name="ada", starts_at=1, race="r1",
-                                                   moves=[("draw", 5)])]),
+    m.HistoryData(
+        player="p1",
+        game="racing-aces",
+        today="2025-03-14",
+        played=1,
+        wins=1,
+        streak=1,
+        best_streak=1,
+        win_streak=1,
+        best_win_streak=1,
+        days=[
+            m.HistoryDay(
+                date="2025-03-14",
+                status="won",
+                won=True,
+                home=156,
+                total=156,
+                moves=300,
+                time_ms=61_000,
+                home_at_ms=61_000,
+                race="r1",
+                rank=1,
+                count=1,
+            )
+        ],
+    ),
+    m.DailyReplayData(
+        game="racing-aces",
+        date="2025-03-14",
+        rules_version=1,
+        deal_version=1,
+        seed="s",
+        commitment="c",
+        total=156,
+        ranking=[RANK],
+        players=[m.DailyReplayPlayer(player="p1", name="ada", starts_at=1, race="r1", moves=[("draw", 5)])],
+    ),
 ]
 
 
@@ -157,13 +298,52 @@ def test_nil_fields_are_sent_and_server_decoding_ignores_unknown_keys() -> None:
 
 def test_wire_tags_match_protocol_md() -> None:
     tags = {cls.__struct_config__.tag for cls in m.CLIENT_TYPES}
-    assert tags == {"hello", "ping", "create", "join", "leave", "ready", "start", "quick", "unqueue", "move",
-                    "finish", "resync", "replay", "races", "spectate", "unspectate",
-                    "daily", "daily_start", "leaderboard", "leaderboard_unwatch", "history", "daily_replay"}
+    assert tags == {
+        "hello",
+        "ping",
+        "create",
+        "join",
+        "leave",
+        "ready",
+        "start",
+        "quick",
+        "unqueue",
+        "move",
+        "finish",
+        "resync",
+        "replay",
+        "races",
+        "spectate",
+        "unspectate",
+        "daily",
+        "daily_start",
+        "leaderboard",
+        "leaderboard_unwatch",
+        "history",
+        "daily_replay",
+    }
     tags = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
-    assert tags == {"welcome", "pong", "ok", "error", "race", "queued", "start", "ack", "progress", "end",
-                    "state", "replay", "race_list", "boards",
-                    "daily", "leaderboard", "leaderboard_update", "history", "daily_replay"}
+    assert tags == {
+        "welcome",
+        "pong",
+        "ok",
+        "error",
+        "race",
+        "queued",
+        "start",
+        "ack",
+        "progress",
+        "end",
+        "state",
+        "replay",
+        "race_list",
+        "boards",
+        "daily",
+        "leaderboard",
+        "leaderboard_update",
+        "history",
+        "daily_replay",
+    }
 
 
 def test_error_codes_cover_protocol_md() -> None:
@@ -177,6 +357,7 @@ def test_error_codes_cover_protocol_md() -> None:
 
 
 # --- each bad-input class gets its code ------------------------------------------
+
 
 def _enc(obj: Any) -> bytes:
     return msgspec.msgpack.encode(obj)
@@ -218,7 +399,12 @@ BAD_INPUTS: list[tuple[str, Any, str, str | None]] = [
     ("seats 9", _enc({"t": "create", "game": "g", "seats": 9}), "bad-message", "seats"),
     ("quick seats 1", _enc({"t": "quick", "game": "g", "seats": 1}), "bad-message", "seats"),
     ("time limit 29", _enc({"t": "create", "game": "g", "time_limit_s": 29}), "bad-message", "time_limit_s"),
-    ("time limit 7201", _enc({"t": "create", "game": "g", "time_limit_s": 7201}), "bad-message", "time_limit_s"),
+    (
+        "time limit 7201",
+        _enc({"t": "create", "game": "g", "time_limit_s": 7201}),
+        "bad-message",
+        "time_limit_s",
+    ),
     ("name too long", _enc({"t": "hello", "v": 1, "name": "x" * 25}), "bad-message", "name"),
     ("name empty", _enc({"t": "hello", "v": 1, "name": ""}), "bad-message", "name"),
     ("name control", _enc({"t": "hello", "v": 1, "name": "a\nb"}), "bad-message", "name"),
@@ -260,7 +446,8 @@ def test_valid_edge_values() -> None:
     assert m.decode_client(_enc({**MOVE, "n": 2**31 - 1, "move": "x" * 16})).n == 2**31 - 1
     # The tag may come anywhere in the map.
     assert m.decode_client(_enc({"race": "r1", "n": 0, "move": "draw", "t": "move"})) == m.Move(
-        race="r1", n=0, move="draw")
+        race="r1", n=0, move="draw"
+    )
 
 
 def test_server_decode_errors_are_protocol_errors() -> None:
@@ -270,6 +457,7 @@ def test_server_decode_errors_are_protocol_errors() -> None:
 
 
 # --- fuzz ---------------------------------------------------------------------------
+
 
 def _check(frame: Any) -> None:
     """The decode_client contract, for one input."""
@@ -286,31 +474,50 @@ def _check(frame: Any) -> None:
 
 
 VALID_FRAMES = [m.encode(x) for x in CLIENT_EXAMPLES]
+
+
 # 5500 + 2000 + 2500 hypothesis examples (plus 100,000 cheap mutations below).
 def _fuzz(n: int) -> Any:
     return settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 
+
 msgpack_ints = st.integers(min_value=-(2**63), max_value=2**64 - 1)
 msgpack_scalars = (
-    st.none()
-    | st.booleans()
-    | msgpack_ints
-    | st.floats()
-    | st.text(max_size=40)
-    | st.binary(max_size=40)
+    st.none() | st.booleans() | msgpack_ints | st.floats() | st.text(max_size=40) | st.binary(max_size=40)
 )
 msgpack_values = st.recursive(
     msgpack_scalars,
-    lambda kids: st.lists(kids, max_size=5) | st.dictionaries(st.text(max_size=12) | msgpack_ints, kids,
-                                                                max_size=5),
+    lambda kids: (
+        st.lists(kids, max_size=5) | st.dictionaries(st.text(max_size=12) | msgpack_ints, kids, max_size=5)
+    ),
     max_leaves=10,
 )
 FIELD_NAMES = sorted({f.encode_name for cls in m.CLIENT_TYPES for f in msgspec.structs.fields(cls)})
 TAGS = sorted({cls.__struct_config__.tag for cls in m.CLIENT_TYPES})
-edgy_values = (
-    msgpack_scalars
-    | st.sampled_from([0, 1, -1, 2, 8, 9, 29, 30, 7200, 7201, 2**31 - 1, 2**31, "", "draw", "r1", " x", "x" * 16,
-                       "x" * 17, "x" * 65, True, False])
+edgy_values = msgpack_scalars | st.sampled_from(
+    [
+        0,
+        1,
+        -1,
+        2,
+        8,
+        9,
+        29,
+        30,
+        7200,
+        7201,
+        2**31 - 1,
+        2**31,
+        "",
+        "draw",
+        "r1",
+        " x",
+        "x" * 16,
+        "x" * 17,
+        "x" * 65,
+        True,
+        False,
+    ]
 )
 # Near-valid maps: a real tag and real field names with adversarial values.
 near_valid = st.builds(
@@ -333,8 +540,10 @@ def test_fuzz_random_msgpack_values(value: Any) -> None:
 
 
 @_fuzz(2500)
-@given(st.sampled_from(VALID_FRAMES), st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.integers(0, 255)),
-                                               min_size=1, max_size=4))
+@given(
+    st.sampled_from(VALID_FRAMES),
+    st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.integers(0, 255)), min_size=1, max_size=4),
+)
 def test_fuzz_mutated_valid_frames(frame: bytes, edits: list[tuple[int, int, int]]) -> None:
     buf = bytearray(frame)
     for op, pos, byte in edits:

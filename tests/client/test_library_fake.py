@@ -11,12 +11,11 @@ import asyncio
 import random
 
 import pytest
+from fake_server import FakeServer, wait_until
 
 import client
 from client.library import ConnectionLost, Reconnected
 from protocol import messages as m
-
-from fake_server import FakeServer, wait_until
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -74,8 +73,10 @@ async def test_a_state_older_than_the_board_is_not_adopted() -> None:
         old_view = c.board(race).view_text
         await c.move(race, "draw")
         seat = fake.races[race].players[c.player]
-        late = m.State(race=fake.races[race].snapshot(),
-                       you=m.You(n=0, view=old_view, legal=[], home=0, status="playing"))
+        late = m.State(
+            race=fake.races[race].snapshot(),
+            you=m.You(n=0, view=old_view, legal=[], home=0, status="playing"),
+        )
         c._dispatch(late)
         assert c.board(race).n == 1 and c.board(race).view_text == seat.game.view_text()
         await c.move(race, "draw")
@@ -83,7 +84,11 @@ async def test_a_state_older_than_the_board_is_not_adopted() -> None:
 
 
 async def test_two_players_progress_versions_and_gap_resync() -> None:
-    async with FakeServer() as fake, client.connect(fake.url, name="a") as a, client.connect(fake.url, name="b") as b:
+    async with (
+        FakeServer() as fake,
+        client.connect(fake.url, name="a") as a,
+        client.connect(fake.url, name="b") as b,
+    ):
         snap = await a.create("fours-up", seats=2)
         await b.join(snap.race)
         await a.ready(snap.race)

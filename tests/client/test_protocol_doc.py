@@ -1,5 +1,6 @@
 """docs/protocol.md agrees with protocol/messages: a client built from the doc alone
 speaks the same message types. (Error codes: tests/client/test_codec.py.)"""
+
 from __future__ import annotations
 
 import re

@@ -1,4 +1,5 @@
 """tests/daily: an async Redis client on the shared redis-server (tests/conftest.py)."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """The daily challenge on a real 3-master Redis Cluster: every script stays in one slot."""
+
 from __future__ import annotations
 
 import asyncio
@@ -32,7 +33,9 @@ def cluster_url(tmp_path):
 
 async def test_daily_service_on_a_cluster(cluster_url):
     r = cold_client(cluster_url)
-    await r.initialize()  # as Store.start does (its ping): a cold client raced by 10 first calls can fail in redis-py
+    await (
+        r.initialize()
+    )  # as Store.start does (its ping): a cold client raced by 10 first calls can fail in redis-py
     now = {"ms": T0 + 3600_000}
     daily = Daily(r, clock=lambda: now["ms"])
 

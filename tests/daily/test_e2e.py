@@ -1,4 +1,5 @@
 """The daily challenge end to end: a real server, the client library, a real Redis."""
+
 from __future__ import annotations
 
 import asyncio
@@ -53,8 +54,9 @@ async def test_a_daily_over_the_wire(server):
 
         # Ada starts from two connections at once: one attempt, one race.
         async with connect(url, token=ada.token) as ada2:
-            snaps = await asyncio.gather(ada.request(m.DailyStart(game=GAME)),
-                                         ada2.request(m.DailyStart(game=GAME)))
+            snaps = await asyncio.gather(
+                ada.request(m.DailyStart(game=GAME)), ada2.request(m.DailyStart(game=GAME))
+            )
             assert snaps[0].race == snaps[1].race
             rid = snaps[0].race
             snap = snaps[0]
@@ -121,8 +123,10 @@ async def test_daily_errors_over_the_wire(server):
         with pytest.raises(ServerError) as e:
             await eve.request(m.Daily(game=GAME, date="2025-02-30"))
         assert e.value.code == "bad-message" and e.value.field == "date"
-        assert await error_of(eve.request(m.DailyReplay(game=GAME, date="2025-01-01",
-                                                        player="nobody"))) == "no-replay"
+        assert (
+            await error_of(eve.request(m.DailyReplay(game=GAME, date="2025-01-01", player="nobody")))
+            == "no-replay"
+        )
 
 
 async def test_an_unrecorded_end_is_repaired(server):

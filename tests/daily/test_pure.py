@@ -1,4 +1,5 @@
 """The pure parts of the daily challenge: days, seeds, ranking packing, streaks."""
+
 from __future__ import annotations
 
 import hashlib
@@ -69,8 +70,7 @@ TOTAL = 208
 
 def res(home, *, t=None, at=None, moves=0, total=TOTAL):
     won = home == total
-    return Result("won" if won else "finished", won, home, total, moves, t if won else None,
-                  t if won else at)
+    return Result("won" if won else "finished", won, home, total, moves, t if won else None, t if won else at)
 
 
 def test_examples_in_ranking_order():
@@ -122,7 +122,8 @@ def test_result_validation():
 
 results = st.builds(
     lambda total, home, t, moves, none_at: res(
-        min(home, total), t=t, at=None if none_at else t, moves=moves, total=total),
+        min(home, total), t=t, at=None if none_at else t, moves=moves, total=total
+    ),
     st.sampled_from([104, 156, 208]),
     st.integers(0, 208),
     st.integers(0, MAX_T),

@@ -1,4 +1,5 @@
 """Daily challenges against a real redis-server, with an injectable clock."""
+
 from __future__ import annotations
 
 import asyncio
@@ -8,7 +9,6 @@ import json
 
 import pytest
 
-from protocol import rules
 from server.daily import Daily, DailyError, Result, days, keys
 
 GAME = "racing-aces"
@@ -50,14 +50,21 @@ def daily(r, clock):
 
 def result(home, *, total=156, t=None, at=0, moves=10):
     won = home == total
-    return Result("won" if won else "finished", won, home, total, moves, t if won else None,
-                  t if won else at)
+    return Result("won" if won else "finished", won, home, total, moves, t if won else None, t if won else at)
 
 
 async def play_attempt(daily, races, player, res=None, *, name=None, moves=None):
     att = await daily.start(GAME, player, races)
-    out = await daily.record(GAME, att.date, player, name or player, att.race,
-                             res or result(10, at=1000), moves or [["draw", T0]], T0)
+    out = await daily.record(
+        GAME,
+        att.date,
+        player,
+        name or player,
+        att.race,
+        res or result(10, at=1000),
+        moves or [["draw", T0]],
+        T0,
+    )
     return att, out
 
 
@@ -78,8 +85,7 @@ async def test_secret_is_created_once_and_shared(r, clock):
 
 
 async def test_unknown_game_bad_and_future_dates(daily):
-    for call in (daily.info("no-such-game"), daily.info(GAME, "2025-3-1"),
-                 daily.info(GAME, "2025-03-15")):
+    for call in (daily.info("no-such-game"), daily.info(GAME, "2025-3-1"), daily.info(GAME, "2025-03-15")):
         with pytest.raises(DailyError) as e:
             await call
         assert e.value.code in ("unknown-game", "bad-date", "daily-not-open")
@@ -232,8 +238,18 @@ async def test_leaderboard_order_ties_top_around_me(daily):
     }
     for p, res in rows.items():
         await play_attempt(daily, races, p, res)
-    expected = ["p-fastwin", "p-tiewin-a", "p-tiewin-b", "p-slowwin", "p-100-early",
-                "p-100-early-more", "p-100-late", "p-a-same", "p-z-same", "p-zero"]
+    expected = [
+        "p-fastwin",
+        "p-tiewin-a",
+        "p-tiewin-b",
+        "p-slowwin",
+        "p-100-early",
+        "p-100-early-more",
+        "p-100-late",
+        "p-a-same",
+        "p-z-same",
+        "p-zero",
+    ]
     expected_ranks = [1, 2, 2, 4, 5, 6, 7, 8, 8, 10]
     board = await daily.leaderboard(GAME, top=100, player="p-100-late", around=2)
     assert board["count"] == 10 and board["status"] == "open"
@@ -284,8 +300,13 @@ async def test_history_over_several_days(daily, clock):
     assert (h["played"], h["wins"]) == (5, 4)
     assert (h["streak"], h["best_streak"]) == (2, 3)
     assert (h["win_streak"], h["best_win_streak"]) == (2, 2)
-    assert [d["date"] for d in h["days"]] == ["2025-03-19", "2025-03-18", "2025-03-16",
-                                             "2025-03-15", "2025-03-14"]
+    assert [d["date"] for d in h["days"]] == [
+        "2025-03-19",
+        "2025-03-18",
+        "2025-03-16",
+        "2025-03-15",
+        "2025-03-14",
+    ]
     assert all(d["rank"] == 2 and d["count"] == 2 for d in h["days"])
     clock.now += 2 * DAY_MS
     h = await daily.history("ada", GAME)

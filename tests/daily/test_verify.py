@@ -1,4 +1,5 @@
 """`solrace verify` against a real daily: confirms an honest record, refutes tampering."""
+
 from __future__ import annotations
 
 import argparse
@@ -44,8 +45,15 @@ def figures(seed: str, moves: list[str], start: int) -> tuple[Result, list[list]
         first.setdefault(g.cards_home, at)
         timed.append([m, at])
     won = g.won
-    res = Result("won" if won else "finished", won, g.cards_home, g.total, len(moves),
-                 timed[-1][1] - start if won else None, first[g.cards_home] - start)
+    res = Result(
+        "won" if won else "finished",
+        won,
+        g.cards_home,
+        g.total,
+        len(moves),
+        timed[-1][1] - start if won else None,
+        first[g.cards_home] - start,
+    )
     return res, timed
 
 

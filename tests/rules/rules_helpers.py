@@ -5,6 +5,7 @@ only the piles a test cares about and parks every other card in one pile
 (the stock by default, beneath any stock cards the test gives, so the test's
 own stock cards stay on top).
 """
+
 from __future__ import annotations
 
 from collections import Counter

@@ -1,4 +1,5 @@
 """The public API the server and clients code against, and `solrace deal`."""
+
 from __future__ import annotations
 
 import copy
@@ -67,7 +68,8 @@ def test_taking_a_card_back_lowers_cards_home():
 
 WON = {
     "racing-aces": {
-        f"f{i}": cards(r, "cdhs"[i % 4]) for i, r in enumerate(["A-K"] * 4 + ["6-A"] * 4 + ["7-K"] * 4 + ["K-A"] * 4)
+        f"f{i}": cards(r, "cdhs"[i % 4])
+        for i, r in enumerate(["A-K"] * 4 + ["6-A"] * 4 + ["7-K"] * 4 + ["K-A"] * 4)
     },
     "double-aces-and-kings": {f"f{i}": cards("A-K" if i < 8 else "K-A", "cdhs"[i % 4]) for i in range(16)},
     "fours-up": {f"f{i}": cards("4-K", "cdhs"[i % 4]) + cards("A-3", "cdhs"[i % 4]) for i in range(8)},

@@ -1,4 +1,5 @@
 """Bad input: every IllegalMove code, and positions/views that cannot be."""
+
 from __future__ import annotations
 
 import pytest
@@ -16,8 +17,27 @@ FU = "fours-up"
 
 @pytest.mark.parametrize(
     "move",
-    ["t2:1>t5", "t2:02>t5", "t2:0>t5", "t02>t5", "t0:-2>t1", "t0:>t1", "", "DRAW", "draw ",
-     " t0>t1", "t0 >t1", "t0>", ">t1", "t0->t1", "t0>>t1", "T0>t1", "t0<t1", "t0>t1>t2", "w>f0\n"],
+    [
+        "t2:1>t5",
+        "t2:02>t5",
+        "t2:0>t5",
+        "t02>t5",
+        "t0:-2>t1",
+        "t0:>t1",
+        "",
+        "DRAW",
+        "draw ",
+        " t0>t1",
+        "t0 >t1",
+        "t0>",
+        ">t1",
+        "t0->t1",
+        "t0>>t1",
+        "T0>t1",
+        "t0<t1",
+        "t0>t1>t2",
+        "w>f0\n",
+    ],
 )
 def test_bad_notation(move):
     g = rules.deal(RA, "solrace")
@@ -36,8 +56,19 @@ def test_non_string_moves_are_bad_notation(move):
 
 @pytest.mark.parametrize(
     "game_id,move",
-    [(RN, "w>f0"), (RN, "t0>w"), (RA, "f16>f0"), (RA, "r3>t0"), (RA, "t0>t6"), (FU, "r0>t0"),
-     (RN, "t10>t0"), (RA, "x0>t0"), (RA, "t0>x"), (FU, "f8>f0"), (RA, "s0>w")],
+    [
+        (RN, "w>f0"),
+        (RN, "t0>w"),
+        (RA, "f16>f0"),
+        (RA, "r3>t0"),
+        (RA, "t0>t6"),
+        (FU, "r0>t0"),
+        (RN, "t10>t0"),
+        (RA, "x0>t0"),
+        (RA, "t0>x"),
+        (FU, "f8>f0"),
+        (RA, "s0>w"),
+    ],
 )
 def test_no_such_pile(game_id, move):
     refused(rules.deal(game_id, "solrace"), move, "no-such-pile")
@@ -88,7 +119,12 @@ def test_stock_empty():
 
 def test_every_code_is_documented():
     assert set(rules.ILLEGAL_MOVE_CODES) == {
-        "bad-notation", "no-such-pile", "same-pile", "not-available", "not-accepted", "stock-empty",
+        "bad-notation",
+        "no-such-pile",
+        "same-pile",
+        "not-available",
+        "not-accepted",
+        "stock-empty",
     }
     for code in rules.ILLEGAL_MOVE_CODES:
         assert f"``{code}``" in rules.__doc__

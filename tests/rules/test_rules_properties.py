@@ -5,6 +5,7 @@ move the invariants below must hold, and every few moves the whole move
 space (every pile pair and run length, plus malformed notation) is checked
 against ``legal_moves()``.
 """
+
 from __future__ import annotations
 
 import random

@@ -1,4 +1,5 @@
 """The test vectors of RULES.md §5, one test each, built from position texts."""
+
 from __future__ import annotations
 
 from rules_helpers import cards, legal, pile, pos, refused

@@ -11,6 +11,7 @@
   processes (what HAProxy does in deploy/); `.url` is the WebSocket URL
   through it; closed after the test.
 """
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """Playing races through the client library, and checking them against Redis."""
+
 from __future__ import annotations
 
 import asyncio
@@ -30,7 +31,9 @@ class EndlessStrategy:
         return self.rng.choice(legal) if legal else None
 
 
-async def seated_race(players: list[client.Client], game: str = "racing-aces", time_limit_s: int = 600) -> str:
+async def seated_race(
+    players: list[client.Client], game: str = "racing-aces", time_limit_s: int = 600
+) -> str:
     """Create a race for everyone, join, ready; returns its id once every player has its start."""
     snap = await players[0].create(game, seats=len(players), time_limit_s=time_limit_s)
     rid = snap.race
@@ -49,8 +52,16 @@ class Played:
     errors: list[str] = field(default_factory=list)  # error codes met on the way (and survived)
 
 
-async def play(c: client.Client, rid: str, count: int, played: Played | None = None, *,
-               strategy: GreedyStrategy | EndlessStrategy | None = None, pause: float = 0.0, move_timeout: float = 30.0) -> Played:
+async def play(
+    c: client.Client,
+    rid: str,
+    count: int,
+    played: Played | None = None,
+    *,
+    strategy: GreedyStrategy | EndlessStrategy | None = None,
+    pause: float = 0.0,
+    move_timeout: float = 30.0,
+) -> Played:
     """Up to `count` moves chosen by a greedy bot from the player's own board.
 
     Survives what a real client survives: `out-of-sync` (the library has

@@ -4,6 +4,7 @@ Everything listens on 127.0.0.1 only. Every process is started in its own
 process group (start_new_session) and registered with a `Procs` registry;
 the `procs` fixture kills whatever is left when the test ends, pass or fail.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -27,8 +28,22 @@ from server.embedded_redis import free_port, redis_server_binary
 ROOT = Path(__file__).resolve().parents[2]
 
 # Short clocks, as in tests/conftest.py (FAST), for `solrace serve` flags.
-FAST_FLAGS = ["--countdown-ms", "100", "--sweep-ms", "50", "--spectator-delay-ms", "200",
-              "--spectator-flush-ms", "50", "--hello-timeout-s", "5", "--rate", "100000", "--burst", "100000"]
+FAST_FLAGS = [
+    "--countdown-ms",
+    "100",
+    "--sweep-ms",
+    "50",
+    "--spectator-delay-ms",
+    "200",
+    "--spectator-flush-ms",
+    "50",
+    "--hello-timeout-s",
+    "5",
+    "--rate",
+    "100000",
+    "--burst",
+    "100000",
+]
 
 
 def redis_cli_binary() -> str:
@@ -77,8 +92,16 @@ def _wait_port(host: str, port: int, proc: subprocess.Popen, timeout: float, pin
 class RedisNode:
     """A redis-server on 127.0.0.1 with a fixed port (so it can be restarted at the same address)."""
 
-    def __init__(self, procs: Procs, data_dir: Path, *, port: int | None = None, appendonly: bool = True,
-                 appendfsync: str = "always", cluster: bool = False) -> None:
+    def __init__(
+        self,
+        procs: Procs,
+        data_dir: Path,
+        *,
+        port: int | None = None,
+        appendonly: bool = True,
+        appendfsync: str = "always",
+        cluster: bool = False,
+    ) -> None:
         self.procs = procs
         self.dir = Path(data_dir)
         self.port = port or (cluster_port() if cluster else free_port())
@@ -91,16 +114,47 @@ class RedisNode:
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 20.0) -> "RedisNode":
+    def start(self, timeout: float = 20.0) -> RedisNode:
         self.dir.mkdir(parents=True, exist_ok=True)
-        args = [redis_server_binary(), "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.dir),
-                "--appendonly", "yes" if self.appendonly else "no", "--appendfsync", self.appendfsync,
-                "--save", "", "--daemonize", "no", "--protected-mode", "yes", "--logfile", "redis.log"]
+        args = [
+            redis_server_binary(),
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--dir",
+            str(self.dir),
+            "--appendonly",
+            "yes" if self.appendonly else "no",
+            "--appendfsync",
+            self.appendfsync,
+            "--save",
+            "",
+            "--daemonize",
+            "no",
+            "--protected-mode",
+            "yes",
+            "--logfile",
+            "redis.log",
+        ]
         if self.cluster:
-            args += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
-                     "--cluster-node-timeout", "2000"]
-        self.proc = self.procs.add(subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                    stderr=subprocess.DEVNULL, start_new_session=True))
+            args += [
+                "--cluster-enabled",
+                "yes",
+                "--cluster-config-file",
+                "nodes.conf",
+                "--cluster-node-timeout",
+                "2000",
+            ]
+        self.proc = self.procs.add(
+            subprocess.Popen(
+                args,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        )
         try:
             _wait_port("127.0.0.1", self.port, self.proc, timeout)
         except Exception as exc:
@@ -139,10 +193,23 @@ def cluster_port() -> int:
 
 def start_cluster(procs: Procs, base: Path, masters: int = 3) -> list[RedisNode]:
     """A real Redis Cluster of `masters` primaries (no replicas) on loopback, all slots covered."""
-    nodes = [RedisNode(procs, base / f"node{i}", appendonly=False, cluster=True).start() for i in range(masters)]
-    out = subprocess.run([redis_cli_binary(), "--cluster", "create",
-                          *[f"127.0.0.1:{n.port}" for n in nodes], "--cluster-replicas", "0", "--cluster-yes"],
-                         capture_output=True, text=True, timeout=60)
+    nodes = [
+        RedisNode(procs, base / f"node{i}", appendonly=False, cluster=True).start() for i in range(masters)
+    ]
+    out = subprocess.run(
+        [
+            redis_cli_binary(),
+            "--cluster",
+            "create",
+            *[f"127.0.0.1:{n.port}" for n in nodes],
+            "--cluster-replicas",
+            "0",
+            "--cluster-yes",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if out.returncode != 0:
         raise RuntimeError(f"redis-cli --cluster create failed:\n{out.stdout}\n{out.stderr}")
     end = time.monotonic() + 20
@@ -161,15 +228,43 @@ def start_cluster(procs: Procs, base: Path, masters: int = 3) -> list[RedisNode]
 class Server:
     """`solrace serve` as a child process (its own process group); stderr goes to a log file."""
 
-    def __init__(self, procs: Procs, redis_url: str, log_dir: Path, *flags: str, name: str = "serve",
-                 fast: bool = True, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        procs: Procs,
+        redis_url: str,
+        log_dir: Path,
+        *flags: str,
+        name: str = "serve",
+        fast: bool = True,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.log_path = Path(log_dir) / f"{name}-{next(_serial)}.log"
-        args = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0",
-                "--redis", redis_url, *(FAST_FLAGS if fast else []), *flags]
+        args = [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--redis",
+            redis_url,
+            *(FAST_FLAGS if fast else []),
+            *flags,
+        ]
         self.log = open(self.log_path, "wb")
-        self.proc = procs.add(subprocess.Popen(args, cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                               stderr=self.log, start_new_session=True,
-                                               env={**os.environ, **(env or {})}))
+        self.proc = procs.add(
+            subprocess.Popen(
+                args,
+                cwd=ROOT,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=self.log,
+                start_new_session=True,
+                env={**os.environ, **(env or {})},
+            )
+        )
         line = _readline(self.proc, 30.0)
         if "ws://" not in line:
             self.kill9()
@@ -246,7 +341,7 @@ class TcpBalancer:
     def _run(self, coro: Any, timeout: float = 10.0) -> Any:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
 
-    def start(self) -> "TcpBalancer":
+    def start(self) -> TcpBalancer:
         self._run(self._listen())
         return self
 
@@ -285,7 +380,7 @@ class TcpBalancer:
             host, port = self.backends[next(self.rr) % len(self.backends)]
             try:
                 upstream = await asyncio.wait_for(asyncio.open_connection(host, port), 2.0)
-            except (OSError, asyncio.TimeoutError):
+            except (TimeoutError, OSError):
                 continue
             self.picked.append((host, port))
             break

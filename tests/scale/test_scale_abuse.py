@@ -1,5 +1,6 @@
 """Abuse: message credits, connections per address (and behind a proxy), frame size, races per player;
 a fuzz of 10,000+ random and mutated frames over a real socket."""
+
 from __future__ import annotations
 
 import asyncio
@@ -31,7 +32,7 @@ class Raw:
         self.rids = itertools.count(1)
 
     @classmethod
-    async def open(cls, url: str, headers: dict[str, str] | None = None) -> "Raw":
+    async def open(cls, url: str, headers: dict[str, str] | None = None) -> Raw:
         return cls(await ws_connect(url, compression=None, additional_headers=headers, ping_interval=None))
 
     async def request(self, t: str, **fields: Any) -> dict[str, Any]:
@@ -53,9 +54,24 @@ class Raw:
 
 
 async def test_limits(redis_node, start_server):
-    srv = start_server(redis_node.url, "--rate", "20", "--burst", "20", "--rate-close", "50",
-                       "--max-conn-per-addr", "3", "--max-frame", "1024", "--max-races-per-player", "2",
-                       "--trusted-proxies", "127.0.0.1/32", fast=True)
+    srv = start_server(
+        redis_node.url,
+        "--rate",
+        "20",
+        "--burst",
+        "20",
+        "--rate-close",
+        "50",
+        "--max-conn-per-addr",
+        "3",
+        "--max-frame",
+        "1024",
+        "--max-races-per-player",
+        "2",
+        "--trusted-proxies",
+        "127.0.0.1/32",
+        fast=True,
+    )
     # --- message credits: a burst is served, the excess refused with retry_ms, credits come back
     c = await Raw.open(srv.url)
     assert (await c.request("hello", v=1))["t"] == "welcome"
@@ -130,16 +146,27 @@ FRAMES_WANTED = 10_000
 MAX_FRAME = 4096
 ERROR_CODES = {c.value for c in m.ErrorCode} - {"internal"}
 SERVER_TAGS = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
-CLIENT_FIELDS = {cls.__struct_config__.tag: [f.name for f in __import__("msgspec").structs.fields(cls)]
-                 for cls in m.CLIENT_TYPES}
+CLIENT_FIELDS = {
+    cls.__struct_config__.tag: [f.name for f in __import__("msgspec").structs.fields(cls)]
+    for cls in m.CLIENT_TYPES
+}
 
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-2**63, 2**64 - 1), st.floats(allow_nan=True),
-    st.text(max_size=40), st.binary(max_size=40),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**63), 2**64 - 1),
+    st.floats(allow_nan=True),
+    st.text(max_size=40),
+    st.binary(max_size=40),
 )
-anything = st.recursive(scalars, lambda inner: st.one_of(
-    st.lists(inner, max_size=4), st.dictionaries(st.one_of(st.text(max_size=10), st.integers()), inner, max_size=4)),
-    max_leaves=8)
+anything = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(st.text(max_size=10), st.integers()), inner, max_size=4),
+    ),
+    max_leaves=8,
+)
 
 
 def field_values(name: str, races: list[str]) -> st.SearchStrategy:
@@ -194,7 +221,7 @@ def _mutate(data: bytes, rng: Any) -> bytes:
         if op == 0 and out:
             out[rng.randrange(len(out))] = rng.randrange(256)
         elif op == 1 and out:
-            del out[rng.randrange(len(out)):]
+            del out[rng.randrange(len(out)) :]
         else:
             pos = rng.randint(0, len(out))
             out[pos:pos] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 8)))
@@ -335,8 +362,13 @@ def test_fuzz_frames(redis_node, start_server):
         before = _race_state(r, races, pids)
     fuzzer = Fuzzer(srv.url)
 
-    @settings(max_examples=150, deadline=None, derandomize=True, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=150,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(batch(races))
     def run(frames: list) -> None:
         fuzzer.batch(frames)
@@ -364,5 +396,7 @@ def test_fuzz_frames(redis_node, start_server):
     with redis_node.client() as r:
         after = _race_state(r, races, pids)
     assert after == before  # no race state changed
-    print(f"fuzz: {fuzzer.sent} frames, {fuzzer.replies} replies, closes {fuzzer.closes}, "
-          f"{time.monotonic() - t0:.1f} s")
+    print(
+        f"fuzz: {fuzzer.sent} frames, {fuzzer.replies} replies, closes {fuzzer.closes}, "
+        f"{time.monotonic() - t0:.1f} s"
+    )

@@ -1,4 +1,5 @@
 """A real 3-master Redis Cluster on loopback, two server processes, races across it."""
+
 from __future__ import annotations
 
 import asyncio
@@ -69,11 +70,16 @@ async def test_races_across_a_cluster(procs, tmp_path, start_server):
     try:
         rids = [await seated_race([a, b], "racing-aces") for a, b in pairs]
         # live progress crosses processes (pub/sub is cluster-wide)
-        results = await asyncio.gather(*(play(c, rid, 15) for (a, b), rid in zip(pairs, rids) for c in (a, b)))
+        results = await asyncio.gather(
+            *(play(c, rid, 15) for (a, b), rid in zip(pairs, rids) for c in (a, b))
+        )
         for (a, b), rid in zip(pairs, rids):
             last = a.board(rid).n
-            await b.wait_for(m.Progress, lambda e, a=a, rid=rid, last=last: e.race == rid and e.player == a.player
-                             and e.n == last, timeout=5)
+            await b.wait_for(
+                m.Progress,
+                lambda e, a=a, rid=rid, last=last: e.race == rid and e.player == a.player and e.n == last,
+                timeout=5,
+            )
         # resharding mid-race: the slot of race 0 moves to another node; moves follow (MOVED)
         a0, b0 = pairs[0]
         old = _owner(nodes, S.race_key(rids[0]))
@@ -107,7 +113,7 @@ async def test_races_across_a_cluster(procs, tmp_path, start_server):
         for rid in rids:
             by_node = _race_keys_by_node(nodes, rid)
             assert len(by_node) == 1, by_node
-            (node, keys), = by_node.items()
+            ((node, keys),) = by_node.items()
             assert node == _owner(nodes, S.race_key(rid))
             assert len(keys) >= 6  # record, event stream, two player hashes, two move logs
         # each acknowledged move is stored (read through a cluster client)

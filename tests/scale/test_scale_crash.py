@@ -1,4 +1,5 @@
 """Crashes: kill -9 of a server process mid-race, kill -9 of redis-server (and a lost AOF tail)."""
+
 from __future__ import annotations
 
 import asyncio
@@ -28,8 +29,10 @@ async def _until(pred, timeout: float) -> None:
 async def test_kill9_server_mid_race(redis_node, start_server, balancer):
     servers = [start_server(redis_node.url), start_server(redis_node.url)]
     lb = balancer(servers)
-    players = [await client.connect(lb.url, name=f"p{i}", reconnect=True, backoff_base=0.05, backoff_max=1.0)
-               for i in range(4)]
+    players = [
+        await client.connect(lb.url, name=f"p{i}", reconnect=True, backoff_base=0.05, backoff_max=1.0)
+        for i in range(4)
+    ]
     try:
         victims = [c for c, picked in zip(players, lb.picked) if picked[1] == servers[0].port]
         assert len(victims) == 2  # round robin: two players on each process
@@ -101,7 +104,9 @@ async def test_lost_aof_tail_recovers_by_resync(procs, tmp_path, start_server):
     try:
         rid = await seated_race(players, "racing-aces")
         before = [await play(c, rid, 10) for c in players]
-        await asyncio.sleep(0.2)  # idle race: every acknowledged write is in the file (written before the ack)
+        await asyncio.sleep(
+            0.2
+        )  # idle race: every acknowledged write is in the file (written before the ack)
         aof = node.dir / "appendonly.aof"
         saved = tmp_path / "saved.aof"
         shutil.copy(aof, saved)

@@ -1,4 +1,5 @@
 """Many processes, one race: fan-out through Redis pub/sub, gap fill after a Redis reconnect."""
+
 from __future__ import annotations
 
 import asyncio
@@ -37,8 +38,9 @@ async def test_three_processes_one_race(redis_node, start_server):
                 for j, other in enumerate(players + [watcher]):
                     if j == i:
                         continue
-                    ev = await other.wait_for(m.Progress, lambda e, c=c, n=ack.n: e.player == c.player and e.n == n,
-                                              timeout=5)
+                    ev = await other.wait_for(
+                        m.Progress, lambda e, c=c, n=ack.n: e.player == c.player and e.n == n, timeout=5
+                    )
                     assert ev.ver == ack.ver and ev.home == ack.home
                     delays.append(time.perf_counter() - t0)
         assert max(delays) < 1.0, max(delays)
@@ -114,7 +116,6 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
         await b.close()
     finally:
         link.close()
-
 
 
 async def test_quick_match_notice_survives_a_redis_cut(redis_node, start_server):

@@ -1,4 +1,5 @@
 """Graceful shutdown: SIGTERM stops accepting, lands in-flight moves, closes clients with 1012."""
+
 from __future__ import annotations
 
 import asyncio
@@ -21,8 +22,10 @@ def _refused(port: int) -> bool:
 async def test_sigterm_drains_and_closes_1012(redis_node, start_server, balancer):
     servers = [start_server(redis_node.url), start_server(redis_node.url)]
     lb = balancer(servers)
-    players = [await client.connect(lb.url, name=f"p{i}", reconnect=True, backoff_base=0.05, backoff_max=1.0)
-               for i in range(4)]
+    players = [
+        await client.connect(lb.url, name=f"p{i}", reconnect=True, backoff_base=0.05, backoff_max=1.0)
+        for i in range(4)
+    ]
     try:
         leaving = [c for c, picked in zip(players, lb.picked) if picked[1] == servers[0].port]
         assert len(leaving) == 2

@@ -1,4 +1,5 @@
 """Slow consumers: a client that stops reading is closed within a bound; the others do not wait for it."""
+
 from __future__ import annotations
 
 import asyncio
@@ -101,10 +102,14 @@ async def test_stalled_spectator_is_closed_and_others_keep_their_latency(redis_n
 async def test_silent_peer_is_closed_by_the_keepalive(redis_node, start_server):
     """A peer that neither reads nor writes (a vanished machine) is dropped after
     ping interval + ping timeout + close timeout (the 1011 close handshake it cannot answer)."""
-    srv = start_server(redis_node.url, "--ping-interval-s", "0.5", "--ping-timeout-s", "0.5", "--close-timeout-s", "0.5")
+    srv = start_server(
+        redis_node.url, "--ping-interval-s", "0.5", "--ping-timeout-s", "0.5", "--close-timeout-s", "0.5"
+    )
     reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
-    writer.write(b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                 b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    writer.write(
+        b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
     head = await reader.readuntil(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 101")
     hello = msgpack.packb({"t": "hello", "v": 1})
@@ -145,8 +150,14 @@ def test_coalesced_boards_skip_backlogged_spectators():
             self.flushed += 1
 
     def conn(buffered: int = 0, queued: int = 0, pending: bool = False) -> SimpleNamespace:
-        c = SimpleNamespace(closed=False, queue=[b"x"] * queued, ws=FakeWS(buffered), high=2**15,
-                            out=[b"earlier"] if pending else None, sent=[])
+        c = SimpleNamespace(
+            closed=False,
+            queue=[b"x"] * queued,
+            ws=FakeWS(buffered),
+            high=2**15,
+            out=[b"earlier"] if pending else None,
+            sent=[],
+        )
         c.send = c.sent.append
         return c
 

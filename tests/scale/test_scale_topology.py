@@ -5,6 +5,7 @@ file's own commands: Redis with the compose file's persistence flags, two
 servers with the compose file's flags (addresses swapped for loopback ones),
 and the in-test TCP balancer where HAProxy would be; clients on both servers.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,8 +31,14 @@ def compose() -> dict:
 
 
 def serve_flags() -> set[str]:
-    out = subprocess.run([sys.executable, "-m", "client.cli", "serve", "--help"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "client.cli", "serve", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
     return set(re.findall(r"(--[a-z][a-z0-9-]*)", out))
 
 
@@ -58,7 +65,7 @@ def test_compose_file_matches_the_server():
     # every SOLRACE_* variable names a setting
     fields = {f.upper() for f in Settings.__dataclass_fields__}
     for var in server.get("environment", {}):
-        assert var.startswith("SOLRACE_") and var[len("SOLRACE_"):] in fields, var
+        assert var.startswith("SOLRACE_") and var[len("SOLRACE_") :] in fields, var
     Settings.from_env({k: str(v) for k, v in server["environment"].items()})  # and the values parse
     # the image runs `solrace`, listening where the proxy sends traffic
     docker = DOCKERFILE.read_text()
@@ -83,8 +90,12 @@ async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start
     services = compose()["services"]
     # Redis with the compose file's persistence flags
     rflags = _pairs(services["redis"]["command"])
-    node = RedisNode(procs, tmp_path / "redis", appendonly=rflags["--appendonly"] == "yes",
-                     appendfsync=rflags["--appendfsync"]).start()
+    node = RedisNode(
+        procs,
+        tmp_path / "redis",
+        appendonly=rflags["--appendonly"] == "yes",
+        appendfsync=rflags["--appendfsync"],
+    ).start()
     # the replicas with the compose file's flags and environment, on loopback
     flags = _pairs(services["server"]["command"])
     for own in ("--host", "--port", "--redis"):  # start_server gives loopback ones
@@ -93,7 +104,9 @@ async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start
     args = [x for kv in flags.items() for x in kv]
     env = {k: str(v) for k, v in services["server"]["environment"].items()}
     replicas = services["server"]["deploy"]["replicas"]
-    servers = [start_server(node.url, *args, env=env, fast=False, name=f"replica{i}") for i in range(replicas)]
+    servers = [
+        start_server(node.url, *args, env=env, fast=False, name=f"replica{i}") for i in range(replicas)
+    ]
     lb = balancer(servers)
     players = [await client.connect(lb.url, name=f"p{i}", reconnect=True) for i in range(2 * replicas)]
     try:

@@ -1,4 +1,5 @@
 """Bad input: each case gets its code (or close code), nothing changes, others keep being served."""
+
 from __future__ import annotations
 
 import asyncio
@@ -75,7 +76,12 @@ async def test_frames_and_messages(server):
         assert reply["t"] == "error" and reply["code"] == code, (frame, reply)
         if field is not None:
             assert reply.get("field") == field, (frame, reply)
-        if isinstance(frame, dict) and code in ("bad-message", "unknown-game", "no-such-race", "race-not-over"):
+        if isinstance(frame, dict) and code in (
+            "bad-message",
+            "unknown-game",
+            "no-such-race",
+            "race-not-over",
+        ):
             assert reply.get("rid") == frame.get("rid", 99), (frame, reply)
     assert await snapshot_state(server, rid, [a.player, b.player]) == before
     # the same connection still works, and so does everyone else
@@ -112,8 +118,13 @@ async def test_moves_in_the_wrong_place(server):
     assert (await b.request("move", race="r" + "1" * 16, n=0, move="draw"))["code"] == "no-such-race"
     assert (await b.request("move", race="bogus", n=0, move="draw"))["code"] == "no-such-race"
     # illegal moves: each with the engine's reason
-    for mv, reason in [("t0-f0", "bad-notation"), ("t9>f0", "no-such-pile"), ("w>f0", "not-available"),
-                       ("t0>s", "not-accepted"), ("t0>t0", "same-pile")]:
+    for mv, reason in [
+        ("t0-f0", "bad-notation"),
+        ("t9>f0", "no-such-pile"),
+        ("w>f0", "not-available"),
+        ("t0>s", "not-accepted"),
+        ("t0>t0", "same-pile"),
+    ]:
         e = await b.request("move", race=rid, n=0, move=mv)
         assert e["code"] == "illegal-move" and e["reason"] == reason, (mv, e)
     # stale / future n
@@ -157,9 +168,22 @@ async def test_hello_first_and_bad_token(server):
     assert (await c.wait("error"))["code"] == "bad-frame"
     w = await c.request("hello", v=1, name="late")
     assert w["t"] == "welcome" and w["name"] == "late"
-    assert set(w["limits"]) >= {"MAX_FRAME", "RATE", "BURST", "MAX_NAME", "MAX_SEATS", "MAX_RACES_PER_PLAYER",
-                                "OUTBOUND_QUEUE", "HELLO_TIMEOUT", "SESSION_TTL", "MAX_CONN_PER_ADDR",
-                                "COUNTDOWN", "SPECTATOR_DELAY", "SPECTATOR_FLUSH", "TIME_LIMIT_S"}
+    assert set(w["limits"]) >= {
+        "MAX_FRAME",
+        "RATE",
+        "BURST",
+        "MAX_NAME",
+        "MAX_SEATS",
+        "MAX_RACES_PER_PLAYER",
+        "OUTBOUND_QUEUE",
+        "HELLO_TIMEOUT",
+        "SESSION_TTL",
+        "MAX_CONN_PER_ADDR",
+        "COUNTDOWN",
+        "SPECTATOR_DELAY",
+        "SPECTATOR_FLUSH",
+        "TIME_LIMIT_S",
+    }
     await c.close()
 
 

@@ -5,6 +5,7 @@ Redis answers the move (its copy on the bus is then skipped); rivals on other
 processes get it from the bus. Whatever the mix, each recipient sees every
 event of the race once, versions strictly increasing.
 """
+
 from __future__ import annotations
 
 import asyncio

@@ -6,6 +6,7 @@ of real clients and broken ones in awkward pieces: every message is answered,
 in order, and control frames, fragments, text frames, bad masking and
 oversized frames get what websockets would have done.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -15,8 +16,10 @@ import random
 import msgpack
 import pytest
 
-HANDSHAKE = (b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-             b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+HANDSHAKE = (
+    b"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+    b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+)
 
 
 def frame(payload: bytes, opcode: int = 2, fin: bool = True, mask: bytes | None = None) -> bytes:
@@ -48,7 +51,7 @@ class RawWS:
         self.reader, self.writer = reader, writer
 
     @classmethod
-    async def open(cls, port: int, first: bytes = b"") -> "RawWS":
+    async def open(cls, port: int, first: bytes = b"") -> RawWS:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(HANDSHAKE + first)
         head = await reader.readuntil(b"\r\n\r\n")
@@ -59,7 +62,7 @@ class RawWS:
         i = 0
         while i < len(data):
             step = rng.choice([1, 1, 2, 3, 5, 7, 13, 64, 500])
-            self.writer.write(data[i:i + step])
+            self.writer.write(data[i : i + step])
             await self.writer.drain()
             i += step
             if rng.random() < 0.3:
@@ -132,8 +135,12 @@ async def test_fragments_text_and_empty(server):
     assert (await ws.recv_msg())["t"] == "welcome"
     body = msgpack.packb({"t": "ping", "rid": 5})
     # a fragmented binary message (with a control ping in the middle) is one message
-    ws.writer.write(frame(body[:3], fin=False) + frame(b"x", opcode=9) + frame(body[3:7], opcode=0, fin=False)
-                    + frame(body[7:], opcode=0))
+    ws.writer.write(
+        frame(body[:3], fin=False)
+        + frame(b"x", opcode=9)
+        + frame(body[3:7], opcode=0, fin=False)
+        + frame(body[7:], opcode=0)
+    )
     b0, data = await ws.recv()
     assert (b0, data) == (0x8A, b"x")
     assert await ws.recv_msg() == {"t": "pong", "rid": 5, "time": pytest.approx(0, abs=10**13)}
@@ -151,8 +158,8 @@ async def test_fragments_text_and_empty(server):
 async def test_frames_sent_with_the_handshake(server):
     """A client that does not wait for the 101 (against RFC 6455): served through websockets."""
     first = msg({"t": "hello", "v": 1}) + msg({"t": "ping", "rid": 1})
-    ws = await RawWS.open(server.port, first=first[:len(first) - 3])
-    ws.writer.write(first[len(first) - 3:] + msg({"t": "ping", "rid": 2}))
+    ws = await RawWS.open(server.port, first=first[: len(first) - 3])
+    ws.writer.write(first[len(first) - 3 :] + msg({"t": "ping", "rid": 2}))
     assert (await ws.recv_msg())["t"] == "welcome"
     assert (await ws.recv_msg())["rid"] == 1
     assert (await ws.recv_msg())["rid"] == 2

@@ -1,4 +1,5 @@
 """Several server processes on one Redis: reconnects, fan-out, quick-match, dead processes."""
+
 from __future__ import annotations
 
 import asyncio
@@ -10,7 +11,6 @@ import redis.asyncio as aioredis
 from test_server_race import WIN, play
 from wsclient import Raw, player
 
-from protocol import rules
 from server import store as S
 
 

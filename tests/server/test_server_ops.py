@@ -1,4 +1,5 @@
 """Operations: HTTP health/metrics/static, the embedded Redis, graceful shutdown, settings."""
+
 from __future__ import annotations
 
 import asyncio
@@ -42,10 +43,14 @@ async def test_health_metrics_static(server):
     status, ctype, body = await get(base + "metrics")
     text = body.decode()
     assert status == 200 and ctype.startswith("text/plain")
-    for needle in ("solrace_connections 1", 'solrace_races{status="running"} 1',
-                   'solrace_moves_total{result="accepted",reason=""} 1',
-                   'solrace_moves_total{result="refused",reason="same-pile"} 1',
-                   "solrace_move_latency_seconds_bucket", "solrace_move_latency_seconds_count 1"):
+    for needle in (
+        "solrace_connections 1",
+        'solrace_races{status="running"} 1',
+        'solrace_moves_total{result="accepted",reason=""} 1',
+        'solrace_moves_total{result="refused",reason="same-pile"} 1',
+        "solrace_move_latency_seconds_bucket",
+        "solrace_move_latency_seconds_count 1",
+    ):
         assert needle in text, needle
     index = ROOT / "client" / "web" / "static" / "index.html"
     status, ctype, body = await get(base)
@@ -70,7 +75,9 @@ def test_settings_from_flags_and_env():
     parser = argparse.ArgumentParser()
     Settings.add_arguments(parser)
     args = parser.parse_args(["--max-frame", "8192", "--port", "9000"])
-    s = Settings.from_env({"SOLRACE_PORT": "7000", "SOLRACE_RATE": "7", "SOLRACE_HELLO_TIMEOUT_S": "2.5"}, args)
+    s = Settings.from_env(
+        {"SOLRACE_PORT": "7000", "SOLRACE_RATE": "7", "SOLRACE_HELLO_TIMEOUT_S": "2.5"}, args
+    )
     assert s.max_frame == 8192 and s.port == 9000 and s.rate == 7 and s.hello_timeout_s == 2.5
     limits = s.limits()
     assert limits["MAX_FRAME"] == 8192 and limits["HELLO_TIMEOUT"] == 3 and limits["RATE"] == 7
@@ -88,8 +95,22 @@ async def test_serve_with_private_redis_and_graceful_shutdown(tmp_path):
     """`solrace serve` alone: private redis-server with AOF in --data; SIGTERM closes clients with 1012."""
     data = tmp_path / "data"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(data), "--countdown-ms", "50"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(data),
+            "--countdown-ms",
+            "50",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "SOLRACE_HOST": "127.0.0.1"},
     )
     try:

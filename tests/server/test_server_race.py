@@ -1,4 +1,5 @@
 """Whole races over real sockets and a real Redis: a win, a time limit, retries, no leaks."""
+
 from __future__ import annotations
 
 import asyncio
@@ -17,8 +18,9 @@ from server import store as S
 WIN = json.loads((Path(__file__).parent / "data" / "win_racing_aces.json").read_text())
 
 
-async def make_race(app, players: list[Raw], game: str, seats: int | None = None,
-                    time_limit_s: int | None = None) -> str:
+async def make_race(
+    app, players: list[Raw], game: str, seats: int | None = None, time_limit_s: int | None = None
+) -> str:
     """Create a race, seat and ready everyone, wait for every start; returns the race id."""
     host = players[0]
     snap = await host.request("create", game=game, seats=seats or len(players), time_limit_s=60)
@@ -80,8 +82,20 @@ async def test_full_race_to_a_win(server):
     start = next(m for m in map(msgpack.unpackb, a.frames) if m["t"] == "start")
     assert rules.seed_commitment(end["seed"]) == start["commitment"]
     r1, r2 = end["ranking"]
-    assert (r1["rank"], r1["player"], r1["status"], r1["won"], r1["moves"]) == (1, a.player, "won", True, len(WIN["moves"]))
-    assert (r2["rank"], r2["player"], r2["status"], r2["won"], r2["moves"]) == (2, b.player, "finished", False, 5)
+    assert (r1["rank"], r1["player"], r1["status"], r1["won"], r1["moves"]) == (
+        1,
+        a.player,
+        "won",
+        True,
+        len(WIN["moves"]),
+    )
+    assert (r2["rank"], r2["player"], r2["status"], r2["won"], r2["moves"]) == (
+        2,
+        b.player,
+        "finished",
+        False,
+        5,
+    )
     assert r1["home"] == 156 and r1["time_ms"] > 0
     assert r2["home"] == rules.replay(WIN["game"], WIN["seed"], b_moves).cards_home
     # replay: re-deal the seed and re-play each log: the same final positions as stored
@@ -125,16 +139,26 @@ async def test_time_limit_ends_and_ranks_by_cards_home(server):
     assert all(e["status"] == "timeout" and e["time_ms"] is None and not e["won"] for e in ranking)
     assert ranking[1]["home_at_ms"] < ranking[2]["home_at_ms"]
     # every member saw each timeout as a progress event before the end
-    timeouts = [m for m in map(msgpack.unpackb, b.frames) if m["t"] == "progress" and m["status"] == "timeout"]
+    timeouts = [
+        m for m in map(msgpack.unpackb, b.frames) if m["t"] == "progress" and m["status"] == "timeout"
+    ]
     assert {m["player"] for m in timeouts} >= {a.player, c.player}
     # a timeout has no ack: each stopped player gets its own progress too, so that its
     # sequence of race versions has no hole before the end (docs/protocol.md §1 "Versions")
     for x in (a, b, c):
-        own = [m for m in map(msgpack.unpackb, x.frames) if m["t"] == "progress" and m["status"] == "timeout"
-               and m["player"] == x.player]
+        own = [
+            m
+            for m in map(msgpack.unpackb, x.frames)
+            if m["t"] == "progress" and m["status"] == "timeout" and m["player"] == x.player
+        ]
         assert len(own) == 1
-        seen = sorted({m["ver"] for m in map(msgpack.unpackb, x.frames)
-                       if m["t"] in ("race", "start", "progress", "end", "ack") and "ver" in m})
+        seen = sorted(
+            {
+                m["ver"]
+                for m in map(msgpack.unpackb, x.frames)
+                if m["t"] in ("race", "start", "progress", "end", "ack") and "ver" in m
+            }
+        )
         assert seen == list(range(seen[0], seen[-1] + 1)), seen
     late = await c.request("move", race=rid, n=2, move="draw")
     assert late["code"] == "race-not-running"
@@ -171,6 +195,7 @@ async def test_retried_move_is_applied_once(server):
 
 
 # --- no leaks ---------------------------------------------------------------------------------
+
 
 def _walk_strings(value: Any):
     if isinstance(value, str):
@@ -213,12 +238,12 @@ async def test_no_card_leaks(server):
     half = len(WIN["moves"]) // 2
     await play(a, rid, WIN["moves"][:half], 0)
     await play(b, rid, b_moves)
-    await play(a, rid, WIN["moves"][half:half + 10], half)
+    await play(a, rid, WIN["moves"][half : half + 10], half)
     await a.request("move", race=rid, n=half + 10, move=WIN["moves"][half + 10], view=True)
     await asyncio.sleep(0.4)  # let the spectator's delayed boards catch up
     await b.request("resync", race=rid, since=0)
     await b.request("finish", race=rid)
-    await play(a, rid, WIN["moves"][half + 11:], half + 11)
+    await play(a, rid, WIN["moves"][half + 11 :], half + 11)
     for c in (a, b, watcher):
         await c.wait("end")
     await asyncio.sleep(0.05)

@@ -1,4 +1,5 @@
 """server/races.py alone: lobby transitions, start and end, ranking with ties. No I/O."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,8 +9,19 @@ from server.races import RaceError
 
 
 def lobby(seats: int = 3) -> R.Race:
-    return R.new_race(race="r1", game="fours-up", total=104, seats=seats, time_limit_s=60, private=False,
-                      host="p1", host_name="ada", now=1000, seed="s", commitment="c")
+    return R.new_race(
+        race="r1",
+        game="fours-up",
+        total=104,
+        seats=seats,
+        time_limit_s=60,
+        private=False,
+        host="p1",
+        host_name="ada",
+        now=1000,
+        seed="s",
+        commitment="c",
+    )
 
 
 def code(fn, *args) -> str:
@@ -53,8 +65,17 @@ def test_host_start_with_the_players_present():
 
 
 def test_quick_race_counts_down_at_once():
-    r = R.new_quick_race(race="r2", game="fours-up", total=104, time_limit_s=60,
-                         players=[("p1", "a"), ("p2", "b")], now=0, countdown_ms=100, seed="s", commitment="c")
+    r = R.new_quick_race(
+        race="r2",
+        game="fours-up",
+        total=104,
+        time_limit_s=60,
+        players=[("p1", "a"), ("p2", "b")],
+        now=0,
+        countdown_ms=100,
+        seed="s",
+        commitment="c",
+    )
     assert r.status == R.COUNTDOWN and r.host == "" and r.quick and all(p.ready for p in r.players)
 
 

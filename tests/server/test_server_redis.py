@@ -1,4 +1,5 @@
 """Redis usage: one round trip per accepted move, the key layout, the scripts."""
+
 from __future__ import annotations
 
 import asyncio
@@ -115,19 +116,56 @@ def test_hand_packed_move_command_is_plain_resp():
     pos = b"fours-up\0\x00\x02ab"
     st.move_call("r" + "a" * 16, "p1", "m", 12, "t2:3>t5", pos, 40, True, "w:7c t3:Kd", lambda r: None)
     rk = "{race:r" + "a" * 16 + "}"
-    prog = (b"\x89\xa1t\xa8progress\xa4race\xb1r" + b"a" * 16 + b"\xa6player\xa2p1\xa1n\x0d\xa4home\x28"
-            b"\xa6status\xa3won\xa3ver\xce")
-    expect = pack((b"EVALSHA", S.MOVE.sha, b"4", rk, rk + ":p:p1", rk + ":log:p1", rk + ":ev", "m", 12, "t2:3>t5",
-                   pos, 40, b"1", "w:7c t3:Kd", "r" + "a" * 16, "p1", "race:r" + "a" * 16, 1000, prog))
+    prog = (
+        b"\x89\xa1t\xa8progress\xa4race\xb1r" + b"a" * 16 + b"\xa6player\xa2p1\xa1n\x0d\xa4home\x28"
+        b"\xa6status\xa3won\xa3ver\xce"
+    )
+    expect = pack(
+        (
+            b"EVALSHA",
+            S.MOVE.sha,
+            b"4",
+            rk,
+            rk + ":p:p1",
+            rk + ":log:p1",
+            rk + ":ev",
+            "m",
+            12,
+            "t2:3>t5",
+            pos,
+            40,
+            b"1",
+            "w:7c t3:Kd",
+            "r" + "a" * 16,
+            "p1",
+            "race:r" + "a" * 16,
+            1000,
+            prog,
+        )
+    )
     assert sent == [expect]
     # what move.lua appends (ver uint32, total uint8, at uint64) makes a valid progress event
     from protocol import messages as m
 
-    frame = prog + (70000).to_bytes(4, "big") + b"\xa5total\xcc" + bytes([104]) + b"\xa2at\xcf" + \
-        (1_771_234_567_890).to_bytes(8, "big")
+    frame = (
+        prog
+        + (70000).to_bytes(4, "big")
+        + b"\xa5total\xcc"
+        + bytes([104])
+        + b"\xa2at\xcf"
+        + (1_771_234_567_890).to_bytes(8, "big")
+    )
     ev = m.decode_server(frame)
-    assert ev == m.Progress(race="r" + "a" * 16, ver=70000, player="p1", n=13, home=40, total=104, status="won",
-                            at=1_771_234_567_890)
+    assert ev == m.Progress(
+        race="r" + "a" * 16,
+        ver=70000,
+        player="p1",
+        n=13,
+        home=40,
+        total=104,
+        status="won",
+        at=1_771_234_567_890,
+    )
     # a large count and cards home take their wider forms
     sent.clear()
     st.move_call("r" + "a" * 16, "p1", "m", 300, "draw", pos, 130, False, "", lambda r: None)

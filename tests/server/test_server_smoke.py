@@ -1,9 +1,10 @@
 """A first end-to-end run: two players, a race, moves, progress, finish, end."""
+
 from __future__ import annotations
 
-from protocol import rules
-
 from wsclient import player
+
+from protocol import rules
 
 
 async def test_two_players_race(server):

@@ -12,6 +12,7 @@ counts (out-of-sync, then state), illegal moves, and a second connection of
 the same player moving in the same race. Every request must get its answer
 within BOUND seconds, and the stored move counts must match the acks.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -129,8 +130,9 @@ class Mover:
                         self.took(r)
                     if any(r["t"] != "ack" for r in replies):
                         if any(r.get("code") == "out-of-sync" for r in replies):
-                            await self.c.wait(lambda m: m.get("t") == "state" and m.get("rid") is None,
-                                              timeout=BOUND)
+                            await self.c.wait(
+                                lambda m: m.get("t") == "state" and m.get("rid") is None, timeout=BOUND
+                            )
                         await self.resync()
             else:
                 mv = self.rng.choice(self.legal)
@@ -138,7 +140,9 @@ class Mover:
                 self.took(reply)
                 if reply["t"] != "ack":
                     if reply.get("code") == "out-of-sync":
-                        await self.c.wait(lambda m: m.get("t") == "state" and m.get("rid") is None, timeout=BOUND)
+                        await self.c.wait(
+                            lambda m: m.get("t") == "state" and m.get("rid") is None, timeout=BOUND
+                        )
                     await self.resync()
 
 

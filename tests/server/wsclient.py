@@ -3,11 +3,13 @@
 It records every frame it receives (`frames`, raw bytes) so tests can check
 what a recipient saw, and sends anything, including broken frames.
 """
+
 from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import msgpack
 from websockets.asyncio.client import connect
@@ -26,7 +28,7 @@ class Raw:
         self.token: str | None = None
 
     @classmethod
-    async def open(cls, url: str, **kw: Any) -> "Raw":
+    async def open(cls, url: str, **kw: Any) -> Raw:
         ws = await connect(url, compression=None, max_size=2**22, **kw)
         return cls(ws)
 
@@ -64,7 +66,7 @@ class Raw:
                 raise TimeoutError(f"nothing matched; unread: {self.unread[-5:]}")
             try:
                 await asyncio.wait_for(self.new.wait(), left)
-            except (asyncio.TimeoutError, TimeoutError):
+            except TimeoutError:
                 pass
 
     async def request(self, t: str, timeout: float = 5.0, **fields: Any) -> dict[str, Any]:

@@ -1,4 +1,5 @@
 """Shared helpers of the pilot tests."""
+
 from __future__ import annotations
 
 import asyncio

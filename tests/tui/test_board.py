@@ -1,12 +1,26 @@
 """Plain-function tests of the terminal UI: layout, clicks, formatting, model."""
+
 from __future__ import annotations
 
 import hashlib
 
 import pytest
 
-from client.tui.board import (BACK, Marks, card_text, click, commitment_ok, complete, layout_board,
-                              parse_view, progress_line, ranking_lines, targets_for, bar, clock)
+from client.tui.board import (
+    BACK,
+    Marks,
+    bar,
+    card_text,
+    click,
+    clock,
+    commitment_ok,
+    complete,
+    layout_board,
+    parse_view,
+    progress_line,
+    ranking_lines,
+    targets_for,
+)
 from client.tui.links import make_link, parse_link
 from client.tui.model import RaceModel
 from protocol.rules.engine import deal
@@ -29,7 +43,9 @@ def test_every_pile_of_every_game_is_laid_out_and_labelled(game):
     text = canvas.text()
     nf, nr, nt, waste = GAMES[game]
     piles_on_canvas = {c.pile for c in canvas.cells if c.pile}
-    expected = {f"f{i}" for i in range(nf)} | {f"r{i}" for i in range(nr)} | {f"t{i}" for i in range(nt)} | {"s"}
+    expected = (
+        {f"f{i}" for i in range(nf)} | {f"r{i}" for i in range(nr)} | {f"t{i}" for i in range(nt)} | {"s"}
+    )
     if waste:
         expected.add("w")
     assert expected == piles_on_canvas
@@ -101,8 +117,10 @@ def test_clicks_make_moves():
 
 def test_clicking_deeper_selects_a_run():
     g = deal("fours-up", "abc")
-    b = parse_view("fours-up f0:4c f1:4d f2:4h f3:4s f4:4c f5:4d f6:4h f7:4s "
-                   "t0:KhQsJd t1:Ah t2:Qs t3:3c t4:Ac t5: s:#87 w:9c")
+    b = parse_view(
+        "fours-up f0:4c f1:4d f2:4h f3:4s f4:4c f5:4d f6:4h f7:4s "
+        "t0:KhQsJd t1:Ah t2:Qs t3:3c t4:Ac t5: s:#87 w:9c"
+    )
     assert click(b, None, "t0", 0).selected == ("t0", 3)
     assert click(b, None, "t0", 1).selected == ("t0", 2)
     assert click(b, None, "t0", 2).selected == ("t0", 1)
@@ -147,17 +165,46 @@ def test_targets_and_completion():
 
 def test_formatting():
     assert bar(1, 1000, 10) == "▏" + "░" * 9
-    assert bar(0, 100, 10) == "░" * 10 and bar(100, 100, 10) == "█" * 10 and bar(50, 100, 10) == "█" * 5 + "░" * 5
-    assert clock(65_000) == "1:05" and clock(-5) == "0:00" and clock(None) == "--:--" and clock(3_725_000) == "1:02:05"
+    assert (
+        bar(0, 100, 10) == "░" * 10
+        and bar(100, 100, 10) == "█" * 10
+        and bar(50, 100, 10) == "█" * 5 + "░" * 5
+    )
+    assert (
+        clock(65_000) == "1:05"
+        and clock(-5) == "0:00"
+        and clock(None) == "--:--"
+        and clock(3_725_000) == "1:02:05"
+    )
     line = progress_line("ada", 78, 156, 40, "playing", 10, me=True)
     assert "ada" in line and "78/156" in line and "50%" in line and "█████░░░░░" in line
     seed = "0f3"
     assert commitment_ok(seed, hashlib.sha256(b"0f3").hexdigest())
     assert not commitment_ok(seed, "00" * 32) and not commitment_ok(None, "x")
-    lines = ranking_lines([{"rank": 1, "name": "ada", "status": "won", "won": True, "home": 156, "moves": 300,
-                            "time_ms": 125_400, "home_at_ms": 125_400},
-                           {"rank": 2, "name": "bob", "status": "timeout", "won": False, "home": 80, "moves": 200,
-                            "time_ms": None, "home_at_ms": 90_000}])
+    lines = ranking_lines(
+        [
+            {
+                "rank": 1,
+                "name": "ada",
+                "status": "won",
+                "won": True,
+                "home": 156,
+                "moves": 300,
+                "time_ms": 125_400,
+                "home_at_ms": 125_400,
+            },
+            {
+                "rank": 2,
+                "name": "bob",
+                "status": "timeout",
+                "won": False,
+                "home": 80,
+                "moves": 200,
+                "time_ms": None,
+                "home_at_ms": 90_000,
+            },
+        ]
+    )
     assert lines[0].startswith(" 1. ada") and "2:05.4" in lines[0] and "home at 1:30.0" in lines[1]
 
 
@@ -171,35 +218,96 @@ def test_links():
 
 def test_model_follows_a_race():
     m = RaceModel(me="p1")
-    players = [{"player": "p1", "name": "ada", "ready": True, "n": 0, "home": 0, "status": "ready"},
-               {"player": "p2", "name": "bob", "ready": True, "n": 0, "home": 0, "status": "ready"}]
+    players = [
+        {"player": "p1", "name": "ada", "ready": True, "n": 0, "home": 0, "status": "ready"},
+        {"player": "p2", "name": "bob", "ready": True, "n": 0, "home": 0, "status": "ready"},
+    ]
     seed = "s33d"
     com = hashlib.sha256(seed.encode()).hexdigest()
     m.apply({"t": "queued", "game": "fours-up", "seats": 2})
     assert m.status == "queued"
-    m.apply({"t": "race", "race": "r1", "ver": 1, "game": "fours-up", "status": "countdown", "seats": 2,
-             "starts_at": 1000, "deadline": 61000, "commitment": com, "total": 104, "players": players})
+    m.apply(
+        {
+            "t": "race",
+            "race": "r1",
+            "ver": 1,
+            "game": "fours-up",
+            "status": "countdown",
+            "seats": 2,
+            "starts_at": 1000,
+            "deadline": 61000,
+            "commitment": com,
+            "total": 104,
+            "players": players,
+        }
+    )
     assert m.countdown_ms(400) == 600 and m.race_id == "r1"
     view = deal("fours-up", seed).view_text()
-    m.apply({"t": "start", "race": "r1", "ver": 2, "starts_at": 1000, "deadline": 61000, "commitment": com,
-             "total": 104, "view": view, "n": 0})
+    m.apply(
+        {
+            "t": "start",
+            "race": "r1",
+            "ver": 2,
+            "starts_at": 1000,
+            "deadline": 61000,
+            "commitment": com,
+            "total": 104,
+            "view": view,
+            "n": 0,
+        }
+    )
     assert m.status == "running" and m.board.stock == 90 and m.remaining_ms(31000) == 30000
-    m.apply({"t": "progress", "race": "OTHER", "ver": 3, "player": "p2", "n": 9, "home": 99, "status": "playing"})
+    m.apply(
+        {"t": "progress", "race": "OTHER", "ver": 3, "player": "p2", "n": 9, "home": 99, "status": "playing"}
+    )
     assert m.players["p2"].home == 0  # another race's event is ignored
     m.apply({"t": "progress", "race": "r1", "ver": 3, "player": "p2", "n": 1, "home": 9, "status": "playing"})
     assert m.players["p2"].home == 9 and not m.gap
-    m.apply({"t": "ack", "race": "r1", "n": 1, "move": "draw", "home": 8, "status": "playing", "view": view,
-             "legal": ["draw"]})
+    m.apply(
+        {
+            "t": "ack",
+            "race": "r1",
+            "n": 1,
+            "move": "draw",
+            "home": 8,
+            "status": "playing",
+            "view": view,
+            "legal": ["draw"],
+        }
+    )
     assert m.n == 1 and m.players["p1"].home == 8 and m.legal == ["draw"]
-    m.apply({"t": "progress", "race": "r1", "ver": 6, "player": "p2", "n": 2, "home": 10, "status": "playing"})
+    m.apply(
+        {"t": "progress", "race": "r1", "ver": 6, "player": "p2", "n": 2, "home": 10, "status": "playing"}
+    )
     assert m.gap  # ver jumped from 3 to 6
-    m.apply({"t": "state", "race": {"race": "r1", "ver": 6, "status": "running", "players": players},
-             "you": {"n": 1, "view": view, "legal": ["draw", "t0>t1"], "home": 8, "status": "playing"},
-             "events": None})
+    m.apply(
+        {
+            "t": "state",
+            "race": {"race": "r1", "ver": 6, "status": "running", "players": players},
+            "you": {"n": 1, "view": view, "legal": ["draw", "t0>t1"], "home": 8, "status": "playing"},
+            "events": None,
+        }
+    )
     assert not m.gap and m.legal == ["draw", "t0>t1"]
-    m.apply({"t": "end", "race": "r1", "ver": 7, "seed": seed,
-             "ranking": [{"rank": 1, "player": "p2", "name": "bob", "status": "timeout", "won": False,
-                          "home": 10, "moves": 2}]})
+    m.apply(
+        {
+            "t": "end",
+            "race": "r1",
+            "ver": 7,
+            "seed": seed,
+            "ranking": [
+                {
+                    "rank": 1,
+                    "player": "p2",
+                    "name": "bob",
+                    "status": "timeout",
+                    "won": False,
+                    "home": 10,
+                    "moves": 2,
+                }
+            ],
+        }
+    )
     assert m.status == "finished" and m.commitment_verified is True
     m.commitment = "00"
     assert m.commitment_verified is False

@@ -1,5 +1,6 @@
 """End to end: `solrace serve` (private Redis), scripted rivals through the client
 library, and the play / watch apps driven by textual's pilot."""
+
 from __future__ import annotations
 
 import asyncio
@@ -23,11 +24,32 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def server_url(tmp_path_factory):
     data = tmp_path_factory.mktemp("serve-data")
-    cmd = [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(data),
-           "--countdown-ms", "300", "--spectator-delay-ms", "300", "--spectator-flush-ms", "100",
-           "--log-level", "WARNING"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=os.environ | {"PYTHONPATH": str(ROOT)})
+    cmd = [
+        sys.executable,
+        "-m",
+        "client.cli",
+        "serve",
+        "--port",
+        "0",
+        "--data",
+        str(data),
+        "--countdown-ms",
+        "300",
+        "--spectator-delay-ms",
+        "300",
+        "--spectator-flush-ms",
+        "100",
+        "--log-level",
+        "WARNING",
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(ROOT)},
+    )
     url = None
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -57,8 +79,12 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
         await until(pilot, lambda: app.model.status == "queued", timeout=10, what="queued")
         async with connect(server_url, name="rival") as rival:
             await rival.quick("fours-up", 2)
-            await until(pilot, lambda: app.model.status == "running" and app.model.legal, timeout=10,
-                        what="race start")
+            await until(
+                pilot,
+                lambda: app.model.status == "running" and app.model.legal,
+                timeout=10,
+                what="race start",
+            )
             race = app.model.race_id
             info = rendered(app.query_one("#info"))
             assert "Fours Up" in info and "left" in info
@@ -79,8 +105,9 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
             # both finish: the ranking shows with the revealed seed, checked against the commitment
             await pilot.press(*"finish", "enter")
             await rival.finish(race)
-            await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, timeout=10,
-                        what="end")
+            await until(
+                pilot, lambda: app.model.status == "finished" and app.model.ranking, timeout=10, what="end"
+            )
             result = rendered(app.query_one("#result"))
             assert "Final ranking" in result and "ada" in result and "rival" in result
             assert app.model.seed and app.model.seed in result
@@ -112,8 +139,12 @@ async def test_watch_lists_and_spectates_a_race(server_url, tmp_path):
             bars = rendered(app.query_one("#race-bars"))
             assert "alice" in bars and "bob" in bars
             # boards arrive with the spectator delay
-            await until(pilot, lambda: len(app.model.boards) == 2 and app.model.boards[a.player][0] == 4,
-                        timeout=10, what="delayed boards")
+            await until(
+                pilot,
+                lambda: len(app.model.boards) == 2 and app.model.boards[a.player][0] == 4,
+                timeout=10,
+                what="delayed boards",
+            )
             await until(pilot, lambda: len(app.query(BoardView)) == 2, what="board widgets")
             titles = " ".join(rendered(w) for w in app.query(".board-title"))
             assert "alice" in titles and "bob" in titles

@@ -4,15 +4,13 @@ This checks the NetSession adapter (typed messages ↔ protocol dicts, token
 file, errors) without the real server; tests/tui/test_e2e.py runs the same
 flow against `solrace serve`.
 """
-from __future__ import annotations
 
-import pytest
+from __future__ import annotations
 
 from client.tui.net import connector
 from client.tui.play_app import Intent, PlayApp
-from tests.tui.helpers import rendered, until
-
 from tests.client import fake_server  # noqa: E402
+from tests.tui.helpers import rendered, until
 
 
 async def test_create_ready_move_against_fake_server(tmp_path):

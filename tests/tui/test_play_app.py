@@ -1,4 +1,5 @@
 """The play app driven by textual's pilot against the offline session."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,5 @@
 """The watch app driven by the pilot against the offline session's bot races."""
+
 from __future__ import annotations
 
 from client.tui.session import LocalSession
@@ -8,9 +9,18 @@ from tests.tui.helpers import rendered, until
 
 
 def test_race_row():
-    row = race_row({"race": "r1", "game": "fours-up", "status": "running", "total": 104, "deadline": 70_000,
-                    "players": [{"name": "ada", "home": 10}, {"name": "bob", "home": 3}], "spectators": 2},
-                   now=10_000)
+    row = race_row(
+        {
+            "race": "r1",
+            "game": "fours-up",
+            "status": "running",
+            "total": 104,
+            "deadline": 70_000,
+            "players": [{"name": "ada", "home": 10}, {"name": "bob", "home": 3}],
+            "spectators": 2,
+        },
+        now=10_000,
+    )
     assert row == ("r1", "Fours Up", "running", "1:00 left", "ada 10/104, bob 3/104", "2")
 
 
@@ -33,9 +43,13 @@ async def test_list_then_spectate_boards_and_bars():
         await until(pilot, lambda: len(app.query(BoardView)) == 2, what="board widgets")
         boards = [rendered(b) for b in app.query(BoardView)]
         assert all("f0" in b and "t0" in b for b in boards)
-        assert "bot-1" in rendered(app.query_one("#race-bars")) and "bot-2" in rendered(app.query_one("#race-bars"))
+        assert "bot-1" in rendered(app.query_one("#race-bars")) and "bot-2" in rendered(
+            app.query_one("#race-bars")
+        )
         assert "boards as of" in rendered(app.query_one("#race-info"))
         await until(pilot, lambda: any(p.home > 0 for p in app.model.players.values()), what="progress")
         await pilot.press("escape")
-        await until(pilot, lambda: app.model is None and app.query_one("#list-view").display, what="back to list")
+        await until(
+            pilot, lambda: app.model is None and app.query_one("#list-view").display, what="back to list"
+        )
         assert {"t": "unspectate", "race": race} in session.sent

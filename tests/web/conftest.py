@@ -10,6 +10,7 @@ Bots are asyncio clients from client/library driven by a client/bots strategy,
 each on its own event loop in a thread, so the synchronous playwright API can
 run in the test thread.
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -45,6 +46,7 @@ from playwright import sync_api  # noqa: E402
 if not Path(CHROMIUM).exists():  # pragma: no cover - make test installs it
     pytest.fail(f"{CHROMIUM} is missing (make test installs Debian's chromium)", pytrace=False)
 
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -57,8 +59,18 @@ class Server:
         self.http = f"http://127.0.0.1:{self.port}"
         self.ws = f"ws://127.0.0.1:{self.port}/ws"
         self.log_path = tmp / "server.log"
-        cmd = [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
-               "--data", str(tmp / "data")]
+        cmd = [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--data",
+            str(tmp / "data"),
+        ]
         for k, v in flags.items():
             cmd += [f"--{k.replace('_', '-')}", str(v)]
         self.log = open(self.log_path, "wb")

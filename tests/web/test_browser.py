@@ -6,6 +6,7 @@ checked against the commitment; each game's board drawn and playable (click
 and drag); a time-out; quick match; spectating with delayed boards; reconnect
 after a dropped socket and after a reload. Screenshots: test-artifacts/web/.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,7 +39,9 @@ def create_in_ui(page, game: str, seats: int) -> str:
 
 def wait_board(page) -> None:
     page.wait_for_selector("#board .pile", timeout=20000)
-    page.wait_for_function("window.solrace.app.you && window.solrace.app.you.legal && window.solrace.app.you.legal.length > 0")
+    page.wait_for_function(
+        "window.solrace.app.you && window.solrace.app.you.legal && window.solrace.app.you.legal.length > 0"
+    )
 
 
 def you(page) -> dict:
@@ -156,7 +159,12 @@ def test_race_against_bot_by_clicking(new_page, make_bot):
     assert len(played) >= 5, played
     me = you(page)
     assert me["n"] == len(played)
-    assert page.locator(f'#players li[data-player="{page.evaluate("window.solrace.app.me.player")}"] .moves').inner_text() == f"{me['n']} moves"
+    assert (
+        page.locator(
+            f'#players li[data-player="{page.evaluate("window.solrace.app.me.player")}"] .moves'
+        ).inner_text()
+        == f"{me['n']} moves"
+    )
     assert first == played[0]
 
     # the rival's bar moves
@@ -199,7 +207,9 @@ def test_each_board_click_and_drag(new_page, game):
     for prefix, n in counts.items():
         assert page.locator(f"#board .pile[data-pile^='{prefix}']").count() == n, prefix
     if game == "rouge-et-noir":
-        assert page.locator("#board .pile[data-pile^='t'] .card.back").count() == 37 - 9  # 37 dealt, 9 face up
+        assert (
+            page.locator("#board .pile[data-pile^='t'] .card.back").count() == 37 - 9
+        )  # 37 dealt, 9 face up
         assert page.locator("#board .pile[data-pile='w']").count() == 0
     if game == "fours-up":
         assert page.locator("#board .pile[data-pile^='f'] .card.face").count() == 8
@@ -220,7 +230,9 @@ def test_each_board_click_and_drag(new_page, game):
         page.mouse.down()
         page.mouse.move(card["x"] + card["width"] / 2 + 20, card["y"] + 30, steps=4)
         page.wait_for_selector(".drag-ghost")
-        page.mouse.move(target["x"] + target["width"] / 2, target["y"] + min(target["height"] - 4, 40), steps=8)
+        page.mouse.move(
+            target["x"] + target["width"] / 2, target["y"] + min(target["height"] - 4, 40), steps=8
+        )
         shot(page, f"board-{game}-dragging")
         page.mouse.up()
         page.wait_for_function(f"window.solrace.app.you.n > {n0}")
@@ -354,7 +366,9 @@ def test_reconnect_after_drop_and_reload(new_page, make_bot):
     # the socket drops: the page reconnects with its token and resyncs
     page.evaluate("window.solrace.conn.ws.close()")
     page.wait_for_selector(".net.online", timeout=15000)
-    page.wait_for_function(f"window.solrace.app.you && window.solrace.app.you.n == {n} && window.solrace.app.you.legal.length > 0")
+    page.wait_for_function(
+        f"window.solrace.app.you && window.solrace.app.you.n == {n} && window.solrace.app.you.legal.length > 0"
+    )
     assert page.evaluate("window.solrace.app.me.player") == me
     bot.call(lambda c: c.move(rid, "draw"))
     page.wait_for_function(
@@ -444,7 +458,9 @@ def test_two_friends_by_link(new_page):
     alice.click("#ready-btn")
     wait_board(alice)
     wait_board(bob)
-    assert alice.evaluate("window.solrace.app.race.race") == bob.evaluate("window.solrace.app.race.race") == rid
+    assert (
+        alice.evaluate("window.solrace.app.race.race") == bob.evaluate("window.solrace.app.race.race") == rid
+    )
     # the same deal for both
     assert you(alice)["view"] == you(bob)["view"]
     played = play_by_clicking(alice, 3)
@@ -467,11 +483,19 @@ def test_race_against_solrace_bot_command(new_page, web_server):
     cmd = page.locator("#bot-cmd").inner_text()
     assert cmd.startswith("solrace bot ") and web_server.ws in cmd
     args = shlex.split(cmd)[1:]
-    bot = subprocess.Popen([sys.executable, "-m", "client.cli", *args], cwd=ROOT,
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", *args],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     try:
-        page.wait_for_function("window.solrace.app.race && window.solrace.app.race.players.length == 2", timeout=20000)
-        bot_id = page.evaluate("window.solrace.app.race.players.find(p => p.player != window.solrace.app.me.player).player")
+        page.wait_for_function(
+            "window.solrace.app.race && window.solrace.app.race.players.length == 2", timeout=20000
+        )
+        bot_id = page.evaluate(
+            "window.solrace.app.race.players.find(p => p.player != window.solrace.app.me.player).player"
+        )
         page.wait_for_selector(f'#players li[data-player="{bot_id}"] .pill.p-ready')
         page.click("#ready-btn")
         wait_board(page)
