@@ -129,13 +129,17 @@ def serve_in(tmp_path: Path) -> Iterator[ServeIn]:
 
 def play_race(link: Link, url: str) -> dict[str, Any]:
     """Two players race through the link (race_driver.py inside the client namespace)."""
-    done = subprocess.run(
-        [*link.exec_prefix(link.client_ns), sys.executable, str(DRIVER), "--url", url, "--game", GAME],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=RACE_TIMEOUT_S,
-    )
+    try:
+        done = subprocess.run(
+            [*link.exec_prefix(link.client_ns), sys.executable, str(DRIVER), "--url", url, "--game", GAME],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=RACE_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired as exc:
+        stderr = exc.stderr.decode() if isinstance(exc.stderr, bytes) else exc.stderr or ""
+        pytest.fail(f"the race did not end within {RACE_TIMEOUT_S} s:\n{stderr[-4000:]}", pytrace=False)
     if done.returncode != 0:
         pytest.fail(
             f"the race did not complete (exit {done.returncode}):\n{done.stderr[-4000:]}", pytrace=False
