@@ -1,7 +1,7 @@
 """A whole race over a slow, lossy network: 80 ms round trip, 1 % packet loss.
 
 The test makes its own pair of network namespaces joined by one link (see
-links.py): `solrace serve` with its private Redis runs in the server
+netns_links.py): `solrace serve` with its private Redis runs in the server
 namespace, listening only on the link's address; two players (the client
 library, moves chosen by the greedy bot strategy from each player's own
 board) run in the client namespace. Each direction of the link delays every
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from links import Link, NetemLink, NetSetupError, TunLink, read_line
+from netns_links import Link, NetemLink, NetSetupError, TunLink, read_line
 
 ROOT = Path(__file__).resolve().parents[2]
 DRIVER = Path(__file__).resolve().parent / "race_driver.py"
