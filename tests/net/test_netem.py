@@ -27,6 +27,7 @@ docs/operations.md.
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import statistics
@@ -150,8 +151,8 @@ def play_race(link: Link, url: str) -> dict[str, Any]:
 
 def percentile(sorted_values: list[float], fraction: float) -> float:
     """Nearest-rank percentile of an ascending list."""
-    rank = max(1, -(-len(sorted_values) * fraction // 1))
-    return sorted_values[int(rank) - 1]
+    rank = max(1, math.ceil(len(sorted_values) * fraction))
+    return sorted_values[rank - 1]
 
 
 def check_race(link: Link, url: str) -> None:
@@ -174,10 +175,10 @@ def check_race(link: Link, url: str) -> None:
     # replay's moves of that player, in order, each once.
     for p in players:
         acked = p["acks"]
+        assert len(acked) > 0, p
         assert [n for n, _move, _ms, _dup in acked] == list(range(1, len(acked) + 1)), p["name"]
         assert not any(dup for _n, _move, _ms, dup in acked), f"{p['name']}: a move was acked as a duplicate"
         assert [move for _n, move, _ms, _dup in acked] == result["replay"][p["player"]], p["name"]
-        assert len(acked) > 0
 
     # Acks arrive about one round trip after the send.
     rtts = sorted(ms for p in players for _n, _move, ms, _dup in p["acks"])
@@ -189,7 +190,8 @@ def check_race(link: Link, url: str) -> None:
         f"{len(rtts)} moves acked in {result['seconds']:.1f} s; send->ack median {median:.1f} ms, "
         f"p90 {percentile(rtts, 0.90):.1f} ms, p99 {p99:.1f} ms, max {rtts[-1]:.1f} ms, "
         f"min {rtts[0]:.1f} ms; link dropped {counters['dropped']} of {counters['packets']} "
-        f"packets ({loss:.2%}), TCP retransmitted {retransmits} segments; rate-limited {sum(p['rate_limited'] for p in players)}"
+        f"packets ({loss:.2%}), TCP retransmitted {retransmits} segments; "
+        f"rate-limited {sum(p['rate_limited'] for p in players)}"
     )
     low, high = MEDIAN_BAND_MS
     assert low <= median <= high, f"median ack {median:.1f} ms outside [{low:.0f}, {high:.0f}] ms"
