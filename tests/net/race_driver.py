@@ -12,7 +12,12 @@ over, the `replay` is fetched. One JSON document goes to stdout:
 
     {"race", "game", "players": [{"player", "name", "acks": [[n, move, ms, dup]],
      "won", "finished", "errors", "rate_limited"}], "replay": {player: [move, ...]},
-     "ranking": [[player, rank, status]], "disconnects": int, "seconds": float}
+     "ranking": [[player, rank, status]], "disconnects": int,
+     "server_move_ms": float | None, "seconds": float}
+
+`server_move_ms` is the server's own mean time per move (frame received to
+ack written) from its `/metrics`: what the ack time adds to the round trip
+inside the server.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import asyncio
 import json
 import sys
 import time
+import urllib.parse
+import urllib.request
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
@@ -87,6 +94,23 @@ async def play(c: client.Client, race: str, strategy_name: str) -> dict[str, Any
     }
 
 
+def server_move_ms(ws_url: str) -> float | None:
+    """The server's mean time from a move frame received to its ack written, in ms,
+    from `/metrics` (None if the server does not publish it)."""
+    parts = urllib.parse.urlsplit(ws_url)
+    with urllib.request.urlopen(f"http://{parts.netloc}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    values = {}
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ("solrace_move_latency_seconds_sum", "solrace_move_latency_seconds_count"):
+            values[name] = float(value)
+    count = values.get("solrace_move_latency_seconds_count")
+    if not count:
+        return None
+    return values["solrace_move_latency_seconds_sum"] / count * 1000
+
+
 async def race(url: str, game: str, strategy: str) -> dict[str, Any]:
     began = time.perf_counter()
     async with (
@@ -109,6 +133,7 @@ async def race(url: str, game: str, strategy: str) -> dict[str, Any]:
         "replay": {p.player: [mv for mv, _at in p.moves] for p in replay.players},
         "ranking": [[r.player, r.rank, r.status] for r in end.ranking],
         "disconnects": disconnects,
+        "server_move_ms": await asyncio.to_thread(server_move_ms, url),
         "seconds": time.perf_counter() - began,
     }
 

@@ -185,13 +185,16 @@ def check_race(link: Link, url: str) -> None:
     median = statistics.median(rtts)
     p99 = percentile(rtts, 0.99)
     loss = counters["dropped"] / max(1, counters["packets"])
+    server_ms = result["server_move_ms"]
+    server_text = "not published" if server_ms is None else f"{server_ms:.2f} ms"
     print(
         f"\n{link.kind}: {DELAY_MS} ms each way, {LOSS_PERCENT} % loss each way: "
         f"{len(rtts)} moves acked in {result['seconds']:.1f} s; send->ack median {median:.1f} ms, "
         f"p90 {percentile(rtts, 0.90):.1f} ms, p99 {p99:.1f} ms, max {rtts[-1]:.1f} ms, "
         f"min {rtts[0]:.1f} ms; link dropped {counters['dropped']} of {counters['packets']} "
         f"packets ({loss:.2%}), TCP retransmitted {retransmits} segments; "
-        f"rate-limited {sum(p['rate_limited'] for p in players)}"
+        f"rate-limited {sum(p['rate_limited'] for p in players)}; "
+        f"server time per move (mean, /metrics) {server_text}"
     )
     low, high = MEDIAN_BAND_MS
     assert low <= median <= high, f"median ack {median:.1f} ms outside [{low:.0f}, {high:.0f}] ms"

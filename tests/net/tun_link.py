@@ -16,7 +16,10 @@ each direction (a fixed delay does not reorder).
 
 Prints one JSON line when both devices exist (`{"ready": true}`), then, on
 SIGTERM or SIGINT, the counters of each direction
-(`{"a_to_b": {"packets", "dropped"}, "b_to_a": {...}}`) and exits.
+(`{"a_to_b": {"packets", "dropped", "undeliverable"}, "b_to_a": {...}}`)
+and exits. `dropped` counts the packets the loss draw took; `undeliverable`
+those the far device refused (it is not up yet while the test configures
+the link).
 """
 
 from __future__ import annotations
@@ -67,11 +70,12 @@ class Direction:
     src: int
     dst: int
     packets: int = 0
-    dropped: int = 0
+    dropped: int = 0  # by the loss draw
+    undeliverable: int = 0  # the other device was not up (while the test sets the link up)
     queue: deque[tuple[float, bytes]] = field(default_factory=deque)
 
     def counters(self) -> dict[str, int]:
-        return {"packets": self.packets, "dropped": self.dropped}
+        return {"packets": self.packets, "dropped": self.dropped, "undeliverable": self.undeliverable}
 
 
 class Relay:
@@ -109,7 +113,7 @@ class Relay:
             try:
                 os.write(d.dst, packet)
             except OSError:
-                d.dropped += 1  # the device is gone or full: the packet is lost, as on a wire
+                d.undeliverable += 1  # lost, as on a wire whose far end is down
 
     def counters(self) -> dict[str, dict[str, int]]:
         return {"a_to_b": self.a_to_b.counters(), "b_to_a": self.b_to_a.counters()}
