@@ -211,6 +211,10 @@ class Game:
                 msg += ": only tableau runs move together"
             else:
                 msg += ": they are not a run"
+        elif not self.game.receives[d]:
+            # Never name the destination's top card here: the stock's is secret,
+            # and this message goes to the player.
+            msg = f"nothing may be moved onto {names[d]}"
         else:
             sp = self.piles[s]
             card = CODE[sp[len(sp) - k]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from rules_helpers import cards, pos, position_text, refused
 
@@ -109,6 +111,20 @@ def test_not_accepted():
     refused(rn, "t1:12>f4", "not-accepted")
     refused(rn, "t1:2>f1", "not-accepted")  # runs never go to a colour foundation
     refused(rn, "t0>f1", "not-accepted")  # pair rule
+
+
+@pytest.mark.parametrize("game_id", list(rules.GAMES))
+def test_refusal_messages_name_no_card_the_player_cannot_see(game_id):
+    """The message of an illegal move goes to the player (docs/rules.md §7.3)."""
+    g = rules.deal(game_id, "solrace")
+    visible = {c for _, pile in g.view().piles for c in pile if c is not None}
+    for src in g.game.pile_names:
+        for dst in g.game.pile_names:
+            try:
+                g.check(f"{src}>{dst}")
+            except rules.IllegalMove as e:
+                named = set(re.findall(r"\b[A2-9TJQK][cdhs]\b", e.message))
+                assert named <= visible, (f"{src}>{dst}", e.message)
 
 
 def test_stock_empty():
