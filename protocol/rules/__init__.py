@@ -1,4 +1,4 @@
-"""solrace rules engine: the four patience games of RULES.md (rules version 1).
+"""solrace rules engine: the four patience games of docs/rules.md (rules version 1).
 
 Pure and synchronous: no I/O, no clocks, no global state. The server uses it
 to validate every move, the clients to show positions, and anyone to verify a
@@ -7,7 +7,7 @@ finished race from its published seed and move logs.
 Layout
 ------
 ``cards``     cards as ints ("faces" 0..51) with precomputed rank/suit/colour/code
-``deal``      the bit-exact seeded shuffle of §0.5, seeds and commitments
+``deal``      the bit-exact seeded shuffle of docs/rules.md §8, seeds and commitments
 ``games``     pile kinds, their acceptance tables, and the four games as data
 ``engine``    ``Game``: the one move checker / generator / applier for all games
 ``view``      ``View``: what a player may see

@@ -99,7 +99,7 @@ class Game:
     # -- text ----------------------------------------------------------------
 
     def to_text(self) -> str:
-        """The position text of RULES.md §0.4 (the whole truth: server side only)."""
+        """The position text of docs/rules.md §7.1 (the whole truth: server side only)."""
         g = self.game
         parts = [g.id]
         names = g.pile_names
@@ -402,7 +402,7 @@ _ACES_OF_RED = ((0, 39), (13, 26))  # black aces, red aces
 
 
 def deal(game_id: str, seed: str) -> Game:
-    """A new game of ``game_id`` dealt from ``seed`` (RULES.md §0.5)."""
+    """A new game of ``game_id`` dealt from ``seed`` (docs/rules.md §8)."""
     try:
         game = GAMES[game_id]
     except KeyError:

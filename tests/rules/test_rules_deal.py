@@ -1,4 +1,4 @@
-"""The deal (RULES.md §0.5): layout shape, card multiset, determinism, and
+"""The deal (docs/rules.md §8): layout shape, card multiset, determinism, and
 pinned seed -> layout vectors so the algorithm can never drift silently."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from protocol.rules.deal import random_words, shuffle, uniform
 
 ZERO_SEED = "00000000000000000000000000000000"
 
-# --- an independent, deliberately naive reimplementation of §0.5 ------------
+# --- an independent, deliberately naive reimplementation of docs/rules.md §8 ---
 
 
 def naive_words(seed: str):
@@ -44,7 +44,8 @@ def code(card_id: int) -> str:
 
 
 def naive_deal_text(game_id: str, seed: str) -> str:
-    """The position text of a fresh deal, written straight from RULES.md."""
+    """The position text of a fresh deal, written straight from docs/rules.md §2.2,
+    §3.2, §4.2, §5.2 and §7.1."""
     piles: dict[str, str] = {}
     if game_id in ("racing-aces", "double-aces-and-kings"):
         decks, nf, nr, nt = (3, 16, 3, 6) if game_id == "racing-aces" else (4, 16, 4, 8)
@@ -174,7 +175,8 @@ def test_deal_rejects_unknown_game_and_non_string_seed():
         rules.deal("racing-aces", 12)  # type: ignore[arg-type]
 
 
-# Pinned layouts: changing any of these is a new deal algorithm version (§0.5).
+# Pinned layouts: changing any of these is a new deal algorithm version
+# (docs/rules.md §9).
 PINNED = {
     ("racing-aces", "solrace"): (
         "racing-aces f0: f1: f2: f3: f4: f5: f6: f7: f8: f9: f10: f11: f12: f13: f14: f15: "

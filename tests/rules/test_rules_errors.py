@@ -1,8 +1,10 @@
-"""Bad input: every IllegalMove code, and positions/views that cannot be."""
+"""Bad input: every IllegalMove code (docs/rules.md §6), and positions/views that
+cannot be (docs/rules.md §7.2)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from rules_helpers import cards, pos, position_text, refused
@@ -144,6 +146,13 @@ def test_every_code_is_documented():
     }
     for code in rules.ILLEGAL_MOVE_CODES:
         assert f"``{code}``" in rules.__doc__
+
+
+def test_every_code_is_in_the_rules_document():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = text.split("## 6. Illegal moves", 1)[1].split("\n## ", 1)[0]
+    for code in rules.ILLEGAL_MOVE_CODES:
+        assert f"| `{code}` |" in section, code
 
 
 def test_replay_reports_the_index_of_the_bad_move():
