@@ -34,7 +34,7 @@ A ``Game`` pickles and copies cheaply (its ``GameDef`` travels by id).
 
 Errors
 ------
-``IllegalMove`` (``.code``, ``.move``, ``.index`` from ``replay``) codes:
+``IllegalMove`` (``.code``, ``.move``, ``.index`` from ``replay``) codes (docs/rules.md §6):
 
 ``bad-notation``   not ``draw``/``SRC>DST``/``SRC:K>DST``, or a non-canonical
                    spelling (``t2:1>t5``, ``t2:02>t5``, ``t01>t5``)

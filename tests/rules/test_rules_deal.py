@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -173,6 +174,20 @@ def test_deal_rejects_unknown_game_and_non_string_seed():
         rules.deal("klondike", "x")
     with pytest.raises(TypeError):
         rules.deal("racing-aces", 12)  # type: ignore[arg-type]
+
+
+def test_worked_example_of_the_rules_document():
+    """docs/rules.md §8.6 shows the deal of the seed `example`: it must stay true."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    example = text.split("### 8.6 Worked example", 1)[1].split("\n### ", 1)[0]
+    words = random_words("example")
+    for _ in range(5):
+        assert str(next(words)) in example
+    shown = [line for line in example.splitlines() if line.startswith("racing-aces ")]
+    assert shown == [rules.deal("racing-aces", "example").to_text()]
+    assert rules.seed_commitment("example") in example
+    fours_up = rules.deal("fours-up", "example")
+    assert " ".join(f"t{i}:{fours_up.pile(f't{i}')[0]}" for i in range(6)) in example
 
 
 # Pinned layouts: changing any of these is a new deal algorithm version
