@@ -207,6 +207,10 @@ def check_race(link: Link, url: str) -> None:
     assert retransmits > 0, "TCP never retransmitted: the losses missed the race's connections"
 
 
+# The kernel's netem qdisc is not on every machine (this project's CI kernel lacks it), so this
+# variant runs only when asked for: `make test ARGS="-m netem tests/net"`. Without netem it fails
+# with the reason; the relay variant below runs everywhere with the same delay and loss.
+@pytest.mark.netem
 def test_race_over_netem(make_link: MakeLink, serve_in: ServeIn) -> None:
     link = make_link(NetemLink)
     check_race(link, serve_in(link))
