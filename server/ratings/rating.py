@@ -2,9 +2,10 @@
 
 The model is openskill's Weng–Lin Plackett–Luce with its default parameters
 (μ₀ = 25, σ₀ = 25/3, β = 25/6, τ = 25/300): every player is one team, the
-race's final ranking is the ranking given to ``rate`` (rank 1 first, equal
-ranks tie, exactly as the race's ranking says). docs/ratings.md explains the
-choice against Glicko-2 and TrueSkill.
+race's final ranking is the ranking given to ``rate`` (rank 1 first). Equal
+ranks tie, exactly as the race's ranking says; a tie is rated as the mean of
+the updates of the orders that would break it (``openskill_update``).
+docs/ratings.md explains the choice against Glicko-2 and TrueSkill.
 
 Provisional
 -----------
@@ -38,6 +39,7 @@ from the fifth race on, while a repeated opponent among strangers in an
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
@@ -159,16 +161,51 @@ def fairness_weights(
 # --- the update -------------------------------------------------------------------------
 
 
+def _strict_orders(ranks: Sequence[int]) -> list[list[int]]:
+    """The strict rankings a ranking with ties stands for: within every tied
+    group the members take each place in turn (cyclic rotations, as many as
+    the least common multiple of the group sizes, so that each member holds
+    each place of its group equally often). A ranking without ties is its own
+    only order."""
+    groups: dict[int, list[int]] = {}
+    for i, r in enumerate(ranks):
+        groups.setdefault(r, []).append(i)
+    count = math.lcm(*(len(g) for g in groups.values()))
+    orders = []
+    for turn in range(count):
+        key = {}
+        for r, members in groups.items():
+            for k, i in enumerate(members):
+                key[i] = (r, (k + turn) % len(members))
+        place = [0] * len(ranks)
+        for p, i in enumerate(sorted(key, key=key.__getitem__)):
+            place[i] = p + 1
+        orders.append(place)
+    return orders
+
+
 def openskill_update(
     entrants: Sequence[Entrant], ratings: Mapping[str, Rating]
 ) -> dict[str, tuple[float, float]]:
-    """openskill's own (μ, σ) after the race, per player (no fairness weighting)."""
-    teams = [
-        [MODEL.rating(mu=ratings[e.player].mu, sigma=ratings[e.player].sigma, name=e.player)]
-        for e in entrants
-    ]
-    rated = MODEL.rate(teams, ranks=[float(e.rank) for e in entrants])
-    return {e.player: (team[0].mu, team[0].sigma) for e, team in zip(entrants, rated)}
+    """openskill's (μ, σ) after the race, per player (no fairness weighting).
+
+    A ranking without ties is rated by openskill as it is. A tie is rated as
+    the mean of openskill's updates over the orders that break it
+    (``_strict_orders``): openskill's own tie handling in Plackett–Luce can
+    leave a tied player below one they beat, so it is not used. Tied players
+    of equal ratings get equal updates, and a two-player tie between equal
+    ratings leaves both μ where they were.
+    """
+    orders = _strict_orders([e.rank for e in entrants])
+    mu = [0.0] * len(entrants)
+    sigma = [0.0] * len(entrants)
+    for order in orders:
+        teams = [[MODEL.rating(mu=ratings[e.player].mu, sigma=ratings[e.player].sigma)] for e in entrants]
+        rated = MODEL.rate(teams, ranks=[float(r) for r in order])
+        for i, team in enumerate(rated):
+            mu[i] += team[0].mu / len(orders)
+            sigma[i] += team[0].sigma / len(orders)
+    return {e.player: (mu[i], sigma[i]) for i, e in enumerate(entrants)}
 
 
 def rate_race(

@@ -114,13 +114,10 @@ def test_display_and_provisional():
     assert rt.display(0.0, 8.0) == 40 and rt.display(0.0, 9.0) == 0
 
 
-@pytest.mark.parametrize(
-    "ranks",
-    [[1, 2], [2, 1], [1, 1], [1, 2, 3, 4, 5, 6, 7, 8], [3, 1, 1, 4, 8, 6, 6, 2], [1, 1, 1, 1, 1, 1, 1, 1]],
-)
+@pytest.mark.parametrize("ranks", [[1, 2], [2, 1], [1, 2, 3, 4, 5, 6, 7, 8], [3, 1, 6, 4, 8, 7, 5, 2]])
 def test_update_is_openskills_own(ranks):
     es = entrants(ranks)
-    rng = random.Random(len(ranks) * 31 + sum(ranks))
+    rng = random.Random(len(ranks) * 31 + ranks[0])
     before = {e.player: rt.Rating(rng.uniform(15, 35), rng.uniform(1, 8.3), 3) for e in es}
     after = rt.rate_race(es, before)
     model = PlackettLuce()
@@ -132,9 +129,34 @@ def test_update_is_openskills_own(ranks):
         assert after[e.player].races == 4
 
 
+def test_a_tie_is_the_mean_of_openskills_updates_over_its_orders():
+    es = entrants([2, 1, 2])
+    before = {"p0": rt.Rating(24.0, 5.0), "p1": rt.Rating(26.0, 4.0), "p2": rt.Rating(20.0, 7.0)}
+    model = PlackettLuce()
+    teams = [[model.rating(mu=before[e.player].mu, sigma=before[e.player].sigma)] for e in es]
+    a = model.rate(teams, ranks=[2, 1, 3])
+    b = model.rate(teams, ranks=[3, 1, 2])
+    after = rt.rate_race(es, before)
+    for i, e in enumerate(es):
+        assert after[e.player].mu == pytest.approx((a[i][0].mu + b[i][0].mu) / 2, abs=1e-12)
+        assert after[e.player].sigma == pytest.approx((a[i][0].sigma + b[i][0].sigma) / 2, abs=1e-12)
+
+
+@given(st.lists(st.integers(1, 8), min_size=2, max_size=8))
+def test_with_equal_ratings_a_better_rank_never_gains_less(ranks):
+    after = rt.rate_race(entrants(ranks), {})
+    for i, ri in enumerate(ranks):
+        for j, rj in enumerate(ranks):
+            if ri < rj:
+                assert after[f"p{i}"].mu >= after[f"p{j}"].mu - 1e-9
+            elif ri == rj:
+                assert after[f"p{i}"].mu == pytest.approx(after[f"p{j}"].mu, abs=1e-9)
+
+
 def test_ties_share_the_update():
     after = rt.rate_race(entrants([1, 1]), {})
-    assert after["p0"].mu == pytest.approx(after["p1"].mu)
+    assert after["p0"].mu == pytest.approx(after["p1"].mu) == pytest.approx(rt.NEW.mu)
+    assert after["p0"].sigma < rt.NEW.sigma
     after = rt.rate_race(entrants([2, 1]), {})
     assert after["p1"].mu > rt.NEW.mu > after["p0"].mu
 
