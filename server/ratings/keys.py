@@ -19,8 +19,8 @@ key                             type    contents
 ``{rating:G}:board``            zset    player → ordinal (μ − 3σ); established (non-provisional) only
 ``{rating:G}:hist:P``           list    JSON entries of P's rated races of G, newest first, capped
 ``{rating:G}:race:R``           string  JSON outcome of rated race R: its "applied" marker; expires
-``{rating:G}:pair:A|B``         string  JSON end times of A's and B's recent rated races of G; expires
-                                        after the fairness window
+``{rating:G}:pair:A|B``         string  JSON [end time, share] of A's and B's recent rated races of G;
+                                        expires after the fairness window
 ``{accounts}:names``            hash    lower-cased name → player id
 ``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated
 ``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret

@@ -25,16 +25,19 @@ Elo scale. Leaderboards order by the ordinal itself.
 Fairness
 --------
 Rated races need distinct accounts from distinct sessions (``check_entrants``).
-Repeated pairings count less: for two accounts A and B, ``n`` is the number of
-rated races of this game with both of them that ended in the 24 hours before
-this one. Their *pair weight* is 1 while n ≤ 2, ½ at n = 3, ¼ at n = 4 and 0
-from n = 5 on. A player's weight in a race is the mean of their pair weights
-with every opponent, and their rating moves by that fraction of openskill's
-update: ``μ' = μ + w·(μ_openskill − μ)`` and likewise for σ. With w = 1 (no
-recent repeats) the update is exactly openskill's. So two accounts racing
-each other gain at most 3¾ races' worth of rating per day, and nothing more
-from the fifth race on, while a repeated opponent among strangers in an
-8-player race only takes their share of the weight.
+Repeated pairings count less. A race of ``k`` players counts as ``1/(k−1)``
+of a pairing for each two of them (a duel counts 1, an 8-player race 1/7:
+in a big race any two players are only a small part of each other's
+result). For two accounts A and B, ``n`` adds up those shares over the rated
+races of this game with both of them that ended in the 24 hours before this
+one. Their *pair weight* is 1 while n ≤ 2, ``2^−(n−2)`` between 2 and 5 (½ at
+n = 3, ¼ at n = 4) and 0 from n = 5 on. A player's weight in a race is the
+mean of their pair weights with every opponent, and their rating moves by
+that fraction of openskill's update: ``μ' = μ + w·(μ_openskill − μ)`` and
+likewise for σ. With w = 1 (no recent repeats) the update is exactly
+openskill's. So two accounts dueling each other gain at most 3¾ races' worth
+of rating a day, and nothing from the fifth duel on; honest players who meet
+often in big races keep their full weight for longer.
 """
 
 from __future__ import annotations
@@ -123,39 +126,73 @@ def pair_id(a: str, b: str) -> str:
     return f"{a}|{b}" if a < b else f"{b}|{a}"
 
 
-def recent(times_ms: Iterable[int], now_ms: int, window_ms: int = PAIR_WINDOW_MS) -> list[int]:
-    """The times within the window before ``now_ms`` (the ones the rule counts)."""
-    return sorted(t for t in times_ms if now_ms - window_ms < t <= now_ms)
+#: An earlier rated race of a pair: (its end time in ms, the pairing's share
+#: in it, ``1 / (players - 1)``).
+Pairing = tuple[int, float]
 
 
-def pair_weight(recent_pairings: int) -> float:
-    """How much a pairing counts after ``recent_pairings`` others within the window."""
-    if recent_pairings <= FREE_REPEATS:
+def share(players: int) -> float:
+    """How much one race of ``players`` counts as a pairing of two of them."""
+    return 1.0 / (players - 1)
+
+
+def recent(
+    pairings: Iterable[Sequence[float]], now_ms: int, window_ms: int = PAIR_WINDOW_MS
+) -> list[Pairing]:
+    """The pairings within the window before ``now_ms`` (the ones the rule counts), oldest first."""
+    return sorted((int(p[0]), float(p[1])) for p in pairings if now_ms - window_ms < p[0] <= now_ms)
+
+
+def repeats(pairings: Iterable[Sequence[float]], now_ms: int, window_ms: int = PAIR_WINDOW_MS) -> float:
+    """``n``: the shares of a pair's recent pairings, added up."""
+    return round(sum(s for _, s in recent(pairings, now_ms, window_ms)), 9)
+
+
+def pair_weight(n: float) -> float:
+    """How much a pairing counts after ``n`` recent pairings (see the module docstring)."""
+    if n <= FREE_REPEATS:
         return 1.0
-    if recent_pairings >= ZERO_FROM:
+    if n >= ZERO_FROM:
         return 0.0
-    return 0.5 ** (recent_pairings - FREE_REPEATS)
+    return float(2.0 ** (FREE_REPEATS - n))
 
 
 def fairness_weights(
     players: Sequence[str],
-    pairings: Mapping[str, Sequence[int]],
+    pairings: Mapping[str, Iterable[Sequence[float]]],
     now_ms: int,
     window_ms: int = PAIR_WINDOW_MS,
 ) -> dict[str, float]:
     """Each player's weight: the mean pair weight over their opponents.
 
-    ``pairings`` maps ``pair_id`` to the end times of earlier rated races of
-    that pair (missing pairs never met); only those within the window count.
+    ``pairings`` maps ``pair_id`` to that pair's earlier ``Pairing`` s
+    (missing pairs never met); only those within the window count.
     """
     weights = {}
     for p in players:
-        others = [q for q in players if q != p]
         per_pair = [
-            pair_weight(len(recent(pairings.get(pair_id(p, q), ()), now_ms, window_ms))) for q in others
+            pair_weight(repeats(pairings.get(pair_id(p, q), ()), now_ms, window_ms))
+            for q in players
+            if q != p
         ]
         weights[p] = sum(per_pair) / len(per_pair) if per_pair else 0.0
     return weights
+
+
+def with_race(
+    pairings: Mapping[str, Iterable[Sequence[float]]],
+    players: Sequence[str],
+    at_ms: int,
+    window_ms: int = PAIR_WINDOW_MS,
+) -> dict[str, list[Pairing]]:
+    """Every pair of the race's players: their recent pairings, and this race."""
+    return {
+        pair_id(a, b): recent(pairings.get(pair_id(a, b), ()), at_ms, window_ms)
+        + [(at_ms, share(len(players)))]
+        for a in players
+        for b in players
+        if a < b
+    }
 
 
 # --- the update -------------------------------------------------------------------------

@@ -69,7 +69,7 @@ from .rating import (
     fairness_weights,
     pair_id,
     rate_race,
-    recent,
+    with_race,
 )
 
 Clock = Callable[[], int]
@@ -472,8 +472,9 @@ class Ratings:
                 }
                 score = repr(r.ordinal) if not r.provisional else ""
                 args += [e.player, _s(v) if v is not None else "0", _dumps(record), score, _dumps(entry)]
+            updated_pairs = with_race(pairings, players, at, self.pair_window_ms)
             for pid in pairs:
-                args.append(_dumps(recent(pairings[pid], at, self.pair_window_ms) + [at]))
+                args.append(_dumps(updated_pairs[pid]))
             res = await self._apply(
                 keys=[marker, keys.players(game), keys.versions(game), keys.board(game)]
                 + [keys.history(game, p) for p in players]

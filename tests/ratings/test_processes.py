@@ -9,7 +9,7 @@ from pathlib import Path
 import redis
 
 from server.ratings import keys
-from server.ratings.rating import NEW, Rating, fairness_weights, pair_id, rate_race
+from server.ratings.rating import NEW, Pairing, Rating, fairness_weights, rate_race, with_race
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from record_races import entrants_of  # noqa: E402
@@ -25,15 +25,12 @@ T0 = 1_700_000_000_000
 def expected() -> dict[str, Rating]:
     """The same races applied once each, in order, by the pure functions."""
     ratings = {p: NEW for p in PLAYERS}
-    pairings: dict[str, list[int]] = {}
+    pairings: dict[str, list[Pairing]] = {}
     for i in range(RACES):
         at = T0 + i
         weights = fairness_weights(PLAYERS, pairings, at)
         ratings = rate_race(entrants_of(PLAYERS, i), ratings, weights)
-        for a in PLAYERS:
-            for b in PLAYERS:
-                if a < b:
-                    pairings.setdefault(pair_id(a, b), []).append(at)
+        pairings.update(with_race(pairings, PLAYERS, at))
     return ratings
 
 

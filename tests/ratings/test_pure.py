@@ -179,13 +179,34 @@ def test_pair_weight_curve():
 def test_fairness_weights_count_only_the_window():
     h = 3600_000
     now = 100 * h
-    pairs = {rt.pair_id("b", "a"): [now - 25 * h, now - 2 * h, now - h, now - 3, now - 2, now - 1]}
+    duels = [
+        (now - 25 * h, 1.0),
+        (now - 2 * h, 1.0),
+        (now - h, 1.0),
+        (now - 3, 1.0),
+        (now - 2, 1.0),
+        (now - 1, 1.0),
+    ]
+    pairs = {rt.pair_id("b", "a"): duels}
     # 5 pairings within 24 h (the one 25 h ago is out) -> 0
     w = rt.fairness_weights(["a", "b"], pairs, now)
     assert w == {"a": 0.0, "b": 0.0}
     w = rt.fairness_weights(["a", "b", "c"], pairs, now)
     assert w == {"a": 0.5, "b": 0.5, "c": 1.0}
     assert rt.fairness_weights(["a", "b"], pairs, now + 24 * h) == {"a": 1.0, "b": 1.0}
+
+
+def test_big_races_count_as_a_share_of_a_pairing():
+    players = [f"p{i}" for i in range(8)]
+    pairings: dict[str, list[rt.Pairing]] = {}
+    for k in range(14):  # 14 races of 8 = 2 pairings of each two
+        assert rt.fairness_weights(players, pairings, k) == {p: 1.0 for p in players}
+        pairings = rt.with_race(pairings, players, k)
+    assert rt.repeats(pairings[rt.pair_id("p0", "p7")], 14) == 2.0
+    pairings = rt.with_race(pairings, players, 14)
+    assert rt.fairness_weights(players, pairings, 15)["p3"] == pytest.approx(2 ** -(1 / 7))
+    duel = rt.with_race(pairings, ["p0", "p1"], 16)
+    assert rt.repeats(duel[rt.pair_id("p0", "p1")], 16) == pytest.approx(2 + 1 / 7 + 1)
 
 
 def test_weighted_update_moves_a_fraction_and_zero_moves_nothing():
