@@ -398,6 +398,14 @@ class Ratings:
         raw = await self.redis.hget(keys.players(game), player)
         return _rating_of(json.loads(raw)) if raw else NEW
 
+    async def ratings(self, player: str, games: Sequence[str]) -> dict[str, Rating]:
+        """The player's rating in each game (``NEW`` where never rated): a profile's figures."""
+        pipe = self.redis.pipeline(transaction=False)
+        for game in games:
+            pipe.hget(keys.players(game), player)
+        raws = await pipe.execute()
+        return {game: _rating_of(json.loads(raw)) if raw else NEW for game, raw in zip(games, raws)}
+
     async def record_race(
         self, game: str, race: str, entrants: Sequence[Entrant], ended_ms: int | None = None
     ) -> RaceOutcome:

@@ -228,6 +228,8 @@ async def test_updates_match_openskill(r, clock, n):
             assert got.mu == pytest.approx(expect[p].mu, abs=1e-9)
             assert got.sigma == pytest.approx(expect[p].sigma, abs=1e-9)
             assert got.races == i + 1
+    profile = await st.ratings(players[0], [GAME, "racing-aces"])
+    assert profile == {GAME: await st.rating(GAME, players[0]), "racing-aces": NEW}
     hist = await st.history(GAME, players[0])
     assert [h["race"] for h in hist] == ["race2", "race1", "race0"]
     assert hist[0]["players"] == n and hist[0]["after"]["mu"] == pytest.approx(expect[players[0]].mu)
