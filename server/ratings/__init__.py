@@ -30,19 +30,26 @@ from .accounts import (
 )
 from .matchmaking import Curve, Waiting, form_races, window
 from .rating import NEW, Entrant, Rating, RatingError, display, fairness_weights, pair_weight, rate_race
+from .store import Account, Login, PlayerChange, RaceOutcome, Ratings, Session
 
 __all__ = [
     "ACCOUNT_POLICY",
     "ADDRESS_POLICY",
+    "Account",
     "AccountError",
     "Bucket",
     "Curve",
     "Decision",
     "Entrant",
+    "Login",
     "LoginPolicy",
     "NEW",
+    "PlayerChange",
+    "RaceOutcome",
     "Rating",
     "RatingError",
+    "Ratings",
+    "Session",
     "Waiting",
     "check_name",
     "check_password",
