@@ -9,6 +9,7 @@ Layout
 ``keys``         the Redis key layout (hash tags: one slot per operation)
 ``scripts``      the Lua scripts (apply a rated race once, compare-and-set, claim)
 ``store``        ``Ratings``: what the request handlers call
+``pool``         ``Pool``: the rated quick-match pool in Redis, formed by any process
 
 docs/ratings.md explains the choices and the numbers.
 """
@@ -29,6 +30,7 @@ from .accounts import (
     verify_password,
 )
 from .matchmaking import Curve, Waiting, form_races, window
+from .pool import Pool
 from .rating import NEW, Entrant, Rating, RatingError, display, fairness_weights, pair_weight, rate_race
 from .store import Account, Login, PlayerChange, RaceOutcome, Ratings, Session
 
@@ -45,6 +47,7 @@ __all__ = [
     "LoginPolicy",
     "NEW",
     "PlayerChange",
+    "Pool",
     "RaceOutcome",
     "Rating",
     "RatingError",

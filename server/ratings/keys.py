@@ -6,6 +6,7 @@ each compare-and-set stays in one Redis Cluster slot:
 - a rated race's update touches only its game's ratings, ``{rating:GAME}``;
 - an account's record and sessions share ``{acct:PLAYER}``;
 - the name index is one hash, ``{accounts}:names``;
+- a game's rated quick-match pool is one hash, ``{mm:GAME}:pool``;
 - each login bucket is a key of its own.
 
 One game's ratings live in one slot. A rated race ends every few minutes per
@@ -21,6 +22,7 @@ key                             type    contents
 ``{rating:G}:race:R``           string  JSON outcome of rated race R: its "applied" marker; expires
 ``{rating:G}:pair:A|B``         string  JSON [end time, share] of A's and B's recent rated races of G;
                                         expires after the fairness window
+``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats)
 ``{accounts}:names``            hash    lower-cased name → player id
 ``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated
 ``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret
@@ -76,3 +78,7 @@ def login_name(key: str) -> str:
 
 def login_address(address: str) -> str:
     return "{login:addr:" + address + "}"
+
+
+def pool(game: str) -> str:
+    return "{mm:" + game + "}:pool"

@@ -117,3 +117,31 @@ if ARGV[2] ~= '' then
 end
 return {count, top, r, around}
 """
+
+# Join the rated quick-match pool; a player already waiting for the same size
+# keeps their place (their original join time).
+# KEYS: pool. ARGV: player, entry json, seats. -> 1 joined now | 0 already waiting
+JOIN = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v and cjson.decode(v).seats == tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+
+# Take a formed group out of the pool, all of it or nothing: every member must
+# still wait with the entry it was formed from (another process may have taken
+# or the player withdrawn it meanwhile).
+# KEYS: pool. ARGV: player1, entry1, player2, entry2, ... -> 1 taken | 0 not
+TAKE = """
+for i = 1, #ARGV, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then return 0 end
+end
+for i = 1, #ARGV, 2 do redis.call('HDEL', KEYS[1], ARGV[i]) end
+return 1
+"""
+
+# Remove an entry if unchanged. KEYS: pool. ARGV: player, entry. -> 1 | 0
+DROP = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+"""

@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scale"))
 from scale_procs import Procs, start_cluster  # noqa: E402
 
 from server.ratings.accounts import AccountError  # noqa: E402
+from server.ratings.pool import Pool  # noqa: E402
 from server.ratings.rating import Entrant, rate_race  # noqa: E402
 from server.ratings.store import Ratings  # noqa: E402
 
@@ -65,5 +66,10 @@ async def test_ratings_on_a_cluster(cluster_nodes):
         assert {e["player"] for e in board["top"][1:]} == {"p2", "p3"}  # tied all along
         assert [e["rank"] for e in board["top"]] == [1, 2, 2]
         assert board["me"]["player"] == "p4" and board["me"]["rank"] == 8
+        pool = Pool(r, lambda: 1_000)
+        for p, mu in zip(players, [25.0, 25.5, 30.0, 30.5, 40.0]):
+            await pool.join(GAME, p, mu, 2)
+        races = await pool.form(GAME)
+        assert len(races) == 2 and len(await pool.waiting(GAME)) == 1
     finally:
         await r.aclose()
