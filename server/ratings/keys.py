@@ -5,7 +5,7 @@ each compare-and-set stays in one Redis Cluster slot:
 
 - a rated race's update touches only its game's ratings, ``{rating:GAME}``;
 - an account's record and sessions share ``{acct:PLAYER}``;
-- the name index is one hash, ``{accounts}:names``;
+- the name index is ``{accounts}:names`` (and ``:reserved`` in the same slot);
 - a game's rated quick-match pool is one hash, ``{mm:GAME}:pool``;
 - each login bucket is a key of its own.
 
@@ -24,6 +24,7 @@ key                             type    contents
                                         expires after the fairness window
 ``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats)
 ``{accounts}:names``            hash    lower-cased name → player id
+``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
 ``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated
 ``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret
 ``{login:name:KEY}``            string  login bucket ``tokens:at_ms`` of an account name; expires
@@ -34,6 +35,7 @@ key                             type    contents
 from __future__ import annotations
 
 NAMES = "{accounts}:names"
+RESERVED = "{accounts}:reserved"
 
 
 def rating_tag(game: str) -> str:

@@ -78,6 +78,7 @@ SESSION_TTL_MS = 30 * DAY_MS
 MARKER_TTL_MS = 30 * DAY_MS
 HISTORY_MAX = 500
 APPLY_TRIES = 20
+RESERVATION_STALE_MS = 60_000
 
 
 def system_clock() -> int:
@@ -218,6 +219,7 @@ class Ratings:
         self._cas = redis.register_script(scripts.CAS)
         self._reserve = redis.register_script(scripts.RESERVE)
         self._release = redis.register_script(scripts.RELEASE)
+        self._confirm = redis.register_script(scripts.CONFIRM)
         self._create = redis.register_script(scripts.CREATE)
         self._set_password = redis.register_script(scripts.SET_PASSWORD)
         self._board = redis.register_script(scripts.BOARD)
@@ -242,27 +244,40 @@ class Ratings:
         check_name(name)
         check_password(password, name)
         key = name_key(name)
+        # Cheap refusals first: hashing costs real CPU time.
+        if await self.redis.hexists(keys.account(player), "key"):
+            raise AccountError("already-account", "this player already has an account")
+        owner = await self.redis.hget(keys.NAMES, key)
+        if owner is not None and _s(owner) != player and await self._holds_name(_s(owner), key):
+            raise AccountError("name-taken", "this name is taken")
         pw = await asyncio.to_thread(hash_password, password, self.hasher)
-        status = await self._reserve_name(key, player)
-        if status != "ok":
+        if not await self._reserve_name(key, player):
             raise AccountError("name-taken", "this name is taken")
         res = await self._create(keys=[keys.account(player)], args=[name, key, pw, self.clock()])
         if _s(res[0]) == "exists":
             if _s(res[1]) != key:
-                await self._release(keys=[keys.NAMES], args=[key, player])
+                await self._release(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
             raise AccountError("already-account", "this player already has an account")
+        await self._confirm(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
         return Login(player, name, await self._new_session(player))
 
-    async def _reserve_name(self, key: str, player: str) -> str:
-        res = await self._reserve(keys=[keys.NAMES], args=[key, player, ""])
+    async def _reserve_name(self, key: str, player: str) -> bool:
+        """Reserve the name for ``player`` (in one slot: the index), before the
+        account (in another slot) is created. A reservation whose account was
+        never created (its claim died half-way) is taken over once it is
+        ``RESERVATION_STALE_MS`` old; a younger one is a claim in flight."""
+        now = self.clock()
+        res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, "", now])
         if _s(res[0]) == "ok":
-            return "ok"
-        owner = _s(res[1])
-        # A reservation whose account was never created is taken over.
-        if _s(await self.redis.hget(keys.account(owner), "key") or b"") != key:
-            res = await self._reserve(keys=[keys.NAMES], args=[key, player, owner])
-            return _s(res[0])
-        return "taken"
+            return True
+        owner, at = _s(res[1]), _s(res[2])
+        if await self._holds_name(owner, key) or (at and now - int(at) < RESERVATION_STALE_MS):
+            return False
+        res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, owner, now])
+        return _s(res[0]) == "ok"
+
+    async def _holds_name(self, player: str, key: str) -> bool:
+        return _s(await self.redis.hget(keys.account(player), "key") or b"") == key
 
     async def login(self, name: str, password: str, address: str) -> Login:
         """Log in from another device. Errors: ``login-limited`` (``retry_after_ms``), ``bad-login``."""

@@ -106,13 +106,23 @@ async def test_concurrent_claims_of_one_name_give_it_once(r, clock):
     assert len(winners) == 1
     assert all(isinstance(x, AccountError) and x.code == "name-taken" for x in results if x not in winners)
     assert await r.hget(keys.NAMES, "ada") == winners[0].player.encode()
+    holders = [i for i in range(8) if await r.hget(keys.account(f"p{i}"), "key") == b"ada"]
+    assert holders == [int(winners[0].player[1:])]
 
 
 async def test_a_claim_that_died_half_way_does_not_hold_the_name(r, clock):
     st = store(r, clock)
-    await r.hset(keys.NAMES, "ada", "pdead")  # reserved, account never created
+    # reserved by a claim that died before creating the account
+    await r.hset(keys.NAMES, "ada", "pdead")
+    await r.hset(keys.RESERVED, "ada", clock.ms)
+    with pytest.raises(AccountError) as e:  # it may still be in flight
+        await st.claim("p2", "Ada", PW)
+    assert e.value.code == "name-taken"
+    clock.ms += 60_000
     login = await st.claim("p2", "Ada", PW)
     assert login.player == "p2"
+    assert await r.hget(keys.RESERVED, "ada") is None
+    assert (await st.login("ada", PW, "10.0.0.1")).player == "p2"
 
 
 async def test_a_claimed_guest_keeps_its_history(r, clock):
