@@ -84,25 +84,28 @@ def form_races(pool: Sequence[Waiting], now_ms: int, curve: Curve = DEFAULT_CURV
             raise ValueError(f"{w.player} wants {w.seats} seats")
     if len({w.player for w in pool}) != len(pool):
         raise ValueError("a player is twice in the pool")
-    placed: set[str] = set()
     races: list[list[Waiting]] = []
-    by_size: dict[int, list[Waiting]] = {}
+    # Per size: the players still free in μ order, and each one's index there
+    # (rebuilt only when a race is formed, so a call is O(pool × seats) plus
+    # O(pool) per race formed).
+    free: dict[int, list[Waiting]] = {}
     for w in sorted(pool, key=lambda w: (w.mu, w.player)):
-        by_size.setdefault(w.seats, []).append(w)
+        free.setdefault(w.seats, []).append(w)
+    index = {size: {w.player: i for i, w in enumerate(ws)} for size, ws in free.items()}
     for anchor in sorted(pool, key=lambda w: (w.joined_ms, w.player)):
-        if anchor.player in placed:
-            continue
-        free = [w for w in by_size[anchor.seats] if w.player not in placed]
         n = anchor.seats
-        if len(free) < n:
+        i = index[n].get(anchor.player)
+        if i is None or len(free[n]) < n:
             continue
-        i = free.index(anchor)
+        ws = free[n]
         best: list[Waiting] | None = None
-        for start in range(max(0, i - n + 1), min(i, len(free) - n) + 1):
-            run = free[start : start + n]
+        for start in range(max(0, i - n + 1), min(i, len(ws) - n) + 1):
+            run = ws[start : start + n]
             if best is None or spread(run) < spread(best):
                 best = run
         if best is not None and spread(best) <= window(now_ms - anchor.joined_ms, curve):
             races.append(best)
-            placed.update(w.player for w in best)
+            taken = {w.player for w in best}
+            free[n] = [w for w in ws if w.player not in taken]
+            index[n] = {w.player: k for k, w in enumerate(free[n])}
     return races
