@@ -53,8 +53,8 @@ PROVISIONAL_RACES = 10
 DISPLAY_BASE = 1000
 DISPLAY_SCALE = 40
 PAIR_WINDOW_MS = 24 * 3600 * 1000
-FREE_REPEATS = 2  # pairings within the window that still count fully
-ZERO_FROM = 5  # from this many recent pairings on, the pairing counts nothing
+FREE_REPEATS = 2  # up to this many recent pairings (n), a pairing counts fully
+ZERO_FROM = 5  # from this n on, it counts nothing
 
 MODEL = PlackettLuce()
 
