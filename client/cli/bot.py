@@ -41,6 +41,27 @@ DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 DEFAULT_GAME = "racing-aces"
 
 
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strategy",
@@ -50,13 +71,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--nodes",
-        type=int,
+        type=positive_int,
         default=None,
         help=f"search: positions generated per move (default {SearchStrategy().nodes})",
     )
     parser.add_argument(
         "--move-ms",
-        type=float,
+        type=positive_float,
         default=None,
         help="search: also stop each move's search after this many ms (online use; "
         "results then depend on the machine)",
@@ -68,12 +89,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=[*sorted(rules.GAMES), "all"],
         help="play deals offline through the engine and print win rate and cards home",
     )
-    off.add_argument("--deals", type=int, default=100, help="deals per strategy (default 100)")
+    off.add_argument("--deals", type=positive_int, default=100, help="deals per strategy (default 100)")
     off.add_argument("--seed-prefix", default="bots", help="deal seeds derive from this (default 'bots')")
     off.add_argument("--show-wins", action="store_true", help="also list the seeds of the deals won")
     off.add_argument(
         "--jobs",
-        type=int,
+        type=positive_int,
         default=os.cpu_count() or 1,
         help="worker processes (default: CPU count); results do not depend on it",
     )
@@ -84,7 +105,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"server WebSocket URL (default {DEFAULT_URL}); repeat it for several processes of one "
         "server: the bots fail over between them",
     )
-    on.add_argument("--count", type=int, default=1, help="bots to run (default 1)")
+    on.add_argument("--count", type=positive_int, default=1, help="bots to run (default 1)")
     on.add_argument(
         "--game",
         choices=sorted(rules.GAMES),
@@ -92,9 +113,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     on.add_argument("--race", help="join this race id")
     on.add_argument("--quick", action="store_true", help="quick-match instead of creating a race")
-    on.add_argument("--seats", type=int, help="quick-match race size (default: --count, at least 2)")
-    on.add_argument("--time-limit", type=int, default=600, help="race clock for a created race, s")
-    on.add_argument("--delay-ms", type=float, default=0, help="pause after each move, ms")
+    on.add_argument("--seats", type=positive_int, help="quick-match race size (default: --count, at least 2)")
+    on.add_argument("--time-limit", type=positive_int, default=600, help="race clock for a created race, s")
+    on.add_argument("--delay-ms", type=non_negative_float, default=0, help="pause after each move, ms")
     on.add_argument("--name", default="bot", help="bot name prefix (bot-1, bot-2, ...)")
 
 
@@ -225,10 +246,8 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def run_online(args: argparse.Namespace) -> int:
     from client.bots.online import run_bots
+    from client.library import Unreachable
 
-    if args.count < 1:
-        print("solrace bot: --count must be at least 1", file=sys.stderr)
-        return 2
     if args.race and args.quick:
         print("solrace bot: give --race or --quick, not both", file=sys.stderr)
         return 2
@@ -253,7 +272,10 @@ def run_online(args: argparse.Namespace) -> int:
                 on_race_game=announce,
             )
         )
-    except OSError as e:  # Unreachable says what each URL answered
+    except Unreachable as e:  # what each URL answered
+        print(f"solrace bot: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
         print(f"solrace bot: cannot reach {' or '.join(urls)}: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # a server error reply (no-such-race, race-full, ...)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from protocol import rules
 
 if TYPE_CHECKING:
-    from client.tui.play_app import Intent
+    from client.tui.play_app import Intent, PlayApp
     from client.tui.session import Session
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
@@ -91,7 +91,8 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
     return None
 
 
-def run(args: argparse.Namespace) -> int:
+def build_app(args: argparse.Namespace) -> PlayApp:
+    """The app the flags ask for (not yet running)."""
     from client.tui.play_app import Intent, PlayApp
 
     if args.offline and args.join:
@@ -118,12 +119,14 @@ def run(args: argparse.Namespace) -> int:
             )
 
         connect = connect_offline
-        app = PlayApp(connect, intent, default_game=args.game, default_seats=args.rivals + 1)
-    else:
-        from client.tui.net import connector
+        return PlayApp(connect, intent, default_game=args.game, default_seats=args.rivals + 1)
+    from client.tui.net import connector
 
-        urls = server_urls(args)
-        connect = connector(urls, args.name, args.token_file)
-        app = PlayApp(connect, intent, default_game=args.game, server_url=urls[0])
-    result = app.run()
+    urls = server_urls(args)
+    connect = connector(urls, args.name, args.token_file)
+    return PlayApp(connect, intent, default_game=args.game, server_url=urls[0])
+
+
+def run(args: argparse.Namespace) -> int:
+    result = build_app(args).run()
     return int(result or 0)
