@@ -210,7 +210,11 @@ _TAGS: dict[type, str] = {cls: cls.__struct_config__.tag for cls in m.SERVER_TYP
 
 def event_kind(ev: object) -> str:
     """The kind of an event: the wire tag (`"progress"`) or the library's own."""
-    return _TAGS.get(type(ev)) or getattr(ev, "kind", type(ev).__name__)
+    tag = _TAGS.get(type(ev))
+    if tag is not None:
+        return tag
+    kind = getattr(ev, "kind", None)
+    return kind if isinstance(kind, str) else type(ev).__name__
 
 
 # Events that carry a race version.
@@ -420,41 +424,41 @@ class Client:
     def _dispatch(self, msg: m.ServerMessage) -> None:
         rid = msg.rid
         fut = self._pending.pop(rid, None) if rid is not None else None
-        t = type(msg)
-        if t is m.Ack:
-            if fut is None:
+        # `type(msg) is` rather than isinstance: exact and cheapest on the move path.
+        if type(msg) is m.Ack:
+            if fut is None or rid is None:
                 return  # a second reply to a resent move, or after its timeout
-            self._moves.pop(rid, None)  # type: ignore[arg-type]
-            self._on_ack(msg)  # type: ignore[arg-type]
-        elif t is m.Progress:
-            if self._note_version(msg.race, msg.ver):  # type: ignore[union-attr]
-                self._on_progress(msg)  # type: ignore[arg-type]
-        elif t is m.Error:
+            self._moves.pop(rid, None)
+            self._on_ack(msg)
+        elif type(msg) is m.Progress:
+            if self._note_version(msg.race, msg.ver):
+                self._on_progress(msg)
+        elif type(msg) is m.Error:
             if rid is not None:
                 sent = self._moves.pop(rid, None)
                 self._finishes.pop(rid, None)
-                if sent is not None and msg.code == m.ErrorCode.OUT_OF_SYNC and msg.n is not None:  # type: ignore[union-attr]
+                if sent is not None and msg.code == m.ErrorCode.OUT_OF_SYNC and msg.n is not None:
                     board = self.boards.get(sent[0])
                     if board is not None:
                         # The server's count is the truth (it may even be lower,
                         # after Redis lost a tail): the state that follows is
                         # adopted because it is not older than this.
-                        board.n = msg.n  # type: ignore[union-attr]
-        elif t is m.RaceSnapshot:
-            if self._note_version(msg.race, msg.ver) or fut is not None:  # type: ignore[union-attr]
-                self._on_snapshot(msg)  # type: ignore[arg-type]
-        elif t is m.Started:
-            self._note_version(msg.race, msg.ver)  # type: ignore[union-attr]
-            self._on_started(msg)  # type: ignore[arg-type]
-        elif t is m.End:
-            self._note_version(msg.race, msg.ver)  # type: ignore[union-attr]
-            self._on_end(msg)  # type: ignore[arg-type]
-        elif t is m.State:
-            self._on_state(msg)  # type: ignore[arg-type]
-        elif t is m.Ok and rid is not None:
+                        board.n = msg.n
+        elif type(msg) is m.RaceSnapshot:
+            if self._note_version(msg.race, msg.ver) or fut is not None:
+                self._on_snapshot(msg)
+        elif type(msg) is m.Started:
+            self._note_version(msg.race, msg.ver)
+            self._on_started(msg)
+        elif type(msg) is m.End:
+            self._note_version(msg.race, msg.ver)
+            self._on_end(msg)
+        elif type(msg) is m.State:
+            self._on_state(msg)
+        elif type(msg) is m.Ok and rid is not None:
             race = self._finishes.pop(rid, None)
-            if race is not None and msg.ver is not None:  # type: ignore[union-attr]
-                self._note_version(race, msg.ver)  # type: ignore[union-attr]
+            if race is not None and msg.ver is not None:
+                self._note_version(race, msg.ver)
         if fut is not None:
             if not fut.done():
                 fut.set_result(msg)
@@ -726,29 +730,35 @@ class Client:
         self, game: str, seats: int = m.DEFAULT_SEATS, time_limit_s: int | None = None, private: bool = False
     ) -> m.RaceSnapshot:
         """A new race; `time_limit_s` None: the server's default clock (TIME_LIMIT_S)."""
-        return await self.request(
+        snap: m.RaceSnapshot = await self.request(
             m.Create(game=game, seats=seats, time_limit_s=time_limit_s, private=private)
         )
+        return snap
 
     async def join(self, race: str) -> m.RaceSnapshot:
-        return await self.request(m.Join(race=race))
+        snap: m.RaceSnapshot = await self.request(m.Join(race=race))
+        return snap
 
     async def leave(self, race: str) -> m.RaceSnapshot:
-        snap = await self.request(m.Leave(race=race))
+        snap: m.RaceSnapshot = await self.request(m.Leave(race=race))
         self.boards.pop(race, None)
         return snap
 
     async def ready(self, race: str, ready: bool = True) -> m.RaceSnapshot:
-        return await self.request(m.Ready(race=race, ready=ready))
+        snap: m.RaceSnapshot = await self.request(m.Ready(race=race, ready=ready))
+        return snap
 
     async def start(self, race: str) -> m.RaceSnapshot:
-        return await self.request(m.Start(race=race))
+        snap: m.RaceSnapshot = await self.request(m.Start(race=race))
+        return snap
 
     async def quick(self, game: str, seats: int = m.DEFAULT_SEATS) -> m.Queued:
-        return await self.request(m.Quick(game=game, seats=seats))
+        queued: m.Queued = await self.request(m.Quick(game=game, seats=seats))
+        return queued
 
     async def unqueue(self, game: str) -> m.Ok:
-        return await self.request(m.Unqueue(game=game))
+        ok: m.Ok = await self.request(m.Unqueue(game=game))
+        return ok
 
     async def move(self, race: str, move: str, view: bool = False, *, timeout: float | None = None) -> m.Ack:
         """Play `move` in `race`; returns the ack once the move is durable.
@@ -772,7 +782,8 @@ class Client:
             self._moves[rid] = (race, n, move, view)
             try:
                 await self._send(m.encode(m.Move(rid=rid, race=race, n=n, move=move, view=view)))
-                return await self._await_reply(rid, fut, timeout)
+                ack: m.Ack = await self._await_reply(rid, fut, timeout)
+                return ack
             except ServerError as exc:
                 if exc.code == m.ErrorCode.OUT_OF_SYNC:
                     # The board's count is the server's now but its view may
@@ -797,22 +808,26 @@ class Client:
 
     async def resync(self, race: str, since: int | None = None) -> m.State:
         """Ask for the race's state; `since` (a `ver`) also returns missed events."""
-        return await self.request(m.Resync(race=race, since=since))
+        state: m.State = await self.request(m.Resync(race=race, since=since))
+        return state
 
     async def replay(self, race: str) -> m.ReplayData:
-        return await self.request(m.Replay(race=race))
+        replay: m.ReplayData = await self.request(m.Replay(race=race))
+        return replay
 
     async def races(self, game: str | None = None) -> m.RaceList:
-        return await self.request(m.Races(game=game))
+        listing: m.RaceList = await self.request(m.Races(game=game))
+        return listing
 
     async def spectate(self, race: str) -> m.RaceSnapshot:
-        snap = await self.request(m.Spectate(race=race))
+        snap: m.RaceSnapshot = await self.request(m.Spectate(race=race))
         self.spectating.add(race)
         return snap
 
     async def unspectate(self, race: str) -> m.Ok:
         self.spectating.discard(race)
-        return await self.request(m.Unspectate(race=race))
+        ok: m.Ok = await self.request(m.Unspectate(race=race))
+        return ok
 
     def board(self, race: str) -> Board:
         """This player's board in `race` (KeyError if the client has none)."""

@@ -109,6 +109,7 @@ class NetSession:
         from client.library.connection import ServerError as LibError
 
         c = self.client
+        reply: object
         try:
             if t == "move":
                 reply = await c.move(f["race"], f["move"], view=bool(f.get("view")))
