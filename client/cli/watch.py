@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from client.cli.play import DEFAULT_URL, server_urls
+from protocol import rules
 
 if TYPE_CHECKING:
     from client.tui.session import Session
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
     )
-    parser.add_argument("--game", help="list only races of this game")
+    parser.add_argument("--game", choices=sorted(rules.GAMES), help="list only races of this game")
     parser.add_argument("--race", metavar="ID_OR_LINK", help="spectate this race at once")
     parser.add_argument("--offline", action="store_true", help="no server: watch local bot races (demo)")
 

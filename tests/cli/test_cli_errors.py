@@ -6,6 +6,7 @@ Each case runs the real command in a subprocess (what a shell sees: exit status,
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -129,3 +130,43 @@ def test_bot_with_no_server_answering_names_every_url() -> None:
     assert done.returncode == 1
     line = one_line(done.stderr)
     assert line.startswith("solrace bot: no server answered") and all(u in line for u in urls), line
+
+
+def test_ctrl_c_is_one_line() -> None:
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "bot",
+            "--stats",
+            "fours-up",
+            "--deals",
+            "100000",
+            "--jobs",
+            "1",
+        ],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()  # the first progress report: it is running
+        assert "1/100000 deals" in first, first
+        os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        rest = proc.stderr.read()
+        assert proc.wait(30) == 130
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+    assert one_line(rest) == "solrace bot: interrupted", rest
+
+
+def test_watch_game_is_checked() -> None:
+    done = solrace("watch", "--game", "no-such-game")
+    assert done.returncode == 2 and "argument --game: invalid choice" in done.stderr
