@@ -255,6 +255,8 @@ def run_online(args: argparse.Namespace) -> int:
     urls: list[str] = args.url or [DEFAULT_URL]
 
     def announce(race: str, game: str) -> None:
+        if args.race and args.game and args.game != game:
+            print(f"solrace bot: note: race {race} is {game}, not {args.game}", file=sys.stderr)
         print(f"race {race}: {args.count} {args.strategy} bot(s) playing {game}", flush=True)
 
     try:

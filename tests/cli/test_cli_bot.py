@@ -30,11 +30,23 @@ def test_stats_reports_progress_on_stderr(capsys: pytest.CaptureFixture[str]) ->
 
 @pytest.mark.timeout(90)
 async def test_bot_joining_a_race_announces_its_game(serve_process) -> None:
+    # --game names another game: the race's own is played and announced, with a note.
     url, _proc = serve_process()
     async with client.connect(url, name="host") as host:
         snap = await host.create("rouge-et-noir", seats=2, time_limit_s=60)
         bot = subprocess.Popen(
-            [sys.executable, "-m", "client.cli", "bot", "--url", url, "--race", snap.race],
+            [
+                sys.executable,
+                "-m",
+                "client.cli",
+                "bot",
+                "--url",
+                url,
+                "--race",
+                snap.race,
+                "--game",
+                "fours-up",
+            ],
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -49,6 +61,8 @@ async def test_bot_joining_a_race_announces_its_game(serve_process) -> None:
         finally:
             os.killpg(bot.pid, signal.SIGKILL)
             bot.wait(10)
+        assert bot.stderr is not None
+        assert f"note: race {snap.race} is rouge-et-noir, not fours-up" in bot.stderr.read()
 
 
 async def _readline(proc: subprocess.Popen[str]) -> str:
