@@ -75,13 +75,13 @@ def click_move(page, move: str) -> None:
         page.click(f'#board .pile[data-pile="{src}"] .card[data-idx="{length - k}"]')
         try:
             page.wait_for_selector(f'#board .pile[data-pile="{dst}"].target', timeout=5000)
-        except Exception:
+        except Exception as exc:
             shot(page, "failed-select")
             raise AssertionError(
                 f"{move}: selection {page.evaluate('JSON.stringify(window.solrace.app.board.sel)')} "
                 f"targets {page.evaluate('[...window.solrace.app.board.targets().keys()]')} "
                 f"legal {page.evaluate('window.solrace.app.board.legal.from.size')} you {you(page)}"
-            )
+            ) from exc
         page.click(f'#board .pile[data-pile="{dst}"]', position=pile_click_point(page, dst))
     page.wait_for_function(f"window.solrace.app.you.n > {n0}")
 
