@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
+from waiting import DEADLINE
 
 import client
 from client.bots.board import visible_game
@@ -42,7 +43,7 @@ async def seated_race(
     for c in players:
         await c.ready(rid)
     for c in players:
-        await c.wait_for("start", lambda ev: ev.race == rid, timeout=15)
+        await c.wait_for("start", lambda ev: ev.race == rid, timeout=DEADLINE)
     return rid
 
 
@@ -123,7 +124,7 @@ async def finish(c: client.Client, rid: str) -> None:
     raise AssertionError(f"could not finish {rid}")
 
 
-async def wait_end(c: client.Client, rid: str, timeout: float = 20.0) -> m.End:
+async def wait_end(c: client.Client, rid: str, timeout: float = DEADLINE) -> m.End:
     """The race's `end` (as an event, or from a resync if it was missed across a reconnect)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
