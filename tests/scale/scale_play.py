@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
-from waiting import DEADLINE
+from waiting import DEADLINE, until
 
 import client
 from client.bots.board import visible_game
@@ -65,8 +65,8 @@ async def play(
 ) -> Played:
     """Up to `count` moves chosen by a greedy bot from the player's own board.
 
-    Survives what a real client survives: `out-of-sync` (the library has
-    resynced), `internal` (Redis went away: resync, then choose again),
+    Survives what a real client survives: `out-of-sync` and `internal`
+    (Redis went away or came back: resync, then choose again),
     timeouts and disconnects while the library reconnects.
     """
     played = played or Played()
@@ -82,6 +82,9 @@ async def play(
         except client.ServerError as exc:
             played.errors.append(exc.code)
             if exc.code == "out-of-sync":
+                # the library resyncs the board at once, but that resync can meet `internal`
+                # too (Redis just came back): choose the next move only on a fresh board
+                await _resync(c, rid)
                 continue
             if exc.code == "internal":
                 await asyncio.sleep(0.1)
@@ -101,12 +104,16 @@ async def play(
 
 
 async def _resync(c: client.Client, rid: str) -> None:
-    for _ in range(100):
+    """Fetch the race's state, retrying while the server or its Redis is away."""
+
+    async def resynced() -> bool:
         try:
             await c.resync(rid)
-            return
         except (client.ServerError, TimeoutError, client.Disconnected):
-            await asyncio.sleep(0.1)
+            return False
+        return True
+
+    await until(resynced, interval=0.1, what=f"a resync of {rid}")
 
 
 async def finish(c: client.Client, rid: str) -> None:
