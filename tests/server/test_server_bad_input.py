@@ -213,7 +213,7 @@ async def test_rate_limit(make_server):
     limited = [r for r in replies if r["t"] == "error"]
     assert limited and all(r["code"] == "rate-limited" and r["retry_ms"] > 0 for r in limited)
     assert sum(r["t"] == "pong" for r in replies) in (4, 5)
-    await asyncio.sleep(0.3)  # credits come back
+    await asyncio.sleep(0.3)  # not a wait: credits come back with time (5 a second)
     assert (await a.request("ping"))["t"] == "pong"
     # abuse: far more than rate_close dropped messages in a row closes with 1008
     for _ in range(40):

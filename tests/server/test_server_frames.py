@@ -67,7 +67,7 @@ class RawWS:
             await self.writer.drain()
             i += step
             if rng.random() < 0.3:
-                await asyncio.sleep(0.001)
+                await asyncio.sleep(0.001)  # not a wait: the server reads the stream in more pieces
 
     async def recv(self, timeout: float = DEADLINE) -> tuple[int, bytes]:
         async def one() -> tuple[int, bytes]:
