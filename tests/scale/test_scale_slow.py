@@ -84,11 +84,13 @@ async def test_stalled_spectator_is_closed_and_others_keep_their_latency(redis_n
         assert moves < 2000 and seconds < 30, closed_after
         # ...and its TCP connection is gone, not waiting for a close handshake it cannot do
         await until(lambda: metric(srv.http_url, "solrace_connections") == 2, interval=0.05, what="dropped")
-        # The others' latency did not suffer (same run, same machine; generous thresholds).
+        # The others' latency did not suffer (same run, same machine; generous thresholds: a
+        # server held up by the stalled socket would cost the others whole seconds, while a
+        # machine shared with other work moves these figures by tens of milliseconds).
         p50b, p50d = statistics.median(before), statistics.median(during)
         p95b, p95d = _p(before, 0.95), _p(during, 0.95)
-        assert p50d < 3 * p50b + 0.005, (p50b, p50d)
-        assert p95d < 3 * p95b + 0.02, (p95b, p95d)
+        assert p50d < 3 * p50b + 0.05, (p50b, p50d)
+        assert p95d < 3 * p95b + 0.2, (p95b, p95d)
         assert a.connected and b.connected
         stalled.transport.abort()
     finally:
