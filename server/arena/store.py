@@ -283,14 +283,18 @@ class ArenaStore:
         """Compute ``race``'s points from its ranking rows and the standings now.
 
         Returns ``Applied`` instead when there is nothing to write (already
-        applied, unknown race). Raises ``ValueError`` when the rows' players
+        applied, unknown race, arena finalized). Raises ``ValueError`` when the rows' players
         are not the race's players.
         """
-        arena = await self._arena(arena_id)
+        info = await self.get(arena_id)
+        if info is None:
+            raise ArenaError("no-arena", f"no arena {arena_id!r}")
+        arena = info.arena
         rec = await self.r.hget(keys.races(arena_id), race)
         if rec is None:
-            done = await self.r.hexists(keys.results(arena_id), race)
-            return Applied("dup" if done else "no-race")
+            if await self.r.hexists(keys.results(arena_id), race):
+                return Applied("dup")
+            return Applied("no-race" if info.finalized is None else "final")
         formed = json.loads(_s(rec))
         players = [str(p) for p in formed["players"]]
         if sorted(str(r["player"]) for r in rows) != sorted(players):
