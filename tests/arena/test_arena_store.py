@@ -108,6 +108,20 @@ async def test_no_pairing_before_the_start_or_after_the_end(store, arena, clock)
     assert len(await store.pair(arena.id, 2)) == 1
 
 
+async def test_concurrent_pairing_never_seats_a_player_twice(store, arena, clients, clock):
+    other = ArenaStore(clients(), clock=clock, window=NOW_WINDOW)
+    players = [f"p{i:02d}" for i in range(60)]
+    for p in players:
+        await store.join(arena.id, p, p)
+    rounds = await asyncio.gather(*(s.pair(arena.id, 3) for s in (store, other, store, other)))
+    formed = [f for r in rounds for f in r]
+    seated = [p for f in formed for p in f.players]
+    assert len(seated) == len(set(seated)) == 60
+    assert all(len(f.players) == 3 for f in formed)
+    busy = await store.r.hgetall(keys.busy(arena.id))
+    assert {k.decode(): v.decode() for k, v in busy.items()} == {p: f.race for f in formed for p in f.players}
+
+
 async def test_pair_apply_and_standings(store, arena, clock):
     race = await formed_pair(store, "a", "b", arena)
     assert set(race.players) == {"a", "b"}
