@@ -31,6 +31,7 @@ is free.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -83,20 +84,50 @@ def pair(
     if len({f.player for f in free}) != len(free):
         raise ValueError("a player listed twice")
     line = sorted(free, key=lambda f: (f.position, f.player))
-    groups: list[list[Free]] = []
-    while len(line) >= seats:
-        best: tuple[tuple[int, int, int], int] | None = None
-        for i in range(len(line) - seats + 1):
-            g = line[i : i + seats]
+    n = len(line)
+    # The remaining players as a linked list over `line`; candidate groups in a
+    # heap keyed by (spread, longest wait, place in line). A group stays valid
+    # while all its players are unpaired (removals never put anyone between
+    # them); taking a group only creates the groups that span its gap.
+    nxt = list(range(1, n + 1))
+    prv = list(range(-1, n - 1))
+    alive = [True] * n
+    heap: list[tuple[int, int, int, tuple[int, ...]]] = []
+
+    def push(i: int) -> None:
+        members = []
+        j = i
+        while j < n and len(members) < seats:
+            members.append(j)
+            j = nxt[j]
+        if len(members) == seats:
+            g = [line[k] for k in members]
             if acceptable(g, window):
-                key = (spread(g), -max(f.waited_ms for f in g), i)
-                if best is None or key < best[0]:
-                    best = (key, i)
-        if best is None:
-            break
-        i = best[1]
-        groups.append(line[i : i + seats])
-        del line[i : i + seats]
+                heapq.heappush(heap, (spread(g), -max(f.waited_ms for f in g), i, tuple(members)))
+
+    for i in range(n):
+        push(i)
+    groups: list[list[Free]] = []
+    while heap:
+        *_, members = heapq.heappop(heap)
+        if not all(alive[k] for k in members):
+            continue
+        groups.append([line[k] for k in members])
+        before, after = prv[members[0]], nxt[members[-1]]
+        for k in members:
+            alive[k] = False
+        if before >= 0:
+            nxt[before] = after
+        if after < n:
+            prv[after] = before
+        starts = []
+        j = before
+        while j >= 0 and len(starts) < seats - 1:
+            starts.append(j)
+            j = prv[j]
+        for j in starts:
+            push(j)
+    line = [f for k, f in enumerate(line) if alive[k]]
     if min_seats <= len(line) < seats and max(f.waited_ms for f in line) >= window.max_wait_ms:
         groups.append(line)
     return groups

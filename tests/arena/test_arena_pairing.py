@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,6 +54,40 @@ def test_pairing_properties(free, seats):
     # maximal: nothing acceptable is left unformed
     if not small:
         assert not any(acceptable(left[i : i + seats], W) for i in range(len(left) - seats + 1))
+
+
+def reference_pair(free, seats, window):
+    """The rule, spelled out: repeatedly the best acceptable group of consecutive players left."""
+    line = sorted(free, key=lambda f: (f.position, f.player))
+    groups = []
+    while True:
+        candidates = [
+            ((spread(g), -max(f.waited_ms for f in g), i), g)
+            for i in range(len(line) - seats + 1)
+            if acceptable(g := line[i : i + seats], window)
+        ]
+        if not candidates:
+            break
+        (_, _, i), g = min(candidates, key=lambda c: c[0])
+        groups.append(g)
+        del line[i : i + seats]
+    if 2 <= len(line) < seats and max(f.waited_ms for f in line) >= window.max_wait_ms:
+        groups.append(line)
+    return groups
+
+
+@settings(max_examples=300, deadline=None)
+@given(free_lists(), st.integers(2, 4))
+def test_pairing_matches_the_rule_spelled_out(free, seats):
+    assert pair(free, seats, W) == reference_pair(free, seats, W)
+
+
+def test_a_thousand_free_players_pair_fast():
+    free = [Free(f"p{i:04d}", i, (i * 37) % 4_000) for i in range(1000)]
+    t = time.perf_counter()
+    groups = pair(free, 2, W)
+    assert time.perf_counter() - t < 0.5  # well under a pairing tick, on a slow machine
+    assert len(groups) >= 490
 
 
 def test_close_standing_pairs_together():
