@@ -95,7 +95,7 @@ def pair(
     heap: list[tuple[int, int, int, tuple[int, ...]]] = []
 
     def push(i: int) -> None:
-        members = []
+        members: list[int] = []
         j = i
         while j < n and len(members) < seats:
             members.append(j)
@@ -120,7 +120,7 @@ def pair(
             nxt[before] = after
         if after < n:
             prv[after] = before
-        starts = []
+        starts: list[int] = []
         j = before
         while j >= 0 and len(starts) < seats - 1:
             starts.append(j)
