@@ -17,7 +17,16 @@ docs/arenas.md describes the rules and the layout.
 from __future__ import annotations
 
 from .pairing import Free, Window, pair
-from .schedule import Arena, Recurrence, Schedule, arenas_between, default_schedule, status, validate
+from .schedule import (
+    Arena,
+    Recurrence,
+    Schedule,
+    arenas_between,
+    default_schedule,
+    schedule_from_config,
+    status,
+    validate,
+)
 from .scoring import RacePoints, Standing, score_race
 from .store import Applied, ArenaError, ArenaInfo, ArenaStore, Board, Formed, Prepared, Row
 
@@ -40,6 +49,7 @@ __all__ = [
     "arenas_between",
     "default_schedule",
     "pair",
+    "schedule_from_config",
     "score_race",
     "status",
     "validate",

@@ -18,8 +18,9 @@ Nothing here reads a clock: callers pass ``now`` (ms).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
@@ -154,6 +155,8 @@ class Recurrence:
             raise ArenaError("bad-schedule", f"{self.kind}: no games")
         if self.every_ms <= 0 or not 0 <= self.offset_ms < self.every_ms:
             raise ArenaError("bad-schedule", f"{self.kind}: need every > 0 and 0 <= offset < every")
+        if self.every_ms % 60_000 or self.offset_ms % 60_000:
+            raise ArenaError("bad-schedule", f"{self.kind}: every and offset in whole minutes (arena ids)")
         if self.duration_ms > self.every_ms:
             raise ArenaError("bad-schedule", f"{self.kind}: arenas of one rule must not overlap")
 
@@ -214,3 +217,60 @@ def arenas_between(schedule: Schedule, start: int, end: int) -> list[Arena]:
     """Every scheduled arena overlapping ``[start, end)``, ordered by start, then id."""
     found = [a for rule in schedule.rules for a in occurrences(rule, start, end)]
     return sorted(found, key=lambda a: (a.starts, a.id))
+
+
+# --- the schedule's config ------------------------------------------------------------
+
+_DURATION_RE = re.compile(r"(\d+)(ms|s|m|h|d)")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": HOUR_MS, "d": DAY_MS}
+
+
+def parse_duration(v: object) -> int:
+    """ms from an int (ms) or a string such as ``30m``, ``1h``, ``20h30m``, ``1d``."""
+    if isinstance(v, bool):
+        raise ArenaError("bad-schedule", f"not a duration: {v!r}")
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v and _DURATION_RE.sub("", v) == "":
+        return sum(int(n) * _UNIT_MS[u] for n, u in _DURATION_RE.findall(v))
+    raise ArenaError("bad-schedule", f"not a duration: {v!r}")
+
+
+def schedule_from_config(rules: Sequence[Mapping[str, Any]], games: Sequence[str]) -> Schedule:
+    """A ``Schedule`` from plain data (JSON, TOML), one map per rule::
+
+        {"kind": "hourly", "games": "*", "every": "1h", "duration": "30m"}
+        {"kind": "daily", "games": ["fours-up", "rouge-et-noir"], "every": "1d",
+         "offset": "20h", "duration": "1h", "rotate": true, "seats": 4}
+
+    ``games``: a list, or ``"*"`` for every game. Optional: ``offset`` (0),
+    ``rotate`` (false), ``seats`` (2), ``berserk`` (true), ``time_limit_s`` (300).
+    """
+    out = []
+    known = {"kind", "games", "every", "duration", "offset", "rotate", "seats", "berserk", "time_limit_s"}
+    for rule in rules:
+        extra = set(rule) - known
+        if extra:
+            raise ArenaError("bad-schedule", f"unknown fields {sorted(extra)}")
+        try:
+            names = tuple(games) if rule["games"] == "*" else tuple(str(g) for g in rule["games"])
+            r = Recurrence(
+                kind=str(rule["kind"]),
+                games=names,
+                every_ms=parse_duration(rule["every"]),
+                duration_ms=parse_duration(rule["duration"]),
+                offset_ms=parse_duration(rule.get("offset", 0)),
+                rotate=bool(rule.get("rotate", False)),
+                seats=int(rule.get("seats", 2)),
+                berserk=bool(rule.get("berserk", True)),
+                time_limit_s=int(rule.get("time_limit_s", 300)),
+            )
+        except KeyError as e:
+            raise ArenaError("bad-schedule", f"missing field {e.args[0]!r}") from None
+        for g in r.games:
+            if g not in games:
+                raise ArenaError("unknown-game", f"no game {g!r}")
+        # every arena of the rule must be valid; check one
+        validate(occurrences(r, 0, r.every_ms)[0], games)
+        out.append(r)
+    return Schedule(tuple(out))

@@ -93,3 +93,41 @@ def test_recurrence_rejects_bad_rules():
         Recurrence("x", (), every_ms=HOUR_MS, duration_ms=HOUR_MS)
     with pytest.raises(ArenaError):
         Recurrence("x", GAMES, every_ms=HOUR_MS, duration_ms=HOUR_MS, offset_ms=HOUR_MS)
+
+
+def test_schedule_from_config():
+    config = [
+        {"kind": "hourly", "games": "*", "every": "1h", "duration": "30m"},
+        {
+            "kind": "daily",
+            "games": ["fours-up"],
+            "every": "1d",
+            "offset": "20h30m",
+            "duration": 5_400_000,
+            "seats": 4,
+            "berserk": False,
+        },
+    ]
+    s = schedule.schedule_from_config(config, GAMES)
+    hourly, daily = s.rules
+    assert hourly.games == GAMES and hourly.every_ms == HOUR_MS and hourly.duration_ms == 1_800_000
+    assert daily.offset_ms == 20 * HOUR_MS + 30 * 60_000 and daily.seats == 4 and not daily.berserk
+    [d] = [a for a in arenas_between(s, T, T + 86_400_000) if a.id.startswith("daily-")]
+    assert d.starts == T + daily.offset_ms and d.duration_ms == 5_400_000 and d.game == "fours-up"
+
+
+@pytest.mark.parametrize(
+    "rule, code",
+    [
+        ({"kind": "x", "games": "*", "every": "1h"}, "bad-schedule"),  # no duration
+        ({"kind": "x", "games": "*", "every": "1h", "duration": "30m", "colour": 1}, "bad-schedule"),
+        ({"kind": "x", "games": ["chess"], "every": "1h", "duration": "30m"}, "unknown-game"),
+        ({"kind": "x", "games": "*", "every": "1h", "duration": "half"}, "bad-schedule"),
+        ({"kind": "x", "games": "*", "every": "1h", "duration": "30m", "seats": 9}, "bad-arena"),
+        ({"kind": "x", "games": "*", "every": "90s", "duration": "30s"}, "bad-schedule"),
+    ],
+)
+def test_schedule_config_errors(rule, code):
+    with pytest.raises(ArenaError) as e:
+        schedule.schedule_from_config([rule], GAMES)
+    assert e.value.code == code
