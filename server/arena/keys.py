@@ -22,6 +22,7 @@ key                             type    contents
                                         Permanent (the proof of every point).
 ``{arena:ID}:h:PLAYER``         list    JSON [race, rank, points] of the player's races, oldest
                                         first. Permanent.
+``{arena:ID}:last``             hash    player → the last race they played (no immediate rematch)
 ``{arena:ID}:seq``              string  counter ordering pairings and applies
 ``{arena:ID}:final``            string  JSON final standings [{rank, standing}...], written once
                                         at finalization. Permanent.
@@ -29,7 +30,7 @@ key                             type    contents
 ``{arenas}:index``              zset    arena id → start ms (listing; its own slot)
 ==============================  ======  ==========================================================
 
-Transient keys (joined, free, busy, races, berserk, seq) are deleted at
+Transient keys (joined, free, busy, races, berserk, seq, last) are deleted at
 finalization.
 """
 
@@ -80,6 +81,10 @@ def results(arena_id: str) -> str:
 
 def history(arena_id: str, player: str) -> str:
     return tag(arena_id) + ":h:" + player
+
+
+def last(arena_id: str) -> str:
+    return tag(arena_id) + ":last"
 
 
 def seq(arena_id: str) -> str:

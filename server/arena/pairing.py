@@ -16,6 +16,10 @@ Rule (docs/arenas.md, "Pairing"):
   spread once ``w >= max_wait_ms``. A group is acceptable when its spread
   fits the window of its longest-waiting member: waiting buys a wider
   search, so nobody waits long just because the players near them are busy.
+- No immediate rematch: a group with two players whose last race was the
+  same race is not acceptable, until one of its players has waited
+  ``max_wait_ms`` (two players freed by the same race, now next to each
+  other in the standings, would otherwise race each other again and again).
 - Groups are taken closest first: repeatedly the acceptable group of the
   smallest spread (then the longest wait, then the highest standing) among
   the players still unpaired, until none is acceptable.
@@ -38,11 +42,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Free:
-    """A free player: ``position`` in the standings (0 = first), ``waited_ms`` since free."""
+    """A free player: ``position`` in the standings (0 = first), ``waited_ms`` since free,
+    ``last_race`` the race they last played in this arena ("" for none)."""
 
     player: str
     position: int
     waited_ms: int
+    last_race: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +70,17 @@ def spread(group: Sequence[Free]) -> int:
     return group[-1].position - group[0].position
 
 
+def rematch(group: Sequence[Free]) -> bool:
+    """Two players of ``group`` come from the same race."""
+    lasts = [f.last_race for f in group if f.last_race]
+    return len(set(lasts)) != len(lasts)
+
+
 def acceptable(group: Sequence[Free], window: Window) -> bool:
-    return spread(group) <= window.reach(max(f.waited_ms for f in group))
+    waited = max(f.waited_ms for f in group)
+    if rematch(group) and waited < window.max_wait_ms:
+        return False
+    return spread(group) <= window.reach(waited)
 
 
 def pair(

@@ -41,14 +41,14 @@ redis.call('ZREM', KEYS[2], ARGV[1])
 return redis.call('SREM', KEYS[1], ARGV[1])
 """
 
-# The free players for pairing. KEYS: free, board.
-# -> {player, free since, standings position}...
+# The free players for pairing. KEYS: free, board, last.
+# -> {player, free since, standings position, last race or ''}...
 FREE = """
 local out = {}
 local fr = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
 for i = 1, #fr, 2 do
   local pos = redis.call('ZRANK', KEYS[2], fr[i])
-  out[#out + 1] = {fr[i], fr[i + 1], pos or -1}
+  out[#out + 1] = {fr[i], fr[i + 1], pos or -1, redis.call('HGET', KEYS[3], fr[i]) or ''}
 end
 return out
 """
@@ -104,7 +104,7 @@ return 0
 
 # Apply a finished race's points, exactly once.
 # KEYS: meta, races, busy, joined, free, standings, board, results, seq, berserk, channel,
-#       then the history list of each player (same order as ARGV).
+#       last, then the history list of each player (same order as ARGV).
 # ARGV: race, now, result json, n, then per player: player, standing read, new standing,
 #       new score, history item.
 # -> {'ok', seq} | {'dup'} | {'final'} | {'no-race'} | {'stale'}
@@ -129,7 +129,8 @@ for j = 0, n - 1 do
   if redis.call('SISMEMBER', KEYS[4], p) == 1 and redis.call('HEXISTS', KEYS[3], p) == 0 then
     redis.call('ZADD', KEYS[5], 'NX', now, p)
   end
-  redis.call('RPUSH', KEYS[12 + j], ARGV[b + 4])
+  redis.call('HSET', KEYS[12], p, race)
+  redis.call('RPUSH', KEYS[13 + j], ARGV[b + 4])
 end
 redis.call('HDEL', KEYS[2], race)
 local seq = redis.call('INCR', KEYS[9])
@@ -196,7 +197,7 @@ return {count, top, r, around}
 
 # Freeze an arena after its end: the final standings become a permanent
 # record; formed races not applied by then (past the grace) never count.
-# KEYS: meta, races, board, standings, final, joined, free, busy, berserk, seq.
+# KEYS: meta, races, board, standings, final, joined, free, busy, berserk, seq, last.
 # ARGV: now, grace ms. -> {'ok'} | {'done'} | {'running'} | {'waiting', races} | {'no-arena'}
 FINALIZE = """
 local now = tonumber(ARGV[1])
@@ -216,6 +217,6 @@ for i = 1, #rows, 2 do
 end
 redis.call('SET', KEYS[5], '[' .. table.concat(parts, ',') .. ']')
 redis.call('HSET', KEYS[1], 'finalized', ARGV[1], 'entries', #rows / 2, 'dropped', pending)
-redis.call('DEL', KEYS[2], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10])
+redis.call('DEL', KEYS[2], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11])
 return {'ok'}
 """

@@ -214,8 +214,11 @@ class ArenaStore:
     # --- pairing ------------------------------------------------------------------------
 
     async def free_players(self, arena_id: str, now: int) -> list[Free]:
-        rows = await self._run("FREE", [keys.free(arena_id), keys.board(arena_id)], [])
-        return [Free(_s(p), int(pos), max(0, now - int(float(_s(since))))) for p, since, pos in rows]
+        rows = await self._run("FREE", [keys.free(arena_id), keys.board(arena_id), keys.last(arena_id)], [])
+        return [
+            Free(_s(p), int(pos), max(0, now - int(float(_s(since)))), _s(last))
+            for p, since, pos, last in rows
+        ]
 
     async def pair(self, arena_id: str, seats: int) -> list[Formed]:
         """Form races of the free players now; returns the races this call formed.
@@ -348,6 +351,7 @@ class ArenaStore:
                 keys.seq(a),
                 keys.berserk(a),
                 keys.channel(a),
+                keys.last(a),
                 *(keys.history(a, rp.player) for rp in p.points),
             ],
             args,
@@ -424,6 +428,7 @@ class ArenaStore:
                 keys.busy(a),
                 keys.berserk(a),
                 keys.seq(a),
+                keys.last(a),
             ],
             [self.clock(), arena.grace_ms],
         )

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.arena.pairing import Free, Window, acceptable, pair, spread
+from server.arena.pairing import Free, Window, acceptable, pair, rematch, spread
 
 W = Window(base_window=4, widen_per_s=10.0, max_wait_ms=3_000)
 
@@ -18,7 +18,11 @@ def free_lists(draw):
     n = draw(st.integers(0, 40))
     positions = draw(st.lists(st.integers(0, 200), min_size=n, max_size=n, unique=True))
     waits = draw(st.lists(st.integers(0, 4_000), min_size=n, max_size=n))
-    return [Free(f"p{i:03d}", pos, w) for i, (pos, w) in enumerate(zip(positions, waits, strict=True))]
+    lasts = draw(st.lists(st.sampled_from(["", "r1", "r2", "r3"]), min_size=n, max_size=n))
+    return [
+        Free(f"p{i:03d}", pos, w, last)
+        for i, (pos, w, last) in enumerate(zip(positions, waits, lasts, strict=True))
+    ]
 
 
 @settings(max_examples=300, deadline=None)
@@ -40,6 +44,7 @@ def test_pairing_properties(free, seats):
         assert len(paired) == len(free)  # the leftovers were all of them
     for g in full:
         assert acceptable(g, W)
+        assert not rematch(g) or max(f.waited_ms for f in g) >= W.max_wait_ms
         assert g == sorted(g, key=lambda f: (f.position, f.player))
     # closest first: replaying the choice, each group was the closest acceptable one left
     left = list(line)
@@ -112,6 +117,16 @@ def test_leftovers_race_smaller_after_the_longest_wait():
     waited = [Free("a", 0, 3_000), Free("b", 1, 0), Free("c", 2, 0)]
     assert [len(g) for g in pair(waited, 4, W)] == [3]
     assert pair([Free("a", 0, 10_000)], 4, W) == []  # alone: nobody to race
+
+
+def test_no_immediate_rematch_until_the_longest_wait():
+    # a and b just raced each other; c and d each come from other races
+    free = [Free("a", 0, 0, "r1"), Free("b", 1, 0, "r1"), Free("c", 2, 0, "r2"), Free("d", 3, 0, "r3")]
+    # (a, b) is refused; (b, c) is the closest; then a and d are next to each other in what is left
+    assert sorted([f.player for f in g] for g in pair(free, 2, W)) == [["a", "d"], ["b", "c"]]
+    assert pair(free[:2], 2, W) == []
+    waited = [Free("a", 0, 3_000, "r1"), Free("b", 1, 0, "r1")]
+    assert pair(waited, 2, W) == [waited]
 
 
 def test_longest_waiter_first_among_equal_spreads():

@@ -194,6 +194,19 @@ async def test_two_processes_two_hundred_players(clients):
             assert nxt["formed"] - prev["applied"] <= WINDOW.max_wait_ms + 2 * STEP_MS, (p, prev, nxt)
     assert min(len(races_of[p]) for p in set(players) - leavers) >= 3
 
+    # no immediate rematch, unless someone had waited the longest wait
+    previous: dict[str, dict] = {}
+    rematches = 0
+    for res in sorted(results, key=lambda r: r["formed_seq"]):
+        before = [previous[p] for p in res["players"] if p in previous]
+        lasts = [r["race"] for r in before]
+        if len(set(lasts)) != len(lasts):
+            rematches += 1
+            assert res["formed"] - min(r["applied"] for r in before) >= WINDOW.max_wait_ms
+        for p in res["players"]:
+            previous[p] = res
+    assert rematches < len(results) // 20
+
     # the standings through either client, and the permanent record, agree
     through_a = await a.all_standings(arena.id)
     through_b = await b.all_standings(arena.id)

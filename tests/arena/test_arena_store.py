@@ -198,6 +198,8 @@ async def test_streak_and_berserk_through_the_store(store, arena, clock):
         clock.now += 1000
         out = await store.apply(arena.id, race.race, [row("a", 20), row("b", 5)])
         assert {rp.player: rp.points for rp in out.points}["a"] == pts
+        assert await store.pair(arena.id, 2) == []  # no immediate rematch...
+        clock.now += NOW_WINDOW.max_wait_ms  # ...unless nobody else comes
     board = await store.standings(arena.id, player="a")
     assert board.me.standing.points == 9 and board.me.standing.streak == 3
     res = await store.results(arena.id)
