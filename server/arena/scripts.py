@@ -87,6 +87,22 @@ end
 return taken
 """
 
+# The featured race: the formed race whose best player stands highest
+# (ties: the smaller race id). KEYS: races, board. -> race id or ''
+FEATURED = """
+local best, best_race = nil, ''
+local rs = redis.call('HGETALL', KEYS[1])
+for i = 1, #rs, 2 do
+  for _, p in ipairs(cjson.decode(rs[i + 1]).players) do
+    local pos = redis.call('ZRANK', KEYS[2], p)
+    if pos and (not best or pos < best or (pos == best and rs[i] < best_race)) then
+      best, best_race = pos, rs[i]
+    end
+  end
+end
+return best_race
+"""
+
 # Mark a player of a formed race berserk. KEYS: meta, races, berserk. ARGV: race, player.
 # -> 1 | 0 (arena without berserk, no such formed race, or not its player)
 BERSERK = """

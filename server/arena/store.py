@@ -20,7 +20,17 @@ from typing import Any, cast
 
 from . import keys, scripts
 from .pairing import Free, Window, pair
-from .schedule import Arena, Schedule, arenas_between
+from .schedule import (
+    HOUR_MS,
+    MAX_DURATION_MS,
+    MAX_TIME_LIMIT_S,
+    OVER,
+    RUNNING,
+    Arena,
+    Schedule,
+    arenas_between,
+    status,
+)
 from .scoring import RacePoints, Standing, after_race, joined, pack, rerank, score_race
 
 Clock = Callable[[], int]
@@ -125,7 +135,17 @@ class ArenaStore:
         self.race_id = race_id
         self._scripts = {
             name: redis.register_script(getattr(scripts, name))
-            for name in ("CREATE", "JOIN", "WITHDRAW", "FREE", "PAIR", "BERSERK", "APPLY", "RELEASE")
+            for name in (
+                "CREATE",
+                "JOIN",
+                "WITHDRAW",
+                "FREE",
+                "PAIR",
+                "FEATURED",
+                "BERSERK",
+                "APPLY",
+                "RELEASE",
+            )
         }
         self._scripts["STANDINGS"] = redis.register_script(scripts.STANDINGS)
         self._scripts["FINALIZE"] = redis.register_script(scripts.FINALIZE)
@@ -166,6 +186,27 @@ class ArenaStore:
     async def listing(self, start: int, end: int) -> list[str]:
         """Ids of the arenas starting in ``[start, end)``, by start time."""
         return [_s(m) for m in await self.r.zrangebyscore(keys.INDEX, start, f"({end}")]
+
+    async def active(self, ahead_ms: int = HOUR_MS) -> list[ArenaInfo]:
+        """The arenas not yet finalized that started already or start within ``ahead_ms``,
+        by start time: what a server process pairs, sweeps and lists."""
+        now = self.clock()
+        oldest = now - MAX_DURATION_MS - MAX_TIME_LIMIT_S * 1000 - 5_000
+        out = []
+        for arena_id in await self.listing(oldest, now + ahead_ms):
+            info = await self.get(arena_id)
+            if info is not None and info.finalized is None:
+                out.append(info)
+        return out
+
+    async def tick(self, arena: Arena) -> list[Formed]:
+        """One pass of the arena's loop: pair while it runs, finalize once it is over."""
+        st = status(arena, self.clock())
+        if st == RUNNING:
+            return await self.pair(arena.id, arena.seats)
+        if st == OVER:
+            await self.finalize(arena.id)
+        return []
 
     async def _arena(self, arena_id: str) -> Arena:
         info = await self.get(arena_id)
@@ -269,14 +310,8 @@ class ArenaStore:
 
     async def featured(self, arena_id: str) -> str | None:
         """The formed race whose best player stands highest (None without races)."""
-        races = await self.formed(arena_id)
-        best: tuple[int, str] | None = None
-        for race, rec in races.items():
-            for p in rec["players"]:
-                pos = await self.r.zrank(keys.board(arena_id), p)
-                if pos is not None and (best is None or (int(pos), race) < best):
-                    best = (int(pos), race)
-        return best[1] if best else None
+        race = _s(await self._run("FEATURED", [keys.races(arena_id), keys.board(arena_id)], []))
+        return race or None
 
     # --- results ------------------------------------------------------------------------
 
@@ -302,7 +337,7 @@ class ArenaStore:
         players = [str(p) for p in formed["players"]]
         if sorted(str(r["player"]) for r in rows) != sorted(players):
             raise ValueError(f"ranking players {[r['player'] for r in rows]} are not race {race}'s {players}")
-        read = [await self.r.hget(keys.standings(arena_id), p) for p in players]
+        read = await self.r.hmget(keys.standings(arena_id), players)
         before = {p: Standing.from_dict(json.loads(_s(v))) for p, v in zip(players, read, strict=True) if v}
         if len(before) != len(players):
             raise ValueError(f"race {race} has a player with no standing")

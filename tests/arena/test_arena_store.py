@@ -300,3 +300,18 @@ async def test_packed_scores_in_redis_are_exact(store, arena, clock):
     board = await store.standings(arena.id)
     for r in board.top:
         assert await store.r.zscore(keys.board(arena.id), r.standing.player) == pack(r.standing)
+
+
+async def test_active_arenas_and_tick(store, arena, clock):
+    later = Arena("t-2", "fours-up", starts=clock.now + 30 * 60_000, duration_ms=60_000)
+    far = Arena("t-3", "fours-up", starts=clock.now + 5 * 3_600_000, duration_ms=60_000)
+    await store.create(later)
+    await store.create(far)
+    assert [i.arena.id for i in await store.active()] == ["t-1", "t-2"]
+    for p in "ab":
+        await store.join(arena.id, p, p)
+    assert len(await store.tick(arena)) == 1
+    clock.now = arena.ends + arena.grace_ms
+    assert await store.tick(arena) == []
+    assert (await store.get(arena.id)).finalized == clock.now
+    assert [i.arena.id for i in await store.active()] == ["t-2"]
