@@ -19,6 +19,7 @@ from __future__ import annotations
 from .pairing import Free, Window, pair
 from .schedule import (
     Arena,
+    ArenaError,
     Recurrence,
     Schedule,
     arenas_between,
@@ -28,7 +29,7 @@ from .schedule import (
     validate,
 )
 from .scoring import RacePoints, Standing, score_race
-from .store import Applied, ArenaError, ArenaInfo, ArenaStore, Board, Formed, Prepared, Row
+from .store import Applied, ArenaInfo, ArenaStore, Board, Formed, Prepared, Row
 
 __all__ = [
     "Applied",

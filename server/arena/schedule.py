@@ -34,8 +34,12 @@ UPCOMING, RUNNING, OVER = "upcoming", "running", "over"
 _ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 
-class ArenaError(ValueError):
-    """An invalid arena or schedule; ``code`` is a stable protocol error code."""
+class ArenaError(Exception):
+    """A refused arena request; ``code`` is a stable protocol error code.
+
+    ``bad-arena``, ``unknown-game``, ``bad-schedule`` (validation here);
+    ``no-arena``, ``arena-over`` (the store: no such arena; joining after its end).
+    """
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)

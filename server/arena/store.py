@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
@@ -27,6 +28,7 @@ from .schedule import (
     OVER,
     RUNNING,
     Arena,
+    ArenaError,
     Schedule,
     arenas_between,
     status,
@@ -37,8 +39,7 @@ Clock = Callable[[], int]
 
 
 def system_clock() -> int:
-    import time
-
+    """Wall time in ms (the default clock)."""
     return time.time_ns() // 1_000_000
 
 
@@ -52,16 +53,6 @@ def _dumps(obj: Any) -> str:
 
 def new_race_id() -> str:
     return "a" + secrets.token_hex(8)
-
-
-class ArenaError(Exception):
-    """A refused arena request; ``code`` is a stable protocol error code:
-    ``no-arena``, ``arena-over``."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
 
 
 @dataclass(frozen=True, slots=True)
