@@ -81,7 +81,7 @@ def click_move(page, move: str) -> None:
                 f"{move}: selection {page.evaluate('JSON.stringify(window.solrace.app.board.sel)')} "
                 f"targets {page.evaluate('[...window.solrace.app.board.targets().keys()]')} "
                 f"legal {page.evaluate('window.solrace.app.board.legal.from.size')} you {you(page)}"
-            )
+            ) from None
         page.click(f'#board .pile[data-pile="{dst}"]', position=pile_click_point(page, dst))
     page.wait_for_function(f"window.solrace.app.you.n > {n0}")
 

@@ -107,12 +107,14 @@ export class Board {
       [NARROW, true, false],
       [NARROW, true, true],
     ];
-    let pick = null;
-    for (const [sp, stacked, wrap] of tries) {
-      const cw = Math.floor(width / layoutUnits(game, sp, stacked, wrap));
-      pick = { sp, stacked, wrap, cw };
-      if (cw >= 44) break;
-    }
+    const options = tries.map(([sp, stacked, wrap]) => ({ sp, stacked, wrap, cw: Math.floor(width / layoutUnits(game, sp, stacked, wrap)) }));
+    // the most compact layout whose cards are comfortable, else whose cards are readable
+    // (wrapping groups makes a tall board), else the widest cards there are
+    const compact = options.filter((o) => !o.wrap);
+    const pick =
+      compact.find((o) => o.cw >= 44) ||
+      compact.find((o) => o.cw >= this.opts.minCard) ||
+      options[options.length - 1];
     this.stacked = pick.stacked && game.cols.length > 1;
     this.wrap = pick.wrap;
     this.sp = pick.sp;

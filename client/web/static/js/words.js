@@ -91,7 +91,8 @@ export function errorText(e) {
   if (!e) return "Something went wrong.";
   if (e.code === "illegal-move") {
     const why = REFUSALS[e.reason];
-    const detail = e.message ? humanize(e.message) : "";
+    // the server's message starts with the move and the code: keep only its explanation
+    const detail = humanize(String(e.message || "").replace(/^illegal move '[^']*' \([\w-]+\):\s*/, ""));
     return `Not allowed: ${detail || why || "that move breaks the rules"}.`;
   }
   if (e.code && ERRORS[e.code]) return ERRORS[e.code];
