@@ -367,3 +367,36 @@ def test_illegal_move_message_in_words(new_page):
     text = toast.inner_text()
     assert "not-accepted" not in text and "r0" not in text and "t0" not in text, text
     assert "Not allowed" in text
+
+
+# ----------------------------------------------------------------------------- daily
+
+
+def test_daily_rank_and_record_follow_the_leaderboard(new_page, make_bot):
+    """When a rival's attempt ends, your rank line and your record change with the board, no reload."""
+    from protocol import messages as m
+
+    page = new_page("dana")
+    page.goto(page.url.split("#")[0] + "#daily=racing-aces")
+    page.click("#daily-start")
+    page.wait_for_url(re.compile(r"#race="))
+    wait_board(page)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel")
+    page.click("#to-leaderboard")
+    page.wait_for_selector("#daily-mine")
+    assert "of 1" in page.locator("#daily-mine").inner_text()
+    page.locator("#daily-history td", has_text="of 1").first.wait_for()
+
+    bot = make_bot("daily-rival")
+    snap = bot.call(lambda c: c.request(m.DailyStart(game="racing-aces")))
+    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=15))
+    bot.call(lambda c: c.finish(snap.race))
+    page.wait_for_selector(f'#leaderboard tr[data-player="{bot.client.player}"]')
+    page.wait_for_function("document.querySelector('#daily-mine').textContent.includes('of 2')")
+    page.locator("#daily-history td", has_text="of 2").first.wait_for()
+    mine = page.locator("#daily-mine .big-rank").inner_text().split()[0]
+    row = page.locator("#leaderboard tr.mine td").first.inner_text()
+    assert mine == f"#{row}", (mine, row)
+    shot(page, "daily-live-rank", full_page=True)

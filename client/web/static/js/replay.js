@@ -194,11 +194,11 @@ export class ReplayPage {
     const controls = h(
       "div",
       { class: "replay-controls" },
-      h("button", { class: "btn small", id: "replay-first", title: "to the deal", onclick: () => this.go(0) }, "⏮"),
-      h("button", { class: "btn small", id: "replay-back", title: "one move back", onclick: () => this.go(this.step - 1) }, "◀"),
+      h("button", { class: "btn small", id: "replay-first", title: "to the deal", onclick: () => this.go(0) }, "« Deal"),
+      h("button", { class: "btn small", id: "replay-back", title: "one move back", onclick: () => this.go(this.step - 1) }, "‹ Back"),
       h("button", { class: "btn small primary", id: "replay-play", onclick: () => (this.timer ? this.pause() : this.play()) }, "▶ Play"),
-      h("button", { class: "btn small", id: "replay-next", title: "one move on", onclick: () => this.go(this.step + 1) }, "▶|"),
-      h("button", { class: "btn small", id: "replay-last", title: "to the end", onclick: () => this.go(n) }, "⏭"),
+      h("button", { class: "btn small", id: "replay-next", title: "one move on", onclick: () => this.go(this.step + 1) }, "Next ›"),
+      h("button", { class: "btn small", id: "replay-last", title: "to the end", onclick: () => this.go(n) }, "End »"),
       h(
         "label",
         { class: "muted small" },
@@ -252,7 +252,7 @@ export class ReplayPage {
       ),
     );
     for (const { p, el } of panels) {
-      const board = new Board(el.querySelector(".replay-board"), { interactive: false, minCard: 22, maxCard: 70 });
+      const board = new Board(el.querySelector(".replay-board"), { interactive: false, minCard: 22, maxCard: 70, maxColumnPx: 300 });
       this.boards.push({ p, el, board, drawn: null });
     }
     this.update();
