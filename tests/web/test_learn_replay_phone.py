@@ -400,3 +400,41 @@ def test_daily_rank_and_record_follow_the_leaderboard(new_page, make_bot):
     row = page.locator("#leaderboard tr.mine td").first.inner_text()
     assert mine == f"#{row}", (mine, row)
     shot(page, "daily-live-rank", full_page=True)
+
+
+def test_phone_pages_fit(phone, make_bot):
+    """At 360 px the lobby with its race list, a spectated race, the daily page, a how-to-play
+    page and a replay all fit the width."""
+    a, b = make_bot("alice-with-a-long-name"), make_bot("bob")
+    snap = a.call(lambda c: c.create("rouge-et-noir", seats=2, time_limit_s=120))
+    a.call(lambda c: c.create("fours-up", seats=3, time_limit_s=120))
+    b.call(lambda c: c.join(snap.race))
+    a.call(lambda c: c.ready(snap.race))
+    b.call(lambda c: c.ready(snap.race))
+    for bot in (a, b):
+        bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=15))
+        bot.play(snap.race, delay=0.1, max_moves=15)
+    page = phone("viewer")
+    page.wait_for_selector(f'#race-list tr[data-race="{snap.race}"]')
+    no_sideways_scroll(page, PHONE["width"])
+    shot(page, "phone360-lobby", full_page=True)
+    page.goto(page.url.split("#")[0] + f"#watch={snap.race}")
+    page.wait_for_selector("#boards .spec-board .pile")
+    no_sideways_scroll(page, PHONE["width"])
+    assert page.locator("#boards").bounding_box()["y"] < page.locator(".side").bounding_box()["y"]
+    shot(page, "phone360-watch", full_page=True)
+    page.goto(page.url.split("#")[0] + "#daily=double-aces-and-kings")
+    page.wait_for_selector("#daily-info")
+    no_sideways_scroll(page, PHONE["width"])
+    page.goto(page.url.split("#")[0] + "#howto=rouge-et-noir")
+    page.wait_for_selector("#howto-board .pile")
+    no_sideways_scroll(page, PHONE["width"])
+    for bot in (a, b):
+        bot.stop_playing()
+        bot.call(lambda c: c.finish(snap.race))
+    page.goto(page.url.split("#")[0] + f"#replay={snap.race}")
+    page.wait_for_selector("#replay-page .replay-player .pile")
+    no_sideways_scroll(page, PHONE["width"])
+    page.locator("#replay-last").tap()
+    page.wait_for_function("window.solrace.replayPage.step === window.solrace.replayPage.data.events.length")
+    shot(page, "phone360-replay", full_page=True)
