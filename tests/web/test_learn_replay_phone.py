@@ -438,3 +438,28 @@ def test_phone_pages_fit(phone, make_bot):
     page.locator("#replay-last").tap()
     page.wait_for_function("window.solrace.replayPage.step === window.solrace.replayPage.data.events.length")
     shot(page, "phone360-replay", full_page=True)
+
+
+def test_mark_movable_cards_and_legend(new_page):
+    """In a race, an option marks the cards that can move; the legend names the pile groups."""
+    page = new_page("marker")
+    create_in_ui(page, "double-aces-and-kings", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    assert not page.evaluate("document.body.classList.contains('mark-movable')")
+    page.check("#mark-movable")
+    assert page.evaluate("document.body.classList.contains('mark-movable')")
+    movable = page.locator("#board .card.can")
+    assert movable.count() > 0
+    page.wait_for_function(  # after the shadow's transition
+        "getComputedStyle(document.querySelector('#board .card.can')).boxShadow.includes('125, 255, 176')"
+    )
+    page.click("#legend summary")
+    terms = page.locator("#legend dt").all_inner_texts()
+    assert any("RESERVES" in t.upper() for t in terms) and any("TABLEAU" in t.upper() for t in terms), terms
+    shot(page, "race-marked-and-legend", full_page=True)
+    # the option is remembered
+    page.reload()
+    wait_board(page)
+    assert page.locator("#mark-movable").is_checked()
+    assert page.evaluate("document.body.classList.contains('mark-movable')")
