@@ -282,6 +282,15 @@ def test_race_toasts_time_column_and_replay(new_page, make_bot):
         select_and_drop(page, "#board", move)
         page.wait_for_function(f"window.solrace.app.you.n > {n0}")
     bot.stop_playing()
+    # on a phone the rivals' progress is above the board (the side panel is below it)
+    page.set_viewport_size(PHONE)
+    page.wait_for_selector("#mini-rivals .mini-rival")
+    page.wait_for_function(
+        "document.querySelector('#mini-rivals').textContent === "
+        "'robo ' + window.solrace.app.race.players.find(p => p.name === 'robo').home"
+    )
+    shot(page, "phone360-race-with-rival")
+    page.set_viewport_size({"width": 1280, "height": 860})
     bot.call(lambda c: c.finish(rid))
     toast = page.locator(".toast", has_text="robo finished with")
     toast.wait_for()
@@ -331,6 +340,18 @@ def test_race_toasts_time_column_and_replay(new_page, make_bot):
     page.locator("#replay-slider").fill(str(total // 2))
     page.wait_for_function(f"window.solrace.replayPage.step === {total // 2}")
     boards_match(total // 2)
+    # jump to a move from a player's list of moves, step with the keyboard
+    panel = f'#replay-page .replay-player[data-player="{bot.client.player}"]'
+    page.click(f"{panel} .replay-moves summary")
+    third = page.locator(f"{panel} .replay-moves-list button").nth(2)
+    step = int(third.get_attribute("data-step"))
+    third.click()
+    page.wait_for_function(f"window.solrace.replayPage.step === {step}")
+    boards_match(step)
+    assert page.evaluate(f"window.solrace.replayPage.countsAt({step})[1]") == 3
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"window.solrace.replayPage.step === {step + 1}")
+    boards_match(step + 1)
     page.select_option("#replay-speed", "30")
     page.click("#replay-play")
     page.wait_for_function(f"window.solrace.replayPage.step === {total}", timeout=60000)

@@ -656,7 +656,7 @@ function raceSkeleton() {
         h("div", { id: "notice" }),
         h("div", { id: "result" }),
         h("div", { id: "lobby-panel" }),
-        h("div", { id: "mini-status", class: "mini-status", hidden: true }, h("span", { id: "clock-mini", class: "clock-mini" }), h("span", { id: "mini-home" })),
+        h("div", { id: "mini-status", class: "mini-status", hidden: true }, h("span", { id: "clock-mini", class: "clock-mini" }), h("span", { id: "mini-rivals", class: "mini-rivals" }), h("span", { id: "mini-home" })),
         h("div", { id: "board-wrap", class: "board-wrap" }, h("div", { id: "board" }), h("div", { id: "board-cover", class: "board-cover", hidden: true })),
         h("div", { id: "board-extras", class: "board-extras" }),
         h("div", { id: "countdown", class: "countdown", hidden: true }),
@@ -762,8 +762,7 @@ function renderBoard() {
   $("#mini-status").hidden = !show;
   renderBoardExtras(show ? race.game : null);
   if (!show) return;
-  const meNow = mySeat(race);
-  $("#mini-home").textContent = `${you.home ?? (meNow ? meNow.home : 0)}/${race.total} home`;
+  renderMini();
   if (!app.board) {
     app.board = new Board($("#board"), { interactive: true, onMove: sendMove, maxCard: 104 });
   }
@@ -810,6 +809,21 @@ function markMovable() {
   return localStorage.getItem("solrace.markMovable") === "1";
 }
 document.body.classList.toggle("mark-movable", markMovable());
+
+/** On phones the side panel is below the board: a line above it keeps the clock, you and your rivals in view. */
+function renderMini() {
+  const race = app.race;
+  const box = $("#mini-status");
+  if (!race || !box || box.hidden) return;
+  const me = mySeat(race);
+  const home = app.you && app.you.home !== undefined ? app.you.home : me ? me.home : 0;
+  $("#mini-home").textContent = `you ${home}/${race.total}`;
+  $("#mini-rivals").replaceChildren(
+    ...race.players
+      .filter((p) => p.player !== myId())
+      .map((p) => h("span", { class: `mini-rival st-${p.status}`, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` }, `${p.name} ${p.home}${p.status === "won" ? " ★" : ""}`)),
+  );
+}
 
 function renderResult() {
   const box = $("#result");
@@ -1132,6 +1146,7 @@ conn.on("progress", (m) => {
   const li = document.querySelector(`#players li[data-player="${m.player}"]`);
   if (li && p) li.replaceWith(playerRows({ ...app.race, players: [p] })[0]);
   else render();
+  if (app.route.kind === "race") renderMini();
 });
 
 /** A toast when a rival wins or stops (not for time-outs: everyone stops then, and the result says it). */

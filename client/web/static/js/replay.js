@@ -37,6 +37,8 @@ export function rebuild(rep, startsAt) {
     p.moves.slice(0, played).forEach(([move, at], n) => events.push({ pi: p.pi, n: n + 1, move, at }));
   }
   events.sort((a, b) => a.at - b.at || a.pi - b.pi || a.n - b.n);
+  for (const p of players) p.stepOf = [0];
+  events.forEach((e, i) => (players[e.pi].stepOf[e.n] = i + 1));
   const start = startsAt || (events.length ? events[0].at : 0);
   return { players, events, start };
 }
@@ -46,6 +48,20 @@ export class ReplayPage {
   constructor(ctx) {
     this.ctx = ctx;
     this.reset();
+    document.addEventListener("keydown", (e) => {
+      if (document.body.dataset.route !== "replay" || !this.data) return;
+      if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT")) return;
+      const keys = {
+        ArrowLeft: () => this.go(this.step - 1),
+        ArrowRight: () => this.go(this.step + 1),
+        Home: () => this.go(0),
+        End: () => this.go(this.data.events.length),
+        " ": () => (this.timer ? this.pause() : this.play()),
+      };
+      if (!keys[e.key]) return;
+      e.preventDefault();
+      keys[e.key]();
+    });
   }
 
   reset() {
@@ -218,6 +234,7 @@ export class ReplayPage {
         h("div", { class: "replay-last muted small" }),
         h("div", { class: "replay-board" }),
         this.chart(p),
+        this.moveList(p),
       );
       return { p, el };
     });
@@ -284,6 +301,29 @@ export class ReplayPage {
         }),
       ),
     );
+  }
+
+  /** The player's moves in words, each a link to that moment (filled when first opened). */
+  moveList(p) {
+    const { h } = this.ctx;
+    const list = h("ol", { class: "replay-moves-list" });
+    const details = h("details", { class: "replay-moves" }, h("summary", {}, `Moves (${p.views.length - 1})`), list);
+    details.addEventListener("toggle", () => {
+      if (!details.open || list.childElementCount) return;
+      const start = this.data.start;
+      list.replaceChildren(
+        ...p.moves.slice(0, p.views.length - 1).map(([move, at], i) => {
+          const before = parseView(p.views[i]);
+          return h(
+            "li",
+            {},
+            h("button", { class: "linkish", dataset: { step: p.stepOf[i + 1] }, onclick: () => (this.pause(), this.go(p.stepOf[i + 1])) }, moveText(move, (pile) => before.piles[pile])),
+            h("span", { class: "muted small" }, ` ${clockText(at - start)}`),
+          );
+        }),
+      );
+    });
+    return details;
   }
 
   /** An SVG chart of cards home over the race's time, with a cursor; a click jumps there. */
