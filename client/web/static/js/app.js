@@ -738,7 +738,7 @@ function renderLobbyPanel() {
         "p",
         { class: "muted small" },
         "Race a bot: run ",
-        h("code", { id: "bot-cmd" }, `solrace bot --url ${Connection.defaultUrl()} --race ${race.race} --strategy greedy --delay-ms 500`),
+        h("code", { id: "bot-cmd" }, `solrace bot --url ${Connection.defaultUrl()} --race ${race.race} --game ${race.game} --strategy greedy --delay-ms 500`),
       ),
       h(
         "div",
