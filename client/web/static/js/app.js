@@ -7,7 +7,7 @@ import { sha256Hex } from "./sha256.js";
 import { DailyPage, dailyOf } from "./daily.js";
 import { ReplayPage } from "./replay.js";
 import { HowtoPage, legendEl } from "./howto.js";
-import { errorText, humanize, timeCell } from "./words.js";
+import { errorText as errText, timeCell } from "./words.js";
 
 const conn = new Connection();
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -59,8 +59,6 @@ function toast(text, kind = "info", ms = 3500) {
   setTimeout(() => t.classList.add("gone"), ms);
   setTimeout(() => t.remove(), ms + 400);
 }
-
-const errText = errorText;
 
 function fmtClock(ms) {
   if (ms === null || ms === undefined || !isFinite(ms)) return "–:––";
@@ -193,7 +191,7 @@ function onRoute() {
   const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily", replay: "watch", howto: "howto" }[next.kind];
   document.querySelectorAll(".topnav a").forEach((a) => a.classList.toggle("on", a.dataset.nav === navKey));
   document.body.dataset.route = next.kind;
-  if (next.kind === "howto") howtoPage.open(next.id || localStorage.getItem("solrace.howtoGame") || GAME_IDS[0]);
+  if (next.kind === "howto") howtoPage.open(next.id || GAME_IDS[0]);
   render();
   if (conn.status === "online") enterRoute();
 }
@@ -588,7 +586,7 @@ async function sendMove(move) {
     renderRace();
     if (ack.won) toast("All cards home — you won!", "good", 5000);
   } catch (e) {
-    if (e.code === "illegal-move") toast(errorText(e), "error");
+    if (e.code === "illegal-move") toast(errText(e), "error");
     else if (e.code === "out-of-sync") resync(app.lastVer);
     else if (e.code === "timeout") resync(app.lastVer); // the truth about n and the board
     else if (e.code === "disconnected") toast("Connection lost — your board is resynced after reconnecting", "warn");
