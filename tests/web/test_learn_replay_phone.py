@@ -210,15 +210,17 @@ def test_phone_touch_drag_and_cancel(phone):
         legal = you(page)["legal"]
         return next((m for m in legal if m != "draw" and not m.startswith("f") and ">f" not in m), None)
 
-    # draw until a tableau move exists
-    for _ in range(40):
-        if drag_move():
-            break
-        n0 = you(page)["n"]
-        page.locator('#board .pile[data-pile="s"]').tap()
-        page.wait_for_function(f"window.solrace.app.you.n > {n0}")
-    move = drag_move()
-    assert move, you(page)["legal"]
+    def draw_until_drag_move() -> str:
+        for _ in range(60):
+            move = drag_move()
+            if move:
+                return move
+            n0 = you(page)["n"]
+            page.locator('#board .pile[data-pile="s"]').tap()
+            page.wait_for_function(f"window.solrace.app.you.n > {n0}")
+        raise AssertionError(f"no move to drag: {you(page)['legal']}")
+
+    move = draw_until_drag_move()
     src, dst = move.split(">")
     k = int(src.split(":")[1]) if ":" in src else 1
     src = src.split(":")[0]
@@ -241,11 +243,11 @@ def test_phone_touch_drag_and_cancel(phone):
     assert "pointerdown:touch" in events and "pointermove:touch" in events and "pointerup:touch" in events
 
     # a drag the browser cancels: no ghost left, nothing played, the board still works
+    movable = draw_until_drag_move()
     n1 = you(page)["n"]
-    legal = you(page)["legal"]
-    movable = next(m for m in legal if m != "draw")
-    src = movable.split(">")[0].split(":")[0]
-    card = board_card(page, "#board", src).bounding_box()
+    src = movable.split(">")[0]
+    k = int(src.split(":")[1]) if ":" in src else 1
+    card = board_card(page, "#board", src.split(":")[0], k).bounding_box()
     x0, y0 = card["x"] + card["width"] / 2, card["y"] + 6
     touch(cdp, "touchStart", x0, y0)
     for i in range(1, 6):
