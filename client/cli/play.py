@@ -63,7 +63,13 @@ def intent_from_args(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from client.tui.play_app import PlayApp
+    from protocol.rules.facts import UnknownGame, game_def
 
+    if args.game is not None:
+        try:
+            game_def(args.game)
+        except UnknownGame as e:
+            raise SystemExit(f"solrace play: {e}") from None
     intent = intent_from_args(args)
     if args.offline:
         from client.tui.session import LocalSession

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .board import TOTALS, Board, commitment_ok, parse_view
+from protocol.rules.games import GAMES
+
+from .board import Board, commitment_ok, parse_view
 
 
 @dataclass
@@ -127,7 +129,7 @@ class RaceModel:
         self.deadline = snap.get("deadline", self.deadline)
         self.commitment = snap.get("commitment") or self.commitment
         self.seed = snap.get("seed") or self.seed
-        self.total = snap.get("total") or self.total or TOTALS.get(self.game or "", 0)
+        self.total = snap.get("total") or self.total or (GAMES[self.game].total if self.game in GAMES else 0)
         if snap.get("ranking"):
             self.ranking = snap["ranking"]
         if "players" in snap:

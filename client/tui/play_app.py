@@ -14,7 +14,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-from .board import GAME_NAMES, Marks, click, clock, complete, home_move, ranking_lines, targets_for
+from protocol.rules.facts import game_name
+from protocol.rules.games import GAMES
+
+from .board import Marks, click, clock, complete, home_move, ranking_lines, targets_for
 from .model import RaceModel
 from .session import ServerError, Session
 from .widgets import BoardView, bars_text
@@ -68,7 +71,7 @@ class MenuScreen(ModalScreen[Intent]):
         with Vertical(id="menu"):
             yield Label("[b]solrace[/b] — choose a game")
             with RadioSet(id="games"):
-                for gid, name in GAME_NAMES.items():
+                for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
             with Horizontal():
                 yield Label("seats ")
@@ -216,9 +219,7 @@ class PlayApp(App):
             if intent.mode == "quick":
                 self.model.game = intent.game
                 reply = await s.request("quick", game=intent.game, seats=intent.seats)
-                self.say(
-                    f"waiting for {intent.seats - 1} rival(s) for {GAME_NAMES.get(intent.game, intent.game)}…"
-                )
+                self.say(f"waiting for {intent.seats - 1} rival(s) for {game_name(intent.game)}…")
             elif intent.mode == "create":
                 reply = await s.request(
                     "create",
@@ -325,9 +326,9 @@ class PlayApp(App):
         if m.status == "none":
             return "choose a game…"
         if m.status == "queued":
-            return f"Quick match: waiting for rivals for {GAME_NAMES.get(m.game or '', m.game)}…"
+            return f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
         lines = [
-            f"Race {m.race_id} · {GAME_NAMES.get(m.game or '', m.game)} · {m.status}",
+            f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",
             f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"
             + (" · private" if m.private else ""),
             "",
@@ -369,7 +370,7 @@ class PlayApp(App):
         m = self.model
         s = self.session
         now = s.server_now() if s is not None else 0
-        game = GAME_NAMES.get(m.game or "", m.game or "")
+        game = game_name(m.game or "")
         parts = [f"[b]{game}[/b]" if game else "solrace"]
         if m.race_id:
             parts.append(f"race {m.race_id}")
@@ -391,7 +392,10 @@ class PlayApp(App):
             line2 += f"   selected {self.selected[0]}" + (
                 f":{self.selected[1]}" if self.selected[1] > 1 else ""
             )
-        self.query_one("#info", Static).update(" · ".join(parts) + "\n" + line2)
+        info = self.query("#info")
+        if not info:  # the app is closing: the interval may fire after the widgets are gone
+            return
+        info.first(Static).update(" · ".join(parts) + "\n" + line2)
 
     # -- input --------------------------------------------------------------
 

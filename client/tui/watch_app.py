@@ -11,7 +11,9 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
-from .board import GAME_NAMES, clock, parse_view, ranking_lines
+from protocol.rules.facts import game_name
+
+from .board import clock, parse_view, ranking_lines
 from .model import RaceModel
 from .session import ServerError, Session
 from .widgets import BoardView, bars_text
@@ -30,7 +32,7 @@ def race_row(r: dict, now: int) -> tuple[str, ...]:
         when = ""
     return (
         r.get("race", ""),
-        GAME_NAMES.get(r.get("game", ""), r.get("game", "")),
+        game_name(r.get("game", "")),
         status,
         when,
         players,
@@ -145,7 +147,7 @@ class WatchApp(App):
             table.add_row(*race_row(r, now), key=r.get("race"))
         if self.races:
             table.move_cursor(row=min(cursor, len(self.races) - 1))
-        what = f" of {GAME_NAMES.get(self.game, self.game)}" if self.game else ""
+        what = f" of {game_name(self.game)}" if self.game else ""
         self.query_one("#list-title", Static).update(
             f"[b]{len(self.races)} live public race(s){what}[/b] — Enter to spectate, r to refresh, ctrl+q to quit"
         )
@@ -212,7 +214,7 @@ class WatchApp(App):
     def draw_info(self) -> None:
         m = self.model
         now = self.session.server_now() if self.session else 0
-        parts = [f"[b]{GAME_NAMES.get(m.game or '', m.game)}[/b]", f"race {m.race_id}", m.status]
+        parts = [f"[b]{game_name(m.game or '')}[/b]", f"race {m.race_id}", m.status]
         cd = m.countdown_ms(now)
         if cd is not None:
             parts.append(f"starts in {cd / 1000:.1f}s")

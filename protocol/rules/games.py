@@ -4,6 +4,7 @@ A game is a list of piles, each of a *kind*; a kind fixes what a pile accepts
 and whether it can give cards. A few game-wide switches cover the rest (refill
 of emptied tableau piles, where ``draw`` puts cards, whether colour foundations
 may feed each other). The engine (``engine.py``) knows only kinds and switches.
+What clients show of a game (its blurb, labelled pile groups) is in ``facts.py``.
 
 Acceptance is precomputed: for each destination pile, ``acc_top[top_face]``
 is the tuple of faces it accepts on that top card, and ``acc_empty`` says what
