@@ -26,8 +26,17 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol import ranking
+
 LOBBY, COUNTDOWN, RUNNING, FINISHED = "lobby", "countdown", "running", "finished"
-WAITING, READY, PLAYING, WON, DECLARED, TIMEOUT = "waiting", "ready", "playing", "won", "finished", "timeout"
+WAITING, READY, PLAYING, WON, DECLARED, TIMEOUT = (
+    "waiting",
+    "ready",
+    "playing",
+    ranking.WON,
+    ranking.DECLARED,
+    ranking.TIMEOUT,
+)
 DONE = frozenset((WON, DECLARED, TIMEOUT))
 
 
@@ -288,53 +297,25 @@ def end(race: Race, now: int, logs: dict[str, list[tuple[int, int]]], initial_ho
     return r
 
 
-def home_at(starts_at: int, final_home: int, log: list[tuple[int, int]], initial_home: int = 0) -> int:
-    """ms from the start to the earliest moment `final_home` cards were home."""
-    if final_home == initial_home:
-        return 0  # reached at the start
-    for at, home in log:
-        if home == final_home:
-            return at - starts_at
-    return 0  # unreachable for a consistent log
-
-
 def rank(race: Race, logs: dict[str, list[tuple[int, int]]], initial_home: int = 0) -> list[dict[str, Any]]:
-    """DESIGN.md §8: winners by time; then cards home (desc), earliest at, fewer moves.
-
-    Equal keys share a rank (1, 1, 3: standard competition ranking).
-    """
+    """The race's ranking rows by the rule in `protocol.ranking`."""
     start = race.starts_at or 0
-    rows = []
-    for p in race.players:
-        won = p.status == WON
-        time_ms = (p.at - start) if p.status in (WON, DECLARED) and p.at is not None else None
-        rows.append(
-            {
-                "player": p.player,
-                "name": p.name,
-                "status": p.status,
-                "won": won,
-                "home": p.home,
-                "moves": p.n,
-                "time_ms": time_ms,
-                "home_at_ms": home_at(start, p.home, logs.get(p.player, []), initial_home),
-            }
-        )
-
-    def key(row: dict[str, Any]) -> tuple:
-        if row["won"]:
-            return (0, row["time_ms"], 0, 0)
-        return (1, -row["home"], row["home_at_ms"], row["moves"])
-
-    rows.sort(key=key)
-    out = []
-    prev = None
-    for i, row in enumerate(rows):
-        k = key(row)
-        rank_no = out[-1]["rank"] if k == prev else i + 1
-        prev = k
-        out.append({"rank": rank_no, **row})
-    return out
+    return ranking.rank(
+        [
+            ranking.entry(
+                player=p.player,
+                name=p.name,
+                status=p.status,
+                home=p.home,
+                moves=p.n,
+                at=p.at,
+                starts_at=start,
+                log=logs.get(p.player, []),
+                initial_home=initial_home,
+            )
+            for p in race.players
+        ]
+    )
 
 
 # --- what the wire sees ------------------------------------------------------------------

@@ -15,7 +15,7 @@ What is checked, independently of the server's code:
 1. ``sha256(seed) == commitment``, for the commitment in the document and the
    one given with ``--commitment`` (the one you saw when the race or the day
    opened: that is what makes the check meaningful).
-2. The deal: the seed is re-dealt with RULES.md §0.5 (``rules.deal``) and every
+2. The deal: the seed is re-dealt with docs/rules.md §8 (``rules.deal``) and every
    player's moves are re-played with the rules engine; an illegal move, or a
    move after the game was won, refutes.
 3. Every figure of the ranking against the re-play: ``won``, ``status``,

@@ -73,7 +73,7 @@ MAX_INBOUND = 16 * 1024 * 1024
 
 
 class ServerError(Exception):
-    """An `error` reply. `code` is the stable protocol code (protocol.md §6)."""
+    """An `error` reply. `code` is the stable protocol code (docs/protocol.md §6)."""
 
     def __init__(self, error: m.Error) -> None:
         super().__init__(f"{error.code}: {error.message}")

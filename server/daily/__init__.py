@@ -5,7 +5,7 @@ Layout
 ``days``      UTC day boundaries and the injectable clock (pure)
 ``fair``      the server secret, seed = HMAC-SHA256(secret, f"{game}|{date}"),
               its commitment (pure)
-``ranking``   the race ranking packed into one 53-bit sorted-set score (pure)
+(the ranking and its 53-bit sorted-set score live in ``protocol.ranking``)
 ``history``   days played, wins, play and win streaks (pure)
 ``keys``      the Redis key layout (one hash tag per game and day)
 ``scripts``   the Lua scripts (claim, bind, record, board read, finalize)
@@ -14,10 +14,11 @@ Layout
 
 from __future__ import annotations
 
+from protocol.ranking import Result, pack, ranking_key, unpack
+
 from .days import Clock, closes_at, day_of, opens_at, system_clock
 from .fair import daily_message, daily_seed, seed_commitment
 from .history import Stats, stats
-from .ranking import Result, pack, ranking_key, unpack
 from .service import Attempt, CreateRace, Daily, DailyDeal, DailyError
 
 __all__ = [

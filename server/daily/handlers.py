@@ -25,9 +25,9 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from protocol import messages as m
+from protocol.ranking import Result
 from protocol.rules import GAMES
 
-from .ranking import Result
 from .service import Daily, DailyDeal, DailyError
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -14,7 +14,7 @@ key                                type    contents
 ``{daily:G:D}:attempts``           hash    player → ``race:ID`` (the one attempt) or
                                            ``pending:TOKEN:MS`` while its race is created.
                                            Expires a week after the close.
-``{daily:G:D}:board``              zset    player → packed ranking score (ranking.py). Permanent.
+``{daily:G:D}:board``              zset    player → packed ranking score (protocol/ranking.py). Permanent.
 ``{daily:G:D}:entries``            hash    player → JSON entry (name, race, result, starts_at,
                                            recorded). Permanent.
 ``{daily:G:D}:moves``              hash    player → JSON ``[[move, at], …]`` of every attempt;

@@ -27,13 +27,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.ranking import Result, pack
 from protocol.rules import DEAL_VERSION, GAMES, RULES_VERSION
 
 from . import keys, scripts
 from .days import Clock, closes_at, date_of_day, day_number, day_of, opens_at, system_clock
 from .fair import daily_seed, new_secret, seed_commitment
 from .history import stats
-from .ranking import Result, pack
 
 WEEK_MS = 7 * 86_400_000
 

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from server.daily import days, fair, history, ranking
-from server.daily.ranking import MAX_MOVES, MAX_T, Result, pack, ranking_key, unpack
+from protocol import ranking
+from protocol.ranking import MAX_MOVES, MAX_T, Result, pack, ranking_key, unpack
+from server.daily import days, fair, history
 
 D = days.DAY_MS
 T0 = days.opens_at("2025-03-14")

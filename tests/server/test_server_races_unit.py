@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from protocol import ranking
 from server import races as R
 from server.races import RaceError
 
@@ -139,9 +140,9 @@ def test_ranking_ties_share_a_rank():
 
 def test_home_at_is_the_earliest_time_of_the_final_count():
     log = [(110, 9), (120, 10), (130, 9), (140, 10)]
-    assert R.home_at(100, 10, log, 8) == 20
-    assert R.home_at(100, 9, log, 8) == 10
-    assert R.home_at(100, 8, log, 8) == 0
+    assert ranking.home_at(100, 10, log, 8) == 20
+    assert ranking.home_at(100, 9, log, 8) == 10
+    assert ranking.home_at(100, 8, log, 8) == 0
 
 
 def test_snapshot_hides_the_seed_until_finished():
