@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import rules
+from protocol.ranking import entry_key
 
 
 @dataclass
@@ -78,13 +79,6 @@ class Replayed:
     moves: int
     win_at: int | None  # time of the winning move
     first_at: dict[int, int | None]  # home count -> time first reached (None: at the start)
-
-
-def _key(e: dict[str, Any]) -> tuple:
-    if e["won"]:
-        return (0, e["time_ms"], 0, 0)
-    at = e.get("home_at_ms")
-    return (1, -e["home"], float("inf") if at is None else at, e["moves"])
 
 
 def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Report) -> Replayed | None:
@@ -225,8 +219,8 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
     # 4. the order
     if ranking:
         try:
-            keys = [_key(e) for e in ranking]
-        except (KeyError, TypeError) as exc:
+            keys = [entry_key(e) for e in ranking]
+        except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"a ranking entry lacks a field: {exc}") from None
         base = ranking[0]["rank"]
         bad = False

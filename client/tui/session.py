@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from protocol import ranking
+
 
 class ServerError(Exception):
     """An ``error`` reply: ``code`` (stable), ``message`` and extra fields."""
@@ -80,7 +82,9 @@ class _Seat:
     bot: bool = False
     at: int | None = None
     moves: list[tuple[str, int]] = field(default_factory=list)
-    home_at: int | None = None
+    #: (time, cards home after the move) for every move, for the ranking's ``home_at_ms``
+    home_log: list[tuple[int, int]] = field(default_factory=list)
+    initial_home: int = 0  # Fours Up deals its 4s home
     end_at: int | None = None
 
     @property
@@ -175,6 +179,7 @@ class LocalRace:
         self.status = "running"
         for s in self.seats:
             s.game = deal(self.game_id, self.seed)
+            s.initial_home = s.game.cards_home
             s.status = "playing"
             s.at = self.starts_at
         self.emit(self.snapshot() | {"ver": self.bump()})
@@ -214,13 +219,11 @@ class LocalRace:
             self.apply(s, m)
 
     def apply(self, s: _Seat, move: str):
-        before = s.home
         result = s.game.apply(move)
         s.n += 1
         s.at = now_ms()
         s.moves.append((move, s.at))
-        if s.home != before:
-            s.home_at = s.at
+        s.home_log.append((s.at, s.home))
         if result.won:
             s.status = "won"
             s.end_at = s.at
@@ -264,34 +267,23 @@ class LocalRace:
         for t in self.tasks:
             if t is not asyncio.current_task():
                 t.cancel()
-        rows = []
-        for s in self.seats:
-            won = s.status == "won"
-            rows.append(
-                {
-                    "player": s.player,
-                    "name": s.name,
-                    "status": s.status,
-                    "won": won,
-                    "home": s.home,
-                    "moves": s.n,
-                    "time_ms": (s.end_at - self.starts_at)
-                    if (won or s.status == "finished") and s.end_at
-                    else None,
-                    "home_at_ms": (s.home_at - self.starts_at) if s.home_at else None,
-                }
-            )
-        rows.sort(
-            key=lambda r: (
-                not r["won"],
-                r["time_ms"] if r["won"] else 0,
-                -r["home"],
-                r["home_at_ms"] if r["home_at_ms"] is not None else 1 << 62,
-                r["moves"],
-            )
+        starts_at = self.starts_at if self.starts_at is not None else now_ms()
+        rows = ranking.rank(
+            [
+                ranking.entry(
+                    player=s.player,
+                    name=s.name,
+                    status=s.status,
+                    home=s.home,
+                    moves=s.n,
+                    at=s.end_at,
+                    starts_at=starts_at,
+                    log=s.home_log,
+                    initial_home=s.initial_home,
+                )
+                for s in self.seats
+            ]
         )
-        for i, r in enumerate(rows):
-            r["rank"] = i + 1
         self.ranking = rows
         self.emit({"t": "end", "race": self.id, "ver": self.bump(), "seed": self.seed, "ranking": rows})
 
