@@ -26,15 +26,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 
+from protocol.rules.cards import RANK_CHARS, SUIT_CHARS, card_name
 from protocol.rules.facts import Group, facts_of
 from protocol.rules.games import GAMES, GameDef, Kind
 
 # --------------------------------------------------------------------------
 # Views
 
-SUIT_SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 RED_SUITS = frozenset("dh")
-RANK_TEXT = {"T": "10"}
 BACK = "░░░"
 EMPTY = " · "
 CARD_W = 3
@@ -98,7 +97,7 @@ def parse_view(text: str) -> Board:
                 i += 2
             else:
                 code = body[i : i + 2]
-                if len(code) != 2 or code[0] not in "A23456789TJQK" or code[1] not in SUIT_SYMBOL:
+                if len(code) != 2 or code[0] not in RANK_CHARS or code[1] not in SUIT_CHARS:
                     raise ValueError(f"bad card {code!r} in {token!r}")
                 cards.append(code)
                 i += 2
@@ -111,8 +110,7 @@ def card_text(code: str | None) -> str:
     """Three-character face of a card: `` 9♣``, ``10♥``, `` K♠``; backs ``▒▒▒``."""
     if code is None:
         return BACK
-    rank = RANK_TEXT.get(code[0], code[0])
-    return f"{rank:>2}{SUIT_SYMBOL[code[1]]}"
+    return f"{card_name(code):>{CARD_W}}"
 
 
 def is_red(code: str | None) -> bool:

@@ -56,7 +56,7 @@ malformed or cannot occur in its game.
 
 from __future__ import annotations
 
-from .cards import card_code, parse_card
+from .cards import card_code, card_name, parse_card
 from .deal import DEAL_VERSION, random_seed, seed_commitment
 from .engine import Game, MoveResult, deal, replay
 from .errors import ILLEGAL_MOVE_CODES, IllegalMove, PositionError
@@ -80,6 +80,7 @@ __all__ = [
     "UnknownGame",
     "View",
     "card_code",
+    "card_name",
     "deal",
     "from_text",
     "game_def",

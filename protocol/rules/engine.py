@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .cards import CODE, DOWN_CODE, RANK, RED
+from .cards import CODE, DOWN_CODE, NAME, RANK, RED
 from .errors import IllegalMove
 from .games import ANY, DRAW, GAMES, PAIR, GameDef, Kind, NotationError
 from .view import View
@@ -217,9 +217,9 @@ class Game:
             msg = f"nothing may be moved onto {names[d]}"
         else:
             sp = self.piles[s]
-            card = CODE[sp[len(sp) - k]]
+            card = NAME[sp[len(sp) - k]]
             dp = self.piles[d]
-            on = f"on {CODE[dp[-1]]}" if dp else "when empty"
+            on = f"on {NAME[dp[-1]]}" if dp else "when empty"
             msg = f"{names[d]} does not take {card} {on}"
             if k > 1 and self.game.is_found[d]:
                 msg += " (runs never go to this foundation)"
