@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from protocol.rules.cards import RANK
 from protocol.rules.engine import Game
-from protocol.rules.games import ANY, GAMES, PAIR
+from protocol.rules.games import GAMES
 
 HOME = 10.0
 
@@ -62,7 +62,9 @@ def _wanted_ranks(gdef) -> list[tuple[int, ...] | None]:
     for d in gdef.found_idx:
         empty = gdef.acc_empty[d]
         row = [RANK[faces[0]] if faces else 0 for faces in gdef.acc_top[d]]
-        row.append(RANK[empty[0]] if empty and empty is not PAIR and empty is not ANY else 0)
+        # (an empty colour foundation counts as wanting nothing: which aces it
+        # takes depends on its partner, see the pair rule)
+        row.append(RANK[empty[0]] if empty else 0)
         out[d] = tuple(row)
     return out
 
