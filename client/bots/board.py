@@ -24,7 +24,8 @@ from protocol.rules.cards import FACE_OF_CODE
 from protocol.rules.engine import Game
 from protocol.rules.facts import game_def
 
-Key = tuple
+#: What the player sees of a position, hashable (see visible_key).
+Key = tuple[object, ...]
 
 
 def as_view(position: rules.View | Game | str) -> rules.View:

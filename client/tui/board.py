@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Any
 
 from protocol.rules.cards import RANK_CHARS, SUIT_CHARS, card_name
 from protocol.rules.facts import Group, facts_of
@@ -455,7 +456,9 @@ def duration(ms: int | None) -> str:
 
 
 def commitment_ok(seed: str | None, commitment: str | None) -> bool:
-    return bool(seed) and bool(commitment) and hashlib.sha256(seed.encode()).hexdigest() == commitment
+    if not seed or not commitment:
+        return False
+    return hashlib.sha256(seed.encode()).hexdigest() == commitment
 
 
 def progress_line(
@@ -466,7 +469,7 @@ def progress_line(
     return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {n:>4} moves  {status}"
 
 
-def ranking_lines(ranking: list[dict]) -> list[str]:
+def ranking_lines(ranking: list[dict[str, Any]]) -> list[str]:
     out = []
     for r in ranking:
         t = duration(r.get("time_ms")) if r.get("won") else "home at " + duration(r.get("home_at_ms"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -37,7 +38,9 @@ class MoveInput(Input):
     BINDINGS = [Binding("tab", "complete", "complete move", show=False)]
 
     def action_complete(self) -> None:
-        self.app.action_complete()
+        app = self.app
+        if isinstance(app, PlayApp):
+            app.action_complete()
 
 
 @dataclass
@@ -116,7 +119,7 @@ class MenuScreen(ModalScreen[Intent]):
         self.dismiss(Intent("join", race=race))
 
 
-class PlayApp(App):
+class PlayApp(App[int]):
     """Race in the terminal. ``connect`` opens a :class:`Session`."""
 
     TITLE = "solrace play"
@@ -219,7 +222,7 @@ class PlayApp(App):
             if intent.mode == "quick":
                 self.model.game = intent.game
                 reply = await s.request("quick", game=intent.game, seats=intent.seats)
-                self.say(f"waiting for {intent.seats - 1} rival(s) for {game_name(intent.game)}…")
+                self.say(f"waiting for {intent.seats - 1} rival(s) for {game_name(intent.game or '')}…")
             elif intent.mode == "create":
                 reply = await s.request(
                     "create",
@@ -252,7 +255,7 @@ class PlayApp(App):
             ev = await s.events.get()
             self.on_server_event(ev)
 
-    def on_server_event(self, ev: dict) -> None:
+    def on_server_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("t")
         if t == "error":
             self.say(f"{ev.get('code')}: {ev.get('message', '')}", error=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -19,7 +20,7 @@ from .session import ServerError, Session
 from .widgets import BoardView, bars_text
 
 
-def race_row(r: dict, now: int) -> tuple[str, ...]:
+def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
     """One line of the race list (plain function, for tests)."""
     total = r.get("total") or 0
     players = ", ".join(f"{p.get('name')} {p.get('home', 0)}/{total}" for p in r.get("players") or [])
@@ -40,7 +41,7 @@ def race_row(r: dict, now: int) -> tuple[str, ...]:
     )
 
 
-class WatchApp(App):
+class WatchApp(App[int]):
     TITLE = "solrace watch"
     CSS = """
     #list-view { height: 1fr; }
@@ -73,7 +74,7 @@ class WatchApp(App):
         self.initial_race = race
         self.refresh_s = refresh_s
         self.session: Session | None = None
-        self.races: list[dict] = []
+        self.races: list[dict[str, Any]] = []
         self.model: RaceModel | None = None
 
     def compose(self) -> ComposeResult:
@@ -186,7 +187,7 @@ class WatchApp(App):
         self.say("Esc: back to the list")
         self.draw_race()
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         if self.model is None:
             return
         race = self.model.race_id
@@ -213,6 +214,8 @@ class WatchApp(App):
 
     def draw_info(self) -> None:
         m = self.model
+        if m is None:
+            return
         now = self.session.server_now() if self.session else 0
         parts = [f"[b]{game_name(m.game or '')}[/b]", f"race {m.race_id}", m.status]
         cd = m.countdown_ms(now)
