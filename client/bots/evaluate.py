@@ -118,7 +118,7 @@ def eval_fours_up(g: Game) -> float:
     gdef = g.game
     piles = g.piles
     v = HOME * g.cards_home
-    waste = piles[gdef.waste_idx]  # type: ignore[index]
+    waste = piles[gdef.waste_idx] if gdef.waste_idx is not None else []
     v -= FU_WASTE * len(waste)
     walls = 0
     for i in range(len(waste) - 1, -1, -1):
@@ -157,7 +157,7 @@ def draw_fours_up(g: Game, value: float, unseen: list[int], n: int) -> float:
                 tab[f] = 1
         else:
             empty = True
-    waste = piles[gdef.waste_idx]  # type: ignore[index]
+    waste = piles[gdef.waste_idx] if gdef.waste_idx is not None else []
     free = 0
     for i in range(len(waste) - 1, -1, -1):
         if RANK[waste[i]] <= 3:
