@@ -15,7 +15,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-from protocol.rules.facts import game_name
+from protocol.rules.facts import UnknownGame, game_name
 from protocol.rules.games import GAMES
 
 from .board import Marks, click, clock, complete, home_move, ranking_lines, targets_for
@@ -268,6 +268,12 @@ class PlayApp(App[int]):
             self.resync()
             return
         self.model.apply(ev)
+        game = self.model.game
+        if t in ("race", "start") and game and game not in GAMES:
+            # A newer server's game: the board is shown pile by pile, and said once per event.
+            self.say(f"{UnknownGame(game)} (update solrace to play it)", error=True)
+            self.redraw()
+            return
         if t == "start":
             self.selected = None
             self.say("Go! " + HELP)
