@@ -258,7 +258,7 @@ def load(path: str) -> dict[str, Any]:
 
 
 async def fetch(
-    url: str,
+    url: str | list[str],
     *,
     race: str | None = None,
     daily: str | None = None,
@@ -282,7 +282,8 @@ async def fetch(
     except ServerError as e:
         raise InputError(f"the server refused: {e}") from None
     except (OSError, AttributeError) as e:
-        raise InputError(f"cannot fetch the replay from {url}: {e}") from None
+        where = url if isinstance(url, str) else " or ".join(url)
+        raise InputError(f"cannot fetch the replay from {where}: {e}") from None
     out: dict[str, Any] = msgspec.to_builtins(reply)
     out.pop("t", None)
     out.pop("rid", None)
@@ -294,7 +295,11 @@ async def fetch(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
-    parser.add_argument("--url", help="fetch from a server, e.g. ws://127.0.0.1:8765/ws")
+    parser.add_argument(
+        "--url",
+        action="append",
+        help="fetch from a server, e.g. ws://127.0.0.1:8765/ws (repeat it for several processes: failover)",
+    )
     parser.add_argument("--race", help="with --url: the finished race's id")
     parser.add_argument("--daily", metavar="GAME", help="with --url: a closed daily's game")
     parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")
