@@ -220,6 +220,8 @@ class _Painter:
         self.b = board
         self.m = marks
         self.c = Canvas()
+        #: what an empty foundation takes first (``A``, ``K…A``), shown in its empty slot
+        self.hints: dict[str, str] = {}
 
     def style_for(self, pile: str, index: int, code: str | None) -> str:
         sel = self.m.selected
@@ -241,7 +243,9 @@ class _Painter:
             i = len(cards) - 1
             self.c.put(x, y + 1, card_text(cards[i]), self.style_for(pile, i, cards[i]), pile, i)
         else:
-            self.c.put(x, y + 1, EMPTY, self.empty_style(pile), pile, None)
+            hint = self.hints.get(pile)
+            text = f"{hint:^{CARD_W}}" if hint else EMPTY
+            self.c.put(x, y + 1, text, self.empty_style(pile), pile, None)
 
     def group(self, x: int, y: int, title: str, piles: list[str]) -> int:
         """A titled row of slots; returns the x after it."""
@@ -303,8 +307,10 @@ def layout_board(board: Board, marks: Marks | None = None) -> Canvas:
             else:
                 p.fan(0, y, name, name)
         return p.c
+    facts = facts_of(game)
+    p.hints = facts["hints"]
     y = 0
-    for col in facts_of(game)["cols"]:
+    for col in facts["cols"]:
         for row in col:
             x, height = 0, 0
             for group in row:

@@ -346,3 +346,15 @@ def test_a_game_this_version_does_not_know_is_shown_pile_by_pile():
     assert {c.pile for c in canvas.cells if c.pile} == {"f0", "t0", "s"}
     assert board.total == 5
     assert click(board, None, "t0", 0).selected == ("t0", 1)  # no runs in a game it does not know
+
+
+def test_an_empty_foundation_shows_what_it_starts_with():
+    canvas = layout_board(parse_view(deal("racing-aces", "abc").view_text()))
+
+    def slot(pile: str) -> str:  # the cell under the pile's name label
+        label = next(c for c in canvas.cells if c.pile == pile and c.text.strip() == pile)
+        return next(c.text for c in canvas.cells if c.pile == pile and c.y == label.y + 1)
+
+    assert [slot(f) for f in ("f0", "f4", "f8", "f12")] == [" A ", " 6 ", " 7 ", " K "]
+    canvas = layout_board(parse_view(deal("rouge-et-noir", "abc").view_text()))
+    assert slot("f5") == "K…A"
