@@ -10,7 +10,8 @@ groups of the game's facts (``protocol.rules.facts``), one row of groups under
 the other:
 
 * foundations as a row of slots, each labelled with its pile name so that the
-  notation (``w>f3``) can be read off the screen;
+  notation (``w>f3``) can be read off the screen; an empty one shows the rank
+  it starts with (``A``, ``K…A`` for a whole run);
 * reserves as one row each, fanned left to right, the playable top at the
   right end, with the card count;
 * single-card tableaus as a row of slots; building tableaus (Rouge et Noir,
@@ -18,7 +19,7 @@ the other:
 * the stock as a back with its count, the waste fanned with its count.
 
 A card is three characters wide: rank right-aligned (``10`` for ten) and the
-suit symbol, e.g. `` 9♣`` or ``10♥``; backs are ``▒▒▒``.
+suit symbol, e.g. `` 9♣`` or ``10♥``; backs are ``░░░``.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def parse_view(text: str) -> Board:
 
 
 def card_text(code: str | None) -> str:
-    """Three-character face of a card: `` 9♣``, ``10♥``, `` K♠``; backs ``▒▒▒``."""
+    """Three-character face of a card: `` 9♣``, ``10♥``, `` K♠``; backs ``░░░``."""
     if code is None:
         return BACK
     return f"{card_name(code):>{CARD_W}}"
