@@ -17,7 +17,8 @@ from dataclasses import dataclass
 
 from .cards import CODE, DOWN_CODE, NAME, RANK, RED
 from .errors import IllegalMove
-from .games import DRAW, GAMES, GameDef, Kind, NotationError, Parsed
+from .facts import game_def
+from .games import DRAW, GameDef, Kind, NotationError, Parsed
 from .view import View
 
 _NOT_AVAILABLE = "not-available"
@@ -406,10 +407,7 @@ _ACES_OF_RED = ((0, 39), (13, 26))  # black aces, red aces
 
 def deal(game_id: str, seed: str) -> Game:
     """A new game of ``game_id`` dealt from ``seed`` (docs/rules.md §8)."""
-    try:
-        game = GAMES[game_id]
-    except KeyError:
-        raise ValueError(f"unknown game {game_id!r}; known: {', '.join(GAMES)}") from None
+    game = game_def(game_id)  # UnknownGame, a ValueError, for a game this version does not know
     if not isinstance(seed, str):
         raise TypeError("a seed is a string")
     piles, down = game.deal_layout(seed)
