@@ -48,14 +48,14 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from protocol import messages as m
 from protocol import rules
 
-from . import races as R
-from . import store as S
-from .bus import broadcast_latest
+from . import storage as S
 from .config import Settings
-from .conn import Conn
+from .core import races as R
+from .core.frames import progress
+from .core.races import RaceError
 from .metrics import Metrics
-from .races import RaceError
-from .resp import ReplyError, Subscriber
+from .net.broadcast import broadcast_latest
+from .net.conn import Conn
 
 log = logging.getLogger("solrace.service")
 
@@ -125,7 +125,7 @@ class Service:
         self.games: dict[tuple[str, str], Entry] = {}
         self.local: dict[str, Local] = {}
         self.players: dict[str, set[Conn]] = {}
-        self.bus = Subscriber(store.bus_url, self.on_bus, self.on_bus_reconnect)
+        self.bus = store.subscriber(self.on_bus, self.on_bus_reconnect)
         self.ticking: set[str] = set()
         self.tasks: set[asyncio.Task] = set()
         self.offset_ms = 0  # Redis clock - local clock
@@ -515,9 +515,9 @@ class Service:
         if race.status == R.RUNNING:
             # The start went by while the notice was lost (a pub/sub gap): this player's own
             # start, from their stored game.
-            _r, ph = await self.store.load_player(rid, pid)
-            if ph:
-                g = S.decode_position(ph[b"pos"])
+            pg = (await self.store.load_player(rid, pid)).game
+            if pg is not None:
+                g = pg.game()
                 frames.append(
                     encode(
                         m.Started(
@@ -528,7 +528,7 @@ class Service:
                             commitment=race.commitment,
                             total=race.total,
                             view=g.view_text(),
-                            n=int(ph[b"n"]),
+                            n=pg.n,
                         )
                     )
                 )
@@ -825,18 +825,7 @@ class Service:
         # Each player stopped by the clock gets a progress event (status timeout), then the end.
         stopped = [p for p in new.players if race.seat_of(p.player).status != p.status]  # type: ignore[union-attr]
         events = [
-            encode(
-                m.Progress(
-                    race=race.race,
-                    ver=race.ver + i + 1,
-                    player=p.player,
-                    n=p.n,
-                    home=p.home,
-                    total=race.total,
-                    status=p.status,
-                    at=p.at or now,
-                )
-            )
+            progress(race.race, race.ver + i + 1, p.player, p.n, p.home, race.total, p.status, p.at or now)
             for i, p in enumerate(stopped)
         ]
         new.ver = race.ver + len(events) + 1
@@ -910,24 +899,22 @@ class Service:
         revealed = list(res.revealed)
         key = (msg.race, conn.pid)
 
-        def done(reply: Any) -> None:
+        def done(reply: S.MoveReply) -> None:
             e.inflight -= 1
-            if type(reply) is list and reply[0] == b"ok":
-                status = R.WON if res.won else R.PLAYING
-                at = reply[2]
+            if type(reply) is S.Applied:
                 conn.send(
                     encode(
                         m.Ack(
                             rid=msg.rid,
                             race=msg.race,
-                            n=reply[1],
-                            ver=reply[3],
+                            n=reply.n,
+                            ver=reply.ver,
                             move=msg.move,
                             revealed=revealed,
                             home=res.cards_home,
                             won=res.won,
-                            status=status,
-                            at=at,
+                            status=R.WON if res.won else R.PLAYING,
+                            at=reply.at,
                             view=view,
                             legal=legal,
                         )
@@ -935,17 +922,17 @@ class Service:
                 )
                 # The rivals and spectators here get the progress now, if it is the race's next
                 # event for them; otherwise its copy on the bus brings it, in order (_fan_out).
-                ver = reply[3]
+                ver = reply.ver
                 loc = self.local.get(msg.race)
                 if loc is not None and ver == loc.sent + 1 and loc.filling is None:
                     loc.sent = ver
                     if ver > loc.ver:
                         loc.ver = ver
-                    self._progress_out(loc, reply[5], conn.pid)
+                    self._progress_out(loc, reply.frame, conn.pid)
                 metrics = self.metrics
                 metrics.moves_accepted += 1
                 metrics.move_latency.observe(time.perf_counter() - t0)
-                if reply[4] == 0:  # nobody is playing any more: end the race now
+                if reply.live == 0:  # nobody is playing any more: end the race now
                     self.spawn(self.tick(msg.race))
             else:
                 if self.games.get(key) is e:  # the cache ran ahead of Redis: reload next time
@@ -957,55 +944,52 @@ class Service:
                         f.set_result(None)
                 e.idle.clear()
 
-        self.store.move_call(
+        self.store.moves.play(
             msg.race,
             conn.pid,
-            "m",
             msg.n,
             msg.move,
             e.pos.encode(msg.move),
-            res.cards_home,  # type: ignore[arg-type]
+            res.cards_home,
             res.won,
             S.revealed_text(res.revealed),
             done,
         )
 
-    def _script_refusal(self, conn: Conn, msg: Any, reply: Any) -> None:
-        """Turn a non-'ok' reply of the move script into the client's answer."""
+    def _script_refusal(self, conn: Conn, msg: Any, reply: S.MoveReply) -> None:
+        """Turn a reply of the move script that is not a fresh move into the client's answer."""
         rid = msg.rid
-        if isinstance(reply, (ReplyError, ConnectionError, Exception)):
-            log.error("move script failed: %s", reply)
-            self.metrics.moves_refused["internal"] += 1
-            conn.send(
-                encode(m.Error(rid=rid, code="internal", message="server fault; the move had no effect"))
-            )
-            return
-        code = reply[0].decode()
-        if code == "dup":
-            _c, n, home, status, at, rev, ver = reply
-            status = status.decode()
+        if type(reply) is S.Duplicate:
             conn.send(
                 encode(
                     m.Ack(
                         rid=rid,
                         race=msg.race,
-                        n=n,
-                        ver=ver,
+                        n=reply.n,
+                        ver=reply.ver,
                         move=msg.move,
-                        revealed=S.revealed_list(rev.decode()),
-                        home=home,
-                        won=status == R.WON,
-                        status=status,
-                        at=at,
+                        revealed=reply.revealed,
+                        home=reply.home,
+                        won=reply.status == R.WON,
+                        status=reply.status,
+                        at=reply.at,
                         dup=True,
                     )
                 )
             )
             return
+        if type(reply) is not S.Refused:
+            log.error("move script failed: %s", getattr(reply, "error", reply))
+            self.metrics.moves_refused["internal"] += 1
+            conn.send(
+                encode(m.Error(rid=rid, code="internal", message="server fault; the move had no effect"))
+            )
+            return
+        code = reply.code
         self.metrics.moves_refused[code] += 1
         if code == "out-of-sync":
             conn.send(
-                encode(m.Error(rid=rid, code=code, message="move count mismatch; state follows", n=reply[1]))
+                encode(m.Error(rid=rid, code=code, message="move count mismatch; state follows", n=reply.n))
             )
             self.spawn(self._send_state(conn, msg.race))
         elif code == "game-over":
@@ -1018,17 +1002,15 @@ class Service:
             conn.send(encode(m.Error(rid=rid, code="not-in-race", message="you have no seat in this race")))
 
     async def _load_entry(self, rid: str, pid: str) -> Entry:
-        race, ph = await self.store.load_player(rid, pid)
-        status, _deadline, _total, _game, _ver, players = race
-        if status is None:
+        load = await self.store.load_player(rid, pid)
+        if load.status is None:
             raise RaceError("no-such-race", "no such race")
-        if pid.encode() not in (players or b""):
+        if not load.seated:
             raise RaceError("not-in-race", "you have no seat in this race")
-        if status != b"running" or not ph:
+        if load.status != R.RUNNING or load.game is None:
             raise RaceError("race-not-running", "the race is not running")
-        last = (ph.get(b"last") or b"").decode()
-        e = Entry(S.decode_position(ph[b"pos"]), int(ph[b"n"]), ph[b"status"].decode(), last)
-        return e
+        pg = load.game
+        return Entry(pg.game(), pg.n, pg.status, pg.last)
 
     async def _settled(self, key: tuple[str, str]) -> Entry | None:
         """Wait until the player's in-flight moves have landed; their cache entry then."""
@@ -1059,8 +1041,8 @@ class Service:
             self.games[key] = e
         if msg.n == e.n - 1 and msg.move == e.last:
             # A retried duplicate: Redis re-acks it with the race's current version.
-            fut: asyncio.Future = asyncio.get_running_loop().create_future()
-            self.store.move_call(rid, pid, "d", msg.n, msg.move, b"", 0, False, "", fut.set_result)
+            fut: asyncio.Future[S.MoveReply] = asyncio.get_running_loop().create_future()
+            self.store.moves.reack(rid, pid, msg.n, msg.move, fut.set_result)
             self._script_refusal(conn, msg, await fut)
             return
         if e.status != R.PLAYING:
@@ -1095,13 +1077,13 @@ class Service:
         key = (rid, pid)
         await self._settled(key)
         loop = asyncio.get_running_loop()
-        fut2: asyncio.Future = loop.create_future()
-        self.store.move_call(rid, pid, "f", 0, "", b"", 0, False, "", lambda r: fut2.set_result(r))
+        fut2: asyncio.Future[S.MoveReply] = loop.create_future()
+        self.store.moves.finish(rid, pid, fut2.set_result)
         reply = await fut2
         self.games.pop(key, None)
-        if type(reply) is list and reply[0] == b"ok":
-            conn.send(encode(m.Ok(rid=msg.rid, ver=reply[3])))
-            if reply[4] == 0:
+        if type(reply) is S.Applied:
+            conn.send(encode(m.Ok(rid=msg.rid, ver=reply.ver)))
+            if reply.live == 0:
                 self.spawn(self.tick(rid))
             return None
         self._script_refusal(conn, msg, reply)
@@ -1117,17 +1099,16 @@ class Service:
             raise RaceError("no-such-race", "no such race")
         you = None
         if race.seat_of(conn.pid) is not None and race.status in (R.RUNNING, R.FINISHED):  # type: ignore[arg-type]
-            _r, ph = await self.store.load_player(rid, conn.pid)  # type: ignore[arg-type]
-            if ph:
-                g = S.decode_position(ph[b"pos"])
-                status = ph[b"status"].decode()
-                playing = status == R.PLAYING and race.status == R.RUNNING
+            pg = (await self.store.load_player(rid, conn.pid)).game  # type: ignore[arg-type]
+            if pg is not None:
+                g = pg.game()
+                playing = pg.status == R.PLAYING and race.status == R.RUNNING
                 you = m.You(
-                    n=int(ph[b"n"]),
+                    n=pg.n,
                     view=g.view_text(),
                     legal=g.legal_moves() if playing else [],
-                    home=int(ph[b"home"]),
-                    status=status,
+                    home=pg.home,
+                    status=pg.status,
                 )
         events = None
         if since is not None:

@@ -27,7 +27,7 @@ import pytest
 import redis
 
 from server.config import Settings
-from server.embedded_redis import EmbeddedRedis
+from server.storage.embedded_redis import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -31,7 +31,7 @@ from protocol.rules import GAMES
 from .service import Daily, DailyDeal, DailyError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from server.conn import Conn
+    from server.net.conn import Conn
     from server.service import Service
 
 log = logging.getLogger("solrace.daily")
@@ -86,7 +86,7 @@ class DailyHandlers:
 
     @staticmethod
     def _race_error(exc: DailyError) -> Exception:
-        from server.races import RaceError
+        from server.core.races import RaceError
 
         if exc.code == "bad-date":
             return RaceError("bad-message", exc.message, field="date")

@@ -11,7 +11,7 @@ from scale_procs import start_cluster
 
 import client
 from protocol import messages as m
-from server import store as S
+from server import storage as S
 
 
 def _owner(nodes, key: str) -> int:

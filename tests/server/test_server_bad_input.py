@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 from test_server_race import make_race
 from wsclient import Raw, player
 
-from server import store as S
+from server import storage as S
 
 
 async def snapshot_state(app, rid: str, pids: list[str]) -> tuple:

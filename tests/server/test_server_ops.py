@@ -16,7 +16,7 @@ from test_server_race import make_race, play
 from wsclient import Raw, player
 
 from server.config import Settings
-from server.embedded_redis import EmbeddedRedis
+from server.storage.embedded_redis import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from protocol import ranking
-from server import races as R
-from server.races import RaceError
+from server.core import races as R
+from server.core.races import RaceError
 
 
 def lobby(seats: int = 3) -> R.Race:

@@ -23,7 +23,7 @@ import redis.asyncio as aioredis
 from test_server_race import make_race
 from wsclient import Raw, player
 
-from server import store as S
+from server import storage as S
 
 BOUND = 5.0  # seconds: any request left unanswered this long is a stall
 SECONDS = 4.0

@@ -40,11 +40,11 @@ from websockets.http11 import Request, Response
 
 from protocol import messages as m
 
-from .config import Settings
+from ..config import Settings
+from ..core.races import RaceError
+from ..metrics import Metrics
+from ..service import Service
 from .conn import INBOUND_HIGH, INBOUND_LOW, Conn, Outbox
-from .metrics import Metrics
-from .races import RaceError
-from .service import Service
 from .wsconn import FastConnection
 
 log = logging.getLogger("solrace.gateway")
@@ -53,7 +53,7 @@ encode = m.encode
 decode_client = m.decode_client
 _Move = m.Move
 _Hello = m.Hello
-DEFAULT_STATIC = Path(__file__).resolve().parent.parent / "client" / "web" / "static"
+DEFAULT_STATIC = Path(__file__).resolve().parents[2] / "client" / "web" / "static"
 
 
 class Gateway:
@@ -111,20 +111,8 @@ class Gateway:
         return self._static(path)
 
     async def _races_by_status(self) -> dict[str, int]:
-        """Counted from Redis (cluster-wide): the public index and the timers hold live races."""
-        from . import store as S
-
-        r = self.service.store.redis
         try:
-            ids = set(await r.zrange(S.TIMERS, 0, -1)) | set(await r.zrange(S.PUBLIC, 0, -1))
-            pipe = r.pipeline(transaction=False)
-            for rid in ids:
-                pipe.hget(S.race_key(rid.decode()), "status")
-            counts: dict[str, int] = {}
-            for status in await pipe.execute():
-                if status:
-                    counts[status.decode()] = counts.get(status.decode(), 0) + 1
-            return counts
+            return await self.service.store.race_counts()
         except Exception:
             return {}
 
@@ -392,7 +380,7 @@ class Gateway:
         self.server.server.close()  # stop accepting; open connections keep going
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while self.service.store.pipe.pending() and loop.time() < end:
+        while self.service.store.moves_pending() and loop.time() < end:
             await asyncio.sleep(0.01)
         for conn in list(self.conns):
             self.metrics.closes[1012] += 1
