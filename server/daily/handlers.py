@@ -31,7 +31,7 @@ from protocol.rules import GAMES
 from .service import Daily, DailyDeal, DailyError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from server.net.conn import Conn
+    from server.handlers.session import Session as Conn
     from server.service import Service
 
 log = logging.getLogger("solrace.daily")
@@ -129,11 +129,11 @@ class DailyHandlers:
             await self._repair(msg.game, self.daily.today(), pid)
 
         async def create(deal: DailyDeal, player: str, time_limit_s: int) -> str:
-            race = await self.service.create_solo(conn, deal.game, deal.seed, time_limit_s, sealed=True)
+            race = await self.service.lobby.create_solo(conn, deal.game, deal.seed, time_limit_s, sealed=True)
             return race.race
 
         att = await self._call(self.daily.start(msg.game, pid, create))
-        return await self.service.attach(conn, msg, att.race)
+        return await self.service.lobby.attach(conn, msg, att.race)
 
     async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
         board = await self._call(self.daily.leaderboard(msg.game, msg.date, conn.pid, msg.top, msg.around))

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+from ..core.moves import Applied, Duplicate, Failed, MoveReply, Refused
 from .keys import (
     PUBLIC,
     TIMERS,
@@ -26,7 +27,7 @@ from .keys import (
     stream_key,
     valid_race_id,
 )
-from .moves import Applied, Duplicate, Failed, MovePipe, MoveReply, Refused
+from .moves import MovePipe
 from .positions import PositionCache, decode_position, encode_position, position_text, revealed_text
 from .scripts import MOVE
 from .store import Conflict, PlayerGame, PlayerLoad, Store

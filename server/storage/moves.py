@@ -8,7 +8,8 @@ Three calls, one per kind of the script (see ``move.lua``):
 
 Each queues its command on the pipelined connection (every call of one
 event-loop tick goes out in one write, replies come back in order: one round
-trip per move) and calls ``on_reply`` with one of the typed replies below when
+trip per move) and calls ``on_reply`` with one of the typed replies of
+``server.core.moves`` (``Applied``, ``Duplicate``, ``Refused``, ``Failed``) when
 Redis answers. Only the arguments that change per move are packed per call;
 the rest of the command, and of the progress frame the script publishes, is
 built once per (race, player).
@@ -22,52 +23,11 @@ from typing import Any, Protocol
 from protocol.messages import ErrorCode
 
 from ..core import frames
+from ..core.moves import Applied, Duplicate, Failed, MoveReply, Refused
 from . import keys
 from .positions import revealed_list
 from .resp import ReplyError, pack
 from .scripts import MOVE
-
-
-class Applied:
-    """The move (or finish) is stored: its count, time and race version; `frame` is its
-    progress event as published; `live` the players still playing after it (-1: unchanged)."""
-
-    __slots__ = ("n", "at", "ver", "live", "frame")
-
-    def __init__(self, n: int, at: int, ver: int, live: int, frame: bytes) -> None:
-        self.n, self.at, self.ver, self.live, self.frame = n, at, ver, live, frame
-
-
-class Duplicate:
-    """A retried move that was already applied: what its ack said, at the race's current version."""
-
-    __slots__ = ("n", "home", "status", "at", "revealed", "ver")
-
-    def __init__(
-        self, n: int, home: int, status: str, at: int, revealed: list[tuple[str, str]], ver: int
-    ) -> None:
-        self.n, self.home, self.status, self.at, self.revealed, self.ver = n, home, status, at, revealed, ver
-
-
-class Refused:
-    """The script refused: `code` says why; `n` is the stored move count when it tells it."""
-
-    __slots__ = ("code", "n")
-
-    def __init__(self, code: ErrorCode, n: int | None = None) -> None:
-        self.code, self.n = code, n
-
-
-class Failed:
-    """No answer from the script (a Redis error, a lost connection): the move had no effect."""
-
-    __slots__ = ("error",)
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-
-MoveReply = Applied | Duplicate | Refused | Failed
 
 _REFUSALS = {
     b"race-not-running": ErrorCode.RACE_NOT_RUNNING,
