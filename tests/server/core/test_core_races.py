@@ -1,4 +1,4 @@
-"""server/races.py alone: lobby transitions, start and end, ranking with ties. No I/O."""
+"""server/core/races.py alone: lobby transitions, start and end, ranking with ties. No I/O."""
 
 from __future__ import annotations
 
