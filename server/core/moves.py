@@ -1,4 +1,4 @@
-"""The move path's decisions (docs/protocol.md §4), with no I/O.
+"""The move path's decisions (docs/protocol.md §3, `move`), with no I/O.
 
 A process keeps each playing player's game in an `Entry` and checks a move
 against it before Redis sees it; the move script then re-checks, atomically,

@@ -1,4 +1,4 @@
-"""Race lifecycle as plain logic over plain data (docs/protocol.md §2, §3).
+"""Race lifecycle as plain logic over plain data (docs/protocol.md §3 "Races").
 
 No I/O here: the store loads a `Race`, a function below returns the changed
 copy (or raises `RaceError` with a protocol error code), and the store commits

@@ -2,9 +2,9 @@
 
 Sans-I/O: a `Room` is plain state; the functions below take what happened (a
 published event's head, a move's reply, a snapshot, the clock) and return
-what must be done, and the asyncio layer (server/service.py) does it.
+what must be done, and the asyncio layer (server/service.py, server/handlers/) does it.
 
-Fan-out (docs/protocol.md §3, "Ordering"): every race event carries the race
+Fan-out (docs/protocol.md §3): every race event carries the race
 version; each process forwards each event to its local members and
 spectators once, in version order. `sent` is the version last forwarded:
 

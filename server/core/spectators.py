@@ -1,4 +1,4 @@
-"""Spectator boards: sampled every SPECTATOR_FLUSH, shown SPECTATOR_DELAY late (docs/protocol.md §5).
+"""Spectator boards: sampled every SPECTATOR_FLUSH, shown SPECTATOR_DELAY late (docs/protocol.md §4, `spectate`).
 
 Sans-I/O: every flush the asyncio layer asks `wants_sample` (positions
 changed since the last sample, or none kept yet); if so it reads the

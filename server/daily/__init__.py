@@ -1,4 +1,4 @@
-"""Daily challenges and leaderboards, provably fair (DESIGN.md §8, issue 6).
+"""Daily challenges and leaderboards, provably fair (docs/protocol.md §5).
 
 Layout
 ------

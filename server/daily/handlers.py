@@ -25,6 +25,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from protocol import messages as m
+from protocol.messages import ErrorCode, RaceStatus
 from protocol.ranking import Result
 from protocol.rules import GAMES
 
@@ -89,8 +90,8 @@ class DailyHandlers:
         from server.core.races import RaceError
 
         if exc.code == "bad-date":
-            return RaceError("bad-message", exc.message, field="date")
-        return RaceError(exc.code, exc.message)
+            return RaceError(ErrorCode.BAD_MESSAGE, exc.message, field="date")
+        return RaceError(ErrorCode(exc.code), exc.message)
 
     async def _call(self, coro: Any) -> Any:
         try:
@@ -109,7 +110,7 @@ class DailyHandlers:
         entry = await self.daily.entry(game, date, pid)
         if entry is None:
             _now, race = await self.service.store.load_race(race_id)
-            if race is not None and race.status == "finished":
+            if race is not None and race.status == RaceStatus.FINISHED:
                 await self.on_end(race, await self.service.store.move_logs(race))
                 entry = await self.daily.entry(game, date, pid)
         return race_id, entry

@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from protocol.messages import ErrorCode
 from protocol.ranking import Result, pack
 from protocol.rules import DEAL_VERSION, GAMES, RULES_VERSION
 
@@ -160,7 +161,7 @@ class Daily:
 
     def _check(self, game: str, date: str | None) -> str:
         if game not in GAMES:
-            raise DailyError("unknown-game", f"no such game {game!r}")
+            raise DailyError(ErrorCode.UNKNOWN_GAME, f"no such game {game!r}")
         now = self.clock()
         if date is None:
             return day_of(now)
@@ -169,7 +170,7 @@ class Daily:
         except ValueError:
             raise DailyError("bad-date", f"not a YYYY-MM-DD date: {date!r}") from None
         if day * 86_400_000 > now:
-            raise DailyError("daily-not-open", f"the {date} challenge has not opened yet")
+            raise DailyError(ErrorCode.DAILY_NOT_OPEN, f"the {date} challenge has not opened yet")
         return date
 
     async def deal(self, game: str, date: str | None = None) -> DailyDeal:
@@ -249,7 +250,7 @@ class Daily:
             ]
             if res[0] == "done":
                 raise DailyError(
-                    "daily-done",
+                    ErrorCode.DAILY_DONE,
                     "today's attempt is already played",
                     entry=await self.entry(game, date, player),
                 )
@@ -258,7 +259,7 @@ class Daily:
             if res[0] == "claimed":
                 break
             if waited >= self.busy_wait_ms:
-                raise DailyError("daily-busy", "the attempt is being created; try again")
+                raise DailyError(ErrorCode.DAILY_BUSY, "the attempt is being created; try again")
             await asyncio.sleep(0.02)
             waited += 20
         # We hold the claim: cut the clock to the close, create, bind.
@@ -266,7 +267,9 @@ class Daily:
             limit = min(self.time_limit_s, (deal.closes - now - self.start_lead_ms) // 1000)
             if limit < self.min_attempt_s:
                 raise DailyError(
-                    "daily-closing", f"the {date} challenge closes too soon to start", closes=deal.closes
+                    ErrorCode.DAILY_CLOSING,
+                    f"the {date} challenge closes too soon to start",
+                    closes=deal.closes,
                 )
             race = await create_race(deal, player, int(limit))
         except BaseException:
@@ -300,7 +303,7 @@ class Daily:
         d = await self.race_daily(race)
         if d is not None and self.clock() < closes_at(d[1]):
             raise DailyError(
-                "daily-open", "daily boards stay secret until the day closes", closes=closes_at(d[1])
+                ErrorCode.DAILY_OPEN, "daily boards stay secret until the day closes", closes=closes_at(d[1])
             )
 
     # -- results -------------------------------------------------------------
@@ -417,7 +420,7 @@ class Daily:
     async def history(self, player: str, game: str, recent: int = 30) -> dict[str, Any]:
         """Days played, wins, streaks, and the last ``recent`` days with final ranks."""
         if game not in GAMES:
-            raise DailyError("unknown-game", f"no such game {game!r}")
+            raise DailyError(ErrorCode.UNKNOWN_GAME, f"no such game {game!r}")
         raw = await self.redis.hgetall(keys.history(player, game))
         days = {_s(k): json.loads(_s(v)) for k, v in raw.items()}
         today = self.clock() // 86_400_000
@@ -452,7 +455,7 @@ class Daily:
         entries' replays. Idempotent; True if this call did it."""
         deal = await self.deal(game, date)
         if self.clock() < deal.closes:
-            raise DailyError("daily-open", "the day is not over")
+            raise DailyError(ErrorCode.DAILY_OPEN, "the day is not over")
         g, d = game, deal.date
         done = await self._finalize(
             keys=[
@@ -477,7 +480,9 @@ class Daily:
         deal = await self.deal(game, date)
         if self.clock() < deal.closes or not await self._maybe_finalize(deal):
             raise DailyError(
-                "daily-open", "replays are published once the day is closed and final", closes=deal.closes
+                ErrorCode.DAILY_OPEN,
+                "replays are published once the day is closed and final",
+                closes=deal.closes,
             )
         rk = keys.replays(game, deal.date)
         if player is None:
@@ -487,7 +492,7 @@ class Daily:
             v = await self.redis.hget(rk, player)
             if v is None:
                 raise DailyError(
-                    "no-replay", "only the top entries' replays are published", top=self.replay_top
+                    ErrorCode.NO_REPLAY, "only the top entries' replays are published", top=self.replay_top
                 )
             logs = {player: _s(v)}
         ranking, players = [], []

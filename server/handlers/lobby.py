@@ -1,4 +1,4 @@
-"""The lobby (docs/protocol.md §2): create, join, leave, ready, start, quick-match, ping.
+"""The lobby (docs/protocol.md §3): create, join, leave, ready, start, quick-match, ping.
 
 Every change is a pure function of server/core/races.py applied to the
 loaded race and committed compare-and-set (`mutate`): several processes may

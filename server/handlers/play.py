@@ -1,4 +1,4 @@
-"""Playing (docs/protocol.md §4): moves, finish, resync.
+"""Playing (docs/protocol.md §3: `move`, `finish`, `resync`).
 
 The hot path (`move`) runs synchronously as the frame is parsed: the move is
 checked against the cached game (server/core/moves.py), applied in place,

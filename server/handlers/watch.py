@@ -1,4 +1,4 @@
-"""Watching (docs/protocol.md §5): spectators and their delayed boards, the race list, replays."""
+"""Watching (docs/protocol.md §4, and `replay` in §3): spectators and their delayed boards, the race list, replays."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ waits, the frames behind it, the hello deadline) is server/net/inbound.py.
 Sending never blocks the caller (the move path, the bus fan-out). Frames sent
 during one event-loop iteration are collected per connection and written
 together at the end of it by `Outbox` — header and payload of each frame
-straight into the transport (server/wsconn.py), one write per socket per
+straight into the transport (server/net/wsconn.py), one write per socket per
 iteration however many frames (an ack and a rival's progress often meet) —
 while the socket keeps up. Once the transport buffer is above its high-water
 mark, frames wait in a queue drained by a writer task that respects flow

@@ -81,7 +81,7 @@ class Gateway:
             ping_timeout=self.settings.ping_timeout_s or None,
             close_timeout=self.settings.close_timeout_s,
             server_header="solrace",
-            create_connection=FastConnection,  # binary frames take a fast lane (server/wsconn.py)
+            create_connection=FastConnection,  # binary frames take a fast lane (server/net/wsconn.py)
         )
         return self.server
 

@@ -24,7 +24,7 @@ frames before the handshake response, against RFC 6455 §4.1), the fast lane
 stays off for that connection: everything goes through websockets.
 
 Outbound: `frame_header(n)` is the 2–4 byte header of an unmasked final
-binary frame; server/conn.py writes header + payload to the transport itself
+binary frame; server/net/conn.py writes header + payload to the transport itself
 while the connection is OPEN (websockets keeps no state about data frames it
 did not send: only fragmented sends, which we never do, have any).
 
@@ -76,7 +76,7 @@ class FastConnection(ServerConnection):
         super().__init__(*args, **kwargs)
         self.on_frame: Callable[[bytes | str], None] | None = None
         self.on_lost: Callable[[], None] | None = None
-        self.flush: Callable[[], None] | None = None  # writes our pending frames (server/conn.py)
+        self.flush: Callable[[], None] | None = None  # writes our pending frames (server/net/conn.py)
         self.fast = False  # the fast lane is on (set by attach)
         self._buf = b""  # the start of an incomplete frame (fast lane only)
         self._early: list[bytes | str] | None = None  # data frames parsed before attach

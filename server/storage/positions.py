@@ -16,7 +16,7 @@ def encode_position(g: rules.Game) -> bytes:
 
     Game id, NUL, then for each pile in canonical order: its face-down count,
     its length, its cards (faces 0..51), one byte each. The position text of
-    RULES.md §0.4 is `position_text(data)`.
+    docs/rules.md (positions and views) is `position_text(data)`.
     """
     out: list[int] = []
     for d, p in zip(g.down, g.piles):
@@ -88,7 +88,7 @@ def decode_position(data: bytes) -> rules.Game:
 
 
 def position_text(data: bytes) -> str:
-    """RULES.md §0.4 position text of a stored position."""
+    """The position text (docs/rules.md, positions and views) of a stored position."""
     return decode_position(data).to_text()
 
 

@@ -105,7 +105,7 @@ class Store:
         self.cluster = is_cluster_url(url)
         self.pipe: Pipe | ClusterPipe
         if self.cluster:
-            # redis+cluster://: redis-py's cluster client and a slot-routed move pipe (server/cluster.py).
+            # redis+cluster://: redis-py's cluster client and a slot-routed move pipe (server/storage/cluster.py).
             self.redis = cold_client(url)
             self.pipe = ClusterPipe(url)
         else:
