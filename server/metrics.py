@@ -83,8 +83,8 @@ class Metrics:
         for code, c in sorted(self.errors.items()):
             lines.append(f'solrace_errors_total{{code="{code}"}} {c}')
         lines.append("# TYPE solrace_closes_total counter")
-        for code, c in sorted(self.closes.items()):
-            lines.append(f'solrace_closes_total{{code="{code}"}} {c}')
+        for close, c in sorted(self.closes.items()):
+            lines.append(f'solrace_closes_total{{code="{close}"}} {c}')
         lines.append("# HELP solrace_move_latency_seconds Move frame received to ack written.")
         lines += self.move_latency.render("solrace_move_latency_seconds")
         return "\n".join(lines) + "\n"

@@ -52,10 +52,13 @@ _ENTRY_FIELDS = (
 )
 
 
-def _entry(e: dict[str, Any] | None) -> m.DailyEntry | None:
-    if e is None:
-        return None
-    return m.DailyEntry(**{k: e.get(k) for k in _ENTRY_FIELDS})
+def _entry(e: dict[str, Any]) -> m.DailyEntry:
+    fields: dict[str, Any] = {k: e.get(k) for k in _ENTRY_FIELDS}
+    return m.DailyEntry(**fields)
+
+
+def _maybe_entry(e: dict[str, Any] | None) -> m.DailyEntry | None:
+    return None if e is None else _entry(e)
 
 
 class DailyHandlers:
@@ -101,7 +104,7 @@ class DailyHandlers:
 
     # --- requests ----------------------------------------------------------------
 
-    async def _repair(self, game: str, date: str, pid: str) -> tuple[str | None, dict | None]:
+    async def _repair(self, game: str, date: str, pid: str) -> tuple[str | None, dict[str, Any] | None]:
         """The player's attempt race and entry; records a finished attempt whose end
         was never recorded (the process that ended it died in between)."""
         race_id = await self.daily.attempt(game, pid, date)
@@ -120,7 +123,7 @@ class DailyHandlers:
         you = None
         race, entry = await self._repair(msg.game, info["date"], conn.pid)  # type: ignore[arg-type]
         if race is not None:
-            you = m.DailyYou(race=race, status="done" if entry else "playing", entry=_entry(entry))
+            you = m.DailyYou(race=race, status="done" if entry else "playing", entry=_maybe_entry(entry))
         return m.DailyInfo(rid=msg.rid, you=you, **info)
 
     async def start(self, conn: Conn, msg: m.DailyStart) -> m.RaceSnapshot:
@@ -153,7 +156,7 @@ class DailyHandlers:
             count=board["count"],
             top=[_entry(e) for e in board["top"]],
             around=[_entry(e) for e in board["around"]],
-            me=_entry(board["me"]),
+            me=_maybe_entry(board["me"]),
         )
 
     async def unwatch(self, conn: Conn, msg: m.LeaderboardUnwatch) -> m.Ok:
@@ -175,7 +178,7 @@ class DailyHandlers:
             self._drop_watch(conn, channel)
 
     async def history(self, conn: Conn, msg: m.History) -> m.HistoryData:
-        h = await self._call(self.daily.history(msg.player or conn.pid, msg.game, msg.days))
+        h = await self._call(self.daily.history(msg.player or conn.player, msg.game, msg.days))
         days = [m.HistoryDay(**{k: d.get(k) for k in m.HistoryDay.__struct_fields__}) for d in h.pop("days")]
         return m.HistoryData(rid=msg.rid, days=days, **h)
 

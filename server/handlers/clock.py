@@ -12,16 +12,13 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING
 
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
-
 from protocol import messages as m
 from protocol import rules
 from protocol.messages import PlayerStatus
 
 from ..core import races as R
 from ..core.frames import progress
-from ..storage import Conflict, encode_position
+from ..storage import OUTAGE, Conflict, encode_position
 
 if TYPE_CHECKING:
     from ..service import Service
@@ -133,10 +130,7 @@ class Clock:
             except Exception as exc:
                 failed += 1
                 if failed == 1:
-                    outage = isinstance(
-                        exc, (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
-                    )
-                    log.warning("deadline sweep failed: %s", exc, exc_info=not outage)
+                    log.warning("deadline sweep failed: %s", exc, exc_info=not isinstance(exc, OUTAGE))
                 continue
             if failed:
                 log.info("deadline sweep back after %d failed sweeps", failed)

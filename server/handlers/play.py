@@ -16,7 +16,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
@@ -107,7 +107,7 @@ class Play:
 
     def _answer(self, s: Session, msg: m.Move | m.Finish, reply: MoveReply) -> None:
         """The client's answer to a reply of the move script that is not a fresh move."""
-        if type(reply) is Duplicate:
+        if isinstance(reply, Duplicate):
             assert isinstance(msg, m.Move)
             s.send(encode(core.dup_ack(msg.rid, msg.race, msg.move, reply)))
             return
@@ -231,7 +231,10 @@ class Play:
         if since is not None:
             frames = await store.events_since(rid, since)
             events = [msgspec.Raw(f) for f in frames] if frames is not None else None
-        return m.State(rid=req_rid, race=m.RaceSnapshot(**R.snapshot(race)), you=you, events=events)
+        # The events go out as stored (pre-encoded frames, embedded as they are).
+        return m.State(
+            rid=req_rid, race=m.RaceSnapshot(**R.snapshot(race)), you=you, events=cast(Any, events)
+        )
 
     async def _send_state(self, s: Session, rid: str) -> None:
         try:

@@ -167,13 +167,16 @@ class Conn:
         except Exception:
             self.closed = True
 
+    def is_closed(self) -> bool:
+        return self.closed
+
     def abort(self, code: CloseCode, reason: str) -> None:
         """Close the connection with `code` (in the background), after the frames already sent."""
         if self.closed:
             return
         if self.out is not None:
             self.flush()
-            if self.closed:
+            if self.is_closed():  # the flush found the peer gone
                 return
         self.closed = True
         self.queue.clear()

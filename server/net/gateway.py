@@ -88,7 +88,8 @@ class Gateway:
     @property
     def port(self) -> int:
         assert self.server is not None
-        return self.server.sockets[0].getsockname()[1]
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
 
     async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         return await self.http.process_request(connection, request)
@@ -112,7 +113,8 @@ class Gateway:
                         return last
         return addr
 
-    async def handler(self, ws: FastConnection) -> None:  # type: ignore[override]
+    async def handler(self, ws: ServerConnection) -> None:
+        assert isinstance(ws, FastConnection)  # serve(create_connection=FastConnection)
         st = self.settings
         addr = self._client_addr(ws)
         if st.sndbuf:
@@ -169,10 +171,11 @@ class Gateway:
     def _limited(self, link: Inbound, wait_ms: float, frame: bytes | str) -> None:
         conn = link.conn
         rid = None
-        try:
-            rid = m.decode_client(frame).rid
-        except Exception:
-            pass
+        if isinstance(frame, bytes):
+            try:
+                rid = m.decode_client(frame).rid
+            except Exception:
+                pass
         self._error(
             conn,
             rid,
@@ -271,6 +274,9 @@ class Gateway:
             self._limited(link, wait, frame)
             return None
         try:
+            if type(frame) is str:
+                raise m.ProtocolError(ErrorCode.BAD_FRAME, "text frames are refused; send binary MessagePack")
+            assert isinstance(frame, bytes)
             msg = decode_client(frame)
         except m.ProtocolError as exc:
             metrics.errors[exc.code] += 1
@@ -279,6 +285,7 @@ class Gateway:
         kind = type(msg)
         session = link.session
         if kind is _Move and session.pid is not None:
+            assert isinstance(msg, m.Move)
             try:
                 slow = self.service.move(session, msg)
             except Exception:

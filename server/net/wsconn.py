@@ -129,6 +129,7 @@ class FastConnection(ServerConnection):
         i = 0
         on_frame = self.on_frame
         limit = self._max
+        assert limit is not None  # the fast lane runs only with a frame size limit (attach)
         while True:
             if end - i < 2:
                 break

@@ -30,10 +30,11 @@ from .keys import (
 from .moves import MovePipe
 from .positions import PositionCache, decode_position, encode_position, position_text, revealed_text
 from .scripts import MOVE
-from .store import Conflict, PlayerGame, PlayerLoad, Store
+from .store import OUTAGE, Conflict, PlayerGame, PlayerLoad, Store
 
 __all__ = [
     "MOVE",
+    "OUTAGE",
     "PUBLIC",
     "TIMERS",
     "Applied",

@@ -7,6 +7,8 @@ and resyncs decode it back into a ``rules.Game``.
 
 from __future__ import annotations
 
+from typing import cast
+
 from protocol import rules
 from protocol.rules.games import DRAW as _DRAW
 
@@ -59,10 +61,17 @@ class PositionCache:
                 parts.append(bytes((d, len(p))) + bytes(p))
             self.parts = parts
             return b"".join(parts)
+        assert parts is not None
+        touched: tuple[int, ...]
         if parsed is _DRAW:
-            touched = gdef.tab_idx if gdef.draw_to_tableau else (gdef.waste_idx,)
+            if gdef.draw_to_tableau:
+                touched = gdef.tab_idx
+            else:
+                assert gdef.waste_idx is not None
+                touched = (gdef.waste_idx,)
         else:
-            touched = (parsed[0], parsed[2])
+            src, _run, dst = cast(tuple[int, int, int], parsed)
+            touched = (src, dst)
         st = gdef.stock_idx
         p = piles[st]
         if parts[st + 1][1] != len(p):  # the stock only ever loses cards: same length, same stock

@@ -34,7 +34,7 @@ log = logging.getLogger("solrace.resp")
 ReplyError = hiredis.ReplyError
 
 
-def pack(args: tuple | list) -> bytes:
+def pack(args: tuple[Any, ...] | list[Any]) -> bytes:
     """One RESP command (array of bulk strings)."""
     out = [b"*%d\r\n" % len(args)]
     for a in args:
@@ -153,8 +153,8 @@ class Pipe:
     def __init__(self, url: str) -> None:
         self.url = url
         self.proto: _PipeProtocol | None = None
-        self._connecting: asyncio.Future | None = None
-        self._reconnector: asyncio.Task | None = None
+        self._connecting: asyncio.Future[None] | None = None
+        self._reconnector: asyncio.Task[None] | None = None
         self._closed = False
         self.on_reconnect: Callable[[], None] | None = None  # called after a lost connection is back
 
@@ -210,7 +210,7 @@ class Pipe:
     def ready(self) -> bool:
         return self.proto is not None and self.proto.transport is not None
 
-    def call(self, args: tuple | list, callback: Callable[[Any], None]) -> None:
+    def call(self, args: tuple[Any, ...] | list[Any], callback: Callable[[Any], None]) -> None:
         """Queue a command (fails with ConnectionError while Redis is unreachable)."""
         self.call_packed(pack(args), callback)
 
@@ -299,7 +299,7 @@ class Subscriber:
         self.on_reconnect = on_reconnect
         self.channels: set[str] = set()
         self.proto: _SubProtocol | None = None
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self.connected = asyncio.Event()
 
@@ -328,7 +328,7 @@ class Subscriber:
             assert self.proto is not None
             await self.proto.closed
             self.connected.clear()
-            if self._stopping:
+            if self.stopping():
                 return
             delay = 0.05
             while not self._stopping:
@@ -341,6 +341,9 @@ class Subscriber:
                     delay = min(delay * 2, 2.0)
             if self.on_reconnect is not None and not self._stopping:
                 self.on_reconnect()
+
+    def stopping(self) -> bool:
+        return self._stopping
 
     def subscribe(self, *channels: str) -> None:
         new = [c for c in channels if c not in self.channels]

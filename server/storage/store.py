@@ -29,7 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..config import Settings
 from ..core import races as R
@@ -57,6 +59,9 @@ from .resp import Pipe, Subscriber
 from .scripts import COMMIT, LOAD, MOVE, QUICK
 
 log = logging.getLogger("solrace.store")
+
+# What an unreachable Redis raises (an outage, not a fault: worth one log line, not a trace).
+OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
 
 
 @dataclass(slots=True)
@@ -153,7 +158,7 @@ class Store:
 
     async def time_ms(self) -> int:
         sec, usec = await self.redis.time()
-        return sec * 1000 + usec // 1000
+        return int(sec) * 1000 + int(usec) // 1000
 
     # --- races ------------------------------------------------------------------------
 
