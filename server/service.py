@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 from protocol import messages as m
@@ -34,11 +34,12 @@ from .core import races as R
 from .core import room as rooms
 from .core.moves import Entry
 from .core.room import Room
+from .core.session import Session
 from .handlers.clock import Clock
 from .handlers.fanout import Fanout
 from .handlers.lobby import Lobby
 from .handlers.play import Play
-from .handlers.session import Session, SessionHandlers
+from .handlers.session import SessionHandlers
 from .handlers.watch import Watch
 from .metrics import Metrics
 from .storage import Store, keys
@@ -69,6 +70,9 @@ class Service:
         self.end_hooks: list[Callable[[R.Race, dict[str, list[tuple[int, int, str]]]], Awaitable[None]]] = []
         self.disconnect_hooks: list[Callable[[Session], Awaitable[None]]] = []
         self.bus_hooks: dict[bytes, Callable[[bytes, bytes], None]] = {}  # channel prefix -> handler
+        # A coalescible frame (spectator boards) to many sessions: the gateway puts its
+        # one-write broadcast here; without it each session gets it through its send.
+        self.broadcast_latest: Callable[[Iterable[Session], bytes], object] = self._send_each
         self.session = SessionHandlers(self)
         self.lobby = Lobby(self)
         self.play = Play(self)
@@ -135,6 +139,18 @@ class Service:
 
     async def disconnect(self, s: Session) -> None:
         await self.session.disconnect(s)
+
+    def tick_soon(self, rid: str) -> None:
+        """Let the clock look at this race now (a move or finish left nobody playing)."""
+        self.spawn(self.clock.tick(rid))
+
+    async def unspectate(self, s: Session, rid: str) -> None:
+        await self.watch.unspectate_race(s, rid)
+
+    @staticmethod
+    def _send_each(sessions: Iterable[Session], frame: bytes) -> None:
+        for s in sessions:
+            s.send(frame)
 
     # --- the rooms ------------------------------------------------------------------------
 

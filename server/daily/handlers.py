@@ -32,7 +32,7 @@ from protocol.rules import GAMES
 from .service import Daily, DailyDeal, DailyError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from server.handlers.session import Session as Conn
+    from server.core.session import Session as Conn
     from server.service import Service
 
 log = logging.getLogger("solrace.daily")

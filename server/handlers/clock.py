@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 from protocol import messages as m
 from protocol import rules
@@ -19,9 +18,8 @@ from protocol.messages import PlayerStatus
 from ..core import races as R
 from ..core.frames import progress
 from ..storage import OUTAGE, Conflict, encode_position
-
-if TYPE_CHECKING:
-    from ..service import Service
+from .lobby import ttl
+from .runtime import Runtime
 
 log = logging.getLogger("solrace.clock")
 
@@ -29,7 +27,7 @@ encode = m.encode
 
 
 class Clock:
-    def __init__(self, svc: Service) -> None:
+    def __init__(self, svc: Runtime) -> None:
         self.svc = svc
         self.ticking: set[str] = set()
 
@@ -79,7 +77,7 @@ class Clock:
             new,
             encode(m.RaceSnapshot(**R.snapshot(new))),
             players=players,
-            ttl_ms=self.svc.lobby.ttl(new, now),
+            ttl_ms=ttl(self.svc.settings, new, now),
             extra_live=len(new.players),
         )
         await self.svc.store.schedule(race.race, new.deadline)
@@ -106,7 +104,7 @@ class Clock:
         ranking = [m.RankEntry(**e) for e in new.ranking or []]
         events.append(encode(m.End(race=race.race, ver=new.ver, seed=seed, ranking=ranking)))
         players: dict[str, dict[str, object]] = {p.player: {"status": p.status, "at": p.at} for p in stopped}
-        await store.commit(race.ver, new, events, players=players, ttl_ms=svc.lobby.ttl(new, now))
+        await store.commit(race.ver, new, events, players=players, ttl_ms=ttl(svc.settings, new, now))
         svc.metrics.races_finished += 1
         await store.schedule(race.race, None)
         await store.index(race.race, None)

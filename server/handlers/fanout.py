@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -24,11 +23,9 @@ from ..core import races as R
 from ..core import room as rooms
 from ..core.moves import Entry
 from ..core.room import Delivery, Room
+from ..core.session import Session
 from ..storage import PositionCache
-from .session import Session
-
-if TYPE_CHECKING:
-    from ..service import Service
+from .runtime import Runtime
 
 log = logging.getLogger("solrace.fanout")
 
@@ -65,7 +62,7 @@ def _started(rid: str, snap: m.RaceSnapshot | R.Race, ver: int, view: str, n: in
 
 
 class Fanout:
-    def __init__(self, svc: Service) -> None:
+    def __init__(self, svc: Runtime) -> None:
         self.svc = svc
 
     def on_bus(self, channel: bytes, data: bytes) -> None:

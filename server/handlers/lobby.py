@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import messages as m
 from protocol import rules
 from protocol.messages import ErrorCode, RaceStatus
 
+from ..config import Settings
 from ..core import races as R
 from ..core.races import RaceError
+from ..core.session import Session
 from ..storage import Conflict, keys
-from .session import Session
-
-if TYPE_CHECKING:
-    from ..service import Service
+from .runtime import Runtime
 
 encode = m.encode
 
@@ -41,17 +40,18 @@ def race_id(rid: str) -> str:
     return rid
 
 
+def ttl(st: Settings, race: R.Race, now: int) -> int:
+    """How long the race's keys live after a change (core/races.py `ttl_ms`)."""
+    return R.ttl_ms(race, now, st.lobby_ttl_s, st.finished_ttl_s)
+
+
 def snapshot_reply(msg: Any, race: R.Race) -> m.RaceSnapshot:
     return m.RaceSnapshot(rid=getattr(msg, "rid", None), **R.snapshot(race))
 
 
 class Lobby:
-    def __init__(self, svc: Service) -> None:
+    def __init__(self, svc: Runtime) -> None:
         self.svc = svc
-
-    def ttl(self, race: R.Race, now: int) -> int:
-        st = self.svc.settings
-        return R.ttl_ms(race, now, st.lobby_ttl_s, st.finished_ttl_s)
 
     async def _seat_limit(self, pid: str) -> None:
         most = self.svc.settings.max_races_per_player
@@ -82,7 +82,10 @@ class Lobby:
             new.ver = race.ver + 1
             try:
                 await store.commit(
-                    race.ver, new, encode(m.RaceSnapshot(**R.snapshot(new))), ttl_ms=self.ttl(new, now)
+                    race.ver,
+                    new,
+                    encode(m.RaceSnapshot(**R.snapshot(new))),
+                    ttl_ms=ttl(self.svc.settings, new, now),
                 )
             except Conflict:
                 await asyncio.sleep(0.001 * attempt)
@@ -166,7 +169,9 @@ class Lobby:
 
     async def _publish_new(self, s: Session | None, msg: Any, race: R.Race, now: int) -> m.RaceSnapshot:
         store = self.svc.store
-        await store.commit(0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=self.ttl(race, now))
+        await store.commit(
+            0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=ttl(self.svc.settings, race, now)
+        )
         self.svc.metrics.races_created += 1
         for p in race.players:
             await store.add_seat(p.player, race.race)

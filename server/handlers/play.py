@@ -16,7 +16,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import msgspec
 
@@ -29,12 +29,10 @@ from ..core import races as R
 from ..core import room as rooms
 from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
 from ..core.races import RaceError
+from ..core.session import Session
 from ..storage import PositionCache, revealed_text
 from .lobby import no_such_race, not_in_race, race_id
-from .session import Session
-
-if TYPE_CHECKING:
-    from ..service import Service
+from .runtime import Runtime
 
 log = logging.getLogger("solrace.play")
 
@@ -42,7 +40,7 @@ encode = m.encode
 
 
 class Play:
-    def __init__(self, svc: Service) -> None:
+    def __init__(self, svc: Runtime) -> None:
         self.svc = svc
 
     def move(self, s: Session, msg: m.Move) -> Awaitable[None] | None:
@@ -85,7 +83,7 @@ class Play:
                 metrics.moves_accepted += 1
                 metrics.move_latency.observe(time.perf_counter() - t0)
                 if reply.live == 0:  # nobody is playing any more: end the race now
-                    svc.spawn(svc.clock.tick(msg.race))
+                    svc.tick_soon(msg.race)
             else:
                 key = (msg.race, pid)
                 if svc.games.get(key) is e:  # the cache ran ahead of Redis: reload next time
@@ -204,7 +202,7 @@ class Play:
         if type(reply) is Applied:
             s.send(encode(m.Ok(rid=msg.rid, ver=reply.ver)))
             if reply.live == 0:
-                svc.spawn(svc.clock.tick(rid))
+                svc.tick_soon(rid)
             return
         self._answer(s, msg, reply)
 

@@ -1,51 +1,23 @@
-"""A client's session: who it is once hello succeeded, and where it takes part.
-
-The transport (the socket, its outbound queue) is server/net/conn.py; the
-session is what the race logic knows of a connection: its player, and the
-races, spectated races and quick-match queues it is in.
-"""
+"""hello (identity, resumed seats) and disconnect (docs/protocol.md §2)."""
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 from protocol import messages as m
 from protocol.messages import ErrorCode, RaceStatus
 
 from ..core.races import RaceError
+from ..core.session import Session
 from ..storage import keys
-
-if TYPE_CHECKING:
-    from ..service import Service
+from .runtime import Runtime
 
 log = logging.getLogger("solrace.session")
 
 
-class Session:
-    __slots__ = ("send", "transport", "pid", "name", "races", "spectating", "quick", "__weakref__")
-
-    def __init__(self, send: Callable[[bytes], None], transport: Any = None) -> None:
-        self.send = send  # the connection's send: queue one frame, never blocks
-        self.transport = transport  # the connection itself (server/net/conn.py), for broadcasts
-        self.pid: str | None = None  # set by hello
-        self.name = ""
-        self.races: set[str] = set()  # races where this connection receives member events
-        self.spectating: set[str] = set()
-        self.quick: set[tuple[str, int]] = set()  # (game, seats) queues joined
-
-    @property
-    def player(self) -> str:
-        """The player id of a session past hello (every request but hello comes after it)."""
-        pid = self.pid
-        assert pid is not None, "a request before hello"
-        return pid
-
-
 class SessionHandlers:
-    def __init__(self, svc: Service) -> None:
+    def __init__(self, svc: Runtime) -> None:
         self.svc = svc
 
     async def hello(self, s: Session, msg: m.Hello) -> m.Welcome:
@@ -106,6 +78,6 @@ class SessionHandlers:
         for rid in list(s.races):
             svc.remove_member(s, rid)
         for rid in list(s.spectating):
-            await svc.watch.unspectate_race(s, rid)
+            await svc.unspectate(s, rid)
         for hook in svc.disconnect_hooks:
             await hook(s)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
 
 from protocol import messages as m
 from protocol.messages import ErrorCode, RaceStatus
@@ -13,13 +12,10 @@ from ..core import races as R
 from ..core import spectators as boards
 from ..core.races import RaceError
 from ..core.room import Room
-from ..net.broadcast import broadcast_latest
+from ..core.session import Session
 from ..storage import decode_position
 from .lobby import no_such_race, race_id, snapshot_reply
-from .session import Session
-
-if TYPE_CHECKING:
-    from ..service import Service
+from .runtime import Runtime
 
 log = logging.getLogger("solrace.watch")
 
@@ -27,7 +23,7 @@ encode = m.encode
 
 
 class Watch:
-    def __init__(self, svc: Service) -> None:
+    def __init__(self, svc: Runtime) -> None:
         self.svc = svc
 
     async def replay(self, s: Session, msg: m.Replay) -> m.ReplayData:
@@ -149,5 +145,5 @@ class Watch:
             return
         at, sample = due
         room.boards_frame = encode(m.Boards(race=room.rid, at=at, boards=sample))
-        # One websockets.broadcast; a spectator with a backlog skips this one (latest wins).
-        broadcast_latest((sp.transport for sp in room.spectators), room.boards_frame)
+        # One write for all; a spectator with a backlog skips this one (latest wins).
+        self.svc.broadcast_latest(room.spectators, room.boards_frame)

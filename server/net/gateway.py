@@ -24,7 +24,7 @@ import ipaddress
 import logging
 import socket
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from functools import partial
 from typing import Any
 
@@ -37,8 +37,10 @@ from protocol.messages import CloseCode, ErrorCode
 
 from ..config import Settings
 from ..core.races import RaceError
+from ..core.session import Session
 from ..metrics import Metrics
 from ..service import Service
+from .broadcast import broadcast_latest
 from .conn import Conn, Outbox
 from .http import Http
 from .inbound import INBOUND_HIGH, INBOUND_LOW, Inbound
@@ -63,6 +65,7 @@ class Gateway:
         self.server: Server | None = None
         self.outbox = Outbox()
         self.http = Http(settings, service.store, metrics)
+        service.broadcast_latest = self._broadcast_latest
         self.trusted = [
             ipaddress.ip_network(x.strip(), strict=False)
             for x in settings.trusted_proxies.split(",")
@@ -90,6 +93,10 @@ class Gateway:
         assert self.server is not None
         port: int = self.server.sockets[0].getsockname()[1]
         return port
+
+    @staticmethod
+    def _broadcast_latest(sessions: Iterable[Session], frame: bytes) -> None:
+        broadcast_latest((s.transport for s in sessions), frame)
 
     async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         return await self.http.process_request(connection, request)

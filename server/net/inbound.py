@@ -13,7 +13,7 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable
 
-from ..handlers.session import Session
+from ..core.session import Session
 from .conn import Conn
 from .ratelimit import RateLimit
 
