@@ -12,11 +12,10 @@ import asyncio
 import logging
 
 from protocol import messages as m
-from protocol import rules
-from protocol.messages import PlayerStatus
 
 from ..core import races as R
-from ..core.frames import progress
+from ..core import transitions
+from ..core.transitions import Transition
 from ..storage import OUTAGE, Conflict, encode_position
 from .lobby import ttl
 from .runtime import Runtime
@@ -57,62 +56,40 @@ class Clock:
         finally:
             self.ticking.discard(rid)
 
-    async def _begin(self, race: R.Race, now: int) -> None:
-        dealt = rules.deal(race.game, race.seed)
-        new = R.begin(race, dealt.cards_home)
-        new.ver = race.ver + 1
-        fields = {
-            "n": 0,
-            "home": dealt.cards_home,
-            "status": PlayerStatus.PLAYING,
-            "at": new.starts_at,
-            "pos": encode_position(dealt),
-            "last": "",
-            "rev": "",
-            "mt": new.starts_at,
-        }
-        players = {p.player: fields for p in new.players}
+    async def _commit(self, old: R.Race, t: Transition, now: int) -> None:
+        """Write a transition if the race is still at `old`'s version (else `Conflict`)."""
+        players = t.players
+        if t.deal is not None:  # the start: every player's game begins at the deal
+            pos = encode_position(t.deal)
+            players = {pid: {**fields, "pos": pos} for pid, fields in players.items()}
         await self.svc.store.commit(
-            race.ver,
-            new,
-            encode(m.RaceSnapshot(**R.snapshot(new))),
+            old.ver,
+            t.race,
+            t.events,
             players=players,
-            ttl_ms=ttl(self.svc.settings, new, now),
-            extra_live=len(new.players),
+            ttl_ms=ttl(self.svc.settings, t.race, now),
+            extra_live=t.live,
         )
-        await self.svc.store.schedule(race.race, new.deadline)
+
+    async def _begin(self, race: R.Race, now: int) -> None:
+        t = transitions.start(race)
+        await self._commit(race, t, now)
+        await self.svc.store.schedule(race.race, t.timer)
 
     async def _end(self, race: R.Race, now: int) -> None:
         svc = self.svc
         store = svc.store
         logs = await store.move_logs(race)
-        new = R.end(
-            race,
-            now,
-            {pid: [(at, home) for at, home, _mv in rows] for pid, rows in logs.items()},
-            rules.deal(race.game, race.seed).cards_home,
-        )
-        # Each player stopped by the clock gets a progress event (status timeout), then the end.
-        before = {p.player: p.status for p in race.players}
-        stopped = [p for p in new.players if before[p.player] != p.status]
-        events = [
-            progress(race.race, race.ver + i + 1, p.player, p.n, p.home, race.total, p.status, p.at or now)
-            for i, p in enumerate(stopped)
-        ]
-        new.ver = race.ver + len(events) + 1
-        seed = None if new.sealed else new.seed
-        ranking = [m.RankEntry(**e) for e in new.ranking or []]
-        events.append(encode(m.End(race=race.race, ver=new.ver, seed=seed, ranking=ranking)))
-        players: dict[str, dict[str, object]] = {p.player: {"status": p.status, "at": p.at} for p in stopped}
-        await store.commit(race.ver, new, events, players=players, ttl_ms=ttl(svc.settings, new, now))
+        t = transitions.end(race, now, logs)
+        await self._commit(race, t, now)
         svc.metrics.races_finished += 1
-        await store.schedule(race.race, None)
+        await store.schedule(race.race, t.timer)
         await store.index(race.race, None)
-        for p in new.players:
+        for p in t.race.players:
             await store.remove_seat(p.player, race.race)
         for hook in svc.end_hooks:  # once per race: only the process whose commit won gets here
             try:
-                await hook(new, logs)
+                await hook(t.race, logs)
             except Exception:
                 log.exception("end hook failed for race %s", race.race)
 
