@@ -16,6 +16,7 @@ from protocol import rules
 from protocol.messages import ErrorCode, RaceStatus
 
 from ..config import Settings
+from ..core import checks as check
 from ..core import races as R
 from ..core.races import RaceError
 from ..core.session import Session
@@ -25,18 +26,10 @@ from .runtime import Runtime
 encode = m.encode
 
 
-def no_such_race() -> RaceError:
-    return RaceError(ErrorCode.NO_SUCH_RACE, "no such race")
-
-
-def not_in_race() -> RaceError:
-    return RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
-
-
 def race_id(rid: str) -> str:
     """A race id as the client sent it, if it can be one of ours."""
     if not keys.valid_race_id(rid):
-        raise no_such_race()
+        raise check.no_such_race()
     return rid
 
 
@@ -54,20 +47,8 @@ class Lobby:
         self.svc = svc
 
     async def _seat_limit(self, pid: str) -> None:
-        most = self.svc.settings.max_races_per_player
-        if len(await self.svc.store.player_races(pid)) >= most:
-            raise RaceError(ErrorCode.TOO_MANY_RACES, f"you already hold {most} seats")
-
-    def _check_game(self, game: str) -> rules.GameDef:
-        gdef = rules.GAMES.get(game)
-        if gdef is None:
-            raise RaceError(ErrorCode.UNKNOWN_GAME, f"no game {game!r}; known: {', '.join(rules.GAMES)}")
-        return gdef
-
-    def _check_seats(self, seats: int) -> None:
-        most = self.svc.settings.max_seats
-        if seats > most:
-            raise RaceError(ErrorCode.BAD_MESSAGE, f"`seats`: at most {most}", field="seats")
+        held = len(await self.svc.store.player_races(pid))
+        check.seat_limit(held, self.svc.settings.max_races_per_player)
 
     async def mutate(self, rid: str, change: Callable[[R.Race, int], R.Race]) -> R.Race:
         """Load, change with a pure function of core/races.py, compare-and-set; retry on conflict."""
@@ -75,7 +56,7 @@ class Lobby:
         for attempt in range(20):
             now, race = await store.load_race(rid)
             if race is None:
-                raise no_such_race()
+                raise check.no_such_race()
             new = change(race, now)
             if new is race:
                 return race
@@ -125,16 +106,12 @@ class Lobby:
         )
 
     async def create(self, s: Session, msg: m.Create) -> m.RaceSnapshot:
-        gdef = self._check_game(msg.game)
+        gdef = check.game(msg.game)
         st = self.svc.settings
-        self._check_seats(msg.seats)
-        time_limit_s = st.time_limit_s if msg.time_limit_s is None else msg.time_limit_s
-        if not st.time_limit_min_s <= time_limit_s <= st.time_limit_max_s:
-            raise RaceError(
-                ErrorCode.BAD_MESSAGE,
-                f"`time_limit_s`: {st.time_limit_min_s}..{st.time_limit_max_s}",
-                field="time_limit_s",
-            )
+        check.seats(msg.seats, st.max_seats)
+        time_limit_s = check.time_limit(
+            msg.time_limit_s, st.time_limit_s, st.time_limit_min_s, st.time_limit_max_s
+        )
         await self._seat_limit(s.player)
         seed = self.svc.seed_factory()
         now = await self.svc.store.time_ms()
@@ -146,7 +123,7 @@ class Lobby:
     ) -> R.Race:
         """A private one-seat race of `s`'s player on a given seed, counting down at
         once: a daily challenge attempt (server/daily). No reply is sent here."""
-        gdef = self._check_game(game)
+        gdef = check.game(game)
         await self._seat_limit(s.player)
         now = await self.svc.store.time_ms()
         race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now)
@@ -160,9 +137,9 @@ class Lobby:
         events to `s` (a resumed daily attempt, maybe from another connection)."""
         _now, race = await self.svc.store.load_race(race_id(rid))
         if race is None:
-            raise no_such_race()
+            raise check.no_such_race()
         if race.seat_of(s.player) is None:
-            raise not_in_race()
+            raise check.not_in_race()
         if race.status != RaceStatus.FINISHED and rid not in s.races:
             self.svc.add_member(s, race)
         return snapshot_reply(msg, race)
@@ -188,7 +165,7 @@ class Lobby:
         pid = s.player
         _now, race = await self.svc.store.load_race(rid)
         if race is None:
-            raise no_such_race()
+            raise check.no_such_race()
         if race.seat_of(pid) is None:
             await self._seat_limit(pid)
         race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name))
@@ -223,8 +200,8 @@ class Lobby:
 
     async def quick(self, s: Session, msg: m.Quick) -> None:
         svc = self.svc
-        gdef = self._check_game(msg.game)
-        self._check_seats(msg.seats)
+        gdef = check.game(msg.game)
+        check.seats(msg.seats, svc.settings.max_seats)
         pid = s.player
         await self._seat_limit(pid)
         group = await svc.store.quick_push(gdef.id, msg.seats, pid)

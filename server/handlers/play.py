@@ -27,11 +27,12 @@ from protocol.messages import ErrorCode, PlayerStatus, RaceStatus
 from ..core import moves as core
 from ..core import races as R
 from ..core import room as rooms
+from ..core.checks import no_such_race, not_in_race
 from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
 from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import PositionCache, revealed_text
-from .lobby import no_such_race, not_in_race, race_id
+from .lobby import race_id
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.play")

@@ -10,11 +10,12 @@ from protocol.messages import ErrorCode, RaceStatus
 
 from ..core import races as R
 from ..core import spectators as boards
+from ..core.checks import no_such_race
 from ..core.races import RaceError
 from ..core.room import Room
 from ..core.session import Session
 from ..storage import decode_position
-from .lobby import no_such_race, race_id, snapshot_reply
+from .lobby import race_id, snapshot_reply
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.watch")
