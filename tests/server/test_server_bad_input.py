@@ -215,7 +215,7 @@ async def test_rate_limit(make_server):
     await asyncio.sleep(0.3)  # credits come back
     assert (await a.request("ping"))["t"] == "pong"
     # abuse: far more than rate_close dropped messages in a row closes with 1008
-    for i in range(40):
+    for _ in range(40):
         await a.send({"t": "ping"})
     await asyncio.wait_for(a.reader, 5)
     assert a.closed == 1008

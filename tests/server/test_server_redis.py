@@ -190,7 +190,7 @@ def test_position_cache_equals_full_encoding():
     moves = 0
     for game in rules.GAMES:
         for seed in range(25):
-            g = rules.deal(game, "%032x" % seed)
+            g = rules.deal(game, f"{seed:032x}")
             pc = S.PositionCache(g)
             assert pc.encode() == S.encode_position(g)
             rng = random.Random(seed)

@@ -184,7 +184,7 @@ async def test_concurrent_movers_every_request_answered(make_server):
         for k, v in mv.counts.items():
             totals[k] = totals.get(k, 0) + v
     worst = max(mv.worst for mv in movers)
-    print("stress:", totals, "worst %.3fs" % worst)
+    print("stress:", totals, f"worst {worst:.3f}s")
     assert totals.get("ack", 0) > 500, totals
     assert totals.get("dup", 0) > 10 and totals.get("out-of-sync", 0) > 10, totals
     assert worst < BOUND, worst
