@@ -121,7 +121,7 @@ class DailyHandlers:
     async def info(self, conn: Conn, msg: m.Daily) -> m.DailyInfo:
         info = await self._call(self.daily.info(msg.game, msg.date))
         you = None
-        race, entry = await self._repair(msg.game, info["date"], conn.pid)  # type: ignore[arg-type]
+        race, entry = await self._repair(msg.game, info["date"], conn.player)
         if race is not None:
             you = m.DailyYou(race=race, status="done" if entry else "playing", entry=_maybe_entry(entry))
         return m.DailyInfo(rid=msg.rid, you=you, **info)

@@ -50,7 +50,7 @@ class Play:
         Returns None when done synchronously (the hot path), or a coroutine the
         gateway awaits before reading the connection's next frame.
         """
-        e = self.svc.games.get((msg.race, s.pid))  # type: ignore[arg-type]
+        e = self.svc.games.get((msg.race, s.player))
         if e is None or not core.on_fast_path(e, msg.n):
             return self._move_slow(s, msg)
         try:

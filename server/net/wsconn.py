@@ -129,7 +129,8 @@ class FastConnection(ServerConnection):
         i = 0
         on_frame = self.on_frame
         limit = self._max
-        assert limit is not None  # the fast lane runs only with a frame size limit (attach)
+        # The fast lane runs only once attached, with a frame size limit (attach).
+        assert limit is not None and on_frame is not None
         while True:
             if end - i < 2:
                 break
@@ -163,7 +164,7 @@ class FastConnection(ServerConnection):
                 payload = apply_mask(buf[start:stop], buf[start - 4 : start]) if n else b""
                 i = stop
                 try:
-                    on_frame(payload)  # type: ignore[misc]
+                    on_frame(payload)
                 except Exception:  # the gateway handles its errors; never break the stream
                     self.logger.error("frame handler failed", exc_info=True)
                 if protocol.state is not OPEN:  # e.g. a close started by the handler

@@ -106,4 +106,8 @@ def revealed_text(revealed: tuple[tuple[str, str], ...]) -> str:
 
 
 def revealed_list(text: str) -> list[tuple[str, str]]:
-    return [tuple(x.split(":", 1)) for x in text.split()] if text else []  # type: ignore[misc]
+    out: list[tuple[str, str]] = []
+    for x in text.split():
+        pile, _, card = x.partition(":")
+        out.append((pile, card))
+    return out

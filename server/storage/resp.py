@@ -24,7 +24,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import hiredis
 from redis.asyncio.connection import parse_url
@@ -75,7 +75,8 @@ class _Base(asyncio.Protocol):
         self.closed = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        # A stream transport (uvloop's implements the interface without subclassing it).
+        self.transport = cast(asyncio.Transport, transport)
         sock = transport.get_extra_info("socket")
         if sock is not None:
             import socket
