@@ -1,6 +1,7 @@
 """The requests of docs/protocol.md, by feature, over the race core and the store.
 
-``session``  hello (identity, resumed seats) and disconnect; the `Session` of a connection
+``runtime``  what the handlers need of the process that runs them (a Protocol)
+``session``  hello (identity, resumed seats) and disconnect
 ``lobby``    create, join, leave, ready, start, quick-match, ping
 ``play``     the move path, finish, resync
 ``watch``    spectating and the delayed boards, the race list, replays
