@@ -8,7 +8,7 @@ not an average dominated by a few slow ones.
     .venv/bin/python bench/rules_bench.py            # full run
     .venv/bin/python bench/rules_bench.py --quick    # a few seconds
 
-Targets (issue): play() <= 15 µs and legal_moves() <= 60 µs median, per game.
+Targets: play() <= 15 µs and legal_moves() <= 60 µs median, per game.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The bot's own board: a Game rebuilt from what the player sees, and nothing else.
 
-A bot may only use what its player sees (RULES.md §0.4): the face-up cards and
+A bot may only use what its player sees (docs/rules.md §7.3): the face-up cards and
 the stock's count. Strategies therefore never touch the real Game. They get a
 ``View`` and rebuild a *visible game* from it with ``visible_game``: the
 visible cards are where the view says, and every hidden slot (face-down
@@ -64,7 +64,7 @@ def visible_game(view: rules.View) -> Game:
             continue
         pile = cards[name]
         hidden = sum(1 for c in pile if c is None)
-        # Face-down cards are always at the bottom of a pile (RULES.md §3).
+        # Face-down cards are always at the bottom of a pile (docs/rules.md §4.6).
         piles.append([take() if c is None else FACE_OF_CODE[c] for c in pile])
         down.append(hidden)
     return Game(gdef, piles, down)

@@ -10,14 +10,16 @@ that the event loop keeps reading and answering for every bot of the process
 (acks, pings, the other bots' moves) while one bot thinks. The clients
 connect with ``reconnect=True``: a dropped connection is retried, the move in
 flight is resent with the same move number, and the board is resynced, so the
-bot's game goes on.
+bot's game goes on. Given several server URLs (processes sharing one Redis),
+a bot whose process dies resumes on another one (the library's failover).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import client
 from protocol import messages as m
@@ -101,7 +103,7 @@ async def play_race(
 
 
 async def run_bots(
-    url: str,
+    url: str | Sequence[str],
     game: str,
     strategies: list[Strategy],
     *,
@@ -112,13 +114,18 @@ async def run_bots(
     delay_ms: float = 0,
     name_prefix: str = "bot",
     on_race: Callable[[str], None] | None = None,
+    on_race_game: Callable[[str, str], None] | None = None,
 ) -> list[BotResult]:
     """Seat one bot per strategy in one race and play it to the end.
 
-    ``race``: join that race (all bots ready up). ``quick``: quick-match with
-    ``seats`` seats (default: as many as bots). Otherwise the first bot
-    creates a public race with one seat per bot and the others join it.
-    Returns one result per bot, with its final rank from the ``end`` event.
+    ``url``: one server URL, or several (failover). ``race``: join that race
+    (all bots ready up; its game is the race's, whatever ``game`` says).
+    ``quick``: quick-match ``game`` with ``seats`` seats (default: as many as
+    bots). Otherwise the first bot creates a public race of ``game`` with one
+    seat per bot and the others join it. ``on_race(race)`` and
+    ``on_race_game(race, game)`` are called once per race, the latter with the
+    game the server says the race is of. Returns one result
+    per bot, with its final rank from the ``end`` event.
     """
     names = [f"{name_prefix}-{i + 1}" for i in range(len(strategies))]
     results = [BotResult(n) for n in names]
@@ -127,28 +134,23 @@ async def run_bots(
             snap = await clients[0].create(game, seats=len(clients), time_limit_s=time_limit_s)
             race = snap.race
         if race is not None:
-            if on_race:
-                on_race(race)
-            for c in clients:
-                await c.join(race)
+            joined = [await c.join(race) for c in clients]
+            _announce(race, joined[0].game, on_race, on_race_game)
             for c in clients:
                 await c.ready(race)
             races = [race] * len(clients)
         else:
             for c in clients:
                 await c.quick(game, seats=seats or max(2, len(clients)))
-            snaps = [
-                await c.wait_for(m.RaceSnapshot, lambda s: s.game == game, timeout=None) for c in clients
-            ]
+            snaps = [await c.wait_for(m.RaceSnapshot, _of_game(game), timeout=None) for c in clients]
             races = [s.race for s in snaps]
-            if on_race:
-                for r in sorted(set(races)):
-                    on_race(r)
+            for r in sorted(set(races)):
+                _announce(r, game, on_race, on_race_game)
         await asyncio.gather(
             *(play_race(c, r, s, res, delay_ms) for c, r, s, res in zip(clients, races, strategies, results))
         )
         for c, r, res in zip(clients, races, results):
-            end = await c.wait_for(m.End, lambda ev: ev.race == r, timeout=time_limit_s + 30)
+            end = await c.wait_for(m.End, _in_race(r), timeout=time_limit_s + 30)
             for row in end.ranking:
                 if row.player == c.player:
                     res.rank = row.rank
@@ -157,6 +159,26 @@ async def run_bots(
 
 
 RECONNECT_TRIES = 5
+
+
+def _announce(
+    race: str,
+    game: str,
+    on_race: Callable[[str], None] | None,
+    on_race_game: Callable[[str, str], None] | None,
+) -> None:
+    if on_race is not None:
+        on_race(race)
+    if on_race_game is not None:
+        on_race_game(race, game)
+
+
+def _of_game(game: str) -> Callable[[Any], bool]:
+    return lambda snap: snap.game == game
+
+
+def _in_race(race: str) -> Callable[[Any], bool]:
+    return lambda ev: ev.race == race
 
 
 async def _finish(c: client.Client, race: str) -> None:
@@ -183,7 +205,7 @@ async def _resynced(c: client.Client, race: str) -> None:
 class _connected:
     """Open one client per name; close them all on exit."""
 
-    def __init__(self, url: str, names: list[str], reconnect: bool = True) -> None:
+    def __init__(self, url: str | Sequence[str], names: list[str], reconnect: bool = True) -> None:
         self.url = url
         self.names = names
         self.reconnect = reconnect

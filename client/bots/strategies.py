@@ -4,7 +4,7 @@ except the optional per-move time budget of ``search``.
 Interface: a Strategy plays one game at a time. ``new_game()`` forgets the
 previous game; ``choose(position)`` takes what the player sees (a ``View``, a
 view text, or a ``Game`` whose ``view()`` is taken at once) and returns the
-next move in RULES.md notation, or None to declare the game finished. The
+next move in docs/rules.md §1.3 notation, or None to declare the game finished. The
 real Game is never kept: everything is decided on a visible game rebuilt from
 the view (board.py), so a strategy cannot read hidden cards.
 

@@ -3,12 +3,21 @@
 Each subcommand module defines `add_arguments(parser)` and `run(args) -> int`.
 Modules are imported lazily so that `solrace deal` does not pay for the server
 and `solrace serve` does not pay for the terminal UI.
+
+Failures a user causes or meets are one line on stderr, never a traceback:
+a bad flag (argparse's usage line and message, exit 2), a system error such as
+a port already in use or an unreachable server (`solrace CMD: ...`, exit 1),
+Ctrl-C (exit 130). A closed output pipe (`solrace deal ... | head`) ends the
+command quietly with exit 141, as a process killed by SIGPIPE, the shell's
+convention. Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import os
 import sys
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -21,6 +30,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("client.cli.verify", "re-deal and re-play a finished race or daily"),
 }
 
+#: Exit status of a command whose output pipe was closed (128 + SIGPIPE).
+EXIT_BROKEN_PIPE = 141
+EXIT_INTERRUPTED = 130
+
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
@@ -28,17 +41,51 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_module, help_text) in SUBCOMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
-    if not argv or argv[0] in ("-h", "--help") or argv[0] not in SUBCOMMANDS:
-        parser.print_help() if not argv or argv[0] in ("-h", "--help") else parser.error(
-            f"unknown command {argv[0]!r}"
-        )
-        return 0 if not argv or argv[0] in ("-h", "--help") else 2
+    if not argv or argv[0] in ("-h", "--help"):
+        parser.print_help()
+        return 0
+    if argv[0] not in SUBCOMMANDS:
+        parser.error(f"unknown command {argv[0]!r}")
     name = argv[0]
     module = importlib.import_module(SUBCOMMANDS[name][0])
     sub_parser = argparse.ArgumentParser(prog=f"solrace {name}", description=SUBCOMMANDS[name][1])
     module.add_arguments(sub_parser)
     args = sub_parser.parse_args(argv[1:])
-    return int(module.run(args) or 0)
+    try:
+        status = int(module.run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
+        return status
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        print(f"solrace {name}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except OSError as e:
+        print(f"solrace {name}: {describe_os_error(e)}", file=sys.stderr)
+        return 1
+
+
+def describe_os_error(e: OSError) -> str:
+    """One line for a system error, with a hint for the usual ones."""
+    text = str(e) or type(e).__name__
+    if e.errno == errno.EADDRINUSE:
+        return f"{text} (another process listens there: stop it, or pick another --port)"
+    if e.errno == errno.EADDRNOTAVAIL:
+        return f"{text} (no such address on this machine: check --host)"
+    if e.errno == errno.EACCES and "bind" in text:
+        return f"{text} (ports below 1024 need privileges: pick another --port)"
+    return text
+
+
+def _quiet_stdout() -> None:
+    """After a broken pipe: point stdout at /dev/null, so that the interpreter's final
+    flush does not raise (and print) the same error again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout already closed or not a file: nothing to flush
+        pass
 
 
 if __name__ == "__main__":

@@ -5,31 +5,61 @@ print the win rate and mean cards home::
 
     solrace bot --stats fours-up --deals 200 --strategy all
 
-The deal seeds are derived from ``--seed-prefix`` (client/bots/offline.py), so
+Progress (deals played so far) goes to stderr, the table to stdout. The deal seeds are derived from ``--seed-prefix`` (client/bots/offline.py), so
 a run is reproducible; strategies see only their player's view.
 
 Online: N bots connect, take seats in one race and play it::
 
     solrace bot --url ws://127.0.0.1:8765/ws --count 3 --game racing-aces --strategy search
-    solrace bot ... --race RACE_ID     # join an existing race and ready up
+    solrace bot ... --race RACE_ID     # join an existing race (of whatever game) and ready up
     solrace bot ... --quick            # quick-match (bots may meet people)
+    solrace bot --url ws://a:8765/ws --url ws://b:8765/ws ...   # failover between processes
 
 Without --race or --quick the first bot creates a public race with one seat
-per bot.
+per bot. With several --url the bots connect to the first that answers and,
+if its process goes away, resume on another (processes sharing one Redis).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import platform
 import sys
+import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TextIO
 
 from client.bots.offline import Played, deal_seed, play_one
-from client.bots.strategies import STRATEGIES, make
+from client.bots.strategies import STRATEGIES, SearchStrategy, make
 from protocol import rules
+
+DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+DEFAULT_GAME = "racing-aces"
+
+
+def positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = float(text)
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
+    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,13 +71,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--nodes",
-        type=int,
+        type=positive_int,
         default=None,
-        help="search: positions generated per move (default %d)" % make("search").nodes,
+        help=f"search: positions generated per move (default {SearchStrategy().nodes})",
     )
     parser.add_argument(
         "--move-ms",
-        type=float,
+        type=positive_float,
         default=None,
         help="search: also stop each move's search after this many ms (online use; "
         "results then depend on the machine)",
@@ -59,31 +89,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=[*sorted(rules.GAMES), "all"],
         help="play deals offline through the engine and print win rate and cards home",
     )
-    off.add_argument("--deals", type=int, default=100, help="deals per strategy (default 100)")
+    off.add_argument("--deals", type=positive_int, default=100, help="deals per strategy (default 100)")
     off.add_argument("--seed-prefix", default="bots", help="deal seeds derive from this (default 'bots')")
     off.add_argument("--show-wins", action="store_true", help="also list the seeds of the deals won")
     off.add_argument(
         "--jobs",
-        type=int,
+        type=positive_int,
         default=os.cpu_count() or 1,
         help="worker processes (default: CPU count); results do not depend on it",
     )
     on = parser.add_argument_group("online")
-    on.add_argument("--url", default="ws://127.0.0.1:8765/ws", help="server WebSocket URL")
-    on.add_argument("--count", type=int, default=1, help="bots to run (default 1)")
-    on.add_argument("--game", choices=sorted(rules.GAMES), default="racing-aces")
+    on.add_argument(
+        "--url",
+        action="append",
+        help=f"server WebSocket URL (default {DEFAULT_URL}); repeat it for several processes of one "
+        "server: the bots fail over between them",
+    )
+    on.add_argument("--count", type=positive_int, default=1, help="bots to run (default 1)")
+    on.add_argument(
+        "--game",
+        choices=sorted(rules.GAMES),
+        help=f"game of a created or quick-matched race (default {DEFAULT_GAME}); with --race the race's own",
+    )
     on.add_argument("--race", help="join this race id")
     on.add_argument("--quick", action="store_true", help="quick-match instead of creating a race")
-    on.add_argument("--seats", type=int, help="quick-match race size (default: --count, at least 2)")
-    on.add_argument("--time-limit", type=int, default=600, help="race clock for a created race, s")
-    on.add_argument("--delay-ms", type=float, default=0, help="pause after each move, ms")
+    on.add_argument("--seats", type=positive_int, help="quick-match race size (default: --count, at least 2)")
+    on.add_argument("--time-limit", type=positive_int, default=600, help="race clock for a created race, s")
+    on.add_argument("--delay-ms", type=non_negative_float, default=0, help="pause after each move, ms")
     on.add_argument("--name", default="bot", help="bot name prefix (bot-1, bot-2, ...)")
 
 
-def _strategy_options(args: argparse.Namespace, name: str) -> dict:
+def _strategy_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
     if name != "search":
         return {}
-    options: dict = {}
+    options: dict[str, Any] = {}
     if args.nodes:
         options["nodes"] = args.nodes
     if args.move_ms:
@@ -101,14 +140,66 @@ def run(args: argparse.Namespace) -> int:
 
 
 def measure(
-    game_id: str, strategy: str, deals: int, prefix: str, jobs: int, options: dict | None = None
+    game_id: str,
+    strategy: str,
+    deals: int,
+    prefix: str,
+    jobs: int,
+    options: dict[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Played]:
-    """Play ``deals`` seeded deals of one game with one strategy."""
+    """Play ``deals`` seeded deals of one game with one strategy.
+
+    ``progress(done, deals)`` is called as results come in (in deal order).
+    """
     tasks = [(game_id, deal_seed(prefix, i), strategy, options or {}) for i in range(deals)]
-    if jobs <= 1:
-        return [play_one(t) for t in tasks]
-    with ProcessPoolExecutor(jobs) as pool:
-        return list(pool.map(play_one, tasks, chunksize=max(1, deals // (4 * jobs))))
+    played: list[Played] = []
+    with contextlib.ExitStack() as stack:
+        results: Iterator[Played]
+        if jobs <= 1:
+            results = map(play_one, tasks)
+        else:
+            pool = stack.enter_context(ProcessPoolExecutor(jobs))
+            results = pool.map(play_one, tasks, chunksize=max(1, deals // (8 * jobs)))
+        for p in results:
+            played.append(p)
+            if progress is not None:
+                progress(len(played), deals)
+    return played
+
+
+class Progress:
+    """Deals played so far, on stderr: at most once per ``interval`` seconds, and at the end.
+
+    On a terminal the line is rewritten in place and erased at the end (the
+    table row follows on stdout); otherwise each report is a line of its own.
+    """
+
+    def __init__(self, stream: TextIO, interval: float = 1.0) -> None:
+        self.stream = stream
+        self.interval = interval
+        self.tty = stream.isatty()
+        self.started = self.last = time.monotonic()
+        self.label = ""
+
+    def start(self, label: str) -> None:
+        self.label = label
+        self.started = time.monotonic()
+        self.last = 0.0  # the first result is always reported
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if done < total and now - self.last < self.interval:
+            return
+        self.last = now
+        text = f"{self.label}: {done}/{total} deals, {now - self.started:.1f} s"
+        if not self.tty:
+            self.stream.write(text + "\n")
+        elif done < total:
+            self.stream.write("\r\033[K" + text)
+        else:
+            self.stream.write("\r\033[K")
+        self.stream.flush()
 
 
 def run_stats(args: argparse.Namespace) -> int:
@@ -123,11 +214,19 @@ def run_stats(args: argparse.Namespace) -> int:
         f"{'game':<22} {'strategy':<8} {'deals':>5} {'won':>4} {'win %':>6} {'home':>7} {'total':>5} "
         f"{'home %':>6} {'moves':>6} {'s/deal':>7}"
     )
-    print(header)
+    print(header, flush=True)
+    progress = Progress(sys.stderr)
     for game_id in games:
         for name in strategies:
+            progress.start(f"{game_id} {name}")
             played = measure(
-                game_id, name, args.deals, args.seed_prefix, args.jobs, _strategy_options(args, name)
+                game_id,
+                name,
+                args.deals,
+                args.seed_prefix,
+                args.jobs,
+                _strategy_options(args, name),
+                progress,
             )
             n = len(played)
             won = sum(p.won for p in played)
@@ -147,20 +246,24 @@ def run_stats(args: argparse.Namespace) -> int:
 
 def run_online(args: argparse.Namespace) -> int:
     from client.bots.online import run_bots
+    from client.library import Unreachable
 
-    if args.count < 1:
-        print("solrace bot: --count must be at least 1", file=sys.stderr)
+    if args.race and args.quick:
+        print("solrace bot: give --race or --quick, not both", file=sys.stderr)
         return 2
     strategies = [make(args.strategy, **_strategy_options(args, args.strategy)) for _ in range(args.count)]
+    urls: list[str] = args.url or [DEFAULT_URL]
 
-    def announce(race: str) -> None:
-        print(f"race {race}: {args.count} {args.strategy} bot(s) playing {args.game}", flush=True)
+    def announce(race: str, game: str) -> None:
+        if args.race and args.game and args.game != game:
+            print(f"solrace bot: note: race {race} is {game}, not {args.game}", file=sys.stderr)
+        print(f"race {race}: {args.count} {args.strategy} bot(s) playing {game}", flush=True)
 
     try:
         results = asyncio.run(
             run_bots(
-                args.url,
-                args.game,
+                urls,
+                args.game or DEFAULT_GAME,
                 strategies,
                 race=args.race,
                 quick=args.quick,
@@ -168,11 +271,14 @@ def run_online(args: argparse.Namespace) -> int:
                 time_limit_s=args.time_limit,
                 delay_ms=args.delay_ms,
                 name_prefix=args.name,
-                on_race=announce,
+                on_race_game=announce,
             )
         )
-    except (OSError, ConnectionError) as e:
-        print(f"solrace bot: cannot reach {args.url}: {e}", file=sys.stderr)
+    except Unreachable as e:  # what each URL answered
+        print(f"solrace bot: {e}", file=sys.stderr)
+        return 1
+    except OSError as e:
+        print(f"solrace bot: cannot reach {' or '.join(urls)}: {e}", file=sys.stderr)
         return 1
     except Exception as e:  # a server error reply (no-such-race, race-full, ...)
         print(f"solrace bot: {type(e).__name__}: {e}", file=sys.stderr)

@@ -15,7 +15,7 @@ What is checked, independently of the server's code:
 1. ``sha256(seed) == commitment``, for the commitment in the document and the
    one given with ``--commitment`` (the one you saw when the race or the day
    opened: that is what makes the check meaningful).
-2. The deal: the seed is re-dealt with RULES.md §0.5 (``rules.deal``) and every
+2. The deal: the seed is re-dealt with docs/rules.md §8 (``rules.deal``) and every
    player's moves are re-played with the rules engine; an illegal move, or a
    move after the game was won, refutes.
 3. Every figure of the ranking against the re-play: ``won``, ``status``,
@@ -261,7 +261,7 @@ def load(path: str) -> dict[str, Any]:
 
 
 async def fetch(
-    url: str,
+    url: str | list[str],
     *,
     race: str | None = None,
     daily: str | None = None,
@@ -283,7 +283,8 @@ async def fetch(
     except ServerError as e:
         raise InputError(f"the server refused: {e}") from None
     except (OSError, AttributeError) as e:
-        raise InputError(f"cannot fetch the replay from {url}: {e}") from None
+        where = url if isinstance(url, str) else " or ".join(url)
+        raise InputError(f"cannot fetch the replay from {where}: {e}") from None
     out = msgspec.to_builtins(reply)
     out.pop("t", None)
     out.pop("rid", None)
@@ -295,7 +296,11 @@ async def fetch(
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
-    parser.add_argument("--url", help="fetch from a server, e.g. ws://127.0.0.1:8765/ws")
+    parser.add_argument(
+        "--url",
+        action="append",
+        help="fetch from a server, e.g. ws://127.0.0.1:8765/ws (repeat it for several processes: failover)",
+    )
     parser.add_argument("--race", help="with --url: the finished race's id")
     parser.add_argument("--daily", metavar="GAME", help="with --url: a closed daily's game")
     parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")

@@ -3,22 +3,34 @@
 solrace watch                     # the live race list; Enter on a race spectates it
 solrace watch --game fours-up     # only that game
 solrace watch --race r8a1c…       # spectate straight away (id or link)
+solrace watch --url ws://a:8765/ws --url ws://b:8765/ws   # failover between processes
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
-from client.cli.play import DEFAULT_URL
+from client.cli.play import DEFAULT_URL, server_urls
+from protocol import rules
+
+if TYPE_CHECKING:
+    from client.tui.session import Session
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--url", default=DEFAULT_URL, help=f"server websocket URL (default {DEFAULT_URL})")
+    parser.add_argument(
+        "--url",
+        action="append",
+        help=f"server websocket URL (default {DEFAULT_URL}); repeat it for several processes of one "
+        "server: the client fails over between them",
+    )
     parser.add_argument("--name", help="display name")
     parser.add_argument(
         "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
     )
-    parser.add_argument("--game", help="list only races of this game")
+    parser.add_argument("--game", choices=sorted(rules.GAMES), help="list only races of this game")
     parser.add_argument("--race", metavar="ID_OR_LINK", help="spectate this race at once")
     parser.add_argument("--offline", action="store_true", help="no server: watch local bot races (demo)")
 
@@ -28,18 +40,23 @@ def run(args: argparse.Namespace) -> int:
     from client.tui.watch_app import WatchApp
 
     race = None
+    link_url = None
     if args.race:
-        url, race = parse_link(args.race)
-        if url and args.url == DEFAULT_URL:
-            args.url = url
+        try:
+            link_url, race = parse_link(args.race)
+        except ValueError as e:
+            raise SystemExit(f"solrace watch: --race: {e}") from None
+    connect: Callable[[], Awaitable[Session]]
     if args.offline:
         from client.tui.session import LocalSession
 
-        async def connect():
+        async def connect_offline() -> Session:
             return LocalSession(name=args.name or "watcher", watch_demo=True, rival_interval=0.3)
+
+        connect = connect_offline
     else:
         from client.tui.net import connector
 
-        connect = connector(args.url, args.name, args.token_file)
+        connect = connector(server_urls(args, link_url), args.name, args.token_file)
     app = WatchApp(connect, game=args.game, race=race)
     return int(app.run() or 0)

@@ -12,6 +12,12 @@ Used by the tests, the bots, the terminal client and the load benchmark::
         ack = await c.move(snap.race, "draw")  # n is tracked for you
         print(ack.revealed, board.view_text)
 
+Several servers (processes sharing one Redis) are given as a list; with
+`reconnect=True` the client fails over between them and resumes its session
+on whichever answers::
+
+    c = await connect(["ws://a:8765/ws", "ws://b:8765/ws"], name="ada", reconnect=True)
+
 Modules: `connection` (the `Client`, errors, events, reconnection) and
 `board` (the pure view update `apply_move` and the per-race `Board`).
 """
@@ -21,10 +27,13 @@ from .connection import (
     Client,
     ConnectionLost,
     Disconnected,
+    Endpoint,
     IllegalMoveError,
     Reconnected,
     ServerError,
+    Unreachable,
     connect,
+    endpoints,
     event_kind,
 )
 
@@ -33,12 +42,15 @@ __all__ = [
     "Client",
     "ConnectionLost",
     "Disconnected",
+    "Endpoint",
     "IllegalMoveError",
     "Reconnected",
     "ServerError",
+    "Unreachable",
     "ViewMismatch",
     "apply_move",
     "apply_move_text",
     "connect",
+    "endpoints",
     "event_kind",
 ]

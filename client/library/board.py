@@ -13,7 +13,7 @@ after a resync) and then, per accepted move, only what the view *gained*: the
      and the stock shrinks by one: the card drawn to the waste, a Racing Aces
      refill, each card of a Rouge et Noir deal t0..t9.
 
-This rests on one invariant of every game (RULES.md §0.4/§3): after a move, no
+This rests on one invariant of every game (docs/rules.md §4.6, §7.4): after a move, no
 pile's top card is face down — a face-down card that becomes a top flips in
 the same move. So "top is face down" can only mean "this is the flip".
 
@@ -33,7 +33,7 @@ from protocol.rules import View
 
 __all__ = ["Board", "ViewMismatch", "apply_move", "apply_move_text"]
 
-# RULES.md §0.3 notation. The server has already checked the move; this is
+# docs/rules.md §1.3 notation. The server has already checked the move; this is
 # only enough parsing to know which piles it touches.
 _MOVE = re.compile(r"([a-z]+[0-9]*)(?::([0-9]+))?>([a-z]+[0-9]*)")
 
@@ -104,7 +104,7 @@ def _index(view: View) -> dict[str, int]:
 
 
 def apply_move_text(view_text: str, move: str, revealed: Iterable[Sequence[str]]) -> str:
-    """`apply_move` over view texts (RULES.md §0.4)."""
+    """`apply_move` over view texts (docs/rules.md §7.3)."""
     return apply_move(rules.view_from_text(view_text), move, revealed).to_text()
 
 

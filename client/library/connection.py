@@ -23,24 +23,41 @@ Design:
 * **Versions.** The last `ver` seen per race is tracked; a jump of more than
   one schedules `resync(race, since=last)`, whose missed events are emitted
   as events (those not yet seen).
-* **Reconnect** (`reconnect=True`): on a lost connection the client retries
-  with exponential backoff and full jitter, says hello with its token,
-  resends every unacknowledged move with the same `n` (the server acks a
-  duplicate without applying it twice), re-spectates, and resyncs each race.
-  Other requests in flight when the connection drops fail with
-  `Disconnected` (they may not be idempotent: `create`, `quick`).
+* **Servers** (failover): `connect` takes one URL or several, for server
+  processes that share one Redis. A URL whose host name resolves to several
+  addresses counts as one endpoint per address (resolved again on every
+  round, each connected to by address with the URL's host name in the
+  request; through a configured proxy the name is left to the proxy). A
+  round tries the endpoints in turn: `open()` starts with the first URL;
+  after a lost connection the round starts with the endpoint after the one
+  that was lost, and the lost one comes last. A refused or timed-out
+  endpoint (`timeout` seconds each) passes the turn to the next; `bad-token`
+  or `bad-version` ends the round (every process would say the same).
+  `open()` makes one round and raises `Unreachable` (what each endpoint
+  said) if nothing answered.
+* **Reconnect** (`reconnect=True`): on a lost connection the client makes
+  rounds over the endpoints, with exponential backoff and full jitter
+  between rounds (`backoff_base` doubling up to `backoff_max`), says hello
+  with its token on whichever process answers first -- the session lives in
+  Redis, so any process resumes it -- resends every unacknowledged move with
+  the same `n` (the server acks a duplicate without applying it twice),
+  re-spectates, and resyncs each race. Other requests in flight when the
+  connection drops fail with `Disconnected` (they may not be idempotent:
+  `create`, `quick`). `url` is the URL of the current connection.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import ipaddress
 import itertools
 import logging
 import random
+import socket
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine, Generator, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -48,6 +65,8 @@ import msgspec
 import websockets
 from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+from websockets.proxy import get_proxy
+from websockets.uri import parse_uri
 
 from protocol import messages as m
 
@@ -57,10 +76,13 @@ __all__ = [
     "Client",
     "ConnectionLost",
     "Disconnected",
+    "Endpoint",
     "IllegalMoveError",
     "Reconnected",
     "ServerError",
+    "Unreachable",
     "connect",
+    "endpoints",
     "event_kind",
 ]
 
@@ -73,7 +95,7 @@ MAX_INBOUND = 16 * 1024 * 1024
 
 
 class ServerError(Exception):
-    """An `error` reply. `code` is the stable protocol code (protocol.md §6)."""
+    """An `error` reply. `code` is the stable protocol code (docs/protocol.md §6)."""
 
     def __init__(self, error: m.Error) -> None:
         super().__init__(f"{error.code}: {error.message}")
@@ -93,6 +115,77 @@ class IllegalMoveError(ServerError):
 
 class Disconnected(ConnectionError):
     """The connection is gone (and is not being re-established)."""
+
+
+class Unreachable(Disconnected):
+    """No endpoint answered a round of connection attempts.
+
+    `failures` holds, per endpoint tried, what went wrong (the last one is
+    also the exception's `__cause__`).
+    """
+
+    def __init__(self, failures: list[tuple[Endpoint, BaseException]]) -> None:
+        tried = "; ".join(f"{ep}: {_describe(exc)}" for ep, exc in failures) or "no server URL"
+        super().__init__(f"no server answered ({tried})")
+        self.failures = failures
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One place to connect to: a server URL and, when its host name resolves to
+    several addresses, the one address to use (`host`, `port`); None: the URL as is."""
+
+    url: str
+    host: str | None = None
+    port: int | None = None
+
+    def __str__(self) -> str:
+        return self.url if self.host is None else f"{self.url} at {self.host}"
+
+
+async def endpoints(urls: Sequence[str]) -> list[Endpoint]:
+    """The endpoints of `urls`, in order: one per URL, or one per address of a
+    URL whose host name resolves to several (in the resolver's order).
+
+    A URL that cannot be parsed or resolved stays whole: connecting to it
+    reports the error. Through a configured proxy the name is the proxy's
+    business, so the URL stays whole too.
+    """
+    loop = asyncio.get_running_loop()
+    out: list[Endpoint] = []
+    for url in urls:
+        try:
+            uri = parse_uri(url)
+        except InvalidURI:
+            out.append(Endpoint(url))
+            continue
+        if _is_address(uri.host) or get_proxy(uri) is not None:
+            out.append(Endpoint(url))
+            continue
+        try:
+            infos = await loop.getaddrinfo(uri.host, uri.port, type=socket.SOCK_STREAM)
+        except OSError:
+            out.append(Endpoint(url))
+            continue
+        addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+        if len(addresses) <= 1:
+            out.append(Endpoint(url))
+        else:
+            out.extend(Endpoint(url, address, uri.port) for address in addresses)
+    return out
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 @dataclass(frozen=True)
@@ -117,7 +210,11 @@ _TAGS: dict[type, str] = {cls: cls.__struct_config__.tag for cls in m.SERVER_TYP
 
 def event_kind(ev: object) -> str:
     """The kind of an event: the wire tag (`"progress"`) or the library's own."""
-    return _TAGS.get(type(ev)) or getattr(ev, "kind", type(ev).__name__)
+    tag = _TAGS.get(type(ev))
+    if tag is not None:
+        return tag
+    kind = getattr(ev, "kind", None)
+    return kind if isinstance(kind, str) else type(ev).__name__
 
 
 # Events that carry a race version.
@@ -129,7 +226,7 @@ class Client:
 
     def __init__(
         self,
-        url: str,
+        url: str | Sequence[str],
         *,
         name: str | None = None,
         token: str | None = None,
@@ -140,7 +237,13 @@ class Client:
         max_reconnect_attempts: int | None = None,
         max_events: int = 100_000,
     ) -> None:
-        self.url = url
+        self.urls: list[str] = [url] if isinstance(url, str) else list(url)
+        if not self.urls:
+            raise ValueError("connect: no server URL")
+        #: The URL of the current (or last) connection.
+        self.url = self.urls[0]
+        #: The endpoint of the current (or last) connection.
+        self.endpoint: Endpoint | None = None
         self.name: str | None = name
         self.token: str | None = token
         self.player: str | None = None
@@ -189,7 +292,7 @@ class Client:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    def __await__(self):  # `c = await connect(url)` works too
+    def __await__(self) -> Generator[Any, None, Client]:  # `c = await connect(url)` works too
         return self._open_and_return().__await__()
 
     async def _open_and_return(self) -> Client:
@@ -197,8 +300,12 @@ class Client:
         return self
 
     async def open(self) -> None:
-        """Connect and say hello (raises `ServerError` for e.g. `bad-token`)."""
-        await self._connect_once()
+        """Connect and say hello: one round over the endpoints, first URL first.
+
+        Raises `ServerError` for e.g. `bad-token` (or when every server that
+        answered refused the hello), `Unreachable` when none answered.
+        """
+        await self._connect_round(after=None)
 
     async def close(self) -> None:
         """Close the connection; pending requests fail with `Disconnected`."""
@@ -225,10 +332,46 @@ class Client:
     def connected(self) -> bool:
         return self._connected.is_set()
 
-    async def _connect_once(self) -> m.Welcome:
-        """Open a socket, hello (with the token if we have one), start the reader."""
+    async def _connect_round(self, after: Endpoint | None) -> m.Welcome:
+        """Try each endpoint once, starting after `after` (which then comes last)."""
+        candidates = await endpoints(self.urls)
+        if after is not None and after in candidates:
+            i = candidates.index(after)
+            candidates = candidates[i + 1 :] + candidates[: i + 1]
+        failures: list[tuple[Endpoint, BaseException]] = []
+        refused: ServerError | None = None
+        for ep in candidates:
+            try:
+                return await self._connect_to(ep)
+            except ServerError as exc:
+                if exc.code in (m.ErrorCode.BAD_TOKEN, m.ErrorCode.BAD_VERSION):
+                    raise  # every process shares the sessions and the version
+                failures.append((ep, exc))
+                refused = exc
+            except (
+                OSError,
+                TimeoutError,
+                InvalidHandshake,
+                InvalidURI,
+                ConnectionClosed,
+                m.ProtocolError,
+            ) as exc:
+                log.info("cannot connect to %s: %s", ep, _describe(exc))
+                failures.append((ep, exc))
+        if refused is not None:
+            raise refused  # a server answered: its reason says more than "unreachable"
+        raise Unreachable(failures) from (failures[-1][1] if failures else None)
+
+    async def _connect_to(self, ep: Endpoint) -> m.Welcome:
+        """Open a socket to `ep`, hello (with the token if we have one), start the reader."""
+        address: dict[str, Any] = {} if ep.host is None else {"host": ep.host, "port": ep.port}
         ws = await websockets.connect(
-            self.url, compression=None, max_size=MAX_INBOUND, open_timeout=self.timeout, ping_interval=20
+            ep.url,
+            compression=None,
+            max_size=MAX_INBOUND,
+            open_timeout=self.timeout,
+            ping_interval=20,
+            **address,
         )
         try:
             hello = m.Hello(v=m.PROTOCOL_VERSION, token=self.token, name=self.name)
@@ -243,6 +386,7 @@ class Client:
             await ws.close()
             raise
         self._ws = ws
+        self.url, self.endpoint = ep.url, ep
         self.welcome = reply
         self.player, self.token, self.name = reply.player, reply.token, reply.name
         self.limits = reply.limits
@@ -280,41 +424,41 @@ class Client:
     def _dispatch(self, msg: m.ServerMessage) -> None:
         rid = msg.rid
         fut = self._pending.pop(rid, None) if rid is not None else None
-        t = type(msg)
-        if t is m.Ack:
-            if fut is None:
+        # `type(msg) is` rather than isinstance: exact and cheapest on the move path.
+        if type(msg) is m.Ack:
+            if fut is None or rid is None:
                 return  # a second reply to a resent move, or after its timeout
-            self._moves.pop(rid, None)  # type: ignore[arg-type]
-            self._on_ack(msg)  # type: ignore[arg-type]
-        elif t is m.Progress:
-            if self._note_version(msg.race, msg.ver):  # type: ignore[union-attr]
-                self._on_progress(msg)  # type: ignore[arg-type]
-        elif t is m.Error:
+            self._moves.pop(rid, None)
+            self._on_ack(msg)
+        elif type(msg) is m.Progress:
+            if self._note_version(msg.race, msg.ver):
+                self._on_progress(msg)
+        elif type(msg) is m.Error:
             if rid is not None:
                 sent = self._moves.pop(rid, None)
                 self._finishes.pop(rid, None)
-                if sent is not None and msg.code == m.ErrorCode.OUT_OF_SYNC and msg.n is not None:  # type: ignore[union-attr]
+                if sent is not None and msg.code == m.ErrorCode.OUT_OF_SYNC and msg.n is not None:
                     board = self.boards.get(sent[0])
                     if board is not None:
                         # The server's count is the truth (it may even be lower,
                         # after Redis lost a tail): the state that follows is
                         # adopted because it is not older than this.
-                        board.n = msg.n  # type: ignore[union-attr]
-        elif t is m.RaceSnapshot:
-            if self._note_version(msg.race, msg.ver) or fut is not None:  # type: ignore[union-attr]
-                self._on_snapshot(msg)  # type: ignore[arg-type]
-        elif t is m.Started:
-            self._note_version(msg.race, msg.ver)  # type: ignore[union-attr]
-            self._on_started(msg)  # type: ignore[arg-type]
-        elif t is m.End:
-            self._note_version(msg.race, msg.ver)  # type: ignore[union-attr]
-            self._on_end(msg)  # type: ignore[arg-type]
-        elif t is m.State:
-            self._on_state(msg)  # type: ignore[arg-type]
-        elif t is m.Ok and rid is not None:
+                        board.n = msg.n
+        elif type(msg) is m.RaceSnapshot:
+            if self._note_version(msg.race, msg.ver) or fut is not None:
+                self._on_snapshot(msg)
+        elif type(msg) is m.Started:
+            self._note_version(msg.race, msg.ver)
+            self._on_started(msg)
+        elif type(msg) is m.End:
+            self._note_version(msg.race, msg.ver)
+            self._on_end(msg)
+        elif type(msg) is m.State:
+            self._on_state(msg)
+        elif type(msg) is m.Ok and rid is not None:
             race = self._finishes.pop(rid, None)
-            if race is not None and msg.ver is not None:  # type: ignore[union-attr]
-                self._note_version(race, msg.ver)  # type: ignore[union-attr]
+            if race is not None and msg.ver is not None:
+                self._note_version(race, msg.ver)
         if fut is not None:
             if not fut.done():
                 fut.set_result(msg)
@@ -439,7 +583,7 @@ class Client:
         finally:
             self._resyncing.discard(race)
 
-    def _spawn(self, coro: Any) -> None:
+    def _spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
@@ -586,29 +730,35 @@ class Client:
         self, game: str, seats: int = m.DEFAULT_SEATS, time_limit_s: int | None = None, private: bool = False
     ) -> m.RaceSnapshot:
         """A new race; `time_limit_s` None: the server's default clock (TIME_LIMIT_S)."""
-        return await self.request(
+        snap: m.RaceSnapshot = await self.request(
             m.Create(game=game, seats=seats, time_limit_s=time_limit_s, private=private)
         )
+        return snap
 
     async def join(self, race: str) -> m.RaceSnapshot:
-        return await self.request(m.Join(race=race))
+        snap: m.RaceSnapshot = await self.request(m.Join(race=race))
+        return snap
 
     async def leave(self, race: str) -> m.RaceSnapshot:
-        snap = await self.request(m.Leave(race=race))
+        snap: m.RaceSnapshot = await self.request(m.Leave(race=race))
         self.boards.pop(race, None)
         return snap
 
     async def ready(self, race: str, ready: bool = True) -> m.RaceSnapshot:
-        return await self.request(m.Ready(race=race, ready=ready))
+        snap: m.RaceSnapshot = await self.request(m.Ready(race=race, ready=ready))
+        return snap
 
     async def start(self, race: str) -> m.RaceSnapshot:
-        return await self.request(m.Start(race=race))
+        snap: m.RaceSnapshot = await self.request(m.Start(race=race))
+        return snap
 
     async def quick(self, game: str, seats: int = m.DEFAULT_SEATS) -> m.Queued:
-        return await self.request(m.Quick(game=game, seats=seats))
+        queued: m.Queued = await self.request(m.Quick(game=game, seats=seats))
+        return queued
 
     async def unqueue(self, game: str) -> m.Ok:
-        return await self.request(m.Unqueue(game=game))
+        ok: m.Ok = await self.request(m.Unqueue(game=game))
+        return ok
 
     async def move(self, race: str, move: str, view: bool = False, *, timeout: float | None = None) -> m.Ack:
         """Play `move` in `race`; returns the ack once the move is durable.
@@ -632,7 +782,8 @@ class Client:
             self._moves[rid] = (race, n, move, view)
             try:
                 await self._send(m.encode(m.Move(rid=rid, race=race, n=n, move=move, view=view)))
-                return await self._await_reply(rid, fut, timeout)
+                ack: m.Ack = await self._await_reply(rid, fut, timeout)
+                return ack
             except ServerError as exc:
                 if exc.code == m.ErrorCode.OUT_OF_SYNC:
                     # The board's count is the server's now but its view may
@@ -657,22 +808,26 @@ class Client:
 
     async def resync(self, race: str, since: int | None = None) -> m.State:
         """Ask for the race's state; `since` (a `ver`) also returns missed events."""
-        return await self.request(m.Resync(race=race, since=since))
+        state: m.State = await self.request(m.Resync(race=race, since=since))
+        return state
 
     async def replay(self, race: str) -> m.ReplayData:
-        return await self.request(m.Replay(race=race))
+        replay: m.ReplayData = await self.request(m.Replay(race=race))
+        return replay
 
     async def races(self, game: str | None = None) -> m.RaceList:
-        return await self.request(m.Races(game=game))
+        listing: m.RaceList = await self.request(m.Races(game=game))
+        return listing
 
     async def spectate(self, race: str) -> m.RaceSnapshot:
-        snap = await self.request(m.Spectate(race=race))
+        snap: m.RaceSnapshot = await self.request(m.Spectate(race=race))
         self.spectating.add(race)
         return snap
 
     async def unspectate(self, race: str) -> m.Ok:
         self.spectating.discard(race)
-        return await self.request(m.Unspectate(race=race))
+        ok: m.Ok = await self.request(m.Unspectate(race=race))
+        return ok
 
     def board(self, race: str) -> Board:
         """This player's board in `race` (KeyError if the client has none)."""
@@ -719,30 +874,25 @@ class Client:
                 w.set_exception(Disconnected("connection closed"))
 
     async def _reconnect_loop(self) -> None:
+        lost = self.endpoint
         attempt = 0
         while not self._closing:
             attempt += 1
             if self.max_reconnect_attempts is not None and attempt > self.max_reconnect_attempts:
                 break
-            # Exponential backoff with full jitter: many clients dropped by one
-            # server restart do not all come back in the same millisecond.
+            # Exponential backoff with full jitter between rounds: many clients
+            # dropped by one server restart do not all come back in the same
+            # millisecond. Within a round the endpoints are tried at once.
             cap = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
             await asyncio.sleep(random.uniform(0, cap))
             try:
-                await self._connect_once()
+                await self._connect_round(after=lost)
             except ServerError as exc:
                 log.warning("reconnect refused: %s", exc)
                 if exc.code in (m.ErrorCode.BAD_TOKEN, m.ErrorCode.BAD_VERSION):
                     break  # retrying cannot help
                 continue
-            except (
-                OSError,
-                TimeoutError,
-                InvalidHandshake,
-                InvalidURI,
-                ConnectionClosed,
-                m.ProtocolError,
-            ) as exc:
+            except Unreachable as exc:
                 log.info("reconnect attempt %d failed: %s", attempt, exc)
                 continue
             self._reconnector = None
@@ -780,7 +930,7 @@ def _expire(fut: asyncio.Future[Any]) -> None:
 
 
 def connect(
-    url: str,
+    url: str | Sequence[str],
     name: str | None = None,
     token: str | None = None,
     *,
@@ -790,8 +940,11 @@ def connect(
 ) -> Client:
     """`async with connect(url, name="ada") as c:` — a connected, hello'd client.
 
-    `token` resumes an earlier identity. `reconnect=True` survives dropped
-    connections (see the module doc). Other options: `backoff_base`,
-    `backoff_max`, `max_reconnect_attempts`, `max_events`.
+    `url` is one server URL or several (processes sharing one Redis; a host
+    name with several addresses counts as one endpoint per address): the
+    client connects to the first that answers and, with `reconnect=True`,
+    fails over to the others (see the module doc). `token` resumes an
+    earlier identity. Other options: `backoff_base`, `backoff_max`,
+    `max_reconnect_attempts`, `max_events`.
     """
     return Client(url, name=name, token=token, reconnect=reconnect, timeout=timeout, **options)

@@ -4,7 +4,7 @@ Bots (`Bot`) speak the protocol with plain MessagePack maps over `WSClient`
 and are driven by callbacks, one per inbound frame, without a task per
 message. Each race group (`Group`) creates a race, the others join, all
 ready; each bot then plays uniformly random legal moves computed from its
-own view (RULES.md §0.4, the same view-only rebuild as client/bots): after
+own view (docs/rules.md §7.3, the same view-only rebuild as client/bots): after
 an ack the view is updated from `revealed`, the visible game is rebuilt only
 when a card was revealed (otherwise the move is simply played on it), and
 `legal_moves()` gives the choices. A bot whose game is won or without a
@@ -250,7 +250,7 @@ class Bot:
         revealed = msg.get("revealed") or ()
         # The visible game follows the move in place; what the move turned up
         # (filler in the visible game) is overwritten with the revealed cards,
-        # so it stays a function of what this player has seen (RULES.md §0.4).
+        # so it stays a function of what this player has seen (docs/rules.md §7.3).
         vg = self.vg
         try:
             got = vg._play(mv)

@@ -1,6 +1,6 @@
 """Board layout, click-to-move mapping and formatting: plain functions, no terminal.
 
-Everything the terminal clients show is computed here from RULES.md §0.4 view
+Everything the terminal clients show is computed here from docs/rules.md §7.3 view
 texts, so it can be unit-tested without textual. The widgets in
 ``client.tui.widgets`` only paint the :class:`Canvas` this module produces and
 hand mouse positions back to :func:`Canvas.hit`.
@@ -37,7 +37,7 @@ EMPTY = " · "
 CARD_W = 3
 SLOT = 4  # card width + one space
 
-#: Card totals per game (RULES.md table); the race snapshot's `total` wins.
+#: Card totals per game (docs/rules.md, the table of games); the race snapshot's `total` wins.
 TOTALS = {"racing-aces": 156, "double-aces-and-kings": 208, "rouge-et-noir": 104, "fours-up": 104}
 
 GAME_NAMES = {
@@ -76,7 +76,7 @@ class Board:
 
 
 def parse_view(text: str) -> Board:
-    """Parse a view text (RULES.md §0.4): ``game f0: … t0:????Qh … s:#67 w:``.
+    """Parse a view text (docs/rules.md §7.3): ``game f0: … t0:????Qh … s:#67 w:``.
 
     Also accepts a full position text (face-down cards ``~Kh`` are shown as
     backs, a stock written as cards is counted), so a spectator or a test may

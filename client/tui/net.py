@@ -2,7 +2,8 @@
 
 The library (``client.library``) owns the socket, reconnects with the session
 token, resends unacknowledged moves, tracks race versions and resyncs on a
-gap. This adapter only turns its typed messages into the protocol's dicts (so
+gap, and fails over between several server URLs (processes sharing one
+Redis), resuming the session on whichever answers. This adapter only turns its typed messages into the protocol's dicts (so
 the apps and their tests see exactly the wire shapes of docs/protocol.md),
 its errors into :class:`ServerError`, and keeps the token on disk.
 """
@@ -12,12 +13,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from .session import ServerError, now_ms
+
+if TYPE_CHECKING:
+    from client.library.connection import Client
 
 DEFAULT_TOKEN_FILE = "~/.config/solrace/token"
 
@@ -45,7 +50,7 @@ def save_token(path: Path, token: str | None) -> None:
         pass  # not fatal: the next run gets a new identity
 
 
-def to_dict(msg: Any) -> dict:
+def to_dict(msg: Any) -> dict[str, Any]:
     """A library event or reply as the protocol's dict (``t`` = wire tag)."""
     from client.library.connection import ConnectionLost, Reconnected
 
@@ -65,17 +70,17 @@ class NetSession:
     #: the library resyncs by itself when a race version jumps
     handles_gaps = True
 
-    def __init__(self, client: Any):
+    def __init__(self, client: Client):
         self.client = client
-        self.player: str = client.player
-        self.name: str = client.name
-        self.events: asyncio.Queue = asyncio.Queue()
-        self._pump: asyncio.Task | None = None
-        self._clock: asyncio.Task | None = None
-        welcome = getattr(client, "welcome", None)
+        self.player: str = client.player or ""
+        self.name: str = client.name or ""
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._pump: asyncio.Task[None] | None = None
+        self._clock: asyncio.Task[None] | None = None
+        welcome = client.welcome
         #: unfinished races where this identity holds a seat (from `welcome`)
-        self.seated_races: list[str] = list(getattr(welcome, "races", None) or [])
-        t = getattr(welcome, "time", None)
+        self.seated_races: list[str] = list(welcome.races) if welcome is not None else []
+        t = welcome.time if welcome is not None else None
         self._offset = (t - now_ms()) if t else 0.0
 
     async def start(self) -> None:
@@ -99,11 +104,12 @@ class NetSession:
         off = self.client.clock_offset_ms
         return int(now_ms() + (off if off is not None else self._offset))
 
-    async def request(self, t: str, **f: Any) -> dict:
+    async def request(self, t: str, **f: Any) -> dict[str, Any]:
         from client.library.connection import Disconnected
         from client.library.connection import ServerError as LibError
 
         c = self.client
+        reply: object
         try:
             if t == "move":
                 reply = await c.move(f["race"], f["move"], view=bool(f.get("view")))
@@ -149,9 +155,12 @@ class NetSession:
 
 
 async def open_session(
-    url: str, name: str | None = None, token_file: str | None = None, reconnect: bool = True
+    url: str | Sequence[str], name: str | None = None, token_file: str | None = None, reconnect: bool = True
 ) -> NetSession:
-    """Connect (resuming the stored token; a stale one is replaced) and start the event pump."""
+    """Connect (resuming the stored token; a stale one is replaced) and start the event pump.
+
+    ``url``: one server URL or several (the library fails over between them).
+    """
     from client.library.connection import ServerError as LibError
     from client.library.connection import connect
 
@@ -171,7 +180,9 @@ async def open_session(
     return session
 
 
-def connector(url: str, name: str | None = None, token_file: str | None = None):
+def connector(
+    url: str | Sequence[str], name: str | None = None, token_file: str | None = None
+) -> Callable[[], Awaitable[NetSession]]:
     """An async callable opening a :class:`NetSession` (what the apps take)."""
 
     async def connect() -> NetSession:

@@ -139,12 +139,14 @@ class PlayApp(App):
         intent: Intent | None = None,
         default_game: str | None = None,
         server_url: str | None = None,
+        default_seats: int = 2,
     ):
         super().__init__()
         self.server_url = server_url
         self.connect = connect
         self.intent = intent
         self.default_game = default_game
+        self.default_seats = default_seats
         self.session: Session | None = None
         self.model = RaceModel()
         self.selected: tuple[str, int] | None = None
@@ -206,7 +208,7 @@ class PlayApp(App):
         if intent is None and seated:
             intent = Intent("resume", race=seated[-1])  # the token still holds a seat: back to it
         if intent is None:
-            intent = await self.push_screen_wait(MenuScreen(self.default_game))
+            intent = await self.push_screen_wait(MenuScreen(self.default_game, self.default_seats))
         await self.begin(intent)
 
     async def begin(self, intent: Intent) -> None:

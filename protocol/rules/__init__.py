@@ -1,4 +1,4 @@
-"""solrace rules engine: the four patience games of RULES.md (rules version 1).
+"""solrace rules engine: the four patience games of docs/rules.md (rules version 1).
 
 Pure and synchronous: no I/O, no clocks, no global state. The server uses it
 to validate every move, the clients to show positions, and anyone to verify a
@@ -7,7 +7,7 @@ finished race from its published seed and move logs.
 Layout
 ------
 ``cards``     cards as ints ("faces" 0..51) with precomputed rank/suit/colour/code
-``deal``      the bit-exact seeded shuffle of §0.5, seeds and commitments
+``deal``      the bit-exact seeded shuffle of docs/rules.md §8, seeds and commitments
 ``games``     pile kinds, their acceptance tables, and the four games as data
 ``engine``    ``Game``: the one move checker / generator / applier for all games
 ``view``      ``View``: what a player may see
@@ -34,7 +34,7 @@ A ``Game`` pickles and copies cheaply (its ``GameDef`` travels by id).
 
 Errors
 ------
-``IllegalMove`` (``.code``, ``.move``, ``.index`` from ``replay``) codes:
+``IllegalMove`` (``.code``, ``.move``, ``.index`` from ``replay``) codes (docs/rules.md §6):
 
 ``bad-notation``   not ``draw``/``SRC>DST``/``SRC:K>DST``, or a non-canonical
                    spelling (``t2:1>t5``, ``t2:02>t5``, ``t01>t5``)

@@ -2,7 +2,7 @@
 
 Two integer forms exist:
 
-* the **card id** of RULES.md §0.1, ``deck*52 + suit*13 + (rank-1)``, used only
+* the **card id** of docs/rules.md §1.1, ``deck*52 + suit*13 + (rank-1)``, used only
   by the deal (it fixes the order of the canonical deck);
 * the **face**, ``suit*13 + (rank-1)`` in ``0..51``, i.e. ``card_id % 52``.
 
@@ -65,5 +65,5 @@ def parse_card(code: str) -> int:
 
 
 def canonical_deck(decks: int) -> list[int]:
-    """Card ids of ``decks`` decks in canonical order (RULES.md §0.5 step 1)."""
+    """Card ids of ``decks`` decks in canonical order (docs/rules.md §8.1)."""
     return list(range(decks * 52))

@@ -1,4 +1,4 @@
-"""The portable seeded shuffle (RULES.md §0.5, deal algorithm version 1).
+"""The portable seeded shuffle (docs/rules.md §8, deal algorithm version 1).
 
 Everything here is specified bit for bit so that any implementation, in any
 language, deals the same layout from the same seed; that is what lets anyone

@@ -99,7 +99,7 @@ class Game:
     # -- text ----------------------------------------------------------------
 
     def to_text(self) -> str:
-        """The position text of RULES.md §0.4 (the whole truth: server side only)."""
+        """The position text of docs/rules.md §7.1 (the whole truth: server side only)."""
         g = self.game
         parts = [g.id]
         names = g.pile_names
@@ -211,6 +211,10 @@ class Game:
                 msg += ": only tableau runs move together"
             else:
                 msg += ": they are not a run"
+        elif not self.game.receives[d]:
+            # Never name the destination's top card here: the stock's is secret,
+            # and this message goes to the player.
+            msg = f"nothing may be moved onto {names[d]}"
         else:
             sp = self.piles[s]
             card = CODE[sp[len(sp) - k]]
@@ -398,7 +402,7 @@ _ACES_OF_RED = ((0, 39), (13, 26))  # black aces, red aces
 
 
 def deal(game_id: str, seed: str) -> Game:
-    """A new game of ``game_id`` dealt from ``seed`` (RULES.md §0.5)."""
+    """A new game of ``game_id`` dealt from ``seed`` (docs/rules.md §8)."""
     try:
         game = GAMES[game_id]
     except KeyError:

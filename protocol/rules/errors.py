@@ -4,7 +4,7 @@ from __future__ import annotations
 
 #: Every IllegalMove code, with what it means.
 ILLEGAL_MOVE_CODES: dict[str, str] = {
-    "bad-notation": "not a move in RULES.md §0.3 notation (or not its canonical spelling)",
+    "bad-notation": "not a move in docs/rules.md §1.3 notation (or not its canonical spelling)",
     "no-such-pile": "names a pile this game does not have",
     "same-pile": "source and destination are the same pile",
     "not-available": "the source cannot give these cards (empty, face down, not a run, "

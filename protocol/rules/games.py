@@ -224,7 +224,7 @@ class GameDef:
         return (self.index[src], k, self.index[dst])
 
     def deal_layout(self, seed: str) -> tuple[list[list[int]], list[int]]:
-        """Piles (faces, bottom first) and face-down counts for a seed (§0.5)."""
+        """Piles (faces, bottom first) and face-down counts for a seed (docs/rules.md §8.5)."""
         piles: list[list[int]] = [[] for _ in self.piles]
         down = [0] * len(self.piles)
         deck = canonical_deck(self.decks)

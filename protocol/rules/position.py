@@ -1,4 +1,4 @@
-"""Reading position texts and view texts (RULES.md §0.4).
+"""Reading position texts and view texts (docs/rules.md §7).
 
 ``from_text`` accepts only positions that can occur in the game: the exact
 card multiset, piles in canonical order, and every structural invariant the

@@ -1,4 +1,4 @@
-"""What one player may see of their own game (RULES.md §0.4)."""
+"""What one player may see of their own game (docs/rules.md §7.3)."""
 
 from __future__ import annotations
 

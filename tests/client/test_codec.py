@@ -88,7 +88,7 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.Races(game="rouge-et-noir"),
     m.Spectate(race="r1"),
     m.Unspectate(race="r1"),
-    # daily challenges (§5)
+    # daily challenges (docs/protocol.md §5)
     m.Daily(game="racing-aces"),
     m.Daily(game="racing-aces", date="2025-03-14", rid=1),
     m.DailyStart(game="fours-up"),
@@ -180,7 +180,7 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         ]
     ),
     m.Boards(race="r1", at=5, boards=[m.BoardView(player="p1", n=3, view="v")]),
-    # daily challenges (§5)
+    # daily challenges (docs/protocol.md §5)
     m.End(race="r1", ver=4, seed=None, ranking=[RANK]),
     m.DailyInfo(
         game="racing-aces",

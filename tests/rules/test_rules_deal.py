@@ -1,10 +1,11 @@
-"""The deal (RULES.md §0.5): layout shape, card multiset, determinism, and
+"""The deal (docs/rules.md §8): layout shape, card multiset, determinism, and
 pinned seed -> layout vectors so the algorithm can never drift silently."""
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ from protocol.rules.deal import random_words, shuffle, uniform
 
 ZERO_SEED = "00000000000000000000000000000000"
 
-# --- an independent, deliberately naive reimplementation of §0.5 ------------
+# --- an independent, deliberately naive reimplementation of docs/rules.md §8 ---
 
 
 def naive_words(seed: str):
@@ -44,7 +45,8 @@ def code(card_id: int) -> str:
 
 
 def naive_deal_text(game_id: str, seed: str) -> str:
-    """The position text of a fresh deal, written straight from RULES.md."""
+    """The position text of a fresh deal, written straight from docs/rules.md §2.2,
+    §3.2, §4.2, §5.2 and §7.1."""
     piles: dict[str, str] = {}
     if game_id in ("racing-aces", "double-aces-and-kings"):
         decks, nf, nr, nt = (3, 16, 3, 6) if game_id == "racing-aces" else (4, 16, 4, 8)
@@ -174,7 +176,22 @@ def test_deal_rejects_unknown_game_and_non_string_seed():
         rules.deal("racing-aces", 12)  # type: ignore[arg-type]
 
 
-# Pinned layouts: changing any of these is a new deal algorithm version (§0.5).
+def test_worked_example_of_the_rules_document():
+    """docs/rules.md §8.6 shows the deal of the seed `example`: it must stay true."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    example = text.split("### 8.6 Worked example", 1)[1].split("\n### ", 1)[0]
+    words = random_words("example")
+    for _ in range(5):
+        assert str(next(words)) in example
+    shown = [line for line in example.splitlines() if line.startswith("racing-aces ")]
+    assert shown == [rules.deal("racing-aces", "example").to_text()]
+    assert rules.seed_commitment("example") in example
+    fours_up = rules.deal("fours-up", "example")
+    assert " ".join(f"t{i}:{fours_up.pile(f't{i}')[0]}" for i in range(6)) in example
+
+
+# Pinned layouts: changing any of these is a new deal algorithm version
+# (docs/rules.md §9).
 PINNED = {
     ("racing-aces", "solrace"): (
         "racing-aces f0: f1: f2: f3: f4: f5: f6: f7: f8: f9: f10: f11: f12: f13: f14: f15: "

@@ -1,6 +1,10 @@
-"""Bad input: every IllegalMove code, and positions/views that cannot be."""
+"""Bad input: every IllegalMove code (docs/rules.md §6), and positions/views that
+cannot be (docs/rules.md §7.2)."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 from rules_helpers import cards, pos, position_text, refused
@@ -111,6 +115,20 @@ def test_not_accepted():
     refused(rn, "t0>f1", "not-accepted")  # pair rule
 
 
+@pytest.mark.parametrize("game_id", list(rules.GAMES))
+def test_refusal_messages_name_no_card_the_player_cannot_see(game_id):
+    """The message of an illegal move goes to the player (docs/rules.md §7.3)."""
+    g = rules.deal(game_id, "solrace")
+    visible = {c for _, pile in g.view().piles for c in pile if c is not None}
+    for src in g.game.pile_names:
+        for dst in g.game.pile_names:
+            try:
+                g.check(f"{src}>{dst}")
+            except rules.IllegalMove as e:
+                named = set(re.findall(r"\b[A2-9TJQK][cdhs]\b", e.message))
+                assert named <= visible, (f"{src}>{dst}", e.message)
+
+
 def test_stock_empty():
     g = pos(RA, fill="r0")
     e = refused(g, "draw", "stock-empty")
@@ -128,6 +146,13 @@ def test_every_code_is_documented():
     }
     for code in rules.ILLEGAL_MOVE_CODES:
         assert f"``{code}``" in rules.__doc__
+
+
+def test_every_code_is_in_the_rules_document():
+    text = (Path(__file__).resolve().parents[2] / "docs" / "rules.md").read_text(encoding="utf-8")
+    section = text.split("## 6. Illegal moves", 1)[1].split("\n## ", 1)[0]
+    for code in rules.ILLEGAL_MOVE_CODES:
+        assert f"| `{code}` |" in section, code
 
 
 def test_replay_reports_the_index_of_the_bad_move():

@@ -1,4 +1,4 @@
-"""Property tests over random playouts of every game.
+"""Property tests over random playouts of every game (docs/rules.md §1.5, §6, §7).
 
 Each example deals a random seed and plays random legal moves; after every
 move the invariants below must hold, and every few moves the whole move

@@ -1,6 +1,6 @@
 """The browser client in headless Chromium against a real `solrace serve`.
 
-Scenarios (issue 7): the lobby loads; a race against a bot played by clicking,
+Scenarios: the lobby loads; a race against a bot played by clicking,
 with the rival's progress bar moving and the result with the revealed seed
 checked against the commitment; each game's board drawn and playable (click
 and drag); a time-out; quick match; spectating with delayed boards; reconnect

@@ -1,5 +1,5 @@
 // Draws one player's board from a view text and turns clicks and drags into
-// moves in RULES.md §0.3 notation, offering only the moves the server listed
+// moves in docs/rules.md §1.3 notation, offering only the moves the server listed
 // as legal (`legal` from an ack or a resync).
 import { GAMES } from "./games.js";
 import { parseView, cardEl } from "./cards.js";

@@ -1,4 +1,4 @@
-// Cards and view texts (RULES.md §0.1, §0.4).
+// Cards and view texts (docs/rules.md §1.1, §7.3).
 
 export const SUITS = { c: "♣", d: "♦", h: "♥", s: "♠" };
 export const SUIT_NAMES = { c: "clubs", d: "diamonds", h: "hearts", s: "spades" };

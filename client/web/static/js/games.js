@@ -1,4 +1,4 @@
-// The four games: names, blurbs and board layouts (RULES.md §1–§4).
+// The four games: names, blurbs and board layouts (docs/rules.md §2–§5).
 //
 // A layout (`cols`) is a list of columns side by side; a column is a list of
 // rows; a row is a list of groups; a group has a label

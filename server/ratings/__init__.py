@@ -1,0 +1,68 @@
+"""Accounts, ratings per game, matchmaking by rating.
+
+Layout
+------
+``accounts``     names, password rules, argon2id hashing, login attempt buckets (pure)
+``rating``       openskill (Weng–Lin Plackett–Luce) updates, provisional, displayed
+                 rating, the fairness rule against farming (pure)
+``matchmaking``  forming races from a pool of waiting players by rating (pure)
+``keys``         the Redis key layout (hash tags: one slot per operation)
+``scripts``      the Lua scripts (apply a rated race once, compare-and-set, claim)
+``store``        ``Ratings``: what the request handlers call
+``pool``         ``Pool``: the rated quick-match pool in Redis, formed by any process
+
+docs/ratings.md explains the choices and the numbers.
+"""
+
+from __future__ import annotations
+
+from .accounts import (
+    ACCOUNT_POLICY,
+    ADDRESS_POLICY,
+    AccountError,
+    Bucket,
+    Decision,
+    LoginPolicy,
+    check_name,
+    check_password,
+    hash_password,
+    name_key,
+    verify_password,
+)
+from .matchmaking import Curve, Waiting, form_races, window
+from .pool import Pool
+from .rating import NEW, Entrant, Rating, RatingError, display, fairness_weights, pair_weight, rate_race
+from .store import Account, Login, PlayerChange, RaceOutcome, Ratings, Session
+
+__all__ = [
+    "ACCOUNT_POLICY",
+    "ADDRESS_POLICY",
+    "Account",
+    "AccountError",
+    "Bucket",
+    "Curve",
+    "Decision",
+    "Entrant",
+    "Login",
+    "LoginPolicy",
+    "NEW",
+    "PlayerChange",
+    "Pool",
+    "RaceOutcome",
+    "Rating",
+    "RatingError",
+    "Ratings",
+    "Session",
+    "Waiting",
+    "check_name",
+    "check_password",
+    "display",
+    "fairness_weights",
+    "form_races",
+    "hash_password",
+    "name_key",
+    "pair_weight",
+    "rate_race",
+    "verify_password",
+    "window",
+]

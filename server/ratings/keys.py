@@ -1,0 +1,86 @@
+"""Redis key layout of accounts and ratings.
+
+Every operation touches keys of one hash tag only, so each Lua script and
+each compare-and-set stays in one Redis Cluster slot:
+
+- a rated race's update touches only its game's ratings, ``{rating:GAME}``;
+- an account's record and sessions share ``{acct:PLAYER}``;
+- the name index is ``{accounts}:names`` (and ``:reserved`` in the same slot);
+- a game's rated quick-match pool is one hash, ``{mm:GAME}:pool``;
+- each login bucket is a key of its own.
+
+One game's ratings live in one slot. A rated race ends every few minutes per
+handful of players, so even a busy game is a light load for one shard.
+
+==============================  ======  ==============================================================
+key                             type    contents
+==============================  ======  ==============================================================
+``{rating:G}:players``          hash    player → JSON rating record (mu, sigma, races, name, at)
+``{rating:G}:ver``              hash    player → version of that record (compare-and-set of updates)
+``{rating:G}:board``            zset    player → ordinal (μ − 3σ); established (non-provisional) only
+``{rating:G}:hist:P``           list    JSON entries of P's rated races of G, newest first, capped
+``{rating:G}:race:R``           string  JSON outcome of rated race R: its "applied" marker; expires
+``{rating:G}:pair:A|B``         string  JSON [end time, share] of A's and B's recent rated races of G;
+                                        expires after the fairness window
+``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats)
+``{accounts}:names``            hash    lower-cased name → player id
+``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
+``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated
+``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret
+``{login:name:KEY}``            string  login bucket ``tokens:at_ms`` of an account name; expires
+``{login:addr:ADDRESS}``        string  login bucket of a client address; expires
+==============================  ======  ==============================================================
+"""
+
+from __future__ import annotations
+
+NAMES = "{accounts}:names"
+RESERVED = "{accounts}:reserved"
+
+
+def rating_tag(game: str) -> str:
+    return "{rating:" + game + "}"
+
+
+def players(game: str) -> str:
+    return rating_tag(game) + ":players"
+
+
+def versions(game: str) -> str:
+    return rating_tag(game) + ":ver"
+
+
+def board(game: str) -> str:
+    return rating_tag(game) + ":board"
+
+
+def history(game: str, player: str) -> str:
+    return rating_tag(game) + ":hist:" + player
+
+
+def race(game: str, race_id: str) -> str:
+    return rating_tag(game) + ":race:" + race_id
+
+
+def pair(game: str, pair_id: str) -> str:
+    return rating_tag(game) + ":pair:" + pair_id
+
+
+def account(player: str) -> str:
+    return "{acct:" + player + "}"
+
+
+def sessions(player: str) -> str:
+    return "{acct:" + player + "}:sessions"
+
+
+def login_name(key: str) -> str:
+    return "{login:name:" + key + "}"
+
+
+def login_address(address: str) -> str:
+    return "{login:addr:" + address + "}"
+
+
+def pool(game: str) -> str:
+    return "{mm:" + game + "}:pool"

@@ -1,0 +1,86 @@
+"""The rated quick-match pool of each game, in Redis, shared by every process.
+
+Players ``join`` with their μ and the race size they want and ``leave`` when
+they give up or disconnect. Any process may call ``form`` (the server calls
+it every second, and on every arrival): it reads the pool, forms races with
+the pure ``matchmaking.form_races`` and takes each group out with one Lua
+script that removes all its members only if every one of them still waits
+with the entry the group was formed from. Two processes forming at the same
+moment therefore never put one player in two races; a group one of them
+lost is simply formed again on the next call from what is left.
+
+Entries older than ``stale_ms`` (a player whose process died without
+``leave``) are dropped by ``form``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from . import keys, scripts
+from .matchmaking import DEFAULT_CURVE, Curve, Waiting, form_races
+from .rating import MAX_PLAYERS, MIN_PLAYERS
+
+STALE_MS = 600_000
+
+
+def _entry(mu: float, joined_ms: int, seats: int) -> str:
+    return json.dumps({"mu": mu, "joined": joined_ms, "seats": seats}, separators=(",", ":"))
+
+
+def _s(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+class Pool:
+    def __init__(
+        self, redis: Any, clock: Callable[[], int], curve: Curve = DEFAULT_CURVE, stale_ms: int = STALE_MS
+    ) -> None:
+        self.redis = redis
+        self.clock = clock
+        self.curve = curve
+        self.stale_ms = stale_ms
+        self._join = redis.register_script(scripts.JOIN)
+        self._take = redis.register_script(scripts.TAKE)
+        self._drop = redis.register_script(scripts.DROP)
+
+    async def join(self, game: str, player: str, mu: float, seats: int) -> bool:
+        """Wait for a rated race of ``seats``; False if already waiting for that size
+        (the player keeps their place). Joining for another size replaces the entry."""
+        if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
+            raise ValueError(f"a rated race has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
+        return bool(
+            await self._join(keys=[keys.pool(game)], args=[player, _entry(mu, self.clock(), seats), seats])
+        )
+
+    async def leave(self, game: str, player: str) -> None:
+        await self.redis.hdel(keys.pool(game), player)
+
+    async def waiting(self, game: str) -> list[Waiting]:
+        raw = await self.redis.hgetall(keys.pool(game))
+        out = []
+        for player, entry in raw.items():
+            d = json.loads(entry)
+            out.append(Waiting(_s(player), float(d["mu"]), int(d["joined"]), int(d["seats"])))
+        return out
+
+    async def form(self, game: str) -> list[list[Waiting]]:
+        """The races this call took out of the pool (each a list of ``Waiting``)."""
+        now = self.clock()
+        pool = await self.waiting(game)
+        fresh = []
+        for w in pool:
+            if now - w.joined_ms >= self.stale_ms:
+                await self._drop(keys=[keys.pool(game)], args=[w.player, _entry(w.mu, w.joined_ms, w.seats)])
+            else:
+                fresh.append(w)
+        taken = []
+        for group in form_races(fresh, now, self.curve):
+            args: list[Any] = []
+            for w in group:
+                args += [w.player, _entry(w.mu, w.joined_ms, w.seats)]
+            if await self._take(keys=[keys.pool(game)], args=args):
+                taken.append(group)
+        return taken

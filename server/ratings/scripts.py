@@ -1,0 +1,160 @@
+"""Lua scripts of accounts and ratings (Redis 6.2; each touches one slot)."""
+
+from __future__ import annotations
+
+# Apply a rated race's update once. The race marker is written in the same
+# script as every rating, so the update is all-or-nothing and never twice.
+# KEYS: marker, players, versions, board, hist 1..n, pair 1..m.
+# ARGV: outcome json, marker ttl ms, n, hist max, pair ttl ms,
+#       then n × (player, expected version, new record json, board score or '', hist entry),
+#       then m × (pair times json).
+# -> {"ok", outcome} | {"dup", stored outcome} | {"stale", player}
+APPLY = """
+local done = redis.call('GET', KEYS[1])
+if done then return {'dup', done} end
+local n = tonumber(ARGV[3])
+for i = 1, n do
+  local a = 5 + (i - 1) * 5
+  local v = redis.call('HGET', KEYS[3], ARGV[a + 1]) or '0'
+  if v ~= ARGV[a + 2] then return {'stale', ARGV[a + 1]} end
+end
+local hist_max = tonumber(ARGV[4])
+for i = 1, n do
+  local a = 5 + (i - 1) * 5
+  local p = ARGV[a + 1]
+  redis.call('HSET', KEYS[2], p, ARGV[a + 3])
+  redis.call('HSET', KEYS[3], p, tostring(tonumber(ARGV[a + 2]) + 1))
+  if ARGV[a + 4] ~= '' then redis.call('ZADD', KEYS[4], ARGV[a + 4], p) end
+  redis.call('LPUSH', KEYS[4 + i], ARGV[a + 5])
+  redis.call('LTRIM', KEYS[4 + i], 0, hist_max - 1)
+end
+local first_pair = 5 + n * 5
+for j = 5 + n, #KEYS do
+  redis.call('SET', KEYS[j], ARGV[first_pair + (j - 4 - n)], 'PX', ARGV[5])
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return {'ok', ARGV[1]}
+"""
+
+# Compare-and-set of one string key ('' = missing). KEYS: key.
+# ARGV: expected, new value, ttl ms. -> 1 if set, 0 if the value had changed.
+CAS = """
+local v = redis.call('GET', KEYS[1]) or ''
+if v ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1
+"""
+
+# Reserve a name for a player while its account is created. KEYS: names,
+# reserved. ARGV: key, player, previous owner or '', now.
+# The previous owner is given only to take over a reservation whose account
+# was never created (a claim that died half-way: see store.claim).
+# -> {"ok"} | {"taken", owner, reserved at or ''}
+RESERVE = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if (not v) or v == ARGV[2] or (ARGV[3] ~= '' and v == ARGV[3]) then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
+  return {'ok'}
+end
+return {'taken', v, redis.call('HGET', KEYS[2], ARGV[1]) or ''}
+"""
+
+# The account of a reserved name exists: the reservation is final.
+# KEYS: names, reserved. ARGV: key, player.
+CONFIRM = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) return 1 end
+return 0
+"""
+
+# Release a name if it is still reserved for the player. KEYS: names, reserved. ARGV: key, player.
+RELEASE = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return 1
+end
+return 0
+"""
+
+# Create an account record unless the player already has one.
+# KEYS: account. ARGV: name, key, pw hash, now. -> {"ok"} | {"exists", key}
+CREATE = """
+local k = redis.call('HGET', KEYS[1], 'key')
+if k then return {'exists', k} end
+redis.call('HSET', KEYS[1], 'name', ARGV[1], 'key', ARGV[2], 'pw', ARGV[3], 'created', ARGV[4], 'updated', ARGV[4])
+return {'ok'}
+"""
+
+# Replace the password hash if it is still the one verified; unless ARGV[5] is
+# '0' (a rehash with new cost parameters), revoke every session but the one kept.
+# KEYS: account, sessions. ARGV: old hash, new hash, now, kept session or '', revoke '1'|'0'.
+# -> 1 | 0 (the password changed meanwhile)
+SET_PASSWORD = """
+if redis.call('HGET', KEYS[1], 'pw') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'pw', ARGV[2], 'updated', ARGV[3])
+if ARGV[5] == '0' then return 1 end
+local kept = ARGV[4] ~= '' and redis.call('HGET', KEYS[2], ARGV[4])
+redis.call('DEL', KEYS[2])
+if kept then redis.call('HSET', KEYS[2], ARGV[4], kept) end
+return 1
+"""
+
+# A consistent read of a leaderboard (higher ordinal first).
+# KEYS: board, players. ARGV: top, player or '', around.
+# -> {count, {top [player, record, rank]...}, my index0 or -1, {around [player, record, rank]...}}
+BOARD = """
+local function rank_of(member)
+  local sc = redis.call('ZSCORE', KEYS[1], member)
+  if not sc then return -1 end
+  return redis.call('ZCOUNT', KEYS[1], '(' .. sc, '+inf') + 1
+end
+local function fetch(members)
+  local out = {}
+  for i, m in ipairs(members) do
+    out[i] = {m, redis.call('HGET', KEYS[2], m) or '', rank_of(m)}
+  end
+  return out
+end
+local count = redis.call('ZCARD', KEYS[1])
+local top = fetch(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1))
+local r = -1
+local around = {}
+if ARGV[2] ~= '' then
+  local z = redis.call('ZREVRANK', KEYS[1], ARGV[2])
+  if z then
+    r = z
+    local k = tonumber(ARGV[3])
+    around = fetch(redis.call('ZREVRANGE', KEYS[1], math.max(0, z - k), z + k))
+  end
+end
+return {count, top, r, around}
+"""
+
+# Join the rated quick-match pool; a player already waiting for the same size
+# keeps their place (their original join time).
+# KEYS: pool. ARGV: player, entry json, seats. -> 1 joined now | 0 already waiting
+JOIN = """
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v and cjson.decode(v).seats == tonumber(ARGV[3]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+"""
+
+# Take a formed group out of the pool, all of it or nothing: every member must
+# still wait with the entry it was formed from (another process may have taken
+# or the player withdrawn it meanwhile).
+# KEYS: pool. ARGV: player1, entry1, player2, entry2, ... -> 1 taken | 0 not
+TAKE = """
+for i = 1, #ARGV, 2 do
+  if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then return 0 end
+end
+for i = 1, #ARGV, 2 do redis.call('HDEL', KEYS[1], ARGV[i]) end
+return 1
+"""
+
+# Remove an entry if unchanged. KEYS: pool. ARGV: player, entry. -> 1 | 0
+DROP = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
+return 0
+"""
