@@ -108,14 +108,14 @@ class Lobby:
     async def create(self, s: Session, msg: m.Create) -> m.RaceSnapshot:
         gdef = check.game(msg.game)
         st = self.svc.settings
-        check.seats(msg.seats, st.max_seats)
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, st.max_seats)
         time_limit_s = check.time_limit(
             msg.time_limit_s, st.time_limit_s, st.time_limit_min_s, st.time_limit_max_s
         )
         await self._seat_limit(s.player)
         seed = self.svc.seed_factory()
         now = await self.svc.store.time_ms()
-        race = self._new_race(s, gdef, msg.seats, time_limit_s, msg.private, seed, now)
+        race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now)
         return await self._publish_new(s, msg, race, now)
 
     async def create_solo(
@@ -188,7 +188,7 @@ class Lobby:
         rid = race_id(msg.race)
         cd = self.svc.settings.countdown_ms
         pid = s.player
-        race = await self.mutate(rid, lambda r, now: R.set_ready(r, pid, msg.ready, now, cd))
+        race = await self.mutate(rid, lambda r, now: R.set_ready(r, pid, msg.ready is not False, now, cd))
         return snapshot_reply(msg, race)
 
     async def host_start(self, s: Session, msg: m.Start) -> m.RaceSnapshot:
@@ -201,17 +201,17 @@ class Lobby:
     async def quick(self, s: Session, msg: m.Quick) -> None:
         svc = self.svc
         gdef = check.game(msg.game)
-        check.seats(msg.seats, svc.settings.max_seats)
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, svc.settings.max_seats)
         pid = s.player
         await self._seat_limit(pid)
-        group = await svc.store.quick_push(gdef.id, msg.seats, pid)
-        s.quick.add((gdef.id, msg.seats))
-        s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=msg.seats)))
+        group = await svc.store.quick_push(gdef.id, seats, pid)
+        s.quick.add((gdef.id, seats))
+        s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats)))
         if not group:
             return
         # This process completed a group: it seats everyone in a new public race.
         for other in svc.players.get(pid, ()):
-            other.quick.discard((gdef.id, msg.seats))
+            other.quick.discard((gdef.id, seats))
         names = [await svc.store.player_name(p) for p in group]
         seed = svc.seed_factory()
         now = await svc.store.time_ms()
