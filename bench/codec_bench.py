@@ -56,7 +56,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="fewer loops (about a second)")
     args = ap.parse_args()
     loops, rounds = (10_000, 10) if args.quick else (20_000, 60)
-    print(f"python {platform.python_version()}, {platform.machine()}; {loops} calls x {rounds} rounds, best round")
+    print(
+        f"python {platform.python_version()}, {platform.machine()}; {loops} calls x {rounds} rounds, best round"
+    )
     for name, frame in FRAMES.items():
         ns = per_call_ns(frame, loops, rounds)
         print(f"decode_client {name:<10} {len(frame):3d} B  {ns:7.1f} ns/frame")

@@ -146,6 +146,7 @@ class Resync(ClientMsg, tag="resync"):
 
 class Replay(ClientMsg, tag="replay"):
     race: RaceId
+    invite: Invite | None = None
 
 
 class Races(ClientMsg, tag="races"):

@@ -25,6 +25,7 @@ from protocol import rules
 from protocol.messages import ErrorCode, PlayerStatus, RaceStatus
 
 from ..core import moves as core
+from ..core import privacy
 from ..core import races as R
 from ..core import room as rooms
 from ..core.checks import no_such_race, not_in_race
@@ -156,7 +157,9 @@ class Play:
         key = (rid, pid)
         e = await self.settled(key)
         t0 = time.perf_counter()
-        if e is None or msg.n != e.n:
+        # A cached game that is over is reloaded too: the race's own state decides
+        # first, so a finished race says race-not-running, never game-over.
+        if e is None or msg.n != e.n or e.status != PlayerStatus.PLAYING:
             try:
                 e = await self._load_entry(rid, pid)
             except RaceError as exc:
@@ -171,6 +174,11 @@ class Play:
             self._answer(s, msg, await fut)
             return
         if step is Step.GAME_OVER:
+            room = svc.local.get(rid)
+            if room is not None and room.deadline is not None and svc.now_ms() >= room.deadline:
+                # Past the deadline the race is over even before the clock has ended it.
+                self._refused(ErrorCode.RACE_NOT_RUNNING)
+                raise RaceError(ErrorCode.RACE_NOT_RUNNING, core.MESSAGES[ErrorCode.RACE_NOT_RUNNING])
             self._refused(ErrorCode.GAME_OVER)
             raise RaceError(ErrorCode.GAME_OVER, core.MESSAGES[ErrorCode.GAME_OVER])
         if step is Step.OUT_OF_SYNC:
@@ -207,13 +215,16 @@ class Play:
             return
         self._answer(s, msg, reply)
 
-    async def state(self, s: Session, rid: str, since: int | None, req_rid: int | None) -> m.State:
+    async def state(
+        self, s: Session, rid: str, since: int | None, req_rid: int | None, invite: str | None = None
+    ) -> m.State:
         store = self.svc.store
         _now, race = await store.load_race(race_id(rid))
         if race is None:
             raise no_such_race()
-        you = None
         pid = s.player
+        privacy.check_see(race, pid, invite)
+        you = None
         if race.seat_of(pid) is not None and race.status in (RaceStatus.RUNNING, RaceStatus.FINISHED):
             pg = (await store.load_player(rid, pid)).game
             if pg is not None:
@@ -231,9 +242,8 @@ class Play:
             frames = await store.events_since(rid, since)
             events = [msgspec.Raw(f) for f in frames] if frames is not None else None
         # The events go out as stored (pre-encoded frames, embedded as they are).
-        return m.State(
-            rid=req_rid, race=m.RaceSnapshot(**R.snapshot(race)), you=you, events=cast(Any, events)
-        )
+        snapshot = m.RaceSnapshot(invite=privacy.invite_for(race, pid), **R.snapshot(race))
+        return m.State(rid=req_rid, race=snapshot, you=you, events=cast(Any, events))
 
     async def _send_state(self, s: Session, rid: str) -> None:
         try:
@@ -242,4 +252,4 @@ class Play:
             log.warning("could not send state", exc_info=True)
 
     async def resync(self, s: Session, msg: m.Resync) -> m.State:
-        return await self.state(s, msg.race, msg.since, msg.rid)
+        return await self.state(s, msg.race, msg.since, msg.rid, msg.invite)

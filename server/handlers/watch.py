@@ -8,6 +8,7 @@ import logging
 from protocol import messages as m
 from protocol.messages import ErrorCode, RaceStatus
 
+from ..core import privacy
 from ..core import races as R
 from ..core import spectators as boards
 from ..core.checks import no_such_race
@@ -33,6 +34,7 @@ class Watch:
         _now, race = await svc.store.load_race(rid)
         if race is None:
             raise no_such_race()
+        privacy.check_see(race, s.player, msg.invite)
         if race.status != RaceStatus.FINISHED:
             raise RaceError(ErrorCode.RACE_NOT_OVER, "the race is not finished")
         if svc.replay_guard is not None:
@@ -80,10 +82,7 @@ class Watch:
         _now, race = await svc.store.load_race(rid)
         if race is None:
             raise no_such_race()
-        if race.private:
-            raise RaceError(ErrorCode.PRIVATE_RACE, "private races allow no spectators")
-        if race.seat_of(s.player) is not None:
-            raise RaceError(ErrorCode.IS_PLAYER, "you play in this race")
+        privacy.check_spectate(race, s.player, msg.invite)
         if svc.spectate_guard is not None:
             await svc.spectate_guard(s, race)
         if rid not in s.spectating:
