@@ -135,11 +135,13 @@ class Watch:
     async def _sample(self, room: Room[Session], now: int) -> None:
         if boards.wants_sample(room):
             sample: list[m.BoardView] = []
-            positions = await self.svc.store.positions(room.rid, room.pids)
+            # Stamped with the server time read together with the positions, after them:
+            # the boards show every move made up to `at` and none made later.
+            read_at, positions = await self.svc.store.positions(room.rid, room.pids)
             for pid, (n, pos) in zip(room.pids, positions, strict=True):
                 if pos:
                     sample.append(m.BoardView(player=pid, n=n, view=decode_position(pos).view_text()))
-            boards.add_sample(room, now, sample)
+            boards.add_sample(room, read_at, sample)
         due = boards.due_boards(room, now, self.svc.settings.spectator_delay_ms)
         if due is None:
             return

@@ -56,7 +56,7 @@ from .moves import MovePipe
 from .positions import decode_position
 from .records import race_fields, race_from_load, text_or_none
 from .resp import Pipe, Subscriber
-from .scripts import COMMIT, LOAD, MOVE, QUICK
+from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
 
 log = logging.getLogger("solrace.store")
 
@@ -142,7 +142,7 @@ class Store:
 
     async def start(self) -> None:
         await self.redis.ping()
-        for script in (MOVE, COMMIT, LOAD, QUICK):
+        for script in (MOVE, COMMIT, LOAD, QUICK, POSITIONS):
             await self.redis.script_load(script.source)
         await self.pipe.connect()
 
@@ -276,12 +276,13 @@ class Store:
             out[p.player] = rows
         return out
 
-    async def positions(self, rid: str, pids: list[str]) -> list[tuple[int, bytes | None]]:
-        """(n, compact position) of each player (spectator boards); see decode_position."""
-        pipe = self.redis.pipeline(transaction=False)
-        for pid in pids:
-            pipe.hmget(player_key(rid, pid), "n", "pos")
-        return [(int(n or 0), pos) for n, pos in await pipe.execute()]
+    async def positions(self, rid: str, pids: list[str]) -> tuple[int, list[tuple[int, bytes | None]]]:
+        """The server time just after reading them, and (n, compact position) of each
+        player (spectator boards; see decode_position), in one atomic call."""
+        if not pids:
+            return await self.time_ms(), []
+        reply = await POSITIONS(self.redis, [player_key(rid, pid) for pid in pids], [])
+        return int(reply[0]), [(int(reply[i] or 0), reply[i + 1]) for i in range(1, len(reply), 2)]
 
     async def events_since(self, rid: str, since: int) -> list[bytes] | None:
         """Frames of the race events after version `since`, or None if the stream lost some."""
