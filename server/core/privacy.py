@@ -5,9 +5,9 @@
   secret handed to the creator and to every player of the race, and carried
   in the race's link; the race id alone is not enough).
 - A daily attempt's race (sealed) has no invite: it is visible to nobody but
-  its player until it ends; then its snapshot and events may be resynced,
-  but it can never be joined or spectated, and its moves (`replay`) wait for
-  its day to close (the daily's own check).
+  its player until it ends; then its snapshot (not its events) may be
+  resynced, but it can never be joined or spectated, and its moves
+  (`replay`) wait for its day to close (the daily's own check).
 
 Players always see their own race, so a player is never refused with
 `private-race`: spectating your own race is `is-player`, private or not.
@@ -66,6 +66,13 @@ def check_spectate(race: Race, player: str, invite: str | None) -> None:
         raise RaceError(ErrorCode.IS_PLAYER, "you play in this race")
     if race.sealed or (race.private and not _holds_invite(race, invite)):
         raise private_race()
+
+
+def may_see_events(race: Race, player: str) -> bool:
+    """Whether `resync` may replay the race's events to a player who may see it: not
+    an ended daily attempt's to others (move by move they tell when each move was
+    made; its snapshot, the result on the leaderboard, stands alone)."""
+    return not race.sealed or race.seat_of(player) is not None
 
 
 def invite_for(race: Race, player: str) -> str | None:

@@ -238,7 +238,7 @@ class Play:
                     status=pg.status,
                 )
         events = None
-        if since is not None:
+        if since is not None and privacy.may_see_events(race, pid):
             frames = await store.events_since(rid, since)
             events = [msgspec.Raw(f) for f in frames] if frames is not None else None
         # The events go out as stored (pre-encoded frames, embedded as they are).

@@ -83,7 +83,8 @@ async def test_a_daily_attempt_cannot_be_followed_while_it_runs(server):
     await ada.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
     after = await bob.request("resync", race=rid, since=0)
     assert after["t"] == "state" and after["race"]["status"] == "finished" and after["race"]["seed"] is None
-    assert "you" not in after
+    assert "you" not in after and after.get("events") is None  # the result, not move by move
+    assert len((await ada.request("resync", race=rid, since=0))["events"]) >= 4
     assert code(await bob.request("replay", race=rid)) == "daily-open"
     assert code(await bob.request("spectate", race=rid)) == "private-race"
     assert code(await bob.request("join", race=rid)) == "private-race"

@@ -81,6 +81,8 @@ def test_an_ended_daily_attempt_can_be_resynced_but_never_joined_or_spectated():
     assert code(privacy.check_spectate, r, "p9", None) == "private-race"
     assert code(privacy.check_spectate, r, "p1", None) == "is-player"
     assert privacy.invite_for(r, "p1") is None  # a daily attempt has no invite
+    assert privacy.may_see_events(r, "p1") and not privacy.may_see_events(r, "p9")
+    assert privacy.may_see_events(race(private=True, invite=SECRET), "p9")
 
 
 def test_a_private_race_without_an_invite_is_closed_to_every_outsider():

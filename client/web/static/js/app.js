@@ -932,7 +932,7 @@ const TIME_TITLE = "Winners: the time to win. Others: when they stopped, or thei
 /** After the end of a public race: each player's last move time, from the race's replay. */
 async function fetchLastMoves(raceId) {
   try {
-    const [rep, st] = await Promise.all([conn.request({ t: "replay", race: raceId }), conn.request({ t: "resync", race: raceId })]);
+    const [rep, st] = await Promise.all([conn.request(withInvite({ t: "replay", race: raceId })), conn.request(withInvite({ t: "resync", race: raceId }))]);
     const start = st.race && st.race.starts_at;
     if (!start || raceId !== app.raceId) return;
     app.lastMoves = new Map(rep.players.map((p) => [p.player, p.moves.length ? p.moves[p.moves.length - 1][1] - start : null]));
@@ -1097,7 +1097,7 @@ const dailyPage = new DailyPage({
 });
 setInterval(() => app.route.kind === "daily" && dailyPage.tick(), 1000);
 
-const replayPage = new ReplayPage({ conn, h, $, copyLink });
+const replayPage = new ReplayPage({ conn, h, $, copyLink, inviteOf: (id) => app.invites[id] || null });
 const howtoPage = new HowtoPage({ h, $ });
 
 async function probeDaily() {
