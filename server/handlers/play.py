@@ -77,9 +77,7 @@ class Play:
                 s.send(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
                 room = svc.local.get(msg.race)
                 if room is not None and rooms.take_local_progress(room, reply.ver):
-                    frame = reply.frame
-                    for c in rooms.progress_recipients(room, pid):
-                        c.send(frame)
+                    rooms.send_progress(room, reply.frame, pid)
                 metrics = svc.metrics
                 metrics.moves_accepted += 1
                 metrics.move_latency.observe(time.perf_counter() - t0)
