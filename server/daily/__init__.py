@@ -1,4 +1,4 @@
-"""Daily challenges and leaderboards, provably fair (DESIGN.md §8, issue 6).
+"""Daily challenges and leaderboards, provably fair (docs/protocol.md §5).
 
 Layout
 ------
@@ -9,7 +9,10 @@ Layout
 ``history``   days played, wins, play and win streaks (pure)
 ``keys``      the Redis key layout (one hash tag per game and day)
 ``scripts``   the Lua scripts (claim, bind, record, board read, finalize)
-``service``   ``Daily``: what the gateway calls
+``deals``     the shared types; the secret, the deal of the day and its info
+``boards``    entries, leaderboards, history, finalization, replays
+``service``   ``Daily``: attempts and their results; what the gateway calls
+``handlers``  the daily requests on the race server
 """
 
 from __future__ import annotations

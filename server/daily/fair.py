@@ -5,9 +5,9 @@ The seed of the daily deal of game ``G`` on UTC day ``D`` is::
     seed = HMAC-SHA256(key = SECRET as UTF-8 bytes,
                        msg = f"{G}|{D}" as UTF-8 bytes).hexdigest()
 
-for example ``msg = b"racing-aces|2025-03-14"``: the game id (RULES.md), one
+for example ``msg = b"racing-aces|2025-03-14"``: the game id (docs/rules.md), one
 ``|``, the date as ``YYYY-MM-DD``. The seed is those 64 lowercase hex
-characters, used as any seed is (RULES.md §0.5: its UTF-8 bytes feed the
+characters, used as any seed is (docs/rules.md, the deal algorithm: its UTF-8 bytes feed the
 deal). Its commitment is ``sha256(seed as UTF-8).hexdigest()``, the same
 commitment as any race's.
 

@@ -25,13 +25,14 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from protocol import messages as m
+from protocol.messages import ErrorCode, RaceStatus
 from protocol.ranking import Result
 from protocol.rules import GAMES
 
 from .service import Daily, DailyDeal, DailyError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from server.conn import Conn
+    from server.core.session import Session as Conn
     from server.service import Service
 
 log = logging.getLogger("solrace.daily")
@@ -51,10 +52,13 @@ _ENTRY_FIELDS = (
 )
 
 
-def _entry(e: dict[str, Any] | None) -> m.DailyEntry | None:
-    if e is None:
-        return None
-    return m.DailyEntry(**{k: e.get(k) for k in _ENTRY_FIELDS})
+def _entry(e: dict[str, Any]) -> m.DailyEntry:
+    fields: dict[str, Any] = {k: e.get(k) for k in _ENTRY_FIELDS}
+    return m.DailyEntry(**fields)
+
+
+def _maybe_entry(e: dict[str, Any] | None) -> m.DailyEntry | None:
+    return None if e is None else _entry(e)
 
 
 class DailyHandlers:
@@ -86,11 +90,11 @@ class DailyHandlers:
 
     @staticmethod
     def _race_error(exc: DailyError) -> Exception:
-        from server.races import RaceError
+        from server.core.races import RaceError
 
         if exc.code == "bad-date":
-            return RaceError("bad-message", exc.message, field="date")
-        return RaceError(exc.code, exc.message)
+            return RaceError(ErrorCode.BAD_MESSAGE, exc.message, field="date")
+        return RaceError(ErrorCode(exc.code), exc.message)
 
     async def _call(self, coro: Any) -> Any:
         try:
@@ -100,7 +104,7 @@ class DailyHandlers:
 
     # --- requests ----------------------------------------------------------------
 
-    async def _repair(self, game: str, date: str, pid: str) -> tuple[str | None, dict | None]:
+    async def _repair(self, game: str, date: str, pid: str) -> tuple[str | None, dict[str, Any] | None]:
         """The player's attempt race and entry; records a finished attempt whose end
         was never recorded (the process that ended it died in between)."""
         race_id = await self.daily.attempt(game, pid, date)
@@ -109,7 +113,7 @@ class DailyHandlers:
         entry = await self.daily.entry(game, date, pid)
         if entry is None:
             _now, race = await self.service.store.load_race(race_id)
-            if race is not None and race.status == "finished":
+            if race is not None and race.status == RaceStatus.FINISHED:
                 await self.on_end(race, await self.service.store.move_logs(race))
                 entry = await self.daily.entry(game, date, pid)
         return race_id, entry
@@ -117,9 +121,9 @@ class DailyHandlers:
     async def info(self, conn: Conn, msg: m.Daily) -> m.DailyInfo:
         info = await self._call(self.daily.info(msg.game, msg.date))
         you = None
-        race, entry = await self._repair(msg.game, info["date"], conn.pid)  # type: ignore[arg-type]
+        race, entry = await self._repair(msg.game, info["date"], conn.player)
         if race is not None:
-            you = m.DailyYou(race=race, status="done" if entry else "playing", entry=_entry(entry))
+            you = m.DailyYou(race=race, status="done" if entry else "playing", entry=_maybe_entry(entry))
         return m.DailyInfo(rid=msg.rid, you=you, **info)
 
     async def start(self, conn: Conn, msg: m.DailyStart) -> m.RaceSnapshot:
@@ -129,14 +133,22 @@ class DailyHandlers:
             await self._repair(msg.game, self.daily.today(), pid)
 
         async def create(deal: DailyDeal, player: str, time_limit_s: int) -> str:
-            race = await self.service.create_solo(conn, deal.game, deal.seed, time_limit_s, sealed=True)
+            race = await self.service.lobby.create_solo(conn, deal.game, deal.seed, time_limit_s, sealed=True)
             return race.race
 
         att = await self._call(self.daily.start(msg.game, pid, create))
-        return await self.service.attach(conn, msg, att.race)
+        return await self.service.lobby.attach(conn, msg, att.race)
 
     async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
-        board = await self._call(self.daily.leaderboard(msg.game, msg.date, conn.pid, msg.top, msg.around))
+        board = await self._call(
+            self.daily.leaderboard(
+                msg.game,
+                msg.date,
+                conn.pid,
+                10 if msg.top is None else msg.top,
+                3 if msg.around is None else msg.around,
+            )
+        )
         if msg.watch:
             channel = self.daily.channel(msg.game, board["date"])
             conns = self.watchers.setdefault(channel, set())
@@ -152,7 +164,7 @@ class DailyHandlers:
             count=board["count"],
             top=[_entry(e) for e in board["top"]],
             around=[_entry(e) for e in board["around"]],
-            me=_entry(board["me"]),
+            me=_maybe_entry(board["me"]),
         )
 
     async def unwatch(self, conn: Conn, msg: m.LeaderboardUnwatch) -> m.Ok:
@@ -174,7 +186,9 @@ class DailyHandlers:
             self._drop_watch(conn, channel)
 
     async def history(self, conn: Conn, msg: m.History) -> m.HistoryData:
-        h = await self._call(self.daily.history(msg.player or conn.pid, msg.game, msg.days))
+        h = await self._call(
+            self.daily.history(msg.player or conn.player, msg.game, 30 if msg.days is None else msg.days)
+        )
         days = [m.HistoryDay(**{k: d.get(k) for k in m.HistoryDay.__struct_fields__}) for d in h.pop("days")]
         return m.HistoryData(rid=msg.rid, days=days, **h)
 

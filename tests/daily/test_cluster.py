@@ -13,8 +13,8 @@ from scale_procs import Procs, start_cluster  # noqa: E402
 
 from client.library import ServerError, connect  # noqa: E402
 from protocol import messages as m  # noqa: E402
-from server.cluster import cold_client  # noqa: E402
 from server.daily import Daily, Result, days  # noqa: E402
+from server.storage.cluster import cold_client  # noqa: E402
 
 GAME = "fours-up"
 DAY = "2025-03-14"

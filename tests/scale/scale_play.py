@@ -14,7 +14,7 @@ import client
 from client.bots.board import visible_game
 from client.bots.strategies import GreedyStrategy
 from protocol import messages as m
-from server import store as S
+from server import storage as S
 
 
 class EndlessStrategy:

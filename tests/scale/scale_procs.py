@@ -23,7 +23,7 @@ from typing import Any
 
 import redis
 
-from server.embedded_redis import free_port, redis_server_binary
+from server.storage.embedded_redis import free_port, redis_server_binary
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -23,7 +23,7 @@ from websockets.sync.client import connect as sync_connect
 import client
 from protocol import messages as m
 from protocol import rules
-from server import store as S
+from server import storage as S
 
 
 class Raw:

@@ -12,7 +12,7 @@ from waiting import DEADLINE
 
 import client
 from protocol import messages as m
-from server import store as S
+from server import storage as S
 
 
 def _owner(nodes, key: str) -> int:

@@ -134,7 +134,7 @@ def test_coalesced_boards_skip_backlogged_spectators():
 
     from websockets.protocol import State
 
-    from server.bus import broadcast_latest
+    from server.net.broadcast import broadcast_latest
 
     class FakeWS:
         def __init__(self, buffered: int) -> None:

@@ -11,7 +11,7 @@ from test_server_race import make_race
 from waiting import DEADLINE, until
 from wsclient import Raw, player
 
-from server import store as S
+from server import storage as S
 
 
 async def snapshot_state(app, rid: str, pids: list[str]) -> tuple:

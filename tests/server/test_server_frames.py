@@ -1,4 +1,4 @@
-"""The frame fast lane (server/wsconn.py) against raw bytes on a TCP socket.
+"""The frame fast lane (server/net/wsconn.py) against raw bytes on a TCP socket.
 
 The server cuts complete masked binary frames out of the stream itself and
 hands everything else to websockets whole; these tests send the byte stream

@@ -10,7 +10,7 @@ from test_server_race import WIN, play
 from waiting import until
 from wsclient import Raw, player
 
-from server import store as S
+from server import storage as S
 
 
 async def test_reconnect_to_another_process_keeps_everything(server, serve_process):

@@ -17,7 +17,7 @@ from waiting import DEADLINE
 from wsclient import Raw, player
 
 from server.config import Settings
-from server.embedded_redis import EmbeddedRedis
+from server.storage.embedded_redis import EmbeddedRedis
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from wsclient import Raw, player
 
 from protocol import rules
-from server import store as S
+from server import storage as S
 
 WIN = json.loads((Path(__file__).parent / "data" / "win_racing_aces.json").read_text())
 

@@ -6,7 +6,7 @@ import redis.asyncio as aioredis
 from test_server_race import WIN, make_race, play
 from wsclient import player
 
-from server import store as S
+from server import storage as S
 
 # Commands the move script runs inside Redis (they show in commandstats too,
 # but they are not round trips: they run within the one EVALSHA).
@@ -97,22 +97,19 @@ async def test_noscript_reload(server):
 
 
 def test_hand_packed_move_command_is_plain_resp():
-    """move_call's hand-built RESP equals the generic packer's output."""
+    """The move pipe's hand-built RESP equals the generic packer's output."""
     from server.config import Settings
-    from server.resp import pack
+    from server.storage.resp import pack
 
-    st = S.Store.__new__(S.Store)
-    st.settings = Settings()
-    st._move_frames = {}
     sent = []
 
     class FakePipe:
         def call_packed(self, packed, cb, key=None):
             sent.append(packed)
 
-    st.pipe = FakePipe()
+    moves = S.MovePipe(FakePipe(), Settings().stream_maxlen)
     pos = b"fours-up\0\x00\x02ab"
-    st.move_call("r" + "a" * 16, "p1", "m", 12, "t2:3>t5", pos, 40, True, "w:7c t3:Kd", lambda r: None)
+    moves.play("r" + "a" * 16, "p1", 12, "t2:3>t5", pos, 40, True, "w:7c t3:Kd", lambda r: None)
     rk = "{race:r" + "a" * 16 + "}"
     prog = (
         b"\x89\xa1t\xa8progress\xa4race\xb1r" + b"a" * 16 + b"\xa6player\xa2p1\xa1n\x0d\xa4home\x28"
@@ -166,7 +163,7 @@ def test_hand_packed_move_command_is_plain_resp():
     )
     # a large count and cards home take their wider forms
     sent.clear()
-    st.move_call("r" + "a" * 16, "p1", "m", 300, "draw", pos, 130, False, "", lambda r: None)
+    moves.play("r" + "a" * 16, "p1", 300, "draw", pos, 130, False, "", lambda r: None)
     assert b"\xa1n\xcd\x01\x2d\xa4home\xcc\x82\xa6status\xa7playing\xa3ver\xce" in sent[0]
 
 

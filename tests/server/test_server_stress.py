@@ -24,7 +24,7 @@ import redis.asyncio as aioredis
 from test_server_race import make_race
 from wsclient import Raw, player
 
-from server import store as S
+from server import storage as S
 
 BOUND = 20.0  # seconds: any request left unanswered this long is a stall (a loaded machine is slower)
 SECONDS = 4.0  # the least the movers run (the Redis pauses fall within it)...

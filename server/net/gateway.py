@@ -3,7 +3,7 @@
 Per connection: a per-address connection limit, the hello phase (with its
 timeout), then each frame is rate-limited, decoded (protocol/messages, one C
 call that validates everything) and dispatched **synchronously, as it is
-parsed** (server/wsconn.py hands us the frames): a move on the hot path is
+parsed** (server/net/wsconn.py hands us the frames): a move on the hot path is
 validated, sent to Redis and done without a task switch. A request that must
 wait (hello, the cold paths, a move that needs a reload) becomes the
 connection's job, run by its handler task (`_worker`); frames arriving
@@ -13,10 +13,8 @@ code and changes nothing; an unexpected exception in a handler gets
 `internal` and is logged; nothing dies on input. Oversized frames are closed
 with 1009 by websockets itself (max_size).
 
-HTTP (process_request): `/healthz` (200 when Redis answers, else 503),
-`/metrics` (Prometheus text), and the web client's static files at `/`.
-A request with `Upgrade: websocket` goes to the WebSocket handler whatever
-its path (the protocol names `/ws`).
+HTTP on the same port (`/healthz`, `/metrics`, the web client) is
+server/net/http.py.
 """
 
 from __future__ import annotations
@@ -24,27 +22,29 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
-import mimetypes
 import socket
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterable
 from functools import partial
-from http import HTTPStatus
-from pathlib import Path
 from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
-from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
 
 from protocol import messages as m
+from protocol.messages import CloseCode, ErrorCode
 
-from .config import Settings
-from .conn import INBOUND_HIGH, INBOUND_LOW, Conn, Outbox
-from .metrics import Metrics
-from .races import RaceError
-from .service import Service
+from ..config import Settings
+from ..core.races import RaceError
+from ..core.session import Session
+from ..metrics import Metrics
+from ..service import Service
+from .broadcast import broadcast_latest
+from .conn import Conn, Outbox
+from .http import Http
+from .inbound import INBOUND_HIGH, INBOUND_LOW, Inbound
+from .ratelimit import RateLimit
 from .wsconn import FastConnection
 
 log = logging.getLogger("solrace.gateway")
@@ -53,7 +53,6 @@ encode = m.encode
 decode_client = m.decode_client
 _Move = m.Move
 _Hello = m.Hello
-DEFAULT_STATIC = Path(__file__).resolve().parent.parent / "client" / "web" / "static"
 
 
 class Gateway:
@@ -65,7 +64,8 @@ class Gateway:
         self.conns: set[Conn] = set()
         self.server: Server | None = None
         self.outbox = Outbox()
-        self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
+        self.http = Http(settings, service.store, metrics)
+        service.broadcast_latest = self._broadcast_latest
         self.trusted = [
             ipaddress.ip_network(x.strip(), strict=False)
             for x in settings.trusted_proxies.split(",")
@@ -84,71 +84,22 @@ class Gateway:
             ping_timeout=self.settings.ping_timeout_s or None,
             close_timeout=self.settings.close_timeout_s,
             server_header="solrace",
-            create_connection=FastConnection,  # binary frames take a fast lane (server/wsconn.py)
+            create_connection=FastConnection,  # binary frames take a fast lane (server/net/wsconn.py)
         )
         return self.server
 
     @property
     def port(self) -> int:
         assert self.server is not None
-        return self.server.sockets[0].getsockname()[1]
-
-    # --- HTTP ---------------------------------------------------------------------------------
-
-    async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        if "websocket" in request.headers.get("Upgrade", "").lower():
-            return None
-        path = request.path.split("?", 1)[0]
-        if path == "/healthz":
-            try:
-                ok = await asyncio.wait_for(self.service.store.ping(), 2.0)
-            except TimeoutError:
-                ok = False
-            return self._response(200 if ok else 503, b"ok\n" if ok else b"redis unreachable\n", "text/plain")
-        if path == "/metrics":
-            body = self.metrics.render(await self._races_by_status()).encode()
-            return self._response(200, body, "text/plain; version=0.0.4")
-        return self._static(path)
-
-    async def _races_by_status(self) -> dict[str, int]:
-        """Counted from Redis (cluster-wide): the public index and the timers hold live races."""
-        from . import store as S
-
-        r = self.service.store.redis
-        try:
-            ids = set(await r.zrange(S.TIMERS, 0, -1)) | set(await r.zrange(S.PUBLIC, 0, -1))
-            pipe = r.pipeline(transaction=False)
-            for rid in ids:
-                pipe.hget(S.race_key(rid.decode()), "status")
-            counts: dict[str, int] = {}
-            for status in await pipe.execute():
-                if status:
-                    counts[status.decode()] = counts.get(status.decode(), 0) + 1
-            return counts
-        except Exception:
-            return {}
-
-    def _static(self, path: str) -> Response:
-        if path in ("", "/"):
-            path = "/index.html"
-        root = self.static
-        try:
-            target = (root / path.lstrip("/")).resolve()
-        except (OSError, ValueError):
-            return self._response(404, b"not found\n", "text/plain")
-        if not target.is_relative_to(root) or not target.is_file():
-            return self._response(404, b"not found\n", "text/plain")
-        ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
-        if ctype.startswith("text/") or ctype in ("application/javascript", "image/svg+xml"):
-            ctype += "; charset=utf-8"
-        return self._response(200, target.read_bytes(), ctype)
+        port: int = self.server.sockets[0].getsockname()[1]
+        return port
 
     @staticmethod
-    def _response(status: int, body: bytes, ctype: str) -> Response:
-        headers = Headers(
-            [("Content-Type", ctype), ("Content-Length", str(len(body))), ("Cache-Control", "no-cache")]
-        )
-        return Response(status, HTTPStatus(status).phrase, headers, body)
+    def _broadcast_latest(sessions: Iterable[Session], frame: bytes) -> None:
+        broadcast_latest((s.transport for s in sessions), frame)
+
+    async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        return await self.http.process_request(connection, request)
 
     # --- WebSocket ---------------------------------------------------------------------------------
 
@@ -169,7 +120,8 @@ class Gateway:
                         return last
         return addr
 
-    async def handler(self, ws: FastConnection) -> None:  # type: ignore[override]
+    async def handler(self, ws: ServerConnection) -> None:
+        assert isinstance(ws, FastConnection)  # serve(create_connection=FastConnection)
         st = self.settings
         addr = self._client_addr(ws)
         if st.sndbuf:
@@ -181,15 +133,8 @@ class Gateway:
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, st.sndbuf)
                 except OSError:
                     pass
-        conn = Conn(
-            ws,
-            addr,
-            rate=st.rate,
-            burst=st.burst,
-            outbound_queue=st.outbound_queue,
-            metrics=self.metrics,
-            outbox=self.outbox,
-        )
+        conn = Conn(ws, addr, outbound_queue=st.outbound_queue, metrics=self.metrics, outbox=self.outbox)
+        link = Inbound(conn, RateLimit(st.rate, st.burst))
         count = self.per_addr.get(addr, 0) + 1
         self.per_addr[addr] = count
         self.conns.add(conn)
@@ -197,23 +142,23 @@ class Gateway:
         self.metrics.connections_total += 1
         try:
             if count > st.max_conn_per_addr:
-                self.metrics.closes[1008] += 1
-                await ws.close(1008, "too many connections from this address")
+                self.metrics.closes[CloseCode.POLICY] += 1
+                await ws.close(CloseCode.POLICY, "too many connections from this address")
                 return
             loop = asyncio.get_running_loop()
-            conn.hello_by = loop.time() + st.hello_timeout_s
-            conn.timer = loop.call_later(st.hello_timeout_s, self._hello_expired, conn)
-            ws.attach(partial(self._on_frame, conn), partial(self._wake, conn, False), conn.flush)
-            await self._worker(conn)
+            link.hello_by = loop.time() + st.hello_timeout_s
+            link.timer = loop.call_later(st.hello_timeout_s, self._hello_expired, link)
+            ws.attach(partial(self._on_frame, link), partial(self._wake, link, False), conn.flush)
+            await self._worker(link)
         except ConnectionClosed:
             pass
         except Exception:
             log.exception("connection handler failed")
-            conn.abort(1011, "internal error")
+            conn.abort(CloseCode.INTERNAL, "internal error")
         finally:
-            if conn.timer is not None:
-                conn.timer.cancel()
-                conn.timer = None
+            if link.timer is not None:
+                link.timer.cancel()
+                link.timer = None
             self.conns.discard(conn)
             self.metrics.connections -= 1
             left = self.per_addr.get(addr, 1) - 1
@@ -222,140 +167,152 @@ class Gateway:
             else:
                 self.per_addr.pop(addr, None)
             try:
-                await self.service.disconnect(conn)
+                await self.service.disconnect(link.session)
             except Exception:
                 log.exception("disconnect cleanup failed")
 
-    def _error(self, conn: Conn, rid: int | None, code: str, message: str, **extra: Any) -> None:
+    def _error(self, conn: Conn, rid: int | None, code: ErrorCode, message: str, **extra: Any) -> None:
         self.metrics.errors[code] += 1
         conn.send(encode(m.Error(rid=rid, code=code, message=message, **extra)))
 
-    def _limited(self, conn: Conn, wait_ms: float, frame: Any) -> None:
+    def _limited(self, link: Inbound, wait_ms: float, frame: bytes | str) -> None:
+        conn = link.conn
         rid = None
-        try:
-            rid = m.decode_client(frame).rid
-        except Exception:
-            pass
+        if isinstance(frame, bytes):
+            try:
+                rid = m.decode_client(frame).rid
+            except Exception:
+                pass
         self._error(
             conn,
             rid,
-            "rate-limited",
+            ErrorCode.RATE_LIMITED,
             "message credits exhausted; the message was dropped",
             retry_ms=int(wait_ms) + 1,
         )
-        if conn.limited > self.settings.rate_close:
-            conn.abort(1008, "rate limit abused")
+        if link.rate.limited > self.settings.rate_close:
+            conn.abort(CloseCode.POLICY, "rate limit abused")
 
     # --- inbound: each frame handled as it is parsed, in order ---------------------------------
 
-    def _on_frame(self, conn: Conn, data: bytes | str) -> None:
-        """Called by the connection for each data frame, synchronously (server/wsconn.py)."""
-        if conn.closed:
+    def _on_frame(self, link: Inbound, data: bytes | str) -> None:
+        """Called by the connection for each data frame, synchronously (server/net/wsconn.py)."""
+        if link.conn.closed:
             return  # closing: drop until the peer's close frame arrives (reading goes on)
-        if conn.busy:
-            inq = conn.inq
+        if link.busy:
+            inq = link.inq
             if inq is None:
-                inq = conn.inq = deque()
+                inq = link.inq = deque()
             inq.append(data)
-            if len(inq) >= INBOUND_HIGH and not conn.paused:
-                conn.paused = True
-                conn.ws.transport.pause_reading()
+            if len(inq) >= INBOUND_HIGH and not link.paused:
+                link.paused = True
+                link.conn.ws.transport.pause_reading()
             return
-        job = self._dispatch(conn, data)
+        job = self._dispatch(link, data)
         if job is not None:
-            conn.busy = True
-            conn.job = job
-            self._wake(conn, True)
+            link.busy = True
+            link.job = job
+            self._wake(link, True)
 
     @staticmethod
-    def _wake(conn: Conn, work: bool) -> None:
+    def _wake(link: Inbound, work: bool) -> None:
         if not work:
-            conn.lost = True
-        w = conn.wake
+            link.lost = True
+        w = link.wake
         if w is not None and not w.done():
             w.set_result(work)
 
-    async def _worker(self, conn: Conn) -> None:
+    async def _worker(self, link: Inbound) -> None:
         """The connection's handler task: runs the jobs (requests that wait), in arrival order."""
         loop = asyncio.get_running_loop()
+        conn = link.conn
         ws = conn.ws
         while True:
-            if conn.job is None:
-                if conn.lost:
+            if link.job is None:
+                if link.lost:
                     return
-                conn.wake = fut = loop.create_future()
+                link.wake = fut = loop.create_future()
                 try:
                     if not await fut:
                         return
                 finally:
-                    conn.wake = None
+                    link.wake = None
             while True:
-                job, conn.job = conn.job, None
+                job, link.job = link.job, None
                 if job is not None:
                     await job
-                inq = conn.inq
+                inq = link.inq
                 if not inq:
                     break
-                if conn.closed or conn.lost:
+                if conn.closed or link.lost:
                     inq.clear()
                     break
                 data = inq.popleft()
-                if conn.paused and len(inq) <= INBOUND_LOW:
-                    conn.paused = False
+                if link.paused and len(inq) <= INBOUND_LOW:
+                    link.paused = False
                     try:
                         ws.transport.resume_reading()
                     except Exception:
                         pass
-                conn.job = self._dispatch(conn, data)
-            conn.busy = False
-            if conn.paused:
-                conn.paused = False
+                link.job = self._dispatch(link, data)
+            link.busy = False
+            if link.paused:
+                link.paused = False
                 try:
                     ws.transport.resume_reading()
                 except Exception:
                     pass
-            if conn.pid is None and conn.hello_by is not None and loop.time() >= conn.hello_by:
-                self._hello_expired(conn)
+            if link.session.pid is None and link.hello_by is not None and loop.time() >= link.hello_by:
+                self._hello_expired(link)
 
-    def _hello_expired(self, conn: Conn) -> None:
+    def _hello_expired(self, link: Inbound) -> None:
         """HELLO_TIMEOUT: close with 1008 unless hello succeeded (or is being answered right now)."""
-        if conn.pid is not None or conn.closed or conn.busy:
+        if link.session.pid is not None or link.conn.closed or link.busy:
             return
-        conn.abort(1008, "no hello in time")
+        link.conn.abort(CloseCode.POLICY, "no hello in time")
 
-    def _dispatch(self, conn: Conn, frame: bytes | str) -> Awaitable[None] | None:
+    def _dispatch(self, link: Inbound, frame: bytes | str) -> Awaitable[None] | None:
         """Rate-limit, decode and handle one frame; returns the part that must wait, if any."""
         metrics = self.metrics
         metrics.messages_in += 1
-        wait = conn.take_credit()
+        conn = link.conn
+        wait = link.rate.take()
         if wait:
-            self._limited(conn, wait, frame)
+            self._limited(link, wait, frame)
             return None
         try:
+            if type(frame) is str:
+                raise m.ProtocolError(ErrorCode.BAD_FRAME, "text frames are refused; send binary MessagePack")
+            assert isinstance(frame, bytes)
             msg = decode_client(frame)
         except m.ProtocolError as exc:
-            metrics.errors[exc.code.value] += 1
+            metrics.errors[exc.code] += 1
             conn.send(encode(exc.to_error()))
             return None
         kind = type(msg)
-        if kind is _Move and conn.pid is not None:
+        session = link.session
+        if kind is _Move and session.pid is not None:
+            assert isinstance(msg, m.Move)
             try:
-                slow = self.service.move(conn, msg)
+                slow = self.service.move(session, msg)
             except Exception:
                 log.exception("move failed")
-                self._error(conn, msg.rid, "internal", "server fault; the request had no effect")
+                self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; the request had no effect")
                 return None
             return None if slow is None else self._run(conn, msg, slow)
-        if conn.pid is None:
+        if session.pid is None:
             if kind is not _Hello:
-                self._error(conn, msg.rid, "hello-first", "say hello first")
+                self._error(conn, msg.rid, ErrorCode.HELLO_FIRST, "say hello first")
                 return None
-            return self._hello(conn, msg)
+            assert isinstance(msg, m.Hello)
+            return self._hello(link, msg)
         handler = self.service.handlers.get(kind)
         if handler is None:  # hello again
-            self._error(conn, msg.rid, "bad-message", "hello was already said on this connection", field="t")
+            self._error(
+                conn, msg.rid, ErrorCode.BAD_MESSAGE, "hello was already said on this connection", field="t"
+            )
             return None
-        return self._run(conn, msg, handler(conn, msg))
+        return self._run(conn, msg, handler(session, msg))
 
     async def _run(self, conn: Conn, msg: Any, work: Awaitable[Any]) -> None:
         try:
@@ -368,22 +325,23 @@ class Gateway:
             pass
         except Exception:
             log.exception("handler of %s failed", type(msg).__name__)
-            self._error(conn, msg.rid, "internal", "server fault; the request had no effect")
+            self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; the request had no effect")
 
-    async def _hello(self, conn: Conn, msg: m.Hello) -> None:
+    async def _hello(self, link: Inbound, msg: m.Hello) -> None:
+        conn = link.conn
         try:
-            welcome = await self.service.hello(conn, msg)
+            welcome = await self.service.hello(link.session, msg)
         except RaceError as exc:
             self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
             return
         except Exception:
             log.exception("hello failed")
-            self._error(conn, msg.rid, "internal", "server fault; try again")
+            self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; try again")
             return
         conn.send(encode(welcome))
-        if conn.timer is not None:
-            conn.timer.cancel()
-            conn.timer = None
+        if link.timer is not None:
+            link.timer.cancel()
+            link.timer = None
 
     async def close(self, timeout: float = 5.0) -> None:
         """Stop accepting, let in-flight moves land, close everyone with 1012."""
@@ -392,12 +350,11 @@ class Gateway:
         self.server.server.close()  # stop accepting; open connections keep going
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
-        while self.service.store.pipe.pending() and loop.time() < end:
+        while self.service.store.moves_pending() and loop.time() < end:
             await asyncio.sleep(0.01)
-        for conn in list(self.conns):
-            self.metrics.closes[1012] += 1
+        self.metrics.closes[CloseCode.RESTART] += len(self.conns)
         self.outbox.flush()  # the acks of the last moves go out before the close frames
-        self.server.close(close_connections=True, code=1012, reason="server restarting")
+        self.server.close(close_connections=True, code=CloseCode.RESTART, reason="server restarting")
         try:
             await asyncio.wait_for(self.server.wait_closed(), timeout)
         except TimeoutError:

@@ -1,4 +1,4 @@
-"""Race lifecycle as plain logic over plain data (DESIGN.md §1, §8).
+"""Race lifecycle as plain logic over plain data (docs/protocol.md §3 "Races").
 
 No I/O here: the store loads a `Race`, a function below returns the changed
 copy (or raises `RaceError` with a protocol error code), and the store commits
@@ -7,8 +7,9 @@ race version). That keeps every rule of the lobby, the start, the end and the
 ranking testable without Redis or sockets.
 
 The move path is the exception: moves are too frequent for load/compute/CAS,
-so they go through one Lua script (store.MOVE) that re-checks the few facts
-it needs (status, deadline, n) atomically.
+so they go through one Lua script (server/storage/move.lua, decisions in
+server/core/moves.py) that re-checks the few facts it needs (status,
+deadline, n) atomically.
 
 Lifecycle::
 
@@ -27,23 +28,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from protocol import ranking
+from protocol.messages import ErrorCode, PlayerStatus, RaceStatus
 
-LOBBY, COUNTDOWN, RUNNING, FINISHED = "lobby", "countdown", "running", "finished"
-WAITING, READY, PLAYING, WON, DECLARED, TIMEOUT = (
-    "waiting",
-    "ready",
-    "playing",
-    ranking.WON,
-    ranking.DECLARED,
-    ranking.TIMEOUT,
+LOBBY, COUNTDOWN, RUNNING, FINISHED = (
+    RaceStatus.LOBBY,
+    RaceStatus.COUNTDOWN,
+    RaceStatus.RUNNING,
+    RaceStatus.FINISHED,
 )
+WAITING, READY, PLAYING = PlayerStatus.WAITING, PlayerStatus.READY, PlayerStatus.PLAYING
+WON, DECLARED, TIMEOUT = PlayerStatus.WON, PlayerStatus.FINISHED, PlayerStatus.TIMEOUT
 DONE = frozenset((WON, DECLARED, TIMEOUT))
 
 
 class RaceError(Exception):
     """A refused request; `code` is the protocol error code (docs/protocol.md §6)."""
 
-    def __init__(self, code: str, message: str, **extra: object) -> None:
+    def __init__(self, code: ErrorCode, message: str, **extra: object) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -87,6 +88,8 @@ class Race:
     # A daily challenge attempt (server/daily): its seed never shows in its
     # snapshots or its `end`; the daily reveals it after the day closes.
     sealed: bool = False
+    # A private race's secret (core/privacy.py): "" for a public race or a daily attempt.
+    invite: str = ""
 
     def seat_of(self, player: str) -> Player | None:
         for p in self.players:
@@ -178,9 +181,9 @@ def join(race: Race, player: str, name: str) -> Race:
     if race.seat_of(player) is not None:
         return race
     if race.status != LOBBY:
-        raise RaceError("race-started", "the race has already started")
+        raise RaceError(ErrorCode.RACE_STARTED, "the race has already started")
     if len(race.players) >= race.seats:
-        raise RaceError("race-full", "every seat is taken")
+        raise RaceError(ErrorCode.RACE_FULL, "every seat is taken")
     r = race.copy()
     r.players.append(Player(player, name))
     return r
@@ -189,9 +192,9 @@ def join(race: Race, player: str, name: str) -> Race:
 def leave(race: Race, player: str) -> Race:
     """Give up a seat before the countdown. The host leaving hands the race to the next seat."""
     if race.seat_of(player) is None:
-        raise RaceError("not-in-race", "you have no seat in this race")
+        raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
     if race.status != LOBBY:
-        raise RaceError("race-started", "the race has already started; use finish")
+        raise RaceError(ErrorCode.RACE_STARTED, "the race has already started; use finish")
     r = race.copy()
     r.players = [p for p in r.players if p.player != player]
     if r.host == player:
@@ -203,9 +206,9 @@ def set_ready(race: Race, player: str, ready: bool, now: int, countdown_ms: int)
     """Mark a player (not) ready; a full race with everyone ready starts its countdown."""
     p = race.seat_of(player)
     if p is None:
-        raise RaceError("not-in-race", "you have no seat in this race")
+        raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
     if race.status != LOBBY:
-        raise RaceError("race-started", "the race has already started")
+        raise RaceError(ErrorCode.RACE_STARTED, "the race has already started")
     r = race.copy()
     p = r.seat_of(player)
     assert p is not None
@@ -219,13 +222,13 @@ def set_ready(race: Race, player: str, ready: bool, now: int, countdown_ms: int)
 def host_start(race: Race, player: str, now: int, countdown_ms: int) -> Race:
     """The host starts with the players present, who must all be ready."""
     if race.seat_of(player) is None:
-        raise RaceError("not-in-race", "you have no seat in this race")
+        raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
     if race.host != player:
-        raise RaceError("not-host", "only the host may start the race")
+        raise RaceError(ErrorCode.NOT_HOST, "only the host may start the race")
     if race.status != LOBBY:
-        raise RaceError("race-started", "the race has already started")
+        raise RaceError(ErrorCode.RACE_STARTED, "the race has already started")
     if not all(p.ready for p in race.players):
-        raise RaceError("not-ready", "every present player must be ready")
+        raise RaceError(ErrorCode.NOT_READY, "every present player must be ready")
     r = race.copy()
     r.seats = len(r.players)  # nobody else may join a started race
     _start_countdown(r, now, countdown_ms)
@@ -242,7 +245,7 @@ def _start_countdown(r: Race, now: int, countdown_ms: int) -> None:
 
 
 def due(race: Race, now: int) -> str | None:
-    """What the clock says must happen now: "start", "end" or None."""
+    """What the clock says must happen now: "start", "end" or None (nothing yet)."""
     if race.status == COUNTDOWN and race.starts_at is not None and now >= race.starts_at:
         return "start"
     if race.status == RUNNING:
@@ -251,6 +254,16 @@ def due(race: Race, now: int) -> str | None:
         if all(p.status in DONE for p in race.players):
             return "end"
     return None
+
+
+def ttl_ms(race: Race, now: int, lobby_ttl_s: int, finished_ttl_s: int) -> int:
+    """How long the race's keys live after this change: a lobby idles out, a started race
+    lasts until its deadline plus a day, a finished one stays for its replay."""
+    if race.status == LOBBY:
+        return lobby_ttl_s * 1000
+    if race.status == FINISHED:
+        return finished_ttl_s * 1000
+    return max(0, (race.deadline or now) - now) + 86400 * 1000
 
 
 def next_timer(race: Race) -> int | None:
@@ -268,7 +281,7 @@ def begin(race: Race, initial_home: int = 0) -> Race:
     `initial_home`: cards on the foundations in the deal (Fours Up starts with its 4s there).
     """
     if race.status != COUNTDOWN:
-        raise RaceError("race-started", "the race is not counting down")
+        raise RaceError(ErrorCode.RACE_STARTED, "the race is not counting down")
     r = race.copy()
     r.status = RUNNING
     for p in r.players:
@@ -285,7 +298,7 @@ def end(race: Race, now: int, logs: dict[str, list[tuple[int, int]]], initial_ho
     deadline when it passed, else now).
     """
     if race.status != RUNNING:
-        raise RaceError("race-not-running", "the race is not running")
+        raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
     r = race.copy()
     stop = min(now, r.deadline) if r.deadline is not None else now
     for p in r.players:

@@ -1,16 +1,16 @@
-"""Fan-out helpers of the bus (DESIGN.md §6): coalesced frames to many sockets.
+"""Coalesced frames to many sockets: the spectator boards.
 
 The bus itself — one pub/sub connection per process, the per-race channels,
 forwarding published events to local members and spectators, and the gap
 fill from each race's event stream after a reconnect — lives in
-server/service.py (`on_bus`, `_fan_out`, `on_bus_reconnect`) and
-server/resp.py (`Subscriber`).
+server/handlers/fanout.py (`on_bus`, `forward`, `on_bus_reconnect`),
+server/core/room.py (the order) and server/storage/resp.py (`Subscriber`).
 
 `broadcast_latest` sends a *coalescible* frame (latest wins: the spectator
 boards, sampled every SPECTATOR_FLUSH) to many connections with one
 `websockets.broadcast` call. A connection with a backlog (frames queued, or
 its transport buffer above the high-water mark) is skipped: it will get a
-later frame instead of piling this one up behind the others (DESIGN.md §7:
+later frame instead of piling this one up behind the others (docs/operations.md:
 coalescible updates are dropped, acks and own reveals never are). A
 connection with frames pending in this loop iteration gets the frame through
 its own `send`, behind them.

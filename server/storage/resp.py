@@ -24,7 +24,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import hiredis
 from redis.asyncio.connection import parse_url
@@ -34,7 +34,7 @@ log = logging.getLogger("solrace.resp")
 ReplyError = hiredis.ReplyError
 
 
-def pack(args: tuple | list) -> bytes:
+def pack(args: tuple[Any, ...] | list[Any]) -> bytes:
     """One RESP command (array of bulk strings)."""
     out = [b"*%d\r\n" % len(args)]
     for a in args:
@@ -75,7 +75,8 @@ class _Base(asyncio.Protocol):
         self.closed = asyncio.get_running_loop().create_future()
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        # A stream transport (uvloop's implements the interface without subclassing it).
+        self.transport = cast(asyncio.Transport, transport)
         sock = transport.get_extra_info("socket")
         if sock is not None:
             import socket
@@ -153,8 +154,8 @@ class Pipe:
     def __init__(self, url: str) -> None:
         self.url = url
         self.proto: _PipeProtocol | None = None
-        self._connecting: asyncio.Future | None = None
-        self._reconnector: asyncio.Task | None = None
+        self._connecting: asyncio.Future[None] | None = None
+        self._reconnector: asyncio.Task[None] | None = None
         self._closed = False
         self.on_reconnect: Callable[[], None] | None = None  # called after a lost connection is back
 
@@ -210,7 +211,7 @@ class Pipe:
     def ready(self) -> bool:
         return self.proto is not None and self.proto.transport is not None
 
-    def call(self, args: tuple | list, callback: Callable[[Any], None]) -> None:
+    def call(self, args: tuple[Any, ...] | list[Any], callback: Callable[[Any], None]) -> None:
         """Queue a command (fails with ConnectionError while Redis is unreachable)."""
         self.call_packed(pack(args), callback)
 
@@ -299,7 +300,7 @@ class Subscriber:
         self.on_reconnect = on_reconnect
         self.channels: set[str] = set()
         self.proto: _SubProtocol | None = None
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self.connected = asyncio.Event()
 
@@ -328,7 +329,7 @@ class Subscriber:
             assert self.proto is not None
             await self.proto.closed
             self.connected.clear()
-            if self._stopping:
+            if self.stopping():
                 return
             delay = 0.05
             while not self._stopping:
@@ -341,6 +342,9 @@ class Subscriber:
                     delay = min(delay * 2, 2.0)
             if self.on_reconnect is not None and not self._stopping:
                 self.on_reconnect()
+
+    def stopping(self) -> bool:
+        return self._stopping
 
     def subscribe(self, *channels: str) -> None:
         new = [c for c in channels if c not in self.channels]

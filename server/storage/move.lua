@@ -1,4 +1,4 @@
--- The move path: ONE call per accepted move (DESIGN.md §3).
+-- The move path: ONE call per accepted move (server/storage/moves.py).
 -- The server process has already checked the move against its cached
 -- position; this script re-checks atomically what only Redis knows for sure
 -- (race status, deadline, the stored move count n), then stores the result

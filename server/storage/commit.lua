@@ -1,6 +1,6 @@
 -- Compare-and-set of a race record (every change but moves: lobby, start, end).
 -- The caller loaded the race at version `expected`, computed the new state
--- with server/races.py, and commits it only if nobody changed the race
+-- with server/core/races.py, and commits it only if nobody changed the race
 -- meanwhile; on 'conflict' it reloads and tries again. The race version grows
 -- by one per event (E >= 1); the events, already encoded with versions
 -- expected+1 .. expected+E, are appended to the race stream and published.

@@ -1,12 +1,12 @@
-"""server/races.py alone: lobby transitions, start and end, ranking with ties. No I/O."""
+"""server/core/races.py alone: lobby transitions, start and end, ranking with ties. No I/O."""
 
 from __future__ import annotations
 
 import pytest
 
 from protocol import ranking
-from server import races as R
-from server.races import RaceError
+from server.core import races as R
+from server.core.races import RaceError
 
 
 def lobby(seats: int = 3) -> R.Race:

@@ -105,7 +105,7 @@ class ClusterPipe:
         self.slots: list[tuple[str, int] | None] = [None] * SLOTS
         self.pipes: dict[tuple[str, int], Pipe] = {}
         self.known: list[tuple[str, int]] = list(self.cu.nodes)
-        self._refreshing: asyncio.Task | None = None
+        self._refreshing: asyncio.Task[None] | None = None
         self._rotate = itertools.count()
         self._closed = False
 

@@ -1,0 +1,200 @@
+"""Daily challenges over Redis, part 1: the shared types and the deal of the day.
+
+The ``Daily`` of service.py is what the gateway calls; it is built in three
+layers, one per file: ``DailyDeals`` (here: configuration, the secret, the
+deal and its public info), ``DailyBoards`` (boards.py: entries, leaderboards,
+history, finalization and replays) and ``Daily`` (service.py: attempts and
+recording their results).
+
+``Daily`` It knows nothing of sockets or of how a
+race is run: starting an attempt takes a ``create_race`` callback (the race
+server makes a private solo race with the daily seed), and the race server
+reports the end of an attempt's race with ``record``.
+
+Life of a day (``days.py``): it *opens* at midnight UTC; its commitment
+``sha256(seed)`` is public from then on. Players start their one attempt
+whenever they like; an attempt's race deadline never passes the close (its
+time limit is cut to fit; in the last ``min_attempt_s`` no attempt starts), so
+once the day *closes* nobody is still playing and the seed is revealed. After
+``finalize_grace_ms`` more (for race ends still in flight) the day is
+*finalized*: the board is frozen as a permanent record with its seed, and the
+move logs of the top ``replay_top`` entries are published. Finalization is
+lazy and idempotent: any call touching a closed day past the grace does it.
+
+Every time comes from ``clock`` (ms), injectable for tests.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from protocol.messages import ErrorCode
+from protocol.rules import GAMES
+
+from . import keys, scripts
+from .days import Clock, closes_at, day_number, day_of, opens_at, system_clock
+from .fair import daily_seed, new_secret, seed_commitment
+
+WEEK_MS = 7 * 86_400_000
+
+
+class DailyError(Exception):
+    """A refused daily request; ``code`` is a stable protocol error code.
+
+    ``unknown-game``, ``bad-date``, ``daily-not-open`` (a future day),
+    ``daily-done`` (the attempt is over: a second one is refused; ``entry``),
+    ``daily-closing`` (too little of the day is left to start), ``daily-open``
+    (seed, replays and spectating wait for the close), ``no-replay`` (only the
+    top entries' replays are published), ``not-attempt`` (the race is not this
+    player's attempt), ``daily-final`` (the day is frozen), ``daily-busy``
+    (another connection is still creating the attempt's race).
+    """
+
+    def __init__(self, code: str, message: str, **extra: Any):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+@dataclass(frozen=True, slots=True)
+class DailyDeal:
+    """The deal of one game on one day. ``seed`` is secret until ``closes``."""
+
+    game: str
+    date: str
+    seed: str
+    commitment: str
+    opens: int
+    closes: int
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """A player's attempt: its race, and whether it already existed (a resume)."""
+
+    game: str
+    date: str
+    race: str
+    resumed: bool
+
+
+#: ``create_race(deal, player, time_limit_s)`` → race id. It must create a
+#: *private* solo race for ``player`` with ``deal.seed`` whose deadline is at
+#: most ``deal.closes``, and mark it as a daily race (its seed is not revealed
+#: at its end while the day is open).
+CreateRace = Callable[[DailyDeal, str, int], Awaitable[str]]
+
+
+def as_text(v: Any) -> str:
+    return v.decode() if isinstance(v, bytes) else str(v)
+
+
+def compact_json(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+class DailyDeals:
+    def __init__(
+        self,
+        redis: Any,
+        *,
+        clock: Clock = system_clock,
+        secret: str | None = None,
+        time_limit_s: int = 600,
+        min_attempt_s: int = 30,
+        start_lead_ms: int = 5_000,
+        replay_top: int = 10,
+        finalize_grace_ms: int = 60_000,
+        keep_ms: int = WEEK_MS,
+        pending_stale_ms: int = 15_000,
+        busy_wait_ms: int = 10_000,
+    ) -> None:
+        """
+        ``redis``: a ``redis.asyncio`` client (bytes or decoded responses).
+        ``secret``: a configured server secret; None keeps one in Redis.
+        ``time_limit_s``: the daily race clock. ``min_attempt_s``: no attempt
+        starts with less time than this before the close. ``start_lead_ms``:
+        room for the race's countdown when cutting the time limit to the close.
+        ``replay_top``: entries whose replays are published after the close.
+        ``keep_ms``: how long after the close the temporary keys (attempt
+        claims, all move logs, race markers) live. ``pending_stale_ms``: a
+        claim whose race was never created (its process died) is taken over
+        after this. ``busy_wait_ms``: how long a racing second start waits for
+        the first one's race.
+        """
+        if replay_top < 1:
+            raise ValueError("replay_top must be at least 1")
+        self.redis = redis
+        self.clock = clock
+        self._secret = secret
+        self.time_limit_s = time_limit_s
+        self.min_attempt_s = min_attempt_s
+        self.start_lead_ms = start_lead_ms
+        self.replay_top = replay_top
+        self.finalize_grace_ms = finalize_grace_ms
+        self.keep_ms = keep_ms
+        self.pending_stale_ms = pending_stale_ms
+        self.busy_wait_ms = busy_wait_ms
+        self._claim = redis.register_script(scripts.CLAIM)
+        self._bind = redis.register_script(scripts.BIND)
+        self._record = redis.register_script(scripts.RECORD)
+        self._board = redis.register_script(scripts.BOARD)
+        self._entry = redis.register_script(scripts.ENTRY)
+        self._finalize = redis.register_script(scripts.FINALIZE)
+        self._meta_written: set[tuple[str, str]] = set()
+
+    # -- the deal ------------------------------------------------------------
+
+    async def secret(self) -> str:
+        """The server secret: configured, or created once in Redis (SET NX)."""
+        if self._secret is None:
+            await self.redis.set(keys.SECRET, new_secret(), nx=True)
+            value = await self.redis.get(keys.SECRET)
+            self._secret = as_text(value)
+        return self._secret
+
+    def today(self) -> str:
+        return day_of(self.clock())
+
+    def _check(self, game: str, date: str | None) -> str:
+        if game not in GAMES:
+            raise DailyError(ErrorCode.UNKNOWN_GAME, f"no such game {game!r}")
+        now = self.clock()
+        if date is None:
+            return day_of(now)
+        try:
+            day = day_number(date)
+        except ValueError:
+            raise DailyError("bad-date", f"not a YYYY-MM-DD date: {date!r}") from None
+        if day * 86_400_000 > now:
+            raise DailyError(ErrorCode.DAILY_NOT_OPEN, f"the {date} challenge has not opened yet")
+        return date
+
+    async def deal(self, game: str, date: str | None = None) -> DailyDeal:
+        """The deal (with its secret seed: server use only) of an opened day."""
+        date = self._check(game, date)
+        seed = daily_seed(await self.secret(), game, date)
+        deal = DailyDeal(
+            game, date, seed, seed_commitment(seed), opens_at(date), closes_at(date), GAMES[game].total
+        )
+        if (game, date) not in self._meta_written:
+            # The public facts of the day, kept with its permanent record.
+            await self.redis.hset(
+                keys.meta(game, date),
+                mapping={
+                    "game": game,
+                    "date": date,
+                    "opens": deal.opens,
+                    "closes": deal.closes,
+                    "commitment": deal.commitment,
+                    "total": deal.total,
+                    "time_limit_s": self.time_limit_s,
+                },
+            )
+            self._meta_written.add((game, date))
+        return deal

@@ -1,0 +1,11 @@
+"""The requests of docs/protocol.md, by feature, over the race core and the store.
+
+``runtime``  what the handlers need of the process that runs them (a Protocol)
+``session``  hello (identity, resumed seats) and disconnect
+``lobby``    create, join, leave, ready, start, quick-match, ping
+``play``     the move path, finish, resync
+``watch``    spectating and the delayed boards, the race list, replays
+``clock``    countdown ends and deadlines: start and end of races
+``fanout``   published race events to this process's members and spectators; gap fill
+(the daily challenge's requests are in server/daily/handlers.py)
+"""

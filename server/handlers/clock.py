@@ -1,0 +1,112 @@
+"""The clock of races: countdown ends and deadlines (docs/protocol.md §3).
+
+Every process runs a sweeper over the stored timers (the backstop), plus an
+exact local timer for each race it holds (server/service.py). `tick` does
+what `core.races.due` says for one race; transitions are compare-and-set
+commits, so several processes ticking the same race move it once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from protocol import messages as m
+
+from ..core import races as R
+from ..core import transitions
+from ..core.transitions import Transition
+from ..storage import OUTAGE, Conflict, encode_position
+from .lobby import ttl
+from .runtime import Runtime
+
+log = logging.getLogger("solrace.clock")
+
+encode = m.encode
+
+
+class Clock:
+    def __init__(self, svc: Runtime) -> None:
+        self.svc = svc
+        self.ticking: set[str] = set()
+
+    async def tick(self, rid: str) -> None:
+        """Do what the clock says for this race (idempotent; any process may call it)."""
+        svc = self.svc
+        if rid in self.ticking or svc.stopping:
+            return
+        self.ticking.add(rid)
+        try:
+            for _attempt in range(20):
+                now, race = await svc.store.load_race(rid)
+                if race is None:
+                    await svc.store.schedule(rid, None)
+                    return
+                what = R.due(race, now)
+                try:
+                    if what == "start":
+                        await self._begin(race, now)
+                    elif what == "end":
+                        await self._end(race, now)
+                    else:
+                        await svc.store.schedule(rid, R.next_timer(race))
+                        return
+                except Conflict:
+                    continue
+        finally:
+            self.ticking.discard(rid)
+
+    async def _commit(self, old: R.Race, t: Transition, now: int) -> None:
+        """Write a transition if the race is still at `old`'s version (else `Conflict`)."""
+        players = t.players
+        if t.deal is not None:  # the start: every player's game begins at the deal
+            pos = encode_position(t.deal)
+            players = {pid: {**fields, "pos": pos} for pid, fields in players.items()}
+        await self.svc.store.commit(
+            old.ver,
+            t.race,
+            t.events,
+            players=players,
+            ttl_ms=ttl(self.svc.settings, t.race, now),
+            extra_live=t.live,
+        )
+
+    async def _begin(self, race: R.Race, now: int) -> None:
+        t = transitions.start(race)
+        await self._commit(race, t, now)
+        await self.svc.store.schedule(race.race, t.timer)
+
+    async def _end(self, race: R.Race, now: int) -> None:
+        svc = self.svc
+        store = svc.store
+        logs = await store.move_logs(race)
+        t = transitions.end(race, now, logs)
+        await self._commit(race, t, now)
+        svc.metrics.races_finished += 1
+        await store.schedule(race.race, t.timer)
+        await store.index(race.race, None)
+        for p in t.race.players:
+            await store.remove_seat(p.player, race.race)
+        for hook in svc.end_hooks:  # once per race: only the process whose commit won gets here
+            try:
+                await hook(t.race, logs)
+            except Exception:
+                log.exception("end hook failed for race %s", race.race)
+
+    async def sweeper(self) -> None:
+        """Backstop of the local timers: fire every due countdown end and deadline in Redis."""
+        svc = self.svc
+        failed = 0  # sweeps failed in a row: a Redis outage logs once, not every sweep
+        while not svc.stopping:
+            await asyncio.sleep(svc.settings.sweep_ms / 1000)
+            try:
+                for rid in await svc.store.due_races(svc.now_ms()):
+                    await self.tick(rid)
+            except Exception as exc:
+                failed += 1
+                if failed == 1:
+                    log.warning("deadline sweep failed: %s", exc, exc_info=not isinstance(exc, OUTAGE))
+                continue
+            if failed:
+                log.info("deadline sweep back after %d failed sweeps", failed)
+                failed = 0

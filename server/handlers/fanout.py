@@ -1,0 +1,211 @@
+"""Published race events to this process's members and spectators (docs/protocol.md §3).
+
+Every race event is published by a script (moves) or a commit (everything
+else) on the race's channel; each process subscribes to the channels of the
+races it holds a connection for and forwards the published bytes unchanged,
+as server/core/room.py decides: in version order, once each. After the
+pub/sub connection comes back (Redis restart, network), each room is
+gap-filled from its event stream (`on_bus_reconnect`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import msgspec
+
+from protocol import messages as m
+from protocol import rules
+from protocol.messages import RaceStatus
+
+from ..core import races as R
+from ..core import room as rooms
+from ..core.moves import PLAYING, Entry
+from ..core.room import Delivery, Room
+from ..core.session import Session
+from ..storage import PositionCache
+from .runtime import Runtime
+
+log = logging.getLogger("solrace.fanout")
+
+encode = m.encode
+
+
+class _Head(msgspec.Struct):
+    """The few fields of a published event the fan-out needs (the rest is ignored)."""
+
+    t: str
+    ver: int = 0
+    player: str = ""
+    race: str = ""
+    status: str = ""
+
+
+_head = msgspec.msgpack.Decoder(_Head)
+_snap = msgspec.msgpack.Decoder(m.RaceSnapshot)
+
+
+def _started(rid: str, snap: m.RaceSnapshot | R.Race, ver: int, view: str, n: int) -> bytes:
+    return encode(
+        m.Started(
+            race=rid,
+            ver=ver,
+            starts_at=snap.starts_at or 0,
+            deadline=snap.deadline or 0,
+            commitment=snap.commitment,
+            total=snap.total,
+            view=view,
+            n=n,
+        )
+    )
+
+
+class Fanout:
+    def __init__(self, svc: Runtime) -> None:
+        self.svc = svc
+
+    def on_bus(self, channel: bytes, data: bytes) -> None:
+        svc = self.svc
+        if channel.startswith(b"race:"):
+            room = svc.local.get(channel[5:].decode())
+            if room is None:
+                return
+            if room.filling is not None:  # a gap fill is running: forward after it, in order
+                room.filling.append(data)
+                return
+            self.forward(room, data)
+        elif channel.startswith(b"player:"):
+            head = _head.decode(data)
+            if head.t == "seated":
+                svc.spawn(self.seated(channel[7:].decode(), head.race))
+        else:
+            for prefix, hook in svc.bus_hooks.items():
+                if channel.startswith(prefix):
+                    hook(channel, data)
+
+    def forward(self, room: Room[Session], data: bytes) -> None:
+        """Forward one published race event to this process's members and spectators."""
+        head = _head.decode(data)
+        what = rooms.deliver(room, head.t, head.ver)
+        if what is Delivery.SKIP:
+            return
+        if what is Delivery.PROGRESS:
+            rooms.send_progress(room, data, rooms.progress_mover(head.player, head.status))
+            return
+        for c in list(rooms.everyone(room)):
+            c.send(data)
+        if what is Delivery.SNAPSHOT:
+            snap = _snap.decode(data)
+            pids = [p.player for p in snap.players]
+            if rooms.apply_snapshot(room, snap.status, snap.ver, pids, snap.starts_at, snap.deadline):
+                self._send_start(room, snap)
+            self.svc.arm_timer(room)
+        elif what is Delivery.END:
+            self._close(room)
+
+    def _send_start(self, room: Room[Session], snap: m.RaceSnapshot) -> None:
+        """Each local player gets their own view of the (same) deal; warm the move cache."""
+        if not room.members:
+            return
+        g = rules.deal(room.game, room.seed)
+        frame = _started(room.rid, snap, snap.ver, g.view_text(), 0)
+        games = self.svc.games
+        for pid, sessions in room.members.items():
+            key = (room.rid, pid)
+            if key not in games:
+                game = g.copy()
+                games[key] = Entry(game, PositionCache(game), 0, PLAYING, "")
+            for c in sessions:
+                c.send(frame)
+
+    def _close(self, room: Room[Session]) -> None:
+        room.status = RaceStatus.FINISHED
+        for sessions in room.members.values():
+            for c in sessions:
+                c.races.discard(room.rid)
+        for c in room.spectators:
+            c.spectating.discard(room.rid)
+        room.members.clear()
+        room.spectators.clear()
+        self.svc.drop_room(room)
+
+    def on_bus_reconnect(self) -> None:
+        """Gap fill: pub/sub was lost (Redis restart, network), events may be missing.
+
+        For each room, live events are held back while its event stream is
+        read from the last version forwarded; then the missed events and the
+        held ones go out in version order, each once. If the stream no longer
+        reaches back that far, the current snapshot goes out instead (its
+        version jump makes clients resync).
+        """
+        svc = self.svc
+        for room in list(svc.local.values()):
+            if room.filling is None:
+                room.filling = []
+                svc.spawn(self._refresh(room))
+        # A quick-match "seated" notice (player channel) may have been lost too: look the seats up.
+        for pid in {s.player for sessions in svc.players.values() for s in sessions if s.quick}:
+            svc.spawn(self._recheck_seats(pid))
+
+    async def _recheck_seats(self, pid: str) -> None:
+        for attempt in range(6):  # a few tries: pooled connections may still be stale
+            try:
+                for rid in await self.svc.store.player_races(pid):
+                    await self.seated(pid, rid)
+                return
+            except Exception:
+                if attempt == 5:
+                    log.warning(
+                        "could not look up the seats of %s after a pub/sub reconnect", pid, exc_info=True
+                    )
+                    return
+                await asyncio.sleep(0.05 * 2**attempt)
+
+    async def _refresh(self, room: Room[Session]) -> None:
+        svc = self.svc
+        rid = room.rid
+        fill: list[bytes] = []
+        try:
+            # A few tries: right after Redis comes back, pooled connections may still be stale.
+            for attempt in range(6):
+                try:
+                    _now, race = await svc.store.load_race(rid)
+                    if race is not None and race.ver > room.sent:
+                        frames = await svc.store.events_since(rid, room.sent)
+                        fill = frames if frames is not None else [encode(m.RaceSnapshot(**R.snapshot(race)))]
+                    break
+                except Exception:
+                    if attempt == 5:
+                        raise
+                    await asyncio.sleep(0.05 * 2**attempt)
+        except Exception:
+            log.warning("gap fill of race %s failed; clients resync on the version jump", rid, exc_info=True)
+        finally:
+            held, room.filling = room.filling or [], None
+            for data in fill + held:
+                if svc.local.get(rid) is not room:
+                    break  # the race ended (or was dropped) during the fill
+                self.forward(room, data)  # skips what was forwarded already
+
+    async def seated(self, pid: str, rid: str) -> None:
+        """A quick-match group seated this player (maybe by another process)."""
+        svc = self.svc
+        sessions = svc.players.get(pid)
+        if not sessions:
+            return
+        _now, race = await svc.store.load_race(rid)
+        if race is None:
+            return
+        frames = [encode(m.RaceSnapshot(**R.snapshot(race)))]
+        if race.status == RaceStatus.RUNNING:
+            # The start went by while the notice was lost (a pub/sub gap): this player's own
+            # start, from their stored game.
+            pg = (await svc.store.load_player(rid, pid)).game
+            if pg is not None:
+                frames.append(_started(rid, race, race.ver, pg.game().view_text(), pg.n))
+        for c in list(sessions):
+            if rid not in c.races:
+                svc.add_member(c, race)
+                for f in frames:
+                    c.send(f)

@@ -1,0 +1,254 @@
+"""The lobby (docs/protocol.md §3): create, join, leave, ready, start, quick-match, ping.
+
+Every change is a pure function of server/core/races.py applied to the
+loaded race and committed compare-and-set (`mutate`): several processes may
+serve the same race, and a conflict just reloads and retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from protocol import messages as m
+from protocol import rules
+from protocol.messages import ErrorCode, RaceStatus
+
+from ..config import Settings
+from ..core import checks as check
+from ..core import privacy
+from ..core import races as R
+from ..core.races import RaceError
+from ..core.session import Session
+from ..storage import Conflict, keys
+from .runtime import Runtime
+
+encode = m.encode
+
+
+def race_id(rid: str) -> str:
+    """A race id as the client sent it, if it can be one of ours."""
+    if not keys.valid_race_id(rid):
+        raise check.no_such_race()
+    return rid
+
+
+def ttl(st: Settings, race: R.Race, now: int) -> int:
+    """How long the race's keys live after a change (core/races.py `ttl_ms`)."""
+    return R.ttl_ms(race, now, st.lobby_ttl_s, st.finished_ttl_s)
+
+
+def snapshot_reply(msg: Any, race: R.Race, viewer: str | None = None) -> m.RaceSnapshot:
+    """The `race` reply to a request; a player of a private race also gets its invite."""
+    invite = privacy.invite_for(race, viewer) if viewer is not None else None
+    return m.RaceSnapshot(rid=getattr(msg, "rid", None), invite=invite, **R.snapshot(race))
+
+
+def new_invite() -> str:
+    """A private race's secret: 128 random bits, URL-safe (it travels in links)."""
+    return secrets.token_urlsafe(16)
+
+
+class Lobby:
+    def __init__(self, svc: Runtime) -> None:
+        self.svc = svc
+
+    async def _seat_limit(self, pid: str) -> None:
+        held = len(await self.svc.store.player_races(pid))
+        check.seat_limit(held, self.svc.settings.max_races_per_player)
+
+    async def mutate(self, rid: str, change: Callable[[R.Race, int], R.Race]) -> R.Race:
+        """Load, change with a pure function of core/races.py, compare-and-set; retry on conflict."""
+        store = self.svc.store
+        for attempt in range(20):
+            now, race = await store.load_race(rid)
+            if race is None:
+                raise check.no_such_race()
+            new = change(race, now)
+            if new is race:
+                return race
+            new.ver = race.ver + 1
+            try:
+                await store.commit(
+                    race.ver,
+                    new,
+                    encode(m.RaceSnapshot(**R.snapshot(new))),
+                    ttl_ms=ttl(self.svc.settings, new, now),
+                )
+            except Conflict:
+                await asyncio.sleep(0.001 * attempt)
+                continue
+            if new.status == RaceStatus.COUNTDOWN and race.status != RaceStatus.COUNTDOWN:
+                await store.schedule(rid, new.starts_at)
+            return new
+        raise RaceError(ErrorCode.INTERNAL, "the race is too busy, try again")
+
+    async def ping(self, s: Session, msg: m.Ping) -> m.Pong:
+        return m.Pong(rid=msg.rid, time=self.svc.now_ms())
+
+    def _new_race(
+        self,
+        s: Session,
+        gdef: rules.GameDef,
+        seats: int,
+        time_limit_s: int,
+        private: bool,
+        seed: str,
+        now: int,
+    ) -> R.Race:
+        return R.new_race(
+            race=keys.new_race_id(),
+            game=gdef.id,
+            total=gdef.total,
+            seats=seats,
+            time_limit_s=time_limit_s,
+            private=private,
+            host=s.player,
+            host_name=s.name,
+            now=now,
+            seed=seed,
+            commitment=rules.seed_commitment(seed),
+            rules_version=rules.RULES_VERSION,
+            deal_version=rules.DEAL_VERSION,
+        )
+
+    async def create(self, s: Session, msg: m.Create) -> m.RaceSnapshot:
+        gdef = check.game(msg.game)
+        st = self.svc.settings
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, st.max_seats)
+        time_limit_s = check.time_limit(
+            msg.time_limit_s, st.time_limit_s, st.time_limit_min_s, st.time_limit_max_s
+        )
+        await self._seat_limit(s.player)
+        seed = self.svc.seed_factory()
+        now = await self.svc.store.time_ms()
+        race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now)
+        if race.private:
+            race.invite = new_invite()
+        return await self._publish_new(s, msg, race, now)
+
+    async def create_solo(
+        self, s: Session, game: str, seed: str, time_limit_s: int, *, sealed: bool = False
+    ) -> R.Race:
+        """A private one-seat race of `s`'s player on a given seed, counting down at
+        once: a daily challenge attempt (server/daily). No reply is sent here."""
+        gdef = check.game(game)
+        await self._seat_limit(s.player)
+        now = await self.svc.store.time_ms()
+        race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now)
+        race.sealed = sealed
+        race = R.set_ready(race, s.player, True, now, self.svc.settings.countdown_ms)
+        await self._publish_new(s, None, race, now)
+        return race
+
+    async def attach(self, s: Session, msg: Any, rid: str) -> m.RaceSnapshot:
+        """Reply with the snapshot of a race where `s`'s player sits, and deliver its
+        events to `s` (a resumed daily attempt, maybe from another connection)."""
+        _now, race = await self.svc.store.load_race(race_id(rid))
+        if race is None:
+            raise check.no_such_race()
+        if race.seat_of(s.player) is None:
+            raise check.not_in_race()
+        if race.status != RaceStatus.FINISHED and rid not in s.races:
+            self.svc.add_member(s, race)
+        return snapshot_reply(msg, race, s.player)
+
+    async def _publish_new(self, s: Session | None, msg: Any, race: R.Race, now: int) -> m.RaceSnapshot:
+        store = self.svc.store
+        await store.commit(
+            0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=ttl(self.svc.settings, race, now)
+        )
+        self.svc.metrics.races_created += 1
+        for p in race.players:
+            await store.add_seat(p.player, race.race)
+        if not race.private:
+            await store.index(race.race, race.created)
+        if race.status == RaceStatus.COUNTDOWN:
+            await store.schedule(race.race, race.starts_at)
+        if s is not None:
+            self.svc.add_member(s, race)
+            return snapshot_reply(msg, race, s.player)
+        return snapshot_reply(msg, race)
+
+    async def join(self, s: Session, msg: m.Join) -> m.RaceSnapshot:
+        rid = race_id(msg.race)
+        pid = s.player
+        _now, race = await self.svc.store.load_race(rid)
+        if race is None:
+            raise check.no_such_race()
+        privacy.check_join(race, pid, msg.invite)
+        if race.seat_of(pid) is None:
+            await self._seat_limit(pid)
+        race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name))
+        await self.svc.store.add_seat(pid, rid)
+        self.svc.add_member(s, race)
+        return snapshot_reply(msg, race, pid)
+
+    async def leave(self, s: Session, msg: m.Leave) -> m.RaceSnapshot:
+        rid = race_id(msg.race)
+        pid = s.player
+        race = await self.mutate(rid, lambda r, now: R.leave(r, pid))
+        await self.svc.store.remove_seat(pid, rid)
+        for other in list(self.svc.players.get(pid, ())):
+            self.svc.remove_member(other, rid)
+        if not race.players:
+            await self.svc.store.index(rid, None)
+        return snapshot_reply(msg, race, pid)
+
+    async def ready(self, s: Session, msg: m.Ready) -> m.RaceSnapshot:
+        rid = race_id(msg.race)
+        cd = self.svc.settings.countdown_ms
+        pid = s.player
+        race = await self.mutate(rid, lambda r, now: R.set_ready(r, pid, msg.ready is not False, now, cd))
+        return snapshot_reply(msg, race, pid)
+
+    async def host_start(self, s: Session, msg: m.Start) -> m.RaceSnapshot:
+        rid = race_id(msg.race)
+        cd = self.svc.settings.countdown_ms
+        pid = s.player
+        race = await self.mutate(rid, lambda r, now: R.host_start(r, pid, now, cd))
+        return snapshot_reply(msg, race, pid)
+
+    async def quick(self, s: Session, msg: m.Quick) -> None:
+        svc = self.svc
+        gdef = check.game(msg.game)
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, svc.settings.max_seats)
+        pid = s.player
+        await self._seat_limit(pid)
+        group = await svc.store.quick_push(gdef.id, seats, pid)
+        s.quick.add((gdef.id, seats))
+        s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats)))
+        if not group:
+            return
+        # This process completed a group: it seats everyone in a new public race.
+        for other in svc.players.get(pid, ()):
+            other.quick.discard((gdef.id, seats))
+        names = [await svc.store.player_name(p) for p in group]
+        seed = svc.seed_factory()
+        now = await svc.store.time_ms()
+        race = R.new_quick_race(
+            race=keys.new_race_id(),
+            game=gdef.id,
+            total=gdef.total,
+            time_limit_s=svc.settings.time_limit_s,
+            players=list(zip(group, names, strict=True)),
+            now=now,
+            countdown_ms=svc.settings.countdown_ms,
+            seed=seed,
+            commitment=rules.seed_commitment(seed),
+            rules_version=rules.RULES_VERSION,
+            deal_version=rules.DEAL_VERSION,
+        )
+        await self._publish_new(None, msg, race, now)
+        notice = encode({"t": "seated", "race": race.race})
+        for p in group:
+            await svc.store.publish_player(p, notice)
+
+    async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
+        for game, seats in list(s.quick):
+            if game == msg.game:
+                await self.svc.store.quick_remove(game, seats, s.player)
+                s.quick.discard((game, seats))
+        return m.Ok(rid=msg.rid)

@@ -1,0 +1,255 @@
+"""Playing (docs/protocol.md §3: `move`, `finish`, `resync`).
+
+The hot path (`move`) runs synchronously as the frame is parsed: the move is
+checked against the cached game (server/core/moves.py), applied in place,
+and handed to the move pipe (one EVALSHA, batched per loop tick); the ack
+goes out from the reply's callback, and the progress reaches the rivals here
+at once when it is the race's next event (server/core/room.py). Anything
+else (cache miss, count mismatch, a retried duplicate) takes the slow path,
+which the gateway awaits before the connection's next frame, so one
+connection's moves stay in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable
+from typing import Any, cast
+
+import msgspec
+
+from protocol import messages as m
+from protocol import rules
+from protocol.messages import ErrorCode, PlayerStatus, RaceStatus
+
+from ..core import moves as core
+from ..core import privacy
+from ..core import races as R
+from ..core import room as rooms
+from ..core.checks import no_such_race, not_in_race
+from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
+from ..core.races import RaceError
+from ..core.session import Session
+from ..storage import PositionCache, revealed_text
+from .lobby import race_id
+from .runtime import Runtime
+
+log = logging.getLogger("solrace.play")
+
+encode = m.encode
+
+
+class Play:
+    def __init__(self, svc: Runtime) -> None:
+        self.svc = svc
+
+    def move(self, s: Session, msg: m.Move) -> Awaitable[None] | None:
+        """Check against the cached game and send one EVALSHA; the ack goes out from its callback.
+
+        Returns None when done synchronously (the hot path), or a coroutine the
+        gateway awaits before reading the connection's next frame.
+        """
+        e = self.svc.games.get((msg.race, s.player))
+        if e is None or not core.on_fast_path(e, msg.n):
+            return self._move_slow(s, msg)
+        try:
+            res = e.game.apply(msg.move)
+        except rules.IllegalMove as exc:
+            self.svc.metrics.moves_refused[exc.code] += 1
+            s.send(
+                encode(m.Error(rid=msg.rid, code=ErrorCode.ILLEGAL_MOVE, message=str(exc), reason=exc.code))
+            )
+            return None
+        self._send_move(s, msg, e, res, time.perf_counter())
+        return None
+
+    def _send_move(self, s: Session, msg: m.Move, e: Entry, res: rules.MoveResult, t0: float) -> None:
+        svc = self.svc
+        pid = s.player
+        g = e.game
+        e.sent(msg.move, res.won)
+        view = g.view_text() if msg.view else None
+        legal = g.legal_moves() if msg.view else None
+
+        def done(reply: MoveReply) -> None:
+            try:
+                if type(reply) is Applied:
+                    s.send(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
+                    room = svc.local.get(msg.race)
+                    if room is not None and rooms.take_local_progress(room, reply.ver):
+                        rooms.send_progress(room, reply.frame, pid)
+                    metrics = svc.metrics
+                    metrics.moves_accepted += 1
+                    metrics.move_latency.observe(time.perf_counter() - t0)
+                    if reply.live == 0:  # nobody is playing any more: end the race now
+                        svc.tick_soon(msg.race)
+                else:
+                    key = (msg.race, pid)
+                    if svc.games.get(key) is e:  # the cache ran ahead of Redis: reload next time
+                        del svc.games[key]
+                    self._answer(s, msg, reply)
+            finally:
+                e.landed()  # whatever happened above, nobody waits for this move for ever
+
+        svc.store.moves.play(
+            msg.race,
+            pid,
+            msg.n,
+            msg.move,
+            e.pos.encode(msg.move),
+            res.cards_home,
+            res.won,
+            revealed_text(res.revealed),
+            done,
+        )
+
+    def _answer(self, s: Session, msg: m.Move | m.Finish, reply: MoveReply) -> None:
+        """The client's answer to a reply of the move script that is not a fresh move."""
+        if isinstance(reply, Duplicate):
+            assert isinstance(msg, m.Move)
+            s.send(encode(core.dup_ack(msg.rid, msg.race, msg.move, reply)))
+            return
+        assert not isinstance(reply, Applied)  # a fresh move or finish is answered by its caller
+        error, then_state = core.refusal(msg.rid, reply)
+        if error.code == ErrorCode.INTERNAL:
+            log.error("move script failed: %s", getattr(reply, "error", reply))
+        self.svc.metrics.moves_refused[error.code] += 1
+        s.send(encode(error))
+        if then_state:
+            self.svc.spawn(self._send_state(s, msg.race))
+
+    async def _load_entry(self, rid: str, pid: str) -> Entry:
+        load = await self.svc.store.load_player(rid, pid)
+        if load.status is None:
+            raise no_such_race()
+        if not load.seated:
+            raise not_in_race()
+        if load.status != RaceStatus.RUNNING or load.game is None:
+            raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
+        pg = load.game
+        game = pg.game()
+        return Entry(game, PositionCache(game), pg.n, pg.status, pg.last)
+
+    async def settled(self, key: tuple[str, str]) -> Entry | None:
+        """Wait until the player's in-flight moves have landed; their cache entry then."""
+        e = self.svc.games.get(key)
+        if e is not None and e.inflight:
+            fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            e.idle.append(fut)
+            await fut
+            e = self.svc.games.get(key)
+        return e
+
+    def _refused(self, code: str) -> None:
+        self.svc.metrics.moves_refused[code] += 1
+
+    async def _move_slow(self, s: Session, msg: m.Move) -> None:
+        """Cache miss, dup, or n mismatch: settle in-flight moves, reload from Redis, decide."""
+        svc = self.svc
+        rid, pid = msg.race, s.player
+        try:
+            race_id(rid)
+        except RaceError:
+            self._refused(ErrorCode.NO_SUCH_RACE)
+            raise
+        key = (rid, pid)
+        e = await self.settled(key)
+        t0 = time.perf_counter()
+        # A cached game that is over is reloaded too: the race's own state decides
+        # first, so a finished race says race-not-running, never game-over.
+        if e is None or msg.n != e.n or e.status != PlayerStatus.PLAYING:
+            try:
+                e = await self._load_entry(rid, pid)
+            except RaceError as exc:
+                self._refused(exc.code)
+                raise
+            svc.games[key] = e
+        step = core.slow_step(e, msg.n, msg.move)
+        if step is Step.REACK:
+            # A retried duplicate: Redis re-acks it with the race's current version.
+            fut: asyncio.Future[MoveReply] = asyncio.get_running_loop().create_future()
+            svc.store.moves.reack(rid, pid, msg.n, msg.move, fut.set_result)
+            self._answer(s, msg, await fut)
+            return
+        if step is Step.GAME_OVER:
+            room = svc.local.get(rid)
+            if room is not None and room.deadline is not None and svc.now_ms() >= room.deadline:
+                # Past the deadline the race is over even before the clock has ended it.
+                self._refused(ErrorCode.RACE_NOT_RUNNING)
+                raise RaceError(ErrorCode.RACE_NOT_RUNNING, core.MESSAGES[ErrorCode.RACE_NOT_RUNNING])
+            self._refused(ErrorCode.GAME_OVER)
+            raise RaceError(ErrorCode.GAME_OVER, core.MESSAGES[ErrorCode.GAME_OVER])
+        if step is Step.OUT_OF_SYNC:
+            self._refused(ErrorCode.OUT_OF_SYNC)
+            code = ErrorCode.OUT_OF_SYNC
+            s.send(encode(m.Error(rid=msg.rid, code=code, message=core.MESSAGES[code], n=e.n)))
+            await self._send_state(s, rid)
+            return
+        try:
+            res = e.game.apply(msg.move)
+        except rules.IllegalMove as exc:
+            self._refused(exc.code)
+            raise RaceError(ErrorCode.ILLEGAL_MOVE, str(exc), reason=exc.code) from None
+        self._send_move(s, msg, e, res, t0)
+
+    async def finish(self, s: Session, msg: m.Finish) -> None:
+        svc = self.svc
+        rid, pid = race_id(msg.race), s.player
+        _now, race = await svc.store.load_race(rid)
+        if race is None:
+            raise no_such_race()
+        if race.seat_of(pid) is None:
+            raise not_in_race()
+        key = (rid, pid)
+        await self.settled(key)
+        fut: asyncio.Future[MoveReply] = asyncio.get_running_loop().create_future()
+        svc.store.moves.finish(rid, pid, fut.set_result)
+        reply = await fut
+        svc.games.pop(key, None)
+        if type(reply) is Applied:
+            s.send(encode(m.Ok(rid=msg.rid, ver=reply.ver)))
+            if reply.live == 0:
+                svc.tick_soon(rid)
+            return
+        self._answer(s, msg, reply)
+
+    async def state(
+        self, s: Session, rid: str, since: int | None, req_rid: int | None, invite: str | None = None
+    ) -> m.State:
+        store = self.svc.store
+        _now, race = await store.load_race(race_id(rid))
+        if race is None:
+            raise no_such_race()
+        pid = s.player
+        privacy.check_see(race, pid, invite)
+        you = None
+        if race.seat_of(pid) is not None and race.status in (RaceStatus.RUNNING, RaceStatus.FINISHED):
+            pg = (await store.load_player(rid, pid)).game
+            if pg is not None:
+                g = pg.game()
+                playing = pg.status == PlayerStatus.PLAYING and race.status == RaceStatus.RUNNING
+                you = m.You(
+                    n=pg.n,
+                    view=g.view_text(),
+                    legal=g.legal_moves() if playing else [],
+                    home=pg.home,
+                    status=pg.status,
+                )
+        events = None
+        if since is not None and privacy.may_see_events(race, pid):
+            frames = await store.events_since(rid, since)
+            events = [msgspec.Raw(f) for f in frames] if frames is not None else None
+        # The events go out as stored (pre-encoded frames, embedded as they are).
+        snapshot = m.RaceSnapshot(invite=privacy.invite_for(race, pid), **R.snapshot(race))
+        return m.State(rid=req_rid, race=snapshot, you=you, events=cast(Any, events))
+
+    async def _send_state(self, s: Session, rid: str) -> None:
+        try:
+            s.send(encode(await self.state(s, rid, None, None)))
+        except Exception:
+            log.warning("could not send state", exc_info=True)
+
+    async def resync(self, s: Session, msg: m.Resync) -> m.State:
+        return await self.state(s, msg.race, msg.since, msg.rid, msg.invite)

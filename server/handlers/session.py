@@ -1,0 +1,83 @@
+"""hello (identity, resumed seats) and disconnect (docs/protocol.md §2)."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+from protocol import messages as m
+from protocol.messages import ErrorCode, RaceStatus
+
+from ..core.races import RaceError
+from ..core.session import Session
+from ..storage import keys
+from .runtime import Runtime
+
+log = logging.getLogger("solrace.session")
+
+
+class SessionHandlers:
+    def __init__(self, svc: Runtime) -> None:
+        self.svc = svc
+
+    async def hello(self, s: Session, msg: m.Hello) -> m.Welcome:
+        svc = self.svc
+        st = svc.settings
+        if msg.v not in m.SUPPORTED_VERSIONS:
+            raise RaceError(
+                ErrorCode.BAD_VERSION,
+                f"protocol version {msg.v} is not supported",
+                supported=list(m.SUPPORTED_VERSIONS),
+            )
+        if msg.name is not None and len(msg.name) > st.max_name:
+            raise RaceError(ErrorCode.BAD_MESSAGE, f"`name`: at most {st.max_name} characters", field="name")
+        if msg.token is not None:
+            found = await svc.store.resume_session(msg.token, msg.name)
+            if found is None:
+                raise RaceError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
+            pid, name = found
+            token = msg.token
+        else:
+            name = msg.name or f"player-{secrets.token_hex(2)}"
+            pid, token = await svc.store.new_session(name)
+        s.pid, s.name = pid, name
+        svc.players.setdefault(pid, set()).add(s)
+        svc.bus.subscribe(keys.player_channel(pid))
+        rids = await svc.store.player_races(pid)
+        for rid in rids:
+            _now, race = await svc.store.load_race(rid)
+            if race is not None and race.status != RaceStatus.FINISHED:
+                svc.add_member(s, race)
+        return m.Welcome(
+            rid=msg.rid,
+            v=m.PROTOCOL_VERSION,
+            player=pid,
+            name=name,
+            token=token,
+            races=rids,
+            time=svc.now_ms(),
+            limits=st.limits(),
+        )
+
+    async def disconnect(self, s: Session) -> None:
+        svc = self.svc
+        pid = s.pid
+        if pid is None:
+            return
+        sessions = svc.players.get(pid)
+        if sessions is not None:
+            sessions.discard(s)
+            if not sessions:
+                del svc.players[pid]
+                svc.bus.unsubscribe(keys.player_channel(pid))
+        for game, seats in list(s.quick):
+            try:
+                await svc.store.quick_remove(game, seats, pid)
+            except Exception:
+                log.warning("could not leave the quick-match queue", exc_info=True)
+        for rid in list(s.races):
+            svc.remove_member(s, rid)
+        for rid in list(s.spectating):
+            await svc.unspectate(s, rid)
+        for hook in svc.disconnect_hooks:
+            await hook(s)

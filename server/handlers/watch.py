@@ -1,0 +1,151 @@
+"""Watching (docs/protocol.md §4, and `replay` in §3): spectators and their delayed boards, the race list, replays."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from protocol import messages as m
+from protocol.messages import ErrorCode, RaceStatus
+
+from ..core import privacy
+from ..core import races as R
+from ..core import spectators as boards
+from ..core.checks import no_such_race
+from ..core.races import RaceError
+from ..core.room import Room
+from ..core.session import Session
+from ..storage import decode_position
+from .lobby import race_id, snapshot_reply
+from .runtime import Runtime
+
+log = logging.getLogger("solrace.watch")
+
+encode = m.encode
+
+
+class Watch:
+    def __init__(self, svc: Runtime) -> None:
+        self.svc = svc
+
+    async def replay(self, s: Session, msg: m.Replay) -> m.ReplayData:
+        svc = self.svc
+        rid = race_id(msg.race)
+        _now, race = await svc.store.load_race(rid)
+        if race is None:
+            raise no_such_race()
+        privacy.check_see(race, s.player, msg.invite)
+        if race.status != RaceStatus.FINISHED:
+            raise RaceError(ErrorCode.RACE_NOT_OVER, "the race is not finished")
+        if svc.replay_guard is not None:
+            await svc.replay_guard(s, race)
+        logs = await svc.store.move_logs(race)
+        players = [
+            m.ReplayPlayer(player=p.player, name=p.name, moves=[(mv, at) for at, _h, mv in logs[p.player]])
+            for p in race.players
+        ]
+        return m.ReplayData(
+            rid=msg.rid,
+            race=rid,
+            game=race.game,
+            rules_version=race.rules_version,
+            deal_version=race.deal_version,
+            seed=race.seed,
+            ranking=[m.RankEntry(**e) for e in race.ranking or []],
+            players=players,
+        )
+
+    async def races(self, s: Session, msg: m.Races) -> m.RaceList:
+        svc = self.svc
+        most = svc.settings.max_list
+        ids = await svc.store.public_races(most)
+        out: list[m.RaceSummary] = []
+        stale = []
+        for rid, race in zip(ids, await svc.store.load_races(ids), strict=True):
+            if isinstance(race, BaseException):
+                continue
+            if race is None or race.status == RaceStatus.FINISHED:
+                stale.append(rid)
+                continue
+            if race.private or (msg.game is not None and race.game != msg.game):
+                continue
+            out.append(m.RaceSummary(**R.summary(race)))
+            if len(out) >= most:
+                break
+        for rid in stale:
+            await svc.store.index(rid, None)
+        return m.RaceList(rid=msg.rid, races=out)
+
+    async def spectate(self, s: Session, msg: m.Spectate) -> m.RaceSnapshot:
+        svc = self.svc
+        rid = race_id(msg.race)
+        _now, race = await svc.store.load_race(rid)
+        if race is None:
+            raise no_such_race()
+        privacy.check_spectate(race, s.player, msg.invite)
+        if svc.spectate_guard is not None:
+            await svc.spectate_guard(s, race)
+        if rid not in s.spectating:
+            room = svc.ensure_room(race)
+            room.spectators.add(s)
+            s.spectating.add(rid)
+            await svc.store.spectators(rid, +1)
+            race.spectators += 1
+            if room.boards_frame is not None:
+                svc.spawn(self._late_boards(s, room))
+        return snapshot_reply(msg, race)
+
+    async def _late_boards(self, s: Session, room: Room[Session]) -> None:
+        await asyncio.sleep(0)  # after the snapshot reply
+        if room.boards_frame is not None and s in room.spectators:
+            s.send(room.boards_frame)
+
+    async def unspectate(self, s: Session, msg: m.Unspectate) -> m.Ok:
+        await self.unspectate_race(s, msg.race)
+        return m.Ok(rid=msg.rid)
+
+    async def unspectate_race(self, s: Session, rid: str) -> None:
+        if rid not in s.spectating:
+            return
+        s.spectating.discard(rid)
+        room = self.svc.local.get(rid)
+        if room is not None:
+            room.spectators.discard(s)
+            self.svc.drop_room_if_idle(room)
+        try:
+            await self.svc.store.spectators(rid, -1)
+        except Exception:
+            log.warning("could not count a spectator out", exc_info=True)
+
+    async def boards_loop(self) -> None:
+        """Every SPECTATOR_FLUSH: sample the boards of watched running races; show them after the delay."""
+        svc = self.svc
+        st = svc.settings
+        while not svc.stopping:
+            await asyncio.sleep(st.spectator_flush_ms / 1000)
+            now = svc.now_ms()
+            for room in list(svc.local.values()):
+                if not room.spectators or room.status != RaceStatus.RUNNING:
+                    continue
+                try:
+                    await self._sample(room, now)
+                except Exception:
+                    log.warning("spectator boards failed", exc_info=True)
+
+    async def _sample(self, room: Room[Session], now: int) -> None:
+        if boards.wants_sample(room):
+            sample: list[m.BoardView] = []
+            # Stamped with the server time read together with the positions, after them:
+            # the boards show every move made up to `at` and none made later.
+            read_at, positions = await self.svc.store.positions(room.rid, room.pids)
+            for pid, (n, pos) in zip(room.pids, positions, strict=True):
+                if pos:
+                    sample.append(m.BoardView(player=pid, n=n, view=decode_position(pos).view_text()))
+            boards.add_sample(room, read_at, sample)
+        due = boards.due_boards(room, now, self.svc.settings.spectator_delay_ms)
+        if due is None:
+            return
+        at, sample = due
+        room.boards_frame = encode(m.Boards(race=room.rid, at=at, boards=sample))
+        # One write for all; a spectator with a backlog skips this one (latest wins).
+        self.svc.broadcast_latest(room.spectators, room.boards_frame)

@@ -1,0 +1,73 @@
+"""The HTTP side of the WebSocket port (docs/operations.md).
+
+`/healthz` (200 when Redis answers, else 503), `/metrics` (Prometheus text),
+and the web client's static files at `/`. A request with `Upgrade: websocket`
+goes to the WebSocket handler whatever its path (the protocol names `/ws`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import mimetypes
+from http import HTTPStatus
+from pathlib import Path
+
+from websockets.asyncio.server import ServerConnection
+from websockets.datastructures import Headers
+from websockets.http11 import Request, Response
+
+from ..config import Settings
+from ..metrics import Metrics
+from ..storage import Store
+
+DEFAULT_STATIC = Path(__file__).resolve().parents[2] / "client" / "web" / "static"
+
+
+class Http:
+    def __init__(self, settings: Settings, store: Store, metrics: Metrics) -> None:
+        self.store = store
+        self.metrics = metrics
+        self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
+
+    async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
+        if "websocket" in request.headers.get("Upgrade", "").lower():
+            return None
+        path = request.path.split("?", 1)[0]
+        if path == "/healthz":
+            try:
+                ok = await asyncio.wait_for(self.store.ping(), 2.0)
+            except TimeoutError:
+                ok = False
+            return self._response(200 if ok else 503, b"ok\n" if ok else b"redis unreachable\n", "text/plain")
+        if path == "/metrics":
+            body = self.metrics.render(await self._races_by_status()).encode()
+            return self._response(200, body, "text/plain; version=0.0.4")
+        return self._static(path)
+
+    async def _races_by_status(self) -> dict[str, int]:
+        try:
+            return await self.store.race_counts()
+        except Exception:
+            return {}
+
+    def _static(self, path: str) -> Response:
+        if path in ("", "/"):
+            path = "/index.html"
+        root = self.static
+        try:
+            target = (root / path.lstrip("/")).resolve()
+        except (OSError, ValueError):
+            return self._response(404, b"not found\n", "text/plain")
+        if not target.is_relative_to(root) or not target.is_file():
+            return self._response(404, b"not found\n", "text/plain")
+        ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+        if ctype.startswith("text/") or ctype in ("application/javascript", "image/svg+xml"):
+            ctype += "; charset=utf-8"
+        return self._response(200, target.read_bytes(), ctype)
+
+    @staticmethod
+    def _response(status: int, body: bytes, ctype: str) -> Response:
+        headers = Headers(
+            [("Content-Type", ctype), ("Content-Length", str(len(body))), ("Cache-Control", "no-cache")]
+        )
+        return Response(status, HTTPStatus(status).phrase, headers, body)

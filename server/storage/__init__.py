@@ -1,0 +1,64 @@
+"""Storage: everything that talks to Redis, and nothing else does.
+
+``keys``            the key layout (one hash tag per race)
+``scripts``         the Lua scripts (``*.lua`` here), called by EVALSHA
+``records``         a race record as stored, and decoded from the LOAD script
+``positions``       the compact stored position of a player's game
+``moves``           the typed move pipe: one hand-packed EVALSHA per move, typed replies
+``store``           ``Store``: every read and write of races, sessions, timers, quick-match
+``resp``            a minimal pipelined RESP client (the move pipe, pub/sub)
+``cluster``         Redis Cluster routing of the move pipe
+``embedded_redis``  a private redis-server when no Redis URL is given
+"""
+
+from __future__ import annotations
+
+from ..core.moves import Applied, Duplicate, Failed, MoveReply, Refused
+from .keys import (
+    PUBLIC,
+    TIMERS,
+    log_key,
+    new_race_id,
+    player_channel,
+    player_key,
+    profile_key,
+    race_channel,
+    race_key,
+    stream_key,
+    valid_race_id,
+)
+from .moves import MovePipe
+from .positions import PositionCache, decode_position, encode_position, position_text, revealed_text
+from .scripts import MOVE
+from .store import OUTAGE, Conflict, PlayerGame, PlayerLoad, Store
+
+__all__ = [
+    "MOVE",
+    "OUTAGE",
+    "PUBLIC",
+    "TIMERS",
+    "Applied",
+    "Conflict",
+    "Duplicate",
+    "Failed",
+    "MovePipe",
+    "MoveReply",
+    "PlayerGame",
+    "PlayerLoad",
+    "PositionCache",
+    "Refused",
+    "Store",
+    "decode_position",
+    "encode_position",
+    "log_key",
+    "new_race_id",
+    "player_channel",
+    "player_key",
+    "position_text",
+    "profile_key",
+    "race_channel",
+    "race_key",
+    "revealed_text",
+    "stream_key",
+    "valid_race_id",
+]

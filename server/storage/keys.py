@@ -1,0 +1,101 @@
+"""The Redis key layout of races, sessions and the quick-match queues.
+
+Every key of one race carries the hash tag ``{race:ID}`` so a race lives in one
+Redis Cluster slot and each script touches one slot. Keys outside races live
+on their own and are never touched by the move script.
+
+=================================  ======  ==============================================
+key                                type    contents
+=================================  ======  ==============================================
+``{race:ID}``                      hash    race record: game total seats time_limit_s
+                                           private host created seed commitment
+                                           rules_version deal_version quick status ver
+                                           starts_at deadline ended live spectators
+                                           players (JSON seats: player, name, ready)
+                                           ranking (JSON, once finished)
+``{race:ID}:p:PID``                hash    a player's game (from the start): n home
+                                           status at pos (compact position, see
+                                           encode_position) last (last
+                                           move) rev (its revealed cards) mt (its time)
+``{race:ID}:log:PID``              list    move log, one "AT HOME MOVE" per move
+``{race:ID}:ev``                   stream  public race events, id ``VER-0``, field m =
+                                           the msgpack frame as sent; MAXLEN ~
+``sess:SHA256(token)``             string  player id; TTL SESSION_TTL
+``pl:{PID}``                       hash    name; TTL SESSION_TTL (renewed at hello)
+``pl:{PID}:races``                 set     race ids where the player holds a seat
+``quick:GAME:SEATS``               list    quick-match queue (player ids)
+``races:timers``                   zset    race id -> next time the race must be looked
+                                           at (starts_at in countdown, deadline running)
+``races:public``                   zset    race id -> created, public unfinished races
+``race:ID`` (pub/sub channel)              the race's events, as published frames
+``player:PID`` (pub/sub channel)           notices for one player (quick-match seat)
+=================================  ======  ==============================================
+
+Lifetimes: a lobby expires after ``lobby_ttl_s`` without change; a started
+race lives until its deadline plus a day; a finished race (seed, logs,
+ranking) for ``finished_ttl_s``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+
+# --- keys --------------------------------------------------------------------------------
+
+
+def race_key(rid: str) -> str:
+    return "{race:" + rid + "}"
+
+
+def stream_key(rid: str) -> str:
+    return "{race:" + rid + "}:ev"
+
+
+def player_key(rid: str, pid: str) -> str:
+    return "{race:" + rid + "}:p:" + pid
+
+
+def log_key(rid: str, pid: str) -> str:
+    return "{race:" + rid + "}:log:" + pid
+
+
+def race_channel(rid: str) -> str:
+    return "race:" + rid
+
+
+def player_channel(pid: str) -> str:
+    return "player:" + pid
+
+
+def session_key(token: str) -> str:
+    return "sess:" + hashlib.sha256(token.encode()).hexdigest()
+
+
+def profile_key(pid: str) -> str:
+    return "pl:{" + pid + "}"
+
+
+def seats_key(pid: str) -> str:
+    return "pl:{" + pid + "}:races"
+
+
+def quick_key(game: str, seats: int) -> str:
+    return f"quick:{game}:{seats}"
+
+
+TIMERS = "races:timers"
+PUBLIC = "races:public"
+
+
+def new_race_id() -> str:
+    return "r" + secrets.token_hex(8)
+
+
+def new_player_id() -> str:
+    return "p" + secrets.token_hex(8)
+
+
+def valid_race_id(rid: str) -> bool:
+    """Race ids are ours ("r" + 16 hex); anything else is unknown (keeps keys clean)."""
+    return len(rid) == 17 and rid[0] == "r" and all(c in "0123456789abcdef" for c in rid[1:])
