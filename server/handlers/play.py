@@ -31,7 +31,7 @@ from ..core.checks import no_such_race, not_in_race
 from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
 from ..core.races import RaceError
 from ..core.session import Session
-from ..storage import PositionCache, revealed_text
+from ..storage import PositionCache, is_outage, revealed_text
 from .lobby import race_id
 from .runtime import Runtime
 
@@ -113,7 +113,11 @@ class Play:
         assert not isinstance(reply, Applied)  # a fresh move or finish is answered by its caller
         error, then_state = core.refusal(msg.rid, reply)
         if error.code == ErrorCode.INTERNAL:
-            log.error("move script failed: %s", getattr(reply, "error", reply))
+            exc = getattr(reply, "error", None)
+            if isinstance(exc, BaseException) and is_outage(exc):
+                self.svc.store.health.failed(exc)  # one log line per outage, not one per move
+            else:
+                log.error("move script failed: %s", exc)
         self.svc.metrics.moves_refused[error.code] += 1
         s.send(encode(error))
         if then_state:
