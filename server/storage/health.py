@@ -74,8 +74,8 @@ class Health:
             self.first_failure = now
             self.failures = 0
             log.warning(
-                "Redis unavailable (%s): requests fail with `internal` until it is back "
-                "(further failures are counted, not logged)",
+                "Redis unavailable, requests fail with `internal` until it is back "
+                "(the first: %s; the next ones are counted, not logged)",
                 exc,
             )
         self.failures += 1
@@ -85,7 +85,7 @@ class Health:
         if self.first_failure is None:
             return
         log.warning(
-            "Redis available again: %d request%s failed in %.1f s",
+            "Redis available again: %d request%s failed over %.1f s",
             self.failures,
             "" if self.failures == 1 else "s",
             self.last_failure - self.first_failure,

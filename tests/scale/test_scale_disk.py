@@ -246,7 +246,7 @@ async def test_private_redis_killed_is_restarted(procs, tmp_path):
             await c.close()
     during = server.log_text()[len(before) :]
     assert "Traceback" not in during, during
-    assert 2 <= len(during.splitlines()) <= 10, during
+    assert 2 <= len(during.splitlines()) <= 12, during  # ten in a run: see docs/operations.md §10
     assert "private redis-server killed by signal 9" in during and "is back" in during, during
     assert server.alive()
 
