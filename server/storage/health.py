@@ -40,7 +40,11 @@ def is_outage(exc: BaseException) -> bool:
     """Did this fail because Redis is unreachable, loading, or refusing writes (not a bug of ours)?"""
     if isinstance(exc, OUTAGE):
         return True
-    return isinstance(exc, ReplyError | ResponseError) and str(exc).startswith(_UNAVAILABLE_REPLIES)
+    if not isinstance(exc, ReplyError | ResponseError):
+        return False
+    text = str(exc)
+    # Inside a script the refusal comes wrapped: "ERR Error running script (...): ... -MISCONF ..."
+    return any(text.startswith(code) or f"-{code} " in text for code in _UNAVAILABLE_REPLIES)
 
 
 class Health:

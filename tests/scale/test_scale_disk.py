@@ -255,3 +255,23 @@ def test_disk_tools_exist() -> None:
     """The full-disk test needs these; a missing one fails it with its name (not a skip)."""
     for tool in ("mkfs.ext4", "mount", "umount", "pgrep"):
         assert shutil.which(tool), f"{tool} is not installed"
+
+
+async def test_full_disk_with_everysec_is_reported(procs, tmp_path, small_disk):
+    """With `--redis-fsync everysec` redis-server stays up on a full disk but refuses writes:
+    /healthz says so (503), moves get `internal`, the log stays short. (What it can lose: §6.)"""
+    _fill(small_disk, ROOM)
+    server = Server(procs, "", tmp_path, "--data", str(small_disk / "data"), "--redis-fsync", "everysec")
+    players = [await client.connect(server.url, name=f"p{i}") for i in range(2)]
+    results = [Played() for _ in players]
+    try:
+        rid = await seated_race(players, "fours-up")
+        await _until_disk_full(server, players, rid, results)
+        status, reason = await asyncio.to_thread(_healthz, server)
+        assert status == 503 and "refuses writes" in reason, reason
+    finally:
+        for c in players:
+            await c.close()
+    log_text = server.log_text()
+    assert "Traceback" not in log_text and "private redis-server exited" not in log_text, log_text
+    assert len(_outage_lines(log_text)) <= 3, log_text

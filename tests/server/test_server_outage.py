@@ -21,7 +21,13 @@ def test_what_counts_as_an_outage() -> None:
     assert is_outage(RedisConnectionError("Connection refused"))
     assert is_outage(hiredis.ReplyError("MISCONF Errors writing to the AOF file: No space left on device"))
     assert is_outage(ResponseError("LOADING Redis is loading the dataset in memory"))
-    assert not is_outage(hiredis.ReplyError("ERR Error running script"))
+    assert is_outage(
+        hiredis.ReplyError(
+            "ERR Error running script (call to f_4622d2): @user_script:57: @user_script: 57: "
+            "-MISCONF Errors writing to the AOF file: No space left on device"
+        )
+    )
+    assert not is_outage(hiredis.ReplyError("ERR Error running script (call to f_4622d2): bad argument"))
     assert not is_outage(ValueError("unexpected move script reply"))
 
 
