@@ -256,7 +256,6 @@ class Supervisor:
         self.backoff_min_s = backoff_min_s
         self.backoff_max_s = backoff_max_s
         self.outage: str | None = None  # why it is down, while it is
-        self.restarts = 0  # restarts since the process started (all outages)
         self._task: asyncio.Task[None] | None = None
         self._restarting: asyncio.Future[bool] | None = None
 
@@ -298,7 +297,6 @@ class Supervisor:
         while True:
             await asyncio.sleep(delay)
             attempts += 1
-            self.restarts += 1
             self._restarting = asyncio.ensure_future(asyncio.to_thread(self._restart))
             if await asyncio.shield(self._restarting):
                 break
@@ -317,7 +315,8 @@ class Supervisor:
         self.redis.stop()  # reaps the exited process (or stops one that failed its probe)
         try:
             self.redis.start()
-        except RuntimeError:
+        except (RuntimeError, OSError) as exc:  # it did not come up, or could not even be spawned
+            log.debug("private redis-server did not start: %s", exc)
             return False
         if self._probe():
             return True
