@@ -242,8 +242,11 @@ class Play:
     async def _send_state(self, s: Session, rid: str) -> None:
         try:
             s.send(encode(await self.state(s, rid, None, None)))
-        except Exception:
-            log.warning("could not send state", exc_info=True)
+        except Exception as exc:
+            if is_outage(exc):
+                self.svc.store.health.failed(exc)
+            else:
+                log.warning("could not send state", exc_info=True)
 
     async def resync(self, s: Session, msg: m.Resync) -> m.State:
         return await self.state(s, msg.race, msg.since, msg.rid)
