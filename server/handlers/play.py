@@ -32,7 +32,7 @@ from ..core.checks import no_such_race, not_in_race
 from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
 from ..core.races import RaceError
 from ..core.session import Session
-from ..storage import PositionCache, revealed_text
+from ..storage import PositionCache, is_outage, revealed_text
 from .lobby import race_id
 from .runtime import Runtime
 
@@ -114,7 +114,11 @@ class Play:
         assert not isinstance(reply, Applied)  # a fresh move or finish is answered by its caller
         error, then_state = core.refusal(msg.rid, reply)
         if error.code == ErrorCode.INTERNAL:
-            log.error("move script failed: %s", getattr(reply, "error", reply))
+            exc = getattr(reply, "error", None)
+            if isinstance(exc, BaseException) and is_outage(exc):
+                self.svc.store.health.failed(exc)  # one log line per outage, not one per move
+            else:
+                log.error("move script failed: %s", exc)
         self.svc.metrics.moves_refused[error.code] += 1
         s.send(encode(error))
         if then_state:
@@ -248,8 +252,11 @@ class Play:
     async def _send_state(self, s: Session, rid: str) -> None:
         try:
             s.send(encode(await self.state(s, rid, None, None)))
-        except Exception:
-            log.warning("could not send state", exc_info=True)
+        except Exception as exc:
+            if is_outage(exc):
+                self.svc.store.health.failed(exc)
+            else:
+                log.warning("could not send state", exc_info=True)
 
     async def resync(self, s: Session, msg: m.Resync) -> m.State:
         return await self.state(s, msg.race, msg.since, msg.rid, msg.invite)

@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..config import Settings
 from ..core import races as R
 from .cluster import ClusterPipe, cold_client, is_cluster_url
+from .health import Health
 from .keys import (
     PUBLIC,
     TIMERS,
@@ -59,9 +58,6 @@ from .resp import Pipe, Subscriber
 from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
 
 log = logging.getLogger("solrace.store")
-
-# What an unreachable Redis raises (an outage, not a fault: worth one log line, not a trace).
-OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
 
 
 @dataclass(slots=True)
@@ -124,6 +120,9 @@ class Store:
             # Hot path: one pipelined connection for EVALSHA of moves.
             self.pipe = Pipe(url)
         self.moves = MovePipe(self.pipe, settings.stream_maxlen)
+        self.health = Health(self.redis, cluster=self.cluster)  # `/healthz`, one log line per outage
+        if isinstance(self.pipe, Pipe):
+            self.pipe.on_reconnect = self.health.recovered
 
     def subscriber(
         self, on_message: Callable[[bytes, bytes], None], on_reconnect: Callable[[], None]
