@@ -14,11 +14,15 @@ import asyncio
 import logging
 import os
 
+from argon2 import PasswordHasher
+
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
+from .handlers.rated import install as install_rated
 from .metrics import Metrics
 from .net.gateway import Gateway
+from .ratings import Accounts, Pool, Ratings
 from .service import Service
 from .storage.embedded_redis import EmbeddedRedis, Supervisor, lock_data_folder
 from .storage.store import Store
@@ -36,6 +40,8 @@ class App:
         self.store: Store | None = None
         self.service: Service | None = None
         self.daily: Daily | None = None
+        self.accounts: Accounts | None = None
+        self.ratings: Ratings | None = None
         self.gateway: Gateway | None = None
 
     async def start(self) -> App:
@@ -68,6 +74,11 @@ class App:
             replay_top=st.daily_replay_top,
         )
         install_daily(self.service, self.daily)
+        redis, clock = self.store.redis, self.service.now_ms
+        hasher = PasswordHasher(time_cost=st.password_hash_passes, memory_cost=st.password_hash_memory_kib)
+        self.accounts = Accounts(redis, clock=clock, hasher=hasher)
+        self.ratings = Ratings(redis, clock=clock)
+        install_rated(self.service, self.accounts, self.ratings, Pool(redis, clock), self.daily)
         await self.service.start()
         self.gateway = Gateway(self.settings, self.service, self.metrics)
         await self.gateway.start()

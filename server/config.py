@@ -141,6 +141,15 @@ class Settings:
         default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
     )
 
+    # --- accounts and ratings (server/ratings, docs/protocol.md §8)
+    password_hash_passes: int = field(default=3, metadata=_doc("argon2id passes of a password hash"))
+    password_hash_memory_kib: int = field(
+        default=65536, metadata=_doc("argon2id memory of a password hash, KiB")
+    )
+    rated_form_ms: int = field(
+        default=1000, metadata=_doc("interval at which each process forms rated quick-match races")
+    )
+
     def __post_init__(self) -> None:
         # Checked here, so that a flag and a SOLRACE_* variable are refused alike.
         if not 0 <= self.port <= 65535:

@@ -84,3 +84,8 @@ def login_address(address: str) -> str:
 
 def pool(game: str) -> str:
     return "{mm:" + game + "}:pool"
+
+
+def pool_sessions(game: str) -> str:
+    """``{mm:G}:sessions`` hash: player → login session id of their pool entry (``seats``)."""
+    return "{mm:" + game + "}:sessions"
