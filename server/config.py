@@ -141,7 +141,7 @@ class Settings:
         default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
     )
 
-    # --- accounts and ratings (server/ratings, docs/protocol.md §8)
+    # --- accounts and ratings (server/ratings, docs/protocol.md §9)
     password_hash_passes: int = field(default=3, metadata=_doc("argon2id passes of a password hash"))
     password_hash_memory_kib: int = field(
         default=65536, metadata=_doc("argon2id memory of a password hash, KiB")

@@ -52,7 +52,7 @@ class ErrorCode(StrEnum):
     DAILY_CLOSING = "daily-closing"  # daily_start too close to the day's end
     DAILY_BUSY = "daily-busy"  # daily_start while another connection is creating the attempt
     NO_REPLAY = "no-replay"  # daily_replay of an entry outside the published top
-    # accounts and ratings (docs/protocol.md §8)
+    # accounts and ratings (docs/protocol.md §9)
     BAD_NAME = "bad-name"  # claim: the account name breaks the naming rule
     BAD_PASSWORD = "bad-password"  # claim/password: the new password breaks the password rule
     NAME_TAKEN = "name-taken"  # claim: another account has this name

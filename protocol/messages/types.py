@@ -212,7 +212,7 @@ class DailyReplay(ClientMsg, tag="daily_replay", frozen=True):
     player: PlayerId | None = None
 
 
-# --- accounts and ratings (docs/protocol.md §8) --------------------------------------
+# --- accounts and ratings (docs/protocol.md §9) --------------------------------------
 
 AccountName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
 PasswordText = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
@@ -427,7 +427,7 @@ class RaceSnapshot(ServerMsg, tag="race"):
     players: list[PlayerInfo]
     ranking: list[RankEntry] | None
     invite: str | None = None  # a private race's secret: only in direct replies to its players
-    rated: bool = False  # a rated race (docs/protocol.md §8); absent: casual
+    rated: bool = False  # a rated race (docs/protocol.md §9); absent: casual
 
 
 class Queued(ServerMsg, tag="queued"):
@@ -626,7 +626,7 @@ class DailyReplayData(ServerMsg, tag="daily_replay"):
     players: list[DailyReplayPlayer]
 
 
-# --- accounts and ratings (docs/protocol.md §8) ---------------------------------------
+# --- accounts and ratings (docs/protocol.md §9) ---------------------------------------
 
 
 class Account(ServerMsg, tag="account"):

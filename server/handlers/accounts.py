@@ -1,4 +1,4 @@
-"""Accounts on the wire (docs/protocol.md §8): claim, login, logout, password, profile, rating boards.
+"""Accounts on the wire (docs/protocol.md §9): claim, login, logout, password, profile, rating boards.
 
 The stores are server/ratings (``Accounts``, ``Ratings``); this module only
 turns requests into their calls and their errors into protocol errors.

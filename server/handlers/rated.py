@@ -1,4 +1,4 @@
-"""Rated races on the wire (docs/protocol.md §8): rated create/join/start, rated quick-match, the rating update.
+"""Rated races on the wire (docs/protocol.md §9): rated create/join/start, rated quick-match, the rating update.
 
 Casual requests go straight to the lobby (server/handlers/lobby.py); this
 module adds what a rated race needs around it:
