@@ -19,6 +19,7 @@ from argon2 import PasswordHasher
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
+from .handlers.rated import RatedHandlers
 from .handlers.rated import install as install_rated
 from .metrics import Metrics
 from .net.gateway import Gateway
@@ -42,6 +43,7 @@ class App:
         self.daily: Daily | None = None
         self.accounts: Accounts | None = None
         self.ratings: Ratings | None = None
+        self.rated: RatedHandlers | None = None
         self.gateway: Gateway | None = None
 
     async def start(self) -> App:
@@ -78,7 +80,7 @@ class App:
         hasher = PasswordHasher(time_cost=st.password_hash_passes, memory_cost=st.password_hash_memory_kib)
         self.accounts = Accounts(redis, clock=clock, hasher=hasher)
         self.ratings = Ratings(redis, clock=clock)
-        install_rated(self.service, self.accounts, self.ratings, Pool(redis, clock), self.daily)
+        self.rated = install_rated(self.service, self.accounts, self.ratings, Pool(redis, clock), self.daily)
         await self.service.start()
         self.gateway = Gateway(self.settings, self.service, self.metrics)
         await self.gateway.start()

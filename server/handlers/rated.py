@@ -13,7 +13,10 @@ module adds what a rated race needs around it:
 - the end of a rated race (the service's ``end_hooks``, run by the process
   whose end commit won) updates ratings with ``Ratings.record_race``, which
   applies each race once whoever calls it, then sends every player a
-  ``rating`` event with the changes.
+  ``rating`` event with the changes;
+- every rated race is listed as pending (server/ratings ``PendingRaces``)
+  until rated, so that a race whose ending process died before rating it is
+  rated by the matchmaking loop of any process once it is due (``repair``).
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol import messages as m
 from protocol import rules
-from protocol.messages import ErrorCode
+from protocol.messages import ErrorCode, RaceStatus
 
 from ..core import checks as check
 from ..core import privacy
@@ -33,6 +36,7 @@ from ..core import races as R
 from ..core.races import RaceError
 from ..core.session import Session
 from ..ratings import Accounts, Entrant, Pool, RaceOutcome, RatingError, Ratings, Waiting
+from ..ratings.pending import PendingRaces
 from ..ratings.seats import PoolSessions
 from ..storage import keys
 from .accounts import AccountHandlers, rating_value
@@ -44,6 +48,16 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("solrace.rated")
 
 encode = m.encode
+
+REPAIR_GRACE_MS = 60_000  # after its deadline, a rated race still pending is rated by any process
+LOBBY_RECHECK_MS = 300_000  # a rated race still in its lobby is looked at again this much later
+
+
+def check_at(race: R.Race, now: int) -> int:
+    """When a pending rated race is worth checking (again)."""
+    if race.deadline is not None:
+        return max(race.deadline + REPAIR_GRACE_MS, now + REPAIR_GRACE_MS)
+    return now + LOBBY_RECHECK_MS
 
 
 def seat_rated(race: R.Race, player: str, name: str, session: str) -> R.Race:
@@ -95,6 +109,7 @@ class RatedHandlers:
         pool: Pool,
         sessions: PoolSessions,
         identity: AccountHandlers,
+        pending: PendingRaces,
     ) -> None:
         self.svc = svc
         self.accounts = accounts
@@ -102,6 +117,7 @@ class RatedHandlers:
         self.pool = pool
         self.sessions = sessions
         self.identity = identity
+        self.pending = pending
         self.waiting: weakref.WeakKeyDictionary[Session, set[str]] = weakref.WeakKeyDictionary()
 
     def install(self) -> None:
@@ -145,6 +161,7 @@ class RatedHandlers:
         race.players[0].session = li.session
         if race.private:
             race.invite = new_invite()
+        await self.pending.add(race.game, race.race, check_at(race, now))
         return await lobby._publish_new(s, msg, race, now)
 
     async def join(self, s: Session, msg: m.Join) -> m.RaceSnapshot:
@@ -213,6 +230,7 @@ class RatedHandlers:
             try:
                 for game in rules.GAMES:
                     await self.form(game)
+                    await self.repair(game)
             except Exception as exc:
                 failed += 1
                 if failed == 1:
@@ -255,6 +273,7 @@ class RatedHandlers:
         for pid in pids:
             for c in svc.players.get(pid, ()):
                 self.waiting.get(c, set()).discard(game)
+        await self.pending.add(race.game, race.race, check_at(race, now))
         await svc.lobby._publish_new(None, None, race, now)
         notice = encode({"t": "seated", "race": race.race})
         for pid in pids:
@@ -268,24 +287,41 @@ class RatedHandlers:
 
     async def rate(self, race: R.Race) -> RaceOutcome | None:
         """Update the ratings of a finished rated race (exactly once, whoever calls) and
-        tell its players; None if it cannot be rated."""
+        tell its players (the call that applied it does); None if it cannot be rated."""
         try:
             outcome = await self.ratings.record_race(
                 race.game, race.race, entrants(race), ended_ms=race.ended
             )
         except RatingError as exc:
             log.warning("rated race %s was not rated: %s", race.race, exc.message)
+            await self.pending.remove(race.game, race.race)
             return None
-        frame = encode(change_event(outcome))
-        for p in outcome.players:
-            await self.svc.store.publish_player(p.player, frame)
+        await self.pending.remove(race.game, race.race)
+        if outcome.applied:
+            frame = encode(change_event(outcome))
+            for p in outcome.players:
+                await self.svc.store.publish_player(p.player, frame)
         return outcome
+
+    async def repair(self, game: str, now_ms: int | None = None) -> None:
+        """Rate the due pending races of `game` that have finished (their ending process
+        may have died before rating them); look at the others again later."""
+        now = self.svc.now_ms() if now_ms is None else now_ms
+        for rid in await self.pending.due(game, now):
+            _now, race = await self.svc.store.load_race(rid)
+            if race is None:  # expired in its lobby
+                await self.pending.remove(game, rid)
+            elif race.status == RaceStatus.FINISHED:
+                await self.rate(race)
+            else:
+                await self.pending.add(game, rid, check_at(race, now))
 
 
 def install(svc: Service, accounts: Accounts, ratings: Ratings, pool: Pool, daily: Any) -> RatedHandlers:
     """Accounts and rated races into a running service (after the daily, before start)."""
     identity = AccountHandlers(svc, accounts, ratings, daily)
     identity.install()
-    rated = RatedHandlers(svc, accounts, ratings, pool, PoolSessions(accounts.redis), identity)
+    redis = accounts.redis
+    rated = RatedHandlers(svc, accounts, ratings, pool, PoolSessions(redis), identity, PendingRaces(redis))
     rated.install()
     return rated

@@ -162,8 +162,8 @@ async def test_rated_race_updates_both_ratings_once(app):
 
     # Once: ending it again (another process, a retry) changes nothing.
     _now, race = await app.store.load_race(rid)
-    rated = next(h for h in app.service.end_hooks if getattr(h, "__name__", "") == "on_end")
-    await asyncio.gather(rated(race, {}), rated(race, {}))
+    outcomes = await asyncio.gather(app.rated.on_end(race, {}), app.rated.rate(race), app.rated.rate(race))
+    assert [o.applied for o in outcomes[1:]] == [False, False]
     again = await app.ratings.rating(GAME, ada.player)
     assert again.mu == pytest.approx(expected[ada.player].mu) and again.races == 1
     assert len(await app.ratings.history(GAME, ada.player)) == 1
@@ -173,6 +173,27 @@ async def test_rated_race_updates_both_ratings_once(app):
     assert prof["name"] == "bob"
     board = await ada.request("rating_board", game=GAME)
     assert board["t"] == "rating_board" and board["count"] == 0 and board["me"] is None
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_a_rated_race_whose_ending_process_died_is_rated_later(app):
+    url = app.ws_url
+    ada, bob = await account(url, "ada"), await account(url, "bob")
+    rated = app.rated
+    # The process that ends the race dies between its end commit and the rating.
+    app.service.end_hooks.remove(rated.on_end)
+    rid = await rated_race(ada, bob)
+    assert await app.ratings.rating(GAME, ada.player) == NEW
+    now = app.service.now_ms()
+    await rated.repair(GAME, now_ms=now)  # not due yet: the normal path has time to rate it
+    assert await app.ratings.rating(GAME, ada.player) == NEW
+    later = now + app.settings.time_limit_s * 1000 + 120_000
+    await rated.repair(GAME, now_ms=later)  # any process, once due
+    for c in (ada, bob):
+        change = await c.wait(lambda f: f.get("t") == "rating" and f["race"] == rid)
+        assert {p["player"] for p in change["players"]} == {ada.player, bob.player}
+        assert (await app.ratings.rating(GAME, c.player)).races == 1
+    assert await rated.pending.due(GAME, later) == []
     await asyncio.gather(ada.close(), bob.close())
 
 
