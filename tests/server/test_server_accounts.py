@@ -245,3 +245,31 @@ async def test_rated_quick_match_seats_accounts_by_rating(app):
     assert race is not None and race.rated and all(p.session for p in race.players)
     assert len({p.session for p in race.players}) == 2
     await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_rated_quick_match_and_rating_across_two_processes(serve_process):
+    """Two `solrace serve` processes on one Redis: the pool is shared, the race is rated once."""
+    flags = ("--password-hash-passes", "1", "--password-hash-memory-kib", "1024", "--rate", "100000")
+    url1, _ = serve_process(*flags)
+    url2, _ = serve_process(*flags)
+    ada, bob = await account(url1, "ada"), await account(url2, "bob")
+    await ada.request("quick", game=GAME, rated=True)
+    await bob.request("quick", game=GAME, rated=True)
+    snaps = [await c.wait(lambda f: f.get("t") == "race" and f.get("rated") is True) for c in (ada, bob)]
+    rid = snaps[0]["race"]
+    assert snaps[1]["race"] == rid
+    for c in (ada, bob):
+        await c.wait(lambda f: f.get("t") == "start" and f["race"] == rid)
+    assert (await bob.request("move", race=rid, n=0, move="draw"))["t"] == "ack"
+    for c in (ada, bob):
+        assert (await c.request("finish", race=rid))["t"] == "ok"
+    changes = [await c.wait(lambda f: f.get("t") == "rating" and f["race"] == rid) for c in (ada, bob)]
+    assert changes[0] == changes[1]
+    ranks = {p["player"]: p["rank"] for p in changes[0]["players"]}
+    assert ranks == {ada.player: 1, bob.player: 2}
+    # Each profile, asked of either process, counts the race once.
+    for c in (ada, bob):
+        prof = await c.request("profile")
+        rating = next(g for g in prof["ratings"] if g["game"] == GAME)
+        assert rating["rating"]["races"] == 1 and [r["race"] for r in rating["history"]] == [rid]
+    await asyncio.gather(ada.close(), bob.close())
