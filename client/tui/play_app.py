@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -14,7 +15,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-from .board import GAME_NAMES, Marks, click, clock, complete, home_move, ranking_lines, targets_for
+from protocol.rules.facts import UnknownGame, game_name
+from protocol.rules.games import GAMES
+
+from .board import Marks, click, clock, complete, home_move, ranking_lines, targets_for
 from .model import RaceModel
 from .session import ServerError, Session
 from .widgets import BoardView, bars_text
@@ -34,7 +38,9 @@ class MoveInput(Input):
     BINDINGS = [Binding("tab", "complete", "complete move", show=False)]
 
     def action_complete(self) -> None:
-        self.app.action_complete()
+        app = self.app
+        if isinstance(app, PlayApp):
+            app.action_complete()
 
 
 @dataclass
@@ -45,6 +51,7 @@ class Intent:
     time_limit_s: int = 600
     private: bool = False
     race: str | None = None
+    invite: str | None = None  # a private race's secret, from its link
 
 
 class MenuScreen(ModalScreen[Intent]):
@@ -68,7 +75,7 @@ class MenuScreen(ModalScreen[Intent]):
         with Vertical(id="menu"):
             yield Label("[b]solrace[/b] — choose a game")
             with RadioSet(id="games"):
-                for gid, name in GAME_NAMES.items():
+                for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
             with Horizontal():
                 yield Label("seats ")
@@ -103,17 +110,17 @@ class MenuScreen(ModalScreen[Intent]):
     @on(Button.Pressed, "#join")
     @on(Input.Submitted, "#join-id")
     def _join(self) -> None:
-        from .links import parse_link
+        from .links import parse_invite, parse_link
 
         text = self.query_one("#join-id", Input).value.strip()
         if not text:
             self.query_one("#menu-error", Label).update("type a race id or link")
             return
         _url, race = parse_link(text)
-        self.dismiss(Intent("join", race=race))
+        self.dismiss(Intent("join", race=race, invite=parse_invite(text)))
 
 
-class PlayApp(App):
+class PlayApp(App[int]):
     """Race in the terminal. ``connect`` opens a :class:`Session`."""
 
     TITLE = "solrace play"
@@ -218,9 +225,7 @@ class PlayApp(App):
             if intent.mode == "quick":
                 self.model.game = intent.game
                 reply = await s.request("quick", game=intent.game, seats=intent.seats)
-                self.say(
-                    f"waiting for {intent.seats - 1} rival(s) for {GAME_NAMES.get(intent.game, intent.game)}…"
-                )
+                self.say(f"waiting for {intent.seats - 1} rival(s) for {game_name(intent.game or '')}…")
             elif intent.mode == "create":
                 reply = await s.request(
                     "create",
@@ -237,7 +242,8 @@ class PlayApp(App):
                 reply = await s.request("resync", race=intent.race)
                 self.say(f"back in race {intent.race}")
             else:
-                reply = await s.request("join", race=intent.race)
+                invite = {"invite": intent.invite} if intent.invite else {}
+                reply = await s.request("join", race=intent.race, **invite)
                 self.say(f"joined {intent.race} — type 'ready'")
         except ServerError as e:
             self.say(e.describe(), error=True)
@@ -253,7 +259,7 @@ class PlayApp(App):
             ev = await s.events.get()
             self.on_server_event(ev)
 
-    def on_server_event(self, ev: dict) -> None:
+    def on_server_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("t")
         if t == "error":
             self.say(f"{ev.get('code')}: {ev.get('message', '')}", error=True)
@@ -266,6 +272,12 @@ class PlayApp(App):
             self.resync()
             return
         self.model.apply(ev)
+        game = self.model.game
+        if t in ("race", "start") and game and game not in GAMES:
+            # A newer server's game: the board is shown pile by pile, and said once per event.
+            self.say(f"{UnknownGame(game)} (update solrace to play it)", error=True)
+            self.redraw()
+            return
         if t == "start":
             self.selected = None
             self.say("Go! " + HELP)
@@ -327,9 +339,9 @@ class PlayApp(App):
         if m.status == "none":
             return "choose a game…"
         if m.status == "queued":
-            return f"Quick match: waiting for rivals for {GAME_NAMES.get(m.game or '', m.game)}…"
+            return f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
         lines = [
-            f"Race {m.race_id} · {GAME_NAMES.get(m.game or '', m.game)} · {m.status}",
+            f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",
             f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"
             + (" · private" if m.private else ""),
             "",
@@ -344,7 +356,14 @@ class PlayApp(App):
                 "",
                 "type 'ready' when set" + ("; 'start' begins with those present" if m.host == m.me else ""),
             ]
-            if not m.private or m.host == m.me:
+            if m.private and m.invite and self.server_url:
+                # A private race opens only with its secret: share the whole link.
+                from .links import make_link
+
+                lines += [
+                    f"invite: solrace play --join '{make_link(self.server_url, m.race_id or '', m.invite)}'"
+                ]
+            elif not m.private:
                 share = f"solrace play --join {m.race_id}"
                 if self.server_url:
                     from .links import make_link
@@ -371,7 +390,7 @@ class PlayApp(App):
         m = self.model
         s = self.session
         now = s.server_now() if s is not None else 0
-        game = GAME_NAMES.get(m.game or "", m.game or "")
+        game = game_name(m.game or "")
         parts = [f"[b]{game}[/b]" if game else "solrace"]
         if m.race_id:
             parts.append(f"race {m.race_id}")
@@ -393,7 +412,10 @@ class PlayApp(App):
             line2 += f"   selected {self.selected[0]}" + (
                 f":{self.selected[1]}" if self.selected[1] > 1 else ""
             )
-        self.query_one("#info", Static).update(" · ".join(parts) + "\n" + line2)
+        info = self.query("#info")
+        if not info:  # the app is closing: the interval may fire after the widgets are gone
+            return
+        info.first(Static).update(" · ".join(parts) + "\n" + line2)
 
     # -- input --------------------------------------------------------------
 

@@ -7,6 +7,9 @@ the type. Conventions:
 * **Client → server** messages (`ClientMsg` subclasses) forbid unknown keys
   (a typo never passes silently) and carry their range/size constraints as
   `msgspec.Meta` annotations, so decoding *is* validation.
+  Every optional field of a client message defaults to None, so that absent
+  and nil decode to the same value (docs/protocol.md §1); the handler applies
+  the documented default (`seats` 2, `ready` true, ...).
 * **Server → client** messages (`ServerMsg` subclasses) accept unknown keys, so
   an older client keeps working when a newer server adds a field.
 * `omit_defaults=True` everywhere: optional fields that hold their default
@@ -22,12 +25,11 @@ start event), client `Replay` (request) vs server `ReplayData` (reply).
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+from typing import Annotated, TypeAlias, get_args
 
 import msgspec
 
 from .constants import (
-    DEFAULT_SEATS,
     MAX_COUNT,
     MAX_ID_LEN,
     MAX_MOVE_LEN,
@@ -49,6 +51,7 @@ RaceId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 GameId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 MoveText = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LEN)]
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TOKEN_LEN)]
+Invite = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 # Printable: no control or invisible format characters (C0, DEL, C1, zero-width,
 # bidi overrides, BOM, line separators) and no leading/trailing whitespace.
 NAME_PATTERN = (
@@ -77,81 +80,85 @@ class ClientMsg(
     rid: Rid | None = None
 
 
-class Hello(ClientMsg, tag="hello"):
+class Hello(ClientMsg, tag="hello", frozen=True):
     v: Count
     token: Token | None = None
     name: Name | None = None
 
 
-class Ping(ClientMsg, tag="ping"):
+class Ping(ClientMsg, tag="ping", frozen=True):
     pass
 
 
-class Create(ClientMsg, tag="create"):
+class Create(ClientMsg, tag="create", frozen=True):
     game: GameId
-    seats: Seats = DEFAULT_SEATS
+    seats: Seats | None = None  # absent or nil: DEFAULT_SEATS
     # Absent: the server's TIME_LIMIT_S (docs/protocol.md §7), DEFAULT_TIME_LIMIT_S unless configured.
     time_limit_s: TimeLimit | None = None
-    private: bool = False
+    private: bool | None = None  # absent or nil: false
 
 
-class Join(ClientMsg, tag="join"):
+class Join(ClientMsg, tag="join", frozen=True):
+    race: RaceId
+    invite: Invite | None = None  # a private race's secret, from its link
+
+
+class Leave(ClientMsg, tag="leave", frozen=True):
     race: RaceId
 
 
-class Leave(ClientMsg, tag="leave"):
+class Ready(ClientMsg, tag="ready", frozen=True):
     race: RaceId
+    ready: bool | None = None  # absent or nil: true
 
 
-class Ready(ClientMsg, tag="ready"):
-    race: RaceId
-    ready: bool = True
-
-
-class Start(ClientMsg, tag="start"):
+class Start(ClientMsg, tag="start", frozen=True):
     """The host starts the race with the players present (all ready)."""
 
     race: RaceId
 
 
-class Quick(ClientMsg, tag="quick"):
+class Quick(ClientMsg, tag="quick", frozen=True):
     game: GameId
-    seats: QuickSeats = DEFAULT_SEATS
+    seats: QuickSeats | None = None  # absent or nil: DEFAULT_SEATS
 
 
-class Unqueue(ClientMsg, tag="unqueue"):
+class Unqueue(ClientMsg, tag="unqueue", frozen=True):
     game: GameId
 
 
-class Move(ClientMsg, tag="move", gc=False):
+class Move(ClientMsg, tag="move", gc=False, frozen=True):
     race: RaceId
     n: Count
     move: MoveText
-    view: bool = False
+    view: bool | None = None  # absent or nil: false
 
 
-class Finish(ClientMsg, tag="finish"):
+class Finish(ClientMsg, tag="finish", frozen=True):
     race: RaceId
 
 
-class Resync(ClientMsg, tag="resync"):
+class Resync(ClientMsg, tag="resync", frozen=True):
     race: RaceId
     since: Count | None = None
+    invite: Invite | None = None
 
 
-class Replay(ClientMsg, tag="replay"):
+class Replay(ClientMsg, tag="replay", frozen=True):
     race: RaceId
+    invite: Invite | None = None
 
 
-class Races(ClientMsg, tag="races"):
+class Races(ClientMsg, tag="races", frozen=True):
     game: GameId | None = None
 
 
-class Spectate(ClientMsg, tag="spectate"):
+class Spectate(ClientMsg, tag="spectate", frozen=True):
     race: RaceId
+    invite: Invite | None = None
 
 
-class Unspectate(ClientMsg, tag="unspectate"):
+class Unspectate(ClientMsg, tag="unspectate", frozen=True):
     race: RaceId
 
 
@@ -161,41 +168,41 @@ DateText = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # YYYY-
 PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 
 
-class Daily(ClientMsg, tag="daily"):
+class Daily(ClientMsg, tag="daily", frozen=True):
     """The facts of a daily (default: today's); reply `daily` (DailyInfo)."""
 
     game: GameId
     date: DateText | None = None
 
 
-class DailyStart(ClientMsg, tag="daily_start"):
+class DailyStart(ClientMsg, tag="daily_start", frozen=True):
     """Start (or resume) today's one ranked attempt; reply `race`."""
 
     game: GameId
 
 
-class Leaderboard(ClientMsg, tag="leaderboard"):
+class Leaderboard(ClientMsg, tag="leaderboard", frozen=True):
     """A daily's board; `watch` also subscribes to its live `leaderboard_update`s."""
 
     game: GameId
     date: DateText | None = None
-    top: Annotated[int, msgspec.Meta(ge=1, le=100)] = 10
-    around: Annotated[int, msgspec.Meta(ge=0, le=25)] = 3
-    watch: bool = False
+    top: Annotated[int, msgspec.Meta(ge=1, le=100)] | None = None  # absent or nil: 10
+    around: Annotated[int, msgspec.Meta(ge=0, le=25)] | None = None  # absent or nil: 3
+    watch: bool | None = None  # absent or nil: false
 
 
-class LeaderboardUnwatch(ClientMsg, tag="leaderboard_unwatch"):
+class LeaderboardUnwatch(ClientMsg, tag="leaderboard_unwatch", frozen=True):
     game: GameId
     date: DateText | None = None
 
 
-class History(ClientMsg, tag="history"):
+class History(ClientMsg, tag="history", frozen=True):
     game: GameId
     player: PlayerId | None = None  # default: you
-    days: Annotated[int, msgspec.Meta(ge=0, le=100)] = 30
+    days: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None  # absent or nil: 30
 
 
-class DailyReplay(ClientMsg, tag="daily_replay"):
+class DailyReplay(ClientMsg, tag="daily_replay", frozen=True):
     """The published replays of a closed daily (the top entries), or one player's."""
 
     game: GameId
@@ -203,31 +210,31 @@ class DailyReplay(ClientMsg, tag="daily_replay"):
     player: PlayerId | None = None
 
 
-ClientMessage = Union[
-    Hello,
-    Ping,
-    Create,
-    Join,
-    Leave,
-    Ready,
-    Start,
-    Quick,
-    Unqueue,
-    Move,
-    Finish,
-    Resync,
-    Replay,
-    Races,
-    Spectate,
-    Unspectate,
-    Daily,
-    DailyStart,
-    Leaderboard,
-    LeaderboardUnwatch,
-    History,
-    DailyReplay,
-]
-CLIENT_TYPES: tuple[type[ClientMsg], ...] = ClientMessage.__args__  # type: ignore[attr-defined]
+ClientMessage: TypeAlias = (
+    Hello
+    | Ping
+    | Create
+    | Join
+    | Leave
+    | Ready
+    | Start
+    | Quick
+    | Unqueue
+    | Move
+    | Finish
+    | Resync
+    | Replay
+    | Races
+    | Spectate
+    | Unspectate
+    | Daily
+    | DailyStart
+    | Leaderboard
+    | LeaderboardUnwatch
+    | History
+    | DailyReplay
+)
+CLIENT_TYPES: tuple[type[ClientMsg], ...] = get_args(ClientMessage)
 
 
 # --- nested (untagged) structures of server messages -------------------------------
@@ -361,6 +368,7 @@ class RaceSnapshot(ServerMsg, tag="race"):
     total: int
     players: list[PlayerInfo]
     ranking: list[RankEntry] | None
+    invite: str | None = None  # a private race's secret: only in direct replies to its players
 
 
 class Queued(ServerMsg, tag="queued"):
@@ -414,7 +422,7 @@ class End(ServerMsg, tag="end"):
     ranking: list[RankEntry]
 
 
-RaceEvent = Union[RaceSnapshot, Progress, End]
+RaceEvent: TypeAlias = RaceSnapshot | Progress | End
 
 
 class State(ServerMsg, tag="state"):
@@ -558,25 +566,25 @@ class DailyReplayData(ServerMsg, tag="daily_replay"):
     players: list[DailyReplayPlayer]
 
 
-ServerMessage = Union[
-    Welcome,
-    Pong,
-    Ok,
-    Error,
-    RaceSnapshot,
-    Queued,
-    Started,
-    Ack,
-    Progress,
-    End,
-    State,
-    ReplayData,
-    RaceList,
-    Boards,
-    DailyInfo,
-    LeaderboardData,
-    LeaderboardUpdate,
-    HistoryData,
-    DailyReplayData,
-]
-SERVER_TYPES: tuple[type[ServerMsg], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
+ServerMessage: TypeAlias = (
+    Welcome
+    | Pong
+    | Ok
+    | Error
+    | RaceSnapshot
+    | Queued
+    | Started
+    | Ack
+    | Progress
+    | End
+    | State
+    | ReplayData
+    | RaceList
+    | Boards
+    | DailyInfo
+    | LeaderboardData
+    | LeaderboardUpdate
+    | HistoryData
+    | DailyReplayData
+)
+SERVER_TYPES: tuple[type[ServerMsg], ...] = get_args(ServerMessage)

@@ -74,14 +74,14 @@ def click_move(page, move: str) -> None:
         length = page.evaluate(f"window.solrace.app.board.view.piles[{src!r}].length")
         page.click(f'#board .pile[data-pile="{src}"] .card[data-idx="{length - k}"]')
         try:
-            page.wait_for_selector(f'#board .pile[data-pile="{dst}"].target', timeout=5000)
-        except Exception:
+            page.wait_for_selector(f'#board .pile[data-pile="{dst}"].target', timeout=30000)
+        except Exception as exc:
             shot(page, "failed-select")
             raise AssertionError(
                 f"{move}: selection {page.evaluate('JSON.stringify(window.solrace.app.board.sel)')} "
                 f"targets {page.evaluate('[...window.solrace.app.board.targets().keys()]')} "
                 f"legal {page.evaluate('window.solrace.app.board.legal.from.size')} you {you(page)}"
-            )
+            ) from exc
         page.click(f'#board .pile[data-pile="{dst}"]', position=pile_click_point(page, dst))
     page.wait_for_function(f"window.solrace.app.you.n > {n0}")
 
@@ -292,6 +292,16 @@ def test_timeout_shows_result(new_page, make_bot):
     page.wait_for_selector("#verify.ok")
     assert "time up" in page.locator("#result-panel").inner_text()
     assert page.locator("#clock").inner_text() == "done"
+    # the Time of a player stopped by the clock is their last move (from the race's replay),
+    # and one who never moved has none
+    me = page.evaluate("window.solrace.app.me.player")
+    mine = page.locator(f'#result-panel tr[data-player="{me}"] td.time')
+    page.wait_for_function(
+        f"""document.querySelector('#result-panel tr[data-player="{me}"] td.time .tlabel').textContent === 'last move'"""
+    )
+    assert re.fullmatch(r"last move 0:\d\d\.\d", mine.inner_text().replace("\n", " ")), mine.inner_text()
+    theirs = page.locator(f'#result-panel tr[data-player="{bot.client.player}"] td.time').inner_text()
+    assert theirs.replace("\n", " ") == "time up —", theirs
     shot(page, "timeout-result", full_page=True)
 
 
@@ -324,7 +334,7 @@ def test_spectate_two_bots(new_page, make_bot):
 
     page = new_page("watcher")
     page.click('a[data-nav="watch"]')
-    page.wait_for_selector(f'#race-list tr[data-race="{rid}"]', timeout=10000)
+    page.wait_for_selector(f'#race-list tr[data-race="{rid}"]', timeout=30000)
     shot(page, "watch-list")
     page.click(f'#race-list tr[data-race="{rid}"] a:has-text("Watch")')
     page.wait_for_url(re.compile(f"#watch={rid}"))
@@ -346,7 +356,7 @@ def test_spectate_two_bots(new_page, make_bot):
     b.stop_playing()
     a.call(lambda c: c.finish(rid))
     b.call(lambda c: c.finish(rid))
-    page.wait_for_selector("#result-panel", timeout=15000)
+    page.wait_for_selector("#result-panel", timeout=30000)
     page.wait_for_selector("#verify.ok")
     shot(page, "watch-result", full_page=True)
 
@@ -365,7 +375,7 @@ def test_reconnect_after_drop_and_reload(new_page, make_bot):
 
     # the socket drops: the page reconnects with its token and resyncs
     page.evaluate("window.solrace.conn.ws.close()")
-    page.wait_for_selector(".net.online", timeout=15000)
+    page.wait_for_selector(".net.online", timeout=30000)
     page.wait_for_function(
         f"window.solrace.app.you && window.solrace.app.you.n == {n} && window.solrace.app.you.legal.length > 0"
     )
@@ -417,10 +427,10 @@ def test_daily_challenge(new_page, make_bot):
 
     # a rival's attempt ends: the watched leaderboard updates by itself
     snap = bot.call(lambda c: c.request(m.DailyStart(game="fours-up")))
-    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=15))
+    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=30))
     bot.call(lambda c: c.move(snap.race, "draw"))
     bot.call(lambda c: c.finish(snap.race))
-    page.wait_for_selector(f'#leaderboard tr[data-player="{bot.client.player}"]', timeout=15000)
+    page.wait_for_selector(f'#leaderboard tr[data-player="{bot.client.player}"]', timeout=30000)
     shot(page, "daily-leaderboard", full_page=True)
 
 
@@ -470,6 +480,29 @@ def test_two_friends_by_link(new_page):
     shot(bob, "friend-sees-progress")
 
 
+def test_private_race_by_its_invite_link(new_page):
+    """A private race's link carries its invite: Bob joins with it; Eve, with the race id alone, cannot."""
+    alice = new_page("alice")
+    tile = '.tile[data-game="fours-up"]'
+    alice.click(f'{tile} [data-act="create"]')
+    alice.check(f'{tile} input[name="private"]')
+    alice.click(f'{tile} button[type="submit"]')
+    alice.wait_for_selector("#lobby-panel .lobby-panel")
+    rid = race_id(alice)
+    link = alice.locator("#share-link").input_value()
+    assert re.search(rf"#race={rid}&invite=[\w-]{{20,}}$", link), link
+    eve = new_page("eve")
+    eve.goto(link.split("&invite=")[0])
+    eve.wait_for_selector("text=This race is private")
+    bob = new_page("bob")
+    bob.goto(link)
+    bob.wait_for_selector("#ready-btn")
+    bob_id = bob.evaluate("window.solrace.app.me.player")
+    alice.wait_for_selector(f'#players li[data-player="{bob_id}"]')
+    assert eve.evaluate("window.solrace.app.race") is None  # Eve saw nothing of it
+    shot(eve, "private-race-without-invite")
+
+
 def test_race_against_solrace_bot_command(new_page, web_server):
     """The lobby panel's `solrace bot` command line really brings a bot into the race."""
     import shlex
@@ -482,6 +515,7 @@ def test_race_against_solrace_bot_command(new_page, web_server):
     create_in_ui(page, "fours-up", 2)
     cmd = page.locator("#bot-cmd").inner_text()
     assert cmd.startswith("solrace bot ") and web_server.ws in cmd
+    assert "--game fours-up" in cmd  # so that the bot names the race's game
     args = shlex.split(cmd)[1:]
     bot = subprocess.Popen(
         [sys.executable, "-m", "client.cli", *args],
