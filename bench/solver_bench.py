@@ -37,9 +37,9 @@ from protocol.solver import METHOD, solve  # noqa: E402
 #: 20 minutes of CPU on the reference machine (see docs/bots.md).
 NODES = {
     "racing-aces": 2_000,
-    "double-aces-and-kings": 1_000,
-    "rouge-et-noir": 5_000,
-    "fours-up": 5_000,
+    "double-aces-and-kings": 600,
+    "rouge-et-noir": 2_500,
+    "fours-up": 2_500,
 }
 
 
@@ -70,6 +70,7 @@ def run_game(game: str, deals: int, nodes: int, out: object) -> dict[str, object
             "seed": seed,
             "status": result.status,
             "nodes": result.nodes,
+            "nodes_budget": nodes,
             "cpu_s": round(cpu, 4),
             "line": len(result.line),
         }
@@ -135,11 +136,28 @@ def main() -> int:
     parser.add_argument("--games", default=",".join(NODES), help="comma-separated game ids")
     parser.add_argument("--nodes", action="append", default=[], metavar="GAME=N", help="budget for one game")
     parser.add_argument("--out", help="append one JSON line per deal to this file")
+    parser.add_argument(
+        "--summarize", nargs="+", metavar="JSONL", help="only print the table of earlier runs' --out files"
+    )
     args = parser.parse_args()
     budgets = dict(NODES)
     for item in args.nodes:
         game, _, n = item.partition("=")
         budgets[game] = int(n)
+    if args.summarize:
+        by_game: dict[str, list[dict]] = {}
+        for path in args.summarize:
+            for text in Path(path).read_text().splitlines():
+                row = json.loads(text)
+                by_game.setdefault(row["game"], []).append(row)
+        summaries = []
+        for game, rows in by_game.items():
+            rows = sorted({r["i"]: r for r in rows}.values(), key=lambda r: r["i"])[: args.deals]
+            # Rows written before the budget was recorded per row: --nodes says it.
+            summaries.append(summarize(game, rows[0].get("nodes_budget", budgets[game]), rows))
+            print(json.dumps(summaries[-1]))
+        print(table(summaries))
+        return 0
     out = open(args.out, "a") if args.out else None  # noqa: SIM115 - closed below
     print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, CPython {platform.python_version()}")
     summaries = []

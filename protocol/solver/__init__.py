@@ -7,6 +7,16 @@
 
 from __future__ import annotations
 
+from .analysis import Analysis, analyze, analyze_from
 from .search import DEFAULT_NODES, METHOD, SolveResult, position_key, solve
 
-__all__ = ["DEFAULT_NODES", "METHOD", "SolveResult", "position_key", "solve"]
+__all__ = [
+    "Analysis",
+    "analyze",
+    "analyze_from",
+    "DEFAULT_NODES",
+    "METHOD",
+    "SolveResult",
+    "position_key",
+    "solve",
+]
