@@ -77,7 +77,7 @@ def endgame(game_id: str, rng: random.Random, out: int) -> Game | None:
         loose.append(piles[name].pop())
     places = ["s"] + (["w"] if "w" in gdef.index else []) + [n for n in gdef.pile_names if n.startswith("r")]
     tableau = [n for n in gdef.pile_names if n.startswith("t")]
-    rest = {n: [] for n in gdef.pile_names if n not in piles}
+    rest: dict[str, list[str]] = {n: [] for n in gdef.pile_names if n not in piles}
     for card in loose:
         free = [t for t in tableau if not rest[t]]
         where = rng.choice(places + free)
