@@ -388,7 +388,7 @@ Method = Literal["best-first", "depth-first"]
 #: (measured on a few dozen deals each; see docs/bots.md).
 METHOD: dict[str, Method] = {
     "racing-aces": "best-first",
-    "double-aces-and-kings": "best-first",
+    "double-aces-and-kings": "depth-first",
     "rouge-et-noir": "depth-first",
     "fours-up": "depth-first",
 }
