@@ -186,6 +186,15 @@ def _ordered_moves(g: Game) -> list[str]:
       (Racing Aces, Double Aces and Kings, Fours Up): both accept the same
       cards, so this only swaps their lengths, a renaming.
 
+    Not done: forcing "safe" moves home (playing them without trying the
+    alternatives), as Klondike solvers do. The usual proof that a card home
+    can never hurt does not carry over: in all four games a foundation's top
+    may leave again (to a free cell or another foundation in Racing Aces and
+    Double Aces and Kings, to the tableau in Fours Up and Rouge et Noir), and
+    with two or more decks a card's twin competes for the same foundation, so
+    keeping a card out can be what a win needs. Moves home are tried first,
+    never forced.
+
     Order: moves home (from a reserve or the waste before the tableau, where
     a card home also frees a cell), moves that turn a card up or empty a
     pile, the waste onto the tableau, other rearrangements, ``draw``, and
