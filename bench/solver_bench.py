@@ -37,7 +37,7 @@ from protocol.solver import METHOD, solve  # noqa: E402
 #: 20 minutes of CPU on the reference machine (see docs/bots.md).
 NODES = {
     "racing-aces": 2_000,
-    "double-aces-and-kings": 5_000,
+    "double-aces-and-kings": 2_000,
     "rouge-et-noir": 2_500,
     "fours-up": 2_500,
 }
