@@ -103,7 +103,7 @@ def analyze(
 ) -> Analysis:
     """Find the last winnable position of a played game and the move that lost it.
 
-    ``nodes`` and ``seconds`` are the budget of each solver run (at most about
+    ``nodes`` and ``seconds`` are the budget of each solver run (about
     ``log2(len(moves)) + 2`` runs). Raises IllegalMove (with ``.index``) if a
     move is illegal.
     """
@@ -145,13 +145,19 @@ def analyze_from(
     hi: int | None = n if last.lost else None
     if lo is None or hi is None:
         return Analysis("unknown", lo, hi, None, lo_line, spent, runs)
+    # Positions nearer the end have fewer cards left to play and smaller
+    # spaces to exhaust, so after an unknown the search probes between it and
+    # the first proved loss; ``below`` is the last unknown probe.
+    below = lo
     while hi - lo > 1:
-        mid = (lo + hi) // 2
+        mid = (max(lo, below) + hi) // 2
+        if mid <= max(lo, below):
+            return Analysis("unknown", lo, hi, None, lo_line, spent, runs)
         result = run(mid)
         if result.won:
             lo, lo_line = mid, result.line
         elif result.lost:
             hi = mid
         else:
-            return Analysis("unknown", lo, hi, None, lo_line, spent, runs)
+            below = mid
     return Analysis("lost-at", lo, hi, moves[lo], lo_line, spent, runs)
