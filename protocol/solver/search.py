@@ -40,9 +40,15 @@ from protocol.rules.games import DRAW, GameDef, Kind
 
 Status = Literal["won", "lost", "unknown"]
 
-#: Default budget: enough for most deals of every game in about a second.
+#: Default budget of one run: positions expanded. Where the answer stays
+#: unknown that is roughly 10-20 CPU seconds (about 0.1 ms per position
+#: depth-first, 0.13 ms best-first in Racing Aces; docs/bots.md).
 DEFAULT_NODES = 100_000
 
+#: Where ``draw`` comes in the move order (lower is earlier; see
+#: ``_ordered_moves``). Fours Up tries the next card before rearranging the
+#: tableau: its rearrangements are many and mostly lead to the same few
+#: shapes, and drawing first makes the first dive go deeper.
 DRAW_RANK = {"fours-up": 15}
 
 
