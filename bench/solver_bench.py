@@ -26,7 +26,9 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -47,7 +49,7 @@ def deal_seed(i: int) -> str:
     return hashlib.sha256(f"solver-bench/{i}".encode()).hexdigest()[:32]
 
 
-def quantile(values: list[float], q: float) -> float:
+def quantile(values: Sequence[float], q: float) -> float:
     if not values:
         return float("nan")
     ordered = sorted(values)
@@ -80,7 +82,7 @@ def run_game(game: str, deals: int, nodes: int, out: object) -> dict[str, object
     return summarize(game, nodes, rows)
 
 
-def summarize(game: str, nodes: int, rows: list[dict]) -> dict[str, object]:
+def summarize(game: str, nodes: int, rows: list[dict[str, Any]]) -> dict[str, object]:
     n = len(rows)
     count = {s: sum(1 for r in rows if r["status"] == s) for s in ("won", "lost", "unknown")}
     cpu = [r["cpu_s"] for r in rows]
@@ -114,7 +116,7 @@ def summarize(game: str, nodes: int, rows: list[dict]) -> dict[str, object]:
     }
 
 
-def table(summaries: list[dict]) -> str:
+def table(summaries: list[dict[str, Any]]) -> str:
     head = (
         "| game | method | nodes/deal | deals | won % | lost % | unknown % | s/deal median | p90 "
         "| line median | certify s median | p90 | deals tried median | p90 |\n"
@@ -145,7 +147,7 @@ def main() -> int:
         game, _, n = item.partition("=")
         budgets[game] = int(n)
     if args.summarize:
-        by_game: dict[str, list[dict]] = {}
+        by_game: dict[str, list[dict[str, Any]]] = {}
         for path in args.summarize:
             for text in Path(path).read_text().splitlines():
                 row = json.loads(text)
