@@ -4,13 +4,18 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The exact version of every package the suite last passed with (`make lock` rewrites it).
+LOCK := requirements.lock
+EXTRAS := test,tui,dev
 
-.PHONY: run test bench clean
+.PHONY: run test check bench lock clean
 
-$(STAMP): pyproject.toml
+# The locked packages first (pip and setuptools included), then the project itself,
+# editable, without resolving anything again: what runs is what the lock says.
+$(STAMP): pyproject.toml $(LOCK)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test,tui]'
+	$(BIN)/python -m pip install -q -r $(LOCK)
+	$(BIN)/python -m pip install -q --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 run: $(STAMP)
@@ -25,8 +30,28 @@ $(CHROMIUM):
 test: $(STAMP) $(CHROMIUM)
 	$(BIN)/python -m pytest $(ARGS)
 
+# Lint, format and types (configured in pyproject.toml): all three report, then any failure fails.
+check: $(STAMP)
+	status=0; \
+	$(BIN)/ruff check . || status=1; \
+	$(BIN)/ruff format --check . || status=1; \
+	$(BIN)/mypy || status=1; \
+	exit $$status
+
 bench: $(STAMP)
 	$(BIN)/python bench/rules_bench.py
 
+# Resolve pyproject.toml's ranges afresh in a throwaway venv and write the exact versions
+# to the lock; then run `make test` (which reinstalls from the new lock) before committing it.
+LOCK_VENV := .lock-venv
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install -q --upgrade pip setuptools
+	$(LOCK_VENV)/bin/python -m pip install -q -e '.[$(EXTRAS)]'
+	{ echo "# Exact versions for 'make' (pip install -r); regenerate with 'make lock'."; \
+	  $(LOCK_VENV)/bin/python -m pip freeze --all --exclude-editable; } > $(LOCK)
+	rm -rf $(LOCK_VENV)
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(LOCK_VENV) build *.egg-info

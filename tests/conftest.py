@@ -14,6 +14,10 @@
 - `serve_process` (factory): `url, proc = serve_process(*flags)` starts
   `solrace serve --port 0 --redis REDIS` as a subprocess (multi-process
   tests) and terminates it after the test; `url` is its WebSocket URL.
+
+Tests wait on conditions, never on fixed sleeps: `waiting.wait_until(pred)` and
+`await waiting.until(pred)` (tests/waiting.py) poll with one generous deadline,
+so that the suite passes on a loaded machine.
 """
 
 from __future__ import annotations

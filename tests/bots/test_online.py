@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 
 import pytest
+from waiting import wait_until
 
 import client
 from client.bots.online import run_bots
@@ -60,7 +60,9 @@ class _Recording(GreedyStrategy):
         if self.calls == self.drop_at and self.client is not None:
             ws = self.client._ws  # the live socket, to abort it like a dropped network
             self.loop.call_soon_threadsafe(ws.transport.abort)
-            time.sleep(0.2)  # the move below is sent while the client reconnects
+            # the move below is sent once the client has seen the drop (while it reconnects)
+            c = self.client
+            wait_until(lambda: c._ws is not ws, what="the drop noticed")
         return super().choose(position)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import websockets
+from waiting import DEADLINE
 from websockets.asyncio.server import ServerConnection
 
 from protocol import messages as m
@@ -346,7 +347,7 @@ def msgspec_replace(msg: Any, **changes: Any) -> Any:
     return msgspec.structs.replace(msg, **changes)
 
 
-async def wait_until(pred: Any, timeout: float = 5.0) -> None:
+async def wait_until(pred: Any, timeout: float = DEADLINE) -> None:
     async with asyncio.timeout(timeout):
         while not pred():
             await asyncio.sleep(0.01)

@@ -12,6 +12,7 @@ import random
 
 import pytest
 from fake_server import FakeServer, wait_until
+from waiting import DEADLINE
 
 import client
 from client.library import ConnectionLost, Reconnected
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.timeout(30)
 async def _solo_race(c: client.Client, game: str = "racing-aces") -> str:
     snap = await c.create(game, seats=1)
     await c.ready(snap.race)
-    start = await c.wait_for("start", lambda ev: ev.race == snap.race, timeout=5)
+    start = await c.wait_for("start", lambda ev: ev.race == snap.race, timeout=DEADLINE)
     assert isinstance(start, m.Started)
     return snap.race
 
@@ -94,9 +95,9 @@ async def test_two_players_progress_versions_and_gap_resync() -> None:
         await a.ready(snap.race)
         await b.ready(snap.race)
         for c in (a, b):
-            await c.wait_for(m.Started, timeout=5)
+            await c.wait_for(m.Started, timeout=DEADLINE)
         await a.move(snap.race, "draw")
-        ev = await b.wait_for("progress", lambda e: e.player == a.player, timeout=5)
+        ev = await b.wait_for("progress", lambda e: e.player == a.player, timeout=DEADLINE)
         assert ev.n == 1
         assert a.versions[snap.race] == b.versions[snap.race] == fake.races[snap.race].ver
         assert not any(isinstance(f, m.Resync) for f in fake.frames_in)
@@ -105,14 +106,14 @@ async def test_two_players_progress_versions_and_gap_resync() -> None:
         fake.withhold_next_progress = True
         await a.move(snap.race, "draw")
         await a.move(snap.race, "draw")
-        missed = await b.wait_for("progress", lambda e: e.n == 2, timeout=5)
+        missed = await b.wait_for("progress", lambda e: e.n == 2, timeout=DEADLINE)
         assert missed.player == a.player
-        await b.wait_for("progress", lambda e: e.n == 3, timeout=5)
+        await b.wait_for("progress", lambda e: e.n == 3, timeout=DEADLINE)
         assert any(isinstance(f, m.Resync) and f.since == seen for f in fake.frames_in)
         await wait_until(lambda: b.versions[snap.race] == fake.races[snap.race].ver)
         ok = await a.finish(snap.race)
         assert ok.ver == fake.races[snap.race].ver == a.versions[snap.race]
-        await b.wait_for("progress", lambda e: e.status == "finished", timeout=5)
+        await b.wait_for("progress", lambda e: e.status == "finished", timeout=DEADLINE)
         assert b.races_seen[snap.race].players[0].status == "finished"
 
 
@@ -127,9 +128,9 @@ async def test_reconnect_resends_an_unacknowledged_move_once() -> None:
         assert seat.n == 1  # applied once
         assert c.player == player
         assert c.board(race).n == 1 and c.board(race).view_text == seat.game.view_text()
-        lost = await c.wait_for(ConnectionLost, timeout=5)
+        lost = await c.wait_for(ConnectionLost, timeout=DEADLINE)
         assert lost.code == m.CloseCode.RESTART
-        await c.wait_for(Reconnected, timeout=5)
+        await c.wait_for(Reconnected, timeout=DEADLINE)
         await c.move(race, "draw")
         assert seat.n == 2 and c.board(race).view_text == seat.game.view_text()
 
@@ -139,7 +140,7 @@ async def test_reconnect_after_restart_resyncs() -> None:
         race = await _solo_race(c)
         await c.move(race, "draw")
         await fake.kick_all()
-        await c.wait_for(Reconnected, timeout=5)
+        await c.wait_for(Reconnected, timeout=DEADLINE)
         assert any(isinstance(f, m.Resync) and f.race == race and f.since is not None for f in fake.frames_in)
         ack = await c.move(race, "draw")
         assert ack.n == 2 and not ack.dup
@@ -149,7 +150,7 @@ async def test_without_reconnect_requests_fail_with_disconnected() -> None:
     async with FakeServer() as fake, client.connect(fake.url) as c:
         await _solo_race(c)
         await fake.kick_all()
-        await c.wait_for(ConnectionLost, timeout=5)
+        await c.wait_for(ConnectionLost, timeout=DEADLINE)
         with pytest.raises(client.Disconnected):
             await c.ping()
         with pytest.raises(client.Disconnected):
@@ -174,7 +175,7 @@ async def test_bad_token_ping_and_wait_for_keeps_other_events() -> None:
                 await b.join(snap.race)
                 await b.ready(snap.race)
             # Two lobby snapshots are buffered; taking the second leaves the first.
-            second = await c.wait_for("race", lambda ev: ev.ver == 3, timeout=5)
+            second = await c.wait_for("race", lambda ev: ev.ver == 3, timeout=DEADLINE)
             first = await c.next_event(timeout=1)
             assert (first.ver, second.ver) == (2, 3)
             with pytest.raises(TimeoutError):

@@ -12,6 +12,7 @@ import hashlib
 import random
 
 import pytest
+from waiting import DEADLINE
 
 import client
 from protocol import messages as m
@@ -52,7 +53,9 @@ async def test_a_whole_race_through_the_library(ws_url: str) -> None:
         assert [p.player for p in joined.players] == [a.player, b.player]
         await a.ready(snap.race)
         await b.ready(snap.race)
-        starts = [await c.wait_for(m.Started, lambda ev: ev.race == snap.race, timeout=10) for c in (a, b)]
+        starts = [
+            await c.wait_for(m.Started, lambda ev: ev.race == snap.race, timeout=DEADLINE) for c in (a, b)
+        ]
         assert starts[0].view == starts[1].view  # the same deal for everyone
         assert a.board(snap.race).view_text == starts[0].view
         # The start gives no legal list: fetch it once through a resync.
@@ -63,13 +66,15 @@ async def test_a_whole_race_through_the_library(ws_url: str) -> None:
 
         played_a = await _play(a, snap.race, random.Random(1), 40)
         played_b = await _play(b, snap.race, random.Random(2), 30)
-        ev = await a.wait_for("progress", lambda e: e.player == b.player and e.n == len(played_b), timeout=10)
+        ev = await a.wait_for(
+            "progress", lambda e: e.player == b.player and e.n == len(played_b), timeout=DEADLINE
+        )
         assert ev.total == rules.GAMES[GAME].total
         assert a.versions[snap.race] == b.versions[snap.race]
 
         await a.finish(snap.race)
         await b.finish(snap.race)
-        ends = [await c.wait_for(m.End, lambda e: e.race == snap.race, timeout=10) for c in (a, b)]
+        ends = [await c.wait_for(m.End, lambda e: e.race == snap.race, timeout=DEADLINE) for c in (a, b)]
         assert ends[0].seed == ends[1].seed
         assert hashlib.sha256(ends[0].seed.encode()).hexdigest() == snap.commitment
         assert {r.player for r in ends[0].ranking} == {a.player, b.player}
@@ -92,7 +97,7 @@ async def test_token_resumes_identity_on_another_process(make_server) -> None:
     async with client.connect(one.ws_url, name="ada") as c:
         snap = await c.create(GAME, seats=1)
         await c.ready(snap.race)
-        await c.wait_for(m.Started, timeout=10)
+        await c.wait_for(m.Started, timeout=DEADLINE)
         await c.move(snap.race, "draw")
         token, player, view = c.token, c.player, c.board(snap.race).view_text
     async with client.connect(two.ws_url, token=token) as again:
@@ -118,7 +123,7 @@ async def test_errors_are_typed(ws_url: str) -> None:
             await c.move(snap.race, "draw")
         assert info.value.code == m.ErrorCode.RACE_NOT_RUNNING
         await c.ready(snap.race)
-        await c.wait_for(m.Started, timeout=10)
+        await c.wait_for(m.Started, timeout=DEADLINE)
         with pytest.raises(client.IllegalMoveError) as info2:
             await c.move(snap.race, "w>f0")
         assert info2.value.reason == "not-available"

@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 
 import pytest
+from waiting import DEADLINE
 
 from client.cli import verify as v
 from client.library import ServerError, connect
@@ -80,7 +81,7 @@ async def test_a_daily_over_the_wire(server):
         assert await error_of(ada.replay(rid)) == "daily-open"
 
         # The result reaches the board, and Bob's live view.
-        update = await bob.wait_for("leaderboard_update", timeout=5)
+        update = await bob.wait_for("leaderboard_update", timeout=DEADLINE)
         assert update.entry.player == ada.player and update.entry.rank == 1 and update.count == 1
         mine = await ada.request(m.Leaderboard(game=GAME, top=5, around=2))
         assert mine.me.player == ada.player and mine.me.race == rid and mine.status == "open"

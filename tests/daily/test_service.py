@@ -8,6 +8,7 @@ import hmac
 import json
 
 import pytest
+from waiting import until
 
 from server.daily import Daily, DailyError, Result, days, keys
 
@@ -271,11 +272,12 @@ async def test_live_updates_are_published(daily, r):
     await pubsub.subscribe(daily.channel(GAME, DAY))
     await pubsub.get_message(timeout=1)  # the subscribe confirmation
     await play_attempt(daily, Races(0), "ada", result(40, at=3))
-    msg = None
-    for _ in range(50):
+
+    async def published() -> dict | None:
         msg = await pubsub.get_message(timeout=0.1)
-        if msg and msg["type"] == "message":
-            break
+        return msg if msg and msg["type"] == "message" else None
+
+    msg = await until(published, interval=0, what="the live update")
     update = json.loads(msg["data"])
     assert update["entry"]["player"] == "ada" and update["entry"]["rank"] == 1
     assert update["count"] == 1 and update["date"] == DAY

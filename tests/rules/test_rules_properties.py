@@ -194,7 +194,7 @@ def random_run_position(game_id: str, rnd: random.Random) -> rules.Game:
         return None
 
     piles: dict[str, str] = {}
-    for i, name in enumerate(n for n in game.pile_names if n.startswith("t")):
+    for name in (n for n in game.pile_names if n.startswith("t")):
         if rnd.random() < 0.25:
             piles[name] = ""
             continue

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis.asyncio as aioredis
+from waiting import DEADLINE, until
 
 import client
 from client.bots.board import visible_game
@@ -42,7 +43,7 @@ async def seated_race(
     for c in players:
         await c.ready(rid)
     for c in players:
-        await c.wait_for("start", lambda ev: ev.race == rid, timeout=15)
+        await c.wait_for("start", lambda ev: ev.race == rid, timeout=DEADLINE)
     return rid
 
 
@@ -64,8 +65,8 @@ async def play(
 ) -> Played:
     """Up to `count` moves chosen by a greedy bot from the player's own board.
 
-    Survives what a real client survives: `out-of-sync` (the library has
-    resynced), `internal` (Redis went away: resync, then choose again),
+    Survives what a real client survives: `out-of-sync` and `internal`
+    (Redis went away or came back: resync, then choose again),
     timeouts and disconnects while the library reconnects.
     """
     played = played or Played()
@@ -81,6 +82,9 @@ async def play(
         except client.ServerError as exc:
             played.errors.append(exc.code)
             if exc.code == "out-of-sync":
+                # the library resyncs the board at once, but that resync can meet `internal`
+                # too (Redis just came back): choose the next move only on a fresh board
+                await _resync(c, rid)
                 continue
             if exc.code == "internal":
                 await asyncio.sleep(0.1)
@@ -100,12 +104,16 @@ async def play(
 
 
 async def _resync(c: client.Client, rid: str) -> None:
-    for _ in range(100):
+    """Fetch the race's state, retrying while the server or its Redis is away."""
+
+    async def resynced() -> bool:
         try:
             await c.resync(rid)
-            return
         except (client.ServerError, TimeoutError, client.Disconnected):
-            await asyncio.sleep(0.1)
+            return False
+        return True
+
+    await until(resynced, interval=0.1, what=f"a resync of {rid}")
 
 
 async def finish(c: client.Client, rid: str) -> None:
@@ -123,7 +131,7 @@ async def finish(c: client.Client, rid: str) -> None:
     raise AssertionError(f"could not finish {rid}")
 
 
-async def wait_end(c: client.Client, rid: str, timeout: float = 20.0) -> m.End:
+async def wait_end(c: client.Client, rid: str, timeout: float = DEADLINE) -> m.End:
     """The race's `end` (as an event, or from a resync if it was missed across a reconnect)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

@@ -428,12 +428,3 @@ async def _pump(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
     finally:
         with contextlib.suppress(Exception):
             dst.close()
-
-
-def wait_until(pred: Any, timeout: float, interval: float = 0.05) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if pred():
-            return True
-        time.sleep(interval)
-    return bool(pred())

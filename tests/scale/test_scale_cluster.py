@@ -8,6 +8,7 @@ import redis
 from redis.crc import key_slot
 from scale_play import assert_acked_kept, finish, play, seated_race, wait_end
 from scale_procs import start_cluster
+from waiting import DEADLINE
 
 import client
 from protocol import messages as m
@@ -78,7 +79,7 @@ async def test_races_across_a_cluster(procs, tmp_path, start_server):
             await b.wait_for(
                 m.Progress,
                 lambda e, a=a, rid=rid, last=last: e.race == rid and e.player == a.player and e.n == last,
-                timeout=5,
+                timeout=DEADLINE,
             )
         # resharding mid-race: the slot of race 0 moves to another node; moves follow (MOVED)
         a0, b0 = pairs[0]
@@ -136,8 +137,8 @@ async def test_races_across_a_cluster(procs, tmp_path, start_server):
         q2 = await client.connect(servers[1].url, name="q2")
         await q1.quick("fours-up")
         await q2.quick("fours-up")
-        s1 = await q1.wait_for("start", timeout=10)
-        s2 = await q2.wait_for("start", timeout=10)
+        s1 = await q1.wait_for("start", timeout=DEADLINE)
+        s2 = await q2.wait_for("start", timeout=DEADLINE)
         assert s1.race == s2.race and s1.view == s2.view
         await q1.close()
         await q2.close()

@@ -7,6 +7,7 @@ import shutil
 
 from scale_play import Played, assert_acked_kept, finish, play, seated_race, stored_moves, wait_end
 from scale_procs import RedisNode
+from waiting import until
 
 import client
 
@@ -15,15 +16,6 @@ async def _play_in_background(players, rid, count, pause):
     results = [Played() for _ in players]
     tasks = [asyncio.create_task(play(c, rid, count, res, pause=pause)) for c, res in zip(players, results)]
     return results, tasks
-
-
-async def _until(pred, timeout: float) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        if loop.time() > end:
-            raise TimeoutError("condition not met")
-        await asyncio.sleep(0.01)
 
 
 async def test_kill9_server_mid_race(redis_node, start_server, balancer):
@@ -38,7 +30,7 @@ async def test_kill9_server_mid_race(redis_node, start_server, balancer):
         assert len(victims) == 2  # round robin: two players on each process
         rid = await seated_race(players, "racing-aces")
         results, tasks = await _play_in_background(players, rid, 40, pause=0.01)
-        await _until(lambda: all(len(r.acks) >= 10 for r in results), 20)
+        await until(lambda: all(len(r.acks) >= 10 for r in results), what="10 moves each")
         servers[0].kill9()  # no goodbye: sockets just die, in-flight moves may or may not have landed
         await asyncio.wait_for(asyncio.gather(*tasks), 60)
         for c in victims:
@@ -66,9 +58,9 @@ async def test_kill9_redis_with_appendfsync_always(redis_node, start_server):
     try:
         rid = await seated_race(players, "racing-aces")
         results, tasks = await _play_in_background(players, rid, 40, pause=0.01)
-        await _until(lambda: all(len(r.acks) >= 10 for r in results), 20)
+        await until(lambda: all(len(r.acks) >= 10 for r in results), what="10 moves each")
         redis_node.kill9()
-        await asyncio.sleep(0.5)  # moves meanwhile get `internal` (no effect); nothing hangs
+        await asyncio.sleep(0.5)  # not a wait: moves meanwhile get `internal` (no effect); nothing hangs
         redis_node.start()  # same port, same AOF
         await asyncio.wait_for(asyncio.gather(*tasks), 60)
         assert all(len(r.acks) == 40 for r in results)
@@ -104,9 +96,7 @@ async def test_lost_aof_tail_recovers_by_resync(procs, tmp_path, start_server):
     try:
         rid = await seated_race(players, "racing-aces")
         before = [await play(c, rid, 10) for c in players]
-        await asyncio.sleep(
-            0.2
-        )  # idle race: every acknowledged write is in the file (written before the ack)
+        # every acknowledged write is in the file already: Redis appends to it before it replies
         aof = node.dir / "appendonly.aof"
         saved = tmp_path / "saved.aof"
         shutil.copy(aof, saved)

@@ -7,6 +7,7 @@ import socket
 import time
 
 from scale_play import Played, assert_acked_kept, finish, play, seated_race, stored_moves, wait_end
+from waiting import DEADLINE, until, wait_until
 
 import client
 
@@ -32,19 +33,19 @@ async def test_sigterm_drains_and_closes_1012(redis_node, start_server, balancer
         rid = await seated_race(players, "racing-aces")
         results = [Played() for _ in players]
         tasks = [asyncio.create_task(play(c, rid, 40, r, pause=0.005)) for c, r in zip(players, results)]
-        while not all(len(r.acks) >= 10 for r in results):
-            await asyncio.sleep(0.01)
-        # Hold Redis for a moment so that moves are in flight when the signal lands.
+        await until(lambda: all(len(r.acks) >= 10 for r in results), what="10 moves each")
+        # Hold Redis for a moment so that moves are in flight when the signal lands (long
+        # enough for a slow machine to see the listener closed before the drain can end).
         with redis_node.client() as r:
-            r.execute_command("CLIENT", "PAUSE", 700, "ALL")
-        await asyncio.sleep(0.1)
+            r.execute_command("CLIENT", "PAUSE", 2000, "ALL")
+        await asyncio.sleep(0.1)  # not a wait: the players send moves that Redis holds
         t0 = time.monotonic()
         servers[0].term()
-        await asyncio.sleep(0.2)
         # stop accepting at once, while the process is still draining
+        port = servers[0].port
+        await asyncio.to_thread(wait_until, lambda: _refused(port), what="new connections refused")
         assert servers[0].alive()
-        assert await asyncio.to_thread(_refused, servers[0].port)
-        await asyncio.to_thread(servers[0].proc.wait, 15)
+        await asyncio.to_thread(servers[0].proc.wait, DEADLINE)
         assert servers[0].proc.returncode == 0
         assert time.monotonic() - t0 < 10
         await asyncio.wait_for(asyncio.gather(*tasks), 60)

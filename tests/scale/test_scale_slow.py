@@ -11,13 +11,14 @@ import urllib.request
 
 import msgpack
 from scale_play import EndlessStrategy, seated_race
+from waiting import DEADLINE, until
 from websockets.asyncio.client import connect as ws_connect
 
 import client
 
 
 def metric(http_url: str, name: str) -> int:
-    body = urllib.request.urlopen(http_url + "metrics", timeout=5).read().decode()
+    body = urllib.request.urlopen(http_url + "metrics", timeout=DEADLINE).read().decode()
     found = re.search("^" + re.escape(name) + r" (\d+)$", body, re.M)
     return int(found.group(1)) if found else 0
 
@@ -81,16 +82,15 @@ async def test_stalled_spectator_is_closed_and_others_keep_their_latency(redis_n
         # the 32 KiB transport buffer and OUTBOUND_QUEUE frames. Progress frames are ~100 bytes,
         # so well under 1000 moves here; generous on time for a slow machine.
         assert moves < 2000 and seconds < 30, closed_after
-        # ...and its TCP connection is gone at once, not after a close handshake it cannot do
-        deadline = time.monotonic() + 3
-        while metric(srv.http_url, "solrace_connections") != 2 and time.monotonic() < deadline:
-            await asyncio.sleep(0.05)
-        assert metric(srv.http_url, "solrace_connections") == 2
-        # The others' latency did not suffer (same run, same machine; generous thresholds).
+        # ...and its TCP connection is gone, not waiting for a close handshake it cannot do
+        await until(lambda: metric(srv.http_url, "solrace_connections") == 2, interval=0.05, what="dropped")
+        # The others' latency did not suffer (same run, same machine; generous thresholds: a
+        # server held up by the stalled socket would cost the others whole seconds, while a
+        # machine shared with other work moves these figures by tens of milliseconds).
         p50b, p50d = statistics.median(before), statistics.median(during)
         p95b, p95d = _p(before, 0.95), _p(during, 0.95)
-        assert p50d < 3 * p50b + 0.005, (p50b, p50d)
-        assert p95d < 3 * p95b + 0.02, (p95b, p95d)
+        assert p50d < 3 * p50b + 0.05, (p50b, p50d)
+        assert p95d < 3 * p95b + 0.2, (p95b, p95d)
         assert a.connected and b.connected
         stalled.transport.abort()
     finally:
@@ -116,14 +116,15 @@ async def test_silent_peer_is_closed_by_the_keepalive(redis_node, start_server):
     mask = b"\x00\x00\x00\x00"
     writer.write(bytes([0x82, 0x80 | len(hello)]) + mask + hello)  # masked with zeros: the payload as is
     await writer.drain()
-    assert metric(srv.http_url, "solrace_connections") == 1
+    await until(lambda: metric(srv.http_url, "solrace_connections") == 1, what="the peer connected")
     t0 = time.monotonic()
     # from now on the peer is silent: it answers no ping
-    while metric(srv.http_url, "solrace_connections") and time.monotonic() - t0 < 10:
-        await asyncio.sleep(0.1)
+    await until(
+        lambda: metric(srv.http_url, "solrace_connections") == 0, interval=0.1, what="the peer dropped"
+    )
     elapsed = time.monotonic() - t0
-    assert metric(srv.http_url, "solrace_connections") == 0
-    assert elapsed < 0.5 + 0.5 + 0.5 + 1.5, elapsed  # the three timeouts (+ slack for a slow machine)
+    # the three timeouts (+ slack for a loaded machine; the defaults would take 20 + 20 + 10 s)
+    assert elapsed < 0.5 + 0.5 + 0.5 + 6, elapsed
     writer.transport.abort()
 
 

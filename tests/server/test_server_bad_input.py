@@ -8,6 +8,7 @@ import msgpack
 import pytest
 import redis.asyncio as aioredis
 from test_server_race import make_race
+from waiting import DEADLINE, until
 from wsclient import Raw, player
 
 from server import storage as S
@@ -61,7 +62,7 @@ async def test_frames_and_messages(server):
         ({"t": "join", "race": rid}, None, None),  # already seated: the snapshot, no change
         ({"t": "hello", "v": 1}, "bad-message", "t"),  # hello twice
     ]
-    await asyncio.sleep(0.1)
+    await a.request("ping")  # the pong comes after every frame sent to `a` before it
     a.unread.clear()  # lobby and start events
     for frame, code, field in cases:
         if isinstance(frame, dict):
@@ -190,7 +191,7 @@ async def test_hello_first_and_bad_token(server):
 async def test_oversized_frame_closes_1009(server):
     a = await player(server.ws_url, "ada")
     await a.send(msgpack.packb({"t": "ping", "pad": "x" * (server.settings.max_frame + 10)}))
-    await asyncio.wait_for(a.reader, 5)
+    await asyncio.wait_for(a.reader, DEADLINE)
     assert a.closed == 1009
     await still_serves(server.ws_url)
 
@@ -198,7 +199,7 @@ async def test_oversized_frame_closes_1009(server):
 async def test_hello_timeout_closes_1008(make_server):
     app = await make_server(hello_timeout_s=0.2)
     c = await Raw.open(app.ws_url)
-    await asyncio.wait_for(c.reader, 5)
+    await asyncio.wait_for(c.reader, DEADLINE)
     assert c.closed == 1008
     await still_serves(app.ws_url)
 
@@ -212,12 +213,12 @@ async def test_rate_limit(make_server):
     limited = [r for r in replies if r["t"] == "error"]
     assert limited and all(r["code"] == "rate-limited" and r["retry_ms"] > 0 for r in limited)
     assert sum(r["t"] == "pong" for r in replies) in (4, 5)
-    await asyncio.sleep(0.3)  # credits come back
+    await asyncio.sleep(0.3)  # not a wait: credits come back with time (5 a second)
     assert (await a.request("ping"))["t"] == "pong"
     # abuse: far more than rate_close dropped messages in a row closes with 1008
     for _ in range(40):
         await a.send({"t": "ping"})
-    await asyncio.wait_for(a.reader, 5)
+    await asyncio.wait_for(a.reader, DEADLINE)
     assert a.closed == 1008
     await still_serves(app.ws_url)
 
@@ -227,11 +228,20 @@ async def test_connections_per_address(make_server):
     a = await player(app.ws_url, "a")
     b = await player(app.ws_url, "b")
     c = await Raw.open(app.ws_url)
-    await asyncio.wait_for(c.reader, 5)
+    await asyncio.wait_for(c.reader, DEADLINE)
     assert c.closed == 1008
     await a.close()
-    await asyncio.sleep(0.05)
-    d = await player(app.ws_url, "d")  # a slot is free again
+
+    async def admitted() -> Raw | None:
+        """A new connection that gets its welcome, or None while the server still counts `a`."""
+        d = await Raw.open(app.ws_url)
+        try:
+            await d.hello("d")
+        except ConnectionError:
+            return None
+        return d
+
+    d = await until(admitted, what="a slot free again once `a` has gone")
     await b.close()
     await d.close()
 

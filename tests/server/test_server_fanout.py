@@ -13,6 +13,7 @@ import random
 
 import msgpack
 from test_server_race import make_race
+from waiting import until
 from wsclient import Raw, player
 
 
@@ -57,8 +58,19 @@ def check(events: list[dict], movers: dict[str, int], own: str | None) -> None:
 async def _play(movers_: list[Raw], watchers: list[Raw], rid: str, per: int) -> dict[str, int]:
     made = await asyncio.gather(*(mover(c, rid, per, k) for k, c in enumerate(movers_)))
     counts = {c.player: k for c, k in zip(movers_, made)}
-    # the last progress event reaches everyone (bus or local): wait for it, then check
-    await asyncio.sleep(0.3)
+
+    def all_delivered() -> bool:
+        """Every recipient has as many progress events of each rival as that rival made moves."""
+        for who in movers_ + watchers:
+            got = [e["player"] for e in race_events(who, rid, None) if e["t"] == "progress"]
+            if any(got.count(pid) < k for pid, k in counts.items() if pid != who.player):
+                return False
+        return True
+
+    # the last progress events reach everyone (bus or local): wait for them, then check
+    await until(all_delivered, what="every progress event delivered")
+    for who in movers_ + watchers:
+        await who.request("ping")  # the pong comes after anything else already sent to `who`
     return counts
 
 

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import signal
-import time
 
 import msgpack
 import redis.asyncio as aioredis
 from test_server_race import WIN, play
+from waiting import until
 from wsclient import Raw, player
 
 from server import storage as S
@@ -83,12 +82,11 @@ async def test_deadline_fires_when_the_starting_process_died(server, serve_proce
     await play(a, rid, ["draw"])
     proc.send_signal(signal.SIGKILL)  # no goodbye: the in-process server must notice the deadline
     proc.wait(5)
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < 5:
-        if await r.hget(S.race_key(rid), "status") == b"finished":
-            break
-        await asyncio.sleep(0.05)
-    assert await r.hget(S.race_key(rid), "status") == b"finished"
+
+    async def finished() -> bool:
+        return await r.hget(S.race_key(rid), "status") == b"finished"
+
+    await until(finished, interval=0.05, what="the race ended by the surviving process")
     assert await r.zscore(S.TIMERS, rid) is None
     # everyone can read the result on the surviving process
     c = await player(server.ws_url, "cyd")
@@ -123,7 +121,11 @@ async def test_quick_match_pairs_players_on_two_processes(server, serve_process)
     assert (await c.request("unqueue", game="fours-up"))["t"] == "ok"
     d = await player(other_url, "dan")
     await d.request("quick", game="fours-up")
-    await asyncio.sleep(0.3)
-    assert not [m for m in map(msgpack.unpackb, d.frames) if m["t"] == "race"]
-    for x in (a, b, c, d):
+    # the next player to queue is paired with dan: so dan was still waiting, not paired with cyd
+    e = await player(server.ws_url, "eve")
+    await e.request("quick", game="fours-up")
+    sd = await d.wait(lambda m: m.get("t") == "race" and m["status"] in ("countdown", "running"))
+    assert {p["player"] for p in sd["players"]} == {d.player, e.player}
+    assert not [m for m in map(msgpack.unpackb, d.frames) if m["t"] == "race" and m["race"] != sd["race"]]
+    for x in (a, b, c, d, e):
         await x.close()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from test_server_race import make_race, play
+from waiting import DEADLINE
 from wsclient import Raw, player
 
 from server.config import Settings
@@ -126,7 +127,7 @@ async def test_serve_with_private_redis_and_graceful_shutdown(tmp_path):
         redis_port = int(log_line.split("redis://127.0.0.1:", 1)[1].split("/", 1)[0])
         assert _port_open(redis_port)
         proc.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(a.reader, 10)
+        await asyncio.wait_for(a.reader, DEADLINE)
         assert a.closed == 1012
         assert await asyncio.to_thread(proc.wait, 15) == 0
         assert any(data.rglob("*.aof")), list(data.iterdir())  # append-only persistence

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-
 import redis.asyncio as aioredis
 from test_server_race import WIN, make_race, play
 from wsclient import player
@@ -27,7 +25,7 @@ async def test_one_round_trip_per_accepted_move(make_server):
     b = await player(app.ws_url, "bob")
     rid = await make_race(app, [a, b], WIN["game"])
     await play(a, rid, WIN["moves"][:1])  # warm: the move cache is filled at the start
-    await asyncio.sleep(0.1)
+    await b.wait(lambda m: m.get("t") == "progress" and m["n"] == 1)  # the warm move's fan-out is over
     r = aioredis.Redis.from_url(app.settings.redis)
     burst = WIN["moves"][1:101]
     before = _calls(await r.info("commandstats"))

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import msgpack
+from waiting import DEADLINE
 from websockets.asyncio.client import connect
 
 
@@ -47,7 +48,7 @@ class Raw:
     async def send(self, msg: dict[str, Any] | bytes | str) -> None:
         await self.ws.send(msgpack.packb(msg) if isinstance(msg, dict) else msg)
 
-    async def wait(self, pred: Callable[[dict], bool] | str, timeout: float = 5.0) -> dict[str, Any]:
+    async def wait(self, pred: Callable[[dict], bool] | str, timeout: float = DEADLINE) -> dict[str, Any]:
         if isinstance(pred, str):
             kind = pred
             pred = lambda m: m.get("t") == kind  # noqa: E731
@@ -69,7 +70,7 @@ class Raw:
             except TimeoutError:
                 pass
 
-    async def request(self, t: str, timeout: float = 5.0, **fields: Any) -> dict[str, Any]:
+    async def request(self, t: str, timeout: float = DEADLINE, **fields: Any) -> dict[str, Any]:
         rid = next(self.rids)
         await self.send({"t": t, "rid": rid, **fields})
         return await self.wait(lambda m: m.get("rid") == rid, timeout)

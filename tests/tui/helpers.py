@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import time
 
+from waiting import DEADLINE
 
-async def until(pilot, cond, timeout: float = 5.0, step: float = 0.02, what: str = "condition"):
+
+async def until(pilot, cond, timeout: float = DEADLINE, step: float = 0.02, what: str = "condition"):
     """Let the app run until ``cond()`` is true; fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
     while True:

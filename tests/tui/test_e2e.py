@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from waiting import DEADLINE
 
 from client.tui.net import connector
 from client.tui.play_app import Intent, PlayApp
@@ -76,13 +77,13 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
 
     app = PlayApp(connector(server_url, "ada", str(tmp_path / "token")), Intent("quick", "fours-up", 2))
     async with app.run_test(size=(110, 45)) as pilot:
-        await until(pilot, lambda: app.model.status == "queued", timeout=10, what="queued")
+        await until(pilot, lambda: app.model.status == "queued", timeout=DEADLINE, what="queued")
         async with connect(server_url, name="rival") as rival:
             await rival.quick("fours-up", 2)
             await until(
                 pilot,
                 lambda: app.model.status == "running" and app.model.legal,
-                timeout=10,
+                timeout=DEADLINE,
                 what="race start",
             )
             race = app.model.race_id
@@ -97,16 +98,21 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
             await pilot.press(*"t0>t0", "enter")
             await until(pilot, lambda: "t0>t0" in rendered(app.query_one("#status")), what="error shown")
             # the rival plays: its bar moves
-            await rival.wait_for("start", timeout=10)
+            await rival.wait_for("start", timeout=DEADLINE)
             for _ in range(3):
                 await rival.move(race, "draw")
-            await until(pilot, lambda: app.model.players[rival.player].n == 3, timeout=10, what="rival bar")
+            await until(
+                pilot, lambda: app.model.players[rival.player].n == 3, timeout=DEADLINE, what="rival bar"
+            )
             assert "rival" in rendered(app.query_one("#bars"))
             # both finish: the ranking shows with the revealed seed, checked against the commitment
             await pilot.press(*"finish", "enter")
             await rival.finish(race)
             await until(
-                pilot, lambda: app.model.status == "finished" and app.model.ranking, timeout=10, what="end"
+                pilot,
+                lambda: app.model.status == "finished" and app.model.ranking,
+                timeout=DEADLINE,
+                what="end",
             )
             result = rendered(app.query_one("#result"))
             assert "Final ranking" in result and "ada" in result and "rival" in result
@@ -123,11 +129,13 @@ async def test_watch_lists_and_spectates_a_race(server_url, tmp_path):
         await b.join(race)
         await b.ready(race)
         await a.ready(race)
-        await a.wait_for("start", timeout=10)
-        await b.wait_for("start", timeout=10)
+        await a.wait_for("start", timeout=DEADLINE)
+        await b.wait_for("start", timeout=DEADLINE)
         app = WatchApp(connector(server_url, "watcher", str(tmp_path / "wtoken")), refresh_s=0.3)
         async with app.run_test(size=(110, 50)) as pilot:
-            await until(pilot, lambda: any(r["race"] == race for r in app.races), timeout=10, what="listed")
+            await until(
+                pilot, lambda: any(r["race"] == race for r in app.races), timeout=DEADLINE, what="listed"
+            )
             table = app.query_one("#races")
             table.move_cursor(row=[r["race"] for r in app.races].index(race))
             await pilot.press("enter")
@@ -135,14 +143,14 @@ async def test_watch_lists_and_spectates_a_race(server_url, tmp_path):
             for _ in range(4):
                 await a.move(race, "draw")
             await b.move(race, "draw")
-            await until(pilot, lambda: app.model.players[a.player].n == 4, timeout=10, what="progress")
+            await until(pilot, lambda: app.model.players[a.player].n == 4, timeout=DEADLINE, what="progress")
             bars = rendered(app.query_one("#race-bars"))
             assert "alice" in bars and "bob" in bars
             # boards arrive with the spectator delay
             await until(
                 pilot,
                 lambda: len(app.model.boards) == 2 and app.model.boards[a.player][0] == 4,
-                timeout=10,
+                timeout=DEADLINE,
                 what="delayed boards",
             )
             await until(pilot, lambda: len(app.query(BoardView)) == 2, what="board widgets")

@@ -112,7 +112,7 @@ async def test_click_deeper_in_a_column_moves_a_run():
                 pytest.fail("deal offers no run: pick another seed for this test")
             n = app.model.n
             app.send_move(nxt)
-            await until(pilot, lambda: app.model.n == n + 1, what="setup move")
+            await until(pilot, lambda n=n: app.model.n == n + 1, what="setup move")
         else:
             pytest.fail("no run within 200 moves: pick another seed for this test")
         run = runs[0]

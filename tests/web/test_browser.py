@@ -74,14 +74,14 @@ def click_move(page, move: str) -> None:
         length = page.evaluate(f"window.solrace.app.board.view.piles[{src!r}].length")
         page.click(f'#board .pile[data-pile="{src}"] .card[data-idx="{length - k}"]')
         try:
-            page.wait_for_selector(f'#board .pile[data-pile="{dst}"].target', timeout=5000)
-        except Exception:
+            page.wait_for_selector(f'#board .pile[data-pile="{dst}"].target', timeout=30000)
+        except Exception as exc:
             shot(page, "failed-select")
             raise AssertionError(
                 f"{move}: selection {page.evaluate('JSON.stringify(window.solrace.app.board.sel)')} "
                 f"targets {page.evaluate('[...window.solrace.app.board.targets().keys()]')} "
                 f"legal {page.evaluate('window.solrace.app.board.legal.from.size')} you {you(page)}"
-            )
+            ) from exc
         page.click(f'#board .pile[data-pile="{dst}"]', position=pile_click_point(page, dst))
     page.wait_for_function(f"window.solrace.app.you.n > {n0}")
 
@@ -324,7 +324,7 @@ def test_spectate_two_bots(new_page, make_bot):
 
     page = new_page("watcher")
     page.click('a[data-nav="watch"]')
-    page.wait_for_selector(f'#race-list tr[data-race="{rid}"]', timeout=10000)
+    page.wait_for_selector(f'#race-list tr[data-race="{rid}"]', timeout=30000)
     shot(page, "watch-list")
     page.click(f'#race-list tr[data-race="{rid}"] a:has-text("Watch")')
     page.wait_for_url(re.compile(f"#watch={rid}"))
@@ -346,7 +346,7 @@ def test_spectate_two_bots(new_page, make_bot):
     b.stop_playing()
     a.call(lambda c: c.finish(rid))
     b.call(lambda c: c.finish(rid))
-    page.wait_for_selector("#result-panel", timeout=15000)
+    page.wait_for_selector("#result-panel", timeout=30000)
     page.wait_for_selector("#verify.ok")
     shot(page, "watch-result", full_page=True)
 
@@ -365,7 +365,7 @@ def test_reconnect_after_drop_and_reload(new_page, make_bot):
 
     # the socket drops: the page reconnects with its token and resyncs
     page.evaluate("window.solrace.conn.ws.close()")
-    page.wait_for_selector(".net.online", timeout=15000)
+    page.wait_for_selector(".net.online", timeout=30000)
     page.wait_for_function(
         f"window.solrace.app.you && window.solrace.app.you.n == {n} && window.solrace.app.you.legal.length > 0"
     )
@@ -417,10 +417,10 @@ def test_daily_challenge(new_page, make_bot):
 
     # a rival's attempt ends: the watched leaderboard updates by itself
     snap = bot.call(lambda c: c.request(m.DailyStart(game="fours-up")))
-    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=15))
+    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=30))
     bot.call(lambda c: c.move(snap.race, "draw"))
     bot.call(lambda c: c.finish(snap.race))
-    page.wait_for_selector(f'#leaderboard tr[data-player="{bot.client.player}"]', timeout=15000)
+    page.wait_for_selector(f'#leaderboard tr[data-player="{bot.client.player}"]', timeout=30000)
     shot(page, "daily-leaderboard", full_page=True)
 
 

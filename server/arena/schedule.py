@@ -1,0 +1,280 @@
+"""Arenas and their schedule (pure; times are ms since the epoch, passed in).
+
+An *arena* is a window of time in which joined players are paired
+continuously into races of one game. It *opens for joining* when it is
+created, *runs* from ``starts`` (inclusive) to ``ends`` (exclusive) and
+pairs players only while running; races formed before ``ends`` still count
+if they finish within the race clock after it (``grace_ms``).
+
+Recurring arenas come from a ``Schedule``: a list of ``Recurrence`` rules
+("every hour at :00, 30 minutes of racing-aces", "every day at 20:00 UTC,
+an hour of a game that rotates by day"). ``arenas_between`` expands them for
+a window of time into ``Arena`` values with deterministic ids, so every
+server process computes the same arenas and creating one is idempotent.
+
+Nothing here reads a clock: callers pass ``now`` (ms).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+HOUR_MS = 3_600_000
+DAY_MS = 24 * HOUR_MS
+MIN_SEATS, MAX_SEATS = 2, 4
+MIN_DURATION_MS = 10_000
+MAX_DURATION_MS = DAY_MS  # the standings' packed score holds times up to 37 h
+MIN_TIME_LIMIT_S, MAX_TIME_LIMIT_S = 30, 3600
+
+UPCOMING, RUNNING, OVER = "upcoming", "running", "over"
+
+_ID_RE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+
+
+class ArenaError(Exception):
+    """A refused arena request; ``code`` is a stable protocol error code.
+
+    ``bad-arena``, ``unknown-game``, ``bad-schedule`` (validation here);
+    ``no-arena``, ``arena-over`` (the store: no such arena; joining after its end).
+    """
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class Arena:
+    """One arena. ``time_limit_s`` is the clock of each of its races."""
+
+    id: str
+    game: str
+    starts: int
+    duration_ms: int
+    seats: int = 2
+    berserk: bool = True
+    time_limit_s: int = 300
+    name: str = ""
+
+    @property
+    def ends(self) -> int:
+        return self.starts + self.duration_ms
+
+    @property
+    def grace_ms(self) -> int:
+        """How long after ``ends`` races formed before it may still finish and count."""
+        return self.time_limit_s * 1000 + 5_000
+
+    def to_dict(self) -> dict[str, str | int | bool]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "starts": self.starts,
+            "duration_ms": self.duration_ms,
+            "ends": self.ends,
+            "seats": self.seats,
+            "berserk": self.berserk,
+            "time_limit_s": self.time_limit_s,
+            "name": self.name,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, str]) -> Arena:
+        """From the strings of the Redis meta hash (or a ``to_dict``)."""
+        return cls(
+            id=str(d["id"]),
+            game=str(d["game"]),
+            starts=int(d["starts"]),
+            duration_ms=int(d["duration_ms"]),
+            seats=int(d["seats"]),
+            berserk=str(d["berserk"]) in ("1", "True", "true"),
+            time_limit_s=int(d["time_limit_s"]),
+            name=str(d.get("name", "")),
+        )
+
+
+def validate(arena: Arena, games: Sequence[str]) -> Arena:
+    """``arena`` if it is well-formed, else ``ArenaError`` (``bad-arena`` or ``unknown-game``)."""
+    if not _ID_RE.fullmatch(arena.id):
+        raise ArenaError("bad-arena", f"arena id {arena.id!r}: 1-64 of a-z 0-9 -, not starting with -")
+    if arena.game not in games:
+        raise ArenaError("unknown-game", f"no game {arena.game!r}")
+    if not MIN_SEATS <= arena.seats <= MAX_SEATS:
+        raise ArenaError("bad-arena", f"seats {arena.seats}: {MIN_SEATS}..{MAX_SEATS}")
+    if not MIN_DURATION_MS <= arena.duration_ms <= MAX_DURATION_MS:
+        raise ArenaError(
+            "bad-arena", f"duration {arena.duration_ms} ms: {MIN_DURATION_MS}..{MAX_DURATION_MS}"
+        )
+    if not MIN_TIME_LIMIT_S <= arena.time_limit_s <= MAX_TIME_LIMIT_S:
+        raise ArenaError(
+            "bad-arena", f"time limit {arena.time_limit_s} s: {MIN_TIME_LIMIT_S}..{MAX_TIME_LIMIT_S}"
+        )
+    if arena.starts < 0:
+        raise ArenaError("bad-arena", "negative start time")
+    return arena
+
+
+def status(arena: Arena, now: int) -> str:
+    """``upcoming`` before the start, ``running`` in ``[starts, ends)``, ``over`` after."""
+    if now < arena.starts:
+        return UPCOMING
+    return RUNNING if now < arena.ends else OVER
+
+
+def time_left_ms(arena: Arena, now: int) -> int:
+    """Milliseconds of pairing left (0 once over; the full duration before the start)."""
+    return max(0, arena.ends - max(now, arena.starts))
+
+
+# --- recurring arenas -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Recurrence:
+    """Arenas every ``every_ms``, starting ``offset_ms`` after each multiple of it (UTC).
+
+    ``games``: one arena per game at each occurrence, or, with ``rotate``, one
+    arena per occurrence whose game cycles through ``games`` (occurrence
+    number modulo their count). ``kind`` names the rule in the arena ids.
+    """
+
+    kind: str
+    games: tuple[str, ...]
+    every_ms: int
+    duration_ms: int
+    offset_ms: int = 0
+    rotate: bool = False
+    seats: int = 2
+    berserk: bool = True
+    time_limit_s: int = 300
+
+    def __post_init__(self) -> None:
+        if not re.fullmatch(r"[a-z0-9]{1,16}", self.kind):
+            raise ArenaError("bad-schedule", f"kind {self.kind!r}: 1-16 of a-z 0-9")
+        if not self.games:
+            raise ArenaError("bad-schedule", f"{self.kind}: no games")
+        if self.every_ms <= 0 or not 0 <= self.offset_ms < self.every_ms:
+            raise ArenaError("bad-schedule", f"{self.kind}: need every > 0 and 0 <= offset < every")
+        if self.every_ms % 60_000 or self.offset_ms % 60_000:
+            raise ArenaError("bad-schedule", f"{self.kind}: every and offset in whole minutes (arena ids)")
+        if self.duration_ms > self.every_ms:
+            raise ArenaError("bad-schedule", f"{self.kind}: arenas of one rule must not overlap")
+
+
+@dataclass(frozen=True, slots=True)
+class Schedule:
+    rules: tuple[Recurrence, ...] = field(default_factory=tuple)
+
+
+def default_schedule(games: Sequence[str]) -> Schedule:
+    """Hourly 30-minute arenas of every game at :00, and a daily hour at 20:00 UTC
+    whose game rotates by day."""
+    gs = tuple(games)
+    return Schedule(
+        (
+            Recurrence("hourly", gs, every_ms=HOUR_MS, duration_ms=30 * 60_000),
+            Recurrence(
+                "daily", gs, every_ms=DAY_MS, duration_ms=HOUR_MS, offset_ms=20 * HOUR_MS, rotate=True
+            ),
+        )
+    )
+
+
+def arena_id(kind: str, game: str, starts: int) -> str:
+    """The deterministic id of a scheduled arena: ``KIND-GAME-STARTS`` (start in minutes)."""
+    return f"{kind}-{game}-{starts // 60_000}"
+
+
+def occurrences(rule: Recurrence, start: int, end: int) -> list[Arena]:
+    """The arenas of ``rule`` that overlap ``[start, end)``, by start time then game."""
+    out: list[Arena] = []
+    # the first occurrence that may still be running at `start`
+    k = (start - rule.offset_ms - rule.duration_ms) // rule.every_ms + 1
+    while True:
+        starts = k * rule.every_ms + rule.offset_ms
+        if starts >= end:
+            break
+        if starts + rule.duration_ms > start:
+            games = (rule.games[k % len(rule.games)],) if rule.rotate else rule.games
+            for game in games:
+                out.append(
+                    Arena(
+                        id=arena_id(rule.kind, game, starts),
+                        game=game,
+                        starts=starts,
+                        duration_ms=rule.duration_ms,
+                        seats=rule.seats,
+                        berserk=rule.berserk,
+                        time_limit_s=rule.time_limit_s,
+                        name=f"{rule.kind} {game}",
+                    )
+                )
+        k += 1
+    return out
+
+
+def arenas_between(schedule: Schedule, start: int, end: int) -> list[Arena]:
+    """Every scheduled arena overlapping ``[start, end)``, ordered by start, then id."""
+    found = [a for rule in schedule.rules for a in occurrences(rule, start, end)]
+    return sorted(found, key=lambda a: (a.starts, a.id))
+
+
+# --- the schedule's config ------------------------------------------------------------
+
+_DURATION_RE = re.compile(r"(\d+)(ms|s|m|h|d)")
+_UNIT_MS = {"ms": 1, "s": 1000, "m": 60_000, "h": HOUR_MS, "d": DAY_MS}
+
+
+def parse_duration(v: object) -> int:
+    """ms from an int (ms) or a string such as ``30m``, ``1h``, ``20h30m``, ``1d``."""
+    if isinstance(v, bool):
+        raise ArenaError("bad-schedule", f"not a duration: {v!r}")
+    if isinstance(v, int):
+        return v
+    if isinstance(v, str) and v and _DURATION_RE.sub("", v) == "":
+        return sum(int(n) * _UNIT_MS[u] for n, u in _DURATION_RE.findall(v))
+    raise ArenaError("bad-schedule", f"not a duration: {v!r}")
+
+
+def schedule_from_config(rules: Sequence[Mapping[str, Any]], games: Sequence[str]) -> Schedule:
+    """A ``Schedule`` from plain data (JSON, TOML), one map per rule::
+
+        {"kind": "hourly", "games": "*", "every": "1h", "duration": "30m"}
+        {"kind": "daily", "games": ["fours-up", "rouge-et-noir"], "every": "1d",
+         "offset": "20h", "duration": "1h", "rotate": true, "seats": 4}
+
+    ``games``: a list, or ``"*"`` for every game. Optional: ``offset`` (0),
+    ``rotate`` (false), ``seats`` (2), ``berserk`` (true), ``time_limit_s`` (300).
+    """
+    out = []
+    known = {"kind", "games", "every", "duration", "offset", "rotate", "seats", "berserk", "time_limit_s"}
+    for rule in rules:
+        extra = set(rule) - known
+        if extra:
+            raise ArenaError("bad-schedule", f"unknown fields {sorted(extra)}")
+        try:
+            names = tuple(games) if rule["games"] == "*" else tuple(str(g) for g in rule["games"])
+            r = Recurrence(
+                kind=str(rule["kind"]),
+                games=names,
+                every_ms=parse_duration(rule["every"]),
+                duration_ms=parse_duration(rule["duration"]),
+                offset_ms=parse_duration(rule.get("offset", 0)),
+                rotate=bool(rule.get("rotate", False)),
+                seats=int(rule.get("seats", 2)),
+                berserk=bool(rule.get("berserk", True)),
+                time_limit_s=int(rule.get("time_limit_s", 300)),
+            )
+        except KeyError as e:
+            raise ArenaError("bad-schedule", f"missing field {e.args[0]!r}") from None
+        for g in r.games:
+            if g not in games:
+                raise ArenaError("unknown-game", f"no game {g!r}")
+        # every arena of the rule must be valid; check one
+        validate(occurrences(r, 0, r.every_ms)[0], games)
+        out.append(r)
+    return Schedule(tuple(out))

@@ -1,0 +1,238 @@
+"""Lua scripts of the arenas (Redis 6.2; each touches one arena's slot, keys.py).
+
+Pairing and applying results are computed in Python (pairing.py,
+scoring.py) from a read of the arena; the scripts below only *check and
+write*, atomically, so two server processes doing the same thing at once
+cannot double anything: PAIR takes a group only if every player of it is
+still free, APPLY writes a race's points only if the race was never applied
+and every standing it was computed from is unchanged.
+"""
+
+from __future__ import annotations
+
+# Create an arena once. KEYS: meta. ARGV: field, value, ... -> 1 created, 0 existed.
+CREATE = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+# Join (or rejoin). KEYS: meta, joined, free, busy, standings, board.
+# ARGV: player, now, initial standing json, initial score.
+# -> {'ok'} | {'no-arena'} | {'over'}
+JOIN = """
+local ends = redis.call('HGET', KEYS[1], 'ends')
+if not ends then return {'no-arena'} end
+if redis.call('HEXISTS', KEYS[1], 'finalized') == 1 or tonumber(ARGV[2]) >= tonumber(ends) then
+  return {'over'}
+end
+redis.call('SADD', KEYS[2], ARGV[1])
+redis.call('HSETNX', KEYS[5], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[6], 'NX', ARGV[4], ARGV[1])
+if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then
+  redis.call('ZADD', KEYS[3], 'NX', ARGV[2], ARGV[1])
+end
+return {'ok'}
+"""
+
+# Withdraw: no more pairing (standing kept). KEYS: joined, free. ARGV: player. -> 1 if was joined.
+WITHDRAW = """
+redis.call('ZREM', KEYS[2], ARGV[1])
+return redis.call('SREM', KEYS[1], ARGV[1])
+"""
+
+# The free players for pairing. KEYS: free, board, last.
+# -> {player, free since, standings position, last race or ''}...
+FREE = """
+local out = {}
+local fr = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')
+for i = 1, #fr, 2 do
+  local pos = redis.call('ZRANK', KEYS[2], fr[i])
+  out[#out + 1] = {fr[i], fr[i + 1], pos or -1, redis.call('HGET', KEYS[3], fr[i]) or ''}
+end
+return out
+"""
+
+# Form races: each group is taken only if all its players are still free.
+# KEYS: meta, free, busy, races, seq. ARGV: now, then per group: race, n, player x n.
+# -> {race ids taken} | {'not-running'} as the first element when pairing is closed
+PAIR = """
+local now = tonumber(ARGV[1])
+local starts = tonumber(redis.call('HGET', KEYS[1], 'starts') or 'nil')
+local ends = tonumber(redis.call('HGET', KEYS[1], 'ends') or 'nil')
+if not starts or redis.call('HEXISTS', KEYS[1], 'finalized') == 1 or now < starts or now >= ends then
+  return {'not-running'}
+end
+local taken = {}
+local i = 2
+while i <= #ARGV do
+  local race, n = ARGV[i], tonumber(ARGV[i + 1])
+  local players = {}
+  local ok = redis.call('HEXISTS', KEYS[4], race) == 0
+  for j = 1, n do
+    players[j] = ARGV[i + 1 + j]
+    if ok and not redis.call('ZSCORE', KEYS[2], players[j]) then ok = false end
+  end
+  if ok then
+    for j = 1, n do
+      redis.call('ZREM', KEYS[2], players[j])
+      redis.call('HSET', KEYS[3], players[j], race)
+    end
+    local seq = redis.call('INCR', KEYS[5])
+    redis.call('HSET', KEYS[4], race, cjson.encode({race = race, players = players, formed = now, seq = seq}))
+    taken[#taken + 1] = race
+  end
+  i = i + 2 + n
+end
+return taken
+"""
+
+# The featured race: the formed race whose best player stands highest
+# (ties: the smaller race id). KEYS: races, board. -> race id or ''
+FEATURED = """
+local best, best_race = nil, ''
+local rs = redis.call('HGETALL', KEYS[1])
+for i = 1, #rs, 2 do
+  for _, p in ipairs(cjson.decode(rs[i + 1]).players) do
+    local pos = redis.call('ZRANK', KEYS[2], p)
+    if pos and (not best or pos < best or (pos == best and rs[i] < best_race)) then
+      best, best_race = pos, rs[i]
+    end
+  end
+end
+return best_race
+"""
+
+# Mark a player of a formed race berserk. KEYS: meta, races, berserk. ARGV: race, player.
+# -> 1 | 0 (arena without berserk, no such formed race, or not its player)
+BERSERK = """
+if redis.call('HGET', KEYS[1], 'berserk') ~= '1' then return 0 end
+local r = redis.call('HGET', KEYS[2], ARGV[1])
+if not r then return 0 end
+for _, p in ipairs(cjson.decode(r).players) do
+  if p == ARGV[2] then
+    redis.call('HSET', KEYS[3], ARGV[1] .. '|' .. ARGV[2], 1)
+    return 1
+  end
+end
+return 0
+"""
+
+# Apply a finished race's points, exactly once.
+# KEYS: meta, races, busy, joined, free, standings, board, results, seq, berserk, channel,
+#       last, then the history list of each player (same order as ARGV).
+# ARGV: race, now, result json, n, then per player: player, standing read, new standing,
+#       new score, history item.
+# -> {'ok', seq} | {'dup'} | {'final'} | {'no-race'} | {'stale'}
+APPLY = """
+local race, now = ARGV[1], ARGV[2]
+if redis.call('HEXISTS', KEYS[8], race) == 1 then return {'dup'} end
+if redis.call('HEXISTS', KEYS[1], 'finalized') == 1 then return {'final'} end
+local formed = redis.call('HGET', KEYS[2], race)
+if not formed then return {'no-race'} end
+local n = tonumber(ARGV[4])
+for j = 0, n - 1 do
+  local b = 5 + 5 * j
+  if (redis.call('HGET', KEYS[6], ARGV[b]) or '') ~= ARGV[b + 1] then return {'stale'} end
+end
+for j = 0, n - 1 do
+  local b = 5 + 5 * j
+  local p = ARGV[b]
+  redis.call('HSET', KEYS[6], p, ARGV[b + 2])
+  redis.call('ZADD', KEYS[7], ARGV[b + 3], p)
+  if redis.call('HGET', KEYS[3], p) == race then redis.call('HDEL', KEYS[3], p) end
+  redis.call('HDEL', KEYS[10], race .. '|' .. p)
+  if redis.call('SISMEMBER', KEYS[4], p) == 1 and redis.call('HEXISTS', KEYS[3], p) == 0 then
+    redis.call('ZADD', KEYS[5], 'NX', now, p)
+  end
+  redis.call('HSET', KEYS[12], p, race)
+  redis.call('RPUSH', KEYS[13 + j], ARGV[b + 4])
+end
+redis.call('HDEL', KEYS[2], race)
+local seq = redis.call('INCR', KEYS[9])
+local res = cjson.decode(ARGV[3])
+res.seq = seq
+res.formed_seq = cjson.decode(formed).seq
+redis.call('HSET', KEYS[8], race, cjson.encode(res))
+redis.call('PUBLISH', KEYS[11], cjson.encode({race = race, seq = seq}))
+return {'ok', seq}
+"""
+
+# Drop a formed race that will not be played (its race could not be created):
+# its players are free again, nobody scores. KEYS: races, busy, joined, free, berserk.
+# ARGV: race, now. -> 1 released, 0 no such formed race
+RELEASE = """
+local r = redis.call('HGET', KEYS[1], ARGV[1])
+if not r then return 0 end
+for _, p in ipairs(cjson.decode(r).players) do
+  if redis.call('HGET', KEYS[2], p) == ARGV[1] then redis.call('HDEL', KEYS[2], p) end
+  redis.call('HDEL', KEYS[5], ARGV[1] .. '|' .. p)
+  if redis.call('SISMEMBER', KEYS[3], p) == 1 then redis.call('ZADD', KEYS[4], 'NX', ARGV[2], p) end
+end
+redis.call('HDEL', KEYS[1], ARGV[1])
+return 1
+"""
+
+# The competition rank (1-based, ties share it) of a member, or -1.
+_RANK = """
+local function rank_of(board, member)
+  local sc = redis.call('ZSCORE', board, member)
+  if not sc then return -1 end
+  return redis.call('ZCOUNT', board, '-inf', '(' .. sc) + 1
+end
+"""
+
+# One consistent read of the standings.
+# KEYS: board, standings. ARGV: top, player or '', around.
+# -> {count, {top [json, rank]...}, my position0 or -1, {around [json, rank]...}}
+STANDINGS = (
+    _RANK
+    + """
+local function fetch(members)
+  local out = {}
+  for i, m in ipairs(members) do
+    out[i] = {redis.call('HGET', KEYS[2], m) or '', rank_of(KEYS[1], m)}
+  end
+  return out
+end
+local count = redis.call('ZCARD', KEYS[1])
+local top = fetch(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1))
+local r = -1
+local around = {}
+if ARGV[2] ~= '' then
+  local z = redis.call('ZRANK', KEYS[1], ARGV[2])
+  if z then
+    r = z
+    local k = tonumber(ARGV[3])
+    around = fetch(redis.call('ZRANGE', KEYS[1], math.max(0, z - k), z + k))
+  end
+end
+return {count, top, r, around}
+"""
+)
+
+# Freeze an arena after its end: the final standings become a permanent
+# record; formed races not applied by then (past the grace) never count.
+# KEYS: meta, races, board, standings, final, joined, free, busy, berserk, seq, last.
+# ARGV: now, grace ms. -> {'ok'} | {'done'} | {'running'} | {'waiting', races} | {'no-arena'}
+FINALIZE = """
+local now = tonumber(ARGV[1])
+local ends = tonumber(redis.call('HGET', KEYS[1], 'ends') or 'nil')
+if not ends then return {'no-arena'} end
+if redis.call('HEXISTS', KEYS[1], 'finalized') == 1 then return {'done'} end
+if now < ends then return {'running'} end
+local pending = redis.call('HLEN', KEYS[2])
+if pending > 0 and now < ends + tonumber(ARGV[2]) then return {'waiting', pending} end
+local parts = {}
+local rows = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
+local rank, prev = 0, nil
+for i = 1, #rows, 2 do
+  if rows[i + 1] ~= prev then rank = (i + 1) / 2 end
+  prev = rows[i + 1]
+  parts[#parts + 1] = '{"rank":' .. rank .. ',"standing":' .. (redis.call('HGET', KEYS[4], rows[i]) or 'null') .. '}'
+end
+redis.call('SET', KEYS[5], '[' .. table.concat(parts, ',') .. ']')
+redis.call('HSET', KEYS[1], 'finalized', ARGV[1], 'entries', #rows / 2, 'dropped', pending)
+redis.call('DEL', KEYS[2], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11])
+return {'ok'}
+"""

@@ -1,0 +1,91 @@
+"""An arena survives a kill -9 of one of the two processes pairing and scoring it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path.insert(0, str(HERE))
+from arena_driver import race_rows  # noqa: E402
+
+from server.arena import Arena, ArenaStore  # noqa: E402
+from server.arena.scoring import rerank, score_race  # noqa: E402
+
+PLAYERS = 40
+
+
+def wait_for(cond, timeout=30.0, what="condition"):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return
+        time.sleep(0.02)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+async def test_arena_survives_kill_9(clients, clean_redis):
+    store = ArenaStore(clients())
+    players = [f"p{i:02d}" for i in range(PLAYERS)]
+    procs = []
+    try:
+        for _ in range(2):
+            proc = subprocess.Popen(
+                [sys.executable, str(HERE / "arena_driver.py"), clean_redis, "kill"],
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            procs.append(proc)
+        for proc in procs:
+            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        now = store.clock()
+        arena = Arena("kill", "racing-aces", starts=now + 300, duration_ms=3_000, time_limit_s=30)
+        await store.create(arena)
+        for p in players:
+            await store.join(arena.id, p, p)
+        sync = redis.Redis.from_url(clean_redis)
+        results_key = "{arena:kill}:results"
+        wait_for(lambda: sync.hlen(results_key) >= 30, what="races applied by both processes")
+        procs[0].send_signal(signal.SIGKILL)
+        procs[0].wait(10)
+        killed_at = store.clock()
+        assert killed_at < arena.ends, "the arena should outlive the kill"
+        assert procs[1].wait(60) == 0, procs[1].stderr.read()
+        sync.close()
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+
+    info = await store.get(arena.id)
+    assert info.finalized is not None
+    assert int((await store.r.hget("{arena:kill}:meta", "dropped")).decode()) == 0
+    results = sorted((await store.results(arena.id)).values(), key=lambda r: r["seq"])
+    assert any(r["formed"] > killed_at for r in results)  # the survivor kept pairing
+
+    streaks: dict[str, int] = {}
+    totals = {p: 0 for p in players}
+    spans: dict[str, list[tuple[int, int]]] = {p: [] for p in players}
+    for res in results:
+        rows = race_rows(res["race"], res["players"])
+        assert res["ranking"] == rerank(rows)
+        for rp in score_race(rows, streaks):
+            streaks[rp.player] = rp.streak
+            totals[rp.player] += rp.points
+            spans[rp.player].append((res["formed_seq"], res["seq"]))
+    final = {row.standing.player: row.standing for row in await store.final(arena.id)}
+    assert {p: s.points for p, s in final.items()} == totals
+    for p in players:
+        ordered = sorted(spans[p])
+        assert all(nxt[0] > prev[1] for prev, nxt in zip(ordered, ordered[1:], strict=False))
