@@ -292,6 +292,16 @@ def test_timeout_shows_result(new_page, make_bot):
     page.wait_for_selector("#verify.ok")
     assert "time up" in page.locator("#result-panel").inner_text()
     assert page.locator("#clock").inner_text() == "done"
+    # the Time of a player stopped by the clock is their last move (from the race's replay),
+    # and one who never moved has none
+    me = page.evaluate("window.solrace.app.me.player")
+    mine = page.locator(f'#result-panel tr[data-player="{me}"] td.time')
+    page.wait_for_function(
+        f"""document.querySelector('#result-panel tr[data-player="{me}"] td.time .tlabel').textContent === 'last move'"""
+    )
+    assert re.fullmatch(r"last move 0:\d\d\.\d", mine.inner_text().replace("\n", " ")), mine.inner_text()
+    theirs = page.locator(f'#result-panel tr[data-player="{bot.client.player}"] td.time').inner_text()
+    assert theirs.replace("\n", " ") == "time up —", theirs
     shot(page, "timeout-result", full_page=True)
 
 
@@ -482,6 +492,7 @@ def test_race_against_solrace_bot_command(new_page, web_server):
     create_in_ui(page, "fours-up", 2)
     cmd = page.locator("#bot-cmd").inner_text()
     assert cmd.startswith("solrace bot ") and web_server.ws in cmd
+    assert "--game fours-up" in cmd  # so that the bot names the race's game
     args = shlex.split(cmd)[1:]
     bot = subprocess.Popen(
         [sys.executable, "-m", "client.cli", *args],

@@ -5,6 +5,9 @@ import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { Board } from "./board.js";
 import { sha256Hex } from "./sha256.js";
 import { DailyPage, dailyOf } from "./daily.js";
+import { ReplayPage } from "./replay.js";
+import { HowtoPage, legendEl } from "./howto.js";
+import { errorText as errText, timeCell } from "./words.js";
 
 const conn = new Connection();
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -57,12 +60,6 @@ function toast(text, kind = "info", ms = 3500) {
   setTimeout(() => t.remove(), ms + 400);
 }
 
-function errText(e) {
-  if (!e) return "unknown error";
-  const reason = e.reason ? ` (${e.reason})` : "";
-  return `${e.message || e.code || e}${reason}`;
-}
-
 function fmtClock(ms) {
   if (ms === null || ms === undefined || !isFinite(ms)) return "–:––";
   const neg = ms < 0;
@@ -73,11 +70,6 @@ function fmtClock(ms) {
   const ss = s - mm * 60;
   const body = hh ? `${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}` : `${mm}:${String(ss).padStart(2, "0")}`;
   return (neg ? "-" : "") + body;
-}
-
-function fmtMs(ms) {
-  if (ms === null || ms === undefined) return "—";
-  return `${(ms / 1000).toFixed(1)} s`;
 }
 
 const STATUS_LABEL = {
@@ -160,6 +152,8 @@ function parseHash() {
   if ((m = /^race=([\w-]+)/.exec(hash))) return { kind: "race", id: m[1] };
   if ((m = /^watch=([\w-]+)/.exec(hash))) return { kind: "watch", id: m[1] };
   if (hash === "watch") return { kind: "watchlist", id: null };
+  if ((m = /^replay=([\w-]+)(?:&step=(\d+))?/.exec(hash))) return { kind: "replay", id: m[1], step: m[2] ? parseInt(m[2], 10) : 0 };
+  if ((m = /^howto(?:=([\w-]+))?/.exec(hash))) return { kind: "howto", id: m[1] || null };
   if ((m = /^daily(?:=([\w-]+))?(?:&date=(\d{4}-\d{2}-\d{2}))?/.exec(hash))) return { kind: "daily", id: m[1] || null, date: m[2] || null };
   return { kind: "lobby", id: null };
 }
@@ -170,6 +164,8 @@ function leaveRoute(next) {
     if (conn.status === "online") conn.request({ t: "unspectate", race: prev.id }).catch(() => {});
   }
   if (prev.kind === "daily" && next.kind !== "daily") dailyPage.leave();
+  if (prev.kind === "replay") replayPage.leave();
+  if (prev.kind === "howto") howtoPage.leave();
   if (app.board) {
     app.board.destroy();
     app.board = null;
@@ -192,9 +188,10 @@ function onRoute() {
   app.lastVer = 0;
   app.error = null;
   app.boardsAt = null;
-  const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily" }[next.kind];
+  const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily", replay: "watch", howto: "howto" }[next.kind];
   document.querySelectorAll(".topnav a").forEach((a) => a.classList.toggle("on", a.dataset.nav === navKey));
   document.body.dataset.route = next.kind;
+  if (next.kind === "howto") howtoPage.open(next.id || GAME_IDS[0]);
   render();
   if (conn.status === "online") enterRoute();
 }
@@ -213,6 +210,9 @@ function enterRoute() {
   } else if (r.kind === "daily") {
     dailyPage.open(r.id || localStorage.getItem("solrace.dailyGame") || GAME_IDS[0], r.date);
     if (r.id) localStorage.setItem("solrace.dailyGame", r.id);
+  } else if (r.kind === "replay") {
+    // the viewer's own hash updates (step) are not route changes
+    if (replayPage.id !== r.id || !replayPage.data) replayPage.open(r.id, r.step);
   }
 }
 
@@ -223,6 +223,8 @@ function render() {
   else if (r.kind === "race") renderRace();
   else if (r.kind === "watch") renderWatch();
   else if (r.kind === "daily") dailyPage.render();
+  else if (r.kind === "replay") replayPage.render();
+  else if (r.kind === "howto") howtoPage.render();
 }
 
 // ---------------------------------------------------------------- lobby
@@ -334,6 +336,7 @@ function renderLobby() {
           "Create race…",
         ),
         app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}`, dataset: { act: "daily" } }, "Daily") : null,
+        h("a", { class: "btn ghost", href: `#howto=${id}`, dataset: { act: "howto" } }, "How to play"),
       ),
       form,
     );
@@ -583,7 +586,7 @@ async function sendMove(move) {
     renderRace();
     if (ack.won) toast("All cards home — you won!", "good", 5000);
   } catch (e) {
-    if (e.code === "illegal-move") toast(`Illegal move ${move}: ${e.reason || e.message}`, "error");
+    if (e.code === "illegal-move") toast(errText(e), "error");
     else if (e.code === "out-of-sync") resync(app.lastVer);
     else if (e.code === "timeout") resync(app.lastVer); // the truth about n and the board
     else if (e.code === "disconnected") toast("Connection lost — your board is resynced after reconnecting", "warn");
@@ -594,6 +597,8 @@ async function sendMove(move) {
 function setEnd(end) {
   app.end = end;
   app.verify = null;
+  app.lastMoves = null;
+  if (end.seed && (end.ranking || []).some((r) => !r.won && r.status === "timeout")) fetchLastMoves(end.race);
   const race = app.race;
   if (race && race.seed !== end.seed) race.seed = end.seed;
   const commitment = race && race.commitment;
@@ -649,7 +654,9 @@ function raceSkeleton() {
         h("div", { id: "notice" }),
         h("div", { id: "result" }),
         h("div", { id: "lobby-panel" }),
+        h("div", { id: "mini-status", class: "mini-status", hidden: true }, h("span", { id: "clock-mini", class: "clock-mini" }), h("span", { id: "mini-rivals", class: "mini-rivals" }), h("span", { id: "mini-home" })),
         h("div", { id: "board-wrap", class: "board-wrap" }, h("div", { id: "board" }), h("div", { id: "board-cover", class: "board-cover", hidden: true })),
+        h("div", { id: "board-extras", class: "board-extras" }),
         h("div", { id: "countdown", class: "countdown", hidden: true }),
       ),
     ),
@@ -729,7 +736,7 @@ function renderLobbyPanel() {
         "p",
         { class: "muted small" },
         "Race a bot: run ",
-        h("code", { id: "bot-cmd" }, `solrace bot --url ${Connection.defaultUrl()} --race ${race.race} --strategy greedy --delay-ms 500`),
+        h("code", { id: "bot-cmd" }, `solrace bot --url ${Connection.defaultUrl()} --race ${race.race} --game ${race.game} --strategy greedy --delay-ms 500`),
       ),
       h(
         "div",
@@ -750,7 +757,10 @@ function renderBoard() {
   const you = app.you;
   const show = app.mode === "player" && you && you.view && race.status !== "lobby";
   wrap.hidden = !show;
+  $("#mini-status").hidden = !show;
+  renderBoardExtras(show ? race.game : null);
   if (!show) return;
+  renderMini();
   if (!app.board) {
     app.board = new Board($("#board"), { interactive: true, onMove: sendMove, maxCard: 104 });
   }
@@ -765,6 +775,52 @@ function renderBoard() {
   } else {
     cover.hidden = true;
   }
+}
+
+/** Under the board: the option to mark movable cards, and the legend of the piles. */
+function renderBoardExtras(game) {
+  const box = $("#board-extras");
+  if (!box) return;
+  if (!game) return box.replaceChildren();
+  if (box.dataset.game === game) return;
+  box.dataset.game = game;
+  box.replaceChildren(
+    h(
+      "label",
+      { class: "check small" },
+      h("input", {
+        type: "checkbox",
+        id: "mark-movable",
+        checked: markMovable() || null,
+        onchange: (e) => {
+          localStorage.setItem("solrace.markMovable", e.target.checked ? "1" : "0");
+          document.body.classList.toggle("mark-movable", e.target.checked);
+        },
+      }),
+      " Mark the cards that can move",
+    ),
+    h("details", { class: "legend", id: "legend" }, h("summary", {}, "Piles"), legendEl(h, game), h("a", { class: "small", href: `#howto=${game}` }, "How to play")),
+  );
+}
+
+function markMovable() {
+  return localStorage.getItem("solrace.markMovable") === "1";
+}
+document.body.classList.toggle("mark-movable", markMovable());
+
+/** On phones the side panel is below the board: a line above it keeps the clock, you and your rivals in view. */
+function renderMini() {
+  const race = app.race;
+  const box = $("#mini-status");
+  if (!race || !box || box.hidden) return;
+  const me = mySeat(race);
+  const home = app.you && app.you.home !== undefined ? app.you.home : me ? me.home : 0;
+  $("#mini-home").textContent = `you ${home}/${race.total}`;
+  $("#mini-rivals").replaceChildren(
+    ...race.players
+      .filter((p) => p.player !== myId())
+      .map((p) => h("span", { class: `mini-rival st-${p.status}`, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` }, `${p.name} ${p.home}${p.status === "won" ? " ★" : ""}`)),
+  );
 }
 
 function renderResult() {
@@ -798,22 +854,23 @@ function renderResult() {
       h(
         "table",
         { class: "ranking" },
-        h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves", "Time"].map((x) => h("th", {}, x)))),
+        h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves"].map((x) => h("th", {}, x)), h("th", { title: TIME_TITLE }, "Time"))),
         h(
           "tbody",
           {},
-          (end.ranking || []).map((r) =>
-            h(
+          (end.ranking || []).map((r) => {
+            const t = timeCell(r, app.lastMoves && app.lastMoves.get(r.player));
+            return h(
               "tr",
-              { class: r.player === myId() ? "mine" : "" },
+              { class: r.player === myId() ? "mine" : "", dataset: { player: r.player } },
               h("td", {}, r.rank),
-              h("td", {}, r.name),
+              h("td", { class: "name" }, r.name),
               h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : STATUS_LABEL[r.status] || r.status)),
               h("td", {}, `${r.home}/${race.total || "?"}`),
               h("td", {}, r.moves),
-              h("td", {}, r.won ? fmtMs(r.time_ms) : fmtMs(r.home_at_ms)),
-            ),
-          ),
+              h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text),
+            );
+          }),
         ),
       ),
       sealed
@@ -840,10 +897,26 @@ function renderResult() {
         daily ? h("a", { class: "btn primary", id: "to-leaderboard", href: `#daily=${daily.game}` }, "See the leaderboard") : null,
         race.game && !daily ? h("button", { class: "btn primary", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
         race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private) }, "New race, same settings") : null,
+        sealed ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
         h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
       ),
     ),
   );
+}
+
+const TIME_TITLE = "Winners: the time to win. Others: when they stopped, or their last move when the clock ran out.";
+
+/** After the end of a public race: each player's last move time, from the race's replay. */
+async function fetchLastMoves(raceId) {
+  try {
+    const [rep, st] = await Promise.all([conn.request({ t: "replay", race: raceId }), conn.request({ t: "resync", race: raceId })]);
+    const start = st.race && st.race.starts_at;
+    if (!start || raceId !== app.raceId) return;
+    app.lastMoves = new Map(rep.players.map((p) => [p.player, p.moves.length ? p.moves[p.moves.length - 1][1] - start : null]));
+    renderResult();
+  } catch (e) {
+    /* the column falls back to "time up" */
+  }
 }
 
 // ---------------------------------------------------------------- clock
@@ -875,6 +948,11 @@ function tick() {
   }
   clock.textContent = text;
   clock.classList.toggle("urgent", urgent);
+  const mini = $("#clock-mini");
+  if (mini) {
+    mini.textContent = text;
+    mini.classList.toggle("urgent", urgent);
+  }
   if (label) label.textContent = lab;
   if (cd) {
     const counting = race.starts_at && now < race.starts_at && race.status !== "finished";
@@ -996,6 +1074,9 @@ const dailyPage = new DailyPage({
 });
 setInterval(() => app.route.kind === "daily" && dailyPage.tick(), 1000);
 
+const replayPage = new ReplayPage({ conn, h, $, copyLink });
+const howtoPage = new HowtoPage({ h, $ });
+
 async function probeDaily() {
   try {
     await conn.request({ t: "daily", game: GAME_IDS[0] });
@@ -1057,12 +1138,22 @@ conn.on("progress", (m) => {
   if (m.race !== app.raceId || !app.race) return;
   checkVer(m);
   const p = app.race.players.find((x) => x.player === m.player);
+  if (p && p.status === "playing" && m.player !== myId()) rivalToast(p.name, m);
   if (p) Object.assign(p, { n: m.n, home: m.home, status: m.status, at: m.at });
   if (m.total) app.race.total = m.total;
   const li = document.querySelector(`#players li[data-player="${m.player}"]`);
   if (li && p) li.replaceWith(playerRows({ ...app.race, players: [p] })[0]);
   else render();
+  if (app.route.kind === "race") renderMini();
 });
+
+/** A toast when a rival wins or stops (not for time-outs: everyone stops then, and the result says it). */
+function rivalToast(name, m) {
+  const race = app.race;
+  const t = race && race.starts_at && m.at ? ` in ${fmtClock(m.at - race.starts_at)}` : "";
+  if (m.status === "won") toast(`${name} got every card home${t}!`, "warn", 5000);
+  else if (m.status === "finished") toast(`${name} finished with ${m.home}/${m.total || race.total} cards home`, "info", 4000);
+}
 
 conn.on("end", (m) => {
   if (m.race !== app.raceId) return;
@@ -1115,7 +1206,7 @@ conn.on("_closed", () => {
 // ---------------------------------------------------------------- start
 
 // for the browser tests and the curious: window.solrace.createRace("fours-up", 1, 30)
-Object.assign(window.solrace, { createRace, quick, sendMove });
+Object.assign(window.solrace, { createRace, quick, sendMove, replayPage, howtoPage });
 
 initHeader();
 window.addEventListener("hashchange", onRoute);

@@ -4,8 +4,10 @@
 import { GAMES } from "./games.js";
 import { parseView, cardEl } from "./cards.js";
 
-const GAP = 0.16; // between piles of a group, in card widths
-const GROUP_GAP = 0.55; // between groups
+// Gaps in card widths: between piles of a group, between groups; narrower
+// ones when the board would not fit the width otherwise (phones).
+const WIDE = { gap: 0.16, group: 0.55 };
+const NARROW = { gap: 0.07, group: 0.3 };
 
 /** Parse the legal list into {draw, from: Map("src:k" -> [{dst, move}])}. */
 export function indexLegal(legal) {
@@ -24,23 +26,19 @@ export function indexLegal(legal) {
   return idx;
 }
 
-function rowUnits(row) {
-  let w = 0;
-  row.forEach((g, i) => {
-    w += g.piles.length + (g.piles.length - 1) * GAP + (i ? GROUP_GAP : 0);
-  });
-  return w;
-}
+const groupUnits = (g, sp) => g.piles.length + (g.piles.length - 1) * sp.gap;
 
-function colUnits(col) {
-  return Math.max(...col.map(rowUnits));
+/** Card widths a row needs; with `wrap`, groups go on lines of their own. */
+function rowUnits(row, sp, wrap) {
+  if (wrap) return Math.max(...row.map((g) => groupUnits(g, sp)));
+  return row.reduce((w, g, i) => w + groupUnits(g, sp) + (i ? sp.group : 0), 0);
 }
 
 /** Card widths needed across: columns side by side, or stacked when `stacked`. */
-function layoutUnits(game, stacked) {
-  const widths = game.cols.map(colUnits);
+function layoutUnits(game, sp, stacked, wrap) {
+  const widths = game.cols.map((col) => Math.max(...col.map((row) => rowUnits(row, sp, wrap))));
   if (stacked) return Math.max(...widths) + 0.3;
-  return widths.reduce((a, w, i) => a + w + (i ? GROUP_GAP : 0), 0) + 0.3;
+  return widths.reduce((a, w, i) => a + w + (i ? sp.group : 0), 0) + 0.3;
 }
 
 export class Board {
@@ -56,8 +54,12 @@ export class Board {
     this.sel = null; // {pile, k}
     this.busy = false;
     this.drag = null;
+    this.marks = new Map(); // pile -> class, e.g. the last move's piles in a replay
     this.root.classList.add("board");
-    if (this.opts.interactive) this.bindPointer();
+    if (this.opts.interactive) {
+      this.root.classList.add("interactive-board");
+      this.bindPointer();
+    }
     this.resizeObs = new ResizeObserver(() => {
       const w = this.root.clientWidth;
       if (w && w !== this.lastWidth) this.render();
@@ -91,17 +93,33 @@ export class Board {
     return new Map(this.movesFrom(this.sel.pile, this.sel.k).map((m) => [m.dst, m.move]));
   }
 
-  /** The card width that fits, stacking the layout's columns on narrow screens. */
+  /**
+   * The card width that fits the board's width: the layout's columns side by
+   * side, else stacked, else with narrower gaps, else with each row's groups
+   * wrapped. Never wider than the board: a phone must not scroll sideways.
+   */
   cardWidth() {
     const game = GAMES[this.view.game];
     const width = this.root.clientWidth || 800;
-    let cw = Math.floor(width / layoutUnits(game, false));
-    this.stacked = false;
-    if (cw < 44 && game.cols.length > 1) {
-      this.stacked = true;
-      cw = Math.floor(width / layoutUnits(game, true));
-    }
-    return Math.max(this.opts.minCard, Math.min(this.opts.maxCard, cw));
+    const tries = [
+      [WIDE, false, false],
+      [WIDE, true, false],
+      [NARROW, true, false],
+      [NARROW, true, true],
+    ];
+    const options = tries.map(([sp, stacked, wrap]) => ({ sp, stacked, wrap, cw: Math.floor(width / layoutUnits(game, sp, stacked, wrap)) }));
+    // the most compact layout whose cards are comfortable, else whose cards are readable
+    // (wrapping groups makes a tall board), else the widest cards there are
+    const compact = options.filter((o) => !o.wrap);
+    const pick =
+      compact.find((o) => o.cw >= 44) ||
+      compact.find((o) => o.cw >= this.opts.minCard) ||
+      options[options.length - 1];
+    this.stacked = pick.stacked && game.cols.length > 1;
+    this.wrap = pick.wrap;
+    this.sp = pick.sp;
+    const fits = pick.cw;
+    return Math.max(Math.min(this.opts.minCard, fits), Math.min(this.opts.maxCard, fits));
   }
 
   render() {
@@ -118,9 +136,11 @@ export class Board {
     this.ch = ch;
     this.root.style.setProperty("--cw", `${cw}px`);
     this.root.style.setProperty("--ch", `${ch}px`);
-    this.root.style.gap = `${Math.round(cw * GROUP_GAP)}px`;
+    const sp = this.sp;
+    this.root.style.gap = `${Math.round(cw * sp.group)}px`;
     this.root.dataset.game = this.view.game;
     this.root.classList.toggle("stacked", this.stacked);
+    this.root.classList.toggle("wrap", this.wrap);
     const targets = this.targets();
     const frag = document.createDocumentFragment();
     for (const col of game.cols) {
@@ -129,7 +149,7 @@ export class Board {
       for (const row of col) {
         const rowEl = document.createElement("div");
         rowEl.className = "row";
-        rowEl.style.gap = `${Math.round(cw * GROUP_GAP)}px`;
+        rowEl.style.gap = `${Math.round(cw * 0.22)}px ${Math.round(cw * sp.group)}px`;
         for (const group of row) {
           const gEl = document.createElement("div");
           gEl.className = `group fan-${group.fan}`;
@@ -139,7 +159,7 @@ export class Board {
           gEl.appendChild(label);
           const piles = document.createElement("div");
           piles.className = "piles";
-          piles.style.gap = `${Math.round(cw * GAP)}px`;
+          piles.style.gap = `${Math.round(cw * sp.gap)}px`;
           for (const name of group.piles) piles.appendChild(this.pileEl(name, group, game, targets));
           gEl.appendChild(piles);
           rowEl.appendChild(gEl);
@@ -157,6 +177,7 @@ export class Board {
     el.className = "pile";
     el.dataset.pile = name;
     el.style.width = `${cw}px`;
+    if (this.marks.has(name)) el.classList.add(this.marks.get(name));
     if (targets.has(name)) el.classList.add("target");
     if (name === "s") {
       const n = this.view.stock;
@@ -244,9 +265,14 @@ export class Board {
   // ---- interaction -------------------------------------------------------
 
   bindPointer() {
+    // Touch: the board has touch-action: none (no page pan under a finger) and
+    // captures the pointer, so a drag keeps its events wherever the finger goes;
+    // a cancelled pointer (the browser took the gesture) drops the drag cleanly.
     this.root.addEventListener("pointerdown", (e) => this.onDown(e));
-    window.addEventListener("pointermove", (e) => this.onMoveEv(e));
-    window.addEventListener("pointerup", (e) => this.onUp(e));
+    this.root.addEventListener("pointermove", (e) => this.onMoveEv(e));
+    this.root.addEventListener("pointerup", (e) => this.onUp(e));
+    this.root.addEventListener("pointercancel", (e) => this.onCancel(e));
+    this.root.addEventListener("lostpointercapture", (e) => this.onCancel(e));
     this.root.addEventListener("dblclick", (e) => this.onDbl(e));
   }
 
@@ -259,14 +285,38 @@ export class Board {
   }
 
   onDown(e) {
-    if (e.button !== 0) return;
+    if (e.button !== 0 || !e.isPrimary) return;
+    if (this.drag) this.dropDrag();
     const h = this.hit(e.target);
-    this.drag = { x: e.clientX, y: e.clientY, h, moved: false, ghost: null };
+    this.drag = { id: e.pointerId, x: e.clientX, y: e.clientY, h, moved: false, ghost: null };
+    try {
+      this.root.setPointerCapture(e.pointerId);
+    } catch (err) {
+      /* a synthetic pointer without a capture target */
+    }
+  }
+
+  /** Forget a drag in progress: no ghost left on screen, no selection. */
+  dropDrag() {
+    const d = this.drag;
+    this.drag = null;
+    if (!d) return;
+    if (d.ghost) d.ghost.remove();
+    if (d.moved) {
+      this.sel = null;
+      this.render();
+    }
+  }
+
+  onCancel(e) {
+    if (!this.drag || this.drag.id !== e.pointerId) return;
+    // lostpointercapture also follows a normal pointerup, which has already ended the drag
+    this.dropDrag();
   }
 
   onMoveEv(e) {
     const d = this.drag;
-    if (!d || !d.h || d.h.idx === null) return;
+    if (!d || d.id !== e.pointerId || !d.h || d.h.idx === null) return;
     if (!d.moved) {
       if (Math.hypot(e.clientX - d.x, e.clientY - d.y) < 6) return;
       const len = (this.view.piles[d.h.pile] || []).length;
@@ -305,8 +355,8 @@ export class Board {
 
   onUp(e) {
     const d = this.drag;
+    if (!d || d.id !== e.pointerId) return;
     this.drag = null;
-    if (!d) return;
     if (d.moved) {
       if (d.ghost) d.ghost.remove();
       const under = document.elementFromPoint(e.clientX, e.clientY);
@@ -363,7 +413,8 @@ export class Board {
   }
 
   onDbl(e) {
-    const h = this.hit(e.target);
+    // with the pointer captured, the event's target is the board itself
+    const h = this.hit(document.elementFromPoint(e.clientX, e.clientY));
     if (!h || h.idx === null || h.pile === "s" || this.busy) return;
     const len = (this.view.piles[h.pile] || []).length;
     const moves = this.movesFrom(h.pile, len - h.idx);

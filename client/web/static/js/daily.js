@@ -3,6 +3,7 @@
 // close the revealed seed checked against the commitment.
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { sha256Hex } from "./sha256.js";
+import { clockText, timeCell } from "./words.js";
 
 const DAILY_KEY = "solrace.dailies"; // race id -> "game|date", to recognise attempt races
 
@@ -39,7 +40,10 @@ function fmtDur(ms) {
   return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
 }
 
-const fmtSecs = (ms) => (ms === null || ms === undefined ? "—" : `${(ms / 1000).toFixed(1)} s`);
+function timeTd(h, e) {
+  const t = timeCell(e);
+  return h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text);
+}
 
 /**
  * The daily page controller. ctx: {conn, h, $, toast, errText, myId, go(hash), setPending(snap)}
@@ -128,8 +132,9 @@ export class DailyPage {
     if (this.info) this.info.entries = m.count;
     this.flash = m.entry && m.entry.player;
     clearTimeout(this.refetchTimer);
+    // Everything that shows a rank moves together: the board, your line, your record.
     this.refetchTimer = setTimeout(async () => {
-      await this.fetchBoard(false);
+      await Promise.all([this.fetchBoard(false), this.fetchHistory()]);
       this.render();
     }, 300);
   }
@@ -244,11 +249,17 @@ export class DailyPage {
 
   entryLine(e, count) {
     const { h } = this.ctx;
+    // the leaderboard is fresher than the `daily` reply (it is refetched on every update)
+    const b = this.board;
+    if (b && !b.error && b.me && b.date === (this.info && this.info.date)) {
+      e = b.me;
+      count = b.count;
+    }
     return h(
       "div",
       { class: "my-entry", id: "daily-mine" },
       h("div", { class: "big-rank" }, `#${e.rank}`, h("span", { class: "muted small" }, ` of ${count}`)),
-      h("div", {}, e.won ? `Won in ${fmtSecs(e.time_ms)}` : `${e.home}/${e.total} home · ${e.status}`, ` · ${e.moves} moves`),
+      h("div", {}, e.won ? `Won in ${clockText(e.time_ms)}` : `${e.home}/${e.total} home · ${e.status === "timeout" ? "time up" : e.status}`, ` · ${e.moves} moves`),
     );
   }
 
@@ -294,17 +305,17 @@ export class DailyPage {
           "tr",
           { class: `${e.player === myId() ? "mine" : ""} ${e.player === this.flash ? "flash" : ""}`, dataset: { player: e.player } },
           h("td", {}, e.rank),
-          h("td", {}, e.name),
+          h("td", { class: "name" }, e.name),
           h("td", {}, h("span", { class: `pill p-${e.status}` }, e.won ? "won" : e.status === "timeout" ? "time up" : e.status)),
           h("td", {}, `${e.home}/${e.total}`),
           h("td", {}, e.moves),
-          h("td", {}, e.won ? fmtSecs(e.time_ms) : fmtSecs(e.home_at_ms)),
+          timeTd(h, e),
         );
       body.push(
         h(
           "table",
           { class: "ranking", id: "leaderboard" },
-          h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves", "Time"].map((x) => h("th", {}, x)))),
+          h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves"].map((x) => h("th", {}, x)), h("th", { title: "Winners: the time to win. Others: when they stopped." }, "Time"))),
           h("tbody", {}, rows.map(row), extra.length ? h("tr", { class: "gap" }, h("td", { colspan: 6 }, "⋯")) : null, extra.map(row)),
         ),
       );

@@ -1,0 +1,398 @@
+// The replay viewer (#replay=RACE, optionally &step=N): fetches a finished
+// race's seed and move logs (`replay`, docs/protocol.md §3), re-deals the seed
+// and re-plays every player's moves in the browser, and shows the boards side
+// by side with a shared timeline: step, play, jump to any move; a chart of
+// cards home per player; the seed checked against the race's commitment.
+import { Board } from "./board.js";
+import { gameName } from "./games.js";
+import { parseView } from "./cards.js";
+import { deal } from "./rules.js";
+import { sha256Hex } from "./sha256.js";
+import { clockText, errorText, moveText, timeCell } from "./words.js";
+
+const SPEEDS = [1, 2, 5, 10, 30];
+
+/** Re-play a replay message: every player's view after each of their moves, and the merged timeline. */
+export function rebuild(rep, startsAt) {
+  const players = rep.players.map((p, pi) => {
+    const g = deal(rep.game, rep.seed);
+    const views = [g.viewText()];
+    const homes = [g.home];
+    let broken = null;
+    for (let i = 0; i < p.moves.length; i++) {
+      try {
+        g.play(p.moves[i][0]);
+      } catch (err) {
+        broken = { index: i, move: p.moves[i][0] };
+        break;
+      }
+      views.push(g.viewText());
+      homes.push(g.home);
+    }
+    return { ...p, pi, views, homes, broken, total: g.total };
+  });
+  const events = [];
+  for (const p of players) {
+    const played = p.views.length - 1;
+    p.moves.slice(0, played).forEach(([move, at], n) => events.push({ pi: p.pi, n: n + 1, move, at }));
+  }
+  events.sort((a, b) => a.at - b.at || a.pi - b.pi || a.n - b.n);
+  for (const p of players) p.stepOf = [0];
+  events.forEach((e, i) => (players[e.pi].stepOf[e.n] = i + 1));
+  const start = startsAt || (events.length ? events[0].at : 0);
+  return { players, events, start };
+}
+
+export class ReplayPage {
+  /** ctx: {conn, h, $, copyLink(url)} */
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.reset();
+    document.addEventListener("keydown", (e) => {
+      if (document.body.dataset.route !== "replay" || !this.data) return;
+      if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT")) return;
+      const keys = {
+        ArrowLeft: () => this.go(this.step - 1),
+        ArrowRight: () => this.go(this.step + 1),
+        Home: () => this.go(0),
+        End: () => this.go(this.data.events.length),
+        " ": () => (this.timer ? this.pause() : this.play()),
+      };
+      if (!keys[e.key]) return;
+      e.preventDefault();
+      keys[e.key]();
+    });
+  }
+
+  reset() {
+    clearInterval(this.timer);
+    this.timer = null;
+    this.id = null;
+    this.rep = null;
+    this.snap = null;
+    this.data = null;
+    this.step = 0;
+    this.error = null;
+    this.verify = null;
+    this.speed = 5;
+    this.boards = [];
+  }
+
+  leave() {
+    for (const b of this.boards) b.board.destroy();
+    this.reset();
+  }
+
+  async open(id, step) {
+    this.leave();
+    this.id = id;
+    this.render();
+    const { conn } = this.ctx;
+    try {
+      const [rep, st] = await Promise.all([conn.request({ t: "replay", race: id }), conn.request({ t: "resync", race: id })]);
+      if (this.id !== id) return;
+      this.rep = rep;
+      this.snap = st.race;
+    } catch (e) {
+      if (e.code === "disconnected") return;
+      this.error = e.code === "race-not-over" ? "This race is not over yet: its replay opens when it ends." : errorText(e);
+      return this.render();
+    }
+    this.data = rebuild(this.rep, this.snap && this.snap.starts_at);
+    this.step = Math.max(0, Math.min(this.data.events.length, Number.isFinite(step) ? step : 0));
+    const commitment = this.snap && this.snap.commitment;
+    if (this.rep.seed && commitment) {
+      sha256Hex(this.rep.seed).then(({ hex, how }) => {
+        this.verify = { ok: hex === commitment, hex, how };
+        const el = document.getElementById("replay-verify");
+        if (el) el.replaceWith(this.verifyEl());
+      });
+    }
+    this.render();
+  }
+
+  /** Moves made by each player after the first `step` events of the timeline. */
+  countsAt(step) {
+    const counts = this.data.players.map(() => 0);
+    for (let i = 0; i < step; i++) counts[this.data.events[i].pi] = this.data.events[i].n;
+    return counts;
+  }
+
+  timeAt(step) {
+    const d = this.data;
+    return step > 0 ? d.events[step - 1].at - d.start : 0;
+  }
+
+  go(step) {
+    const n = this.data ? this.data.events.length : 0;
+    this.step = Math.max(0, Math.min(n, step));
+    if (this.step >= n) this.pause();
+    this.update();
+  }
+
+  play() {
+    if (!this.data || this.timer) return;
+    if (this.step >= this.data.events.length) this.step = 0;
+    let clock = this.timeAt(this.step);
+    let last = performance.now();
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      clock += (now - last) * this.speed;
+      last = now;
+      const ev = this.data.events;
+      let s = this.step;
+      while (s < ev.length && ev[s].at - this.data.start <= clock) s++;
+      if (s !== this.step) this.go(s);
+      if (this.step >= ev.length) this.pause();
+    }, 60);
+    this.update();
+  }
+
+  pause() {
+    clearInterval(this.timer);
+    this.timer = null;
+    const b = document.getElementById("replay-play");
+    if (b) b.textContent = "▶ Play";
+  }
+
+  link() {
+    return `${location.origin}${location.pathname}#replay=${this.id}${this.step ? `&step=${this.step}` : ""}`;
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  verifyEl() {
+    const { h } = this.ctx;
+    const v = this.verify;
+    const d = this.data;
+    const broken = d && d.players.find((p) => p.broken);
+    const homeOk = d && !broken && d.players.every((p) => {
+      const r = (this.rep.ranking || []).find((x) => x.player === p.player);
+      return !r || r.home === p.homes[p.homes.length - 1];
+    });
+    return h(
+      "div",
+      { id: "replay-verify", class: "fair" },
+      h("div", { class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` }, v ? (v.ok ? `✔ sha256(seed) matches the race's commitment (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the commitment`) : "checking sha256(seed)…"),
+      h(
+        "div",
+        { class: `verify ${homeOk ? "ok" : "bad"}`, id: "replay-check" },
+        broken
+          ? `✘ ${broken.name}'s move ${broken.broken.index + 1} (${broken.broken.move}) is not legal in the re-dealt game`
+          : homeOk
+            ? "✔ every board re-dealt from the seed and re-played in your browser reaches the cards home of the ranking"
+            : "✘ a re-played board does not match the ranking",
+      ),
+    );
+  }
+
+  render() {
+    const { h, $ } = this.ctx;
+    const main = $("#main");
+    if (!main || document.body.dataset.route !== "replay") return;
+    for (const b of this.boards) b.board.destroy();
+    this.boards = [];
+    if (this.error || !this.data) {
+      main.replaceChildren(
+        h(
+          "div",
+          { class: "replay" },
+          this.error
+            ? h("div", { class: "panel error-panel" }, h("h2", {}, this.error), h("a", { class: "btn", href: "#/" }, "Lobby"), " ", this.id ? h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live") : null)
+            : h("p", { class: "muted loading" }, "Loading the replay…"),
+        ),
+      );
+      return;
+    }
+    const d = this.data;
+    const n = d.events.length;
+    const slider = h("input", { type: "range", id: "replay-slider", min: 0, max: n, value: this.step, "aria-label": "move", oninput: (e) => this.go(parseInt(e.target.value, 10)) });
+    const controls = h(
+      "div",
+      { class: "replay-controls" },
+      h("button", { class: "btn small", id: "replay-first", title: "to the deal", onclick: () => this.go(0) }, "« Deal"),
+      h("button", { class: "btn small", id: "replay-back", title: "one move back", onclick: () => this.go(this.step - 1) }, "‹ Back"),
+      h("button", { class: "btn small primary", id: "replay-play", onclick: () => (this.timer ? this.pause() : this.play()) }, "▶ Play"),
+      h("button", { class: "btn small", id: "replay-next", title: "one move on", onclick: () => this.go(this.step + 1) }, "Next ›"),
+      h("button", { class: "btn small", id: "replay-last", title: "to the end", onclick: () => this.go(n) }, "End »"),
+      h(
+        "label",
+        { class: "muted small" },
+        "Speed ",
+        h("select", { id: "replay-speed", onchange: (e) => (this.speed = parseFloat(e.target.value)) }, SPEEDS.map((s) => h("option", { value: s, selected: s === this.speed }, `${s}×`))),
+      ),
+      slider,
+      h("span", { id: "replay-pos", class: "replay-pos" }),
+    );
+    const ranking = new Map((this.rep.ranking || []).map((r) => [r.player, r]));
+    const panels = d.players.map((p) => {
+      const r = ranking.get(p.player);
+      const el = h(
+        "section",
+        { class: "replay-player", dataset: { player: p.player } },
+        h("div", { class: "replay-name" }, r ? h("span", { class: "rank" }, `#${r.rank}`) : null, " ", h("b", {}, p.name), " ", h("span", { class: "replay-stat muted small" })),
+        h("div", { class: "replay-last muted small" }),
+        h("div", { class: "replay-board" }),
+        this.chart(p),
+        this.moveList(p),
+      );
+      return { p, el };
+    });
+    const snap = this.snap || {};
+    main.replaceChildren(
+      h(
+        "div",
+        { class: "replay", id: "replay-page" },
+        h(
+          "div",
+          { class: "replay-head" },
+          h("h1", {}, `Replay · ${gameName(this.rep.game)}`),
+          h("div", { class: "muted small" }, `${d.players.length} player${d.players.length > 1 ? "s" : ""} · ${n} moves · ${snap.starts_at ? new Date(snap.starts_at).toLocaleString() : ""}`),
+        ),
+        h("div", { class: "panel replay-bar" }, controls),
+        h("div", { class: `replay-boards ${d.players.length > 1 ? "many" : ""}` }, panels.map((x) => x.el)),
+        h(
+          "div",
+          { class: "panel" },
+          h("h2", {}, "Result"),
+          this.rankingTable(),
+          h("div", {}, "Seed ", h("code", { id: "replay-seed" }, this.rep.seed)),
+          h("div", {}, "Commitment ", h("code", {}, snap.commitment || "—")),
+          this.verifyEl(),
+          h(
+            "div",
+            { class: "result-actions" },
+            h("button", { class: "btn", id: "replay-link", onclick: () => this.ctx.copyLink(this.link()) }, "Copy a link to this move"),
+            h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
+          ),
+        ),
+      ),
+    );
+    for (const { p, el } of panels) {
+      const board = new Board(el.querySelector(".replay-board"), { interactive: false, minCard: 22, maxCard: 70, maxColumnPx: 300 });
+      this.boards.push({ p, el, board, drawn: null });
+    }
+    this.update();
+  }
+
+  rankingTable() {
+    const { h } = this.ctx;
+    const d = this.data;
+    const lastMove = new Map(d.players.map((p) => [p.player, p.moves.length ? p.moves[p.moves.length - 1][1] - d.start : null]));
+    return h(
+      "table",
+      { class: "ranking" },
+      h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves", "Time"].map((x) => h("th", {}, x)))),
+      h(
+        "tbody",
+        {},
+        (this.rep.ranking || []).map((r) => {
+          const t = timeCell(r, lastMove.get(r.player));
+          return h(
+            "tr",
+            {},
+            h("td", {}, r.rank),
+            h("td", { class: "name" }, r.name),
+            h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : r.status === "timeout" ? "time up" : r.status)),
+            h("td", {}, `${r.home}`),
+            h("td", {}, r.moves),
+            h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text),
+          );
+        }),
+      ),
+    );
+  }
+
+  /** The player's moves in words, each a link to that moment (filled when first opened). */
+  moveList(p) {
+    const { h } = this.ctx;
+    const list = h("ol", { class: "replay-moves-list" });
+    const details = h("details", { class: "replay-moves" }, h("summary", {}, `Moves (${p.views.length - 1})`), list);
+    details.addEventListener("toggle", () => {
+      if (!details.open || list.childElementCount) return;
+      const start = this.data.start;
+      list.replaceChildren(
+        ...p.moves.slice(0, p.views.length - 1).map(([move, at], i) => {
+          const before = parseView(p.views[i]);
+          return h(
+            "li",
+            {},
+            h("button", { class: "linkish", dataset: { step: p.stepOf[i + 1] }, onclick: () => (this.pause(), this.go(p.stepOf[i + 1])) }, moveText(move, (pile) => before.piles[pile])),
+            h("span", { class: "muted small" }, ` ${clockText(at - start)}`),
+          );
+        }),
+      );
+    });
+    return details;
+  }
+
+  /** An SVG chart of cards home over the race's time, with a cursor; a click jumps there. */
+  chart(p) {
+    const d = this.data;
+    const end = Math.max(1, d.events.length ? d.events[d.events.length - 1].at - d.start : 1);
+    const W = 300;
+    const H = 40;
+    const pts = [`0,${H}`];
+    p.homes.forEach((home, n) => {
+      if (n === 0) return;
+      const x = ((p.moves[n - 1][1] - d.start) / end) * W;
+      pts.push(`${x.toFixed(1)},${(H - (home / p.total) * H).toFixed(1)}`);
+    });
+    const ns = "http://www.w3.org/2000/svg";
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
+    svg.setAttribute("preserveAspectRatio", "none");
+    svg.setAttribute("class", "replay-chart");
+    svg.setAttribute("aria-label", `${p.name}: cards home over time`);
+    svg.innerHTML = `<polyline points="${pts.join(" ")}" fill="none" stroke="currentColor" stroke-width="1.5" vector-effect="non-scaling-stroke"/><line class="cursor" x1="0" x2="0" y1="0" y2="${H}" vector-effect="non-scaling-stroke"/>`;
+    svg.addEventListener("click", (e) => {
+      const box = svg.getBoundingClientRect();
+      const t = ((e.clientX - box.left) / box.width) * end;
+      let s = 0;
+      while (s < d.events.length && d.events[s].at - d.start <= t) s++;
+      this.pause();
+      this.go(s);
+    });
+    const wrap = document.createElement("div");
+    wrap.className = "replay-chart-wrap";
+    wrap.title = "cards home over time — click to jump";
+    wrap.appendChild(svg);
+    return wrap;
+  }
+
+  update() {
+    const d = this.data;
+    if (!d || !document.getElementById("replay-page")) return;
+    const counts = this.countsAt(this.step);
+    const end = Math.max(1, d.events.length ? d.events[d.events.length - 1].at - d.start : 1);
+    const t = this.timeAt(this.step);
+    for (const b of this.boards) {
+      const n = counts[b.p.pi];
+      const view = b.p.views[n];
+      if (view !== b.drawn) {
+        const last = n > 0 ? b.p.moves[n - 1] : null;
+        const m = last && /^([a-z]+\d*)(?::\d+)?>([a-z]+\d*)$/.exec(last[0]);
+        b.board.marks = new Map(last ? (m ? [[m[1], "last-from"], [m[2], "last-to"]] : [["s", "last-from"]]) : []);
+        b.board.set(view, []);
+        b.drawn = view;
+        const text = last ? `last: ${moveText(last[0], (pile) => parseView(b.p.views[n - 1]).piles[pile])} at ${clockText(last[1] - d.start)}` : "the deal";
+        b.el.querySelector(".replay-last").textContent = text;
+      }
+      b.el.querySelector(".replay-stat").textContent = `${n}/${b.p.views.length - 1} moves · ${b.p.homes[n]}/${b.p.total} home`;
+      const cursor = b.el.querySelector(".replay-chart .cursor");
+      if (cursor) {
+        const x = (t / end) * 300;
+        cursor.setAttribute("x1", x);
+        cursor.setAttribute("x2", x);
+      }
+    }
+    const slider = document.getElementById("replay-slider");
+    if (slider) slider.value = this.step;
+    const pos = document.getElementById("replay-pos");
+    if (pos) pos.textContent = `move ${this.step}/${d.events.length} · ${clockText(t)}`;
+    const playBtn = document.getElementById("replay-play");
+    if (playBtn) playBtn.textContent = this.timer ? "❚❚ Pause" : "▶ Play";
+    const want = `#replay=${this.id}${this.step ? `&step=${this.step}` : ""}`;
+    if (location.hash !== want) history.replaceState(null, "", want);
+  }
+}

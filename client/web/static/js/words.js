@@ -1,0 +1,127 @@
+// Words for people: cards with suit symbols, piles by name, moves in plain
+// English, and the protocol's error and refusal codes as sentences. Nothing
+// the page shows should be an internal code.
+import { SUITS, rankLabel } from "./cards.js";
+
+const PILE_WORDS = { f: "foundation", t: "tableau", r: "reserve" };
+
+/** "9h" -> "9♥", "Tc" -> "10♣". */
+export function cardText(code) {
+  if (!code || code.length !== 2 || !SUITS[code[1]]) return String(code);
+  return `${rankLabel(code)}${SUITS[code[1]]}`;
+}
+
+/** "f0" -> "foundation 1", "t3" -> "tableau 4", "w" -> "waste", "s" -> "stock". */
+export function pileText(name) {
+  if (name === "w") return "waste";
+  if (name === "s") return "stock";
+  const m = /^([a-z]+)(\d+)$/.exec(name || "");
+  if (m && PILE_WORDS[m[1]]) return `${PILE_WORDS[m[1]]} ${parseInt(m[2], 10) + 1}`;
+  return String(name);
+}
+
+/**
+ * A move in words. `cardsOf(pile)` (optional) gives the pile's cards before
+ * the move, so the card moved can be named.
+ */
+export function moveText(move, cardsOf) {
+  if (move === "draw") return "draw from the stock";
+  const m = /^([a-z]+\d*)(?::(\d+))?>([a-z]+\d*)$/.exec(move || "");
+  if (!m) return String(move);
+  const k = m[2] ? parseInt(m[2], 10) : 1;
+  const cards = cardsOf ? cardsOf(m[1]) || [] : [];
+  const first = cards.length >= k ? cards[cards.length - k] : null;
+  let what = k === 1 ? "a card" : `${k} cards`;
+  if (first) what = k === 1 ? cardText(first) : `${cardText(first)} and the ${k - 1} card${k > 2 ? "s" : ""} on it`;
+  return `${what} from ${pileText(m[1])} to ${pileText(m[3])}`;
+}
+
+/** Card codes and pile names inside a server message, in words. */
+export function humanize(text) {
+  return String(text || "")
+    .replace(/\b([A2-9TJQK])([cdhs])\b/g, (_, r, s) => cardText(r + s))
+    .replace(/\b([ftr])(\d+)\b/g, (_, p, n) => pileText(p + n));
+}
+
+const REFUSALS = {
+  "bad-notation": "that is not a move",
+  "no-such-pile": "this game has no such pile",
+  "same-pile": "a card cannot move onto its own pile",
+  "not-available": "that card cannot be moved",
+  "not-accepted": "that pile does not take this card",
+  "stock-empty": "the stock is empty (there is no redeal)",
+};
+
+const ERRORS = {
+  "bad-frame": "The server could not read a message from this page.",
+  "bad-message": "The server refused a malformed request.",
+  "unknown-type": "This server does not know that request.",
+  "hello-first": "Not connected yet.",
+  "bad-version": "This page and the server speak different protocol versions.",
+  "bad-token": "Your session expired: you have a new identity.",
+  "rate-limited": "Too many actions at once: slow down a little.",
+  "unknown-game": "This server does not have that game.",
+  "no-such-race": "There is no such race (it may have expired).",
+  "not-in-race": "You do not have a seat in this race.",
+  "race-full": "This race is full.",
+  "race-started": "This race has already started.",
+  "not-host": "Only the host can start the race.",
+  "not-ready": "Everybody must be ready first.",
+  "too-many-races": "You already sit in too many races.",
+  "race-not-running": "The race is not running.",
+  "game-over": "Your game is over: no more moves.",
+  "out-of-sync": "Your board was out of date: it has been refreshed.",
+  "illegal-move": "That move is not allowed.",
+  "race-not-over": "This race is not over yet.",
+  "private-race": "This race is private: it cannot be watched.",
+  "is-player": "You play in this race, so you cannot watch it.",
+  "daily-open": "Daily challenge boards stay secret until the day closes.",
+  "daily-not-open": "That day has not begun yet.",
+  "daily-done": "You have played today's deal already.",
+  "daily-closing": "The day closes in less than a minute: come back tomorrow.",
+  "daily-busy": "Your attempt is being created: try again.",
+  "no-replay": "That replay is not published.",
+  internal: "The server had a problem: nothing was changed.",
+  timeout: "The server did not answer in time.",
+  disconnected: "The connection was lost.",
+};
+
+/** An error reply (or thrown error) as a sentence. */
+export function errorText(e) {
+  if (!e) return "Something went wrong.";
+  if (e.code === "illegal-move") {
+    const why = REFUSALS[e.reason];
+    // the server's message starts with the move and the code: keep only its explanation
+    const detail = humanize(String(e.message || "").replace(/^illegal move '[^']*' \([\w-]+\):\s*/, ""));
+    return `Not allowed: ${detail || why || "that move breaks the rules"}.`;
+  }
+  if (e.code && ERRORS[e.code]) return ERRORS[e.code];
+  if (e.message) return humanize(e.message);
+  return typeof e === "string" ? humanize(e) : "Something went wrong.";
+}
+
+/** mm:ss (or h:mm:ss) of a duration in ms. */
+export function clockText(ms) {
+  if (ms === null || ms === undefined || !isFinite(ms)) return "—";
+  let s = Math.max(0, Math.round(ms / 100) / 10);
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  const sec = s.toFixed(1).padStart(4, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+/**
+ * The "Time" of a ranking or leaderboard row, with what it measures: the time
+ * to win for a winner, the moment of the finish for one who stopped, the last
+ * move for one whose clock ran out (when known).
+ */
+export function timeCell(r, lastMoveMs) {
+  if (r.won) return { text: clockText(r.time_ms), label: "won in", title: "time from the start to the last card home" };
+  if (r.status === "finished" && r.time_ms !== null && r.time_ms !== undefined)
+    return { text: clockText(r.time_ms), label: "stopped at", title: "time from the start to when the player declared the game finished" };
+  if (lastMoveMs !== null && lastMoveMs !== undefined)
+    return { text: clockText(lastMoveMs), label: "last move", title: "time from the start to the player's last move; the clock ran out" };
+  return { text: "—", label: "time up", title: "the clock ran out" };
+}
