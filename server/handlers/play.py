@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 import msgspec
@@ -72,9 +72,17 @@ class Play:
         view = g.view_text() if msg.view else None
         legal = g.legal_moves() if msg.view else None
 
+        answer = s.later()  # the ack goes out in its place among the connection's replies
+
         def done(reply: MoveReply) -> None:
+            try:
+                _done(reply)
+            finally:
+                answer.settle()
+
+        def _done(reply: MoveReply) -> None:
             if type(reply) is Applied:
-                s.send(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
+                answer(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
                 room = svc.local.get(msg.race)
                 if room is not None and rooms.take_local_progress(room, reply.ver):
                     frame = reply.frame
@@ -89,7 +97,7 @@ class Play:
                 key = (msg.race, pid)
                 if svc.games.get(key) is e:  # the cache ran ahead of Redis: reload next time
                     del svc.games[key]
-                self._answer(s, msg, reply)
+                self._answer(s, msg, reply, answer)
             e.landed()
 
         svc.store.moves.play(
@@ -104,18 +112,25 @@ class Play:
             done,
         )
 
-    def _answer(self, s: Session, msg: m.Move | m.Finish, reply: MoveReply) -> None:
+    def _answer(
+        self,
+        s: Session,
+        msg: m.Move | m.Finish,
+        reply: MoveReply,
+        send: Callable[[bytes], None] | None = None,
+    ) -> None:
         """The client's answer to a reply of the move script that is not a fresh move."""
+        send = s.send if send is None else send
         if isinstance(reply, Duplicate):
             assert isinstance(msg, m.Move)
-            s.send(encode(core.dup_ack(msg.rid, msg.race, msg.move, reply)))
+            send(encode(core.dup_ack(msg.rid, msg.race, msg.move, reply)))
             return
         assert not isinstance(reply, Applied)  # a fresh move or finish is answered by its caller
         error, then_state = core.refusal(msg.rid, reply)
         if error.code == ErrorCode.INTERNAL:
             log.error("move script failed: %s", getattr(reply, "error", reply))
         self.svc.metrics.moves_refused[error.code] += 1
-        s.send(encode(error))
+        send(encode(error))
         if then_state:
             self.svc.spawn(self._send_state(s, msg.race))
 

@@ -15,6 +15,11 @@ control. A client that lets OUTBOUND_QUEUE frames pile up has stopped
 reading: it is closed (1008) instead of buffered for ever; its TCP
 connection is dropped at once, since a close frame could not get through.
 
+Replies go out in request order (docs/protocol.md §1) although a move's ack
+comes back from Redis while a ping or a refusal is answered at once: the
+move takes a slot (`later`) in the connection's ordered reply queue, and
+every frame sent after it waits behind it until it is filled.
+
 """
 
 from __future__ import annotations
@@ -69,6 +74,36 @@ class Outbox:
                 log.exception("flush failed")
 
 
+class Later:
+    """A reply slot in a connection's ordered reply queue (`Conn.later`).
+
+    Called with the reply frame once it is known (or `settle()` when there is
+    none); the frames queued behind it then go out in order. A second call
+    sends like `Conn.send`.
+    """
+
+    __slots__ = ("conn", "frame", "ready")
+
+    def __init__(self, conn: Conn) -> None:
+        self.conn = conn
+        self.frame: bytes | None = None
+        self.ready = False
+
+    def __call__(self, frame: bytes) -> None:
+        if self.ready:
+            self.conn.send(frame)
+            return
+        self.frame = frame
+        self.ready = True
+        self.conn._release()
+
+    def settle(self) -> None:
+        """No reply will come (the request failed unexpectedly): let the frames behind go."""
+        if not self.ready:
+            self.ready = True
+            self.conn._release()
+
+
 class Conn:
     __slots__ = (
         "ws",
@@ -81,6 +116,7 @@ class Conn:
         "metrics",
         "out",
         "outbox",
+        "order",
         "__weakref__",
     )
 
@@ -105,13 +141,49 @@ class Conn:
         self.metrics = metrics
         self.out: list[bytes] | None = None  # frames of this loop iteration, not yet written
         self.outbox = outbox if outbox is not None else Outbox()
+        # The ordered reply queue: while a reply is awaited (`later`), every frame sent after
+        # it waits here behind it, so requests are answered in the order sent.
+        self.order: deque[bytes | Later] | None = None
 
     # --- sending -----------------------------------------------------------------------
+
+    def later(self) -> Later:
+        """A slot for a reply that comes later: frames sent from now on go out after it."""
+        slot = Later(self)
+        order = self.order
+        if order is None:
+            self.order = deque((slot,))
+        else:
+            order.append(slot)
+        return slot
 
     def send(self, frame: bytes) -> None:
         """Queue one binary frame (written at the end of this loop iteration); never blocks, never raises."""
         if self.closed:
             return
+        order = self.order
+        if order:  # a reply sent earlier is still awaited: this frame goes out after it
+            order.append(frame)
+            return
+        self._send(frame)
+
+    def _release(self) -> None:
+        """Send the frames at the head of the reply queue, up to the first reply still awaited."""
+        order = self.order
+        while order:
+            head = order[0]
+            if type(head) is bytes:
+                frame: bytes | None = head
+            else:
+                assert isinstance(head, Later)
+                if not head.ready:
+                    return
+                frame = head.frame
+            order.popleft()
+            if frame is not None and not self.closed:
+                self._send(frame)
+
+    def _send(self, frame: bytes) -> None:
         out = self.out
         if out is None:
             self.out = [frame]
@@ -180,6 +252,7 @@ class Conn:
                 return
         self.closed = True
         self.queue.clear()
+        self.order = None
         if self.metrics is not None:
             self.metrics.closes[code] += 1
         asyncio.get_running_loop().create_task(self._close(code, reason))
