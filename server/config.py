@@ -73,6 +73,17 @@ class Settings:
     outbound_queue: int = field(
         default=256, metadata=_doc("messages queued for a slow client before it is closed", "OUTBOUND_QUEUE")
     )
+    outbound_bytes: int = field(
+        default=262144,
+        metadata=_doc(
+            "bytes a slow client may hold in the server (transport buffer + queue) before it is closed",
+            "OUTBOUND_BYTES",
+        ),
+    )
+    resync_events: int = field(
+        default=256,
+        metadata=_doc("most events in a `state` reply; more missed: the snapshot alone", "RESYNC_EVENTS"),
+    )
     hello_timeout_s: float = field(
         default=10.0, metadata=_doc("seconds a new connection has to say hello", "HELLO_TIMEOUT")
     )
@@ -84,6 +95,12 @@ class Settings:
     )
 
     # --- server-side tuning (not reported to clients)
+    outbound_total: int = field(
+        default=64 * 2**20,
+        metadata=_doc(
+            "bytes all slow clients of a process may hold together; past it the largest backlogs are closed"
+        ),
+    )
     stream_maxlen: int = field(default=1000, metadata=_doc("approximate length cap of a race's event stream"))
     finished_ttl_s: int = field(
         default=30 * 86400, metadata=_doc("how long a finished race (seed, logs) stays in Redis")

@@ -243,7 +243,7 @@ class Play:
                 )
         events = None
         if since is not None:
-            frames = await store.events_since(rid, since)
+            frames = await store.events_since(rid, since, self.svc.settings.resync_events)
             events = [msgspec.Raw(f) for f in frames] if frames is not None else None
         # The events go out as stored (pre-encoded frames, embedded as they are).
         return m.State(

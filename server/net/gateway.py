@@ -40,6 +40,7 @@ from ..core.races import RaceError
 from ..core.session import Session
 from ..metrics import Metrics
 from ..service import Service
+from .backlog import Backlog
 from .broadcast import broadcast_latest
 from .conn import Conn, Outbox
 from .http import Http
@@ -63,7 +64,7 @@ class Gateway:
         self.per_addr: dict[str, int] = {}
         self.conns: set[Conn] = set()
         self.server: Server | None = None
-        self.outbox = Outbox()
+        self.outbox = Outbox(Backlog(settings.outbound_total))
         self.http = Http(settings, service.store, metrics)
         service.broadcast_latest = self._broadcast_latest
         self.trusted = [
@@ -133,7 +134,14 @@ class Gateway:
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, st.sndbuf)
                 except OSError:
                     pass
-        conn = Conn(ws, addr, outbound_queue=st.outbound_queue, metrics=self.metrics, outbox=self.outbox)
+        conn = Conn(
+            ws,
+            addr,
+            outbound_queue=st.outbound_queue,
+            outbound_bytes=st.outbound_bytes,
+            metrics=self.metrics,
+            outbox=self.outbox,
+        )
         link = Inbound(conn, RateLimit(st.rate, st.burst))
         count = self.per_addr.get(addr, 0) + 1
         self.per_addr[addr] = count
@@ -160,6 +168,7 @@ class Gateway:
                 link.timer.cancel()
                 link.timer = None
             self.conns.discard(conn)
+            self.outbox.backlog.forget(conn)
             self.metrics.connections -= 1
             left = self.per_addr.get(addr, 1) - 1
             if left:

@@ -283,9 +283,12 @@ class Store:
             pipe.hmget(player_key(rid, pid), "n", "pos")
         return [(int(n or 0), pos) for n, pos in await pipe.execute()]
 
-    async def events_since(self, rid: str, since: int) -> list[bytes] | None:
-        """Frames of the race events after version `since`, or None if the stream lost some."""
-        entries = await self.redis.xrange(stream_key(rid), min=f"{since + 1}-0", max="+")
+    async def events_since(self, rid: str, since: int, limit: int | None = None) -> list[bytes] | None:
+        """Frames of the race events after version `since`; None if the stream lost some, or over `limit`."""
+        count = None if limit is None else limit + 1
+        entries = await self.redis.xrange(stream_key(rid), f"{since + 1}-0", "+", count)
+        if limit is not None and len(entries) > limit:
+            return None
         if entries:
             first = int(entries[0][0].split(b"-")[0])
             if first != since + 1:
