@@ -109,7 +109,7 @@ async def test_stalled_resync_clients_keep_memory_bounded(serve_process, fast_se
         closes = metric(url, 'solrace_closes_total{code="1008"}')
         socks = [await stalled_client(port, rid, since, 55) for _ in range(20)]
         await until(
-            lambda: metric(url, 'solrace_closes_total{code="1008"}') >= closes + 20,
+            lambda closes=closes: metric(url, 'solrace_closes_total{code="1008"}') >= closes + 20,
             what="the 20 stalled clients closed",
         )
         for s in socks:
