@@ -90,11 +90,34 @@ class Settings:
     session_ttl_s: int = field(
         default=7 * 86400, metadata=_doc("lifetime of a session token, renewed at each hello", "SESSION_TTL")
     )
+    fresh_session_ttl_s: int = field(
+        default=6 * 3600,
+        metadata=_doc(
+            "lifetime of a session whose player never took a seat (then SESSION_TTL)", "FRESH_SESSION_TTL"
+        ),
+    )
+    new_sessions_per_min: int = field(
+        default=30,
+        metadata=_doc(
+            "sessions one client address may create per minute, all processes (0: no limit)",
+            "NEW_SESSIONS_PER_MIN",
+        ),
+    )
     max_conn_per_addr: int = field(
-        default=64, metadata=_doc("open connections per client address (per process)", "MAX_CONN_PER_ADDR")
+        default=64,
+        metadata=_doc(
+            "open connections per client address, all processes (counted in Redis)", "MAX_CONN_PER_ADDR"
+        ),
     )
 
     # --- server-side tuning (not reported to clients)
+    limit_exempt: str = field(
+        default="127.0.0.0/8,::1",
+        metadata=_doc(
+            "comma-separated addresses or networks exempt from NEW_SESSIONS_PER_MIN (local tools: bench, "
+            "bots on the server's machine); empty: none"
+        ),
+    )
     outbound_total: int = field(
         default=64 * 2**20,
         metadata=_doc(

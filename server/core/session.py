@@ -39,7 +39,18 @@ class _Now:
 
 
 class Session:
-    __slots__ = ("send", "later", "transport", "pid", "name", "races", "spectating", "quick", "__weakref__")
+    __slots__ = (
+        "send",
+        "later",
+        "transport",
+        "addr",
+        "pid",
+        "name",
+        "races",
+        "spectating",
+        "quick",
+        "__weakref__",
+    )
 
     def __init__(
         self,
@@ -51,6 +62,7 @@ class Session:
         # A slot for a reply known later (the ack of a move): frames sent after it wait for it.
         self.later: Callable[[], Reply] = later if later is not None else partial(_Now, send)
         self.transport = transport  # the connection itself (server/net/conn.py), for broadcasts
+        self.addr = ""  # the client's address (per-address limits)
         self.pid: str | None = None  # set by hello
         self.name = ""
         self.races: set[str] = set()  # races where this connection receives member events

@@ -39,6 +39,7 @@ class Inbound:
     def __init__(self, conn: Conn, rate: RateLimit) -> None:
         self.conn = conn
         self.session = Session(conn.send, conn, conn.later)
+        self.session.addr = conn.addr
         self.rate = rate
         self.inq: deque[bytes | str] | None = None  # created when a frame has to wait
         self.busy = False  # a job runs: new frames wait in inq
