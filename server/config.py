@@ -45,8 +45,10 @@ class Settings:
     max_frame: int = field(
         default=4096, metadata=_doc("largest inbound frame in bytes; larger closes with 1009", "MAX_FRAME")
     )
-    rate: int = field(default=30, metadata=_doc("message credits per second per connection", "RATE"))
-    burst: int = field(default=60, metadata=_doc("message credits a connection may bank", "BURST"))
+    rate: int = field(
+        default=30, metadata=_doc("message credits per second per player (shared by its connections)", "RATE")
+    )
+    burst: int = field(default=60, metadata=_doc("message credits a player may bank", "BURST"))
     max_name: int = field(default=24, metadata=_doc("longest display name, characters", "MAX_NAME"))
     max_seats: int = field(default=8, metadata=_doc("most seats in a race", "MAX_SEATS"))
     time_limit_min_s: int = field(
@@ -102,6 +104,10 @@ class Settings:
             "sessions one client address may create per minute, all processes (0: no limit)",
             "NEW_SESSIONS_PER_MIN",
         ),
+    )
+    max_conn_per_player: int = field(
+        default=8,
+        metadata=_doc("open connections per player, all processes (counted in Redis)", "MAX_CONN_PER_PLAYER"),
     )
     max_conn_per_addr: int = field(
         default=64,

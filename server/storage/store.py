@@ -27,6 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import redis.asyncio as aioredis
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
@@ -351,10 +352,12 @@ class Store:
         return sorted(live)
 
     async def add_seat(self, pid: str, rid: str) -> None:
+        """Seat `pid` in `rid`; its connections on every process learn it (a `seated` notice)."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.sadd(seats_key(pid), rid)
         pipe.expire(seats_key(pid), self.settings.session_ttl_s)
         await pipe.execute()
+        await self.redis.publish(player_channel(pid), msgspec.msgpack.encode({"t": "seated", "race": rid}))
         await self.sessions.keep(pid)
 
     async def remove_seat(self, pid: str, rid: str) -> None:
