@@ -115,6 +115,7 @@ class Conn:
         "addr",
         "queue",
         "queued",
+        "lagging",
         "limit",
         "max_bytes",
         "high",
@@ -141,6 +142,7 @@ class Conn:
         self.addr = addr
         self.queue: deque[bytes] = deque()
         self.queued = 0  # bytes in `queue`
+        self.lagging = False  # its backlog is reported to the process-wide bound
         self.limit = outbound_queue
         self.max_bytes = outbound_bytes  # OUTBOUND_BYTES: transport buffer + queue; 0: no bound
         # Direct writes only while the transport buffer is below websockets' own
@@ -235,7 +237,11 @@ class Conn:
                 self.closed = True
                 return
             if buffered:  # the socket lags: its backlog counts towards OUTBOUND_TOTAL
+                self.lagging = True
                 self.outbox.backlog.report(self, buffered + len(data))
+            elif self.lagging:  # caught up
+                self.lagging = False
+                self.outbox.backlog.report(self, 0)
             return
         queued = self.queued
         for f in out:
@@ -245,6 +251,7 @@ class Conn:
                 return
             self.queue.append(f)
         self.queued = queued
+        self.lagging = True
         self.outbox.backlog.report(self, buffered + queued)
         if self.is_closed():  # closed for the process-wide bound
             return
