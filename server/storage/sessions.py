@@ -59,6 +59,9 @@ return total
 """
 
 NEW_SESSION_WINDOW_MS = 60_000
+# The session key's value is the player id, followed by this until the player's first seat
+# (read with the id at each hello: no second round trip to learn which lifetime applies).
+FRESH = " fresh"
 
 
 def _text(v: bytes | str | None) -> str | None:
@@ -101,7 +104,7 @@ class Sessions:
         token = secrets.token_urlsafe(32)
         key = session_key(token)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.set(key, pid, ex=self.fresh_ttl)
+        pipe.set(key, pid + FRESH, ex=self.fresh_ttl)
         pipe.hset(profile_key(pid), mapping={"name": name, "sess": key})
         pipe.expire(profile_key(pid), self.fresh_ttl)
         await pipe.execute()
@@ -110,22 +113,21 @@ class Sessions:
     async def resume_session(self, token: str, name: str | None) -> tuple[str, str] | None:
         """(player id, name) for a valid token, renewing its TTL; None if unknown/expired."""
         key = session_key(token)
-        pid_s = _text(await self.redis.get(key))
-        if pid_s is None:
+        value = _text(await self.redis.get(key))
+        if value is None:
             return None
+        fresh = value.endswith(FRESH)
+        pid_s = value[: -len(FRESH)] if fresh else value
+        ttl = self.fresh_ttl if fresh else self.ttl
         profile = profile_key(pid_s)
         pipe = self.redis.pipeline(transaction=False)
         if name is not None:
             pipe.hset(profile, "name", name)
-        pipe.hmget(profile, "name", "seated", "sess")
-        stored, seated, fresh = (await pipe.execute())[-1]
-        # Fresh until the first seat (a session older than that rule has no "sess": kept).
-        ttl = self.fresh_ttl if fresh is not None and seated is None else self.ttl
-        pipe = self.redis.pipeline(transaction=False)
+        pipe.hget(profile, "name")
         pipe.expire(key, ttl)
         pipe.expire(profile, ttl)
         pipe.expire(seats_key(pid_s), ttl)
-        await pipe.execute()
+        stored = (await pipe.execute())[-4]
         return pid_s, (text_or_none(stored) or name or "player")
 
     async def keep(self, pid: str) -> None:
@@ -136,7 +138,7 @@ class Sessions:
         key = _text(await self.redis.hget(profile, "sess"))
         pipe = self.redis.pipeline(transaction=False)
         if key is not None:
-            pipe.expire(key, self.ttl)
+            pipe.set(key, pid, xx=True, ex=self.ttl)  # no longer fresh
         pipe.expire(profile, self.ttl)
         await pipe.execute()
 
