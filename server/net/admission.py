@@ -77,30 +77,34 @@ class Admission:
             return False, False
         return await self._count(addr, 1) <= limit, True
 
-    async def disconnect(self, addr: str, counted: bool) -> None:
+    async def disconnect(self, addr: str, counted: bool, player: str | None) -> None:
+        """The connection from `addr` (past hello as `player`, if given) is gone."""
         left = self.per_addr.get(addr, 1) - 1
         if left:
             self.per_addr[addr] = left
         else:
             self.per_addr.pop(addr, None)
-        if counted:
-            await self._count(addr, -1)
+        gone = [addr] if counted else []
+        if player is not None:
+            gone.append(player_key(player))
+            left = self.player_conns.get(player, 1) - 1
+            if left:
+                self.player_conns[player] = left
+            else:
+                self.player_conns.pop(player, None)
+                self.player_rates.pop(player, None)
+        if gone:
+            try:
+                await self.sessions.conns_closed(gone)  # one round trip for both counts
+            except Exception:
+                log.warning("could not count connections in Redis", exc_info=True)
 
     # --- per player -------------------------------------------------------------------------------
 
     async def player_joined(self, pid: str) -> tuple[RateLimit, bool]:
-        """A connection said hello as `pid`: (the player's rate credits, admitted); `player_left` it in any case."""
+        """A connection said hello as `pid`: (the player's rate credits, admitted); `disconnect` says when it left."""
         self.player_conns[pid] = self.player_conns.get(pid, 0) + 1
         rate = self.player_rates.get(pid)
         if rate is None:
             rate = self.player_rates[pid] = RateLimit(self.settings.rate, self.settings.burst)
         return rate, await self._count(player_key(pid), 1) <= self.settings.max_conn_per_player
-
-    async def player_left(self, pid: str) -> None:
-        left = self.player_conns.get(pid, 1) - 1
-        if left:
-            self.player_conns[pid] = left
-        else:
-            self.player_conns.pop(pid, None)
-            self.player_rates.pop(pid, None)
-        await self._count(player_key(pid), -1)

@@ -174,9 +174,7 @@ class Gateway:
             self.conns.discard(conn)
             self.outbox.backlog.forget(conn)
             self.metrics.connections -= 1
-            await self.admission.disconnect(addr, counted)
-            if link.player is not None:
-                await self.admission.player_left(link.player)
+            await self.admission.disconnect(addr, counted, link.player)
             try:
                 await self.service.disconnect(link.session)
             except Exception:

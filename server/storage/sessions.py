@@ -48,7 +48,7 @@ for i = 1, #all, 2 do
   if string.sub(field, -2) ~= ':t' then
     local until_ms = tonumber(redis.call('HGET', KEYS[1], field .. ':t') or '0')
     if until_ms > now then
-      total = total + tonumber(all[i + 1])
+      total = total + math.max(0, tonumber(all[i + 1]))
     else
       redis.call('HDEL', KEYS[1], field, field .. ':t')
     end
@@ -148,6 +148,16 @@ class Sessions:
         """Add `delta` to this process's open connections from `addr`; the total over all processes."""
         args: list[Any] = [self.proc, delta, int(time.time() * 1000), self.conn_ttl_ms]
         return int(await self._conn_count(keys=[conns_key(addr)], args=args))
+
+    async def conns_closed(self, names: list[str]) -> None:
+        """One connection less for each of these (addresses, "player PID"), in one round trip.
+
+        A count left at 0 is dropped by the next `conn_count` of that name, or expires.
+        """
+        pipe = self.redis.pipeline(transaction=False)
+        for name in names:
+            pipe.hincrby(conns_key(name), self.proc, -1)
+        await pipe.execute()
 
     async def heartbeat(self, addrs: list[str]) -> None:
         """Keep this process's counts of these addresses alive (call well within conn_ttl_ms)."""
