@@ -71,7 +71,7 @@ class Service:
         self.disconnect_hooks: list[Callable[[Session], Awaitable[None]]] = []
         # hello's token -> (player, name); accounts (server/handlers/accounts.py) wrap it.
         self.resume: Callable[[Session, str, str | None], Awaitable[tuple[str, str] | None]] = (
-            lambda _s, token, name: store.resume_session(token, name)
+            lambda _s, token, name: store.sessions.resume_session(token, name)
         )
         self.bus_hooks: dict[bytes, Callable[[bytes, bytes], None]] = {}  # channel prefix -> handler
         # A coalescible frame (spectator boards) to many sessions: the gateway puts its

@@ -147,7 +147,7 @@ class AccountHandlers:
         return m.Account(rid=msg.rid, player=login.player, name=login.name, token=login.token)
 
     async def login(self, s: Session, msg: m.Login) -> m.Account:
-        address = str(getattr(s.transport, "addr", "") or "?")
+        address = s.addr or "?"
         try:
             login = await self.accounts.login(msg.name, msg.password, address)
         except AccountError as exc:
