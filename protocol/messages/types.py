@@ -343,6 +343,7 @@ class RaceSummary(Nested):
     starts_at: int | None
     deadline: int | None
     spectators: int
+    rated: bool = False  # a rated race (docs/protocol.md §9)
 
 
 class BoardView(Nested):

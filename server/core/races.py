@@ -382,4 +382,5 @@ def summary(race: Race) -> dict[str, Any]:
         "starts_at": race.starts_at,
         "deadline": race.deadline,
         "spectators": max(0, race.spectators),
+        "rated": race.rated,
     }

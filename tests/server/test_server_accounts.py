@@ -225,6 +225,8 @@ async def test_rated_races_are_for_accounts_only(app):
     assert snap["rated"] is True and snap["time_limit_s"] == app.settings.time_limit_s
     rid = snap["race"]
     assert (await guest.request("join", race=rid))["code"] == "not-logged-in"
+    listed = (await guest.request("races"))["races"]
+    assert [r.get("rated") for r in listed if r["race"] == rid] == [True]
     assert (await ada.request("ready", race=rid))["t"] == "race"
     assert (await ada.request("start", race=rid))["code"] == "not-rateable"
     await asyncio.gather(ada.close(), guest.close())

@@ -278,7 +278,7 @@ function raceListEl() {
         h(
           "tr",
           { dataset: { race: r.race } },
-          h("td", {}, gameName(r.game)),
+          h("td", {}, gameName(r.game), r.rated ? h("span", { class: "pill rated" }, "rated") : null),
           h(
             "td",
             {},
