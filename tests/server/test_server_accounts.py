@@ -275,3 +275,33 @@ async def test_rated_quick_match_and_rating_across_two_processes(serve_process):
         rating = next(g for g in prof["ratings"] if g["game"] == GAME)
         assert rating["rating"]["races"] == 1 and [r["race"] for r in rating["history"]] == [rid]
     await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_rating_board_top_and_around_me(app):
+    url = app.ws_url
+    ada, bob = await account(url, "ada"), await account(url, "bob")
+    guest = await player(url, "guest")
+    # Twelve duels, two days apart (the fairness rule weighs each fully): Ada wins them all.
+    day = 86_400_000
+    start = app.service.now_ms() - 30 * day
+    for i in range(12):
+        await app.ratings.record_race(
+            GAME,
+            f"duel-{i}",
+            [Entrant(ada.player, "sa", 1), Entrant(bob.player, "sb", 2)],
+            ended_ms=start + 2 * i * day,
+        )
+    board = await bob.request("rating_board", game=GAME, top=1, around=1)
+    assert board["t"] == "rating_board" and board["count"] == 2
+    assert [(e["rank"], e["name"]) for e in board["top"]] == [(1, "ada")]
+    assert board["me"]["name"] == "bob" and board["me"]["rank"] == 2 and board["me"]["races"] == 12
+    assert [e["name"] for e in board["around"]] == ["ada", "bob"]
+    assert board["top"][0]["rating"] > board["me"]["rating"]
+    mine = await guest.request("rating_board", game=GAME)
+    assert mine["me"] is None and [e["name"] for e in mine["top"]] == ["ada", "bob"]
+    assert (await guest.request("rating_board", game="no-such-game"))["code"] == "unknown-game"
+    prof = await guest.request("profile", player=ada.player)
+    rating = next(g for g in prof["ratings"] if g["game"] == GAME)
+    assert rating["rating"]["provisional"] is False and len(rating["history"]) == 12
+    assert (await guest.request("profile"))["code"] == "no-such-account"
+    await asyncio.gather(ada.close(), bob.close(), guest.close())
