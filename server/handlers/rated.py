@@ -33,6 +33,7 @@ from protocol.messages import ErrorCode, RaceStatus
 from ..core import checks as check
 from ..core import privacy
 from ..core import races as R
+from ..core import rated as rated_rules
 from ..core.races import RaceError
 from ..core.session import Session
 from ..ratings import Accounts, Entrant, Pool, RaceOutcome, RatingError, Ratings, Waiting
@@ -48,38 +49,6 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("solrace.rated")
 
 encode = m.encode
-
-REPAIR_GRACE_MS = 60_000  # after its deadline, a rated race still pending is rated by any process
-LOBBY_RECHECK_MS = 300_000  # a rated race still in its lobby is looked at again this much later
-
-
-def check_at(race: R.Race, now: int) -> int:
-    """When a pending rated race is worth checking (again)."""
-    if race.deadline is not None:
-        return max(race.deadline + REPAIR_GRACE_MS, now + REPAIR_GRACE_MS)
-    return now + LOBBY_RECHECK_MS
-
-
-def seat_rated(race: R.Race, player: str, name: str, session: str) -> R.Race:
-    """`races.join` for a rated race: the seat also records the login session."""
-    new = R.join(race, player, name)
-    if new is race:
-        return race
-    seat = new.seat_of(player)
-    assert seat is not None
-    seat.session = session
-    return new
-
-
-def entrants(race: R.Race) -> list[Entrant]:
-    """The players of a finished rated race as the rating wants them."""
-    session = {p.player: p.session for p in race.players}
-    # A seat without a recorded session (its pool entry's session expired) stands for itself:
-    # the accounts are distinct anyway.
-    return [
-        Entrant(row["player"], session.get(row["player"]) or "seat:" + row["player"], int(row["rank"]))
-        for row in race.ranking or []
-    ]
 
 
 def change_event(outcome: RaceOutcome) -> m.RatingChange:
@@ -161,7 +130,7 @@ class RatedHandlers:
         race.players[0].session = li.session
         if race.private:
             race.invite = new_invite()
-        await self.pending.add(race.game, race.race, check_at(race, now))
+        await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
         return await lobby._publish_new(s, msg, race, now)
 
     async def join(self, s: Session, msg: m.Join) -> m.RaceSnapshot:
@@ -174,7 +143,7 @@ class RatedHandlers:
         privacy.check_join(race, li.player, msg.invite)
         if race.seat_of(li.player) is None:
             await lobby._seat_limit(li.player)
-        race = await lobby.mutate(rid, lambda r, now: seat_rated(r, li.player, li.name, li.session))
+        race = await lobby.mutate(rid, lambda r, now: rated_rules.seat(r, li.player, li.name, li.session))
         await self.svc.store.add_seat(li.player, rid)
         self.svc.add_member(s, race)
         return snapshot_reply(msg, race, li.player)
@@ -273,7 +242,7 @@ class RatedHandlers:
         for pid in pids:
             for c in svc.players.get(pid, ()):
                 self.waiting.get(c, set()).discard(game)
-        await self.pending.add(race.game, race.race, check_at(race, now))
+        await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
         await svc.lobby._publish_new(None, None, race, now)
         notice = encode({"t": "seated", "race": race.race})
         for pid in pids:
@@ -290,7 +259,7 @@ class RatedHandlers:
         tell its players (the call that applied it does); None if it cannot be rated."""
         try:
             outcome = await self.ratings.record_race(
-                race.game, race.race, entrants(race), ended_ms=race.ended
+                race.game, race.race, [Entrant(*e) for e in rated_rules.entrants(race)], ended_ms=race.ended
             )
         except RatingError as exc:
             log.warning("rated race %s was not rated: %s", race.race, exc.message)
@@ -314,7 +283,7 @@ class RatedHandlers:
             elif race.status == RaceStatus.FINISHED:
                 await self.rate(race)
             else:
-                await self.pending.add(game, rid, check_at(race, now))
+                await self.pending.add(game, rid, rated_rules.check_at(race, now))
 
 
 def install(svc: Service, accounts: Accounts, ratings: Ratings, pool: Pool, daily: Any) -> RatedHandlers:

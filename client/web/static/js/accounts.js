@@ -195,6 +195,8 @@ export class AccountPage {
             e.target.reset();
           },
         },
+        // the account's name, for password managers (and the accessibility of password forms)
+        h("input", { name: "username", autocomplete: "username", value: (this.ctx.conn.welcome && this.ctx.conn.welcome.name) || "", hidden: true, readonly: true }),
         h("input", { name: "old", type: "password", placeholder: "current password", autocomplete: "current-password", required: true }),
         h("input", { name: "new", type: "password", placeholder: "new password", autocomplete: "new-password", required: true, minlength: 8 }),
         h("button", { class: "btn small", type: "submit" }, "Change password"),
