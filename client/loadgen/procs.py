@@ -164,6 +164,25 @@ class Proc:
             self.tmp.cleanup()
 
 
+@dataclass
+class Watched:
+    """Processes watched but not started here (the server's redis-server during the baseline)."""
+
+    named: dict[str, int]
+
+    @property
+    def pid(self) -> int:
+        return next(iter(self.named.values()))
+
+    def pids(self) -> dict[str, int]:
+        return dict(self.named)
+
+    cpu = Proc.cpu
+    runq_wait = Proc.runq_wait
+    syscalls = Proc.syscalls
+    rss = Proc.rss
+
+
 _URL = re.compile(rb"ws://([0-9.]+):([0-9]+)")
 
 
