@@ -32,6 +32,7 @@ from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
 from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import PositionCache, revealed_text
+from ..storage.positions import snapshot_due
 from .lobby import race_id
 from .runtime import Runtime
 
@@ -97,7 +98,8 @@ class Play:
             pid,
             msg.n,
             msg.move,
-            e.pos.encode(msg.move),
+            # The log is the truth; the position is stored only as a snapshot every few moves.
+            e.pos.encode() if snapshot_due(msg.n + 1) else b"",
             res.cards_home,
             res.won,
             revealed_text(res.revealed),

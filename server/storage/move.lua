@@ -8,7 +8,9 @@
 --       3 move log {race:ID}:log:PID, 4 event stream {race:ID}:ev
 -- ARGV: 1 kind: 'm' move | 'f' declare finished | 'd' re-ack a duplicate only
 --       2 n (the count the client believes it has made)   3 move notation
---       4 new position (compact)   5 cards home after the move   6 won '1'|'0'
+--       4 the position after the move (compact), or '' (only every few moves: the
+--         log is the truth, the position a snapshot of it, see positions.py)
+--       5 cards home after the move   6 won '1'|'0'
 --       7 revealed cards as text ("w:7c t3:Kd")   8 race id   9 player id
 --       10 pub/sub channel   11 stream MAXLEN (approximate)
 --       12 ('m' only) the progress frame up to its version: a MessagePack map of
@@ -55,8 +57,13 @@ if kind == 'm' then
   -- The log entry keeps the cards home after the move: the ranking needs
   -- the earliest time the final count was reached.
   redis.call('RPUSH', KEYS[3], now .. ' ' .. home .. ' ' .. ARGV[3])
-  redis.call('HSET', KEYS[2], 'n', n, 'pos', ARGV[4], 'home', home,
-             'last', ARGV[3], 'rev', ARGV[7], 'mt', now)
+  if ARGV[4] == '' then
+    redis.call('HSET', KEYS[2], 'n', n, 'home', home, 'last', ARGV[3], 'rev', ARGV[7], 'mt', now)
+  else
+    -- A snapshot of the position (every few moves; the log after it replays the rest).
+    redis.call('HSET', KEYS[2], 'n', n, 'home', home, 'last', ARGV[3], 'rev', ARGV[7], 'mt', now,
+               'pos', ARGV[4], 'pn', n)
+  end
   if ARGV[6] == '1' then status = 'won' end
 else
   home = tonumber(redis.call('HGET', KEYS[2], 'home'))

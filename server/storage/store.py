@@ -53,7 +53,7 @@ from .keys import (
     valid_race_id,
 )
 from .moves import MovePipe
-from .positions import decode_position
+from .positions import encode_position, replay
 from .records import race_fields, race_from_load, text_or_none
 from .resp import Pipe, Subscriber
 from .scripts import COMMIT, LOAD, MOVE, QUICK
@@ -66,16 +66,17 @@ OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
 
 @dataclass(slots=True)
 class PlayerGame:
-    """A player's stored game in a started race (the player hash)."""
+    """A player's stored game in a started race: the player hash and the log after its snapshot."""
 
     n: int  # moves made
     home: int  # cards home
     status: str
-    pos: bytes  # compact position (positions.encode_position)
+    pos: bytes  # compact position snapshot (positions.encode_position) ...
+    since: list[bytes]  # ... and the move log entries after it
     last: str  # the last move applied
 
     def game(self) -> Any:
-        return decode_position(self.pos)
+        return replay(self.pos, self.since)
 
 
 @dataclass(slots=True)
@@ -87,16 +88,17 @@ class PlayerLoad:
     game: PlayerGame | None  # None before the start
 
 
-def _player_game(h: dict[bytes, bytes]) -> PlayerGame | None:
+def _player_game(h: dict[bytes, bytes], since: list[bytes]) -> PlayerGame | None:
+    """The hash and the log entries after its snapshot (`pn`); the log is the truth: a move
+    that landed between the two reads is in `since` and not yet in the hash's fields."""
     if not h:
         return None
-    return PlayerGame(
-        n=int(h[b"n"]),
-        home=int(h.get(b"home") or 0),
-        status=h[b"status"].decode(),
-        pos=h[b"pos"],
-        last=(h.get(b"last") or b"").decode(),
-    )
+    n, home, last = int(h[b"n"]), int(h.get(b"home") or 0), (h.get(b"last") or b"").decode()
+    if since:
+        n = int(h.get(b"pn") or 0) + len(since)
+        _at, home_s, move = since[-1].split(b" ", 2)
+        home, last = int(home_s), move.decode()
+    return PlayerGame(n=n, home=home, status=h[b"status"].decode(), pos=h[b"pos"], since=since, last=last)
 
 
 class Conflict(Exception):
@@ -246,9 +248,19 @@ class Store:
         pipe.hmget(race_key(rid), "status", "players")
         pipe.hgetall(player_key(rid, pid))
         (status, players), player = await pipe.execute()
+        since = await self._since_snapshot(rid, pid, player)
         return PlayerLoad(
-            status=text_or_none(status), seated=pid.encode() in (players or b""), game=_player_game(player)
+            status=text_or_none(status),
+            seated=pid.encode() in (players or b""),
+            game=_player_game(player, since),
         )
+
+    async def _since_snapshot(self, rid: str, pid: str, h: dict[bytes, bytes]) -> list[bytes]:
+        """The move log entries after the position snapshot of player hash `h`."""
+        if not h or b"pos" not in h or b"pn" not in h:
+            return []  # (a game stored before snapshots: its `pos` is at `n`, nothing to replay)
+        entries: list[bytes] = await self.redis.lrange(log_key(rid, pid), int(h.get(b"pn") or 0), -1)
+        return entries
 
     async def race_counts(self) -> dict[str, int]:
         """Live races by status, counted cluster-wide from the public index and the timers."""
@@ -277,11 +289,27 @@ class Store:
         return out
 
     async def positions(self, rid: str, pids: list[str]) -> list[tuple[int, bytes | None]]:
-        """(n, compact position) of each player (spectator boards); see decode_position."""
+        """(n, compact position) of each player (spectator boards); see decode_position.
+
+        The stored snapshot, brought up to date with the log entries after it."""
         pipe = self.redis.pipeline(transaction=False)
         for pid in pids:
-            pipe.hmget(player_key(rid, pid), "n", "pos")
-        return [(int(n or 0), pos) for n, pos in await pipe.execute()]
+            pipe.hmget(player_key(rid, pid), "n", "pos", "pn")
+        snaps = await pipe.execute()
+        # Without `pn`, a game stored before snapshots: its `pos` is at `n`, nothing to replay.
+        pipe = self.redis.pipeline(transaction=False)
+        for pid, (_n, _pos, pn) in zip(pids, snaps):
+            if pn is not None:
+                pipe.lrange(log_key(rid, pid), int(pn), -1)
+        logs = iter(await pipe.execute())
+        out: list[tuple[int, bytes | None]] = []
+        for n, pos, pn in snaps:
+            if pn is None or pos is None:
+                out.append((int(n or 0), pos))
+                continue
+            since = next(logs)
+            out.append((int(pn) + len(since), encode_position(replay(pos, since)) if since else pos))
+        return out
 
     async def events_since(self, rid: str, since: int) -> list[bytes] | None:
         """Frames of the race events after version `since`, or None if the stream lost some."""
