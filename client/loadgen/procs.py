@@ -97,24 +97,11 @@ def raise_nofile(want: int) -> int:
     return target
 
 
-@dataclass
-class Proc:
-    """A server subprocess: its pid, URL and any helper pids (redis-server)."""
-
-    name: str
-    popen: subprocess.Popen
-    host: str
-    port: int
-    extra: dict[str, int] = field(default_factory=dict)  # name -> pid (e.g. redis-server)
-    tmp: tempfile.TemporaryDirectory | None = None
-    log: Path | None = None
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
+class Readings:
+    """/proc readings of a set of named processes (`pids()`)."""
 
     def pids(self) -> dict[str, int]:
-        return {self.name: self.pid, **self.extra}
+        raise NotImplementedError
 
     def cpu(self) -> dict[str, float]:
         out = {}
@@ -152,6 +139,26 @@ class Proc:
                 out[n] = 0
         return out
 
+
+@dataclass
+class Proc(Readings):
+    """A server subprocess: its pid, URL and any helper pids (redis-server)."""
+
+    name: str
+    popen: subprocess.Popen[bytes]
+    host: str
+    port: int
+    extra: dict[str, int] = field(default_factory=dict)  # name -> pid (e.g. redis-server)
+    tmp: tempfile.TemporaryDirectory[str] | None = None
+    log: Path | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def pids(self) -> dict[str, int]:
+        return {self.name: self.pid, **self.extra}
+
     def stop(self, timeout: float = 10.0) -> None:
         if self.popen.poll() is None:
             self.popen.send_signal(signal.SIGTERM)
@@ -165,7 +172,7 @@ class Proc:
 
 
 @dataclass
-class Watched:
+class Watched(Readings):
     """Processes watched but not started here (the server's redis-server during the baseline)."""
 
     named: dict[str, int]
@@ -177,11 +184,6 @@ class Watched:
     def pids(self) -> dict[str, int]:
         return dict(self.named)
 
-    cpu = Proc.cpu
-    runq_wait = Proc.runq_wait
-    syscalls = Proc.syscalls
-    rss = Proc.rss
-
 
 _URL = re.compile(rb"ws://([0-9.]+):([0-9]+)")
 
@@ -191,7 +193,7 @@ def _start(
     argv: list[str],
     timeout: float,
     env: dict[str, str] | None = None,
-    tmp: tempfile.TemporaryDirectory | None = None,
+    tmp: tempfile.TemporaryDirectory[str] | None = None,
 ) -> Proc:
     logdir = Path(tmp.name) if tmp is not None else Path(tempfile.gettempdir())
     log = logdir / f"{name}.stderr.log"
