@@ -126,6 +126,8 @@ def position_text(data: bytes) -> str:
 
 
 def revealed_text(revealed: tuple[tuple[str, str], ...]) -> str:
+    if not revealed:  # most moves reveal nothing: no generator, no join (0.1 vs 0.4 µs)
+        return ""
     return " ".join(f"{pile}:{card}" for pile, card in revealed)
 
 
