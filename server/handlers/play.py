@@ -93,13 +93,15 @@ class Play:
             finally:
                 e.landed()  # whatever happened above, nobody waits for this move for ever
 
+        # The log is the truth; the position is stored only as a snapshot every few moves.
+        pos = e.pos.encode() if (e.resnap or snapshot_due(msg.n + 1)) else b""
+        e.resnap = False
         svc.store.moves.play(
             msg.race,
             pid,
             msg.n,
             msg.move,
-            # The log is the truth; the position is stored only as a snapshot every few moves.
-            e.pos.encode() if snapshot_due(msg.n + 1) else b"",
+            pos,
             res.cards_home,
             res.won,
             revealed_text(res.revealed),
@@ -131,7 +133,9 @@ class Play:
             raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
         pg = load.game
         game = pg.game()
-        return Entry(game, PositionCache(game), pg.n, pg.status, pg.last)
+        e = Entry(game, PositionCache(game), pg.n, pg.status, pg.last)
+        e.resnap = pg.pn is None
+        return e
 
     async def settled(self, key: tuple[str, str]) -> Entry | None:
         """Wait until the player's in-flight moves have landed; their cache entry then."""

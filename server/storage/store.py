@@ -73,6 +73,7 @@ class PlayerGame:
     status: str
     pos: bytes  # compact position snapshot (positions.encode_position) ...
     since: list[bytes]  # ... and the move log entries after it
+    pn: int | None  # the move count of the snapshot (None: stored before snapshots, `pos` is at `n`)
     last: str  # the last move applied
 
     def game(self) -> Any:
@@ -98,7 +99,10 @@ def _player_game(h: dict[bytes, bytes], since: list[bytes]) -> PlayerGame | None
         n = int(h.get(b"pn") or 0) + len(since)
         _at, home_s, move = since[-1].split(b" ", 2)
         home, last = int(home_s), move.decode()
-    return PlayerGame(n=n, home=home, status=h[b"status"].decode(), pos=h[b"pos"], since=since, last=last)
+    pn = int(h[b"pn"]) if b"pn" in h else None
+    return PlayerGame(
+        n=n, home=home, status=h[b"status"].decode(), pos=h[b"pos"], since=since, pn=pn, last=last
+    )
 
 
 class Conflict(Exception):
