@@ -18,7 +18,9 @@ key                                type    contents
                                            cards) mt (its time); pos (compact position,
                                            see encode_position) is a snapshot at move
                                            count pn, stored at the deal and every
-                                           SNAPSHOT_EVERY moves
+                                           SNAPSHOT_EVERY moves (no pn: stored before
+                                           snapshots, pos is at n; the next move
+                                           stores a snapshot)
 ``{race:ID}:log:PID``              list    move log, one "AT HOME MOVE" per move: the
                                            truth of the game (pos + the log after pn)
 ``{race:ID}:ev``                   stream  public race events, id ``VER-0``, field m =
