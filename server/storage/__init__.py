@@ -8,12 +8,14 @@
 ``store``           ``Store``: every read and write of races, sessions, timers, quick-match
 ``resp``            a minimal pipelined RESP client (the move pipe, pub/sub)
 ``cluster``         Redis Cluster routing of the move pipe
-``embedded_redis``  a private redis-server when no Redis URL is given
+``embedded_redis``  a private redis-server when no Redis URL is given, supervised
+``health``          can Redis take writes (`/healthz`); one log line per outage
 """
 
 from __future__ import annotations
 
 from ..core.moves import Applied, Duplicate, Failed, MoveReply, Refused
+from .health import OUTAGE, is_outage
 from .keys import (
     PUBLIC,
     TIMERS,
@@ -37,7 +39,7 @@ from .positions import (
     revealed_text,
 )
 from .scripts import MOVE
-from .store import OUTAGE, Conflict, PlayerGame, PlayerLoad, Store
+from .store import Conflict, PlayerGame, PlayerLoad, Store
 
 __all__ = [
     "MOVE",
@@ -69,4 +71,5 @@ __all__ = [
     "revealed_text",
     "stream_key",
     "valid_race_id",
+    "is_outage",
 ]

@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..config import Settings
 from ..core import races as R
 from .cluster import ClusterPipe, cold_client, is_cluster_url
+from .health import Health
 from .keys import (
     PUBLIC,
     TIMERS,
@@ -56,12 +55,9 @@ from .moves import MovePipe
 from .positions import encode_position, replay
 from .records import race_fields, race_from_load, text_or_none
 from .resp import Pipe, Subscriber
-from .scripts import COMMIT, LOAD, MOVE, QUICK
+from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
 
 log = logging.getLogger("solrace.store")
-
-# What an unreachable Redis raises (an outage, not a fault: worth one log line, not a trace).
-OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
 
 
 @dataclass(slots=True)
@@ -130,6 +126,9 @@ class Store:
             # Hot path: one pipelined connection for EVALSHA of moves.
             self.pipe = Pipe(url)
         self.moves = MovePipe(self.pipe, settings.stream_maxlen)
+        self.health = Health(self.redis, cluster=self.cluster)  # `/healthz`, one log line per outage
+        if isinstance(self.pipe, Pipe):
+            self.pipe.on_reconnect = self.health.recovered
 
     def subscriber(
         self, on_message: Callable[[bytes, bytes], None], on_reconnect: Callable[[], None]
@@ -148,7 +147,7 @@ class Store:
 
     async def start(self) -> None:
         await self.redis.ping()
-        for script in (MOVE, COMMIT, LOAD, QUICK):
+        for script in (MOVE, COMMIT, LOAD, QUICK, POSITIONS):
             await self.redis.script_load(script.source)
         await self.pipe.connect()
 
@@ -292,28 +291,22 @@ class Store:
             out[p.player] = rows
         return out
 
-    async def positions(self, rid: str, pids: list[str]) -> list[tuple[int, bytes | None]]:
-        """(n, compact position) of each player (spectator boards); see decode_position.
-
-        The stored snapshot, brought up to date with the log entries after it."""
-        pipe = self.redis.pipeline(transaction=False)
-        for pid in pids:
-            pipe.hmget(player_key(rid, pid), "n", "pos", "pn")
-        snaps = await pipe.execute()
-        # Without `pn`, a game stored before snapshots: its `pos` is at `n`, nothing to replay.
-        pipe = self.redis.pipeline(transaction=False)
-        for pid, (_n, _pos, pn) in zip(pids, snaps):
-            if pn is not None:
-                pipe.lrange(log_key(rid, pid), int(pn), -1)
-        logs = iter(await pipe.execute())
+    async def positions(self, rid: str, pids: list[str]) -> tuple[int, list[tuple[int, bytes | None]]]:
+        """The server time just after reading them, and (n, compact position) of each
+        player (spectator boards; see decode_position), in one atomic call: each stored
+        snapshot brought up to date with the log entries after it."""
+        if not pids:
+            return await self.time_ms(), []
+        keys = [player_key(rid, pid) for pid in pids] + [log_key(rid, pid) for pid in pids]
+        reply = await POSITIONS(self.redis, keys, [])
         out: list[tuple[int, bytes | None]] = []
-        for n, pos, pn in snaps:
-            if pn is None or pos is None:
+        for i in range(1, len(reply), 4):
+            n, pos, pn, since = reply[i : i + 4]
+            if pos is None or pn is None:  # (a game stored before snapshots: its pos is at n)
                 out.append((int(n or 0), pos))
-                continue
-            since = next(logs)
-            out.append((int(pn) + len(since), encode_position(replay(pos, since)) if since else pos))
-        return out
+            else:
+                out.append((int(pn) + len(since), encode_position(replay(pos, since)) if since else pos))
+        return int(reply[0]), out
 
     async def events_since(self, rid: str, since: int) -> list[bytes] | None:
         """Frames of the race events after version `since`, or None if the stream lost some."""
