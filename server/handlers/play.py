@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 import msgspec
@@ -74,10 +74,12 @@ class Play:
         view = g.view_text() if msg.view else None
         legal = g.legal_moves() if msg.view else None
 
+        answer = s.later()  # the ack goes out in its place among the connection's replies
+
         def done(reply: MoveReply) -> None:
             try:
                 if type(reply) is Applied:
-                    s.send(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
+                    answer(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
                     room = svc.local.get(msg.race)
                     if room is not None and rooms.take_local_progress(room, reply.ver):
                         rooms.send_progress(room, reply.frame, pid)
@@ -90,9 +92,10 @@ class Play:
                     key = (msg.race, pid)
                     if svc.games.get(key) is e:  # the cache ran ahead of Redis: reload next time
                         del svc.games[key]
-                    self._answer(s, msg, reply)
+                    self._answer(s, msg, reply, answer)
             finally:
                 e.landed()  # whatever happened above, nobody waits for this move for ever
+                answer.settle()  # ...nor for its ack: the replies behind it go out
 
         # The log is the truth; the position is stored only as a snapshot every few moves.
         pos = e.pos.encode() if (e.resnap or snapshot_due(msg.n + 1)) else b""
@@ -109,11 +112,18 @@ class Play:
             done,
         )
 
-    def _answer(self, s: Session, msg: m.Move | m.Finish, reply: MoveReply) -> None:
+    def _answer(
+        self,
+        s: Session,
+        msg: m.Move | m.Finish,
+        reply: MoveReply,
+        send: Callable[[bytes], None] | None = None,
+    ) -> None:
         """The client's answer to a reply of the move script that is not a fresh move."""
+        send = s.send if send is None else send
         if isinstance(reply, Duplicate):
             assert isinstance(msg, m.Move)
-            s.send(encode(core.dup_ack(msg.rid, msg.race, msg.move, reply)))
+            send(encode(core.dup_ack(msg.rid, msg.race, msg.move, reply)))
             return
         assert not isinstance(reply, Applied)  # a fresh move or finish is answered by its caller
         error, then_state = core.refusal(msg.rid, reply)
@@ -124,7 +134,7 @@ class Play:
             else:
                 log.error("move script failed: %s", exc)
         self.svc.metrics.moves_refused[error.code] += 1
-        s.send(encode(error))
+        send(encode(error))
         if then_state:
             self.svc.spawn(self._send_state(s, msg.race))
 
@@ -249,7 +259,7 @@ class Play:
                 )
         events = None
         if since is not None and privacy.may_see_events(race, pid):
-            frames = await store.events_since(rid, since)
+            frames = await store.events_since(rid, since, self.svc.settings.resync_events)
             events = [msgspec.Raw(f) for f in frames] if frames is not None else None
         # The events go out as stored (pre-encoded frames, embedded as they are).
         snapshot = m.RaceSnapshot(invite=privacy.invite_for(race, pid), **R.snapshot(race))
