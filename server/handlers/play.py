@@ -33,6 +33,7 @@ from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
 from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import PositionCache, is_outage, revealed_text
+from ..storage.positions import snapshot_due
 from .lobby import race_id
 from .runtime import Runtime
 
@@ -96,12 +97,15 @@ class Play:
                 e.landed()  # whatever happened above, nobody waits for this move for ever
                 answer.settle()  # ...nor for its ack: the replies behind it go out
 
+        # The log is the truth; the position is stored only as a snapshot every few moves.
+        pos = e.pos.encode() if (e.resnap or snapshot_due(msg.n + 1)) else b""
+        e.resnap = False
         svc.store.moves.play(
             msg.race,
             pid,
             msg.n,
             msg.move,
-            e.pos.encode(msg.move),
+            pos,
             res.cards_home,
             res.won,
             revealed_text(res.revealed),
@@ -144,7 +148,9 @@ class Play:
             raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
         pg = load.game
         game = pg.game()
-        return Entry(game, PositionCache(game), pg.n, pg.status, pg.last)
+        e = Entry(game, PositionCache(game), pg.n, pg.status, pg.last)
+        e.resnap = pg.pn is None
+        return e
 
     async def settled(self, key: tuple[str, str]) -> Entry | None:
         """Wait until the player's in-flight moves have landed; their cache entry then."""

@@ -14,10 +14,15 @@ key                                type    contents
                                            players (JSON seats: player, name, ready)
                                            ranking (JSON, once finished)
 ``{race:ID}:p:PID``                hash    a player's game (from the start): n home
-                                           status at pos (compact position, see
-                                           encode_position) last (last
-                                           move) rev (its revealed cards) mt (its time)
-``{race:ID}:log:PID``              list    move log, one "AT HOME MOVE" per move
+                                           status at last (last move) rev (its revealed
+                                           cards) mt (its time); pos (compact position,
+                                           see encode_position) is a snapshot at move
+                                           count pn, stored at the deal and every
+                                           SNAPSHOT_EVERY moves (no pn: stored before
+                                           snapshots, pos is at n; the next move
+                                           stores a snapshot)
+``{race:ID}:log:PID``              list    move log, one "AT HOME MOVE" per move: the
+                                           truth of the game (pos + the log after pn)
 ``{race:ID}:ev``                   stream  public race events, id ``VER-0``, field m =
                                            the msgpack frame as sent; MAXLEN ~
 ``sess:SHA256(token)``             string  player id (+ " fresh" until the first seat); TTL

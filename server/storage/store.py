@@ -50,7 +50,7 @@ from .keys import (
     valid_race_id,
 )
 from .moves import MovePipe
-from .positions import decode_position
+from .positions import encode_position, replay
 from .records import race_fields, race_from_load, text_or_none
 from .resp import Pipe, Subscriber
 from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
@@ -61,16 +61,18 @@ log = logging.getLogger("solrace.store")
 
 @dataclass(slots=True)
 class PlayerGame:
-    """A player's stored game in a started race (the player hash)."""
+    """A player's stored game in a started race: the player hash and the log after its snapshot."""
 
     n: int  # moves made
     home: int  # cards home
     status: str
-    pos: bytes  # compact position (positions.encode_position)
+    pos: bytes  # compact position snapshot (positions.encode_position) ...
+    since: list[bytes]  # ... and the move log entries after it
+    pn: int | None  # the move count of the snapshot (None: stored before snapshots, `pos` is at `n`)
     last: str  # the last move applied
 
     def game(self) -> Any:
-        return decode_position(self.pos)
+        return replay(self.pos, self.since)
 
 
 @dataclass(slots=True)
@@ -82,15 +84,19 @@ class PlayerLoad:
     game: PlayerGame | None  # None before the start
 
 
-def _player_game(h: dict[bytes, bytes]) -> PlayerGame | None:
+def _player_game(h: dict[bytes, bytes], since: list[bytes]) -> PlayerGame | None:
+    """The hash and the log entries after its snapshot (`pn`); the log is the truth: a move
+    that landed between the two reads is in `since` and not yet in the hash's fields."""
     if not h:
         return None
+    n, home, last = int(h[b"n"]), int(h.get(b"home") or 0), (h.get(b"last") or b"").decode()
+    if since:
+        n = int(h.get(b"pn") or 0) + len(since)
+        _at, home_s, move = since[-1].split(b" ", 2)
+        home, last = int(home_s), move.decode()
+    pn = int(h[b"pn"]) if b"pn" in h else None
     return PlayerGame(
-        n=int(h[b"n"]),
-        home=int(h.get(b"home") or 0),
-        status=h[b"status"].decode(),
-        pos=h[b"pos"],
-        last=(h.get(b"last") or b"").decode(),
+        n=n, home=home, status=h[b"status"].decode(), pos=h[b"pos"], since=since, pn=pn, last=last
     )
 
 
@@ -247,9 +253,19 @@ class Store:
         pipe.hmget(race_key(rid), "status", "players")
         pipe.hgetall(player_key(rid, pid))
         (status, players), player = await pipe.execute()
+        since = await self._since_snapshot(rid, pid, player)
         return PlayerLoad(
-            status=text_or_none(status), seated=pid.encode() in (players or b""), game=_player_game(player)
+            status=text_or_none(status),
+            seated=pid.encode() in (players or b""),
+            game=_player_game(player, since),
         )
+
+    async def _since_snapshot(self, rid: str, pid: str, h: dict[bytes, bytes]) -> list[bytes]:
+        """The move log entries after the position snapshot of player hash `h`."""
+        if not h or b"pos" not in h or b"pn" not in h:
+            return []  # (a game stored before snapshots: its `pos` is at `n`, nothing to replay)
+        entries: list[bytes] = await self.redis.lrange(log_key(rid, pid), int(h.get(b"pn") or 0), -1)
+        return entries
 
     async def race_counts(self) -> dict[str, int]:
         """Live races by status, counted cluster-wide from the public index and the timers."""
@@ -279,11 +295,20 @@ class Store:
 
     async def positions(self, rid: str, pids: list[str]) -> tuple[int, list[tuple[int, bytes | None]]]:
         """The server time just after reading them, and (n, compact position) of each
-        player (spectator boards; see decode_position), in one atomic call."""
+        player (spectator boards; see decode_position), in one atomic call: each stored
+        snapshot brought up to date with the log entries after it."""
         if not pids:
             return await self.time_ms(), []
-        reply = await POSITIONS(self.redis, [player_key(rid, pid) for pid in pids], [])
-        return int(reply[0]), [(int(reply[i] or 0), reply[i + 1]) for i in range(1, len(reply), 2)]
+        keys = [player_key(rid, pid) for pid in pids] + [log_key(rid, pid) for pid in pids]
+        reply = await POSITIONS(self.redis, keys, [])
+        out: list[tuple[int, bytes | None]] = []
+        for i in range(1, len(reply), 4):
+            n, pos, pn, since = reply[i : i + 4]
+            if pos is None or pn is None:  # (a game stored before snapshots: its pos is at n)
+                out.append((int(n or 0), pos))
+            else:
+                out.append((int(pn) + len(since), encode_position(replay(pos, since)) if since else pos))
+        return int(reply[0]), out
 
     async def events_since(self, rid: str, since: int, limit: int | None = None) -> list[bytes] | None:
         """Frames of the race events after version `since`; None if the stream lost some, or over `limit`."""
