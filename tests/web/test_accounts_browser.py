@@ -90,6 +90,8 @@ def test_two_accounts_race_a_rated_race(new_page):
         page.wait_for_selector("#result-panel", timeout=20000)
         # the rating change arrives as an event; the toast says it
         page.wait_for_selector(".toast:has-text('Rated')", timeout=20000)
+        # and the result panel shows it
+        page.wait_for_selector("#result-panel #rating-change:has-text('Rating: 1000? →')")
     shot(alice, "account-rated-race-end")
 
     # Both profiles show the new rating and the race, with its replay link.

@@ -26,7 +26,7 @@ function ratingText(r) {
 
 /**
  * The account page controller (routes #account, #profile=PID, #ratings=GAME).
- * ctx: {conn, h, $, toast, errText, go(hash)}
+ * ctx: {conn, h, $, toast, errText, go(hash), onRating(event)}
  */
 export class AccountPage {
   constructor(ctx) {
@@ -37,6 +37,7 @@ export class AccountPage {
     this.board = null;
     this.error = null;
     this.active = false; // the page is on screen (between open and leave)
+    this.changes = new Map(); // race id -> its `rating` event
     ctx.conn.on("rating", (m) => this.onRating(m));
   }
 
@@ -64,7 +65,18 @@ export class AccountPage {
     this.active = false;
   }
 
+  /** The player's rating change in a rated race, once known (for the race's result), or null. */
+  ratingLine(race, me) {
+    const m = this.changes.get(race);
+    const p = m && (m.players || []).find((x) => x.player === me);
+    if (!p) return null;
+    const delta = p.after.rating - p.before.rating;
+    return this.ctx.h("p", { class: "rating-change", id: "rating-change" }, `Rating: ${ratingText(p.before)} → ${ratingText(p.after)} (${signed(delta)})`);
+  }
+
   onRating(m) {
+    this.changes.set(m.race, m);
+    this.ctx.onRating(m);
     const me = this.ctx.conn.welcome && this.ctx.conn.welcome.player;
     const p = (m.players || []).find((x) => x.player === me);
     if (p) {

@@ -892,6 +892,7 @@ function renderResult() {
               : `You finished #${myRank.rank}`
             : "Race over",
       ),
+      accountPage.ratingLine(race.race, myId()),
       h(
         "table",
         { class: "ranking" },
@@ -1115,7 +1116,15 @@ const dailyPage = new DailyPage({
 });
 setInterval(() => app.route.kind === "daily" && dailyPage.tick(), 1000);
 
-const accountPage = new AccountPage({ conn, h, $, toast, errText, go: (hash) => (location.hash = hash) });
+const accountPage = new AccountPage({
+  conn,
+  h,
+  $,
+  toast,
+  errText,
+  go: (hash) => (location.hash = hash),
+  onRating: (m) => m.race === app.raceId && app.route.kind === "race" && renderResult(),
+});
 
 const replayPage = new ReplayPage({ conn, h, $, copyLink, inviteOf: (id) => app.invites[id] || null });
 const howtoPage = new HowtoPage({ h, $ });
