@@ -140,6 +140,27 @@ class Settings:
         default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
     )
 
+    # --- bots (client/bots/service.py, docs/operations.md "Bots")
+    bot_workers: int = field(
+        default=1,
+        metadata=_doc(
+            "`solrace bots` worker processes `solrace serve` starts (0: none, for deployments that run "
+            "`solrace bots` separately)"
+        ),
+    )
+    bots_max: int = field(default=4, metadata=_doc("most bots one worker process plays at once"))
+    bot_think_ms: int = field(default=100, metadata=_doc("time budget of a search bot's move, ms"))
+    bot_move_ms: int = field(default=700, metadata=_doc("pause between a bot's moves, ms (its pace)"))
+    bot_wait_s: int = field(
+        default=600, metadata=_doc("seconds a bot waits in a lobby for the start before it leaves")
+    )
+    quick_bot_after_s: int = field(
+        default=20,
+        metadata=_doc(
+            "seconds alone in a quick-match queue before a bot is seated (0: never)", "QUICK_BOT_AFTER_S"
+        ),
+    )
+
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""
         out: dict[str, int] = {}

@@ -53,6 +53,7 @@ class ErrorCode(StrEnum):
     DAILY_BUSY = "daily-busy"  # daily_start while another connection is creating the attempt
     NO_REPLAY = "no-replay"  # daily_replay of an entry outside the published top
     INTERNAL = "internal"  # a server fault; the request had no effect
+    NO_BOTS = "no-bots"  # bot request while no bot worker is running
 
 
 class CloseCode(IntEnum):

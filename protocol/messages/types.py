@@ -22,7 +22,7 @@ start event), client `Replay` (request) vs server `ReplayData` (reply).
 
 from __future__ import annotations
 
-from typing import Annotated, Union
+from typing import Annotated, Literal, Union
 
 import msgspec
 
@@ -203,6 +203,24 @@ class DailyReplay(ClientMsg, tag="daily_replay"):
     player: PlayerId | None = None
 
 
+# --- bots and rematches (docs/protocol.md §3) ------------------------------------------
+
+BotLevel = Literal["random", "greedy", "search"]
+
+
+class Bot(ClientMsg, tag="bot"):
+    """Seat a bot of `level` in a race in its lobby where you sit; reply `ok`."""
+
+    race: RaceId
+    level: BotLevel = "greedy"
+
+
+class Rematch(ClientMsg, tag="rematch"):
+    """After the end: a new race with the same settings for the same players; reply `race`."""
+
+    race: RaceId
+
+
 ClientMessage = Union[
     Hello,
     Ping,
@@ -226,6 +244,8 @@ ClientMessage = Union[
     LeaderboardUnwatch,
     History,
     DailyReplay,
+    Bot,
+    Rematch,
 ]
 CLIENT_TYPES: tuple[type[ClientMsg], ...] = ClientMessage.__args__  # type: ignore[attr-defined]
 
@@ -558,6 +578,15 @@ class DailyReplayData(ServerMsg, tag="daily_replay"):
     players: list[DailyReplayPlayer]
 
 
+class RematchOffer(ServerMsg, tag="rematch"):
+    """To each player of a finished race: `by` offers a rematch, race `rematch` (accept: `join`)."""
+
+    race: str  # the finished race
+    rematch: str  # the new race
+    by: str  # player id of who asked
+    name: str  # their name
+
+
 ServerMessage = Union[
     Welcome,
     Pong,
@@ -578,5 +607,6 @@ ServerMessage = Union[
     LeaderboardUpdate,
     HistoryData,
     DailyReplayData,
+    RematchOffer,
 ]
 SERVER_TYPES: tuple[type[ServerMsg], ...] = ServerMessage.__args__  # type: ignore[attr-defined]

@@ -79,6 +79,9 @@ class Fanout:
             head = _head.decode(data)
             if head.t == "seated":
                 svc.spawn(self.seated(channel[7:].decode(), head.race))
+            elif head.t == "rematch":  # an offer (server/handlers/rematch.py): to the player's sessions
+                for c in list(svc.players.get(channel[7:].decode(), ())):
+                    c.send(data)
         else:
             for prefix, hook in svc.bus_hooks.items():
                 if channel.startswith(prefix):

@@ -1,0 +1,161 @@
+"""`solrace bots`: a worker process that plays the bots a server asks for.
+
+The server never plays a bot itself: a `bot` request (or a quick-match that
+found nobody) makes it mint the bot's identity and push a request on a Redis
+list (server/storage/bots.py). A worker pops requests while it has a free
+slot and plays each one as an ordinary client over the protocol (the client
+library, with reconnect), with a client/bots strategy. So the CPU a bot
+spends never touches the server's event loop, and a worker bounds it:
+
+- at most ``max_bots`` bots at once (a worker with no free slot takes no
+  request, and does not count as available: the server then answers
+  ``no-bots``);
+- ``think_ms``: the time budget of each search move (random and greedy
+  choose in well under a millisecond);
+- ``move_ms``: the pause between a bot's moves (its pace against people);
+- ``wait_s``: how long a bot waits for its race to start (or for a
+  quick-match group) before it leaves.
+
+While it has a free slot, a worker records a heartbeat in Redis each time it
+asks for work (every second at most), which is how the server knows a bot can
+be had.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass
+
+import redis.asyncio as aioredis
+
+import client
+from protocol import messages as m
+from server.storage.bots import BotQueue, BotRequest
+
+from .online import BotResult, play_race
+from .strategies import RandomStrategy, SearchStrategy, Strategy, make
+
+log = logging.getLogger("solrace.bots")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    max_bots: int = 4
+    think_ms: int = 100
+    move_ms: int = 700
+    wait_s: int = 600
+
+
+def strategy_for(level: str, think_ms: int) -> Strategy:
+    """A bot of `level`, within the per-move budget."""
+    if level == "search":
+        return SearchStrategy(time_ms=think_ms)
+    if level == "random":
+        return RandomStrategy()
+    return make(level)
+
+
+class BotService:
+    def __init__(self, url: str | Sequence[str], redis_url: str, limits: Limits) -> None:
+        self.urls = [url] if isinstance(url, str) else list(url)
+        self.redis_url = redis_url
+        self.limits = limits
+        self.worker = "w" + secrets.token_hex(6)
+        self.running: set[asyncio.Task[BotResult]] = set()
+        self.played = 0
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Take and play requests until `stop` is set; then end the bots in play."""
+        redis = aioredis.from_url(self.redis_url)
+        queue = BotQueue(redis)
+        try:
+            while not stop.is_set():
+                if len(self.running) >= self.limits.max_bots:
+                    await self._wait_slot(stop)
+                    continue
+                now = await _now_ms(redis)
+                await queue.heartbeat(self.worker, now)
+                request = await queue.pop(timeout_s=1)
+                if request is None:
+                    continue
+                if request.expires and request.expires < await _now_ms(redis):
+                    log.info("dropped an expired bot request for %s", request.race or request.game)
+                    continue
+                task = asyncio.create_task(self.play(request))
+                self.running.add(task)
+                task.add_done_callback(self.running.discard)
+        finally:
+            await queue.leave(self.worker)
+            for task in list(self.running):
+                task.cancel()
+            if self.running:
+                await asyncio.gather(*self.running, return_exceptions=True)
+            await redis.aclose()
+
+    async def _wait_slot(self, stop: asyncio.Event) -> None:
+        stopping = asyncio.create_task(stop.wait())
+        try:
+            await asyncio.wait({stopping, *self.running}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+
+    async def play(self, request: BotRequest) -> BotResult:
+        """One bot: take its seat (or quick-match), play the race to its end, leave."""
+        lim = self.limits
+        result = BotResult(request.player)
+        c = client.connect(self.urls, token=request.token, reconnect=True)
+        try:
+            await c.open()
+            race = await self._seat(c, request)
+            if race is None:
+                return result
+            snap = c.races_seen.get(race)
+            time_limit_s = snap.time_limit_s if snap is not None else 7200
+            try:
+                await play_race(
+                    c, race, strategy_for(request.level, lim.think_ms), result, lim.move_ms, lim.wait_s
+                )
+            except TimeoutError:  # nobody started the race: give the seat back
+                await _quietly(c.leave(race))
+                return result
+            await c.wait_for(m.End, lambda ev: ev.race == race, timeout=time_limit_s + 60)
+            self.played += 1
+        except (client.Disconnected, client.ServerError, TimeoutError, OSError) as e:
+            log.info("bot %s in %s stopped: %s", request.player, request.race or request.game, e)
+            result.errors.append(type(e).__name__)
+        finally:
+            await c.close()
+        return result
+
+    async def _seat(self, c: client.Client, request: BotRequest) -> str | None:
+        if request.kind == "race":
+            await c.join(request.race)
+            await c.ready(request.race)
+            return request.race
+        await c.quick(request.game, seats=request.seats)
+        me = c.player
+
+        def seated(snap: m.RaceSnapshot) -> bool:
+            return snap.game == request.game and any(p.player == me for p in snap.players)
+
+        try:
+            snap = await c.wait_for(m.RaceSnapshot, seated, timeout=self.limits.wait_s)
+        except TimeoutError:
+            await _quietly(c.unqueue(request.game))
+            return None
+        return str(snap.race)
+
+
+async def _now_ms(redis: aioredis.Redis) -> int:
+    sec, usec = await redis.time()
+    return int(sec) * 1000 + int(usec) // 1000
+
+
+async def _quietly(request: Awaitable[object]) -> None:
+    try:
+        await request
+    except (client.Disconnected, client.ServerError, TimeoutError):
+        pass
