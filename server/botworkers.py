@@ -45,6 +45,8 @@ class BotWorkers:
             str(st.bot_move_ms),
             "--wait-s",
             str(st.bot_wait_s),
+            "--parent",
+            str(os.getpid()),
         ]
 
     def start(self) -> None:

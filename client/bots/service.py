@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import secrets
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
@@ -59,8 +60,12 @@ def strategy_for(level: str, think_ms: int) -> Strategy:
 
 
 class BotService:
-    def __init__(self, url: str | Sequence[str], redis_url: str, limits: Limits) -> None:
+    def __init__(
+        self, url: str | Sequence[str], redis_url: str, limits: Limits, parent: int | None = None
+    ) -> None:
         self.urls = [url] if isinstance(url, str) else list(url)
+        # Started by `solrace serve` (its pid): stop when it is gone, even if it was killed.
+        self.parent = parent
         self.redis_url = redis_url
         self.limits = limits
         self.worker = "w" + secrets.token_hex(6)
@@ -73,6 +78,9 @@ class BotService:
         queue = BotQueue(redis)
         try:
             while not stop.is_set():
+                if self.parent is not None and os.getppid() != self.parent:
+                    log.info("the server that started this worker is gone: stopping")
+                    break
                 if len(self.running) >= self.limits.max_bots:
                     await self._wait_slot(stop)
                     continue
@@ -98,7 +106,7 @@ class BotService:
     async def _wait_slot(self, stop: asyncio.Event) -> None:
         stopping = asyncio.create_task(stop.wait())
         try:
-            await asyncio.wait({stopping, *self.running}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({stopping, *self.running}, timeout=1, return_when=asyncio.FIRST_COMPLETED)
         finally:
             stopping.cancel()
 

@@ -51,6 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--nice", type=int, default=5, help="lower this process's CPU priority by this much (default 5)"
     )
+    parser.add_argument(
+        "--parent", type=int, default=None, help="stop when the process with this pid is gone"
+    )
     parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
 
 
@@ -79,5 +82,5 @@ def run(args: argparse.Namespace) -> int:
     limits = Limits(
         max_bots=max(1, args.max_bots), think_ms=args.think_ms, move_ms=args.move_ms, wait_s=args.wait_s
     )
-    asyncio.run(serve(BotService(args.url, redis_url, limits)))
+    asyncio.run(serve(BotService(args.url, redis_url, limits, parent=args.parent)))
     return 0
