@@ -31,6 +31,7 @@ from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 import client
 from protocol import messages as m
@@ -40,6 +41,8 @@ from .online import BotResult, play_race
 from .strategies import RandomStrategy, SearchStrategy, Strategy, make
 
 log = logging.getLogger("solrace.bots")
+
+RETRY_S = 1.0  # pause after a failed Redis call
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,24 +87,37 @@ class BotService:
                 if len(self.running) >= self.limits.max_bots:
                     await self._wait_slot(stop)
                     continue
-                now = await _now_ms(redis)
-                await queue.heartbeat(self.worker, now)
-                request = await queue.pop(timeout_s=1)
-                if request is None:
+                try:
+                    request = await self._next_request(queue, redis)
+                except (RedisError, OSError) as e:
+                    # Redis restarting or unreachable: the bots in play go on; ask again soon.
+                    log.warning("bot requests: Redis: %s", e)
+                    await asyncio.sleep(RETRY_S)
                     continue
-                if request.expires and request.expires < await _now_ms(redis):
-                    log.info("dropped an expired bot request for %s", request.race or request.game)
+                if request is None:
                     continue
                 task = asyncio.create_task(self.play(request))
                 self.running.add(task)
                 task.add_done_callback(self.running.discard)
         finally:
-            await queue.leave(self.worker)
+            try:
+                await queue.leave(self.worker)
+            except (RedisError, OSError):
+                pass  # its heartbeat ages out
             for task in list(self.running):
                 task.cancel()
             if self.running:
                 await asyncio.gather(*self.running, return_exceptions=True)
             await redis.aclose()
+
+    async def _next_request(self, queue: BotQueue, redis: aioredis.Redis) -> BotRequest | None:
+        """Say this worker has a free slot, and take the oldest request (waiting up to a second)."""
+        await queue.heartbeat(self.worker, await _now_ms(redis))
+        request = await queue.pop(timeout_s=1)
+        if request is not None and request.expires and request.expires < await _now_ms(redis):
+            log.info("dropped an expired bot request for %s", request.race or request.game)
+            return None
+        return request
 
     async def _wait_slot(self, stop: asyncio.Event) -> None:
         stopping = asyncio.create_task(stop.wait())
