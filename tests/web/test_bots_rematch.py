@@ -1,7 +1,7 @@
 """Racing a bot and rematches in headless Chromium against a real `solrace serve`,
 whose own `solrace bots` worker plays the bots (quick ones here: no pause between moves).
 
-Scenarios: "Race a bot" from a game's tile, raced to the end (a ranking with the bot
+Scenarios: a quick-match that finds nobody gets a bot; "Race a bot" from a game's tile, raced to the end (a ranking with the bot
 shown as a bot), then "Rematch", which seats a new bot and starts a new deal; two people
 race, one offers a rematch, the other accepts it, and the new race starts."""
 
@@ -24,6 +24,7 @@ def web_server(tmp_path_factory):
         countdown_ms=1000,
         bot_move_ms=30,
         bot_think_ms=20,
+        quick_bot_after_s=2,
     )
     yield srv
     srv.stop()
@@ -113,3 +114,16 @@ def test_two_people_rematch(new_page):
     assert (race["game"], race["seats"], race["private"]) == ("fours-up", 2, False)
     assert {p["player"] for p in race["players"]} == {alice.evaluate("window.solrace.app.me.player"), bob_id}
     shot(alice, "rematch-started")
+
+
+def test_lonely_quick_match_gets_a_bot(new_page):
+    page = new_page("lonely")
+    page.click('.tile[data-game="double-aces-and-kings"] [data-act="quick"]')
+    page.wait_for_selector("#unqueue")
+    assert "a bot joins after 2 s" in page.locator("#banner").inner_text()
+    race_id(page)  # seated with a bot
+    bot = bot_row(page)
+    assert page.locator(f'#players li[data-player="{bot}"] .pname').inner_text() == "Greedy bot"
+    wait_board(page)
+    page.wait_for_function("window.solrace.app.you && window.solrace.app.you.view")
+    shot(page, "quick-bot")
