@@ -14,7 +14,8 @@ spends never touches the server's event loop, and a worker bounds it:
   choose in well under a millisecond);
 - ``move_ms``: the pause between a bot's moves (its pace against people);
 - ``wait_s``: how long a bot waits for its race to start (or for a
-  quick-match group) before it leaves.
+  quick-match group) before it leaves; it leaves at once a lobby where
+  only bots remain.
 
 While it has a free slot, a worker records a heartbeat in Redis each time it
 asks for work (every second at most), which is how the server knows a bot can
@@ -27,7 +28,7 @@ import asyncio
 import logging
 import os
 import secrets
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
 import redis.asyncio as aioredis
@@ -35,7 +36,7 @@ from redis.exceptions import RedisError
 
 import client
 from protocol import messages as m
-from server.storage.bots import BotQueue, BotRequest
+from server.storage.bots import BotQueue, BotRequest, is_bot
 
 from .online import BotResult, play_race
 from .strategies import RandomStrategy, SearchStrategy, Strategy, make
@@ -138,10 +139,18 @@ class BotService:
                 return result
             snap = c.races_seen.get(race)
             time_limit_s = snap.time_limit_s if snap is not None else 7200
+            strategy = strategy_for(request.level, lim.think_ms)
+            playing = asyncio.create_task(play_race(c, race, strategy, result, lim.move_ms, lim.wait_s))
+            alone = asyncio.create_task(c.wait_for(m.RaceSnapshot, _abandoned(race), timeout=None))
+            await asyncio.wait({playing, alone}, return_when=asyncio.FIRST_COMPLETED)
+            if not playing.done():  # every person left the lobby: so does the bot
+                playing.cancel()
+                await asyncio.gather(playing, return_exceptions=True)
+                await _quietly(c.leave(race))
+                return result
+            alone.cancel()
             try:
-                await play_race(
-                    c, race, strategy_for(request.level, lim.think_ms), result, lim.move_ms, lim.wait_s
-                )
+                playing.result()
             except TimeoutError:  # nobody started the race: give the seat back
                 await _quietly(c.leave(race))
                 return result
@@ -171,6 +180,19 @@ class BotService:
             await _quietly(c.unqueue(request.game))
             return None
         return str(snap.race)
+
+
+def _abandoned(race: str) -> Callable[[m.RaceSnapshot], bool]:
+    """A snapshot of `race` still in its lobby with nobody but bots in it."""
+
+    def test(snap: m.RaceSnapshot) -> bool:
+        return (
+            snap.race == race
+            and snap.status == m.RaceStatus.LOBBY
+            and all(is_bot(p.player) for p in snap.players)
+        )
+
+    return test
 
 
 async def _now_ms(redis: aioredis.Redis) -> int:

@@ -94,3 +94,23 @@ async def test_no_worker_no_bot(serve_process) -> None:
         with pytest.raises(client.ServerError) as e:
             await c.request(m.Bot(race=snap.race, level="greedy"))
         assert e.value.code == "no-bots"
+
+
+async def test_a_bot_leaves_a_lobby_where_only_bots_remain(serve_process) -> None:
+    url, _proc = serve_process(*FAST_BOTS)
+    async with client.connect(url, name="dee") as c, client.connect(url, name="eve") as watcher:
+        snap = await c.create("fours-up", seats=3, time_limit_s=60)
+        race = snap.race
+        await ask_bot(c, race, "greedy")
+        await until(lambda: seated_bot(c, race), what="the bot seated")
+        await c.leave(race)
+
+        # The bot, alone, gives its seat back: the race is empty (a join sees only itself).
+        async def empty() -> bool:
+            snap = await watcher.join(race)
+            if len(snap.players) == 1:
+                return True
+            await watcher.leave(race)
+            return False
+
+        await until(empty, interval=0.2, what="the bot gone")
