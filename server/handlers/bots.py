@@ -84,16 +84,19 @@ class Bots:
 
     async def _quick_fallback(self, key: tuple[str, str, int], after_s: int) -> None:
         pid, game, seats = key
+        queue_key = keys.quick_key(game, seats)
         try:
             await asyncio.sleep(after_s)
-            queue_key = keys.quick_key(game, seats)
-            if not await self.queue.in_queue(queue_key, pid):
-                return  # seated, or gone
-            now = await self.svc.store.time_ms()
-            if not await self.workers_alive(now):
-                return
-            queued = await self.queue.queued_players(queue_key)
-            for _ in range(B.quick_bots_needed(seats, queued)):
-                await self.send_bot("quick", "greedy", game, now, seats=seats)
+            # While no worker has a free slot (busy, or starting), look again every second.
+            for _ in range(self.svc.settings.bot_wait_s):
+                if not await self.queue.in_queue(queue_key, pid):
+                    return  # seated, or gone
+                now = await self.svc.store.time_ms()
+                if await self.workers_alive(now):
+                    queued = await self.queue.queued_players(queue_key)
+                    for _ in range(B.quick_bots_needed(seats, queued)):
+                        await self.send_bot("quick", "greedy", game, now, seats=seats)
+                    return
+                await asyncio.sleep(1)
         finally:
             self.waiting.discard(key)

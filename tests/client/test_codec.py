@@ -99,6 +99,9 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.History(game="racing-aces", player="p1", days=0),
     m.DailyReplay(game="racing-aces", date="2025-03-14"),
     m.DailyReplay(game="racing-aces", date="2025-03-14", player="p1"),
+    m.Bot(race="r1", level="search", rid=30),
+    m.Bot(race="r1"),
+    m.Rematch(race="r1", rid=31),
 ]
 
 DAILY_ENTRY = m.DailyEntry(
@@ -266,6 +269,7 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         ranking=[RANK],
         players=[m.DailyReplayPlayer(player="p1", name="ada", starts_at=1, race="r1", moves=[("draw", 5)])],
     ),
+    m.RematchOffer(race="r1", rematch="r2", by="p1", name="ada"),
 ]
 
 
@@ -321,6 +325,8 @@ def test_wire_tags_match_protocol_md() -> None:
         "leaderboard_unwatch",
         "history",
         "daily_replay",
+        "bot",
+        "rematch",
     }
     tags = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
     assert tags == {
@@ -343,6 +349,7 @@ def test_wire_tags_match_protocol_md() -> None:
         "leaderboard_update",
         "history",
         "daily_replay",
+        "rematch",
     }
 
 
