@@ -65,6 +65,11 @@ class Failed:
 
 MoveReply = Applied | Duplicate | Refused | Failed
 
+# The statuses of the move path as plain strings: compared and encoded on every
+# move, where an enum member costs a class lookup and msgspec's enum path.
+PLAYING: str = PlayerStatus.PLAYING.value
+WON: str = PlayerStatus.WON.value
+
 # --- the cached game -------------------------------------------------------------------
 
 
@@ -92,7 +97,7 @@ class Entry:
         self.inflight += 1
         self.last = move
         if won:
-            self.status = PlayerStatus.WON
+            self.status = WON
 
     def landed(self) -> None:
         """Redis answered one in-flight move; wake whoever waits for none in flight."""
@@ -106,7 +111,7 @@ class Entry:
 
 def on_fast_path(e: Entry | None, n: int) -> bool:
     """The cache can decide: the player's game is cached, still playing, and `n` is its count."""
-    return e is not None and n == e.n and e.status == PlayerStatus.PLAYING
+    return e is not None and n == e.n and e.status == PLAYING
 
 
 class Step(Enum):
@@ -120,7 +125,7 @@ def slow_step(e: Entry, n: int, move: str) -> Step:
     """What a move is once the player's game is settled and loaded."""
     if n == e.n - 1 and move == e.last:
         return Step.REACK
-    if e.status != PlayerStatus.PLAYING:
+    if e.status != PLAYING:
         return Step.GAME_OVER
     if n != e.n:
         return Step.OUT_OF_SYNC
@@ -156,7 +161,7 @@ def ack(
         revealed=list(res.revealed),
         home=res.cards_home,
         won=res.won,
-        status=PlayerStatus.WON if res.won else PlayerStatus.PLAYING,
+        status=WON if res.won else PLAYING,
         at=reply.at,
         view=view,
         legal=legal,
@@ -172,7 +177,7 @@ def dup_ack(rid: int | None, race: str, move: str, reply: Duplicate) -> m.Ack:
         move=move,
         revealed=reply.revealed,
         home=reply.home,
-        won=reply.status == PlayerStatus.WON,
+        won=reply.status == WON,
         status=reply.status,
         at=reply.at,
         dup=True,

@@ -123,6 +123,16 @@ def progress_recipients(room: Room[M], mover: str | None) -> Iterator[M]:
     yield from room.spectators
 
 
+def send_progress(room: Room[M], frame: bytes, mover: str | None) -> None:
+    """Hand a progress frame to `progress_recipients` (written as loops: once per move)."""
+    for pid, conns in room.members.items():
+        if pid != mover:
+            for c in conns:
+                c.send(frame)
+    for c in room.spectators:
+        c.send(frame)
+
+
 def everyone(room: Room[M]) -> Iterator[M]:
     for conns in room.members.values():
         yield from conns

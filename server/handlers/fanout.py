@@ -17,11 +17,11 @@ import msgspec
 
 from protocol import messages as m
 from protocol import rules
-from protocol.messages import PlayerStatus, RaceStatus
+from protocol.messages import RaceStatus
 
 from ..core import races as R
 from ..core import room as rooms
-from ..core.moves import Entry
+from ..core.moves import PLAYING, Entry
 from ..core.room import Delivery, Room
 from ..core.session import Session
 from ..storage import PositionCache
@@ -94,8 +94,7 @@ class Fanout:
         if what is Delivery.SKIP:
             return
         if what is Delivery.PROGRESS:
-            for c in rooms.progress_recipients(room, rooms.progress_mover(head.player, head.status)):
-                c.send(data)
+            rooms.send_progress(room, data, rooms.progress_mover(head.player, head.status))
             return
         for c in list(rooms.everyone(room)):
             c.send(data)
@@ -119,7 +118,7 @@ class Fanout:
             key = (room.rid, pid)
             if key not in games:
                 game = g.copy()
-                games[key] = Entry(game, PositionCache(game), 0, PlayerStatus.PLAYING, "")
+                games[key] = Entry(game, PositionCache(game), 0, PLAYING, "")
             for c in sessions:
                 c.send(frame)
 

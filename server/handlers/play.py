@@ -73,24 +73,24 @@ class Play:
         legal = g.legal_moves() if msg.view else None
 
         def done(reply: MoveReply) -> None:
-            if type(reply) is Applied:
-                s.send(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
-                room = svc.local.get(msg.race)
-                if room is not None and rooms.take_local_progress(room, reply.ver):
-                    frame = reply.frame
-                    for c in rooms.progress_recipients(room, pid):
-                        c.send(frame)
-                metrics = svc.metrics
-                metrics.moves_accepted += 1
-                metrics.move_latency.observe(time.perf_counter() - t0)
-                if reply.live == 0:  # nobody is playing any more: end the race now
-                    svc.tick_soon(msg.race)
-            else:
-                key = (msg.race, pid)
-                if svc.games.get(key) is e:  # the cache ran ahead of Redis: reload next time
-                    del svc.games[key]
-                self._answer(s, msg, reply)
-            e.landed()
+            try:
+                if type(reply) is Applied:
+                    s.send(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
+                    room = svc.local.get(msg.race)
+                    if room is not None and rooms.take_local_progress(room, reply.ver):
+                        rooms.send_progress(room, reply.frame, pid)
+                    metrics = svc.metrics
+                    metrics.moves_accepted += 1
+                    metrics.move_latency.observe(time.perf_counter() - t0)
+                    if reply.live == 0:  # nobody is playing any more: end the race now
+                        svc.tick_soon(msg.race)
+                else:
+                    key = (msg.race, pid)
+                    if svc.games.get(key) is e:  # the cache ran ahead of Redis: reload next time
+                        del svc.games[key]
+                    self._answer(s, msg, reply)
+            finally:
+                e.landed()  # whatever happened above, nobody waits for this move for ever
 
         svc.store.moves.play(
             msg.race,
