@@ -22,8 +22,10 @@ from __future__ import annotations
 from protocol import rules
 from protocol.rules.cards import FACE_OF_CODE
 from protocol.rules.engine import Game
+from protocol.rules.facts import game_def
 
-Key = tuple
+#: What the player sees of a position, hashable (see visible_key).
+Key = tuple[object, ...]
 
 
 def as_view(position: rules.View | Game | str) -> rules.View:
@@ -39,7 +41,7 @@ def as_view(position: rules.View | Game | str) -> rules.View:
 
 def visible_game(view: rules.View) -> Game:
     """A Game equal to the player's view, hidden slots filled with filler cards."""
-    gdef = rules.GAMES[view.game_id]
+    gdef = game_def(view.game_id)  # a game this version does not know: UnknownGame, in one line
     cards = dict(view.piles)
     # The unseen multiset: every face `decks` times, minus the visible cards.
     unseen = [gdef.decks] * 52

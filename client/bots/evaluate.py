@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 from protocol.rules.cards import RANK
 from protocol.rules.engine import Game
-from protocol.rules.games import ANY, GAMES, PAIR
+from protocol.rules.games import GAMES, GameDef
 
 HOME = 10.0
 
@@ -54,15 +54,17 @@ RUN = 1.0
 KRUN = 3.0
 
 
-def _wanted_ranks(gdef) -> list[tuple[int, ...] | None]:
+def _wanted_ranks(gdef: GameDef) -> list[tuple[int, ...]]:
     """Per foundation pile: the rank it wants on each top face (0 = none), and
-    at index 52 the rank it wants when empty; None for other piles. Precomputed
+    at index 52 the rank it wants when empty; () for other piles. Precomputed
     because the search evaluates hundreds of thousands of positions."""
-    out: list[tuple[int, ...] | None] = [None] * len(gdef.piles)
+    out: list[tuple[int, ...]] = [()] * len(gdef.piles)
     for d in gdef.found_idx:
         empty = gdef.acc_empty[d]
         row = [RANK[faces[0]] if faces else 0 for faces in gdef.acc_top[d]]
-        row.append(RANK[empty[0]] if empty and empty is not PAIR and empty is not ANY else 0)
+        # (an empty colour foundation counts as wanting nothing: which aces it
+        # takes depends on its partner, see the pair rule)
+        row.append(RANK[empty[0]] if empty else 0)
         out[d] = tuple(row)
     return out
 
@@ -74,7 +76,7 @@ def _cover(g: Game) -> int:
     """How many distinct ranks the foundations accept right now."""
     wanted = _WANTED[g.game.id]
     piles = g.piles
-    ranks = {wanted[d][piles[d][-1] if piles[d] else 52] for d in g.game.found_idx}  # type: ignore[index]
+    ranks = {wanted[d][piles[d][-1] if piles[d] else 52] for d in g.game.found_idx}
     ranks.discard(0)
     return len(ranks)
 
@@ -84,7 +86,8 @@ def eval_aces(g: Game) -> float:
     gdef = g.game
     piles = g.piles
     v = HOME * g.cards_home
-    v -= WASTE * len(piles[gdef.waste_idx])  # type: ignore[index]
+    waste = gdef.waste_idx
+    v -= WASTE * (len(piles[waste]) if waste is not None else 0)
     # While Racing Aces has a stock, tableau cards are refilled and may not be
     # chosen freely (nor does a reserve card go there): they are simply cards
     # waiting to go home, and the card a refill brings is unknown, so they are
@@ -115,7 +118,7 @@ def eval_fours_up(g: Game) -> float:
     gdef = g.game
     piles = g.piles
     v = HOME * g.cards_home
-    waste = piles[gdef.waste_idx]  # type: ignore[index]
+    waste = piles[gdef.waste_idx] if gdef.waste_idx is not None else []
     v -= FU_WASTE * len(waste)
     walls = 0
     for i in range(len(waste) - 1, -1, -1):
@@ -154,7 +157,7 @@ def draw_fours_up(g: Game, value: float, unseen: list[int], n: int) -> float:
                 tab[f] = 1
         else:
             empty = True
-    waste = piles[gdef.waste_idx]  # type: ignore[index]
+    waste = piles[gdef.waste_idx] if gdef.waste_idx is not None else []
     free = 0
     for i in range(len(waste) - 1, -1, -1):
         if RANK[waste[i]] <= 3:

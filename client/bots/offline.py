@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from protocol import rules
 
@@ -49,7 +50,7 @@ def play_deal(game_id: str, seed: str, strategy: Strategy, max_moves: int = 5000
     )
 
 
-def new_strategy(name: str, seed: str, **kwargs) -> Strategy:
+def new_strategy(name: str, seed: str, **kwargs: Any) -> Strategy:
     """A strategy for one deal; ``random`` is seeded from the deal so that a
     run is reproducible."""
     if name == "random":
@@ -57,7 +58,7 @@ def new_strategy(name: str, seed: str, **kwargs) -> Strategy:
     return make(name, **kwargs)
 
 
-def play_one(task: tuple[str, str, str, dict]) -> Played:
+def play_one(task: tuple[str, str, str, dict[str, Any]]) -> Played:
     """One (game, seed, strategy, options) task; module level so that a
     process pool can run it."""
     game_id, seed, name, kwargs = task

@@ -21,9 +21,11 @@ import heapq
 import itertools
 import random
 import time
+from typing import Any
 
 from protocol.rules.engine import Game
 from protocol.rules.games import DRAW
+from protocol.rules.view import View
 
 from . import evaluate as _evaluate
 from .board import Key, as_view, unseen_counts, visible_game, visible_key
@@ -43,7 +45,7 @@ class Strategy:
         self.history: set[Key] = set()
         self.moves = 0
 
-    def choose(self, position) -> str | None:
+    def choose(self, position: View | Game | str) -> str | None:
         g = visible_game(as_view(position))
         self.history.add(visible_key(g))
         if self.moves >= self.max_moves or g.won:
@@ -83,10 +85,14 @@ class RandomStrategy(Strategy):
 
 
 def _parsed(g: Game, move: str) -> tuple[int, int, int]:
-    return g.game.parse_cache.get(move) or g.game.parse_move(move)  # type: ignore[return-value]
+    """(source, cards, destination) of a move other than ``draw``."""
+    parsed = g.game.parse_cache.get(move) or g.game.parse_move(move)
+    if parsed == DRAW:
+        raise ValueError("draw moves no cards from a pile")
+    return parsed
 
 
-def _signature(g: Game, i: int) -> tuple:
+def _signature(g: Game, i: int) -> tuple[int, int, int]:
     p = g.game.piles[i]
     return (p.kind, p.start, p.step)
 
@@ -166,7 +172,7 @@ class SearchStrategy(Strategy):
         """Empty piles that are twins of an earlier empty pile (same kind and
         rule): moving there leads to the same position up to pile names, so
         only the first of each group is tried."""
-        firsts: set[tuple] = set()
+        firsts: set[tuple[int, int, int]] = set()
         twins: set[int] = set()
         for i, p in enumerate(g.piles):
             if not p:
@@ -254,7 +260,7 @@ STRATEGIES: dict[str, type[Strategy]] = {
 }
 
 
-def make(name: str, **kwargs) -> Strategy:
+def make(name: str, **kwargs: Any) -> Strategy:
     """A new strategy by name (``random``, ``greedy``, ``search``)."""
     try:
         cls = STRATEGIES[name]

@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from protocol import rules
+from protocol.ranking import entry_key
 
 
 @dataclass
@@ -80,27 +81,20 @@ class Replayed:
     first_at: dict[int, int | None]  # home count -> time first reached (None: at the start)
 
 
-def _key(e: dict[str, Any]) -> tuple:
-    if e["won"]:
-        return (0, e["time_ms"], 0, 0)
-    at = e.get("home_at_ms")
-    return (1, -e["home"], float("inf") if at is None else at, e["moves"])
-
-
 def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Report) -> Replayed | None:
     try:
         g = rules.deal(game, seed)
     except ValueError as e:
         raise InputError(str(e)) from None
     first_at: dict[int, int | None] = {g.cards_home: None}  # Fours Up deals its 4s home
-    win_at = None
-    prev_at = None
+    win_at: int | None = None  # set by the winning move
+    prev_at: int | None = None
     for i, item in enumerate(moves):
         try:
             move, at = str(item[0]), int(item[1])
         except (TypeError, ValueError, IndexError):
             raise InputError(f"{who}: move {i + 1} is not [move, at]: {item!r}") from None
-        if g.won:
+        if win_at is not None:
             report.problems.append(f"{who}: move {i + 1} {move!r} was played after the game was won")
             return None
         try:
@@ -192,7 +186,7 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
             if r.won and e.get("time_ms") is not None and r.win_at is not None:
                 inferred = r.win_at - e["time_ms"]
             elif e.get("home_at_ms") is not None and r.first_at[r.home] is not None:
-                inferred = r.first_at[r.home] - e["home_at_ms"]  # type: ignore[operator]
+                inferred = r.first_at[r.home] - e["home_at_ms"]
             else:
                 continue
             starts = {w: inferred for w in entries}
@@ -225,8 +219,8 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
     # 4. the order
     if ranking:
         try:
-            keys = [_key(e) for e in ranking]
-        except (KeyError, TypeError) as exc:
+            keys = [entry_key(e) for e in ranking]
+        except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"a ranking entry lacks a field: {exc}") from None
         base = ranking[0]["rank"]
         bad = False
@@ -248,16 +242,19 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
 def load(path: str) -> dict[str, Any]:
     """A replay document from a JSON or MessagePack file ('-' reads stdin)."""
     data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    doc: object
     try:
-        return json.loads(data)
+        doc = json.loads(data)
     except (UnicodeDecodeError, json.JSONDecodeError):
-        pass
-    import msgpack
+        import msgspec
 
-    try:
-        return msgpack.unpackb(data, raw=False, strict_map_key=False)
-    except Exception as e:  # noqa: BLE001 - any decoding failure is an input error
-        raise InputError(f"{path}: neither JSON nor MessagePack ({e})") from None
+        try:
+            doc = msgspec.msgpack.decode(data)
+        except Exception as e:  # noqa: BLE001 - any decoding failure is an input error
+            raise InputError(f"{path}: neither JSON nor MessagePack ({e})") from None
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: a replay document is a map, not {type(doc).__name__}")
+    return doc
 
 
 async def fetch(
@@ -278,14 +275,16 @@ async def fetch(
         async with connect(url, name="verifier") as c:
             if race is not None:
                 reply = await c.replay(race)
-            else:
+            elif daily is not None and date is not None:
                 reply = await c.request(m.DailyReplay(game=daily, date=date, player=player))
+            else:
+                raise InputError("fetching needs a race, or a daily's game and date")
     except ServerError as e:
         raise InputError(f"the server refused: {e}") from None
     except (OSError, AttributeError) as e:
         where = url if isinstance(url, str) else " or ".join(url)
         raise InputError(f"cannot fetch the replay from {where}: {e}") from None
-    out = msgspec.to_builtins(reply)
+    out: dict[str, Any] = msgspec.to_builtins(reply)
     out.pop("t", None)
     out.pop("rid", None)
     return out

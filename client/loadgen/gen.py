@@ -42,6 +42,7 @@ import msgspec
 from client.bots.board import visible_game
 from protocol import rules
 from protocol.rules.cards import FACE_OF_CODE
+from protocol.rules.engine import Game
 from protocol.rules.games import DRAW
 
 from .wsclient import WSClient, frame, open_ws
@@ -57,6 +58,9 @@ class Recorder:
     """Latency samples (seconds) and counters of one measurement window."""
 
     def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
         self.on = False
         self.t0 = self.t1 = 0.0
         self.ack = array("d")
@@ -69,7 +73,7 @@ class Recorder:
         self.full_legal = 0  # full legal_moves() computations (the rest: a cached candidate, checked)
 
     def start(self) -> None:
-        self.__init__()
+        self.reset()
         self.on = True
         self.t0 = now()
 
@@ -143,7 +147,7 @@ class Bot:
         self.race = ""
         self.n = 0
         self.view: rules.View | None = None
-        self.vg: Any = None
+        self.vg: Game | None = None
         self.legal: list[str] = []  # candidates: the legal moves of a recent position
         self.fresh = 0  # moves chosen from `legal` since it was computed
         self.rng = random.Random(seed)
@@ -151,8 +155,8 @@ class Bot:
         self.move_out = ""
         self.owed: deque[float] = deque()  # due times that passed while a move was in flight
         self.rid = 0
-        self.futs: dict[int, asyncio.Future] = {}
-        self.events: asyncio.Queue = asyncio.Queue()
+        self.futs: dict[int, asyncio.Future[dict[str, Any]]] = {}
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.rec = rec
         self.mode = mode
         self.table = table
@@ -160,18 +164,24 @@ class Bot:
         self.due = 0.0
         self.done = False  # own game over (won / finished)
         self.game = group.game
-        self.started: asyncio.Future | None = None
+        self.started: asyncio.Future[None] | None = None
         self.resyncing = False
 
     # --- requests (setup path: futures are fine there)
 
-    def request(self, msg: dict) -> asyncio.Future:
+    def request(self, msg: dict[str, Any]) -> asyncio.Future[dict[str, Any]]:
         self.rid += 1
         msg["rid"] = self.rid
-        fut = asyncio.get_running_loop().create_future()
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.futs[self.rid] = fut
-        self.ws.send(encode(msg))  # type: ignore[union-attr]
+        self.send(msg)
         return fut
+
+    def send(self, msg: dict[str, Any]) -> None:
+        ws = self.ws
+        if ws is None:
+            raise ConnectionError("not connected")
+        ws.send(encode(msg))
 
     async def connect(self, host: str, port: int, name: str) -> None:
         self.ws = await open_ws(host, port, "/ws", on_message=self.on_message, on_close=self.on_close)
@@ -223,7 +233,7 @@ class Bot:
             elif t == "state":
                 self.on_state(msg)
 
-    def on_start(self, msg: dict) -> None:
+    def on_start(self, msg: dict[str, Any]) -> None:
         self.race = msg["race"]
         self.n = msg.get("n", 0)
         self.set_view(rules.view_from_text(msg["view"]))
@@ -237,7 +247,7 @@ class Bot:
         self.legal = self.vg.legal_moves()
         self.fresh = 0
 
-    def on_ack(self, msg: dict) -> None:
+    def on_ack(self, msg: dict[str, Any]) -> None:
         t = now()
         rec = self.rec
         intended = self.inflight
@@ -252,6 +262,10 @@ class Bot:
         # (filler in the visible game) is overwritten with the revealed cards,
         # so it stays a function of what this player has seen (docs/rules.md §7.3).
         vg = self.vg
+        if vg is None:  # an ack before the start: out of step with the server
+            rec.error("client-view-mismatch")
+            self.resync()
+            return
         try:
             got = vg._play(mv)
             if got or revealed:
@@ -272,7 +286,7 @@ class Bot:
             return
         self.next_after_ack()
 
-    def on_progress(self, msg: dict) -> None:
+    def on_progress(self, msg: dict[str, Any]) -> None:
         key = (msg["race"], msg["player"], msg["n"])
         entry = self.table.get(key)
         if entry is None:
@@ -283,7 +297,7 @@ class Bot:
         if entry[1] <= 0:
             del self.table[key]
 
-    def on_move_error(self, msg: dict) -> None:
+    def on_move_error(self, msg: dict[str, Any]) -> None:
         code = msg.get("code", "?")
         self.rec.error(code)
         self.inflight = None
@@ -299,9 +313,9 @@ class Bot:
             return
         self.resyncing = True
         self.rid += 1
-        self.ws.send(encode({"t": "resync", "rid": self.rid, "race": self.race}))  # type: ignore[union-attr]
+        self.send({"t": "resync", "rid": self.rid, "race": self.race})
 
-    def on_state(self, msg: dict) -> None:
+    def on_state(self, msg: dict[str, Any]) -> None:
         self.resyncing = False
         you = msg.get("you")
         if not you:
@@ -324,7 +338,7 @@ class Bot:
         if not declare:
             return
         self.rid += 1
-        self.ws.send(encode({"t": "finish", "rid": self.rid, "race": self.race}))  # type: ignore[union-attr]
+        self.send({"t": "finish", "rid": self.rid, "race": self.race})
 
     # --- sending
 
@@ -334,10 +348,12 @@ class Bot:
         REFRESH moves, the full `legal_moves()` of the view. None: no legal move."""
         legal = self.legal
         vg = self.vg
+        if vg is None:
+            return None
         if legal and self.fresh < REFRESH:
             mv = legal[self.rng.randrange(len(legal))]
             parsed = vg.game.parse_cache.get(mv)
-            if parsed is DRAW:
+            if parsed == DRAW:
                 ok = bool(vg.piles[vg.game.stock_idx])
             else:
                 ok = parsed is not None and vg._refusal(*parsed) is None
@@ -370,7 +386,7 @@ class Bot:
         rivals = self.group.players - 1
         if rivals and rec.on:
             self.table[(self.race, self.pid, self.n + 1)] = [intended, rivals]
-        self.ws.send(encode({"t": "move", "rid": self.rid, "race": self.race, "n": self.n, "move": mv}))  # type: ignore[union-attr]
+        self.send({"t": "move", "rid": self.rid, "race": self.race, "n": self.n, "move": mv})
 
     def next_after_ack(self) -> None:
         if self.done or self.ws is None or self.ws.closed:
@@ -434,19 +450,21 @@ class Group:
         rid = snap["race"]
         self.race = rid
         loop = asyncio.get_running_loop()
+        started: list[asyncio.Future[None]] = []
         for b in self.bots:
             b.started = loop.create_future()
+            started.append(b.started)
             b.race = ""
         for b in self.bots[1:]:
             await asyncio.wait_for(b.request({"t": "join", "race": rid}), 30)
         await asyncio.gather(
             *(asyncio.wait_for(b.request({"t": "ready", "race": rid}), 30) for b in self.bots)
         )
-        await asyncio.wait_for(asyncio.gather(*(b.started for b in self.bots)), 60)
+        await asyncio.wait_for(asyncio.gather(*started), 60)
         self.running = True
         self.races_played += 1
 
-    def on_end(self, bot: Bot, msg: dict) -> None:
+    def on_end(self, bot: Bot, msg: dict[str, Any]) -> None:
         if bot is not self.bots[0] or msg.get("race") != self.race:
             return
         self.running = False
@@ -481,7 +499,7 @@ class MoveGen:
         self.table: dict[tuple[str, str, int], list[float]] = {}
         self.sent_log: dict[tuple[str, int], float] | None = None  # fan-out mode: (player, n) -> intended
         self.groups = [Group(self, i, players, game) for i in range(races)]
-        self.tasks: set[asyncio.Task] = set()
+        self.tasks: set[asyncio.Task[None]] = set()
         rng = random.Random(seed)
         for g in self.groups:
             g.bots = [Bot(g, j, self.rec, self.mode, self.table, rng.getrandbits(32)) for j in range(players)]
@@ -582,7 +600,10 @@ class EchoConn:
         self.inflight = intended
         if self.rec.on:
             self.rec.sent += 1
-        self.ws.send_frame(self.frame)  # type: ignore[union-attr]
+        ws = self.ws
+        if ws is None:
+            raise ConnectionError("not connected")
+        ws.send_frame(self.frame)
 
     def arm(self, start: float) -> None:
         interval = 1.0 / self.mode.per_bot

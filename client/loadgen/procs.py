@@ -102,11 +102,11 @@ class Proc:
     """A server subprocess: its pid, URL and any helper pids (redis-server)."""
 
     name: str
-    popen: subprocess.Popen
+    popen: subprocess.Popen[bytes]
     host: str
     port: int
     extra: dict[str, int] = field(default_factory=dict)  # name -> pid (e.g. redis-server)
-    tmp: tempfile.TemporaryDirectory | None = None
+    tmp: tempfile.TemporaryDirectory[str] | None = None
     log: Path | None = None
 
     @property
@@ -172,7 +172,7 @@ def _start(
     argv: list[str],
     timeout: float,
     env: dict[str, str] | None = None,
-    tmp: tempfile.TemporaryDirectory | None = None,
+    tmp: tempfile.TemporaryDirectory[str] | None = None,
 ) -> Proc:
     logdir = Path(tmp.name) if tmp is not None else Path(tempfile.gettempdir())
     log = logdir / f"{name}.stderr.log"

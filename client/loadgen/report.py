@@ -5,20 +5,20 @@ from __future__ import annotations
 from typing import Any
 
 
-def _r(a, b) -> str:
+def _r(a: float | None, b: float | None) -> str:
     if a is None or b in (None, 0):
         return "—"
     return f"{a / b:.2f}×"
 
 
-def _f(x, unit: str = "") -> str:
+def _f(x: object, unit: str = "") -> str:
     if x is None:
         return "—"
     if isinstance(x, float):
-        x = f"{x:,.1f}" if abs(x) >= 100 else f"{x:.3g}" if abs(x) < 10 else f"{x:.1f}"
+        text = f"{x:,.1f}" if abs(x) >= 100 else f"{x:.3g}" if abs(x) < 10 else f"{x:.1f}"
     else:
-        x = f"{x:,}" if isinstance(x, int) else str(x)
-    return f"{x}{unit}"
+        text = f"{x:,}" if isinstance(x, int) else str(x)
+    return f"{text}{unit}"
 
 
 def _table(rows: list[tuple[str, Any, Any, str]]) -> str:
@@ -33,7 +33,7 @@ def _table(rows: list[tuple[str, Any, Any, str]]) -> str:
     return "\n".join(out)
 
 
-def _lat_rows(tag: str, s: dict, e: dict) -> list:
+def _lat_rows(tag: str, s: dict[str, Any], e: dict[str, Any]) -> list[tuple[str, Any, Any, str]]:
     rows = []
     for q in ("p50_ms", "p99_ms", "p999_ms"):
         rows.append((f"{tag} move→ack {q[:-3]} (ms)", s["ack"][q], e["ack"][q], _r(s["ack"][q], e["ack"][q])))

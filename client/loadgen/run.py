@@ -11,12 +11,19 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
 import time
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import Any
 
 from . import procs as P
 from .gen import EchoGen, MoveGen, Recorder, decode, encode, now
-from .wsclient import open_ws
+from .wsclient import WSClient, open_ws
+
+#: Where progress lines go (the command prints them to stderr).
+Log = Callable[[str], None]
+#: One side of a measured pair: (generator, process, start sending, CPU figures to report).
+Side = tuple[Any, P.Proc, Callable[[], None], tuple[str, ...]]
 
 SERVER_FLAGS = [
     # The bench is one address with many connections sending far above a
@@ -40,7 +47,7 @@ def self_cpu() -> float:
     return t.user + t.system
 
 
-def pct(samples, q: float) -> float | None:
+def pct(samples: Sequence[float], q: float) -> float | None:
     if not samples:
         return None
     s = sorted(samples)
@@ -48,7 +55,7 @@ def pct(samples, q: float) -> float | None:
     return s[i]
 
 
-def lat_summary(samples) -> dict[str, Any]:
+def lat_summary(samples: Sequence[float]) -> dict[str, Any]:
     if not samples:
         return {"count": 0, "p50_ms": None, "p99_ms": None, "p999_ms": None, "max_ms": None}
     s = sorted(samples)
@@ -66,13 +73,12 @@ def lat_summary(samples) -> dict[str, Any]:
     }
 
 
-def start_profiler(pid: int, out: str, duration: float):
+def start_profiler(pid: int, out: str, duration: float) -> subprocess.Popen[bytes]:
     """py-spy record attached to `pid` for `duration` s; format from the file name.
 
     .svg flame graph, .json speedscope, anything else py-spy's raw collapsed
     stacks (one line per stack and its sample count: grep- and sort-friendly).
     """
-    import subprocess
     import sys
     from pathlib import Path
 
@@ -99,7 +105,7 @@ def start_profiler(pid: int, out: str, duration: float):
 
 
 async def _window(
-    gen: Any, proc: P.Proc, start, duration: float, warmup: float, profile: str = ""
+    gen: Any, proc: P.Proc, start: Callable[[], None], duration: float, warmup: float, profile: str = ""
 ) -> dict[str, Any]:
     """One measured window: start sending, warm up, measure `duration` s, stop and drain; raw deltas."""
     start()
@@ -194,7 +200,7 @@ def _summary(raws: list[dict[str, Any]], cpu_names: tuple[str, ...]) -> dict[str
 async def measure(
     gen: Any,
     proc: P.Proc,
-    start,
+    start: Callable[[], None],
     duration: float,
     warmup: float,
     cpu_names: tuple[str, ...],
@@ -205,7 +211,7 @@ async def measure(
 
 
 async def measure_pair(
-    echo: tuple, server: tuple, duration: float, warmup: float, slices: int, profile: str = ""
+    echo: Side, server: Side, duration: float, warmup: float, slices: int, profile: str = ""
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The same phase for the echo and the server, in `slices` alternating windows of
     duration/slices each (echo, server, echo, ...), so that both meet the same load from
@@ -215,7 +221,7 @@ async def measure_pair(
     """
     slices = max(1, slices)
     part = duration / slices
-    raws: tuple[list, list] = ([], [])
+    raws: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
     for k in range(slices):
         w = warmup if k == 0 else min(warmup, 0.5)
         for side, (gen, proc, start, _names) in enumerate((echo, server)):
@@ -227,7 +233,7 @@ async def measure_pair(
 # ------------------------------------------------------------------------------ moves
 
 
-async def moves_mode(a: Any, log) -> dict[str, Any]:
+async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
     P.raise_nofile(4 * a.races * a.players + 1024)
     echo = P.start_echo()
     server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []))
@@ -316,12 +322,18 @@ def _line(name: str, r: dict[str, Any]) -> str:
 # ------------------------------------------------------------------------------ idle
 
 
+def _close_all(conns: Iterable[WSClient | None]) -> None:
+    for ws in conns:
+        if ws is not None:
+            ws.close()
+
+
 class _Idle:
     __slots__ = ("ws", "fut")
 
     def __init__(self) -> None:
-        self.ws = None
-        self.fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.ws: WSClient | None = None
+        self.fut: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
 
     def on_message(self, data: bytes) -> None:
         if not self.fut.done():
@@ -337,8 +349,8 @@ async def _open_idle(
     async def one(i: int) -> None:
         async with sem:
             c = _Idle()
-            c.ws = await open_ws(host, port, path, on_message=c.on_message, timeout=60)
-            c.ws.send(first)
+            ws = c.ws = await open_ws(host, port, path, on_message=c.on_message, timeout=60)
+            ws.send(first)
             await asyncio.wait_for(c.fut, 60)
             conns.append(c)
 
@@ -346,10 +358,9 @@ async def _open_idle(
     return conns
 
 
-async def _idle_one(proc: P.Proc, path: str, n: int, first: bytes, settle: float, log) -> dict[str, Any]:
+async def _idle_one(proc: P.Proc, path: str, n: int, first: bytes, settle: float, log: Log) -> dict[str, Any]:
     warm = await _open_idle(proc.host, proc.port, path, 20, first)
-    for c in warm:
-        c.ws.close()
+    _close_all(c.ws for c in warm)
     await asyncio.sleep(settle)
     r0 = proc.rss()
     t = now()
@@ -364,14 +375,13 @@ async def _idle_one(proc: P.Proc, path: str, n: int, first: bytes, settle: float
         "rss_after": r1,
         "bytes_per_conn": {k: round((r1[k] - r0[k]) / max(1, len(conns))) for k in r0},
     }
-    for c in conns:
-        c.ws.close()
+    _close_all(c.ws for c in conns)
     await asyncio.sleep(0.2)
     log(f"  {proc.name}: {out['bytes_per_conn']} bytes/connection, opened in {opened:.1f}s")
     return out
 
 
-async def idle_mode(a: Any, log) -> dict[str, Any]:
+async def idle_mode(a: Any, log: Log) -> dict[str, Any]:
     P.raise_nofile(a.conns + 1024)
     echo = P.start_echo()
     server = P.start_server(a.redis, SERVER_FLAGS + list(a.server_arg or []))
@@ -391,12 +401,16 @@ async def idle_mode(a: Any, log) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ fan-out
 
 
+#: The key of a fan-out update in a watcher's message (None: not an update).
+FanKey = Callable[[dict[str, Any]], Hashable | None]
+
+
 class _Watcher:
     __slots__ = ("ws", "fut", "seen", "key")
 
-    def __init__(self, seen: dict, key) -> None:
-        self.ws = None
-        self.fut: asyncio.Future = asyncio.get_running_loop().create_future()
+    def __init__(self, seen: dict[Any, list[float]], key: FanKey) -> None:
+        self.ws: WSClient | None = None
+        self.fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.seen = seen
         self.key = key
 
@@ -415,8 +429,12 @@ class _Watcher:
             self.fut.set_result(msg)
 
 
-def _fan_summary(sent: dict, seen: dict, s: int, t0: float, t1: float) -> dict[str, Any]:
-    last, first, partial = [], [], 0
+def _fan_summary(
+    sent: dict[Any, float], seen: dict[Any, list[float]], s: int, t0: float, t1: float
+) -> dict[str, Any]:
+    last: list[float] = []
+    first: list[float] = []
+    partial = 0
     for k, intended in sent.items():
         if not (t0 <= intended <= t1):
             continue
@@ -434,7 +452,7 @@ def _fan_summary(sent: dict, seen: dict, s: int, t0: float, t1: float) -> dict[s
     }
 
 
-async def fanout_mode(a: Any, log) -> dict[str, Any]:
+async def fanout_mode(a: Any, log: Log) -> dict[str, Any]:
     S = a.spectators
     P.raise_nofile(S * 2 + 1024)
     echo = P.start_echo()
@@ -445,9 +463,9 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
         gen = MoveGen(server.host, server.port, 1, a.players, a.game, seed=a.seed)
         await gen.setup()
         race = gen.groups[0].race
-        seen: dict = {}
+        seen: dict[Any, list[float]] = {}
 
-        def key(msg: dict):
+        def key(msg: dict[str, Any]) -> Hashable | None:
             return (msg["player"], msg["n"]) if msg.get("t") == "progress" else None
 
         watchers = [_Watcher(seen, key) for _ in range(S)]
@@ -455,11 +473,13 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
 
         async def watch(w: _Watcher, i: int) -> None:
             async with sem:
-                w.ws = await open_ws(server.host, server.port, "/ws", on_message=w.on_message, timeout=60)
-                w.ws.send(encode({"t": "hello", "v": 1, "name": f"spec-{i}"}))
+                ws = w.ws = await open_ws(
+                    server.host, server.port, "/ws", on_message=w.on_message, timeout=60
+                )
+                ws.send(encode({"t": "hello", "v": 1, "name": f"spec-{i}"}))
                 await asyncio.wait_for(w.fut, 60)
                 w.fut = asyncio.get_running_loop().create_future()
-                w.ws.send(encode({"t": "spectate", "rid": 1, "race": race}))
+                ws.send(encode({"t": "spectate", "rid": 1, "race": race}))
                 await asyncio.wait_for(w.fut, 60)
 
         t = now()
@@ -482,13 +502,12 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
             f"  server: last spectator p50 {r['to_last']['p50_ms']} ms, max {r['to_last']['max_ms']} ms "
             f"({r['updates']} updates, {r['incomplete']} incomplete)"
         )
-        for w in watchers:
-            w.ws.close()
+        _close_all(w.ws for w in watchers)
         gen.close()
         await asyncio.sleep(0.2)
 
         # --- echo baseline: S listeners on /fan, one sender, progress-sized messages
-        eseen: dict = {}
+        eseen: dict[Any, list[float]] = {}
         probe = encode(
             {
                 "t": "progress",
@@ -512,7 +531,7 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
         await asyncio.gather(*(ewatch_one(w) for w in ewatch))
         sender = await open_ws(echo.host, echo.port, "/fan")
         await asyncio.sleep(0.2)
-        esent: dict = {}
+        esent: dict[Any, float] = {}
         c0 = echo.cpu()
         t0 = now()
         i = 0
@@ -536,8 +555,7 @@ async def fanout_mode(a: Any, log) -> dict[str, Any]:
             f"  echo broadcast: last listener p50 {r['to_last']['p50_ms']} ms, max {r['to_last']['max_ms']} ms"
         )
         sender.close()
-        for w in ewatch:
-            w.ws.close()
+        _close_all(w.ws for w in ewatch)
         await asyncio.sleep(0.3)
     finally:
         server.stop()

@@ -21,6 +21,7 @@ import asyncio
 import base64
 import os
 from collections.abc import Callable
+from typing import cast
 
 __all__ = ["WSClient", "open_ws", "frame"]
 
@@ -78,15 +79,20 @@ class WSClient(asyncio.Protocol):
     # --- asyncio.Protocol
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = transport  # type: ignore[assignment]
+        # A TCP connection's transport: asyncio's is an asyncio.Transport, uvloop's
+        # has the same methods without subclassing it, so no isinstance check.
+        self.transport = transport = cast(asyncio.Transport, transport)
         req = (
             f"GET {self.path} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\n"
             f"Upgrade: websocket\r\nConnection: Upgrade\r\n"
             f"Sec-WebSocket-Key: {self._key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
         )
-        transport.write(req.encode())  # type: ignore[attr-defined]
+        transport.write(req.encode())
 
     def data_received(self, data: bytes) -> None:
+        transport = self.transport
+        if transport is None:  # never: data comes after connection_made
+            return
         buf = self.buf + data if self.buf else data
         if not self.ready.done():
             end = buf.find(b"\r\n\r\n")
@@ -98,7 +104,7 @@ class WSClient(asyncio.Protocol):
                 self.ready.set_exception(
                     ConnectionError(f"handshake refused: {status.decode(errors='replace')}")
                 )
-                self.transport.close()  # type: ignore[union-attr]
+                transport.close()
                 return
             self.ready.set_result(None)
             buf = buf[end + 4 :]
@@ -138,12 +144,12 @@ class WSClient(asyncio.Protocol):
                         if on_message is not None:
                             on_message(whole)
             elif op == 0x9:
-                self.transport.write(frame(payload, 0xA))  # type: ignore[union-attr]
+                transport.write(frame(payload, 0xA))
             elif op == 0x8:
                 if not self.closed:
                     self.closed = True
-                    self.transport.write(frame(payload[:2], 0x8))  # type: ignore[union-attr]
-                    self.transport.close()  # type: ignore[union-attr]
+                    transport.write(frame(payload[:2], 0x8))
+                    transport.close()
                 self.buf = b""
                 return
         self.buf = buf[pos:] if pos < size else b""
@@ -158,13 +164,13 @@ class WSClient(asyncio.Protocol):
     # --- API
 
     def send(self, payload: bytes) -> None:
-        if not self.closed:
-            self.transport.write(frame(payload))  # type: ignore[union-attr]
+        if not self.closed and self.transport is not None:
+            self.transport.write(frame(payload))
 
     def send_frame(self, data: bytes) -> None:
         """Write an already framed message (see `frame`)."""
-        if not self.closed:
-            self.transport.write(data)  # type: ignore[union-attr]
+        if not self.closed and self.transport is not None:
+            self.transport.write(data)
 
     def close(self) -> None:
         if not self.closed and self.transport is not None:

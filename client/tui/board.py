@@ -5,12 +5,13 @@ texts, so it can be unit-tested without textual. The widgets in
 ``client.tui.widgets`` only paint the :class:`Canvas` this module produces and
 hand mouse positions back to :func:`Canvas.hit`.
 
-The board of each game is laid out on a character grid:
+The board of each game is laid out on a character grid, in the labelled pile
+groups of the game's facts (``protocol.rules.facts``), one row of groups under
+the other:
 
-* foundations in labelled groups (Racing Aces: Aces ↑, Sixes ↓, Sevens ↑,
-  Kings ↓; Double Aces and Kings: Aces ↑, Kings ↓; Rouge et Noir: colour
-  pairs and sequences; Fours Up: eight suit piles), each slot labelled with
-  its pile name so the notation (``w>f3``) can be read off the screen;
+* foundations as a row of slots, each labelled with its pile name so that the
+  notation (``w>f3``) can be read off the screen; an empty one shows the rank
+  it starts with (``A``, ``K…A`` for a whole run);
 * reserves as one row each, fanned left to right, the playable top at the
   right end, with the card count;
 * single-card tableaus as a row of slots; building tableaus (Rouge et Noir,
@@ -18,37 +19,27 @@ The board of each game is laid out on a character grid:
 * the stock as a back with its count, the waste fanned with its count.
 
 A card is three characters wide: rank right-aligned (``10`` for ten) and the
-suit symbol, e.g. `` 9♣`` or ``10♥``; backs are ``▒▒▒``.
+suit symbol, e.g. `` 9♣`` or ``10♥``; backs are ``░░░``.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import Any
+
+from protocol.rules.cards import RANK_CHARS, SUIT_CHARS, card_name
+from protocol.rules.facts import Group, facts_of
+from protocol.rules.games import GAMES, GameDef, Kind
 
 # --------------------------------------------------------------------------
 # Views
 
-SUIT_SYMBOL = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 RED_SUITS = frozenset("dh")
-RANK_TEXT = {"T": "10"}
 BACK = "░░░"
 EMPTY = " · "
 CARD_W = 3
 SLOT = 4  # card width + one space
-
-#: Card totals per game (docs/rules.md, the table of games); the race snapshot's `total` wins.
-TOTALS = {"racing-aces": 156, "double-aces-and-kings": 208, "rouge-et-noir": 104, "fours-up": 104}
-
-GAME_NAMES = {
-    "racing-aces": "Racing Aces",
-    "double-aces-and-kings": "Double Aces and Kings",
-    "rouge-et-noir": "Rouge et Noir",
-    "fours-up": "Fours Up",
-}
-
-#: Tableau piles of these games hold runs that may move together (`t2:3>t5`).
-RUN_GAMES = frozenset({"rouge-et-noir", "fours-up"})
 
 
 @dataclass(frozen=True)
@@ -66,10 +57,10 @@ class Board:
 
     @property
     def total(self) -> int:
-        return TOTALS.get(
-            self.game,
-            self.home + self.stock + sum(len(c) for n, c in self.piles.items() if not n.startswith("f")),
-        )
+        game = GAMES.get(self.game)
+        if game is not None:
+            return game.total
+        return self.home + self.stock + sum(len(c) for n, c in self.piles.items() if not n.startswith("f"))
 
     def cards(self, name: str) -> tuple[str | None, ...]:
         return self.piles.get(name, ())
@@ -108,7 +99,7 @@ def parse_view(text: str) -> Board:
                 i += 2
             else:
                 code = body[i : i + 2]
-                if len(code) != 2 or code[0] not in "A23456789TJQK" or code[1] not in SUIT_SYMBOL:
+                if len(code) != 2 or code[0] not in RANK_CHARS or code[1] not in SUIT_CHARS:
                     raise ValueError(f"bad card {code!r} in {token!r}")
                 cards.append(code)
                 i += 2
@@ -118,11 +109,10 @@ def parse_view(text: str) -> Board:
 
 
 def card_text(code: str | None) -> str:
-    """Three-character face of a card: `` 9♣``, ``10♥``, `` K♠``; backs ``▒▒▒``."""
+    """Three-character face of a card: `` 9♣``, ``10♥``, `` K♠``; backs ``░░░``."""
     if code is None:
         return BACK
-    rank = RANK_TEXT.get(code[0], code[0])
-    return f"{rank:>2}{SUIT_SYMBOL[code[1]]}"
+    return f"{card_name(code):>{CARD_W}}"
 
 
 def is_red(code: str | None) -> bool:
@@ -231,6 +221,8 @@ class _Painter:
         self.b = board
         self.m = marks
         self.c = Canvas()
+        #: what an empty foundation takes first (``A``, ``K…A``), shown in its empty slot
+        self.hints: dict[str, str] = {}
 
     def style_for(self, pile: str, index: int, code: str | None) -> str:
         sel = self.m.selected
@@ -252,7 +244,9 @@ class _Painter:
             i = len(cards) - 1
             self.c.put(x, y + 1, card_text(cards[i]), self.style_for(pile, i, cards[i]), pile, i)
         else:
-            self.c.put(x, y + 1, EMPTY, self.empty_style(pile), pile, None)
+            hint = self.hints.get(pile)
+            text = f"{hint:^{CARD_W}}" if hint else EMPTY
+            self.c.put(x, y + 1, text, self.empty_style(pile), pile, None)
 
     def group(self, x: int, y: int, title: str, piles: list[str]) -> int:
         """A titled row of slots; returns the x after it."""
@@ -298,69 +292,73 @@ class _Painter:
         return rows
 
 
-def _names(prefix: str, lo: int, hi: int) -> list[str]:
-    return [f"{prefix}{i}" for i in range(lo, hi)]
-
-
 def layout_board(board: Board, marks: Marks | None = None) -> Canvas:
-    """Lay out a board on a character canvas (see the module doc)."""
+    """Lay out a board on a character canvas (see the module doc).
+
+    The groups, their labels and their order come from the game's facts
+    (``protocol.rules.facts``): each row of groups becomes a band of the
+    canvas, groups side by side, the columns of the layout one under the other.
+    """
     p = _Painter(board, marks or Marks())
-    g = board.game
-    if g == "racing-aces":
-        x = 0
-        for title, lo in (("Aces ↑A-K", 0), ("Sixes ↓6-A", 4), ("Sevens ↑7-K", 8), ("Kings ↓K-A", 12)):
-            x = p.group(x, 0, title, _names("f", lo, lo + 4)) + 3
-        p.c.put(0, 4, "Reserves (top card at right)", STYLE_TITLE)
-        for i in range(3):
-            p.fan(0, 5 + i, f"r{i}", f"r{i}")
-        p.group(0, 9, "Tableau (refill)", _names("t", 0, 6))
-        _stock_and_waste(p, 6 * SLOT + 2, 9)
-    elif g == "double-aces-and-kings":
-        x = p.group(0, 0, "Aces ↑A-K", _names("f", 0, 8)) + 3
-        p.group(x, 0, "Kings ↓K-A", _names("f", 8, 16))
-        p.c.put(0, 4, "Reserves (top card at right)", STYLE_TITLE)
-        for i in range(4):
-            p.fan(0, 5 + i, f"r{i}", f"r{i}")
-        p.group(0, 10, "Tableau", _names("t", 0, 8))
-        _stock_and_waste(p, 8 * SLOT + 2, 10, waste_limit=6)
-    elif g == "rouge-et-noir":
-        x = p.group(0, 0, "Colour ↑A-K (pairs f0·f1 f2·f3)", _names("f", 0, 4))
-        x = max(x, 32) + 3
-        x = p.group(x, 0, "Sequences K-A", _names("f", 4, 8)) + 3
-        p.stock(x, 1)
-        p.c.put(x + SLOT, 1, "draw deals a row", STYLE_DIM)
-        p.c.put(0, 4, "Tableau (down, alternate colours; K to empty)", STYLE_TITLE)
-        p.columns(0, 5, _names("t", 0, 10))
-    elif g == "fours-up":
-        x = p.group(0, 0, "Foundations ↑ in suit 4…K A 2 3", _names("f", 0, 8)) + 3
-        p.c.put(0, 4, "Tableau (down any suit, 5-K; anything to empty)", STYLE_TITLE)
-        p.stock(x, 1)
-        p.fan(x + 2 * SLOT, 2, "w", "w", limit=6)
-        p.c.put(x + 2 * SLOT, 1, "waste", STYLE_TITLE)
-        p.columns(0, 5, _names("t", 0, 6))
-    else:  # an unknown game: every pile in canonical order, one per line
+    game = GAMES.get(board.game)
+    if game is None:  # a game this version does not know: every pile in order, one per line
         for y, name in enumerate(board.order):
             if name == "s":
                 p.c.put(0, y, f"s   {board.stock:>3} ", STYLE_LABEL, "s", None)
             else:
                 p.fan(0, y, name, name)
+        return p.c
+    facts = facts_of(game)
+    p.hints = facts["hints"]
+    y = 0
+    for col in facts["cols"]:
+        for row in col:
+            x, height = 0, 0
+            for group in row:
+                width, rows = _group(p, game, x, y, group)
+                x += width + GROUP_GAP
+                height = max(height, rows)
+            y += height
     return p.c
 
 
-def _stock_and_waste(p: _Painter, x: int, y: int, waste_limit: int = 8) -> None:
-    """Stock and waste side by side; the waste shows its last cards (top at right)."""
-    p.c.put(x, y, "Stock", STYLE_TITLE)
-    p.stock(x, y + 1)
-    p.c.put(x + 3 * SLOT, y, "Waste", STYLE_TITLE)
-    p.fan(x + 3 * SLOT, y + 2, "w", "w", limit=waste_limit)
+GROUP_GAP = 3
+WASTE_SHOWN = 6  # the waste is fanned to its last cards
+
+
+def _group(p: _Painter, game: GameDef, x: int, y: int, group: Group) -> tuple[int, int]:
+    """Draw one labelled group of piles at (x, y); returns its (width, height)."""
+    label, piles = group["label"], group["piles"]
+    p.c.put(x, y, label, STYLE_TITLE)
+    kinds = {game.kinds[game.index[name]] for name in piles}
+    if group["fan"] == "stock":
+        p.stock(x, y + 1)
+        return max(len(label), SLOT + len(str(p.b.stock))), 3
+    if group["fan"] == "waste":
+        for name in piles:
+            p.fan(x, y + 2, name, name, limit=WASTE_SHOWN)
+        return max(len(label), 9 + WASTE_SHOWN * SLOT), 3
+    if kinds == {Kind.RESERVE}:  # one line each, fanned left to right, top card at the right end
+        for i, name in enumerate(piles):
+            p.fan(x, y + 1 + i, name, name)
+        widest = max(len(p.b.cards(name)) for name in piles)
+        return max(len(label), 7 + max(widest, 1) * SLOT), 1 + len(piles)
+    if any(game.runs[game.index[name]] for name in piles):  # building tableau: columns
+        return max(len(label), len(piles) * SLOT), 1 + p.columns(x, y + 1, piles)
+    for i, name in enumerate(piles):  # foundations and one-card tableau spots: a slot each
+        p.slot(x + i * SLOT, y + 1, name)
+    return max(len(label), len(piles) * SLOT), 3
 
 
 # --------------------------------------------------------------------------
 # Clicks to moves
 
 
-def runs_allowed(game: str, pile: str) -> bool:
-    return game in RUN_GAMES and pile.startswith("t")
+def runs_allowed(game_id: str, pile: str) -> bool:
+    """May a run of cards move together from ``pile`` (a building tableau)?"""
+    game = GAMES.get(game_id)
+    i = game.index.get(pile) if game is not None else None
+    return game is not None and i is not None and game.runs[i]
 
 
 @dataclass(frozen=True)
@@ -465,7 +463,9 @@ def duration(ms: int | None) -> str:
 
 
 def commitment_ok(seed: str | None, commitment: str | None) -> bool:
-    return bool(seed) and bool(commitment) and hashlib.sha256(seed.encode()).hexdigest() == commitment
+    if not seed or not commitment:
+        return False
+    return hashlib.sha256(seed.encode()).hexdigest() == commitment
 
 
 def progress_line(
@@ -476,7 +476,7 @@ def progress_line(
     return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {n:>4} moves  {status}"
 
 
-def ranking_lines(ranking: list[dict]) -> list[str]:
+def ranking_lines(ranking: list[dict[str, Any]]) -> list[str]:
     out = []
     for r in ranking:
         t = duration(r.get("time_ms")) if r.get("won") else "home at " + duration(r.get("home_at_ms"))

@@ -12,7 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .board import TOTALS, Board, commitment_ok, parse_view
+from protocol.rules.games import GAMES
+
+from .board import Board, commitment_ok, parse_view
 
 
 @dataclass
@@ -42,7 +44,7 @@ class RaceModel:
     seed: str | None = None
     total: int = 0
     players: dict[str, PlayerRow] = field(default_factory=dict)
-    ranking: list[dict] | None = None
+    ranking: list[dict[str, Any]] | None = None
     # the player's own game
     n: int = 0
     view: str | None = None
@@ -85,7 +87,7 @@ class RaceModel:
 
     # -- updates ----------------------------------------------------------
 
-    def _ver(self, msg: dict) -> None:
+    def _ver(self, msg: dict[str, Any]) -> None:
         v = msg.get("ver")
         if v is None:
             return
@@ -106,12 +108,12 @@ class RaceModel:
             return
         handler(msg)
 
-    def _on_queued(self, msg: dict) -> None:
+    def _on_queued(self, msg: dict[str, Any]) -> None:
         self.status = "queued"
         self.game = msg.get("game", self.game)
         self.seats = msg.get("seats", self.seats)
 
-    def _on_race(self, snap: dict, from_state: bool = False) -> None:
+    def _on_race(self, snap: dict[str, Any], from_state: bool = False) -> None:
         if not from_state:
             self._ver(snap)
         else:
@@ -127,7 +129,7 @@ class RaceModel:
         self.deadline = snap.get("deadline", self.deadline)
         self.commitment = snap.get("commitment") or self.commitment
         self.seed = snap.get("seed") or self.seed
-        self.total = snap.get("total") or self.total or TOTALS.get(self.game or "", 0)
+        self.total = snap.get("total") or self.total or (GAMES[self.game].total if self.game in GAMES else 0)
         if snap.get("ranking"):
             self.ranking = snap["ranking"]
         if "players" in snap:
@@ -144,7 +146,7 @@ class RaceModel:
                 )
             self.players = rows
 
-    def _on_start(self, msg: dict) -> None:
+    def _on_start(self, msg: dict[str, Any]) -> None:
         self._ver(msg)
         self.status = "running"
         self.starts_at = msg.get("starts_at", self.starts_at)
@@ -158,7 +160,7 @@ class RaceModel:
             if row.status in ("waiting", "ready"):
                 row.status = "playing"
 
-    def _on_ack(self, msg: dict) -> None:
+    def _on_ack(self, msg: dict[str, Any]) -> None:
         # the player's own move is a race event too: note its version (no gap
         # check: a rival's progress may be handled before this reply)
         self.ver = max(self.ver, msg.get("ver") or 0)
@@ -174,9 +176,9 @@ class RaceModel:
             row.home = msg.get("home", row.home)
             row.status = self.my_status or row.status
 
-    def _on_progress(self, msg: dict) -> None:
+    def _on_progress(self, msg: dict[str, Any]) -> None:
         self._ver(msg)
-        pid = msg.get("player")
+        pid = str(msg["player"])
         row = self.players.get(pid)
         if row is None:
             row = self.players[pid] = PlayerRow(pid, pid)
@@ -186,19 +188,19 @@ class RaceModel:
         if msg.get("total"):
             self.total = msg["total"]
 
-    def _on_end(self, msg: dict) -> None:
+    def _on_end(self, msg: dict[str, Any]) -> None:
         self._ver(msg)
         self.status = "finished"
         self.seed = msg.get("seed") or self.seed
         self.ranking = msg.get("ranking") or self.ranking
         for r in self.ranking or []:
-            row = self.players.get(r.get("player"))
+            row = self.players.get(str(r.get("player")))
             if row is not None:
                 row.home = r.get("home", row.home)
                 row.status = r.get("status", row.status)
                 row.n = r.get("moves", row.n)
 
-    def _on_state(self, msg: dict) -> None:
+    def _on_state(self, msg: dict[str, Any]) -> None:
         snap = msg.get("race") or {}
         self._on_race(snap, from_state=True)
         self.gap = False
@@ -214,7 +216,7 @@ class RaceModel:
             if ev.get("ver", 0) > snap.get("ver", 0):
                 self.apply(ev)
 
-    def _on_boards(self, msg: dict) -> None:
+    def _on_boards(self, msg: dict[str, Any]) -> None:
         self.boards_at = msg.get("at", self.boards_at)
         for b in msg.get("boards") or []:
             self.boards[b.get("player")] = (b.get("n", 0), b.get("view", ""))

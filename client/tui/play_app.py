@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -14,7 +15,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 
-from .board import GAME_NAMES, Marks, click, clock, complete, home_move, ranking_lines, targets_for
+from protocol.rules.facts import UnknownGame, game_name
+from protocol.rules.games import GAMES
+
+from .board import Marks, click, clock, complete, home_move, ranking_lines, targets_for
 from .model import RaceModel
 from .session import ServerError, Session
 from .widgets import BoardView, bars_text
@@ -34,7 +38,9 @@ class MoveInput(Input):
     BINDINGS = [Binding("tab", "complete", "complete move", show=False)]
 
     def action_complete(self) -> None:
-        self.app.action_complete()
+        app = self.app
+        if isinstance(app, PlayApp):
+            app.action_complete()
 
 
 @dataclass
@@ -68,7 +74,7 @@ class MenuScreen(ModalScreen[Intent]):
         with Vertical(id="menu"):
             yield Label("[b]solrace[/b] — choose a game")
             with RadioSet(id="games"):
-                for gid, name in GAME_NAMES.items():
+                for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
             with Horizontal():
                 yield Label("seats ")
@@ -113,7 +119,7 @@ class MenuScreen(ModalScreen[Intent]):
         self.dismiss(Intent("join", race=race))
 
 
-class PlayApp(App):
+class PlayApp(App[int]):
     """Race in the terminal. ``connect`` opens a :class:`Session`."""
 
     TITLE = "solrace play"
@@ -218,9 +224,7 @@ class PlayApp(App):
             if intent.mode == "quick":
                 self.model.game = intent.game
                 reply = await s.request("quick", game=intent.game, seats=intent.seats)
-                self.say(
-                    f"waiting for {intent.seats - 1} rival(s) for {GAME_NAMES.get(intent.game, intent.game)}…"
-                )
+                self.say(f"waiting for {intent.seats - 1} rival(s) for {game_name(intent.game or '')}…")
             elif intent.mode == "create":
                 reply = await s.request(
                     "create",
@@ -253,7 +257,7 @@ class PlayApp(App):
             ev = await s.events.get()
             self.on_server_event(ev)
 
-    def on_server_event(self, ev: dict) -> None:
+    def on_server_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("t")
         if t == "error":
             self.say(f"{ev.get('code')}: {ev.get('message', '')}", error=True)
@@ -266,6 +270,12 @@ class PlayApp(App):
             self.resync()
             return
         self.model.apply(ev)
+        game = self.model.game
+        if t in ("race", "start") and game and game not in GAMES:
+            # A newer server's game: the board is shown pile by pile, and said once per event.
+            self.say(f"{UnknownGame(game)} (update solrace to play it)", error=True)
+            self.redraw()
+            return
         if t == "start":
             self.selected = None
             self.say("Go! " + HELP)
@@ -327,9 +337,9 @@ class PlayApp(App):
         if m.status == "none":
             return "choose a game…"
         if m.status == "queued":
-            return f"Quick match: waiting for rivals for {GAME_NAMES.get(m.game or '', m.game)}…"
+            return f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
         lines = [
-            f"Race {m.race_id} · {GAME_NAMES.get(m.game or '', m.game)} · {m.status}",
+            f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",
             f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"
             + (" · private" if m.private else ""),
             "",
@@ -371,7 +381,7 @@ class PlayApp(App):
         m = self.model
         s = self.session
         now = s.server_now() if s is not None else 0
-        game = GAME_NAMES.get(m.game or "", m.game or "")
+        game = game_name(m.game or "")
         parts = [f"[b]{game}[/b]" if game else "solrace"]
         if m.race_id:
             parts.append(f"race {m.race_id}")
@@ -393,7 +403,10 @@ class PlayApp(App):
             line2 += f"   selected {self.selected[0]}" + (
                 f":{self.selected[1]}" if self.selected[1] > 1 else ""
             )
-        self.query_one("#info", Static).update(" · ".join(parts) + "\n" + line2)
+        info = self.query("#info")
+        if not info:  # the app is closing: the interval may fire after the widgets are gone
+            return
+        info.first(Static).update(" · ".join(parts) + "\n" + line2)
 
     # -- input --------------------------------------------------------------
 

@@ -21,6 +21,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from protocol import ranking
+from protocol.rules.engine import Game, MoveResult, deal
+from protocol.rules.facts import UnknownGame, game_def
+
 
 class ServerError(Exception):
     """An ``error`` reply: ``code`` (stable), ``message`` and extra fields."""
@@ -39,11 +43,11 @@ class ServerError(Exception):
 class Session(Protocol):
     player: str
     name: str
-    events: asyncio.Queue
+    events: asyncio.Queue[dict[str, Any]]
 
     def server_now(self) -> int: ...
 
-    async def request(self, t: str, **fields: Any) -> dict: ...
+    async def request(self, t: str, **fields: Any) -> dict[str, Any]: ...
 
     async def close(self) -> None: ...
 
@@ -56,7 +60,7 @@ def now_ms() -> int:
 # Offline: the rules engine and simulated rivals
 
 
-def _greedy(game, rng: random.Random) -> str | None:
+def _greedy(game: Game, rng: random.Random) -> str | None:
     legal = game.legal_moves()
     if not legal:
         return None
@@ -73,19 +77,27 @@ def _greedy(game, rng: random.Random) -> str | None:
 class _Seat:
     player: str
     name: str
-    game: Any = None
+    game: Game | None = None
     n: int = 0
     status: str = "waiting"
     ready: bool = False
     bot: bool = False
     at: int | None = None
     moves: list[tuple[str, int]] = field(default_factory=list)
-    home_at: int | None = None
+    #: (time, cards home after the move) for every move, for the ranking's ``home_at_ms``
+    home_log: list[tuple[int, int]] = field(default_factory=list)
+    initial_home: int = 0  # Fours Up deals its 4s home
     end_at: int | None = None
 
     @property
     def home(self) -> int:
         return self.game.cards_home if self.game is not None else 0
+
+    def dealt(self) -> Game:
+        """The seat's game, once the race has started."""
+        if self.game is None:
+            raise ServerError("race-not-running", "the race has not started")
+        return self.game
 
 
 class LocalRace:
@@ -99,8 +111,6 @@ class LocalRace:
         host: str,
         seed: str | None,
     ):
-        from protocol.rules.engine import deal  # noqa: F401  (fail early if the engine is missing)
-
         self.owner = owner
         self.id = "local-" + secrets.token_hex(3)
         self.game_id = game_id
@@ -116,13 +126,11 @@ class LocalRace:
         self.deadline: int | None = None
         self.ver = 1
         self.seats: list[_Seat] = []
-        self.ranking: list[dict] | None = None
-        self.tasks: list[asyncio.Task] = []
-        from protocol.rules.games import GAMES
+        self.ranking: list[dict[str, Any]] | None = None
+        self.tasks: list[asyncio.Task[None]] = []
+        self.total = game_def(game_id).total
 
-        self.total = GAMES[game_id].total
-
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         return {
             "t": "race",
             "race": self.id,
@@ -158,23 +166,22 @@ class LocalRace:
         self.ver += 1
         return self.ver
 
-    def emit(self, msg: dict) -> None:
+    def emit(self, msg: dict[str, Any]) -> None:
         self.owner.events.put_nowait(msg)
 
     def begin_countdown(self) -> None:
         self.status = "countdown"
-        self.starts_at = now_ms() + self.owner.countdown_ms
-        self.deadline = self.starts_at + self.time_limit_s * 1000
+        starts_at = self.starts_at = now_ms() + self.owner.countdown_ms
+        deadline = self.deadline = starts_at + self.time_limit_s * 1000
         self.bump()
-        self.tasks.append(asyncio.ensure_future(self._run()))
+        self.tasks.append(asyncio.ensure_future(self._run(starts_at, deadline)))
 
-    async def _run(self) -> None:
-        from protocol.rules.engine import deal
-
-        await asyncio.sleep(max(0, self.starts_at - now_ms()) / 1000)
+    async def _run(self, starts_at: int, deadline: int) -> None:
+        await asyncio.sleep(max(0, starts_at - now_ms()) / 1000)
         self.status = "running"
         for s in self.seats:
             s.game = deal(self.game_id, self.seed)
+            s.initial_home = s.game.cards_home
             s.status = "playing"
             s.at = self.starts_at
         self.emit(self.snapshot() | {"ver": self.bump()})
@@ -189,14 +196,14 @@ class LocalRace:
                     "deadline": self.deadline,
                     "commitment": self.commitment,
                     "total": self.total,
-                    "view": me.game.view_text(),
+                    "view": me.dealt().view_text(),
                     "n": 0,
                 }
             )
         for s in self.seats:
             if s.bot:
                 self.tasks.append(asyncio.ensure_future(self._bot(s)))
-        await asyncio.sleep(max(0, self.deadline - now_ms()) / 1000)
+        await asyncio.sleep(max(0, deadline - now_ms()) / 1000)
         for s in self.seats:
             if s.status == "playing":
                 s.status = "timeout"
@@ -207,20 +214,18 @@ class LocalRace:
         rng = random.Random(s.player)
         while s.status == "playing" and self.status == "running":
             await asyncio.sleep(self.owner.rival_interval)
-            m = _greedy(s.game, rng)
+            m = _greedy(s.dealt(), rng)
             if m is None or s.n >= self.owner.rival_max_moves:
                 self.finish(s)
                 return
             self.apply(s, m)
 
-    def apply(self, s: _Seat, move: str):
-        before = s.home
-        result = s.game.apply(move)
+    def apply(self, s: _Seat, move: str) -> MoveResult:
+        result = s.dealt().apply(move)
         s.n += 1
         s.at = now_ms()
         s.moves.append((move, s.at))
-        if s.home != before:
-            s.home_at = s.at
+        s.home_log.append((s.at, s.home))
         if result.won:
             s.status = "won"
             s.end_at = s.at
@@ -264,38 +269,27 @@ class LocalRace:
         for t in self.tasks:
             if t is not asyncio.current_task():
                 t.cancel()
-        rows = []
-        for s in self.seats:
-            won = s.status == "won"
-            rows.append(
-                {
-                    "player": s.player,
-                    "name": s.name,
-                    "status": s.status,
-                    "won": won,
-                    "home": s.home,
-                    "moves": s.n,
-                    "time_ms": (s.end_at - self.starts_at)
-                    if (won or s.status == "finished") and s.end_at
-                    else None,
-                    "home_at_ms": (s.home_at - self.starts_at) if s.home_at else None,
-                }
-            )
-        rows.sort(
-            key=lambda r: (
-                not r["won"],
-                r["time_ms"] if r["won"] else 0,
-                -r["home"],
-                r["home_at_ms"] if r["home_at_ms"] is not None else 1 << 62,
-                r["moves"],
-            )
+        starts_at = self.starts_at if self.starts_at is not None else now_ms()
+        rows = ranking.rank(
+            [
+                ranking.entry(
+                    player=s.player,
+                    name=s.name,
+                    status=s.status,
+                    home=s.home,
+                    moves=s.n,
+                    at=s.end_at,
+                    starts_at=starts_at,
+                    log=s.home_log,
+                    initial_home=s.initial_home,
+                )
+                for s in self.seats
+            ]
         )
-        for i, r in enumerate(rows):
-            r["rank"] = i + 1
         self.ranking = rows
         self.emit({"t": "end", "race": self.id, "ver": self.bump(), "seed": self.seed, "ranking": rows})
 
-    def boards(self) -> dict:
+    def boards(self) -> dict[str, Any]:
         return {
             "t": "boards",
             "race": self.id,
@@ -330,7 +324,7 @@ class LocalSession:
     ):
         self.player = "p-local"
         self.name = name
-        self.events: asyncio.Queue = asyncio.Queue()
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.rivals = rivals
         self.countdown_ms = countdown_ms
         self.rival_interval = rival_interval
@@ -339,8 +333,8 @@ class LocalSession:
         self.time_limit_s = time_limit_s
         self.races: dict[str, LocalRace] = {}
         self._watching: set[str] = set()
-        self._spectate_task: asyncio.Task | None = None
-        self.sent: list[dict] = []  # every request, for tests
+        self._spectate_task: asyncio.Task[None] | None = None
+        self.sent: list[dict[str, Any]] = []  # every request, for tests
         self.watch_demo = watch_demo
         self._demo_started = False
 
@@ -367,10 +361,10 @@ class LocalSession:
         return race
 
     def _new_race(self, game: str, seats: int, time_limit_s: int, private: bool, host: str) -> LocalRace:
-        from protocol.rules.games import GAMES
-
-        if game not in GAMES:
-            raise ServerError("unknown-game", f"no game {game!r}")
+        try:
+            game_def(game)
+        except UnknownGame as e:
+            raise ServerError("unknown-game", str(e)) from None
         race = LocalRace(self, game, seats, time_limit_s, private, host, self.seed)
         self.races[race.id] = race
         return race
@@ -387,18 +381,19 @@ class LocalSession:
                 )
             )
 
-    async def request(self, t: str, **f: Any) -> dict:
+    async def request(self, t: str, **f: Any) -> dict[str, Any]:
         self.sent.append({"t": t, **f})
         await asyncio.sleep(0)
         handler = getattr(self, f"_do_{t}", None)
         if handler is None:
             raise ServerError("unknown-type", t)
-        return handler(**f)
+        reply: dict[str, Any] = handler(**f)
+        return reply
 
-    def _do_ping(self) -> dict:
+    def _do_ping(self) -> dict[str, Any]:
         return {"t": "pong", "time": now_ms()}
 
-    def _do_quick(self, game: str, seats: int = 2) -> dict:
+    def _do_quick(self, game: str, seats: int = 2) -> dict[str, Any]:
         race = self._new_race(game, seats, self.time_limit_s, False, "")
         race.seats.append(_Seat(self.player, self.name, status="ready", ready=True))
         self._add_bots(race, seats - 1, True)
@@ -410,16 +405,18 @@ class LocalSession:
         asyncio.get_running_loop().call_later(0.05, seat_them)
         return {"t": "queued", "game": game, "seats": seats}
 
-    def _do_unqueue(self, game: str) -> dict:
+    def _do_unqueue(self, game: str) -> dict[str, Any]:
         return {"t": "ok"}
 
-    def _do_create(self, game: str, seats: int = 2, time_limit_s: int = 600, private: bool = False) -> dict:
+    def _do_create(
+        self, game: str, seats: int = 2, time_limit_s: int = 600, private: bool = False
+    ) -> dict[str, Any]:
         race = self._new_race(game, seats, time_limit_s, private, self.player)
         race.seats.append(_Seat(self.player, self.name))
         self._add_bots(race, min(self.rivals, seats - 1), True)
         return race.snapshot()
 
-    def _do_join(self, race: str) -> dict:
+    def _do_join(self, race: str) -> dict[str, Any]:
         r = self._race(race)
         if self.seat(r) is None:
             if len(r.seats) >= r.seats_n:
@@ -430,7 +427,7 @@ class LocalSession:
             r.bump()
         return r.snapshot()
 
-    def _do_ready(self, race: str, ready: bool = True) -> dict:
+    def _do_ready(self, race: str, ready: bool = True) -> dict[str, Any]:
         r = self._race(race)
         s = self.seat(r)
         if s is None:
@@ -444,7 +441,7 @@ class LocalSession:
             r.begin_countdown()
         return r.snapshot()
 
-    def _do_start(self, race: str) -> dict:
+    def _do_start(self, race: str) -> dict[str, Any]:
         r = self._race(race)
         if r.host != self.player:
             raise ServerError("not-host", "only the host may start")
@@ -453,13 +450,13 @@ class LocalSession:
         r.begin_countdown()
         return r.snapshot()
 
-    def _do_leave(self, race: str) -> dict:
+    def _do_leave(self, race: str) -> dict[str, Any]:
         r = self._race(race)
         r.seats = [s for s in r.seats if s.player != self.player]
         r.bump()
         return r.snapshot()
 
-    def _do_move(self, race: str, n: int, move: str, view: bool = False) -> dict:
+    def _do_move(self, race: str, n: int, move: str, view: bool = False) -> dict[str, Any]:
         from protocol.rules.errors import IllegalMove
 
         r = self._race(race)
@@ -489,11 +486,11 @@ class LocalSession:
             "at": s.at,
         }
         if view:
-            ack["view"] = s.game.view_text()
-            ack["legal"] = s.game.legal_moves()
+            ack["view"] = s.dealt().view_text()
+            ack["legal"] = s.dealt().legal_moves()
         return ack
 
-    def _do_finish(self, race: str) -> dict:
+    def _do_finish(self, race: str) -> dict[str, Any]:
         r = self._race(race)
         s = self.seat(r)
         if s is None:
@@ -503,10 +500,10 @@ class LocalSession:
         r.finish(s)
         return {"t": "ok"}
 
-    def _do_resync(self, race: str, since: int | None = None) -> dict:
+    def _do_resync(self, race: str, since: int | None = None) -> dict[str, Any]:
         r = self._race(race)
         s = self.seat(r)
-        out: dict = {"t": "state", "race": r.snapshot(), "events": None}
+        out: dict[str, Any] = {"t": "state", "race": r.snapshot(), "events": None}
         if s is not None and s.game is not None:
             out["you"] = {
                 "n": s.n,
@@ -517,7 +514,7 @@ class LocalSession:
             }
         return out
 
-    def _do_races(self, game: str | None = None) -> dict:
+    def _do_races(self, game: str | None = None) -> dict[str, Any]:
         if self.watch_demo and not self._demo_started:
             self._demo_started = True
             for g in ("racing-aces", "fours-up"):
@@ -542,7 +539,7 @@ class LocalSession:
             )
         return {"t": "race_list", "races": out}
 
-    def _do_spectate(self, race: str) -> dict:
+    def _do_spectate(self, race: str) -> dict[str, Any]:
         r = self._race(race)
         if r.private:
             raise ServerError("private-race")
@@ -559,6 +556,6 @@ class LocalSession:
         self._spectate_task = asyncio.ensure_future(flush())
         return r.snapshot()
 
-    def _do_unspectate(self, race: str) -> dict:
+    def _do_unspectate(self, race: str) -> dict[str, Any]:
         self._watching.discard(race)
         return {"t": "ok"}

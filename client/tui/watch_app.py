@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
@@ -11,13 +12,15 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
-from .board import GAME_NAMES, clock, parse_view, ranking_lines
+from protocol.rules.facts import game_name
+
+from .board import clock, parse_view, ranking_lines
 from .model import RaceModel
 from .session import ServerError, Session
 from .widgets import BoardView, bars_text
 
 
-def race_row(r: dict, now: int) -> tuple[str, ...]:
+def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
     """One line of the race list (plain function, for tests)."""
     total = r.get("total") or 0
     players = ", ".join(f"{p.get('name')} {p.get('home', 0)}/{total}" for p in r.get("players") or [])
@@ -30,7 +33,7 @@ def race_row(r: dict, now: int) -> tuple[str, ...]:
         when = ""
     return (
         r.get("race", ""),
-        GAME_NAMES.get(r.get("game", ""), r.get("game", "")),
+        game_name(r.get("game", "")),
         status,
         when,
         players,
@@ -38,7 +41,7 @@ def race_row(r: dict, now: int) -> tuple[str, ...]:
     )
 
 
-class WatchApp(App):
+class WatchApp(App[int]):
     TITLE = "solrace watch"
     CSS = """
     #list-view { height: 1fr; }
@@ -71,7 +74,7 @@ class WatchApp(App):
         self.initial_race = race
         self.refresh_s = refresh_s
         self.session: Session | None = None
-        self.races: list[dict] = []
+        self.races: list[dict[str, Any]] = []
         self.model: RaceModel | None = None
 
     def compose(self) -> ComposeResult:
@@ -145,7 +148,7 @@ class WatchApp(App):
             table.add_row(*race_row(r, now), key=r.get("race"))
         if self.races:
             table.move_cursor(row=min(cursor, len(self.races) - 1))
-        what = f" of {GAME_NAMES.get(self.game, self.game)}" if self.game else ""
+        what = f" of {game_name(self.game)}" if self.game else ""
         self.query_one("#list-title", Static).update(
             f"[b]{len(self.races)} live public race(s){what}[/b] — Enter to spectate, r to refresh, ctrl+q to quit"
         )
@@ -184,7 +187,7 @@ class WatchApp(App):
         self.say("Esc: back to the list")
         self.draw_race()
 
-    def action_back(self) -> None:
+    async def action_back(self) -> None:
         if self.model is None:
             return
         race = self.model.race_id
@@ -211,8 +214,10 @@ class WatchApp(App):
 
     def draw_info(self) -> None:
         m = self.model
+        if m is None:
+            return
         now = self.session.server_now() if self.session else 0
-        parts = [f"[b]{GAME_NAMES.get(m.game or '', m.game)}[/b]", f"race {m.race_id}", m.status]
+        parts = [f"[b]{game_name(m.game or '')}[/b]", f"race {m.race_id}", m.status]
         cd = m.countdown_ms(now)
         if cd is not None:
             parts.append(f"starts in {cd / 1000:.1f}s")

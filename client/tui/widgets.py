@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.text import Text
 from textual import events
+from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
@@ -50,7 +53,7 @@ class BoardView(Widget):
             self.index = index
             self.chain = chain  # 2 for a double click
 
-    def __init__(self, *, placeholder: str = "", **kw) -> None:
+    def __init__(self, *, placeholder: str = "", **kw: Any) -> None:
         super().__init__(**kw)
         self.canvas: Canvas | None = None
         self.placeholder = placeholder
@@ -66,10 +69,10 @@ class BoardView(Widget):
             return Text(self.placeholder)
         return canvas_text(self.canvas)
 
-    def get_content_width(self, container, viewport) -> int:
+    def get_content_width(self, container: Size, viewport: Size) -> int:
         return self.canvas.width if self.canvas else max(len(self.placeholder), 1)
 
-    def get_content_height(self, container, viewport, width: int) -> int:
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self.canvas.height if self.canvas else max(self.placeholder.count("\n") + 1, 1)
 
     def on_click(self, event: events.Click) -> None:

@@ -22,7 +22,7 @@ start event), client `Replay` (request) vs server `ReplayData` (reply).
 
 from __future__ import annotations
 
-from typing import Annotated, Literal, Union
+from typing import Annotated, Literal, TypeAlias, get_args
 
 import msgspec
 
@@ -77,17 +77,17 @@ class ClientMsg(
     rid: Rid | None = None
 
 
-class Hello(ClientMsg, tag="hello"):
+class Hello(ClientMsg, tag="hello", frozen=True):
     v: Count
     token: Token | None = None
     name: Name | None = None
 
 
-class Ping(ClientMsg, tag="ping"):
+class Ping(ClientMsg, tag="ping", frozen=True):
     pass
 
 
-class Create(ClientMsg, tag="create"):
+class Create(ClientMsg, tag="create", frozen=True):
     game: GameId
     seats: Seats = DEFAULT_SEATS
     # Absent: the server's TIME_LIMIT_S (docs/protocol.md §7), DEFAULT_TIME_LIMIT_S unless configured.
@@ -95,63 +95,63 @@ class Create(ClientMsg, tag="create"):
     private: bool = False
 
 
-class Join(ClientMsg, tag="join"):
+class Join(ClientMsg, tag="join", frozen=True):
     race: RaceId
 
 
-class Leave(ClientMsg, tag="leave"):
+class Leave(ClientMsg, tag="leave", frozen=True):
     race: RaceId
 
 
-class Ready(ClientMsg, tag="ready"):
+class Ready(ClientMsg, tag="ready", frozen=True):
     race: RaceId
     ready: bool = True
 
 
-class Start(ClientMsg, tag="start"):
+class Start(ClientMsg, tag="start", frozen=True):
     """The host starts the race with the players present (all ready)."""
 
     race: RaceId
 
 
-class Quick(ClientMsg, tag="quick"):
+class Quick(ClientMsg, tag="quick", frozen=True):
     game: GameId
     seats: QuickSeats = DEFAULT_SEATS
 
 
-class Unqueue(ClientMsg, tag="unqueue"):
+class Unqueue(ClientMsg, tag="unqueue", frozen=True):
     game: GameId
 
 
-class Move(ClientMsg, tag="move", gc=False):
+class Move(ClientMsg, tag="move", gc=False, frozen=True):
     race: RaceId
     n: Count
     move: MoveText
     view: bool = False
 
 
-class Finish(ClientMsg, tag="finish"):
+class Finish(ClientMsg, tag="finish", frozen=True):
     race: RaceId
 
 
-class Resync(ClientMsg, tag="resync"):
+class Resync(ClientMsg, tag="resync", frozen=True):
     race: RaceId
     since: Count | None = None
 
 
-class Replay(ClientMsg, tag="replay"):
+class Replay(ClientMsg, tag="replay", frozen=True):
     race: RaceId
 
 
-class Races(ClientMsg, tag="races"):
+class Races(ClientMsg, tag="races", frozen=True):
     game: GameId | None = None
 
 
-class Spectate(ClientMsg, tag="spectate"):
+class Spectate(ClientMsg, tag="spectate", frozen=True):
     race: RaceId
 
 
-class Unspectate(ClientMsg, tag="unspectate"):
+class Unspectate(ClientMsg, tag="unspectate", frozen=True):
     race: RaceId
 
 
@@ -161,20 +161,20 @@ DateText = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # YYYY-
 PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 
 
-class Daily(ClientMsg, tag="daily"):
+class Daily(ClientMsg, tag="daily", frozen=True):
     """The facts of a daily (default: today's); reply `daily` (DailyInfo)."""
 
     game: GameId
     date: DateText | None = None
 
 
-class DailyStart(ClientMsg, tag="daily_start"):
+class DailyStart(ClientMsg, tag="daily_start", frozen=True):
     """Start (or resume) today's one ranked attempt; reply `race`."""
 
     game: GameId
 
 
-class Leaderboard(ClientMsg, tag="leaderboard"):
+class Leaderboard(ClientMsg, tag="leaderboard", frozen=True):
     """A daily's board; `watch` also subscribes to its live `leaderboard_update`s."""
 
     game: GameId
@@ -184,18 +184,18 @@ class Leaderboard(ClientMsg, tag="leaderboard"):
     watch: bool = False
 
 
-class LeaderboardUnwatch(ClientMsg, tag="leaderboard_unwatch"):
+class LeaderboardUnwatch(ClientMsg, tag="leaderboard_unwatch", frozen=True):
     game: GameId
     date: DateText | None = None
 
 
-class History(ClientMsg, tag="history"):
+class History(ClientMsg, tag="history", frozen=True):
     game: GameId
     player: PlayerId | None = None  # default: you
     days: Annotated[int, msgspec.Meta(ge=0, le=100)] = 30
 
 
-class DailyReplay(ClientMsg, tag="daily_replay"):
+class DailyReplay(ClientMsg, tag="daily_replay", frozen=True):
     """The published replays of a closed daily (the top entries), or one player's."""
 
     game: GameId
@@ -208,46 +208,46 @@ class DailyReplay(ClientMsg, tag="daily_replay"):
 BotLevel = Literal["random", "greedy", "search"]
 
 
-class Bot(ClientMsg, tag="bot"):
+class Bot(ClientMsg, tag="bot", frozen=True):
     """Seat a bot of `level` in a race in its lobby where you sit; reply `ok`."""
 
     race: RaceId
     level: BotLevel = "greedy"
 
 
-class Rematch(ClientMsg, tag="rematch"):
+class Rematch(ClientMsg, tag="rematch", frozen=True):
     """After the end: a new race with the same settings for the same players; reply `race`."""
 
     race: RaceId
 
 
-ClientMessage = Union[
-    Hello,
-    Ping,
-    Create,
-    Join,
-    Leave,
-    Ready,
-    Start,
-    Quick,
-    Unqueue,
-    Move,
-    Finish,
-    Resync,
-    Replay,
-    Races,
-    Spectate,
-    Unspectate,
-    Daily,
-    DailyStart,
-    Leaderboard,
-    LeaderboardUnwatch,
-    History,
-    DailyReplay,
-    Bot,
-    Rematch,
-]
-CLIENT_TYPES: tuple[type[ClientMsg], ...] = ClientMessage.__args__  # type: ignore[attr-defined]
+ClientMessage: TypeAlias = (
+    Hello
+    | Ping
+    | Create
+    | Join
+    | Leave
+    | Ready
+    | Start
+    | Quick
+    | Unqueue
+    | Move
+    | Finish
+    | Resync
+    | Replay
+    | Races
+    | Spectate
+    | Unspectate
+    | Daily
+    | DailyStart
+    | Leaderboard
+    | LeaderboardUnwatch
+    | History
+    | DailyReplay
+    | Bot
+    | Rematch
+)
+CLIENT_TYPES: tuple[type[ClientMsg], ...] = get_args(ClientMessage)
 
 
 # --- nested (untagged) structures of server messages -------------------------------
@@ -434,7 +434,7 @@ class End(ServerMsg, tag="end"):
     ranking: list[RankEntry]
 
 
-RaceEvent = Union[RaceSnapshot, Progress, End]
+RaceEvent: TypeAlias = RaceSnapshot | Progress | End
 
 
 class State(ServerMsg, tag="state"):
@@ -587,26 +587,26 @@ class RematchOffer(ServerMsg, tag="rematch"):
     name: str  # their name
 
 
-ServerMessage = Union[
-    Welcome,
-    Pong,
-    Ok,
-    Error,
-    RaceSnapshot,
-    Queued,
-    Started,
-    Ack,
-    Progress,
-    End,
-    State,
-    ReplayData,
-    RaceList,
-    Boards,
-    DailyInfo,
-    LeaderboardData,
-    LeaderboardUpdate,
-    HistoryData,
-    DailyReplayData,
-    RematchOffer,
-]
-SERVER_TYPES: tuple[type[ServerMsg], ...] = ServerMessage.__args__  # type: ignore[attr-defined]
+ServerMessage: TypeAlias = (
+    Welcome
+    | Pong
+    | Ok
+    | Error
+    | RaceSnapshot
+    | Queued
+    | Started
+    | Ack
+    | Progress
+    | End
+    | State
+    | ReplayData
+    | RaceList
+    | Boards
+    | DailyInfo
+    | LeaderboardData
+    | LeaderboardUpdate
+    | HistoryData
+    | DailyReplayData
+    | RematchOffer
+)
+SERVER_TYPES: tuple[type[ServerMsg], ...] = get_args(ServerMessage)

@@ -9,6 +9,7 @@ Layout
 ``cards``     cards as ints ("faces" 0..51) with precomputed rank/suit/colour/code
 ``deal``      the bit-exact seeded shuffle of docs/rules.md §8, seeds and commitments
 ``games``     pile kinds, their acceptance tables, and the four games as data
+``facts``     what clients show of each game: names, blurbs, labelled pile groups
 ``engine``    ``Game``: the one move checker / generator / applier for all games
 ``view``      ``View``: what a player may see
 ``position``  parsing of position texts and view texts
@@ -31,6 +32,8 @@ MoveResult``, ``check(m)``, ``is_legal(m)``, ``copy()``, ``to_text()``,
 down), and the facts ``game``, ``game_id``, ``cards_home``, ``total``,
 ``won``, ``stock_count``. ``view_from_text(text) -> View`` is for clients.
 A ``Game`` pickles and copies cheaply (its ``GameDef`` travels by id).
+``game_facts()`` is every game's display facts as JSON-able data;
+``game_def(game_id)`` refuses an unknown game with ``UnknownGame``.
 
 Errors
 ------
@@ -53,10 +56,11 @@ malformed or cannot occur in its game.
 
 from __future__ import annotations
 
-from .cards import card_code, parse_card
+from .cards import card_code, card_name, parse_card
 from .deal import DEAL_VERSION, random_seed, seed_commitment
 from .engine import Game, MoveResult, deal, replay
 from .errors import ILLEGAL_MOVE_CODES, IllegalMove, PositionError
+from .facts import UnknownGame, game_def, game_facts, game_name
 from .games import GAMES, GameDef
 from .position import from_text, view_from_text
 from .view import View
@@ -73,10 +77,15 @@ __all__ = [
     "IllegalMove",
     "MoveResult",
     "PositionError",
+    "UnknownGame",
     "View",
     "card_code",
+    "card_name",
     "deal",
     "from_text",
+    "game_def",
+    "game_facts",
+    "game_name",
     "parse_card",
     "random_seed",
     "replay",

@@ -30,6 +30,12 @@ SUIT: tuple[int, ...] = tuple(f // 13 for f in FACES)
 RED: tuple[int, ...] = tuple(1 if f // 13 in (1, 2) else 0 for f in FACES)
 #: Two-character text code of a face, e.g. ``Th``.
 CODE: tuple[str, ...] = tuple(RANK_CHARS[f % 13] + SUIT_CHARS[f // 13] for f in FACES)
+#: Suit symbols in suit order, for people (messages, boards); notation keeps ``cdhs``.
+SUIT_SYMBOLS = "♣♦♥♠"
+#: A face as people read it: ``9♥``, ``10♣`` (the ten is ``T`` only in notation).
+NAME: tuple[str, ...] = tuple(
+    ("10" if RANK_CHARS[f % 13] == "T" else RANK_CHARS[f % 13]) + SUIT_SYMBOLS[f // 13] for f in FACES
+)
 #: Text code of a face-down face, as written in a position text.
 DOWN_CODE: tuple[str, ...] = tuple("~" + c for c in CODE)
 #: Text code -> face.
@@ -54,6 +60,11 @@ def face(card_id: int) -> int:
 def card_code(card_id: int) -> str:
     """Text code of a card id or face, e.g. ``card_code(60) == '9c'``."""
     return CODE[card_id % 52]
+
+
+def card_name(card: int | str) -> str:
+    """A card as people read it, from a card id, a face or a text code: ``card_name("Th") == "10♥"``."""
+    return NAME[parse_card(card) if isinstance(card, str) else card % 52]
 
 
 def parse_card(code: str) -> int:

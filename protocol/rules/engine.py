@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .cards import CODE, DOWN_CODE, RANK, RED
+from .cards import CODE, DOWN_CODE, NAME, RANK, RED
 from .errors import IllegalMove
-from .games import ANY, DRAW, GAMES, PAIR, GameDef, Kind, NotationError
+from .facts import game_def
+from .games import DRAW, GameDef, Kind, NotationError, Parsed
 from .view import View
 
 _NOT_AVAILABLE = "not-available"
@@ -147,12 +148,11 @@ class Game:
         g = self.game
         if p:
             return f in g.acc_top[d][p[-1]]
-        empty = g.acc_empty[d]
-        if empty is ANY:
+        if g.takes_any[d]:
             return True
-        if empty is PAIR:
+        if g.pair_rule[d]:
             return f in self._pair_aces(d)
-        return f in empty  # type: ignore[operator]
+        return f in g.acc_empty[d]
 
     def _pair_aces(self, d: int) -> tuple[int, ...]:
         """Aces an empty colour foundation may start with (the pair rule)."""
@@ -189,7 +189,7 @@ class Game:
             return _NOT_ACCEPTED
         return None if self._accepts(d, sp[n - k]) else _NOT_ACCEPTED
 
-    def _parse(self, move: str) -> object:
+    def _parse(self, move: str) -> Parsed:
         try:
             return self.game.parse_move(move)
         except NotationError as e:
@@ -217,9 +217,9 @@ class Game:
             msg = f"nothing may be moved onto {names[d]}"
         else:
             sp = self.piles[s]
-            card = CODE[sp[len(sp) - k]]
+            card = NAME[sp[len(sp) - k]]
             dp = self.piles[d]
-            on = f"on {CODE[dp[-1]]}" if dp else "when empty"
+            on = f"on {NAME[dp[-1]]}" if dp else "when empty"
             msg = f"{names[d]} does not take {card} {on}"
             if k > 1 and self.game.is_found[d]:
                 msg += " (runs never go to this foundation)"
@@ -228,11 +228,11 @@ class Game:
     def check(self, move: str) -> None:
         """Raise IllegalMove if ``move`` is illegal here; otherwise do nothing."""
         parsed = self._parse(move)
-        if parsed is DRAW:
+        if parsed == DRAW:
             if not self.piles[self.game.stock_idx]:
                 raise IllegalMove("stock-empty", move, "the stock is empty (there is no redeal)")
             return
-        s, k, d = parsed  # type: ignore[misc]
+        s, k, d = parsed
         code = self._refusal(s, k, d)
         if code is not None:
             raise self._illegal(move, code, s, k, d)
@@ -254,7 +254,7 @@ class Game:
         if parsed is None:
             parsed = self._parse(move)
         piles = self.piles
-        if parsed is DRAW:
+        if parsed == DRAW:
             stock = piles[g.stock_idx]
             if not stock:
                 raise IllegalMove("stock-empty", move, "the stock is empty (there is no redeal)")
@@ -267,10 +267,12 @@ class Game:
                     piles[t].append(f)
                     revealed.append((t, f))
                 return revealed
+            waste = g.waste_idx
+            assert waste is not None  # a game without a waste draws to its tableau
             f = stock.pop()
-            piles[g.waste_idx].append(f)  # type: ignore[index]
-            return [(g.waste_idx, f)]  # type: ignore[list-item]
-        s, k, d = parsed  # type: ignore[misc]
+            piles[waste].append(f)
+            return [(waste, f)]
+        s, k, d = parsed
         code = self._refusal(s, k, d)
         if code is not None:
             raise self._illegal(move, code, s, k, d)
@@ -328,31 +330,33 @@ class Game:
         tab_any: list[int] = []
         acc_top = g.acc_top
         acc_empty = g.acc_empty
+        pair_rule = g.pair_rule
         for d in g.found_idx:
             p = piles[d]
             if p:
                 wants = acc_top[d][p[-1]]
+            elif pair_rule[d]:
+                wants = self._pair_aces(d)
             else:
                 wants = acc_empty[d]
-                if wants is PAIR:
-                    wants = self._pair_aces(d)
-            for f in wants:  # type: ignore[union-attr]
+            for f in wants:
                 b = home.get(f)
                 if b is None:
                     home[f] = [d]
                 else:
                     b.append(d)
         empty_seq = [d for d in g.seq_idx if not piles[d]]
+        takes_any = g.takes_any
         for d in g.tab_idx:
             p = piles[d]
             if p:
                 wants = acc_top[d][p[-1]]
+            elif takes_any[d]:
+                tab_any.append(d)
+                continue
             else:
                 wants = acc_empty[d]
-                if wants is ANY:
-                    tab_any.append(d)
-                    continue
-            for f in wants:  # type: ignore[union-attr]
+            for f in wants:
                 b = tab.get(f)
                 if b is None:
                     tab[f] = [d]
@@ -385,7 +389,7 @@ class Game:
                 lowest = down[s]
                 while i >= lowest and p[i + 1] in acc[p[i]]:
                     k = len(p) - i
-                    rrow = run_rows[k]  # type: ignore[index]
+                    rrow = run_rows[k]
                     b = tab.get(p[i])
                     if b:
                         out.extend([rrow[d] for d in b])
@@ -403,10 +407,7 @@ _ACES_OF_RED = ((0, 39), (13, 26))  # black aces, red aces
 
 def deal(game_id: str, seed: str) -> Game:
     """A new game of ``game_id`` dealt from ``seed`` (docs/rules.md §8)."""
-    try:
-        game = GAMES[game_id]
-    except KeyError:
-        raise ValueError(f"unknown game {game_id!r}; known: {', '.join(GAMES)}") from None
+    game = game_def(game_id)  # UnknownGame, a ValueError, for a game this version does not know
     if not isinstance(seed, str):
         raise TypeError("a seed is a string")
     piles, down = game.deal_layout(seed)

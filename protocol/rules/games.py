@@ -4,10 +4,13 @@ A game is a list of piles, each of a *kind*; a kind fixes what a pile accepts
 and whether it can give cards. A few game-wide switches cover the rest (refill
 of emptied tableau piles, where ``draw`` puts cards, whether colour foundations
 may feed each other). The engine (``engine.py``) knows only kinds and switches.
+What clients show of a game (its blurb, labelled pile groups) is in ``facts.py``.
 
 Acceptance is precomputed: for each destination pile, ``acc_top[top_face]``
-is the tuple of faces it accepts on that top card, and ``acc_empty`` says what
-it accepts when empty. The same tables drive move checking (``face in
+is the tuple of faces it accepts on that top card, and ``acc_empty`` the faces
+it accepts when empty (unless ``takes_any``: an empty pile that takes any card
+or run, or a colour foundation, whose empty pile is governed by the pair rule
+with its ``partner``). The same tables drive move checking (``face in
 acc_top[top]``) and move generation (bucket every destination under the faces
 it wants, then look up each source's card once), so the two cannot disagree.
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import IntEnum
+from typing import Final, Literal
 
 from .cards import OF_RANK, OF_RANK_COLOUR, RANK, RED, SUIT, canonical_deck, face
 from .deal import shuffle
@@ -44,12 +48,12 @@ class Kind(IntEnum):
 FOUNDATION_KINDS = frozenset({Kind.FOUNDATION, Kind.COLOUR, Kind.SEQUENCE, Kind.SUIT_WRAP})
 TABLEAU_KINDS = frozenset({Kind.SINGLE, Kind.ALTERNATE, Kind.DOWN})
 
-#: ``acc_empty`` marker: an empty pile that takes any card or run.
-ANY = "any"
-#: ``acc_empty`` marker: an empty colour foundation, governed by the pair rule.
-PAIR = "pair"
-
-DRAW = "draw"
+DRAW: Final = "draw"
+#: A parsed move: ``DRAW``, or (source pile, number of cards, destination pile).
+Parsed = Literal["draw"] | tuple[int, int, int]
+#: Faces accepted on each top face (indexed by face 0..51).
+AccTop = tuple[tuple[int, ...], ...]
+_NOTHING: AccTop = tuple(() for _ in range(52))
 #: Longest run that any game can hold (K..A); longer run notations are still
 #: parsed (and refused as not available) but not precomputed.
 MAX_RUN = 13
@@ -77,15 +81,16 @@ class NotationError(Exception):
         self.code = code
 
 
-def _acceptance(p: PileDef) -> tuple[tuple[tuple[int, ...], ...] | None, object]:
-    """(acc_top table indexed by top face, acc_empty) for a pile, or (None, None)
-    for piles that never receive a card by a move."""
+def _acceptance(p: PileDef) -> tuple[AccTop, tuple[int, ...]]:
+    """(acc_top table indexed by top face, acc_empty) for a pile; nothing at
+    all for piles that never receive a card by a move. Empty piles that take
+    any card, and the pair rule, are not in these tables (see GameDef)."""
     k = p.kind
     if k == Kind.FOUNDATION:
         # No wrap: OF_RANK[0] and OF_RANK[14] are empty, so a full pile takes nothing.
         return tuple(OF_RANK[RANK[f] + p.step] for f in range(52)), OF_RANK[p.start]
     if k == Kind.COLOUR:
-        return tuple(OF_RANK_COLOUR[RANK[f] + 1][RED[f]] for f in range(52)), PAIR
+        return tuple(OF_RANK_COLOUR[RANK[f] + 1][RED[f]] for f in range(52)), ()
     if k == Kind.SUIT_WRAP:
         top = []
         for f in range(52):
@@ -94,16 +99,16 @@ def _acceptance(p: PileDef) -> tuple[tuple[tuple[int, ...], ...] | None, object]
             top.append(() if r == 3 else (SUIT[f] * 13 + r % 13,))
         return tuple(top), OF_RANK[4]
     if k == Kind.SINGLE:
-        return tuple(() for _ in range(52)), ANY
+        return _NOTHING, ()
     if k == Kind.ALTERNATE:
         return tuple(OF_RANK_COLOUR[RANK[f] - 1][1 - RED[f]] for f in range(52)), OF_RANK[13]
     if k == Kind.DOWN:
         # Only 5..K take a card: nothing goes onto a 4, 3, 2 or A.
-        return tuple(OF_RANK[RANK[f] - 1] if RANK[f] >= 5 else () for f in range(52)), ANY
+        return tuple(OF_RANK[RANK[f] - 1] if RANK[f] >= 5 else () for f in range(52)), ()
     if k == Kind.SEQUENCE:
         # Only a whole run onto an empty pile; handled by the engine directly.
-        return tuple(() for _ in range(52)), ()
-    return None, None
+        return _NOTHING, ()
+    return _NOTHING, ()
 
 
 class GameDef:
@@ -164,6 +169,10 @@ class GameDef:
         acc = [_acceptance(p) for p in piles]
         self.acc_top = [a[0] for a in acc]
         self.acc_empty = [a[1] for a in acc]
+        # An empty pile that takes any card or run; an empty colour foundation,
+        # which takes the aces the pair rule allows.
+        self.takes_any = [k in (Kind.SINGLE, Kind.DOWN) for k in kinds]
+        self.pair_rule = [k == Kind.COLOUR for k in kinds]
         # Cards face down after the deal: a pile can never hold more than that.
         self.max_down = [0] * len(piles)
         if face_down:
@@ -177,14 +186,15 @@ class GameDef:
         n = len(names)
         self.notation = [[f"{names[s]}>{names[d]}" for d in range(n)] for s in range(n)]
         # run_notation[s][k][d] for tableau piles only (others never move runs).
-        self.run_notation: list[list[list[str] | None] | None] = [None] * n
-        cache: dict[str, object] = {DRAW: DRAW}
+        # (rows 0 and 1 are empty: a run has 2 cards or more)
+        self.run_notation: list[list[list[str]]] = [[] for _ in range(n)]
+        cache: dict[str, Parsed] = {DRAW: DRAW}
         for s in range(n):
             for d in range(n):
                 if s != d:
                     cache[self.notation[s][d]] = (s, 1, d)
         for s in self.tab_idx:
-            table: list[list[str] | None] = [None, None]
+            table: list[list[str]] = [[], []]
             for k in range(2, MAX_RUN + 1):
                 row = [f"{names[s]}:{k}>{names[d]}" for d in range(n)]
                 table.append(row)
@@ -202,7 +212,7 @@ class GameDef:
         # not clone the (large) tables, and identity checks must keep working.
         return (_game_by_id, (self.id,))
 
-    def parse_move(self, move: str) -> object:
+    def parse_move(self, move: str) -> Parsed:
         """``DRAW`` or ``(src, k, dst)`` pile indices; raises NotationError."""
         if not isinstance(move, str):
             raise NotationError("bad-notation", "a move is a string")

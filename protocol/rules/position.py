@@ -12,10 +12,12 @@ park unused cards anywhere a card may lie.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .cards import CODE, FACE_OF_CODE, RANK, RED
 from .engine import Game
 from .errors import PositionError
-from .games import GAMES, PAIR, GameDef, Kind
+from .games import GAMES, AccTop, GameDef, Kind
 from .view import HIDDEN, View
 
 
@@ -82,7 +84,7 @@ def _cards(name: str, text: str, hidden_token: str) -> tuple[list[int | None], i
     return faces, down
 
 
-def _check_structure(game: GameDef, piles: list[list[int]], down: list[int]) -> None:
+def _check_structure(game: GameDef, piles: Sequence[Sequence[int | None]], down: list[int]) -> None:
     """Raise PositionError unless the piles satisfy the invariants of the rules.
 
     In a view, face-down cards are ``None``; the face-down count check comes
@@ -96,40 +98,44 @@ def _check_structure(game: GameDef, piles: list[list[int]], down: list[int]) -> 
             )
         if down[i] and down[i] == len(p):
             raise PositionError(f"{name}: the top card is face down (it would have been turned up)")
+        faces = [f for f in p if f is not None]  # the same pile, unless it has face-down cards
         if kind == Kind.FOUNDATION:
             pd = game.piles[i]
-            if p and RANK[p[0]] != pd.start:
-                raise PositionError(f"{name}: must start with rank {pd.start}, not {CODE[p[0]]}")
-            _check_chain(game, i, p)
+            if faces and RANK[faces[0]] != pd.start:
+                raise PositionError(f"{name}: must start with rank {pd.start}, not {CODE[faces[0]]}")
+            _check_chain(game, i, faces)
         elif kind == Kind.COLOUR:
-            if p and RANK[p[0]] != 1:
-                raise PositionError(f"{name}: must start with an ace, not {CODE[p[0]]}")
-            _check_chain(game, i, p)
+            if faces and RANK[faces[0]] != 1:
+                raise PositionError(f"{name}: must start with an ace, not {CODE[faces[0]]}")
+            _check_chain(game, i, faces)
         elif kind == Kind.SUIT_WRAP:
-            if p and RANK[p[0]] != 4:
-                raise PositionError(f"{name}: must start with a 4, not {CODE[p[0]]}")
-            _check_chain(game, i, p)
+            if faces and RANK[faces[0]] != 4:
+                raise PositionError(f"{name}: must start with a 4, not {CODE[faces[0]]}")
+            _check_chain(game, i, faces)
         elif kind == Kind.SEQUENCE:
-            if p and (len(p) != 13 or RANK[p[0]] != 13 or not _is_run(game.acc_top[game.tab_idx[0]], p)):
+            if faces and (
+                len(faces) != 13 or RANK[faces[0]] != 13 or not _is_run(game.acc_top[game.tab_idx[0]], faces)
+            ):
                 raise PositionError(f"{name}: holds nothing or one whole K..A alternating run")
         elif kind == Kind.SINGLE:
-            if len(p) > 1:
+            if len(faces) > 1:
                 raise PositionError(f"{name}: a tableau pile of this game holds at most one card")
         elif kind == Kind.DOWN:
-            if not _is_run(game.acc_top[i], p):
+            if not _is_run(game.acc_top[i], faces):
                 raise PositionError(f"{name}: not a pile the placing rule can build")
     # The pair rule keeps the two bottoms of a pair aces of different colours.
     for i in game.found_idx:
-        if game.acc_empty[i] is PAIR:
+        if game.pair_rule[i]:
             j = game.partner[i]
-            if i < j and piles[i] and piles[j] and RED[piles[i][0]] == RED[piles[j][0]]:
+            bottom, other = piles[i][0] if piles[i] else None, piles[j][0] if piles[j] else None
+            if i < j and bottom is not None and other is not None and RED[bottom] == RED[other]:
                 raise PositionError(
                     f"{game.pile_names[i]} and {game.pile_names[j]} are a pair and cannot both "
                     "hold aces of one colour"
                 )
 
 
-def _is_run(acc: tuple[tuple[int, ...], ...], p: list[int]) -> bool:
+def _is_run(acc: AccTop, p: list[int]) -> bool:
     return all(p[n + 1] in acc[p[n]] for n in range(len(p) - 1))
 
 
@@ -150,12 +156,12 @@ def from_text(text: str) -> Game:
     down: list[int] = []
     for name, cards in pairs:
         faces, d = _cards(name, cards, "~")
-        piles.append(faces)  # type: ignore[arg-type]
+        piles.append([f for f in faces if f is not None])  # (none is: "~Kh" is a face-down Kh)
         down.append(d)
     counts = [0] * 52
     for p in piles:
         for f in p:
-            counts[f] += 1  # type: ignore[index]
+            counts[f] += 1
     wrong = [CODE[f] + f"×{c}" for f, c in enumerate(counts) if c != game.decks]
     if wrong:
         raise PositionError(
@@ -171,7 +177,7 @@ def view_from_text(text: str) -> View:
     game, pairs = _split(text, "view")
     stock = -1
     piles: list[tuple[str, tuple[str | None, ...]]] = []
-    faces_by_pile: list[list[int]] = []
+    faces_by_pile: list[list[int | None]] = []
     down: list[int] = []
     counts = [0] * 52
     for name, cards in pairs:
@@ -186,7 +192,7 @@ def view_from_text(text: str) -> View:
         for f in faces:
             if f is not None:
                 counts[f] += 1
-        faces_by_pile.append(faces)  # type: ignore[arg-type]
+        faces_by_pile.append(faces)
         down.append(d)
         piles.append((name, tuple(None if f is None else CODE[f] for f in faces)))
     over = [CODE[f] for f, c in enumerate(counts) if c > game.decks]

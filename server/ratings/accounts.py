@@ -31,7 +31,7 @@ in) and the address its token back. With the defaults an attacker gets
 5 guesses at once on one account and then 1 every 5 minutes (288 a day),
 and one address gets 20 guesses at once and then 1 every 30 seconds across
 all accounts. ``take``, ``refund`` and ``reset`` are pure functions over a
-``Bucket`` state; the store keeps that state in Redis and changes it with a
+``Bucket`` state; ``accounts_store`` keeps that state in Redis and changes it with a
 compare-and-set, so concurrent attempts cannot spend the same token twice.
 """
 

@@ -16,10 +16,10 @@ Entries older than ``stale_ms`` (a player whose process died without
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from . import keys, scripts
+from .common import Clock, compact_json, text
 from .matchmaking import DEFAULT_CURVE, Curve, Waiting, form_races
 from .rating import MAX_PLAYERS, MIN_PLAYERS
 
@@ -27,16 +27,12 @@ STALE_MS = 600_000
 
 
 def _entry(mu: float, joined_ms: int, seats: int) -> str:
-    return json.dumps({"mu": mu, "joined": joined_ms, "seats": seats}, separators=(",", ":"))
-
-
-def _s(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
+    return compact_json({"mu": mu, "joined": joined_ms, "seats": seats})
 
 
 class Pool:
     def __init__(
-        self, redis: Any, clock: Callable[[], int], curve: Curve = DEFAULT_CURVE, stale_ms: int = STALE_MS
+        self, redis: Any, clock: Clock, curve: Curve = DEFAULT_CURVE, stale_ms: int = STALE_MS
     ) -> None:
         self.redis = redis
         self.clock = clock
@@ -63,7 +59,7 @@ class Pool:
         out = []
         for player, entry in raw.items():
             d = json.loads(entry)
-            out.append(Waiting(_s(player), float(d["mu"]), int(d["joined"]), int(d["seats"])))
+            out.append(Waiting(text(player), float(d["mu"]), int(d["joined"]), int(d["seats"])))
         return out
 
     async def form(self, game: str) -> list[list[Waiting]]:

@@ -48,7 +48,7 @@ return 1
 # Reserve a name for a player while its account is created. KEYS: names,
 # reserved. ARGV: key, player, previous owner or '', now.
 # The previous owner is given only to take over a reservation whose account
-# was never created (a claim that died half-way: see store.claim).
+# was never created (a claim that died half-way: see accounts_store.Accounts.claim).
 # -> {"ok"} | {"taken", owner, reserved at or ''}
 RESERVE = """
 local v = redis.call('HGET', KEYS[1], ARGV[1])

@@ -141,3 +141,15 @@ def test_search_beats_greedy_on_cards_home(game_id: str) -> None:
     greedy = sum(play_deal(game_id, s, new_strategy("greedy", s)).cards_home for s in seeds)
     search = sum(play_deal(game_id, s, SearchStrategy(nodes=100)).cards_home for s in seeds)
     assert search > greedy
+
+
+@pytest.mark.parametrize("name", ["random", "greedy", "search"])
+def test_a_game_this_version_does_not_know_is_refused_in_one_line(name):
+    from client.bots.evaluate import DRAW_VALUE, EVALUATE
+    from protocol.rules.facts import UnknownGame
+
+    assert set(EVALUATE) == set(DRAW_VALUE) == set(rules.GAMES)
+    view = rules.View("klondike", (("f0", ()), ("t0", ("Ah",))), 3, 0, 52)
+    with pytest.raises(UnknownGame) as e:
+        make(name).choose(view)
+    assert "\n" not in str(e.value) and "klondike" in str(e.value)

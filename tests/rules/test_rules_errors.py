@@ -261,3 +261,22 @@ BAD_VIEWS = {
 def test_view_error(name):
     with pytest.raises(rules.PositionError):
         rules.view_from_text(BAD_VIEWS[name])
+
+
+def test_refusals_name_cards_with_suit_symbols_and_keep_their_codes():
+    g = rules.deal(RA, "abc")
+    top = g.pile("t0")[-1]
+    with pytest.raises(rules.IllegalMove) as e:
+        g.check("t0>t1")
+    assert e.value.code == "not-accepted"
+    assert (
+        e.value.message == f"t1 does not take {rules.card_name(top)} on {rules.card_name(g.pile('t1')[-1])}"
+    )
+    assert (
+        "♣" in e.value.message or "♦" in e.value.message or "♥" in e.value.message or "♠" in e.value.message
+    )
+    with pytest.raises(rules.IllegalMove) as e:
+        g.check("t0>f0")
+    assert e.value.code == "not-accepted" and e.value.message.endswith("when empty")
+    assert [rules.card_name(c) for c in ("Th", "9c", "As", "Qd")] == ["10♥", "9♣", "A♠", "Q♦"]
+    assert rules.card_name(60) == "9♣"  # a card id of the second deck

@@ -319,3 +319,42 @@ def test_home_move():
     legal = ["draw", "r0>t1", "r0>f4", "r0>f5", "f0>f4"]
     assert home_move(legal, "r0") == "r0>f4"
     assert home_move(legal, "f0") is None and home_move(legal, "t3") is None
+
+
+def test_groups_and_labels_come_from_the_game_facts():
+    from protocol.rules.facts import game_facts
+
+    for game_id, facts in game_facts().items():
+        text = layout_board(parse_view(deal(game_id, "abc").view_text())).text()
+        for col in facts["cols"]:
+            for row in col:
+                for group in row:
+                    assert group["label"] in text, (game_id, group["label"])
+
+
+def test_runs_move_only_from_building_tableaus():
+    from client.tui.board import runs_allowed
+
+    assert runs_allowed("fours-up", "t3") and runs_allowed("rouge-et-noir", "t9")
+    assert not runs_allowed("racing-aces", "t0") and not runs_allowed("fours-up", "w")
+    assert not runs_allowed("fours-up", "t99") and not runs_allowed("klondike", "t0")
+
+
+def test_a_game_this_version_does_not_know_is_shown_pile_by_pile():
+    board = parse_view("klondike f0: t0:AhKs s:#3")
+    canvas = layout_board(board)
+    assert {c.pile for c in canvas.cells if c.pile} == {"f0", "t0", "s"}
+    assert board.total == 5
+    assert click(board, None, "t0", 0).selected == ("t0", 1)  # no runs in a game it does not know
+
+
+def test_an_empty_foundation_shows_what_it_starts_with():
+    canvas = layout_board(parse_view(deal("racing-aces", "abc").view_text()))
+
+    def slot(pile: str) -> str:  # the cell under the pile's name label
+        label = next(c for c in canvas.cells if c.pile == pile and c.text.strip() == pile)
+        return next(c.text for c in canvas.cells if c.pile == pile and c.y == label.y + 1)
+
+    assert [slot(f) for f in ("f0", "f4", "f8", "f12")] == [" A ", " 6 ", " 7 ", " K "]
+    canvas = layout_board(parse_view(deal("rouge-et-noir", "abc").view_text()))
+    assert slot("f5") == "K…A"

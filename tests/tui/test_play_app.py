@@ -174,3 +174,14 @@ async def test_double_click_sends_a_card_home():
         await pilot.click("#board", offset=(x + 1, y), times=2)
         await until(pilot, lambda: app.model.n == 1, what="double-click move")
         assert [m["move"] for m in session.sent if m["t"] == "move"] == [move]
+
+
+async def test_a_race_of_a_game_this_version_does_not_know_is_named_in_one_line():
+    app, _ = make_app(intent=None)
+    async with app.run_test(size=(110, 45)) as pilot:
+        await until(pilot, lambda: app.session is not None, what="session")
+        app.on_server_event({"t": "race", "race": "r1", "ver": 1, "game": "klondike", "status": "lobby"})
+        await pilot.pause()
+        status = rendered(app.query_one("#status"))
+        assert "unknown game 'klondike'" in status and "fours-up" in status
+        assert "klondike" in rendered(app.query_one("#info"))

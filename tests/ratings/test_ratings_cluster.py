@@ -7,18 +7,17 @@ import sys
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scale"))
 from scale_procs import Procs, start_cluster  # noqa: E402
 
 from server.ratings.accounts import AccountError  # noqa: E402
+from server.ratings.accounts_store import Accounts  # noqa: E402
 from server.ratings.pool import Pool  # noqa: E402
 from server.ratings.rating import Entrant, rate_race  # noqa: E402
 from server.ratings.store import Ratings  # noqa: E402
 
-FAST_HASHER = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
 GAME = "double-aces-and-kings"
 PW = "correct horse battery"
 
@@ -32,35 +31,36 @@ def cluster_nodes(tmp_path):
         procs.cleanup()
 
 
-async def test_ratings_on_a_cluster(cluster_nodes):
+async def test_ratings_on_a_cluster(cluster_nodes, hasher):
     r = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", n.port) for n in cluster_nodes])
     await r.initialize()
     try:
-        st = Ratings(r, hasher=FAST_HASHER)
+        accounts = Accounts(r, hasher=hasher)
         players = [f"p{i}" for i in range(8)]
         for p in players:
-            await st.claim(p, "name" + p, PW)
+            await accounts.claim(p, "name" + p, PW)
         with pytest.raises(AccountError):
-            await st.claim("px", "NAMEP0", PW)
-        login = await st.login("nameP3", PW, "127.0.0.1")
-        assert (await st.session(login.token)).player == "p3"
-        await st.change_password(login.token, PW, "another password")
-        await st.logout_everywhere("p3")
-        assert await st.session(login.token) is None
+            await accounts.claim("px", "NAMEP0", PW)
+        login = await accounts.login("nameP3", PW, "127.0.0.1")
+        assert (await accounts.session(login.token)).player == "p3"
+        await accounts.change_password(login.token, PW, "another password")
+        await accounts.logout_everywhere("p3")
+        assert await accounts.session(login.token) is None
 
+        ratings = Ratings(r)
         ranks = [4, 1, 2, 2, 8, 6, 5, 7]
         entrants = [Entrant(p, "s" + p, k) for p, k in zip(players, ranks)]
-        outs = await asyncio.gather(*(st.record_race(GAME, "r1", entrants) for _ in range(3)))
+        outs = await asyncio.gather(*(ratings.record_race(GAME, "r1", entrants) for _ in range(3)))
         assert sum(o.applied for o in outs) == 1
         expect = rate_race(entrants, {})
         for p in players:
-            assert (await st.rating(GAME, p)).mu == pytest.approx(expect[p].mu)
-        assert len(await st.history(GAME, "p1")) == 1
-        board = await st.leaderboard(GAME, player="p1")
+            assert (await ratings.rating(GAME, p)).mu == pytest.approx(expect[p].mu)
+        assert len(await ratings.history(GAME, "p1")) == 1
+        board = await ratings.leaderboard(GAME, player="p1")
         assert board["count"] == 0 and board["me"] is None  # everyone is still provisional
         for day in range(1, 10):  # a day apart: no pairing repeats within the fairness window
-            await st.record_race(GAME, f"d{day}", entrants, ended_ms=day * 86_400_000 * 2)
-        board = await st.leaderboard(GAME, top=3, player="p4", around=1)
+            await ratings.record_race(GAME, f"d{day}", entrants, ended_ms=day * 86_400_000 * 2)
+        board = await ratings.leaderboard(GAME, top=3, player="p4", around=1)
         assert board["count"] == 8
         assert board["top"][0]["player"] == "p1"
         assert {e["player"] for e in board["top"][1:]} == {"p2", "p3"}  # tied all along

@@ -1,0 +1,192 @@
+"""Accounts against a real redis-server: claim, login, sessions, login limits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+import redis.asyncio as aioredis
+from argon2 import PasswordHasher
+
+from server.ratings import keys
+from server.ratings.accounts import AccountError, LoginPolicy
+from server.ratings.accounts_store import Accounts
+
+PW = "correct horse battery"
+
+
+# --- accounts -------------------------------------------------------------------------------
+
+
+async def test_claim_login_logout(r, accounts):
+    first = await accounts.claim("pguest1", "Ada", PW)
+    assert first.player == "pguest1" and first.name == "Ada"
+    assert (await accounts.account("pguest1")).name == "Ada"
+    s1 = await accounts.session(first.token)
+    assert s1 is not None and s1.player == "pguest1" and s1.name == "Ada"
+
+    second = await accounts.login("aDA", PW, "10.0.0.1")  # names are case-insensitive
+    s2 = await accounts.session(second.token)
+    assert s2.player == "pguest1" and s2.session != s1.session
+
+    await accounts.logout(first.token)
+    assert await accounts.session(first.token) is None
+    assert await accounts.session(second.token) is not None
+    third = await accounts.login("ada", PW, "10.0.0.2")
+    await accounts.logout_everywhere("pguest1")
+    assert await accounts.session(second.token) is None and await accounts.session(third.token) is None
+    assert await accounts.session("pguest1.forged") is None and await accounts.session("garbage") is None
+
+    # the password is nowhere in Redis in clear
+    for k in await r.keys("*"):
+        dump = json.dumps(
+            {
+                "hash": [str(x) for x in (await r.hgetall(k)).items()]
+                if await r.type(k) == b"hash"
+                else str(await r.dump(k))
+            }
+        )
+        assert PW not in dump
+
+
+async def test_sessions_expire(r, clock, hasher):
+    accounts = Accounts(r, clock=clock, hasher=hasher, session_ttl_ms=1000)
+    login = await accounts.claim("pguest1", "Ada", PW)
+    clock.ms += 1000
+    assert await accounts.session(login.token) is None
+
+
+async def test_names_are_unique_case_insensitively_and_one_account_per_player(accounts):
+    await accounts.claim("p1", "Ada", PW)
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p2", "ADA", PW)
+    assert e.value.code == "name-taken"
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p1", "Bob", PW)
+    assert e.value.code == "already-account"
+    await accounts.claim("p2", "Bob", PW)  # the name was released again
+    for bad, code in [("a b", "bad-name"), ("Admin", "bad-name")]:
+        with pytest.raises(AccountError) as e:
+            await accounts.claim("p3", bad, PW)
+        assert e.value.code == code
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p3", "Cat", "short")
+    assert e.value.code == "bad-password"
+
+
+async def test_concurrent_claims_of_one_name_give_it_once(r, accounts):
+    results = await asyncio.gather(
+        *(accounts.claim(f"p{i}", "Ada", PW) for i in range(8)), return_exceptions=True
+    )
+    winners = [x for x in results if not isinstance(x, BaseException)]
+    assert len(winners) == 1
+    assert all(isinstance(x, AccountError) and x.code == "name-taken" for x in results if x not in winners)
+    assert await r.hget(keys.NAMES, "ada") == winners[0].player.encode()
+    holders = [i for i in range(8) if await r.hget(keys.account(f"p{i}"), "key") == b"ada"]
+    assert holders == [int(winners[0].player[1:])]
+
+
+async def test_a_claim_that_died_half_way_does_not_hold_the_name(r, clock, accounts):
+    # reserved by a claim that died before creating the account
+    await r.hset(keys.NAMES, "ada", "pdead")
+    await r.hset(keys.RESERVED, "ada", clock.ms)
+    with pytest.raises(AccountError) as e:  # it may still be in flight
+        await accounts.claim("p2", "Ada", PW)
+    assert e.value.code == "name-taken"
+    clock.ms += 60_000
+    login = await accounts.claim("p2", "Ada", PW)
+    assert login.player == "p2"
+    assert await r.hget(keys.RESERVED, "ada") is None
+    assert (await accounts.login("ada", PW, "10.0.0.1")).player == "p2"
+
+
+async def test_a_claimed_guest_keeps_its_history(r, accounts):
+    # what the server keeps under a guest's player id stays where it is
+    await r.hset("{dailyp:pguest}:fours-up", "2025-03-14", '{"rank":1}')
+    login = await accounts.claim("pguest", "Ada", PW)
+    assert login.player == "pguest"
+    assert await r.hget("{dailyp:pguest}:fours-up", "2025-03-14") == b'{"rank":1}'
+    again = await accounts.login("Ada", PW, "10.0.0.1")
+    assert again.player == "pguest"
+
+
+async def test_change_password_revokes_the_other_sessions(accounts):
+    here = await accounts.claim("p1", "Ada", PW)
+    there = await accounts.login("Ada", PW, "10.0.0.1")
+    with pytest.raises(AccountError) as e:
+        await accounts.change_password(here.token, "wrong password", "new password 1")
+    assert e.value.code == "bad-login"
+    await accounts.change_password(here.token, PW, "new password 1")
+    assert await accounts.session(here.token) is not None
+    assert await accounts.session(there.token) is None
+    with pytest.raises(AccountError):
+        await accounts.login("Ada", PW, "10.0.0.1")
+    assert (await accounts.login("Ada", "new password 1", "10.0.0.1")).player == "p1"
+
+
+async def test_login_rehashes_with_new_cost_parameters(r, clock, accounts):
+    await accounts.claim("p1", "Ada", PW)
+    stronger = PasswordHasher(time_cost=2, memory_cost=2048, parallelism=1)
+    await Accounts(r, clock=clock, hasher=stronger).login("Ada", PW, "10.0.0.1")
+    assert "m=2048,t=2" in (await r.hget(keys.account("p1"), "pw")).decode()
+
+
+# --- login limits ---------------------------------------------------------------------------
+
+
+async def test_brute_force_on_one_account_is_limited(r, clock, hasher):
+    accounts = Accounts(r, clock=clock, hasher=hasher, account_policy=LoginPolicy(5, 60_000))
+    await accounts.claim("p1", "Ada", PW)
+    codes = []
+    for i in range(8):
+        try:
+            await accounts.login("Ada", f"guess {i:04d}", f"10.0.0.{i}")
+            codes.append("ok")
+        except AccountError as e:
+            codes.append(e.code)
+    assert codes == ["bad-login"] * 5 + ["login-limited"] * 3
+    with pytest.raises(AccountError) as e:  # even the right password waits
+        await accounts.login("Ada", PW, "10.0.1.1")
+    assert e.value.code == "login-limited" and e.value.extra["retry_after_ms"] == 60_000
+    clock.ms += 60_000
+    assert (await accounts.login("Ada", PW, "10.0.1.1")).player == "p1"
+    # a success refills the account's bucket
+    for _ in range(5):
+        with pytest.raises(AccountError) as e:
+            await accounts.login("Ada", "wrong", "10.0.1.2")
+        assert e.value.code == "bad-login"
+
+
+async def test_concurrent_guesses_cannot_share_tokens(r, clock, hasher, clean_redis):
+    accounts = Accounts(r, clock=clock, hasher=hasher, account_policy=LoginPolicy(5, 60_000))
+    await accounts.claim("p1", "Ada", PW)
+    clients = [aioredis.Redis.from_url(clean_redis) for _ in range(4)]
+    try:
+        others = [
+            Accounts(c, clock=clock, hasher=hasher, account_policy=LoginPolicy(5, 60_000)) for c in clients
+        ]
+        results = await asyncio.gather(
+            *(others[i % 4].login("Ada", "wrong", f"10.0.0.{i}") for i in range(20)), return_exceptions=True
+        )
+    finally:
+        for c in clients:
+            await c.aclose()
+    codes = sorted(x.code for x in results if isinstance(x, AccountError))
+    assert codes == ["bad-login"] * 5 + ["login-limited"] * 15
+
+
+async def test_one_address_guessing_many_accounts_is_limited(r, clock, hasher):
+    accounts = Accounts(r, clock=clock, hasher=hasher, address_policy=LoginPolicy(10, 30_000))
+    codes = []
+    for i in range(12):
+        try:
+            await accounts.login(f"user{i}", "wrong password", "10.9.9.9")
+        except AccountError as e:
+            codes.append(e.code)
+    assert codes == ["bad-login"] * 10 + ["login-limited"] * 2
+    # the refused attempts did not spend the accounts' own tokens
+    assert await r.get(keys.login_name("user11")) is not None
+    with pytest.raises(AccountError) as e:
+        await accounts.login("user11", "wrong password", "10.1.1.1")
+    assert e.value.code == "bad-login"

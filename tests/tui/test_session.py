@@ -1,0 +1,41 @@
+"""The offline session's race end: the ranking is the protocol's rule."""
+
+from __future__ import annotations
+
+from client.tui.session import LocalSession, _Seat
+from protocol.rules.engine import deal
+
+SEED = "0123456789abcdef0123456789abcdef"
+
+
+def _seat(player: str, status: str, moves: list[str], at: int) -> _Seat:
+    s = _Seat(player, player, game=deal("fours-up", SEED), status=status)
+    s.initial_home = s.game.cards_home
+    for i, move in enumerate(moves):
+        s.game.play(move)
+        s.n += 1
+        s.home_log.append((at - len(moves) + i + 1, s.game.cards_home))
+    s.end_at = at if status == "finished" else None
+    return s
+
+
+def test_equal_results_share_a_rank_and_winners_and_home_order_the_rest():
+    session = LocalSession()
+    race = session._new_race("fours-up", 4, 60, False, session.player)
+    race.starts_at = 1_000
+    race.status = "running"
+    race.seats = [
+        _seat("slow", "timeout", ["draw", "draw"], 9_000),
+        _seat("a", "finished", [], 2_000),
+        _seat("b", "finished", [], 3_000),  # declared later, but a finish time does not rank
+        _seat("c", "finished", ["draw"], 4_000),
+    ]
+    race.end()
+    ranks = {r["player"]: r["rank"] for r in race.ranking or []}
+    # the same cards home since the deal and no moves: a shared rank (1, 1, 3)
+    assert ranks == {"a": 1, "b": 1, "c": 3, "slow": 4}
+    rows = {r["player"]: r for r in race.ranking or []}
+    assert rows["a"]["home_at_ms"] == 0 and rows["a"]["time_ms"] == 1_000
+    assert rows["slow"]["time_ms"] is None
+    end = session.events.get_nowait()
+    assert end["t"] == "end" and end["ranking"] == race.ranking
