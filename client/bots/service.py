@@ -30,13 +30,13 @@ import os
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 import client
 from protocol import messages as m
-from server.storage.bots import BotQueue, BotRequest, is_bot
+from server.storage.bots import BotQueue, BotRequest, connect, is_bot, now_ms
 
 from .online import BotResult, play_race
 from .strategies import RandomStrategy, SearchStrategy, Strategy, make
@@ -78,7 +78,7 @@ class BotService:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Take and play requests until `stop` is set; then end the bots in play."""
-        redis = aioredis.from_url(self.redis_url)
+        redis = connect(self.redis_url)
         queue = BotQueue(redis)
         try:
             while not stop.is_set():
@@ -111,11 +111,11 @@ class BotService:
                 await asyncio.gather(*self.running, return_exceptions=True)
             await redis.aclose()
 
-    async def _next_request(self, queue: BotQueue, redis: aioredis.Redis) -> BotRequest | None:
+    async def _next_request(self, queue: BotQueue, redis: Any) -> BotRequest | None:
         """Say this worker has a free slot, and take the oldest request (waiting up to a second)."""
-        await queue.heartbeat(self.worker, await _now_ms(redis))
+        await queue.heartbeat(self.worker, await now_ms(redis))
         request = await queue.pop(timeout_s=1)
-        if request is not None and request.expires and request.expires < await _now_ms(redis):
+        if request is not None and request.expires and request.expires < await now_ms(redis):
             log.info("dropped an expired bot request for %s", request.race or request.game)
             return None
         return request
@@ -193,11 +193,6 @@ def _abandoned(race: str) -> Callable[[m.RaceSnapshot], bool]:
         )
 
     return test
-
-
-async def _now_ms(redis: aioredis.Redis) -> int:
-    sec, usec = await redis.time()
-    return int(sec) * 1000 + int(usec) // 1000
 
 
 async def _quietly(request: Awaitable[object]) -> None:

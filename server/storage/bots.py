@@ -20,12 +20,32 @@ import secrets
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .cluster import cold_client, is_cluster_url
 from .keys import profile_key, session_key
 
 REQUESTS = "bots:requests"
 WORKERS = "bots:workers"
 BOT_PREFIX = "bot-"
 LEVELS = ("random", "greedy", "search")
+
+
+def connect(url: str) -> Any:
+    """A redis-py asyncio client for the server's Redis URL (a redis+cluster:// one too),
+    for a bot worker."""
+    if is_cluster_url(url):
+        return cold_client(url)
+    import redis.asyncio as aioredis
+
+    return aioredis.Redis.from_url(url)
+
+
+async def now_ms(redis: Any) -> int:
+    """The Redis clock, ms (the server stamps requests and compares heartbeats with it)."""
+    reply = await redis.time()
+    if isinstance(reply, dict):  # a cluster answers per node: any node will do
+        reply = next(iter(reply.values()))
+    sec, usec = reply
+    return int(sec) * 1000 + int(usec) // 1000
 
 
 def is_bot(pid: str) -> bool:
