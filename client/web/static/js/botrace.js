@@ -3,9 +3,9 @@
 
 /** The bot levels: the client/bots strategies, as a player would name them. */
 export const BOT_LEVELS = [
-  ["random", "Easy"],
-  ["greedy", "Medium"],
-  ["search", "Hard"],
+  ["random", "Easy · random"],
+  ["greedy", "Medium · greedy"],
+  ["search", "Hard · search"],
 ];
 
 /** Bots have player ids starting "bot-" (the server mints every id). */
