@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 
 from .config import Settings
 from .daily import Daily
@@ -19,7 +20,7 @@ from .daily.handlers import install as install_daily
 from .metrics import Metrics
 from .net.gateway import Gateway
 from .service import Service
-from .storage.embedded_redis import EmbeddedRedis
+from .storage.embedded_redis import EmbeddedRedis, Supervisor, lock_data_folder
 from .storage.store import Store
 
 log = logging.getLogger("solrace.app")
@@ -29,6 +30,8 @@ class App:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.redis_proc: EmbeddedRedis | None = None
+        self.supervisor: Supervisor | None = None
+        self.data_lock: int | None = None  # fd of the data folder's lock (private redis-server only)
         self.metrics = Metrics()
         self.store: Store | None = None
         self.service: Service | None = None
@@ -38,12 +41,20 @@ class App:
     async def start(self) -> App:
         url = self.settings.redis
         if not url:
-            # No --redis: a private redis-server with its AOF in the data folder.
-            self.redis_proc = EmbeddedRedis(self.settings.data, appendfsync=self.settings.redis_fsync)
+            # No --redis: a private redis-server with its AOF in the data folder, which we
+            # lock first (the redis-server child inherits the lock, so it is held until both exit).
+            self.data_lock = lock_data_folder(self.settings.data)
+            self.redis_proc = EmbeddedRedis(
+                self.settings.data, appendfsync=self.settings.redis_fsync, keep_fds=(self.data_lock,)
+            )
             await asyncio.to_thread(self.redis_proc.start)
             url = self.redis_proc.url
             log.info("private redis-server on %s (data in %s)", url, self.redis_proc.data_dir)
+            self.supervisor = Supervisor(self.redis_proc)
+            self.supervisor.start()
         self.store = Store(url, self.settings)
+        if self.supervisor is not None:
+            self.store.health.process_down = self.supervisor.down
         await self.store.start()
         self.service = Service(self.settings, self.store, self.metrics)
         st = self.settings
@@ -80,6 +91,8 @@ class App:
         return f"[{host}]" if ":" in host else host
 
     async def stop(self) -> None:
+        if self.supervisor is not None:
+            await self.supervisor.stop()
         if self.gateway is not None:
             await self.gateway.close()
         if self.service is not None:
@@ -88,3 +101,6 @@ class App:
             await self.store.close()
         if self.redis_proc is not None:
             await asyncio.to_thread(self.redis_proc.stop)
+        if self.data_lock is not None:
+            os.close(self.data_lock)
+            self.data_lock = None

@@ -78,7 +78,11 @@ def run(args: argparse.Namespace) -> int:
         stream=sys.stderr,
     )
     logging.getLogger("websockets").setLevel(logging.WARNING)  # one line per HTTP request is noise
-    settings = Settings.from_env(args=args)
+    try:
+        settings = Settings.from_env(args=args)
+    except ValueError as exc:  # a bad value in a flag or a SOLRACE_* variable
+        print(f"solrace serve: {exc}", file=sys.stderr)
+        return 2
     try:
         import uvloop
     except ImportError:  # pragma: no cover

@@ -33,10 +33,11 @@ class Settings:
     )
     data: str = field(default="./data", metadata=_doc("data folder of the private redis-server (AOF)"))
     redis_fsync: str = field(
-        default="everysec",
+        default="always",
         metadata=_doc(
-            "appendfsync of the private redis-server: always (an ack survives a machine crash), everysec "
-            "(a machine crash may lose the last second of acks), no (the OS decides)"
+            "appendfsync of the private redis-server: always (an ack survives a machine crash and a full "
+            "disk), everysec (a machine crash may lose the last second of acks, a full disk the last ack), "
+            "no (the OS decides)"
         ),
     )
     static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
@@ -161,6 +162,13 @@ class Settings:
         ),
     )
 
+    def __post_init__(self) -> None:
+        # Checked here, so that a flag and a SOLRACE_* variable are refused alike.
+        if not 0 <= self.port <= 65535:
+            raise ValueError(f"--port must be 0 to 65535, not {self.port}")
+        if self.redis_fsync not in ("always", "everysec", "no"):
+            raise ValueError(f"--redis-fsync must be always, everysec or no, not {self.redis_fsync!r}")
+
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""
         out: dict[str, int] = {}
@@ -201,7 +209,11 @@ class Settings:
             kind: Callable[[str], Any] = type(f.default)
             raw = environ.get("SOLRACE_" + f.name.upper())
             if raw is not None:
-                values[f.name] = kind(raw)
+                try:
+                    values[f.name] = kind(raw)
+                except ValueError:
+                    what = "an integer" if kind is int else "a number" if kind is float else kind.__name__
+                    raise ValueError(f"SOLRACE_{f.name.upper()}={raw!r} is not {what}") from None
             if args is not None and getattr(args, f.name, None) is not None:
                 values[f.name] = getattr(args, f.name)
         return cls(**values)

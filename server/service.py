@@ -44,7 +44,7 @@ from .handlers.rematch import Rematch
 from .handlers.session import SessionHandlers
 from .handlers.watch import Watch
 from .metrics import Metrics
-from .storage import Store, keys
+from .storage import Store, is_outage, keys
 
 log = logging.getLogger("solrace.service")
 
@@ -140,8 +140,13 @@ class Service:
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self.tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("background task failed", exc_info=task.exception())
+        exc = None if task.cancelled() else task.exception()
+        if exc is None:
+            return
+        if is_outage(exc):
+            self.store.health.failed(exc)  # one log line per outage, not one per task
+        else:
+            log.error("background task failed", exc_info=exc)
 
     async def disconnect(self, s: Session) -> None:
         await self.session.disconnect(s)

@@ -72,7 +72,7 @@ def server_urls(args: argparse.Namespace, link_url: str | None = None) -> list[s
 
 
 def intent_from_args(args: argparse.Namespace) -> Intent | None:
-    from client.tui.links import parse_link
+    from client.tui.links import parse_invite, parse_link
     from client.tui.play_app import Intent
 
     if args.join:
@@ -81,7 +81,7 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
         except ValueError as e:
             raise SystemExit(f"solrace play: --join: {e}") from None
         args.url = server_urls(args, url)
-        return Intent("join", race=race)
+        return Intent("join", race=race, invite=parse_invite(args.join))
     if args.quick or args.create:
         if not args.game:
             raise SystemExit("solrace play: --quick and --create need --game")

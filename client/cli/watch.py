@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from client.tui.links import parse_link
+    from client.tui.links import parse_invite, parse_link
     from client.tui.watch_app import WatchApp
 
     race = None
@@ -58,5 +58,5 @@ def run(args: argparse.Namespace) -> int:
         from client.tui.net import connector
 
         connect = connector(server_urls(args, link_url), args.name, args.token_file)
-    app = WatchApp(connect, game=args.game, race=race)
+    app = WatchApp(connect, game=args.game, race=race, invite=parse_invite(args.race or ""))
     return int(app.run() or 0)

@@ -261,6 +261,9 @@ class Client:
         #: Last race version seen per race.
         self.versions: dict[str, int] = {}
         self.spectating: set[str] = set()
+        # Private races' invites (from a link, or handed to us as a player): sent
+        # again with every request that needs one, resyncs after a reconnect included.
+        self.invites: dict[str, str] = {}
         #: Estimated server clock minus local clock, ms (from `ping`).
         self.clock_offset_ms: float | None = None
 
@@ -523,6 +526,8 @@ class Client:
 
     def _on_snapshot(self, snap: m.RaceSnapshot) -> None:
         self.races_seen[snap.race] = snap
+        if snap.invite is not None:
+            self.invites[snap.race] = snap.invite
         if self.player is not None and any(p.player == self.player for p in snap.players):
             board = self.boards.setdefault(snap.race, Board(race=snap.race))
             board.total = snap.total
@@ -735,8 +740,14 @@ class Client:
         )
         return snap
 
-    async def join(self, race: str) -> m.RaceSnapshot:
-        snap: m.RaceSnapshot = await self.request(m.Join(race=race))
+    def _invite(self, race: str, invite: str | None) -> str | None:
+        if invite is not None:
+            self.invites[race] = invite
+        return self.invites.get(race)
+
+    async def join(self, race: str, invite: str | None = None) -> m.RaceSnapshot:
+        """Take a seat; a private race needs its `invite` (from its link)."""
+        snap: m.RaceSnapshot = await self.request(m.Join(race=race, invite=self._invite(race, invite)))
         return snap
 
     async def leave(self, race: str) -> m.RaceSnapshot:
@@ -806,21 +817,23 @@ class Client:
             board.status = m.PlayerStatus.FINISHED
         return ok
 
-    async def resync(self, race: str, since: int | None = None) -> m.State:
+    async def resync(self, race: str, since: int | None = None, invite: str | None = None) -> m.State:
         """Ask for the race's state; `since` (a `ver`) also returns missed events."""
-        state: m.State = await self.request(m.Resync(race=race, since=since))
+        state: m.State = await self.request(
+            m.Resync(race=race, since=since, invite=self._invite(race, invite))
+        )
         return state
 
-    async def replay(self, race: str) -> m.ReplayData:
-        replay: m.ReplayData = await self.request(m.Replay(race=race))
+    async def replay(self, race: str, invite: str | None = None) -> m.ReplayData:
+        replay: m.ReplayData = await self.request(m.Replay(race=race, invite=self._invite(race, invite)))
         return replay
 
     async def races(self, game: str | None = None) -> m.RaceList:
         listing: m.RaceList = await self.request(m.Races(game=game))
         return listing
 
-    async def spectate(self, race: str) -> m.RaceSnapshot:
-        snap: m.RaceSnapshot = await self.request(m.Spectate(race=race))
+    async def spectate(self, race: str, invite: str | None = None) -> m.RaceSnapshot:
+        snap: m.RaceSnapshot = await self.request(m.Spectate(race=race, invite=self._invite(race, invite)))
         self.spectating.add(race)
         return snap
 
@@ -911,7 +924,7 @@ class Client:
                     await ws.send(m.encode(m.Move(rid=rid, race=race, n=n, move=move, view=view)))
             for race in list(self.spectating):
                 with contextlib.suppress(ServerError):
-                    await self.request(m.Spectate(race=race))
+                    await self.request(m.Spectate(race=race, invite=self.invites.get(race)))
             for race in list(self.boards):
                 try:
                     await self.resync(race, since=self.versions.get(race))

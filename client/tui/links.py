@@ -8,6 +8,9 @@ fragment parameter):
 * ``http://HOST:PORT/race/ID``, ``http://HOST:PORT/#race=ID``, ``…/?race=ID``
   (a web-client link): the server is ``ws://HOST:PORT/ws`` (``wss`` for https);
 * ``solrace://HOST:PORT/ID``.
+
+A private race's link also carries its invite, the secret that opens it
+(``…#race=ID&invite=SECRET`` or ``…?race=ID&invite=SECRET``): `parse_invite`.
 """
 
 from __future__ import annotations
@@ -37,8 +40,18 @@ def parse_link(text: str) -> tuple[str | None, str]:
     return f"{scheme}://{u.netloc}/ws", race
 
 
-def make_link(url: str, race: str) -> str:
-    """The link to share for a race on the server at websocket ``url``."""
+def parse_invite(text: str) -> str | None:
+    """The invite a private race's link carries (an ``invite`` query or fragment parameter)."""
+    u = urlsplit(text.strip())
+    for part in (u.query, u.fragment):
+        q = parse_qs(part)
+        if "invite" in q:
+            return q["invite"][0]
+    return None
+
+
+def make_link(url: str, race: str, invite: str | None = None) -> str:
+    """The link to share for a race on the server at websocket ``url`` (with a private race's invite)."""
     u = urlsplit(url)
     scheme = "https" if u.scheme == "wss" else "http"
-    return f"{scheme}://{u.netloc}/#race={race}"
+    return f"{scheme}://{u.netloc}/#race={race}" + (f"&invite={invite}" if invite else "")

@@ -37,6 +37,7 @@ class RaceModel:
     host: str = ""
     seats: int = 0
     private: bool = False
+    invite: str | None = None  # a private race's secret (handed to its players)
     time_limit_s: int = 0
     starts_at: int | None = None
     deadline: int | None = None
@@ -124,6 +125,7 @@ class RaceModel:
         self.host = snap.get("host", self.host)
         self.seats = snap.get("seats", self.seats)
         self.private = snap.get("private", self.private)
+        self.invite = snap.get("invite") or self.invite
         self.time_limit_s = snap.get("time_limit_s", self.time_limit_s)
         self.starts_at = snap.get("starts_at", self.starts_at)
         self.deadline = snap.get("deadline", self.deadline)

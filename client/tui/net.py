@@ -124,12 +124,14 @@ class NetSession:
             elif t == "unqueue":
                 reply = await c.unqueue(f["game"])
             elif t == "resync":
-                reply = await c.resync(f["race"], since=f.get("since"))
+                reply = await c.resync(f["race"], since=f.get("since"), invite=f.get("invite"))
             elif t == "races":
                 reply = await c.races(f.get("game"))
             elif t == "ping":
                 reply = await c.ping()
-            elif t in ("join", "leave", "start", "finish", "spectate", "unspectate", "replay"):
+            elif t in ("join", "spectate", "replay"):
+                reply = await getattr(c, t)(f["race"], invite=f.get("invite"))
+            elif t in ("leave", "start", "finish", "unspectate"):
                 reply = await getattr(c, t)(f["race"])
             else:
                 raise ServerError("unknown-type", f"the client does not send {t!r}")

@@ -51,6 +51,7 @@ class Intent:
     time_limit_s: int = 600
     private: bool = False
     race: str | None = None
+    invite: str | None = None  # a private race's secret, from its link
 
 
 class MenuScreen(ModalScreen[Intent]):
@@ -109,14 +110,14 @@ class MenuScreen(ModalScreen[Intent]):
     @on(Button.Pressed, "#join")
     @on(Input.Submitted, "#join-id")
     def _join(self) -> None:
-        from .links import parse_link
+        from .links import parse_invite, parse_link
 
         text = self.query_one("#join-id", Input).value.strip()
         if not text:
             self.query_one("#menu-error", Label).update("type a race id or link")
             return
         _url, race = parse_link(text)
-        self.dismiss(Intent("join", race=race))
+        self.dismiss(Intent("join", race=race, invite=parse_invite(text)))
 
 
 class PlayApp(App[int]):
@@ -241,7 +242,8 @@ class PlayApp(App[int]):
                 reply = await s.request("resync", race=intent.race)
                 self.say(f"back in race {intent.race}")
             else:
-                reply = await s.request("join", race=intent.race)
+                invite = {"invite": intent.invite} if intent.invite else {}
+                reply = await s.request("join", race=intent.race, **invite)
                 self.say(f"joined {intent.race} — type 'ready'")
         except ServerError as e:
             self.say(e.describe(), error=True)
@@ -354,7 +356,14 @@ class PlayApp(App[int]):
                 "",
                 "type 'ready' when set" + ("; 'start' begins with those present" if m.host == m.me else ""),
             ]
-            if not m.private or m.host == m.me:
+            if m.private and m.invite and self.server_url:
+                # A private race opens only with its secret: share the whole link.
+                from .links import make_link
+
+                lines += [
+                    f"invite: solrace play --join '{make_link(self.server_url, m.race_id or '', m.invite)}'"
+                ]
+            elif not m.private:
                 share = f"solrace play --join {m.race_id}"
                 if self.server_url:
                     from .links import make_link

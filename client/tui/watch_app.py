@@ -67,11 +67,13 @@ class WatchApp(App[int]):
         game: str | None = None,
         race: str | None = None,
         refresh_s: float = 2.0,
+        invite: str | None = None,
     ):
         super().__init__()
         self.connect = connect
         self.game = game
         self.initial_race = race
+        self.invite = invite  # the initial race's, when it is private
         self.refresh_s = refresh_s
         self.session: Session | None = None
         self.races: list[dict[str, Any]] = []
@@ -176,7 +178,8 @@ class WatchApp(App[int]):
         if self.session is None:
             return
         try:
-            snap = await self.session.request("spectate", race=race)
+            invite = {"invite": self.invite} if self.invite and race == self.initial_race else {}
+            snap = await self.session.request("spectate", race=race, **invite)
         except ServerError as e:
             self.say(f"spectate {race}: {e.describe()}", error=True)
             return

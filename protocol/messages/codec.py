@@ -8,7 +8,10 @@ Design:
   keys) without building an intermediate dict. That single call is also the
   hot path for `move` frames (about 0.3 µs); there is no separate slower
   "validate" step to skip.
-* Errors are translated *after* the fact, on the cold path only: msgspec's
+* Errors are translated *after* the fact, on the cold path only: a refused
+  frame is first decoded untyped (any malformed part, such as invalid UTF-8
+  in a field the typed decoder never read as text, makes it `bad-frame`),
+  then msgspec's
   `ValidationError` message is parsed into a stable `ErrorCode` and the
   offending field name, and the request's `rid` is recovered with a lenient
   second decode so that the server can echo it in the `error` reply.
@@ -140,7 +143,18 @@ def _bad_frame(frame: Any, exc: BaseException) -> ProtocolError:
 
 
 def _classify(frame: Any, text: str) -> ProtocolError:
-    """Map a msgspec ValidationError message onto (code, field)."""
+    """Map a msgspec ValidationError message onto (code, field).
+
+    A frame that is not well-formed MessagePack throughout is `bad-frame`
+    whatever else is wrong with it: the typed decoder stops at the first
+    field it refuses, so invalid UTF-8 inside a field it never read as a
+    string (an int-typed field, an unknown key) is found by decoding the
+    whole frame untyped. Only refused frames pay for that second decode.
+    """
+    try:
+        msgspec.msgpack.decode(frame)
+    except Exception as exc:  # DecodeError; anything else is no better a frame
+        return _bad_frame(frame, exc)
     at = _AT.search(text)
     path = at.group(1) if at else None
     detail = text[: at.start()] if at else text

@@ -7,6 +7,9 @@ the type. Conventions:
 * **Client → server** messages (`ClientMsg` subclasses) forbid unknown keys
   (a typo never passes silently) and carry their range/size constraints as
   `msgspec.Meta` annotations, so decoding *is* validation.
+  Every optional field of a client message defaults to None, so that absent
+  and nil decode to the same value (docs/protocol.md §1); the handler applies
+  the documented default (`seats` 2, `ready` true, ...).
 * **Server → client** messages (`ServerMsg` subclasses) accept unknown keys, so
   an older client keeps working when a newer server adds a field.
 * `omit_defaults=True` everywhere: optional fields that hold their default
@@ -27,7 +30,6 @@ from typing import Annotated, Literal, TypeAlias, get_args
 import msgspec
 
 from .constants import (
-    DEFAULT_SEATS,
     MAX_COUNT,
     MAX_ID_LEN,
     MAX_MOVE_LEN,
@@ -49,6 +51,7 @@ RaceId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 GameId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 MoveText = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LEN)]
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TOKEN_LEN)]
+Invite = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 # Printable: no control or invisible format characters (C0, DEL, C1, zero-width,
 # bidi overrides, BOM, line separators) and no leading/trailing whitespace.
 NAME_PATTERN = (
@@ -89,14 +92,15 @@ class Ping(ClientMsg, tag="ping", frozen=True):
 
 class Create(ClientMsg, tag="create", frozen=True):
     game: GameId
-    seats: Seats = DEFAULT_SEATS
+    seats: Seats | None = None  # absent or nil: DEFAULT_SEATS
     # Absent: the server's TIME_LIMIT_S (docs/protocol.md §7), DEFAULT_TIME_LIMIT_S unless configured.
     time_limit_s: TimeLimit | None = None
-    private: bool = False
+    private: bool | None = None  # absent or nil: false
 
 
 class Join(ClientMsg, tag="join", frozen=True):
     race: RaceId
+    invite: Invite | None = None  # a private race's secret, from its link
 
 
 class Leave(ClientMsg, tag="leave", frozen=True):
@@ -105,7 +109,7 @@ class Leave(ClientMsg, tag="leave", frozen=True):
 
 class Ready(ClientMsg, tag="ready", frozen=True):
     race: RaceId
-    ready: bool = True
+    ready: bool | None = None  # absent or nil: true
 
 
 class Start(ClientMsg, tag="start", frozen=True):
@@ -116,7 +120,7 @@ class Start(ClientMsg, tag="start", frozen=True):
 
 class Quick(ClientMsg, tag="quick", frozen=True):
     game: GameId
-    seats: QuickSeats = DEFAULT_SEATS
+    seats: QuickSeats | None = None  # absent or nil: DEFAULT_SEATS
 
 
 class Unqueue(ClientMsg, tag="unqueue", frozen=True):
@@ -127,7 +131,7 @@ class Move(ClientMsg, tag="move", gc=False, frozen=True):
     race: RaceId
     n: Count
     move: MoveText
-    view: bool = False
+    view: bool | None = None  # absent or nil: false
 
 
 class Finish(ClientMsg, tag="finish", frozen=True):
@@ -137,10 +141,12 @@ class Finish(ClientMsg, tag="finish", frozen=True):
 class Resync(ClientMsg, tag="resync", frozen=True):
     race: RaceId
     since: Count | None = None
+    invite: Invite | None = None
 
 
 class Replay(ClientMsg, tag="replay", frozen=True):
     race: RaceId
+    invite: Invite | None = None
 
 
 class Races(ClientMsg, tag="races", frozen=True):
@@ -149,6 +155,7 @@ class Races(ClientMsg, tag="races", frozen=True):
 
 class Spectate(ClientMsg, tag="spectate", frozen=True):
     race: RaceId
+    invite: Invite | None = None
 
 
 class Unspectate(ClientMsg, tag="unspectate", frozen=True):
@@ -179,9 +186,9 @@ class Leaderboard(ClientMsg, tag="leaderboard", frozen=True):
 
     game: GameId
     date: DateText | None = None
-    top: Annotated[int, msgspec.Meta(ge=1, le=100)] = 10
-    around: Annotated[int, msgspec.Meta(ge=0, le=25)] = 3
-    watch: bool = False
+    top: Annotated[int, msgspec.Meta(ge=1, le=100)] | None = None  # absent or nil: 10
+    around: Annotated[int, msgspec.Meta(ge=0, le=25)] | None = None  # absent or nil: 3
+    watch: bool | None = None  # absent or nil: false
 
 
 class LeaderboardUnwatch(ClientMsg, tag="leaderboard_unwatch", frozen=True):
@@ -192,7 +199,7 @@ class LeaderboardUnwatch(ClientMsg, tag="leaderboard_unwatch", frozen=True):
 class History(ClientMsg, tag="history", frozen=True):
     game: GameId
     player: PlayerId | None = None  # default: you
-    days: Annotated[int, msgspec.Meta(ge=0, le=100)] = 30
+    days: Annotated[int, msgspec.Meta(ge=0, le=100)] | None = None  # absent or nil: 30
 
 
 class DailyReplay(ClientMsg, tag="daily_replay", frozen=True):
@@ -381,6 +388,7 @@ class RaceSnapshot(ServerMsg, tag="race"):
     total: int
     players: list[PlayerInfo]
     ranking: list[RankEntry] | None
+    invite: str | None = None  # a private race's secret: only in direct replies to its players
 
 
 class Queued(ServerMsg, tag="queued"):

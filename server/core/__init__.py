@@ -8,6 +8,7 @@ server/handlers and server/service.py do it. Tested alone in tests/server/core.
 ``races``        the race record and its lifecycle: lobby, countdown, start, end, ranking rows
 ``transitions``  the clock's start and end as data: new race, events, player records, next timer
 ``checks``       request checks that need no race (game, seats, time limit, seat limit)
+``privacy``      who may see, join, spectate a race: players, invite holders, daily attempts
 ``moves``        the move path's decisions: the cached game, fast or slow path, acks and refusals
 ``room``         one race on this process: event order, who receives what, its timer
 ``spectators``   spectator boards: sampling and the delay

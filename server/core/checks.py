@@ -24,7 +24,8 @@ def game(game_id: str) -> rules.GameDef:
     return gdef
 
 
-def seats(n: int, most: int) -> int:
+def seats(asked: int | None, default: int, most: int) -> int:
+    n = default if asked is None else asked
     if n > most:
         raise RaceError(ErrorCode.BAD_MESSAGE, f"`seats`: at most {most}", field="seats")
     return n

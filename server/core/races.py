@@ -88,6 +88,8 @@ class Race:
     # A daily challenge attempt (server/daily): its seed never shows in its
     # snapshots or its `end`; the daily reveals it after the day closes.
     sealed: bool = False
+    # A private race's secret (core/privacy.py): "" for a public race or a daily attempt.
+    invite: str = ""
 
     def seat_of(self, player: str) -> Player | None:
         for p in self.players:

@@ -140,7 +140,15 @@ class DailyHandlers:
         return await self.service.lobby.attach(conn, msg, att.race)
 
     async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
-        board = await self._call(self.daily.leaderboard(msg.game, msg.date, conn.pid, msg.top, msg.around))
+        board = await self._call(
+            self.daily.leaderboard(
+                msg.game,
+                msg.date,
+                conn.pid,
+                10 if msg.top is None else msg.top,
+                3 if msg.around is None else msg.around,
+            )
+        )
         if msg.watch:
             channel = self.daily.channel(msg.game, board["date"])
             conns = self.watchers.setdefault(channel, set())
@@ -178,7 +186,9 @@ class DailyHandlers:
             self._drop_watch(conn, channel)
 
     async def history(self, conn: Conn, msg: m.History) -> m.HistoryData:
-        h = await self._call(self.daily.history(msg.player or conn.player, msg.game, msg.days))
+        h = await self._call(
+            self.daily.history(msg.player or conn.player, msg.game, 30 if msg.days is None else msg.days)
+        )
         days = [m.HistoryDay(**{k: d.get(k) for k in m.HistoryDay.__struct_fields__}) for d in h.pop("days")]
         return m.HistoryData(rid=msg.rid, days=days, **h)
 

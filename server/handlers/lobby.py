@@ -8,6 +8,7 @@ serve the same race, and a conflict just reloads and retries.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from protocol.messages import ErrorCode, RaceStatus
 
 from ..config import Settings
 from ..core import checks as check
+from ..core import privacy
 from ..core import races as R
 from ..core.races import RaceError
 from ..core.session import Session
@@ -38,8 +40,15 @@ def ttl(st: Settings, race: R.Race, now: int) -> int:
     return R.ttl_ms(race, now, st.lobby_ttl_s, st.finished_ttl_s)
 
 
-def snapshot_reply(msg: Any, race: R.Race) -> m.RaceSnapshot:
-    return m.RaceSnapshot(rid=getattr(msg, "rid", None), **R.snapshot(race))
+def snapshot_reply(msg: Any, race: R.Race, viewer: str | None = None) -> m.RaceSnapshot:
+    """The `race` reply to a request; a player of a private race also gets its invite."""
+    invite = privacy.invite_for(race, viewer) if viewer is not None else None
+    return m.RaceSnapshot(rid=getattr(msg, "rid", None), invite=invite, **R.snapshot(race))
+
+
+def new_invite() -> str:
+    """A private race's secret: 128 random bits, URL-safe (it travels in links)."""
+    return secrets.token_urlsafe(16)
 
 
 class Lobby:
@@ -108,14 +117,16 @@ class Lobby:
     async def create(self, s: Session, msg: m.Create) -> m.RaceSnapshot:
         gdef = check.game(msg.game)
         st = self.svc.settings
-        check.seats(msg.seats, st.max_seats)
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, st.max_seats)
         time_limit_s = check.time_limit(
             msg.time_limit_s, st.time_limit_s, st.time_limit_min_s, st.time_limit_max_s
         )
         await self._seat_limit(s.player)
         seed = self.svc.seed_factory()
         now = await self.svc.store.time_ms()
-        race = self._new_race(s, gdef, msg.seats, time_limit_s, msg.private, seed, now)
+        race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now)
+        if race.private:
+            race.invite = new_invite()
         return await self._publish_new(s, msg, race, now)
 
     async def create_solo(
@@ -142,7 +153,7 @@ class Lobby:
             raise check.not_in_race()
         if race.status != RaceStatus.FINISHED and rid not in s.races:
             self.svc.add_member(s, race)
-        return snapshot_reply(msg, race)
+        return snapshot_reply(msg, race, s.player)
 
     async def _publish_new(self, s: Session | None, msg: Any, race: R.Race, now: int) -> m.RaceSnapshot:
         store = self.svc.store
@@ -158,6 +169,7 @@ class Lobby:
             await store.schedule(race.race, race.starts_at)
         if s is not None:
             self.svc.add_member(s, race)
+            return snapshot_reply(msg, race, s.player)
         return snapshot_reply(msg, race)
 
     async def join(self, s: Session, msg: m.Join) -> m.RaceSnapshot:
@@ -166,12 +178,13 @@ class Lobby:
         _now, race = await self.svc.store.load_race(rid)
         if race is None:
             raise check.no_such_race()
+        privacy.check_join(race, pid, msg.invite)
         if race.seat_of(pid) is None:
             await self._seat_limit(pid)
         race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name))
         await self.svc.store.add_seat(pid, rid)
         self.svc.add_member(s, race)
-        return snapshot_reply(msg, race)
+        return snapshot_reply(msg, race, pid)
 
     async def leave(self, s: Session, msg: m.Leave) -> m.RaceSnapshot:
         rid = race_id(msg.race)
@@ -182,36 +195,36 @@ class Lobby:
             self.svc.remove_member(other, rid)
         if not race.players:
             await self.svc.store.index(rid, None)
-        return snapshot_reply(msg, race)
+        return snapshot_reply(msg, race, pid)
 
     async def ready(self, s: Session, msg: m.Ready) -> m.RaceSnapshot:
         rid = race_id(msg.race)
         cd = self.svc.settings.countdown_ms
         pid = s.player
-        race = await self.mutate(rid, lambda r, now: R.set_ready(r, pid, msg.ready, now, cd))
-        return snapshot_reply(msg, race)
+        race = await self.mutate(rid, lambda r, now: R.set_ready(r, pid, msg.ready is not False, now, cd))
+        return snapshot_reply(msg, race, pid)
 
     async def host_start(self, s: Session, msg: m.Start) -> m.RaceSnapshot:
         rid = race_id(msg.race)
         cd = self.svc.settings.countdown_ms
         pid = s.player
         race = await self.mutate(rid, lambda r, now: R.host_start(r, pid, now, cd))
-        return snapshot_reply(msg, race)
+        return snapshot_reply(msg, race, pid)
 
     async def quick(self, s: Session, msg: m.Quick) -> None:
         svc = self.svc
         gdef = check.game(msg.game)
-        check.seats(msg.seats, svc.settings.max_seats)
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, svc.settings.max_seats)
         pid = s.player
         await self._seat_limit(pid)
-        group = await svc.store.quick_push(gdef.id, msg.seats, pid)
-        s.quick.add((gdef.id, msg.seats))
-        s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=msg.seats)))
+        group = await svc.store.quick_push(gdef.id, seats, pid)
+        s.quick.add((gdef.id, seats))
+        s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats)))
         if not group:
             return
         # This process completed a group: it seats everyone in a new public race.
         for other in svc.players.get(pid, ()):
-            other.quick.discard((gdef.id, msg.seats))
+            other.quick.discard((gdef.id, seats))
         names = [await svc.store.player_name(p) for p in group]
         seed = svc.seed_factory()
         now = await svc.store.time_ms()

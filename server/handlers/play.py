@@ -25,13 +25,14 @@ from protocol import rules
 from protocol.messages import ErrorCode, PlayerStatus, RaceStatus
 
 from ..core import moves as core
+from ..core import privacy
 from ..core import races as R
 from ..core import room as rooms
 from ..core.checks import no_such_race, not_in_race
 from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
 from ..core.races import RaceError
 from ..core.session import Session
-from ..storage import PositionCache, revealed_text
+from ..storage import PositionCache, is_outage, revealed_text
 from .lobby import race_id
 from .runtime import Runtime
 
@@ -113,7 +114,11 @@ class Play:
         assert not isinstance(reply, Applied)  # a fresh move or finish is answered by its caller
         error, then_state = core.refusal(msg.rid, reply)
         if error.code == ErrorCode.INTERNAL:
-            log.error("move script failed: %s", getattr(reply, "error", reply))
+            exc = getattr(reply, "error", None)
+            if isinstance(exc, BaseException) and is_outage(exc):
+                self.svc.store.health.failed(exc)  # one log line per outage, not one per move
+            else:
+                log.error("move script failed: %s", exc)
         self.svc.metrics.moves_refused[error.code] += 1
         s.send(encode(error))
         if then_state:
@@ -156,7 +161,9 @@ class Play:
         key = (rid, pid)
         e = await self.settled(key)
         t0 = time.perf_counter()
-        if e is None or msg.n != e.n:
+        # A cached game that is over is reloaded too: the race's own state decides
+        # first, so a finished race says race-not-running, never game-over.
+        if e is None or msg.n != e.n or e.status != PlayerStatus.PLAYING:
             try:
                 e = await self._load_entry(rid, pid)
             except RaceError as exc:
@@ -171,6 +178,11 @@ class Play:
             self._answer(s, msg, await fut)
             return
         if step is Step.GAME_OVER:
+            room = svc.local.get(rid)
+            if room is not None and room.deadline is not None and svc.now_ms() >= room.deadline:
+                # Past the deadline the race is over even before the clock has ended it.
+                self._refused(ErrorCode.RACE_NOT_RUNNING)
+                raise RaceError(ErrorCode.RACE_NOT_RUNNING, core.MESSAGES[ErrorCode.RACE_NOT_RUNNING])
             self._refused(ErrorCode.GAME_OVER)
             raise RaceError(ErrorCode.GAME_OVER, core.MESSAGES[ErrorCode.GAME_OVER])
         if step is Step.OUT_OF_SYNC:
@@ -207,13 +219,16 @@ class Play:
             return
         self._answer(s, msg, reply)
 
-    async def state(self, s: Session, rid: str, since: int | None, req_rid: int | None) -> m.State:
+    async def state(
+        self, s: Session, rid: str, since: int | None, req_rid: int | None, invite: str | None = None
+    ) -> m.State:
         store = self.svc.store
         _now, race = await store.load_race(race_id(rid))
         if race is None:
             raise no_such_race()
-        you = None
         pid = s.player
+        privacy.check_see(race, pid, invite)
+        you = None
         if race.seat_of(pid) is not None and race.status in (RaceStatus.RUNNING, RaceStatus.FINISHED):
             pg = (await store.load_player(rid, pid)).game
             if pg is not None:
@@ -227,19 +242,21 @@ class Play:
                     status=pg.status,
                 )
         events = None
-        if since is not None:
+        if since is not None and privacy.may_see_events(race, pid):
             frames = await store.events_since(rid, since)
             events = [msgspec.Raw(f) for f in frames] if frames is not None else None
         # The events go out as stored (pre-encoded frames, embedded as they are).
-        return m.State(
-            rid=req_rid, race=m.RaceSnapshot(**R.snapshot(race)), you=you, events=cast(Any, events)
-        )
+        snapshot = m.RaceSnapshot(invite=privacy.invite_for(race, pid), **R.snapshot(race))
+        return m.State(rid=req_rid, race=snapshot, you=you, events=cast(Any, events))
 
     async def _send_state(self, s: Session, rid: str) -> None:
         try:
             s.send(encode(await self.state(s, rid, None, None)))
-        except Exception:
-            log.warning("could not send state", exc_info=True)
+        except Exception as exc:
+            if is_outage(exc):
+                self.svc.store.health.failed(exc)
+            else:
+                log.warning("could not send state", exc_info=True)
 
     async def resync(self, s: Session, msg: m.Resync) -> m.State:
-        return await self.state(s, msg.race, msg.since, msg.rid)
+        return await self.state(s, msg.race, msg.since, msg.rid, msg.invite)

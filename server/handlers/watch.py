@@ -8,13 +8,14 @@ import logging
 from protocol import messages as m
 from protocol.messages import ErrorCode, RaceStatus
 
+from ..core import privacy
 from ..core import races as R
 from ..core import spectators as boards
 from ..core.checks import no_such_race
 from ..core.races import RaceError
 from ..core.room import Room
 from ..core.session import Session
-from ..storage import decode_position
+from ..storage import decode_position, is_outage
 from .lobby import race_id, snapshot_reply
 from .runtime import Runtime
 
@@ -33,6 +34,7 @@ class Watch:
         _now, race = await svc.store.load_race(rid)
         if race is None:
             raise no_such_race()
+        privacy.check_see(race, s.player, msg.invite)
         if race.status != RaceStatus.FINISHED:
             raise RaceError(ErrorCode.RACE_NOT_OVER, "the race is not finished")
         if svc.replay_guard is not None:
@@ -80,10 +82,7 @@ class Watch:
         _now, race = await svc.store.load_race(rid)
         if race is None:
             raise no_such_race()
-        if race.private:
-            raise RaceError(ErrorCode.PRIVATE_RACE, "private races allow no spectators")
-        if race.seat_of(s.player) is not None:
-            raise RaceError(ErrorCode.IS_PLAYER, "you play in this race")
+        privacy.check_spectate(race, s.player, msg.invite)
         if svc.spectate_guard is not None:
             await svc.spectate_guard(s, race)
         if rid not in s.spectating:
@@ -130,17 +129,22 @@ class Watch:
                     continue
                 try:
                     await self._sample(room, now)
-                except Exception:
-                    log.warning("spectator boards failed", exc_info=True)
+                except Exception as exc:
+                    if is_outage(exc):  # one log line per outage, not one per race and flush
+                        svc.store.health.failed(exc)
+                    else:
+                        log.warning("spectator boards failed", exc_info=True)
 
     async def _sample(self, room: Room[Session], now: int) -> None:
         if boards.wants_sample(room):
             sample: list[m.BoardView] = []
-            positions = await self.svc.store.positions(room.rid, room.pids)
+            # Stamped with the server time read together with the positions, after them:
+            # the boards show every move made up to `at` and none made later.
+            read_at, positions = await self.svc.store.positions(room.rid, room.pids)
             for pid, (n, pos) in zip(room.pids, positions, strict=True):
                 if pos:
                     sample.append(m.BoardView(player=pid, n=n, view=decode_position(pos).view_text()))
-            boards.add_sample(room, now, sample)
+            boards.add_sample(room, read_at, sample)
         due = boards.due_boards(room, now, self.svc.settings.spectator_delay_ms)
         if due is None:
             return

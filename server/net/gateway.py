@@ -40,6 +40,7 @@ from ..core.races import RaceError
 from ..core.session import Session
 from ..metrics import Metrics
 from ..service import Service
+from ..storage import is_outage
 from .broadcast import broadcast_latest
 from .conn import Conn, Outbox
 from .http import Http
@@ -323,8 +324,11 @@ class Gateway:
             self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
         except ConnectionClosed:
             pass
-        except Exception:
-            log.exception("handler of %s failed", type(msg).__name__)
+        except Exception as exc:
+            if is_outage(exc):
+                self.service.store.health.failed(exc)  # one log line per outage, not per request
+            else:
+                log.exception("handler of %s failed", type(msg).__name__)
             self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; the request had no effect")
 
     async def _hello(self, link: Inbound, msg: m.Hello) -> None:
@@ -334,8 +338,11 @@ class Gateway:
         except RaceError as exc:
             self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
             return
-        except Exception:
-            log.exception("hello failed")
+        except Exception as exc:
+            if is_outage(exc):
+                self.service.store.health.failed(exc)
+            else:
+                log.exception("hello failed")
             self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; try again")
             return
         conn.send(encode(welcome))

@@ -1,6 +1,6 @@
 """The HTTP side of the WebSocket port (docs/operations.md).
 
-`/healthz` (200 when Redis answers, else 503), `/metrics` (Prometheus text),
+`/healthz` (200 when Redis answers and takes writes, else 503 and why), `/metrics` (Prometheus text),
 and the web client's static files at `/`. A request with `Upgrade: websocket`
 goes to the WebSocket handler whatever its path (the protocol names `/ws`).
 """
@@ -35,10 +35,12 @@ class Http:
         path = request.path.split("?", 1)[0]
         if path == "/healthz":
             try:
-                ok = await asyncio.wait_for(self.store.ping(), 2.0)
+                problem = await asyncio.wait_for(self.store.health.check(), 2.0)
             except TimeoutError:
-                ok = False
-            return self._response(200 if ok else 503, b"ok\n" if ok else b"redis unreachable\n", "text/plain")
+                problem = "redis unreachable (no answer within 2 s)"
+            if problem is None:
+                return self._response(200, b"ok\n", "text/plain")
+            return self._response(503, problem.encode() + b"\n", "text/plain")
         if path == "/metrics":
             body = self.metrics.render(await self._races_by_status()).encode()
             return self._response(200, body, "text/plain; version=0.0.4")

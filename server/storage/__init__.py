@@ -8,12 +8,14 @@
 ``store``           ``Store``: every read and write of races, sessions, timers, quick-match
 ``resp``            a minimal pipelined RESP client (the move pipe, pub/sub)
 ``cluster``         Redis Cluster routing of the move pipe
-``embedded_redis``  a private redis-server when no Redis URL is given
+``embedded_redis``  a private redis-server when no Redis URL is given, supervised
+``health``          can Redis take writes (`/healthz`); one log line per outage
 """
 
 from __future__ import annotations
 
 from ..core.moves import Applied, Duplicate, Failed, MoveReply, Refused
+from .health import OUTAGE, is_outage
 from .keys import (
     PUBLIC,
     TIMERS,
@@ -30,7 +32,7 @@ from .keys import (
 from .moves import MovePipe
 from .positions import PositionCache, decode_position, encode_position, position_text, revealed_text
 from .scripts import MOVE
-from .store import OUTAGE, Conflict, PlayerGame, PlayerLoad, Store
+from .store import Conflict, PlayerGame, PlayerLoad, Store
 
 __all__ = [
     "MOVE",
@@ -61,4 +63,5 @@ __all__ = [
     "revealed_text",
     "stream_key",
     "valid_race_id",
+    "is_outage",
 ]

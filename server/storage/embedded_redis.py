@@ -5,11 +5,27 @@ clone needs no system Redis. The server listens on 127.0.0.1 on a free port
 (never on a public address), keeps an append-only file in its data folder so
 a restart loses nothing, and is stopped when we exit — also if we die: on
 Linux the child gets SIGTERM when its parent goes away (PR_SET_PDEATHSIG).
+
+- `lock_data_folder`: one server per data folder (two redis-servers on one
+  AOF would each overwrite the other's writes);
+- `EmbeddedRedis`: the child process, started and stopped;
+- `Supervisor`: restarts it with backoff whenever it exits, and says
+  whether it is up (`/healthz`); an outage logs one line when it starts
+  and one when it ends.
+
+The default `appendfsync always` is what makes a full disk safe: Redis
+writes and fsyncs its AOF before it sends the replies of a loop iteration,
+and if that write fails it exits instead of replying, so no move it could
+not persist is ever acknowledged (docs/operations.md §6).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import errno
+import fcntl
+import logging
 import os
 import shutil
 import signal
@@ -18,6 +34,41 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+log = logging.getLogger("solrace.redis")
+
+LOCK_NAME = "solrace.lock"
+
+
+class DataFolderInUse(OSError):
+    """Another server holds the data folder (an OSError: `solrace serve` says it in one line)."""
+
+
+def lock_data_folder(data_dir: str | os.PathLike[str]) -> int:
+    """Lock `data_dir` for this process: an exclusive `flock` on its `solrace.lock`, held until exit.
+
+    Returns the locked file descriptor (pass it to children that must keep the
+    lock while they live, as the private redis-server does). Raises
+    `DataFolderInUse`, naming the holder's pid, when another process has it.
+    """
+    folder = Path(data_dir).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "?"
+        os.close(fd)
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+            raise
+        raise DataFolderInUse(
+            f"the data folder {folder} is in use by another solrace serve (pid {holder}): "
+            "stop it, or pick another --data"
+        ) from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
 
 
 def redis_server_binary() -> str:
@@ -65,8 +116,9 @@ class EmbeddedRedis:
         host: str = "127.0.0.1",
         port: int = 0,
         appendonly: bool = True,
-        appendfsync: str = "everysec",
+        appendfsync: str = "always",
         log_name: str = "redis.log",
+        keep_fds: tuple[int, ...] = (),
     ) -> None:
         if appendfsync not in ("always", "everysec", "no"):
             raise ValueError(f"appendfsync must be always, everysec or no, not {appendfsync!r}")
@@ -76,6 +128,7 @@ class EmbeddedRedis:
         self.appendonly = appendonly
         self.appendfsync = appendfsync
         self.log_name = log_name
+        self.keep_fds = keep_fds  # inherited by the child (the data folder's lock)
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -116,6 +169,7 @@ class EmbeddedRedis:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 preexec_fn=_die_with_parent,
+                pass_fds=self.keep_fds,
             )
             if self._wait_ready(port, timeout):
                 self.port = port
@@ -123,9 +177,20 @@ class EmbeddedRedis:
             self.stop()
             if self.port:
                 break
-        log = self.data_dir / self.log_name
-        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-        raise RuntimeError(f"redis-server did not start; log tail:\n{tail}")
+        raise RuntimeError(f"redis-server did not start; log tail:\n{self.log_tail(2000)}")
+
+    def log_tail(self, chars: int) -> str:
+        log_file = self.data_dir / self.log_name
+        try:
+            with open(log_file, "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - chars))
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def exited(self) -> int | None:
+        """The exit status if the child has exited (None while it runs or was never started)."""
+        return None if self.proc is None else self.proc.poll()
 
     def _wait_ready(self, port: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -157,3 +222,128 @@ class EmbeddedRedis:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class Supervisor:
+    """Keeps an `EmbeddedRedis` running: restarts it, with backoff, whenever it exits.
+
+    `down()` says why it is down (None while it is up): from the moment the
+    process is found gone until a restarted one has accepted a write. A
+    write, not a PING: after a full disk a restarted redis-server loads its
+    AOF and answers PING, then exits at its first write while the disk is
+    still full; it is back only once it can persist again. The probe write
+    sets one small key (`PROBE_KEY`).
+
+    An outage logs one line when it starts (the exit status, the last line of
+    redis-server's log, the space left in the data folder) and one when it
+    ends (how long, how many restarts); the restarts between are not logged
+    above DEBUG. The backoff (`backoff_min_s` doubling to `backoff_max_s`)
+    bounds the cost of a crash loop, e.g. while the disk stays full.
+    """
+
+    PROBE_KEY = "solrace:probe"
+
+    def __init__(
+        self,
+        redis: EmbeddedRedis,
+        *,
+        poll_s: float = 0.1,
+        backoff_min_s: float = 0.1,
+        backoff_max_s: float = 5.0,
+    ) -> None:
+        self.redis = redis
+        self.poll_s = poll_s
+        self.backoff_min_s = backoff_min_s
+        self.backoff_max_s = backoff_max_s
+        self.outage: str | None = None  # why it is down, while it is
+        self._task: asyncio.Task[None] | None = None
+        self._restarting: asyncio.Future[bool] | None = None
+
+    def down(self) -> str | None:
+        return self.outage
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop supervising (before stopping the process), waiting out a restart under way."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._restarting is not None:
+            await asyncio.wait([self._restarting])
+
+    async def _run(self) -> None:
+        while True:
+            status = self.redis.exited()
+            if status is None:
+                await asyncio.sleep(self.poll_s)
+                continue
+            await self._restore(status)
+
+    async def _restore(self, status: int) -> None:
+        started = time.monotonic()
+        how = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        self.outage = f"private redis-server down ({how})"
+        log.warning(
+            "private redis-server %s (its log: %r; %s); restarting it, requests fail meanwhile",
+            how,
+            self._last_log_line(),
+            self._space_left(),
+        )
+        delay = self.backoff_min_s
+        attempts = 0
+        while True:
+            await asyncio.sleep(delay)
+            attempts += 1
+            self._restarting = asyncio.ensure_future(asyncio.to_thread(self._restart))
+            if await asyncio.shield(self._restarting):
+                break
+            log.debug("private redis-server restart %d failed; next in %.1f s", attempts, delay)
+            delay = min(delay * 2, self.backoff_max_s)
+        self.outage = None
+        log.warning(
+            "private redis-server is back after %.1f s (%d restart%s)",
+            time.monotonic() - started,
+            attempts,
+            "" if attempts == 1 else "s",
+        )
+
+    def _restart(self) -> bool:
+        """Start the process again on the same port and data; True once it accepted a write."""
+        self.redis.stop()  # reaps the exited process (or stops one that failed its probe)
+        try:
+            self.redis.start()
+        except (RuntimeError, OSError) as exc:  # it did not come up, or could not even be spawned
+            log.debug("private redis-server did not start: %s", exc)
+            return False
+        if self._probe():
+            return True
+        self.redis.stop()
+        return False
+
+    def _probe(self) -> bool:
+        command = b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
+            len(self.PROBE_KEY),
+            self.PROBE_KEY.encode(),
+            len(str(os.getpid())),
+            str(os.getpid()).encode(),
+        )
+        try:
+            with socket.create_connection((self.redis.host, self.redis.port), timeout=5.0) as s:
+                s.sendall(command)
+                return s.recv(64).startswith(b"+OK")
+        except OSError:
+            return False
+
+    def _last_log_line(self) -> str:
+        lines = self.redis.log_tail(1000).strip().splitlines()
+        return lines[-1] if lines else ""
+
+    def _space_left(self) -> str:
+        try:
+            free = shutil.disk_usage(self.redis.data_dir).free
+        except OSError:
+            return "space left in the data folder unknown"
+        return f"{free:,} bytes left in the data folder"

@@ -194,11 +194,18 @@ class Pipe:
 
     async def _reconnect_loop(self) -> None:
         delay = 0.05
+        failed = 0
         while not self._closed:
             try:
                 await self.connect()
             except (OSError, ConnectionError) as exc:
-                log.info("redis reconnect failed (%s): %s", self.url, exc)
+                failed += 1  # an outage logs its first failed attempt, not every one
+                log.log(
+                    logging.INFO if failed == 1 else logging.DEBUG,
+                    "redis reconnect failed (%s): %s",
+                    self.url,
+                    exc,
+                )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 1.0)
                 continue
@@ -332,12 +339,16 @@ class Subscriber:
             if self.stopping():
                 return
             delay = 0.05
+            failed = 0
             while not self._stopping:
                 try:
                     await self._connect()
                     break
                 except (OSError, ConnectionError) as exc:
-                    log.warning("pub/sub reconnect failed: %s", exc)
+                    failed += 1  # an outage logs its first failed attempt, not every one
+                    log.log(
+                        logging.WARNING if failed == 1 else logging.DEBUG, "pub/sub reconnect failed: %s", exc
+                    )
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 2.0)
             if self.on_reconnect is not None and not self._stopping:

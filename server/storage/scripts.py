@@ -4,6 +4,7 @@
 ``commit``  compare-and-set of a race record, publishing its events
 ``load``    a whole race (the race hash and every seat's game) in one call
 ``quick``   the quick-match queue: queue a player, take out a full group
+``positions`` the spectator boards: every player's count and position, then the time
 """
 
 from __future__ import annotations
@@ -37,3 +38,4 @@ MOVE = Script("move")
 COMMIT = Script("commit")
 LOAD = Script("load")
 QUICK = Script("quick")
+POSITIONS = Script("positions")

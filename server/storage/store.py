@@ -29,13 +29,12 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from ..config import Settings
 from ..core import races as R
 from .cluster import ClusterPipe, cold_client, is_cluster_url
+from .health import Health
 from .keys import (
     PUBLIC,
     TIMERS,
@@ -56,12 +55,9 @@ from .moves import MovePipe
 from .positions import decode_position
 from .records import race_fields, race_from_load, text_or_none
 from .resp import Pipe, Subscriber
-from .scripts import COMMIT, LOAD, MOVE, QUICK
+from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
 
 log = logging.getLogger("solrace.store")
-
-# What an unreachable Redis raises (an outage, not a fault: worth one log line, not a trace).
-OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
 
 
 @dataclass(slots=True)
@@ -124,6 +120,9 @@ class Store:
             # Hot path: one pipelined connection for EVALSHA of moves.
             self.pipe = Pipe(url)
         self.moves = MovePipe(self.pipe, settings.stream_maxlen)
+        self.health = Health(self.redis, cluster=self.cluster)  # `/healthz`, one log line per outage
+        if isinstance(self.pipe, Pipe):
+            self.pipe.on_reconnect = self.health.recovered
 
     def subscriber(
         self, on_message: Callable[[bytes, bytes], None], on_reconnect: Callable[[], None]
@@ -142,7 +141,7 @@ class Store:
 
     async def start(self) -> None:
         await self.redis.ping()
-        for script in (MOVE, COMMIT, LOAD, QUICK):
+        for script in (MOVE, COMMIT, LOAD, QUICK, POSITIONS):
             await self.redis.script_load(script.source)
         await self.pipe.connect()
 
@@ -276,12 +275,13 @@ class Store:
             out[p.player] = rows
         return out
 
-    async def positions(self, rid: str, pids: list[str]) -> list[tuple[int, bytes | None]]:
-        """(n, compact position) of each player (spectator boards); see decode_position."""
-        pipe = self.redis.pipeline(transaction=False)
-        for pid in pids:
-            pipe.hmget(player_key(rid, pid), "n", "pos")
-        return [(int(n or 0), pos) for n, pos in await pipe.execute()]
+    async def positions(self, rid: str, pids: list[str]) -> tuple[int, list[tuple[int, bytes | None]]]:
+        """The server time just after reading them, and (n, compact position) of each
+        player (spectator boards; see decode_position), in one atomic call."""
+        if not pids:
+            return await self.time_ms(), []
+        reply = await POSITIONS(self.redis, [player_key(rid, pid) for pid in pids], [])
+        return int(reply[0]), [(int(reply[i] or 0), reply[i + 1]) for i in range(1, len(reply), 2)]
 
     async def events_since(self, rid: str, since: int) -> list[bytes] | None:
         """Frames of the race events after version `since`, or None if the stream lost some."""

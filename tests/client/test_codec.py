@@ -288,6 +288,17 @@ def test_client_round_trip(msg: m.ClientMsg) -> None:
         assert "rid" not in raw  # omit_defaults: optional fields at default are not sent
 
 
+@pytest.mark.parametrize("msg", CLIENT_EXAMPLES, ids=lambda x: type(x).__name__)
+def test_nil_equals_absent_for_every_optional_field(msg: m.ClientMsg) -> None:
+    """docs/protocol.md §1: a field marked optional may be absent; absent and nil mean the same."""
+    raw = msgspec.msgpack.decode(m.encode(msg))
+    optional = [f.encode_name for f in msgspec.structs.fields(type(msg)) if not f.required]
+    assert optional, "every client message has at least `rid`"
+    for name in optional:
+        without = {k: v for k, v in raw.items() if k != name}
+        assert m.decode_client(_enc({**without, name: None})) == m.decode_client(_enc(without)), name
+
+
 @pytest.mark.parametrize("msg", SERVER_EXAMPLES, ids=lambda x: type(x).__name__)
 def test_server_round_trip(msg: m.ServerMsg) -> None:
     assert m.decode_server(m.encode(msg)) == msg
@@ -358,7 +369,7 @@ def test_error_codes_cover_protocol_md() -> None:
     import re
 
     doc = (pathlib.Path(__file__).parents[2] / "docs" / "protocol.md").read_text()
-    section = doc.split("## 6. Errors", 1)[1].split("## 7.", 1)[0]
+    section = doc.split("## 6. Errors", 1)[1].split("### Which error first", 1)[0]
     documented = set(re.findall(r"^\| `([a-z-]+)` \|", section, re.M))
     assert documented == {c.value for c in m.ErrorCode}
 
@@ -371,6 +382,18 @@ def _enc(obj: Any) -> bytes:
 
 
 MOVE = {"t": "move", "race": "r1", "n": 0, "move": "draw"}
+BAD_UTF8 = b"\xa2\xff\xfe"  # a MessagePack str of two bytes that are not UTF-8
+
+
+def _raw_map(fields: dict[str, Any], **raw: bytes) -> bytes:
+    """A map of `fields` plus keys whose values are the raw MessagePack bytes given."""
+    out = bytes([0x80 | (len(fields) + len(raw))])
+    for k, v in fields.items():
+        out += _enc(k) + _enc(v)
+    for k, b in raw.items():
+        out += _enc(k) + b
+    return out
+
 
 BAD_INPUTS: list[tuple[str, Any, str, str | None]] = [
     # (case, frame, code, field)
@@ -421,6 +444,16 @@ BAD_INPUTS: list[tuple[str, Any, str, str | None]] = [
     ("binary for str", _enc({**MOVE, "move": b"draw"}), "bad-message", "move"),
     ("nested for str", _enc({**MOVE, "race": {"a": 1}}), "bad-message", "race"),
     ("nil for required", _enc({**MOVE, "race": None}), "bad-message", "race"),
+    # Invalid UTF-8 anywhere makes the frame bad-frame, whatever field holds it.
+    ("invalid utf-8 in a str field", _raw_map(MOVE, race=BAD_UTF8), "bad-frame", None),
+    ("invalid utf-8 in an int field", _raw_map(MOVE, n=BAD_UTF8), "bad-frame", None),
+    ("invalid utf-8 in a bool field", _raw_map(MOVE, view=BAD_UTF8), "bad-frame", None),
+    ("invalid utf-8 in rid", _raw_map(MOVE, rid=BAD_UTF8), "bad-frame", None),
+    ("invalid utf-8 in an unknown field", _raw_map(MOVE, zz=BAD_UTF8), "bad-frame", None),
+    ("invalid utf-8 in t", _raw_map({"race": "r1"}, t=BAD_UTF8), "bad-frame", None),
+    ("invalid utf-8 in a key", b"\x82\xa1t\xa4ping\xa2\xff\xfe\xc0", "bad-frame", None),
+    ("invalid utf-8 with an unknown t", _raw_map({"t": "teleport"}, zz=BAD_UTF8), "bad-frame", None),
+    ("invalid utf-8 nested", _raw_map(MOVE, race=b"\x91" + BAD_UTF8), "bad-frame", None),
 ]
 
 

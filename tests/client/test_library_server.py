@@ -129,3 +129,23 @@ async def test_errors_are_typed(ws_url: str) -> None:
         assert info2.value.reason == "not-available"
         pong = await c.ping()
         assert pong.time > 0 and c.clock_offset_ms is not None
+
+
+async def test_private_race_invites_through_the_library(server):
+    async with (
+        client.connect(server.ws_url, name="ada") as ada,
+        client.connect(server.ws_url, name="bob") as bob,
+        client.connect(server.ws_url, name="eve") as eve,
+    ):
+        snap = await ada.create(GAME, seats=2, private=True)
+        assert snap.private and snap.invite and ada.invites[snap.race] == snap.invite
+        with pytest.raises(client.ServerError) as refused:
+            await bob.join(snap.race)
+        assert refused.value.code == "private-race"
+        joined = await bob.join(snap.race, invite=snap.invite)
+        assert joined.invite == snap.invite
+        # A watcher given the invite once keeps it for later requests (a resync, a reconnect).
+        watched = await eve.spectate(snap.race, invite=snap.invite)
+        assert watched.invite is None
+        state = await eve.resync(snap.race, since=0)
+        assert state.race.race == snap.race and state.race.invite is None

@@ -72,3 +72,12 @@ def test_limits_table_matches_welcome_limits() -> None:
     for row in _table_after(section, "\n"):
         names |= set(re.findall(r"`([A-Z_]+)`", row[0]))
     assert names == set(Settings().limits())
+
+
+def test_the_illegal_move_reasons_are_listed_in_full() -> None:
+    from protocol.rules.errors import ILLEGAL_MOVE_CODES
+
+    move = DOC.split("### `move`", 1)[1].split("\n### ", 1)[0]
+    rows = _table_after(move, "`illegal-move` with `reason`")
+    assert [row[0].strip("`") for row in rows] == list(ILLEGAL_MOVE_CODES)
+    assert "…" not in move.split("`illegal-move` with `reason`", 1)[1].split("Other errors", 1)[0]

@@ -19,7 +19,7 @@ from scale_procs import ROOT, _readline
 import client
 from client.library import Endpoint, endpoints
 from protocol import messages as m
-from server.embedded_redis import free_port
+from server.storage.embedded_redis import free_port
 
 MOVES = 60
 # How long the survivor may take to ack the first move after the kill: a refused

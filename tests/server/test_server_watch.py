@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from test_server_race import make_race, play
@@ -100,3 +101,38 @@ async def test_welcome_lists_seats_and_resync_gap_fill(server):
     assert state.get("you") is None  # not started: no board yet
     await a3.close()
     await b.close()
+
+
+async def test_spectator_boards_show_nothing_newer_than_their_at(make_server):
+    """Each `boards` shows the race as it was at its `at`: no move made after it,
+    while both players keep moving through many samples."""
+    app = await make_server(spectator_delay_ms=100, spectator_flush_ms=10)
+    c = await player(app.ws_url, "cyd")
+    d = await player(app.ws_url, "dan")
+    eve = await player(app.ws_url, "eve")
+    rid = await make_race(app, [c, d], "racing-aces")
+    await eve.request("spectate", race=rid)
+    acked: dict[tuple[str, int], int] = {}  # (player, n) -> the move's time
+
+    async def keep_drawing(who) -> int:
+        n = 0
+        for _batch in range(20):
+            for ack in await play(who, rid, ["draw"] * 5, start_n=n):
+                acked[(who.player, ack["n"])] = ack["at"]
+            n += 5
+        return n
+
+    final = await asyncio.gather(keep_drawing(c), keep_drawing(d))
+    last = {(c.player, final[0]), (d.player, final[1])}
+    shown = 0
+    while True:
+        b = await eve.wait("boards")
+        for board in b["boards"]:
+            if board["n"] > 0:
+                assert acked[(board["player"], board["n"])] <= b["at"], (board, b["at"])
+                shown += 1
+        if {(x["player"], x["n"]) for x in b["boards"]} == last:
+            break
+    assert shown >= 4
+    for x in (c, d, eve):
+        await x.close()

@@ -21,7 +21,7 @@ from client.tui.board import (
     ranking_lines,
     targets_for,
 )
-from client.tui.links import make_link, parse_link
+from client.tui.links import make_link, parse_invite, parse_link
 from client.tui.model import RaceModel
 from protocol.rules.engine import deal
 
@@ -214,6 +214,12 @@ def test_links():
     assert parse_link("https://h/race/r2") == ("wss://h/ws", "r2")
     assert parse_link("ws://h:1/ws?race=r3") == ("ws://h:1/ws", "r3")
     assert parse_link(make_link("ws://127.0.0.1:9/ws", "r4")) == ("ws://127.0.0.1:9/ws", "r4")
+    # A private race's link carries its invite.
+    link = make_link("wss://h/ws", "r5", "Vd3-x_9")
+    assert link == "https://h/#race=r5&invite=Vd3-x_9"
+    assert parse_link(link) == ("wss://h/ws", "r5") and parse_invite(link) == "Vd3-x_9"
+    assert parse_invite("ws://h:1/ws?race=r3&invite=k") == "k"
+    assert parse_invite("r8a1") is None and parse_invite(make_link("ws://h/ws", "r4")) is None
 
 
 def test_model_follows_a_race():

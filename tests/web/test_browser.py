@@ -480,6 +480,29 @@ def test_two_friends_by_link(new_page):
     shot(bob, "friend-sees-progress")
 
 
+def test_private_race_by_its_invite_link(new_page):
+    """A private race's link carries its invite: Bob joins with it; Eve, with the race id alone, cannot."""
+    alice = new_page("alice")
+    tile = '.tile[data-game="fours-up"]'
+    alice.click(f'{tile} [data-act="create"]')
+    alice.check(f'{tile} input[name="private"]')
+    alice.click(f'{tile} button[type="submit"]')
+    alice.wait_for_selector("#lobby-panel .lobby-panel")
+    rid = race_id(alice)
+    link = alice.locator("#share-link").input_value()
+    assert re.search(rf"#race={rid}&invite=[\w-]{{20,}}$", link), link
+    eve = new_page("eve")
+    eve.goto(link.split("&invite=")[0])
+    eve.wait_for_selector("text=This race is private")
+    bob = new_page("bob")
+    bob.goto(link)
+    bob.wait_for_selector("#ready-btn")
+    bob_id = bob.evaluate("window.solrace.app.me.player")
+    alice.wait_for_selector(f'#players li[data-player="{bob_id}"]')
+    assert eve.evaluate("window.solrace.app.race") is None  # Eve saw nothing of it
+    shot(eve, "private-race-without-invite")
+
+
 def test_race_against_solrace_bot_command(new_page, web_server):
     """The lobby panel's `solrace bot` command line really brings a bot into the race."""
     import shlex

@@ -472,8 +472,8 @@ def test_mark_movable_cards_and_legend(new_page):
     assert not page.evaluate("document.body.classList.contains('mark-movable')")
     page.check("#mark-movable")
     assert page.evaluate("document.body.classList.contains('mark-movable')")
-    movable = page.locator("#board .card.can")
-    assert movable.count() > 0
+    # The legal moves may reach the board after its first drawing: wait for the marks.
+    page.wait_for_function("document.querySelectorAll('#board .card.can').length > 0")
     page.wait_for_function(  # after the shadow's transition
         "getComputedStyle(document.querySelector('#board .card.can')).boxShadow.includes('125, 255, 176')"
     )

@@ -17,7 +17,8 @@ def refused(fn, *args) -> tuple[str, object]:
 def test_checks():
     assert checks.game("fours-up").id == "fours-up"
     assert refused(checks.game, "chess") == ("unknown-game", None)
-    assert checks.seats(8, 8) == 8 and refused(checks.seats, 9, 8) == ("bad-message", "seats")
+    assert checks.seats(8, 2, 8) == 8 and refused(checks.seats, 9, 2, 8) == ("bad-message", "seats")
+    assert checks.seats(None, 2, 8) == 2
     assert checks.time_limit(None, 600, 30, 7200) == 600 and checks.time_limit(30, 600, 30, 7200) == 30
     assert refused(checks.time_limit, 29, 600, 30, 7200) == ("bad-message", "time_limit_s")
     checks.seat_limit(7, 8)

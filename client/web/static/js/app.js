@@ -21,6 +21,7 @@ const app = {
   botOpen: null, // game id whose "race a bot" form is open in the lobby
   rematchOffer: null, // the last `rematch` offer: {race, rematch, by, name}
   daily: { supported: null },
+  invites: {}, // race id -> a private race's invite (from its link, or handed to us as a player)
   // current race page
   raceId: null,
   race: null, // latest snapshot
@@ -84,8 +85,22 @@ const STATUS_LABEL = {
   timeout: "time up",
 };
 
+// A private race opens only with its invite: its links carry it (`#race=ID&invite=SECRET`).
+function inviteSuffix(id) {
+  return app.invites[id] ? `&invite=${app.invites[id]}` : "";
+}
+
 function raceLink(id) {
-  return `${location.origin}${location.pathname}#race=${id}`;
+  return `${location.origin}${location.pathname}#race=${id}${inviteSuffix(id)}`;
+}
+
+function withInvite(msg) {
+  const invite = app.invites[msg.race];
+  return invite ? { ...msg, invite } : msg;
+}
+
+function keepInvite(snap) {
+  if (snap && snap.invite) app.invites[snap.race] = snap.invite;
 }
 
 function myId() {
@@ -159,8 +174,8 @@ function quickBotNote() {
 function parseHash() {
   const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
   let m;
-  if ((m = /^race=([\w-]+)/.exec(hash))) return { kind: "race", id: m[1] };
-  if ((m = /^watch=([\w-]+)/.exec(hash))) return { kind: "watch", id: m[1] };
+  if ((m = /^race=([\w-]+)(?:&invite=([\w-]+))?/.exec(hash))) return { kind: "race", id: m[1], invite: m[2] || null };
+  if ((m = /^watch=([\w-]+)(?:&invite=([\w-]+))?/.exec(hash))) return { kind: "watch", id: m[1], invite: m[2] || null };
   if (hash === "watch") return { kind: "watchlist", id: null };
   if ((m = /^replay=([\w-]+)(?:&step=(\d+))?/.exec(hash))) return { kind: "replay", id: m[1], step: m[2] ? parseInt(m[2], 10) : 0 };
   if ((m = /^howto(?:=([\w-]+))?/.exec(hash))) return { kind: "howto", id: m[1] || null };
@@ -190,6 +205,7 @@ function onRoute() {
   leaveRoute(next);
   app.route = next;
   app.raceId = next.kind === "race" || next.kind === "watch" ? next.id : null;
+  if (app.raceId && next.invite) app.invites[app.raceId] = next.invite;
   app.race = null;
   app.you = null;
   app.end = null;
@@ -446,8 +462,9 @@ async function unqueue() {
 async function createRace(game, seats, limit, priv) {
   try {
     const race = await conn.request({ t: "create", game, seats, time_limit_s: limit, private: priv });
+    keepInvite(race);
     app.pendingSnapshot = race;
-    location.hash = `race=${race.race}`;
+    location.hash = `race=${race.race}${inviteSuffix(race.race)}`;
   } catch (e) {
     toast(`Could not create the race: ${errText(e)}`, "error");
   }
@@ -506,15 +523,16 @@ function renderRematchBanner() {
 
 function joinByText(text) {
   const t = (text || "").trim();
-  const m = /(?:race=|watch=)?([\w-]+)\s*$/.exec(t);
+  const m = /(?:race=|watch=)?([\w-]+)(?:&invite=([\w-]+))?\s*$/.exec(t);
   if (!m) return toast("That is not a race link", "error");
-  location.hash = `race=${m[1]}`;
+  location.hash = `race=${m[1]}${m[2] ? `&invite=${m[2]}` : ""}`;
 }
 
 // ---------------------------------------------------------------- race page
 
 function applySnapshot(snap) {
   if (!snap || snap.race !== app.raceId) return;
+  keepInvite(snap);
   app.race = snap;
   app.lastVer = Math.max(app.lastVer, snap.ver || 0);
   if (snap.status === "finished" && (snap.seed || snap.ranking) && !app.end) {
@@ -535,7 +553,7 @@ async function resync(since) {
   if (!id || conn.status !== "online" || app.resyncing) return;
   app.resyncing = true;
   try {
-    const msg = { t: "resync", race: id };
+    const msg = withInvite({ t: "resync", race: id });
     if (since) msg.since = since;
     const st = await conn.request(msg);
     applyState(st);
@@ -566,12 +584,16 @@ async function openRace(id) {
   }
   let st = null;
   try {
-    const msg = { t: "resync", race: id };
+    const msg = withInvite({ t: "resync", race: id });
     if (app.lastVer) msg.since = app.lastVer;
     st = await conn.request(msg);
   } catch (e) {
     if (e.code === "no-such-race") {
       app.error = "There is no such race (it may have expired).";
+      return renderRace();
+    }
+    if (e.code === "private-race") {
+      app.error = "This race is private: open it with the full link its players share (it carries the invite).";
       return renderRace();
     }
     if (e.code === "disconnected") return;
@@ -588,25 +610,26 @@ async function openRace(id) {
       return renderRace();
     }
     if (app.race.status !== "lobby") {
-      location.hash = `watch=${id}`;
+      location.hash = `watch=${id}${inviteSuffix(id)}`;
       return;
     }
   }
   // not seated: take a seat
   try {
-    const snap = await conn.request({ t: "join", race: id });
+    const snap = await conn.request(withInvite({ t: "join", race: id }));
     app.mode = "player";
     applySnapshot(snap);
     renderRace();
   } catch (e) {
     if (e.code === "race-started") {
-      location.hash = `watch=${id}`;
+      location.hash = `watch=${id}${inviteSuffix(id)}`;
       return;
     }
     app.error =
       {
         "no-such-race": "There is no such race (it may have expired).",
         "race-full": "This race is full.",
+        "private-race": "This race is private: open it with the full link its players share (it carries the invite).",
         "too-many-races": "You already sit in too many races.",
       }[e.code] || errText(e);
     renderRace();
@@ -1022,7 +1045,7 @@ const TIME_TITLE = "Winners: the time to win. Others: when they stopped, or thei
 /** After the end of a public race: each player's last move time, from the race's replay. */
 async function fetchLastMoves(raceId) {
   try {
-    const [rep, st] = await Promise.all([conn.request({ t: "replay", race: raceId }), conn.request({ t: "resync", race: raceId })]);
+    const [rep, st] = await Promise.all([conn.request(withInvite({ t: "replay", race: raceId })), conn.request(withInvite({ t: "resync", race: raceId }))]);
     const start = st.race && st.race.starts_at;
     if (!start || raceId !== app.raceId) return;
     app.lastMoves = new Map(rep.players.map((p) => [p.player, p.moves.length ? p.moves[p.moves.length - 1][1] - start : null]));
@@ -1088,7 +1111,7 @@ function renderWatchList() {
 
 async function openWatch(id) {
   try {
-    const snap = await conn.request({ t: "spectate", race: id });
+    const snap = await conn.request(withInvite({ t: "spectate", race: id }));
     app.mode = "spectator";
     applySnapshot(snap);
     renderWatch();
@@ -1100,7 +1123,7 @@ async function openWatch(id) {
     if (e.code === "disconnected") return;
     app.error =
       {
-        "private-race": "This race is private: it cannot be watched.",
+        "private-race": "This race is private: it can be watched only with its invite link.",
         "no-such-race": "There is no such race (it may have expired).",
         "daily-open": "Daily challenge boards are secret until the day closes.",
       }[e.code] || errText(e);
@@ -1187,7 +1210,7 @@ const dailyPage = new DailyPage({
 });
 setInterval(() => app.route.kind === "daily" && dailyPage.tick(), 1000);
 
-const replayPage = new ReplayPage({ conn, h, $, copyLink });
+const replayPage = new ReplayPage({ conn, h, $, copyLink, inviteOf: (id) => app.invites[id] || null });
 const howtoPage = new HowtoPage({ h, $ });
 
 async function probeDaily() {

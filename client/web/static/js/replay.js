@@ -89,7 +89,10 @@ export class ReplayPage {
     this.render();
     const { conn } = this.ctx;
     try {
-      const [rep, st] = await Promise.all([conn.request({ t: "replay", race: id }), conn.request({ t: "resync", race: id })]);
+      // A private race's invite, if this browser has it (from the race's link).
+      const invite = this.ctx.inviteOf ? this.ctx.inviteOf(id) : null;
+      const extra = invite ? { invite } : {};
+      const [rep, st] = await Promise.all([conn.request({ t: "replay", race: id, ...extra }), conn.request({ t: "resync", race: id, ...extra })]);
       if (this.id !== id) return;
       this.rep = rep;
       this.snap = st.race;

@@ -73,7 +73,7 @@ const ERRORS = {
   "out-of-sync": "Your board was out of date: it has been refreshed.",
   "illegal-move": "That move is not allowed.",
   "race-not-over": "This race is not over yet.",
-  "private-race": "This race is private: it cannot be watched.",
+  "private-race": "This race is private: it opens only with its invite link.",
   "is-player": "You play in this race, so you cannot watch it.",
   "daily-open": "Daily challenge boards stay secret until the day closes.",
   "daily-not-open": "That day has not begun yet.",

@@ -1,0 +1,98 @@
+"""Can Redis take writes (`/healthz`), and one log line per outage instead of one per failed request.
+
+- `Health.check()`: None when Redis answers and accepts writes, else why not:
+  the private redis-server is down (its supervisor says so), Redis does not
+  answer, or Redis refuses writes because its last AOF write failed (with
+  `appendfsync everysec` or `no` a full disk leaves Redis up but refusing
+  every write with `MISCONF`).
+- `Health.failed(exc)`: a request failed because Redis is unreachable or
+  refuses writes (`is_outage`). The first failure of an outage logs one line;
+  the next ones are only counted, until `recovered()` (the move pipe's
+  connection is back, or the private redis-server is) logs how many failed,
+  or until no failure came for `QUIET_S`, after which a failure starts a new
+  outage.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hiredis import ReplyError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+log = logging.getLogger("solrace.redis")
+
+# What an unreachable Redis raises (an outage, not a fault: worth one log line, not a trace).
+OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
+
+# Error replies of a Redis that is there but cannot take the request now.
+_UNAVAILABLE_REPLIES = ("MISCONF", "LOADING")
+
+QUIET_S = 60.0
+
+
+def is_outage(exc: BaseException) -> bool:
+    """Did this fail because Redis is unreachable, loading, or refusing writes (not a bug of ours)?"""
+    if isinstance(exc, OUTAGE):
+        return True
+    if not isinstance(exc, ReplyError | ResponseError):
+        return False
+    text = str(exc)
+    # Inside a script the refusal comes wrapped: "ERR Error running script (...): ... -MISCONF ..."
+    return any(text.startswith(code) or f"-{code} " in text for code in _UNAVAILABLE_REPLIES)
+
+
+class Health:
+    def __init__(self, redis: Any, *, cluster: bool) -> None:
+        self.redis = redis  # the cold-path client (redis-py)
+        self.cluster = cluster
+        # Set by the app when it supervises a private redis-server: why it is down, or None.
+        self.process_down: Callable[[], str | None] = lambda: None
+        self.failures = 0  # requests failed in the current outage
+        self.first_failure: float | None = None
+        self.last_failure = 0.0
+
+    async def check(self) -> str | None:
+        down = self.process_down()
+        if down is not None:
+            return down
+        try:
+            if self.cluster:
+                # Every node's persistence is the nodes' own business: reachable is what we can tell.
+                return None if await self.redis.ping() else "redis unreachable"
+            info = await self.redis.info("persistence")
+        except Exception:
+            return "redis unreachable"
+        if info.get("aof_enabled") and info.get("aof_last_write_status", "ok") != "ok":
+            return "redis refuses writes: its last append-only file write failed (disk full?)"
+        return None
+
+    def failed(self, exc: BaseException) -> None:
+        now = time.monotonic()
+        if self.first_failure is None or now - self.last_failure > QUIET_S:
+            self.first_failure = now
+            self.failures = 0
+            log.warning(
+                "Redis unavailable, requests fail with `internal` until it is back "
+                "(the first: %s; the next ones are counted, not logged)",
+                exc,
+            )
+        self.failures += 1
+        self.last_failure = now
+
+    def recovered(self) -> None:
+        if self.first_failure is None:
+            return
+        log.warning(
+            "Redis available again: %d request%s failed over %.1f s",
+            self.failures,
+            "" if self.failures == 1 else "s",
+            self.last_failure - self.first_failure,
+        )
+        self.first_failure = None
+        self.failures = 0

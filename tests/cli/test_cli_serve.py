@@ -1,0 +1,97 @@
+"""`solrace serve` refuses what it cannot do, in one line: a shared data folder, a port out of range."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def serve(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", *args],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def error_line(stderr: str) -> str:
+    assert "Traceback" not in stderr, stderr
+    lines = [line for line in stderr.splitlines() if line.startswith("solrace serve: ")]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def test_a_data_folder_serves_one_server_at_a_time(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(data)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert first.stdout is not None
+        assert "listening on" in first.stdout.readline()
+        second = serve("--port", "0", "--data", str(data))
+        assert second.returncode == 1
+        line = error_line(second.stderr)
+        assert "data folder" in line and "in use" in line and f"pid {first.pid}" in line, line
+        # the first one is untouched
+        assert first.poll() is None
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(30) == 0
+    finally:
+        if first.poll() is None:
+            os.killpg(first.pid, signal.SIGKILL)
+            first.wait(10)
+    # once it is gone, the folder is free again (the lock dies with its holders)
+    again = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(data)],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert again.stdout is not None
+        assert "listening on" in again.stdout.readline()
+    finally:
+        again.send_signal(signal.SIGTERM)
+        again.wait(30)
+
+
+@pytest.mark.parametrize("port", ["99999", "65536", "-1"])
+def test_a_port_out_of_range_is_refused(tmp_path: Path, port: str) -> None:
+    done = serve("--port", port, "--data", str(tmp_path / "data"))
+    assert done.returncode == 2
+    assert error_line(done.stderr) == f"solrace serve: --port must be 0 to 65535, not {port}"
+
+
+def test_a_bad_environment_value_is_one_line(tmp_path: Path) -> None:
+    env = {**os.environ, "SOLRACE_PORT": "eighty"}
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "serve", "--data", str(tmp_path / "data")],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert error_line(done.stderr) == "solrace serve: SOLRACE_PORT='eighty' is not an integer"

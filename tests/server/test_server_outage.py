@@ -1,0 +1,76 @@
+"""The pieces of an outage that need no Redis: what counts as one, its log lines, the data folder lock,
+the settings a server refuses."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import hiredis
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ResponseError
+
+from server.config import Settings
+from server.storage.embedded_redis import DataFolderInUse, lock_data_folder
+from server.storage.health import Health, is_outage
+
+
+def test_what_counts_as_an_outage() -> None:
+    assert is_outage(ConnectionError("redis unavailable"))
+    assert is_outage(RedisConnectionError("Connection refused"))
+    assert is_outage(hiredis.ReplyError("MISCONF Errors writing to the AOF file: No space left on device"))
+    assert is_outage(ResponseError("LOADING Redis is loading the dataset in memory"))
+    assert is_outage(
+        hiredis.ReplyError(
+            "ERR Error running script (call to f_4622d2): @user_script:57: @user_script: 57: "
+            "-MISCONF Errors writing to the AOF file: No space left on device"
+        )
+    )
+    assert not is_outage(hiredis.ReplyError("ERR Error running script (call to f_4622d2): bad argument"))
+    assert not is_outage(ValueError("unexpected move script reply"))
+
+
+def test_an_outage_logs_once_and_once_when_it_ends(caplog: pytest.LogCaptureFixture) -> None:
+    health = Health(redis=None, cluster=False)
+    with caplog.at_level(logging.INFO, logger="solrace.redis"):
+        for _ in range(500):
+            health.failed(ConnectionError("redis unavailable"))
+        health.recovered()
+        health.recovered()  # nothing more to say
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("Redis unavailable") and "redis unavailable" in lines[0]
+    assert lines[1].startswith("Redis available again: 500 requests failed")
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="solrace.redis"):
+        health.failed(ConnectionError("again"))  # a new outage is logged again
+    assert len(caplog.records) == 1
+
+
+async def test_health_says_why_the_private_redis_is_down() -> None:
+    health = Health(redis=None, cluster=False)
+    health.process_down = lambda: "private redis-server down (killed by signal 9)"
+    assert await health.check() == "private redis-server down (killed by signal 9)"
+
+
+def test_a_data_folder_has_one_holder(tmp_path) -> None:
+    fd = lock_data_folder(tmp_path / "data")
+    try:
+        with pytest.raises(DataFolderInUse, match=r"in use by another solrace serve \(pid \d+\)"):
+            lock_data_folder(tmp_path / "data")
+    finally:
+        os.close(fd)
+    os.close(lock_data_folder(tmp_path / "data"))  # free again once closed
+
+
+@pytest.mark.parametrize("port", [-1, 65536, 99999])
+def test_a_port_out_of_range_is_refused(port: int) -> None:
+    with pytest.raises(ValueError, match="--port must be 0 to 65535"):
+        Settings(port=port)
+
+
+def test_an_unknown_fsync_policy_is_refused() -> None:
+    with pytest.raises(ValueError, match="--redis-fsync"):
+        Settings(redis_fsync="sometimes")
+    assert Settings().redis_fsync == "always"

@@ -1,0 +1,75 @@
+"""Competing error codes over real sockets: each pair of docs/protocol.md §6
+"Which error first" answered in the documented order."""
+
+from __future__ import annotations
+
+from test_server_race import WIN, make_race, play
+from wsclient import player
+
+
+def code(reply: dict) -> str | None:
+    return reply.get("code") if reply.get("t") == "error" else None
+
+
+async def test_race_started_comes_before_race_full(server):
+    url = server.ws_url
+    ada, bob, eve = [await player(url, n) for n in ("ada", "bob", "eve")]
+    # Full, not started: race-full.
+    full = (await ada.request("create", game="fours-up"))["race"]
+    assert (await bob.request("join", race=full))["t"] == "race"
+    assert code(await eve.request("join", race=full)) == "race-full"
+    # Full and started (every seat taken, everyone ready): race-started.
+    for c in (ada, bob):
+        assert (await c.request("ready", race=full))["t"] == "race"
+    assert code(await eve.request("join", race=full)) == "race-started"
+    # A private race full and started: without its invite an outsider learns only that it is private.
+    snap = await ada.request("create", game="fours-up", private=True)
+    rid, invite = snap["race"], snap["invite"]
+    assert (await bob.request("join", race=rid, invite=invite))["t"] == "race"
+    assert code(await eve.request("join", race=rid)) == "private-race"
+    assert code(await eve.request("join", race=rid, invite=invite)) == "race-full"
+    for c in (ada, bob):
+        assert (await c.request("ready", race=rid))["t"] == "race"
+    assert code(await eve.request("join", race=rid)) == "private-race"
+    assert code(await eve.request("join", race=rid, invite=invite)) == "race-started"
+    assert code(await eve.request("join", race="r" + "0" * 16, invite=invite)) == "no-such-race"
+    for c in (ada, bob, eve):
+        await c.close()
+
+
+async def test_is_player_comes_before_private_race(server):
+    url = server.ws_url
+    ada, eve = await player(url, "ada"), await player(url, "eve")
+    rid = (await ada.request("create", game="fours-up", private=True))["race"]
+    assert code(await ada.request("spectate", race=rid)) == "is-player"
+    assert code(await eve.request("spectate", race=rid)) == "private-race"
+    # A daily attempt: its player is a player too.
+    attempt = (await eve.request("daily_start", game="racing-aces"))["race"]
+    assert code(await eve.request("spectate", race=attempt)) == "is-player"
+    assert code(await ada.request("spectate", race=attempt)) == "private-race"
+    for c in (ada, eve):
+        await c.close()
+
+
+async def test_race_not_running_comes_before_game_over(server):
+    server.service.seed_factory = lambda: WIN["seed"]
+    url = server.ws_url
+    ada, bob, cyd = await player(url, "ada"), await player(url, "bob"), await player(url, "cyd")
+    rid = await make_race(server, [ada, bob, cyd], WIN["game"])
+    done = len(WIN["moves"])
+    acks = await play(ada, rid, WIN["moves"])
+    assert acks[-1]["won"]
+    assert (await bob.request("finish", race=rid))["t"] == "ok"
+    # The race runs (cyd plays): a player whose game is over gets game-over.
+    assert code(await ada.request("move", race=rid, n=done, move="draw")) == "game-over"
+    assert code(await bob.request("move", race=rid, n=0, move="draw")) == "game-over"
+    assert code(await bob.request("finish", race=rid)) == "game-over"
+    assert (await cyd.request("finish", race=rid))["t"] == "ok"
+    for c in (ada, bob, cyd):
+        await c.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
+    # The race is over: race-not-running for everyone, whatever their own game says.
+    for c, n in ((ada, done), (ada, done + 3), (bob, 0), (cyd, 0)):
+        assert code(await c.request("move", race=rid, n=n, move="draw")) == "race-not-running"
+        assert code(await c.request("finish", race=rid)) == "race-not-running"
+    for c in (ada, bob, cyd):
+        await c.close()
