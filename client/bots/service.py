@@ -165,7 +165,7 @@ class BotService:
 
     async def _seat(self, c: client.Client, request: BotRequest) -> str | None:
         if request.kind == "race":
-            await c.join(request.race)
+            await c.join(request.race, invite=request.invite or None)
             await c.ready(request.race)
             return request.race
         await c.quick(request.game, seats=request.seats)

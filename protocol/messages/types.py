@@ -219,7 +219,7 @@ class Bot(ClientMsg, tag="bot", frozen=True):
     """Seat a bot of `level` in a race in its lobby where you sit; reply `ok`."""
 
     race: RaceId
-    level: BotLevel = "greedy"
+    level: BotLevel | None = None  # absent: greedy
 
 
 class Rematch(ClientMsg, tag="rematch", frozen=True):
@@ -593,6 +593,7 @@ class RematchOffer(ServerMsg, tag="rematch"):
     rematch: str  # the new race
     by: str  # player id of who asked
     name: str  # their name
+    invite: str | None = None  # the new race's invite, if it is private (for `join`)
 
 
 ServerMessage: TypeAlias = (

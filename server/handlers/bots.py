@@ -28,6 +28,7 @@ log = logging.getLogger("solrace.bots")
 # A worker heartbeats every second while it waits for requests; one silent for
 # this long is not counted.
 WORKER_ALIVE_MS = 5000
+DEFAULT_LEVEL = "greedy"
 # A request no worker took in this time is dropped by the worker that finally pops it.
 REQUEST_TTL_MS = 60_000
 
@@ -47,14 +48,14 @@ class Bots:
         B.check_bot_seat(race, s.player)
         if not await self.workers_alive(now):
             raise RaceError(ErrorCode.NO_BOTS, "no bot is available on this server")
-        await self.send_bot("race", msg.level, race.game, now, race=rid)
+        await self.send_bot("race", msg.level or DEFAULT_LEVEL, race.game, now, race=rid, invite=race.invite)
         return m.Ok(rid=msg.rid)
 
     async def workers_alive(self, now: int) -> bool:
         return await self.queue.workers_alive(now, WORKER_ALIVE_MS) > 0
 
     async def send_bot(
-        self, kind: str, level: str, game: str, now: int, *, race: str = "", seats: int = 2
+        self, kind: str, level: str, game: str, now: int, *, race: str = "", invite: str = "", seats: int = 2
     ) -> None:
         """Mint a bot identity and queue its request for a worker."""
         st = self.svc.settings
@@ -67,6 +68,7 @@ class Bots:
             player=pid,
             game=game,
             race=race,
+            invite=invite,
             seats=seats,
             expires=now + REQUEST_TTL_MS,
         )
@@ -77,8 +79,9 @@ class Bots:
         QUICK_BOT_AFTER_S, bots take the empty seats."""
         await self.lobby.quick(s, msg)
         after = self.svc.settings.quick_bot_after_s
-        key = (s.player, msg.game, msg.seats)
-        if after > 0 and (msg.game, msg.seats) in s.quick and key not in self.waiting:
+        seats = msg.seats or m.DEFAULT_SEATS  # as the lobby took it
+        key = (s.player, msg.game, seats)
+        if after > 0 and (msg.game, seats) in s.quick and key not in self.waiting:
             self.waiting.add(key)
             self.svc.spawn(self._quick_fallback(key, after))
 

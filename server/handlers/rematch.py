@@ -22,7 +22,7 @@ from ..core.session import Session
 from ..storage import keys
 from ..storage.bots import is_bot
 from .bots import Bots
-from .lobby import Lobby, race_id
+from .lobby import Lobby, new_invite, race_id
 from .runtime import Runtime
 
 encode = m.encode
@@ -67,23 +67,28 @@ class Rematch:
             rules_version=rules.RULES_VERSION,
             deal_version=rules.DEAL_VERSION,
         )
+        if new.private:
+            new.invite = new_invite()
         reply = await self.lobby._publish_new(s, msg, new, now)
-        offer = encode(m.RematchOffer(race=rid, rematch=new_rid, by=s.player, name=s.name))
+        offer = encode(
+            m.RematchOffer(race=rid, rematch=new_rid, by=s.player, name=s.name, invite=new.invite or None)
+        )
         for pid in B.offer_to(race, s.player):
             if is_bot(pid):
                 level = await queue.level_of(pid) or "greedy"
-                await self.bots.send_bot("race", level, settings.game, now, race=new_rid)
+                await self.bots.send_bot("race", level, settings.game, now, race=new_rid, invite=new.invite)
             else:
                 await svc.store.publish_player(pid, offer)
         return reply
 
     async def _accept(self, s: Session, msg: m.Rematch, new_rid: str) -> m.RaceSnapshot:
         """Another player created the rematch: take a seat in it (it may be a moment
-        before its creator has stored it)."""
-        join = m.Join(race=new_rid, rid=msg.rid)
+        before its creator has stored it). A player of the old race is invited."""
         for attempt in range(50):
             try:
-                return await self.lobby.join(s, join)
+                _now, new = await self.svc.store.load_race(new_rid)
+                invite = new.invite if new is not None and new.invite else None
+                return await self.lobby.join(s, m.Join(race=new_rid, invite=invite, rid=msg.rid))
             except RaceError as e:
                 if e.code != ErrorCode.NO_SUCH_RACE or attempt == 49:
                     raise

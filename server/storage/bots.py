@@ -66,6 +66,7 @@ class BotRequest:
     player: str
     game: str
     race: str = ""
+    invite: str = ""  # a private race's secret, to join it
     seats: int = 2
     expires: int = 0  # ms (Redis clock): a worker drops the request after this
 

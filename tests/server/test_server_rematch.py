@@ -14,7 +14,7 @@ pytestmark = pytest.mark.timeout(60)
 
 async def finished_race(a: client.Client, b: client.Client, private: bool) -> m.RaceSnapshot:
     snap = await a.create("racing-aces", seats=2, time_limit_s=45, private=private)
-    await b.join(snap.race)
+    await b.join(snap.race, invite=snap.invite)
     await a.ready(snap.race)
     await b.ready(snap.race)
     for c in (a, b):
@@ -40,7 +40,8 @@ async def test_two_players_rematch(make_server) -> None:
         assert (offer.rematch, offer.by, offer.name) == (new.race, a.player, "ada")
         assert not any(isinstance(e, m.RematchOffer) for e in a.pending_events())  # not to the asker
 
-        joined = await b.join(offer.rematch)
+        assert offer.invite == new.invite and new.invite  # private: the invite comes with the offer
+        joined = await b.join(offer.rematch, invite=offer.invite)
         assert [p.player for p in joined.players] == [a.player, b.player]
         again = await a.request(m.Rematch(race=old.race))  # a second click: the same race
         assert again.race == new.race

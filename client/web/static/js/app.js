@@ -494,7 +494,7 @@ async function askRematch(raceId) {
 
 async function takeRematch(offer) {
   try {
-    const race = await acceptRematch(conn, offer.rematch);
+    const race = await acceptRematch(conn, offer.rematch, offer.invite);
     app.rematchOffer = null;
     setBanner(null);
     app.pendingSnapshot = race;

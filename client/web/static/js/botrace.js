@@ -31,8 +31,10 @@ export async function rematch(conn, race) {
   return await conn.request({ t: "ready", race: snap.race, ready: true });
 }
 
-/** Accept a rematch offer: take the seat and be ready. */
-export async function acceptRematch(conn, race) {
-  await conn.request({ t: "join", race });
+/** Accept a rematch offer: take the seat (with the new race's invite if it is private) and be ready. */
+export async function acceptRematch(conn, race, invite) {
+  const join = { t: "join", race };
+  if (invite) join.invite = invite;
+  await conn.request(join);
   return await conn.request({ t: "ready", race, ready: true });
 }
