@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bots": ("client.cli.bots", "the bot worker: play the bots a server asks for (docs/operations.md)"),
     "bench": ("client.cli.bench", "load-test a server against an echo baseline"),
     "verify": ("client.cli.verify", "re-deal and re-play a finished race or daily"),
+    "analyze": ("client.cli.analyze", "where each player of a finished race lost the win"),
 }
 
 #: Exit status of a command whose output pipe was closed (128 + SIGPIPE).

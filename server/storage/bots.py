@@ -90,8 +90,10 @@ class BotQueue:
         pid = BOT_PREFIX + secrets.token_hex(8)
         token = secrets.token_urlsafe(32)
         pipe = self.redis.pipeline(transaction=False)
-        pipe.set(session_key(token), pid, ex=ttl_s)
-        pipe.hset(profile_key(pid), mapping={"name": name, "bot": level})
+        key = session_key(token)
+        # As storage/sessions.py keeps a session that took a seat (not "fresh": a bot always sits).
+        pipe.set(key, pid, ex=ttl_s)
+        pipe.hset(profile_key(pid), mapping={"name": name, "bot": level, "sess": key, "seated": 1})
         pipe.expire(profile_key(pid), ttl_s)
         await pipe.execute()
         return pid, token
