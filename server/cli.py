@@ -26,6 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 async def serve(settings: Settings) -> None:
     from .app import App
+    from .botworkers import BotWorkers
 
     app = App(settings)
     stop = asyncio.Event()
@@ -35,13 +36,19 @@ async def serve(settings: Settings) -> None:
             loop.add_signal_handler(sig, stop.set)
         except NotImplementedError:  # pragma: no cover - Windows
             pass
+    workers: BotWorkers | None = None
     try:
         await app.start()
         tune_gc()
         print(f"solrace listening on {app.ws_url}  (web client and metrics: {app.http_url})", flush=True)
+        if settings.bot_workers > 0 and app.store is not None:
+            workers = BotWorkers(settings, app.ws_url, app.store.url)
+            workers.start()
         await stop.wait()
         logging.getLogger("solrace").info("shutting down")
     finally:
+        if workers is not None:
+            await workers.stop()
         await app.stop()
 
 

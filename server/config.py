@@ -195,6 +195,26 @@ class Settings:
     rated_form_ms: int = field(
         default=1000, metadata=_doc("interval at which each process forms rated quick-match races")
     )
+    # --- bots (client/bots/service.py, docs/operations.md "Bots")
+    bot_workers: int = field(
+        default=1,
+        metadata=_doc(
+            "`solrace bots` worker processes `solrace serve` starts (0: none, for deployments that run "
+            "`solrace bots` separately)"
+        ),
+    )
+    bots_max: int = field(default=4, metadata=_doc("most bots one worker process plays at once"))
+    bot_think_ms: int = field(default=100, metadata=_doc("time budget of a search bot's move, ms"))
+    bot_move_ms: int = field(default=700, metadata=_doc("pause between a bot's moves, ms (its pace)"))
+    bot_wait_s: int = field(
+        default=600, metadata=_doc("seconds a bot waits in a lobby for the start before it leaves")
+    )
+    quick_bot_after_s: int = field(
+        default=20,
+        metadata=_doc(
+            "seconds alone in a quick-match queue before a bot is seated (0: never)", "QUICK_BOT_AFTER_S"
+        ),
+    )
 
     def __post_init__(self) -> None:
         # Checked here, so that a flag and a SOLRACE_* variable are refused alike.

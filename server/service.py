@@ -35,10 +35,12 @@ from .core import room as rooms
 from .core.moves import Entry
 from .core.room import Room
 from .core.session import Session
+from .handlers.bots import Bots
 from .handlers.clock import Clock
 from .handlers.fanout import Fanout
 from .handlers.lobby import Lobby
 from .handlers.play import Play
+from .handlers.rematch import Rematch
 from .handlers.session import SessionHandlers
 from .handlers.watch import Watch
 from .metrics import Metrics
@@ -83,6 +85,8 @@ class Service:
         self.watch = Watch(self)
         self.clock = Clock(self)
         self.fanout = Fanout(self)
+        self.bots = Bots(self, self.lobby)
+        self.rematch = Rematch(self, self.lobby, self.bots)
         self.bus = store.subscriber(self.fanout.on_bus, self.fanout.on_bus_reconnect)
         self.handlers: dict[type, Handler] = {
             m.Ping: self.lobby.ping,
@@ -91,7 +95,7 @@ class Service:
             m.Leave: self.lobby.leave,
             m.Ready: self.lobby.ready,
             m.Start: self.lobby.host_start,
-            m.Quick: self.lobby.quick,
+            m.Quick: self.bots.quick,  # the lobby's quick-match, plus a bot for a lonely player
             m.Unqueue: self.lobby.unqueue,
             m.Finish: self.play.finish,
             m.Resync: self.play.resync,
@@ -99,6 +103,8 @@ class Service:
             m.Races: self.watch.races,
             m.Spectate: self.watch.spectate,
             m.Unspectate: self.watch.unspectate,
+            m.Bot: self.bots.bot,
+            m.Rematch: self.rematch.rematch,
         }
         # The two requests the gateway calls directly.
         self.hello = self.session.hello

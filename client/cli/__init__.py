@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "play": ("client.cli.play", "play a race in the terminal"),
     "watch": ("client.cli.watch", "list live races and spectate one"),
     "bot": ("client.cli.bot", "run bots against a server, or measure strategies offline"),
+    "bots": ("client.cli.bots", "the bot worker: play the bots a server asks for (docs/operations.md)"),
     "bench": ("client.cli.bench", "load-test a server against an echo baseline"),
     "verify": ("client.cli.verify", "re-deal and re-play a finished race or daily"),
     "analyze": ("client.cli.analyze", "where each player of a finished race lost the win"),

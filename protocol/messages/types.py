@@ -25,7 +25,7 @@ start event), client `Replay` (request) vs server `ReplayData` (reply).
 
 from __future__ import annotations
 
-from typing import Annotated, TypeAlias, get_args
+from typing import Annotated, Literal, TypeAlias, get_args
 
 import msgspec
 
@@ -261,6 +261,24 @@ class RatingBoard(ClientMsg, tag="rating_board", frozen=True):
     around: Annotated[int, msgspec.Meta(ge=0, le=25)] | None = None  # absent or nil: 2
 
 
+# --- bots and rematches (docs/protocol.md §3) ------------------------------------------
+
+BotLevel = Literal["random", "greedy", "search"]
+
+
+class Bot(ClientMsg, tag="bot", frozen=True):
+    """Seat a bot of `level` in a race in its lobby where you sit; reply `ok`."""
+
+    race: RaceId
+    level: BotLevel | None = None  # absent: greedy
+
+
+class Rematch(ClientMsg, tag="rematch", frozen=True):
+    """After the end: a new race with the same settings for the same players; reply `race`."""
+
+    race: RaceId
+
+
 ClientMessage: TypeAlias = (
     Hello
     | Ping
@@ -291,6 +309,8 @@ ClientMessage: TypeAlias = (
     | ChangePassword
     | Profile
     | RatingBoard
+    | Bot
+    | Rematch
 )
 CLIENT_TYPES: tuple[type[ClientMsg], ...] = get_args(ClientMessage)
 
@@ -719,6 +739,16 @@ class RatingChange(ServerMsg, tag="rating"):
     players: list[RatingPlayer]
 
 
+class RematchOffer(ServerMsg, tag="rematch"):
+    """To each player of a finished race: `by` offers a rematch, race `rematch` (accept: `join`)."""
+
+    race: str  # the finished race
+    rematch: str  # the new race
+    by: str  # player id of who asked
+    name: str  # their name
+    invite: str | None = None  # the new race's invite, if it is private (for `join`)
+
+
 ServerMessage: TypeAlias = (
     Welcome
     | Pong
@@ -743,5 +773,6 @@ ServerMessage: TypeAlias = (
     | ProfileData
     | RatingBoardData
     | RatingChange
+    | RematchOffer
 )
 SERVER_TYPES: tuple[type[ServerMsg], ...] = get_args(ServerMessage)

@@ -79,7 +79,7 @@ class Fanout:
             head = _head.decode(data)
             if head.t == "seated":
                 svc.spawn(self.seated(channel[7:].decode(), head.race))
-            else:  # any other notice (a rating change) goes to the player's connections as it is
+            else:  # any other notice (a rating change, a rematch offer) goes to the player's connections
                 for c in list(svc.players.get(channel[7:].decode(), ())):
                     c.send(data)
         else:

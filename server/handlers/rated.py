@@ -91,6 +91,9 @@ class RatedHandlers:
 
     def install(self) -> None:
         svc = self.svc
+        # A casual quick-match goes to the handler installed before this one (the lobby's, with
+        # a bot for a lonely player), not straight to the lobby.
+        self.casual_quick = svc.handlers[m.Quick]
         svc.handlers.update(
             {
                 m.Create: self.create,
@@ -158,7 +161,8 @@ class RatedHandlers:
 
     async def quick(self, s: Session, msg: m.Quick) -> None:
         if not msg.rated:
-            return await self.svc.lobby.quick(s, msg)
+            await self.casual_quick(s, msg)
+            return None
         li = await self.identity.account_of(s)
         gdef = check.game(msg.game)
         seats = check.seats(msg.seats, m.DEFAULT_SEATS, self.svc.settings.max_seats)

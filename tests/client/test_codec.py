@@ -108,6 +108,9 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.Profile(player="p1"),
     m.RatingBoard(game="racing-aces"),
     m.RatingBoard(game="racing-aces", top=20, around=3),
+    m.Bot(race="r1", level="search", rid=30),
+    m.Bot(race="r1"),
+    m.Rematch(race="r1", rid=31),
 ]
 
 DAILY_ENTRY = m.DailyEntry(
@@ -299,6 +302,7 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         game="racing-aces",
         players=[m.RatingPlayer(player="p1", name="ada", rank=1, weight=1.0, before=RATING, after=RATING)],
     ),
+    m.RematchOffer(race="r1", rematch="r2", by="p1", name="ada"),
 ]
 
 
@@ -372,6 +376,8 @@ def test_wire_tags_match_protocol_md() -> None:
         "password",
         "profile",
         "rating_board",
+        "bot",
+        "rematch",
     }
     tags = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
     assert tags == {
@@ -398,6 +404,7 @@ def test_wire_tags_match_protocol_md() -> None:
         "profile",
         "rating_board",
         "rating",
+        "rematch",
     }
 
 

@@ -9,6 +9,7 @@ import { ReplayPage } from "./replay.js";
 import { HowtoPage, legendEl } from "./howto.js";
 import { errorText as errText, timeCell } from "./words.js";
 import { AccountPage, loggedIn } from "./accounts.js";
+import { BOT_LEVELS, acceptRematch, addBot, isBot, raceBot, rematch } from "./botrace.js";
 
 const conn = new Connection();
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -19,6 +20,8 @@ const app = {
   queued: null, // {game, seats, rated} while in quick-match
   rated: false, // the lobby's "Rated" toggle (logged-in accounts only)
   createOpen: null, // game id whose "create race" form is open in the lobby
+  botOpen: null, // game id whose "race a bot" form is open in the lobby
+  rematchOffer: null, // the last `rematch` offer: {race, rematch, by, name}
   daily: { supported: null },
   invites: {}, // race id -> a private race's invite (from its link, or handed to us as a player)
   // current race page
@@ -156,9 +159,16 @@ function renderQueueBanner() {
       { class: "queue" },
       h("span", { class: "spinner" }),
       `Looking for ${app.queued.seats - 1 === 1 ? "a rival" : `${app.queued.seats - 1} rivals`} for ${app.queued.rated ? "a rated " : ""}${gameName(app.queued.game)}… `,
+      app.queued.rated ? null : quickBotNote(),
       h("button", { class: "btn small ghost", id: "unqueue", onclick: unqueue }, "Cancel"),
     ),
   );
+}
+
+/** How long before a bot takes the empty seats of a quick-match (the server's QUICK_BOT_AFTER_S). */
+function quickBotNote() {
+  const after = app.me && app.me.limits && app.me.limits.QUICK_BOT_AFTER_S;
+  return after ? h("span", { class: "muted small" }, `(a bot joins after ${after} s if nobody comes) `) : null;
 }
 
 // ---------------------------------------------------------------- routing
@@ -336,6 +346,21 @@ function renderLobby() {
       h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " private"),
       h("button", { class: "btn", type: "submit" }, "Create"),
     );
+    const botForm = h(
+      "form",
+      {
+        class: "create-form bot-form",
+        hidden: app.botOpen !== id,
+        onsubmit: (e) => {
+          e.preventDefault();
+          app.botOpen = null;
+          startBotRace(id, e.target.level.value, parseInt(e.target.limit.value, 10) * 60);
+        },
+      },
+      h("label", {}, "Level ", h("select", { name: "level" }, BOT_LEVELS.map(([v, label]) => h("option", { value: v, selected: v === "greedy" }, label)))),
+      h("label", {}, "Clock ", h("select", { name: "limit" }, [2, 5, 10].map((n) => h("option", { value: n, selected: n === 5 }, `${n} min`)))),
+      h("button", { class: "btn primary", type: "submit", dataset: { act: "bot-go" } }, "Race"),
+    );
     return h(
       "section",
       { class: "tile", dataset: { game: id } },
@@ -358,10 +383,23 @@ function renderLobby() {
           },
           "Create race…",
         ),
+        h(
+          "button",
+          {
+            class: "btn",
+            dataset: { act: "bot" },
+            onclick: () => {
+              botForm.hidden = !botForm.hidden;
+              app.botOpen = botForm.hidden ? null : id;
+            },
+          },
+          "Race a bot…",
+        ),
         app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}`, dataset: { act: "daily" } }, "Daily") : null,
         h("a", { class: "btn ghost", href: `#howto=${id}`, dataset: { act: "howto" } }, "How to play"),
       ),
       form,
+      botForm,
     );
   });
   const myRaces = (app.me && app.me.races) || [];
@@ -447,6 +485,57 @@ async function createRace(game, seats, limit, priv, rated = app.rated && loggedI
   } catch (e) {
     toast(`Could not create the race: ${errText(e)}`, "error");
   }
+}
+
+async function startBotRace(game, level, limit) {
+  try {
+    const race = await raceBot(conn, game, level, limit);
+    app.pendingSnapshot = race;
+    location.hash = `race=${race.race}`;
+  } catch (e) {
+    toast(`Could not start a race with a bot: ${errText(e)}`, "error");
+  }
+}
+
+async function askRematch(raceId) {
+  try {
+    const race = await rematch(conn, raceId);
+    app.rematchOffer = null;
+    setBanner(null);
+    app.pendingSnapshot = race;
+    location.hash = `race=${race.race}`;
+  } catch (e) {
+    toast(`No rematch: ${errText(e)}`, "error");
+  }
+}
+
+async function takeRematch(offer) {
+  try {
+    const race = await acceptRematch(conn, offer.rematch, offer.invite);
+    app.rematchOffer = null;
+    setBanner(null);
+    app.pendingSnapshot = race;
+    location.hash = `race=${race.race}`;
+  } catch (e) {
+    app.rematchOffer = null;
+    setBanner(null);
+    toast(`Could not join the rematch: ${errText(e)}`, "error");
+  }
+}
+
+function renderRematchBanner() {
+  const offer = app.rematchOffer;
+  if (!offer || (app.route.kind === "race" && app.raceId === offer.race)) return; // the result panel shows it
+  setBanner(
+    h(
+      "div",
+      { class: "queue rematch-offer" },
+      `${offer.name} offers a rematch. `,
+      h("button", { class: "btn small primary", id: "accept-rematch-banner", onclick: () => takeRematch(offer) }, "Accept"),
+      " ",
+      h("button", { class: "btn small ghost", onclick: () => ((app.rematchOffer = null), setBanner(null)) }, "No thanks"),
+    ),
+  );
 }
 
 function joinByText(text) {
@@ -665,12 +754,17 @@ function playerRows(race) {
         { class: "prog-head" },
         rk ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
         h("span", { class: "pname" }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
+        isBot(p.player) ? botBadge() : null,
         h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
       ),
       h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: `width:${pct}%` })),
       h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, `${p.n || 0} moves`)),
     );
   });
+}
+
+function botBadge() {
+  return h("span", { class: "bot-badge", title: "a computer player" }, "bot");
 }
 
 function raceSkeleton() {
@@ -773,10 +867,26 @@ function renderLobbyPanel() {
       h("h2", {}, "Waiting for players"),
       h("p", {}, free > 0 ? `${free} seat${free > 1 ? "s" : ""} free. Share this link with a friend:` : "Every seat is taken. The race starts when everybody is ready."),
       h("div", { class: "share" }, h("input", { id: "share-link", readonly: true, value: link, onfocus: (e) => e.target.select() }), h("button", { class: "btn", onclick: () => copyLink(link) }, "Copy")),
+      me && free > 0
+        ? h(
+            "form",
+            {
+              class: "add-bot",
+              onsubmit: (e) => {
+                e.preventDefault();
+                addBot(conn, race.race, e.target.level.value).catch((err) => toast(`No bot: ${errText(err)}`, "error"));
+              },
+            },
+            "Or race a bot: ",
+            h("select", { name: "level" }, BOT_LEVELS.map(([v, label]) => h("option", { value: v, selected: v === "greedy" }, label))),
+            " ",
+            h("button", { class: "btn small", type: "submit", id: "add-bot" }, "Add a bot"),
+          )
+        : null,
       h(
         "p",
         { class: "muted small" },
-        "Race a bot: run ",
+        "Or bring your own bot from a terminal: ",
         h("code", { id: "bot-cmd" }, `solrace bot --url ${Connection.defaultUrl()} --race ${race.race} --game ${race.game} --strategy greedy --delay-ms 500`),
       ),
       h(
@@ -877,6 +987,7 @@ function renderResult() {
   const myRank = (end.ranking || []).find((r) => r.player === myId());
   const daily = dailyOf(race.race);
   const sealed = !end.seed;
+  const offer = app.rematchOffer && app.rematchOffer.race === race.race ? app.rematchOffer : null;
   box.replaceChildren(
     h(
       "div",
@@ -906,7 +1017,7 @@ function renderResult() {
               "tr",
               { class: r.player === myId() ? "mine" : "", dataset: { player: r.player } },
               h("td", {}, r.rank),
-              h("td", { class: "name" }, r.name),
+              h("td", { class: "name" }, r.name, isBot(r.player) ? botBadge() : null),
               h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : STATUS_LABEL[r.status] || r.status)),
               h("td", {}, `${r.home}/${race.total || "?"}`),
               h("td", {}, r.moves),
@@ -937,7 +1048,9 @@ function renderResult() {
         "div",
         { class: "result-actions" },
         daily ? h("a", { class: "btn primary", id: "to-leaderboard", href: `#daily=${daily.game}` }, "See the leaderboard") : null,
-        race.game && !daily ? h("button", { class: "btn primary", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
+        offer && !daily ? h("button", { class: "btn primary", id: "accept-rematch", onclick: () => takeRematch(offer) }, `Accept ${offer.name}'s rematch`) : null,
+        myRank && !daily && !offer ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: "The same players, a new deal, the same settings" }, "Rematch") : null,
+        race.game && !daily ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
         race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
         sealed ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
         h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
@@ -1246,6 +1359,14 @@ conn.on("boards", (m) => {
 });
 
 conn.on("queued", () => {});
+
+conn.on("rematch", (m) => {
+  app.rematchOffer = m;
+  if (app.route.kind === "race" && app.raceId === m.race) {
+    toast(`${m.name} offers a rematch`, "info", 4000);
+    renderResult();
+  } else renderRematchBanner();
+});
 
 conn.on("error", (e) => {
   if (e.rid === undefined && e.code !== "bad-token") toast(errText(e), "error");

@@ -1,0 +1,86 @@
+"""`solrace bots`: run a bot worker (client/bots/service.py) against a server.
+
+    solrace bots --url ws://127.0.0.1:8765/ws --redis redis://127.0.0.1:6379/0 [--max-bots 4] ...
+
+`solrace serve` starts one itself (its BOT_WORKERS setting); run this where
+the server's setting is 0, with the server's Redis URL (or SOLRACE_REDIS, which
+keeps a password out of the process list). Several --url: failover between
+server processes sharing one Redis. SIGTERM/SIGINT: stop, ending the bots in play.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+import sys
+
+from client.bots.service import BotService, Limits
+from server.config import Settings
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    d = Settings()
+    parser.add_argument(
+        "--url", action="append", required=True, help="server WebSocket URL (repeat: failover)"
+    )
+    parser.add_argument("--redis", default=None, help="the server's Redis URL (default: env SOLRACE_REDIS)")
+    parser.add_argument(
+        "--max-bots", type=int, default=d.bots_max, help=f"bots played at once (default {d.bots_max})"
+    )
+    parser.add_argument(
+        "--think-ms",
+        type=int,
+        default=d.bot_think_ms,
+        help=f"search time per move, ms (default {d.bot_think_ms})",
+    )
+    parser.add_argument(
+        "--move-ms",
+        type=int,
+        default=d.bot_move_ms,
+        help=f"pause between moves, ms (default {d.bot_move_ms})",
+    )
+    parser.add_argument(
+        "--wait-s",
+        type=int,
+        default=d.bot_wait_s,
+        help=f"wait for a start before leaving, s (default {d.bot_wait_s})",
+    )
+    parser.add_argument(
+        "--nice", type=int, default=5, help="lower this process's CPU priority by this much (default 5)"
+    )
+    parser.add_argument(
+        "--parent", type=int, default=None, help="stop when the process with this pid is gone"
+    )
+    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+
+
+async def serve(service: BotService) -> None:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    print(f"solrace bots: worker {service.worker}, up to {service.limits.max_bots} bots", flush=True)
+    await service.run(stop)
+
+
+def run(args: argparse.Namespace) -> int:
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+        stream=sys.stderr,
+    )
+    logging.getLogger("websockets").setLevel(logging.WARNING)
+    redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
+    if not redis_url:
+        print("solrace bots: give the server's Redis URL (--redis or SOLRACE_REDIS)", file=sys.stderr)
+        return 2
+    if args.nice > 0:
+        os.nice(args.nice)  # the server, on the same machine, goes first
+    limits = Limits(
+        max_bots=max(1, args.max_bots), think_ms=args.think_ms, move_ms=args.move_ms, wait_s=args.wait_s
+    )
+    asyncio.run(serve(BotService(args.url, redis_url, limits, parent=args.parent)))
+    return 0

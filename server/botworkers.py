@@ -1,0 +1,83 @@
+"""The bot worker processes `solrace serve` starts (BOT_WORKERS, docs/operations.md "Bots").
+
+Each is `solrace bots` (client/bots/service.py) connected to this server over
+the protocol, with the server's Redis URL in its environment (not on its
+command line). A worker that exits is started again after a pause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+
+from .config import Settings
+
+log = logging.getLogger("solrace.botworkers")
+
+RESTART_PAUSE_S = 2.0
+
+
+class BotWorkers:
+    def __init__(self, settings: Settings, ws_url: str, redis_url: str) -> None:
+        self.settings = settings
+        self.ws_url = ws_url
+        self.redis_url = redis_url
+        self.tasks: list[asyncio.Task[None]] = []
+        self.procs: set[asyncio.subprocess.Process] = set()
+        self.stopping = False
+
+    def command(self) -> list[str]:
+        st = self.settings
+        return [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "bots",
+            "--url",
+            self.ws_url,
+            "--max-bots",
+            str(st.bots_max),
+            "--think-ms",
+            str(st.bot_think_ms),
+            "--move-ms",
+            str(st.bot_move_ms),
+            "--wait-s",
+            str(st.bot_wait_s),
+            "--parent",
+            str(os.getpid()),
+        ]
+
+    def start(self) -> None:
+        for _ in range(self.settings.bot_workers):
+            self.tasks.append(asyncio.ensure_future(self._keep_running()))
+
+    async def _keep_running(self) -> None:
+        env = dict(os.environ, SOLRACE_REDIS=self.redis_url)
+        while not self.stopping:
+            proc = await asyncio.create_subprocess_exec(
+                *self.command(), env=env, stdin=asyncio.subprocess.DEVNULL
+            )
+            self.procs.add(proc)
+            log.info("bot worker started (pid %d)", proc.pid)
+            code = await proc.wait()
+            self.procs.discard(proc)
+            if not self.stopping:
+                log.warning("bot worker %d exited with %s; starting another", proc.pid, code)
+                await asyncio.sleep(RESTART_PAUSE_S)
+
+    async def stop(self) -> None:
+        self.stopping = True
+        for proc in list(self.procs):
+            if proc.returncode is None:
+                proc.terminate()
+        for proc in list(self.procs):
+            try:
+                await asyncio.wait_for(proc.wait(), 10)
+            except TimeoutError:
+                proc.kill()
+                await proc.wait()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)

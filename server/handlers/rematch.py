@@ -1,0 +1,96 @@
+"""Rematch (docs/protocol.md §3 "Rematch"): the same players, a new deal, the same settings.
+
+The first player of a finished race to ask creates the new race (its host,
+seated) and every other player gets a `rematch` offer; accepting is `join`.
+The link old race -> new race is set once in Redis (SET NX), so whoever asks
+next, on any process, gets the same new race and is seated in it. A bot of
+the old race is replaced by a new bot of the same level.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from protocol import messages as m
+from protocol import rules
+from protocol.messages import ErrorCode
+
+from ..core import bots as B
+from ..core import races as R
+from ..core.races import RaceError
+from ..core.session import Session
+from ..storage import keys
+from ..storage.bots import is_bot
+from .bots import Bots
+from .lobby import Lobby, new_invite, race_id
+from .runtime import Runtime
+
+encode = m.encode
+
+
+class Rematch:
+    def __init__(self, svc: Runtime, lobby: Lobby, bots: Bots) -> None:
+        self.svc = svc
+        self.lobby = lobby
+        self.bots = bots
+
+    async def rematch(self, s: Session, msg: m.Rematch) -> m.RaceSnapshot:
+        svc = self.svc
+        rid = race_id(msg.race)
+        _now, race = await svc.store.load_race(rid)
+        if race is None:
+            raise RaceError(ErrorCode.NO_SUCH_RACE, "no such race")
+        settings = B.rematch_settings(race, s.player)
+        queue = self.bots.queue
+        existing = await queue.rematch_of(rid)
+        if existing is not None:
+            return await self._accept(s, msg, existing)
+        await self.lobby._seat_limit(s.player)
+        new_rid = keys.new_race_id()
+        claimed = await queue.claim_rematch(rid, new_rid, svc.settings.lobby_ttl_s)
+        if claimed != new_rid:
+            return await self._accept(s, msg, claimed)
+        seed = svc.seed_factory()
+        now = await svc.store.time_ms()
+        new = R.new_race(
+            race=new_rid,
+            game=settings.game,
+            total=settings.total,
+            seats=settings.seats,
+            time_limit_s=settings.time_limit_s,
+            private=settings.private,
+            host=s.player,
+            host_name=s.name,
+            now=now,
+            seed=seed,
+            commitment=rules.seed_commitment(seed),
+            rules_version=rules.RULES_VERSION,
+            deal_version=rules.DEAL_VERSION,
+        )
+        if new.private:
+            new.invite = new_invite()
+        reply = await self.lobby._publish_new(s, msg, new, now)
+        offer = encode(
+            m.RematchOffer(race=rid, rematch=new_rid, by=s.player, name=s.name, invite=new.invite or None)
+        )
+        for pid in B.offer_to(race, s.player):
+            if is_bot(pid):
+                level = await queue.level_of(pid) or "greedy"
+                await self.bots.send_bot("race", level, settings.game, now, race=new_rid, invite=new.invite)
+            else:
+                await svc.store.publish_player(pid, offer)
+        return reply
+
+    async def _accept(self, s: Session, msg: m.Rematch, new_rid: str) -> m.RaceSnapshot:
+        """Another player created the rematch: take a seat in it (it may be a moment
+        before its creator has stored it). A player of the old race is invited."""
+        for attempt in range(50):
+            try:
+                _now, new = await self.svc.store.load_race(new_rid)
+                invite = new.invite if new is not None and new.invite else None
+                return await self.lobby.join(s, m.Join(race=new_rid, invite=invite, rid=msg.rid))
+            except RaceError as e:
+                if e.code != ErrorCode.NO_SUCH_RACE or attempt == 49:
+                    raise
+                await asyncio.sleep(0.02)
+        raise RaceError(ErrorCode.INTERNAL, "the rematch is not ready, try again")
