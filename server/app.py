@@ -14,13 +14,16 @@ import asyncio
 import logging
 import os
 
+from .arena import ArenaStore
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
+from .handlers.arena import install as install_arena
 from .metrics import Metrics
 from .net.gateway import Gateway
 from .service import Service
 from .storage.embedded_redis import EmbeddedRedis, Supervisor, lock_data_folder
+from .storage.keys import new_race_id
 from .storage.store import Store
 
 log = logging.getLogger("solrace.app")
@@ -69,6 +72,9 @@ class App:
         )
         install_daily(self.service, self.daily)
         await self.service.start()
+        install_arena(
+            self.service, ArenaStore(self.store.redis, clock=self.service.now_ms, race_id=new_race_id)
+        )
         self.gateway = Gateway(self.settings, self.service, self.metrics)
         await self.gateway.start()
         return self

@@ -141,6 +141,23 @@ class Settings:
         default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
     )
 
+    # --- arenas (server/arena, docs/arenas.md, docs/protocol.md §5a)
+    arena_schedule: str = field(
+        default="",
+        metadata=_doc(
+            "recurring arenas: a JSON list of rules (docs/arenas.md §1); empty: hourly 30-minute arenas "
+            "of every game and a daily hour; 'off': none"
+        ),
+    )
+    arena_update_ms: int = field(
+        default=1000, metadata=_doc("least interval between two arena_update to a watcher", "ARENA_UPDATE")
+    )
+    arena_tick_ms: int = field(default=1000, metadata=_doc("interval of the arena loop (pairing, results)"))
+    arena_create: int = field(
+        default=0,
+        metadata=_doc("1: any connection may create an arena with arena_create (tests, private servers)"),
+    )
+
     def __post_init__(self) -> None:
         # Checked here, so that a flag and a SOLRACE_* variable are refused alike.
         if not 0 <= self.port <= 65535:

@@ -44,10 +44,26 @@ from .constants import (
     PlayerStatus,
     RaceStatus,
 )
-from .types import (
+
+# Arenas (docs/protocol.md §5a).
+from .types import (  # noqa: E402
     CLIENT_TYPES,
     SERVER_TYPES,
     Ack,
+    ArenaCreate,
+    ArenaData,
+    ArenaGet,
+    ArenaJoin,
+    ArenaListData,
+    ArenaRace,
+    ArenaRow,
+    Arenas,
+    ArenaStandings,
+    ArenaStandingsData,
+    ArenaSummary,
+    ArenaUnwatch,
+    ArenaUpdate,
+    ArenaWithdraw,
     Boards,
     BoardView,
     ClientMessage,
@@ -193,4 +209,20 @@ __all__ = [
     "Unspectate",
     "Welcome",
     "You",
+]
+__all__ += [
+    "ArenaCreate",
+    "ArenaData",
+    "ArenaGet",
+    "ArenaJoin",
+    "ArenaListData",
+    "ArenaRace",
+    "ArenaRow",
+    "Arenas",
+    "ArenaStandings",
+    "ArenaStandingsData",
+    "ArenaSummary",
+    "ArenaUnwatch",
+    "ArenaUpdate",
+    "ArenaWithdraw",
 ]

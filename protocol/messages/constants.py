@@ -52,6 +52,9 @@ class ErrorCode(StrEnum):
     DAILY_CLOSING = "daily-closing"  # daily_start too close to the day's end
     DAILY_BUSY = "daily-busy"  # daily_start while another connection is creating the attempt
     NO_REPLAY = "no-replay"  # daily_replay of an entry outside the published top
+    NO_ARENA = "no-arena"  # unknown arena id
+    ARENA_OVER = "arena-over"  # arena_join after the arena's end
+    BAD_ARENA = "bad-arena"  # arena_create refused: disabled here, or a bad id/duration/seats
     INTERNAL = "internal"  # a server fault; the request had no effect
 
 
