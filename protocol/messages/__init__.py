@@ -44,9 +44,7 @@ from .constants import (
     PlayerStatus,
     RaceStatus,
 )
-
-# Arenas (docs/protocol.md §5a).
-from .types import (  # noqa: E402
+from .types import (
     CLIENT_TYPES,
     SERVER_TYPES,
     Ack,
