@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import client
 from protocol import messages as m
 
-from .online import BotResult, _connected, play_race
+from .online import BotResult, _connected, _in_race, play_race
 from .strategies import Strategy
 
 
@@ -44,7 +44,7 @@ async def play_arena(
 ) -> None:
     """Join ``arena`` and play each race it pairs ``c`` into, until the arena is over."""
     joined: m.ArenaData = await c.request(m.ArenaJoin(arena=arena))
-    bot.player = c.player
+    bot.player = c.player or ""
     played: set[str] = set()
     time_limit_s = joined.arena.time_limit_s
     while True:
@@ -66,7 +66,7 @@ async def play_arena(
         result = BotResult(bot.name)
         bot.races.append(result)
         await play_race(c, race, strategy, result, delay_ms)
-        end = await c.wait_for(m.End, lambda ev, r=race: ev.race == r, timeout=time_limit_s + 30)
+        end = await c.wait_for(m.End, _in_race(race), timeout=time_limit_s + 30)
         for row in end.ranking:
             if row.player == c.player:
                 result.rank = row.rank
