@@ -99,6 +99,13 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.History(game="racing-aces", player="p1", days=0),
     m.DailyReplay(game="racing-aces", date="2025-03-14"),
     m.DailyReplay(game="racing-aces", date="2025-03-14", player="p1"),
+    m.Arenas(rid=1),
+    m.ArenaGet(arena="hourly-racing-aces-1"),
+    m.ArenaJoin(arena="a-1", rid=2),
+    m.ArenaWithdraw(arena="a-1"),
+    m.ArenaStandings(arena="a-1", top=20, around=3, watch=True),
+    m.ArenaUnwatch(arena="a-1"),
+    m.ArenaCreate(arena="a-1", game="fours-up", duration_ms=60_000, starts=5, seats=3, time_limit_s=60),
 ]
 
 DAILY_ENTRY = m.DailyEntry(
@@ -266,6 +273,65 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         ranking=[RANK],
         players=[m.DailyReplayPlayer(player="p1", name="ada", starts_at=1, race="r1", moves=[("draw", 5)])],
     ),
+    m.ArenaListData(
+        rid=1,
+        now=5,
+        arenas=[
+            m.ArenaSummary(
+                id="a-1",
+                game="fours-up",
+                name="a",
+                starts=1,
+                ends=2,
+                seats=2,
+                berserk=True,
+                time_limit_s=300,
+                status="running",
+                final=False,
+                players=3,
+            )
+        ],
+    ),
+    m.ArenaData(
+        now=5,
+        arena=m.ArenaSummary(
+            id="a-1",
+            game="fours-up",
+            name="a",
+            starts=1,
+            ends=2,
+            seats=2,
+            berserk=True,
+            time_limit_s=300,
+            status="running",
+            final=False,
+            players=3,
+        ),
+        joined=True,
+        race=None,
+        races=[m.ArenaRace(race="r1", rank=1, points=2)],
+        featured="r2",
+    ),
+    m.ArenaStandingsData(
+        arena="a-1",
+        status="running",
+        final=False,
+        count=1,
+        top=[m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True)],
+        me=None,
+        around=[],
+        featured=None,
+    ),
+    m.ArenaUpdate(
+        arena="a-1",
+        status="over",
+        final=True,
+        count=1,
+        top=[m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True)],
+        me=m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True),
+        around=[m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True)],
+        featured=None,
+    ),
 ]
 
 
@@ -332,6 +398,13 @@ def test_wire_tags_match_protocol_md() -> None:
         "leaderboard_unwatch",
         "history",
         "daily_replay",
+        "arenas",
+        "arena",
+        "arena_join",
+        "arena_withdraw",
+        "arena_standings",
+        "arena_unwatch",
+        "arena_create",
     }
     tags = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
     assert tags == {
@@ -354,6 +427,10 @@ def test_wire_tags_match_protocol_md() -> None:
         "leaderboard_update",
         "history",
         "daily_replay",
+        "arena_list",
+        "arena",
+        "arena_standings",
+        "arena_update",
     }
 
 
