@@ -194,7 +194,7 @@ export class ArenaPage {
       { class: "arena" },
       head,
       rows.length
-        ? h("table", { class: "board arena-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, "Status"), h("th", {}, "Time"), h("th", {}, "Players"))), h("tbody", {}, rows))
+        ? h("table", { class: "ranking arena-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, "Status"), h("th", {}, "Time"), h("th", {}, "Players"))), h("tbody", {}, rows))
         : h("p", { class: "muted" }, "No arena now or within the hour."),
     );
   }
@@ -260,7 +260,7 @@ export class ArenaPage {
       "div",
       { class: "panel" },
       h("h2", {}, b.final ? "Final standings" : "Standings", h("span", { class: "muted small" }, ` · ${b.count} players`)),
-      h("table", { class: "board arena-standings", id: "arena-standings" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Wins"))), h("tbody", {}, rows)),
+      h("table", { class: "ranking arena-standings", id: "arena-standings" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Wins"))), h("tbody", {}, rows)),
     );
   }
 }
