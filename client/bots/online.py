@@ -57,6 +57,13 @@ async def play_race(
     lost = 0  # consecutive requests lost to a dropped connection
     while not board.won:
         view = board.view
+        if view is None:  # the board lost its view (a failed resync): fetch it again
+            lost += 1
+            if c.closed or lost > RECONNECT_TRIES:
+                result.errors.append("no view of the board")
+                break
+            await _resynced(c, race)
+            continue
         move = await asyncio.to_thread(strategy.choose, view)
         if move is None:
             try:

@@ -15,7 +15,7 @@ from ..core.checks import no_such_race
 from ..core.races import RaceError
 from ..core.room import Room
 from ..core.session import Session
-from ..storage import decode_position
+from ..storage import decode_position, is_outage
 from .lobby import race_id, snapshot_reply
 from .runtime import Runtime
 
@@ -129,8 +129,11 @@ class Watch:
                     continue
                 try:
                     await self._sample(room, now)
-                except Exception:
-                    log.warning("spectator boards failed", exc_info=True)
+                except Exception as exc:
+                    if is_outage(exc):  # one log line per outage, not one per race and flush
+                        svc.store.health.failed(exc)
+                    else:
+                        log.warning("spectator boards failed", exc_info=True)
 
     async def _sample(self, room: Room[Session], now: int) -> None:
         if boards.wants_sample(room):
