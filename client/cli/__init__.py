@@ -28,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bot": ("client.cli.bot", "run bots against a server, or measure strategies offline"),
     "bench": ("client.cli.bench", "load-test a server against an echo baseline"),
     "verify": ("client.cli.verify", "re-deal and re-play a finished race or daily"),
+    "analyze": ("client.cli.analyze", "where each player of a finished race lost the win"),
 }
 
 #: Exit status of a command whose output pipe was closed (128 + SIGPIPE).

@@ -1,13 +1,15 @@
 """The HTTP side of the WebSocket port (docs/operations.md).
 
 `/healthz` (200 when Redis answers and takes writes, else 503 and why), `/metrics` (Prometheus text),
-and the web client's static files at `/`. A request with `Upgrade: websocket`
+`/games.json` (every game's display facts from `protocol.rules.game_facts`, so that the web client
+draws the boards from the same definitions as the engine), and the web client's static files at `/`. A request with `Upgrade: websocket`
 goes to the WebSocket handler whatever its path (the protocol names `/ws`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import mimetypes
 from http import HTTPStatus
 from pathlib import Path
@@ -15,6 +17,8 @@ from pathlib import Path
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+
+from protocol.rules import game_facts
 
 from ..config import Settings
 from ..metrics import Metrics
@@ -28,6 +32,7 @@ class Http:
         self.store = store
         self.metrics = metrics
         self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
+        self.games_json = json.dumps(game_facts(), ensure_ascii=False).encode()
 
     async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         if "websocket" in request.headers.get("Upgrade", "").lower():
@@ -44,6 +49,8 @@ class Http:
         if path == "/metrics":
             body = self.metrics.render(await self._races_by_status()).encode()
             return self._response(200, body, "text/plain; version=0.0.4")
+        if path == "/games.json":
+            return self._response(200, self.games_json, "application/json; charset=utf-8")
         return self._static(path)
 
     async def _races_by_status(self) -> dict[str, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import socket
@@ -16,6 +17,7 @@ from test_server_race import make_race, play
 from waiting import DEADLINE
 from wsclient import Raw, player
 
+from protocol.rules import GAMES, game_facts
 from server.config import Settings
 from server.storage.embedded_redis import EmbeddedRedis
 
@@ -60,6 +62,14 @@ async def test_health_metrics_static(server):
     assert (await get(base + "../../pyproject.toml"))[0] == 404
     assert (await get(base + "no/such/file.js"))[0] == 404
     await a.close()
+
+
+async def test_games_json_is_the_engines_facts(server):
+    """The web client draws boards from /games.json: the facts of protocol.rules, nothing else."""
+    status, ctype, body = await get(server.http_url + "games.json")
+    assert status == 200 and ctype.startswith("application/json")
+    assert json.loads(body) == json.loads(json.dumps(game_facts()))
+    assert set(json.loads(body)) == set(GAMES)
 
 
 async def test_healthz_503_when_redis_is_gone(make_server, tmp_path):

@@ -25,6 +25,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from waiting import DEADLINE
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "web"
@@ -134,7 +135,7 @@ def new_page(browser, web_server):
         page = ctx.new_page()
         page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
         page.on("console", lambda m: print(f"[{name}] {m.text}"))
-        page.set_default_timeout(15000)
+        page.set_default_timeout(DEADLINE * 1000)
         if os.environ.get("SOLRACE_DEBUG"):
             page.add_init_script("globalThis.SOLRACE_DEBUG = true")
         if name:

@@ -10,6 +10,7 @@ import random
 import re
 
 import pytest
+from waiting import DEADLINE
 
 from protocol import rules
 
@@ -25,7 +26,7 @@ def phone_page(browser, web_server, errors: list[str], name: str):
     ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, device_scale_factor=2)
     page = ctx.new_page()
     page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
-    page.set_default_timeout(15000)
+    page.set_default_timeout(DEADLINE * 1000)
     page.add_init_script(f"localStorage.setItem('solrace.name', {name!r})")
     page.goto(web_server.http + "/")
     page.wait_for_selector(".net.online")
@@ -73,7 +74,7 @@ def select_and_drop(page, root: str, move: str, tap: bool = False) -> None:
     src = src.split(":")[0]
     card = board_card(page, root, src, k)
     getattr(card, act)(position={"x": card.bounding_box()["width"] / 2, "y": 5})  # the strip left visible
-    page.wait_for_selector(f'{root} .pile[data-pile="{dst}"].target', timeout=5000)
+    page.wait_for_selector(f'{root} .pile[data-pile="{dst}"].target', timeout=DEADLINE * 1000)
     target = page.locator(f'{root} .pile[data-pile="{dst}"]')
     box = target.bounding_box()
     getattr(target, act)(position={"x": box["width"] / 2, "y": min(box["height"] - 4, box["width"] * 0.7)})
@@ -414,7 +415,7 @@ def test_daily_rank_and_record_follow_the_leaderboard(new_page, make_bot):
 
     bot = make_bot("daily-rival")
     snap = bot.call(lambda c: c.request(m.DailyStart(game="racing-aces")))
-    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=15))
+    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=DEADLINE))
     bot.call(lambda c: c.finish(snap.race))
     page.wait_for_selector(f'#leaderboard tr[data-player="{bot.client.player}"]')
     page.wait_for_function("document.querySelector('#daily-mine').textContent.includes('of 2')")
@@ -435,7 +436,7 @@ def test_phone_pages_fit(phone, make_bot):
     a.call(lambda c: c.ready(snap.race))
     b.call(lambda c: c.ready(snap.race))
     for bot in (a, b):
-        bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=15))
+        bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == snap.race, timeout=DEADLINE))
         bot.play(snap.race, delay=0.1, max_moves=15)
     page = phone("viewer")
     page.wait_for_selector(f'#race-list tr[data-race="{snap.race}"]')

@@ -1,0 +1,79 @@
+"""`solrace analyze`: where each player of a finished race lost the win.
+
+Input: the same replay document `solrace verify` reads (a JSON or MessagePack
+file, or `--url ... --race ID` fetched from a server; see client/cli/verify.py).
+For each player's move log the solver, knowing the whole deal, finds the
+last position from which a win was still possible and the move that lost it,
+with a winning line from there:
+
+    alice: won until move 37, t2>f5; a winning line from there: ...
+
+Each solver run has a budget (`--nodes`, `--seconds`); where it runs out the
+answer says "unknown" and what was proved. Exit code 0 when every player was
+analysed, 2 when the input cannot be read or a move log is illegal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from protocol import rules
+from protocol.solver import DEFAULT_NODES, Analysis, analyze
+
+from .verify import InputError, fetch, load
+
+
+def analyze_document(
+    doc: dict[str, Any], *, seed: str | None = None, nodes: int = DEFAULT_NODES, seconds: float | None = None
+) -> list[tuple[str, Analysis]]:
+    """(player label, analysis) for every player with a move log in ``doc``."""
+    game = doc.get("game")
+    seed = seed or doc.get("seed")
+    if game not in rules.GAMES:
+        raise InputError(f"unknown or missing game: {game!r}")
+    if not isinstance(seed, str) or not seed:
+        raise InputError("the document has no seed (give --seed)")
+    out = []
+    for p in doc.get("players") or []:
+        who = str(p.get("name") or p.get("player"))
+        moves = [m[0] if isinstance(m, list | tuple) else m for m in p.get("moves") or []]
+        try:
+            result = analyze(game, seed, moves, nodes=nodes, seconds=seconds)
+        except rules.IllegalMove as e:
+            raise InputError(f"{who}: illegal move log: {e}") from None
+        out.append((who, result))
+    return out
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
+    parser.add_argument("--url", help="fetch from a server, e.g. ws://127.0.0.1:8765/ws")
+    parser.add_argument("--race", help="with --url: the finished race's id")
+    parser.add_argument("--seed", help="the revealed seed, if the document lacks it")
+    parser.add_argument(
+        "--nodes", type=int, default=DEFAULT_NODES, help=f"positions per solver run (default {DEFAULT_NODES})"
+    )
+    parser.add_argument("--seconds", type=float, help="wall-time cap per solver run")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        if args.url:
+            if not args.race:
+                raise InputError("with --url give --race ID")
+            doc = asyncio.run(fetch(args.url, race=args.race))
+        elif args.file:
+            doc = load(args.file)
+        else:
+            raise InputError("give a replay file, or --url with --race")
+        results = analyze_document(doc, seed=args.seed, nodes=args.nodes, seconds=args.seconds)
+    except (InputError, OSError) as e:
+        print(f"solrace analyze: {e}", file=sys.stderr)
+        return 2
+    print(f"{doc.get('game')} seed {args.seed or doc.get('seed')}")
+    for who, result in results:
+        print(f"{who}: {result.text()}  [{result.solves} solver runs, {result.nodes} positions]")
+    return 0

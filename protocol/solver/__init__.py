@@ -1,0 +1,27 @@
+"""Solvers over the rules engine: pure functions, no I/O.
+
+``search``    the full-knowledge solver (``solve``): knows the whole deal and
+              answers won (with a winning line), lost (proved) or unknown
+``analysis``  post-race analysis: where a player's game stopped being winnable
+``player``    the player-side search (``best_move``): sees only the player's view
+"""
+
+from __future__ import annotations
+
+from .analysis import Analysis, analyze, analyze_from
+from .player import DEFAULT_HINT_NODES, best_move, visible_game
+from .search import DEFAULT_NODES, METHOD, SolveResult, position_key, solve
+
+__all__ = [
+    "DEFAULT_HINT_NODES",
+    "best_move",
+    "visible_game",
+    "Analysis",
+    "analyze",
+    "analyze_from",
+    "DEFAULT_NODES",
+    "METHOD",
+    "SolveResult",
+    "position_key",
+    "solve",
+]

@@ -1,0 +1,163 @@
+"""Post-race analysis: where a player's game stopped being winnable.
+
+Along one played game, winnability can only be lost, never regained: every
+position after a lost one is reachable from it, so it is lost too; every
+position before a winnable one reaches it, so it is winnable too. The
+positions P0 (the deal), P1 (after the first move), ... therefore split into
+a winnable prefix and a lost rest, and the move that crosses the border is
+"the move that lost it". A binary search over the played positions finds the
+border with about log2(moves) solver runs instead of one per move.
+
+Pure: the caller gives the game, the seed, the moves and a budget; caching
+the result (it never changes for a finished race) is left to the caller.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from protocol import rules
+from protocol.rules.engine import Game
+
+from .search import DEFAULT_NODES, SolveResult, solve
+
+Verdict = Literal["won", "never-winnable", "lost-at", "still-winnable", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The outcome of ``analyze``.
+
+    ``verdict``:
+
+    * "won": the player won (nothing was lost);
+    * "never-winnable": the deal itself is proved lost;
+    * "lost-at": the position after ``last_winnable`` moves was winnable
+      (``line`` wins from there) and the position after the next move,
+      ``losing_move`` (1-based number ``losing_move_number``), is proved lost;
+    * "still-winnable": the player stopped in a position that could still be
+      won (``line`` wins from the end of their moves);
+    * "unknown": the budget ran out before the border was pinned down;
+      ``last_winnable`` (with ``line``) and ``first_lost`` say what was proved
+      (None where nothing was).
+
+    ``nodes`` is the total the solver spent, ``solves`` how many runs.
+    """
+
+    verdict: Verdict
+    last_winnable: int | None
+    first_lost: int | None
+    losing_move: str | None
+    line: tuple[str, ...]
+    nodes: int
+    solves: int
+
+    @property
+    def losing_move_number(self) -> int | None:
+        return None if self.last_winnable is None or self.losing_move is None else self.last_winnable + 1
+
+    def text(self) -> str:
+        """One sentence for people, e.g. "won until move 37, t2>f5; ..."."""
+        line = " ".join(self.line)
+        if self.verdict == "won":
+            return "won"
+        if self.verdict == "never-winnable":
+            return "the deal could not be won (proved)"
+        if self.verdict == "lost-at":
+            return (
+                f"won until move {self.losing_move_number}, {self.losing_move}; "
+                f"a winning line from there: {line}"
+            )
+        if self.verdict == "still-winnable":
+            return f"still winnable at the end; a winning line from there: {line}"
+        known = []
+        if self.last_winnable is not None:
+            known.append(f"winnable after move {self.last_winnable} ({line})")
+        if self.first_lost is not None:
+            known.append(f"lost after move {self.first_lost}")
+        return "unknown at the budget" + (": " + "; ".join(known) if known else "")
+
+
+def _positions(start: Game, moves: list[str]) -> list[Game]:
+    """P0 .. Pn: the start and the position after each move (IllegalMove if one is)."""
+    g = start.copy()
+    out = [g.copy()]
+    for i, move in enumerate(moves):
+        try:
+            g.play(move)
+        except rules.IllegalMove as e:
+            e.index = i
+            raise
+        out.append(g.copy())
+    return out
+
+
+def analyze(
+    game_id: str,
+    seed: str,
+    moves: list[str],
+    *,
+    nodes: int = DEFAULT_NODES,
+    seconds: float | None = None,
+) -> Analysis:
+    """Find the last winnable position of a played game and the move that lost it.
+
+    ``nodes`` and ``seconds`` are the budget of each solver run (about
+    ``log2(len(moves)) + 2`` runs). Raises IllegalMove (with ``.index``) if a
+    move is illegal.
+    """
+    return analyze_from(rules.deal(game_id, seed), moves, nodes=nodes, seconds=seconds)
+
+
+def analyze_from(
+    start: Game,
+    moves: list[str],
+    *,
+    nodes: int = DEFAULT_NODES,
+    seconds: float | None = None,
+) -> Analysis:
+    """``analyze`` from any start position (``start`` is not changed)."""
+    positions = _positions(start, list(moves))
+    n = len(moves)
+    spent = 0
+    runs = 0
+    if positions[-1].won:
+        return Analysis("won", n, None, None, (), 0, 0)
+
+    def run(i: int) -> SolveResult:
+        nonlocal spent, runs
+        result = solve(positions[i], nodes=nodes, seconds=seconds)
+        spent += result.nodes
+        runs += 1
+        return result
+
+    first = run(0)
+    if first.lost:
+        return Analysis("never-winnable", None, 0, None, (), spent, runs)
+    last = run(n) if n else first
+    if last.won:
+        return Analysis("still-winnable", n, None, None, last.line, spent, runs)
+    # Invariant: positions[lo] winnable (line lo_line), positions[hi] lost;
+    # None where not proved yet.
+    lo: int | None = 0 if first.won else None
+    lo_line = first.line
+    hi: int | None = n if last.lost else None
+    if lo is None or hi is None:
+        return Analysis("unknown", lo, hi, None, lo_line, spent, runs)
+    # Positions nearer the end have fewer cards left to play and smaller
+    # spaces to exhaust, so after an unknown the search probes between it and
+    # the first proved loss; ``below`` is the last unknown probe.
+    below = lo
+    while hi - lo > 1:
+        mid = (max(lo, below) + hi) // 2
+        if mid <= max(lo, below):
+            return Analysis("unknown", lo, hi, None, lo_line, spent, runs)
+        result = run(mid)
+        if result.won:
+            lo, lo_line = mid, result.line
+        elif result.lost:
+            hi = mid
+        else:
+            below = mid
+    return Analysis("lost-at", lo, hi, moves[lo], lo_line, spent, runs)

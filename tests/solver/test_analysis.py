@@ -1,0 +1,92 @@
+"""Post-race analysis finds the move that lost a won game."""
+
+from __future__ import annotations
+
+import pytest
+from solver_helpers import exhaustive
+
+from protocol import rules
+from protocol.solver import analyze, analyze_from, solve
+
+
+def _k(suit: str, ranks: str) -> str:
+    return "".join(r + suit for r in ranks)
+
+
+# Fours Up, fifteen cards from the end. Winnable: the waste's 3h onto the one
+# free pile, then the waste unwinds onto the foundations (the stock's 3s goes
+# home after the As and 2s under it). Drawing before the waste is unwound
+# buries what the foundations need under a 3s that nothing takes: lost.
+WINNABLE = (
+    "fours-up f0:"
+    + _k("c", "456789TJQK")
+    + " f1:"
+    + _k("d", "456789TJQKA")
+    + " f2:"
+    + _k("h", "456789TJQKA")
+    + " f3:"
+    + _k("s", "456789TJQKA23")
+    + " f4:"
+    + _k("c", "456789TJQK")
+    + " f5:"
+    + _k("d", "456789TJQKA")
+    + " f6:"
+    + _k("h", "456789TJQKA23")
+    + " f7:"
+    + _k("s", "456789TJQK")
+    + " t0:2c t1:2c t2:3c t3:3c t4:3d t5: s:3s w:2sAs3dAcAc2d2h2d3h"
+)
+
+
+def _play(start: rules.Game, moves: list[str]) -> rules.Game:
+    g = start.copy()
+    for move in moves:
+        g.play(move)
+    return g
+
+
+@pytest.mark.parametrize(
+    ("moves", "losing"),
+    [
+        (["draw", "w>t5"], 0),  # the first move loses
+        (["t0>t5", "t5>t0", "draw", "w>t5"], 2),  # two harmless moves, then the draw loses
+    ],
+)
+def test_finds_the_move_that_lost_the_game(moves: list[str], losing: int) -> None:
+    start = rules.from_text(WINNABLE)
+    # The border, independently of the analysis: a win replays from before
+    # the losing move, and an exhaustive search finds none after it.
+    before = _play(start, moves[:losing])
+    assert _play(before, list(solve(before, nodes=20_000).line)).won
+    assert exhaustive(_play(start, moves[: losing + 1])) is False
+    result = analyze_from(start, moves, nodes=20_000)
+    assert result.verdict == "lost-at"
+    assert result.last_winnable == losing
+    assert result.losing_move == moves[losing]
+    assert result.losing_move_number == losing + 1
+    assert _play(_play(start, moves[:losing]), list(result.line)).won
+    assert result.text().startswith(
+        f"won until move {losing + 1}, {moves[losing]}; a winning line from there: "
+    )
+
+
+def test_a_won_game_and_a_game_stopped_while_winnable() -> None:
+    game, seed = "racing-aces", "7bbe074bf439994f8450c51b24bfc226"
+    line = list(solve(rules.deal(game, seed), nodes=2_000).line)
+    assert analyze(game, seed, line, nodes=2_000).verdict == "won"
+    stopped = analyze(game, seed, line[: len(line) - 5], nodes=2_000)
+    assert stopped.verdict == "still-winnable"
+    assert rules.replay(game, seed, line[: len(line) - 5] + list(stopped.line)).won
+
+
+def test_budget_runs_out_honestly() -> None:
+    result = analyze("fours-up", "unknown", ["draw"] * 10, nodes=20)
+    assert result.verdict == "unknown"
+    assert result.nodes <= 20 * result.solves
+    assert "unknown" in result.text()
+
+
+def test_illegal_move_in_the_log_is_reported_with_its_index() -> None:
+    with pytest.raises(rules.IllegalMove) as info:
+        analyze("fours-up", "x", ["draw", "t0>t0"], nodes=10)
+    assert info.value.index == 1

@@ -1,0 +1,41 @@
+"""`solrace analyze` on a replay file, offline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from client.cli import main
+from protocol import rules
+from protocol.solver import solve
+
+GAME, SEED = "racing-aces", "7bbe074bf439994f8450c51b24bfc226"
+
+
+def test_analyze_a_replay_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    line = list(solve(rules.deal(GAME, SEED), nodes=2_000).line)
+    doc = {
+        "game": GAME,
+        "seed": SEED,
+        "ranking": [],
+        "players": [
+            {"player": "p1", "name": "winner", "moves": [[m, 1000 + i] for i, m in enumerate(line)]},
+            {"player": "p2", "name": "stopper", "moves": [[m, 1000 + i] for i, m in enumerate(line[:-3])]},
+        ],
+    }
+    path = tmp_path / "replay.json"
+    path.write_text(json.dumps(doc))
+    assert main(["analyze", str(path), "--nodes", "2000"]) == 0
+    out = capsys.readouterr().out
+    assert "winner: won" in out
+    assert "stopper: still winnable at the end; a winning line from there: " in out
+
+
+def test_analyze_refuses_an_illegal_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {"game": GAME, "seed": SEED, "players": [{"player": "p1", "moves": [["t0>t0", 1]]}]}
+    path = tmp_path / "replay.json"
+    path.write_text(json.dumps(doc))
+    assert main(["analyze", str(path)]) == 2
+    assert "p1: illegal move log" in capsys.readouterr().err
