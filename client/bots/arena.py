@@ -54,18 +54,26 @@ async def play_arena(
                 lambda s: s.race not in played and any(p.player == c.player for p in s.players),
                 timeout=2.0,
             )
+            race, started = snap.race, False
         except TimeoutError:
             info = await arena_status(c, arena)
-            if info.arena.status == "over" and info.race is None:
-                return
-            continue
-        race = snap.race
+            if info.race is None or info.race in played:
+                if info.arena.status == "over" and info.race is None:
+                    return
+                continue
+            # Paired while the notice could not reach us (a reconnect): catch up from a resync.
+            race = info.race
+            st: m.State = await c.resync(race)
+            started = st.race.status == m.RaceStatus.RUNNING
+            if st.race.status == m.RaceStatus.FINISHED:
+                played.add(race)
+                continue
         played.add(race)
         if on_race is not None:
             on_race(race)
         result = BotResult(bot.name)
         bot.races.append(result)
-        await play_race(c, race, strategy, result, delay_ms)
+        await play_race(c, race, strategy, result, delay_ms, started=started)
         end = await c.wait_for(m.End, _in_race(race), timeout=time_limit_s + 30)
         for row in end.ranking:
             if row.player == c.player:

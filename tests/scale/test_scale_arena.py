@@ -33,6 +33,22 @@ ARENA_FLAGS = [
 BOTS = 8
 
 
+def assert_consistent(results: dict[str, dict], final, players: list[str]) -> None:
+    """Points equal their recomputation from the rankings; nobody in two races at once."""
+    expected = recomputed(results)
+    assert {row.standing.player: row.standing.points for row in final} == {
+        p: expected.get(p, 0) for p in players
+    }
+    spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
+    for res in results.values():
+        for p in res["players"]:
+            spans[p].append((int(res["formed"]), int(res["applied"])))
+    for p, ss in spans.items():
+        ss.sort()
+        for (_a0, a1), (b0, _b1) in zip(ss, ss[1:]):
+            assert a1 <= b0, (p, ss)
+
+
 def recomputed(results: dict[str, dict]) -> dict[str, int]:
     """Each player's points, replaying the applied races in order from their rankings."""
     points: dict[str, int] = defaultdict(int)
@@ -84,22 +100,9 @@ async def test_bots_run_an_arena_across_two_processes(redis_node, start_server):
             for res in b.races:
                 row = next(x for x in results[res.race]["ranking"] if x["player"] == b.player)
                 assert row["rank"] == res.rank
-        # points equal their recomputation from the rankings
         final = await store.final("test-arena")
         assert final is not None
-        expected = recomputed(results)
-        assert {row.standing.player: row.standing.points for row in final} == {
-            b.player: expected.get(b.player, 0) for b in bots
-        }
-        # no player in two races at once: each player's races never overlap in time
-        spans: dict[str, list[tuple[int, int]]] = defaultdict(list)
-        for res in results.values():
-            for p in res["players"]:
-                spans[p].append((int(res["formed"]), int(res["applied"])))
-        for p, ss in spans.items():
-            ss.sort()
-            for (_a0, a1), (b0, _b1) in zip(ss, ss[1:]):
-                assert a1 <= b0, (p, ss)
+        assert_consistent(results, final, [b.player for b in bots])
         # both processes show the same standings, equal to the final record
         boards = [await w.request(m.ArenaStandings(arena="test-arena", top=100)) for w in watchers]
         assert boards[0].top == boards[1].top
@@ -111,5 +114,51 @@ async def test_bots_run_an_arena_across_two_processes(redis_node, start_server):
             assert any(isinstance(ev, m.ArenaUpdate) for ev in w.pending_events())
     finally:
         for c in [admin, *watchers, *bots_c]:
+            await c.close()
+        await r.aclose()
+
+
+async def test_an_arena_survives_a_kill9(redis_node, start_server):
+    servers = [start_server(redis_node.url, *ARENA_FLAGS) for _ in range(2)]
+    urls = [s.url for s in servers]
+    admin = await client.connect(servers[1].url, name="admin")
+    # each bot on one process first, the other as its failover
+    bots_c = [
+        await client.connect(urls[i % 2 :] + urls[: i % 2], name=f"bot{i}", reconnect=True)
+        for i in range(BOTS)
+    ]
+    r = aioredis.from_url(redis_node.url)
+    store = ArenaStore(r)
+    try:
+        await admin.request(
+            m.ArenaCreate(arena="kill-arena", game="racing-aces", duration_ms=25_000, time_limit_s=30)
+        )
+        bots = [ArenaBot(f"bot{i}") for i in range(BOTS)]
+        playing = asyncio.gather(
+            *(play_arena(c, "kill-arena", GreedyStrategy(), b) for c, b in zip(bots_c, bots, strict=True))
+        )
+
+        async def some_applied() -> bool:
+            return len(await store.results("kill-arena")) >= 2
+
+        await until(some_applied, timeout=2 * DEADLINE, interval=0.1)
+        servers[0].kill9()
+        killed_at = int((await r.time())[0]) * 1000
+        await asyncio.wait_for(playing, timeout=25 + 30 + 3 * DEADLINE)
+
+        async def finalized() -> bool:
+            got: m.ArenaData = await admin.request(m.ArenaGet(arena="kill-arena"))
+            return got.arena.final
+
+        await until(finalized, timeout=3 * DEADLINE, interval=0.2)
+        results = await store.results("kill-arena")
+        final = await store.final("kill-arena")
+        assert final is not None
+        assert_consistent(results, final, [b.player for b in bots])
+        # the bots of the dead process kept playing on the other one
+        after = {p for res in results.values() if int(res["formed"]) > killed_at for p in res["players"]}
+        assert {b.player for b in bots[::2]} <= after, servers[1].log_text()[-3000:]
+    finally:
+        for c in [admin, *bots_c]:
             await c.close()
         await r.aclose()
