@@ -22,7 +22,7 @@ from protocol.messages import ErrorCode
 from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
-from ..arena.schedule import HOUR_MS, OVER, status
+from ..arena.schedule import HOUR_MS, status
 from ..core.races import RaceError
 from .arena_loop import ArenaLoop
 
@@ -65,7 +65,7 @@ class ArenaHandlers:
         # arena -> local connection -> (top, around) it asked for
         self.watchers: dict[str, dict[Conn, tuple[int, int]]] = {}
         self.dirty: set[str] = set()
-        self.featured_sent: dict[str, str | None] = {}
+        self.sent: dict[str, tuple[str | None, int]] = {}  # arena -> (featured, count) last sent
 
     def install(self) -> None:
         s = self.service
@@ -225,7 +225,7 @@ class ArenaHandlers:
         conns.pop(conn, None)
         if not conns:
             del self.watchers[arena_id]
-            self.featured_sent.pop(arena_id, None)
+            self.sent.pop(arena_id, None)
             self.service.bus.unsubscribe(self.loop.channel(arena_id))
 
     async def on_disconnect(self, conn: Conn) -> None:
@@ -258,12 +258,15 @@ class ArenaHandlers:
                     log.warning("arena %s: live update failed", arena_id, exc_info=True)
 
     async def _update(self, arena_id: str) -> None:
+        # Results come over the bus from every process; joins and pairings elsewhere do not:
+        # the featured race and the player count are looked at every time.
         featured = await self.store.featured(arena_id)
-        changed = arena_id in self.dirty or featured != self.featured_sent.get(arena_id, "")
-        if not changed:
+        count = (await self.store.standings(arena_id, top=0)).count
+        seen = (featured, count)
+        if arena_id not in self.dirty and seen == self.sent.get(arena_id):
             return
         self.dirty.discard(arena_id)
-        self.featured_sent[arena_id] = featured
+        self.sent[arena_id] = seen
         frames: dict[tuple[str, int, int], bytes] = {}
         for conn, (top, around) in list(self.watchers.get(arena_id, {}).items()):
             k = (conn.player, top, around)
@@ -282,9 +285,6 @@ class ArenaHandlers:
                     )
                 )
             conn.send(frames[k])
-
-    def over(self, info: ArenaInfo) -> bool:
-        return status(info.arena, self.service.now_ms()) == OVER
 
 
 def install(service: Service, store: ArenaStore) -> ArenaHandlers:
