@@ -438,6 +438,10 @@ class ArenaStore:
         mine = next((r for r in around_t if r.standing.player == player), None) if int(me) >= 0 else None
         return Board(int(count), rows(top_rows), mine, around_t)
 
+    async def count(self, arena_id: str) -> int:
+        """How many players the standings hold (withdrawn ones included)."""
+        return int(await self.r.zcard(keys.board(arena_id)))
+
     async def all_standings(self, arena_id: str) -> list[Row]:
         board = await self.standings(arena_id, top=1 << 30)
         return list(board.top)

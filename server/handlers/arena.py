@@ -22,7 +22,7 @@ from protocol.messages import ErrorCode
 from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
-from ..arena.schedule import HOUR_MS, status
+from ..arena.schedule import HOUR_MS, MAX_DURATION_MS, status
 from ..core.races import RaceError
 from .arena_loop import ArenaLoop
 
@@ -100,7 +100,6 @@ class ArenaHandlers:
 
     async def summary(self, info: ArenaInfo, now: int) -> m.ArenaSummary:
         a = info.arena
-        board = await self.store.standings(a.id, top=0)
         return m.ArenaSummary(
             id=a.id,
             game=a.game,
@@ -112,14 +111,14 @@ class ArenaHandlers:
             time_limit_s=a.time_limit_s,
             status=status(a, now),
             final=info.finalized is not None,
-            players=board.count,
+            players=await self.store.count(a.id),
         )
 
     # --- requests ------------------------------------------------------------------
 
     async def arenas(self, conn: Conn, msg: m.Arenas) -> m.ArenaListData:
         now = self.service.now_ms()
-        ids = await self.store.listing(now - LISTED_PAST_MS - HOUR_MS, now + HOUR_MS)
+        ids = await self.store.listing(now - LISTED_PAST_MS - MAX_DURATION_MS, now + HOUR_MS)
         out = []
         for arena_id in ids:
             info = await self.store.get(arena_id)
@@ -261,7 +260,7 @@ class ArenaHandlers:
         # Results come over the bus from every process; joins and pairings elsewhere do not:
         # the featured race and the player count are looked at every time.
         featured = await self.store.featured(arena_id)
-        count = (await self.store.standings(arena_id, top=0)).count
+        count = await self.store.count(arena_id)
         seen = (featured, count)
         if arena_id not in self.dirty and seen == self.sent.get(arena_id):
             return
