@@ -164,6 +164,12 @@ class Settings:
             raise ValueError(f"--port must be 0 to 65535, not {self.port}")
         if self.redis_fsync not in ("always", "everysec", "no"):
             raise ValueError(f"--redis-fsync must be always, everysec or no, not {self.redis_fsync!r}")
+        if self.arena_schedule.strip() not in ("", "off"):
+            from protocol.rules import GAMES
+
+            from .handlers.arena_loop import schedule
+
+            schedule(self.arena_schedule, list(GAMES))  # ValueError naming the setting
 
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""

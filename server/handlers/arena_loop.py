@@ -43,15 +43,19 @@ LOST_AFTER_MS = 30_000  # a formed race with no race record this long after form
 
 
 def schedule(text: str, games: Sequence[str]) -> Schedule:
-    """The recurring arenas of the ``arena_schedule`` setting."""
+    """The recurring arenas of the ``arena_schedule`` setting; ``ValueError`` saying what
+    is wrong with it (the server does not start)."""
     if text.strip() == "off":
         return Schedule()
     if not text.strip():
         return default_schedule(games)
-    rules = json.loads(text)
-    if not isinstance(rules, list):
-        raise ArenaError("bad-schedule", "arena_schedule must be a JSON list of rules")
-    return schedule_from_config(rules, games)
+    try:
+        rules = json.loads(text)
+        if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
+            raise ArenaError("bad-schedule", "not a JSON list of rules (maps)")
+        return schedule_from_config(rules, games)
+    except (ArenaError, json.JSONDecodeError, TypeError, ValueError) as exc:
+        raise ValueError(f"--arena-schedule: {exc}") from None
 
 
 class ArenaLoop:
