@@ -77,6 +77,14 @@ def test_arena_page_live_standings_featured_and_pairing(new_page, make_bot):
         t.start()
     page.wait_for_selector('#arena-featured a[href^="#watch="]', timeout=30000)
     shot(page, "arena-featured")
+    # the featured race opens in the spectate view
+    featured = page.get_attribute("#arena-watch", "href")
+    page.click("#arena-watch")
+    page.wait_for_selector("#watch-page #boards")
+    assert f"#watch={featured.split('=')[1].split('&')[0]}" in page.url
+    shot(page, "arena-featured-watch")
+    page.goto(page.url.split("#")[0] + "#arena=web-arena")
+    page.wait_for_selector("#arena-standings")
     page.wait_for_function(
         "[...document.querySelectorAll('#arena-standings td.points')].some((td) => parseInt(td.textContent) > 0)",
         timeout=90000,

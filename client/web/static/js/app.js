@@ -166,7 +166,7 @@ function parseHash() {
   const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
   let m;
   if ((m = /^race=([\w-]+)(?:&invite=([\w-]+))?/.exec(hash))) return { kind: "race", id: m[1], invite: m[2] || null };
-  if ((m = /^watch=([\w-]+)(?:&invite=([\w-]+))?/.exec(hash))) return { kind: "watch", id: m[1], invite: m[2] || null };
+  if ((m = /^watch=([\w-]+)(?:&invite=([\w-]+))?(?:&arena=([\w-]+))?/.exec(hash))) return { kind: "watch", id: m[1], invite: m[2] || null, arena: m[3] || null };
   if (hash === "watch") return { kind: "watchlist", id: null };
   if ((m = /^replay=([\w-]+)(?:&step=(\d+))?/.exec(hash))) return { kind: "replay", id: m[1], step: m[2] ? parseInt(m[2], 10) : 0 };
   if ((m = /^howto(?:=([\w-]+))?/.exec(hash))) return { kind: "howto", id: m[1] || null };
@@ -1210,6 +1210,7 @@ conn.on("end", (m) => {
   }
   setEnd(m);
   render();
+  if (app.route.kind === "watch" && app.route.arena) arenaPage.follow(app.route.arena, m.race);
 });
 
 conn.on("state", (st) => {

@@ -1,6 +1,7 @@
 // Arenas (docs/protocol.md §5a): the list of arenas, and an arena's page with its live
 // standings, your current and past races, the time left and the featured race (watched
-// through the spectate view, with the spectator delay). While you are joined, each race
+// through the spectate view, with the spectator delay, switching to the next featured race
+// when it ends). While you are joined, each race
 // the server pairs you into opens by itself (app.js asks `paired`).
 import { gameName } from "./games.js";
 
@@ -132,6 +133,28 @@ export class ArenaPage {
     return true;
   }
 
+  /**
+   * The featured race being watched (#watch=RACE&arena=ID) has ended: once the arena
+   * features another, watch that one (while this page still shows the ended race).
+   */
+  async follow(arena, ended) {
+    const still = () => location.hash.includes(`watch=${ended}`) && location.hash.includes(`arena=${arena}`);
+    while (still()) {
+      await new Promise((r) => setTimeout(r, 2000));
+      if (!still() || this.ctx.conn.status !== "online") continue;
+      try {
+        const d = await this.ctx.conn.request({ t: "arena", arena });
+        if (d.featured && d.featured !== ended && still()) {
+          this.ctx.go(`watch=${d.featured}&arena=${arena}`);
+          return;
+        }
+        if (d.arena.status === "over" && !d.featured) return;
+      } catch (e) {
+        return;
+      }
+    }
+  }
+
   async join() {
     try {
       this.data = await this.ctx.conn.request({ t: "arena_join", arena: this.id });
@@ -232,7 +255,7 @@ export class ArenaPage {
       { class: "panel", id: "arena-featured" },
       h("h2", {}, "Featured race"),
       d.featured
-        ? h("p", {}, "The race of the highest-ranked players, shown with the spectator delay. ", h("a", { class: "btn", href: `#watch=${d.featured}` }, "Watch it"))
+        ? h("p", {}, "The race of the highest-ranked players, shown with the spectator delay. ", h("a", { class: "btn", id: "arena-watch", href: `#watch=${d.featured}&arena=${this.id}` }, "Watch it"))
         : h("p", { class: "muted" }, "No race being played."),
     );
     return h("div", { class: "arena" }, head, h("div", { class: "daily-grid" }, h("div", {}, mine, featured), this.standingsPanel()));
