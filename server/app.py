@@ -14,13 +14,18 @@ import asyncio
 import logging
 import os
 
+from argon2 import PasswordHasher
+
 from .arena import ArenaStore
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
 from .handlers.arena import install as install_arena
+from .handlers.rated import RatedHandlers
+from .handlers.rated import install as install_rated
 from .metrics import Metrics
 from .net.gateway import Gateway
+from .ratings import Accounts, Pool, Ratings
 from .service import Service
 from .storage.embedded_redis import EmbeddedRedis, Supervisor, lock_data_folder
 from .storage.keys import new_race_id
@@ -39,6 +44,9 @@ class App:
         self.store: Store | None = None
         self.service: Service | None = None
         self.daily: Daily | None = None
+        self.accounts: Accounts | None = None
+        self.ratings: Ratings | None = None
+        self.rated: RatedHandlers | None = None
         self.gateway: Gateway | None = None
 
     async def start(self) -> App:
@@ -71,6 +79,11 @@ class App:
             replay_top=st.daily_replay_top,
         )
         install_daily(self.service, self.daily)
+        redis, clock = self.store.redis, self.service.now_ms
+        hasher = PasswordHasher(time_cost=st.password_hash_passes, memory_cost=st.password_hash_memory_kib)
+        self.accounts = Accounts(redis, clock=clock, hasher=hasher)
+        self.ratings = Ratings(redis, clock=clock)
+        self.rated = install_rated(self.service, self.accounts, self.ratings, Pool(redis, clock), self.daily)
         await self.service.start()
         install_arena(
             self.service, ArenaStore(self.store.redis, clock=self.service.now_ms, race_id=new_race_id)

@@ -60,6 +60,7 @@ class Player:
     home: int = 0  # cards home
     status: str = WAITING
     at: int | None = None  # time of the last status change (ms), None before the start
+    session: str = ""  # a rated race's seat: the account's login session id (never on the wire)
 
 
 @dataclass(slots=True)
@@ -90,6 +91,8 @@ class Race:
     sealed: bool = False
     # A private race's secret (core/privacy.py): "" for a public race or a daily attempt.
     invite: str = ""
+    # Rated: only accounts, the server's settings, ratings updated at the end (server/ratings).
+    rated: bool = False
 
     def seat_of(self, player: str) -> Player | None:
         for p in self.players:
@@ -364,6 +367,7 @@ def snapshot(race: Race) -> dict[str, Any]:
             for p in race.players
         ],
         "ranking": race.ranking if race.status == FINISHED else None,
+        "rated": race.rated,
     }
 
 
@@ -378,4 +382,5 @@ def summary(race: Race) -> dict[str, Any]:
         "starts_at": race.starts_at,
         "deadline": race.deadline,
         "spectators": max(0, race.spectators),
+        "rated": race.rated,
     }
