@@ -74,11 +74,26 @@ async def play_arena(
         result = BotResult(bot.name)
         bot.races.append(result)
         await play_race(c, race, strategy, result, delay_ms, started=started)
-        end = await c.wait_for(m.End, _in_race(race), timeout=time_limit_s + 30)
-        for row in end.ranking:
+        for row in await _ranking(c, race, time_limit_s + 30):
             if row.player == c.player:
                 result.rank = row.rank
                 result.status = row.status
+
+
+async def _ranking(c: client.Client, race: str, timeout: float) -> list[m.RankEntry]:
+    """The race's final ranking: from its ``end``, or, when that was missed (a reconnect
+    at the wrong moment), from a resync once the race is over."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        try:
+            end: m.End = await c.wait_for(m.End, _in_race(race), timeout=2.0)
+            return list(end.ranking)
+        except TimeoutError:
+            st: m.State = await c.resync(race)
+            if st.race.status == m.RaceStatus.FINISHED and st.race.ranking is not None:
+                return list(st.race.ranking)
+            if asyncio.get_running_loop().time() > deadline:
+                raise
 
 
 async def run_arena_bots(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections import defaultdict
 
+import pytest
 import redis.asyncio as aioredis
 from waiting import DEADLINE, until
 
@@ -20,6 +21,8 @@ from protocol import messages as m
 from server.arena import ArenaStore
 from server.arena import keys as arena_keys
 from server.arena.scoring import score_race
+
+pytestmark = pytest.mark.timeout(300)  # arenas of 20-25 s, their last races, the finalizing
 
 ARENA_FLAGS = [
     "--arena-create",
