@@ -73,11 +73,27 @@ async def play_arena(
             on_race(race)
         result = BotResult(bot.name)
         bot.races.append(result)
-        await play_race(c, race, strategy, result, delay_ms, started=started)
+        if started or await _started(c, race):  # else over before we could play it
+            await play_race(c, race, strategy, result, delay_ms, started=True)
         for row in await _ranking(c, race, time_limit_s + 30):
             if row.player == c.player:
                 result.rank = row.rank
                 result.status = row.status
+
+
+async def _started(c: client.Client, race: str) -> bool:
+    """Wait for the race's start; False if it ended first. The start event can be missed
+    (the seating notice came just before the start): a resync then tells."""
+    while True:
+        try:
+            await c.wait_for(m.Started, _in_race(race), timeout=2.0)
+            return True
+        except TimeoutError:
+            st: m.State = await c.resync(race)
+            if st.race.status == m.RaceStatus.RUNNING:
+                return True
+            if st.race.status == m.RaceStatus.FINISHED:
+                return False
 
 
 async def _ranking(c: client.Client, race: str, timeout: float) -> list[m.RankEntry]:
