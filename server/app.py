@@ -16,9 +16,11 @@ import os
 
 from argon2 import PasswordHasher
 
+from .arena import ArenaStore
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
+from .handlers.arena import install as install_arena
 from .handlers.rated import RatedHandlers
 from .handlers.rated import install as install_rated
 from .metrics import Metrics
@@ -26,6 +28,7 @@ from .net.gateway import Gateway
 from .ratings import Accounts, Pool, Ratings
 from .service import Service
 from .storage.embedded_redis import EmbeddedRedis, Supervisor, lock_data_folder
+from .storage.keys import new_race_id
 from .storage.store import Store
 
 log = logging.getLogger("solrace.app")
@@ -82,6 +85,9 @@ class App:
         self.ratings = Ratings(redis, clock=clock)
         self.rated = install_rated(self.service, self.accounts, self.ratings, Pool(redis, clock), self.daily)
         await self.service.start()
+        install_arena(
+            self.service, ArenaStore(self.store.redis, clock=self.service.now_ms, race_id=new_race_id)
+        )
         self.gateway = Gateway(self.settings, self.service, self.metrics)
         await self.gateway.start()
         return self

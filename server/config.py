@@ -187,6 +187,23 @@ class Settings:
         default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
     )
 
+    # --- arenas (server/arena, docs/arenas.md, docs/protocol.md §5a)
+    arena_schedule: str = field(
+        default="",
+        metadata=_doc(
+            "recurring arenas: a JSON list of rules (docs/arenas.md §1); empty: hourly 30-minute arenas "
+            "of every game and a daily hour; 'off': none"
+        ),
+    )
+    arena_update_ms: int = field(
+        default=1000, metadata=_doc("least interval between two arena_update to a watcher", "ARENA_UPDATE")
+    )
+    arena_tick_ms: int = field(default=1000, metadata=_doc("interval of the arena loop (pairing, results)"))
+    arena_create: int = field(
+        default=0,
+        metadata=_doc("1: any connection may create an arena with arena_create (tests, private servers)"),
+    )
+
     # --- accounts and ratings (server/ratings, docs/protocol.md §9)
     password_hash_passes: int = field(default=3, metadata=_doc("argon2id passes of a password hash"))
     password_hash_memory_kib: int = field(
@@ -222,6 +239,12 @@ class Settings:
             raise ValueError(f"--port must be 0 to 65535, not {self.port}")
         if self.redis_fsync not in ("always", "everysec", "no"):
             raise ValueError(f"--redis-fsync must be always, everysec or no, not {self.redis_fsync!r}")
+        if self.arena_schedule.strip() not in ("", "off"):
+            from protocol.rules import GAMES
+
+            from .handlers.arena_loop import schedule
+
+            schedule(self.arena_schedule, list(GAMES))  # ValueError naming the setting
 
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""

@@ -47,9 +47,12 @@ async def play_race(
     result: BotResult,
     delay_ms: float = 0,
     start_timeout: float | None = 120,
+    started: bool = False,
 ) -> None:
-    """Wait for the start of ``race``, then play it until won or stuck."""
-    await c.wait_for(m.Started, lambda ev: ev.race == race, timeout=start_timeout)
+    """Wait for the start of ``race`` (unless ``started``: it runs already and the
+    board is synced), then play it until won or stuck."""
+    if not started:
+        await c.wait_for(m.Started, lambda ev: ev.race == race, timeout=start_timeout)
     board = c.board(race)
     strategy.new_game()
     result.race = race

@@ -13,6 +13,7 @@ Online: N bots connect, take seats in one race and play it::
     solrace bot --url ws://127.0.0.1:8765/ws --count 3 --game racing-aces --strategy search
     solrace bot ... --race RACE_ID     # join an existing race (of whatever game) and ready up
     solrace bot ... --quick            # quick-match (bots may meet people)
+    solrace bot ... --arena ARENA_ID   # join an arena, play every race paired into, until it ends
     solrace bot --url ws://a:8765/ws --url ws://b:8765/ws ...   # failover between processes
 
 Without --race or --quick the first bot creates a public race with one seat
@@ -113,6 +114,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     on.add_argument("--race", help="join this race id")
     on.add_argument("--quick", action="store_true", help="quick-match instead of creating a race")
+    on.add_argument("--arena", help="join this arena and play its races until it ends")
     on.add_argument("--seats", type=positive_int, help="quick-match race size (default: --count, at least 2)")
     on.add_argument("--time-limit", type=positive_int, default=600, help="race clock for a created race, s")
     on.add_argument("--delay-ms", type=non_negative_float, default=0, help="pause after each move, ms")
@@ -248,8 +250,8 @@ def run_online(args: argparse.Namespace) -> int:
     from client.bots.online import run_bots
     from client.library import Unreachable
 
-    if args.race and args.quick:
-        print("solrace bot: give --race or --quick, not both", file=sys.stderr)
+    if sum(bool(x) for x in (args.race, args.quick, args.arena)) > 1:
+        print("solrace bot: give one of --race, --quick, --arena", file=sys.stderr)
         return 2
     strategies = [make(args.strategy, **_strategy_options(args, args.strategy)) for _ in range(args.count)]
     urls: list[str] = args.url or [DEFAULT_URL]
@@ -259,6 +261,8 @@ def run_online(args: argparse.Namespace) -> int:
             print(f"solrace bot: note: race {race} is {game}, not {args.game}", file=sys.stderr)
         print(f"race {race}: {args.count} {args.strategy} bot(s) playing {game}", flush=True)
 
+    if args.arena:
+        return run_arena(args, strategies, urls)
     try:
         results = asyncio.run(
             run_bots(
@@ -289,4 +293,28 @@ def run_online(args: argparse.Namespace) -> int:
             f"rank {r.rank if r.rank is not None else '-'}  {r.name:<10} {r.status:<8} "
             f"home {r.home}/{r.total}  moves {r.moves}  race {r.race}{extra}"
         )
+    return 0
+
+
+def run_arena(args: argparse.Namespace, strategies: list[Any], urls: list[str]) -> int:
+    from client.bots.arena import run_arena_bots
+
+    def announce(race: str) -> None:
+        print(f"arena {args.arena}: race {race}", flush=True)
+
+    try:
+        bots = asyncio.run(
+            run_arena_bots(
+                urls, args.arena, strategies, delay_ms=args.delay_ms, name_prefix=args.name, on_race=announce
+            )
+        )
+    except OSError as e:
+        print(f"solrace bot: cannot reach {' or '.join(urls)}: {e}", file=sys.stderr)
+        return 1
+    except Exception as e:  # a server error reply (no-arena, arena-over, ...) or Unreachable
+        print(f"solrace bot: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+    for b in bots:
+        wins = sum(1 for r in b.races if r.rank == 1)
+        print(f"{b.name:<10} races {len(b.races)}  wins {wins}")
     return 0

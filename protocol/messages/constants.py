@@ -52,6 +52,9 @@ class ErrorCode(StrEnum):
     DAILY_CLOSING = "daily-closing"  # daily_start too close to the day's end
     DAILY_BUSY = "daily-busy"  # daily_start while another connection is creating the attempt
     NO_REPLAY = "no-replay"  # daily_replay of an entry outside the published top
+    NO_ARENA = "no-arena"  # unknown arena id
+    ARENA_OVER = "arena-over"  # arena_join after the arena's end
+    BAD_ARENA = "bad-arena"  # arena_create refused: disabled here, or a bad id/duration/seats
     # accounts and ratings (docs/protocol.md §9)
     BAD_NAME = "bad-name"  # claim: the account name breaks the naming rule
     BAD_PASSWORD = "bad-password"  # claim/password: the new password breaks the password rule

@@ -212,6 +212,59 @@ class DailyReplay(ClientMsg, tag="daily_replay", frozen=True):
     player: PlayerId | None = None
 
 
+# --- arenas (docs/protocol.md §5a) ------------------------------------------------------
+
+ArenaId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9-]*$")]
+
+
+class Arenas(ClientMsg, tag="arenas", frozen=True):
+    """The arenas running, starting within the hour, or ended within the day; reply `arena_list`."""
+
+
+class ArenaGet(ClientMsg, tag="arena", frozen=True):
+    """One arena, with your place in it; reply `arena`."""
+
+    arena: ArenaId
+
+
+class ArenaJoin(ClientMsg, tag="arena_join", frozen=True):
+    """Join (or rejoin) until the arena ends; reply `arena`."""
+
+    arena: ArenaId
+
+
+class ArenaWithdraw(ClientMsg, tag="arena_withdraw", frozen=True):
+    """No more pairing (a race in progress still counts); reply `arena`."""
+
+    arena: ArenaId
+
+
+class ArenaStandings(ClientMsg, tag="arena_standings", frozen=True):
+    """The standings; `watch` also subscribes to live `arena_update`s."""
+
+    arena: ArenaId
+    top: Annotated[int, msgspec.Meta(ge=1, le=100)] | None = None  # absent or nil: 10
+    around: Annotated[int, msgspec.Meta(ge=0, le=25)] | None = None  # absent or nil: 2
+    watch: bool | None = None  # absent or nil: false
+
+
+class ArenaUnwatch(ClientMsg, tag="arena_unwatch", frozen=True):
+    arena: ArenaId
+
+
+class ArenaCreate(ClientMsg, tag="arena_create", frozen=True):
+    """Create an arena (only where the server allows it: ARENA_CREATE); reply `arena`."""
+
+    arena: ArenaId
+    game: GameId
+    duration_ms: Annotated[int, msgspec.Meta(ge=0)]
+    starts: Annotated[int, msgspec.Meta(ge=0)] | None = None  # absent or nil: now
+    seats: Annotated[int, msgspec.Meta(ge=2, le=4)] | None = None  # absent or nil: 2
+    time_limit_s: TimeLimit | None = None  # absent or nil: 300
+    berserk: bool | None = None  # absent or nil: true
+    name: Annotated[str, msgspec.Meta(max_length=MAX_NAME * 2)] | None = None
+
+
 # --- accounts and ratings (docs/protocol.md §9) --------------------------------------
 
 AccountName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -302,6 +355,13 @@ ClientMessage: TypeAlias = (
     | LeaderboardUnwatch
     | History
     | DailyReplay
+    | Arenas
+    | ArenaGet
+    | ArenaJoin
+    | ArenaWithdraw
+    | ArenaStandings
+    | ArenaUnwatch
+    | ArenaCreate
     | Claim
     | Login
     | Logout
@@ -647,6 +707,81 @@ class DailyReplayData(ServerMsg, tag="daily_replay"):
     players: list[DailyReplayPlayer]
 
 
+# --- arenas (docs/protocol.md §5a) ----------------------------------------------------
+
+
+class ArenaSummary(Nested):
+    id: str
+    game: str
+    name: str
+    starts: int
+    ends: int
+    seats: int
+    berserk: bool
+    time_limit_s: int
+    status: str  # upcoming, running, over
+    final: bool  # the final standings are recorded
+    players: int  # joined players
+
+
+class ArenaListData(ServerMsg, tag="arena_list"):
+    now: int
+    arenas: list[ArenaSummary]
+
+
+class ArenaRace(Nested):
+    race: str
+    rank: int
+    points: int
+
+
+class ArenaData(ServerMsg, tag="arena"):
+    """One arena and your place in it."""
+
+    now: int
+    arena: ArenaSummary
+    joined: bool  # you are paired while it runs
+    race: str | None  # your race being played
+    races: list[ArenaRace]  # your finished races, oldest first
+    featured: str | None
+
+
+class ArenaRow(Nested):
+    rank: int  # 1-based, unique (ties broken per docs/arenas.md)
+    player: str
+    name: str
+    points: int
+    races: int
+    wins: int
+    streak: int
+    fire: bool  # on a streak: the next win counts double
+
+
+class ArenaStandingsData(ServerMsg, tag="arena_standings"):
+    arena: str
+    status: str
+    final: bool
+    count: int
+    top: list[ArenaRow]
+    me: ArenaRow | None
+    around: list[ArenaRow]
+    featured: str | None
+
+
+class ArenaUpdate(ServerMsg, tag="arena_update"):
+    """To watchers of an arena, at most once per ARENA_UPDATE ms: the standings have
+    changed or the featured race has."""
+
+    arena: str
+    status: str
+    final: bool
+    count: int
+    top: list[ArenaRow]
+    me: ArenaRow | None
+    around: list[ArenaRow]
+    featured: str | None
+
+
 # --- accounts and ratings (docs/protocol.md §9) ---------------------------------------
 
 
@@ -769,6 +904,10 @@ ServerMessage: TypeAlias = (
     | LeaderboardUpdate
     | HistoryData
     | DailyReplayData
+    | ArenaListData
+    | ArenaData
+    | ArenaStandingsData
+    | ArenaUpdate
     | Account
     | ProfileData
     | RatingBoardData

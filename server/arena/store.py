@@ -299,6 +299,14 @@ class ArenaStore:
         raw = await self.r.hgetall(keys.races(arena_id))
         return {_s(k): json.loads(_s(v)) for k, v in raw.items()}
 
+    async def is_joined(self, arena_id: str, player: str) -> bool:
+        """Whether ``player`` is joined (paired while the arena runs), not withdrawn."""
+        return bool(await self.r.sismember(keys.joined(arena_id), player))
+
+    async def has_race(self, arena_id: str, race: str) -> bool:
+        """Whether ``race`` is a formed race of the arena not yet applied."""
+        return bool(await self.r.hexists(keys.races(arena_id), race))
+
     async def featured(self, arena_id: str) -> str | None:
         """The formed race whose best player stands highest (None without races)."""
         race = _s(await self._run("FEATURED", [keys.races(arena_id), keys.board(arena_id)], []))
@@ -429,6 +437,10 @@ class ArenaStore:
         around_t = rows(around_rows)
         mine = next((r for r in around_t if r.standing.player == player), None) if int(me) >= 0 else None
         return Board(int(count), rows(top_rows), mine, around_t)
+
+    async def count(self, arena_id: str) -> int:
+        """How many players the standings hold (withdrawn ones included)."""
+        return int(await self.r.zcard(keys.board(arena_id)))
 
     async def all_standings(self, arena_id: str) -> list[Row]:
         board = await self.standings(arena_id, top=1 << 30)

@@ -225,14 +225,23 @@ class Lobby:
         # This process completed a group: it seats everyone in a new public race.
         for other in svc.players.get(pid, ()):
             other.quick.discard((gdef.id, seats))
+        await self.seat_group(gdef.id, group, svc.settings.time_limit_s)
+
+    async def seat_group(
+        self, game: str, group: list[str], time_limit_s: int, race: str | None = None
+    ) -> R.Race:
+        """A new public race of `group`, counting down at once, under id `race` (default: a
+        new one); each player is notified (`seated`) wherever they are connected."""
+        svc = self.svc
+        gdef = check.game(game)
         names = [await svc.store.player_name(p) for p in group]
         seed = svc.seed_factory()
         now = await svc.store.time_ms()
-        race = R.new_quick_race(
-            race=keys.new_race_id(),
+        new = R.new_quick_race(
+            race=race or keys.new_race_id(),
             game=gdef.id,
             total=gdef.total,
-            time_limit_s=svc.settings.time_limit_s,
+            time_limit_s=time_limit_s,
             players=list(zip(group, names, strict=True)),
             now=now,
             countdown_ms=svc.settings.countdown_ms,
@@ -241,10 +250,11 @@ class Lobby:
             rules_version=rules.RULES_VERSION,
             deal_version=rules.DEAL_VERSION,
         )
-        await self._publish_new(None, msg, race, now)
-        notice = encode({"t": "seated", "race": race.race})
+        await self._publish_new(None, None, new, now)
+        notice = encode({"t": "seated", "race": new.race})
         for p in group:
             await svc.store.publish_player(p, notice)
+        return new
 
     async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
         for game, seats in list(s.quick):

@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import client
 from client.cli import main
+from protocol import messages as m
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,3 +82,27 @@ def test_bots_race_through_the_command(serve_process) -> None:
     # Two greedy bots on one deal play the same game, so they may tie for rank 1.
     ranks = [line.split()[:2] for line in lines[1:]]
     assert len(ranks) == 2 and all(r[0] == "rank" and r[1] in ("1", "2") for r in ranks), lines
+
+
+def test_bots_play_an_arena_through_the_command(serve_process) -> None:
+    url, _proc = serve_process("--arena-create", "1", "--arena-schedule", "off", "--arena-tick-ms", "200")
+
+    async def create() -> None:
+        async with client.connect(url, name="host") as c:
+            await c.request(
+                m.ArenaCreate(arena="cli-arena", game="racing-aces", duration_ms=10_000, time_limit_s=30)
+            )
+
+    asyncio.run(create())
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "bot", "--url", url, "--count", "2", "--arena", "cli-arena"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert any(line.startswith("arena cli-arena: race r") for line in lines), lines
+    rows = [line.split() for line in lines if line.startswith("bot-")]
+    assert len(rows) == 2 and all(r[1] == "races" and int(r[2]) >= 1 for r in rows), lines

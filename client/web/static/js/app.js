@@ -5,6 +5,7 @@ import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { Board } from "./board.js";
 import { sha256Hex } from "./sha256.js";
 import { DailyPage, dailyOf } from "./daily.js";
+import { ArenaPage, arenaOf } from "./arena.js";
 import { ReplayPage } from "./replay.js";
 import { HowtoPage, legendEl } from "./howto.js";
 import { errorText as errText, timeCell } from "./words.js";
@@ -177,10 +178,12 @@ function parseHash() {
   const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
   let m;
   if ((m = /^race=([\w-]+)(?:&invite=([\w-]+))?/.exec(hash))) return { kind: "race", id: m[1], invite: m[2] || null };
-  if ((m = /^watch=([\w-]+)(?:&invite=([\w-]+))?/.exec(hash))) return { kind: "watch", id: m[1], invite: m[2] || null };
+  if ((m = /^watch=([\w-]+)(?:&invite=([\w-]+))?(?:&arena=([\w-]+))?/.exec(hash))) return { kind: "watch", id: m[1], invite: m[2] || null, arena: m[3] || null };
   if (hash === "watch") return { kind: "watchlist", id: null };
   if ((m = /^replay=([\w-]+)(?:&step=(\d+))?/.exec(hash))) return { kind: "replay", id: m[1], step: m[2] ? parseInt(m[2], 10) : 0 };
   if ((m = /^howto(?:=([\w-]+))?/.exec(hash))) return { kind: "howto", id: m[1] || null };
+  if ((m = /^arena=([\w-]+)/.exec(hash))) return { kind: "arena", id: m[1] };
+  if (hash === "arenas") return { kind: "arena", id: null };
   if ((m = /^(account|profile|ratings)(?:=([\w-]+))?$/.exec(hash))) return { kind: m[1], id: m[2] || null };
   if ((m = /^daily(?:=([\w-]+))?(?:&date=(\d{4}-\d{2}-\d{2}))?/.exec(hash))) return { kind: "daily", id: m[1] || null, date: m[2] || null };
   return { kind: "lobby", id: null };
@@ -192,6 +195,7 @@ function leaveRoute(next) {
     if (conn.status === "online") conn.request({ t: "unspectate", race: prev.id }).catch(() => {});
   }
   if (prev.kind === "daily" && next.kind !== "daily") dailyPage.leave();
+  if (prev.kind === "arena" && next.kind !== "arena") arenaPage.leave();
   if (prev.kind === "replay") replayPage.leave();
   if (prev.kind === "howto") howtoPage.leave();
   if (["account", "profile", "ratings"].includes(prev.kind)) accountPage.leave();
@@ -218,7 +222,7 @@ function onRoute() {
   app.lastVer = 0;
   app.error = null;
   app.boardsAt = null;
-  const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily", replay: "watch", howto: "howto", account: "account", profile: "account", ratings: "account" }[next.kind];
+  const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily", arena: "arena", replay: "watch", howto: "howto", account: "account", profile: "account", ratings: "account" }[next.kind];
   document.querySelectorAll(".topnav a").forEach((a) => a.classList.toggle("on", a.dataset.nav === navKey));
   document.body.dataset.route = next.kind;
   if (next.kind === "howto") howtoPage.open(next.id || GAME_IDS[0]);
@@ -240,6 +244,9 @@ function enterRoute() {
   } else if (r.kind === "daily") {
     dailyPage.open(r.id || localStorage.getItem("solrace.dailyGame") || GAME_IDS[0], r.date);
     if (r.id) localStorage.setItem("solrace.dailyGame", r.id);
+  } else if (r.kind === "arena") {
+    if (r.id) arenaPage.open(r.id);
+    else arenaPage.openList();
   } else if (r.kind === "account" || r.kind === "profile" || r.kind === "ratings") {
     accountPage.open(r.kind, r.id);
   } else if (r.kind === "replay") {
@@ -255,6 +262,7 @@ function render() {
   else if (r.kind === "race") renderRace();
   else if (r.kind === "watch") renderWatch();
   else if (r.kind === "daily") dailyPage.render();
+  else if (r.kind === "arena") arenaPage.render();
   else if (r.kind === "replay") replayPage.render();
   else if (r.kind === "howto") howtoPage.render();
   else if (r.kind === "account" || r.kind === "profile" || r.kind === "ratings") accountPage.render();
@@ -1048,8 +1056,9 @@ function renderResult() {
         "div",
         { class: "result-actions" },
         daily ? h("a", { class: "btn primary", id: "to-leaderboard", href: `#daily=${daily.game}` }, "See the leaderboard") : null,
+        arenaOf(race.race) ? h("a", { class: "btn primary", id: "to-arena", href: `#arena=${arenaOf(race.race)}` }, "Back to the arena") : null,
         offer && !daily ? h("button", { class: "btn primary", id: "accept-rematch", onclick: () => takeRematch(offer) }, `Accept ${offer.name}'s rematch`) : null,
-        myRank && !daily && !offer ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: "The same players, a new deal, the same settings" }, "Rematch") : null,
+        myRank && !daily && !offer && !arenaOf(race.race) ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: "The same players, a new deal, the same settings" }, "Rematch") : null,
         race.game && !daily ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
         race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
         sealed ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
@@ -1229,6 +1238,8 @@ const dailyPage = new DailyPage({
 });
 setInterval(() => app.route.kind === "daily" && dailyPage.tick(), 1000);
 
+const arenaPage = new ArenaPage({ conn, h, $, toast, errText, myId, go: (hash) => (location.hash = hash) });
+setInterval(() => app.route.kind === "arena" && arenaPage.tick(), 1000);
 const accountPage = new AccountPage({
   conn,
   h,
@@ -1269,6 +1280,12 @@ conn.on("welcome", (w) => {
 });
 
 conn.on("race", (snap) => {
+  if (arenaPage.paired(snap) && app.raceId !== snap.race) {
+    // an arena we joined paired us into this race
+    app.pendingSnapshot = snap;
+    location.hash = `race=${snap.race}`;
+    return;
+  }
   if (app.queued && snap.players && snap.players.some((p) => p.player === myId())) {
     // quick match found a race for us
     app.queued = null;
@@ -1334,6 +1351,7 @@ conn.on("end", (m) => {
   }
   setEnd(m);
   render();
+  if (app.route.kind === "watch" && app.route.arena) arenaPage.follow(app.route.arena, m.race);
 });
 
 conn.on("state", (st) => {

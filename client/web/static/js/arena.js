@@ -1,0 +1,289 @@
+// Arenas (docs/protocol.md §5a): the list of arenas, and an arena's page with its live
+// standings, your current and past races, the time left and the featured race (watched
+// through the spectate view, with the spectator delay, switching to the next featured race
+// when it ends). While you are joined, each race
+// the server pairs you into opens by itself (app.js asks `paired`).
+import { gameName } from "./games.js";
+
+const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
+
+export function rememberArenaRace(race, arena) {
+  try {
+    const map = JSON.parse(localStorage.getItem(ARENA_KEY) || "{}");
+    map[race] = arena;
+    const keys = Object.keys(map);
+    for (const k of keys.slice(0, Math.max(0, keys.length - 100))) delete map[k];
+    localStorage.setItem(ARENA_KEY, JSON.stringify(map));
+  } catch (e) {
+    /* private mode */
+  }
+}
+
+export function arenaOf(race) {
+  try {
+    return JSON.parse(localStorage.getItem(ARENA_KEY) || "{}")[race] || null;
+  } catch (e) {
+    return null;
+  }
+}
+
+function left(ms) {
+  let s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
+}
+
+/**
+ * The arena pages. ctx: {conn, h, $, toast, errText, myId, go(hash), setPending(snap), now()}
+ */
+export class ArenaPage {
+  constructor(ctx) {
+    this.ctx = ctx;
+    this.list = null;
+    this.id = null; // the arena shown, null: the list
+    this.data = null; // `arena` reply
+    this.board = null; // `arena_standings` or the last `arena_update`
+    this.error = null;
+    this.watching = null;
+    this.joined = new Set(); // arenas joined from this page: their races open by themselves
+    this.opened = new Set(); // races opened by `paired`
+    this.offset = 0; // server clock - local clock
+    ctx.conn.on("arena_update", (m) => this.onUpdate(m));
+  }
+
+  now() {
+    return Date.now() + this.offset;
+  }
+
+  async openList() {
+    this.id = null;
+    this.error = null;
+    await this.unwatch();
+    try {
+      this.list = await this.ctx.conn.request({ t: "arenas" });
+      this.offset = this.list.now - Date.now();
+    } catch (e) {
+      this.error = e.code === "unknown-type" ? "Arenas are not available on this server." : this.ctx.errText(e);
+    }
+    this.render();
+  }
+
+  async open(id) {
+    if (this.id !== id) {
+      await this.unwatch();
+      this.data = this.board = null;
+    }
+    this.id = id;
+    this.error = null;
+    this.render();
+    await this.refresh(true);
+  }
+
+  async refresh(watch = false) {
+    const { conn } = this.ctx;
+    const id = this.id;
+    try {
+      const data = await conn.request({ t: "arena", arena: id });
+      if (id !== this.id) return;
+      this.data = data;
+      this.offset = data.now - Date.now();
+      if (data.joined) this.joined.add(id);
+      else this.joined.delete(id);
+      for (const r of data.races) rememberArenaRace(r.race, id);
+      if (data.race) rememberArenaRace(data.race, id);
+      if (watch || !this.board) {
+        this.board = await conn.request({ t: "arena_standings", arena: id, top: 10, around: 2, watch: true });
+        this.watching = id;
+      }
+    } catch (e) {
+      this.error = e.code === "no-arena" ? "No such arena." : this.ctx.errText(e);
+    }
+    this.render();
+  }
+
+  async unwatch() {
+    const w = this.watching;
+    this.watching = null;
+    if (w && this.ctx.conn.status === "online") this.ctx.conn.request({ t: "arena_unwatch", arena: w }).catch(() => {});
+  }
+
+  leave() {
+    this.unwatch();
+  }
+
+  onUpdate(m) {
+    if (m.arena !== this.watching) return;
+    this.board = m;
+    if (this.data) this.data.featured = m.featured;
+    this.render();
+    // your own line moved: your races list and current race may have too
+    this.refresh(false);
+  }
+
+  /** A race snapshot came unasked: is it a race an arena paired us into? */
+  paired(snap) {
+    if (!this.joined.size || snap.status !== "countdown") return false;
+    if (!(snap.players || []).some((p) => p.player === this.ctx.myId())) return false;
+    if (this.opened.has(snap.race)) return false; // opened already
+    this.opened.add(snap.race);
+    rememberArenaRace(snap.race, this.id && this.joined.has(this.id) ? this.id : [...this.joined][0]);
+    return true;
+  }
+
+  /**
+   * The featured race being watched (#watch=RACE&arena=ID) has ended: once the arena
+   * features another, watch that one (while this page still shows the ended race).
+   */
+  async follow(arena, ended) {
+    const still = () => location.hash.includes(`watch=${ended}`) && location.hash.includes(`arena=${arena}`);
+    while (still()) {
+      await new Promise((r) => setTimeout(r, 2000));
+      if (!still() || this.ctx.conn.status !== "online") continue;
+      try {
+        const d = await this.ctx.conn.request({ t: "arena", arena });
+        if (d.featured && d.featured !== ended && still()) {
+          this.ctx.go(`watch=${d.featured}&arena=${arena}`);
+          return;
+        }
+        if (d.arena.status === "over" && !d.featured) return;
+      } catch (e) {
+        return;
+      }
+    }
+  }
+
+  async join() {
+    try {
+      this.data = await this.ctx.conn.request({ t: "arena_join", arena: this.id });
+      this.joined.add(this.id);
+    } catch (e) {
+      this.ctx.toast(e.code === "arena-over" ? "This arena is over." : `Could not join: ${this.ctx.errText(e)}`, "error");
+    }
+    this.refresh(false);
+  }
+
+  async withdraw() {
+    try {
+      this.data = await this.ctx.conn.request({ t: "arena_withdraw", arena: this.id });
+    } catch (e) {
+      this.ctx.toast(`Could not withdraw: ${this.ctx.errText(e)}`, "error");
+    }
+    this.joined.delete(this.id);
+    this.refresh(false);
+  }
+
+  tick() {
+    const el = this.ctx.$("#arena-left");
+    if (el && this.data) el.textContent = this.leftText(this.data.arena);
+  }
+
+  leftText(a) {
+    const now = this.now();
+    if (now < a.starts) return `starts in ${left(a.starts - now)}`;
+    if (now < a.ends) return `${left(a.ends - now)} left`;
+    return a.final ? "final standings" : "over: the last races are finishing";
+  }
+
+  // ------------------------------------------------------------------ drawing
+
+  render() {
+    const { $ } = this.ctx;
+    const main = $("#main");
+    if (!main || document.body.dataset.route !== "arena") return;
+    main.replaceChildren(this.id === null ? this.listView() : this.arenaView());
+  }
+
+  listView() {
+    const { h } = this.ctx;
+    const head = h("div", { class: "daily-head" }, h("h1", {}, "Arenas"), h("p", { class: "muted" }, "Join an arena and race continuously: each race's placement earns points, two wins in a row put you on fire (wins count double). The standings are live."));
+    if (this.error) return h("div", { class: "arena" }, head, h("div", { class: "panel error-panel" }, h("h2", {}, this.error)));
+    if (!this.list) return h("div", { class: "arena" }, head, h("p", { class: "muted" }, "Loading…"));
+    const rows = this.list.arenas.map((a) =>
+      h(
+        "tr",
+        { class: `arena-row ${a.status}`, dataset: { arena: a.id } },
+        h("td", {}, h("a", { href: `#arena=${a.id}` }, a.name || a.id)),
+        h("td", {}, gameName(a.game)),
+        h("td", {}, a.status),
+        h("td", {}, this.leftText(a)),
+        h("td", { class: "num" }, String(a.players)),
+      ),
+    );
+    return h(
+      "div",
+      { class: "arena" },
+      head,
+      rows.length
+        ? h("table", { class: "ranking arena-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, "Status"), h("th", {}, "Time"), h("th", {}, "Players"))), h("tbody", {}, rows))
+        : h("p", { class: "muted" }, "No arena now or within the hour."),
+    );
+  }
+
+  arenaView() {
+    const { h } = this.ctx;
+    if (this.error) return h("div", { class: "arena" }, h("div", { class: "panel error-panel" }, h("h2", {}, this.error), h("a", { class: "btn", href: "#arenas" }, "All arenas")));
+    const d = this.data;
+    if (!d) return h("div", { class: "arena" }, h("p", { class: "muted" }, "Loading…"));
+    const a = d.arena;
+    const over = a.status === "over";
+    const head = h(
+      "div",
+      { class: "daily-head" },
+      h("h1", { id: "arena-title" }, a.name || a.id),
+      h("p", { class: "muted" }, `${gameName(a.game)} · ${a.seats} seats · ${Math.round(a.time_limit_s / 60)} min races · `, h("span", { id: "arena-left" }, this.leftText(a))),
+      over
+        ? null
+        : d.joined
+          ? h("button", { class: "btn", id: "arena-withdraw", onclick: () => this.withdraw() }, "Withdraw")
+          : h("button", { class: "btn primary", id: "arena-join", onclick: () => this.join() }, "Join"),
+      h("a", { class: "btn ghost", href: "#arenas" }, "All arenas"),
+    );
+    const mine = h(
+      "div",
+      { class: "panel" },
+      h("h2", {}, "Your races"),
+      d.race ? h("p", {}, h("a", { class: "btn primary", id: "arena-current", href: `#race=${d.race}` }, "Back to your race")) : d.joined && !over ? h("p", { class: "muted" }, "Waiting for a pairing…") : null,
+      d.races.length
+        ? h("ol", { class: "arena-races" }, d.races.map((r) => h("li", {}, h("a", { href: `#replay=${r.race}` }, `#${r.rank}`), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
+        : h("p", { class: "muted" }, "None yet."),
+    );
+    const featured = h(
+      "div",
+      { class: "panel", id: "arena-featured" },
+      h("h2", {}, "Featured race"),
+      d.featured
+        ? h("p", {}, "The race of the highest-ranked players, shown with the spectator delay. ", h("a", { class: "btn", id: "arena-watch", href: `#watch=${d.featured}&arena=${this.id}` }, "Watch it"))
+        : h("p", { class: "muted" }, "No race being played."),
+    );
+    return h("div", { class: "arena" }, head, h("div", { class: "daily-grid" }, h("div", {}, mine, featured), this.standingsPanel()));
+  }
+
+  standingsPanel() {
+    const { h, myId } = this.ctx;
+    const b = this.board;
+    if (!b) return h("div", { class: "panel" }, h("h2", {}, "Standings"), h("p", { class: "muted" }, "Loading…"));
+    const me = myId();
+    const line = (r) =>
+      h(
+        "tr",
+        { class: r.player === me ? "me" : "", dataset: { player: r.player } },
+        h("td", { class: "num" }, String(r.rank)),
+        h("td", {}, r.name, r.fire ? h("span", { title: "on fire: a win counts double" }, " 🔥") : null),
+        h("td", { class: "num points" }, String(r.points)),
+        h("td", { class: "num" }, `${r.wins}/${r.races}`),
+      );
+    const rows = b.top.map(line);
+    const shown = new Set(b.top.map((r) => r.player));
+    const rest = b.around.filter((r) => !shown.has(r.player));
+    if (rest.length) rows.push(h("tr", { class: "gap" }, h("td", { colspan: "4" }, "…")), ...rest.map(line));
+    return h(
+      "div",
+      { class: "panel" },
+      h("h2", {}, b.final ? "Final standings" : "Standings", h("span", { class: "muted small" }, ` · ${b.count} players`)),
+      h("table", { class: "ranking arena-standings", id: "arena-standings" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Wins"))), h("tbody", {}, rows)),
+    );
+  }
+}

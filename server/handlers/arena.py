@@ -1,0 +1,295 @@
+"""Arenas on the wire (docs/protocol.md §5a): list, get, join, withdraw, standings, live updates.
+
+``install(service, store)`` plugs arenas into a running race service the way
+the daily challenge does (server/daily/handlers.py): request handlers, an end
+hook that applies an arena race's ranking (exactly once: the store's
+scripts), a bus hook for the arenas' live channels, and the per-process arena
+loop (server/handlers/arena_loop.py) that pairs free players into races.
+
+Live standings are coalesced: a change only marks its arena dirty; every
+``arena_update_ms`` the watched arenas that changed (or whose featured race
+changed) are read once per (player, top, around) and sent as ``arena_update``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from protocol import messages as m
+from protocol.messages import ErrorCode
+from protocol.rules import GAMES
+
+from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
+from ..arena.schedule import HOUR_MS, MAX_DURATION_MS, status
+from ..core.races import RaceError
+from .arena_loop import ArenaLoop
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core.races import Race
+    from ..core.session import Session as Conn
+    from ..service import Service
+
+log = logging.getLogger("solrace.arena")
+
+DEFAULT_TOP, DEFAULT_AROUND = 10, 2
+LISTED_PAST_MS = 24 * HOUR_MS  # arena list: ended arenas shown this long
+
+
+def _race_error(exc: ArenaError) -> RaceError:
+    known = {c.value for c in ErrorCode}
+    code = ErrorCode(exc.code) if exc.code in known else ErrorCode.BAD_ARENA
+    return RaceError(code, exc.message)
+
+
+def row(r: Row) -> m.ArenaRow:
+    s = r.standing
+    return m.ArenaRow(
+        rank=r.rank,
+        player=s.player,
+        name=s.name,
+        points=s.points,
+        races=s.races,
+        wins=s.wins,
+        streak=s.streak,
+        fire=s.fire,
+    )
+
+
+class ArenaHandlers:
+    def __init__(self, service: Service, store: ArenaStore) -> None:
+        self.service = service
+        self.store = store
+        self.loop = ArenaLoop(service, store, self)
+        # arena -> local connection -> (top, around) it asked for
+        self.watchers: dict[str, dict[Conn, tuple[int, int]]] = {}
+        self.dirty: set[str] = set()
+        self.sent: dict[str, tuple[str | None, int]] = {}  # arena -> (featured, count) last sent
+
+    def install(self) -> None:
+        s = self.service
+        s.handlers.update(
+            {
+                m.Arenas: self.arenas,
+                m.ArenaGet: self.get,
+                m.ArenaJoin: self.join,
+                m.ArenaWithdraw: self.withdraw,
+                m.ArenaStandings: self.standings,
+                m.ArenaUnwatch: self.unwatch,
+                m.ArenaCreate: self.create,
+            }
+        )
+        s.end_hooks.append(self.on_end)
+        s.disconnect_hooks.append(self.on_disconnect)
+        s.bus_hooks[b"{arena:"] = self.on_bus
+        s.spawn(self.loop.run())
+        s.spawn(self.updates())
+
+    async def _call(self, coro: Any) -> Any:
+        try:
+            return await coro
+        except ArenaError as exc:
+            raise _race_error(exc) from None
+
+    async def _info(self, arena_id: str) -> ArenaInfo:
+        info = await self.store.get(arena_id)
+        if info is None:
+            raise RaceError(ErrorCode.NO_ARENA, f"no arena {arena_id!r}")
+        return info
+
+    async def summary(self, info: ArenaInfo, now: int) -> m.ArenaSummary:
+        a = info.arena
+        return m.ArenaSummary(
+            id=a.id,
+            game=a.game,
+            name=a.name,
+            starts=a.starts,
+            ends=a.ends,
+            seats=a.seats,
+            berserk=a.berserk,
+            time_limit_s=a.time_limit_s,
+            status=status(a, now),
+            final=info.finalized is not None,
+            players=await self.store.count(a.id),
+        )
+
+    # --- requests ------------------------------------------------------------------
+
+    async def arenas(self, conn: Conn, msg: m.Arenas) -> m.ArenaListData:
+        now = self.service.now_ms()
+        ids = await self.store.listing(now - LISTED_PAST_MS - MAX_DURATION_MS, now + HOUR_MS)
+        out = []
+        for arena_id in ids:
+            info = await self.store.get(arena_id)
+            if info is not None and info.arena.ends > now - LISTED_PAST_MS:
+                out.append(await self.summary(info, now))
+        return m.ArenaListData(rid=msg.rid, now=now, arenas=out)
+
+    async def arena_data(self, conn: Conn, rid: int | None, arena_id: str) -> m.ArenaData:
+        info = await self._info(arena_id)
+        now = self.service.now_ms()
+        pid = conn.player
+        current = next(
+            (r for r, f in (await self.store.formed(arena_id)).items() if pid in f["players"]), None
+        )
+        return m.ArenaData(
+            rid=rid,
+            now=now,
+            arena=await self.summary(info, now),
+            joined=await self.store.is_joined(arena_id, pid),
+            race=current,
+            races=[
+                m.ArenaRace(race=r, rank=k, points=p) for r, k, p in await self.store.history(arena_id, pid)
+            ],
+            featured=await self.store.featured(arena_id),
+        )
+
+    async def get(self, conn: Conn, msg: m.ArenaGet) -> m.ArenaData:
+        return await self.arena_data(conn, msg.rid, msg.arena)
+
+    async def join(self, conn: Conn, msg: m.ArenaJoin) -> m.ArenaData:
+        await self._call(self.store.join(msg.arena, conn.player, conn.name))
+        self.dirty.add(msg.arena)
+        return await self.arena_data(conn, msg.rid, msg.arena)
+
+    async def withdraw(self, conn: Conn, msg: m.ArenaWithdraw) -> m.ArenaData:
+        await self._info(msg.arena)
+        await self.store.withdraw(msg.arena, conn.player)
+        return await self.arena_data(conn, msg.rid, msg.arena)
+
+    async def create(self, conn: Conn, msg: m.ArenaCreate) -> m.ArenaData:
+        if not self.service.settings.arena_create:
+            raise RaceError(ErrorCode.BAD_ARENA, "this server does not let clients create arenas")
+        arena = Arena(
+            id=msg.arena,
+            game=msg.game,
+            starts=self.service.now_ms() if msg.starts is None else msg.starts,
+            duration_ms=msg.duration_ms,
+            seats=msg.seats or 2,
+            berserk=msg.berserk is not False,
+            time_limit_s=msg.time_limit_s or 300,
+            name=msg.name or msg.arena,
+        )
+        await self._call(self._create(arena))
+        return await self.arena_data(conn, msg.rid, msg.arena)
+
+    async def _create(self, arena: Arena) -> None:
+        validate(arena, list(GAMES))
+        if not await self.store.create(arena):
+            raise ArenaError("bad-arena", f"arena {arena.id!r} exists")
+
+    async def board(self, arena_id: str, player: str, top: int, around: int) -> tuple[str, bool, Board]:
+        info = await self._info(arena_id)
+        final = info.finalized is not None
+        if final:
+            rows = await self.store.final(arena_id) or []
+            mine = next((i for i, r in enumerate(rows) if r.standing.player == player), None)
+            near = tuple(rows[max(0, mine - around) : mine + around + 1]) if mine is not None else ()
+            b = Board(len(rows), tuple(rows[:top]), rows[mine] if mine is not None else None, near)
+        else:
+            b = await self.store.standings(arena_id, top, player, around)
+        return status(info.arena, self.service.now_ms()), final, b
+
+    async def standings(self, conn: Conn, msg: m.ArenaStandings) -> m.ArenaStandingsData:
+        top = DEFAULT_TOP if msg.top is None else msg.top
+        around = DEFAULT_AROUND if msg.around is None else msg.around
+        st, final, b = await self.board(msg.arena, conn.player, top, around)
+        if msg.watch:
+            conns = self.watchers.setdefault(msg.arena, {})
+            if not conns:
+                self.service.bus.subscribe(self.loop.channel(msg.arena))
+            conns[conn] = (top, around)
+        featured = await self.store.featured(msg.arena)
+        return m.ArenaStandingsData(
+            rid=msg.rid,
+            arena=msg.arena,
+            status=st,
+            final=final,
+            count=b.count,
+            top=[row(r) for r in b.top],
+            me=row(b.me) if b.me else None,
+            around=[row(r) for r in b.around],
+            featured=featured,
+        )
+
+    async def unwatch(self, conn: Conn, msg: m.ArenaUnwatch) -> m.Ok:
+        self._drop_watch(conn, msg.arena)
+        return m.Ok(rid=msg.rid)
+
+    def _drop_watch(self, conn: Conn, arena_id: str) -> None:
+        conns = self.watchers.get(arena_id)
+        if conns is None:
+            return
+        conns.pop(conn, None)
+        if not conns:
+            del self.watchers[arena_id]
+            self.sent.pop(arena_id, None)
+            self.service.bus.unsubscribe(self.loop.channel(arena_id))
+
+    async def on_disconnect(self, conn: Conn) -> None:
+        for arena_id in [a for a, conns in self.watchers.items() if conn in conns]:
+            self._drop_watch(conn, arena_id)
+
+    # --- hooks ---------------------------------------------------------------------
+
+    async def on_end(self, race: Race, logs: dict[str, list[tuple[int, int, str]]]) -> None:
+        """A race ended: if it is an arena's, apply its ranking (exactly once)."""
+        await self.loop.race_ended(race.race, list(race.ranking or []))
+
+    def on_bus(self, channel: bytes, data: bytes) -> None:
+        """An arena's standings changed (a race applied, in any process)."""
+        text = channel.decode()
+        if text.endswith(":live"):
+            self.dirty.add(text[len("{arena:") : -len("}:live")])
+
+    # --- live updates --------------------------------------------------------------
+
+    async def updates(self) -> None:
+        """Every ARENA_UPDATE ms: one coalesced update per watched arena that changed."""
+        svc = self.service
+        while not svc.stopping:
+            await asyncio.sleep(svc.settings.arena_update_ms / 1000)
+            for arena_id in list(self.watchers):
+                try:
+                    await self._update(arena_id)
+                except Exception:
+                    log.warning("arena %s: live update failed", arena_id, exc_info=True)
+
+    async def _update(self, arena_id: str) -> None:
+        # Results come over the bus from every process; joins and pairings elsewhere do not:
+        # the featured race and the player count are looked at every time.
+        featured = await self.store.featured(arena_id)
+        count = await self.store.count(arena_id)
+        seen = (featured, count)
+        if arena_id not in self.dirty and seen == self.sent.get(arena_id):
+            return
+        self.dirty.discard(arena_id)
+        self.sent[arena_id] = seen
+        frames: dict[tuple[str, int, int], bytes] = {}
+        for conn, (top, around) in list(self.watchers.get(arena_id, {}).items()):
+            k = (conn.player, top, around)
+            if k not in frames:
+                st, final, b = await self.board(arena_id, conn.player, top, around)
+                frames[k] = m.encode(
+                    m.ArenaUpdate(
+                        arena=arena_id,
+                        status=st,
+                        final=final,
+                        count=b.count,
+                        top=[row(r) for r in b.top],
+                        me=row(b.me) if b.me else None,
+                        around=[row(r) for r in b.around],
+                        featured=featured,
+                    )
+                )
+            conn.send(frames[k])
+
+
+def install(service: Service, store: ArenaStore) -> ArenaHandlers:
+    h = ArenaHandlers(service, store)
+    h.install()
+    return h
+
+
+__all__ = ["ArenaHandlers", "install"]

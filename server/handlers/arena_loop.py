@@ -1,0 +1,146 @@
+"""The per-process arena loop: scheduled arenas, pairing into races, results.
+
+Every process runs it (every ``arena_tick_ms``); the arena store's scripts
+make that safe: pairing is atomic (a player lands in one race), applying a
+result is exactly-once, finalizing is idempotent. Each tick, for every arena
+not yet finalized:
+
+- ``tick`` pairs its free players; each group formed here becomes a normal
+  public race under the id the store gave it, seated and notified as a
+  quick-match group is (``Lobby.seat_group``); a group whose race could not
+  be created is released (its players are free again);
+- now and then (``REPAIR_EVERY`` ticks) its formed races are checked: one
+  that finished without its result applied (the process that ended it died
+  in between) is applied here; one never created is released.
+
+The end of a race reaches ``race_ended`` through the service's end hooks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from protocol.messages import RaceStatus
+from protocol.rules import GAMES
+
+from ..arena import ArenaError, ArenaInfo, ArenaStore, Schedule, default_schedule, schedule_from_config
+from ..arena import keys as arena_keys
+from ..arena.schedule import HOUR_MS, RUNNING, status
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..service import Service
+    from .arena import ArenaHandlers
+
+log = logging.getLogger("solrace.arena")
+
+SCHEDULE_EVERY_MS = 60_000  # how often the scheduled arenas of the next hour are created
+REPAIR_EVERY = 5  # ticks between two checks of the formed races
+LOST_AFTER_MS = 30_000  # a formed race with no race record this long after forming is released
+
+
+def schedule(text: str, games: Sequence[str]) -> Schedule:
+    """The recurring arenas of the ``arena_schedule`` setting; ``ValueError`` saying what
+    is wrong with it (the server does not start)."""
+    if text.strip() == "off":
+        return Schedule()
+    if not text.strip():
+        return default_schedule(games)
+    try:
+        rules = json.loads(text)
+        if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
+            raise ArenaError("bad-schedule", "not a JSON list of rules (maps)")
+        return schedule_from_config(rules, games)
+    except (ArenaError, json.JSONDecodeError, TypeError, ValueError) as exc:
+        raise ValueError(f"--arena-schedule: {exc}") from None
+
+
+class ArenaLoop:
+    def __init__(self, service: Service, store: ArenaStore, handlers: ArenaHandlers) -> None:
+        self.service = service
+        self.store = store
+        self.handlers = handlers
+        self.schedule = schedule(service.settings.arena_schedule, list(GAMES))
+        self.active: list[ArenaInfo] = []  # refreshed every tick
+        self.scheduled_at = 0  # when the schedule was last expanded (ms)
+        self.ticks = 0
+
+    @staticmethod
+    def channel(arena_id: str) -> str:
+        return arena_keys.channel(arena_id)
+
+    async def run(self) -> None:
+        svc = self.service
+        failed = 0
+        while not svc.stopping:
+            await asyncio.sleep(svc.settings.arena_tick_ms / 1000)
+            try:
+                await self.tick()
+            except Exception:
+                failed += 1
+                if failed == 1:
+                    log.warning("arena tick failed", exc_info=True)
+                continue
+            failed = 0
+
+    async def tick(self) -> None:
+        now = self.service.now_ms()
+        if now - self.scheduled_at >= SCHEDULE_EVERY_MS:
+            await self.store.ensure_scheduled(self.schedule, now, now + HOUR_MS)
+            self.scheduled_at = now
+        self.active = await self.store.active()
+        self.ticks += 1
+        repair = self.ticks % REPAIR_EVERY == 0
+        for info in self.active:
+            try:
+                await self.tick_arena(info, repair)
+            except Exception:
+                log.warning("arena %s: tick failed", info.arena.id, exc_info=True)
+
+    async def tick_arena(self, info: ArenaInfo, repair: bool) -> None:
+        arena = info.arena
+        if repair and status(arena, self.service.now_ms()) != "upcoming":
+            await self.repair(arena.id)
+        for formed in await self.store.tick(arena):
+            try:
+                await self.service.lobby.seat_group(
+                    arena.game, list(formed.players), arena.time_limit_s, formed.race
+                )
+            except Exception:
+                log.warning(
+                    "arena %s: race %s not created; releasing it", arena.id, formed.race, exc_info=True
+                )
+                await self.store.release(arena.id, formed.race)
+            self.handlers.dirty.add(arena.id)
+        if status(arena, self.service.now_ms()) != RUNNING:
+            self.handlers.dirty.add(arena.id)  # the status shown to watchers moves on
+
+    async def repair(self, arena_id: str) -> None:
+        """Apply the finished races whose end hook never ran; release the races never created."""
+        store = self.service.store
+        now = self.service.now_ms()
+        for rid, formed in (await self.store.formed(arena_id)).items():
+            _now, race = await store.load_race(rid)
+            if race is None:
+                if now - int(formed["formed"]) > LOST_AFTER_MS:
+                    log.warning("arena %s: formed race %s never created; releasing it", arena_id, rid)
+                    await self.store.release(arena_id, rid)
+            elif race.status == RaceStatus.FINISHED:
+                await self.apply(arena_id, rid, list(race.ranking or []))
+
+    async def race_ended(self, rid: str, ranking: Sequence[Mapping[str, Any]]) -> None:
+        arenas = self.active or await self.store.active()
+        for info in arenas:
+            if await self.store.has_race(info.arena.id, rid):
+                await self.apply(info.arena.id, rid, ranking)
+                return
+
+    async def apply(self, arena_id: str, rid: str, ranking: Sequence[Mapping[str, Any]]) -> None:
+        out = await self.store.apply(arena_id, rid, ranking)
+        if out.status == "ok":
+            self.handlers.dirty.add(arena_id)
+        elif out.status not in ("dup", "final"):
+            log.warning("arena %s: result of race %s not applied: %s", arena_id, rid, out.status)

@@ -1,0 +1,95 @@
+"""Arenas through the protocol against a real server (fixtures from tests/conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from waiting import until
+
+import client
+from client.bots.arena import run_arena_bots
+from client.bots.strategies import make
+from protocol import messages as m
+
+pytestmark = pytest.mark.timeout(120)
+
+ARENA = {"arena_create": 1, "arena_schedule": "off", "arena_tick_ms": 200, "arena_update_ms": 200}
+
+
+async def test_requests_and_their_errors(make_server) -> None:
+    app = await make_server(**ARENA)
+    async with client.connect(app.ws_url, name="ann") as c:
+        with pytest.raises(client.ServerError) as e:
+            await c.request(m.ArenaJoin(arena="nope"))
+        assert e.value.code == "no-arena"
+        with pytest.raises(client.ServerError) as e:
+            await c.request(m.ArenaCreate(arena="x", game="no-such-game", duration_ms=60_000))
+        assert e.value.code == "unknown-game"
+        made: m.ArenaData = await c.request(
+            m.ArenaCreate(
+                arena="soon", game="fours-up", duration_ms=60_000, starts=app.service.now_ms() + 60_000
+            )
+        )
+        assert made.arena.status == "upcoming" and not made.joined
+        with pytest.raises(client.ServerError) as e:
+            await c.request(m.ArenaCreate(arena="soon", game="fours-up", duration_ms=60_000))
+        assert e.value.code == "bad-arena"
+        joined: m.ArenaData = await c.request(m.ArenaJoin(arena="soon"))
+        assert joined.joined and joined.arena.players == 1 and joined.race is None
+        board: m.ArenaStandingsData = await c.request(m.ArenaStandings(arena="soon"))
+        assert board.count == 1 and board.me is not None and board.me.player == c.player
+        out: m.ArenaData = await c.request(m.ArenaWithdraw(arena="soon"))
+        assert not out.joined
+
+
+async def test_arena_create_is_off_by_default(make_server) -> None:
+    app = await make_server(arena_schedule="off")
+    async with client.connect(app.ws_url, name="ann") as c:
+        with pytest.raises(client.ServerError) as e:
+            await c.request(m.ArenaCreate(arena="x", game="fours-up", duration_ms=60_000))
+        assert e.value.code == "bad-arena"
+
+
+async def test_the_default_schedule_lists_arenas(make_server) -> None:
+    app = await make_server(arena_tick_ms=100)
+    async with client.connect(app.ws_url, name="ann") as c:
+
+        async def listed() -> list[m.ArenaSummary]:
+            got: m.ArenaListData = await c.request(m.Arenas())
+            return got.arenas
+
+        arenas = await until(listed)
+        assert all(a.id.startswith(("hourly-", "daily-")) for a in arenas)
+
+
+async def test_bots_play_an_arena(make_server) -> None:
+    app = await make_server(**ARENA)
+    async with client.connect(app.ws_url, name="host") as c:
+        await c.request(m.ArenaCreate(arena="short", game="racing-aces", duration_ms=10_000, time_limit_s=30))
+        watch: m.ArenaStandingsData = await c.request(m.ArenaStandings(arena="short", watch=True))
+        assert watch.status == "running"
+        arrivals: list[float] = []
+        updates: list[m.ArenaUpdate] = []
+
+        async def note_updates() -> None:
+            while True:
+                updates.append(await c.wait_for(m.ArenaUpdate, timeout=None))
+                arrivals.append(time.monotonic())
+
+        noting = asyncio.create_task(note_updates())
+        races: list[str] = []
+        bots = await run_arena_bots(
+            app.ws_url, "short", [make("greedy") for _ in range(4)], on_race=races.append
+        )
+        played = sum(len(b.races) for b in bots)
+        # the live standings come to count every race played
+        await until(lambda: any(u.count == 4 and sum(r.races for r in u.top) == played for u in updates))
+        noting.cancel()
+        # coalesced: never two updates of one arena within ARENA_UPDATE (200 ms; some slack
+        # for a late wake-up of the previous pass)
+        assert len(arrivals) >= 2
+        assert min(b - a for a, b in zip(arrivals, arrivals[1:])) > 0.1, arrivals
+        assert all(b.races for b in bots)
+        assert all(races.count(r) == 2 for r in races)  # each race: two of the bots
