@@ -14,6 +14,8 @@ import asyncio
 import logging
 import os
 
+from .certify import Certifier
+from .certify.handlers import install as install_certify
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
@@ -37,6 +39,7 @@ class App:
         self.service: Service | None = None
         self.daily: Daily | None = None
         self.gateway: Gateway | None = None
+        self.certifier: Certifier | None = None
 
     async def start(self) -> App:
         url = self.settings.redis
@@ -68,6 +71,9 @@ class App:
             replay_top=st.daily_replay_top,
         )
         install_daily(self.service, self.daily)
+        self.certifier = Certifier(self.store.redis, st)
+        install_certify(self.service, self.certifier)
+        await self.certifier.start()
         await self.service.start()
         self.gateway = Gateway(self.settings, self.service, self.metrics)
         await self.gateway.start()
@@ -97,6 +103,8 @@ class App:
             await self.gateway.close()
         if self.service is not None:
             await self.service.stop()
+        if self.certifier is not None:
+            await self.certifier.stop()
         if self.store is not None:
             await self.store.close()
         if self.redis_proc is not None:

@@ -141,6 +141,30 @@ class Settings:
         default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
     )
 
+    # --- the solver: certified deals, hints, analysis (server/certify, docs/protocol.md §3)
+    certified_games: str = field(
+        default="all",
+        metadata=_doc(
+            "games whose quick-match races and dailies are dealt from the certified pool by default: "
+            "all, none, or a comma-separated list of game ids (a game with an empty pool falls back to "
+            "an ordinary deal, marked certified: false)"
+        ),
+    )
+    certify_workers: int = field(
+        default=1, metadata=_doc("solver worker processes of this server process (0: no pools, no analysis)")
+    )
+    certify_pool: int = field(default=20, metadata=_doc("certified seeds kept ready per game"))
+    certify_nodes: int = field(default=2500, metadata=_doc("solver budget per seed tried, positions"))
+    certify_batch: int = field(default=8, metadata=_doc("seeds one worker job tries before reporting"))
+    certify_backoff_s: float = field(
+        default=60.0,
+        metadata=_doc(
+            "pause before retrying a game a whole batch of which certified nothing (doubles to 1 h)"
+        ),
+    )
+    analysis_nodes: int = field(default=20000, metadata=_doc("solver budget per position of an analysis"))
+    hint_nodes: int = field(default=2000, metadata=_doc("player-side search budget of one hint, positions"))
+
     def __post_init__(self) -> None:
         # Checked here, so that a flag and a SOLRACE_* variable are refused alike.
         if not 0 <= self.port <= 65535:

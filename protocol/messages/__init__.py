@@ -48,6 +48,8 @@ from .types import (
     CLIENT_TYPES,
     SERVER_TYPES,
     Ack,
+    Analysis,
+    AnalysisData,
     Boards,
     BoardView,
     ClientMessage,
@@ -65,6 +67,8 @@ from .types import (
     Error,
     Finish,
     Hello,
+    Hint,
+    HintData,
     History,
     HistoryData,
     HistoryDay,
@@ -77,6 +81,7 @@ from .types import (
     Move,
     Ok,
     Ping,
+    PlayerAnalysis,
     PlayerInfo,
     Pong,
     Progress,
@@ -108,6 +113,11 @@ from .types import (
 
 # Spelled out (not computed) so that type checkers see the re-exports.
 __all__ = [
+    "Analysis",
+    "AnalysisData",
+    "Hint",
+    "HintData",
+    "PlayerAnalysis",
     "Ack",
     "Boards",
     "BoardView",

@@ -52,6 +52,7 @@ class ErrorCode(StrEnum):
     DAILY_CLOSING = "daily-closing"  # daily_start too close to the day's end
     DAILY_BUSY = "daily-busy"  # daily_start while another connection is creating the attempt
     NO_REPLAY = "no-replay"  # daily_replay of an entry outside the published top
+    HINTS_FORBIDDEN = "hints-forbidden"  # `hint` in a race where hints are not allowed
     INTERNAL = "internal"  # a server fault; the request had no effect
 
 

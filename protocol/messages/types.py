@@ -96,6 +96,8 @@ class Create(ClientMsg, tag="create", frozen=True):
     # Absent: the server's TIME_LIMIT_S (docs/protocol.md §7), DEFAULT_TIME_LIMIT_S unless configured.
     time_limit_s: TimeLimit | None = None
     private: bool | None = None  # absent or nil: false
+    winnable: bool | None = None  # deal a seed the solver proved winnable (docs/protocol.md §3 `create`)
+    hints: bool | None = None  # false: no `hint` in this race, even solo
 
 
 class Join(ClientMsg, tag="join", frozen=True):
@@ -210,6 +212,18 @@ class DailyReplay(ClientMsg, tag="daily_replay", frozen=True):
     player: PlayerId | None = None
 
 
+# --- the solver: hints and post-race analysis (docs/protocol.md §3 `hint`, `analysis`) ---
+
+
+class Hint(ClientMsg, tag="hint", frozen=True):
+    race: RaceId
+
+
+class Analysis(ClientMsg, tag="analysis", frozen=True):
+    race: RaceId
+    invite: Invite | None = None
+
+
 ClientMessage: TypeAlias = (
     Hello
     | Ping
@@ -233,6 +247,8 @@ ClientMessage: TypeAlias = (
     | LeaderboardUnwatch
     | History
     | DailyReplay
+    | Hint
+    | Analysis
 )
 CLIENT_TYPES: tuple[type[ClientMsg], ...] = get_args(ClientMessage)
 
@@ -369,6 +385,7 @@ class RaceSnapshot(ServerMsg, tag="race"):
     players: list[PlayerInfo]
     ranking: list[RankEntry] | None
     invite: str | None = None  # a private race's secret: only in direct replies to its players
+    certified: bool | None = None  # the deal was proved winnable (its proof is published at the end)
 
 
 class Queued(ServerMsg, tag="queued"):
@@ -420,6 +437,8 @@ class End(ServerMsg, tag="end"):
     ver: int
     seed: str | None  # nil for a daily attempt's race (the daily reveals it after the close)
     ranking: list[RankEntry]
+    proof: list[str] | None = None  # a certified deal: the solver's winning line
+    par: int | None = None  # its length in moves
 
 
 RaceEvent: TypeAlias = RaceSnapshot | Progress | End
@@ -445,6 +464,8 @@ class ReplayData(ServerMsg, tag="replay"):
     seed: str
     ranking: list[RankEntry]
     players: list[ReplayPlayer]
+    proof: list[str] | None = None  # a certified deal: the solver's winning line
+    par: int | None = None  # its length in moves
 
 
 class RaceList(ServerMsg, tag="race_list"):
@@ -566,6 +587,31 @@ class DailyReplayData(ServerMsg, tag="daily_replay"):
     players: list[DailyReplayPlayer]
 
 
+# --- the solver: hints and post-race analysis (docs/protocol.md §3) ----------------
+
+
+class HintData(ServerMsg, tag="hint"):
+    race: str
+    n: int  # the move count the hint is for
+    move: str | None  # nil: no move helps (the player is stuck)
+
+
+class PlayerAnalysis(Nested):
+    player: str
+    name: str
+    verdict: str  # won, never-winnable, lost-at, still-winnable, unknown
+    text: str  # one sentence, e.g. "won until move 37, t2>f5; a winning line from there: ..."
+    last_winnable: int | None  # moves after which the game was still proved winnable
+    first_lost: int | None  # moves after which it was proved lost
+    losing_move: str | None  # the move number last_winnable + 1, that lost it
+    line: list[str]  # a winning line from the position after last_winnable moves
+
+
+class AnalysisData(ServerMsg, tag="analysis"):
+    race: str
+    players: list[PlayerAnalysis]
+
+
 ServerMessage: TypeAlias = (
     Welcome
     | Pong
@@ -586,5 +632,7 @@ ServerMessage: TypeAlias = (
     | LeaderboardUpdate
     | HistoryData
     | DailyReplayData
+    | HintData
+    | AnalysisData
 )
 SERVER_TYPES: tuple[type[ServerMsg], ...] = get_args(ServerMessage)

@@ -86,6 +86,8 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.Replay(race="r1"),
     m.Races(),
     m.Races(game="rouge-et-noir"),
+    m.Hint(race="r1"),
+    m.Analysis(race="r1"),
     m.Spectate(race="r1"),
     m.Unspectate(race="r1"),
     # daily challenges (docs/protocol.md §5)
@@ -266,6 +268,22 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         ranking=[RANK],
         players=[m.DailyReplayPlayer(player="p1", name="ada", starts_at=1, race="r1", moves=[("draw", 5)])],
     ),
+    m.HintData(race="r1", n=3, move="w>t0"),
+    m.AnalysisData(
+        race="r1",
+        players=[
+            m.PlayerAnalysis(
+                player="p1",
+                name="ada",
+                verdict="lost-at",
+                text="won until move 2, draw; a winning line from there: w>t0",
+                last_winnable=1,
+                first_lost=2,
+                losing_move="draw",
+                line=["w>t0"],
+            )
+        ],
+    ),
 ]
 
 
@@ -332,6 +350,8 @@ def test_wire_tags_match_protocol_md() -> None:
         "leaderboard_unwatch",
         "history",
         "daily_replay",
+        "hint",
+        "analysis",
     }
     tags = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
     assert tags == {
@@ -354,6 +374,8 @@ def test_wire_tags_match_protocol_md() -> None:
         "leaderboard_update",
         "history",
         "daily_replay",
+        "hint",
+        "analysis",
     }
 
 
