@@ -6,10 +6,12 @@ import asyncio
 import json
 import time
 
+import msgspec
 import pytest
 from conftest import CERTIFY
 from waiting import DEADLINE, until
 
+from client.cli import verify as v
 from client.library import ServerError, connect
 from protocol import messages as m
 from protocol import rules
@@ -69,6 +71,12 @@ async def test_a_winnable_race_deals_a_certified_seed_and_publishes_its_line(mak
         assert rules.replay(GAME, end.seed, end.proof).won
         replay = await ada.request(m.Replay(race=snap.race))
         assert replay.proof == end.proof and replay.par == end.par
+        # `solrace verify` re-plays the proof; a tampered one is refuted.
+        doc = msgspec.to_builtins(replay)
+        report = v.verify(doc, commitment=snap.commitment)
+        assert report.confirmed and any("proof wins" in c for c in report.checked), report.text()
+        assert not v.verify({**doc, "proof": end.proof[:-1]}).confirmed
+        assert not v.verify({**doc, "par": end.par + 1}).confirmed
         # The seed left the pool: it is never dealt again.
         assert end.seed not in {e["seed"] for e in await pool_entries(r, GAME)}
 
