@@ -15,6 +15,7 @@ from client.cli import verify as v
 from client.library import ServerError, connect
 from protocol import messages as m
 from protocol import rules
+from protocol.solver import solve
 from server.certify import keys
 
 GAME = "racing-aces"
@@ -151,3 +152,44 @@ async def test_hints_in_a_casual_solo_race_and_nowhere_else(make_server):
         daily = await bob.request(m.DailyStart(game=GAME))
         await bob.wait_for("start", lambda ev: ev.race == daily.race, timeout=DEADLINE)
         assert await error_of(bob.request(m.Hint(race=daily.race))) == "hints-forbidden"
+
+
+# A Rouge et Noir deal the solver wins (its first line, at 2,500 positions), and a
+# move that loses it: after the line's first 379 moves, t5>f2 instead of the
+# line's next move leaves a position the solver proves lost (in a few positions).
+LOST_GAME, LOST_SEED, LOST_AFTER, LOSING_MOVE = (
+    "rouge-et-noir",
+    "00000000000000000000000000000004",
+    379,
+    "t5>f2",
+)
+
+
+async def test_analysis_finds_the_move_that_lost_the_game(make_server):
+    app = await make_server(**CERTIFY)
+    app.service.seed_factory = lambda: LOST_SEED
+    line = list(solve(rules.deal(LOST_GAME, LOST_SEED), nodes=2500).line)
+    moves = line[:LOST_AFTER] + [LOSING_MOVE]
+    assert line[LOST_AFTER] != LOSING_MOVE
+    async with connect(app.ws_url, name="ada") as ada, connect(app.ws_url, name="bob") as bob:
+        snap = await ada.request(m.Create(game=LOST_GAME, seats=1))
+        # Not before the end.
+        assert await error_of(ada.request(m.Analysis(race=snap.race))) == "race-not-over"
+        await ada.ready(snap.race)
+        await ada.wait_for("start", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+        for mv in moves:
+            await ada.move(snap.race, mv)
+        assert await error_of(ada.request(m.Analysis(race=snap.race))) == "race-not-over"
+        await ada.request(m.Finish(race=snap.race))
+        await ada.wait_for("end", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+        # Anyone who may see the race may ask (a public race: bob too), and both get one answer.
+        mine, theirs = await asyncio.gather(
+            ada.request(m.Analysis(race=snap.race), timeout=DEADLINE * 4),
+            bob.request(m.Analysis(race=snap.race), timeout=DEADLINE * 4),
+        )
+    assert mine.players == theirs.players
+    (a,) = mine.players
+    assert a.verdict == "lost-at", a.text
+    assert a.last_winnable == LOST_AFTER and a.losing_move == LOSING_MOVE
+    assert a.text.startswith(f"won until move {LOST_AFTER + 1}, {LOSING_MOVE}; a winning line from there: ")
+    assert rules.replay(LOST_GAME, LOST_SEED, line[:LOST_AFTER] + a.line).won
