@@ -16,6 +16,7 @@ import os
 
 from .certify import Certifier
 from .certify.handlers import install as install_certify
+from .certify.rules import certified_games
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
@@ -69,9 +70,11 @@ class App:
             min_attempt_s=st.time_limit_min_s,
             start_lead_ms=st.countdown_ms + 2000,
             replay_top=st.daily_replay_top,
+            # Every process reads the same pinned choice; those with a worker also search ahead.
+            certified_games=certified_games(st.certified_games),
         )
         install_daily(self.service, self.daily)
-        self.certifier = Certifier(self.store.redis, st)
+        self.certifier = Certifier(self.store.redis, st, daily=self.daily)
         install_certify(self.service, self.certifier)
         await self.certifier.start()
         await self.service.start()

@@ -518,6 +518,8 @@ class DailyInfo(ServerMsg, tag="daily"):
     rules_version: int
     deal_version: int
     you: DailyYou | None
+    certified: bool | None = None  # the day's deal was proved winnable (server setting, per game)
+    proof: list[str] | None = None  # once closed, for a certified deal: the solver's winning line
 
 
 class LeaderboardData(ServerMsg, tag="leaderboard"):

@@ -8,6 +8,11 @@ game a `create` asked a certified deal of) at `certify_pool` entries, one batch
 of `certify_batch` seeds at a time; a game a whole batch of which certified
 nothing (Fours Up, with this solver) waits `certify_backoff_s`, doubling up
 to an hour, so that it does not take the worker from the other games.
+
+Before the pools, the worker prepares the certified dailies (server/daily,
+deals.py) of today and tomorrow for the same games: it walks the day's
+candidate seeds k = 0, 1, 2, … a batch at a time and stores the first one
+proved winnable, so that the day's first deal finds it ready.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from typing import Any, TypeVar
 from protocol import rules as game_rules
 
 from ..config import Settings
+from ..daily.days import day_of
+from ..daily.deals import DailyDeals
 from . import keys, pool, work
 from .rules import certified_games
 
@@ -31,6 +38,9 @@ log = logging.getLogger("solrace.certify")
 
 T = TypeVar("T")
 MAX_BACKOFF_S = 3600.0
+DAY_MS = 86_400_000
+#: Candidates tried per daily before giving up on certifying it (Fours Up).
+MAX_DAILY_CANDIDATES = 64
 
 
 class NoWorker(Exception):
@@ -39,7 +49,11 @@ class NoWorker(Exception):
 
 class Certifier:
     def __init__(
-        self, redis: Any, settings: Settings, seed_factory: Callable[[], str] = game_rules.random_seed
+        self,
+        redis: Any,
+        settings: Settings,
+        seed_factory: Callable[[], str] = game_rules.random_seed,
+        daily: DailyDeals | None = None,
     ):
         self.redis = redis
         self.settings = settings
@@ -57,6 +71,8 @@ class Certifier:
         # Counters for the benchmark and the logs: seeds tried and certified per game.
         self.tried: dict[str, int] = {}
         self.certified: dict[str, int] = {}
+        self.daily = daily
+        self.daily_next: dict[tuple[str, str], int] = {}  # (game, date) -> next candidate k
 
     async def start(self) -> None:
         if self.settings.certify_workers <= 0:
@@ -100,6 +116,28 @@ class Certifier:
         self.wake.set()
         return entry
 
+    async def prepare_daily_once(self) -> bool:
+        """One batch of candidates for the first daily (today, tomorrow) of a
+        certified game not yet decided; False if there is none."""
+        daily = self.daily
+        if daily is None:
+            return False
+        now = daily.clock()
+        st = self.settings
+        for date in (day_of(now), day_of(now + DAY_MS)):
+            for game in sorted(self.default_games):
+                start = self.daily_next.get((game, date), 0)
+                if start >= MAX_DAILY_CANDIDATES or await daily.certified_known(game, date):
+                    continue
+                seeds = await daily.candidates(game, date, start, st.certify_batch)
+                found = await self.run(work.certify_first, game, seeds, st.certify_nodes)
+                self.daily_next[(game, date)] = start + len(seeds)
+                if found is not None:
+                    k, line = found
+                    await daily.store_certified(game, date, start + k, line)
+                return True
+        return False
+
     async def refill_once(self) -> bool:
         """One batch for the first game whose pool is short; False if none is."""
         st = self.settings
@@ -125,7 +163,7 @@ class Certifier:
     async def refill_loop(self) -> None:
         while True:
             try:
-                worked = await self.refill_once()
+                worked = await self.prepare_daily_once() or await self.refill_once()
             except asyncio.CancelledError:
                 raise
             except Exception:
