@@ -46,8 +46,10 @@ class Settings:
     max_frame: int = field(
         default=4096, metadata=_doc("largest inbound frame in bytes; larger closes with 1009", "MAX_FRAME")
     )
-    rate: int = field(default=30, metadata=_doc("message credits per second per connection", "RATE"))
-    burst: int = field(default=60, metadata=_doc("message credits a connection may bank", "BURST"))
+    rate: int = field(
+        default=30, metadata=_doc("message credits per second per player (shared by its connections)", "RATE")
+    )
+    burst: int = field(default=60, metadata=_doc("message credits a player may bank", "BURST"))
     max_name: int = field(default=24, metadata=_doc("longest display name, characters", "MAX_NAME"))
     max_seats: int = field(default=8, metadata=_doc("most seats in a race", "MAX_SEATS"))
     time_limit_min_s: int = field(
@@ -74,17 +76,61 @@ class Settings:
     outbound_queue: int = field(
         default=256, metadata=_doc("messages queued for a slow client before it is closed", "OUTBOUND_QUEUE")
     )
+    outbound_bytes: int = field(
+        default=262144,
+        metadata=_doc(
+            "bytes a slow client may hold in the server (transport buffer + queue) before it is closed",
+            "OUTBOUND_BYTES",
+        ),
+    )
+    resync_events: int = field(
+        default=256,
+        metadata=_doc("most events in a `state` reply; more missed: the snapshot alone", "RESYNC_EVENTS"),
+    )
     hello_timeout_s: float = field(
         default=10.0, metadata=_doc("seconds a new connection has to say hello", "HELLO_TIMEOUT")
     )
     session_ttl_s: int = field(
         default=7 * 86400, metadata=_doc("lifetime of a session token, renewed at each hello", "SESSION_TTL")
     )
+    fresh_session_ttl_s: int = field(
+        default=6 * 3600,
+        metadata=_doc(
+            "lifetime of a session whose player never took a seat (then SESSION_TTL)", "FRESH_SESSION_TTL"
+        ),
+    )
+    new_sessions_per_min: int = field(
+        default=30,
+        metadata=_doc(
+            "sessions one client address may create per minute, all processes (0: no limit)",
+            "NEW_SESSIONS_PER_MIN",
+        ),
+    )
+    max_conn_per_player: int = field(
+        default=8,
+        metadata=_doc("open connections per player, all processes (counted in Redis)", "MAX_CONN_PER_PLAYER"),
+    )
     max_conn_per_addr: int = field(
-        default=64, metadata=_doc("open connections per client address (per process)", "MAX_CONN_PER_ADDR")
+        default=64,
+        metadata=_doc(
+            "open connections per client address, all processes (counted in Redis)", "MAX_CONN_PER_ADDR"
+        ),
     )
 
     # --- server-side tuning (not reported to clients)
+    limit_exempt: str = field(
+        default="127.0.0.0/8,::1",
+        metadata=_doc(
+            "comma-separated addresses or networks exempt from NEW_SESSIONS_PER_MIN (local tools: bench, "
+            "bots on the server's machine); empty: none"
+        ),
+    )
+    outbound_total: int = field(
+        default=64 * 2**20,
+        metadata=_doc(
+            "bytes all slow clients of a process may hold together; past it the largest backlogs are closed"
+        ),
+    )
     stream_maxlen: int = field(default=1000, metadata=_doc("approximate length cap of a race's event stream"))
     finished_ttl_s: int = field(
         default=30 * 86400, metadata=_doc("how long a finished race (seed, logs) stays in Redis")

@@ -29,9 +29,15 @@ from pathlib import Path
 
 import pytest
 import redis
+from hypothesis import settings
 
 from server.config import Settings
 from server.storage.embedded_redis import EmbeddedRedis
+
+# Timing is measured by the benchmarks, not by unit tests: a per-example deadline fails
+# property tests on a loaded machine (a 0.3 ms example once took 260 ms there).
+settings.register_profile("solrace", deadline=None)
+settings.load_profile("solrace")
 
 ROOT = Path(__file__).resolve().parent.parent
 

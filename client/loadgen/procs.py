@@ -97,24 +97,11 @@ def raise_nofile(want: int) -> int:
     return target
 
 
-@dataclass
-class Proc:
-    """A server subprocess: its pid, URL and any helper pids (redis-server)."""
-
-    name: str
-    popen: subprocess.Popen[bytes]
-    host: str
-    port: int
-    extra: dict[str, int] = field(default_factory=dict)  # name -> pid (e.g. redis-server)
-    tmp: tempfile.TemporaryDirectory[str] | None = None
-    log: Path | None = None
-
-    @property
-    def pid(self) -> int:
-        return self.popen.pid
+class Readings:
+    """/proc readings of a set of named processes (`pids()`)."""
 
     def pids(self) -> dict[str, int]:
-        return {self.name: self.pid, **self.extra}
+        raise NotImplementedError
 
     def cpu(self) -> dict[str, float]:
         out = {}
@@ -152,6 +139,26 @@ class Proc:
                 out[n] = 0
         return out
 
+
+@dataclass
+class Proc(Readings):
+    """A server subprocess: its pid, URL and any helper pids (redis-server)."""
+
+    name: str
+    popen: subprocess.Popen[bytes]
+    host: str
+    port: int
+    extra: dict[str, int] = field(default_factory=dict)  # name -> pid (e.g. redis-server)
+    tmp: tempfile.TemporaryDirectory[str] | None = None
+    log: Path | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.popen.pid
+
+    def pids(self) -> dict[str, int]:
+        return {self.name: self.pid, **self.extra}
+
     def stop(self, timeout: float = 10.0) -> None:
         if self.popen.poll() is None:
             self.popen.send_signal(signal.SIGTERM)
@@ -162,6 +169,20 @@ class Proc:
                 self.popen.wait()
         if self.tmp is not None:
             self.tmp.cleanup()
+
+
+@dataclass
+class Watched(Readings):
+    """Processes watched but not started here (the server's redis-server during the baseline)."""
+
+    named: dict[str, int]
+
+    @property
+    def pid(self) -> int:
+        return next(iter(self.named.values()))
+
+    def pids(self) -> dict[str, int]:
+        return dict(self.named)
 
 
 _URL = re.compile(rb"ws://([0-9.]+):([0-9]+)")

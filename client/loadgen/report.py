@@ -58,6 +58,35 @@ def render(res: dict[str, Any]) -> str:
     return _fanout(res)
 
 
+def _redis_section(res: dict[str, Any]) -> str:
+    """Redis CPU per move beside the minimal scripted call on the same redis-server, and
+    `INFO commandstats` per move (capacity phase)."""
+    out = []
+    for tag, srv, base in (
+        ("capacity", res["server_capacity"], res.get("script_capacity")),
+        (f"@{res['latency_rate']:.0f}/s", res["server_latency"], res.get("script_latency")),
+    ):
+        if base is None:
+            continue
+        move = srv["cpu_us_per_op"].get("redis-server")
+        call = base["cpu_us_per_op"].get("redis-server")
+        out.append(
+            f"{tag}: redis-server CPU {_f(move)} µs/move vs {_f(call)} µs per minimal scripted call "
+            f"({base['ops_per_s']:,.0f} calls/s): {_r(move, call)} (target ≤ 2×)"
+        )
+    stats = res["server_capacity"].get("commandstats_per_op")
+    if stats:
+        out.append("capacity: Redis INFO commandstats per move (calls, µs inside the command):")
+        for k, v in list(stats.items())[:12]:
+            out.append(f"  {k:<12} {v['calls']:>7.3f} calls  {v['usec']:>7.2f} µs")
+    base = res.get("script_capacity", {}).get("commandstats_per_op")
+    if base:
+        ev = base.get("evalsha")
+        if ev:
+            out.append(f"  (minimal scripted call: evalsha {ev['usec']:.2f} µs inside the command per call)")
+    return ("\n\n" + "\n".join(out)) if out else ""
+
+
 def _moves(res: dict[str, Any]) -> str:
     sc, ec = res["server_capacity"], res["echo_capacity"]
     sl, el = res["server_latency"], res["echo_latency"]
@@ -192,7 +221,7 @@ def _moves(res: dict[str, Any]) -> str:
         f"latency phase at {res['latency_rate']:.0f} msg/s ({res['latency_rate_rule']}); "
         f"races played {res.get('races_played')}"
     )
-    targets = _moves_targets(res)
+    targets = _moves_targets(res) + _redis_section(res)
     errs = {k: v for k, v in {**sc["errors"], **sl["errors"]}.items()}
     tail = f"server errors by code: {errs}" if errs else "no errors"
     return "\n".join([head, "", _table(rows), "", tail, "", targets])

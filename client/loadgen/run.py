@@ -18,12 +18,13 @@ from typing import Any
 
 from . import procs as P
 from .gen import EchoGen, MoveGen, Recorder, decode, encode, now
+from .scriptgen import ScriptGen, redis_address
 from .wsclient import WSClient, open_ws
 
 #: Where progress lines go (the command prints them to stderr).
 Log = Callable[[str], None]
 #: One side of a measured pair: (generator, process, start sending, CPU figures to report).
-Side = tuple[Any, P.Proc, Callable[[], None], tuple[str, ...]]
+Side = tuple[Any, P.Proc | P.Watched, Callable[[], None], tuple[str, ...]]
 
 SERVER_FLAGS = [
     # The bench is one address with many connections sending far above a
@@ -104,13 +105,35 @@ def start_profiler(pid: int, out: str, duration: float) -> subprocess.Popen[byte
     )
 
 
+def commandstats(host: str, port: int) -> dict[str, tuple[int, int]]:
+    """Redis `INFO commandstats`: command -> (calls, usec) so far."""
+    import redis
+
+    r = redis.Redis(host=host, port=port)
+    try:
+        info = r.info("commandstats")
+    finally:
+        r.close()
+    return {k.removeprefix("cmdstat_"): (int(v["calls"]), int(v["usec"])) for k, v in info.items()}
+
+
 async def _window(
-    gen: Any, proc: P.Proc, start: Callable[[], None], duration: float, warmup: float, profile: str = ""
+    gen: Any,
+    proc: P.Proc | P.Watched,
+    start: Callable[[], None],
+    duration: float,
+    warmup: float,
+    profile: str = "",
+    redis_addr: tuple[str, int] | None = None,
 ) -> dict[str, Any]:
-    """One measured window: start sending, warm up, measure `duration` s, stop and drain; raw deltas."""
+    """One measured window: start sending, warm up, measure `duration` s, stop and drain; raw deltas.
+
+    With `redis_addr`, also the change of Redis' `INFO commandstats` over the window.
+    """
     start()
     await asyncio.sleep(warmup)
     spy = start_profiler(proc.pid, profile, duration) if profile else None
+    cs0 = await asyncio.to_thread(commandstats, *redis_addr) if redis_addr else None
     c0 = proc.cpu()
     s0 = proc.syscalls()
     w0 = proc.runq_wait()
@@ -125,6 +148,7 @@ async def _window(
     w1 = proc.runq_wait()
     g1 = self_cpu()
     i1 = P.machine_idle_s()
+    cs1 = await asyncio.to_thread(commandstats, *redis_addr) if redis_addr else None
     raw = {
         "wall": rec.t1 - rec.t0,
         "ops": rec.done,
@@ -141,6 +165,12 @@ async def _window(
         "gen": g1 - g0,
         "idle": i1 - i0,
     }
+    if cs0 is not None and cs1 is not None:
+        raw["commandstats"] = {
+            k: (c - cs0.get(k, (0, 0))[0], u - cs0.get(k, (0, 0))[1])
+            for k, (c, u) in cs1.items()
+            if c != cs0.get(k, (0, 0))[0]
+        }
     await gen.quiesce()
     if spy is not None:
         _out, err = await asyncio.to_thread(spy.communicate)
@@ -194,6 +224,20 @@ def _summary(raws: list[dict[str, Any]], cpu_names: tuple[str, ...]) -> dict[str
     }
     tot = sum(cpu[n] for n in cpu_names if n in cpu)
     out["cpu_us_per_op_total"] = round(tot / ops * 1e6, 1) if ops else None
+    if any("commandstats" in r for r in raws):
+        # Redis' own accounting per operation: calls and µs of each command (the time
+        # inside the command, scripts' inner calls counted under their own names too)
+        stats: dict[str, list[int]] = {}
+        for r in raws:
+            for k, (c, u) in r.get("commandstats", {}).items():
+                e = stats.setdefault(k, [0, 0])
+                e[0] += c
+                e[1] += u
+        out["commandstats_per_op"] = {
+            k: {"calls": round(c / ops, 3), "usec": round(u / ops, 2)}
+            for k, (c, u) in sorted(stats.items(), key=lambda kv: -kv[1][1])
+            if ops
+        }
     return out
 
 
@@ -211,23 +255,35 @@ async def measure(
 
 
 async def measure_pair(
-    echo: Side, server: Side, duration: float, warmup: float, slices: int, profile: str = ""
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The same phase for the echo and the server, in `slices` alternating windows of
-    duration/slices each (echo, server, echo, ...), so that both meet the same load from
-    the rest of this shared machine; each window after the first warms up for at most 0.5 s.
+    echo: Side,
+    server: Side,
+    duration: float,
+    warmup: float,
+    slices: int,
+    profile: str = "",
+    script: Side | None = None,
+    redis_addr: tuple[str, int] | None = None,
+) -> tuple[dict[str, Any], ...]:
+    """The same phase for the echo and the server (and the scripted-call baseline on the
+    server's Redis when `script` is given), in `slices` alternating windows of
+    duration/slices each (echo, server, [script,] echo, ...), so that all meet the same load
+    from the rest of this shared machine; each window after the first warms up for at most
+    0.5 s. With `redis_addr`, the server's and the baseline's windows also record Redis'
+    `INFO commandstats`.
 
-    `echo` and `server` are (generator, process, start, cpu_names). Returns (echo, server).
+    Each side is (generator, process, start, cpu_names). Returns (echo, server[, script]).
     """
     slices = max(1, slices)
     part = duration / slices
-    raws: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+    sides = [echo, server] + ([script] if script is not None else [])
+    raws: list[list[dict[str, Any]]] = [[] for _ in sides]
     for k in range(slices):
         w = warmup if k == 0 else min(warmup, 0.5)
-        for side, (gen, proc, start, _names) in enumerate((echo, server)):
+        for side, (gen, proc, start, _names) in enumerate(sides):
             prof = profile if (side == 1 and k == 0) else ""
-            raws[side].append(await _window(gen, proc, start, part, w, prof))
-    return _summary(raws[0], echo[3]), _summary(raws[1], server[3])
+            addr = redis_addr if side >= 1 else None
+            raws[side].append(await _window(gen, proc, start, part, w, prof, addr))
+    return tuple(_summary(r, s[3]) for r, s in zip(raws, sides))
 
 
 # ------------------------------------------------------------------------------ moves
@@ -257,33 +313,64 @@ async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
         res["message_bytes"] = len(payload)
         eg = EchoGen(echo.host, echo.port, a.races * a.players, payload, seed=a.seed + 1)
         await eg.setup()
+        # The Redis baseline: a minimal scripted call on the server's own redis-server.
+        rpid = server.extra.get("redis-server")
+        addr = redis_address(rpid or 0, a.redis)
+        sg = ScriptGen(*addr, a.races * a.players, payload, seed=a.seed + 2)
+        await sg.setup()
+        rproc = P.Watched({"redis-server": rpid}) if rpid else None
+        res["redis_baseline"] = (
+            "EVALSHA of `return 1`, 1 key, 1 argument of the move frame's size; capacity: at the "
+            "server's rate of the window before (open loop); latency phase: at that phase's rate"
+        )
         names = ("server", "redis-server")
         slices = a.slices
         res["slices"] = slices
-        log(f"capacity (closed loop): echo and server in {slices} alternating windows each…")
-        res["echo_capacity"], res["server_capacity"] = await measure_pair(
+
+        def script_side(start: Callable[[], None]) -> Side | None:
+            return (sg, rproc, start, ("redis-server",)) if rproc is not None else None
+
+        def at_server_rate() -> None:
+            # Capacity: the scripted call at the rate the server's window just before reached
+            # (open loop), so that Redis meets batches like the server's; closed loop it would
+            # run at several times the server's rate, in larger, cheaper batches.
+            rec = gen.rec
+            sg.set_open(rec.done / (rec.t1 - rec.t0) if rec.t1 > rec.t0 and rec.done else 1000.0)
+
+        log(f"capacity (closed loop): echo, server, scripted call in {slices} alternating windows each…")
+        res["echo_capacity"], res["server_capacity"], *base = await measure_pair(
             (eg, echo, eg.set_closed, ("echo",)),
             (gen, server, gen.set_closed, names),
             a.duration,
             a.warmup,
             slices,
             profile=a.profile,
+            script=script_side(at_server_rate),
+            redis_addr=addr,
         )
+        if base:
+            res["script_capacity"] = base[0]
         log(_line("echo", res["echo_capacity"]))
         log(_line("server", res["server_capacity"]))
+        if base:
+            log(_line("scripted call", base[0]))
         rate = a.rate or 0.25 * res["echo_capacity"]["ops_per_s"]
         res["latency_rate"] = round(rate, 1)
         res["latency_rate_rule"] = (
             "given (--rate)" if a.rate else "0.25 x echo capacity (half the 50 % target)"
         )
         log(f"latency at {rate:.0f} msg/s (open loop): echo and server, alternating…")
-        res["echo_latency"], res["server_latency"] = await measure_pair(
+        res["echo_latency"], res["server_latency"], *base = await measure_pair(
             (eg, echo, lambda: eg.set_open(rate), ("echo",)),
             (gen, server, lambda: gen.set_open(rate), names),
             a.duration,
             a.warmup,
             slices,
+            script=script_side(lambda: sg.set_open(rate)),
+            redis_addr=addr,
         )
+        if base:
+            res["script_latency"] = base[0]
         log(_line("echo", res["echo_latency"]))
         log(_line("server", res["server_latency"]))
         own = 0.5 * res["server_capacity"]["ops_per_s"]
@@ -301,6 +388,7 @@ async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
         res["races_played"] = sum(g.races_played for g in gen.groups)
         res["rss"] = {**server.rss(), "echo": echo.rss()["echo"]}
         eg.close()
+        sg.close()
         gen.close()
         await asyncio.sleep(0.3)
     finally:

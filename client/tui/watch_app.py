@@ -143,7 +143,10 @@ class WatchApp(App[int]):
 
     def draw_list(self) -> None:
         now = self.session.server_now() if self.session else 0
-        table = self.query_one("#races", DataTable)
+        tables = self.query("#races")
+        if not tables:  # the app is closing: a list request may answer after the widgets are gone
+            return
+        table = tables.first(DataTable)
         cursor = table.cursor_row
         table.clear()
         for r in self.races:

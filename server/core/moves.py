@@ -80,14 +80,17 @@ class PositionEncoder(Protocol):
 class Entry:
     """The cached game of one player in one running race."""
 
-    __slots__ = ("game", "n", "status", "last", "inflight", "idle", "pos")
+    __slots__ = ("game", "n", "status", "last", "inflight", "idle", "pos", "resnap")
 
     def __init__(self, game: rules.Game, pos: PositionEncoder, n: int, status: str, last: str) -> None:
         self.game = game
-        self.pos = pos  # its compact stored encoding, kept up to date pile by pile
+        self.pos = pos  # its compact stored encoding (stored as a snapshot every few moves)
         self.n = n
         self.status = status
         self.last = last  # the last move applied (or in flight): spots retried duplicates
+        # The stored game has no snapshot count (it was stored before snapshots, its
+        # position kept at every move): the next move must store its position with it.
+        self.resnap = False
         self.inflight = 0
         self.idle: list[asyncio.Future[None]] = []  # waiters for inflight == 0
 

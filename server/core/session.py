@@ -10,15 +10,59 @@ spectated races and quick-match queues it is in.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from functools import partial
+from typing import Any, Protocol
+
+
+class Reply(Protocol):
+    """A reply that comes later, in its place among the connection's replies."""
+
+    def __call__(self, frame: bytes) -> None: ...
+
+    def settle(self) -> None:
+        """No reply will come: let the frames behind it go."""
+
+
+class _Now:
+    """A reply sent as soon as it is known (a session without an ordered reply queue)."""
+
+    __slots__ = ("send",)
+
+    def __init__(self, send: Callable[[bytes], None]) -> None:
+        self.send = send
+
+    def __call__(self, frame: bytes) -> None:
+        self.send(frame)
+
+    def settle(self) -> None:
+        pass
 
 
 class Session:
-    __slots__ = ("send", "transport", "pid", "name", "races", "spectating", "quick", "__weakref__")
+    __slots__ = (
+        "send",
+        "later",
+        "transport",
+        "addr",
+        "pid",
+        "name",
+        "races",
+        "spectating",
+        "quick",
+        "__weakref__",
+    )
 
-    def __init__(self, send: Callable[[bytes], None], transport: Any = None) -> None:
+    def __init__(
+        self,
+        send: Callable[[bytes], None],
+        transport: Any = None,
+        later: Callable[[], Reply] | None = None,
+    ) -> None:
         self.send = send  # the connection's send: queue one frame, never blocks
+        # A slot for a reply known later (the ack of a move): frames sent after it wait for it.
+        self.later: Callable[[], Reply] = later if later is not None else partial(_Now, send)
         self.transport = transport  # the connection itself (server/net/conn.py), for broadcasts
+        self.addr = ""  # the client's address (per-address limits)
         self.pid: str | None = None  # set by hello
         self.name = ""
         self.races: set[str] = set()  # races where this connection receives member events

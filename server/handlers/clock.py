@@ -61,7 +61,7 @@ class Clock:
         players = t.players
         if t.deal is not None:  # the start: every player's game begins at the deal
             pos = encode_position(t.deal)
-            players = {pid: {**fields, "pos": pos} for pid, fields in players.items()}
+            players = {pid: {**fields, "pos": pos, "pn": 0} for pid, fields in players.items()}
         await self.svc.store.commit(
             old.ver,
             t.race,

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
 import msgspec
@@ -33,6 +33,7 @@ from ..core.moves import Applied, Duplicate, Entry, MoveReply, Step
 from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import PositionCache, is_outage, revealed_text
+from ..storage.positions import snapshot_due
 from .lobby import race_id
 from .runtime import Runtime
 
@@ -73,10 +74,12 @@ class Play:
         view = g.view_text() if msg.view else None
         legal = g.legal_moves() if msg.view else None
 
+        answer = s.later()  # the ack goes out in its place among the connection's replies
+
         def done(reply: MoveReply) -> None:
             try:
                 if type(reply) is Applied:
-                    s.send(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
+                    answer(encode(core.ack(msg.rid, msg, reply, res, view, legal)))
                     room = svc.local.get(msg.race)
                     if room is not None and rooms.take_local_progress(room, reply.ver):
                         rooms.send_progress(room, reply.frame, pid)
@@ -89,27 +92,38 @@ class Play:
                     key = (msg.race, pid)
                     if svc.games.get(key) is e:  # the cache ran ahead of Redis: reload next time
                         del svc.games[key]
-                    self._answer(s, msg, reply)
+                    self._answer(s, msg, reply, answer)
             finally:
                 e.landed()  # whatever happened above, nobody waits for this move for ever
+                answer.settle()  # ...nor for its ack: the replies behind it go out
 
+        # The log is the truth; the position is stored only as a snapshot every few moves.
+        pos = e.pos.encode() if (e.resnap or snapshot_due(msg.n + 1)) else b""
+        e.resnap = False
         svc.store.moves.play(
             msg.race,
             pid,
             msg.n,
             msg.move,
-            e.pos.encode(msg.move),
+            pos,
             res.cards_home,
             res.won,
             revealed_text(res.revealed),
             done,
         )
 
-    def _answer(self, s: Session, msg: m.Move | m.Finish, reply: MoveReply) -> None:
+    def _answer(
+        self,
+        s: Session,
+        msg: m.Move | m.Finish,
+        reply: MoveReply,
+        send: Callable[[bytes], None] | None = None,
+    ) -> None:
         """The client's answer to a reply of the move script that is not a fresh move."""
+        send = s.send if send is None else send
         if isinstance(reply, Duplicate):
             assert isinstance(msg, m.Move)
-            s.send(encode(core.dup_ack(msg.rid, msg.race, msg.move, reply)))
+            send(encode(core.dup_ack(msg.rid, msg.race, msg.move, reply)))
             return
         assert not isinstance(reply, Applied)  # a fresh move or finish is answered by its caller
         error, then_state = core.refusal(msg.rid, reply)
@@ -120,7 +134,7 @@ class Play:
             else:
                 log.error("move script failed: %s", exc)
         self.svc.metrics.moves_refused[error.code] += 1
-        s.send(encode(error))
+        send(encode(error))
         if then_state:
             self.svc.spawn(self._send_state(s, msg.race))
 
@@ -134,7 +148,9 @@ class Play:
             raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
         pg = load.game
         game = pg.game()
-        return Entry(game, PositionCache(game), pg.n, pg.status, pg.last)
+        e = Entry(game, PositionCache(game), pg.n, pg.status, pg.last)
+        e.resnap = pg.pn is None
+        return e
 
     async def settled(self, key: tuple[str, str]) -> Entry | None:
         """Wait until the player's in-flight moves have landed; their cache entry then."""
@@ -243,7 +259,7 @@ class Play:
                 )
         events = None
         if since is not None and privacy.may_see_events(race, pid):
-            frames = await store.events_since(rid, since)
+            frames = await store.events_since(rid, since, self.svc.settings.resync_events)
             events = [msgspec.Raw(f) for f in frames] if frames is not None else None
         # The events go out as stored (pre-encoded frames, embedded as they are).
         snapshot = m.RaceSnapshot(invite=privacy.invite_for(race, pid), **R.snapshot(race))

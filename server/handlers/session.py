@@ -1,7 +1,13 @@
-"""hello (identity, resumed seats) and disconnect (docs/protocol.md §2)."""
+"""hello (identity, resumed seats) and disconnect (docs/protocol.md §2).
+
+A hello without a token creates a session: at most NEW_SESSIONS_PER_MIN per
+client address (all processes, server/storage/sessions.py), beyond which it
+is refused with `rate-limited` and the wait in `retry_ms`.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import secrets
 
@@ -16,9 +22,22 @@ from .runtime import Runtime
 log = logging.getLogger("solrace.session")
 
 
+def exempt_networks(spec: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+    return [ipaddress.ip_network(x.strip(), strict=False) for x in spec.split(",") if x.strip()]
+
+
 class SessionHandlers:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
+        self.exempt = exempt_networks(svc.settings.limit_exempt)
+
+    def limit_exempt(self, addr: str) -> bool:
+        """Addresses whose new sessions are not counted (local tools; the limit_exempt setting)."""
+        try:
+            ip = ipaddress.ip_address(addr)
+        except ValueError:
+            return False
+        return any(ip in net for net in self.exempt)
 
     async def hello(self, s: Session, msg: m.Hello) -> m.Welcome:
         svc = self.svc
@@ -32,14 +51,22 @@ class SessionHandlers:
         if msg.name is not None and len(msg.name) > st.max_name:
             raise RaceError(ErrorCode.BAD_MESSAGE, f"`name`: at most {st.max_name} characters", field="name")
         if msg.token is not None:
-            found = await svc.store.resume_session(msg.token, msg.name)
+            found = await svc.store.sessions.resume_session(msg.token, msg.name)
             if found is None:
                 raise RaceError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
             pid, name = found
             token = msg.token
         else:
+            if not self.limit_exempt(s.addr):
+                wait_ms = await svc.store.sessions.admit_new(s.addr)
+                if wait_ms:
+                    raise RaceError(
+                        ErrorCode.RATE_LIMITED,
+                        "too many new sessions from this address; resume one with its token",
+                        retry_ms=wait_ms,
+                    )
             name = msg.name or f"player-{secrets.token_hex(2)}"
-            pid, token = await svc.store.new_session(name)
+            pid, token = await svc.store.sessions.new_session(name)
         s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
         svc.bus.subscribe(keys.player_channel(pid))

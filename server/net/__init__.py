@@ -1,8 +1,10 @@
 """The network edge: the WebSocket endpoint and the HTTP side of the same port.
 
-``gateway``    accepts connections, per-address limits, the hello phase, dispatch in order
+``gateway``    accepts connections, the hello phase, dispatch in order
+``admission``  connections per address and per player (all processes), each player's rate credits
 ``wsconn``     the binary-frame fast lane under websockets
-``conn``       one connection's transport: the outbound queue, flow control, close
+``conn``       one connection's transport: the outbound queue, the ordered replies, flow control, close
+``backlog``    the process-wide bound on what slow connections hold (OUTBOUND_TOTAL)
 ``inbound``    one connection's inbound side: its session, rate credits, the work that waits
 ``ratelimit``  the token bucket of RATE/BURST
 ``broadcast``  one coalescible frame to many sockets (spectator boards)

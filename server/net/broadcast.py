@@ -13,7 +13,7 @@ its transport buffer above the high-water mark) is skipped: it will get a
 later frame instead of piling this one up behind the others (docs/operations.md:
 coalescible updates are dropped, acks and own reveals never are). A
 connection with frames pending in this loop iteration gets the frame through
-its own `send`, behind them.
+its own `send`, behind them (so does one whose replies wait for an earlier one).
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def broadcast_latest(conns: Iterable[Any], frame: bytes) -> tuple[int, int]:
         if c.queue or ws.protocol.state is not _OPEN or ws.transport.get_write_buffer_size() >= c.high:
             skipped += 1  # backlogged: it gets the next one
             continue
-        if getattr(c, "out", None):
+        if getattr(c, "out", None) or getattr(c, "order", None):
             c.send(frame)  # frames of this iteration are waiting: keep the order
             continue
         ready.append(ws)

@@ -11,9 +11,16 @@ straight into the transport (server/net/wsconn.py), one write per socket per
 iteration however many frames (an ack and a rival's progress often meet) —
 while the socket keeps up. Once the transport buffer is above its high-water
 mark, frames wait in a queue drained by a writer task that respects flow
-control. A client that lets OUTBOUND_QUEUE frames pile up has stopped
-reading: it is closed (1008) instead of buffered for ever; its TCP
-connection is dropped at once, since a close frame could not get through.
+control. A client whose backlog (transport buffer plus queue) passes
+OUTBOUND_BYTES, or OUTBOUND_QUEUE frames, has stopped reading: it is closed
+(1008) instead of buffered for ever; its TCP connection is dropped at once,
+since a close frame could not get through. The backlogs of all lagging
+connections together are bounded by OUTBOUND_TOTAL (server/net/backlog.py).
+
+Replies go out in request order (docs/protocol.md §1) although a move's ack
+comes back from Redis while a ping or a refusal is answered at once: the
+move takes a slot (`later`) in the connection's ordered reply queue, and
+every frame sent after it waits behind it until it is filled.
 
 """
 
@@ -28,6 +35,7 @@ from websockets.protocol import State
 
 from protocol.messages import CloseCode
 
+from .backlog import Backlog
 from .wsconn import frame_header
 
 if TYPE_CHECKING:
@@ -43,12 +51,14 @@ CLOSE_LIMIT = 10.0  # seconds: the longest a close we start may take before the 
 class Outbox:
     """Writes the frames each connection got during one loop iteration, once per socket."""
 
-    __slots__ = ("pending", "scheduled", "loop")
+    __slots__ = ("pending", "scheduled", "loop", "backlog")
 
-    def __init__(self) -> None:
+    def __init__(self, backlog: Backlog | None = None) -> None:
         self.pending: list[Conn] = []
         self.scheduled = False
         self.loop: asyncio.AbstractEventLoop | None = None
+        # The process-wide bound on what slow connections hold (OUTBOUND_TOTAL).
+        self.backlog = backlog if backlog is not None else Backlog(0)
 
     def add(self, conn: Conn) -> None:
         self.pending.append(conn)
@@ -69,18 +79,52 @@ class Outbox:
                 log.exception("flush failed")
 
 
+class Later:
+    """A reply slot in a connection's ordered reply queue (`Conn.later`).
+
+    Called with the reply frame once it is known (or `settle()` when there is
+    none); the frames queued behind it then go out in order. A second call
+    sends like `Conn.send`.
+    """
+
+    __slots__ = ("conn", "frame", "ready")
+
+    def __init__(self, conn: Conn) -> None:
+        self.conn = conn
+        self.frame: bytes | None = None
+        self.ready = False
+
+    def __call__(self, frame: bytes) -> None:
+        if self.ready:
+            self.conn.send(frame)
+            return
+        self.frame = frame
+        self.ready = True
+        self.conn._release()
+
+    def settle(self) -> None:
+        """No reply will come (the request failed unexpectedly): let the frames behind go."""
+        if not self.ready:
+            self.ready = True
+            self.conn._release()
+
+
 class Conn:
     __slots__ = (
         "ws",
         "addr",
         "queue",
+        "queued",
+        "lagging",
         "limit",
+        "max_bytes",
         "high",
         "writer",
         "closed",
         "metrics",
         "out",
         "outbox",
+        "order",
         "__weakref__",
     )
 
@@ -90,13 +134,17 @@ class Conn:
         addr: str,
         *,
         outbound_queue: int,
+        outbound_bytes: int = 0,
         metrics: Metrics | None = None,
         outbox: Outbox | None = None,
     ) -> None:
         self.ws = ws
         self.addr = addr
         self.queue: deque[bytes] = deque()
+        self.queued = 0  # bytes in `queue`
+        self.lagging = False  # its backlog is reported to the process-wide bound
         self.limit = outbound_queue
+        self.max_bytes = outbound_bytes  # OUTBOUND_BYTES: transport buffer + queue; 0: no bound
         # Direct writes only while the transport buffer is below websockets' own
         # high-water mark; beyond it the writer task takes over.
         self.high = 2**15
@@ -105,13 +153,49 @@ class Conn:
         self.metrics = metrics
         self.out: list[bytes] | None = None  # frames of this loop iteration, not yet written
         self.outbox = outbox if outbox is not None else Outbox()
+        # The ordered reply queue: while a reply is awaited (`later`), every frame sent after
+        # it waits here behind it, so requests are answered in the order sent.
+        self.order: deque[bytes | Later] | None = None
 
     # --- sending -----------------------------------------------------------------------
+
+    def later(self) -> Later:
+        """A slot for a reply that comes later: frames sent from now on go out after it."""
+        slot = Later(self)
+        order = self.order
+        if order is None:
+            self.order = deque((slot,))
+        else:
+            order.append(slot)
+        return slot
 
     def send(self, frame: bytes) -> None:
         """Queue one binary frame (written at the end of this loop iteration); never blocks, never raises."""
         if self.closed:
             return
+        order = self.order
+        if order:  # a reply sent earlier is still awaited: this frame goes out after it
+            order.append(frame)
+            return
+        self._send(frame)
+
+    def _release(self) -> None:
+        """Send the frames at the head of the reply queue, up to the first reply still awaited."""
+        order = self.order
+        while order:
+            head = order[0]
+            if type(head) is bytes:
+                frame: bytes | None = head
+            else:
+                assert isinstance(head, Later)
+                if not head.ready:
+                    return
+                frame = head.frame
+            order.popleft()
+            if frame is not None and not self.closed:
+                self._send(frame)
+
+    def _send(self, frame: bytes) -> None:
         out = self.out
         if out is None:
             self.out = [frame]
@@ -136,7 +220,8 @@ class Conn:
         if ws.protocol.state is not _OPEN:
             return  # closing: websockets would refuse data frames now
         transport = ws.transport
-        if not self.queue and transport.get_write_buffer_size() < self.high:
+        buffered = transport.get_write_buffer_size()
+        if not self.queue and buffered < self.high:
             if len(out) == 1:
                 f = out[0]
                 data = frame_header(len(f)) + f
@@ -150,12 +235,26 @@ class Conn:
                 transport.write(data)
             except Exception:  # the peer went away under us; the handler cleans up
                 self.closed = True
+                return
+            if buffered:  # the socket lags: its backlog counts towards OUTBOUND_TOTAL
+                self.lagging = True
+                self.outbox.backlog.report(self, buffered + len(data))
+            elif self.lagging:  # caught up
+                self.lagging = False
+                self.outbox.backlog.report(self, 0)
             return
+        queued = self.queued
         for f in out:
-            if len(self.queue) >= self.limit:
-                self.abort(CloseCode.POLICY, "outbound queue full: the client stopped reading")
+            queued += len(f)
+            if len(self.queue) >= self.limit or (self.max_bytes and buffered + queued > self.max_bytes):
+                self.abort(CloseCode.POLICY, "outbound buffer full: the client stopped reading")
                 return
             self.queue.append(f)
+        self.queued = queued
+        self.lagging = True
+        self.outbox.backlog.report(self, buffered + queued)
+        if self.is_closed():  # closed for the process-wide bound
+            return
         if self.writer is None or self.writer.done():
             self.writer = asyncio.get_running_loop().create_task(self._drain())
 
@@ -163,9 +262,26 @@ class Conn:
         try:
             while self.queue and not self.closed:
                 await self.ws.send(self.queue[0])
-                self.queue.popleft()
+                self.queued -= len(self.queue.popleft())
+                if not self.closed:
+                    self.outbox.backlog.report(self, self.backlog())
         except Exception:
             self.closed = True
+            self.outbox.backlog.forget(self)
+
+    def backlog(self) -> int:
+        """Bytes this connection holds now: its transport buffer plus its queue."""
+        if self.closed:
+            return 0
+        try:
+            return self.ws.transport.get_write_buffer_size() + self.queued
+        except Exception:
+            return self.queued
+
+    def overflow(self) -> None:
+        """Close now: the process's slow connections together hold more than OUTBOUND_TOTAL."""
+        self.out = None  # nothing more for a client that is not reading
+        self.abort(CloseCode.POLICY, "outbound buffer full: the client stopped reading")
 
     def is_closed(self) -> bool:
         return self.closed
@@ -180,6 +296,9 @@ class Conn:
                 return
         self.closed = True
         self.queue.clear()
+        self.queued = 0
+        self.order = None
+        self.outbox.backlog.forget(self)
         if self.metrics is not None:
             self.metrics.closes[code] += 1
         asyncio.get_running_loop().create_task(self._close(code, reason))

@@ -1,7 +1,9 @@
 """The WebSocket endpoint and the HTTP side of the same port.
 
-Per connection: a per-address connection limit, the hello phase (with its
-timeout), then each frame is rate-limited, decoded (protocol/messages, one C
+Per connection: a per-address connection limit (MAX_CONN_PER_ADDR, checked
+here at once and then over all processes in Redis), the hello phase (with
+its timeout; then MAX_CONN_PER_PLAYER over all processes, and the player's
+rate credits, shared by its connections on this process), then each frame is rate-limited, decoded (protocol/messages, one C
 call that validates everything) and dispatched **synchronously, as it is
 parsed** (server/net/wsconn.py hands us the frames): a move on the hot path is
 validated, sent to Redis and done without a task switch. A request that must
@@ -41,6 +43,8 @@ from ..core.session import Session
 from ..metrics import Metrics
 from ..service import Service
 from ..storage import is_outage
+from .admission import Admission
+from .backlog import Backlog
 from .broadcast import broadcast_latest
 from .conn import Conn, Outbox
 from .http import Http
@@ -61,10 +65,10 @@ class Gateway:
         self.settings = settings
         self.service = service
         self.metrics = metrics
-        self.per_addr: dict[str, int] = {}
+        self.admission = Admission(settings, service.store.sessions)
         self.conns: set[Conn] = set()
         self.server: Server | None = None
-        self.outbox = Outbox()
+        self.outbox = Outbox(Backlog(settings.outbound_total))
         self.http = Http(settings, service.store, metrics)
         service.broadcast_latest = self._broadcast_latest
         self.trusted = [
@@ -87,6 +91,7 @@ class Gateway:
             server_header="solrace",
             create_connection=FastConnection,  # binary frames take a fast lane (server/net/wsconn.py)
         )
+        self.admission.start()
         return self.server
 
     @property
@@ -134,15 +139,22 @@ class Gateway:
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, st.sndbuf)
                 except OSError:
                     pass
-        conn = Conn(ws, addr, outbound_queue=st.outbound_queue, metrics=self.metrics, outbox=self.outbox)
+        conn = Conn(
+            ws,
+            addr,
+            outbound_queue=st.outbound_queue,
+            outbound_bytes=st.outbound_bytes,
+            metrics=self.metrics,
+            outbox=self.outbox,
+        )
         link = Inbound(conn, RateLimit(st.rate, st.burst))
-        count = self.per_addr.get(addr, 0) + 1
-        self.per_addr[addr] = count
         self.conns.add(conn)
         self.metrics.connections += 1
         self.metrics.connections_total += 1
+        counted = False
         try:
-            if count > st.max_conn_per_addr:
+            admitted, counted = await self.admission.connect(addr)
+            if not admitted:
                 self.metrics.closes[CloseCode.POLICY] += 1
                 await ws.close(CloseCode.POLICY, "too many connections from this address")
                 return
@@ -161,12 +173,9 @@ class Gateway:
                 link.timer.cancel()
                 link.timer = None
             self.conns.discard(conn)
+            self.outbox.backlog.forget(conn)
             self.metrics.connections -= 1
-            left = self.per_addr.get(addr, 1) - 1
-            if left:
-                self.per_addr[addr] = left
-            else:
-                self.per_addr.pop(addr, None)
+            await self.admission.disconnect(addr, counted, link.player)
             try:
                 await self.service.disconnect(link.session)
             except Exception:
@@ -345,6 +354,12 @@ class Gateway:
                 log.exception("hello failed")
             self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; try again")
             return
+        link.player = welcome.player
+        # From now on the player's credits, whichever of its connections spends them.
+        link.rate, admitted = await self.admission.player_joined(welcome.player)
+        if not admitted:
+            conn.abort(CloseCode.POLICY, "too many connections for this player")
+            return
         conn.send(encode(welcome))
         if link.timer is not None:
             link.timer.cancel()
@@ -354,6 +369,7 @@ class Gateway:
         """Stop accepting, let in-flight moves land, close everyone with 1012."""
         if self.server is None:
             return
+        self.admission.stop()
         self.server.server.close()  # stop accepting; open connections keep going
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout

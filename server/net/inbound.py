@@ -1,5 +1,8 @@
 """One connection's inbound side: its session, its rate credits, and the work that waits.
 
+The rate credits are the connection's own until hello, then its player's,
+shared by all the player's connections on this process (server/net/gateway.py).
+
 Frames are handled synchronously as they are parsed (server/net/gateway.py);
 one that needs to wait (Redis, a cold-path request) becomes the connection's
 `job`, run by its handler task, and the frames behind it wait in `inq`
@@ -34,11 +37,13 @@ class Inbound:
         "lost",
         "hello_by",
         "timer",
+        "player",
     )
 
     def __init__(self, conn: Conn, rate: RateLimit) -> None:
         self.conn = conn
-        self.session = Session(conn.send, conn)
+        self.session = Session(conn.send, conn, conn.later)
+        self.session.addr = conn.addr
         self.rate = rate
         self.inq: deque[bytes | str] | None = None  # created when a frame has to wait
         self.busy = False  # a job runs: new frames wait in inq
@@ -48,3 +53,4 @@ class Inbound:
         self.lost = False  # the TCP connection is gone
         self.hello_by: float | None = None  # loop time by which hello must have succeeded
         self.timer: asyncio.TimerHandle | None = None  # HELLO_TIMEOUT, cancelled by the hello
+        self.player: str | None = None  # once counted among its player's connections

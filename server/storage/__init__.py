@@ -30,7 +30,14 @@ from .keys import (
     valid_race_id,
 )
 from .moves import MovePipe
-from .positions import PositionCache, decode_position, encode_position, position_text, revealed_text
+from .positions import (
+    PositionCache,
+    decode_position,
+    encode_position,
+    position_text,
+    replay,
+    revealed_text,
+)
 from .scripts import MOVE
 from .store import Conflict, PlayerGame, PlayerLoad, Store
 
@@ -60,6 +67,7 @@ __all__ = [
     "profile_key",
     "race_channel",
     "race_key",
+    "replay",
     "revealed_text",
     "stream_key",
     "valid_race_id",

@@ -14,14 +14,23 @@ key                                type    contents
                                            players (JSON seats: player, name, ready)
                                            ranking (JSON, once finished)
 ``{race:ID}:p:PID``                hash    a player's game (from the start): n home
-                                           status at pos (compact position, see
-                                           encode_position) last (last
-                                           move) rev (its revealed cards) mt (its time)
-``{race:ID}:log:PID``              list    move log, one "AT HOME MOVE" per move
+                                           status at last (last move) rev (its revealed
+                                           cards) mt (its time); pos (compact position,
+                                           see encode_position) is a snapshot at move
+                                           count pn, stored at the deal and every
+                                           SNAPSHOT_EVERY moves (no pn: stored before
+                                           snapshots, pos is at n; the next move
+                                           stores a snapshot)
+``{race:ID}:log:PID``              list    move log, one "AT HOME MOVE" per move: the
+                                           truth of the game (pos + the log after pn)
 ``{race:ID}:ev``                   stream  public race events, id ``VER-0``, field m =
                                            the msgpack frame as sent; MAXLEN ~
-``sess:SHA256(token)``             string  player id; TTL SESSION_TTL
-``pl:{PID}``                       hash    name; TTL SESSION_TTL (renewed at hello)
+``sess:SHA256(token)``             string  player id (+ " fresh" until the first seat); TTL
+                                           FRESH_SESSION_TTL, then SESSION_TTL
+``lim:sess:ADDR``                  string  sessions created from ADDR this minute
+``conns:{ADDR}``                   hash    open connections from ADDR (or "player PID"):
+                                           PROC -> count, PROC:t -> expiry (ms)
+``pl:{PID}``                       hash    name, sess (its session key), seated; TTL as the session
 ``pl:{PID}:races``                 set     race ids where the player holds a seat
 ``quick:GAME:SEATS``               list    quick-match queue (player ids)
 ``races:timers``                   zset    race id -> next time the race must be looked

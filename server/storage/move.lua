@@ -8,9 +8,11 @@
 --       3 move log {race:ID}:log:PID, 4 event stream {race:ID}:ev
 -- ARGV: 1 kind: 'm' move | 'f' declare finished | 'd' re-ack a duplicate only
 --       2 n (the count the client believes it has made)   3 move notation
---       4 new position (compact)   5 cards home after the move   6 won '1'|'0'
+--       4 the position after the move (compact), or '' (only every few moves: the
+--         log is the truth, the position a snapshot of it, see positions.py)
+--       5 cards home after the move   6 won '1'|'0'
 --       7 revealed cards as text ("w:7c t3:Kd")   8 race id   9 player id
---       10 pub/sub channel   11 stream MAXLEN (approximate)
+--       10 pub/sub channel   11 stream MAXLEN (approximate, applied every 64th version)
 --       12 ('m' only) the progress frame up to its version: a MessagePack map of
 --          9 entries whose last key, "ver", is followed by 0xce (uint32); the
 --          script appends the version, then "total" and "at" (uint8, uint64)
@@ -49,24 +51,32 @@ end
 local status = 'playing'
 local home
 local live = -1
+-- Numbers go to Redis as strings made with '%d': a Lua number given to redis.call or
+-- joined with '..' is formatted as a float ('%.17g'), several times slower.
+local nows = string.format('%d', now)
 if kind == 'm' then
   n = n + 1
-  home = tonumber(ARGV[5])
+  local ns = string.format('%d', n)
   -- The log entry keeps the cards home after the move: the ranking needs
   -- the earliest time the final count was reached.
-  redis.call('RPUSH', KEYS[3], now .. ' ' .. home .. ' ' .. ARGV[3])
-  redis.call('HSET', KEYS[2], 'n', n, 'pos', ARGV[4], 'home', home,
-             'last', ARGV[3], 'rev', ARGV[7], 'mt', now)
+  redis.call('RPUSH', KEYS[3], nows .. ' ' .. ARGV[5] .. ' ' .. ARGV[3])
+  if ARGV[4] == '' then
+    redis.call('HSET', KEYS[2], 'n', ns, 'home', ARGV[5], 'last', ARGV[3], 'rev', ARGV[7], 'mt', nows)
+  else
+    -- A snapshot of the position (every few moves; the log after it replays the rest).
+    redis.call('HSET', KEYS[2], 'n', ns, 'home', ARGV[5], 'last', ARGV[3], 'rev', ARGV[7], 'mt', nows,
+               'pos', ARGV[4], 'pn', ns)
+  end
   if ARGV[6] == '1' then status = 'won' end
 else
   home = tonumber(redis.call('HGET', KEYS[2], 'home'))
   status = 'finished'
 end
 if status ~= 'playing' then
-  redis.call('HSET', KEYS[2], 'status', status, 'at', now)
-  live = redis.call('HINCRBY', KEYS[1], 'live', -1)
+  redis.call('HSET', KEYS[2], 'status', status, 'at', nows)
+  live = redis.call('HINCRBY', KEYS[1], 'live', '-1')
 end
-local ver = redis.call('HINCRBY', KEYS[1], 'ver', 1)
+local ver = redis.call('HINCRBY', KEYS[1], 'ver', '1')
 local frame
 if kind == 'm' then
   frame = ARGV[12] .. struct.pack('>I4', ver) .. '\165total\204' .. string.char(tonumber(r[3]))
@@ -75,6 +85,12 @@ else
   frame = cmsgpack.pack({t = 'progress', race = ARGV[8], ver = ver, player = ARGV[9],
                          n = n, home = home, total = tonumber(r[3]), status = status, at = now})
 end
-redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], ver .. '-0', 'm', frame)
+-- The stream is trimmed (to about ARGV[11] entries) on every 64th version only: an XADD
+-- with MAXLEN costs Redis a third more, and the stream stays within 64 of its bound.
+if ver % 64 == 0 then
+  redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[11], string.format('%d-0', ver), 'm', frame)
+else
+  redis.call('XADD', KEYS[4], string.format('%d-0', ver), 'm', frame)
+end
 redis.call('PUBLISH', ARGV[10], frame)
 return {'ok', n, now, ver, live, frame}

@@ -2,12 +2,21 @@
 -- server time after reading them, in one atomic call (no move lands in
 -- between, so the boards show exactly the race at that time). The player keys
 -- share the race's hash tag: one cluster slot.
--- KEYS: the player hashes   Returns {now_ms, n1, pos1, n2, pos2, ...}
+-- A position is stored as a snapshot (pos at count pn) and the move log after
+-- it (positions.py): each player's snapshot comes with the log entries after it.
+-- KEYS: the P player hashes, then their P move logs in the same order
+-- Returns {now_ms, n1, pos1, pn1, entries1, n2, pos2, pn2, entries2, ...}
+-- (pn false: a game stored before snapshots, its pos is at n; entries then empty)
 local out = {0}
-for i, key in ipairs(KEYS) do
-  local p = redis.call('HMGET', key, 'n', 'pos')
-  out[2 * i] = p[1] or 0
-  out[2 * i + 1] = p[2] or false
+local np = #KEYS / 2
+for i = 1, np do
+  local p = redis.call('HMGET', KEYS[i], 'n', 'pos', 'pn')
+  local since = {}
+  if p[2] and p[3] then since = redis.call('LRANGE', KEYS[np + i], p[3], -1) end
+  out[#out + 1] = p[1] or 0
+  out[#out + 1] = p[2] or false
+  out[#out + 1] = p[3] or false
+  out[#out + 1] = since
 end
 local t = redis.call('TIME')
 out[1] = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)

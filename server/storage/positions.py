@@ -1,8 +1,12 @@
 """The compact stored position of a player's game, and the revealed-cards text of a move.
 
-The player hash keeps its game as a few bytes per pile (``encode_position``),
-re-encoded on every move pile by pile (``PositionCache``); spectator boards
-and resyncs decode it back into a ``rules.Game``.
+The move log is the truth of a player's game; the player hash keeps a
+snapshot of it as a few bytes per pile (``encode_position``) at the deal and
+then every ``SNAPSHOT_EVERY`` moves (``pos``, with ``pn`` the move count it
+is at), so that a move's script usually stores no position at all. Reloads,
+resyncs and spectator boards decode the snapshot back into a ``rules.Game``
+and replay the log entries after it (``replay``: about a microsecond per
+move, at most ``SNAPSHOT_EVERY`` - 1 of them).
 """
 
 from __future__ import annotations
@@ -11,6 +15,26 @@ from typing import cast
 
 from protocol import rules
 from protocol.rules.games import DRAW as _DRAW
+
+SNAPSHOT_EVERY = 32
+
+
+def snapshot_due(n: int) -> bool:
+    """Does move number `n` (1-based: the count after it) store the position with it?"""
+    return n % SNAPSHOT_EVERY == 0
+
+
+def log_move(entry: bytes) -> str:
+    """The move notation of a move log entry ("AT HOME MOVE")."""
+    return entry.split(b" ", 2)[2].decode()
+
+
+def replay(pos: bytes, entries: list[bytes]) -> rules.Game:
+    """The game of a stored snapshot `pos` after the move log `entries` that follow it."""
+    g = decode_position(pos)
+    for e in entries:
+        g.play(log_move(e))
+    return g
 
 
 def encode_position(g: rules.Game) -> bytes:
@@ -102,6 +126,8 @@ def position_text(data: bytes) -> str:
 
 
 def revealed_text(revealed: tuple[tuple[str, str], ...]) -> str:
+    if not revealed:  # most moves reveal nothing: no generator, no join (0.1 vs 0.4 µs)
+        return ""
     return " ".join(f"{pile}:{card}" for pile, card in revealed)
 
 

@@ -13,8 +13,8 @@ API (all async but ``moves`` and ``subscriber``):
 - the move path: `moves` (a `MovePipe`: `play`, `finish`, `reack`, typed replies)
 - the bus: `subscriber(on_message, on_reconnect)` (pub/sub), `publish_player`
 - timers: `schedule`, `due_races`
-- sessions and players: `new_session`, `resume_session`, `player_name`, `player_races`,
-  `add_seat`, `remove_seat`
+- sessions (``sessions``: new, resume, kept at the first seat; per-address limits),
+  players: `player_name`, `player_races`, `add_seat`, `remove_seat`
 - quick-match: `quick_push`, `quick_remove`
 - `time_ms`, `ping`
 """
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
 import redis.asyncio as aioredis
 from redis.exceptions import NoScriptError
 
@@ -39,7 +39,6 @@ from .keys import (
     PUBLIC,
     TIMERS,
     log_key,
-    new_player_id,
     player_channel,
     player_key,
     profile_key,
@@ -47,31 +46,33 @@ from .keys import (
     race_channel,
     race_key,
     seats_key,
-    session_key,
     stream_key,
     valid_race_id,
 )
 from .moves import MovePipe
-from .positions import decode_position
+from .positions import encode_position, replay
 from .records import race_fields, race_from_load, text_or_none
 from .resp import Pipe, Subscriber
 from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
+from .sessions import Sessions
 
 log = logging.getLogger("solrace.store")
 
 
 @dataclass(slots=True)
 class PlayerGame:
-    """A player's stored game in a started race (the player hash)."""
+    """A player's stored game in a started race: the player hash and the log after its snapshot."""
 
     n: int  # moves made
     home: int  # cards home
     status: str
-    pos: bytes  # compact position (positions.encode_position)
+    pos: bytes  # compact position snapshot (positions.encode_position) ...
+    since: list[bytes]  # ... and the move log entries after it
+    pn: int | None  # the move count of the snapshot (None: stored before snapshots, `pos` is at `n`)
     last: str  # the last move applied
 
     def game(self) -> Any:
-        return decode_position(self.pos)
+        return replay(self.pos, self.since)
 
 
 @dataclass(slots=True)
@@ -83,15 +84,19 @@ class PlayerLoad:
     game: PlayerGame | None  # None before the start
 
 
-def _player_game(h: dict[bytes, bytes]) -> PlayerGame | None:
+def _player_game(h: dict[bytes, bytes], since: list[bytes]) -> PlayerGame | None:
+    """The hash and the log entries after its snapshot (`pn`); the log is the truth: a move
+    that landed between the two reads is in `since` and not yet in the hash's fields."""
     if not h:
         return None
+    n, home, last = int(h[b"n"]), int(h.get(b"home") or 0), (h.get(b"last") or b"").decode()
+    if since:
+        n = int(h.get(b"pn") or 0) + len(since)
+        _at, home_s, move = since[-1].split(b" ", 2)
+        home, last = int(home_s), move.decode()
+    pn = int(h[b"pn"]) if b"pn" in h else None
     return PlayerGame(
-        n=int(h[b"n"]),
-        home=int(h.get(b"home") or 0),
-        status=h[b"status"].decode(),
-        pos=h[b"pos"],
-        last=(h.get(b"last") or b"").decode(),
+        n=n, home=home, status=h[b"status"].decode(), pos=h[b"pos"], since=since, pn=pn, last=last
     )
 
 
@@ -120,6 +125,9 @@ class Store:
             # Hot path: one pipelined connection for EVALSHA of moves.
             self.pipe = Pipe(url)
         self.moves = MovePipe(self.pipe, settings.stream_maxlen)
+        self.sessions = Sessions(
+            self.redis, settings.session_ttl_s, settings.fresh_session_ttl_s, settings.new_sessions_per_min
+        )
         self.health = Health(self.redis, cluster=self.cluster)  # `/healthz`, one log line per outage
         if isinstance(self.pipe, Pipe):
             self.pipe.on_reconnect = self.health.recovered
@@ -245,9 +253,19 @@ class Store:
         pipe.hmget(race_key(rid), "status", "players")
         pipe.hgetall(player_key(rid, pid))
         (status, players), player = await pipe.execute()
+        since = await self._since_snapshot(rid, pid, player)
         return PlayerLoad(
-            status=text_or_none(status), seated=pid.encode() in (players or b""), game=_player_game(player)
+            status=text_or_none(status),
+            seated=pid.encode() in (players or b""),
+            game=_player_game(player, since),
         )
+
+    async def _since_snapshot(self, rid: str, pid: str, h: dict[bytes, bytes]) -> list[bytes]:
+        """The move log entries after the position snapshot of player hash `h`."""
+        if not h or b"pos" not in h or b"pn" not in h:
+            return []  # (a game stored before snapshots: its `pos` is at `n`, nothing to replay)
+        entries: list[bytes] = await self.redis.lrange(log_key(rid, pid), int(h.get(b"pn") or 0), -1)
+        return entries
 
     async def race_counts(self) -> dict[str, int]:
         """Live races by status, counted cluster-wide from the public index and the timers."""
@@ -277,15 +295,27 @@ class Store:
 
     async def positions(self, rid: str, pids: list[str]) -> tuple[int, list[tuple[int, bytes | None]]]:
         """The server time just after reading them, and (n, compact position) of each
-        player (spectator boards; see decode_position), in one atomic call."""
+        player (spectator boards; see decode_position), in one atomic call: each stored
+        snapshot brought up to date with the log entries after it."""
         if not pids:
             return await self.time_ms(), []
-        reply = await POSITIONS(self.redis, [player_key(rid, pid) for pid in pids], [])
-        return int(reply[0]), [(int(reply[i] or 0), reply[i + 1]) for i in range(1, len(reply), 2)]
+        keys = [player_key(rid, pid) for pid in pids] + [log_key(rid, pid) for pid in pids]
+        reply = await POSITIONS(self.redis, keys, [])
+        out: list[tuple[int, bytes | None]] = []
+        for i in range(1, len(reply), 4):
+            n, pos, pn, since = reply[i : i + 4]
+            if pos is None or pn is None:  # (a game stored before snapshots: its pos is at n)
+                out.append((int(n or 0), pos))
+            else:
+                out.append((int(pn) + len(since), encode_position(replay(pos, since)) if since else pos))
+        return int(reply[0]), out
 
-    async def events_since(self, rid: str, since: int) -> list[bytes] | None:
-        """Frames of the race events after version `since`, or None if the stream lost some."""
-        entries = await self.redis.xrange(stream_key(rid), min=f"{since + 1}-0", max="+")
+    async def events_since(self, rid: str, since: int, limit: int | None = None) -> list[bytes] | None:
+        """Frames of the race events after version `since`; None if the stream lost some, or over `limit`."""
+        count = None if limit is None else limit + 1
+        entries = await self.redis.xrange(stream_key(rid), f"{since + 1}-0", "+", count)
+        if limit is not None and len(entries) > limit:
+            return None
         if entries:
             first = int(entries[0][0].split(b"-")[0])
             if first != since + 1:
@@ -325,37 +355,6 @@ class Store:
 
     # --- sessions and players ---------------------------------------------------------------
 
-    async def new_session(self, name: str) -> tuple[str, str]:
-        """A new identity: (player id, token). Only sha256(token) is stored."""
-        pid = new_player_id()
-        token = secrets.token_urlsafe(32)
-        ttl = self.settings.session_ttl_s
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.set(session_key(token), pid, ex=ttl)
-        pipe.hset(profile_key(pid), mapping={"name": name})
-        pipe.expire(profile_key(pid), ttl)
-        await pipe.execute()
-        return pid, token
-
-    async def resume_session(self, token: str, name: str | None) -> tuple[str, str] | None:
-        """(player id, name) for a valid token, renewing its TTL; None if unknown/expired."""
-        key = session_key(token)
-        pid = await self.redis.get(key)
-        if pid is None:
-            return None
-        pid_s = pid.decode()
-        ttl = self.settings.session_ttl_s
-        pipe = self.redis.pipeline(transaction=False)
-        pipe.expire(key, ttl)
-        if name is not None:
-            pipe.hset(profile_key(pid_s), "name", name)
-        pipe.hget(profile_key(pid_s), "name")
-        pipe.expire(profile_key(pid_s), ttl)
-        pipe.expire(seats_key(pid_s), ttl)
-        res = await pipe.execute()
-        stored = res[2] if name is not None else res[1]
-        return pid_s, (text_or_none(stored) or name or "player")
-
     async def player_name(self, pid: str) -> str:
         return text_or_none(await self.redis.hget(profile_key(pid), "name")) or "player"
 
@@ -378,10 +377,13 @@ class Store:
         return sorted(live)
 
     async def add_seat(self, pid: str, rid: str) -> None:
+        """Seat `pid` in `rid`; its connections on every process learn it (a `seated` notice)."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.sadd(seats_key(pid), rid)
         pipe.expire(seats_key(pid), self.settings.session_ttl_s)
         await pipe.execute()
+        await self.redis.publish(player_channel(pid), msgspec.msgpack.encode({"t": "seated", "race": rid}))
+        await self.sessions.keep(pid)
 
     async def remove_seat(self, pid: str, rid: str) -> None:
         await self.redis.srem(seats_key(pid), rid)

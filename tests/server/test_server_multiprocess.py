@@ -35,7 +35,7 @@ async def test_reconnect_to_another_process_keeps_everything(server, serve_proce
     state = await a2.request("resync", race=rid, since=start["ver"])
     you = state["you"]
     assert you["n"] == 3 and you["status"] == "playing"
-    g = S.decode_position((await _stored(server, rid, a.player))[b"pos"])
+    g = S.decode_position(await _stored_position(server, rid, a.player))
     assert you["view"] == g.view_text() and you["legal"] == g.legal_moves()
     assert state["race"]["deadline"] == start["deadline"]  # the clock kept running
     assert state["race"]["starts_at"] == start["starts_at"]
@@ -58,12 +58,15 @@ async def test_reconnect_to_another_process_keeps_everything(server, serve_proce
     await b.close()
 
 
-async def _stored(app, rid: str, pid: str) -> dict:
+async def _stored_position(app, rid: str, pid: str) -> bytes:
+    """The player's current stored position: the snapshot, then the log entries after it."""
     r = aioredis.Redis.from_url(app.settings.redis)
     try:
-        return await r.hgetall(S.player_key(rid, pid))
+        h = await r.hgetall(S.player_key(rid, pid))
+        since = await r.lrange(S.log_key(rid, pid), int(h[b"pn"]), -1)
     finally:
         await r.aclose()
+    return S.encode_position(S.replay(h[b"pos"], since))
 
 
 async def test_deadline_fires_when_the_starting_process_died(server, serve_process):

@@ -46,6 +46,73 @@ async def test_one_round_trip_per_accepted_move(make_server):
     await b.close()
 
 
+async def test_position_is_a_snapshot_and_the_log_replays_the_rest(server):
+    """Moves store the position only every SNAPSHOT_EVERY moves; reloads, resyncs and boards
+    rebuild the current game from that snapshot and the move log after it."""
+    from protocol import rules
+
+    server.service.seed_factory = lambda: WIN["seed"]
+    a = await player(server.ws_url, "ada")
+    rid = await make_race(server, [a], WIN["game"])
+    k = S.positions.SNAPSHOT_EVERY
+    done = 2 * k + 5
+    await play(a, rid, WIN["moves"][:done])
+    r = aioredis.Redis.from_url(server.settings.redis)
+    h = await r.hgetall(S.player_key(rid, a.player))
+    await r.aclose()
+    assert int(h[b"n"]) == done and int(h[b"pn"]) == 2 * k
+    assert h[b"pos"] == S.encode_position(rules.replay(WIN["game"], WIN["seed"], WIN["moves"][: 2 * k]))
+    now = rules.replay(WIN["game"], WIN["seed"], WIN["moves"][:done])
+    store = server.store
+    load = await store.load_player(rid, a.player)
+    assert load.game is not None and load.game.n == done and load.game.last == WIN["moves"][done - 1]
+    assert load.game.game() == now and load.game.home == now.cards_home
+    assert (await store.positions(rid, [a.player]))[1] == [(done, S.encode_position(now))]
+    # the process forgets its cached game: the next move reloads it from snapshot + log
+    server.service.games.clear()
+    ack = await a.request("move", race=rid, n=done, move=WIN["moves"][done])
+    assert ack["t"] == "ack" and ack["n"] == done + 1
+    state = await a.request("resync", race=rid)
+    now.play(WIN["moves"][done])
+    assert state["you"]["view"] == now.view_text()
+    await a.close()
+
+
+async def test_a_game_stored_before_snapshots_loads_as_stored(server):
+    """A player hash written before snapshots (its `pos` kept at `n`, no `pn`) is read as it is:
+    nothing replayed on top of it, so a race in progress survives the upgrade."""
+    from protocol import rules
+
+    server.service.seed_factory = lambda: WIN["seed"]
+    a = await player(server.ws_url, "ada")
+    rid = await make_race(server, [a], WIN["game"])
+    done = 40
+    await play(a, rid, WIN["moves"][:done])
+    now = rules.replay(WIN["game"], WIN["seed"], WIN["moves"][:done])
+    r = aioredis.Redis.from_url(server.settings.redis)
+    await r.hset(S.player_key(rid, a.player), "pos", S.encode_position(now))  # the old format
+    await r.hdel(S.player_key(rid, a.player), "pn")
+    await r.aclose()
+    load = await server.store.load_player(rid, a.player)
+    assert load.game is not None and load.game.n == done and load.game.game() == now
+    assert (await server.store.positions(rid, [a.player]))[1] == [(done, S.encode_position(now))]
+    server.service.games.clear()
+    ack = await a.request("move", race=rid, n=done, move=WIN["moves"][done])
+    assert ack["t"] == "ack" and ack["n"] == done + 1
+    # that move stored its position with its count: the game is in the new format from here on
+    now.play(WIN["moves"][done])
+    r = aioredis.Redis.from_url(server.settings.redis)
+    h = await r.hgetall(S.player_key(rid, a.player))
+    await r.aclose()
+    assert int(h[b"pn"]) == done + 1 and h[b"pos"] == S.encode_position(now)
+    await play(a, rid, WIN["moves"][done + 1 : done + 4], start_n=done + 1)
+    now = rules.replay(WIN["game"], WIN["seed"], WIN["moves"][: done + 4])
+    server.service.games.clear()
+    load = await server.store.load_player(rid, a.player)
+    assert load.game is not None and load.game.n == done + 4 and load.game.game() == now
+    await a.close()
+
+
 async def test_illegal_moves_never_reach_redis(make_server):
     app = await make_server(sweep_ms=600_000, spectator_flush_ms=600_000)
     a = await player(app.ws_url, "ada")

@@ -13,11 +13,13 @@ import re
 
 import pytest
 
+from protocol import rules
+
 from .conftest import sha256_hex, shot
 
 pytestmark = pytest.mark.timeout(180)
 
-GAMES = ["racing-aces", "double-aces-and-kings", "rouge-et-noir", "fours-up"]
+GAMES = list(rules.GAMES)  # every game of the engine: the browser must know each one
 
 
 # ----------------------------------------------------------------------------- helpers

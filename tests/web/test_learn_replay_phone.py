@@ -456,6 +456,8 @@ def test_phone_pages_fit(phone, make_bot):
     for bot in (a, b):
         bot.stop_playing()
         bot.call(lambda c: c.finish(snap.race))
+    # The replay exists once the race has ended, which a loaded machine may take a moment to do.
+    a.call(lambda c: c.wait_for("end", lambda ev: ev.race == snap.race, timeout=DEADLINE))
     page.goto(page.url.split("#")[0] + f"#replay={snap.race}")
     page.wait_for_selector("#replay-page .replay-player .pile")
     no_sideways_scroll(page, PHONE["width"])

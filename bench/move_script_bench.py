@@ -1,0 +1,203 @@
+"""Redis CPU per call of the move script, A/B across revisions, beside a minimal scripted call.
+
+A private redis-server (the embedded one: AOF everysec, as `solrace serve`
+runs it) with one subscriber on every race channel; 50 races of 2 players
+stored as running; moves of every player packed as the move pipe packs them
+(`t1>f2`, a fours-up position when the variant stores one) and sent in
+pipelined batches (`--batch` calls per write). The CPU of redis-server
+(all its threads, from /proc/PID/task/*/schedstat) is read around `--calls`
+calls of each variant; the variants alternate for `--rounds` rounds and the
+median is printed, so that they meet the same load from the rest of a shared
+machine. The minimal scripted call is `return 1` with one key and one
+argument of a move frame's size.
+
+    .venv/bin/python bench/move_script_bench.py                 # HEAD's move.lua vs the worktree's
+    .venv/bin/python bench/move_script_bench.py old=REV:1 new=WORKTREE:32
+
+A variant is NAME=SOURCE:EVERY, SOURCE a git revision or WORKTREE, EVERY how
+often a move sends its position (1: every move, as before snapshots).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import hiredis
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from protocol import rules  # noqa: E402
+from server.core import frames  # noqa: E402
+from server.storage.embedded_redis import EmbeddedRedis  # noqa: E402
+from server.storage.positions import encode_position  # noqa: E402
+from server.storage.resp import pack  # noqa: E402
+
+RACES = 50
+POS = encode_position(rules.deal("fours-up", "abc"))
+
+
+def cpu_s(pid: int) -> float:
+    total = 0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+            total += int(f.read().split()[0])
+    return total / 1e9
+
+
+class Conn:
+    def __init__(self, port: int) -> None:
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.reader = hiredis.Reader()
+
+    def batch(self, cmds: list[bytes]) -> list[Any]:
+        self.sock.sendall(b"".join(cmds))
+        out: list[Any] = []
+        while len(out) < len(cmds):
+            x = self.reader.gets()
+            if x is False:
+                self.reader.feed(self.sock.recv(1 << 20))
+                continue
+            out.append(x)
+        return out
+
+
+def drain(sub: socket.socket) -> None:
+    """Read the subscriber's messages (PUBLISH costs Redis a write to a live subscriber)."""
+    try:
+        while sub.recv(1 << 20):
+            pass
+    except OSError:
+        pass  # closed at the end
+
+
+def rid(i: int) -> str:
+    return f"r{i:016x}"
+
+
+def pid(j: int) -> str:
+    return f"p{j:016x}"
+
+
+def setup(c: Conn) -> None:
+    cmds = [pack(["FLUSHALL"])]
+    for i in range(RACES):
+        race = "{race:" + rid(i) + "}"
+        cmds.append(
+            pack(["HSET", race, "status", "running", "deadline", "99999999999999", "total", 52, "ver", 1])
+        )
+        for j in range(2):
+            cmds.append(
+                pack(
+                    [
+                        "HSET",
+                        race + ":p:" + pid(j),
+                        "n",
+                        0,
+                        "status",
+                        "playing",
+                        "pos",
+                        POS,
+                        "pn",
+                        0,
+                        "home",
+                        0,
+                    ]
+                )
+            )
+    c.batch(cmds)
+
+
+def move_packer(sha: str, every: int) -> Callable[[int], bytes]:
+    counts: dict[tuple[str, str], int] = {}
+
+    def one(i: int) -> bytes:
+        r, p = rid(i % RACES), pid((i // RACES) % 2)
+        n = counts.get((r, p), 0)
+        counts[(r, p)] = n + 1
+        race = "{race:" + r + "}"
+        prog = frames.progress_prefix(frames.progress_head(r, p), n + 1, 3, False)
+        pos = POS if (n + 1) % every == 0 else b""
+        return pack(
+            ["EVALSHA", sha, 4, race, race + ":p:" + p, race + ":log:" + p, race + ":ev"]
+            + ["m", n, "t1>f2", pos, 3, "0", "", r, p, "race:" + r, 1000, prog]
+        )
+
+    return one
+
+
+def minimal_packer(sha: str) -> Callable[[int], bytes]:
+    return lambda i: pack(["EVALSHA", sha, 1, "{race:" + rid(i % RACES) + "}", b"x" * 56])
+
+
+def source(rev: str) -> str:
+    if rev == "WORKTREE":
+        return (ROOT / "server/storage/move.lua").read_text()
+    return subprocess.run(
+        ["git", "show", f"{rev}:server/storage/move.lua"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("variants", nargs="*", default=["HEAD=HEAD:1", "worktree=WORKTREE:32"])
+    ap.add_argument("--calls", type=int, default=30_000)
+    ap.add_argument("--batch", type=int, default=25)
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args()
+    scripts: dict[str, tuple[str, int]] = {"minimal call": ("return 1", 0)}
+    for v in a.variants:
+        name, _, spec = v.partition("=")
+        rev, _, every = spec.rpartition(":")
+        scripts[name] = (source(rev), int(every))
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as redis:
+        assert redis.proc is not None
+        rpid = redis.proc.pid
+        c = Conn(redis.port)
+        sub = socket.create_connection(("127.0.0.1", redis.port))
+        sub.sendall(pack(["SUBSCRIBE"] + [f"race:{rid(i)}" for i in range(RACES)]))
+        threading.Thread(
+            target=lambda: [None for _ in iter(lambda: sub.recv(1 << 20), b"")], daemon=True
+        ).start()
+        results: dict[str, list[float]] = {k: [] for k in scripts}
+        for _round in range(a.rounds):
+            for name, (src, every) in scripts.items():
+                sha = c.batch([pack(["SCRIPT", "LOAD", src])])[0].decode()
+                setup(c)
+                packer = move_packer(sha, every) if every else minimal_packer(sha)
+                i = 0
+                for _ in range(40):  # warm up
+                    c.batch([packer(i + k) for k in range(a.batch)])
+                    i += a.batch
+                t0 = cpu_s(rpid)
+                done = 0
+                while done < a.calls:
+                    replies = c.batch([packer(i + k) for k in range(a.batch)])
+                    i += a.batch
+                    done += a.batch
+                results[name].append((cpu_s(rpid) - t0) / done * 1e6)
+                bad = [r for r in replies if not (r == 1 or (type(r) is list and r[0] == b"ok"))]
+                assert not bad, (name, bad[:3])
+        sub.close()
+    print(f"redis-server CPU µs per call, median of {a.rounds} rounds ({a.calls} calls, {a.batch} per write)")
+    for name, xs in results.items():
+        xs.sort()
+        print(f"  {name:<20} {xs[len(xs) // 2]:6.2f}   ({' '.join(f'{x:.1f}' for x in xs)})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

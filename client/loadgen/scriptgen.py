@@ -1,0 +1,156 @@
+"""The Redis baseline: a minimal scripted call, driven like the moves, on the server's own redis-server.
+
+What a move costs Redis is only meaningful beside what Redis needs for the
+least a scripted call can be: `EVALSHA` of a one-line script (``return 1``)
+with one key and one argument the size of a move frame. `ScriptGen` drives
+that call with the same number of callers as the bots and the same open or
+closed loop (`EchoConn`'s logic, reused), over one pipelined connection whose
+calls of one event-loop tick go out in one write, as the server's move pipe
+does. Its windows alternate with the echo's and the server's in each phase,
+so the redis-server CPU per call is measured beside its CPU per move under
+the same load from the rest of the machine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import re
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+import hiredis
+
+from .gen import EchoConn, Mode, Recorder, now
+
+SCRIPT = b"return 1"
+
+
+def _pack(*args: bytes) -> bytes:
+    out = [b"*%d\r\n" % len(args)]
+    for a in args:
+        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
+    return b"".join(out)
+
+
+def redis_address(redis_pid: int, url: str = "") -> tuple[str, int]:
+    """Where the server's Redis listens: the URL given, or the private redis-server's
+    process title ("redis-server 127.0.0.1:PORT")."""
+    if url:
+        m = re.match(r"redis://(?:[^@/]*@)?([^:/]+)(?::(\d+))?", url)
+        if not m:
+            raise ValueError(f"cannot read a host and port from {url!r}")
+        return m.group(1), int(m.group(2) or 6379)
+    with open(f"/proc/{redis_pid}/cmdline", "rb") as f:
+        title = f.read().replace(b"\0", b" ").decode(errors="replace")
+    m = re.search(r"([0-9.]+):(\d+)", title)
+    if not m:
+        raise RuntimeError(f"cannot find the port of redis-server {redis_pid} in {title!r}")
+    return m.group(1), int(m.group(2))
+
+
+class _Pipe(asyncio.Protocol):
+    """One pipelined Redis connection: calls of one tick written at once, replies in order."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.reader = hiredis.Reader()
+        self.waiting: deque[Callable[[Any], None]] = deque()
+        self.out: list[bytes] = []
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.reader.feed(data)
+        while True:
+            reply = self.reader.gets()
+            if reply is False:
+                return
+            self.waiting.popleft()(reply)
+
+    def call(self, packed: bytes, callback: Callable[[Any], None]) -> None:
+        if not self.out:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self.out.append(packed)
+        self.waiting.append(callback)
+
+    def _flush(self) -> None:
+        if self.out and self.transport is not None:
+            self.transport.write(b"".join(self.out))
+        self.out = []
+
+
+class _Caller:
+    """Stands in for a WebSocket connection of `EchoConn`: a "frame" is one scripted call."""
+
+    __slots__ = ("pipe", "cmd", "on_reply")
+
+    def __init__(self, pipe: _Pipe, cmd: bytes, on_reply: Callable[[Any], None]) -> None:
+        self.pipe, self.cmd, self.on_reply = pipe, cmd, on_reply
+
+    def send_frame(self, _frame: bytes) -> None:
+        self.pipe.call(self.cmd, self.on_reply)
+
+    def close(self) -> None:
+        pass
+
+
+def _replied(conn: EchoConn) -> Callable[[Any], None]:
+    def on_reply(_reply: Any) -> None:
+        conn.on_message(b"")
+
+    return on_reply
+
+
+class ScriptGen:
+    def __init__(self, host: str, port: int, callers: int, payload: bytes, seed: int = 3) -> None:
+        self.host, self.port = host, port
+        self.rec = Recorder()
+        self.mode = Mode()
+        self.payload = payload
+        rng = random.Random(seed)
+        self.conns = [EchoConn(self.rec, self.mode, payload, rng.getrandbits(32)) for _ in range(callers)]
+        self.pipe: _Pipe | None = None
+
+    async def setup(self) -> None:
+        loop = asyncio.get_running_loop()
+        _t, pipe = await loop.create_connection(_Pipe, self.host, self.port)
+        self.pipe = pipe
+        fut: asyncio.Future[Any] = loop.create_future()
+        pipe.call(_pack(b"SCRIPT", b"LOAD", SCRIPT), fut.set_result)
+        sha = await asyncio.wait_for(fut, 10)
+        assert sha == hashlib.sha1(SCRIPT).hexdigest().encode(), sha
+        cmd = _pack(b"EVALSHA", sha, b"1", b"{race:bench-baseline}", self.payload)
+        for c in self.conns:
+            c.ws = _Caller(pipe, cmd, _replied(c))  # type: ignore[assignment]  # stands in for a WSClient
+
+    def set_closed(self) -> None:
+        self.mode.kind = "closed"
+        for c in self.conns:
+            if c.inflight is None:
+                c.send(now())
+
+    def set_open(self, total_rate: float) -> None:
+        self.mode.kind = "open"
+        self.mode.per_bot = total_rate / max(1, len(self.conns))
+        t = now()
+        for c in self.conns:
+            c.arm(t)
+
+    async def quiesce(self, timeout: float = 10.0) -> None:
+        self.mode.kind = "idle"
+        for c in self.conns:
+            c.owed.clear()
+            if c.timer is not None:
+                c.timer.cancel()
+                c.timer = None
+        end = now() + timeout
+        while now() < end and any(c.inflight is not None for c in self.conns):
+            await asyncio.sleep(0.02)
+
+    def close(self) -> None:
+        if self.pipe is not None and self.pipe.transport is not None:
+            self.pipe.transport.close()

@@ -1,0 +1,89 @@
+"""Limits per player and per address across connections and processes (real server processes).
+
+A player's rate credits are shared by its connections; its connections and
+an address's are counted over every process in Redis; and each connection of
+a player receives its races' events, also one opened before the seat was
+taken on another connection (of another process).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from waiting import DEADLINE
+from websockets.exceptions import ConnectionClosed
+from wsclient import Raw, player
+
+
+async def closed_code(c: Raw) -> int | None:
+    await asyncio.wait_for(asyncio.gather(c.reader, return_exceptions=True), DEADLINE)
+    return c.closed
+
+
+async def test_connections_per_address_counted_over_processes(serve_process):
+    a, _ = serve_process("--max-conn-per-addr", "3")
+    b, _ = serve_process("--max-conn-per-addr", "3")
+    first = [await player(a, "a1"), await player(a, "a2"), await player(b, "b1")]
+    extra = await Raw.open(b)
+    assert await closed_code(extra) == 1008  # the 4th from this address, on the other process
+    await first[0].close()
+    # One went away on process a: process b admits one again (the count is shared).
+    deadline = asyncio.get_running_loop().time() + DEADLINE
+    while True:
+        again = await Raw.open(b)
+        try:
+            await again.hello("b2")
+            break
+        except (ConnectionError, ConnectionClosed):  # refused: a's count has not dropped yet
+            assert asyncio.get_running_loop().time() < deadline, "never admitted again"
+            await asyncio.sleep(0.05)  # poll interval between attempts
+    assert (await again.request("ping"))["t"] == "pong"
+
+
+async def test_connections_per_player_counted_over_processes(serve_process):
+    a, _ = serve_process("--max-conn-per-player", "2")
+    b, _ = serve_process("--max-conn-per-player", "2")
+    one = await player(a, "ada")
+    two = await Raw.open(b)
+    await two.hello("ada", one.token)
+    three = await Raw.open(a)
+    three_rid = next(three.rids)
+    await three.send({"t": "hello", "rid": three_rid, "v": 1, "token": one.token})
+    assert await closed_code(three) == 1008
+    assert (await two.request("ping"))["t"] == "pong"
+
+
+async def test_rate_credits_are_shared_by_a_players_connections(make_server):
+    app = await make_server(rate=1, burst=5, rate_close=1000)
+    first = await player(app.ws_url, "ada")
+    second = await Raw.open(app.ws_url)
+    await second.hello("ada", first.token)  # the hello spends the connection's own credit
+    replies = [await first.request("ping") for _ in range(4)]
+    replies += [await second.request("ping") for _ in range(3)]
+    kinds = [r["t"] if r["t"] == "pong" else r["code"] for r in replies]
+    # 5 credits for the player, whichever connection spends them (not 5 each).
+    assert kinds.count("pong") <= 6 and kinds[-1] == "rate-limited", kinds
+    other = await player(app.ws_url, "bob")  # another player has credits of their own
+    assert (await other.request("ping"))["t"] == "pong"
+
+
+async def test_a_players_earlier_connection_gets_the_races_events(serve_process):
+    a, _ = serve_process()
+    b, _ = serve_process()
+    early = await player(a, "ada")  # open before the seat is taken, on process a
+    seat = await Raw.open(b)
+    await seat.hello("ada", early.token)  # the same player on process b takes the seat
+    created = await seat.request("create", game="fours-up", seats=2)
+    rid = created["race"]
+    rival = await player(b, "bob")
+    assert (await rival.request("join", race=rid))["t"] == "race"
+    # The early connection learns of the race and receives its events from then on.
+    joined = await early.wait(
+        lambda m: m.get("t") == "race" and m.get("race") == rid and len(m["players"]) == 2
+    )
+    assert "rid" not in joined  # an event, not a reply
+    assert (await rival.request("ready", race=rid))["t"] == "race"
+    assert (await early.request("ready", race=rid))["t"] == "race"  # it may act in the race too
+    start = await early.wait(lambda m: m.get("t") == "start" and m.get("race") == rid)
+    await seat.wait(lambda m: m.get("t") == "start" and m.get("race") == rid)
+    assert start["view"]
