@@ -1,21 +1,9 @@
-"""tests/certify: a server with one solver worker process and small pools."""
+"""tests/certify: an async Redis client on the shared redis-server (tests/conftest.py)."""
 
 from __future__ import annotations
 
 import pytest
 import redis.asyncio as aioredis
-
-GAME = "racing-aces"
-
-# Small pools and one worker: enough to see the refill without loading the machine.
-CERTIFY = dict(
-    certified_games=GAME,
-    certify_workers=1,
-    certify_pool=2,
-    certify_batch=6,
-    certify_nodes=2500,
-    analysis_nodes=3000,
-)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import time
 
 import msgspec
 import pytest
-from conftest import CERTIFY
+from certify_settings import CERTIFY
 from waiting import DEADLINE, until
 
 from client.cli import verify as v

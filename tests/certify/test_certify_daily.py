@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import CERTIFY, GAME
+from certify_settings import CERTIFY, GAME
 from waiting import DEADLINE, until
 
 from client.library import connect
