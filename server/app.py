@@ -14,14 +14,19 @@ import asyncio
 import logging
 import os
 
+from argon2 import PasswordHasher
+
 from .certify import Certifier
 from .certify.handlers import install as install_certify
 from .certify.rules import certified_games
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
+from .handlers.rated import RatedHandlers
+from .handlers.rated import install as install_rated
 from .metrics import Metrics
 from .net.gateway import Gateway
+from .ratings import Accounts, Pool, Ratings
 from .service import Service
 from .storage.embedded_redis import EmbeddedRedis, Supervisor, lock_data_folder
 from .storage.store import Store
@@ -39,6 +44,9 @@ class App:
         self.store: Store | None = None
         self.service: Service | None = None
         self.daily: Daily | None = None
+        self.accounts: Accounts | None = None
+        self.ratings: Ratings | None = None
+        self.rated: RatedHandlers | None = None
         self.gateway: Gateway | None = None
         self.certifier: Certifier | None = None
 
@@ -77,6 +85,11 @@ class App:
         self.certifier = Certifier(self.store.redis, st, daily=self.daily)
         install_certify(self.service, self.certifier)
         await self.certifier.start()
+        redis, clock = self.store.redis, self.service.now_ms
+        hasher = PasswordHasher(time_cost=st.password_hash_passes, memory_cost=st.password_hash_memory_kib)
+        self.accounts = Accounts(redis, clock=clock, hasher=hasher)
+        self.ratings = Ratings(redis, clock=clock)
+        self.rated = install_rated(self.service, self.accounts, self.ratings, Pool(redis, clock), self.daily)
         await self.service.start()
         self.gateway = Gateway(self.settings, self.service, self.metrics)
         await self.gateway.start()

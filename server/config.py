@@ -210,6 +210,14 @@ class Settings:
     )
     analysis_nodes: int = field(default=20000, metadata=_doc("solver budget per position of an analysis"))
     hint_nodes: int = field(default=2000, metadata=_doc("player-side search budget of one hint, positions"))
+    # --- accounts and ratings (server/ratings, docs/protocol.md §9)
+    password_hash_passes: int = field(default=3, metadata=_doc("argon2id passes of a password hash"))
+    password_hash_memory_kib: int = field(
+        default=65536, metadata=_doc("argon2id memory of a password hash, KiB")
+    )
+    rated_form_ms: int = field(
+        default=1000, metadata=_doc("interval at which each process forms rated quick-match races")
+    )
 
     def __post_init__(self) -> None:
         # Checked here, so that a flag and a SOLRACE_* variable are refused alike.

@@ -73,6 +73,10 @@ class Service:
         )
         self.end_hooks: list[Callable[[R.Race, dict[str, list[tuple[int, int, str]]]], Awaitable[None]]] = []
         self.disconnect_hooks: list[Callable[[Session], Awaitable[None]]] = []
+        # hello's token -> (player, name); accounts (server/handlers/accounts.py) wrap it.
+        self.resume: Callable[[Session, str, str | None], Awaitable[tuple[str, str] | None]] = (
+            lambda _s, token, name: store.sessions.resume_session(token, name)
+        )
         self.bus_hooks: dict[bytes, Callable[[bytes, bytes], None]] = {}  # channel prefix -> handler
         # A coalescible frame (spectator boards) to many sessions: the gateway puts its
         # one-write broadcast here; without it each session gets it through its send.

@@ -53,6 +53,17 @@ class ErrorCode(StrEnum):
     DAILY_BUSY = "daily-busy"  # daily_start while another connection is creating the attempt
     NO_REPLAY = "no-replay"  # daily_replay of an entry outside the published top
     HINTS_FORBIDDEN = "hints-forbidden"  # `hint` in a race where hints are not allowed
+    # accounts and ratings (docs/protocol.md §9)
+    BAD_NAME = "bad-name"  # claim: the account name breaks the naming rule
+    BAD_PASSWORD = "bad-password"  # claim/password: the new password breaks the password rule
+    NAME_TAKEN = "name-taken"  # claim: another account has this name
+    ALREADY_ACCOUNT = "already-account"  # claim by a player who already is an account
+    LOGIN_LIMITED = "login-limited"  # too many login attempts for the name or address (+retry_ms)
+    BAD_LOGIN = "bad-login"  # unknown name or wrong password
+    NOT_LOGGED_IN = "not-logged-in"  # the request needs a logged-in account on this connection
+    CONFLICT = "conflict"  # password: changed meanwhile by another session
+    NO_SUCH_ACCOUNT = "no-such-account"  # profile of a player who is no account
+    NOT_RATEABLE = "not-rateable"  # start of a rated race that cannot be rated (one player)
     INTERNAL = "internal"  # a server fault; the request had no effect
 
 

@@ -98,6 +98,7 @@ class Create(ClientMsg, tag="create", frozen=True):
     private: bool | None = None  # absent or nil: false
     winnable: bool | None = None  # deal a seed the solver proved winnable (docs/protocol.md §3 `create`)
     hints: bool | None = None  # false: no `hint` in this race, even solo
+    rated: bool | None = None  # absent or nil: false (casual); true needs a logged-in account
 
 
 class Join(ClientMsg, tag="join", frozen=True):
@@ -123,6 +124,7 @@ class Start(ClientMsg, tag="start", frozen=True):
 class Quick(ClientMsg, tag="quick", frozen=True):
     game: GameId
     seats: QuickSeats | None = None  # absent or nil: DEFAULT_SEATS
+    rated: bool | None = None  # absent or nil: false; true: matched by rating (accounts only)
 
 
 class Unqueue(ClientMsg, tag="unqueue", frozen=True):
@@ -224,6 +226,55 @@ class Analysis(ClientMsg, tag="analysis", frozen=True):
     invite: Invite | None = None
 
 
+# --- accounts and ratings (docs/protocol.md §9) --------------------------------------
+
+AccountName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+PasswordText = Annotated[str, msgspec.Meta(min_length=1, max_length=256)]
+
+
+class Claim(ClientMsg, tag="claim", frozen=True):
+    """Make this guest an account (its player id is kept); reply `account`."""
+
+    name: AccountName
+    password: PasswordText
+
+
+class Login(ClientMsg, tag="login", frozen=True):
+    """A new session of an account; reply `account` (its token goes in `hello`)."""
+
+    name: AccountName
+    password: PasswordText
+
+
+class Logout(ClientMsg, tag="logout", frozen=True):
+    """End this connection's account session; reply `ok`."""
+
+
+class LogoutAll(ClientMsg, tag="logout_all", frozen=True):
+    """End every session of this connection's account; reply `ok`."""
+
+
+class ChangePassword(ClientMsg, tag="password", frozen=True):
+    """Change the password; the account's other sessions end. Reply `ok`."""
+
+    old: PasswordText
+    new: PasswordText
+
+
+class Profile(ClientMsg, tag="profile", frozen=True):
+    """An account's profile (default: yours); reply `profile`."""
+
+    player: PlayerId | None = None
+
+
+class RatingBoard(ClientMsg, tag="rating_board", frozen=True):
+    """A game's rating leaderboard; reply `rating_board`."""
+
+    game: GameId
+    top: Annotated[int, msgspec.Meta(ge=1, le=100)] | None = None  # absent or nil: 10
+    around: Annotated[int, msgspec.Meta(ge=0, le=25)] | None = None  # absent or nil: 2
+
+
 ClientMessage: TypeAlias = (
     Hello
     | Ping
@@ -249,6 +300,13 @@ ClientMessage: TypeAlias = (
     | DailyReplay
     | Hint
     | Analysis
+    | Claim
+    | Login
+    | Logout
+    | LogoutAll
+    | ChangePassword
+    | Profile
+    | RatingBoard
 )
 CLIENT_TYPES: tuple[type[ClientMsg], ...] = get_args(ClientMessage)
 
@@ -301,6 +359,7 @@ class RaceSummary(Nested):
     starts_at: int | None
     deadline: int | None
     spectators: int
+    rated: bool = False  # a rated race (docs/protocol.md §9)
 
 
 class BoardView(Nested):
@@ -386,11 +445,13 @@ class RaceSnapshot(ServerMsg, tag="race"):
     ranking: list[RankEntry] | None
     invite: str | None = None  # a private race's secret: only in direct replies to its players
     certified: bool | None = None  # the deal was proved winnable (its proof is published at the end)
+    rated: bool = False  # a rated race (docs/protocol.md §9); absent: casual
 
 
 class Queued(ServerMsg, tag="queued"):
     game: str
     seats: int
+    rated: bool = False
 
 
 class Started(ServerMsg, tag="start"):
@@ -614,6 +675,98 @@ class AnalysisData(ServerMsg, tag="analysis"):
     players: list[PlayerAnalysis]
 
 
+# --- accounts and ratings (docs/protocol.md §9) ---------------------------------------
+
+
+class Account(ServerMsg, tag="account"):
+    """Reply to `claim` and `login`: the account and a session token for `hello`."""
+
+    player: str
+    name: str
+    token: str
+
+
+class RatingValue(Nested):
+    """A rating as players see it: `rating` is the displayed number."""
+
+    rating: int
+    mu: float
+    sigma: float
+    races: int
+    provisional: bool
+
+
+class RatedRace(Nested):
+    """One rated race in a rating's history (newest first)."""
+
+    race: str
+    game: str
+    at: int
+    rank: int
+    players: int
+    weight: float
+    before: RatingValue
+    after: RatingValue
+
+
+class GameRating(Nested):
+    game: str
+    rating: RatingValue
+    history: list[RatedRace]
+
+
+class DailyStreak(Nested):
+    game: str
+    played: int
+    wins: int
+    streak: int
+    best_streak: int
+
+
+class ProfileData(ServerMsg, tag="profile"):
+    player: str
+    name: str
+    created: int
+    ratings: list[GameRating]
+    races: list[RatedRace]  # latest rated races of every game, newest first
+    daily: list[DailyStreak]
+
+
+class RatingEntry(Nested):
+    rank: int
+    player: str
+    name: str
+    rating: int
+    mu: float
+    sigma: float
+    races: int
+
+
+class RatingBoardData(ServerMsg, tag="rating_board"):
+    game: str
+    count: int
+    top: list[RatingEntry]
+    around: list[RatingEntry]
+    me: RatingEntry | None
+
+
+class RatingPlayer(Nested):
+    player: str
+    name: str
+    rank: int
+    weight: float
+    before: RatingValue
+    after: RatingValue
+
+
+class RatingChange(ServerMsg, tag="rating"):
+    """To every player of a rated race once its ratings are updated."""
+
+    race: str
+    game: str
+    players: list[RatingPlayer]
+
+
 ServerMessage: TypeAlias = (
     Welcome
     | Pong
@@ -636,5 +789,9 @@ ServerMessage: TypeAlias = (
     | DailyReplayData
     | HintData
     | AnalysisData
+    | Account
+    | ProfileData
+    | RatingBoardData
+    | RatingChange
 )
 SERVER_TYPES: tuple[type[ServerMsg], ...] = get_args(ServerMessage)

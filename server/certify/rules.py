@@ -23,8 +23,7 @@ def hints_allowed(race: R.Race) -> bool:
     """Hints are for casual solo play: a race with one seat, not a daily attempt
     (sealed), not rated, not created with `hints: false`. A race of several
     players never gets hints (nobody could tell whether the others agreed)."""
-    rated = bool(getattr(race, "rated", False))
-    return race.hints and not race.sealed and not rated and race.seats == 1 and len(race.players) == 1
+    return race.hints and not race.sealed and not race.rated and race.seats == 1 and len(race.players) == 1
 
 
 def check_hint(race: R.Race, player: str) -> R.Player:

@@ -60,6 +60,7 @@ class Player:
     home: int = 0  # cards home
     status: str = WAITING
     at: int | None = None  # time of the last status change (ms), None before the start
+    session: str = ""  # a rated race's seat: the account's login session id (never on the wire)
 
 
 @dataclass(slots=True)
@@ -95,6 +96,8 @@ class Race:
     certified: bool = False
     proof: str = ""
     hints: bool = True  # false: created with `hints: false` (server/certify/rules.py)
+    # Rated: only accounts, the server's settings, ratings updated at the end (server/ratings).
+    rated: bool = False
 
     def seat_of(self, player: str) -> Player | None:
         for p in self.players:
@@ -370,6 +373,7 @@ def snapshot(race: Race) -> dict[str, Any]:
         ],
         "ranking": race.ranking if race.status == FINISHED else None,
         "certified": race.certified,
+        "rated": race.rated,
     }
 
 
@@ -393,4 +397,5 @@ def summary(race: Race) -> dict[str, Any]:
         "starts_at": race.starts_at,
         "deadline": race.deadline,
         "spectators": max(0, race.spectators),
+        "rated": race.rated,
     }

@@ -7,5 +7,7 @@
 ``watch``    spectating and the delayed boards, the race list, replays
 ``clock``    countdown ends and deadlines: start and end of races
 ``fanout``   published race events to this process's members and spectators; gap fill
+``accounts`` claim, login, logout, password, profile, rating boards; account tokens in hello
+``rated``    rated create/join/start/quick, the rating pool's matchmaking, rating a race's end
 (the daily challenge's requests are in server/daily/handlers.py)
 """

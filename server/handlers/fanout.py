@@ -79,6 +79,9 @@ class Fanout:
             head = _head.decode(data)
             if head.t == "seated":
                 svc.spawn(self.seated(channel[7:].decode(), head.race))
+            else:  # any other notice (a rating change) goes to the player's connections as it is
+                for c in list(svc.players.get(channel[7:].decode(), ())):
+                    c.send(data)
         else:
             for prefix, hook in svc.bus_hooks.items():
                 if channel.startswith(prefix):

@@ -51,7 +51,7 @@ class SessionHandlers:
         if msg.name is not None and len(msg.name) > st.max_name:
             raise RaceError(ErrorCode.BAD_MESSAGE, f"`name`: at most {st.max_name} characters", field="name")
         if msg.token is not None:
-            found = await svc.store.sessions.resume_session(msg.token, msg.name)
+            found = await svc.resume(s, msg.token, msg.name)  # a guest's or an account's token
             if found is None:
                 raise RaceError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
             pid, name = found

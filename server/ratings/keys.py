@@ -23,6 +23,8 @@ key                             type    contents
 ``{rating:G}:pair:A|B``         string  JSON [end time, share] of A's and B's recent rated races of G;
                                         expires after the fairness window
 ``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats)
+``{mm:G}:sessions``             hash    player → login session id of their pool entry (``seats``)
+``{rating:G}:pending``          zset    rated race → ms from which to check it was rated (``pending``)
 ``{accounts}:names``            hash    lower-cased name → player id
 ``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
 ``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated
@@ -84,3 +86,13 @@ def login_address(address: str) -> str:
 
 def pool(game: str) -> str:
     return "{mm:" + game + "}:pool"
+
+
+def pool_sessions(game: str) -> str:
+    """``{mm:G}:sessions`` hash: player → login session id of their pool entry (``seats``)."""
+    return "{mm:" + game + "}:sessions"
+
+
+def pending(game: str) -> str:
+    """``{rating:G}:pending`` zset: rated race → when to check that it was rated (``pending``)."""
+    return rating_tag(game) + ":pending"

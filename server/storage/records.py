@@ -20,6 +20,13 @@ def _pairs(flat: list[bytes]) -> dict[bytes, bytes]:
     return dict(zip(flat[0::2], flat[1::2]))
 
 
+def _seat(p: R.Player) -> dict[str, Any]:
+    seat: dict[str, Any] = {"player": p.player, "name": p.name, "ready": p.ready}
+    if p.session:  # rated races only
+        seat["session"] = p.session
+    return seat
+
+
 def race_fields(r: R.Race) -> dict[str, Any]:
     """The race hash fields a commit writes (never `live`/`spectators`: scripts count those)."""
     return {
@@ -41,11 +48,12 @@ def race_fields(r: R.Race) -> dict[str, Any]:
         "certified": int(r.certified),
         "proof": r.proof,
         "hints": int(r.hints),
+        "rated": int(r.rated),
         "status": r.status,
         "starts_at": "" if r.starts_at is None else r.starts_at,
         "deadline": "" if r.deadline is None else r.deadline,
         "ended": "" if r.ended is None else r.ended,
-        "players": json.dumps([{"player": p.player, "name": p.name, "ready": p.ready} for p in r.players]),
+        "players": json.dumps([_seat(p) for p in r.players]),
         "ranking": "" if r.ranking is None else json.dumps(r.ranking),
     }
 
@@ -75,6 +83,7 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
         certified=h.get(b"certified") == b"1",
         proof=(h.get(b"proof") or b"").decode(),
         hints=h.get(b"hints") != b"0",
+        rated=h.get(b"rated") == b"1",
         status=h[b"status"].decode(),
         ver=int(h[b"ver"]),
         starts_at=int_or_none(h.get(b"starts_at")),
@@ -87,7 +96,7 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
     seats = json.loads(h[b"players"])
     states = {reply[i].decode(): _pairs(reply[i + 1]) for i in range(2, len(reply), 2)}
     for s in seats:
-        p = R.Player(s["player"], s["name"], ready=s["ready"])
+        p = R.Player(s["player"], s["name"], ready=s["ready"], session=s.get("session", ""))
         p.status = R.READY if p.ready else R.WAITING
         st = states.get(p.player)
         if st:  # the game has started: the per-player hash is the truth

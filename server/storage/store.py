@@ -355,6 +355,15 @@ class Store:
 
     # --- sessions and players ---------------------------------------------------------------
 
+    async def touch_player(self, pid: str, name: str) -> None:
+        """An account's hello: its display name, and its records live on like a resumed guest's."""
+        ttl = self.settings.session_ttl_s
+        pipe = self.redis.pipeline(transaction=False)
+        pipe.hset(profile_key(pid), "name", name)
+        pipe.expire(profile_key(pid), ttl)
+        pipe.expire(seats_key(pid), ttl)
+        await pipe.execute()
+
     async def player_name(self, pid: str) -> str:
         return text_or_none(await self.redis.hget(profile_key(pid), "name")) or "player"
 

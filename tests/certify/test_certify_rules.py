@@ -46,12 +46,7 @@ def test_hints_only_in_casual_solo_races() -> None:
 
 
 def test_a_rated_race_never_gets_hints() -> None:
-    class Rated(R.Race):
-        rated: bool = True
-
-    r = race()
-    rated = Rated(**{f: getattr(r, f) for f in R.Race.__slots__})  # type: ignore[attr-defined]
-    assert not hints_allowed(rated)
+    assert not hints_allowed(race(rated=True))
 
 
 def test_check_hint_codes() -> None:

@@ -101,6 +101,15 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.History(game="racing-aces", player="p1", days=0),
     m.DailyReplay(game="racing-aces", date="2025-03-14"),
     m.DailyReplay(game="racing-aces", date="2025-03-14", player="p1"),
+    m.Claim(name="ada", password="correct horse"),
+    m.Login(name="ada", password="correct horse", rid=4),
+    m.Logout(),
+    m.LogoutAll(rid=5),
+    m.ChangePassword(old="correct horse", new="battery staple"),
+    m.Profile(),
+    m.Profile(player="p1"),
+    m.RatingBoard(game="racing-aces"),
+    m.RatingBoard(game="racing-aces", top=20, around=3),
 ]
 
 DAILY_ENTRY = m.DailyEntry(
@@ -116,6 +125,12 @@ DAILY_ENTRY = m.DailyEntry(
     home_at_ms=61_000,
     race="r1",
 )
+
+RATING = m.RatingValue(rating=1000, mu=25.0, sigma=8.33, races=0, provisional=True)
+RATED_RACE = m.RatedRace(
+    race="r1", game="racing-aces", at=5, rank=1, players=2, weight=1.0, before=RATING, after=RATING
+)
+RATING_ENTRY = m.RatingEntry(rank=1, player="p1", name="ada", rating=1200, mu=30.0, sigma=2.0, races=12)
 
 SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.Welcome(v=1, player="p1", name="ada", token="t", races=["r1"], time=1, limits=dict(m.DEFAULT_LIMITS)),
@@ -284,6 +299,24 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
             )
         ],
     ),
+    m.Account(rid=4, player="p1", name="ada", token="p1.secret"),
+    m.ProfileData(
+        player="p1",
+        name="ada",
+        created=1,
+        ratings=[m.GameRating(game="racing-aces", rating=RATING, history=[RATED_RACE])],
+        races=[RATED_RACE],
+        daily=[m.DailyStreak(game="racing-aces", played=3, wins=1, streak=2, best_streak=2)],
+    ),
+    m.RatingBoardData(
+        game="racing-aces", count=1, top=[RATING_ENTRY], around=[RATING_ENTRY], me=RATING_ENTRY
+    ),
+    m.RatingBoardData(game="racing-aces", count=0, top=[], around=[], me=None),
+    m.RatingChange(
+        race="r1",
+        game="racing-aces",
+        players=[m.RatingPlayer(player="p1", name="ada", rank=1, weight=1.0, before=RATING, after=RATING)],
+    ),
 ]
 
 
@@ -352,6 +385,13 @@ def test_wire_tags_match_protocol_md() -> None:
         "daily_replay",
         "hint",
         "analysis",
+        "claim",
+        "login",
+        "logout",
+        "logout_all",
+        "password",
+        "profile",
+        "rating_board",
     }
     tags = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
     assert tags == {
@@ -376,6 +416,10 @@ def test_wire_tags_match_protocol_md() -> None:
         "daily_replay",
         "hint",
         "analysis",
+        "account",
+        "profile",
+        "rating_board",
+        "rating",
     }
 
 

@@ -8,6 +8,7 @@ import { DailyPage, dailyOf } from "./daily.js";
 import { ReplayPage } from "./replay.js";
 import { HowtoPage, legendEl } from "./howto.js";
 import { errorText as errText, timeCell } from "./words.js";
+import { AccountPage, loggedIn } from "./accounts.js";
 
 const conn = new Connection();
 const $ = (sel, root = document) => root.querySelector(sel);
@@ -15,7 +16,8 @@ const $ = (sel, root = document) => root.querySelector(sel);
 const app = {
   me: null, // welcome message
   route: { kind: "lobby", id: null },
-  queued: null, // {game, seats} while in quick-match
+  queued: null, // {game, seats, rated} while in quick-match
+  rated: false, // the lobby's "Rated" toggle (logged-in accounts only)
   createOpen: null, // game id whose "create race" form is open in the lobby
   daily: { supported: null },
   invites: {}, // race id -> a private race's invite (from its link, or handed to us as a player)
@@ -153,7 +155,7 @@ function renderQueueBanner() {
       "div",
       { class: "queue" },
       h("span", { class: "spinner" }),
-      `Looking for ${app.queued.seats - 1 === 1 ? "a rival" : `${app.queued.seats - 1} rivals`} for ${gameName(app.queued.game)}… `,
+      `Looking for ${app.queued.seats - 1 === 1 ? "a rival" : `${app.queued.seats - 1} rivals`} for ${app.queued.rated ? "a rated " : ""}${gameName(app.queued.game)}… `,
       h("button", { class: "btn small ghost", id: "unqueue", onclick: unqueue }, "Cancel"),
     ),
   );
@@ -169,6 +171,7 @@ function parseHash() {
   if (hash === "watch") return { kind: "watchlist", id: null };
   if ((m = /^replay=([\w-]+)(?:&step=(\d+))?/.exec(hash))) return { kind: "replay", id: m[1], step: m[2] ? parseInt(m[2], 10) : 0 };
   if ((m = /^howto(?:=([\w-]+))?/.exec(hash))) return { kind: "howto", id: m[1] || null };
+  if ((m = /^(account|profile|ratings)(?:=([\w-]+))?$/.exec(hash))) return { kind: m[1], id: m[2] || null };
   if ((m = /^daily(?:=([\w-]+))?(?:&date=(\d{4}-\d{2}-\d{2}))?/.exec(hash))) return { kind: "daily", id: m[1] || null, date: m[2] || null };
   return { kind: "lobby", id: null };
 }
@@ -181,6 +184,7 @@ function leaveRoute(next) {
   if (prev.kind === "daily" && next.kind !== "daily") dailyPage.leave();
   if (prev.kind === "replay") replayPage.leave();
   if (prev.kind === "howto") howtoPage.leave();
+  if (["account", "profile", "ratings"].includes(prev.kind)) accountPage.leave();
   if (app.board) {
     app.board.destroy();
     app.board = null;
@@ -204,7 +208,7 @@ function onRoute() {
   app.lastVer = 0;
   app.error = null;
   app.boardsAt = null;
-  const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily", replay: "watch", howto: "howto" }[next.kind];
+  const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily", replay: "watch", howto: "howto", account: "account", profile: "account", ratings: "account" }[next.kind];
   document.querySelectorAll(".topnav a").forEach((a) => a.classList.toggle("on", a.dataset.nav === navKey));
   document.body.dataset.route = next.kind;
   if (next.kind === "howto") howtoPage.open(next.id || GAME_IDS[0]);
@@ -226,6 +230,8 @@ function enterRoute() {
   } else if (r.kind === "daily") {
     dailyPage.open(r.id || localStorage.getItem("solrace.dailyGame") || GAME_IDS[0], r.date);
     if (r.id) localStorage.setItem("solrace.dailyGame", r.id);
+  } else if (r.kind === "account" || r.kind === "profile" || r.kind === "ratings") {
+    accountPage.open(r.kind, r.id);
   } else if (r.kind === "replay") {
     // the viewer's own hash updates (step) are not route changes
     if (replayPage.id !== r.id || !replayPage.data) replayPage.open(r.id, r.step);
@@ -241,6 +247,7 @@ function render() {
   else if (r.kind === "daily") dailyPage.render();
   else if (r.kind === "replay") replayPage.render();
   else if (r.kind === "howto") howtoPage.render();
+  else if (r.kind === "account" || r.kind === "profile" || r.kind === "ratings") accountPage.render();
 }
 
 // ---------------------------------------------------------------- lobby
@@ -271,7 +278,7 @@ function raceListEl() {
         h(
           "tr",
           { dataset: { race: r.race } },
-          h("td", {}, gameName(r.game)),
+          h("td", {}, gameName(r.game), r.rated ? h("span", { class: "pill rated" }, "rated") : null),
           h(
             "td",
             {},
@@ -379,6 +386,14 @@ function renderLobby() {
           h("input", { name: "link", placeholder: "Paste a race link or id to join", autocomplete: "off" }),
           h("button", { class: "btn", type: "submit" }, "Join"),
         ),
+        loggedIn()
+          ? h(
+              "label",
+              { class: "check rated-toggle", title: "Rated races are between accounts, on the server's clock; they change your rating" },
+              h("input", { type: "checkbox", id: "rated-toggle", checked: app.rated, onchange: (e) => (app.rated = e.target.checked) }),
+              " Rated (quick match and new races)",
+            )
+          : null,
         myRaces.length
           ? h("p", { class: "resume" }, "Your races: ", myRaces.map((id) => h("a", { class: "btn small", href: `#race=${id}` }, id.slice(0, 10))))
           : null,
@@ -403,11 +418,11 @@ function decoCards(game) {
   });
 }
 
-async function quick(game, seats = 2) {
+async function quick(game, seats = 2, rated = app.rated && loggedIn()) {
   if (app.queued) await unqueue();
   try {
-    await conn.request({ t: "quick", game, seats });
-    app.queued = { game, seats };
+    await conn.request(rated ? { t: "quick", game, seats, rated } : { t: "quick", game, seats });
+    app.queued = { game, seats, rated };
     renderQueueBanner();
   } catch (e) {
     toast(`Quick match failed: ${errText(e)}`, "error");
@@ -421,9 +436,11 @@ async function unqueue() {
   if (q) conn.request({ t: "unqueue", game: q.game }).catch(() => {});
 }
 
-async function createRace(game, seats, limit, priv) {
+async function createRace(game, seats, limit, priv, rated = app.rated && loggedIn()) {
   try {
-    const race = await conn.request({ t: "create", game, seats, time_limit_s: limit, private: priv });
+    // A rated race runs on the server's clock and has at least 2 seats.
+    const msg = rated ? { t: "create", game, seats: Math.max(2, seats), private: priv, rated } : { t: "create", game, seats, time_limit_s: limit, private: priv };
+    const race = await conn.request(msg);
     keepInvite(race);
     app.pendingSnapshot = race;
     location.hash = `race=${race.race}${inviteSuffix(race.race)}`;
@@ -705,6 +722,7 @@ function renderRace() {
     h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status),
     ` · ${race.players.length}/${race.seats} seats · ${Math.round(race.time_limit_s / 60)} min`,
     race.private ? " · private" : "",
+    race.rated ? h("span", { class: "pill rated", id: "race-rated" }, "rated") : null,
   );
   $("#players").replaceChildren(...playerRows(race));
   renderSideActions();
@@ -874,6 +892,7 @@ function renderResult() {
               : `You finished #${myRank.rank}`
             : "Race over",
       ),
+      accountPage.ratingLine(race.race, myId()),
       h(
         "table",
         { class: "ranking" },
@@ -919,7 +938,7 @@ function renderResult() {
         { class: "result-actions" },
         daily ? h("a", { class: "btn primary", id: "to-leaderboard", href: `#daily=${daily.game}` }, "See the leaderboard") : null,
         race.game && !daily ? h("button", { class: "btn primary", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
-        race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private) }, "New race, same settings") : null,
+        race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
         sealed ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
         sealed || (app.analysis && app.analysis.race === race.race) ? null : h("button", { class: "btn", id: "analyze", onclick: () => fetchAnalysis(race.race) }, "Where was the win lost?"),
         h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
@@ -1126,6 +1145,16 @@ const dailyPage = new DailyPage({
 });
 setInterval(() => app.route.kind === "daily" && dailyPage.tick(), 1000);
 
+const accountPage = new AccountPage({
+  conn,
+  h,
+  $,
+  toast,
+  errText,
+  go: (hash) => (location.hash = hash),
+  onRating: (m) => m.race === app.raceId && app.route.kind === "race" && renderResult(),
+});
+
 const replayPage = new ReplayPage({ conn, h, $, copyLink, inviteOf: (id) => app.invites[id] || null });
 const howtoPage = new HowtoPage({ h, $ });
 
@@ -1148,7 +1177,7 @@ conn.on("welcome", (w) => {
   if (app.queued) {
     const q = app.queued;
     app.queued = null;
-    quick(q.game, q.seats);
+    quick(q.game, q.seats, q.rated);
   }
   if (app.route.kind === "lobby") renderLobby();
   enterRoute();
@@ -1258,7 +1287,7 @@ conn.on("_closed", () => {
 // ---------------------------------------------------------------- start
 
 // for the browser tests and the curious: window.solrace.createRace("fours-up", 1, 30)
-Object.assign(window.solrace, { createRace, quick, sendMove, replayPage, howtoPage });
+Object.assign(window.solrace, { createRace, quick, sendMove, replayPage, howtoPage, accountPage });
 
 initHeader();
 window.addEventListener("hashchange", onRoute);

@@ -1,0 +1,236 @@
+"""Accounts on the wire (docs/protocol.md §9): claim, login, logout, password, profile, rating boards.
+
+The stores are server/ratings (``Accounts``, ``Ratings``); this module only
+turns requests into their calls and their errors into protocol errors.
+
+A connection is *logged in* when its ``hello`` carried an account token
+(``PLAYER.SECRET``) or it claimed an account; ``logged_in`` keeps, per
+connection, the token and its session id. Each request that needs an account
+re-checks the token in Redis, so a session revoked by another process (log
+out everywhere, a password change) stops counting at once.
+
+A guest's player id becomes the account's when claimed; the guest's token
+then stops resuming it (``resume`` refuses it), so that logging out
+everywhere leaves no way back in but the password.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from protocol import messages as m
+from protocol.messages import ErrorCode
+from protocol.rules import GAMES
+
+from ..core.races import RaceError
+from ..core.session import Session
+from ..ratings import AccountError, Accounts, Rating, RatingError, Ratings
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..daily import Daily
+    from ..service import Service
+
+HISTORY_LIMIT = 50  # rated races per game in a profile
+RECENT_RACES = 20  # rated races of every game in a profile
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedIn:
+    player: str
+    name: str
+    session: str  # the session id (sha256 of the token's secret)
+    token: str
+
+
+def account_error(exc: AccountError | RatingError) -> RaceError:
+    extra: dict[str, Any] = {}
+    retry = getattr(exc, "extra", {}).get("retry_after_ms")
+    if isinstance(retry, int) and retry > 0:
+        extra["retry_ms"] = int(retry)
+    return RaceError(ErrorCode(exc.code), exc.message, **extra)
+
+
+def rating_value(r: Rating) -> m.RatingValue:
+    return m.RatingValue(rating=r.display, mu=r.mu, sigma=r.sigma, races=r.races, provisional=r.provisional)
+
+
+def rating_value_json(d: dict[str, Any]) -> m.RatingValue:
+    return m.RatingValue(
+        rating=int(d["rating"]),
+        mu=float(d["mu"]),
+        sigma=float(d["sigma"]),
+        races=int(d["races"]),
+        provisional=bool(d["provisional"]),
+    )
+
+
+def rated_race(game: str, e: dict[str, Any]) -> m.RatedRace:
+    return m.RatedRace(
+        race=e["race"],
+        game=game,
+        at=int(e["at"]),
+        rank=int(e["rank"]),
+        players=int(e["players"]),
+        weight=float(e["weight"]),
+        before=rating_value_json(e["before"]),
+        after=rating_value_json(e["after"]),
+    )
+
+
+def board_entry(e: dict[str, Any]) -> m.RatingEntry:
+    return m.RatingEntry(**{k: e[k] for k in m.RatingEntry.__struct_fields__})
+
+
+class AccountHandlers:
+    def __init__(self, svc: Service, accounts: Accounts, ratings: Ratings, daily: Daily | None) -> None:
+        self.svc = svc
+        self.accounts = accounts
+        self.ratings = ratings
+        self.daily = daily
+        self.logged_in: weakref.WeakKeyDictionary[Session, LoggedIn] = weakref.WeakKeyDictionary()
+        self._resume_guest = svc.resume
+
+    def install(self) -> None:
+        svc = self.svc
+        svc.handlers.update(
+            {
+                m.Claim: self.claim,
+                m.Login: self.login,
+                m.Logout: self.logout,
+                m.LogoutAll: self.logout_all,
+                m.ChangePassword: self.change_password,
+                m.Profile: self.profile,
+                m.RatingBoard: self.board,
+            }
+        )
+        svc.resume = self.resume
+
+    # --- identity ---------------------------------------------------------------------------
+
+    async def resume(self, s: Session, token: str, name: str | None) -> tuple[str, str] | None:
+        """hello's token: an account's session, or a guest's (not once it became an account)."""
+        if "." in token:
+            sess = await self.accounts.session(token)
+            if sess is None:
+                return None
+            self.logged_in[s] = LoggedIn(sess.player, sess.name, sess.session, token)
+            await self.svc.store.touch_player(sess.player, sess.name)
+            return sess.player, sess.name
+        found = await self._resume_guest(s, token, name)
+        if found is not None and await self.accounts.account(found[0]) is not None:
+            return None  # claimed: only the account's own sessions resume it now
+        return found
+
+    async def account_of(self, s: Session) -> LoggedIn:
+        """The connection's account session, still valid; else `not-logged-in`."""
+        li = self.logged_in.get(s)
+        if li is not None and await self.accounts.session(li.token) is not None:
+            return li
+        self.logged_in.pop(s, None)
+        raise RaceError(ErrorCode.NOT_LOGGED_IN, "log in to an account first")
+
+    # --- requests ---------------------------------------------------------------------------
+
+    async def claim(self, s: Session, msg: m.Claim) -> m.Account:
+        try:
+            login = await self.accounts.claim(s.player, msg.name, msg.password)
+        except AccountError as exc:
+            raise account_error(exc) from None
+        sess = await self.accounts.session(login.token)
+        assert sess is not None  # just created
+        for other in list(self.svc.players.get(s.player, ())):
+            other.name = login.name
+        self.logged_in[s] = LoggedIn(login.player, login.name, sess.session, login.token)
+        await self.svc.store.touch_player(login.player, login.name)
+        return m.Account(rid=msg.rid, player=login.player, name=login.name, token=login.token)
+
+    async def login(self, s: Session, msg: m.Login) -> m.Account:
+        address = s.addr or "?"
+        try:
+            login = await self.accounts.login(msg.name, msg.password, address)
+        except AccountError as exc:
+            raise account_error(exc) from None
+        return m.Account(rid=msg.rid, player=login.player, name=login.name, token=login.token)
+
+    async def logout(self, s: Session, msg: m.Logout) -> m.Ok:
+        li = self.logged_in.pop(s, None)
+        if li is None:
+            raise RaceError(ErrorCode.NOT_LOGGED_IN, "this connection is not logged in")
+        await self.accounts.logout(li.token)
+        return m.Ok(rid=msg.rid)
+
+    async def logout_all(self, s: Session, msg: m.LogoutAll) -> m.Ok:
+        li = await self.account_of(s)
+        await self.accounts.logout_everywhere(li.player)
+        for other in list(self.svc.players.get(li.player, ())):
+            self.logged_in.pop(other, None)
+        return m.Ok(rid=msg.rid)
+
+    async def change_password(self, s: Session, msg: m.ChangePassword) -> m.Ok:
+        li = await self.account_of(s)
+        try:
+            await self.accounts.change_password(li.token, msg.old, msg.new)
+        except AccountError as exc:
+            raise account_error(exc) from None
+        for other in list(self.svc.players.get(li.player, ())):
+            if other is not s:
+                self.logged_in.pop(other, None)
+        return m.Ok(rid=msg.rid)
+
+    async def profile(self, s: Session, msg: m.Profile) -> m.ProfileData:
+        pid = msg.player or s.player
+        acct = await self.accounts.account(pid)
+        if acct is None:
+            raise RaceError(ErrorCode.NO_SUCH_ACCOUNT, "this player has no account")
+        games = sorted(GAMES)
+        current = await self.ratings.ratings(pid, games)
+        ratings: list[m.GameRating] = []
+        recent: list[m.RatedRace] = []
+        for game in games:
+            history = [rated_race(game, e) for e in await self.ratings.history(game, pid, HISTORY_LIMIT)]
+            recent += history[:RECENT_RACES]
+            ratings.append(m.GameRating(game=game, rating=rating_value(current[game]), history=history))
+        recent.sort(key=lambda r: r.at, reverse=True)
+        daily: list[m.DailyStreak] = []
+        if self.daily is not None:
+            for game in games:
+                h = await self.daily.history(pid, game, 0)
+                if h["played"]:
+                    daily.append(
+                        m.DailyStreak(
+                            game=game,
+                            played=h["played"],
+                            wins=h["wins"],
+                            streak=h["streak"],
+                            best_streak=h["best_streak"],
+                        )
+                    )
+        return m.ProfileData(
+            rid=msg.rid,
+            player=pid,
+            name=acct.name,
+            created=acct.created_ms,
+            ratings=ratings,
+            races=recent[:RECENT_RACES],
+            daily=daily,
+        )
+
+    async def board(self, s: Session, msg: m.RatingBoard) -> m.RatingBoardData:
+        if msg.game not in GAMES:
+            raise RaceError(ErrorCode.UNKNOWN_GAME, f"no such game {msg.game!r}")
+        b = await self.ratings.leaderboard(
+            msg.game,
+            10 if msg.top is None else msg.top,
+            s.player,
+            2 if msg.around is None else msg.around,
+        )
+        return m.RatingBoardData(
+            rid=msg.rid,
+            game=msg.game,
+            count=b["count"],
+            top=[board_entry(e) for e in b["top"]],
+            around=[board_entry(e) for e in b["around"]],
+            me=board_entry(b["me"]) if b["me"] is not None else None,
+        )

@@ -1,0 +1,296 @@
+"""Rated races on the wire (docs/protocol.md §9): rated create/join/start, rated quick-match, the rating update.
+
+Casual requests go straight to the lobby (server/handlers/lobby.py); this
+module adds what a rated race needs around it:
+
+- ``create`` with ``rated``: a logged-in account, at least two seats, the
+  server's clock; each seat records its login session (``Player.session``);
+- ``join`` of a rated race: accounts only (bots and guests never sit in one);
+- ``start`` of a rated race with one player present is refused;
+- ``quick`` with ``rated``: the player waits in the game's rating pool
+  (server/ratings ``Pool``); every process forms races from it every
+  ``rated_form_ms`` and on each arrival, and seats each group as a quick race;
+- the end of a rated race (the service's ``end_hooks``, run by the process
+  whose end commit won) updates ratings with ``Ratings.record_race``, which
+  applies each race once whoever calls it, then sends every player a
+  ``rating`` event with the changes;
+- every rated race is listed as pending (server/ratings ``PendingRaces``)
+  until rated, so that a race whose ending process died before rating it is
+  rated by the matchmaking loop of any process once it is due (``repair``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from protocol import messages as m
+from protocol import rules
+from protocol.messages import ErrorCode, RaceStatus
+
+from ..core import checks as check
+from ..core import privacy
+from ..core import races as R
+from ..core import rated as rated_rules
+from ..core.races import RaceError
+from ..core.session import Session
+from ..ratings import Accounts, Entrant, Pool, RaceOutcome, RatingError, Ratings, Waiting
+from ..ratings.pending import PendingRaces
+from ..ratings.seats import PoolSessions
+from ..storage import keys
+from .accounts import AccountHandlers, rating_value
+from .lobby import new_invite, race_id, snapshot_reply
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..service import Service
+
+log = logging.getLogger("solrace.rated")
+
+encode = m.encode
+
+
+def change_event(outcome: RaceOutcome) -> m.RatingChange:
+    return m.RatingChange(
+        race=outcome.race,
+        game=outcome.game,
+        players=[
+            m.RatingPlayer(
+                player=p.player,
+                name=p.name,
+                rank=p.rank,
+                weight=p.weight,
+                before=rating_value(p.before),
+                after=rating_value(p.after),
+            )
+            for p in outcome.players
+        ],
+    )
+
+
+class RatedHandlers:
+    def __init__(
+        self,
+        svc: Service,
+        accounts: Accounts,
+        ratings: Ratings,
+        pool: Pool,
+        sessions: PoolSessions,
+        identity: AccountHandlers,
+        pending: PendingRaces,
+    ) -> None:
+        self.svc = svc
+        self.accounts = accounts
+        self.ratings = ratings
+        self.pool = pool
+        self.sessions = sessions
+        self.identity = identity
+        self.pending = pending
+        self.waiting: weakref.WeakKeyDictionary[Session, set[str]] = weakref.WeakKeyDictionary()
+
+    def install(self) -> None:
+        svc = self.svc
+        svc.handlers.update(
+            {
+                m.Create: self.create,
+                m.Join: self.join,
+                m.Start: self.start,
+                m.Quick: self.quick,
+                m.Unqueue: self.unqueue,
+            }
+        )
+        svc.end_hooks.append(self.on_end)
+        svc.disconnect_hooks.append(self.on_disconnect)
+        svc.spawn(self.matchmaker())
+
+    # --- rated lobby --------------------------------------------------------------------------
+
+    async def create(self, s: Session, msg: m.Create) -> m.RaceSnapshot:
+        lobby = self.svc.lobby
+        if not msg.rated:
+            return await lobby.create(s, msg)
+        li = await self.identity.account_of(s)
+        gdef = check.game(msg.game)
+        st = self.svc.settings
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, st.max_seats)
+        if seats < 2:
+            raise RaceError(ErrorCode.BAD_MESSAGE, "`seats`: a rated race has at least 2", field="seats")
+        if msg.time_limit_s is not None and msg.time_limit_s != st.time_limit_s:
+            raise RaceError(
+                ErrorCode.BAD_MESSAGE,
+                f"`time_limit_s`: a rated race runs on the server's clock ({st.time_limit_s} s)",
+                field="time_limit_s",
+            )
+        await lobby._seat_limit(li.player)
+        seed = self.svc.seed_factory()
+        now = await self.svc.store.time_ms()
+        race = lobby._new_race(s, gdef, seats, st.time_limit_s, bool(msg.private), seed, now)
+        race.rated = True
+        race.players[0].session = li.session
+        if race.private:
+            race.invite = new_invite()
+        await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
+        return await lobby._publish_new(s, msg, race, now)
+
+    async def join(self, s: Session, msg: m.Join) -> m.RaceSnapshot:
+        lobby = self.svc.lobby
+        rid = race_id(msg.race)
+        _now, race = await self.svc.store.load_race(rid)
+        if race is None or not race.rated:
+            return await lobby.join(s, msg)
+        li = await self.identity.account_of(s)
+        privacy.check_join(race, li.player, msg.invite)
+        if race.seat_of(li.player) is None:
+            await lobby._seat_limit(li.player)
+        race = await lobby.mutate(rid, lambda r, now: rated_rules.seat(r, li.player, li.name, li.session))
+        await self.svc.store.add_seat(li.player, rid)
+        self.svc.add_member(s, race)
+        return snapshot_reply(msg, race, li.player)
+
+    async def start(self, s: Session, msg: m.Start) -> m.RaceSnapshot:
+        _now, race = await self.svc.store.load_race(race_id(msg.race))
+        if race is not None and race.rated and race.seat_of(s.player) is not None and len(race.players) < 2:
+            raise RaceError(ErrorCode.NOT_RATEABLE, "a rated race needs at least 2 players")
+        return await self.svc.lobby.host_start(s, msg)
+
+    # --- rated quick-match --------------------------------------------------------------------
+
+    async def quick(self, s: Session, msg: m.Quick) -> None:
+        if not msg.rated:
+            return await self.svc.lobby.quick(s, msg)
+        li = await self.identity.account_of(s)
+        gdef = check.game(msg.game)
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, self.svc.settings.max_seats)
+        await self.svc.lobby._seat_limit(li.player)
+        mu = (await self.ratings.rating(gdef.id, li.player)).mu
+        await self.sessions.put(gdef.id, li.player, li.session)
+        await self.pool.join(gdef.id, li.player, mu, seats)
+        self.waiting.setdefault(s, set()).add(gdef.id)
+        s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats, rated=True)))
+        self.svc.spawn(self.form(gdef.id))
+        return None
+
+    async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
+        games = self.waiting.get(s, set())
+        if msg.game in games:
+            games.discard(msg.game)
+            await self.pool.leave(msg.game, s.player)
+        return await self.svc.lobby.unqueue(s, msg)
+
+    async def on_disconnect(self, s: Session) -> None:
+        games = self.waiting.pop(s, set())
+        if not games or s.pid is None:
+            return
+        others = [self.waiting.get(c, set()) for c in self.svc.players.get(s.pid, ()) if c is not s]
+        for game in games:
+            if not any(game in g for g in others):
+                try:
+                    await self.pool.leave(game, s.pid)
+                except Exception:
+                    log.warning("could not leave the rated pool", exc_info=True)
+
+    async def matchmaker(self) -> None:
+        """Form rated races from every game's pool, every ``rated_form_ms``."""
+        svc = self.svc
+        failed = 0
+        while not svc.stopping:
+            await asyncio.sleep(svc.settings.rated_form_ms / 1000)
+            try:
+                for game in rules.GAMES:
+                    await self.form(game)
+                    await self.repair(game)
+            except Exception as exc:
+                failed += 1
+                if failed == 1:
+                    log.warning("rated matchmaking failed: %s", exc, exc_info=True)
+                continue
+            failed = 0
+
+    async def form(self, game: str) -> None:
+        for group in await self.pool.form(game):
+            await self.seat(game, group)
+
+    async def seat(self, game: str, group: list[Waiting]) -> None:
+        """Seat a formed group in a new rated quick race (as the lobby seats a quick group)."""
+        svc = self.svc
+        gdef = check.game(game)
+        pids = [w.player for w in group]
+        sessions = await self.sessions.take(game, pids)
+        names = []
+        for pid in pids:
+            acct = await self.accounts.account(pid)
+            names.append(acct.name if acct is not None else "player")
+        seed = svc.seed_factory()
+        now = await svc.store.time_ms()
+        race = R.new_quick_race(
+            race=keys.new_race_id(),
+            game=gdef.id,
+            total=gdef.total,
+            time_limit_s=svc.settings.time_limit_s,
+            players=list(zip(pids, names, strict=True)),
+            now=now,
+            countdown_ms=svc.settings.countdown_ms,
+            seed=seed,
+            commitment=rules.seed_commitment(seed),
+            rules_version=rules.RULES_VERSION,
+            deal_version=rules.DEAL_VERSION,
+        )
+        race.rated = True
+        for p in race.players:
+            p.session = sessions.get(p.player, "")
+        for pid in pids:
+            for c in svc.players.get(pid, ()):
+                self.waiting.get(c, set()).discard(game)
+        await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
+        await svc.lobby._publish_new(None, None, race, now)
+        notice = encode({"t": "seated", "race": race.race})
+        for pid in pids:
+            await svc.store.publish_player(pid, notice)
+
+    # --- the end --------------------------------------------------------------------------------
+
+    async def on_end(self, race: R.Race, logs: dict[str, list[tuple[int, int, str]]]) -> None:
+        if race.rated:
+            await self.rate(race)
+
+    async def rate(self, race: R.Race) -> RaceOutcome | None:
+        """Update the ratings of a finished rated race (exactly once, whoever calls) and
+        tell its players (the call that applied it does); None if it cannot be rated."""
+        try:
+            outcome = await self.ratings.record_race(
+                race.game, race.race, [Entrant(*e) for e in rated_rules.entrants(race)], ended_ms=race.ended
+            )
+        except RatingError as exc:
+            log.warning("rated race %s was not rated: %s", race.race, exc.message)
+            await self.pending.remove(race.game, race.race)
+            return None
+        await self.pending.remove(race.game, race.race)
+        if outcome.applied:
+            frame = encode(change_event(outcome))
+            for p in outcome.players:
+                await self.svc.store.publish_player(p.player, frame)
+        return outcome
+
+    async def repair(self, game: str, now_ms: int | None = None) -> None:
+        """Rate the due pending races of `game` that have finished (their ending process
+        may have died before rating them); look at the others again later."""
+        now = self.svc.now_ms() if now_ms is None else now_ms
+        for rid in await self.pending.due(game, now):
+            _now, race = await self.svc.store.load_race(rid)
+            if race is None:  # expired in its lobby
+                await self.pending.remove(game, rid)
+            elif race.status == RaceStatus.FINISHED:
+                await self.rate(race)
+            else:
+                await self.pending.add(game, rid, rated_rules.check_at(race, now))
+
+
+def install(svc: Service, accounts: Accounts, ratings: Ratings, pool: Pool, daily: Any) -> RatedHandlers:
+    """Accounts and rated races into a running service (after the daily, before start)."""
+    identity = AccountHandlers(svc, accounts, ratings, daily)
+    identity.install()
+    redis = accounts.redis
+    rated = RatedHandlers(svc, accounts, ratings, pool, PoolSessions(redis), identity, PendingRaces(redis))
+    rated.install()
+    return rated

@@ -1,0 +1,307 @@
+"""Accounts and rated races over real sockets and a real Redis (docs/protocol.md §8)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from wsclient import Raw, player
+
+from server.ratings import NEW, Entrant, rate_race
+from server.ratings.rating import MODEL
+
+GAME = "racing-aces"
+CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
+
+
+@pytest.fixture
+async def app(make_server):
+    return await make_server(**CHEAP_HASH)
+
+
+async def account(url: str, name: str, password: str = "correct horse") -> Raw:
+    """A guest that claims an account, then a connection logged in with its token."""
+    guest = await player(url, name)
+    acct = await guest.request("claim", name=name, password=password)
+    assert acct["t"] == "account", acct
+    await guest.close()
+    c = await Raw.open(url)
+    w = await c.hello(token=acct["token"])
+    assert w["player"] == acct["player"] and w["name"] == name
+    return c
+
+
+async def rated_race(host: Raw, other: Raw, *, rated: bool = True) -> str:
+    """A 2-seat race: `other` makes one move more than `host`, both declare finished:
+    `host` ranks 1st (same cards home, fewer moves). Returns the race id."""
+    snap = await host.request("create", game=GAME, seats=2, rated=rated)
+    assert snap["t"] == "race", snap
+    assert snap.get("rated", False) is rated
+    rid = snap["race"]
+    assert (await other.request("join", race=rid))["t"] == "race"
+    for c in (host, other):
+        assert (await c.request("ready", race=rid))["t"] == "race"
+    for c in (host, other):
+        await c.wait(lambda f: f.get("t") == "start" and f["race"] == rid)
+    ack = await other.request("move", race=rid, n=0, move="draw")
+    assert ack["t"] == "ack", ack
+    for c in (host, other):
+        assert (await c.request("finish", race=rid))["t"] == "ok"
+    for c in (host, other):
+        end = await c.wait(lambda f: f.get("t") == "end" and f["race"] == rid)
+    assert [r["player"] for r in end["ranking"]] == [host.player, other.player]
+    assert [r["rank"] for r in end["ranking"]] == [1, 2]
+    return rid
+
+
+async def test_claim_keeps_the_player_and_retires_the_guest_token(app):
+    url = app.ws_url
+    guest = await player(url, "ada")
+    pid, guest_token = guest.player, guest.token
+    # Something kept under the guest's id: a seat in a lobby.
+    snap = await guest.request("create", game=GAME, seats=2)
+    rid = snap["race"]
+    acct = await guest.request("claim", name="ada", password="correct horse")
+    assert acct["t"] == "account" and acct["player"] == pid and acct["name"] == "ada"
+    assert (await guest.request("claim", name="ada2", password="correct horse"))["code"] == "already-account"
+    await guest.close()
+
+    # The guest's token no longer resumes the account; the account's does, with its history.
+    stale = await Raw.open(url)
+    err = await stale.request("hello", v=1, token=guest_token)
+    assert err["t"] == "error" and err["code"] == "bad-token"
+    await stale.close()
+    c = await Raw.open(url)
+    w = await c.hello(token=acct["token"])
+    assert w["player"] == pid and w["name"] == "ada" and rid in w["races"]
+
+    # A name is taken once, whatever its case.
+    other = await player(url, "bob")
+    assert (await other.request("claim", name="ADA", password="another one"))["code"] == "name-taken"
+    assert (await other.request("claim", name="a", password="another one"))["code"] == "bad-name"
+    assert (await other.request("claim", name="bob", password="short"))["code"] == "bad-password"
+    await asyncio.gather(c.close(), other.close())
+
+
+async def test_login_from_a_second_connection_logout_and_password(app):
+    url = app.ws_url
+    ada = await account(url, "ada")
+    pid = ada.player
+    # Another device: a guest connection logs in, then says hello with the token.
+    device = await player(url, "someone")
+    login = await device.request("login", name="Ada", password="correct horse")
+    assert login["t"] == "account" and login["player"] == pid
+    await device.close()
+    second = await Raw.open(url)
+    assert (await second.hello(token=login["token"]))["player"] == pid
+
+    # A password change ends the other sessions: the second device is logged out.
+    changed = await ada.request("password", old="correct horse", new="battery staple")
+    assert changed["t"] == "ok", changed
+    refused = await second.request("create", game=GAME, rated=True)
+    assert refused["code"] == "not-logged-in"
+    assert (await ada.request("login", name="ada", password="correct horse"))["code"] == "bad-login"
+    login = await ada.request("login", name="ada", password="battery staple")
+    assert login["t"] == "account"
+
+    # Log out everywhere: no token of the account says hello any more.
+    assert (await ada.request("logout_all"))["t"] == "ok"
+    for token in (login["token"], ada.token):
+        c = await Raw.open(url)
+        assert (await c.request("hello", v=1, token=token))["code"] == "bad-token"
+        await c.close()
+    assert (await ada.request("profile"))["name"] == "ada"  # the connection stays, logged out
+    assert (await ada.request("quick", game=GAME, rated=True))["code"] == "not-logged-in"
+    await asyncio.gather(ada.close(), second.close())
+
+
+async def test_brute_force_login_is_refused(app):
+    url = app.ws_url
+    ada = await account(url, "ada")
+    thief = await player(url, "thief")
+    codes = [
+        (await thief.request("login", name="ada", password=f"guess number {i}"))["code"] for i in range(5)
+    ]
+    assert codes == ["bad-login"] * 5
+    limited = await thief.request("login", name="ada", password="correct horse")
+    assert limited["code"] == "login-limited" and limited["retry_ms"] > 0
+    # An unknown name is limited alike (nothing tells which names exist).
+    for _ in range(5):
+        await thief.request("login", name="nobody", password="whatever it is")
+    assert (await thief.request("login", name="nobody", password="x" * 8))["code"] == "login-limited"
+    await asyncio.gather(ada.close(), thief.close())
+
+
+async def test_rated_race_updates_both_ratings_once(app):
+    url = app.ws_url
+    ada, bob = await account(url, "ada"), await account(url, "bob")
+    rid = await rated_race(ada, bob)
+    changes = [await c.wait(lambda f: f.get("t") == "rating" and f["race"] == rid) for c in (ada, bob)]
+    assert changes[0] == changes[1]
+    # The same update as the pure module's (openskill), from new ratings, weight 1.
+    expected = rate_race([Entrant(ada.player, "a", 1), Entrant(bob.player, "b", 2)], {}, None)
+    by_player = {p["player"]: p for p in changes[0]["players"]}
+    for c, rank in ((ada, 1), (bob, 2)):
+        p = by_player[c.player]
+        assert p["rank"] == rank and p["weight"] == 1.0
+        assert p["before"]["mu"] == NEW.mu and p["before"]["sigma"] == NEW.sigma
+        assert p["after"]["mu"] == pytest.approx(expected[c.player].mu)
+        assert p["after"]["sigma"] == pytest.approx(expected[c.player].sigma)
+        assert p["after"]["races"] == 1 and p["after"]["provisional"] is True
+    assert by_player[ada.player]["after"]["mu"] > MODEL.mu > by_player[bob.player]["after"]["mu"]
+
+    # Both see the new rating and the race on their profiles.
+    for c in (ada, bob):
+        prof = await c.request("profile")
+        assert prof["t"] == "profile" and prof["player"] == c.player
+        rating = next(g for g in prof["ratings"] if g["game"] == GAME)
+        assert rating["rating"]["mu"] == pytest.approx(expected[c.player].mu)
+        assert [r["race"] for r in rating["history"]] == [rid]
+        assert [r["race"] for r in prof["races"]] == [rid]
+
+    # Once: ending it again (another process, a retry) changes nothing.
+    _now, race = await app.store.load_race(rid)
+    outcomes = await asyncio.gather(app.rated.on_end(race, {}), app.rated.rate(race), app.rated.rate(race))
+    assert [o.applied for o in outcomes[1:]] == [False, False]
+    again = await app.ratings.rating(GAME, ada.player)
+    assert again.mu == pytest.approx(expected[ada.player].mu) and again.races == 1
+    assert len(await app.ratings.history(GAME, ada.player)) == 1
+
+    # Another's profile, and the (still provisional, so empty) leaderboard.
+    prof = await ada.request("profile", player=bob.player)
+    assert prof["name"] == "bob"
+    board = await ada.request("rating_board", game=GAME)
+    assert board["t"] == "rating_board" and board["count"] == 0 and board["me"] is None
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_a_rated_race_whose_ending_process_died_is_rated_later(app):
+    url = app.ws_url
+    ada, bob = await account(url, "ada"), await account(url, "bob")
+    rated = app.rated
+    # The process that ends the race dies between its end commit and the rating.
+    app.service.end_hooks.remove(rated.on_end)
+    rid = await rated_race(ada, bob)
+    assert await app.ratings.rating(GAME, ada.player) == NEW
+    now = app.service.now_ms()
+    await rated.repair(GAME, now_ms=now)  # not due yet: the normal path has time to rate it
+    assert await app.ratings.rating(GAME, ada.player) == NEW
+    later = now + app.settings.time_limit_s * 1000 + 120_000
+    await rated.repair(GAME, now_ms=later)  # any process, once due
+    for c in (ada, bob):
+        change = await c.wait(lambda f: f.get("t") == "rating" and f["race"] == rid)
+        assert {p["player"] for p in change["players"]} == {ada.player, bob.player}
+        assert (await app.ratings.rating(GAME, c.player)).races == 1
+    assert await rated.pending.due(GAME, later) == []
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_casual_races_change_no_rating(app):
+    url = app.ws_url
+    ada, bob = await account(url, "ada"), await account(url, "bob")
+    rid = await rated_race(ada, bob, rated=False)
+    await ada.request("ping")  # the end hooks ran before the end was published
+    for c in (ada, bob):
+        prof = await c.request("profile")
+        assert all(g["rating"]["races"] == 0 and not g["history"] for g in prof["ratings"])
+        assert prof["races"] == []
+        assert not [f for f in c.unread if f.get("t") == "rating"]
+    assert (await app.ratings.rating(GAME, ada.player)) == NEW
+    assert rid
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_rated_races_are_for_accounts_only(app):
+    url = app.ws_url
+    ada = await account(url, "ada")
+    guest = await player(url, "guest")
+    assert (await guest.request("create", game=GAME, rated=True))["code"] == "not-logged-in"
+    assert (await guest.request("quick", game=GAME, rated=True))["code"] == "not-logged-in"
+    refused = await ada.request("create", game=GAME, rated=True, time_limit_s=60)
+    assert refused["code"] == "bad-message" and refused["field"] == "time_limit_s"
+    assert (await ada.request("create", game=GAME, rated=True, seats=1))["field"] == "seats"
+    snap = await ada.request("create", game=GAME, rated=True, seats=3)
+    assert snap["rated"] is True and snap["time_limit_s"] == app.settings.time_limit_s
+    rid = snap["race"]
+    assert (await guest.request("join", race=rid))["code"] == "not-logged-in"
+    listed = (await guest.request("races"))["races"]
+    assert [r.get("rated") for r in listed if r["race"] == rid] == [True]
+    assert (await ada.request("ready", race=rid))["t"] == "race"
+    assert (await ada.request("start", race=rid))["code"] == "not-rateable"
+    await asyncio.gather(ada.close(), guest.close())
+
+
+async def test_rated_quick_match_seats_accounts_by_rating(app):
+    url = app.ws_url
+    ada, bob = await account(url, "ada"), await account(url, "bob")
+    queued = await ada.request("quick", game=GAME, rated=True)
+    assert queued["t"] == "queued" and queued["rated"] is True
+    await bob.request("quick", game=GAME, rated=True)
+    snaps: list[dict[str, Any]] = [
+        await c.wait(lambda f: f.get("t") == "race" and f.get("rated") is True) for c in (ada, bob)
+    ]
+    assert snaps[0]["race"] == snaps[1]["race"]
+    assert {p["name"] for p in snaps[0]["players"]} == {"ada", "bob"}
+    _now, race = await app.store.load_race(snaps[0]["race"])
+    assert race is not None and race.rated and all(p.session for p in race.players)
+    assert len({p.session for p in race.players}) == 2
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_rated_quick_match_and_rating_across_two_processes(serve_process):
+    """Two `solrace serve` processes on one Redis: the pool is shared, the race is rated once."""
+    flags = ("--password-hash-passes", "1", "--password-hash-memory-kib", "1024", "--rate", "100000")
+    url1, _ = serve_process(*flags)
+    url2, _ = serve_process(*flags)
+    ada, bob = await account(url1, "ada"), await account(url2, "bob")
+    await ada.request("quick", game=GAME, rated=True)
+    await bob.request("quick", game=GAME, rated=True)
+    snaps = [await c.wait(lambda f: f.get("t") == "race" and f.get("rated") is True) for c in (ada, bob)]
+    rid = snaps[0]["race"]
+    assert snaps[1]["race"] == rid
+    for c in (ada, bob):
+        await c.wait(lambda f: f.get("t") == "start" and f["race"] == rid)
+    assert (await bob.request("move", race=rid, n=0, move="draw"))["t"] == "ack"
+    for c in (ada, bob):
+        assert (await c.request("finish", race=rid))["t"] == "ok"
+    changes = [await c.wait(lambda f: f.get("t") == "rating" and f["race"] == rid) for c in (ada, bob)]
+    assert changes[0] == changes[1]
+    ranks = {p["player"]: p["rank"] for p in changes[0]["players"]}
+    assert ranks == {ada.player: 1, bob.player: 2}
+    # Each profile, asked of either process, counts the race once.
+    for c in (ada, bob):
+        prof = await c.request("profile")
+        rating = next(g for g in prof["ratings"] if g["game"] == GAME)
+        assert rating["rating"]["races"] == 1 and [r["race"] for r in rating["history"]] == [rid]
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_rating_board_top_and_around_me(app):
+    url = app.ws_url
+    ada, bob = await account(url, "ada"), await account(url, "bob")
+    guest = await player(url, "guest")
+    # Twelve duels, two days apart (the fairness rule weighs each fully): Ada wins them all.
+    day = 86_400_000
+    start = app.service.now_ms() - 30 * day
+    for i in range(12):
+        await app.ratings.record_race(
+            GAME,
+            f"duel-{i}",
+            [Entrant(ada.player, "sa", 1), Entrant(bob.player, "sb", 2)],
+            ended_ms=start + 2 * i * day,
+        )
+    board = await bob.request("rating_board", game=GAME, top=1, around=1)
+    assert board["t"] == "rating_board" and board["count"] == 2
+    assert [(e["rank"], e["name"]) for e in board["top"]] == [(1, "ada")]
+    assert board["me"]["name"] == "bob" and board["me"]["rank"] == 2 and board["me"]["races"] == 12
+    assert [e["name"] for e in board["around"]] == ["ada", "bob"]
+    assert board["top"][0]["rating"] > board["me"]["rating"]
+    mine = await guest.request("rating_board", game=GAME)
+    assert mine["me"] is None and [e["name"] for e in mine["top"]] == ["ada", "bob"]
+    assert (await guest.request("rating_board", game="no-such-game"))["code"] == "unknown-game"
+    prof = await guest.request("profile", player=ada.player)
+    rating = next(g for g in prof["ratings"] if g["game"] == GAME)
+    assert rating["rating"]["provisional"] is False and len(rating["history"]) == 12
+    assert (await guest.request("profile"))["code"] == "no-such-account"
+    await asyncio.gather(ada.close(), bob.close(), guest.close())

@@ -1,0 +1,123 @@
+"""Accounts and rated races in headless Chromium against a real `solrace serve`.
+
+Alice claims her player as an account; Bob claims his in one browser, then
+logs in from a second browser context; Alice creates a rated race, Bob joins
+it by its link, both play it to its end, and both see their new rating and
+the race on their profiles; the rating leaderboard and logging out.
+Screenshots: test-artifacts/web/.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from .conftest import shot
+
+pytestmark = pytest.mark.timeout(180)
+
+GAME = "racing-aces"
+
+
+def claim(page, name: str, password: str) -> str:
+    page.goto(page.url.split("#")[0] + "#account")
+    page.fill("#claim-form input[name=account]", name)
+    page.fill("#claim-form input[name=password]", password)
+    page.click("#claim-form button[type=submit]")
+    page.wait_for_selector("#logout-btn")
+    page.wait_for_selector(f'#profile h1:has-text("{name}")')
+    return page.evaluate("window.solrace.app.me.player")
+
+
+def login(page, name: str, password: str) -> str:
+    page.goto(page.url.split("#")[0] + "#account")
+    page.fill("#login-form input[name=account]", name)
+    page.fill("#login-form input[name=password]", password)
+    page.click("#login-form button[type=submit]")
+    page.wait_for_selector("#logout-btn")
+    page.wait_for_selector(f'#profile h1:has-text("{name}")')
+    return page.evaluate("window.solrace.app.me.player")
+
+
+def rating_card(page) -> dict:
+    card = page.locator(f'.rating-card[data-game="{GAME}"]')
+    return {
+        "rating": int(card.locator(".rating-value").inner_text()),
+        "races": card.locator("p.muted").inner_text(),
+    }
+
+
+def test_two_accounts_race_a_rated_race(new_page):
+    alice = new_page("alice")
+    alice_id = claim(alice, "alice", "alice's secret")
+    assert alice.evaluate("localStorage.getItem('solrace.token')").startswith(alice_id + ".")
+    shot(alice, "account-profile-new")
+
+    first = new_page("bob")
+    bob_id = claim(first, "bob", "bob's secret")
+    bob = new_page("someone")  # another browser: a guest until it logs in
+    assert bob.evaluate("window.solrace.app.me.player") != bob_id
+    assert login(bob, "bob", "bob's secret") == bob_id
+    assert bob.evaluate("window.solrace.app.me.name") == "bob"
+    before = rating_card(bob)
+    assert before["races"].startswith("0 rated races")
+
+    # Alice creates a rated race from the lobby.
+    alice.goto(alice.url.split("#")[0] + "#/")
+    alice.check("#rated-toggle")
+    tile = f'.tile[data-game="{GAME}"]'
+    alice.click(f'{tile} [data-act="create"]')
+    alice.click(f'{tile} button[type="submit"]')
+    alice.wait_for_url(re.compile(r"#race="))
+    rid = re.search(r"#race=([\w-]+)", alice.url).group(1)
+    alice.wait_for_selector("#race-rated")
+    link = alice.locator("#share-link").input_value()
+
+    bob.goto(link)
+    bob.wait_for_selector("#ready-btn")
+    bob.wait_for_selector("#race-rated")
+    bob.click("#ready-btn")
+    alice.wait_for_selector(f'#players li[data-player="{bob_id}"] .pill.p-ready')
+    alice.click("#ready-btn")
+    for page in (alice, bob):
+        page.wait_for_selector("#board .pile", timeout=20000)
+        page.wait_for_selector("#finish-btn")
+    for page in (alice, bob):
+        page.once("dialog", lambda d: d.accept())
+        page.click("#finish-btn")
+    for page in (alice, bob):
+        page.wait_for_selector("#result-panel", timeout=20000)
+        # the rating change arrives as an event; the toast says it
+        page.wait_for_selector(".toast:has-text('Rated')", timeout=20000)
+        # and the result panel shows it
+        page.wait_for_selector("#result-panel #rating-change:has-text('Rating: 1000? →')")
+    shot(alice, "account-rated-race-end")
+
+    # Both profiles show the new rating and the race, with its replay link.
+    for page in (alice, bob):
+        page.goto(page.url.split("#")[0] + "#account")
+        page.wait_for_selector(f'#rated-races tr[data-race="{rid}"]')
+        card = rating_card(page)
+        assert card["races"].startswith("1 rated race")
+        row = page.locator(f'#rated-races tr[data-race="{rid}"]')
+        assert row.locator(f'a[href="#replay={rid}"]').count() == 1
+        # from the new account's provisional 1000 to the rating the card shows
+        change = re.search(r"(\d+)\? → (\d+)\?", row.inner_text())
+        assert change and int(change.group(1)) == before["rating"] == 1000
+        assert int(change.group(2)) == card["rating"]
+    shot(bob, "account-profile-after-rated-race", full_page=True)
+
+    # Alice looks at Bob's profile, and at the game's leaderboard.
+    alice.goto(alice.url.split("#")[0] + f"#profile={bob_id}")
+    alice.wait_for_selector(f'#profile[data-player="{bob_id}"] #rated-races tr[data-race="{rid}"]')
+    alice.goto(alice.url.split("#")[0] + f"#ratings={GAME}")
+    alice.wait_for_selector("#rating-board")
+
+    # Logging out on Bob's second browser makes it a new guest; his first is still logged in.
+    bob.goto(bob.url.split("#")[0] + "#account")
+    bob.click("#logout-btn")
+    bob.wait_for_selector("#claim-form")
+    bob.wait_for_function(f"window.solrace.app.me && window.solrace.app.me.player !== {bob_id!r}")
+    first.goto(first.url.split("#")[0] + "#account")
+    first.wait_for_selector(f'#rated-races tr[data-race="{rid}"]')
