@@ -143,12 +143,16 @@ class Service:
     def _task_done(self, task: asyncio.Task[Any]) -> None:
         self.tasks.discard(task)
         exc = None if task.cancelled() else task.exception()
-        if exc is None:
-            return
+        if exc is not None:
+            self.failed("background task failed", exc)
+
+    def failed(self, what: str, exc: BaseException) -> None:
+        """Log a failure once: a Redis outage goes into the outage's one log line, anything else
+        is logged with its traceback."""
         if is_outage(exc):
-            self.store.health.failed(exc)  # one log line per outage, not one per task
+            self.store.health.failed(exc)
         else:
-            log.error("background task failed", exc_info=exc)
+            log.warning(what, exc_info=exc)
 
     async def disconnect(self, s: Session) -> None:
         await self.session.disconnect(s)

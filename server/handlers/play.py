@@ -269,10 +269,7 @@ class Play:
         try:
             s.send(encode(await self.state(s, rid, None, None)))
         except Exception as exc:
-            if is_outage(exc):
-                self.svc.store.health.failed(exc)
-            else:
-                log.warning("could not send state", exc_info=True)
+            self.svc.failed("could not send state", exc)
 
     async def resync(self, s: Session, msg: m.Resync) -> m.State:
         return await self.state(s, msg.race, msg.since, msg.rid, msg.invite)

@@ -187,8 +187,8 @@ class RatedHandlers:
             if not any(game in g for g in others):
                 try:
                     await self.pool.leave(game, s.pid)
-                except Exception:
-                    log.warning("could not leave the rated pool", exc_info=True)
+                except Exception as exc:
+                    self.svc.failed("could not leave the rated pool", exc)
 
     async def matchmaker(self) -> None:
         """Form rated races from every game's pool, every ``rated_form_ms``."""
@@ -203,7 +203,7 @@ class RatedHandlers:
             except Exception as exc:
                 failed += 1
                 if failed == 1:
-                    log.warning("rated matchmaking failed: %s", exc, exc_info=True)
+                    svc.failed("rated matchmaking failed", exc)
                 continue
             failed = 0
 

@@ -100,8 +100,8 @@ class SessionHandlers:
         for game, seats in list(s.quick):
             try:
                 await svc.store.quick_remove(game, seats, pid)
-            except Exception:
-                log.warning("could not leave the quick-match queue", exc_info=True)
+            except Exception as exc:
+                svc.failed("could not leave the quick-match queue", exc)
         for rid in list(s.races):
             svc.remove_member(s, rid)
         for rid in list(s.spectating):

@@ -15,7 +15,7 @@ from ..core.checks import no_such_race
 from ..core.races import RaceError
 from ..core.room import Room
 from ..core.session import Session
-from ..storage import decode_position, is_outage
+from ..storage import decode_position
 from .lobby import race_id, snapshot_reply
 from .runtime import Runtime
 
@@ -117,8 +117,8 @@ class Watch:
             self.svc.drop_room_if_idle(room)
         try:
             await self.svc.store.spectators(rid, -1)
-        except Exception:
-            log.warning("could not count a spectator out", exc_info=True)
+        except Exception as exc:
+            self.svc.failed("could not count a spectator out", exc)
 
     async def boards_loop(self) -> None:
         """Every SPECTATOR_FLUSH: sample the boards of watched running races; show them after the delay."""
@@ -132,11 +132,8 @@ class Watch:
                     continue
                 try:
                     await self._sample(room, now)
-                except Exception as exc:
-                    if is_outage(exc):  # one log line per outage, not one per race and flush
-                        svc.store.health.failed(exc)
-                    else:
-                        log.warning("spectator boards failed", exc_info=True)
+                except Exception as exc:  # an outage: one log line, not one per race and flush
+                    svc.failed("spectator boards failed", exc)
 
     async def _sample(self, room: Room[Session], now: int) -> None:
         if boards.wants_sample(room):

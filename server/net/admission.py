@@ -21,6 +21,7 @@ import asyncio
 import logging
 
 from ..config import Settings
+from ..storage.health import Health, is_outage
 from ..storage.sessions import Sessions
 from .ratelimit import RateLimit
 
@@ -33,9 +34,10 @@ def player_key(pid: str) -> str:
 
 
 class Admission:
-    def __init__(self, settings: Settings, sessions: Sessions) -> None:
+    def __init__(self, settings: Settings, sessions: Sessions, health: Health) -> None:
         self.settings = settings
         self.sessions = sessions
+        self.health = health
         self.per_addr: dict[str, int] = {}  # open connections here, per address
         self.player_conns: dict[str, int] = {}  # open connections here past hello, per player
         self.player_rates: dict[str, RateLimit] = {}
@@ -55,16 +57,22 @@ class Admission:
             names = list(self.per_addr) + [player_key(p) for p in self.player_conns]
             try:
                 await self.sessions.heartbeat(names)
-            except Exception:
-                log.warning("could not renew the connection counts", exc_info=True)
+            except Exception as exc:
+                self._failed("could not renew the connection counts", exc)
 
     async def _count(self, key: str, delta: int) -> int:
         """Open connections of `key` over all processes after adding `delta`; 0 if Redis is out."""
         try:
             return await self.sessions.conn_count(key, delta)
-        except Exception:
-            log.warning("could not count connections in Redis", exc_info=True)
+        except Exception as exc:
+            self._failed("could not count connections in Redis", exc)
             return 0
+
+    def _failed(self, what: str, exc: Exception) -> None:
+        if is_outage(exc):  # one log line per outage, not one per connection
+            self.health.failed(exc)
+        else:
+            log.warning(what, exc_info=exc)
 
     # --- per address ------------------------------------------------------------------------------
 
@@ -96,8 +104,8 @@ class Admission:
         if gone:
             try:
                 await self.sessions.conns_closed(gone)  # one round trip for both counts
-            except Exception:
-                log.warning("could not count connections in Redis", exc_info=True)
+            except Exception as exc:
+                self._failed("could not count connections in Redis", exc)
 
     # --- per player -------------------------------------------------------------------------------
 

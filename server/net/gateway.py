@@ -65,7 +65,7 @@ class Gateway:
         self.settings = settings
         self.service = service
         self.metrics = metrics
-        self.admission = Admission(settings, service.store.sessions)
+        self.admission = Admission(settings, service.store.sessions, service.store.health)
         self.conns: set[Conn] = set()
         self.server: Server | None = None
         self.outbox = Outbox(Backlog(settings.outbound_total))

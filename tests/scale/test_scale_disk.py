@@ -207,7 +207,10 @@ async def test_full_disk_loses_no_ack(procs, tmp_path, small_disk):
             await c.close()
     during = server.log_text()[len(before) :]
     assert "Traceback" not in during, during
-    assert len(_outage_lines(during)) <= 12, during
+    # A handful of lines per outage, never one per request. A restart can find the disk still
+    # full and go down once more before space is freed, so there may be more than one outage.
+    outages = during.count("Redis unavailable")
+    assert 1 <= outages <= 3 and len(_outage_lines(during)) <= 7 * outages, during
 
 
 def _redis_child(server: Server) -> int:
