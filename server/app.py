@@ -17,6 +17,9 @@ import os
 from argon2 import PasswordHasher
 
 from .arena import ArenaStore
+from .certify import Certifier
+from .certify.handlers import install as install_certify
+from .certify.rules import certified_games
 from .config import Settings
 from .daily import Daily
 from .daily.handlers import install as install_daily
@@ -48,6 +51,7 @@ class App:
         self.ratings: Ratings | None = None
         self.rated: RatedHandlers | None = None
         self.gateway: Gateway | None = None
+        self.certifier: Certifier | None = None
 
     async def start(self) -> App:
         url = self.settings.redis
@@ -77,8 +81,13 @@ class App:
             min_attempt_s=st.time_limit_min_s,
             start_lead_ms=st.countdown_ms + 2000,
             replay_top=st.daily_replay_top,
+            # Every process reads the same pinned choice; those with a worker also search ahead.
+            certified_games=certified_games(st.certified_games),
         )
         install_daily(self.service, self.daily)
+        self.certifier = Certifier(self.store.redis, st, daily=self.daily)
+        install_certify(self.service, self.certifier)
+        await self.certifier.start()
         redis, clock = self.store.redis, self.service.now_ms
         hasher = PasswordHasher(time_cost=st.password_hash_passes, memory_cost=st.password_hash_memory_kib)
         self.accounts = Accounts(redis, clock=clock, hasher=hasher)
@@ -116,6 +125,8 @@ class App:
             await self.gateway.close()
         if self.service is not None:
             await self.service.stop()
+        if self.certifier is not None:
+            await self.certifier.stop()
         if self.store is not None:
             await self.store.close()
         if self.redis_proc is not None:

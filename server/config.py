@@ -204,6 +204,29 @@ class Settings:
         metadata=_doc("1: any connection may create an arena with arena_create (tests, private servers)"),
     )
 
+    # --- the solver: certified deals, hints, analysis (server/certify, docs/protocol.md §3)
+    certified_games: str = field(
+        default="all",
+        metadata=_doc(
+            "games whose quick-match races and dailies are dealt from the certified pool by default: "
+            "all, none, or a comma-separated list of game ids (a game with an empty pool falls back to "
+            "an ordinary deal, marked certified: false)"
+        ),
+    )
+    certify_workers: int = field(
+        default=1, metadata=_doc("solver worker processes of this server process (0: no pools, no analysis)")
+    )
+    certify_pool: int = field(default=20, metadata=_doc("certified seeds kept ready per game"))
+    certify_nodes: int = field(default=2500, metadata=_doc("solver budget per seed tried, positions"))
+    certify_batch: int = field(default=8, metadata=_doc("seeds one worker job tries before reporting"))
+    certify_backoff_s: float = field(
+        default=60.0,
+        metadata=_doc(
+            "pause before retrying a game a whole batch of which certified nothing (doubles to 1 h)"
+        ),
+    )
+    analysis_nodes: int = field(default=20000, metadata=_doc("solver budget per position of an analysis"))
+    hint_nodes: int = field(default=2000, metadata=_doc("player-side search budget of one hint, positions"))
     # --- accounts and ratings (server/ratings, docs/protocol.md §9)
     password_hash_passes: int = field(default=3, metadata=_doc("argon2id passes of a password hash"))
     password_hash_memory_kib: int = field(

@@ -69,6 +69,10 @@ class Service:
         # Daily challenges (server/daily/handlers.py) plug in here; races need none of it.
         self.spectate_guard: Callable[[Session, R.Race], Awaitable[None]] | None = None
         self.replay_guard: Callable[[Session, R.Race], Awaitable[None]] | None = None
+        # Certified deals (server/certify): (game, requested) -> (seed, winning line) or None.
+        self.certified_deal: Callable[[str, bool | None], Awaitable[tuple[str, list[str]] | None]] | None = (
+            None
+        )
         self.end_hooks: list[Callable[[R.Race, dict[str, list[tuple[int, int, str]]]], Awaitable[None]]] = []
         self.disconnect_hooks: list[Callable[[Session], Awaitable[None]]] = []
         # hello's token -> (player, name); accounts (server/handlers/accounts.py) wrap it.

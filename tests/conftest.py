@@ -50,6 +50,7 @@ FAST = dict(
     hello_timeout_s=2.0,
     rate=100_000,
     burst=100_000,
+    certify_workers=0,  # no solver worker process: tests/certify starts one where it tests it
 )  # bad-input tests lower the rate
 
 

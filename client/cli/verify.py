@@ -25,6 +25,8 @@ What is checked, independently of the server's code:
    reached; 0 if it is the count dealt home, as Fours Up's 4s).
 4. The order: winners by ``time_ms``; then ``home`` (more first), then
    ``home_at_ms``, then fewer ``moves``; equal keys share a rank (1, 1, 3).
+5. A certified deal's proof (``proof``, with ``par``): the solver's winning
+   line, re-played from the deal, must win, and ``par`` must be its length.
 
 Exit code 0 when everything checks (CONFIRMED), 1 when something does not
 (REFUTED, with each difference), 2 when the input cannot be read.
@@ -216,6 +218,8 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
     if timed:
         report.checked.append(f"times of {timed} player(s) match their moves")
 
+    _check_proof(game, seed, doc, report)
+
     # 4. the order
     if ranking:
         try:
@@ -234,6 +238,28 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
             what = "ranking order" if base == 1 else f"ranking order (from rank {base})"
             report.checked.append(f"{what} follows the rule for {len(ranking)} entries")
     return report
+
+
+def _check_proof(game: str, seed: str, doc: dict[str, Any], report: Report) -> None:
+    """5. A certified deal's published winning line wins when re-played from the deal."""
+    proof = doc.get("proof")
+    if proof is None:
+        return
+    if not isinstance(proof, list) or not all(isinstance(mv, str) for mv in proof):
+        report.problems.append("the proof is not a list of moves")
+        return
+    try:
+        won = rules.replay(game, seed, proof).won
+    except rules.IllegalMove as exc:
+        report.problems.append(f"the proof has an illegal move: {exc}")
+        return
+    if not won:
+        report.problems.append(f"the proof ({len(proof)} moves) does not win the deal")
+        return
+    report.checked.append(f"the certified deal's proof wins in {len(proof)} moves")
+    par = doc.get("par")
+    if par is not None and par != len(proof):
+        report.problems.append(f"par {par} is not the proof's length {len(proof)}")
 
 
 # --- input -----------------------------------------------------------------------------------

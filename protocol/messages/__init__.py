@@ -49,6 +49,8 @@ from .types import (
     SERVER_TYPES,
     Account,
     Ack,
+    Analysis,
+    AnalysisData,
     ArenaCreate,
     ArenaData,
     ArenaGet,
@@ -85,6 +87,8 @@ from .types import (
     Finish,
     GameRating,
     Hello,
+    Hint,
+    HintData,
     History,
     HistoryData,
     HistoryDay,
@@ -100,6 +104,7 @@ from .types import (
     Move,
     Ok,
     Ping,
+    PlayerAnalysis,
     PlayerInfo,
     Pong,
     Profile,
@@ -142,6 +147,11 @@ from .types import (
 
 # Spelled out (not computed) so that type checkers see the re-exports.
 __all__ = [
+    "Analysis",
+    "AnalysisData",
+    "Hint",
+    "HintData",
+    "PlayerAnalysis",
     "Ack",
     "Boards",
     "BoardView",

@@ -55,6 +55,7 @@ class ErrorCode(StrEnum):
     NO_ARENA = "no-arena"  # unknown arena id
     ARENA_OVER = "arena-over"  # arena_join after the arena's end
     BAD_ARENA = "bad-arena"  # arena_create refused: disabled here, or a bad id/duration/seats
+    HINTS_FORBIDDEN = "hints-forbidden"  # `hint` in a race where hints are not allowed
     # accounts and ratings (docs/protocol.md §9)
     BAD_NAME = "bad-name"  # claim: the account name breaks the naming rule
     BAD_PASSWORD = "bad-password"  # claim/password: the new password breaks the password rule

@@ -96,6 +96,8 @@ class Create(ClientMsg, tag="create", frozen=True):
     # Absent: the server's TIME_LIMIT_S (docs/protocol.md §7), DEFAULT_TIME_LIMIT_S unless configured.
     time_limit_s: TimeLimit | None = None
     private: bool | None = None  # absent or nil: false
+    winnable: bool | None = None  # deal a seed the solver proved winnable (docs/protocol.md §3 `create`)
+    hints: bool | None = None  # false: no `hint` in this race, even solo
     rated: bool | None = None  # absent or nil: false (casual); true needs a logged-in account
 
 
@@ -265,6 +267,18 @@ class ArenaCreate(ClientMsg, tag="arena_create", frozen=True):
     name: Annotated[str, msgspec.Meta(max_length=MAX_NAME * 2)] | None = None
 
 
+# --- the solver: hints and post-race analysis (docs/protocol.md §3 `hint`, `analysis`) ---
+
+
+class Hint(ClientMsg, tag="hint", frozen=True):
+    race: RaceId
+
+
+class Analysis(ClientMsg, tag="analysis", frozen=True):
+    race: RaceId
+    invite: Invite | None = None
+
+
 # --- accounts and ratings (docs/protocol.md §9) --------------------------------------
 
 AccountName = Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
@@ -362,6 +376,8 @@ ClientMessage: TypeAlias = (
     | ArenaStandings
     | ArenaUnwatch
     | ArenaCreate
+    | Hint
+    | Analysis
     | Claim
     | Login
     | Logout
@@ -508,6 +524,7 @@ class RaceSnapshot(ServerMsg, tag="race"):
     players: list[PlayerInfo]
     ranking: list[RankEntry] | None
     invite: str | None = None  # a private race's secret: only in direct replies to its players
+    certified: bool | None = None  # the deal was proved winnable (its proof is published at the end)
     rated: bool = False  # a rated race (docs/protocol.md §9); absent: casual
 
 
@@ -561,6 +578,8 @@ class End(ServerMsg, tag="end"):
     ver: int
     seed: str | None  # nil for a daily attempt's race (the daily reveals it after the close)
     ranking: list[RankEntry]
+    proof: list[str] | None = None  # a certified deal: the solver's winning line
+    par: int | None = None  # its length in moves
 
 
 RaceEvent: TypeAlias = RaceSnapshot | Progress | End
@@ -586,6 +605,8 @@ class ReplayData(ServerMsg, tag="replay"):
     seed: str
     ranking: list[RankEntry]
     players: list[ReplayPlayer]
+    proof: list[str] | None = None  # a certified deal: the solver's winning line
+    par: int | None = None  # its length in moves
 
 
 class RaceList(ServerMsg, tag="race_list"):
@@ -638,6 +659,8 @@ class DailyInfo(ServerMsg, tag="daily"):
     rules_version: int
     deal_version: int
     you: DailyYou | None
+    certified: bool | None = None  # the day's deal was proved winnable (server setting, per game)
+    proof: list[str] | None = None  # once closed, for a certified deal: the solver's winning line
 
 
 class LeaderboardData(ServerMsg, tag="leaderboard"):
@@ -782,6 +805,31 @@ class ArenaUpdate(ServerMsg, tag="arena_update"):
     featured: str | None
 
 
+# --- the solver: hints and post-race analysis (docs/protocol.md §3) ----------------
+
+
+class HintData(ServerMsg, tag="hint"):
+    race: str
+    n: int  # the move count the hint is for
+    move: str | None  # nil: no move helps (the player is stuck)
+
+
+class PlayerAnalysis(Nested):
+    player: str
+    name: str
+    verdict: str  # won, never-winnable, lost-at, still-winnable, unknown
+    text: str  # one sentence, e.g. "won until move 37, t2>f5; a winning line from there: ..."
+    last_winnable: int | None  # moves after which the game was still proved winnable
+    first_lost: int | None  # moves after which it was proved lost
+    losing_move: str | None  # the move number last_winnable + 1, that lost it
+    line: list[str]  # a winning line from the position after last_winnable moves
+
+
+class AnalysisData(ServerMsg, tag="analysis"):
+    race: str
+    players: list[PlayerAnalysis]
+
+
 # --- accounts and ratings (docs/protocol.md §9) ---------------------------------------
 
 
@@ -908,6 +956,8 @@ ServerMessage: TypeAlias = (
     | ArenaData
     | ArenaStandingsData
     | ArenaUpdate
+    | HintData
+    | AnalysisData
     | Account
     | ProfileData
     | RatingBoardData

@@ -91,6 +91,11 @@ class Race:
     sealed: bool = False
     # A private race's secret (core/privacy.py): "" for a public race or a daily attempt.
     invite: str = ""
+    # A deal the solver proved winnable (server/certify): its winning line,
+    # space-separated, published only once the race is finished.
+    certified: bool = False
+    proof: str = ""
+    hints: bool = True  # false: created with `hints: false` (server/certify/rules.py)
     # Rated: only accounts, the server's settings, ratings updated at the end (server/ratings).
     rated: bool = False
 
@@ -367,8 +372,18 @@ def snapshot(race: Race) -> dict[str, Any]:
             for p in race.players
         ],
         "ranking": race.ranking if race.status == FINISHED else None,
+        "certified": race.certified,
         "rated": race.rated,
     }
+
+
+def published_proof(race: Race) -> tuple[list[str] | None, int | None]:
+    """(proof, par) of `end` and `replay`: a certified deal's winning line and its
+    length, once finished (never for a daily attempt's race, whose seed is sealed)."""
+    if race.status != FINISHED or race.sealed or not race.certified:
+        return None, None
+    line = race.proof.split()
+    return line, len(line)
 
 
 def summary(race: Race) -> dict[str, Any]:

@@ -71,7 +71,10 @@ def end(race: R.Race, now: int, logs: dict[str, list[tuple[int, int, str]]]) -> 
     new.ver = race.ver + len(events) + 1
     seed = None if new.sealed else new.seed
     ranking = [m.RankEntry(**e) for e in new.ranking or []]
-    events.append(m.encode(m.End(race=race.race, ver=new.ver, seed=seed, ranking=ranking)))
+    proof, par = R.published_proof(new)
+    events.append(
+        m.encode(m.End(race=race.race, ver=new.ver, seed=seed, ranking=ranking, proof=proof, par=par))
+    )
     return Transition(
         race=new,
         events=events,

@@ -31,6 +31,8 @@ class DailyBoards(DailyDeals):
             "closes": deal.closes,
             "commitment": deal.commitment,
             "seed": deal.seed if closed else None,
+            "certified": deal.certified,
+            "proof": list(deal.proof) if closed and deal.certified else None,
             "time_limit_s": self.time_limit_s,
             "total": deal.total,
             "entries": int(count),

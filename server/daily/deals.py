@@ -22,10 +22,21 @@ move logs of the top ``replay_top`` entries are published. Finalization is
 lazy and idempotent: any call touching a closed day past the grace does it.
 
 Every time comes from ``clock`` (ms), injectable for tests.
+
+Certified dailies: for a game of ``certified_games`` the day deals the first
+of the candidate seeds ``daily_candidate(secret, game, date, k)``, k = 0, 1,
+2, … (k = 0 is the ordinary daily seed, ``HMAC(secret, "G|D")``; k ≥ 1 is
+``HMAC(secret, "G|D|k")``) that the solver proves winnable. The solver worker
+(server/certify) searches them ahead of the day and stores the result
+(``certified``); the day's first deal pins its choice (``pick``, SET NX), so
+the seed, and the commitment published from the open, never change during the
+day. If no candidate was certified in time, the day deals k = 0, uncertified.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -36,7 +47,7 @@ from protocol.rules import GAMES
 
 from . import keys, scripts
 from .days import Clock, closes_at, day_number, day_of, opens_at, system_clock
-from .fair import daily_seed, new_secret, seed_commitment
+from .fair import daily_message, daily_seed, new_secret, seed_commitment
 
 WEEK_MS = 7 * 86_400_000
 
@@ -71,6 +82,17 @@ class DailyDeal:
     opens: int
     closes: int
     total: int
+    certified: bool = False  # proved winnable; ``proof`` is the solver's winning line
+    proof: tuple[str, ...] = ()
+
+
+def daily_candidate(secret: str, game: str, date: str, k: int) -> str:
+    """The k-th candidate seed of a certified daily: k = 0 is the ordinary
+    daily seed, k >= 1 is HMAC-SHA256(secret, f"{game}|{date}|{k}") in hex."""
+    if k == 0:
+        return daily_seed(secret, game, date)
+    message = daily_message(game, date) + f"|{k}".encode()
+    return hmac.new(secret.encode("utf-8"), message, hashlib.sha256).hexdigest()
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +135,7 @@ class DailyDeals:
         keep_ms: int = WEEK_MS,
         pending_stale_ms: int = 15_000,
         busy_wait_ms: int = 10_000,
+        certified_games: frozenset[str] = frozenset(),
     ) -> None:
         """
         ``redis``: a ``redis.asyncio`` client (bytes or decoded responses).
@@ -125,7 +148,8 @@ class DailyDeals:
         claims, all move logs, race markers) live. ``pending_stale_ms``: a
         claim whose race was never created (its process died) is taken over
         after this. ``busy_wait_ms``: how long a racing second start waits for
-        the first one's race.
+        the first one's race. ``certified_games``: games whose dailies deal a
+        certified candidate when one was found in time (module doc).
         """
         if replay_top < 1:
             raise ValueError("replay_top must be at least 1")
@@ -147,6 +171,8 @@ class DailyDeals:
         self._entry = redis.register_script(scripts.ENTRY)
         self._finalize = redis.register_script(scripts.FINALIZE)
         self._meta_written: set[tuple[str, str]] = set()
+        self.certified_games = certified_games
+        self._picks: dict[tuple[str, str], tuple[int, tuple[str, ...] | None]] = {}
 
     # -- the deal ------------------------------------------------------------
 
@@ -175,12 +201,51 @@ class DailyDeals:
             raise DailyError(ErrorCode.DAILY_NOT_OPEN, f"the {date} challenge has not opened yet")
         return date
 
+    async def _pick(self, game: str, date: str) -> tuple[int, tuple[str, ...] | None]:
+        """The candidate (k, winning line or None) the day deals; pinned at the first call."""
+        if game not in self.certified_games:
+            return 0, None
+        known = self._picks.get((game, date))
+        if known is not None:
+            return known
+        found = await self.redis.get(keys.certified(game, date))
+        choice = as_text(found) if found is not None else compact_json({"k": 0, "line": None})
+        await self.redis.set(keys.pick(game, date), choice, nx=True)  # permanent, like the day's meta
+        doc = json.loads(as_text(await self.redis.get(keys.pick(game, date))))
+        line = doc["line"]
+        picked = (int(doc["k"]), tuple(line) if line is not None else None)
+        self._picks[(game, date)] = picked
+        return picked
+
+    # -- for the solver worker (server/certify): certified candidates ahead of the day
+
+    async def candidates(self, game: str, date: str, start: int, count: int) -> list[str]:
+        secret = await self.secret()
+        return [daily_candidate(secret, game, date, k) for k in range(start, start + count)]
+
+    async def certified_known(self, game: str, date: str) -> bool:
+        """Whether the day's choice is made: a certified candidate stored, or the day pinned."""
+        return bool(await self.redis.exists(keys.certified(game, date), keys.pick(game, date)))
+
+    async def store_certified(self, game: str, date: str, k: int, line: list[str]) -> None:
+        ttl_ms = max(1, closes_at(date) - self.clock() + self.keep_ms)
+        await self.redis.set(keys.certified(game, date), compact_json({"k": k, "line": line}), px=ttl_ms)
+
     async def deal(self, game: str, date: str | None = None) -> DailyDeal:
         """The deal (with its secret seed: server use only) of an opened day."""
         date = self._check(game, date)
-        seed = daily_seed(await self.secret(), game, date)
+        k, proof = await self._pick(game, date)
+        seed = daily_candidate(await self.secret(), game, date, k)
         deal = DailyDeal(
-            game, date, seed, seed_commitment(seed), opens_at(date), closes_at(date), GAMES[game].total
+            game,
+            date,
+            seed,
+            seed_commitment(seed),
+            opens_at(date),
+            closes_at(date),
+            GAMES[game].total,
+            certified=proof is not None,
+            proof=proof or (),
         )
         if (game, date) not in self._meta_written:
             # The public facts of the day, kept with its permanent record.

@@ -21,6 +21,12 @@ key                                type    contents
                                            expires a week after the close.
 ``{daily:G:D}:replays``            hash    the same for the top ``replay_top`` entries, copied
                                            at finalization. Permanent, public after the close.
+``{daily:G:D}:certified``          string  JSON ``{k, line}``: the first candidate seed k the solver
+                                           proved winnable (deals.py), found ahead of the day by
+                                           the solver worker (server/certify). Expires after a week.
+``{daily:G:D}:pick``               string  JSON ``{k, line}``: the candidate the day deals, pinned
+                                           (SET NX) by the day's first deal; line nil for an
+                                           ordinary deal. Permanent.
 ``{daily:G:D}:live``               pubsub  leaderboard updates (channel, not a key)
 ``{dailyrace:RACE}``               string  ``GAME|DATE|PLAYER``: marks a race as a daily attempt
                                            (secrecy checks); expires a week after the close
@@ -72,3 +78,11 @@ def race(race_id: str) -> str:
 
 def history(player: str, game: str) -> str:
     return "{dailyp:" + player + "}:" + game
+
+
+def certified(game: str, date: str) -> str:
+    return tag(game, date) + ":certified"
+
+
+def pick(game: str, date: str) -> str:
+    return tag(game, date) + ":pick"

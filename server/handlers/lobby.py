@@ -114,6 +114,15 @@ class Lobby:
             deal_version=rules.DEAL_VERSION,
         )
 
+    async def _deal(self, game: str, certified: bool | None) -> tuple[str, list[str] | None]:
+        """A seed and, from the certified pool (server/certify), its winning line;
+        `certified` None: the server's default. Never waits on the solver."""
+        if self.svc.certified_deal is not None:
+            entry = await self.svc.certified_deal(game, certified)
+            if entry is not None:
+                return entry
+        return self.svc.seed_factory(), None
+
     async def create(self, s: Session, msg: m.Create) -> m.RaceSnapshot:
         gdef = check.game(msg.game)
         st = self.svc.settings
@@ -122,9 +131,14 @@ class Lobby:
             msg.time_limit_s, st.time_limit_s, st.time_limit_min_s, st.time_limit_max_s
         )
         await self._seat_limit(s.player)
-        seed = self.svc.seed_factory()
+        seed, proof = await self._deal(gdef.id, bool(msg.winnable))
         now = await self.svc.store.time_ms()
         race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now)
+        race.certified, race.proof, race.hints = (
+            proof is not None,
+            " ".join(proof or ()),
+            msg.hints is not False,
+        )
         if race.private:
             race.invite = new_invite()
         return await self._publish_new(s, msg, race, now)
@@ -235,7 +249,7 @@ class Lobby:
         svc = self.svc
         gdef = check.game(game)
         names = [await svc.store.player_name(p) for p in group]
-        seed = svc.seed_factory()
+        seed, proof = await self._deal(gdef.id, None)
         now = await svc.store.time_ms()
         new = R.new_quick_race(
             race=race or keys.new_race_id(),
@@ -250,6 +264,7 @@ class Lobby:
             rules_version=rules.RULES_VERSION,
             deal_version=rules.DEAL_VERSION,
         )
+        new.certified, new.proof = proof is not None, " ".join(proof or ())
         await self._publish_new(None, None, new, now)
         notice = encode({"t": "seated", "race": new.race})
         for p in group:

@@ -225,7 +225,7 @@ class RatedHandlers:
         for pid in pids:
             acct = await self.accounts.account(pid)
             names.append(acct.name if acct is not None else "player")
-        seed = svc.seed_factory()
+        seed, proof = await svc.lobby._deal(gdef.id, None)  # certified by default, as any quick race
         now = await svc.store.time_ms()
         race = R.new_quick_race(
             race=keys.new_race_id(),
@@ -241,6 +241,7 @@ class RatedHandlers:
             deal_version=rules.DEAL_VERSION,
         )
         race.rated = True
+        race.certified, race.proof = proof is not None, " ".join(proof or ())
         for p in race.players:
             p.session = sessions.get(p.player, "")
         for pid in pids:

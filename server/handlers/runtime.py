@@ -31,6 +31,7 @@ class Runtime(Protocol):
     seed_factory: Callable[[], str]
     spectate_guard: Callable[[Session, R.Race], Awaitable[None]] | None
     replay_guard: Callable[[Session, R.Race], Awaitable[None]] | None
+    certified_deal: Callable[[str, bool | None], Awaitable[tuple[str, list[str]] | None]] | None
     end_hooks: list[Callable[[R.Race, dict[str, list[tuple[int, int, str]]]], Awaitable[None]]]
     disconnect_hooks: list[Callable[[Session], Awaitable[None]]]
     # hello's token -> (player, name), None if unknown (server/handlers/accounts.py adds account tokens)

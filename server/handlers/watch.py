@@ -44,7 +44,10 @@ class Watch:
             m.ReplayPlayer(player=p.player, name=p.name, moves=[(mv, at) for at, _h, mv in logs[p.player]])
             for p in race.players
         ]
+        proof, par = R.published_proof(race)
         return m.ReplayData(
+            proof=proof,
+            par=par,
             rid=msg.rid,
             race=rid,
             game=race.game,

@@ -86,6 +86,8 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.Replay(race="r1"),
     m.Races(),
     m.Races(game="rouge-et-noir"),
+    m.Hint(race="r1"),
+    m.Analysis(race="r1"),
     m.Spectate(race="r1"),
     m.Unspectate(race="r1"),
     # daily challenges (docs/protocol.md §5)
@@ -350,6 +352,22 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         around=[m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True)],
         featured=None,
     ),
+    m.HintData(race="r1", n=3, move="w>t0"),
+    m.AnalysisData(
+        race="r1",
+        players=[
+            m.PlayerAnalysis(
+                player="p1",
+                name="ada",
+                verdict="lost-at",
+                text="won until move 2, draw; a winning line from there: w>t0",
+                last_winnable=1,
+                first_lost=2,
+                losing_move="draw",
+                line=["w>t0"],
+            )
+        ],
+    ),
     m.Account(rid=4, player="p1", name="ada", token="p1.secret"),
     m.ProfileData(
         player="p1",
@@ -442,6 +460,8 @@ def test_wire_tags_match_protocol_md() -> None:
         "arena_standings",
         "arena_unwatch",
         "arena_create",
+        "hint",
+        "analysis",
         "claim",
         "login",
         "logout",
@@ -477,6 +497,8 @@ def test_wire_tags_match_protocol_md() -> None:
         "arena",
         "arena_standings",
         "arena_update",
+        "hint",
+        "analysis",
         "account",
         "profile",
         "rating_board",

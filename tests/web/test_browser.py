@@ -544,3 +544,21 @@ def test_race_against_solrace_bot_command(new_page, web_server):
     finally:
         bot.terminate()
         bot.wait(10)
+
+
+def test_result_shows_the_post_race_analysis(new_page):
+    """After the end, "Where was the win lost?" asks the server's solver and lists each player's verdict."""
+    page = new_page("ada")
+    rid = create_in_ui(page, "racing-aces", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    # No move: the analysis is one solve of the deal (each move played may add one).
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel")
+    assert page.evaluate("window.solrace.app.race.race") == rid
+    page.click("#analyze")
+    page.wait_for_selector("#analysis li", timeout=120_000)
+    text = page.locator("#analysis li").inner_text()
+    assert text.startswith("ada: ") and ("winnable" in text or "unknown" in text), text
+    shot(page, "race-analysis", full_page=True)

@@ -1028,7 +1028,7 @@ function renderResult() {
               h("td", { class: "name" }, r.name, isBot(r.player) ? botBadge() : null),
               h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : STATUS_LABEL[r.status] || r.status)),
               h("td", {}, `${r.home}/${race.total || "?"}`),
-              h("td", {}, r.moves),
+              h("td", {}, r.moves, end.par ? h("span", { class: "muted small par" }, ` / par ${end.par}`) : null),
               h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text),
             );
           }),
@@ -1062,9 +1062,38 @@ function renderResult() {
         race.game && !daily ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
         race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
         sealed ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
+        sealed || (app.analysis && app.analysis.race === race.race) ? null : h("button", { class: "btn", id: "analyze", onclick: () => fetchAnalysis(race.race) }, "Where was the win lost?"),
         h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
       ),
+      analysisView(race.race),
     ),
+  );
+}
+
+/** The solver's post-race analysis of a finished race: per player, where the win was lost. */
+async function fetchAnalysis(raceId) {
+  app.analysis = { race: raceId, pending: true };
+  renderResult();
+  try {
+    const rep = await conn.request(withInvite({ t: "analysis", race: raceId }), 120000);
+    if (app.analysis.race !== raceId) return;
+    app.analysis = { race: raceId, players: rep.players };
+  } catch (e) {
+    if (app.analysis.race !== raceId) return;
+    app.analysis = { race: raceId, error: e.message || e.code || String(e) };
+  }
+  renderResult();
+}
+
+function analysisView(raceId) {
+  const a = app.analysis;
+  if (!a || a.race !== raceId) return null;
+  if (a.pending) return h("div", { id: "analysis", class: "muted" }, "Analysing the race…");
+  if (a.error) return h("div", { id: "analysis", class: "bad" }, a.error);
+  return h(
+    "ul",
+    { id: "analysis", class: "analysis" },
+    a.players.map((p) => h("li", { dataset: { player: p.player, verdict: p.verdict } }, h("b", {}, p.name), ": ", p.text)),
   );
 }
 

@@ -262,9 +262,11 @@ export class ReplayPage {
           h("div", {}, "Seed ", h("code", { id: "replay-seed" }, this.rep.seed)),
           h("div", {}, "Commitment ", h("code", {}, snap.commitment || "—")),
           this.verifyEl(),
+          this.analysisEl(),
           h(
             "div",
             { class: "result-actions" },
+            this.analysis ? null : h("button", { class: "btn", id: "replay-analyze", onclick: () => this.analyze() }, "Where was the win lost?"),
             h("button", { class: "btn", id: "replay-link", onclick: () => this.ctx.copyLink(this.link()) }, "Copy a link to this move"),
             h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
           ),
@@ -276,6 +278,36 @@ export class ReplayPage {
       this.boards.push({ p, el, board, drawn: null });
     }
     this.update();
+  }
+
+  /** The solver's post-race analysis (computed by the server after the end, cached there). */
+  async analyze() {
+    const id = this.id;
+    this.analysis = { pending: true };
+    this.render();
+    try {
+      const invite = this.ctx.inviteOf ? this.ctx.inviteOf(id) : null;
+      const rep = await this.ctx.conn.request({ t: "analysis", race: id, ...(invite ? { invite } : {}) }, 120000);
+      if (this.id !== id) return;
+      this.analysis = { players: rep.players };
+    } catch (e) {
+      if (this.id !== id) return;
+      this.analysis = { error: errorText(e) };
+    }
+    this.render();
+  }
+
+  analysisEl() {
+    const { h } = this.ctx;
+    const a = this.analysis;
+    if (!a) return null;
+    if (a.pending) return h("div", { id: "replay-analysis", class: "muted" }, "Analysing the race…");
+    if (a.error) return h("div", { id: "replay-analysis", class: "bad" }, a.error);
+    return h(
+      "ul",
+      { id: "replay-analysis", class: "analysis" },
+      a.players.map((p) => h("li", { dataset: { player: p.player, verdict: p.verdict } }, h("b", {}, p.name), ": ", p.text)),
+    );
   }
 
   rankingTable() {
@@ -298,7 +330,7 @@ export class ReplayPage {
             h("td", { class: "name" }, r.name),
             h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : r.status === "timeout" ? "time up" : r.status)),
             h("td", {}, `${r.home}`),
-            h("td", {}, r.moves),
+            h("td", {}, r.moves, this.rep.par ? h("span", { class: "muted small par" }, ` / par ${this.rep.par}`) : null),
             h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text),
           );
         }),

@@ -1,0 +1,69 @@
+"""The `hint` and `analysis` requests (docs/protocol.md §3), and the lobby's certified deal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol import messages as m
+from protocol.messages import ErrorCode, RaceStatus
+
+from ..core import privacy
+from ..core.checks import no_such_race
+from ..core.races import RaceError
+from ..core.session import Session
+from ..handlers.lobby import race_id
+from ..handlers.runtime import Runtime
+from . import work
+from .rules import check_hint
+from .service import Certifier, NoWorker
+
+if TYPE_CHECKING:
+    from server.service import Service
+
+
+class CertifyHandlers:
+    def __init__(self, svc: Runtime, certifier: Certifier) -> None:
+        self.svc = svc
+        self.certifier = certifier
+
+    async def hint(self, s: Session, msg: m.Hint) -> m.HintData:
+        rid = race_id(msg.race)
+        store = self.svc.store
+        _now, race = await store.load_race(rid)
+        if race is None:
+            raise no_such_race()
+        check_hint(race, s.player)
+        pg = (await store.load_player(rid, s.player)).game
+        if pg is None:
+            raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
+        try:
+            move = await self.certifier.run(work.hint, pg.game().view_text(), self.svc.settings.hint_nodes)
+        except NoWorker:
+            raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
+        return m.HintData(rid=msg.rid, race=rid, n=pg.n, move=move)
+
+    async def analysis(self, s: Session, msg: m.Analysis) -> m.AnalysisData:
+        svc = self.svc
+        rid = race_id(msg.race)
+        _now, race = await svc.store.load_race(rid)
+        if race is None:
+            raise no_such_race()
+        privacy.check_see(race, s.player, msg.invite)
+        if race.status != RaceStatus.FINISHED:
+            raise RaceError(ErrorCode.RACE_NOT_OVER, "the race is not finished")
+        if svc.replay_guard is not None:
+            await svc.replay_guard(s, race)  # a daily attempt: not before its day closes
+        logs = await svc.store.move_logs(race)
+        players = [(p.player, p.name, [mv for _at, _h, mv in logs[p.player]]) for p in race.players]
+        try:
+            out = await self.certifier.analysis(rid, race.game, race.seed, players)
+        except NoWorker:
+            raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
+        return m.AnalysisData(rid=msg.rid, race=rid, players=[m.PlayerAnalysis(**e) for e in out])
+
+
+def install(service: Service, certifier: Certifier) -> CertifyHandlers:
+    h = CertifyHandlers(service, certifier)
+    service.handlers.update({m.Hint: h.hint, m.Analysis: h.analysis})
+    service.certified_deal = certifier.deal
+    return h

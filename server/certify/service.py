@@ -1,0 +1,202 @@
+"""The `Certifier`: solver worker processes, the pools' background refill, the analysis cache.
+
+The solver is CPU-bound pure Python: run on the event loop it would stall
+every race of the process. So each solve goes to a `ProcessPoolExecutor` of
+`certify_workers` processes, and the event loop only awaits its futures.
+The refill task keeps the pool of each game of `certified_games` (and of any
+game a `create` asked a certified deal of) at `certify_pool` entries, one batch
+of `certify_batch` seeds at a time; a game a whole batch of which certified
+nothing (Fours Up, with this solver) waits `certify_backoff_s`, doubling up
+to an hour, so that it does not take the worker from the other games.
+
+Before the pools, the worker prepares the certified dailies (server/daily,
+deals.py) of today and tomorrow for the same games: it walks the day's
+candidate seeds k = 0, 1, 2, … a batch at a time and stores the first one
+proved winnable, so that the day's first deal finds it ready.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import multiprocessing
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+from protocol import rules as game_rules
+
+from ..config import Settings
+from ..daily.days import day_of
+from ..daily.deals import DailyDeals
+from . import keys, pool, work
+from .rules import certified_games
+
+log = logging.getLogger("solrace.certify")
+
+T = TypeVar("T")
+MAX_BACKOFF_S = 3600.0
+DAY_MS = 86_400_000
+#: Candidates tried per daily before giving up on certifying it (Fours Up).
+MAX_DAILY_CANDIDATES = 64
+
+
+class NoWorker(Exception):
+    """The server runs without solver workers (`certify_workers` 0)."""
+
+
+class Certifier:
+    def __init__(
+        self,
+        redis: Any,
+        settings: Settings,
+        seed_factory: Callable[[], str] = game_rules.random_seed,
+        daily: DailyDeals | None = None,
+    ):
+        self.redis = redis
+        self.settings = settings
+        self.seed_factory = seed_factory
+        self.default_games = certified_games(settings.certified_games)
+        # The games whose pools this process refills: the defaults, and any game a
+        # `create` asked a certified deal of (from then on, ahead of the next demand).
+        self.pool_games = set(self.default_games)
+        self.executor: ProcessPoolExecutor | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.wake = asyncio.Event()
+        self.backoff: dict[str, float] = {}
+        self.next_try: dict[str, float] = {}
+        self.running: dict[str, asyncio.Future[list[dict[str, Any]]]] = {}
+        # Counters for the benchmark and the logs: seeds tried and certified per game.
+        self.tried: dict[str, int] = {}
+        self.certified: dict[str, int] = {}
+        self.daily = daily
+        self.daily_next: dict[tuple[str, str], int] = {}  # (game, date) -> next candidate k
+
+    async def start(self) -> None:
+        if self.settings.certify_workers <= 0:
+            return
+        # spawn: the worker must not inherit the event loop, its sockets or threads.
+        ctx = multiprocessing.get_context("spawn")
+        self.executor = ProcessPoolExecutor(max_workers=self.settings.certify_workers, mp_context=ctx)
+        self.task = asyncio.get_running_loop().create_task(self.refill_loop())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            try:
+                await self.task
+            except (asyncio.CancelledError, Exception):
+                pass
+        if self.executor is not None:
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = None
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` in a worker process; the event loop only waits for it."""
+        if self.executor is None:
+            raise NoWorker("this server runs no solver worker")
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+
+    # --- certified deals -------------------------------------------------------------
+
+    def wanted(self, game: str, requested: bool | None) -> bool:
+        """Whether a new race of `game` should be certified: `create` says so
+        (`winnable`), quick-match (None) follows the `certified_games` setting."""
+        return requested if requested is not None else game in self.default_games
+
+    async def deal(self, game: str, requested: bool | None) -> tuple[str, list[str]] | None:
+        """A certified deal from the pool, or None (not wanted, or the pool is
+        empty: the race gets an ordinary deal). Never waits on the solver."""
+        if not self.wanted(game, requested):
+            return None
+        self.pool_games.add(game)
+        entry = await pool.take(self.redis, game)
+        self.wake.set()
+        return entry
+
+    async def prepare_daily_once(self) -> bool:
+        """One batch of candidates for the first daily (today, tomorrow) of a
+        certified game not yet decided; False if there is none."""
+        daily = self.daily
+        if daily is None:
+            return False
+        now = daily.clock()
+        st = self.settings
+        for date in (day_of(now), day_of(now + DAY_MS)):
+            for game in sorted(self.default_games):
+                start = self.daily_next.get((game, date), 0)
+                if start >= MAX_DAILY_CANDIDATES or await daily.certified_known(game, date):
+                    continue
+                seeds = await daily.candidates(game, date, start, st.certify_batch)
+                found = await self.run(work.certify_first, game, seeds, st.certify_nodes)
+                self.daily_next[(game, date)] = start + len(seeds)
+                if found is not None:
+                    k, line = found
+                    await daily.store_certified(game, date, start + k, line)
+                return True
+        return False
+
+    async def refill_once(self) -> bool:
+        """One batch for the first game whose pool is short; False if none is."""
+        st = self.settings
+        for game in sorted(self.pool_games):
+            if time.monotonic() < self.next_try.get(game, 0.0):
+                continue
+            if await pool.size(self.redis, game) >= st.certify_pool:
+                continue
+            seeds = [self.seed_factory() for _ in range(st.certify_batch)]
+            found = await self.run(work.certify, game, seeds, st.certify_nodes)
+            await pool.add(self.redis, game, found)
+            self.tried[game] = self.tried.get(game, 0) + len(seeds)
+            self.certified[game] = self.certified.get(game, 0) + len(found)
+            if found:
+                self.backoff.pop(game, None)
+            else:
+                wait = min(MAX_BACKOFF_S, self.backoff.get(game, st.certify_backoff_s / 2) * 2)
+                self.backoff[game] = wait
+                self.next_try[game] = time.monotonic() + wait
+            return True
+        return False
+
+    async def refill_loop(self) -> None:
+        while True:
+            try:
+                worked = await self.prepare_daily_once() or await self.refill_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("certified pool refill failed", exc_info=True)
+                worked = False
+                await asyncio.sleep(1.0)
+            if not worked:
+                self.wake.clear()
+                try:
+                    await asyncio.wait_for(self.wake.wait(), timeout=1.0)
+                except TimeoutError:
+                    pass
+
+    # --- analysis --------------------------------------------------------------------
+
+    async def analysis(
+        self, race: str, game: str, seed: str, players: list[tuple[str, str, list[str]]]
+    ) -> list[dict[str, Any]]:
+        """The analysis of a finished race: from the cache, else computed once in a
+        worker (concurrent requests here share the run) and cached."""
+        cached = await self.redis.get(keys.analysis(race))
+        if cached is not None:
+            return list(json.loads(cached))
+        running = self.running.get(race)
+        if running is None:
+            running = asyncio.ensure_future(self._analyze(race, game, seed, players))
+            self.running[race] = running
+            running.add_done_callback(lambda _f: self.running.pop(race, None))
+        return await asyncio.shield(running)
+
+    async def _analyze(
+        self, race: str, game: str, seed: str, players: list[tuple[str, str, list[str]]]
+    ) -> list[dict[str, Any]]:
+        out = await self.run(work.analysis, game, seed, players, self.settings.analysis_nodes)
+        await self.redis.set(keys.analysis(race), json.dumps(out), ex=self.settings.finished_ttl_s)
+        return out

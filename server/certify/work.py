@@ -1,0 +1,59 @@
+"""What the worker processes run: plain functions of plain data (picklable).
+
+Each takes what it needs as arguments and returns JSON-ready data, so that a
+`ProcessPoolExecutor` can run it away from the server's event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol import rules
+from protocol.solver import analyze, best_move, solve
+
+
+def certify(game: str, seeds: list[str], nodes: int) -> list[tuple[str, list[str]]]:
+    """The seeds of `seeds` the solver proves winnable within `nodes`, each with
+    its winning line, re-played by the engine before it is kept."""
+    found = []
+    for seed in seeds:
+        result = solve(rules.deal(game, seed), nodes=nodes)
+        if result.won and rules.replay(game, seed, list(result.line)).won:
+            found.append((seed, list(result.line)))
+    return found
+
+
+def certify_first(game: str, seeds: list[str], nodes: int) -> tuple[int, list[str]] | None:
+    """The index in `seeds` of the first one proved winnable, with its line."""
+    for k, seed in enumerate(seeds):
+        result = solve(rules.deal(game, seed), nodes=nodes)
+        if result.won and rules.replay(game, seed, list(result.line)).won:
+            return k, list(result.line)
+    return None
+
+
+def hint(view_text: str, nodes: int) -> str | None:
+    """The player-side search's best move from a view (it sees what the player sees)."""
+    return best_move(view_text, nodes=nodes)
+
+
+def analysis(
+    game: str, seed: str, players: list[tuple[str, str, list[str]]], nodes: int
+) -> list[dict[str, Any]]:
+    """One `analysis` entry per (player, name, moves)."""
+    out = []
+    for player, name, moves in players:
+        a = analyze(game, seed, moves, nodes=nodes)
+        out.append(
+            {
+                "player": player,
+                "name": name,
+                "verdict": a.verdict,
+                "text": a.text(),
+                "last_winnable": a.last_winnable,
+                "first_lost": a.first_lost,
+                "losing_move": a.losing_move,
+                "line": list(a.line),
+            }
+        )
+    return out

@@ -1,0 +1,17 @@
+"""Settings of the tests/certify servers: one solver worker process and small pools."""
+
+from __future__ import annotations
+
+from typing import Any
+
+GAME = "racing-aces"
+
+# Small pools and one worker: enough to see the refill without loading the machine.
+CERTIFY: dict[str, Any] = dict(
+    certified_games=GAME,
+    certify_workers=1,
+    certify_pool=2,
+    certify_batch=6,
+    certify_nodes=2500,
+    analysis_nodes=3000,
+)

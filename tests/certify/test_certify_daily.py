@@ -1,0 +1,59 @@
+"""Certified dailies: the worker finds the day's first winnable candidate ahead of
+the day; the day deals it, and its proof is published with the seed after the close."""
+
+from __future__ import annotations
+
+import json
+
+from certify_settings import CERTIFY, GAME
+from waiting import DEADLINE, until
+
+from client.library import connect
+from protocol import messages as m
+from protocol import rules
+from protocol.solver import solve
+from server.daily import days
+from server.daily import keys as daily_keys
+from server.daily.deals import daily_candidate
+from server.daily.fair import daily_seed
+
+
+def test_candidate_zero_is_the_ordinary_daily_seed() -> None:
+    assert daily_candidate("s", GAME, "2025-03-14", 0) == daily_seed("s", GAME, "2025-03-14")
+    seeds = {daily_candidate("s", GAME, "2025-03-14", k) for k in range(5)}
+    assert len(seeds) == 5
+
+
+async def test_a_certified_daily(make_server, r):
+    app = await make_server(**CERTIFY)
+    daily = app.daily
+    shift = {"ms": 0}
+    base = daily.clock
+    daily.clock = lambda: base() + shift["ms"]
+    today = daily.today()
+    tomorrow = days.day_of(daily.clock() + 86_400_000)
+    # The worker prepares today and tomorrow ahead of their first deal.
+    for date in (today, tomorrow):
+        await until(lambda d=date: r.exists(daily_keys.certified(GAME, d)), timeout=DEADLINE * 2, what=date)
+    found = json.loads(await r.get(daily_keys.certified(GAME, today)))
+    secret = await daily.secret()
+    seed = daily_candidate(secret, GAME, today, found["k"])
+    assert rules.replay(GAME, seed, found["line"]).won
+    # The first candidate proved winnable at the worker's budget is the one taken.
+    for k in range(found["k"]):
+        earlier = daily_candidate(secret, GAME, today, k)
+        assert not solve(rules.deal(GAME, earlier), nodes=CERTIFY["certify_nodes"]).won
+    async with connect(app.ws_url, name="ada") as ada:
+        info = await ada.request(m.Daily(game=GAME))
+        assert info.certified is True and info.seed is None and info.proof is None
+        assert info.commitment == rules.seed_commitment(seed)
+        # The choice is pinned: a later certification cannot change the day's seed.
+        await r.set(daily_keys.certified(GAME, today), json.dumps({"k": found["k"] + 1, "line": []}))
+        daily._picks.clear()
+        again = await ada.request(m.Daily(game=GAME))
+        assert again.commitment == info.commitment
+        # After the close: the seed and its proof.
+        shift["ms"] = days.closes_at(today) - base() + 1
+        closed = await ada.request(m.Daily(game=GAME, date=today))
+        assert closed.seed == seed and closed.proof == found["line"]
+        assert rules.replay(GAME, closed.seed, closed.proof).won

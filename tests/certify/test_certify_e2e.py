@@ -1,0 +1,195 @@
+"""Certified deals, par, hints and analysis over real sockets, a real Redis and a real worker process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import msgspec
+import pytest
+from certify_settings import CERTIFY
+from waiting import DEADLINE, until
+
+from client.cli import verify as v
+from client.library import ServerError, connect
+from protocol import messages as m
+from protocol import rules
+from protocol.solver import solve
+from server.certify import keys
+
+GAME = "racing-aces"
+
+
+async def error_of(coro) -> str:
+    with pytest.raises(ServerError) as e:
+        await coro
+    return e.value.code
+
+
+async def pool_entries(r, game: str) -> list[dict]:
+    return [json.loads(x) for x in await r.lrange(keys.pool(game), 0, -1)]
+
+
+async def solo(c, game: str = GAME, **create: object) -> m.RaceSnapshot:
+    snap = await c.request(m.Create(game=game, seats=1, **create))
+    await c.ready(snap.race)
+    await c.wait_for("start", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+    return snap
+
+
+async def test_the_worker_fills_the_pool_while_the_event_loop_answers(make_server, r):
+    app = await make_server(**CERTIFY)
+    worst = 0.0
+    async with connect(app.ws_url, name="ada") as ada:
+        # Ping throughout the refill: the solver runs in the worker, so each pong comes
+        # back at once while the worker certifies (a batch takes seconds of CPU).
+        end = time.monotonic() + DEADLINE * 2
+        while await r.llen(keys.pool(GAME)) < CERTIFY["certify_pool"]:
+            assert time.monotonic() < end, "the pool did not fill"
+            t0 = time.monotonic()
+            await ada.ping()
+            worst = max(worst, time.monotonic() - t0)
+            await asyncio.sleep(0.02)
+    assert worst < 1.0, f"a ping took {worst:.2f} s while the worker certified"
+    assert app.certifier is not None and app.certifier.tried[GAME] >= 1
+    for entry in await pool_entries(r, GAME):
+        assert rules.replay(GAME, entry["seed"], entry["line"]).won
+
+
+async def test_a_winnable_race_deals_a_certified_seed_and_publishes_its_line(make_server, r):
+    app = await make_server(**CERTIFY)
+    await until(lambda: r.llen(keys.pool(GAME)), what="a certified Racing Aces deal")
+    pooled = {e["seed"]: e["line"] for e in await pool_entries(r, GAME)}
+    async with connect(app.ws_url, name="ada") as ada:
+        snap = await solo(ada, winnable=True)
+        assert snap.certified is True and snap.seed is None
+        await ada.request(m.Finish(race=snap.race))
+        end = await ada.wait_for("end", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+        assert rules.seed_commitment(end.seed) == snap.commitment
+        assert end.seed in pooled and end.proof == pooled[end.seed]
+        assert end.par == len(end.proof)
+        assert rules.replay(GAME, end.seed, end.proof).won
+        replay = await ada.request(m.Replay(race=snap.race))
+        assert replay.proof == end.proof and replay.par == end.par
+        # `solrace verify` re-plays the proof; a tampered one is refuted.
+        doc = msgspec.to_builtins(replay)
+        report = v.verify(doc, commitment=snap.commitment)
+        assert report.confirmed and any("proof wins" in c for c in report.checked), report.text()
+        assert not v.verify({**doc, "proof": end.proof[:-1]}).confirmed
+        assert not v.verify({**doc, "par": end.par + 1}).confirmed
+        # The seed left the pool: it is never dealt again.
+        assert end.seed not in {e["seed"] for e in await pool_entries(r, GAME)}
+
+        # Analysis after the end: no move was made, so the deal itself is still winnable.
+        analysis = await ada.request(m.Analysis(race=snap.race), timeout=DEADLINE)
+        (mine,) = analysis.players
+        assert mine.verdict == "still-winnable" and rules.replay(GAME, end.seed, mine.line).won
+        assert await r.get(keys.analysis(snap.race)) is not None  # cached
+
+        # An ordinary race is not certified and publishes no proof.
+        plain = await solo(ada)
+        assert plain.certified is False
+        await ada.request(m.Finish(race=plain.race))
+        end = await ada.wait_for("end", lambda ev: ev.race == plain.race, timeout=DEADLINE)
+        assert end.proof is None and end.par is None
+
+
+async def test_quick_match_deals_certified_seeds_by_default(make_server, r):
+    app = await make_server(**CERTIFY)
+    await until(lambda: r.llen(keys.pool(GAME)), what="a certified Racing Aces deal")
+    pooled = {e["seed"] for e in await pool_entries(r, GAME)}
+    async with connect(app.ws_url, name="ada") as ada, connect(app.ws_url, name="bob") as bob:
+        await ada.quick(GAME)
+        await bob.quick(GAME)
+        snap = await ada.wait_for("race", lambda ev: ev.host == "", timeout=DEADLINE)
+        assert snap.certified is True
+        for c in (ada, bob):
+            await c.wait_for("start", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+            await c.request(m.Finish(race=snap.race))
+        end = await ada.wait_for("end", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+        assert end.seed in pooled and rules.replay(GAME, end.seed, end.proof).won
+
+
+async def test_an_empty_pool_falls_back_to_an_ordinary_deal_at_once(make_server):
+    # No worker: nothing fills the pools; creating a race never waits on the solver.
+    app = await make_server(certify_workers=0)
+    async with connect(app.ws_url, name="ada") as ada, connect(app.ws_url, name="bob") as bob:
+        snap = await ada.request(m.Create(game="fours-up", winnable=True), timeout=5)
+        assert snap.certified is False
+        await ada.quick(GAME)
+        await bob.quick(GAME)
+        quick = await ada.wait_for("race", lambda ev: ev.host == "", timeout=DEADLINE)
+        assert quick.certified is False
+
+
+async def test_hints_in_a_casual_solo_race_and_nowhere_else(make_server):
+    app = await make_server(**CERTIFY)
+    async with connect(app.ws_url, name="ada") as ada, connect(app.ws_url, name="bob") as bob:
+        snap = await solo(ada)
+        st = await ada.request(m.Resync(race=snap.race))
+        hint = await ada.request(m.Hint(race=snap.race), timeout=DEADLINE)
+        assert hint.n == 0 and hint.move in st.you.legal
+        ack = await ada.move(snap.race, hint.move)  # the hint is a legal move
+        assert ack.n == 1
+        # Not someone else's race.
+        assert await error_of(bob.request(m.Hint(race=snap.race))) == "not-in-race"
+
+        # Created with hints: false.
+        no_hints = await solo(ada, hints=False)
+        assert await error_of(ada.request(m.Hint(race=no_hints.race))) == "hints-forbidden"
+
+        # A race of two players.
+        duel = await ada.request(m.Create(game=GAME, seats=2))
+        await bob.join(duel.race)
+        for c in (ada, bob):
+            await c.ready(duel.race)
+        await ada.wait_for("start", lambda ev: ev.race == duel.race, timeout=DEADLINE)
+        for c in (ada, bob):
+            assert await error_of(c.request(m.Hint(race=duel.race))) == "hints-forbidden"
+
+        # A daily attempt.
+        daily = await bob.request(m.DailyStart(game=GAME))
+        await bob.wait_for("start", lambda ev: ev.race == daily.race, timeout=DEADLINE)
+        assert await error_of(bob.request(m.Hint(race=daily.race))) == "hints-forbidden"
+
+
+# A Rouge et Noir deal the solver wins (its first line, at 2,500 positions), and a
+# move that loses it: after the line's first 379 moves, t5>f2 instead of the
+# line's next move leaves a position the solver proves lost (in a few positions).
+LOST_GAME, LOST_SEED, LOST_AFTER, LOSING_MOVE = (
+    "rouge-et-noir",
+    "00000000000000000000000000000004",
+    379,
+    "t5>f2",
+)
+
+
+async def test_analysis_finds_the_move_that_lost_the_game(make_server):
+    app = await make_server(**CERTIFY)
+    app.service.seed_factory = lambda: LOST_SEED
+    line = list(solve(rules.deal(LOST_GAME, LOST_SEED), nodes=2500).line)
+    moves = line[:LOST_AFTER] + [LOSING_MOVE]
+    assert line[LOST_AFTER] != LOSING_MOVE
+    async with connect(app.ws_url, name="ada") as ada, connect(app.ws_url, name="bob") as bob:
+        snap = await ada.request(m.Create(game=LOST_GAME, seats=1))
+        # Not before the end.
+        assert await error_of(ada.request(m.Analysis(race=snap.race))) == "race-not-over"
+        await ada.ready(snap.race)
+        await ada.wait_for("start", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+        for mv in moves:
+            await ada.move(snap.race, mv)
+        assert await error_of(ada.request(m.Analysis(race=snap.race))) == "race-not-over"
+        await ada.request(m.Finish(race=snap.race))
+        await ada.wait_for("end", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+        # Anyone who may see the race may ask (a public race: bob too), and both get one answer.
+        mine, theirs = await asyncio.gather(
+            ada.request(m.Analysis(race=snap.race), timeout=DEADLINE * 4),
+            bob.request(m.Analysis(race=snap.race), timeout=DEADLINE * 4),
+        )
+    assert mine.players == theirs.players
+    (a,) = mine.players
+    assert a.verdict == "lost-at", a.text
+    assert a.last_winnable == LOST_AFTER and a.losing_move == LOSING_MOVE
+    assert a.text.startswith(f"won until move {LOST_AFTER + 1}, {LOSING_MOVE}; a winning line from there: ")
+    assert rules.replay(LOST_GAME, LOST_SEED, line[:LOST_AFTER] + a.line).won
