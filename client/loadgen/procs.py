@@ -241,6 +241,12 @@ def start_server(redis: str = "", extra_args: list[str] | None = None, timeout: 
         str(Path(tmp.name) / "data"),
         "--log-level",
         "WARNING",
+        # The solver and bot workers are other processes that would compete for the same cores
+        # while the move path is measured; `--server-arg` can turn them back on.
+        "--certify-workers",
+        "0",
+        "--bot-workers",
+        "0",
     ]
     if redis:
         argv += ["--redis", redis]
