@@ -10,6 +10,8 @@ and every standing it was computed from is unchanged.
 
 from __future__ import annotations
 
+from ..storage.boards_lua import BOARD_READ
+
 # Create an arena once. KEYS: meta. ARGV: field, value, ... -> 1 created, 0 existed.
 CREATE = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
@@ -173,43 +175,10 @@ redis.call('HDEL', KEYS[1], ARGV[1])
 return 1
 """
 
-# The competition rank (1-based, ties share it) of a member, or -1.
-_RANK = """
-local function rank_of(board, member)
-  local sc = redis.call('ZSCORE', board, member)
-  if not sc then return -1 end
-  return redis.call('ZCOUNT', board, '-inf', '(' .. sc) + 1
-end
-"""
-
 # One consistent read of the standings.
 # KEYS: board, standings. ARGV: top, player or '', around.
 # -> {count, {top [json, rank]...}, my position0 or -1, {around [json, rank]...}}
-STANDINGS = (
-    _RANK
-    + """
-local function fetch(members)
-  local out = {}
-  for i, m in ipairs(members) do
-    out[i] = {redis.call('HGET', KEYS[2], m) or '', rank_of(KEYS[1], m)}
-  end
-  return out
-end
-local count = redis.call('ZCARD', KEYS[1])
-local top = fetch(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1))
-local r = -1
-local around = {}
-if ARGV[2] ~= '' then
-  local z = redis.call('ZRANK', KEYS[1], ARGV[2])
-  if z then
-    r = z
-    local k = tonumber(ARGV[3])
-    around = fetch(redis.call('ZRANGE', KEYS[1], math.max(0, z - k), z + k))
-  end
-end
-return {count, top, r, around}
-"""
-)
+STANDINGS = BOARD_READ
 
 # Freeze an arena after its end: the final standings become a permanent
 # record; formed races not applied by then (past the grace) never count.

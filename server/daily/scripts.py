@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..storage.boards_lua import BOARD_READ, RANK_OF
+
 # Claim the player's one attempt.
 # KEYS: attempts, entries. ARGV: player, token, now, stale_ms.
 # -> {"done"} | {"race", ID} | {"pending"} | {"claimed"}
@@ -28,21 +30,12 @@ else redis.call('HSET', KEYS[1], ARGV[1], 'race:' .. ARGV[3]) end
 return {'ok'}
 """
 
-# The competition rank (1-based, ties share it) of a member, or -1.
-_RANK = """
-local function rank_of(board, member)
-  local sc = redis.call('ZSCORE', board, member)
-  if not sc then return -1 end
-  return redis.call('ZCOUNT', board, '-inf', '(' .. sc) + 1
-end
-"""
-
 # Record the result of an attempt, once (a repeat is a harmless "dup").
 # KEYS: attempts, entries, board, moves, meta.
 # ARGV: player, race, entry json, score, moves json, moves ttl ms.
 # -> {"ok"|"dup", rank, count} | {"not-attempt"} | {"final"}
 RECORD = (
-    _RANK
+    RANK_OF
     + """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= 'race:' .. ARGV[2] then return {'not-attempt'} end
 local status = 'dup'
@@ -61,7 +54,7 @@ return {status, rank_of(KEYS[3], ARGV[1]), redis.call('ZCARD', KEYS[3])}
 # A player's entry and rank. KEYS: board, entries. ARGV: player.
 # -> {entry json or '', rank or -1}
 ENTRY = (
-    _RANK
+    RANK_OF
     + """
 return {redis.call('HGET', KEYS[2], ARGV[1]) or '', rank_of(KEYS[1], ARGV[1])}
 """
@@ -71,31 +64,7 @@ return {redis.call('HGET', KEYS[2], ARGV[1]) or '', rank_of(KEYS[1], ARGV[1])}
 # KEYS: board, entries. ARGV: top, player or '', around.
 # -> {count, {top [json, rank]...}, my position0 or -1, {around [json, rank]...}}
 # (listing order: score, then player id; rank: competition rank, ties share it)
-BOARD = (
-    _RANK
-    + """
-local function fetch(members)
-  local out = {}
-  for i, m in ipairs(members) do
-    out[i] = {redis.call('HGET', KEYS[2], m) or '', rank_of(KEYS[1], m)}
-  end
-  return out
-end
-local count = redis.call('ZCARD', KEYS[1])
-local top = fetch(redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1))
-local r = -1
-local around = {}
-if ARGV[2] ~= '' then
-  local z = redis.call('ZRANK', KEYS[1], ARGV[2])
-  if z then
-    r = z
-    local k = tonumber(ARGV[3])
-    around = fetch(redis.call('ZRANGE', KEYS[1], math.max(0, z - k), z + k))
-  end
-end
-return {count, top, r, around}
-"""
-)
+BOARD = BOARD_READ
 
 # Freeze a closed day: publish the top replays, keep the seed in the record.
 # KEYS: meta, board, moves, replays, attempts.
