@@ -253,8 +253,8 @@ class ArenaHandlers:
             for arena_id in list(self.watchers):
                 try:
                     await self._update(arena_id)
-                except Exception:
-                    log.warning("arena %s: live update failed", arena_id, exc_info=True)
+                except Exception as exc:
+                    svc.failed(f"arena {arena_id}: live update failed", exc)
 
     async def _update(self, arena_id: str) -> None:
         # Results come over the bus from every process; joins and pairings elsewhere do not:

@@ -79,10 +79,10 @@ class ArenaLoop:
             await asyncio.sleep(svc.settings.arena_tick_ms / 1000)
             try:
                 await self.tick()
-            except Exception:
+            except Exception as exc:
                 failed += 1
                 if failed == 1:
-                    log.warning("arena tick failed", exc_info=True)
+                    self.service.failed("arena tick failed", exc)
                 continue
             failed = 0
 
@@ -97,8 +97,8 @@ class ArenaLoop:
         for info in self.active:
             try:
                 await self.tick_arena(info, repair)
-            except Exception:
-                log.warning("arena %s: tick failed", info.arena.id, exc_info=True)
+            except Exception as exc:
+                self.service.failed(f"arena {info.arena.id}: tick failed", exc)
 
     async def tick_arena(self, info: ArenaInfo, repair: bool) -> None:
         arena = info.arena
