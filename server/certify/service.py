@@ -43,6 +43,28 @@ DAY_MS = 86_400_000
 MAX_DAILY_CANDIDATES = 64
 
 
+def end_workers(executor: ProcessPoolExecutor, grace_s: float = 2.0) -> None:
+    """Stop `executor` without waiting for a solve in progress.
+
+    `shutdown(wait=False)` alone is not enough: the interpreter's exit hook joins
+    the pool's manager thread, which waits for each running task, and a search
+    can run for minutes. So the workers are terminated (killed after `grace_s`)
+    first, and only then is the executor shut down.
+    """
+    # ProcessPoolExecutor has no public way to end its workers before Python 3.14.
+    procs = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
+    for proc in procs:
+        proc.join(grace_s)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+    executor.shutdown(wait=True)
+
+
 class NoWorker(Exception):
     """The server runs without solver workers (`certify_workers` 0)."""
 
@@ -64,6 +86,9 @@ class Certifier:
         self.pool_games = set(self.default_games)
         self.executor: ProcessPoolExecutor | None = None
         self.task: asyncio.Task[None] | None = None
+        # Checked by the refill loop as well as cancelling it: a cancellation that
+        # lands while a solve's future settles can be lost, the flag cannot.
+        self.stopping = False
         self.wake = asyncio.Event()
         self.backoff: dict[str, float] = {}
         self.next_try: dict[str, float] = {}
@@ -83,15 +108,19 @@ class Certifier:
         self.task = asyncio.get_running_loop().create_task(self.refill_loop())
 
     async def stop(self) -> None:
+        # The workers end first: a refill task waiting on a running solve only
+        # returns once that solve is over (or its worker is gone).
+        self.stopping = True
         if self.task is not None:
             self.task.cancel()
+        if self.executor is not None:
+            executor, self.executor = self.executor, None
+            await asyncio.to_thread(end_workers, executor)
+        if self.task is not None:
             try:
                 await self.task
             except (asyncio.CancelledError, Exception):
                 pass
-        if self.executor is not None:
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = None
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(*args)` in a worker process; the event loop only waits for it."""
@@ -161,12 +190,14 @@ class Certifier:
         return False
 
     async def refill_loop(self) -> None:
-        while True:
+        while not self.stopping:
             try:
                 worked = await self.prepare_daily_once() or await self.refill_once()
             except asyncio.CancelledError:
                 raise
             except Exception:
+                if self.stopping:
+                    return
                 log.warning("certified pool refill failed", exc_info=True)
                 worked = False
                 await asyncio.sleep(1.0)
