@@ -45,6 +45,7 @@ from .handlers.session import SessionHandlers
 from .handlers.watch import Watch
 from .metrics import Metrics
 from .storage import Store, is_outage, keys
+from .storage.sessions import Resumed
 
 log = logging.getLogger("solrace.service")
 
@@ -75,8 +76,8 @@ class Service:
         )
         self.end_hooks: list[Callable[[R.Race, dict[str, list[tuple[int, int, str]]]], Awaitable[None]]] = []
         self.disconnect_hooks: list[Callable[[Session], Awaitable[None]]] = []
-        # hello's token -> (player, name); accounts (server/handlers/accounts.py) wrap it.
-        self.resume: Callable[[Session, str, str | None], Awaitable[tuple[str, str] | None]] = (
+        # hello's token -> the resumed session; accounts (server/handlers/accounts.py) wrap it.
+        self.resume: Callable[[Session, str, str | None], Awaitable[Resumed | None]] = (
             lambda _s, token, name: store.sessions.resume_session(token, name)
         )
         self.bus_hooks: dict[bytes, Callable[[bytes, bytes], None]] = {}  # channel prefix -> handler

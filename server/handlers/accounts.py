@@ -27,6 +27,8 @@ from protocol.rules import GAMES
 from ..core.races import RaceError
 from ..core.session import Session
 from ..ratings import AccountError, Accounts, Rating, RatingError, Ratings
+from ..ratings import keys as rkeys
+from ..storage.sessions import Resumed
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..daily import Daily
@@ -106,10 +108,11 @@ class AccountHandlers:
             }
         )
         svc.resume = self.resume
+        svc.store.sessions.account_key = rkeys.account  # read in the guest's resume round trip
 
     # --- identity ---------------------------------------------------------------------------
 
-    async def resume(self, s: Session, token: str, name: str | None) -> tuple[str, str] | None:
+    async def resume(self, s: Session, token: str, name: str | None) -> Resumed | None:
         """hello's token: an account's session, or a guest's (not once it became an account)."""
         if "." in token:
             sess = await self.accounts.session(token)
@@ -117,9 +120,9 @@ class AccountHandlers:
                 return None
             self.logged_in[s] = LoggedIn(sess.player, sess.name, sess.session, token)
             await self.svc.store.touch_player(sess.player, sess.name)
-            return sess.player, sess.name
+            return Resumed(sess.player, sess.name, None, True)
         found = await self._resume_guest(s, token, name)
-        if found is not None and await self.accounts.account(found[0]) is not None:
+        if found is not None and found.account:
             return None  # claimed: only the account's own sessions resume it now
         return found
 

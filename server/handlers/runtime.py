@@ -17,6 +17,7 @@ from ..core.session import Session
 from ..metrics import Metrics
 from ..storage import Store
 from ..storage.resp import Subscriber
+from ..storage.sessions import Resumed
 
 
 class Runtime(Protocol):
@@ -34,8 +35,8 @@ class Runtime(Protocol):
     certified_deal: Callable[[str, bool | None], Awaitable[tuple[str, list[str]] | None]] | None
     end_hooks: list[Callable[[R.Race, dict[str, list[tuple[int, int, str]]]], Awaitable[None]]]
     disconnect_hooks: list[Callable[[Session], Awaitable[None]]]
-    # hello's token -> (player, name), None if unknown (server/handlers/accounts.py adds account tokens)
-    resume: Callable[[Session, str, str | None], Awaitable[tuple[str, str] | None]]
+    # hello's token -> the resumed session, None if unknown (server/handlers/accounts.py adds account tokens)
+    resume: Callable[[Session, str, str | None], Awaitable[Resumed | None]]
     bus_hooks: dict[bytes, Callable[[bytes, bytes], None]]
     # A coalescible frame to many sessions; one with a backlog skips it (set by the gateway).
     broadcast_latest: Callable[[Iterable[Session], bytes], object]

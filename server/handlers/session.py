@@ -7,6 +7,7 @@ is refused with `rate-limited` and the wait in `retry_ms`.
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import secrets
@@ -20,6 +21,8 @@ from ..storage import keys
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.session")
+
+PLAYER_CHANNEL_LINGER_S = 30.0  # a player's channel stays subscribed this long after its last connection
 
 
 def exempt_networks(spec: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
@@ -50,11 +53,12 @@ class SessionHandlers:
             )
         if msg.name is not None and len(msg.name) > st.max_name:
             raise RaceError(ErrorCode.BAD_MESSAGE, f"`name`: at most {st.max_name} characters", field="name")
+        seats: list[str] | None = []  # a new session holds none
         if msg.token is not None:
             found = await svc.resume(s, msg.token, msg.name)  # a guest's or an account's token
             if found is None:
                 raise RaceError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
-            pid, name = found
+            pid, name, seats = found.player, found.name, found.seats
             token = msg.token
         else:
             if not self.limit_exempt(s.addr):
@@ -70,11 +74,7 @@ class SessionHandlers:
         s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
         svc.bus.subscribe(keys.player_channel(pid))
-        rids = await svc.store.player_races(pid)
-        for rid in rids:
-            _now, race = await svc.store.load_race(rid)
-            if race is not None and race.status != RaceStatus.FINISHED:
-                svc.add_member(s, race)
+        rids = await self._rejoin(s, pid, seats)
         return m.Welcome(
             rid=msg.rid,
             v=m.PROTOCOL_VERSION,
@@ -86,6 +86,33 @@ class SessionHandlers:
             limits=st.limits(),
         )
 
+    async def _rejoin(self, s: Session, pid: str, seats: list[str] | None) -> list[str]:
+        """Make `s` a member of the player's unfinished races (one round trip); their ids, sorted.
+
+        Seats in races that are finished, gone, or no longer the player's are dropped.
+        """
+        svc = self.svc
+        if seats is None:
+            seats = await svc.store.sessions.seats(pid)
+        if not seats:
+            return []
+        live, gone = [], []
+        for rid, race in zip(seats, await svc.store.load_races(seats)):
+            if isinstance(race, BaseException):
+                raise race
+            if race is None or race.status == RaceStatus.FINISHED or race.seat_of(pid) is None:
+                gone.append(rid)
+            else:
+                svc.add_member(s, race)
+                live.append(rid)
+        if gone:
+            await svc.store.sessions.forget_seats(pid, gone)
+        return sorted(live)
+
+    def _unsubscribe_player(self, pid: str) -> None:
+        if pid not in self.svc.players:
+            self.svc.bus.unsubscribe(keys.player_channel(pid))
+
     async def disconnect(self, s: Session) -> None:
         svc = self.svc
         pid = s.pid
@@ -96,7 +123,9 @@ class SessionHandlers:
             sessions.discard(s)
             if not sessions:
                 del svc.players[pid]
-                svc.bus.unsubscribe(keys.player_channel(pid))
+                # Kept a while: a player who reconnects soon (a dropped link, a storm) costs no
+                # unsubscribe and subscribe; notices meanwhile find no connection and are dropped.
+                asyncio.get_running_loop().call_later(PLAYER_CHANNEL_LINGER_S, self._unsubscribe_player, pid)
         for game, seats in list(s.quick):
             try:
                 await svc.store.quick_remove(game, seats, pid)

@@ -3,9 +3,21 @@
 MAX_CONN_PER_ADDR is checked against this process's count at once (no
 Redis round trip for a flood from one address), then against the count over
 all processes, kept in Redis (server/storage/sessions.py); so is
-MAX_CONN_PER_PLAYER once hello has named the player. The counts of a process
-expire unless it renews them (`_heartbeat`), so a process that dies takes its
-counts with it. If Redis cannot be reached, the local counts alone decide.
+MAX_CONN_PER_PLAYER once hello has named the player. If Redis cannot be
+reached, the local counts alone decide.
+
+The counts in Redis are written in batches: one pipeline writes this
+process's current count of each name that changed (absolute counts, so a
+lost batch cannot skew them) and reads the other processes' counts of the
+same names. A new connection and a hello wait for the next batch, sent as
+soon as the one in flight is answered; a closed connection is written at
+most `BATCH_S` later, with whatever batch comes next. A connection is
+admitted if its rank among this process's connections of that name plus the
+other processes' count stays within the limit. A reconnect storm of
+thousands of connections therefore costs a few pipelines, not a script
+round trip per connection, per hello and per close. Every third of the
+counts' lifetime all counts are written again, so a process that dies takes
+its counts with it (server/storage/sessions.py).
 
 Rate credits (RATE, BURST) are the connection's own until hello, then its
 player's: one token bucket per player and process, shared by all of the
@@ -27,6 +39,8 @@ from .ratelimit import RateLimit
 
 log = logging.getLogger("solrace.admission")
 
+BATCH_S = 0.05  # closed connections are written at most this late
+
 
 def player_key(pid: str) -> str:
     """The name a player's connection count has beside the addresses' counts."""
@@ -41,6 +55,11 @@ class Admission:
         self.per_addr: dict[str, int] = {}  # open connections here, per address
         self.player_conns: dict[str, int] = {}  # open connections here past hello, per player
         self.player_rates: dict[str, RateLimit] = {}
+        self.others: dict[str, int] = {}  # name -> the other processes' count, as last read
+        self.changed: set[str] = set()  # names whose count here was not written since it changed
+        self.waiters: list[asyncio.Future[None]] = []  # connections waiting for the next batch
+        self.writing: asyncio.Task[None] | None = None
+        self.urgent = asyncio.Event()  # a connection waits for the batch: send it now
         self.heartbeat: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -54,19 +73,70 @@ class Admission:
         every = self.sessions.conn_ttl_ms / 3000
         while True:
             await asyncio.sleep(every)
-            names = list(self.per_addr) + [player_key(p) for p in self.player_conns]
-            try:
-                await self.sessions.heartbeat(names)
-            except Exception as exc:
-                self._failed("could not renew the connection counts", exc)
+            self.changed.update(self.per_addr)
+            self.changed.update(player_key(p) for p in self.player_conns)
+            self._write_soon()
 
-    async def _count(self, key: str, delta: int) -> int:
-        """Open connections of `key` over all processes after adding `delta`; 0 if Redis is out."""
+    def _count_here(self, name: str) -> int:
+        if name.startswith("player "):
+            return self.player_conns.get(name[7:], 0)
+        return self.per_addr.get(name, 0)
+
+    def _write_soon(self, now: bool = False) -> None:
+        """Start a batch (after BATCH_S unless `now`), unless one is being sent or waiting to be."""
+        if self.writing is None and (self.changed or self.waiters):
+            self.writing = asyncio.get_running_loop().create_task(self._write(0.0 if now else BATCH_S))
+
+    async def _write(self, delay: float) -> None:
+        """Write the changed counts, batch after batch, until nothing changed meanwhile."""
         try:
-            return await self.sessions.conn_count(key, delta)
-        except Exception as exc:
-            self._failed("could not count connections in Redis", exc)
-            return 0
+            if delay:
+                await self._pause(delay)
+            while self.changed or self.waiters:
+                names, self.changed = self.changed, set()
+                waiters, self.waiters = self.waiters, []
+                counts = {n: self._count_here(n) for n in names}
+                try:
+                    others = await self.sessions.conn_counts(counts)
+                except Exception as exc:
+                    self._failed("could not count connections in Redis", exc)
+                    others = {}
+                for name in names:
+                    if counts[name] and name in others:
+                        self.others[name] = others[name]
+                    else:  # nothing kept for names with no connection here; on failure the local counts decide
+                        self.others.pop(name, None)
+                for waiter in waiters:
+                    if not waiter.done():
+                        waiter.set_result(None)
+                if self.changed and not self.waiters:
+                    await self._pause(BATCH_S)  # a later change waits its turn; a new name does not
+        finally:
+            self.writing = None
+            for waiter in self.waiters:  # only if cancelled (shutdown): let nobody wait for ever
+                if not waiter.done():
+                    waiter.set_result(None)
+            self.waiters.clear()
+
+    async def _pause(self, delay: float) -> None:
+        """Sleep `delay`, or less if a connection starts waiting for the batch."""
+        if not self.waiters:
+            self.urgent.clear()
+            try:
+                await asyncio.wait_for(self.urgent.wait(), delay)
+            except TimeoutError:
+                pass
+
+    async def _counted(self, name: str) -> int:
+        """After the count of `name` here changed: the other processes' count, read by the next batch."""
+        self.changed.add(name)
+        waiter = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        self.urgent.set()
+        if self.writing is None:
+            self._write_soon(now=True)
+        await waiter
+        return self.others.get(name, 0)
 
     def _failed(self, what: str, exc: Exception) -> None:
         if is_outage(exc):  # one log line per outage, not one per connection
@@ -77,13 +147,13 @@ class Admission:
     # --- per address ------------------------------------------------------------------------------
 
     async def connect(self, addr: str) -> tuple[bool, bool]:
-        """A new connection from `addr`: (admitted, counted in Redis); `disconnect` it in any case."""
-        count = self.per_addr.get(addr, 0) + 1
-        self.per_addr[addr] = count
+        """A new connection from `addr`: (admitted, counted); `disconnect` it in any case."""
+        rank = self.per_addr.get(addr, 0) + 1
+        self.per_addr[addr] = rank
         limit = self.settings.max_conn_per_addr
-        if count > limit:
+        if rank > limit:
             return False, False
-        return await self._count(addr, 1) <= limit, True
+        return rank + await self._counted(addr) <= limit, True
 
     async def disconnect(self, addr: str, counted: bool, player: str | None) -> None:
         """The connection from `addr` (past hello as `player`, if given) is gone."""
@@ -92,27 +162,23 @@ class Admission:
             self.per_addr[addr] = left
         else:
             self.per_addr.pop(addr, None)
-        gone = [addr] if counted else []
+        self.changed.add(addr)
         if player is not None:
-            gone.append(player_key(player))
+            self.changed.add(player_key(player))
             left = self.player_conns.get(player, 1) - 1
             if left:
                 self.player_conns[player] = left
             else:
                 self.player_conns.pop(player, None)
                 self.player_rates.pop(player, None)
-        if gone:
-            try:
-                await self.sessions.conns_closed(gone)  # one round trip for both counts
-            except Exception as exc:
-                self._failed("could not count connections in Redis", exc)
+        self._write_soon()  # nobody waits for it
 
     # --- per player -------------------------------------------------------------------------------
 
     async def player_joined(self, pid: str) -> tuple[RateLimit, bool]:
         """A connection said hello as `pid`: (the player's rate credits, admitted); `disconnect` says when it left."""
-        self.player_conns[pid] = self.player_conns.get(pid, 0) + 1
+        rank = self.player_conns[pid] = self.player_conns.get(pid, 0) + 1
         rate = self.player_rates.get(pid)
         if rate is None:
             rate = self.player_rates[pid] = RateLimit(self.settings.rate, self.settings.burst)
-        return rate, await self._count(player_key(pid), 1) <= self.settings.max_conn_per_player
+        return rate, rank + await self._counted(player_key(pid)) <= self.settings.max_conn_per_player

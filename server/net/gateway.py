@@ -52,6 +52,8 @@ from .inbound import INBOUND_HIGH, INBOUND_LOW, Inbound
 from .ratelimit import RateLimit
 from .wsconn import FastConnection
 
+LISTEN_BACKLOG = 4096  # capped by the kernel's net.core.somaxconn
+
 log = logging.getLogger("solrace.gateway")
 
 encode = m.encode
@@ -90,6 +92,9 @@ class Gateway:
             close_timeout=self.settings.close_timeout_s,
             server_header="solrace",
             create_connection=FastConnection,  # binary frames take a fast lane (server/net/wsconn.py)
+            # A reconnect storm opens thousands of connections at once: with asyncio's default
+            # of 100 the kernel drops the rest's SYNs and they retry after 1, 3, 7 s.
+            backlog=LISTEN_BACKLOG,
         )
         self.admission.start()
         return self.server

@@ -310,6 +310,7 @@ class Subscriber:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self.connected = asyncio.Event()
+        self._outgoing: list[bytes] = []  # (un)subscribe commands of this loop iteration
 
     async def start(self) -> None:
         await self._connect()
@@ -362,16 +363,27 @@ class Subscriber:
         if not new:
             return
         self.channels.update(new)
-        if self.proto is not None and self.proto.transport is not None:
-            self.proto.transport.write(pack(["SUBSCRIBE", *new]))
+        self._send(["SUBSCRIBE", *new])
 
     def unsubscribe(self, *channels: str) -> None:
         gone = [c for c in channels if c in self.channels]
         if not gone:
             return
         self.channels.difference_update(gone)
-        if self.proto is not None and self.proto.transport is not None:
-            self.proto.transport.write(pack(["UNSUBSCRIBE", *gone]))
+        self._send(["UNSUBSCRIBE", *gone])
+
+    def _send(self, cmd: list[str]) -> None:
+        """Queue a command; those of one event-loop iteration go out in one write (a storm of hellos)."""
+        if self.proto is None or self.proto.transport is None:
+            return  # the reconnection subscribes to `channels`
+        if not self._outgoing:
+            asyncio.get_running_loop().call_soon(self._flush)
+        self._outgoing.append(pack(cmd))
+
+    def _flush(self) -> None:
+        out, self._outgoing = self._outgoing, []
+        if out and self.proto is not None and self.proto.transport is not None:
+            self.proto.transport.write(b"".join(out))
 
     async def close(self) -> None:
         self._stopping = True

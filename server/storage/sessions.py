@@ -7,18 +7,21 @@ player first takes a seat (`keep`: a race joined, created, quick-matched or
 a daily attempt started), then SESSION_TTL, renewed at each hello; so the
 identities a script creates and never uses are gone within hours.
 
-Open connections per address (MAX_CONN_PER_ADDR) are counted here too, for
-all processes: each process keeps its counts in a hash of its own that
-expires unless the process renews it (`heartbeat`), so the counts of a
-process that died disappear with it; `conn_open` adds one and returns the
-total over the live processes.
+Open connections per address (MAX_CONN_PER_ADDR) and per player
+(MAX_CONN_PER_PLAYER) are counted here too, for all processes: one hash per
+name, a field per process holding that process's count and a field saying
+until when it holds unless renewed, so the counts of a process that died
+disappear with it. `conn_counts` writes this process's current counts of
+many names and reads the others' in one pipeline (the admission batches
+every connection of a moment into one call).
 """
 
 from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import redis.asyncio as aioredis
 
@@ -31,41 +34,38 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 
-# One address's open connections: field PROC = that process's count, PROC:t = when it expires
-# unless renewed. Adds DELTA to ours, drops the expired, returns the live total.
-_CONN_COUNT = """
-local proc, delta, now, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
-local mine = redis.call('HINCRBY', KEYS[1], proc, delta)
-if mine <= 0 then
-  redis.call('HDEL', KEYS[1], proc, proc .. ':t')
-else
-  redis.call('HSET', KEYS[1], proc .. ':t', now + ttl)
-end
-local total = 0
-local all = redis.call('HGETALL', KEYS[1])
-for i = 1, #all, 2 do
-  local field = all[i]
-  if string.sub(field, -2) ~= ':t' then
-    local until_ms = tonumber(redis.call('HGET', KEYS[1], field .. ':t') or '0')
-    if until_ms > now then
-      total = total + math.max(0, tonumber(all[i + 1]))
-    else
-      redis.call('HDEL', KEYS[1], field, field .. ':t')
-    end
-  end
-end
-if total > 0 then redis.call('PEXPIRE', KEYS[1], ttl) end
-return total
-"""
-
 NEW_SESSION_WINDOW_MS = 60_000
 # The session key's value is the player id, followed by this until the player's first seat
 # (read with the id at each hello: no second round trip to learn which lifetime applies).
 FRESH = " fresh"
 
 
+@dataclass(frozen=True, slots=True)
+class Resumed:
+    """What a resumed hello learns: the player, its name, and what the same round trip read."""
+
+    player: str
+    name: str
+    seats: list[str] | None  # races where it holds a seat (maybe finished since); None: not read
+    account: bool = False  # the player id is an account's (a guest token no longer resumes it)
+
+
 def _text(v: bytes | str | None) -> str | None:
     return v.decode() if isinstance(v, bytes) else v
+
+
+def _others(fields: dict[bytes, bytes], mine: bytes, now_ms: int) -> tuple[int, list[bytes]]:
+    """(open connections of the other live processes, fields of the dead ones) in one name's hash."""
+    total = 0
+    dead: list[bytes] = []
+    for field, value in fields.items():
+        if field.endswith(b":t") or field == mine:
+            continue
+        if int(fields.get(field + b":t", b"0")) > now_ms:
+            total += max(0, int(value))
+        else:
+            dead += [field, field + b":t"]
+    return total, dead
 
 
 def new_session_key(addr: str) -> str:
@@ -83,9 +83,12 @@ class Sessions:
         self.fresh_ttl = min(fresh_ttl_s, session_ttl_s)
         self.per_min = per_min  # new sessions per address per minute; 0: no limit
         self._count = redis.register_script(_COUNT_IN_WINDOW)
-        self._conn_count = redis.register_script(_CONN_COUNT)
         self.proc = "p" + secrets.token_hex(6)  # this process, for the connection counts
         self.conn_ttl_ms = 30_000  # counts of a process that stops renewing them vanish after this
+        self._dead: dict[str, list[bytes]] = {}  # name -> fields of dead processes, deleted next time
+        # The key that exists when a player id is an account's (set by the accounts handlers):
+        # checked in the resume round trip instead of a round trip of its own.
+        self.account_key: Callable[[str], str] | None = None
 
     async def admit_new(self, addr: str) -> int:
         """0 if `addr` may create a session now, else milliseconds until it may."""
@@ -110,8 +113,13 @@ class Sessions:
         await pipe.execute()
         return pid, token
 
-    async def resume_session(self, token: str, name: str | None) -> tuple[str, str] | None:
-        """(player id, name) for a valid token, renewing its TTL; None if unknown/expired."""
+    async def resume_session(self, token: str, name: str | None) -> Resumed | None:
+        """The session of a valid token, its TTL renewed; None if unknown/expired.
+
+        Two round trips: the token's player, then one pipeline that renews the
+        session, reads the name, the player's seats and whether it became an
+        account (a reconnect storm is thousands of these at once).
+        """
         key = session_key(token)
         value = _text(await self.redis.get(key))
         if value is None:
@@ -127,8 +135,28 @@ class Sessions:
         pipe.expire(key, ttl)
         pipe.expire(profile, ttl)
         pipe.expire(seats_key(pid_s), ttl)
-        stored = (await pipe.execute())[-4]
-        return pid_s, (text_or_none(stored) or name or "player")
+        pipe.smembers(seats_key(pid_s))
+        if self.account_key is not None:
+            pipe.exists(self.account_key(pid_s))
+        replies = await pipe.execute()
+        at = 1 if name is not None else 0
+        stored, seats = replies[at], replies[at + 4]
+        account = self.account_key is not None and bool(replies[at + 5])
+        return Resumed(
+            pid_s,
+            text_or_none(stored) or name or "player",
+            sorted(_text(s) or "" for s in seats),
+            account,
+        )
+
+    async def seats(self, pid: str) -> list[str]:
+        """Races where `pid` holds a seat (maybe finished since)."""
+        return sorted(_text(s) or "" for s in await self.redis.smembers(seats_key(pid)))
+
+    async def forget_seats(self, pid: str, rids: list[str]) -> None:
+        """These races are over for `pid` (finished, gone, or it left): no longer its seats."""
+        if rids:
+            await self.redis.srem(seats_key(pid), *rids)
 
     async def keep(self, pid: str) -> None:
         """The player took a seat: its session lives SESSION_TTL from now on (once is enough)."""
@@ -142,28 +170,37 @@ class Sessions:
         pipe.expire(profile, self.ttl)
         await pipe.execute()
 
-    # --- open connections per address, all processes -------------------------------------------
+    # --- open connections per name (address or player), all processes -----------------------------
 
-    async def conn_count(self, addr: str, delta: int) -> int:
-        """Add `delta` to this process's open connections from `addr`; the total over all processes."""
-        args: list[Any] = [self.proc, delta, int(time.time() * 1000), self.conn_ttl_ms]
-        return int(await self._conn_count(keys=[conns_key(addr)], args=args))
+    async def conn_counts(self, counts: dict[str, int]) -> dict[str, int]:
+        """Store this process's open connections per name; for each, the total of the other live processes.
 
-    async def conns_closed(self, names: list[str]) -> None:
-        """One connection less for each of these (addresses, "player PID"), in one round trip.
-
-        A count left at 0 is dropped by the next `conn_count` of that name, or expires.
+        One pipeline (plain hash commands, so it also splits over a cluster's
+        nodes): per name, our count (or no field once it is 0) with its expiry,
+        then the whole hash. Fields of processes that stopped renewing theirs
+        are skipped, and deleted by the next call that reads them.
         """
+        now = int(time.time() * 1000)
+        until_ms = now + self.conn_ttl_ms
+        names = list(counts)
         pipe = self.redis.pipeline(transaction=False)
         for name in names:
-            pipe.hincrby(conns_key(name), self.proc, -1)
-        await pipe.execute()
-
-    async def heartbeat(self, addrs: list[str]) -> None:
-        """Keep this process's counts of these addresses alive (call well within conn_ttl_ms)."""
-        until_ms = int(time.time() * 1000) + self.conn_ttl_ms
-        pipe = self.redis.pipeline(transaction=False)
-        for addr in addrs:
-            pipe.hset(conns_key(addr), self.proc + ":t", until_ms)
-            pipe.pexpire(conns_key(addr), self.conn_ttl_ms)
-        await pipe.execute()
+            key = conns_key(name)
+            dead = self._dead.pop(name, None)
+            if dead:
+                pipe.hdel(key, *dead)
+            if counts[name] > 0:
+                pipe.hset(key, mapping={self.proc: counts[name], self.proc + ":t": until_ms})
+                pipe.pexpire(key, self.conn_ttl_ms)
+            else:
+                pipe.hdel(key, self.proc, self.proc + ":t")
+            pipe.hgetall(key)
+        replies = await pipe.execute()
+        others: dict[str, int] = {}
+        # The only dict replies are the HGETALLs, one per name, in order.
+        groups: list[dict[bytes, bytes]] = [r for r in replies if isinstance(r, dict)]
+        for name, fields in zip(names, groups):
+            others[name], dead = _others(fields, self.proc.encode(), now)
+            if dead:
+                self._dead[name] = dead
+        return others

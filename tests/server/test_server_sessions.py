@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 
 import redis.asyncio as aioredis
@@ -67,3 +68,31 @@ async def test_unused_sessions_expire_within_hours_seated_ones_live_on(server):
     assert (await hello(server.ws_url, "ada", player.token))["t"] == "welcome"
     assert FULL - 60 < await ttl(url, player.token) <= FULL
     assert 0 < await ttl(url, idle.token) <= FRESH
+
+
+async def test_a_burst_of_resumes_all_get_in(make_server):
+    """Many players reconnecting at once (a reconnect storm) are all welcomed back to their races."""
+    app = await make_server(max_conn_per_addr=1000)
+    count = 120
+    players = [await Raw.open(app.ws_url) for _ in range(count)]
+    for i, p in enumerate(players):
+        await p.hello(f"p{i}")
+    races: dict[str, str] = {}
+    for host, guest in zip(players[::2], players[1::2]):
+        created = await host.request("create", game="fours-up", seats=2)
+        assert (await guest.request("join", race=created["race"]))["t"] == "race"
+        races[host.token] = races[guest.token] = created["race"]
+    for p in players:
+        await p.close()
+
+    async def resume(token: str) -> dict:
+        c = await Raw.open(app.ws_url)
+        reply = await c.request("hello", v=1, token=token)
+        assert (await c.request("ping"))["t"] == "pong"
+        await c.close()
+        return reply
+
+    tokens = list(races)
+    replies = await asyncio.gather(*(resume(t) for t in tokens))
+    assert [r["t"] for r in replies] == ["welcome"] * count, [r for r in replies if r["t"] != "welcome"][:3]
+    assert [r["races"] for r in replies] == [[races[t]] for t in tokens]
