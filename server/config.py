@@ -40,6 +40,17 @@ class Settings:
             "no (the OS decides)"
         ),
     )
+    redis_wait_replicas: int = field(
+        default=0,
+        metadata=_doc(
+            "acknowledge a move only once this many Redis replicas have it (WAIT); 0: as soon as the "
+            "primary has it (needs redis:// or redis+sentinel://)"
+        ),
+    )
+    redis_wait_timeout_ms: int = field(
+        default=1000,
+        metadata=_doc("how long a move waits for --redis-wait-replicas replicas before it fails (internal)"),
+    )
     static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
 
     # --- limits reported to clients (docs/protocol.md §7)
@@ -260,6 +271,12 @@ class Settings:
         # Checked here, so that a flag and a SOLRACE_* variable are refused alike.
         if not 0 <= self.port <= 65535:
             raise ValueError(f"--port must be 0 to 65535, not {self.port}")
+        if self.redis_wait_replicas < 0 or self.redis_wait_timeout_ms <= 0:
+            raise ValueError(
+                "--redis-wait-replicas must be 0 or more and --redis-wait-timeout-ms more than 0"
+            )
+        if self.redis_wait_replicas and self.redis.startswith("redis+cluster://"):
+            raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
         if self.redis_fsync not in ("always", "everysec", "no"):
             raise ValueError(f"--redis-fsync must be always, everysec or no, not {self.redis_fsync!r}")
         if self.arena_schedule.strip() not in ("", "off"):

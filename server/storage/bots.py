@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from .cluster import cold_client, is_cluster_url
+from .failover import SentinelPrimary, is_sentinel_url
 from .keys import profile_key, session_key
 
 REQUESTS = "bots:requests"
@@ -34,6 +35,8 @@ def connect(url: str) -> Any:
     for a bot worker."""
     if is_cluster_url(url):
         return cold_client(url)
+    if is_sentinel_url(url):
+        return SentinelPrimary(url).cold_client(4)
     import redis.asyncio as aioredis
 
     return aioredis.Redis.from_url(url)

@@ -5,6 +5,8 @@
   answer, or Redis refuses writes because its last AOF write failed (with
   `appendfsync everysec` or `no` a full disk leaves Redis up but refusing
   every write with `MISCONF`).
+  With `--redis-wait-replicas N`, also when fewer than N replicas are
+  connected (moves would fail after the WAIT timeout).
 - `Health.failed(exc)`: a request failed because Redis is unreachable or
   refuses writes (`is_outage`). The first failure of an outage logs one line;
   the next ones are only counted, until `recovered()` (the move pipe's
@@ -31,7 +33,8 @@ log = logging.getLogger("solrace.redis")
 OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
 
 # Error replies of a Redis that is there but cannot take the request now.
-_UNAVAILABLE_REPLIES = ("MISCONF", "LOADING")
+# READONLY: a primary demoted to a replica by a failover, still reached before reconnecting.
+_UNAVAILABLE_REPLIES = ("MISCONF", "LOADING", "READONLY")
 
 QUIET_S = 60.0
 
@@ -53,6 +56,7 @@ class Health:
         self.cluster = cluster
         # Set by the app when it supervises a private redis-server: why it is down, or None.
         self.process_down: Callable[[], str | None] = lambda: None
+        self.replicas_wanted = 0  # --redis-wait-replicas: fewer connected replicas is a 503
         self.failures = 0  # requests failed in the current outage
         self.first_failure: float | None = None
         self.last_failure = 0.0
@@ -70,6 +74,13 @@ class Health:
             return "redis unreachable"
         if info.get("aof_enabled") and info.get("aof_last_write_status", "ok") != "ok":
             return "redis refuses writes: its last append-only file write failed (disk full?)"
+        if self.replicas_wanted:
+            try:
+                replicas = int((await self.redis.info("replication")).get("connected_slaves", 0))
+            except Exception:
+                return "redis unreachable"
+            if replicas < self.replicas_wanted:
+                return f"redis has {replicas} of the {self.replicas_wanted} replicas moves wait for"
         return None
 
     def failed(self, exc: BaseException) -> None:

@@ -151,13 +151,18 @@ class Pipe:
     out by its move count (`out-of-sync` then `state`, or a `dup` re-ack).
     """
 
-    def __init__(self, url: str) -> None:
-        self.url = url
+    def __init__(self, url: str | Callable[[], str]) -> None:
+        self.url = url  # or where to connect next (the primary a sentinel names)
         self.proto: _PipeProtocol | None = None
         self._connecting: asyncio.Future[None] | None = None
         self._reconnector: asyncio.Task[None] | None = None
         self._closed = False
         self.on_reconnect: Callable[[], None] | None = None  # called after a lost connection is back
+
+    @property
+    def where(self) -> str:
+        """The URL, for the log (a sentinel-named primary is logged by the lookup)."""
+        return self.url if isinstance(self.url, str) else "the primary"
 
     async def connect(self) -> None:
         if self.proto is not None and self.proto.transport is not None:
@@ -172,7 +177,8 @@ class Pipe:
                 self._connecting = None
 
     async def _connect(self) -> None:
-        proto, setup = await open_connection(self.url, _PipeProtocol)
+        url = self.url() if callable(self.url) else self.url
+        proto, setup = await open_connection(url, _PipeProtocol)
         for cmd in setup:
             reply = await _call_once(proto, cmd)
             if isinstance(reply, Exception):
@@ -184,7 +190,7 @@ class Pipe:
     def _lost(self, proto: _PipeProtocol) -> None:
         if self._closed or self.proto is not proto:
             return
-        log.warning("redis connection lost (%s); reconnecting", self.url)
+        log.warning("redis connection lost (%s); reconnecting", self.where)
         self._start_reconnect()
 
     def _start_reconnect(self) -> None:
@@ -203,13 +209,13 @@ class Pipe:
                 log.log(
                     logging.INFO if failed == 1 else logging.DEBUG,
                     "redis reconnect failed (%s): %s",
-                    self.url,
+                    self.where,
                     exc,
                 )
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 1.0)
                 continue
-            log.info("redis connection back (%s)", self.url)
+            log.info("redis connection back (%s)", self.where)
             if self.on_reconnect is not None:
                 self.on_reconnect()
             return

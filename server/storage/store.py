@@ -34,6 +34,7 @@ from redis.exceptions import NoScriptError
 from ..config import Settings
 from ..core import races as R
 from .cluster import ClusterPipe, cold_client, is_cluster_url
+from .failover import ReplicatedPipe, SentinelPrimary, is_sentinel_url
 from .health import Health
 from .keys import (
     PUBLIC,
@@ -110,7 +111,12 @@ class Store:
         self.settings = settings
         self.cluster = is_cluster_url(url)
         self.pipe: Pipe | ClusterPipe
-        if self.cluster:
+        self.sentinel = SentinelPrimary(url) if is_sentinel_url(url) else None
+        if self.sentinel is not None:
+            # redis+sentinel://: the primary the sentinels name (server/storage/failover.py).
+            self.redis = self.sentinel.cold_client(settings.redis_pool)
+            self.pipe = Pipe(self.sentinel.url)
+        elif self.cluster:
             # redis+cluster://: redis-py's cluster client and a slot-routed move pipe (server/storage/cluster.py).
             self.redis = cold_client(url)
             self.pipe = ClusterPipe(url)
@@ -124,11 +130,17 @@ class Store:
             self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
             # Hot path: one pipelined connection for EVALSHA of moves.
             self.pipe = Pipe(url)
-        self.moves = MovePipe(self.pipe, settings.stream_maxlen)
+        self.moves = MovePipe(
+            ReplicatedPipe(self.pipe, settings.redis_wait_replicas, settings.redis_wait_timeout_ms)
+            if settings.redis_wait_replicas and isinstance(self.pipe, Pipe)
+            else self.pipe,
+            settings.stream_maxlen,
+        )
         self.sessions = Sessions(
             self.redis, settings.session_ttl_s, settings.fresh_session_ttl_s, settings.new_sessions_per_min
         )
         self.health = Health(self.redis, cluster=self.cluster)  # `/healthz`, one log line per outage
+        self.health.replicas_wanted = settings.redis_wait_replicas
         if isinstance(self.pipe, Pipe):
             self.pipe.on_reconnect = self.health.recovered
 
@@ -145,9 +157,13 @@ class Store:
     @property
     def bus_url(self) -> str | Callable[[], str]:
         """Where the pub/sub connection goes (in a cluster: any node, rotating on reconnect)."""
+        if self.sentinel is not None:
+            return self.sentinel.url
         return self.pipe.pubsub_url if isinstance(self.pipe, ClusterPipe) else self.url
 
     async def start(self) -> None:
+        if self.sentinel is not None and await self.sentinel.lookup() is None:
+            raise ConnectionError(f"no sentinel of {self.url} names a primary")
         await self.redis.ping()
         for script in (MOVE, COMMIT, LOAD, QUICK, POSITIONS):
             await self.redis.script_load(script.source)
