@@ -11,7 +11,8 @@ confirm within the timeout, the moves of that batch are answered as failed
 (`NotReplicated`, an outage: the player gets `internal` and resends with the
 same move count, which is acknowledged as a duplicate once it is
 replicated, or applied once if it was lost). One WAIT per batch, not per
-move: under load its cost is shared by every move of the iteration.
+move: under load its cost is shared by every move sent while the previous
+WAIT was in flight.
 
 `redis+sentinel://HOST:PORT[,HOST:PORT...]/SERVICE[/DB]` names the primary
 through Redis Sentinel: the cold paths use redis-py's Sentinel client
@@ -42,29 +43,43 @@ class NotReplicated(ConnectionError):
 
 
 class ReplicatedPipe:
-    """A move pipe whose replies are released once WAIT confirms `replicas` replicas have them."""
+    """A move pipe whose replies are released once WAIT confirms `replicas` replicas have them.
+
+    At most one WAIT is in flight: WAIT blocks the connection in Redis (the
+    commands behind it wait their turn), so the moves sent meanwhile are
+    covered together by the next WAIT, sent when the first one answers. The
+    batch grows with the replication round trip instead of costing one round
+    trip per event-loop iteration.
+    """
 
     def __init__(self, pipe: Pipe, replicas: int, timeout_ms: int) -> None:
         self.pipe = pipe
         self.replicas = replicas
         self.timeout_ms = timeout_ms
-        self._batch: list[tuple[Callable[[Any], None], list[Any]]] | None = None
+        self._open: list[tuple[Callable[[Any], None], list[Any]]] = []  # sent, no WAIT covers them yet
+        self._waiting = False  # a WAIT is in flight
+        self._sealing = False  # a WAIT is to be sent at the end of this loop iteration
 
     def call_packed(self, packed: bytes, callback: Callable[[Any], None], key: str | None = None) -> None:
-        if self._batch is None:
-            self._batch = []
+        slot: list[Any] = []
+        self._open.append((callback, slot))
+        self.pipe.call_packed(packed, slot.append, key)
+        if not self._waiting and not self._sealing:
+            self._sealing = True
             # Scheduled before the pipe's own flush of this iteration, so WAIT goes out in the same write.
             asyncio.get_running_loop().call_soon(self._seal)
-        slot: list[Any] = []
-        self._batch.append((callback, slot))
-        self.pipe.call_packed(packed, slot.append, key)
 
     def _seal(self) -> None:
-        batch, self._batch = self._batch or [], None
+        self._sealing = False
+        if self._waiting or not self._open:
+            return
+        batch, self._open = self._open, []
+        self._waiting = True
         wait = pack(["WAIT", self.replicas, self.timeout_ms])
         self.pipe.call_packed(wait, lambda reply: self._release(batch, reply))
 
     def _release(self, batch: list[tuple[Callable[[Any], None], list[Any]]], reply: Any) -> None:
+        self._waiting = False
         if isinstance(reply, int) and reply >= self.replicas:
             failure: BaseException | None = None
         elif isinstance(reply, BaseException):
@@ -82,6 +97,7 @@ class ReplicatedPipe:
                 callback(outcome)
             except Exception:  # a callback bug must not keep the rest of the batch waiting
                 log.exception("redis reply callback failed")
+        self._seal()  # the moves sent while this WAIT was in flight
 
 
 def is_sentinel_url(url: str) -> bool:
