@@ -18,15 +18,20 @@ every connection of a moment into one call).
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 import redis.asyncio as aioredis
 
 from .keys import new_player_id, profile_key, seats_key, session_key
+from .moves import PackedCaller
 from .records import text_or_none
+from .resp import pack
 
 _COUNT_IN_WINDOW = """
 local n = redis.call('INCR', KEYS[1])
@@ -77,8 +82,11 @@ def conns_key(addr: str) -> str:
 
 
 class Sessions:
-    def __init__(self, redis: aioredis.Redis, session_ttl_s: int, fresh_ttl_s: int, per_min: int) -> None:
+    def __init__(
+        self, redis: aioredis.Redis, pipe: PackedCaller, session_ttl_s: int, fresh_ttl_s: int, per_min: int
+    ) -> None:
         self.redis = redis
+        self.pipe = pipe  # the pipelined connection (the hot path's), for the hello's commands
         self.ttl = session_ttl_s
         self.fresh_ttl = min(fresh_ttl_s, session_ttl_s)
         self.per_min = per_min  # new sessions per address per minute; 0: no limit
@@ -116,38 +124,67 @@ class Sessions:
     async def resume_session(self, token: str, name: str | None) -> Resumed | None:
         """The session of a valid token, its TTL renewed; None if unknown/expired.
 
-        Two round trips: the token's player, then one pipeline that renews the
-        session, reads the name, the player's seats and whether it became an
-        account (a reconnect storm is thousands of these at once).
+        Two round trips on the pipelined connection: the token's player, then
+        the commands that renew the session and read the name, the player's
+        seats and whether it became an account (a reconnect storm is
+        thousands of these at once).
         """
         key = session_key(token)
-        value = _text(await self.redis.get(key))
+        (value,) = await self._batch([(key, ["GET", key])])
         if value is None:
             return None
-        fresh = value.endswith(FRESH)
-        pid_s = value[: -len(FRESH)] if fresh else value
+        text = value.decode()
+        fresh = text.endswith(FRESH)
+        pid_s = text[: -len(FRESH)] if fresh else text
         ttl = self.fresh_ttl if fresh else self.ttl
-        profile = profile_key(pid_s)
-        pipe = self.redis.pipeline(transaction=False)
+        profile, seats = profile_key(pid_s), seats_key(pid_s)
+        cmds: list[tuple[str, list[Any]]] = []
         if name is not None:
-            pipe.hset(profile, "name", name)
-        pipe.hget(profile, "name")
-        pipe.expire(key, ttl)
-        pipe.expire(profile, ttl)
-        pipe.expire(seats_key(pid_s), ttl)
-        pipe.smembers(seats_key(pid_s))
+            cmds.append((profile, ["HSET", profile, "name", name]))
+        cmds += [
+            (profile, ["HGET", profile, "name"]),
+            (key, ["EXPIRE", key, ttl]),
+            (profile, ["EXPIRE", profile, ttl]),
+            (seats, ["EXPIRE", seats, ttl]),
+            (seats, ["SMEMBERS", seats]),
+        ]
         if self.account_key is not None:
-            pipe.exists(self.account_key(pid_s))
-        replies = await pipe.execute()
+            account_key = self.account_key(pid_s)
+            cmds.append((account_key, ["EXISTS", account_key]))
+        replies = await self._batch(cmds)
         at = 1 if name is not None else 0
-        stored, seats = replies[at], replies[at + 4]
+        stored, rids = replies[at], replies[at + 4]
         account = self.account_key is not None and bool(replies[at + 5])
         return Resumed(
-            pid_s,
-            text_or_none(stored) or name or "player",
-            sorted(_text(s) or "" for s in seats),
-            account,
+            pid_s, text_or_none(stored) or name or "player", sorted(r.decode() for r in rids), account
         )
+
+    async def _batch(self, cmds: list[tuple[str, list[Any]]]) -> list[Any]:
+        """(routing key, command) pairs sent together on the pipelined connection; their replies in order.
+
+        The move path's connection (hand-packed commands, hiredis replies) costs
+        a fraction of a redis-py pipeline per command; these are a few cheap
+        commands, queued with the moves of the same loop iteration.
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[None] = loop.create_future()
+        replies: list[Any] = [None] * len(cmds)
+        left = len(cmds)
+
+        def got(i: int, reply: Any) -> None:
+            nonlocal left
+            replies[i] = reply
+            left -= 1
+            if not left and not done.done():
+                done.set_result(None)
+
+        for i, (key, args) in enumerate(cmds):
+            self.pipe.call_packed(pack(args), partial(got, i), key)
+        await done
+        for reply in replies:
+            if isinstance(reply, BaseException):
+                raise reply
+        return replies
 
     async def seats(self, pid: str) -> list[str]:
         """Races where `pid` holds a seat (maybe finished since)."""
@@ -183,22 +220,22 @@ class Sessions:
         now = int(time.time() * 1000)
         until_ms = now + self.conn_ttl_ms
         names = list(counts)
-        pipe = self.redis.pipeline(transaction=False)
+        cmds: list[tuple[str, list[Any]]] = []
         for name in names:
             key = conns_key(name)
             dead = self._dead.pop(name, None)
             if dead:
-                pipe.hdel(key, *dead)
+                cmds.append((key, ["HDEL", key, *dead]))
             if counts[name] > 0:
-                pipe.hset(key, mapping={self.proc: counts[name], self.proc + ":t": until_ms})
-                pipe.pexpire(key, self.conn_ttl_ms)
+                cmds.append((key, ["HSET", key, self.proc, counts[name], self.proc + ":t", until_ms]))
+                cmds.append((key, ["PEXPIRE", key, self.conn_ttl_ms]))
             else:
-                pipe.hdel(key, self.proc, self.proc + ":t")
-            pipe.hgetall(key)
-        replies = await pipe.execute()
+                cmds.append((key, ["HDEL", key, self.proc, self.proc + ":t"]))
+            cmds.append((key, ["HGETALL", key]))
+        replies = await self._batch(cmds)
         others: dict[str, int] = {}
-        # The only dict replies are the HGETALLs, one per name, in order.
-        groups: list[dict[bytes, bytes]] = [r for r in replies if isinstance(r, dict)]
+        # The only list replies are the HGETALLs (flat: field, value, ...), one per name, in order.
+        groups = [dict(zip(r[::2], r[1::2])) for r in replies if isinstance(r, list)]
         for name, fields in zip(names, groups):
             others[name], dead = _others(fields, self.proc.encode(), now)
             if dead:

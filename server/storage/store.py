@@ -137,7 +137,11 @@ class Store:
             settings.stream_maxlen,
         )
         self.sessions = Sessions(
-            self.redis, settings.session_ttl_s, settings.fresh_session_ttl_s, settings.new_sessions_per_min
+            self.redis,
+            self.pipe,
+            settings.session_ttl_s,
+            settings.fresh_session_ttl_s,
+            settings.new_sessions_per_min,
         )
         self.health = Health(self.redis, cluster=self.cluster)  # `/healthz`, one log line per outage
         self.health.replicas_wanted = settings.redis_wait_replicas
