@@ -41,8 +41,10 @@ async def play_arena(
     *,
     delay_ms: float = 0,
     on_race: Callable[[str], None] | None = None,
+    berserk: bool = False,
 ) -> None:
-    """Join ``arena`` and play each race it pairs ``c`` into, until the arena is over."""
+    """Join ``arena`` and play each race it pairs ``c`` into, until the arena is over;
+    ``berserk``: take half the clock of every race (where the arena allows it)."""
     joined: m.ArenaData = await c.request(m.ArenaJoin(arena=arena))
     bot.player = c.player or ""
     played: set[str] = set()
@@ -73,12 +75,21 @@ async def play_arena(
             on_race(race)
         result = BotResult(bot.name)
         bot.races.append(result)
+        if berserk and joined.arena.berserk and not started:
+            await _berserk(c, arena, race, bot)
         if started or await _started(c, race):  # else over before we could play it
             await play_race(c, race, strategy, result, delay_ms, started=True)
         for row in await _ranking(c, race, time_limit_s + 30):
             if row.player == c.player:
                 result.rank = row.rank
                 result.status = row.status
+
+
+async def _berserk(c: client.Client, arena: str, race: str, bot: ArenaBot) -> None:
+    try:
+        await c.request(m.ArenaBerserk(arena=arena, race=race))
+    except client.ServerError as e:  # the countdown ended first: play the full clock
+        bot.errors.append(f"berserk: {e.code}")
 
 
 async def _started(c: client.Client, race: str) -> bool:
@@ -120,6 +131,7 @@ async def run_arena_bots(
     delay_ms: float = 0,
     name_prefix: str = "bot",
     on_race: Callable[[str], None] | None = None,
+    berserk: bool = False,
 ) -> list[ArenaBot]:
     """One bot per strategy in ``arena``, until it is over; returns what each played."""
     names = [f"{name_prefix}-{i + 1}" for i in range(len(strategies))]
@@ -127,7 +139,7 @@ async def run_arena_bots(
     async with _connected(url, names) as clients:
         await asyncio.gather(
             *(
-                play_arena(c, arena, s, b, delay_ms=delay_ms, on_race=on_race)
+                play_arena(c, arena, s, b, delay_ms=delay_ms, on_race=on_race, berserk=berserk)
                 for c, s, b in zip(clients, strategies, bots, strict=True)
             )
         )

@@ -51,6 +51,7 @@ from .types import (
     Ack,
     Analysis,
     AnalysisData,
+    ArenaBerserk,
     ArenaCreate,
     ArenaData,
     ArenaGet,
@@ -259,6 +260,7 @@ __all__ = [
     "RatingValue",
 ]
 __all__ += [
+    "ArenaBerserk",
     "ArenaCreate",
     "ArenaData",
     "ArenaGet",

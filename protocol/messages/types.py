@@ -254,6 +254,13 @@ class ArenaUnwatch(ClientMsg, tag="arena_unwatch", frozen=True):
     arena: ArenaId
 
 
+class ArenaBerserk(ClientMsg, tag="arena_berserk", frozen=True):
+    """Take half the clock of your arena race before it starts; reply `race`."""
+
+    arena: ArenaId
+    race: RaceId
+
+
 class ArenaCreate(ClientMsg, tag="arena_create", frozen=True):
     """Create an arena (only where the server allows it: ARENA_CREATE); reply `arena`."""
 
@@ -375,6 +382,7 @@ ClientMessage: TypeAlias = (
     | ArenaWithdraw
     | ArenaStandings
     | ArenaUnwatch
+    | ArenaBerserk
     | ArenaCreate
     | Hint
     | Analysis
@@ -408,6 +416,7 @@ class PlayerInfo(Nested):
     home: int
     status: str  # PlayerStatus
     at: int | None  # time of the last status change; nil before the start
+    berserk: bool = False  # an arena player on half the clock (docs/protocol.md §5a)
 
 
 class RankEntry(Nested):

@@ -23,8 +23,10 @@ from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
 from ..arena.schedule import HOUR_MS, MAX_DURATION_MS, status
+from ..core.berserk import berserk
 from ..core.races import RaceError
 from .arena_loop import ArenaLoop
+from .lobby import snapshot_reply
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.races import Race
@@ -78,6 +80,7 @@ class ArenaHandlers:
                 m.ArenaStandings: self.standings,
                 m.ArenaUnwatch: self.unwatch,
                 m.ArenaCreate: self.create,
+                m.ArenaBerserk: self.berserk,
             }
         )
         s.end_hooks.append(self.on_end)
@@ -157,6 +160,21 @@ class ArenaHandlers:
         await self._info(msg.arena)
         await self.store.withdraw(msg.arena, conn.player)
         return await self.arena_data(conn, msg.rid, msg.arena)
+
+    async def berserk(self, conn: Conn, msg: m.ArenaBerserk) -> m.RaceSnapshot:
+        """Half the clock of the player's arena race, before it starts. The race is changed
+        first (it refuses once started): a berserk recorded for scoring always had half the clock."""
+        info = await self._info(msg.arena)
+        pid = conn.player
+        formed = (await self.store.formed(msg.arena)).get(msg.race)
+        if not info.arena.berserk:
+            raise RaceError(ErrorCode.BAD_ARENA, f"arena {msg.arena!r} does not allow berserk")
+        if formed is None or pid not in formed["players"]:
+            raise RaceError(ErrorCode.BAD_ARENA, f"race {msg.race!r} is not your race in this arena")
+        race = await self.service.lobby.mutate(msg.race, lambda r, _now: berserk(r, pid))
+        if not await self.store.berserk(msg.arena, msg.race, pid):
+            log.warning("arena %s: berserk of %s in race %s not recorded", msg.arena, pid, msg.race)
+        return snapshot_reply(msg, race, pid)
 
     async def create(self, conn: Conn, msg: m.ArenaCreate) -> m.ArenaData:
         if not self.service.settings.arena_create:
