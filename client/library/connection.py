@@ -61,8 +61,8 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from protocol import messages as m
 
+from .arena import ArenaCalls
 from .board import Board
-from .calls import Calls
 from .endpoints import Endpoint, endpoints
 from .errors import Disconnected, IllegalMoveError, ServerError, Unreachable, describe
 from .events import ConnectionLost, Reconnected, event_kind
@@ -87,7 +87,7 @@ log = logging.getLogger("solrace.client")
 MAX_INBOUND = 16 * 1024 * 1024
 
 
-class Client(Calls):
+class Client(ArenaCalls):
     """A connection to a solrace server. Use `connect(...)`; see the package doc."""
 
     # -- lifecycle -------------------------------------------------------------------
