@@ -887,6 +887,18 @@ class DailyStreak(Nested):
     best_streak: int
 
 
+class ArenaPodium(Nested):
+    """A podium place in a finished arena (docs/protocol.md §5a)."""
+
+    arena: str
+    name: str
+    game: str
+    ends: int
+    rank: int
+    points: int
+    players: int
+
+
 class ProfileData(ServerMsg, tag="profile"):
     player: str
     name: str
@@ -894,6 +906,7 @@ class ProfileData(ServerMsg, tag="profile"):
     ratings: list[GameRating]
     races: list[RatedRace]  # latest rated races of every game, newest first
     daily: list[DailyStreak]
+    arenas: list[ArenaPodium] | None = None  # podium places in arenas, latest first; nil: none
 
 
 class RatingEntry(Nested):

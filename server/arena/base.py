@@ -79,6 +79,7 @@ class StoreBase:
             arena=Arena.from_dict(d),
             created=int(d["created"]),
             finalized=int(d["finalized"]) if "finalized" in d else None,
+            podium="podium" in d,
         )
 
     async def listing(self, start: int, end: int) -> list[str]:
@@ -86,14 +87,15 @@ class StoreBase:
         return [_s(m) for m in await self.r.zrangebyscore(keys.INDEX, start, f"({end}")]
 
     async def active(self, ahead_ms: int = HOUR_MS) -> list[ArenaInfo]:
-        """The arenas not yet finalized that started already or start within ``ahead_ms``,
-        by start time: what a server process pairs, sweeps and lists."""
+        """The arenas not yet finalized (or whose podium is not yet recorded) that started
+        already or start within ``ahead_ms``, by start time: what a server process pairs,
+        sweeps and lists."""
         now = self.clock()
         oldest = now - MAX_DURATION_MS - MAX_TIME_LIMIT_S * 1000 - 5_000
         out = []
         for arena_id in await self.listing(oldest, now + ahead_ms):
             info = await self.get(arena_id)
-            if info is not None and info.finalized is None:
+            if info is not None and (info.finalized is None or not info.podium):
                 out.append(info)
         return out
 

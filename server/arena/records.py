@@ -6,7 +6,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from .schedule import Arena
@@ -37,6 +37,7 @@ class ArenaInfo:
     arena: Arena
     created: int
     finalized: int | None  # ms, once the final standings are recorded
+    podium: bool = False  # its podium places are written into the players' records
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,3 +85,23 @@ class Board:
     top: tuple[Row, ...]
     me: Row | None
     around: tuple[Row, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Podium:
+    """A player's podium place in a finished arena (shown in profiles)."""
+
+    arena: str
+    name: str  # the arena's
+    game: str
+    ends: int
+    rank: int
+    points: int
+    players: int  # in the final standings
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_dict(d: dict[str, Any]) -> Podium:
+        return Podium(**{k: d[k] for k in ("arena", "name", "game", "ends", "rank", "points", "players")})

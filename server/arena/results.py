@@ -10,11 +10,13 @@ from typing import Any
 
 from . import keys
 from .base import StoreBase
-from .records import Applied, Board, Prepared, Row
+from .records import Applied, Board, Podium, Prepared, Row
 from .records import dumps as _dumps
 from .records import text as _s
 from .schedule import ArenaError
 from .scoring import Standing, after_race, pack, rerank, score_race
+
+PODIUM = 3  # the places recorded in the players' records
 
 
 class Results(StoreBase):
@@ -184,3 +186,27 @@ class Results(StoreBase):
         if raw is None:
             return None
         return [Row(int(e["rank"]), Standing.from_dict(e["standing"])) for e in json.loads(_s(raw))]
+
+    async def record_podium(self, arena_id: str) -> list[Podium]:
+        """Write the podium of a finalized arena into each of its players' records (the
+        first ``PODIUM`` places with points; idempotent: any process, any number of times),
+        then mark the arena's meta. Returns the podium (empty before finalization)."""
+        info = await self.get(arena_id)
+        rows = await self.final(arena_id)
+        if info is None or rows is None:
+            return []
+        a = info.arena
+        podium = []
+        for r in rows:
+            if r.rank <= PODIUM and r.standing.points > 0:
+                place = Podium(a.id, a.name, a.game, a.ends, r.rank, r.standing.points, len(rows))
+                await self.r.hset(keys.podiums(r.standing.player), a.id, _dumps(place.to_dict()))
+                podium.append(place)
+        await self.r.hset(keys.meta(arena_id), "podium", 1)
+        return podium
+
+    async def podiums(self, player: str) -> list[Podium]:
+        """``player``'s podium places in finished arenas, the latest first."""
+        raw = await self.r.hgetall(keys.podiums(player))
+        out = [Podium.from_dict(json.loads(_s(v))) for v in raw.values()]
+        return sorted(out, key=lambda p: (-p.ends, p.arena))

@@ -26,6 +26,7 @@ from .records import (
     Board,
     Clock,
     Formed,
+    Podium,
     Prepared,
     Row,
     new_race_id,
@@ -44,6 +45,7 @@ __all__ = [
     "Board",
     "Clock",
     "Formed",
+    "Podium",
     "Prepared",
     "Row",
     "new_race_id",
@@ -56,12 +58,13 @@ class ArenaStore(Results):
     pairing (here), results, standings and the end (``results``)."""
 
     async def tick(self, arena: Arena) -> list[Formed]:
-        """One pass of the arena's loop: pair while it runs, finalize once it is over."""
+        """One pass of the arena's loop: pair while it runs, finalize once it is over,
+        then record its podium in the players' records."""
         st = status(arena, self.clock())
         if st == RUNNING:
             return await self.pair(arena.id, arena.seats)
-        if st == OVER:
-            await self.finalize(arena.id)
+        if st == OVER and await self.finalize(arena.id) in ("ok", "done"):
+            await self.record_podium(arena.id)
         return []
 
     # --- players ------------------------------------------------------------------------

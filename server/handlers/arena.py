@@ -17,11 +17,14 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from protocol import messages as m
 from protocol.messages import ErrorCode
 from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
+from ..arena.records import Podium
 from ..arena.schedule import HOUR_MS, MAX_DURATION_MS, status
 from ..core.berserk import berserk
 from ..core.races import RaceError
@@ -43,6 +46,12 @@ def _race_error(exc: ArenaError) -> RaceError:
     known = {c.value for c in ErrorCode}
     code = ErrorCode(exc.code) if exc.code in known else ErrorCode.BAD_ARENA
     return RaceError(code, exc.message)
+
+
+def podium(p: Podium) -> m.ArenaPodium:
+    return m.ArenaPodium(
+        arena=p.arena, name=p.name, game=p.game, ends=p.ends, rank=p.rank, points=p.points, players=p.players
+    )
 
 
 def row(r: Row) -> m.ArenaRow:
@@ -83,11 +92,22 @@ class ArenaHandlers:
                 m.ArenaBerserk: self.berserk,
             }
         )
+        profile = s.handlers.get(m.Profile)
+        if profile is not None:  # accounts exist: their profiles show their arena podiums
+            s.handlers[m.Profile] = self._with_podiums(profile)
         s.end_hooks.append(self.on_end)
         s.disconnect_hooks.append(self.on_disconnect)
         s.bus_hooks[b"{arena:"] = self.on_bus
         s.spawn(self.loop.run())
         s.spawn(self.updates())
+
+    def _with_podiums(self, profile: Any) -> Any:
+        async def with_podiums(conn: Conn, msg: m.Profile) -> m.ProfileData:
+            data: m.ProfileData = await profile(conn, msg)
+            places = await self.store.podiums(data.player)
+            return msgspec.structs.replace(data, arenas=[podium(p) for p in places] or None)
+
+        return with_podiums
 
     async def _call(self, coro: Any) -> Any:
         try:
