@@ -99,7 +99,11 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
     states = {reply[i].decode(): _pairs(reply[i + 1]) for i in range(2, len(reply), 2)}
     for s in seats:
         p = R.Player(
-            s["player"], s["name"], ready=s["ready"], session=s.get("session", ""), berserk=s.get("berserk", False)
+            s["player"],
+            s["name"],
+            ready=s["ready"],
+            session=s.get("session", ""),
+            berserk=s.get("berserk", False),
         )
         p.status = R.READY if p.ready else R.WAITING
         st = states.get(p.player)
