@@ -29,7 +29,7 @@ out (``last_move_ms``, nil with no move).
 Everything here is pure and typed over plain data, so the server, the daily
 leaderboard and the clients (``verify``, the TUI) rank the same way:
 
-- ``home_at``, ``entry`` and ``rank``: one race's ranking rows, as the
+- ``home_at``, ``last_move``, ``entry`` and ``rank``: one race's ranking rows, as the
   ``end`` message carries them (``RankEntry`` fields);
 - ``sort_key``: the order itself, for checking a ranking someone else made;
 - ``Result``, ``pack`` and ``unpack``: the same order packed into one 53-bit
