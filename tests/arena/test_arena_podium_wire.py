@@ -35,7 +35,8 @@ async def test_the_podium_shows_in_the_winners_profile(make_server) -> None:
             await c.arena_withdraw("cup")  # this race still counts; no other pairing
         await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)
         await a.move(race, "draw")
-        # bob never moves: absent, 0 points; ada's second place is her point
+        # ada played (more moves rank first among equal cards home): her win, 2 points;
+        # bob never moves: absent, 0 points
         await a.finish(race)
         await b.finish(race)
         await a.wait_for(m.End, lambda ev: ev.race == race, timeout=DEADLINE)
@@ -45,7 +46,7 @@ async def test_the_podium_shows_in_the_winners_profile(make_server) -> None:
             return board if board.final else None
 
         board = await until(finished)  # the arena ends 10 s after its creation
-        assert [(r.rank, r.player, r.points) for r in board.top] == [(1, a.player, 1), (2, b.player, 0)]
+        assert [(r.rank, r.player, r.points) for r in board.top] == [(1, a.player, 2), (2, b.player, 0)]
 
         async def podiums() -> list[m.ArenaPodium] | None:
             profile: m.ProfileData = await b.request(m.Profile(player=a.player))
@@ -53,7 +54,7 @@ async def test_the_podium_shows_in_the_winners_profile(make_server) -> None:
 
         places = await until(podiums)
         assert [(p.arena, p.name, p.game, p.rank, p.points, p.players) for p in places] == [
-            ("cup", "The Cup", "racing-aces", 1, 1, 2)
+            ("cup", "The Cup", "racing-aces", 1, 2, 2)
         ]
         mine: m.ProfileData = await b.request(m.Profile())
         assert mine.arenas is None  # no point, no podium

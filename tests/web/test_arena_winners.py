@@ -51,7 +51,7 @@ def test_winners_on_the_arena_page_and_in_the_profile(new_page, make_bot):
             m.ArenaCreate(arena="web-cup", game="racing-aces", duration_ms=10_000, name="Web Cup")
         )
     )
-    # ada's one move earns her second place's point; bob never moves (absent: 0)
+    # ada's one move wins (among equal cards home, more moves rank first); bob never moves (absent: 0)
     threads = [
         threading.Thread(target=lambda: ada.call(lambda c: _race_once(c, "web-cup", move=True), timeout=60)),
         threading.Thread(target=lambda: bob.call(lambda c: _race_once(c, "web-cup", move=False), timeout=60)),
