@@ -61,6 +61,7 @@ class Admission:
         self.writing: asyncio.Task[None] | None = None
         self.urgent = asyncio.Event()  # a connection waits for the batch: send it now
         self.heartbeat: asyncio.Task[None] | None = None
+        self.stopped = False
 
     def start(self) -> None:
         self.heartbeat = asyncio.get_running_loop().create_task(self._heartbeat())
@@ -68,6 +69,23 @@ class Admission:
     def stop(self) -> None:
         if self.heartbeat is not None:
             self.heartbeat.cancel()
+
+    async def close(self) -> None:
+        """Every connection is gone (the process stops): write the last counts now, then no more."""
+        self.stop()
+        if self.writing is not None:
+            self.writing.cancel()
+            try:
+                await self.writing
+            except (asyncio.CancelledError, Exception):
+                pass
+        self.stopped = True
+        names, self.changed = self.changed, set()
+        if names:
+            try:
+                await self.sessions.conn_counts({n: self._count_here(n) for n in names})
+            except Exception as exc:  # they expire with their lifetime anyway
+                self._failed("could not count connections in Redis", exc)
 
     async def _heartbeat(self) -> None:
         every = self.sessions.conn_ttl_ms / 3000
@@ -84,7 +102,7 @@ class Admission:
 
     def _write_soon(self, now: bool = False) -> None:
         """Start a batch (after BATCH_S unless `now`), unless one is being sent or waiting to be."""
-        if self.writing is None and (self.changed or self.waiters):
+        if self.writing is None and (self.changed or self.waiters) and not self.stopped:
             self.writing = asyncio.get_running_loop().create_task(self._write(0.0 if now else BATCH_S))
 
     async def _write(self, delay: float) -> None:
@@ -130,6 +148,8 @@ class Admission:
     async def _counted(self, name: str) -> int:
         """After the count of `name` here changed: the other processes' count, read by the next batch."""
         self.changed.add(name)
+        if self.stopped:
+            return 0  # the local counts alone decide
         waiter = asyncio.get_running_loop().create_future()
         self.waiters.append(waiter)
         self.urgent.set()

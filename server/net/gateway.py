@@ -387,3 +387,4 @@ class Gateway:
             await asyncio.wait_for(self.server.wait_closed(), timeout)
         except TimeoutError:
             log.warning("some connections did not close in time")
+        await self.admission.close()  # the closed connections' counts, written before Redis goes

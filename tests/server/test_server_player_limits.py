@@ -87,3 +87,19 @@ async def test_a_players_earlier_connection_gets_the_races_events(serve_process)
     start = await early.wait(lambda m: m.get("t") == "start" and m.get("race") == rid)
     await seat.wait(lambda m: m.get("t") == "start" and m.get("race") == rid)
     assert start["view"]
+
+
+async def test_a_stopped_process_leaves_no_connection_counts(serve_process):
+    """A graceful stop writes its last counts: the other process admits the address's full allowance at once."""
+    a, proc_a = serve_process("--max-conn-per-addr", "2")
+    b, _ = serve_process("--max-conn-per-addr", "2")
+    held = [await player(a, "a1"), await player(a, "a2")]
+    refused = await Raw.open(b)
+    assert await closed_code(refused) == 1008  # a holds the allowance
+    proc_a.terminate()
+    await asyncio.wait_for(asyncio.to_thread(proc_a.wait), DEADLINE)
+    for c in held:
+        await asyncio.wait_for(asyncio.gather(c.reader, return_exceptions=True), DEADLINE)
+    # a's counts are gone from Redis, not merely expiring (30 s): b admits two at once.
+    again = [await player(b, "b1"), await player(b, "b2")]
+    assert [(await c.request("ping"))["t"] for c in again] == ["pong", "pong"]
