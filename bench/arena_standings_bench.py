@@ -310,9 +310,15 @@ async def run(args: argparse.Namespace, log: Callable[[str], None]) -> dict[str,
                 lambda u: u.get("featured") == featured and u.get("count") == args.players, timeout
             )
 
-            cpu0, frames0, t0 = server.cpu(), bench.frames, time.perf_counter()
+            cpu0, wait0, frames0, t0 = server.cpu(), server.runq_wait(), bench.frames, time.perf_counter()
             latencies, missed = await measure(bench, store, skew, args, log)
-            cpu1, frames1, wall = server.cpu(), bench.frames, time.perf_counter() - t0
+            cpu1, wait1, frames1, wall = (
+                server.cpu(),
+                server.runq_wait(),
+                bench.frames,
+                time.perf_counter() - t0,
+            )
+            load = Path("/proc/loadavg").read_text().split()[0]
             for c in bench.watchers:
                 c.close()
         finally:
@@ -343,6 +349,9 @@ async def run(args: argparse.Namespace, log: Callable[[str], None]) -> dict[str,
         "frames": frames,
         "wall_s": round(wall, 1),
         "cpu_us_per_frame": {k: round((cpu1[k] - cpu0[k]) * 1e6 / max(1, frames), 1) for k in cpu0},
+        # the share of the measured time the server's main thread was runnable but had no CPU
+        "server_runq_wait_share": round((wait1["server"] - wait0["server"]) / wall, 2),
+        "loadavg_1min": float(load),
     }
 
 
@@ -375,6 +384,10 @@ def main() -> None:
     )
     cpu = ", ".join(f"{k} {v} µs" for k, v in res["cpu_us_per_frame"].items())
     print(f"CPU per arena_update frame to a watcher: {cpu} ({res['frames']} frames)")
+    print(
+        f"server waited for a CPU {res['server_runq_wait_share']:.0%} of the time;"
+        f" machine load average {res['loadavg_1min']}"
+    )
     if args.json:
         Path(args.json).write_text(json.dumps(res, indent=1))
 
