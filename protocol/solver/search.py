@@ -439,10 +439,29 @@ def solve(
     ``nodes`` bounds the positions expanded; ``seconds`` (optional) bounds
     the wall time. ``method`` defaults to the game's entry in ``METHOD``;
     both methods are complete, so "lost" is a proof either way.
-    Deterministic: with a node budget only, the same position always gives
-    the same result.
+    In the games of ``rollout.ROLLOUT_GAMES`` (Fours Up) a greedy rollout
+    that knows the deal goes first; its positions count in the budget, and
+    the complete search gets the rest. Deterministic: with a node budget
+    only, the same position always gives the same result.
     """
+    # (imported here: the rollout is built on this module's key and ordering)
+    from .rollout import ROLLOUT_GAMES, rollout
+
     chosen = method or METHOD[game.game_id]
+    start = time.perf_counter()
+    deadline = None if seconds is None else start + seconds
+    used = 0
+    if method is None and game.game_id in ROLLOUT_GAMES and not game.won:
+        line, used = rollout(game, nodes, deadline)
+        if line is not None:
+            return SolveResult("won", line, used, time.perf_counter() - start)
+        if used >= nodes or (deadline is not None and time.perf_counter() > deadline):
+            return SolveResult("unknown", (), used, time.perf_counter() - start)
+    left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
     if chosen == "best-first":
-        return _best_first(game, nodes, seconds)
-    return _depth_first(game, nodes, seconds)
+        result = _best_first(game, nodes - used, left)
+    else:
+        result = _depth_first(game, nodes - used, left)
+    if not used:
+        return result
+    return SolveResult(result.status, result.line, result.nodes + used, time.perf_counter() - start)
