@@ -8,14 +8,17 @@ pipelined batches (`--batch` calls per write). The CPU of redis-server
 (all its threads, from /proc/PID/task/*/schedstat) is read around `--calls`
 calls of each variant; the variants alternate for `--rounds` rounds and the
 median is printed, so that they meet the same load from the rest of a shared
-machine. The minimal scripted call is `return 1` with one key and one
-argument of a move frame's size.
+machine. Two baselines run beside them: the minimal scripted call, `return 1`
+with one key and one argument of a move frame's size, and the minimal
+stored write, a script doing one HSET of that argument (which also pays for
+its AOF entry).
 
     .venv/bin/python bench/move_script_bench.py                 # HEAD's move.lua vs the worktree's
     .venv/bin/python bench/move_script_bench.py old=REV:1 new=WORKTREE:32
 
-A variant is NAME=SOURCE:EVERY, SOURCE a git revision or WORKTREE, EVERY how
-often a move sends its position (1: every move, as before snapshots).
+A variant is NAME=SOURCE:EVERY, SOURCE a git revision, WORKTREE or a path
+ending in .lua (a script written for a measurement), EVERY how often a move
+sends its position (1: every move, as before snapshots).
 """
 
 from __future__ import annotations
@@ -176,9 +179,7 @@ def main() -> int:
         c = Conn(redis.port)
         sub = socket.create_connection(("127.0.0.1", redis.port))
         sub.sendall(pack(["SUBSCRIBE"] + [f"race:{rid(i)}" for i in range(RACES)]))
-        threading.Thread(
-            target=lambda: [None for _ in iter(lambda: sub.recv(1 << 20), b"")], daemon=True
-        ).start()
+        threading.Thread(target=drain, args=(sub,), daemon=True).start()
         results: dict[str, list[float]] = {k: [] for k in scripts}
         for _round in range(a.rounds):
             for name, (src, every) in scripts.items():
