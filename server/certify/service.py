@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -104,7 +105,12 @@ class Certifier:
             return
         # spawn: the worker must not inherit the event loop, its sockets or threads.
         ctx = multiprocessing.get_context("spawn")
-        self.executor = ProcessPoolExecutor(max_workers=self.settings.certify_workers, mp_context=ctx)
+        self.executor = ProcessPoolExecutor(
+            max_workers=self.settings.certify_workers,
+            mp_context=ctx,
+            initializer=work.exit_with_parent,
+            initargs=(os.getpid(),),
+        )
         self.task = asyncio.get_running_loop().create_task(self.refill_loop())
 
     async def stop(self) -> None:
