@@ -16,7 +16,7 @@ from protocol import messages as m
 from ..core import races as R
 from ..core import transitions
 from ..core.transitions import Transition
-from ..storage import OUTAGE, Conflict, encode_position
+from ..storage import Conflict, encode_position, is_outage
 from .lobby import ttl
 from .runtime import Runtime
 
@@ -104,8 +104,10 @@ class Clock:
                     await self.tick(rid)
             except Exception as exc:
                 failed += 1
-                if failed == 1:
-                    log.warning("deadline sweep failed: %s", exc, exc_info=not isinstance(exc, OUTAGE))
+                # A Redis outage goes into the process's one outage line (a redis-server that
+                # comes up between two crashes must not log it again); a fault once per streak.
+                if failed == 1 or is_outage(exc):
+                    svc.failed("deadline sweep failed", exc)
                 continue
             if failed:
                 log.info("deadline sweep back after %d failed sweeps", failed)

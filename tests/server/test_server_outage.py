@@ -27,6 +27,12 @@ def test_what_counts_as_an_outage() -> None:
             "-MISCONF Errors writing to the AOF file: No space left on device"
         )
     )
+    assert is_outage(
+        ResponseError(
+            "Command # 1 (HINCRBY conns:{127.0.0.1} p1 -1) of pipeline caused error: "
+            "('MISCONF Errors writing to the AOF file: No space left on device',)"
+        )
+    )
     assert not is_outage(hiredis.ReplyError("ERR Error running script (call to f_4622d2): bad argument"))
     assert not is_outage(ValueError("unexpected move script reply"))
 
