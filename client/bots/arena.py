@@ -63,7 +63,14 @@ async def play_arena(
                 continue
             # Paired while the notice could not reach us (a reconnect): catch up from a resync.
             race = info.race
-            st: m.State = await c.resync(race)
+            try:
+                st: m.State = await c.resync(race)
+            except client.ServerError as exc:
+                if exc.code != m.ErrorCode.NO_SUCH_RACE:
+                    raise
+                # Formed but not created yet (its process is still seating it, or died doing so
+                # and the arena releases it): its snapshot or its release comes later.
+                continue
             started = st.race.status == m.RaceStatus.RUNNING
             if st.race.status == m.RaceStatus.FINISHED:
                 played.add(race)

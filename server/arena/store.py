@@ -467,6 +467,7 @@ class ArenaStore:
                 keys.berserk(a),
                 keys.seq(a),
                 keys.last(a),
+                keys.channel(a),
             ],
             [self.clock(), arena.grace_ms],
         )

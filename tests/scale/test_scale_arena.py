@@ -66,8 +66,6 @@ def recomputed(results: dict[str, dict]) -> dict[str, int]:
     return dict(points)
 
 
-# Failed in the final quiet run of this round (not yet understood): left out of the default run until fixed; `-m unstable` runs it.
-@pytest.mark.unstable
 async def test_bots_run_an_arena_across_two_processes(redis_node, start_server):
     servers = [start_server(redis_node.url, *ARENA_FLAGS) for _ in range(2)]
     admin = await client.connect(servers[0].url, name="admin")
@@ -117,11 +115,17 @@ async def test_bots_run_an_arena_across_two_processes(redis_node, start_server):
         assert [(x.player, x.points, x.rank) for x in boards[0].top] == [
             (row.standing.player, row.standing.points, row.rank) for row in final
         ]
-        # the watchers got live updates, of the joins on either process too
+        # the watchers got live updates, of the joins on either process too, the last one final
+        # (on either process: it comes within an update period, which a loaded machine may stretch)
         for w in watchers:
-            updates = [ev for ev in w.pending_events() if isinstance(ev, m.ArenaUpdate)]
+            updates: list[m.ArenaUpdate] = []
+
+            def last_is_final(w: client.Client = w, updates: list[m.ArenaUpdate] = updates) -> bool:
+                updates.extend(ev for ev in w.pending_events() if isinstance(ev, m.ArenaUpdate))
+                return bool(updates) and updates[-1].final
+
+            await until(last_is_final, what="a final arena update")
             assert any(u.count == BOTS for u in updates)
-            assert updates[-1].final
     finally:
         for c in [admin, *watchers, *bots_c]:
             await c.close()
