@@ -158,6 +158,7 @@ async def test_an_arena_survives_a_kill9(redis_node, start_server):
         await until(some_applied, timeout=2 * DEADLINE, interval=0.1)
         servers[0].kill9()
         killed_at = int(await r.get(arena_keys.seq("kill-arena")))  # the arena's counter then
+        formed_then = await store.formed("kill-arena")
         await asyncio.wait_for(playing, timeout=25 + 30 + 3 * DEADLINE)
 
         async def finalized() -> bool:
@@ -169,9 +170,12 @@ async def test_an_arena_survives_a_kill9(redis_node, start_server):
         final = await store.final("kill-arena")
         assert final is not None
         assert_consistent(results, final, [b.player for b in bots])
-        # the bots of the dead process kept playing on the other one
+        # the bots of the dead process kept playing on the other one; but for those of a race
+        # the dead process had formed and not created yet: that race is released only after a
+        # safe delay (LOST_AFTER_MS), which may be past the arena's end
         after = {p for res in results.values() if int(res["formed_seq"]) > killed_at for p in res["players"]}
-        assert {b.player for b in bots[::2]} <= after, servers[1].log_text()[-3000:]
+        lost = {p for rid, f in formed_then.items() if rid not in results for p in f["players"]}
+        assert {b.player for b in bots[::2]} - lost <= after, servers[1].log_text()[-3000:]
     finally:
         for c in [admin, *bots_c]:
             await c.close()
