@@ -17,14 +17,19 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from protocol import messages as m
 from protocol.messages import ErrorCode
 from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
+from ..arena.records import Podium
 from ..arena.schedule import HOUR_MS, MAX_DURATION_MS, status
+from ..core.berserk import berserk
 from ..core.races import RaceError
 from .arena_loop import ArenaLoop
+from .lobby import snapshot_reply
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.races import Race
@@ -41,6 +46,12 @@ def _race_error(exc: ArenaError) -> RaceError:
     known = {c.value for c in ErrorCode}
     code = ErrorCode(exc.code) if exc.code in known else ErrorCode.BAD_ARENA
     return RaceError(code, exc.message)
+
+
+def podium(p: Podium) -> m.ArenaPodium:
+    return m.ArenaPodium(
+        arena=p.arena, name=p.name, game=p.game, ends=p.ends, rank=p.rank, points=p.points, players=p.players
+    )
 
 
 def row(r: Row) -> m.ArenaRow:
@@ -78,13 +89,25 @@ class ArenaHandlers:
                 m.ArenaStandings: self.standings,
                 m.ArenaUnwatch: self.unwatch,
                 m.ArenaCreate: self.create,
+                m.ArenaBerserk: self.berserk,
             }
         )
+        profile = s.handlers.get(m.Profile)
+        if profile is not None:  # accounts exist: their profiles show their arena podiums
+            s.handlers[m.Profile] = self._with_podiums(profile)
         s.end_hooks.append(self.on_end)
         s.disconnect_hooks.append(self.on_disconnect)
         s.bus_hooks[b"{arena:"] = self.on_bus
         s.spawn(self.loop.run())
         s.spawn(self.updates())
+
+    def _with_podiums(self, profile: Any) -> Any:
+        async def with_podiums(conn: Conn, msg: m.Profile) -> m.ProfileData:
+            data: m.ProfileData = await profile(conn, msg)
+            places = await self.store.podiums(data.player)
+            return msgspec.structs.replace(data, arenas=[podium(p) for p in places] or None)
+
+        return with_podiums
 
     async def _call(self, coro: Any) -> Any:
         try:
@@ -157,6 +180,21 @@ class ArenaHandlers:
         await self._info(msg.arena)
         await self.store.withdraw(msg.arena, conn.player)
         return await self.arena_data(conn, msg.rid, msg.arena)
+
+    async def berserk(self, conn: Conn, msg: m.ArenaBerserk) -> m.RaceSnapshot:
+        """Half the clock of the player's arena race, before it starts. The race is changed
+        first (it refuses once started): a berserk recorded for scoring always had half the clock."""
+        info = await self._info(msg.arena)
+        pid = conn.player
+        formed = (await self.store.formed(msg.arena)).get(msg.race)
+        if not info.arena.berserk:
+            raise RaceError(ErrorCode.BAD_ARENA, f"arena {msg.arena!r} does not allow berserk")
+        if formed is None or pid not in formed["players"]:
+            raise RaceError(ErrorCode.BAD_ARENA, f"race {msg.race!r} is not your race in this arena")
+        race = await self.service.lobby.mutate(msg.race, lambda r, _now: berserk(r, pid))
+        if not await self.store.berserk(msg.arena, msg.race, pid):
+            log.warning("arena %s: berserk of %s in race %s not recorded", msg.arena, pid, msg.race)
+        return snapshot_reply(msg, race, pid)
 
     async def create(self, conn: Conn, msg: m.ArenaCreate) -> m.ArenaData:
         if not self.service.settings.arena_create:

@@ -65,6 +65,8 @@ class Clock:
                     await self._begin(race, now)
                 elif what == "end":
                     await self._end(race, now)
+                elif what == "timeout":
+                    await self._time_out(race, now)
                 else:
                     await svc.store.schedule(rid, R.next_timer(race))
                     return
@@ -88,6 +90,11 @@ class Clock:
 
     async def _begin(self, race: R.Race, now: int) -> None:
         t = transitions.start(race)
+        await self._commit(race, t, now)
+        await self.svc.store.schedule(race.race, t.timer)
+
+    async def _time_out(self, race: R.Race, now: int) -> None:
+        t = transitions.stop_out_of_time(race, now)
         await self._commit(race, t, now)
         await self.svc.store.schedule(race.race, t.timer)
 

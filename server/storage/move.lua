@@ -1,7 +1,7 @@
 -- The move path: ONE call per accepted move (server/storage/moves.py).
 -- The server process has already checked the move against its cached
 -- position; this script re-checks atomically what only Redis knows for sure
--- (race status, deadline, the stored move count n), then stores the result
+-- (race status, deadline and the player's own, the stored move count n), then stores the result
 -- and publishes the public progress event, ready to forward.
 --
 -- KEYS: 1 race hash {race:ID}, 2 player hash {race:ID}:p:PID,
@@ -28,9 +28,11 @@ if r[1] ~= 'running' then return {'race-not-running'} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if now >= tonumber(r[2]) then return {'race-not-running'} end
-local p = redis.call('HMGET', KEYS[2], 'n', 'status')
+local p = redis.call('HMGET', KEYS[2], 'n', 'status', 'dl')
 local n = tonumber(p[1])
 if not n then return {'not-in-race'} end
+-- An arena player who berserked has their own, earlier deadline: their game is over.
+if p[3] and now >= tonumber(p[3]) then return {'game-over', n} end
 local kind = ARGV[1]
 local sent = tonumber(ARGV[2])
 if kind ~= 'f' then
