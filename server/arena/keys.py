@@ -26,7 +26,8 @@ key                             type    contents
 ``{arena:ID}:seq``              string  counter ordering pairings and applies
 ``{arena:ID}:final``            string  JSON final standings [{rank, standing}...], written once
                                         at finalization. Permanent.
-``{arena:ID}:live``             pubsub  JSON {race, seq} after each applied race (channel)
+``{arena:ID}:live``             pubsub  JSON {race, seq} after each applied race, {final} once
+                                        finalized (channel)
 ``{arenas}:index``              zset    arena id → start ms (listing; its own slot)
 ``{arena-player:PID}:podiums``  hash    arena id → JSON podium place (results.Podium) of the
                                         player, written after finalization. Permanent.

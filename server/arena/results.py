@@ -175,6 +175,7 @@ class Results(StoreBase):
                 keys.berserk(a),
                 keys.seq(a),
                 keys.last(a),
+                keys.channel(a),
             ],
             [self.clock(), arena.grace_ms],
         )

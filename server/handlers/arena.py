@@ -39,6 +39,18 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("solrace.arena")
 
 DEFAULT_TOP, DEFAULT_AROUND = 10, 2
+# Standings reads in flight at once during a live update pass (bounded: they share the
+# process's Redis connection pool with the races).
+UPDATE_READS_AT_ONCE = 32
+
+
+def final_board(rows: list[Row], player: str, top: int, around: int) -> Board:
+    """The frozen standings as a watcher sees them: the top, and ``player``'s neighbourhood."""
+    mine = next((i for i, r in enumerate(rows) if r.standing.player == player), None)
+    near = tuple(rows[max(0, mine - around) : mine + around + 1]) if mine is not None else ()
+    return Board(len(rows), tuple(rows[:top]), rows[mine] if mine is not None else None, near)
+
+
 LISTED_PAST_MS = 24 * HOUR_MS  # arena list: ended arenas shown this long
 
 
@@ -221,10 +233,7 @@ class ArenaHandlers:
         info = await self._info(arena_id)
         final = info.finalized is not None
         if final:
-            rows = await self.store.final(arena_id) or []
-            mine = next((i for i, r in enumerate(rows) if r.standing.player == player), None)
-            near = tuple(rows[max(0, mine - around) : mine + around + 1]) if mine is not None else ()
-            b = Board(len(rows), tuple(rows[:top]), rows[mine] if mine is not None else None, near)
+            b = final_board(await self.store.final(arena_id) or [], player, top, around)
         else:
             b = await self.store.standings(arena_id, top, player, around)
         return status(info.arena, self.service.now_ms()), final, b
@@ -304,24 +313,40 @@ class ArenaHandlers:
             return
         self.dirty.discard(arena_id)
         self.sent[arena_id] = seen
+        # The arena and (once final) its standings are read once per pass; each watcher's
+        # own rows are read UPDATE_READS_AT_ONCE at a time, not one round trip after another
+        # (with hundreds of watchers the serial reads made the pass outlast ARENA_UPDATE).
+        info = await self._info(arena_id)
+        st = status(info.arena, self.service.now_ms())
+        final = info.finalized is not None
+        final_rows = (await self.store.final(arena_id) or []) if final else []
+        watching = list(self.watchers.get(arena_id, {}).items())
         frames: dict[tuple[str, int, int], bytes] = {}
-        for conn, (top, around) in list(self.watchers.get(arena_id, {}).items()):
-            k = (conn.player, top, around)
-            if k not in frames:
-                st, final, b = await self.board(arena_id, conn.player, top, around)
-                frames[k] = m.encode(
-                    m.ArenaUpdate(
-                        arena=arena_id,
-                        status=st,
-                        final=final,
-                        count=b.count,
-                        top=[row(r) for r in b.top],
-                        me=row(b.me) if b.me else None,
-                        around=[row(r) for r in b.around],
-                        featured=featured,
-                    )
+
+        async def frame(k: tuple[str, int, int]) -> None:
+            player, top, around = k
+            if final:
+                b = final_board(final_rows, player, top, around)
+            else:
+                b = await self.store.standings(arena_id, top, player, around)
+            frames[k] = m.encode(
+                m.ArenaUpdate(
+                    arena=arena_id,
+                    status=st,
+                    final=final,
+                    count=b.count,
+                    top=[row(r) for r in b.top],
+                    me=row(b.me) if b.me else None,
+                    around=[row(r) for r in b.around],
+                    featured=featured,
                 )
-            conn.send(frames[k])
+            )
+
+        wanted = list(dict.fromkeys((conn.player, top, around) for conn, (top, around) in watching))
+        for i in range(0, len(wanted), UPDATE_READS_AT_ONCE):
+            await asyncio.gather(*(frame(k) for k in wanted[i : i + UPDATE_READS_AT_ONCE]))
+        for conn, (top, around) in watching:
+            conn.send(frames[(conn.player, top, around)])
 
 
 def install(service: Service, store: ArenaStore) -> ArenaHandlers:
