@@ -1,14 +1,55 @@
 """A race before its start: creation, join, leave, ready, the host's start, the countdown.
 
-Each function takes the loaded race and returns the changed copy, or raises
-`RaceError` with the protocol error code of the refusal.
+Each change takes the loaded race and returns the changed copy, or raises
+`RaceError` with the protocol error code of the refusal. Several processes
+may change the same race: the lobby handler loads it, applies a change,
+and commits what `lobby_commit` says compare-and-set on the loaded version;
+on a conflict it waits `retry_delay_s` and starts again, at most
+`CAS_ATTEMPTS` times.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from protocol import messages as m
 from protocol.messages import ErrorCode
 
+from .lifecycle import ttl_ms
+from .race_views import snapshot
 from .record import COUNTDOWN, LOBBY, READY, WAITING, Player, Race, RaceError
+
+#: Compare-and-set attempts of one lobby change before it is refused (`internal`, "too busy").
+CAS_ATTEMPTS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyCommit:
+    """What one lobby change writes, compare-and-set on the version it was loaded at."""
+
+    race: Race  # the new state, its version set
+    event: bytes  # the `race` snapshot published at race.ver
+    ttl_ms: int  # how long the race's keys live from now
+    timer: int | None  # the countdown's end when this change started it (the sweeper's next look)
+
+
+def lobby_commit(old: Race, new: Race, now: int, lobby_ttl_s: int, finished_ttl_s: int) -> LobbyCommit | None:
+    """What to write after a change turned `old` into `new` (None: the change was a no-op)."""
+    if new is old:
+        return None
+    new.ver = old.ver + 1
+    started = new.status == COUNTDOWN and old.status != COUNTDOWN
+    return LobbyCommit(
+        race=new,
+        event=m.encode(m.RaceSnapshot(**snapshot(new))),
+        ttl_ms=ttl_ms(new, now, lobby_ttl_s, finished_ttl_s),
+        timer=new.starts_at if started else None,
+    )
+
+
+def retry_delay_s(attempt: int) -> float:
+    """The wait after the `attempt`-th conflict (from 0): short, longer as writers keep colliding."""
+    return 0.001 * attempt
 
 
 def new_race(

@@ -14,7 +14,8 @@ deadline, n) atomically.
 This module is the front of that logic, which lives in four modules:
 ``record`` (the data and `RaceError`), ``lobby`` (before the start),
 ``lifecycle`` (the clock, the start, the end and its ranking) and
-``race_views`` (what the wire sees). Callers use ``races`` alone.
+``race_views`` (what the wire sees). Callers use ``races`` for all of it;
+the lobby handler's compare-and-set plan is ``lobby.lobby_commit``.
 
 Lifecycle::
 
