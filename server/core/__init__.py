@@ -19,4 +19,5 @@ server/handlers and server/service.py do it. Tested alone in tests/server/core.
 ``spectators``   spectator boards: sampling and the delay
 ``frames``       the progress event, built in one place
 ``session``      a connection's session: its player and where it takes part
+``hello``        hello's decisions: resume or create, the new-session limit, what it rejoins
 """

@@ -7,14 +7,12 @@ is refused with `rate-limited` and the wait in `retry_ms`.
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import secrets
 
 from protocol import messages as m
-from protocol.messages import ErrorCode, RaceStatus
 
-from ..core.races import RaceError
+from ..core import hello as hello_rules
 from ..core.session import Session
 from ..storage import keys
 from .runtime import Runtime
@@ -22,50 +20,29 @@ from .runtime import Runtime
 log = logging.getLogger("solrace.session")
 
 
-def exempt_networks(spec: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    return [ipaddress.ip_network(x.strip(), strict=False) for x in spec.split(",") if x.strip()]
-
-
 class SessionHandlers:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
-        self.exempt = exempt_networks(svc.settings.limit_exempt)
-
-    def limit_exempt(self, addr: str) -> bool:
-        """Addresses whose new sessions are not counted (local tools; the limit_exempt setting)."""
-        try:
-            ip = ipaddress.ip_address(addr)
-        except ValueError:
-            return False
-        return any(ip in net for net in self.exempt)
+        self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
 
     async def hello(self, s: Session, msg: m.Hello) -> m.Welcome:
         svc = self.svc
         st = svc.settings
-        if msg.v not in m.SUPPORTED_VERSIONS:
-            raise RaceError(
-                ErrorCode.BAD_VERSION,
-                f"protocol version {msg.v} is not supported",
-                supported=list(m.SUPPORTED_VERSIONS),
-            )
-        if msg.name is not None and len(msg.name) > st.max_name:
-            raise RaceError(ErrorCode.BAD_MESSAGE, f"`name`: at most {st.max_name} characters", field="name")
-        if msg.token is not None:
-            found = await svc.resume(s, msg.token, msg.name)  # a guest's or an account's token
+        plan = hello_rules.plan_hello(
+            msg.v, msg.name, msg.token, s.addr, max_name=st.max_name, exempt=self.exempt
+        )
+        if plan.resume is not None:
+            found = await svc.resume(s, plan.resume, msg.name)  # a guest's or an account's token
             if found is None:
-                raise RaceError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
+                raise hello_rules.unknown_token()
             pid, name = found
-            token = msg.token
+            token = plan.resume
         else:
-            if not self.limit_exempt(s.addr):
+            if plan.count_new:
                 wait_ms = await svc.store.sessions.admit_new(s.addr)
                 if wait_ms:
-                    raise RaceError(
-                        ErrorCode.RATE_LIMITED,
-                        "too many new sessions from this address; resume one with its token",
-                        retry_ms=wait_ms,
-                    )
-            name = msg.name or f"player-{secrets.token_hex(2)}"
+                    raise hello_rules.too_many_new_sessions(wait_ms)
+            name = hello_rules.new_session_name(msg.name, secrets.token_hex(2))
             pid, token = await svc.store.sessions.new_session(name)
         s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
@@ -73,7 +50,7 @@ class SessionHandlers:
         rids = await svc.store.player_races(pid)
         for rid in rids:
             _now, race = await svc.store.load_race(rid)
-            if race is not None and race.status != RaceStatus.FINISHED:
+            if hello_rules.rejoins(race):
                 svc.add_member(s, race)
         return m.Welcome(
             rid=msg.rid,
