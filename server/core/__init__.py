@@ -17,6 +17,8 @@ server/handlers and server/service.py do it. Tested alone in tests/server/core.
 ``moves``        the move path's decisions: the cached game, fast or slow path, acks and refusals
 ``room``         one race on this process: event order, who receives what, its timer
 ``spectators``   spectator boards: sampling and the delay
+``race_list``    the race list: which indexed races show, which leave the index
+``gap_fill``     after a pub/sub reconnect: what a room missed, the retries
 ``frames``       the progress event, built in one place
 ``session``      a connection's session: its player and where it takes part
 ``hello``        hello's decisions: resume or create, the new-session limit, what it rejoins
