@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from depth import DEEP, QUICK
 from hypothesis import settings
 
 from server.config import Settings
@@ -36,7 +37,10 @@ from server.storage.embedded_redis import EmbeddedRedis
 
 # Timing is measured by the benchmarks, not by unit tests: a per-example deadline fails
 # property tests on a loaded machine (a 0.3 ms example once took 260 ms there).
-settings.register_profile("solrace", deadline=None)
+# The default run is quick; `pytest --hypothesis-profile=deep` tries ten times more
+# examples, frames and mutations in every property test and fuzzer (tests/depth.py).
+settings.register_profile("solrace", deadline=None, max_examples=QUICK)
+settings.register_profile("deep", deadline=None, max_examples=DEEP)
 settings.load_profile("solrace")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,10 +156,14 @@ def serve_process(fast_settings):
         return url, proc
 
     yield start
+    # All stop at once: each may wait its few seconds for clients of the test's (closed)
+    # event loop to answer its close frame, and those waits overlap instead of adding up.
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    for proc in procs:
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
