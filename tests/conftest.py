@@ -22,6 +22,7 @@ so that the suite passes on a loaded machine.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -114,7 +115,7 @@ def ws_url(server) -> str:
 
 
 @pytest.fixture
-def serve_process(fast_settings):
+async def serve_process(fast_settings):
     procs: list[subprocess.Popen] = []
 
     def start(*flags: str, env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen]:
@@ -156,14 +157,15 @@ def serve_process(fast_settings):
         return url, proc
 
     yield start
-    # All stop at once: each may wait its few seconds for clients of the test's (closed)
-    # event loop to answer its close frame, and those waits overlap instead of adding up.
+    # All stop at once, and the test's event loop keeps running meanwhile: the servers'
+    # close frames reach clients the test left open, which answer them, and the servers
+    # need not wait out their close timeout.
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()
     for proc in procs:
         try:
-            proc.wait(10)
+            await asyncio.to_thread(proc.wait, 10)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
