@@ -4,16 +4,32 @@ A finished race ranks its players so:
 
 1. Winners first (every card home), by the time from the start to the win;
    winners with the same time tie, whatever their moves.
-2. Everyone else after every winner: more cards home first, then the
-   earlier moment that final count was first reached (``home_at_ms``; an
-   unknown moment counts as the latest), then fewer moves.
+2. Everyone else after every winner, by
+   a. more cards home (the deal's own home cards, such as Fours Up's eight
+      4s, count alike for everyone on the deal, so this is more cards played
+      home by the player's own moves);
+   b. then the earlier moment that final count was first reached
+      (``home_at_ms``; 0 when the player brought no card home beyond the
+      deal's, since the deal already had that count; an unknown moment
+      counts as the latest);
+   c. then **more** moves. This is what makes play count: a player who made
+      no move at all has the fewest, so among players with the same cards
+      home (Fours Up: finishing at once, with the 4s home from the deal,
+      against playing on without bringing another card home) the one who
+      played ranks above the one who did nothing.
 
-Entries with equal keys share a rank (standard competition ranking: 1, 1, 3).
+Entries with equal keys share a rank (standard competition ranking: 1, 1, 3),
+and are listed by player id, so the order is deterministic.
+
+The time a ranking shows ("Time") is not a ranking key for non-winners: it
+is the time to win for a winner, the moment of the declaration for a player
+who finished (``time_ms``) and the player's last move for one whose clock ran
+out (``last_move_ms``, nil with no move).
 
 Everything here is pure and typed over plain data, so the server, the daily
 leaderboard and the clients (``verify``, the TUI) rank the same way:
 
-- ``home_at``, ``entry`` and ``rank``: one race's ranking rows, as the
+- ``home_at``, ``last_move``, ``entry`` and ``rank``: one race's ranking rows, as the
   ``end`` message carries them (``RankEntry`` fields);
 - ``sort_key``: the order itself, for checking a ranking someone else made;
 - ``Result``, ``pack`` and ``unpack``: the same order packed into one 53-bit
@@ -37,8 +53,9 @@ is packed into a 53-bit integer, lower is better (rank 1 = ``ZRANGE`` index
   else (start → the earliest moment the final home count was reached); ms,
   0…16 777 215 (4 h 39 min; a race lasts at most 2 h). An unknown
   ``home_at_ms`` counts as the largest value.
-- ``moves`` 0…2 097 151 (the rate limit allows ~216 000 in 2 h); 0 for a
-  winner, whose moves do not rank.
+- ``moves``: ``2 097 151 - moves`` (more moves rank higher), moves 0…2 097 151
+  (the rate limit allows ~216 000 in 2 h); 0 for a winner, whose moves do not
+  rank.
 
 Values above a field's range *saturate* (they compare equal to the largest
 value, never overflow into the next field), so order is exact within the
@@ -77,7 +94,7 @@ def sort_key(won: bool, time_ms: int | None, home: int, home_at_ms: int | None, 
     """The ranking order: lower sorts first, equal keys share a rank."""
     if won:
         return (0, time_ms or 0, 0, 0)
-    return (1, -home, float("inf") if home_at_ms is None else home_at_ms, moves)
+    return (1, -home, float("inf") if home_at_ms is None else home_at_ms, -moves)
 
 
 def entry_key(e: Mapping[str, Any]) -> SortKey:
@@ -102,6 +119,11 @@ def home_at(starts_at: int, final_home: int, log: Iterable[tuple[int, int]], ini
     return 0  # unreachable for a consistent log
 
 
+def last_move(starts_at: int, log: Sequence[tuple[int, int]]) -> int | None:
+    """ms from the start to the player's last move, None when they made none."""
+    return log[-1][0] - starts_at if log else None
+
+
 def entry(
     *,
     player: str,
@@ -111,7 +133,7 @@ def entry(
     moves: int,
     at: int | None,
     starts_at: int,
-    log: Iterable[tuple[int, int]],
+    log: Sequence[tuple[int, int]],
     initial_home: int = 0,
 ) -> dict[str, Any]:
     """One player's unranked row: `at` is when their status last changed (the win or declaration)."""
@@ -125,12 +147,14 @@ def entry(
         "moves": moves,
         "time_ms": (at - starts_at) if status in (WON, DECLARED) and at is not None else None,
         "home_at_ms": home_at(starts_at, home, log, initial_home),
+        "last_move_ms": last_move(starts_at, log),
     }
 
 
 def rank(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The rows sorted by the rule, each with its ``rank`` first; equal keys share a rank."""
-    keyed = sorted(((entry_key(row), row) for row in rows), key=lambda kr: kr[0])
+    """The rows sorted by the rule, each with its ``rank`` first; equal keys share a
+    rank and are listed by player id (as on the daily board)."""
+    keyed = sorted(((entry_key(row), row) for row in rows), key=lambda kr: (kr[0], str(kr[1]["player"])))
     out: list[dict[str, Any]] = []
     prev: SortKey | None = None
     for i, (k, row) in enumerate(keyed):
@@ -154,6 +178,7 @@ class Result:
     moves: int
     time_ms: int | None  # start → win/finish; nil for a timeout
     home_at_ms: int | None  # start → earliest moment the final home was reached
+    last_move_ms: int | None = None  # start → the last move; shown, never ranked
 
     def __post_init__(self) -> None:
         if not 0 <= self.home <= self.total:
@@ -162,7 +187,7 @@ class Result:
             raise ValueError("won must mean every card home")
         if self.won and self.time_ms is None:
             raise ValueError("a win needs its time_ms")
-        for name in ("moves", "time_ms", "home_at_ms"):
+        for name in ("moves", "time_ms", "home_at_ms", "last_move_ms"):
             v = getattr(self, name)
             if v is not None and v < 0:
                 raise ValueError(f"{name} is negative")
@@ -176,6 +201,7 @@ class Result:
             "moves": self.moves,
             "time_ms": self.time_ms,
             "home_at_ms": self.home_at_ms,
+            "last_move_ms": self.last_move_ms,
         }
 
     @classmethod
@@ -188,13 +214,14 @@ class Result:
             moves=int(d["moves"]),
             time_ms=None if d.get("time_ms") is None else int(d["time_ms"]),
             home_at_ms=None if d.get("home_at_ms") is None else int(d["home_at_ms"]),
+            last_move_ms=None if d.get("last_move_ms") is None else int(d["last_move_ms"]),
         )
 
 
 def ranking_key(r: Result) -> SortKey:
     """The order ``pack`` encodes, unpacked (for tests): ``sort_key`` with the field saturation."""
     home_at_ms = MAX_T if r.home_at_ms is None else r.home_at_ms
-    return sort_key(r.won, r.time_ms, r.home, home_at_ms, r.moves)
+    return sort_key(r.won, r.time_ms, r.home, home_at_ms, min(r.moves, MAX_MOVES))
 
 
 def pack(r: Result) -> int:
@@ -204,12 +231,13 @@ def pack(r: Result) -> int:
         t, moves = r.time_ms or 0, 0
     else:
         t = MAX_T if r.home_at_ms is None else r.home_at_ms
-        moves = r.moves
+        moves = MAX_MOVES - min(r.moves, MAX_MOVES)
     return (missing << _MISSING_SHIFT) | (min(t, MAX_T) << _T_SHIFT) | min(moves, MAX_MOVES)
 
 
 def unpack(score: float | int) -> tuple[int, int, int]:
-    """``(missing, t, moves)`` of a packed score (Redis returns it as a float)."""
+    """``(missing, t, moves)`` of a packed score (Redis returns it as a float);
+    ``moves`` is the stored field, ``MAX_MOVES - moves`` for a non-winner."""
     s = int(score)
     if s != score or not 0 <= s <= MAX_SCORE:
         raise ValueError(f"not a packed score: {score!r}")

@@ -7,7 +7,8 @@ MessagePack file, or fetched from a server (`--url ws://HOST:PORT/ws` with
 `--race ID`, or `--daily GAME --date YYYY-MM-DD [--player ID]`). Its fields:
 
     game, seed, rules_version?, deal_version?, commitment?, starts_at?,
-    ranking: [{rank, player, name, status, won, home, moves, time_ms, home_at_ms}],
+    ranking: [{rank, player, name, status, won, home, moves, time_ms, home_at_ms,
+               last_move_ms?}],
     players: [{player, name, moves: [[move, at], ...], starts_at?}]
 
 What is checked, independently of the server's code:
@@ -22,9 +23,12 @@ What is checked, independently of the server's code:
    ``home``, ``moves``; with the start time (``starts_at``, or inferred from
    one player and then checked against the others) also ``time_ms`` of a win
    and ``home_at_ms`` (start → the first moment the final home count was
-   reached; 0 if it is the count dealt home, as Fours Up's 4s).
-4. The order: winners by ``time_ms``; then ``home`` (more first), then
-   ``home_at_ms``, then fewer ``moves``; equal keys share a rank (1, 1, 3).
+   reached; 0 if it is the count dealt home, as Fours Up's 4s), and
+   ``last_move_ms`` when given (start → the last move; nil with no move).
+4. The order, by the rule of ``protocol.ranking``: winners by ``time_ms``;
+   then ``home`` (more first), then ``home_at_ms``, then **more** ``moves``
+   (a player who made no move ranks below one who played); equal keys share
+   a rank (1, 1, 3).
 5. A certified deal's proof (``proof``, with ``par``): the solver's winning
    line, re-played from the deal, must win, and ``par`` must be its length.
 
@@ -81,6 +85,7 @@ class Replayed:
     moves: int
     win_at: int | None  # time of the winning move
     first_at: dict[int, int | None]  # home count -> time first reached (None: at the start)
+    last_at: int | None  # time of the last move (None: no move)
 
 
 def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Report) -> Replayed | None:
@@ -110,7 +115,7 @@ def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Rep
         first_at.setdefault(g.cards_home, at)
         if g.won:
             win_at = at
-    return Replayed(g.won, g.cards_home, len(moves), win_at, first_at)
+    return Replayed(g.won, g.cards_home, len(moves), win_at, first_at, prev_at)
 
 
 def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | None = None) -> Report:
@@ -209,6 +214,11 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
         if e.get("home_at_ms") is not None and e["home_at_ms"] != want_at:
             report.problems.append(
                 f"{who}: recorded home_at_ms {e['home_at_ms']}, the replay gives {want_at}"
+            )
+        want_last = None if r.last_at is None else r.last_at - start
+        if e.get("last_move_ms") is not None and e["last_move_ms"] != want_last:
+            report.problems.append(
+                f"{who}: recorded last_move_ms {e['last_move_ms']}, the replay gives {want_last}"
             )
         if r.won and r.win_at is not None and e.get("time_ms") != r.win_at - start:
             report.problems.append(

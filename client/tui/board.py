@@ -476,10 +476,24 @@ def progress_line(
     return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {n:>4} moves  {status}"
 
 
+def time_text(r: dict[str, Any]) -> str:
+    """The time a ranking row shows, labelled with what it measures: the time to
+    win for a winner, the declaration for one who finished, the last move for
+    one whose clock ran out. For non-winners it only informs: cards home and
+    moves rank them (protocol/ranking.py)."""
+    if r.get("won"):
+        return "won in " + duration(r.get("time_ms"))
+    if r.get("status") == "finished" and r.get("time_ms") is not None:
+        return "finished at " + duration(r.get("time_ms"))
+    if r.get("last_move_ms") is not None:
+        return "last move at " + duration(r.get("last_move_ms"))
+    return "no move" if r.get("moves") == 0 else "time up"
+
+
 def ranking_lines(ranking: list[dict[str, Any]]) -> list[str]:
     out = []
     for r in ranking:
-        t = duration(r.get("time_ms")) if r.get("won") else "home at " + duration(r.get("home_at_ms"))
+        t = time_text(r)
         out.append(
             f"{r.get('rank', '?'):>2}. {str(r.get('name') or r.get('player'))[:16]:<16} "
             f"{r.get('status', ''):<8} {r.get('home', 0):>3} home  {r.get('moves', 0):>4} moves  {t}"

@@ -178,6 +178,13 @@ class RaceModel:
             row.home = msg.get("home", row.home)
             row.status = self.my_status or row.status
 
+    def declared_finished(self) -> None:
+        """The player's own `finish` was accepted: the server sends its progress
+        event only to the others, so the player's own row changes here."""
+        self.my_status = "finished"
+        if self.me in self.players:
+            self.players[self.me].status = "finished"
+
     def _on_progress(self, msg: dict[str, Any]) -> None:
         self._ver(msg)
         pid = str(msg["player"])

@@ -500,7 +500,7 @@ class PlayApp(App[int]):
                 reply = await s.request(word, race=m.race_id)
             if word == "finish":
                 self.say("you declared your game finished")
-                m.my_status = "finished"
+                m.declared_finished()
             elif word == "leave":
                 self.say("you left the race")
             else:

@@ -133,4 +133,12 @@ DEFAULT_LIMITS: Final[dict[str, int]] = {
     "HELLO_TIMEOUT": 10,  # s
     "SESSION_TTL": 7 * 24 * 3600,  # s
     "MAX_CONN_PER_ADDR": 64,
+    "MAX_CONN_PER_PLAYER": 8,
+    "NEW_SESSIONS_PER_MIN": 30,  # hellos without a token, per address
+    "FRESH_SESSION_TTL": 6 * 3600,  # s, until a token's player has played
+    "RATE_CLOSE": 200,  # rate-limited messages in a row before 1008
+    "OUTBOUND_BYTES": 256 * 1024,
+    "RESYNC_EVENTS": 256,
+    "QUICK_BOT_AFTER_S": 20,  # 0: never
+    "ARENA_UPDATE": 1000,  # ms
 }

@@ -420,6 +420,7 @@ class RankEntry(Nested):
     moves: int
     time_ms: int | None  # start → win/finish; nil for a timeout
     home_at_ms: int | None  # start → the moment the final `home` was reached
+    last_move_ms: int | None = None  # start → the player's last move; nil with none (shown, not ranked)
 
 
 class SummaryPlayer(Nested):
@@ -636,6 +637,7 @@ class DailyEntry(Nested):
     time_ms: int | None
     home_at_ms: int | None
     race: str
+    last_move_ms: int | None = None  # as in RankEntry
 
 
 class DailyYou(Nested):
@@ -695,6 +697,7 @@ class HistoryDay(Nested):
     race: str
     rank: int | None
     count: int
+    last_move_ms: int | None = None  # as in RankEntry
 
 
 class HistoryData(ServerMsg, tag="history"):

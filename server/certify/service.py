@@ -88,7 +88,7 @@ class Certifier:
         self.task: asyncio.Task[None] | None = None
         # Checked by the refill loop as well as cancelling it: a cancellation that
         # lands while a solve's future settles can be lost, the flag cannot.
-        self.stopping = False
+        self.stopping = asyncio.Event()
         self.wake = asyncio.Event()
         self.backoff: dict[str, float] = {}
         self.next_try: dict[str, float] = {}
@@ -110,7 +110,7 @@ class Certifier:
     async def stop(self) -> None:
         # The workers end first: a refill task waiting on a running solve only
         # returns once that solve is over (or its worker is gone).
-        self.stopping = True
+        self.stopping.set()
         if self.task is not None:
             self.task.cancel()
         if self.executor is not None:
@@ -190,13 +190,13 @@ class Certifier:
         return False
 
     async def refill_loop(self) -> None:
-        while not self.stopping:
+        while not self.stopping.is_set():
             try:
                 worked = await self.prepare_daily_once() or await self.refill_once()
             except asyncio.CancelledError:
                 raise
             except Exception:
-                if self.stopping:
+                if self.stopping.is_set():
                     return
                 log.warning("certified pool refill failed", exc_info=True)
                 worked = False

@@ -174,7 +174,7 @@ class DailyBoards(DailyDeals):
                 continue
             ranking.append(
                 {
-                    k: e[k]
+                    k: e.get(k)
                     for k in (
                         "rank",
                         "player",
@@ -185,6 +185,7 @@ class DailyBoards(DailyDeals):
                         "moves",
                         "time_ms",
                         "home_at_ms",
+                        "last_move_ms",
                     )
                 }
             )

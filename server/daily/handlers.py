@@ -49,6 +49,7 @@ _ENTRY_FIELDS = (
     "time_ms",
     "home_at_ms",
     "race",
+    "last_move_ms",
 )
 
 
@@ -240,6 +241,7 @@ class DailyHandlers:
             moves=row["moves"],
             time_ms=row["time_ms"],
             home_at_ms=row["home_at_ms"],
+            last_move_ms=row.get("last_move_ms"),
         )
         moves = [[mv, at] for at, _home, mv in logs.get(player, [])]
         await self.daily.record(game, date, player, row["name"], race.race, result, moves, race.starts_at)

@@ -158,7 +158,18 @@ class Daily(DailyBoards):
         # History lives in the player's slot; rewriting it is idempotent, so a
         # repeated record also repairs a history write lost to a crash.
         summary = {
-            k: entry[k] for k in ("status", "won", "home", "total", "moves", "time_ms", "home_at_ms", "race")
+            k: entry.get(k)
+            for k in (
+                "status",
+                "won",
+                "home",
+                "total",
+                "moves",
+                "time_ms",
+                "home_at_ms",
+                "last_move_ms",
+                "race",
+            )
         }
         await self.redis.hset(keys.history(player, game), date, compact_json(summary))
         if status == "dup":

@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 
 import pytest
-from waiting import DEADLINE
+from waiting import DEADLINE, until
 
 from client.cli import verify as v
 from client.library import ServerError, connect
@@ -146,3 +146,54 @@ async def test_an_unrecorded_end_is_repaired(server):
         assert await error_of(ada.request(m.DailyStart(game=GAME))) == "daily-done"
         board = await ada.request(m.Leaderboard(game=GAME))
         assert board.count == 1 and board.me.moves == 1
+
+
+async def test_a_daily_ranks_playing_above_doing_nothing(server):
+    """Fours Up deals its eight 4s home: a finish at once (0 moves) and a few
+    moves that bring no card home leave the same cards home; the player who
+    played ranks first, the board shows when each stopped, and verify agrees."""
+    app = server
+    shift = {"ms": 0}
+    base = app.daily.clock
+    app.daily.clock = lambda: base() + shift["ms"]
+    url = app.ws_url
+    game = "fours-up"
+    async with connect(url, name="idle") as idle, connect(url, name="busy") as busy:
+        info = await idle.request(m.Daily(game=game))
+        for c in (idle, busy):
+            snap = await c.request(m.DailyStart(game=game))
+            await c.wait_for("start", lambda ev, rid=snap.race: ev.race == rid)
+            if c is busy:
+                for _ in range(3):
+                    ack = await c.move(snap.race, "draw")
+                    assert ack.home == 8  # a draw brings no card home
+            await c.finish(snap.race)
+            await c.wait_for("end", lambda ev, rid=snap.race: ev.race == rid)
+
+        async def both_recorded() -> m.LeaderboardData | None:
+            page = await idle.request(m.Leaderboard(game=game, top=10))
+            return page if page.count == 2 else None
+
+        board = await until(both_recorded, interval=0.05, what="both attempts on the board")
+        assert [(e.player, e.rank) for e in board.top] == [(busy.player, 1), (idle.player, 2)]
+        top_busy, top_idle = board.top
+        assert (top_busy.home, top_busy.moves, top_idle.home, top_idle.moves) == (8, 3, 8, 0)
+        assert top_busy.last_move_ms is not None and top_busy.last_move_ms <= (top_busy.time_ms or 0)
+        assert top_idle.last_move_ms is None and top_idle.time_ms is not None
+        hist = await busy.request(m.History(game=game))
+        assert hist.days[0].last_move_ms == top_busy.last_move_ms
+
+        shift["ms"] = days.closes_at(info.date) - base() + app.daily.finalize_grace_ms
+        final = await idle.request(m.Leaderboard(game=game, date=info.date))
+        assert final.final and [e.player for e in final.top] == [busy.player, idle.player]
+
+    doc = await v.fetch(url, daily=game, date=info.date)
+    assert [(e["player"], e.get("last_move_ms")) for e in doc["ranking"]] == [
+        (busy.player, top_busy.last_move_ms),
+        (idle.player, None),
+    ]
+    report = v.verify(doc, commitment=info.commitment)
+    assert report.confirmed, report.text()
+    # a published ranking that puts the 0-move finish first is refuted
+    doc["ranking"][0]["rank"], doc["ranking"][1]["rank"] = 2, 1
+    assert not v.verify(doc, commitment=info.commitment).confirmed

@@ -80,9 +80,11 @@ def test_examples_in_ranking_order():
         res(TOTAL, t=60_000, moves=900),
         res(TOTAL, t=61_000, moves=10),  # slower winner, fewer moves: still after
         res(207, at=5_000, moves=1),  # a non-winner never beats a winner
-        res(100, at=1_000, moves=50),
-        res(100, at=1_000, moves=51),  # same count, same time: fewer moves first
+        res(100, at=1_000, moves=51),
+        res(100, at=1_000, moves=50),  # same count, same time: more moves first
         res(100, at=2_000, moves=1),
+        res(8, at=0, moves=40),  # nothing brought home beyond the deal: played...
+        res(8, at=0, moves=0),  # ...above doing nothing (Fours Up's 4s are dealt home)
         res(0, at=0, moves=0),
         res(0, at=None, moves=0),  # unknown home_at counts as latest
     ]
@@ -97,7 +99,8 @@ def test_scores_are_exact_doubles_and_unpack():
     s = pack(r)
     assert s <= ranking.MAX_SCORE == 2**53 - 1
     assert float(s) == s and int(float(s)) == s
-    assert unpack(float(s)) == (TOTAL - 5, MAX_T, MAX_MOVES)
+    assert unpack(float(s)) == (TOTAL - 5, MAX_T, 0)  # the moves field holds MAX_MOVES - moves
+    assert unpack(pack(res(5, at=7, moves=3))) == (TOTAL - 5, 7, MAX_MOVES - 3)
     assert unpack(pack(res(TOTAL, t=1234, moves=7))) == (0, 1234, 0)
     with pytest.raises(ValueError):
         unpack(2.0**53)
@@ -108,7 +111,12 @@ def test_scores_are_exact_doubles_and_unpack():
 def test_out_of_range_fields_saturate_without_overflowing():
     # A time past the field's range sorts last among equals, never spills into `missing`.
     assert pack(res(10, at=MAX_T + 10**9)) == pack(res(10, at=MAX_T)) < pack(res(9, at=0))
-    assert pack(res(10, at=5, moves=10**9)) == pack(res(10, at=5, moves=MAX_MOVES)) < pack(res(10, at=6))
+    assert (
+        pack(res(10, at=5, moves=10**9))
+        == pack(res(10, at=5, moves=MAX_MOVES))
+        < pack(res(10, at=5, moves=1))
+    )
+    assert pack(res(10, at=5, moves=0)) < pack(res(10, at=6, moves=MAX_MOVES))
 
 
 def test_result_validation():
@@ -120,6 +128,10 @@ def test_result_validation():
         Result("finished", False, TOTAL + 1, TOTAL, 1, None, 0)
     r = res(50, at=3, moves=9)
     assert Result.from_dict(r.to_dict()) == r
+    r2 = Result("timeout", False, 50, TOTAL, 9, None, 3, last_move_ms=8)
+    assert Result.from_dict(r2.to_dict()) == r2
+    with pytest.raises(ValueError):
+        Result("timeout", False, 50, TOTAL, 9, None, 3, last_move_ms=-1)
 
 
 results = st.builds(

@@ -232,7 +232,7 @@ async def test_leaderboard_order_ties_top_around_me(daily):
         "p-tiewin-a": result(156, t=70_000, moves=999),  # same time: tie, listed by id
         "p-100-early": result(100, at=1_000, moves=40),
         "p-100-late": result(100, at=2_000, moves=1),
-        "p-100-early-more": result(100, at=1_000, moves=41),
+        "p-100-early-more": result(100, at=1_000, moves=41),  # same count and moment: more moves first
         "p-z-same": result(50, at=7, moves=7),
         "p-a-same": result(50, at=7, moves=7),  # identical: tie, listed by id
         "p-zero": result(0, at=0, moves=0),
@@ -244,8 +244,8 @@ async def test_leaderboard_order_ties_top_around_me(daily):
         "p-tiewin-a",
         "p-tiewin-b",
         "p-slowwin",
-        "p-100-early",
         "p-100-early-more",
+        "p-100-early",
         "p-100-late",
         "p-a-same",
         "p-z-same",

@@ -33,8 +33,8 @@ async def account(url: str, name: str, password: str = "correct horse") -> Raw:
 
 
 async def rated_race(host: Raw, other: Raw, *, rated: bool = True) -> str:
-    """A 2-seat race: `other` makes one move more than `host`, both declare finished:
-    `host` ranks 1st (same cards home, fewer moves). Returns the race id."""
+    """A 2-seat race: `host` makes one move more than `other`, both declare finished:
+    `host` ranks 1st (same cards home, more moves). Returns the race id."""
     snap = await host.request("create", game=GAME, seats=2, rated=rated)
     assert snap["t"] == "race", snap
     assert snap.get("rated", False) is rated
@@ -44,7 +44,7 @@ async def rated_race(host: Raw, other: Raw, *, rated: bool = True) -> str:
         assert (await c.request("ready", race=rid))["t"] == "race"
     for c in (host, other):
         await c.wait(lambda f: f.get("t") == "start" and f["race"] == rid)
-    ack = await other.request("move", race=rid, n=0, move="draw")
+    ack = await host.request("move", race=rid, n=0, move="draw")
     assert ack["t"] == "ack", ack
     for c in (host, other):
         assert (await c.request("finish", race=rid))["t"] == "ok"
@@ -262,13 +262,13 @@ async def test_rated_quick_match_and_rating_across_two_processes(serve_process):
     assert snaps[1]["race"] == rid
     for c in (ada, bob):
         await c.wait(lambda f: f.get("t") == "start" and f["race"] == rid)
-    assert (await bob.request("move", race=rid, n=0, move="draw"))["t"] == "ack"
+    assert (await ada.request("move", race=rid, n=0, move="draw"))["t"] == "ack"
     for c in (ada, bob):
         assert (await c.request("finish", race=rid))["t"] == "ok"
     changes = [await c.wait(lambda f: f.get("t") == "rating" and f["race"] == rid) for c in (ada, bob)]
     assert changes[0] == changes[1]
     ranks = {p["player"]: p["rank"] for p in changes[0]["players"]}
-    assert ranks == {ada.player: 1, bob.player: 2}
+    assert ranks == {ada.player: 1, bob.player: 2}  # same cards home: the one who played first
     # Each profile, asked of either process, counts the race once.
     for c in (ada, bob):
         prof = await c.request("profile")

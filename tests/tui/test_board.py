@@ -202,10 +202,37 @@ def test_formatting():
                 "moves": 200,
                 "time_ms": None,
                 "home_at_ms": 90_000,
+                "last_move_ms": 173_000,
+            },
+            {
+                "rank": 3,
+                "name": "cy",
+                "status": "finished",
+                "won": False,
+                "home": 8,
+                "moves": 0,
+                "time_ms": 4_000,
+                "home_at_ms": 0,
+                "last_move_ms": None,
+            },
+            {
+                "rank": 4,
+                "name": "di",
+                "status": "timeout",
+                "won": False,
+                "home": 0,
+                "moves": 0,
+                "time_ms": None,
+                "home_at_ms": 0,
+                "last_move_ms": None,
             },
         ]
     )
-    assert lines[0].startswith(" 1. ada") and "2:05.4" in lines[0] and "home at 1:30.0" in lines[1]
+    assert lines[0].startswith(" 1. ada") and "won in 2:05.4" in lines[0]
+    # others: when they stopped, labelled; never the moment the last card went home
+    assert "last move at 2:53.0" in lines[1] and "1:30.0" not in lines[1]
+    assert "finished at 0:04.0" in lines[2]
+    assert lines[3].rstrip().endswith("no move")
 
 
 def test_links():

@@ -185,3 +185,21 @@ async def test_a_race_of_a_game_this_version_does_not_know_is_named_in_one_line(
         status = rendered(app.query_one("#status"))
         assert "unknown game 'klondike'" in status and "fours-up" in status
         assert "klondike" in rendered(app.query_one("#info"))
+
+
+async def test_own_finish_shows_at_once_while_the_race_goes_on():
+    # the rival plays slowly, so the race is still running after the player's finish
+    app, session = make_app("racing-aces", rival_interval=5)
+    async with app.run_test(size=(110, 45)) as pilot:
+        await start_race(pilot, app)
+        await pilot.press(*"finish", "enter")
+        me = app.model.me
+        await until(pilot, lambda: app.model.players[me].status == "finished", what="own row finished")
+        assert app.model.status == "running"
+
+        def own_bar() -> str:
+            return next(line for line in rendered(app.query_one("#bars")).splitlines() if "ada" in line)
+
+        await until(pilot, lambda: own_bar().rstrip().endswith("finished"), what="own bar finished")
+        assert app.model.status == "running"
+        assert "· finished" in rendered(app.query_one("#info"))

@@ -32,10 +32,12 @@ def test_equal_results_share_a_rank_and_winners_and_home_order_the_rest():
     ]
     race.end()
     ranks = {r["player"]: r["rank"] for r in race.ranking or []}
-    # the same cards home since the deal and no moves: a shared rank (1, 1, 3)
-    assert ranks == {"a": 1, "b": 1, "c": 3, "slow": 4}
+    # the same cards home since the deal (the 4s): those who played rank above
+    # those who did nothing, more moves first; no moves: a shared rank (1, 2, 3, 3)
+    assert ranks == {"slow": 1, "c": 2, "a": 3, "b": 3}
     rows = {r["player"]: r for r in race.ranking or []}
     assert rows["a"]["home_at_ms"] == 0 and rows["a"]["time_ms"] == 1_000
-    assert rows["slow"]["time_ms"] is None
+    assert rows["slow"]["time_ms"] is None and rows["slow"]["last_move_ms"] == 8_000
+    assert rows["a"]["last_move_ms"] is None
     end = session.events.get_nowait()
     assert end["t"] == "end" and end["ranking"] == race.ranking

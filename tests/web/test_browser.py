@@ -303,7 +303,7 @@ def test_timeout_shows_result(new_page, make_bot):
     )
     assert re.fullmatch(r"last move 0:\d\d\.\d", mine.inner_text().replace("\n", " ")), mine.inner_text()
     theirs = page.locator(f'#result-panel tr[data-player="{bot.client.player}"] td.time').inner_text()
-    assert theirs.replace("\n", " ") == "time up —", theirs
+    assert theirs.replace("\n", " ") == "no move —", theirs
     shot(page, "timeout-result", full_page=True)
 
 

@@ -130,12 +130,13 @@ def test_ranking_ties_share_a_rank():
     a, b, c, d = r.players
     a.home, a.n = 10, 50
     b.home, b.n = 10, 50
-    c.home, c.n = 10, 40
+    c.home, c.n = 10, 60  # same count at the same moment, more moves: ahead
     d.home, d.n = 3, 5
     t = r.starts_at
     logs = {"p1": [(t + 500, 10)], "p2": [(t + 500, 10)], "p3": [(t + 500, 10)], "p4": [(t + 100, 3)]}
     ranking = R.rank(r, logs)
     assert [(e["player"], e["rank"]) for e in ranking] == [("p3", 1), ("p1", 2), ("p2", 2), ("p4", 4)]
+    assert [e["last_move_ms"] for e in ranking] == [500, 500, 500, 100]
 
 
 def test_home_at_is_the_earliest_time_of_the_final_count():

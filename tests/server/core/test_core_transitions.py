@@ -50,5 +50,7 @@ def test_the_end_stops_the_players_in_order_then_ranks():
     assert events[0].player == "p2" and events[0].status == "timeout"
     assert events[0].at == race.deadline  # stopped at the deadline, not at the late tick
     assert t.players == {"p2": {"status": "timeout", "at": race.deadline}}
-    assert [e.player for e in events[1].ranking] == ["p2", "p1"]  # 8 home at 0 ms; then fewer moves
+    # both have the 8 cards dealt home: the player who moved ranks above the one who did nothing
+    assert [e.player for e in events[1].ranking] == ["p1", "p2"]
+    assert [e.last_move_ms for e in events[1].ranking] == [100, None]
     assert events[1].seed == race.seed and t.timer is None

@@ -315,7 +315,7 @@ export class DailyPage {
         h(
           "table",
           { class: "ranking", id: "leaderboard" },
-          h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves"].map((x) => h("th", {}, x)), h("th", { title: "Winners: the time to win. Others: when they stopped." }, "Time"))),
+          h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves"].map((x) => h("th", {}, x)), h("th", { title: "Winners: the time to win. Others: when they stopped, or their last move when the clock ran out." }, "Time"))),
           h("tbody", {}, rows.map(row), extra.length ? h("tr", { class: "gap" }, h("td", { colspan: 6 }, "⋯")) : null, extra.map(row)),
         ),
       );

@@ -125,13 +125,17 @@ export function clockText(ms) {
 /**
  * The "Time" of a ranking or leaderboard row, with what it measures: the time
  * to win for a winner, the moment of the finish for one who stopped, the last
- * move for one whose clock ran out (when known).
+ * move for one whose clock ran out (the row's `last_move_ms`, or `lastMoveMs`
+ * worked out from a replay by an older server). For non-winners the time only
+ * informs: cards home, the moment they were reached and moves rank them.
  */
 export function timeCell(r, lastMoveMs) {
   if (r.won) return { text: clockText(r.time_ms), label: "won in", title: "time from the start to the last card home" };
   if (r.status === "finished" && r.time_ms !== null && r.time_ms !== undefined)
     return { text: clockText(r.time_ms), label: "stopped at", title: "time from the start to when the player declared the game finished" };
-  if (lastMoveMs !== null && lastMoveMs !== undefined)
-    return { text: clockText(lastMoveMs), label: "last move", title: "time from the start to the player's last move; the clock ran out" };
+  const last = r.last_move_ms !== null && r.last_move_ms !== undefined ? r.last_move_ms : lastMoveMs;
+  if (last !== null && last !== undefined)
+    return { text: clockText(last), label: "last move", title: "time from the start to the player's last move; the clock ran out" };
+  if (r.moves === 0) return { text: "—", label: "no move", title: "the clock ran out before the player's first move" };
   return { text: "—", label: "time up", title: "the clock ran out" };
 }
