@@ -1,8 +1,9 @@
 """The lobby (docs/protocol.md §3): create, join, leave, ready, start, quick-match, ping.
 
 Every change is a pure function of server/core/races.py applied to the
-loaded race and committed compare-and-set (`mutate`): several processes may
-serve the same race, and a conflict just reloads and retries.
+loaded race and committed compare-and-set (`mutate`, writing what
+core/lobby.py's `lobby_commit` says): several processes may serve the same
+race, and a conflict just reloads and retries.
 """
 
 from __future__ import annotations
