@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from lobby_race import lobby_race
 
 from protocol import messages as m
 from server.core import hello as H
@@ -57,19 +58,7 @@ def test_a_new_session_is_named():
 
 
 def test_a_hello_rejoins_the_races_not_finished():
-    r = R.new_race(
-        race="r1",
-        game="klondike",
-        total=52,
-        seats=1,
-        time_limit_s=60,
-        private=False,
-        host="p1",
-        host_name="ada",
-        now=1000,
-        seed="s",
-        commitment="c",
-    )
+    r = lobby_race(seats=1)
     assert H.rejoins(r)
     r.status = R.RUNNING
     assert H.rejoins(r)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import msgspec
+from lobby_race import lobby_race
 
 from server.core import races as R
 from server.core.lobby import CAS_ATTEMPTS, lobby_commit, retry_delay_s
@@ -10,32 +11,15 @@ from server.core.lobby import CAS_ATTEMPTS, lobby_commit, retry_delay_s
 LOBBY_TTL_S, FINISHED_TTL_S = 600, 86400
 
 
-def lobby(seats: int = 2) -> R.Race:
-    return R.new_race(
-        race="r1",
-        game="klondike",
-        total=52,
-        seats=seats,
-        time_limit_s=60,
-        private=False,
-        host="p1",
-        host_name="ada",
-        now=1000,
-        seed="s",
-        commitment="c",
-    )
-
-
 def test_a_no_op_change_writes_nothing():
-    r = lobby()
-    assert (
-        lobby_commit(r, R.join(r, "p1", "ada"), 2000, LOBBY_TTL_S, FINISHED_TTL_S) is None
-    )  # seated already
+    r = lobby_race()
+    seated_again = R.join(r, "p1", "ada")  # p1 holds a seat already: no change
+    assert lobby_commit(r, seated_again, 2000, LOBBY_TTL_S, FINISHED_TTL_S) is None
     assert r.ver == 1
 
 
 def test_a_change_bumps_the_version_and_publishes_the_snapshot():
-    r = lobby()
+    r = lobby_race()
     plan = lobby_commit(r, R.join(r, "p2", "bob"), 2000, LOBBY_TTL_S, FINISHED_TTL_S)
     assert plan is not None
     assert plan.race.ver == r.ver + 1 and r.ver == 1  # the loaded race is left as it was
@@ -47,7 +31,7 @@ def test_a_change_bumps_the_version_and_publishes_the_snapshot():
 
 
 def test_the_change_that_starts_the_countdown_sets_the_timer_once():
-    r = R.set_ready(R.join(lobby(), "p2", "bob"), "p1", True, 2000, 100)
+    r = R.set_ready(R.join(lobby_race(), "p2", "bob"), "p1", True, 2000, 100)
     r.ver = 3
     full = R.set_ready(r, "p2", True, 3000, 100)
     plan = lobby_commit(r, full, 3000, LOBBY_TTL_S, FINISHED_TTL_S)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import msgspec
+from lobby_race import lobby_race
 
 from server.core import gap_fill as gap
 from server.core import races as R
@@ -10,28 +11,16 @@ from server.core.race_list import race_list
 
 
 def race(
-    rid: str, game: str = "klondike", status: str = R.LOBBY, private: bool = False, ver: int = 1
+    rid: str, game: str = "fours-up", status: str = R.LOBBY, private: bool = False, ver: int = 1
 ) -> R.Race:
-    r = R.new_race(
-        race=rid,
-        game=game,
-        total=52,
-        seats=2,
-        time_limit_s=60,
-        private=private,
-        host="p1",
-        host_name="ada",
-        now=1000,
-        seed="s",
-        commitment="c",
-    )
+    r = lobby_race(rid, game=game, private=private)
     r.status, r.ver = status, ver
     return r
 
 
 def test_the_race_list_shows_public_live_races_and_drops_gone_and_finished_ones():
     ids = ["a", "b", "c", "d", "e", "f"]
-    running = race("f", game="fours-up", status=R.RUNNING)
+    running = race("f", game="racing-aces", status=R.RUNNING)
     loaded = [
         race("a"),
         None,  # gone (expired)
@@ -44,7 +33,7 @@ def test_the_race_list_shows_public_live_races_and_drops_gone_and_finished_ones(
     assert [e["race"] for e in shown] == ["a", "f"]
     assert shown[1] == R.summary(running)
     assert stale == ["b", "c"]  # a failed read is neither shown nor dropped
-    shown, _stale = race_list(ids, loaded, "fours-up", 10)
+    shown, _stale = race_list(ids, loaded, "racing-aces", 10)
     assert [e["race"] for e in shown] == ["f"]
 
 
