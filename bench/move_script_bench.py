@@ -8,14 +8,17 @@ pipelined batches (`--batch` calls per write). The CPU of redis-server
 (all its threads, from /proc/PID/task/*/schedstat) is read around `--calls`
 calls of each variant; the variants alternate for `--rounds` rounds and the
 median is printed, so that they meet the same load from the rest of a shared
-machine. The minimal scripted call is `return 1` with one key and one
-argument of a move frame's size.
+machine. Two baselines run beside them: the minimal scripted call, `return 1`
+with one key and one argument of a move frame's size, and the minimal
+stored write, a script doing one HSET of that argument (which also pays for
+its AOF entry).
 
     .venv/bin/python bench/move_script_bench.py                 # HEAD's move.lua vs the worktree's
     .venv/bin/python bench/move_script_bench.py old=REV:1 new=WORKTREE:32
 
-A variant is NAME=SOURCE:EVERY, SOURCE a git revision or WORKTREE, EVERY how
-often a move sends its position (1: every move, as before snapshots).
+A variant is NAME=SOURCE:EVERY, SOURCE a git revision, WORKTREE or a path
+ending in .lua (a script written for a measurement), EVERY how often a move
+sends its position (1: every move, as before snapshots).
 """
 
 from __future__ import annotations
@@ -139,9 +142,16 @@ def minimal_packer(sha: str) -> Callable[[int], bytes]:
     return lambda i: pack(["EVALSHA", sha, 1, "{race:" + rid(i % RACES) + "}", b"x" * 56])
 
 
+MINIMAL = "return 1"
+# The baseline the move is measured against: one scripted write (its key, its AOF entry).
+MINIMAL_HSET = "redis.call('HSET', KEYS[1], 'x', ARGV[1]) return 1"
+
+
 def source(rev: str) -> str:
     if rev == "WORKTREE":
         return (ROOT / "server/storage/move.lua").read_text()
+    if rev.endswith(".lua"):  # a script written for a measurement (an ablation)
+        return Path(rev).read_text()
     return subprocess.run(
         ["git", "show", f"{rev}:server/storage/move.lua"],
         cwd=ROOT,
@@ -158,7 +168,7 @@ def main() -> int:
     ap.add_argument("--batch", type=int, default=25)
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args()
-    scripts: dict[str, tuple[str, int]] = {"minimal call": ("return 1", 0)}
+    scripts: dict[str, tuple[str, int]] = {"minimal call": (MINIMAL, 0), "minimal HSET": (MINIMAL_HSET, 0)}
     for v in a.variants:
         name, _, spec = v.partition("=")
         rev, _, every = spec.rpartition(":")
@@ -169,9 +179,7 @@ def main() -> int:
         c = Conn(redis.port)
         sub = socket.create_connection(("127.0.0.1", redis.port))
         sub.sendall(pack(["SUBSCRIBE"] + [f"race:{rid(i)}" for i in range(RACES)]))
-        threading.Thread(
-            target=lambda: [None for _ in iter(lambda: sub.recv(1 << 20), b"")], daemon=True
-        ).start()
+        threading.Thread(target=drain, args=(sub,), daemon=True).start()
         results: dict[str, list[float]] = {k: [] for k in scripts}
         for _round in range(a.rounds):
             for name, (src, every) in scripts.items():
@@ -189,7 +197,11 @@ def main() -> int:
                     i += a.batch
                     done += a.batch
                 results[name].append((cpu_s(rpid) - t0) / done * 1e6)
-                bad = [r for r in replies if not (r == 1 or (type(r) is list and r[0] == b"ok"))]
+                bad = [
+                    r
+                    for r in replies
+                    if not (r == 1 or type(r) is bytes or (type(r) is list and r[0] == b"ok"))
+                ]
                 assert not bad, (name, bad[:3])
         sub.close()
     print(f"redis-server CPU µs per call, median of {a.rounds} rounds ({a.calls} calls, {a.batch} per write)")

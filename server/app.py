@@ -70,6 +70,7 @@ class App:
         self.store = Store(url, self.settings)
         if self.supervisor is not None:
             self.store.health.process_down = self.supervisor.down
+            self.supervisor.on_back = self.store.redis_back
         await self.store.start()
         self.service = Service(self.settings, self.store, self.metrics)
         st = self.settings

@@ -10,14 +10,17 @@ and it has no race left.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 import client
 from protocol import messages as m
 
 from .online import BotResult, _connected, _in_race, play_race
 from .strategies import Strategy
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -41,8 +44,10 @@ async def play_arena(
     *,
     delay_ms: float = 0,
     on_race: Callable[[str], None] | None = None,
+    berserk: bool = False,
 ) -> None:
-    """Join ``arena`` and play each race it pairs ``c`` into, until the arena is over."""
+    """Join ``arena`` and play each race it pairs ``c`` into, until the arena is over;
+    ``berserk``: take half the clock of every race (where the arena allows it)."""
     joined: m.ArenaData = await c.request(m.ArenaJoin(arena=arena))
     bot.player = c.player or ""
     played: set[str] = set()
@@ -56,14 +61,23 @@ async def play_arena(
             )
             race, started = snap.race, False
         except TimeoutError:
-            info = await arena_status(c, arena)
+            info = await _between_reconnects(c, arena_status(c, arena))
+            if info is None:
+                continue
             if info.race is None or info.race in played:
                 if info.arena.status == "over" and info.race is None:
                     return
                 continue
             # Paired while the notice could not reach us (a reconnect): catch up from a resync.
             race = info.race
-            st: m.State = await c.resync(race)
+            try:
+                st = await _between_reconnects(c, c.resync(race))
+            except client.ServerError as e:
+                if e.code == m.ErrorCode.NO_SUCH_RACE:  # formed, its race not created yet
+                    continue
+                raise
+            if st is None:
+                continue
             started = st.race.status == m.RaceStatus.RUNNING
             if st.race.status == m.RaceStatus.FINISHED:
                 played.add(race)
@@ -73,12 +87,32 @@ async def play_arena(
             on_race(race)
         result = BotResult(bot.name)
         bot.races.append(result)
+        if berserk and joined.arena.berserk and not started:
+            await _berserk(c, arena, race, bot)
         if started or await _started(c, race):  # else over before we could play it
             await play_race(c, race, strategy, result, delay_ms, started=True)
         for row in await _ranking(c, race, time_limit_s + 30):
             if row.player == c.player:
                 result.rank = row.rank
                 result.status = row.status
+
+
+async def _between_reconnects(c: client.Client, request: Awaitable[T]) -> T | None:
+    """The reply, or None when the connection dropped under the request and the client is
+    reconnecting (it resyncs its races itself; the caller asks again)."""
+    try:
+        return await request
+    except client.Disconnected:
+        if c.closed:
+            raise
+        return None
+
+
+async def _berserk(c: client.Client, arena: str, race: str, bot: ArenaBot) -> None:
+    try:
+        await c.request(m.ArenaBerserk(arena=arena, race=race))
+    except client.ServerError as e:  # the countdown ended first: play the full clock
+        bot.errors.append(f"berserk: {e.code}")
 
 
 async def _started(c: client.Client, race: str) -> bool:
@@ -89,7 +123,9 @@ async def _started(c: client.Client, race: str) -> bool:
             await c.wait_for(m.Started, _in_race(race), timeout=2.0)
             return True
         except TimeoutError:
-            st: m.State = await c.resync(race)
+            st = await _between_reconnects(c, c.resync(race))
+            if st is None:
+                continue
             if st.race.status == m.RaceStatus.RUNNING:
                 return True
             if st.race.status == m.RaceStatus.FINISHED:
@@ -105,8 +141,8 @@ async def _ranking(c: client.Client, race: str, timeout: float) -> list[m.RankEn
             end: m.End = await c.wait_for(m.End, _in_race(race), timeout=2.0)
             return list(end.ranking)
         except TimeoutError:
-            st: m.State = await c.resync(race)
-            if st.race.status == m.RaceStatus.FINISHED and st.race.ranking is not None:
+            st = await _between_reconnects(c, c.resync(race))
+            if st is not None and st.race.status == m.RaceStatus.FINISHED and st.race.ranking is not None:
                 return list(st.race.ranking)
             if asyncio.get_running_loop().time() > deadline:
                 raise
@@ -120,6 +156,7 @@ async def run_arena_bots(
     delay_ms: float = 0,
     name_prefix: str = "bot",
     on_race: Callable[[str], None] | None = None,
+    berserk: bool = False,
 ) -> list[ArenaBot]:
     """One bot per strategy in ``arena``, until it is over; returns what each played."""
     names = [f"{name_prefix}-{i + 1}" for i in range(len(strategies))]
@@ -127,7 +164,7 @@ async def run_arena_bots(
     async with _connected(url, names) as clients:
         await asyncio.gather(
             *(
-                play_arena(c, arena, s, b, delay_ms=delay_ms, on_race=on_race)
+                play_arena(c, arena, s, b, delay_ms=delay_ms, on_race=on_race, berserk=berserk)
                 for c, s, b in zip(clients, strategies, bots, strict=True)
             )
         )

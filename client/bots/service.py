@@ -37,6 +37,7 @@ from redis.exceptions import RedisError
 import client
 from protocol import messages as m
 from server.storage.bots import BotQueue, BotRequest, connect, is_bot, now_ms
+from server.storage.health import OutageLog
 
 from .online import BotResult, play_race
 from .strategies import RandomStrategy, SearchStrategy, Strategy, make
@@ -75,6 +76,7 @@ class BotService:
         self.worker = "w" + secrets.token_hex(6)
         self.running: set[asyncio.Task[BotResult]] = set()
         self.played = 0
+        self.outages = OutageLog()  # Redis restarting: one line for the outage, not one per retry
 
     async def run(self, stop: asyncio.Event) -> None:
         """Take and play requests until `stop` is set; then end the bots in play."""
@@ -92,7 +94,7 @@ class BotService:
                     request = await self._next_request(queue, redis)
                 except (RedisError, OSError) as e:
                     # Redis restarting or unreachable: the bots in play go on; ask again soon.
-                    log.warning("bot requests: Redis: %s", e)
+                    log.log(self.outages.level(), "bot requests: Redis: %s", e)
                     await asyncio.sleep(RETRY_S)
                     continue
                 if request is None:

@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("server.cli", "run a race server"),
     "play": ("client.cli.play", "play a race in the terminal"),
     "watch": ("client.cli.watch", "list live races and spectate one"),
+    "arena": ("client.cli.arena", "list arenas, join one and follow its live standings"),
     "bot": ("client.cli.bot", "run bots against a server, or measure strategies offline"),
     "bots": ("client.cli.bots", "the bot worker: play the bots a server asks for (docs/operations.md)"),
     "bench": ("client.cli.bench", "load-test a server against an echo baseline"),

@@ -9,8 +9,16 @@ with a winning line from there:
     alice: won until move 37, t2>f5; a winning line from there: ...
 
 Each solver run has a budget (`--nodes`, `--seconds`); where it runs out the
-answer says "unknown" and what was proved. Exit code 0 when every player was
-analysed, 2 when the input cannot be read or a move log is illegal.
+answer says "unknown" and what was proved. The first line after the header
+says what was proved about the deal itself, keeping a proof apart from a
+budget that ran out:
+
+    deal: winnable (proved)
+    deal: lost (proved: no line wins it)
+    deal: unknown (the budget ran out before a win or a proof of loss)
+
+Exit code 0 when every player was analysed, 2 when the input cannot be read
+or a move log is illegal.
 """
 
 from __future__ import annotations
@@ -48,6 +56,18 @@ def analyze_document(
     return out
 
 
+def deal_line(results: list[tuple[str, Analysis]]) -> str:
+    """What was proved about the deal, from every player's analysis: winnable
+    if any proved a winnable position (every position of a game is reachable
+    from the deal), lost if one proved the deal lost, else unknown."""
+    found = {a.deal for _who, a in results}
+    if "won" in found:
+        return "deal: winnable (proved)"
+    if "lost" in found:
+        return "deal: lost (proved: no line wins it)"
+    return "deal: unknown (the budget ran out before a win or a proof of loss)"
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
     parser.add_argument("--url", help="fetch from a server, e.g. ws://127.0.0.1:8765/ws")
@@ -74,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"solrace analyze: {e}", file=sys.stderr)
         return 2
     print(f"{doc.get('game')} seed {args.seed or doc.get('seed')}")
+    print(deal_line(results))
     for who, result in results:
         print(f"{who}: {result.text()}  [{result.solves} solver runs, {result.nodes} positions]")
     return 0

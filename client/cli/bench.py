@@ -80,6 +80,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(.svg flame graph, .json speedscope, else raw collapsed stacks); "
         "needs `pip install py-spy`",
     )
+    parser.add_argument(
+        "--redis-baseline",
+        choices=("call", "hset"),
+        default="call",
+        help="moves: the Redis baseline, EVALSHA of `return 1` (call, default) or of a script "
+        "doing one HSET (hset)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default 1)")
     parser.add_argument("--json", default="", help="also write the full result as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

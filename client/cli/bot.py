@@ -14,6 +14,7 @@ Online: N bots connect, take seats in one race and play it::
     solrace bot ... --race RACE_ID     # join an existing race (of whatever game) and ready up
     solrace bot ... --quick            # quick-match (bots may meet people)
     solrace bot ... --arena ARENA_ID   # join an arena, play every race paired into, until it ends
+    solrace bot ... --arena ARENA_ID --berserk   # the same, on half the clock for a point more a win
     solrace bot --url ws://a:8765/ws --url ws://b:8765/ws ...   # failover between processes
 
 Without --race or --quick the first bot creates a public race with one seat
@@ -115,6 +116,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     on.add_argument("--race", help="join this race id")
     on.add_argument("--quick", action="store_true", help="quick-match instead of creating a race")
     on.add_argument("--arena", help="join this arena and play its races until it ends")
+    on.add_argument(
+        "--berserk",
+        action="store_true",
+        help="with --arena: berserk every race (half the clock, one more point for a win)",
+    )
     on.add_argument("--seats", type=positive_int, help="quick-match race size (default: --count, at least 2)")
     on.add_argument("--time-limit", type=positive_int, default=600, help="race clock for a created race, s")
     on.add_argument("--delay-ms", type=non_negative_float, default=0, help="pause after each move, ms")
@@ -305,7 +311,13 @@ def run_arena(args: argparse.Namespace, strategies: list[Any], urls: list[str]) 
     try:
         bots = asyncio.run(
             run_arena_bots(
-                urls, args.arena, strategies, delay_ms=args.delay_ms, name_prefix=args.name, on_race=announce
+                urls,
+                args.arena,
+                strategies,
+                delay_ms=args.delay_ms,
+                name_prefix=args.name,
+                on_race=announce,
+                berserk=args.berserk,
             )
         )
     except OSError as e:

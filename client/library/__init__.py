@@ -18,8 +18,14 @@ on whichever answers::
 
     c = await connect(["ws://a:8765/ws", "ws://b:8765/ws"], name="ada", reconnect=True)
 
-Modules: `connection` (the `Client`, errors, events, reconnection) and
-`board` (the pure view update `apply_move` and the per-race `Board`).
+Modules, by job: `connection` (the `Client`: connecting, reading,
+reconnection, and `connect`), built up from `state` (what it knows),
+`events` (the event buffer, `wait_for`), `requesting` (requests and moves),
+`tracking` (boards and race versions from what is read), `calls` (one
+method per request of races and watching) and `arena` (one per arena
+request); `errors`, `endpoints`, and `board` (the pure view update
+`apply_move` and the per-race `Board`). Everything public is
+importable from `client.library.connection` as before.
 """
 
 from .board import Board, ViewMismatch, apply_move, apply_move_text

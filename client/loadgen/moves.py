@@ -15,7 +15,7 @@ from .echogen import EchoGen
 from .measure import Log, Side, measure_pair
 from .movegen import MoveGen
 from .pacing import now
-from .scriptgen import ScriptGen, redis_address
+from .scriptgen import BASELINES, ScriptGen, redis_address
 
 
 async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
@@ -45,12 +45,15 @@ async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
         # The Redis baseline: a minimal scripted call on the server's own redis-server.
         rpid = server.extra.get("redis-server")
         addr = redis_address(rpid or 0, a.redis)
-        sg = ScriptGen(*addr, a.races * a.players, payload, seed=a.seed + 2)
+        baseline = a.redis_baseline
+        sg = ScriptGen(*addr, a.races * a.players, payload, seed=a.seed + 2, script=BASELINES[baseline])
         await sg.setup()
         rproc = P.Watched({"redis-server": rpid}) if rpid else None
+        res["redis_baseline_name"] = baseline
         res["redis_baseline"] = (
-            "EVALSHA of `return 1`, 1 key, 1 argument of the move frame's size; capacity: at the "
-            "server's rate of the window before (open loop); latency phase: at that phase's rate"
+            f"EVALSHA of `{BASELINES[baseline].decode()}`, 1 key, 1 argument of the move frame's size; "
+            "capacity: at the server's rate of the window before (open loop); latency phase: at that "
+            "phase's rate"
         )
         names = ("server", "redis-server")
         slices = a.slices

@@ -72,6 +72,7 @@ def _redis_section(res: dict[str, Any]) -> str:
         call = base["cpu_us_per_op"].get("redis-server")
         out.append(
             f"{tag}: redis-server CPU {_f(move)} µs/move vs {_f(call)} µs per minimal scripted call "
+            f"[{res.get('redis_baseline_name', 'call')}] "
             f"({base['ops_per_s']:,.0f} calls/s): {_r(move, call)} (target ≤ 2×)"
         )
     stats = res["server_capacity"].get("commandstats_per_op")

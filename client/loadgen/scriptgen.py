@@ -26,6 +26,9 @@ from .echogen import EchoConn, echo_conns
 from .pacing import Generator
 
 SCRIPT = b"return 1"
+# The least a scripted move could do: one stored write (its AOF entry wrapped in MULTI/EXEC).
+SCRIPT_HSET = b"redis.call('HSET', KEYS[1], 'x', ARGV[1]) return 1"
+BASELINES = {"call": SCRIPT, "hset": SCRIPT_HSET}
 
 
 def _pack(*args: bytes) -> bytes:
@@ -106,9 +109,12 @@ def _replied(conn: EchoConn) -> Callable[[Any], None]:
 
 
 class ScriptGen(Generator):
-    def __init__(self, host: str, port: int, callers: int, payload: bytes, seed: int = 3) -> None:
+    def __init__(
+        self, host: str, port: int, callers: int, payload: bytes, seed: int = 3, script: bytes = SCRIPT
+    ) -> None:
         super().__init__()
         self.host, self.port = host, port
+        self.script = script
         self.payload = payload
         self.conns = echo_conns(self.rec, self.mode, callers, payload, seed)
         self.pipe: _Pipe | None = None
@@ -121,9 +127,9 @@ class ScriptGen(Generator):
         _t, pipe = await loop.create_connection(_Pipe, self.host, self.port)
         self.pipe = pipe
         fut: asyncio.Future[Any] = loop.create_future()
-        pipe.call(_pack(b"SCRIPT", b"LOAD", SCRIPT), fut.set_result)
+        pipe.call(_pack(b"SCRIPT", b"LOAD", self.script), fut.set_result)
         sha = await asyncio.wait_for(fut, 10)
-        assert sha == hashlib.sha1(SCRIPT).hexdigest().encode(), sha
+        assert sha == hashlib.sha1(self.script).hexdigest().encode(), sha
         cmd = _pack(b"EVALSHA", sha, b"1", b"{race:bench-baseline}", self.payload)
         for c in self.conns:
             c.ws = _Caller(pipe, cmd, _replied(c))

@@ -1,4 +1,4 @@
-"""Terminal clients: `solrace play` and `solrace watch` (textual).
+"""Terminal clients: `solrace play`, `solrace watch` and `solrace arena` (textual).
 
 * ``board``   — plain functions: parse view texts, lay out every game's piles on
   a character canvas (labels, cards, backs, stock, waste), map clicks to move
@@ -9,4 +9,7 @@
   an offline stand-in (rules engine + simulated rivals) for practice and tests.
 * ``net``     — ``NetSession`` over the asyncio client library; token file.
 * ``widgets``, ``play_app``, ``watch_app`` — thin textual layers.
+* ``arena_view`` (plain functions: the arena list, standings, winners),
+  ``arena_net`` (the arena requests through the library) and ``arena_app``
+  (list arenas, open one, join, withdraw, berserk, live standings).
 """

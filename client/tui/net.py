@@ -133,6 +133,10 @@ class NetSession:
                 reply = await getattr(c, t)(f["race"], invite=f.get("invite"))
             elif t in ("leave", "start", "finish", "unspectate"):
                 reply = await getattr(c, t)(f["race"])
+            elif t.startswith("arena"):
+                from .arena_net import arena_request
+
+                reply = await arena_request(c, t, f)
             else:
                 raise ServerError("unknown-type", f"the client does not send {t!r}")
         except LibError as e:

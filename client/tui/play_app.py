@@ -19,6 +19,7 @@ from protocol.rules.facts import UnknownGame, game_name
 from protocol.rules.games import GAMES
 
 from .board import Marks, click, clock, complete, home_move, ranking_lines, targets_for
+from .hints import ask_hint
 from .model import RaceModel
 from .session import ServerError, Session
 from .widgets import BoardView, bars_text
@@ -27,7 +28,7 @@ HELP = (
     "Moves: click a card then a pile (deeper in a column = a run), double-click sends home, "
     "click the stock to draw, "
     "or type notation: w>f3  t2:3>t5  draw (d).  Tab completes a legal move.  "
-    "Commands: ready, unready, start, leave, finish, resync, quit."
+    "Commands: ready, unready, start, leave, finish, resync, hint, quit."
 )
 
 
@@ -477,6 +478,8 @@ class PlayApp(App[int]):
             self.say(HELP)
         elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
             self.race_command(word)
+        elif word == "hint":
+            self.hint()
         elif m.status != "running":
             self.say(f"the race is {m.status}: moves wait for the start", error=True)
         else:
@@ -509,6 +512,11 @@ class PlayApp(App[int]):
         except ServerError as e:
             self.say(e.describe(), error=True)
         self.redraw()
+
+    @work(group="commands")
+    async def hint(self) -> None:
+        if self.session is not None:
+            self.say(await ask_hint(self.session, self.model))
 
     @work(group="moves")
     async def send_move(self, move: str) -> None:

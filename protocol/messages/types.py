@@ -254,6 +254,13 @@ class ArenaUnwatch(ClientMsg, tag="arena_unwatch", frozen=True):
     arena: ArenaId
 
 
+class ArenaBerserk(ClientMsg, tag="arena_berserk", frozen=True):
+    """Take half the clock of your arena race before it starts; reply `race`."""
+
+    arena: ArenaId
+    race: RaceId
+
+
 class ArenaCreate(ClientMsg, tag="arena_create", frozen=True):
     """Create an arena (only where the server allows it: ARENA_CREATE); reply `arena`."""
 
@@ -375,6 +382,7 @@ ClientMessage: TypeAlias = (
     | ArenaWithdraw
     | ArenaStandings
     | ArenaUnwatch
+    | ArenaBerserk
     | ArenaCreate
     | Hint
     | Analysis
@@ -408,6 +416,7 @@ class PlayerInfo(Nested):
     home: int
     status: str  # PlayerStatus
     at: int | None  # time of the last status change; nil before the start
+    berserk: bool = False  # an arena player on half the clock (docs/protocol.md §5a)
 
 
 class RankEntry(Nested):
@@ -881,6 +890,18 @@ class DailyStreak(Nested):
     best_streak: int
 
 
+class ArenaPodium(Nested):
+    """A podium place in a finished arena (docs/protocol.md §5a)."""
+
+    arena: str
+    name: str
+    game: str
+    ends: int
+    rank: int
+    points: int
+    players: int
+
+
 class ProfileData(ServerMsg, tag="profile"):
     player: str
     name: str
@@ -888,6 +909,7 @@ class ProfileData(ServerMsg, tag="profile"):
     ratings: list[GameRating]
     races: list[RatedRace]  # latest rated races of every game, newest first
     daily: list[DailyStreak]
+    arenas: list[ArenaPodium] | None = None  # podium places in arenas, latest first; nil: none
 
 
 class RatingEntry(Nested):

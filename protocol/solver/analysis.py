@@ -20,7 +20,7 @@ from typing import Literal
 from protocol import rules
 from protocol.rules.engine import Game
 
-from .search import DEFAULT_NODES, SolveResult, solve
+from .search import DEFAULT_NODES, SolveResult, Status, solve
 
 Verdict = Literal["won", "never-winnable", "lost-at", "still-winnable", "unknown"]
 
@@ -43,6 +43,12 @@ class Analysis:
       (None where nothing was).
 
     ``nodes`` is the total the solver spent, ``solves`` how many runs.
+
+    ``deal`` is what was proved about the deal itself (the position before
+    the first move): "won" (winnable: some position of the game was proved
+    winnable, or the player won), "lost" (proved: no line wins) or "unknown"
+    (the budget ran out first). A game can be "unknown" where the deal is
+    "won" (the border between winnable and lost was not pinned down).
     """
 
     verdict: Verdict
@@ -52,6 +58,7 @@ class Analysis:
     line: tuple[str, ...]
     nodes: int
     solves: int
+    deal: Status = "unknown"
 
     @property
     def losing_move_number(self) -> int | None:
@@ -123,7 +130,7 @@ def analyze_from(
     spent = 0
     runs = 0
     if positions[-1].won:
-        return Analysis("won", n, None, None, (), 0, 0)
+        return Analysis("won", n, None, None, (), 0, 0, "won")
 
     def run(i: int) -> SolveResult:
         nonlocal spent, runs
@@ -134,17 +141,17 @@ def analyze_from(
 
     first = run(0)
     if first.lost:
-        return Analysis("never-winnable", None, 0, None, (), spent, runs)
+        return Analysis("never-winnable", None, 0, None, (), spent, runs, "lost")
     last = run(n) if n else first
     if last.won:
-        return Analysis("still-winnable", n, None, None, last.line, spent, runs)
+        return Analysis("still-winnable", n, None, None, last.line, spent, runs, "won")
     # Invariant: positions[lo] winnable (line lo_line), positions[hi] lost;
     # None where not proved yet.
     lo: int | None = 0 if first.won else None
     lo_line = first.line
     hi: int | None = n if last.lost else None
     if lo is None or hi is None:
-        return Analysis("unknown", lo, hi, None, lo_line, spent, runs)
+        return Analysis("unknown", lo, hi, None, lo_line, spent, runs, "won" if lo is not None else "unknown")
     # Positions nearer the end have fewer cards left to play and smaller
     # spaces to exhaust, so after an unknown the search probes between it and
     # the first proved loss; ``below`` is the last unknown probe.
@@ -152,7 +159,7 @@ def analyze_from(
     while hi - lo > 1:
         mid = (max(lo, below) + hi) // 2
         if mid <= max(lo, below):
-            return Analysis("unknown", lo, hi, None, lo_line, spent, runs)
+            return Analysis("unknown", lo, hi, None, lo_line, spent, runs, "won")
         result = run(mid)
         if result.won:
             lo, lo_line = mid, result.line
@@ -160,4 +167,4 @@ def analyze_from(
             hi = mid
         else:
             below = mid
-    return Analysis("lost-at", lo, hi, moves[lo], lo_line, spent, runs)
+    return Analysis("lost-at", lo, hi, moves[lo], lo_line, spent, runs, "won")

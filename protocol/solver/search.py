@@ -192,14 +192,36 @@ def _ordered_moves(g: Game) -> list[str]:
       (Racing Aces, Double Aces and Kings, Fours Up): both accept the same
       cards, so this only swaps their lengths, a renaming.
 
-    Not done: forcing "safe" moves home (playing them without trying the
-    alternatives), as Klondike solvers do. The usual proof that a card home
-    can never hurt does not carry over: in all four games a foundation's top
-    may leave again (to a free cell or another foundation in Racing Aces and
-    Double Aces and Kings, to the tableau in Fours Up and Rouge et Noir), and
-    with two or more decks a card's twin competes for the same foundation, so
-    keeping a card out can be what a win needs. Moves home are tried first,
-    never forced.
+    Not done: forcing "safe" moves home (playing a card home without trying
+    the alternatives), as Klondike solvers do. Klondike's proof is that a
+    card nobody needs as a target can wait on its foundation: a foundation
+    there only grows, and the card's place is its own. Neither holds here.
+    Per game (docs/bots.md, "Forcing cards home"):
+
+    * Racing Aces, Double Aces and Kings: unsound. Foundations of any suit
+      compete for the cards of a rank (twelve or sixteen of each) and a
+      foundation's top moves on to other foundations, so a card home can
+      take the slot another card needs. tests/solver/test_safe_moves.py
+      has a won position of each where the waste's top card (which nothing
+      is ever placed on) can go home and doing so loses: the checked win
+      plays another card there first, or draws first.
+    * Rouge et Noir: not proved, so not done. Every card can end on a
+      colour foundation or in a sequence (two of the four cards of each
+      rank and colour go each way), a colour foundation's top goes back to
+      the tableau, and a card home can be the one a sequence run needed
+      where it lay; a complete run sent to a sequence foundation when two
+      runs of its colour pattern are there already loses outright.
+    * Fours Up: not proved, so not done. The argument that would force a
+      card from the waste onto its foundation breaks where a winning line
+      takes the foundation's top back to the tableau (as a target, or
+      parked on an empty pile) before that card moves: after the forced
+      move the card must come off first, one move more, and with forced
+      lines longer than the best one the search's completeness argument
+      (each forced move keeps a win at most as long) fails. No position
+      where forcing loses is known, but none is ruled out either.
+
+    So moves home are tried first, never forced; a forced move that is not
+    sound would make a "lost" answer wrong.
 
     Order: moves home (from a reserve or the waste before the tableau, where
     a card home also frees a cell), moves that turn a card up or empty a
@@ -417,10 +439,29 @@ def solve(
     ``nodes`` bounds the positions expanded; ``seconds`` (optional) bounds
     the wall time. ``method`` defaults to the game's entry in ``METHOD``;
     both methods are complete, so "lost" is a proof either way.
-    Deterministic: with a node budget only, the same position always gives
-    the same result.
+    In the games of ``rollout.ROLLOUT_GAMES`` (Fours Up) a greedy rollout
+    that knows the deal goes first; its positions count in the budget, and
+    the complete search gets the rest. Deterministic: with a node budget
+    only, the same position always gives the same result.
     """
+    # (imported here: the rollout is built on this module's key and ordering)
+    from .rollout import ROLLOUT_GAMES, rollout
+
     chosen = method or METHOD[game.game_id]
+    start = time.perf_counter()
+    deadline = None if seconds is None else start + seconds
+    used = 0
+    if method is None and game.game_id in ROLLOUT_GAMES and not game.won:
+        line, used = rollout(game, nodes, deadline)
+        if line is not None:
+            return SolveResult("won", line, used, time.perf_counter() - start)
+        if used >= nodes or (deadline is not None and time.perf_counter() > deadline):
+            return SolveResult("unknown", (), used, time.perf_counter() - start)
+    left = None if deadline is None else max(deadline - time.perf_counter(), 0.0)
     if chosen == "best-first":
-        return _best_first(game, nodes, seconds)
-    return _depth_first(game, nodes, seconds)
+        result = _best_first(game, nodes - used, left)
+    else:
+        result = _depth_first(game, nodes - used, left)
+    if not used:
+        return result
+    return SolveResult(result.status, result.line, result.nodes + used, time.perf_counter() - start)

@@ -9,7 +9,11 @@ Layout
 (the race ranking rule lives in ``protocol.ranking``)
 ``keys``      the Redis key layout (one hash tag per arena)
 ``scripts``   the Lua scripts (join, pair, apply once, standings, finalize)
-``store``     ``ArenaStore``: what the race server calls
+``records``   the plain data the store's calls take and return
+``base``      the store's scripts and the arenas (create, get, list)
+``results``   apply a race once, the standings, finalize
+``store``     ``ArenaStore``: what the race server calls (players and pairing; the rest
+              from ``base`` and ``results``)
 
 docs/arenas.md describes the rules and the layout.
 """

@@ -26,8 +26,11 @@ key                             type    contents
 ``{arena:ID}:seq``              string  counter ordering pairings and applies
 ``{arena:ID}:final``            string  JSON final standings [{rank, standing}...], written once
                                         at finalization. Permanent.
-``{arena:ID}:live``             pubsub  JSON {race, seq} after each applied race (channel)
+``{arena:ID}:live``             pubsub  JSON {race, seq} after each applied race, {final} once
+                                        finalized (channel)
 ``{arenas}:index``              zset    arena id → start ms (listing; its own slot)
+``{arena-player:PID}:podiums``  hash    arena id → JSON podium place (results.Podium) of the
+                                        player, written after finalization. Permanent.
 ==============================  ======  ==========================================================
 
 Transient keys (joined, free, busy, races, berserk, seq, last) are deleted at
@@ -97,3 +100,8 @@ def final(arena_id: str) -> str:
 
 def channel(arena_id: str) -> str:
     return tag(arena_id) + ":live"
+
+
+def podiums(player: str) -> str:
+    """A player's podium places over every arena (their own slot: read with their profile)."""
+    return "{arena-player:" + player + "}:podiums"

@@ -182,7 +182,9 @@ STANDINGS = BOARD_READ
 
 # Freeze an arena after its end: the final standings become a permanent
 # record; formed races not applied by then (past the grace) never count.
-# KEYS: meta, races, board, standings, final, joined, free, busy, berserk, seq, last.
+# Every process's watchers learn it from the channel (a process whose loop no longer
+# sees the arena would not notice otherwise).
+# KEYS: meta, races, board, standings, final, joined, free, busy, berserk, seq, last, channel.
 # ARGV: now, grace ms. -> {'ok'} | {'done'} | {'running'} | {'waiting', races} | {'no-arena'}
 FINALIZE = """
 local now = tonumber(ARGV[1])
@@ -203,5 +205,6 @@ end
 redis.call('SET', KEYS[5], '[' .. table.concat(parts, ',') .. ']')
 redis.call('HSET', KEYS[1], 'finalized', ARGV[1], 'entries', #rows / 2, 'dropped', pending)
 redis.call('DEL', KEYS[2], KEYS[6], KEYS[7], KEYS[8], KEYS[9], KEYS[10], KEYS[11])
+redis.call('PUBLISH', KEYS[12], '{"final":true}')
 return {'ok'}
 """

@@ -21,6 +21,7 @@ import asyncio
 import json
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -31,6 +32,7 @@ from protocol import rules as game_rules
 from ..config import Settings
 from ..daily.days import day_of
 from ..daily.deals import DailyDeals
+from ..storage.health import OutageLog, is_outage
 from . import keys, pool, work
 from .rules import certified_games
 
@@ -98,13 +100,19 @@ class Certifier:
         self.certified: dict[str, int] = {}
         self.daily = daily
         self.daily_next: dict[tuple[str, str], int] = {}  # (game, date) -> next candidate k
+        self.outages = OutageLog()
 
     async def start(self) -> None:
         if self.settings.certify_workers <= 0:
             return
         # spawn: the worker must not inherit the event loop, its sockets or threads.
         ctx = multiprocessing.get_context("spawn")
-        self.executor = ProcessPoolExecutor(max_workers=self.settings.certify_workers, mp_context=ctx)
+        self.executor = ProcessPoolExecutor(
+            max_workers=self.settings.certify_workers,
+            mp_context=ctx,
+            initializer=work.exit_with_parent,
+            initargs=(os.getpid(),),
+        )
         self.task = asyncio.get_running_loop().create_task(self.refill_loop())
 
     async def stop(self) -> None:
@@ -195,10 +203,13 @@ class Certifier:
                 worked = await self.prepare_daily_once() or await self.refill_once()
             except asyncio.CancelledError:
                 raise
-            except Exception:
+            except Exception as exc:
                 if self.stopping.is_set():
                     return
-                log.warning("certified pool refill failed", exc_info=True)
+                if is_outage(exc):  # Redis restarting: one line for the outage, not one a second
+                    log.log(self.outages.level(), "certified pool refill failed: %s", exc)
+                else:
+                    log.warning("certified pool refill failed", exc_info=True)
                 worked = False
                 await asyncio.sleep(1.0)
             if not worked:

@@ -6,10 +6,31 @@ Each takes what it needs as arguments and returns JSON-ready data, so that a
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from typing import Any
 
 from protocol import rules
 from protocol.solver import analyze, best_move, solve
+
+PARENT_CHECK_S = 1.0
+
+
+def exit_with_parent(parent: int) -> None:
+    """Worker initializer: end this worker once the server process that made it is gone.
+
+    A pool's workers only end when the server shuts the pool down; a server that is
+    killed (kill -9, OOM) would leave them behind, searching for ever. A daemon thread
+    notices the change of parent (the orphan is re-parented) within PARENT_CHECK_S.
+    """
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
 def certify(game: str, seeds: list[str], nodes: int) -> list[tuple[str, list[str]]]:

@@ -8,7 +8,8 @@ server/handlers and server/service.py do it. Tested alone in tests/server/core.
 ``races``        the race record and its lifecycle, one front for the four below:
   ``record``       the data: `Race`, `Player`, the statuses, `RaceError`
   ``lobby``        before the start: create, join, leave, ready, the host's start
-  ``lifecycle``    the clock's due step, the start, the end and its ranking rows, key lifetimes
+  ``lifecycle``    the clock's due step (each player's own deadline), the start, the end and its
+                   ranking rows, key lifetimes
   ``race_views``   the race snapshot, the race list entry, the published proof
 ``transitions``  the clock's start and end as data: new race, events, player records, next timer
 ``checks``       request checks that need no race (game, seats, time limit, seat limit)

@@ -10,18 +10,38 @@ from typing import Any
 from protocol import ranking
 from protocol.messages import ErrorCode
 
-from .record import COUNTDOWN, DONE, FINISHED, LOBBY, PLAYING, RUNNING, TIMEOUT, Race, RaceError
+from .record import COUNTDOWN, DONE, FINISHED, LOBBY, PLAYING, RUNNING, TIMEOUT, Player, Race, RaceError
+
+
+def half_clock_s(time_limit_s: int) -> int:
+    """A berserk player's clock: half the race's, rounded up."""
+    return (time_limit_s + 1) // 2
+
+
+def own_deadline(race: Race, p: Player) -> int | None:
+    """When `p`'s clock runs out: the race's deadline, or half the clock for a berserk."""
+    if not p.berserk or race.starts_at is None:
+        return race.deadline
+    return race.starts_at + half_clock_s(race.time_limit_s) * 1000
+
+
+def out_of_time(race: Race, p: Player, now: int) -> bool:
+    dl = own_deadline(race, p)
+    return p.status == PLAYING and dl is not None and now >= dl
 
 
 def due(race: Race, now: int) -> str | None:
-    """What the clock says must happen now: "start", "end" or None (nothing yet)."""
+    """What the clock says must happen now: "start", "end", "timeout" (a berserk player's
+    own clock ran out, the race goes on) or None (nothing yet)."""
     if race.status == COUNTDOWN and race.starts_at is not None and now >= race.starts_at:
         return "start"
     if race.status == RUNNING:
         if race.deadline is not None and now >= race.deadline:
             return "end"
-        if all(p.status in DONE for p in race.players):
+        if all(p.status in DONE or out_of_time(race, p, now) for p in race.players):
             return "end"
+        if any(out_of_time(race, p, now) for p in race.players):
+            return "timeout"
     return None
 
 
@@ -40,7 +60,9 @@ def next_timer(race: Race) -> int | None:
     if race.status == COUNTDOWN:
         return race.starts_at
     if race.status == RUNNING:
-        return race.deadline
+        # The earliest clock of a player still playing: a berserk's half clock runs out first.
+        own = [own_deadline(race, p) for p in race.players if p.status == PLAYING]
+        return min((d for d in own if d is not None), default=race.deadline)
     return None
 
 
@@ -69,10 +91,10 @@ def end(race: Race, now: int, logs: dict[str, list[tuple[int, int]]], initial_ho
     if race.status != RUNNING:
         raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
     r = race.copy()
-    stop = min(now, r.deadline) if r.deadline is not None else now
     for p in r.players:
         if p.status == PLAYING:
-            p.status, p.at = TIMEOUT, stop
+            dl = own_deadline(r, p)
+            p.status, p.at = TIMEOUT, min(now, dl) if dl is not None else now
     r.status = FINISHED
     r.ended = now
     r.ranking = rank(r, logs, initial_home)

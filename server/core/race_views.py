@@ -33,6 +33,7 @@ def snapshot(race: Race) -> dict[str, Any]:
                 "home": p.home,
                 "status": p.status,
                 "at": p.at,
+                "berserk": p.berserk,
             }
             for p in race.players
         ],

@@ -2,7 +2,9 @@
 
 Race status: lobby, countdown, running, finished (the lifecycle is in
 ``races``). Player status: waiting/ready in the lobby; playing from the start;
-then won, finished (declared) or timeout (still playing at the deadline).
+then won, finished (declared) or timeout (still playing at their deadline: the
+race's, or half of it for an arena player who berserked, see
+`lifecycle.own_deadline`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ class Player:
     status: str = WAITING
     at: int | None = None  # time of the last status change (ms), None before the start
     session: str = ""  # a rated race's seat: the account's login session id (never on the wire)
+    berserk: bool = False  # an arena player who took half the clock (their own deadline)
 
 
 @dataclass(slots=True)

@@ -1,8 +1,9 @@
 """Spectator boards: sampled every SPECTATOR_FLUSH, shown SPECTATOR_DELAY late (docs/protocol.md §4, `spectate`).
 
-Sans-I/O: every flush the asyncio layer asks `wants_sample` (positions
-changed since the last sample, or none kept yet); if so it reads the
-positions and hands them to `add_sample`; then `due_boards` says which
+Sans-I/O: every flush the asyncio layer asks `begin_sample` (positions
+changed since the last read began, or no sample kept yet); if so it reads the
+positions and hands them to `add_sample` (or, if the read failed, calls
+`sample_failed`); then `due_boards` says which
 sample, if any, is newly old enough to show. Spectators thus see every
 board `delay` ms after it was played, never sooner, and never the same
 sample twice.
@@ -17,12 +18,20 @@ from .room import Room
 Boards = list[Any]  # the boards of one sample (BoardView messages)
 
 
-def wants_sample(room: Room[Any]) -> bool:
-    return room.dirty or not room.samples
+def begin_sample(room: Room[Any]) -> bool:
+    """Whether to read the positions now. The change flag is cleared as the read begins, not
+    when it ends: a move made during the read (which may have missed it) asks for another."""
+    if room.dirty or not room.samples:
+        room.dirty = False
+        return True
+    return False
+
+
+def sample_failed(room: Room[Any]) -> None:
+    room.dirty = True  # the changes not read yet are still to read
 
 
 def add_sample(room: Room[Any], now: int, boards: Boards) -> None:
-    room.dirty = False
     room.samples.append((now, boards))
 
 

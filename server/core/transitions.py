@@ -15,6 +15,7 @@ from protocol import rules
 from protocol.messages import PlayerStatus
 
 from . import races as R
+from .berserk import time_out
 from .frames import progress
 
 
@@ -42,13 +43,38 @@ def start(race: R.Race) -> Transition:
         "rev": "",
         "mt": new.starts_at,
     }
+    players: dict[str, dict[str, object]] = {}
+    for p in new.players:
+        # A berserk player's own deadline: the move script refuses their moves after it.
+        own = R.own_deadline(new, p) if p.berserk else None
+        players[p.player] = fields if own is None else {**fields, "dl": own}
     return Transition(
         race=new,
         events=[m.encode(m.RaceSnapshot(**R.snapshot(new)))],
-        players={p.player: fields for p in new.players},
+        players=players,
         live=len(new.players),
-        timer=new.deadline,
+        timer=R.next_timer(new),
         deal=dealt,
+    )
+
+
+def stop_out_of_time(race: R.Race, now: int) -> Transition:
+    """running, still running: the berserk players whose half clock ran out are stopped
+    (a progress event each, status timeout); the others play on."""
+    new = time_out(race, now)
+    before = {p.player: p.status for p in race.players}
+    stopped = [p for p in new.players if before[p.player] != p.status]
+    events = [
+        progress(race.race, race.ver + i + 1, p.player, p.n, p.home, race.total, p.status, p.at or now)
+        for i, p in enumerate(stopped)
+    ]
+    new.ver = race.ver + len(events)
+    return Transition(
+        race=new,
+        events=events,
+        players={p.player: {"status": p.status, "at": p.at} for p in stopped},
+        live=sum(1 for p in new.players if p.status == PlayerStatus.PLAYING),
+        timer=R.next_timer(new),
     )
 
 

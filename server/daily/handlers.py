@@ -141,21 +141,29 @@ class DailyHandlers:
         return await self.service.lobby.attach(conn, msg, att.race)
 
     async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
-        board = await self._call(
-            self.daily.leaderboard(
-                msg.game,
-                msg.date,
-                conn.pid,
-                10 if msg.top is None else msg.top,
-                3 if msg.around is None else msg.around,
+        # A watcher subscribes before the board is read: an entry recorded meanwhile is then
+        # in the board or in an update (subscribing after the read could miss it for good).
+        channel = self.daily.channel(msg.game, msg.date or self.daily.today()) if msg.watch else None
+        watched = channel is not None and conn in self.watchers.get(channel, ())
+        if channel is not None:
+            self._add_watch(conn, channel)
+        try:
+            board = await self._call(
+                self.daily.leaderboard(
+                    msg.game,
+                    msg.date,
+                    conn.pid,
+                    10 if msg.top is None else msg.top,
+                    3 if msg.around is None else msg.around,
+                )
             )
-        )
-        if msg.watch:
-            channel = self.daily.channel(msg.game, board["date"])
-            conns = self.watchers.setdefault(channel, set())
-            if not conns:
-                self.service.bus.subscribe(channel)
-            conns.add(conn)
+        except Exception:
+            if channel is not None and not watched:
+                self._drop_watch(conn, channel)
+            raise
+        if channel is not None and channel != self.daily.channel(msg.game, board["date"]):
+            self._drop_watch(conn, channel)  # the day turned meanwhile: watch the day read
+            self._add_watch(conn, self.daily.channel(msg.game, board["date"]))
         return m.LeaderboardData(
             rid=msg.rid,
             game=board["game"],
@@ -172,6 +180,12 @@ class DailyHandlers:
         date = msg.date or self.daily.today()
         self._drop_watch(conn, self.daily.channel(msg.game, date))
         return m.Ok(rid=msg.rid)
+
+    def _add_watch(self, conn: Conn, channel: str) -> None:
+        conns = self.watchers.setdefault(channel, set())
+        if not conns:
+            self.service.bus.subscribe(channel)
+        conns.add(conn)
 
     def _drop_watch(self, conn: Conn, channel: str) -> None:
         conns = self.watchers.get(channel)

@@ -17,14 +17,19 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from protocol import messages as m
 from protocol.messages import ErrorCode
 from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
+from ..arena.records import Podium
 from ..arena.schedule import HOUR_MS, MAX_DURATION_MS, status
+from ..core.berserk import berserk
 from ..core.races import RaceError
 from .arena_loop import ArenaLoop
+from .lobby import snapshot_reply
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.races import Race
@@ -34,6 +39,18 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("solrace.arena")
 
 DEFAULT_TOP, DEFAULT_AROUND = 10, 2
+# Standings reads in flight at once during a live update pass (bounded: they share the
+# process's Redis connection pool with the races).
+UPDATE_READS_AT_ONCE = 32
+
+
+def final_board(rows: list[Row], player: str, top: int, around: int) -> Board:
+    """The frozen standings as a watcher sees them: the top, and ``player``'s neighbourhood."""
+    mine = next((i for i, r in enumerate(rows) if r.standing.player == player), None)
+    near = tuple(rows[max(0, mine - around) : mine + around + 1]) if mine is not None else ()
+    return Board(len(rows), tuple(rows[:top]), rows[mine] if mine is not None else None, near)
+
+
 LISTED_PAST_MS = 24 * HOUR_MS  # arena list: ended arenas shown this long
 
 
@@ -41,6 +58,12 @@ def _race_error(exc: ArenaError) -> RaceError:
     known = {c.value for c in ErrorCode}
     code = ErrorCode(exc.code) if exc.code in known else ErrorCode.BAD_ARENA
     return RaceError(code, exc.message)
+
+
+def podium(p: Podium) -> m.ArenaPodium:
+    return m.ArenaPodium(
+        arena=p.arena, name=p.name, game=p.game, ends=p.ends, rank=p.rank, points=p.points, players=p.players
+    )
 
 
 def row(r: Row) -> m.ArenaRow:
@@ -78,13 +101,25 @@ class ArenaHandlers:
                 m.ArenaStandings: self.standings,
                 m.ArenaUnwatch: self.unwatch,
                 m.ArenaCreate: self.create,
+                m.ArenaBerserk: self.berserk,
             }
         )
+        profile = s.handlers.get(m.Profile)
+        if profile is not None:  # accounts exist: their profiles show their arena podiums
+            s.handlers[m.Profile] = self._with_podiums(profile)
         s.end_hooks.append(self.on_end)
         s.disconnect_hooks.append(self.on_disconnect)
         s.bus_hooks[b"{arena:"] = self.on_bus
         s.spawn(self.loop.run())
         s.spawn(self.updates())
+
+    def _with_podiums(self, profile: Any) -> Any:
+        async def with_podiums(conn: Conn, msg: m.Profile) -> m.ProfileData:
+            data: m.ProfileData = await profile(conn, msg)
+            places = await self.store.podiums(data.player)
+            return msgspec.structs.replace(data, arenas=[podium(p) for p in places] or None)
+
+        return with_podiums
 
     async def _call(self, coro: Any) -> Any:
         try:
@@ -158,6 +193,21 @@ class ArenaHandlers:
         await self.store.withdraw(msg.arena, conn.player)
         return await self.arena_data(conn, msg.rid, msg.arena)
 
+    async def berserk(self, conn: Conn, msg: m.ArenaBerserk) -> m.RaceSnapshot:
+        """Half the clock of the player's arena race, before it starts. The race is changed
+        first (it refuses once started): a berserk recorded for scoring always had half the clock."""
+        info = await self._info(msg.arena)
+        pid = conn.player
+        formed = (await self.store.formed(msg.arena)).get(msg.race)
+        if not info.arena.berserk:
+            raise RaceError(ErrorCode.BAD_ARENA, f"arena {msg.arena!r} does not allow berserk")
+        if formed is None or pid not in formed["players"]:
+            raise RaceError(ErrorCode.BAD_ARENA, f"race {msg.race!r} is not your race in this arena")
+        race = await self.service.lobby.mutate(msg.race, lambda r, _now: berserk(r, pid))
+        if not await self.store.berserk(msg.arena, msg.race, pid):
+            log.warning("arena %s: berserk of %s in race %s not recorded", msg.arena, pid, msg.race)
+        return snapshot_reply(msg, race, pid)
+
     async def create(self, conn: Conn, msg: m.ArenaCreate) -> m.ArenaData:
         if not self.service.settings.arena_create:
             raise RaceError(ErrorCode.BAD_ARENA, "this server does not let clients create arenas")
@@ -183,10 +233,7 @@ class ArenaHandlers:
         info = await self._info(arena_id)
         final = info.finalized is not None
         if final:
-            rows = await self.store.final(arena_id) or []
-            mine = next((i for i, r in enumerate(rows) if r.standing.player == player), None)
-            near = tuple(rows[max(0, mine - around) : mine + around + 1]) if mine is not None else ()
-            b = Board(len(rows), tuple(rows[:top]), rows[mine] if mine is not None else None, near)
+            b = final_board(await self.store.final(arena_id) or [], player, top, around)
         else:
             b = await self.store.standings(arena_id, top, player, around)
         return status(info.arena, self.service.now_ms()), final, b
@@ -266,24 +313,40 @@ class ArenaHandlers:
             return
         self.dirty.discard(arena_id)
         self.sent[arena_id] = seen
+        # The arena and (once final) its standings are read once per pass; each watcher's
+        # own rows are read UPDATE_READS_AT_ONCE at a time, not one round trip after another
+        # (with hundreds of watchers the serial reads made the pass outlast ARENA_UPDATE).
+        info = await self._info(arena_id)
+        st = status(info.arena, self.service.now_ms())
+        final = info.finalized is not None
+        final_rows = (await self.store.final(arena_id) or []) if final else []
+        watching = list(self.watchers.get(arena_id, {}).items())
         frames: dict[tuple[str, int, int], bytes] = {}
-        for conn, (top, around) in list(self.watchers.get(arena_id, {}).items()):
-            k = (conn.player, top, around)
-            if k not in frames:
-                st, final, b = await self.board(arena_id, conn.player, top, around)
-                frames[k] = m.encode(
-                    m.ArenaUpdate(
-                        arena=arena_id,
-                        status=st,
-                        final=final,
-                        count=b.count,
-                        top=[row(r) for r in b.top],
-                        me=row(b.me) if b.me else None,
-                        around=[row(r) for r in b.around],
-                        featured=featured,
-                    )
+
+        async def frame(k: tuple[str, int, int]) -> None:
+            player, top, around = k
+            if final:
+                b = final_board(final_rows, player, top, around)
+            else:
+                b = await self.store.standings(arena_id, top, player, around)
+            frames[k] = m.encode(
+                m.ArenaUpdate(
+                    arena=arena_id,
+                    status=st,
+                    final=final,
+                    count=b.count,
+                    top=[row(r) for r in b.top],
+                    me=row(b.me) if b.me else None,
+                    around=[row(r) for r in b.around],
+                    featured=featured,
                 )
-            conn.send(frames[k])
+            )
+
+        wanted = list(dict.fromkeys((conn.player, top, around) for conn, (top, around) in watching))
+        for i in range(0, len(wanted), UPDATE_READS_AT_ONCE):
+            await asyncio.gather(*(frame(k) for k in wanted[i : i + UPDATE_READS_AT_ONCE]))
+        for conn, (top, around) in watching:
+            conn.send(frames[(conn.player, top, around)])
 
 
 def install(service: Service, store: ArenaStore) -> ArenaHandlers:

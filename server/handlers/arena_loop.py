@@ -27,7 +27,16 @@ from typing import TYPE_CHECKING, Any
 from protocol.messages import RaceStatus
 from protocol.rules import GAMES
 
-from ..arena import ArenaError, ArenaInfo, ArenaStore, Schedule, default_schedule, schedule_from_config
+from ..arena import (
+    Arena,
+    ArenaError,
+    ArenaInfo,
+    ArenaStore,
+    Formed,
+    Schedule,
+    default_schedule,
+    schedule_from_config,
+)
 from ..arena import keys as arena_keys
 from ..arena.schedule import HOUR_MS, RUNNING, status
 
@@ -40,6 +49,7 @@ log = logging.getLogger("solrace.arena")
 SCHEDULE_EVERY_MS = 60_000  # how often the scheduled arenas of the next hour are created
 REPAIR_EVERY = 5  # ticks between two checks of the formed races
 LOST_AFTER_MS = 30_000  # a formed race with no race record this long after forming is released
+SEAT_AT_ONCE = 32  # races of one pairing created at the same time
 
 
 def schedule(text: str, games: Sequence[str]) -> Schedule:
@@ -104,7 +114,19 @@ class ArenaLoop:
         arena = info.arena
         if repair and status(arena, self.service.now_ms()) != "upcoming":
             await self.repair(arena.id)
-        for formed in await self.store.tick(arena):
+        groups = await self.store.tick(arena)
+        if groups:
+            # Seated side by side: a pairing of hundreds of free players forms dozens of races at
+            # once, and one after the other their creation would keep the last waiting for seconds.
+            gate = asyncio.Semaphore(SEAT_AT_ONCE)
+            await asyncio.gather(*(self.seat(arena, formed, gate) for formed in groups))
+            self.handlers.dirty.add(arena.id)
+        if status(arena, self.service.now_ms()) != RUNNING:
+            self.handlers.dirty.add(arena.id)  # the status shown to watchers moves on
+
+    async def seat(self, arena: Arena, formed: Formed, gate: asyncio.Semaphore) -> None:
+        """Create a formed race and seat its players; release it if that fails."""
+        async with gate:
             try:
                 await self.service.lobby.seat_group(
                     arena.game, list(formed.players), arena.time_limit_s, formed.race
@@ -114,9 +136,6 @@ class ArenaLoop:
                     "arena %s: race %s not created; releasing it", arena.id, formed.race, exc_info=True
                 )
                 await self.store.release(arena.id, formed.race)
-            self.handlers.dirty.add(arena.id)
-        if status(arena, self.service.now_ms()) != RUNNING:
-            self.handlers.dirty.add(arena.id)  # the status shown to watchers moves on
 
     async def repair(self, arena_id: str) -> None:
         """Apply the finished races whose end hook never ran; release the races never created."""

@@ -16,7 +16,7 @@ from protocol import messages as m
 from ..core import races as R
 from ..core import transitions
 from ..core.transitions import Transition
-from ..storage import OUTAGE, Conflict, encode_position
+from ..storage import Conflict, encode_position, is_outage
 from .lobby import ttl
 from .runtime import Runtime
 
@@ -29,32 +29,49 @@ class Clock:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
         self.ticking: set[str] = set()
+        # Races asked to tick while their tick was running: that tick may have read the race
+        # before the change that asked (a finish that leaves nobody playing), so it runs again.
+        self.again: set[str] = set()
 
     async def tick(self, rid: str) -> None:
         """Do what the clock says for this race (idempotent; any process may call it)."""
         svc = self.svc
-        if rid in self.ticking or svc.stopping:
+        if svc.stopping:
+            return
+        if rid in self.ticking:
+            self.again.add(rid)
             return
         self.ticking.add(rid)
         try:
-            for _attempt in range(20):
-                now, race = await svc.store.load_race(rid)
-                if race is None:
-                    await svc.store.schedule(rid, None)
+            while True:
+                self.again.discard(rid)
+                await self._tick(rid)
+                if rid not in self.again or svc.stopping:
                     return
-                what = R.due(race, now)
-                try:
-                    if what == "start":
-                        await self._begin(race, now)
-                    elif what == "end":
-                        await self._end(race, now)
-                    else:
-                        await svc.store.schedule(rid, R.next_timer(race))
-                        return
-                except Conflict:
-                    continue
         finally:
             self.ticking.discard(rid)
+            self.again.discard(rid)
+
+    async def _tick(self, rid: str) -> None:
+        svc = self.svc
+        for _attempt in range(20):
+            now, race = await svc.store.load_race(rid)
+            if race is None:
+                await svc.store.schedule(rid, None)
+                return
+            what = R.due(race, now)
+            try:
+                if what == "start":
+                    await self._begin(race, now)
+                elif what == "end":
+                    await self._end(race, now)
+                elif what == "timeout":
+                    await self._time_out(race, now)
+                else:
+                    await svc.store.schedule(rid, R.next_timer(race))
+                    return
+            except Conflict:
+                continue
 
     async def _commit(self, old: R.Race, t: Transition, now: int) -> None:
         """Write a transition if the race is still at `old`'s version (else `Conflict`)."""
@@ -73,6 +90,11 @@ class Clock:
 
     async def _begin(self, race: R.Race, now: int) -> None:
         t = transitions.start(race)
+        await self._commit(race, t, now)
+        await self.svc.store.schedule(race.race, t.timer)
+
+    async def _time_out(self, race: R.Race, now: int) -> None:
+        t = transitions.stop_out_of_time(race, now)
         await self._commit(race, t, now)
         await self.svc.store.schedule(race.race, t.timer)
 
@@ -104,8 +126,10 @@ class Clock:
                     await self.tick(rid)
             except Exception as exc:
                 failed += 1
-                if failed == 1:
-                    log.warning("deadline sweep failed: %s", exc, exc_info=not isinstance(exc, OUTAGE))
+                # A Redis outage goes into the process's one outage line (a redis-server that
+                # comes up between two crashes must not log it again); a fault once per streak.
+                if failed == 1 or is_outage(exc):
+                    svc.failed("deadline sweep failed", exc)
                 continue
             if failed:
                 log.info("deadline sweep back after %d failed sweeps", failed)

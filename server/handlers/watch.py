@@ -125,11 +125,15 @@ class Watch:
                     svc.failed("spectator boards failed", exc)
 
     async def _sample(self, room: Room[Session], now: int) -> None:
-        if boards.wants_sample(room):
+        if boards.begin_sample(room):
             sample: list[m.BoardView] = []
             # Stamped with the server time read together with the positions, after them:
             # the boards show every move made up to `at` and none made later.
-            read_at, positions = await self.svc.store.positions(room.rid, room.pids)
+            try:
+                read_at, positions = await self.svc.store.positions(room.rid, room.pids)
+            except Exception:
+                boards.sample_failed(room)
+                raise
             for pid, (n, pos) in zip(room.pids, positions, strict=True):
                 if pos:
                     sample.append(m.BoardView(player=pid, n=n, view=decode_position(pos).view_text()))

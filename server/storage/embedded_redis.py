@@ -33,6 +33,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 log = logging.getLogger("solrace.redis")
@@ -256,6 +257,7 @@ class Supervisor:
         self.backoff_min_s = backoff_min_s
         self.backoff_max_s = backoff_max_s
         self.outage: str | None = None  # why it is down, while it is
+        self.on_back: Callable[[], None] | None = None  # called when it is back after an outage
         self._task: asyncio.Task[None] | None = None
         self._restarting: asyncio.Future[bool] | None = None
 
@@ -309,6 +311,8 @@ class Supervisor:
             attempts,
             "" if attempts == 1 else "s",
         )
+        if self.on_back is not None:
+            self.on_back()
 
     def _restart(self) -> bool:
         """Start the process again on the same port and data; True once it accepted a write."""

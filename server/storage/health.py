@@ -11,6 +11,9 @@
   connection is back, or the private redis-server is) logs how many failed,
   or until no failure came for `QUIET_S`, after which a failure starts a new
   outage.
+- `OutageLog`: the same rule for a component that logs its own failures (a
+  connection, a worker's loop): the first failure of an outage is worth a
+  WARNING, the next ones until `QUIET_S` pass without a failure only DEBUG.
 """
 
 from __future__ import annotations
@@ -43,8 +46,11 @@ def is_outage(exc: BaseException) -> bool:
     if not isinstance(exc, ReplyError | ResponseError):
         return False
     text = str(exc)
-    # Inside a script the refusal comes wrapped: "ERR Error running script (...): ... -MISCONF ..."
-    return any(text.startswith(code) or f"-{code} " in text for code in _UNAVAILABLE_REPLIES)
+    # Inside a script the refusal comes wrapped: "ERR Error running script (...): ... -MISCONF ...",
+    # inside a pipeline quoted: "Command # 1 (...) of pipeline caused error: ('MISCONF ...',)".
+    return any(
+        text.startswith(code) or f"-{code} " in text or f"('{code} " in text for code in _UNAVAILABLE_REPLIES
+    )
 
 
 class Health:
@@ -86,7 +92,9 @@ class Health:
         self.last_failure = now
 
     def recovered(self) -> None:
-        if self.first_failure is None:
+        # A connection back to a redis-server that its supervisor is still probing (it may die
+        # again at its first write) does not end the outage; the supervisor's "back" does.
+        if self.first_failure is None or self.process_down() is not None:
             return
         log.warning(
             "Redis available again: %d request%s failed over %.1f s",
@@ -96,3 +104,20 @@ class Health:
         )
         self.first_failure = None
         self.failures = 0
+
+
+class OutageLog:
+    """How loud a component's Redis failure is: WARNING for the first of an outage, DEBUG for
+    the next ones. An outage lasts until `quiet_s` pass without a failure, so a redis-server
+    that comes up for a moment and goes down again is still the same outage."""
+
+    def __init__(self, quiet_s: float = QUIET_S) -> None:
+        self.quiet_s = quiet_s
+        self.last_failure: float | None = None
+
+    def level(self) -> int:
+        """Call on every failure: the level to log it at."""
+        now = time.monotonic()
+        first = self.last_failure is None or now - self.last_failure > self.quiet_s
+        self.last_failure = now
+        return logging.WARNING if first else logging.DEBUG

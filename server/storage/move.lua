@@ -1,7 +1,7 @@
 -- The move path: ONE call per accepted move (server/storage/moves.py).
 -- The server process has already checked the move against its cached
 -- position; this script re-checks atomically what only Redis knows for sure
--- (race status, deadline, the stored move count n), then stores the result
+-- (race status, deadline and the player's own, the stored move count n), then stores the result
 -- and publishes the public progress event, ready to forward.
 --
 -- KEYS: 1 race hash {race:ID}, 2 player hash {race:ID}:p:PID,
@@ -16,7 +16,8 @@
 --       12 ('m' only) the progress frame up to its version: a MessagePack map of
 --          9 entries whose last key, "ver", is followed by 0xce (uint32); the
 --          script appends the version, then "total" and "at" (uint8, uint64)
--- Returns {'ok', n, at, ver, live, frame} | {'dup', n, home, status, at, revealed, ver}
+-- Returns frame (a move that leaves the player playing: ver and at are its bytes -24..-21
+--       and -8..-1) | {'ok', n, at, ver, live, frame} | {'dup', n, home, status, at, revealed, ver}
 --       | {'race-not-running'} | {'no-such-race'} | {'not-in-race'}
 --       | {'game-over', n} | {'out-of-sync', n}
 -- Kept lean (Redis CPU is part of every move's cost): the common case reads
@@ -28,9 +29,11 @@ if r[1] ~= 'running' then return {'race-not-running'} end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 if now >= tonumber(r[2]) then return {'race-not-running'} end
-local p = redis.call('HMGET', KEYS[2], 'n', 'status')
+local p = redis.call('HMGET', KEYS[2], 'n', 'status', 'dl')
 local n = tonumber(p[1])
 if not n then return {'not-in-race'} end
+-- An arena player who berserked has their own, earlier deadline: their game is over.
+if p[3] and now >= tonumber(p[3]) then return {'game-over', n} end
 local kind = ARGV[1]
 local sent = tonumber(ARGV[2])
 if kind ~= 'f' then
@@ -93,4 +96,7 @@ else
   redis.call('XADD', KEYS[4], string.format('%d-0', ver), 'm', frame)
 end
 redis.call('PUBLISH', ARGV[10], frame)
+-- A plain move answers with its frame alone (the caller reads ver and at from its
+-- last bytes): a table reply costs Redis 6.2 a deferred-length reply node, ~4 µs.
+if live == -1 and kind == 'm' then return frame end
 return {'ok', n, now, ver, live, frame}

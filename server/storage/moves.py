@@ -38,8 +38,15 @@ _REFUSALS = {
 }
 
 
-def decode_reply(reply: Any) -> MoveReply:
-    """The script's raw reply (a list, or the exception the connection handed over) typed."""
+def decode_reply(reply: Any, n_after: int = 0) -> MoveReply:
+    """The script's raw reply (a frame, a list, or the exception the connection handed over)
+    typed; `n_after` is the count after the move, for a move answered with its frame alone."""
+    if type(reply) is bytes:
+        # A move that leaves its player playing: the frame ends with the version (a uint32,
+        # then "total" and its uint8, then "at") and the time (a uint64).
+        return Applied(
+            n_after, int.from_bytes(reply[-8:], "big"), int.from_bytes(reply[-24:-20], "big"), -1, reply
+        )
     if type(reply) is list:
         tag = reply[0]
         if tag == b"ok":
@@ -163,9 +170,9 @@ class MovePipe:
                     self.stream_maxlen,
                     prog,
                 )
-                self.pipe.call_packed(pack(args), lambda r: on_reply(decode_reply(r)), rk)
+                self.pipe.call_packed(pack(args), lambda r: on_reply(decode_reply(r, n + 1)), rk)
                 return
-            on_reply(decode_reply(reply))
+            on_reply(decode_reply(reply, n + 1))
 
         self.pipe.call_packed(packed, done, rk)
 

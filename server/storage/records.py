@@ -24,6 +24,8 @@ def _seat(p: R.Player) -> dict[str, Any]:
     seat: dict[str, Any] = {"player": p.player, "name": p.name, "ready": p.ready}
     if p.session:  # rated races only
         seat["session"] = p.session
+    if p.berserk:  # arena races only
+        seat["berserk"] = True
     return seat
 
 
@@ -96,7 +98,13 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
     seats = json.loads(h[b"players"])
     states = {reply[i].decode(): _pairs(reply[i + 1]) for i in range(2, len(reply), 2)}
     for s in seats:
-        p = R.Player(s["player"], s["name"], ready=s["ready"], session=s.get("session", ""))
+        p = R.Player(
+            s["player"],
+            s["name"],
+            ready=s["ready"],
+            session=s.get("session", ""),
+            berserk=s.get("berserk", False),
+        )
         p.status = R.READY if p.ready else R.WAITING
         st = states.get(p.player)
         if st:  # the game has started: the per-player hash is the truth

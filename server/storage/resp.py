@@ -29,6 +29,8 @@ from typing import Any, cast
 import hiredis
 from redis.asyncio.connection import parse_url
 
+from .health import OutageLog
+
 log = logging.getLogger("solrace.resp")
 
 ReplyError = hiredis.ReplyError
@@ -158,6 +160,7 @@ class Pipe:
         self._reconnector: asyncio.Task[None] | None = None
         self._closed = False
         self.on_reconnect: Callable[[], None] | None = None  # called after a lost connection is back
+        self.outages = OutageLog()
 
     async def connect(self) -> None:
         if self.proto is not None and self.proto.transport is not None:
@@ -184,7 +187,7 @@ class Pipe:
     def _lost(self, proto: _PipeProtocol) -> None:
         if self._closed or self.proto is not proto:
             return
-        log.warning("redis connection lost (%s); reconnecting", self.url)
+        log.log(self.outages.level(), "redis connection lost (%s); reconnecting", self.url)
         self._start_reconnect()
 
     def _start_reconnect(self) -> None:
@@ -310,6 +313,7 @@ class Subscriber:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self.connected = asyncio.Event()
+        self.outages = OutageLog()
 
     async def start(self) -> None:
         await self._connect()
@@ -339,16 +343,13 @@ class Subscriber:
             if self.stopping():
                 return
             delay = 0.05
-            failed = 0
             while not self._stopping:
                 try:
                     await self._connect()
                     break
                 except (OSError, ConnectionError) as exc:
-                    failed += 1  # an outage logs its first failed attempt, not every one
-                    log.log(
-                        logging.WARNING if failed == 1 else logging.DEBUG, "pub/sub reconnect failed: %s", exc
-                    )
+                    # an outage logs its first failed attempt, not every one
+                    log.log(self.outages.level(), "pub/sub reconnect failed: %s", exc)
                     await asyncio.sleep(delay)
                     delay = min(delay * 2, 2.0)
             if self.on_reconnect is not None and not self._stopping:

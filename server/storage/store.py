@@ -79,6 +79,12 @@ class Store(RaceRecords, PlayerGames, Players):
         """The process's pub/sub connection (race and player channels, the daily's boards)."""
         return Subscriber(self.bus_url, on_message, on_reconnect)
 
+    def redis_back(self) -> None:
+        """The private redis-server is back: the outage ends now if the move pipe is connected,
+        else when the pipe reconnects."""
+        if isinstance(self.pipe, Pipe) and self.pipe.ready:
+            self.health.recovered()
+
     def moves_pending(self) -> int:
         """Move calls sent and not answered yet (a graceful stop waits for them)."""
         return self.pipe.pending()

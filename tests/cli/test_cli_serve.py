@@ -24,6 +24,20 @@ def serve(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def serving(data: Path, stderr: Path) -> subprocess.Popen[str]:
+    """A `solrace serve` left running on `data`, its first stdout line to read, its stderr to a file."""
+    with open(stderr, "w") as err:
+        return subprocess.Popen(
+            [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(data)],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            text=True,
+            start_new_session=True,
+        )
+
+
 def error_line(stderr: str) -> str:
     assert "Traceback" not in stderr, stderr
     lines = [line for line in stderr.splitlines() if line.startswith("solrace serve: ")]
@@ -31,22 +45,12 @@ def error_line(stderr: str) -> str:
     return lines[0]
 
 
-# Failed in the final quiet run of this round (not yet understood): left out of the default run until fixed; `-m unstable` runs it.
-@pytest.mark.unstable
 def test_a_data_folder_serves_one_server_at_a_time(tmp_path: Path) -> None:
     data = tmp_path / "data"
-    first = subprocess.Popen(
-        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(data)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
+    first = serving(data, tmp_path / "first.err")
     try:
         assert first.stdout is not None
-        assert "listening on" in first.stdout.readline()
+        assert "listening on" in first.stdout.readline(), (tmp_path / "first.err").read_text()
         second = serve("--port", "0", "--data", str(data))
         assert second.returncode == 1
         line = error_line(second.stderr)
@@ -60,18 +64,10 @@ def test_a_data_folder_serves_one_server_at_a_time(tmp_path: Path) -> None:
             os.killpg(first.pid, signal.SIGKILL)
             first.wait(10)
     # once it is gone, the folder is free again (the lock dies with its holders)
-    again = subprocess.Popen(
-        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(data)],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        start_new_session=True,
-    )
+    again = serving(data, tmp_path / "again.err")
     try:
         assert again.stdout is not None
-        assert "listening on" in again.stdout.readline()
+        assert "listening on" in again.stdout.readline(), (tmp_path / "again.err").read_text()
     finally:
         again.send_signal(signal.SIGTERM)
         again.wait(30)

@@ -66,8 +66,6 @@ def recomputed(results: dict[str, dict]) -> dict[str, int]:
     return dict(points)
 
 
-# Failed in the final quiet run of this round (not yet understood): left out of the default run until fixed; `-m unstable` runs it.
-@pytest.mark.unstable
 async def test_bots_run_an_arena_across_two_processes(redis_node, start_server):
     servers = [start_server(redis_node.url, *ARENA_FLAGS) for _ in range(2)]
     admin = await client.connect(servers[0].url, name="admin")
@@ -117,11 +115,17 @@ async def test_bots_run_an_arena_across_two_processes(redis_node, start_server):
         assert [(x.player, x.points, x.rank) for x in boards[0].top] == [
             (row.standing.player, row.standing.points, row.rank) for row in final
         ]
-        # the watchers got live updates, of the joins on either process too
+        # the watchers got live updates, of the joins on either process too, the last one final
+        # (on either process: it comes within an update period, which a loaded machine may stretch)
         for w in watchers:
-            updates = [ev for ev in w.pending_events() if isinstance(ev, m.ArenaUpdate)]
+            updates: list[m.ArenaUpdate] = []
+
+            def last_is_final(w: client.Client = w, updates: list[m.ArenaUpdate] = updates) -> bool:
+                updates.extend(ev for ev in w.pending_events() if isinstance(ev, m.ArenaUpdate))
+                return bool(updates) and updates[-1].final
+
+            await until(last_is_final, what="a final arena update")
             assert any(u.count == BOTS for u in updates)
-            assert updates[-1].final
     finally:
         for c in [admin, *watchers, *bots_c]:
             await c.close()
@@ -154,6 +158,7 @@ async def test_an_arena_survives_a_kill9(redis_node, start_server):
         await until(some_applied, timeout=2 * DEADLINE, interval=0.1)
         servers[0].kill9()
         killed_at = int(await r.get(arena_keys.seq("kill-arena")))  # the arena's counter then
+        formed_then = await store.formed("kill-arena")
         await asyncio.wait_for(playing, timeout=25 + 30 + 3 * DEADLINE)
 
         async def finalized() -> bool:
@@ -165,9 +170,12 @@ async def test_an_arena_survives_a_kill9(redis_node, start_server):
         final = await store.final("kill-arena")
         assert final is not None
         assert_consistent(results, final, [b.player for b in bots])
-        # the bots of the dead process kept playing on the other one
+        # the bots of the dead process kept playing on the other one; but for those of a race
+        # the dead process had formed and not created yet: that race is released only after a
+        # safe delay (LOST_AFTER_MS), which may be past the arena's end
         after = {p for res in results.values() if int(res["formed_seq"]) > killed_at for p in res["players"]}
-        assert {b.player for b in bots[::2]} <= after, servers[1].log_text()[-3000:]
+        lost = {p for rid, f in formed_then.items() if rid not in results for p in f["players"]}
+        assert {b.player for b in bots[::2]} - lost <= after, servers[1].log_text()[-3000:]
     finally:
         for c in [admin, *bots_c]:
             await c.close()

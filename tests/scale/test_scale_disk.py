@@ -28,6 +28,7 @@ import subprocess
 import threading
 import urllib.error
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -133,6 +134,13 @@ def _outage_lines(log: str) -> list[str]:
     return [line for line in log.splitlines() if " WARNING " in line or " ERROR " in line]
 
 
+def _line_kind(line: str) -> str:
+    """Which component said what: the logger and the message up to its details, numbers blanked
+    ("solrace.redis: Redis available again", "solrace.bots: bot requests")."""
+    logger, _, message = line.partition(" WARNING " if " WARNING " in line else " ERROR ")[2].partition(": ")
+    return logger + ": " + re.sub(r"\d+(\.\d+)?", "N", re.split(r"[:(]", message)[0]).strip()
+
+
 async def _until_disk_full(server: Server, players: list[client.Client], rid: str, results: list[Played]):
     """Race until redis-server cannot persist any more; then /healthz says 503 and moves are refused."""
     stop = asyncio.Event()
@@ -164,8 +172,6 @@ async def _check_stored(
         _one_move_per_n(r.acks)
 
 
-# Failed in the final quiet run of this round (not yet understood): left out of the default run until fixed; `-m unstable` runs it.
-@pytest.mark.unstable
 async def test_full_disk_loses_no_ack(procs, tmp_path, small_disk):
     data = small_disk / "data"
     filler = _fill(small_disk, ROOM)
@@ -209,10 +215,13 @@ async def test_full_disk_loses_no_ack(procs, tmp_path, small_disk):
             await c.close()
     during = server.log_text()[len(before) :]
     assert "Traceback" not in during, during
-    # A handful of lines per outage, never one per request. A restart can find the disk still
-    # full and go down once more before space is freed, so there may be more than one outage.
-    outages = during.count("Redis unavailable")
-    assert 1 <= outages <= 3 and len(_outage_lines(during)) <= 7 * outages, during
+    # Each component says so once per outage (and maybe once more when it is over), never once
+    # per request or retry. A restart can find the disk still full and go down once more before
+    # space is freed, so redis-server may have gone down more than once.
+    outages = len(re.findall(r"private redis-server .*; restarting it", during))
+    assert 1 <= outages <= 3, during
+    kinds = Counter(_line_kind(line) for line in _outage_lines(during))
+    assert all(n <= outages for n in kinds.values()), (kinds, during)
 
 
 def _redis_child(server: Server) -> int:

@@ -13,7 +13,7 @@ from redis.exceptions import ResponseError
 
 from server.config import Settings
 from server.storage.embedded_redis import DataFolderInUse, lock_data_folder
-from server.storage.health import Health, is_outage
+from server.storage.health import QUIET_S, Health, OutageLog, is_outage
 
 
 def test_what_counts_as_an_outage() -> None:
@@ -25,6 +25,12 @@ def test_what_counts_as_an_outage() -> None:
         hiredis.ReplyError(
             "ERR Error running script (call to f_4622d2): @user_script:57: @user_script: 57: "
             "-MISCONF Errors writing to the AOF file: No space left on device"
+        )
+    )
+    assert is_outage(
+        ResponseError(
+            "Command # 1 (HINCRBY conns:{127.0.0.1} p1 -1) of pipeline caused error: "
+            "('MISCONF Errors writing to the AOF file: No space left on device',)"
         )
     )
     assert not is_outage(hiredis.ReplyError("ERR Error running script (call to f_4622d2): bad argument"))
@@ -46,6 +52,31 @@ def test_an_outage_logs_once_and_once_when_it_ends(caplog: pytest.LogCaptureFixt
     with caplog.at_level(logging.INFO, logger="solrace.redis"):
         health.failed(ConnectionError("again"))  # a new outage is logged again
     assert len(caplog.records) == 1
+
+
+def test_an_outage_is_not_over_while_the_private_redis_is_being_restarted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    health = Health(redis=None, cluster=False)
+    down: list[str] = ["private redis-server down (exited with status 1)"]
+    health.process_down = lambda: down[0] if down else None
+    with caplog.at_level(logging.INFO, logger="solrace.redis"):
+        health.failed(ConnectionError("redis unavailable"))
+        health.recovered()  # a connection to the restarted process, which may die again
+        health.failed(ConnectionError("redis unavailable"))
+        down.clear()
+        health.recovered()
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2, lines
+    assert lines[1].startswith("Redis available again: 2 requests failed")
+
+
+def test_a_component_logs_the_first_failure_of_an_outage() -> None:
+    outages = OutageLog()
+    assert [outages.level() for _ in range(3)] == [logging.WARNING, logging.DEBUG, logging.DEBUG]
+    assert outages.last_failure is not None
+    outages.last_failure -= QUIET_S + 1  # a quiet minute without a failure: the outage was over
+    assert outages.level() == logging.WARNING
 
 
 async def test_health_says_why_the_private_redis_is_down() -> None:

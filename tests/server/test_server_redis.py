@@ -7,6 +7,8 @@ from test_server_race import WIN, make_race, play
 from wsclient import player
 
 from server import storage as S
+from server.core.moves import Applied
+from server.storage.moves import decode_reply
 
 # Commands the move script runs inside Redis (they show in commandstats too,
 # but they are not round trips: they run within the one EVALSHA).
@@ -227,6 +229,16 @@ def test_hand_packed_move_command_is_plain_resp():
         total=104,
         status="won",
         at=1_771_234_567_890,
+    )
+    # a move that leaves its player playing is answered with its frame alone
+    reply = decode_reply(frame, 13)
+    assert type(reply) is Applied
+    assert (reply.n, reply.ver, reply.at, reply.live, reply.frame) == (
+        13,
+        70000,
+        1_771_234_567_890,
+        -1,
+        frame,
     )
     # a large count and cards home take their wider forms
     sent.clear()

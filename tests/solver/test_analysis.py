@@ -90,3 +90,23 @@ def test_illegal_move_in_the_log_is_reported_with_its_index() -> None:
     with pytest.raises(rules.IllegalMove) as info:
         analyze("fours-up", "x", ["draw", "t0>t0"], nodes=10)
     assert info.value.index == 1
+
+
+def test_deal_status_keeps_a_proof_apart_from_a_budget() -> None:
+    """What was proved about the deal: a lost endgame is "lost" (and says so),
+    a winnable one "won", a budget that ran out "unknown", never "lost"."""
+    from test_solver import LOST
+
+    from client.cli.analyze import deal_line
+
+    lost = analyze_from(rules.from_text(LOST["fours-up"]), [], nodes=20_000)
+    assert (lost.verdict, lost.deal) == ("never-winnable", "lost")
+    assert "proved" in lost.text()
+    start = rules.from_text(WINNABLE)
+    played = analyze_from(start, ["draw", "w>t5"], nodes=20_000)
+    assert (played.verdict, played.deal) == ("lost-at", "won")
+    unknown = analyze("fours-up", "unknown", ["draw"] * 10, nodes=20)
+    assert (unknown.verdict, unknown.deal) == ("unknown", "unknown")
+    assert deal_line([("a", lost)]) == "deal: lost (proved: no line wins it)"
+    assert deal_line([("a", unknown), ("b", played)]) == "deal: winnable (proved)"
+    assert deal_line([("a", unknown)]).startswith("deal: unknown (the budget ran out")

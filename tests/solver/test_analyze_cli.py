@@ -31,6 +31,7 @@ def test_analyze_a_replay_file(tmp_path: Path, capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     assert "winner: won" in out
     assert "stopper: still winnable at the end; a winning line from there: " in out
+    assert "deal: winnable (proved)" in out
 
 
 def test_analyze_refuses_an_illegal_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -19,9 +19,11 @@ WON_DEALS = [
     ("racing-aces", "855c8577dfea4713126ee372a8e33ebb", 2_000),
     ("racing-aces", "0e9e795f03692c074ae56ce3a75f4e47", 2_000),
     ("rouge-et-noir", "855c8577dfea4713126ee372a8e33ebb", 2_500),
+    # won by the rollout that goes first in Fours Up (deal 18 of the benchmark)
+    ("fours-up", "ba2e73bf827b61fd91b35d6ce80bae03", 2_500),
 ]
-# Double Aces and Kings and Fours Up deals take bigger budgets than a test
-# should spend; their winning lines are checked on endgames below.
+# Double Aces and Kings deals take bigger budgets than a test should spend;
+# their winning lines are checked on endgames below.
 
 GAMES = list(rules.GAMES)
 
@@ -191,3 +193,27 @@ def test_position_key_identifies_renamed_free_cells_only() -> None:
     swapped_r.piles[a], swapped_r.piles[b] = r.piles[b][:], r.piles[a][:]
     assert r.piles[a] != r.piles[b]
     assert position_key(swapped_r) != position_key(r)
+
+
+def test_a_failed_rollout_leaves_the_proof_to_the_complete_search() -> None:
+    """The Fours Up rollout wins nothing from a lost endgame (it proves
+    nothing), the depth-first search after it does the proof, and the
+    positions of both count in one budget."""
+    from protocol.solver.rollout import rollout
+
+    g = rules.from_text(LOST["fours-up"])
+    line, used = rollout(g, 20_000)
+    assert line is None and 0 < used < 20_000
+    result = solve(g, nodes=20_000)
+    assert result.status == "lost" and result.nodes >= used
+    pure = solve(g, nodes=20_000, method="depth-first")
+    assert pure.status == "lost" and result.nodes == pure.nodes + used
+
+
+def test_the_rollout_is_deterministic_and_its_line_wins() -> None:
+    from protocol.solver.rollout import rollout
+
+    seed = "ba2e73bf827b61fd91b35d6ce80bae03"
+    a, b = rollout(rules.deal("fours-up", seed), 2_500), rollout(rules.deal("fours-up", seed), 2_500)
+    assert a == b and a[0] is not None
+    assert rules.replay("fours-up", seed, a[0]).won

@@ -7,9 +7,15 @@ race, one offers a rematch, the other accepts it, and the new race starts."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from waiting import DEADLINE, wait_until
+
+from server.handlers.bots import WORKER_ALIVE_MS
+from server.storage.bots import BotQueue, connect, now_ms
 
 from .conftest import Server, shot
 from .test_browser import create_in_ui, play_by_clicking, race_id, wait_board
@@ -26,8 +32,33 @@ def web_server(tmp_path_factory):
         bot_think_ms=20,
         quick_bot_after_s=2,
     )
-    yield srv
-    srv.stop()
+    try:
+        wait_for_bot_worker(srv)
+        yield srv
+    finally:
+        srv.stop()
+
+
+def wait_for_bot_worker(srv: Server) -> None:
+    """Until the server's bot worker has asked for work: on a loaded machine the worker process
+    takes a while to start, and a `bot` request before that is refused (no-bots)."""
+    found = wait_until(
+        lambda: re.search(r"private redis-server on (redis://\S+)", srv.log_path.read_text()),
+        what="the server's Redis in its log",
+    )
+
+    async def worker_alive() -> bool:
+        redis = connect(found.group(1))
+        try:
+            return await BotQueue(redis).workers_alive(await now_ms(redis), WORKER_ALIVE_MS) > 0
+        finally:
+            await redis.aclose()
+
+    def alive() -> bool:  # on a thread of its own: playwright owns this thread's event loop
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(asyncio.run, worker_alive()).result()
+
+    wait_until(alive, timeout=2 * DEADLINE, interval=0.2, what="a bot worker")
 
 
 def finish_in_ui(page) -> None:
@@ -59,7 +90,7 @@ def test_race_a_bot_to_the_end_then_rematch(new_page):
     shot(page, "bot-race")
     # the bot plays on its own; we stop, and the race ends when the bot is done
     finish_in_ui(page)
-    page.wait_for_selector("#result-panel", timeout=60000)
+    page.wait_for_selector("#result-panel", timeout=2 * DEADLINE * 1000)
     rows = page.locator("#result-panel .ranking tbody tr")
     assert rows.count() == 2
     assert page.locator(f'#result-panel tr[data-player="{bot}"]').count() == 1
@@ -95,7 +126,7 @@ def test_two_people_rematch(new_page):
     finish_in_ui(alice)
     finish_in_ui(bob)
     for page in (alice, bob):
-        page.wait_for_selector("#result-panel", timeout=60000)
+        page.wait_for_selector("#result-panel", timeout=2 * DEADLINE * 1000)
 
     alice.click("#rematch-btn")
     alice.wait_for_url(re.compile(r"#race=(?!" + rid + r")"))

@@ -88,12 +88,26 @@ def test_the_hand_packed_progress_frame_is_the_progress_message():
 
 def test_spectators_see_each_sample_once_after_the_delay():
     room = make_room()
-    assert spectators.wants_sample(room)
+    assert spectators.begin_sample(room)
     spectators.add_sample(room, 1_000, ["first"])
-    assert not spectators.wants_sample(room)
+    assert not spectators.begin_sample(room)
     assert spectators.due_boards(room, 5_000, 10_000) is None  # too early
     room.dirty = True
+    assert spectators.begin_sample(room)
     spectators.add_sample(room, 3_000, ["second"])
     assert spectators.due_boards(room, 11_000, 10_000) == (1_000, ["first"])
     assert spectators.due_boards(room, 12_000, 10_000) is None  # shown already
     assert spectators.due_boards(room, 13_000, 10_000) == (3_000, ["second"])
+
+
+def test_a_move_during_a_boards_read_is_read_next_time():
+    room = make_room()
+    assert spectators.begin_sample(room)
+    spectators.add_sample(room, 1_000, ["first"])
+    room.dirty = True
+    assert spectators.begin_sample(room)
+    room.dirty = True  # a move lands while the positions are read: the read may have missed it
+    spectators.add_sample(room, 2_000, ["maybe without it"])
+    assert spectators.begin_sample(room)
+    spectators.sample_failed(room)  # a read that failed leaves the changes to read
+    assert spectators.begin_sample(room)

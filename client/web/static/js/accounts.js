@@ -239,6 +239,17 @@ export class AccountPage {
       ),
       h("h2", {}, "Recent rated races"),
       p.races.length ? this.racesEl(p.races) : h("p", { class: "muted", id: "no-rated-races" }, played.length ? "" : "No rated race yet."),
+      p.arenas && p.arenas.length
+        ? [
+            h("h2", {}, "Arena podiums"),
+            h(
+              "table",
+              { class: "arena-podiums", id: "arena-podiums" },
+              h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, "Ended"), h("th", {}, "Place"), h("th", {}, "Points"))),
+              h("tbody", {}, p.arenas.map((a) => h("tr", { dataset: { arena: a.arena } }, h("td", {}, h("a", { href: `#arena=${a.arena}` }, a.name)), h("td", {}, gameName(a.game)), h("td", {}, new Date(a.ends).toLocaleDateString()), h("td", {}, `${a.rank} of ${a.players}`), h("td", {}, a.points)))),
+            ),
+          ]
+        : null,
       p.daily.length
         ? [
             h("h2", {}, "Daily challenges"),

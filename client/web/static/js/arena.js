@@ -165,6 +165,15 @@ export class ArenaPage {
     this.refresh(false);
   }
 
+  async berserk(race) {
+    try {
+      await this.ctx.conn.request({ t: "arena_berserk", arena: this.id, race });
+      this.ctx.toast("Berserk: half the clock, one more point if you win.", "info");
+    } catch (e) {
+      this.ctx.toast(e.code === "race-started" ? "Too late: the race has started." : `Could not berserk: ${this.ctx.errText(e)}`, "error");
+    }
+  }
+
   async withdraw() {
     try {
       this.data = await this.ctx.conn.request({ t: "arena_withdraw", arena: this.id });
@@ -245,7 +254,16 @@ export class ArenaPage {
       "div",
       { class: "panel" },
       h("h2", {}, "Your races"),
-      d.race ? h("p", {}, h("a", { class: "btn primary", id: "arena-current", href: `#race=${d.race}` }, "Back to your race")) : d.joined && !over ? h("p", { class: "muted" }, "Waiting for a pairing…") : null,
+      d.race
+        ? h(
+            "p",
+            {},
+            h("a", { class: "btn primary", id: "arena-current", href: `#race=${d.race}` }, "Back to your race"),
+            a.berserk ? h("button", { class: "btn ghost", id: "arena-berserk", title: "half the clock of this race for one more point if you win it; only before it starts", onclick: () => this.berserk(d.race) }, "Berserk") : null,
+          )
+        : d.joined && !over
+          ? h("p", { class: "muted" }, "Waiting for a pairing…")
+          : null,
       d.races.length
         ? h("ol", { class: "arena-races" }, d.races.map((r) => h("li", {}, h("a", { href: `#replay=${r.race}` }, `#${r.rank}`), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
         : h("p", { class: "muted" }, "None yet."),
@@ -258,7 +276,24 @@ export class ArenaPage {
         ? h("p", {}, "The race of the highest-ranked players, shown with the spectator delay. ", h("a", { class: "btn", id: "arena-watch", href: `#watch=${d.featured}&arena=${this.id}` }, "Watch it"))
         : h("p", { class: "muted" }, "No race being played."),
     );
-    return h("div", { class: "arena" }, head, h("div", { class: "daily-grid" }, h("div", {}, mine, featured), this.standingsPanel()));
+    return h("div", { class: "arena" }, head, this.winnersPanel(), h("div", { class: "daily-grid" }, h("div", {}, mine, featured), this.standingsPanel()));
+  }
+
+  /** Once the standings are final: the podium (the first three places with points). */
+  winnersPanel() {
+    const { h } = this.ctx;
+    const b = this.board;
+    if (!b || !b.final) return null;
+    const medals = ["🥇", "🥈", "🥉"];
+    const podium = b.top.filter((r) => r.rank <= 3 && r.points > 0);
+    return h(
+      "div",
+      { class: "panel", id: "arena-winners" },
+      h("h2", {}, "Winners"),
+      podium.length
+        ? h("ol", { class: "arena-podium" }, podium.map((r) => h("li", { dataset: { player: r.player, rank: String(r.rank) } }, `${medals[r.rank - 1]} `, h("a", { href: `#profile=${r.player}` }, r.name), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
+        : h("p", { class: "muted" }, "Nobody scored in this arena."),
+    );
   }
 
   standingsPanel() {

@@ -60,10 +60,12 @@ export class DailyPage {
     this.verify = null;
     this.watching = null; // {game, date}
     this.refetchTimer = null;
+    this.visit = 0; // counts opens and leaves: a reply to an earlier visit's watch is stale
     ctx.conn.on("leaderboard_update", (m) => this.onUpdate(m));
   }
 
   async open(game, date) {
+    this.visit += 1;
     this.game = GAMES[game] ? game : this.game;
     this.date = date || null;
     this.info = this.board = this.history = this.error = this.verify = null;
@@ -98,9 +100,16 @@ export class DailyPage {
     if (this.date) q.date = this.date;
     const live = watch && this.info && this.info.status === "open";
     if (live) q.watch = true;
+    const visit = this.visit;
     try {
-      this.board = await this.ctx.conn.request(q);
-      if (live) this.watching = { game: this.game, date: this.board.date };
+      const board = await this.ctx.conn.request(q);
+      if (live && visit !== this.visit) {
+        // Left (or reopened) while the watch was on its way: it is no one's any more.
+        this.ctx.conn.request({ t: "leaderboard_unwatch", game: board.game, date: board.date }).catch(() => {});
+        return;
+      }
+      this.board = board;
+      if (live) this.watching = { game: board.game, date: board.date };
     } catch (e) {
       this.board = { error: this.ctx.errText(e) };
     }
@@ -123,6 +132,7 @@ export class DailyPage {
   }
 
   leave() {
+    this.visit += 1;
     clearTimeout(this.refetchTimer);
     this.unwatch();
   }

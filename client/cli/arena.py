@@ -1,0 +1,37 @@
+"""`solrace arena`: list arenas, open one: join, withdraw, berserk, follow the live standings.
+
+solrace arena                          # the arena list; Enter on an arena opens it
+solrace arena --arena hourly-fours-up-29412480   # open it at once
+solrace arena --url ws://a:8765/ws --url ws://b:8765/ws   # failover between processes
+
+A paired race is played with `solrace play --race ID` (the status line names it).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from client.cli.play import DEFAULT_URL
+
+    parser.add_argument(
+        "--url",
+        action="append",
+        help=f"server websocket URL (default {DEFAULT_URL}); repeat it for several processes of one "
+        "server: the client fails over between them",
+    )
+    parser.add_argument("--name", help="display name")
+    parser.add_argument(
+        "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
+    )
+    parser.add_argument("--arena", metavar="ID", help="open this arena at once")
+
+
+def run(args: argparse.Namespace) -> int:
+    from client.cli.play import server_urls
+    from client.tui.arena_app import ArenaApp
+    from client.tui.net import connector
+
+    app = ArenaApp(connector(server_urls(args, None), args.name, args.token_file), arena=args.arena)
+    return int(app.run() or 0)

@@ -1,0 +1,51 @@
+"""What a request or a connection can fail with."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from protocol import messages as m
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .endpoints import Endpoint
+
+
+class ServerError(Exception):
+    """An `error` reply. `code` is the stable protocol code (docs/protocol.md §6)."""
+
+    def __init__(self, error: m.Error) -> None:
+        super().__init__(f"{error.code}: {error.message}")
+        self.error = error
+        self.code = error.code
+        self.message = error.message
+        self.field = error.field
+        self.reason = error.reason  # illegal-move: the rules engine's code
+        self.n = error.n  # out-of-sync: the server's move count
+        self.retry_ms = error.retry_ms
+        self.supported = error.supported
+
+
+class IllegalMoveError(ServerError):
+    """`illegal-move`: the rules refused the move; `.reason` says why."""
+
+
+class Disconnected(ConnectionError):
+    """The connection is gone (and is not being re-established)."""
+
+
+class Unreachable(Disconnected):
+    """No endpoint answered a round of connection attempts.
+
+    `failures` holds, per endpoint tried, what went wrong (the last one is
+    also the exception's `__cause__`).
+    """
+
+    def __init__(self, failures: list[tuple[Endpoint, BaseException]]) -> None:
+        tried = "; ".join(f"{ep}: {describe(exc)}" for ep, exc in failures) or "no server URL"
+        super().__init__(f"no server answered ({tried})")
+        self.failures = failures
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

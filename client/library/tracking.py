@@ -1,0 +1,135 @@
+"""Keeping each race up to date from what the reader receives (all run in the reader)."""
+
+from __future__ import annotations
+
+import logging
+
+from protocol import messages as m
+
+from .board import Board, ViewMismatch
+from .errors import Disconnected, ServerError
+from .requesting import Requester
+
+log = logging.getLogger("solrace.client")
+
+
+class RaceTracking(Requester):
+    """Boards, snapshots and versions per race, updated by the reader in frame order."""
+
+    def _note_version(self, race: str, ver: int) -> bool:
+        """Record a race version; schedule a resync on a gap. False if already seen."""
+        last = self.versions.get(race)
+        if last is None or ver == last + 1:
+            self.versions[race] = ver
+            self._missing.get(race, set()).discard(ver)
+            return True
+        if ver <= last:
+            missing = self._missing.get(race)
+            if missing and ver in missing:
+                missing.discard(ver)
+                return True
+            return False
+        self._missing.setdefault(race, set()).update(range(last + 1, ver))
+        self.versions[race] = ver
+        self._schedule_resync(race, since=last)
+        return True
+
+    def _on_ack(self, ack: m.Ack) -> None:
+        board = self.boards.get(ack.race)
+        if board is None:
+            board = self.boards[ack.race] = Board(race=ack.race)
+        if board.pending is not None and board.pending[0] + 1 == ack.n:
+            board.pending = None
+        self._note_version(ack.race, ack.ver)
+        if ack.n <= board.n:
+            return  # already reflected (a duplicate ack after a resync)
+        try:
+            if ack.n != board.n + 1 or board.view is None:
+                raise ViewMismatch(f"ack {ack.n} on board {board.n}")
+            board.apply_ack(
+                ack.move,
+                ack.n,
+                ack.revealed,
+                home=ack.home,
+                won=ack.won,
+                status=ack.status,
+                view_text=ack.view,
+                legal=ack.legal,
+            )
+        except ViewMismatch as exc:
+            log.warning("race %s: local view out of step (%s); resyncing", ack.race, exc)
+            board.n = ack.n
+            board.home, board.won, board.status = ack.home, ack.won, ack.status
+            self._schedule_resync(ack.race, since=self.versions.get(ack.race))
+
+    def _on_progress(self, ev: m.Progress) -> None:
+        snap = self.races_seen.get(ev.race)
+        if snap is not None:
+            for p in snap.players:
+                if p.player == ev.player:
+                    p.n, p.home, p.status, p.at = ev.n, ev.home, ev.status, ev.at
+                    break
+
+    def _on_snapshot(self, snap: m.RaceSnapshot) -> None:
+        self.races_seen[snap.race] = snap
+        if snap.invite is not None:
+            self.invites[snap.race] = snap.invite
+        if self.player is not None and any(p.player == self.player for p in snap.players):
+            board = self.boards.setdefault(snap.race, Board(race=snap.race))
+            board.total = snap.total
+            for p in snap.players:
+                if p.player == self.player:
+                    board.status = p.status
+
+    def _on_started(self, ev: m.Started) -> None:
+        board = self.boards.setdefault(ev.race, Board(race=ev.race))
+        board.reset(ev.view, ev.n, status=m.PlayerStatus.PLAYING)
+        snap = self.races_seen.get(ev.race)
+        if snap is not None:
+            snap.status = m.RaceStatus.RUNNING
+            snap.starts_at, snap.deadline = ev.starts_at, ev.deadline
+
+    def _on_end(self, ev: m.End) -> None:
+        snap = self.races_seen.get(ev.race)
+        if snap is not None:
+            snap.status, snap.seed, snap.ranking = m.RaceStatus.FINISHED, ev.seed, ev.ranking
+        board = self.boards.get(ev.race)
+        if board is not None and self.player is not None:
+            for r in ev.ranking:
+                if r.player == self.player:
+                    board.status = r.status
+
+    def _on_state(self, st: m.State) -> None:
+        race = st.race.race
+        missing = self._missing.pop(race, set())
+        last = self.versions.get(race, -1)
+        for ev in st.events or ():
+            if ev.ver > last or ev.ver in missing:  # not seen yet: replay it as an event
+                if type(ev) is m.Progress:
+                    self._on_progress(ev)
+                elif type(ev) is m.End:
+                    self._on_end(ev)
+                self._emit(ev)
+        self._on_snapshot(st.race)
+        self.versions[race] = max(last, st.race.ver, *(ev.ver for ev in st.events or ()))
+        if st.you is not None:
+            board = self.boards.setdefault(race, Board(race=race))
+            # A state sent after an out-of-sync error can arrive behind the ack
+            # of the next move; the board is then already newer than it.
+            if st.you.n >= board.n or board.view is None:
+                board.reset(st.you.view, st.you.n, home=st.you.home, status=st.you.status, legal=st.you.legal)
+        self._resyncing.discard(race)
+
+    def _schedule_resync(self, race: str, since: int | None) -> None:
+        if race in self._resyncing or not self.connected:
+            return
+        self._resyncing.add(race)
+        self._spawn(self._quiet_resync(race, since))
+
+    async def _quiet_resync(self, race: str, since: int | None) -> None:
+        try:
+            await self.resync(race, since=since)
+        except (ServerError, Disconnected, TimeoutError) as exc:
+            log.warning("automatic resync of %s failed: %s", race, exc)
+        finally:
+            self._resyncing.discard(race)

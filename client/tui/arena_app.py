@@ -1,0 +1,272 @@
+"""`solrace arena`: the arena list, then one arena: join, withdraw, berserk, live standings.
+
+The standings are watched (`arena_standings` with `watch: true`): every
+`arena_update` redraws them. A paired player's race comes as its `race`
+snapshot; the status line names it (play it with `solrace play --race ID`)
+and `b` berserks it while it counts down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import DataTable, Footer, Static
+
+from .arena_view import arena_header, arena_row, races_line, standings_lines, standings_title, winners_line
+from .session import ServerError, Session
+
+TOP, AROUND = 10, 3
+
+
+class ArenaApp(App[int]):
+    TITLE = "solrace arena"
+    CSS = """
+    #list-view { height: 1fr; }
+    #list-title { height: 1; padding: 0 1; }
+    #arenas { height: 1fr; }
+    #arena-view { display: none; height: 1fr; }
+    #arena-info { height: auto; padding: 0 1; background: $boost; }
+    #arena-races { height: auto; padding: 0 1; }
+    #arena-winners { height: auto; padding: 0 1; color: $success; }
+    #standings-title { height: 1; padding: 0 1; text-style: bold; margin-top: 1; }
+    #standings { height: 1fr; padding: 0 1; }
+    #status { height: 1; padding: 0 1; }
+    """
+    BINDINGS = [
+        Binding("escape", "back", "back to the list"),
+        Binding("r", "refresh", "refresh"),
+        Binding("j", "join", "join"),
+        Binding("w", "withdraw", "withdraw"),
+        Binding("b", "berserk", "berserk my race"),
+        Binding("ctrl+q", "quit", "quit"),
+    ]
+
+    def __init__(
+        self, connect: Callable[[], Awaitable[Session]], arena: str | None = None, refresh_s: float = 5.0
+    ) -> None:
+        super().__init__()
+        self.connect = connect
+        self.initial_arena = arena
+        self.refresh_s = refresh_s
+        self.session: Session | None = None
+        self.arenas: list[dict[str, Any]] = []
+        self.arena_id: str | None = None  # the arena shown, None on the list
+        self.data: dict[str, Any] = {}  # its `arena` reply
+        self.board: dict[str, Any] = {}  # its latest standings (reply or `arena_update`)
+        self.paired: str | None = None  # my arena race counting down, from its snapshot
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="list-view"):
+            yield Static("connecting…", id="list-title")
+            yield DataTable(id="arenas", cursor_type="row", zebra_stripes=True)
+        with Vertical(id="arena-view"):
+            yield Static(id="arena-info")
+            yield Static(id="arena-races")
+            yield Static(id="arena-winners")
+            yield Static(id="standings-title")
+            yield Static(id="standings")
+        yield Static("", id="status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#arenas", DataTable).add_columns("id", "arena", "game", "status", "time", "players")
+        self.set_interval(1.0, self.tick)
+        self.main()
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+    def say(self, text: str, error: bool = False) -> None:
+        self.query_one("#status", Static).update(Text(text, style="red" if error else ""))
+
+    def now(self) -> int:
+        return self.session.server_now() if self.session else 0
+
+    @work(exclusive=True, group="main")
+    async def main(self) -> None:
+        try:
+            self.session = await self.connect()
+        except Exception as e:  # noqa: BLE001
+            self.say(f"cannot connect: {e}", error=True)
+            return
+        self.pump()
+        if self.initial_arena:
+            await self.open_arena(self.initial_arena)
+        else:
+            await self.load_list()
+        self.set_interval(self.refresh_s, self.action_refresh)
+
+    @work(group="pump")
+    async def pump(self) -> None:
+        assert self.session is not None
+        while True:
+            ev = await self.session.events.get()
+            t = ev.get("t")
+            if t == "arena_update" and ev.get("arena") == self.arena_id:
+                self.board = ev
+                self.draw_arena()
+            elif t == "race" and self.arena_id is not None:
+                self.seen_race(ev)
+
+    def seen_race(self, snap: dict[str, Any]) -> None:
+        me = self.session.player if self.session else None
+        if not any(p.get("player") == me for p in snap.get("players") or []):
+            return
+        if snap.get("status") == "countdown":
+            self.paired = snap.get("race")
+            berserk = " — b: berserk (half the clock, +1 on a win)" if self.arena_berserk() else ""
+            self.say(f"paired: race {self.paired} (play it: solrace play --race {self.paired}){berserk}")
+        elif snap.get("status") != "countdown" and snap.get("race") == self.paired:
+            self.paired = None
+        self.refresh_arena()
+
+    def arena_berserk(self) -> bool:
+        return bool((self.data.get("arena") or {}).get("berserk"))
+
+    # -- the list -------------------------------------------------------------
+
+    async def load_list(self) -> None:
+        if self.session is None:
+            return
+        try:
+            reply = await self.session.request("arenas")
+        except ServerError as e:
+            self.say(e.describe(), error=True)
+            return
+        self.arenas = list(reply.get("arenas") or [])
+        self.draw_list()
+
+    def draw_list(self) -> None:
+        tables = self.query("#arenas")
+        if not tables:  # the app is closing
+            return
+        table = tables.first(DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        now = self.now()
+        for a in self.arenas:
+            table.add_row(*arena_row(a, now), key=a.get("id"))
+        if self.arenas:
+            table.move_cursor(row=min(cursor, len(self.arenas) - 1))
+        self.query_one("#list-title", Static).update(
+            f"[b]{len(self.arenas)} arena(s)[/b] — Enter to open, r to refresh, ctrl+q to quit"
+        )
+
+    @on(DataTable.RowSelected, "#arenas")
+    def row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value:
+            self.start_opening(event.row_key.value)
+
+    @work(group="open", exclusive=True)
+    async def start_opening(self, arena: str) -> None:
+        await self.open_arena(arena)
+
+    # -- one arena ----------------------------------------------------------------
+
+    async def open_arena(self, arena: str) -> None:
+        if self.session is None:
+            return
+        try:
+            self.data = await self.session.request("arena", arena=arena)
+            self.board = await self.session.request(
+                "arena_standings", arena=arena, top=TOP, around=AROUND, watch=True
+            )
+        except ServerError as e:
+            self.say(f"arena {arena}: {e.describe()}", error=True)
+            return
+        self.arena_id = arena
+        self.query_one("#list-view").display = False
+        self.query_one("#arena-view").display = True
+        self.say("j: join · w: withdraw · b: berserk · Esc: back to the list")
+        self.draw_arena()
+
+    def draw_arena(self) -> None:
+        if self.arena_id is None or not self.query("#arena-info"):
+            return
+        me = self.session.player if self.session else None
+        self.query_one("#arena-info", Static).update(arena_header(self.data, self.now()))
+        self.query_one("#arena-races", Static).update(races_line({**self.data, **self._featured()}))
+        self.query_one("#arena-winners", Static).update(winners_line(self.board) or "")
+        self.query_one("#standings-title", Static).update(standings_title(self.board))
+        self.query_one("#standings", Static).update("\n".join(standings_lines(self.board, me)))
+
+    def _featured(self) -> dict[str, Any]:
+        # the live updates carry the featured race; the `arena` reply may be older
+        return {"featured": self.board["featured"]} if "featured" in self.board else {}
+
+    def tick(self) -> None:
+        if self.arena_id is not None:
+            self.draw_arena()
+
+    def action_refresh(self) -> None:
+        if self.arena_id is None:
+            self.refresh_list()
+        else:
+            self.refresh_arena()
+
+    @work(group="list", exclusive=True)
+    async def refresh_list(self) -> None:
+        await self.load_list()
+
+    @work(group="arena", exclusive=True)
+    async def refresh_arena(self) -> None:
+        if self.session is None or self.arena_id is None:
+            return
+        try:
+            self.data = await self.session.request("arena", arena=self.arena_id)
+        except ServerError as e:
+            self.say(e.describe(), error=True)
+            return
+        self.draw_arena()
+
+    async def _arena_request(self, t: str, **fields: Any) -> dict[str, Any] | None:
+        if self.session is None or self.arena_id is None:
+            return None
+        try:
+            return await self.session.request(t, arena=self.arena_id, **fields)
+        except ServerError as e:
+            self.say(e.describe(), error=True)
+            return None
+
+    async def action_join(self) -> None:
+        reply = await self._arena_request("arena_join")
+        if reply is not None:
+            self.data = reply
+            self.say("joined: you are paired whenever you are free")
+            self.draw_arena()
+
+    async def action_withdraw(self) -> None:
+        reply = await self._arena_request("arena_withdraw")
+        if reply is not None:
+            self.data = reply
+            self.say("withdrawn: your points stay; a race in progress still counts")
+            self.draw_arena()
+
+    async def action_berserk(self) -> None:
+        race = self.paired or self.data.get("race")
+        if race is None:
+            self.say("no race to berserk: you are not paired", error=True)
+            return
+        if await self._arena_request("arena_berserk", race=race) is not None:
+            self.say(f"berserk: half the clock in race {race}, one more point if you win it")
+
+    async def action_back(self) -> None:
+        if self.arena_id is None:
+            return
+        arena, self.arena_id = self.arena_id, None
+        if self.session is not None:
+            try:
+                await self.session.request("arena_unwatch", arena=arena)
+            except ServerError:
+                pass
+        self.query_one("#arena-view").display = False
+        self.query_one("#list-view").display = True
+        self.say("")
+        await self.load_list()

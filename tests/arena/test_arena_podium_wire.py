@@ -1,0 +1,60 @@
+"""The winners of an arena in the account profiles, through the protocol on a real server."""
+
+from __future__ import annotations
+
+import pytest
+from waiting import DEADLINE, until
+
+import client
+from protocol import messages as m
+
+pytestmark = pytest.mark.timeout(120)
+
+SERVER = {
+    "arena_create": 1,
+    "arena_schedule": "off",
+    "arena_tick_ms": 100,
+    "password_hash_passes": 1,
+    "password_hash_memory_kib": 1024,
+}
+
+
+async def test_the_podium_shows_in_the_winners_profile(make_server) -> None:
+    app = await make_server(**SERVER)
+    async with client.connect(app.ws_url, name="ada") as a, client.connect(app.ws_url, name="bob") as b:
+        for c, name in ((a, "ada"), (b, "bob")):
+            await c.request(m.Claim(name=name, password="correct horse"))
+        await a.request(m.ArenaCreate(arena="cup", game="racing-aces", duration_ms=10_000, name="The Cup"))
+        for c in (a, b):
+            await c.arena_join("cup")
+        snap: m.RaceSnapshot = await a.wait_for(
+            m.RaceSnapshot, lambda s: any(p.player == b.player for p in s.players), timeout=DEADLINE
+        )
+        race = snap.race
+        for c in (a, b):
+            await c.arena_withdraw("cup")  # this race still counts; no other pairing
+        await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)
+        await a.move(race, "draw")
+        # ada played (more moves rank first among equal cards home): her win, 2 points;
+        # bob never moves: absent, 0 points
+        await a.finish(race)
+        await b.finish(race)
+        await a.wait_for(m.End, lambda ev: ev.race == race, timeout=DEADLINE)
+
+        async def finished() -> m.ArenaStandingsData | None:
+            board = await a.arena_standings("cup")
+            return board if board.final else None
+
+        board = await until(finished)  # the arena ends 10 s after its creation
+        assert [(r.rank, r.player, r.points) for r in board.top] == [(1, a.player, 2), (2, b.player, 0)]
+
+        async def podiums() -> list[m.ArenaPodium] | None:
+            profile: m.ProfileData = await b.request(m.Profile(player=a.player))
+            return profile.arenas
+
+        places = await until(podiums)
+        assert [(p.arena, p.name, p.game, p.rank, p.points, p.players) for p in places] == [
+            ("cup", "The Cup", "racing-aces", 1, 2, 2)
+        ]
+        mine: m.ProfileData = await b.request(m.Profile())
+        assert mine.arenas is None  # no point, no podium

@@ -1,0 +1,40 @@
+"""The race clock: a change that asks for a tick while one is running is not lost."""
+
+from __future__ import annotations
+
+import asyncio
+
+from test_server_race import WIN, make_race
+from waiting import until
+from wsclient import player
+
+
+async def test_a_finish_during_a_running_tick_still_ends_the_race(server, monkeypatch):
+    """A tick that read the race just before the last player finished must not swallow the
+    finish's own tick: the race ends now, not at its time limit (a bot that finishes as soon as
+    its race starts meets the start's tick still running)."""
+    a = await player(server.ws_url, "ada")
+    rid = await make_race(server, [a], WIN["game"])  # a 60 s time limit: far beyond the wait below
+    store = server.service.store
+    clock = server.service.clock
+    load_race = store.load_race
+    read, release = asyncio.Event(), asyncio.Event()
+
+    async def held_after_reading(race_id: str):
+        got = await load_race(race_id)
+        if race_id == rid and not read.is_set():
+            read.set()  # this tick has read the race still running
+            await release.wait()
+        return got
+
+    await until(lambda: rid not in clock.ticking, what="the start's tick over")
+    monkeypatch.setattr(store, "load_race", held_after_reading)
+    running = asyncio.create_task(clock.tick(rid))
+    await until(read.is_set, what="the tick read the race")
+    assert (await a.request("finish", race=rid))["t"] == "ok"
+    await until(lambda: rid in clock.again, what="the finish asked for a tick")
+    release.set()
+    end = await a.wait(lambda msg: msg.get("t") == "end" and msg["race"] == rid)
+    assert [row["status"] for row in end["ranking"]] == ["finished"]
+    await running
+    await a.close()

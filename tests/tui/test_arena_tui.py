@@ -1,0 +1,129 @@
+"""`solrace arena` in the terminal: the plain view functions, and the app against a real
+server (in this process): list the arenas, open one, join, follow the live standings."""
+
+from __future__ import annotations
+
+import pytest
+from waiting import DEADLINE
+
+from client.tui.arena_app import ArenaApp
+from client.tui.arena_view import (
+    arena_header,
+    arena_row,
+    races_line,
+    standings_lines,
+    standings_title,
+    time_left,
+    winners_line,
+)
+from client.tui.net import connector
+from protocol import messages as m
+from tests.tui.helpers import rendered, until
+
+T = 1_764_547_200_000
+ARENA = {"id": "a-1", "name": "Cup", "game": "fours-up", "starts": T, "ends": T + 600_000, "players": 7}
+
+
+def row(rank, player, points, *, fire=False):
+    return {
+        "rank": rank,
+        "player": player,
+        "name": player.upper(),
+        "points": points,
+        "races": 3,
+        "wins": 1,
+        "fire": fire,
+    }
+
+
+def test_time_left_and_the_list_row():
+    assert time_left(ARENA, T - 90_000) == "starts in 1:30"
+    assert time_left(ARENA, T + 60_000) == "9:00 left"
+    assert time_left(ARENA, T + 600_000) == "over: the last races are finishing"
+    assert time_left({**ARENA, "final": True}, T + 700_000) == "final standings"
+    assert arena_row({**ARENA, "status": "running"}, T) == (
+        "a-1",
+        "Cup",
+        "Fours Up",
+        "running",
+        "10:00 left",
+        "7",
+    )
+
+
+def test_standings_lines_mark_me_and_show_the_rows_around_me():
+    board = {
+        "count": 40,
+        "top": [row(1, "a", 9, fire=True), row(2, "b", 7)],
+        "around": [row(19, "me", 2), row(2, "b", 7)],
+    }
+    lines = standings_lines(board, "me")
+    assert lines[0].strip().startswith("1. A") and "on fire" in lines[0]
+    assert lines[2].strip() == "…"
+    assert lines[3].startswith(">") and "ME" in lines[3] and "2 pts" in lines[3]
+    assert len(lines) == 4  # b is not repeated
+    assert standings_title(board) == "Standings · 40 players"
+    assert standings_lines({"top": [], "around": []}, "me") == ["  nobody has joined yet"]
+
+
+def test_winners_once_final_only():
+    board = {"final": True, "top": [row(1, "a", 9), row(2, "b", 7), row(3, "c", 0), row(4, "d", 0)]}
+    assert winners_line(board) == "Winners: 1. A (9 pts), 2. B (7 pts)"
+    assert winners_line({**board, "final": False}) is None
+    assert winners_line({"final": True, "top": [row(1, "a", 0)]}) == "Winners: nobody scored"
+
+
+def test_header_and_races_line():
+    data = {
+        "arena": {**ARENA, "seats": 2, "time_limit_s": 300, "berserk": True},
+        "joined": True,
+        "race": "r1",
+        "races": [{"race": "r0", "rank": 1, "points": 2}],
+        "featured": "r9",
+    }
+    head = arena_header(data, T + 60_000)
+    assert "Cup — Fours Up · 2 seats · 5 min races · berserk allowed · 9:00 left · you are in" in head
+    assert races_line(data) == "your race: r1 · your races: #1:2 · featured: r9"
+    assert races_line({"races": []}) == "no race being played"
+
+
+SERVER = {"arena_create": 1, "arena_schedule": "off", "arena_tick_ms": 100, "arena_update_ms": 100}
+
+
+@pytest.mark.timeout(120)
+async def test_list_open_join_and_follow_the_standings(make_server, tmp_path):
+    from client.library.connection import connect
+
+    server = await make_server(**SERVER)
+    async with connect(server.ws_url, name="host") as host:
+        await host.request(
+            m.ArenaCreate(arena="tui-cup", game="fours-up", duration_ms=120_000, name="TUI Cup")
+        )
+        app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "token")), refresh_s=0.3)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: any(a["id"] == "tui-cup" for a in app.arenas), what="listed")
+            table = app.query_one("#arenas")
+            table.move_cursor(row=[a["id"] for a in app.arenas].index("tui-cup"))
+            await pilot.press("enter")
+            await until(pilot, lambda: app.arena_id == "tui-cup", what="opened")
+            assert "TUI Cup" in rendered(app.query_one("#arena-info"))
+            assert "not joined" in rendered(app.query_one("#arena-info"))
+            await pilot.press("j")
+            await until(pilot, lambda: app.data.get("joined"), what="joined")
+            # another player joins: the two are paired; the live standings show both
+            await host.arena_join("tui-cup")
+            await until(
+                pilot,
+                lambda: "2 players" in rendered(app.query_one("#standings-title")),
+                timeout=DEADLINE,
+                what="live standings",
+            )
+            standings = rendered(app.query_one("#standings"))
+            assert "ada" in standings and "host" in standings
+            # paired: the race's snapshot names it in the status line
+            await until(pilot, lambda: "paired: race" in rendered(app.query_one("#status")), what="paired")
+            assert app.paired is not None and app.paired in rendered(app.query_one("#status"))
+            await pilot.press("w")
+            await until(pilot, lambda: app.data and not app.data.get("joined"), what="withdrawn")
+            await pilot.press("escape")
+            await until(pilot, lambda: app.arena_id is None, what="back to the list")
