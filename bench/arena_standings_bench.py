@@ -51,7 +51,7 @@ from typing import Any
 import redis.asyncio as aioredis
 
 from client.loadgen import procs as P
-from client.loadgen.gen import decode, encode
+from client.loadgen.bot import decode, encode
 from client.loadgen.wsclient import WSClient, open_ws
 from server.arena import ArenaStore, Prepared
 from server.storage.embedded_redis import EmbeddedRedis

@@ -22,6 +22,7 @@ so that the suite passes on a loaded machine.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -29,6 +30,7 @@ from pathlib import Path
 
 import pytest
 import redis
+from depth import DEEP, QUICK
 from hypothesis import settings
 
 from server.config import Settings
@@ -36,7 +38,10 @@ from server.storage.embedded_redis import EmbeddedRedis
 
 # Timing is measured by the benchmarks, not by unit tests: a per-example deadline fails
 # property tests on a loaded machine (a 0.3 ms example once took 260 ms there).
-settings.register_profile("solrace", deadline=None)
+# The default run is quick; `pytest --hypothesis-profile=deep` tries ten times more
+# examples, frames and mutations in every property test and fuzzer (tests/depth.py).
+settings.register_profile("solrace", deadline=None, max_examples=QUICK)
+settings.register_profile("deep", deadline=None, max_examples=DEEP)
 settings.load_profile("solrace")
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -110,7 +115,7 @@ def ws_url(server) -> str:
 
 
 @pytest.fixture
-def serve_process(fast_settings):
+async def serve_process(fast_settings):
     procs: list[subprocess.Popen] = []
 
     def start(*flags: str, env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen]:
@@ -152,10 +157,15 @@ def serve_process(fast_settings):
         return url, proc
 
     yield start
+    # All stop at once, and the test's event loop keeps running meanwhile: the servers'
+    # close frames reach clients the test left open, which answer them, and the servers
+    # need not wait out their close timeout.
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    for proc in procs:
+        try:
+            await asyncio.to_thread(proc.wait, 10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

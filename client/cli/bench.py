@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(msg, file=sys.stderr, flush=True)
 
-    fn = {"moves": R.moves_mode, "idle": R.idle_mode, "fanout": R.fanout_mode}[args.mode]
+    fn = R.MODES[args.mode]
 
     async def main() -> dict[str, Any]:
         return await fn(args, log)

@@ -221,6 +221,23 @@ def _start(
     raise RuntimeError(f"{name} did not start (exit {popen.poll()}); stderr tail:\n{tail}")
 
 
+SERVER_FLAGS = [
+    # The bench is one address with many connections sending far above a
+    # human's rate: lift the per-address and per-connection limits, and make
+    # countdowns short so finished races are replaced quickly.
+    "--max-conn-per-addr",
+    "100000",
+    "--rate",
+    "1000000",
+    "--burst",
+    "1000000",
+    "--countdown-ms",
+    "100",
+    "--time-limit-max-s",
+    "7200",
+]
+
+
 def start_echo(timeout: float = 20.0) -> Proc:
     return _start("echo", [sys.executable, "-m", "client.loadgen.echo", "--port", "0"], timeout)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import random
 import re
 from collections import deque
 from collections.abc import Callable
@@ -23,7 +22,8 @@ from typing import Any
 
 import hiredis
 
-from .gen import EchoConn, Mode, Recorder, now
+from .echogen import EchoConn, echo_conns
+from .pacing import Generator
 
 SCRIPT = b"return 1"
 # The least a scripted move could do: one stored write (its AOF entry wrapped in MULTI/EXEC).
@@ -108,18 +108,19 @@ def _replied(conn: EchoConn) -> Callable[[Any], None]:
     return on_reply
 
 
-class ScriptGen:
+class ScriptGen(Generator):
     def __init__(
         self, host: str, port: int, callers: int, payload: bytes, seed: int = 3, script: bytes = SCRIPT
     ) -> None:
+        super().__init__()
         self.host, self.port = host, port
         self.script = script
-        self.rec = Recorder()
-        self.mode = Mode()
         self.payload = payload
-        rng = random.Random(seed)
-        self.conns = [EchoConn(self.rec, self.mode, payload, rng.getrandbits(32)) for _ in range(callers)]
+        self.conns = echo_conns(self.rec, self.mode, callers, payload, seed)
         self.pipe: _Pipe | None = None
+
+    def senders(self) -> list[EchoConn]:
+        return self.conns
 
     async def setup(self) -> None:
         loop = asyncio.get_running_loop()
@@ -131,31 +132,7 @@ class ScriptGen:
         assert sha == hashlib.sha1(self.script).hexdigest().encode(), sha
         cmd = _pack(b"EVALSHA", sha, b"1", b"{race:bench-baseline}", self.payload)
         for c in self.conns:
-            c.ws = _Caller(pipe, cmd, _replied(c))  # type: ignore[assignment]  # stands in for a WSClient
-
-    def set_closed(self) -> None:
-        self.mode.kind = "closed"
-        for c in self.conns:
-            if c.inflight is None:
-                c.send(now())
-
-    def set_open(self, total_rate: float) -> None:
-        self.mode.kind = "open"
-        self.mode.per_bot = total_rate / max(1, len(self.conns))
-        t = now()
-        for c in self.conns:
-            c.arm(t)
-
-    async def quiesce(self, timeout: float = 10.0) -> None:
-        self.mode.kind = "idle"
-        for c in self.conns:
-            c.owed.clear()
-            if c.timer is not None:
-                c.timer.cancel()
-                c.timer = None
-        end = now() + timeout
-        while now() < end and any(c.inflight is not None for c in self.conns):
-            await asyncio.sleep(0.02)
+            c.ws = _Caller(pipe, cmd, _replied(c))
 
     def close(self) -> None:
         if self.pipe is not None and self.pipe.transport is not None:

@@ -20,10 +20,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import cast
 
-__all__ = ["WSClient", "open_ws", "frame"]
+__all__ = ["WSClient", "open_ws", "frame", "close_all"]
 
 _MASK0 = b"\x00\x00\x00\x00"
 
@@ -199,3 +199,9 @@ async def open_ws(
     )
     await asyncio.wait_for(proto.ready, timeout)
     return proto
+
+
+def close_all(conns: Iterable[WSClient | None]) -> None:
+    for ws in conns:
+        if ws is not None:
+            ws.close()

@@ -19,6 +19,7 @@ from protocol import messages as m
 from protocol import rules
 from protocol.messages import RaceStatus
 
+from ..core import gap_fill as gap
 from ..core import races as R
 from ..core import room as rooms
 from ..core.moves import PLAYING, Entry
@@ -152,18 +153,18 @@ class Fanout:
             svc.spawn(self._recheck_seats(pid))
 
     async def _recheck_seats(self, pid: str) -> None:
-        for attempt in range(6):  # a few tries: pooled connections may still be stale
+        for attempt in range(gap.ATTEMPTS):  # a few tries: pooled connections may still be stale
             try:
                 for rid in await self.svc.store.player_races(pid):
                     await self.seated(pid, rid)
                 return
             except Exception:
-                if attempt == 5:
+                if attempt == gap.ATTEMPTS - 1:
                     log.warning(
                         "could not look up the seats of %s after a pub/sub reconnect", pid, exc_info=True
                     )
                     return
-                await asyncio.sleep(0.05 * 2**attempt)
+                await asyncio.sleep(gap.retry_delay_s(attempt))
 
     async def _refresh(self, room: Room[Session]) -> None:
         svc = self.svc
@@ -171,17 +172,16 @@ class Fanout:
         fill: list[bytes] = []
         try:
             # A few tries: right after Redis comes back, pooled connections may still be stale.
-            for attempt in range(6):
+            for attempt in range(gap.ATTEMPTS):
                 try:
                     _now, race = await svc.store.load_race(rid)
-                    if race is not None and race.ver > room.sent:
-                        frames = await svc.store.events_since(rid, room.sent)
-                        fill = frames if frames is not None else [encode(m.RaceSnapshot(**R.snapshot(race)))]
+                    if gap.needs_fill(race, room.sent):
+                        fill = gap.fill_frames(race, await svc.store.events_since(rid, room.sent))
                     break
                 except Exception:
-                    if attempt == 5:
+                    if attempt == gap.ATTEMPTS - 1:
                         raise
-                    await asyncio.sleep(0.05 * 2**attempt)
+                    await asyncio.sleep(gap.retry_delay_s(attempt))
         except Exception:
             log.warning("gap fill of race %s failed; clients resync on the version jump", rid, exc_info=True)
         finally:

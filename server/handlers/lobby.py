@@ -1,8 +1,9 @@
 """The lobby (docs/protocol.md §3): create, join, leave, ready, start, quick-match, ping.
 
 Every change is a pure function of server/core/races.py applied to the
-loaded race and committed compare-and-set (`mutate`): several processes may
-serve the same race, and a conflict just reloads and retries.
+loaded race and committed compare-and-set (`mutate`, writing what
+core/lobby.py's `lobby_commit` says): several processes may serve the same
+race, and a conflict just reloads and retries.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ..config import Settings
 from ..core import checks as check
 from ..core import privacy
 from ..core import races as R
+from ..core.lobby import CAS_ATTEMPTS, lobby_commit, retry_delay_s
 from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import Conflict, keys
@@ -62,27 +64,22 @@ class Lobby:
     async def mutate(self, rid: str, change: Callable[[R.Race, int], R.Race]) -> R.Race:
         """Load, change with a pure function of core/races.py, compare-and-set; retry on conflict."""
         store = self.svc.store
-        for attempt in range(20):
+        st = self.svc.settings
+        for attempt in range(CAS_ATTEMPTS):
             now, race = await store.load_race(rid)
             if race is None:
                 raise check.no_such_race()
-            new = change(race, now)
-            if new is race:
+            plan = lobby_commit(race, change(race, now), now, st.lobby_ttl_s, st.finished_ttl_s)
+            if plan is None:
                 return race
-            new.ver = race.ver + 1
             try:
-                await store.commit(
-                    race.ver,
-                    new,
-                    encode(m.RaceSnapshot(**R.snapshot(new))),
-                    ttl_ms=ttl(self.svc.settings, new, now),
-                )
+                await store.commit(race.ver, plan.race, plan.event, ttl_ms=plan.ttl_ms)
             except Conflict:
-                await asyncio.sleep(0.001 * attempt)
+                await asyncio.sleep(retry_delay_s(attempt))
                 continue
-            if new.status == RaceStatus.COUNTDOWN and race.status != RaceStatus.COUNTDOWN:
-                await store.schedule(rid, new.starts_at)
-            return new
+            if plan.timer is not None:
+                await store.schedule(rid, plan.timer)
+            return plan.race
         raise RaceError(ErrorCode.INTERNAL, "the race is too busy, try again")
 
     async def ping(self, s: Session, msg: m.Ping) -> m.Pong:

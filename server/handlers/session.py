@@ -8,14 +8,12 @@ is refused with `rate-limited` and the wait in `retry_ms`.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import secrets
 
 from protocol import messages as m
-from protocol.messages import ErrorCode, RaceStatus
 
-from ..core.races import RaceError
+from ..core import hello as hello_rules
 from ..core.session import Session
 from ..storage import keys
 from .runtime import Runtime
@@ -25,51 +23,30 @@ log = logging.getLogger("solrace.session")
 PLAYER_CHANNEL_LINGER_S = 30.0  # a player's channel stays subscribed this long after its last connection
 
 
-def exempt_networks(spec: str) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
-    return [ipaddress.ip_network(x.strip(), strict=False) for x in spec.split(",") if x.strip()]
-
-
 class SessionHandlers:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
-        self.exempt = exempt_networks(svc.settings.limit_exempt)
-
-    def limit_exempt(self, addr: str) -> bool:
-        """Addresses whose new sessions are not counted (local tools; the limit_exempt setting)."""
-        try:
-            ip = ipaddress.ip_address(addr)
-        except ValueError:
-            return False
-        return any(ip in net for net in self.exempt)
+        self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
 
     async def hello(self, s: Session, msg: m.Hello) -> m.Welcome:
         svc = self.svc
         st = svc.settings
-        if msg.v not in m.SUPPORTED_VERSIONS:
-            raise RaceError(
-                ErrorCode.BAD_VERSION,
-                f"protocol version {msg.v} is not supported",
-                supported=list(m.SUPPORTED_VERSIONS),
-            )
-        if msg.name is not None and len(msg.name) > st.max_name:
-            raise RaceError(ErrorCode.BAD_MESSAGE, f"`name`: at most {st.max_name} characters", field="name")
+        plan = hello_rules.plan_hello(
+            msg.v, msg.name, msg.token, s.addr, max_name=st.max_name, exempt=self.exempt
+        )
         seats: list[str] | None = []  # a new session holds none
-        if msg.token is not None:
-            found = await svc.resume(s, msg.token, msg.name)  # a guest's or an account's token
+        if plan.resume is not None:
+            found = await svc.resume(s, plan.resume, msg.name)  # a guest's or an account's token
             if found is None:
-                raise RaceError(ErrorCode.BAD_TOKEN, "unknown or expired session token")
+                raise hello_rules.unknown_token()
             pid, name, seats = found.player, found.name, found.seats
-            token = msg.token
+            token = plan.resume
         else:
-            if not self.limit_exempt(s.addr):
+            if plan.count_new:
                 wait_ms = await svc.store.sessions.admit_new(s.addr)
                 if wait_ms:
-                    raise RaceError(
-                        ErrorCode.RATE_LIMITED,
-                        "too many new sessions from this address; resume one with its token",
-                        retry_ms=wait_ms,
-                    )
-            name = msg.name or f"player-{secrets.token_hex(2)}"
+                    raise hello_rules.too_many_new_sessions(wait_ms)
+            name = hello_rules.new_session_name(msg.name, secrets.token_hex(2))
             pid, token = await svc.store.sessions.new_session(name)
         s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
@@ -100,11 +77,11 @@ class SessionHandlers:
         for rid, race in zip(seats, await svc.store.load_races(seats)):
             if isinstance(race, BaseException):
                 raise race
-            if race is None or race.status == RaceStatus.FINISHED or race.seat_of(pid) is None:
-                gone.append(rid)
-            else:
+            if hello_rules.rejoins(race) and race.seat_of(pid) is not None:
                 svc.add_member(s, race)
                 live.append(rid)
+            else:
+                gone.append(rid)
         if gone:
             await svc.store.sessions.forget_seats(pid, gone)
         return sorted(live)

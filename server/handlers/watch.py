@@ -12,6 +12,7 @@ from ..core import privacy
 from ..core import races as R
 from ..core import spectators as boards
 from ..core.checks import no_such_race
+from ..core.race_list import race_list
 from ..core.races import RaceError
 from ..core.room import Room
 from ..core.session import Session
@@ -62,22 +63,10 @@ class Watch:
         svc = self.svc
         most = svc.settings.max_list
         ids = await svc.store.public_races(most)
-        out: list[m.RaceSummary] = []
-        stale = []
-        for rid, race in zip(ids, await svc.store.load_races(ids), strict=True):
-            if isinstance(race, BaseException):
-                continue
-            if race is None or race.status == RaceStatus.FINISHED:
-                stale.append(rid)
-                continue
-            if race.private or (msg.game is not None and race.game != msg.game):
-                continue
-            out.append(m.RaceSummary(**R.summary(race)))
-            if len(out) >= most:
-                break
+        shown, stale = race_list(ids, await svc.store.load_races(ids), msg.game, most)
         for rid in stale:
             await svc.store.index(rid, None)
-        return m.RaceList(rid=msg.rid, races=out)
+        return m.RaceList(rid=msg.rid, races=[m.RaceSummary(**e) for e in shown])
 
     async def spectate(self, s: Session, msg: m.Spectate) -> m.RaceSnapshot:
         svc = self.svc

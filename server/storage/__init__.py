@@ -5,7 +5,11 @@
 ``records``         a race record as stored, and decoded from the LOAD script
 ``positions``       the compact stored position of a player's game
 ``moves``           the typed move pipe: one hand-packed EVALSHA per move, typed replies
-``store``           ``Store``: every read and write of races, sessions, timers, quick-match
+``store``           ``Store``: the connections, and every read and write through its parts:
+``race_records``    races: load, compare-and-set commit, public index, timers
+``player_games``    players' games in a race: the move cache's loader, logs, positions, events
+``players``         players across races: names, seats, their channel, quick-match
+``parts``           what those parts share (the client, the settings, the clock)
 ``resp``            a minimal pipelined RESP client (the move pipe, pub/sub)
 ``cluster``         Redis Cluster routing of the move pipe
 ``embedded_redis``  a private redis-server when no Redis URL is given, supervised

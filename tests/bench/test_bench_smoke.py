@@ -38,8 +38,17 @@ def sane_ms(x) -> bool:
     return x is not None and 0 < x < 10_000 and math.isfinite(x)
 
 
-def test_moves(tmp_path):
-    r = bench(tmp_path, "moves", "--races", "3", "--duration", "0.8", "--warmup", "0.2", "--rate", "150")
+@pytest.fixture(scope="module")
+def moves_report(tmp_path_factory) -> dict:
+    """One small `bench moves` run, read by the tests below (each checks its own figures)."""
+    return bench(
+        tmp_path_factory.mktemp("moves"),
+        *("moves", "--races", "3", "--duration", "0.8", "--warmup", "0.2", "--rate", "150"),
+    )
+
+
+def test_moves(moves_report):
+    r = moves_report
     for phase in ("server_capacity", "echo_capacity", "server_latency", "echo_latency"):
         p = r[phase]
         assert p["ops"] > 20, (phase, p)
@@ -66,8 +75,8 @@ def test_idle_and_fanout(tmp_path):
         assert sane_ms(f[side]["to_last"]["p50_ms"])
 
 
-def test_moves_reports_generator_cost_and_mix(tmp_path):
-    r = bench(tmp_path, "moves", "--races", "3", "--duration", "0.8", "--warmup", "0.2", "--rate", "150")
+def test_moves_reports_generator_cost_and_mix(moves_report):
+    r = moves_report
     for phase in ("server_capacity", "echo_capacity"):
         assert r[phase]["generator_cpu_us_per_op"] > 0
     sc = r["server_capacity"]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import pytest
 
@@ -17,9 +18,22 @@ def parse(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
+def short_countdown(app: Any) -> None:
+    """The offline race counts down 0.1 s instead of 3 s (what the flags build is unchanged)."""
+    connect = app.connect
+
+    async def connect_short() -> Any:
+        session = await connect()
+        session.countdown_ms = 100
+        return session
+
+    app.connect = connect_short
+
+
 @pytest.mark.parametrize(("game", "rivals"), [("fours-up", 2), ("rouge-et-noir", 1), ("racing-aces", 4)])
 async def test_offline_game_and_rivals(game: str, rivals: int) -> None:
     app = play.build_app(parse("--offline", "--game", game, "--rivals", str(rivals), "--bot-speed", "5"))
+    short_countdown(app)
     async with app.run_test(size=(110, 45)) as pilot:
         await until(pilot, lambda: len(app.model.players) == rivals + 1, timeout=10, what="the seats")
         assert app.model.game == game

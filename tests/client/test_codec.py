@@ -14,6 +14,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from depth import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -661,9 +662,12 @@ def _check(frame: Any) -> None:
 VALID_FRAMES = [m.encode(x) for x in CLIENT_EXAMPLES]
 
 
-# 5500 + 2000 + 2500 hypothesis examples (plus 100,000 cheap mutations below).
+# 1100 + 400 + 500 hypothesis examples (plus 20,000 cheap mutations below); ten times
+# as many with --hypothesis-profile=deep (tests/depth.py).
 def _fuzz(n: int) -> Any:
-    return settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    return settings(
+        max_examples=examples(n), deadline=None, suppress_health_check=list(HealthCheck), database=None
+    )
 
 
 msgpack_ints = st.integers(min_value=-(2**63), max_value=2**64 - 1)
@@ -712,19 +716,19 @@ near_valid = st.builds(
 )
 
 
-@_fuzz(5500)
+@_fuzz(1100)
 @given(st.binary(max_size=300))
 def test_fuzz_random_bytes(frame: bytes) -> None:
     _check(frame)
 
 
-@_fuzz(2000)
+@_fuzz(400)
 @given(msgpack_values | near_valid)
 def test_fuzz_random_msgpack_values(value: Any) -> None:
     _check(msgspec.msgpack.encode(value))
 
 
-@_fuzz(2500)
+@_fuzz(500)
 @given(
     st.sampled_from(VALID_FRAMES),
     st.lists(st.tuples(st.integers(0, 3), st.integers(0, 400), st.integers(0, 255)), min_size=1, max_size=4),
@@ -745,9 +749,9 @@ def test_fuzz_mutated_valid_frames(frame: bytes, edits: list[tuple[int, int, int
 
 
 def test_fuzz_many_cheap_mutations() -> None:
-    """100,000 deterministic byte-level mutations: cheap breadth beyond hypothesis."""
+    """20,000 deterministic byte-level mutations (deep: 200,000): cheap breadth beyond hypothesis."""
     rng = random.Random(20240601)
-    for _ in range(100_000):
+    for _ in range(examples(20_000)):
         buf = bytearray(rng.choice(VALID_FRAMES))
         for _ in range(rng.randint(1, 3)):
             i = rng.randrange(len(buf))

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 
 import pytest
+from depth import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -145,7 +146,7 @@ results = st.builds(
 )
 
 
-@settings(max_examples=2000)
+@settings(max_examples=examples(300))
 @given(results, results)
 def test_packing_preserves_the_ranking_order(a, b):
     if a.total != b.total:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from depth import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,7 @@ from protocol import rules
 from protocol.rules.cards import CODE
 
 GAME_IDS = list(rules.GAMES)
-PLAYOUT = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PLAYOUT = settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXTRA_NAMES = ["x0", "f16", "t10", "r4", "w", "r0", "s", "T0", "f01"]
 
 
@@ -142,7 +143,7 @@ def test_random_playouts_keep_invariants(game_id, seed, rnd):
             check_move_space(g, rnd)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=examples(8), deadline=None)
 @given(game_id=st.sampled_from(GAME_IDS), seed=st.text(max_size=8), rnd=st.randoms(use_true_random=False))
 def test_long_playouts_reach_the_end_of_the_stock(game_id, seed, rnd):
     g = rules.deal(game_id, seed)
@@ -230,7 +231,7 @@ def random_run_position(game_id: str, rnd: random.Random) -> rules.Game:
     return rules.from_text(text)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(game_id=st.sampled_from(["rouge-et-noir", "fours-up"]), rnd=st.randoms(use_true_random=False))
 def test_random_run_positions(game_id, rnd):
     g = random_run_position(game_id, rnd)

@@ -1,5 +1,6 @@
 """Abuse: message credits, connections per address (and behind a proxy), frame size, races per player;
-a fuzz of 10,000+ random and mutated frames over a real socket."""
+a fuzz of 2,000+ random and mutated frames over a real socket (20,000+ with
+--hypothesis-profile=deep, tests/depth.py)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any
 import msgpack
 import pytest
 import redis
+from depth import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scale_play import seated_race
@@ -144,7 +146,7 @@ async def test_limits(redis_node, start_server):
 
 # --- the fuzz ------------------------------------------------------------------------------------------
 
-FRAMES_WANTED = 10_000
+FRAMES_WANTED = examples(2_000)
 MAX_FRAME = 4096
 ERROR_CODES = {c.value for c in m.ErrorCode} - {"internal"}
 SERVER_TAGS = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
@@ -365,7 +367,7 @@ def test_fuzz_frames(redis_node, start_server):
     fuzzer = Fuzzer(srv.url)
 
     @settings(
-        max_examples=150,
+        max_examples=examples(30),
         deadline=None,
         derandomize=True,
         database=None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from lobby_race import lobby_race
 
 from server.core import bots as B
 from server.core import races as R
@@ -10,19 +11,7 @@ from server.core.races import RaceError
 
 
 def lobby(seats: int = 2, private: bool = True) -> R.Race:
-    return R.new_race(
-        race="r1",
-        game="fours-up",
-        total=104,
-        seats=seats,
-        time_limit_s=300,
-        private=private,
-        host="p1",
-        host_name="ada",
-        now=1000,
-        seed="s",
-        commitment="c",
-    )
+    return lobby_race(seats=seats, private=private, time_limit_s=300)
 
 
 def code(fn, *args) -> str:

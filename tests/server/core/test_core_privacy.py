@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from lobby_race import lobby_race
 
 from server.core import privacy
 from server.core import races as R
@@ -12,19 +13,7 @@ SECRET = "s3cr3t-invite_token"
 
 
 def race(*, private: bool = False, invite: str = "", sealed: bool = False) -> R.Race:
-    r = R.new_race(
-        race="r1",
-        game="fours-up",
-        total=104,
-        seats=3,
-        time_limit_s=60,
-        private=private,
-        host="p1",
-        host_name="ada",
-        now=1000,
-        seed="s",
-        commitment="c",
-    )
+    r = lobby_race(seats=3, private=private)
     r.invite, r.sealed = invite, sealed
     return r
 

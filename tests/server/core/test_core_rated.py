@@ -3,25 +3,15 @@ look at a pending one again; and a rated race's record round trip. No I/O."""
 
 from __future__ import annotations
 
+from lobby_race import lobby_race
+
 from server.core import races as R
 from server.core import rated
 from server.storage.records import race_fields
 
 
 def rated_lobby() -> R.Race:
-    r = R.new_race(
-        race="r1",
-        game="racing-aces",
-        total=156,
-        seats=3,
-        time_limit_s=600,
-        private=False,
-        host="p1",
-        host_name="ada",
-        now=1000,
-        seed="s",
-        commitment="c",
-    )
+    r = lobby_race(game="racing-aces", seats=3, time_limit_s=600)
     r.rated = True
     r.players[0].session = "s1"
     return r

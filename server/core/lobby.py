@@ -1,0 +1,189 @@
+"""A race before its start: creation, join, leave, ready, the host's start, the countdown.
+
+Each change takes the loaded race and returns the changed copy, or raises
+`RaceError` with the protocol error code of the refusal. Several processes
+may change the same race: the lobby handler loads it, applies a change,
+and commits what `lobby_commit` says compare-and-set on the loaded version;
+on a conflict it waits `retry_delay_s` and starts again, at most
+`CAS_ATTEMPTS` times.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol import messages as m
+from protocol.messages import ErrorCode
+
+from .lifecycle import ttl_ms
+from .race_views import snapshot
+from .record import COUNTDOWN, LOBBY, READY, WAITING, Player, Race, RaceError
+
+#: Compare-and-set attempts of one lobby change before it is refused (`internal`, "too busy").
+CAS_ATTEMPTS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyCommit:
+    """What one lobby change writes, compare-and-set on the version it was loaded at."""
+
+    race: Race  # the new state, its version set
+    event: bytes  # the `race` snapshot published at race.ver
+    ttl_ms: int  # how long the race's keys live from now
+    timer: int | None  # the countdown's end when this change started it (the sweeper's next look)
+
+
+def lobby_commit(old: Race, new: Race, now: int, lobby_ttl_s: int, finished_ttl_s: int) -> LobbyCommit | None:
+    """What to write after a change turned `old` into `new` (None: the change was a no-op)."""
+    if new is old:
+        return None
+    new.ver = old.ver + 1
+    started = new.status == COUNTDOWN and old.status != COUNTDOWN
+    return LobbyCommit(
+        race=new,
+        event=m.encode(m.RaceSnapshot(**snapshot(new))),
+        ttl_ms=ttl_ms(new, now, lobby_ttl_s, finished_ttl_s),
+        timer=new.starts_at if started else None,
+    )
+
+
+def retry_delay_s(attempt: int) -> float:
+    """The wait after the `attempt`-th conflict (from 0): short, longer as writers keep colliding."""
+    return 0.001 * attempt
+
+
+def new_race(
+    *,
+    race: str,
+    game: str,
+    total: int,
+    seats: int,
+    time_limit_s: int,
+    private: bool,
+    host: str,
+    host_name: str,
+    now: int,
+    seed: str,
+    commitment: str,
+    rules_version: int = 1,
+    deal_version: int = 1,
+) -> Race:
+    """A race in its lobby with the host in seat 0."""
+    r = Race(
+        race=race,
+        game=game,
+        total=total,
+        seats=seats,
+        time_limit_s=time_limit_s,
+        private=private,
+        host=host,
+        created=now,
+        seed=seed,
+        commitment=commitment,
+        rules_version=rules_version,
+        deal_version=deal_version,
+        ver=1,
+    )
+    r.players.append(Player(host, host_name))
+    return r
+
+
+def new_quick_race(
+    *,
+    race: str,
+    game: str,
+    total: int,
+    time_limit_s: int,
+    players: list[tuple[str, str]],
+    now: int,
+    countdown_ms: int,
+    seed: str,
+    commitment: str,
+    rules_version: int = 1,
+    deal_version: int = 1,
+) -> Race:
+    """A public quick-match race, full at once, counting down immediately (no `ready`)."""
+    r = Race(
+        race=race,
+        game=game,
+        total=total,
+        seats=len(players),
+        time_limit_s=time_limit_s,
+        private=False,
+        host="",
+        created=now,
+        seed=seed,
+        commitment=commitment,
+        rules_version=rules_version,
+        deal_version=deal_version,
+        quick=True,
+        ver=1,
+    )
+    r.players = [Player(pid, name, ready=True, status=READY) for pid, name in players]
+    _start_countdown(r, now, countdown_ms)
+    return r
+
+
+def join(race: Race, player: str, name: str) -> Race:
+    """Take a free seat. Joining a race you sit in is a no-op (returns it unchanged)."""
+    if race.seat_of(player) is not None:
+        return race
+    if race.status != LOBBY:
+        raise RaceError(ErrorCode.RACE_STARTED, "the race has already started")
+    if len(race.players) >= race.seats:
+        raise RaceError(ErrorCode.RACE_FULL, "every seat is taken")
+    r = race.copy()
+    r.players.append(Player(player, name))
+    return r
+
+
+def leave(race: Race, player: str) -> Race:
+    """Give up a seat before the countdown. The host leaving hands the race to the next seat."""
+    if race.seat_of(player) is None:
+        raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
+    if race.status != LOBBY:
+        raise RaceError(ErrorCode.RACE_STARTED, "the race has already started; use finish")
+    r = race.copy()
+    r.players = [p for p in r.players if p.player != player]
+    if r.host == player:
+        r.host = r.players[0].player if r.players else ""
+    return r
+
+
+def set_ready(race: Race, player: str, ready: bool, now: int, countdown_ms: int) -> Race:
+    """Mark a player (not) ready; a full race with everyone ready starts its countdown."""
+    p = race.seat_of(player)
+    if p is None:
+        raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
+    if race.status != LOBBY:
+        raise RaceError(ErrorCode.RACE_STARTED, "the race has already started")
+    r = race.copy()
+    p = r.seat_of(player)
+    assert p is not None
+    p.ready = ready
+    p.status = READY if ready else WAITING
+    if len(r.players) == r.seats and all(q.ready for q in r.players):
+        _start_countdown(r, now, countdown_ms)
+    return r
+
+
+def host_start(race: Race, player: str, now: int, countdown_ms: int) -> Race:
+    """The host starts with the players present, who must all be ready."""
+    if race.seat_of(player) is None:
+        raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
+    if race.host != player:
+        raise RaceError(ErrorCode.NOT_HOST, "only the host may start the race")
+    if race.status != LOBBY:
+        raise RaceError(ErrorCode.RACE_STARTED, "the race has already started")
+    if not all(p.ready for p in race.players):
+        raise RaceError(ErrorCode.NOT_READY, "every present player must be ready")
+    r = race.copy()
+    r.seats = len(r.players)  # nobody else may join a started race
+    _start_countdown(r, now, countdown_ms)
+    return r
+
+
+def _start_countdown(r: Race, now: int, countdown_ms: int) -> None:
+    r.status = COUNTDOWN
+    r.starts_at = now + countdown_ms
+    r.deadline = r.starts_at + r.time_limit_s * 1000

@@ -1,0 +1,67 @@
+"""What the wire sees of a race: its snapshot, its `race_list` entry, its published proof."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .record import FINISHED, Race
+
+
+def snapshot(race: Race) -> dict[str, Any]:
+    """The `race` message fields (docs/protocol.md §3): the seed only once finished."""
+    return {
+        "race": race.race,
+        "ver": race.ver,
+        "game": race.game,
+        "status": race.status,
+        "private": race.private,
+        "seats": race.seats,
+        "time_limit_s": race.time_limit_s,
+        "host": race.host,
+        "created": race.created,
+        "starts_at": race.starts_at,
+        "deadline": race.deadline,
+        "commitment": race.commitment,
+        "seed": race.seed if race.status == FINISHED and not race.sealed else None,
+        "total": race.total,
+        "players": [
+            {
+                "player": p.player,
+                "name": p.name,
+                "ready": p.ready,
+                "n": p.n,
+                "home": p.home,
+                "status": p.status,
+                "at": p.at,
+                "berserk": p.berserk,
+            }
+            for p in race.players
+        ],
+        "ranking": race.ranking if race.status == FINISHED else None,
+        "certified": race.certified,
+        "rated": race.rated,
+    }
+
+
+def published_proof(race: Race) -> tuple[list[str] | None, int | None]:
+    """(proof, par) of `end` and `replay`: a certified deal's winning line and its
+    length, once finished (never for a daily attempt's race, whose seed is sealed)."""
+    if race.status != FINISHED or race.sealed or not race.certified:
+        return None, None
+    line = race.proof.split()
+    return line, len(line)
+
+
+def summary(race: Race) -> dict[str, Any]:
+    """One entry of `race_list`."""
+    return {
+        "race": race.race,
+        "game": race.game,
+        "status": race.status,
+        "players": [{"name": p.name, "home": p.home, "status": p.status} for p in race.players],
+        "total": race.total,
+        "starts_at": race.starts_at,
+        "deadline": race.deadline,
+        "spectators": max(0, race.spectators),
+        "rated": race.rated,
+    }

@@ -1,0 +1,145 @@
+"""Race records in Redis: load, compare-and-set commit, the public index, the timers."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from redis.exceptions import NoScriptError
+
+from ..core import races as R
+from .keys import (
+    PUBLIC,
+    TIMERS,
+    log_key,
+    player_key,
+    race_channel,
+    race_key,
+    stream_key,
+    valid_race_id,
+)
+from .parts import StorePart
+from .records import race_fields, race_from_load
+from .scripts import COMMIT, LOAD
+
+
+class Conflict(Exception):
+    """The race changed between load and commit: reload and retry."""
+
+
+class RaceRecords(StorePart):
+    async def load_race(self, rid: str) -> tuple[int, R.Race | None]:
+        """(server time ms, the race or None). One round trip."""
+        if not valid_race_id(rid):
+            return await self.time_ms(), None
+        reply = await LOAD(self.redis, [race_key(rid)], [player_key(rid, "")])
+        return race_from_load(reply)
+
+    async def commit(
+        self,
+        old_ver: int,
+        race: R.Race,
+        events: bytes | list[bytes],
+        *,
+        players: dict[str, dict[str, Any]] | None = None,
+        ttl_ms: int = 0,
+        extra_live: int | None = None,
+    ) -> int:
+        """Write `race` if its stored version is still `old_ver`; publish `events`.
+
+        The events must be encoded with versions old_ver + 1, old_ver + 2, ...
+        (the last one = `race.ver`). Raises Conflict if the race changed.
+        Returns the new version.
+        """
+        if isinstance(events, bytes):
+            events = [events]
+        rid = race.race
+        fields = race_fields(race)
+        if extra_live is not None:
+            fields["live"] = extra_live
+        players = players or {}
+        keys = [race_key(rid), stream_key(rid)] + [player_key(rid, pid) for pid in players]
+        if ttl_ms:
+            # The TTL applies to every key of the race, the logs and player hashes included.
+            keys += [player_key(rid, p.player) for p in race.players if p.player not in players]
+            keys += [log_key(rid, p.player) for p in race.players]
+        args: list[Any] = [
+            old_ver,
+            race_channel(rid),
+            self.settings.stream_maxlen,
+            ttl_ms,
+            len(events),
+            *events,
+            len(fields),
+        ]
+        for k, v in fields.items():
+            args += [k, v]
+        args.append(len(players))
+        for pf in players.values():
+            args.append(len(pf))
+            for k, v in pf.items():
+                args += [k, v]
+        reply = await COMMIT(self.redis, keys, args)
+        if reply[0] != b"ok":
+            raise Conflict(f"race {rid} is at version {reply[1]}, not {old_ver}")
+        return int(reply[1])
+
+    async def load_races(self, rids: list[str]) -> list[R.Race | None | BaseException]:
+        """Several races at once (the race list): one pipeline, or one call per race in a cluster.
+
+        Each item is the race, None (no such race) or the exception of its read.
+        """
+        if self.cluster:
+            # redis-py refuses EVALSHA in cluster pipelines; the races live on different nodes anyway.
+            replies = await asyncio.gather(
+                *(LOAD(self.redis, [race_key(rid)], [player_key(rid, "")]) for rid in rids),
+                return_exceptions=True,
+            )
+        else:
+            for _attempt in range(2):
+                pipe = self.redis.pipeline(transaction=False)
+                for rid in rids:
+                    pipe.evalsha(LOAD.sha, 1, race_key(rid), player_key(rid, ""))
+                replies = await pipe.execute(raise_on_error=False)
+                if not any(isinstance(r, NoScriptError) for r in replies):
+                    break
+                await self.redis.script_load(LOAD.source)  # Redis restarted: reload, then once more
+        return [reply if isinstance(reply, BaseException) else race_from_load(reply)[1] for reply in replies]
+
+    async def race_counts(self) -> dict[str, int]:
+        """Live races by status, counted cluster-wide from the public index and the timers."""
+        ids = set(await self.redis.zrange(TIMERS, 0, -1)) | set(await self.redis.zrange(PUBLIC, 0, -1))
+        pipe = self.redis.pipeline(transaction=False)
+        for rid in ids:
+            pipe.hget(race_key(rid.decode()), "status")
+        counts: dict[str, int] = {}
+        for status in await pipe.execute():
+            if status:
+                counts[status.decode()] = counts.get(status.decode(), 0) + 1
+        return counts
+
+    async def spectators(self, rid: str, delta: int) -> None:
+        await self.redis.hincrby(race_key(rid), "spectators", delta)
+
+    async def public_races(self, limit: int) -> list[str]:
+        ids = await self.redis.zrevrange(PUBLIC, 0, limit * 3)
+        return [i.decode() for i in ids]
+
+    async def index(self, rid: str, created: int | None) -> None:
+        """Add (created given) or remove a race from the public index."""
+        if created is None:
+            await self.redis.zrem(PUBLIC, rid)
+        else:
+            await self.redis.zadd(PUBLIC, {rid: created})
+
+    # --- timers (the deadline sweeper) ---------------------------------------------------
+
+    async def schedule(self, rid: str, at: int | None) -> None:
+        if at is None:
+            await self.redis.zrem(TIMERS, rid)
+        else:
+            await self.redis.zadd(TIMERS, {rid: at})
+
+    async def due_races(self, now: int, limit: int = 100) -> list[str]:
+        ids = await self.redis.zrangebyscore(TIMERS, "-inf", now, start=0, num=limit)
+        return [i.decode() for i in ids]
