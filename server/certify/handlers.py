@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from protocol import messages as m
-from protocol.messages import ErrorCode, RaceStatus
+from protocol.messages import ErrorCode
 
-from ..core import privacy
 from ..core.checks import no_such_race
 from ..core.races import RaceError
 from ..core.session import Session
 from ..handlers.lobby import race_id
 from ..handlers.runtime import Runtime
+from ..handlers.watch import finished_race
 from . import work
 from .rules import check_hint
 from .service import Certifier, NoWorker
@@ -43,17 +43,8 @@ class CertifyHandlers:
         return m.HintData(rid=msg.rid, race=rid, n=pg.n, move=move)
 
     async def analysis(self, s: Session, msg: m.Analysis) -> m.AnalysisData:
-        svc = self.svc
         rid = race_id(msg.race)
-        _now, race = await svc.store.load_race(rid)
-        if race is None:
-            raise no_such_race()
-        privacy.check_see(race, s.player, msg.invite)
-        if race.status != RaceStatus.FINISHED:
-            raise RaceError(ErrorCode.RACE_NOT_OVER, "the race is not finished")
-        if svc.replay_guard is not None:
-            await svc.replay_guard(s, race)  # a daily attempt: not before its day closes
-        logs = await svc.store.move_logs(race)
+        race, logs = await finished_race(self.svc, s, rid, msg.invite)
         players = [(p.player, p.name, [mv for _at, _h, mv in logs[p.player]]) for p in race.players]
         try:
             out = await self.certifier.analysis(rid, race.game, race.seed, players)

@@ -25,22 +25,30 @@ log = logging.getLogger("solrace.watch")
 encode = m.encode
 
 
+async def finished_race(
+    svc: Runtime, s: Session, rid: str, invite: str | None
+) -> tuple[R.Race, dict[str, list[tuple[int, int, str]]]]:
+    """A finished race and its players' move logs, for who may see them: the replay's and
+    the analysis's one check (private races need their invite; a daily attempt stays
+    hidden until its day closes)."""
+    _now, race = await svc.store.load_race(rid)
+    if race is None:
+        raise no_such_race()
+    privacy.check_see(race, s.player, invite)
+    if race.status != RaceStatus.FINISHED:
+        raise RaceError(ErrorCode.RACE_NOT_OVER, "the race is not finished")
+    if svc.replay_guard is not None:
+        await svc.replay_guard(s, race)
+    return race, await svc.store.move_logs(race)
+
+
 class Watch:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
 
     async def replay(self, s: Session, msg: m.Replay) -> m.ReplayData:
-        svc = self.svc
         rid = race_id(msg.race)
-        _now, race = await svc.store.load_race(rid)
-        if race is None:
-            raise no_such_race()
-        privacy.check_see(race, s.player, msg.invite)
-        if race.status != RaceStatus.FINISHED:
-            raise RaceError(ErrorCode.RACE_NOT_OVER, "the race is not finished")
-        if svc.replay_guard is not None:
-            await svc.replay_guard(s, race)
-        logs = await svc.store.move_logs(race)
+        race, logs = await finished_race(self.svc, s, rid, msg.invite)
         players = [
             m.ReplayPlayer(player=p.player, name=p.name, moves=[(mv, at) for at, _h, mv in logs[p.player]])
             for p in race.players
