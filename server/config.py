@@ -233,7 +233,8 @@ class Settings:
     certify_backoff_s: float = field(
         default=60.0,
         metadata=_doc(
-            "pause before retrying a game a whole batch of which certified nothing (doubles to 1 h)"
+            "pause before retrying a game a whole batch of which certified nothing, once none of "
+            "its first 256 seeds certified (doubles to 1 h)"
         ),
     )
     analysis_nodes: int = field(default=20000, metadata=_doc("solver budget per position of an analysis"))

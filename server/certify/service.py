@@ -5,9 +5,11 @@ every race of the process. So each solve goes to a `ProcessPoolExecutor` of
 `certify_workers` processes, and the event loop only awaits its futures.
 The refill task keeps the pool of each game of `certified_games` (and of any
 game a `create` asked a certified deal of) at `certify_pool` entries, one batch
-of `certify_batch` seeds at a time; a game a whole batch of which certified
-nothing (Fours Up, with this solver) waits `certify_backoff_s`, doubling up
-to an hour, so that it does not take the worker from the other games.
+of `certify_batch` seeds at a time. The short pools take turns (the one served
+longest ago first), so a game that rarely certifies (Fours Up: about 1 seed in
+55) gets its share of the worker and no more. A game that has certified
+nothing in its first HOPELESS_AFTER seeds waits `certify_backoff_s` after each
+empty batch, doubling up to an hour: with this solver it is not worth the worker.
 
 Before the pools, the worker prepares the certified dailies (server/daily,
 deals.py) of today and tomorrow for the same games: it walks the day's
@@ -46,6 +48,21 @@ DAY_MS = 86_400_000
 #: on 99 days in 100 (64 found one on about 2 days in 3). The search runs in the
 #: worker, a day ahead, so the cost (minutes of one worker's CPU) is off the races.
 MAX_DAILY_CANDIDATES = 256
+
+
+#: Seeds a game may try without one certified before its empty batches back off.
+HOPELESS_AFTER = 256
+
+
+def refill_order(games: set[str] | list[str], last_turn: dict[str, float]) -> list[str]:
+    """The games in the order their pools are served: the one served longest ago first."""
+    return sorted(games, key=lambda g: (last_turn.get(g, 0.0), g))
+
+
+def hopeless(tried: int, certified: int) -> bool:
+    """Whether a game's refill should back off after an empty batch: nothing certified in
+    HOPELESS_AFTER seeds. A game that certifies rarely but at all keeps its turns."""
+    return certified == 0 and tried >= HOPELESS_AFTER
 
 
 def end_workers(executor: ProcessPoolExecutor, grace_s: float = 2.0) -> None:
@@ -97,6 +114,7 @@ class Certifier:
         self.wake = asyncio.Event()
         self.backoff: dict[str, float] = {}
         self.next_try: dict[str, float] = {}
+        self.last_turn: dict[str, float] = {}  # game -> when its pool last had a batch
         self.running: dict[str, asyncio.Future[list[dict[str, Any]]]] = {}
         # Counters for the benchmark and the logs: seeds tried and certified per game.
         self.tried: dict[str, int] = {}
@@ -179,19 +197,20 @@ class Certifier:
         return False
 
     async def refill_once(self) -> bool:
-        """One batch for the first game whose pool is short; False if none is."""
+        """One batch for the short pool served longest ago; False if none is short."""
         st = self.settings
-        for game in sorted(self.pool_games):
+        for game in refill_order(self.pool_games, self.last_turn):
             if time.monotonic() < self.next_try.get(game, 0.0):
                 continue
             if await pool.size(self.redis, game) >= st.certify_pool:
                 continue
+            self.last_turn[game] = time.monotonic()
             seeds = [self.seed_factory() for _ in range(st.certify_batch)]
             found = await self.run(work.certify, game, seeds, st.certify_nodes)
             await pool.add(self.redis, game, found)
             self.tried[game] = self.tried.get(game, 0) + len(seeds)
             self.certified[game] = self.certified.get(game, 0) + len(found)
-            if found:
+            if found or not hopeless(self.tried[game], self.certified[game]):
                 self.backoff.pop(game, None)
             else:
                 wait = min(MAX_BACKOFF_S, self.backoff.get(game, st.certify_backoff_s / 2) * 2)
