@@ -13,18 +13,9 @@ import argparse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from client.cli.play import DEFAULT_URL
+    from client.cli.play import add_connection_arguments
 
-    parser.add_argument(
-        "--url",
-        action="append",
-        help=f"server websocket URL (default {DEFAULT_URL}); repeat it for several processes of one "
-        "server: the client fails over between them",
-    )
-    parser.add_argument("--name", help="display name")
-    parser.add_argument(
-        "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
-    )
+    add_connection_arguments(parser)
     parser.add_argument("--arena", metavar="ID", help="open this arena at once")
 
 

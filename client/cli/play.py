@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
+    """--url (repeatable, for failover), --name and --token-file: every interactive command's."""
     parser.add_argument(
         "--url",
         action="append",
@@ -42,6 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
     )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_connection_arguments(parser)
     parser.add_argument("--game", choices=sorted(rules.GAMES), help="the game to race")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--quick", action="store_true", help="quick-match a public race of --game")

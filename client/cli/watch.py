@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from client.cli.play import DEFAULT_URL, server_urls
+from client.cli.play import add_connection_arguments, server_urls
 from protocol import rules
 
 if TYPE_CHECKING:
@@ -20,16 +20,7 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--url",
-        action="append",
-        help=f"server websocket URL (default {DEFAULT_URL}); repeat it for several processes of one "
-        "server: the client fails over between them",
-    )
-    parser.add_argument("--name", help="display name")
-    parser.add_argument(
-        "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
-    )
+    add_connection_arguments(parser)
     parser.add_argument("--game", choices=sorted(rules.GAMES), help="list only races of this game")
     parser.add_argument("--race", metavar="ID_OR_LINK", help="spectate this race at once")
     parser.add_argument("--offline", action="store_true", help="no server: watch local bot races (demo)")

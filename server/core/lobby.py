@@ -103,7 +103,7 @@ def new_quick_race(
     deal_version: int = 1,
 ) -> Race:
     """A public quick-match race, full at once, counting down immediately (no `ready`)."""
-    r = Race(
+    r = new_race(
         race=race,
         game=game,
         total=total,
@@ -111,14 +111,14 @@ def new_quick_race(
         time_limit_s=time_limit_s,
         private=False,
         host="",
-        created=now,
+        host_name="",
+        now=now,
         seed=seed,
         commitment=commitment,
         rules_version=rules_version,
         deal_version=deal_version,
-        quick=True,
-        ver=1,
     )
+    r.quick = True
     r.players = [Player(pid, name, ready=True, status=READY) for pid, name in players]
     _start_countdown(r, now, countdown_ms)
     return r
