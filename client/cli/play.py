@@ -107,7 +107,7 @@ def build_app(args: argparse.Namespace) -> PlayApp:
     intent = intent_from_args(args)
     connect: Callable[[], Awaitable[Session]]
     if args.offline:
-        from client.tui.session import LocalSession
+        from client.tui.offline import LocalSession
 
         if intent is None and args.game:
             intent = Intent("quick", args.game, args.rivals + 1)

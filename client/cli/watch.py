@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
             raise SystemExit(f"solrace watch: --race: {e}") from None
     connect: Callable[[], Awaitable[Session]]
     if args.offline:
-        from client.tui.session import LocalSession
+        from client.tui.offline import LocalSession
 
         async def connect_offline() -> Session:
             return LocalSession(name=args.name or "watcher", watch_demo=True, rival_interval=0.3)

@@ -20,7 +20,8 @@ import asyncio
 from protocol.solver import DEFAULT_HINT_NODES, best_move
 
 from .model import RaceModel
-from .session import LocalSession, ServerError, Session
+from .offline import LocalSession
+from .session import ServerError, Session
 
 
 def offline_hint(view_text: str, nodes: int = DEFAULT_HINT_NODES) -> str | None:

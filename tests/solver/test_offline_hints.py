@@ -7,8 +7,9 @@ from typing import Any
 
 from client.tui.hints import ask_hint, offline_hint
 from client.tui.model import RaceModel
+from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
-from client.tui.session import LocalSession, ServerError
+from client.tui.session import ServerError
 from protocol import rules
 from protocol.solver import best_move
 from tests.tui.helpers import rendered, until

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from client.tui.board import BACK, card_text, parse_view
+from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
-from client.tui.session import LocalSession
 from client.tui.widgets import BoardView
 from protocol.rules.engine import deal
 from tests.tui.helpers import click_pile, rendered, until

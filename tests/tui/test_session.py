@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from client.tui.session import LocalSession, _Seat
+from client.tui.offline import LocalSession
+from client.tui.offline_race import Seat
 from protocol.rules.engine import deal
 
 SEED = "0123456789abcdef0123456789abcdef"
 
 
-def _seat(player: str, status: str, moves: list[str], at: int) -> _Seat:
-    s = _Seat(player, player, game=deal("fours-up", SEED), status=status)
+def _seat(player: str, status: str, moves: list[str], at: int) -> Seat:
+    s = Seat(player, player, game=deal("fours-up", SEED), status=status)
     s.initial_home = s.game.cards_home
     for i, move in enumerate(moves):
         s.game.play(move)

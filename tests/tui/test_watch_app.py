@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from client.tui.session import LocalSession
+from client.tui.offline import LocalSession
 from client.tui.watch_app import WatchApp, race_row
 from client.tui.widgets import BoardView
 from tests.tui.helpers import rendered, until
