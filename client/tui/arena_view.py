@@ -8,7 +8,7 @@ from typing import Any
 
 from protocol.rules.facts import game_name
 
-from .board import clock
+from .text import clock
 
 
 def time_left(arena: dict[str, Any], now: int) -> str:

@@ -14,7 +14,8 @@ from typing import Any
 
 from protocol.rules.games import GAMES
 
-from .board import Board, commitment_ok, parse_view
+from .board import Board, parse_view
+from .text import commitment_ok
 
 
 @dataclass

@@ -18,10 +18,11 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
 from protocol.rules.facts import UnknownGame, game_name
 from protocol.rules.games import GAMES
 
-from .board import Marks, click, clock, complete, home_move, ranking_lines, targets_for
+from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
 from .model import RaceModel
 from .session import ServerError, Session
+from .text import clock, ranking_lines
 from .widgets import BoardView, bars_text
 
 HELP = (

@@ -14,9 +14,10 @@ from textual.widgets import DataTable, Footer, Static
 
 from protocol.rules.facts import game_name
 
-from .board import clock, parse_view, ranking_lines
+from .board import parse_view
 from .model import RaceModel
 from .session import ServerError, Session
+from .text import clock, ranking_lines
 from .widgets import BoardView, bars_text
 
 

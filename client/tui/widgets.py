@@ -10,8 +10,9 @@ from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
 
-from .board import Board, Canvas, Marks, layout_board, progress_line
+from .board import Board, Canvas, Marks, layout_board
 from .model import RaceModel
+from .text import progress_line
 
 
 def canvas_text(canvas: Canvas) -> Text:

@@ -9,20 +9,16 @@ import pytest
 from client.tui.board import (
     BACK,
     Marks,
-    bar,
     card_text,
     click,
-    clock,
-    commitment_ok,
     complete,
     layout_board,
     parse_view,
-    progress_line,
-    ranking_lines,
     targets_for,
 )
 from client.tui.links import make_link, parse_invite, parse_link
 from client.tui.model import RaceModel
+from client.tui.text import bar, clock, commitment_ok, progress_line, ranking_lines
 from protocol.rules.engine import deal
 
 GAMES = {

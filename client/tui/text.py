@@ -1,0 +1,76 @@
+"""Text the terminal apps show beside the board: progress bars, clocks, rankings,
+the seed's commitment check. Plain functions, no terminal."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def bar(home: int, total: int, width: int = 30) -> str:
+    """A progress bar in eighths of a character; any progress shows at least a sliver."""
+    total = max(total, 1)
+    home = min(max(home, 0), total)
+    eighths = round(width * 8 * home / total)
+    if home and not eighths:
+        eighths = 1
+    full, part = divmod(eighths, 8)
+    out = "█" * full + (_EIGHTHS[part] if part else "")
+    return out + "░" * (width - len(out))
+
+
+def clock(ms: float | None) -> str:
+    """``m:ss`` for a duration in ms (negative clamps to 0:00); ``--:--`` if unknown."""
+    if ms is None:
+        return "--:--"
+    s = max(0, int(ms // 1000))
+    h, rem = divmod(s, 3600)
+    m, s = divmod(rem, 60)
+    return f"{h}:{m:02}:{s:02}" if h else f"{m}:{s:02}"
+
+
+def duration(ms: int | None) -> str:
+    if ms is None:
+        return "—"
+    return f"{ms // 60000}:{(ms // 1000) % 60:02}.{(ms // 100) % 10}"
+
+
+def commitment_ok(seed: str | None, commitment: str | None) -> bool:
+    if not seed or not commitment:
+        return False
+    return hashlib.sha256(seed.encode()).hexdigest() == commitment
+
+
+def progress_line(
+    name: str, home: int, total: int, n: int, status: str, width: int = 30, me: bool = False
+) -> str:
+    pct = 100 * home // max(total, 1)
+    tag = "*" if me else " "
+    return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {n:>4} moves  {status}"
+
+
+def time_text(r: dict[str, Any]) -> str:
+    """The time a ranking row shows, labelled with what it measures: the time to
+    win for a winner, the declaration for one who finished, the last move for
+    one whose clock ran out. For non-winners it only informs: cards home and
+    moves rank them (protocol/ranking.py)."""
+    if r.get("won"):
+        return "won in " + duration(r.get("time_ms"))
+    if r.get("status") == "finished" and r.get("time_ms") is not None:
+        return "finished at " + duration(r.get("time_ms"))
+    if r.get("last_move_ms") is not None:
+        return "last move at " + duration(r.get("last_move_ms"))
+    return "no move" if r.get("moves") == 0 else "time up"
+
+
+def ranking_lines(ranking: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for r in ranking:
+        t = time_text(r)
+        out.append(
+            f"{r.get('rank', '?'):>2}. {str(r.get('name') or r.get('player'))[:16]:<16} "
+            f"{r.get('status', ''):<8} {r.get('home', 0):>3} home  {r.get('moves', 0):>4} moves  {t}"
+        )
+    return out
