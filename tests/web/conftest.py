@@ -114,7 +114,10 @@ def web_server(tmp_path_factory):
     srv.stop()
 
 
-@pytest.fixture(scope="session")
+# One browser per module, not per session: playwright's sync API keeps an asyncio loop
+# running in the thread while it is open, and with several workers (pytest-xdist) a worker
+# runs other files after a browser module, whose asyncio tests need that loop gone.
+@pytest.fixture(scope="module")
 def browser():
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_api.sync_playwright() as p:
