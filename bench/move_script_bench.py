@@ -18,7 +18,14 @@ its AOF entry).
 
 A variant is NAME=SOURCE:EVERY, SOURCE a git revision, WORKTREE or a path
 ending in .lua (a script written for a measurement), EVERY how often a move
-sends its position (1: every move, as before snapshots).
+sends its position (1: every move, as before snapshots); a script containing
+`--@verbatim` is measured with `lua-replicate-commands no` (its AOF entry
+is the call, not its effects). NAME=BATCH:K
+measures bench/move_batch.lua, the move script looped over K moves per call
+(a position every 32 moves); `--batch` moves go out per write whatever the
+variant, and the figures are per move.
+
+    .venv/bin/python bench/move_script_bench.py HEAD=HEAD:32 b4=BATCH:4 b16=BATCH:16 --batch 32
 """
 
 from __future__ import annotations
@@ -138,6 +145,27 @@ def move_packer(sha: str, every: int) -> Callable[[int], bytes]:
     return one
 
 
+def batch_packer(sha: str, every: int, k: int) -> Callable[[int], bytes]:
+    """`k` moves in one EVALSHA of move_batch.lua (called once per `k` moves: `i` the first)."""
+    counts: dict[tuple[str, str], int] = {}
+
+    def one(i: int) -> bytes:
+        ks: list[Any] = []
+        args: list[Any] = [1000]
+        for m in range(i, i + k):
+            r, p = rid(m % RACES), pid((m // RACES) % 2)
+            n = counts.get((r, p), 0)
+            counts[(r, p)] = n + 1
+            race = "{race:" + r + "}"
+            prog = frames.progress_prefix(frames.progress_head(r, p), n + 1, 3, False)
+            pos = POS if (n + 1) % every == 0 else b""
+            ks += [race, race + ":p:" + p, race + ":log:" + p, race + ":ev"]
+            args += ["m", n, "t1>f2", pos, 3, "0", "", r, p, "race:" + r, prog]
+        return pack(["EVALSHA", sha, len(ks), *ks, *args])
+
+    return one
+
+
 def minimal_packer(sha: str) -> Callable[[int], bytes]:
     return lambda i: pack(["EVALSHA", sha, 1, "{race:" + rid(i % RACES) + "}", b"x" * 56])
 
@@ -148,6 +176,8 @@ MINIMAL_HSET = "redis.call('HSET', KEYS[1], 'x', ARGV[1]) return 1"
 
 
 def source(rev: str) -> str:
+    if rev == "BATCH":
+        return (ROOT / "bench/move_batch.lua").read_text()
     if rev == "WORKTREE":
         return (ROOT / "server/storage/move.lua").read_text()
     if rev.endswith(".lua"):  # a script written for a measurement (an ablation)
@@ -169,9 +199,13 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     a = ap.parse_args()
     scripts: dict[str, tuple[str, int]] = {"minimal call": (MINIMAL, 0), "minimal HSET": (MINIMAL_HSET, 0)}
+    batched: dict[str, int] = {}
     for v in a.variants:
         name, _, spec = v.partition("=")
         rev, _, every = spec.rpartition(":")
+        if rev == "BATCH":  # BATCH:K, K moves per call (a position every 32 moves)
+            batched[name] = int(every)
+            every = "32"
         scripts[name] = (source(rev), int(every))
     with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as redis:
         assert redis.proc is not None
@@ -184,19 +218,31 @@ def main() -> int:
         for _round in range(a.rounds):
             for name, (src, every) in scripts.items():
                 sha = c.batch([pack(["SCRIPT", "LOAD", src])])[0].decode()
+                # A script marked VERBATIM is replicated (to the AOF) as the call itself, not as
+                # its effects; Redis 6.2 then refuses its writes after TIME.
+                verbatim = b"no" if "--@verbatim" in src else b"yes"
+                c.batch([pack(["CONFIG", "SET", "lua-replicate-commands", verbatim])])
                 setup(c)
-                packer = move_packer(sha, every) if every else minimal_packer(sha)
+                k = batched.get(name, 1)
+                if name in batched:
+                    packer = batch_packer(sha, every, k)
+                else:
+                    packer = move_packer(sha, every) if every else minimal_packer(sha)
+                # `a.batch` moves per write whatever the variant: `a.batch // k` calls of k moves.
+                calls_per_write = max(1, a.batch // k)
                 i = 0
                 for _ in range(40):  # warm up
-                    c.batch([packer(i + k) for k in range(a.batch)])
-                    i += a.batch
+                    c.batch([packer(i + j * k) for j in range(calls_per_write)])
+                    i += calls_per_write * k
                 t0 = cpu_s(rpid)
                 done = 0
                 while done < a.calls:
-                    replies = c.batch([packer(i + k) for k in range(a.batch)])
-                    i += a.batch
-                    done += a.batch
+                    replies = c.batch([packer(i + j * k) for j in range(calls_per_write)])
+                    i += calls_per_write * k
+                    done += calls_per_write * k
                 results[name].append((cpu_s(rpid) - t0) / done * 1e6)
+                if name in batched:
+                    replies = [x for r in replies for x in r]
                 bad = [
                     r
                     for r in replies
@@ -204,7 +250,9 @@ def main() -> int:
                 ]
                 assert not bad, (name, bad[:3])
         sub.close()
-    print(f"redis-server CPU µs per call, median of {a.rounds} rounds ({a.calls} calls, {a.batch} per write)")
+    print(
+        f"redis-server CPU µs per move (per call for the minimal ones), median of {a.rounds} rounds ({a.calls} calls, {a.batch} per write)"
+    )
     for name, xs in results.items():
         xs.sort()
         print(f"  {name:<20} {xs[len(xs) // 2]:6.2f}   ({' '.join(f'{x:.1f}' for x in xs)})")

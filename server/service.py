@@ -166,7 +166,7 @@ class Service:
 
     def tick_soon(self, rid: str) -> None:
         """Let the clock look at this race now (a move or finish left nobody playing)."""
-        self.spawn(self.clock.tick(rid))
+        self.spawn(self.clock.tick_now(rid))
 
     async def unspectate(self, s: Session, rid: str) -> None:
         await self.watch.unspectate_race(s, rid)
@@ -245,5 +245,5 @@ class Service:
             delay = max(0.0, (at - self.now_ms()) / 1000.0)
             rid = room.rid
             self.timers[rid] = asyncio.get_running_loop().call_later(
-                delay, lambda: self.spawn(self.clock.tick(rid))
+                delay, lambda: self.spawn(self.clock.tick_now(rid))
             )

@@ -38,6 +38,28 @@ _dec = msgspec.msgpack.Decoder()
 encode = _enc.encode
 decode = _dec.decode
 
+
+class Hot(msgspec.Struct, gc=False):
+    """The fields a bot reads of the two frames of every move, `ack` and `progress`.
+
+    Decoding into this struct skips the rest (`ver`, `home`, `at`, ...) and
+    builds no dict: ~0.6 µs instead of ~0.95 µs a frame. Any other frame is
+    decoded again as a plain map.
+    """
+
+    t: str
+    race: str = ""
+    player: str = ""
+    n: int = 0
+    move: str = ""
+    revealed: list[tuple[str, str]] = []
+    won: bool = False
+    status: str = ""
+
+
+_hot = msgspec.msgpack.Decoder(Hot)
+_HotError = (msgspec.ValidationError, msgspec.DecodeError)
+
 # Moves chosen from one legal-move list before it is recomputed (each checked
 # legal on the current visible game first; a stale one triggers a recompute).
 REFRESH = 4
@@ -127,39 +149,45 @@ class Bot(Sender):
     # --- inbound
 
     def on_message(self, data: bytes) -> None:
+        try:
+            hot = _hot.decode(data)
+        except _HotError:  # a frame with other types under these names: not ack/progress
+            hot = None
+        if hot is not None:
+            if hot.t == "ack":
+                self.on_ack(hot)
+                return
+            if hot.t == "progress":
+                self.on_progress(hot)
+                return
         msg = decode(data)
         t = msg["t"]
-        if t == "ack":
-            self.on_ack(msg)
-        elif t == "progress":
-            self.on_progress(msg)
-        else:
-            rid = msg.get("rid")
-            if rid is not None and rid in self.futs:
-                fut = self.futs.pop(rid)
-                if not fut.done():
-                    if t == "error":
-                        fut.set_exception(RuntimeError(f"{msg.get('code')}: {msg.get('message')}"))
-                    else:
-                        fut.set_result(msg)
-                if t == "error" and msg.get("code") in (
-                    "out-of-sync",
-                    "illegal-move",
-                    "game-over",
-                    "race-not-running",
-                    "rate-limited",
-                    "internal",
-                ):
-                    self.on_move_error(msg)
-                return
-            if t == "error":
+        rid = msg.get("rid")
+        if rid is not None and rid in self.futs:
+            fut = self.futs.pop(rid)
+            if not fut.done():
+                if t == "error":
+                    fut.set_exception(RuntimeError(f"{msg.get('code')}: {msg.get('message')}"))
+                else:
+                    fut.set_result(msg)
+            if t == "error" and msg.get("code") in (
+                "out-of-sync",
+                "illegal-move",
+                "game-over",
+                "race-not-running",
+                "rate-limited",
+                "internal",
+            ):
                 self.on_move_error(msg)
-            elif t == "start":
-                self.on_start(msg)
-            elif t == "end":
-                self.group.on_end(self, msg)
-            elif t == "state":
-                self.on_state(msg)
+            return
+        if t == "error":
+            self.on_move_error(msg)
+        elif t == "start":
+            self.on_start(msg)
+        elif t == "end":
+            self.group.on_end(self, msg)
+        elif t == "state":
+            self.on_state(msg)
 
     def on_start(self, msg: dict[str, Any]) -> None:
         self.race = msg["race"]
@@ -175,12 +203,12 @@ class Bot(Sender):
         self.legal = self.vg.legal_moves()
         self.fresh = 0
 
-    def on_ack(self, msg: dict[str, Any]) -> None:
+    def on_ack(self, msg: Hot) -> None:
         self.replied()
         rec = self.rec
-        mv = msg["move"]
-        self.n = msg["n"]
-        revealed = msg.get("revealed") or ()
+        mv = msg.move
+        self.n = msg.n
+        revealed = msg.revealed
         # The visible game follows the move in place; what the move turned up
         # (filler in the visible game) is overwritten with the revealed cards,
         # so it stays a function of what this player has seen (docs/rules.md §7.3).
@@ -204,13 +232,13 @@ class Bot(Sender):
             rec.error("client-view-mismatch")
             self.resync()
             return
-        if msg.get("won") or msg.get("status") not in (None, "playing"):
+        if msg.won or msg.status not in ("", "playing"):
             self.game_over(declare=False)  # won: nothing to declare
             return
         self.next_after_ack()
 
-    def on_progress(self, msg: dict[str, Any]) -> None:
-        key = (msg["race"], msg["player"], msg["n"])
+    def on_progress(self, msg: Hot) -> None:
+        key = (msg.race, msg.player, msg.n)
         entry = self.table.get(key)
         if entry is None:
             return

@@ -8,7 +8,8 @@
 * ``session`` — the ``Session`` interface the apps use, and ``LocalSession``,
   an offline stand-in (rules engine + simulated rivals) for practice and tests.
 * ``net``     — ``NetSession`` over the asyncio client library; token file.
-* ``widgets``, ``play_app``, ``watch_app`` — thin textual layers.
+* ``widgets``, ``play_app``, ``watch_app`` — thin textual layers; ``browse`` the frame that
+  ``watch_app`` and ``arena_app`` share (a list, then one item).
 * ``arena_view`` (plain functions: the arena list, standings, winners),
   ``arena_net`` (the arena requests through the library) and ``arena_app``
   (list arenas, open one, join, withdraw, berserk, live standings).

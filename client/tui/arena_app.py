@@ -11,20 +11,20 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Static
 
 from .arena_view import arena_header, arena_row, races_line, standings_lines, standings_title, winners_line
+from .browse import BrowseApp
 from .session import ServerError, Session
 
 TOP, AROUND = 10, 3
 
 
-class ArenaApp(App[int]):
+class ArenaApp(BrowseApp):
     TITLE = "solrace arena"
     CSS = """
     #list-view { height: 1fr; }
@@ -50,11 +50,8 @@ class ArenaApp(App[int]):
     def __init__(
         self, connect: Callable[[], Awaitable[Session]], arena: str | None = None, refresh_s: float = 5.0
     ) -> None:
-        super().__init__()
-        self.connect = connect
+        super().__init__(connect, refresh_s)
         self.initial_arena = arena
-        self.refresh_s = refresh_s
-        self.session: Session | None = None
         self.arenas: list[dict[str, Any]] = []
         self.arena_id: str | None = None  # the arena shown, None on the list
         self.data: dict[str, Any] = {}  # its `arena` reply
@@ -79,41 +76,19 @@ class ArenaApp(App[int]):
         self.set_interval(1.0, self.tick)
         self.main()
 
-    async def on_unmount(self) -> None:
-        if self.session is not None:
-            await self.session.close()
+    async def open_initial(self) -> bool:
+        if not self.initial_arena:
+            return False
+        await self.open_arena(self.initial_arena)
+        return True
 
-    def say(self, text: str, error: bool = False) -> None:
-        self.query_one("#status", Static).update(Text(text, style="red" if error else ""))
-
-    def now(self) -> int:
-        return self.session.server_now() if self.session else 0
-
-    @work(exclusive=True, group="main")
-    async def main(self) -> None:
-        try:
-            self.session = await self.connect()
-        except Exception as e:  # noqa: BLE001
-            self.say(f"cannot connect: {e}", error=True)
-            return
-        self.pump()
-        if self.initial_arena:
-            await self.open_arena(self.initial_arena)
-        else:
-            await self.load_list()
-        self.set_interval(self.refresh_s, self.action_refresh)
-
-    @work(group="pump")
-    async def pump(self) -> None:
-        assert self.session is not None
-        while True:
-            ev = await self.session.events.get()
-            t = ev.get("t")
-            if t == "arena_update" and ev.get("arena") == self.arena_id:
-                self.board = ev
-                self.draw_arena()
-            elif t == "race" and self.arena_id is not None:
-                self.seen_race(ev)
+    def server_event(self, ev: dict[str, Any]) -> None:
+        t = ev.get("t")
+        if t == "arena_update" and ev.get("arena") == self.arena_id:
+            self.board = ev
+            self.draw_arena()
+        elif t == "race" and self.arena_id is not None:
+            self.seen_race(ev)
 
     def seen_race(self, snap: dict[str, Any]) -> None:
         me = self.session.player if self.session else None
@@ -133,30 +108,18 @@ class ArenaApp(App[int]):
     # -- the list -------------------------------------------------------------
 
     async def load_list(self) -> None:
-        if self.session is None:
-            return
-        try:
-            reply = await self.session.request("arenas")
-        except ServerError as e:
-            self.say(e.describe(), error=True)
+        reply = await self.request("arenas")
+        if reply is None:
             return
         self.arenas = list(reply.get("arenas") or [])
         self.draw_list()
 
     def draw_list(self) -> None:
-        tables = self.query("#arenas")
-        if not tables:  # the app is closing
-            return
-        table = tables.first(DataTable)
-        cursor = table.cursor_row
-        table.clear()
         now = self.now()
-        for a in self.arenas:
-            table.add_row(*arena_row(a, now), key=a.get("id"))
-        if self.arenas:
-            table.move_cursor(row=min(cursor, len(self.arenas) - 1))
-        self.query_one("#list-title", Static).update(
-            f"[b]{len(self.arenas)} arena(s)[/b] — Enter to open, r to refresh, ctrl+q to quit"
+        self.fill_table(
+            "#arenas",
+            ((a.get("id"), arena_row(a, now)) for a in self.arenas),
+            f"[b]{len(self.arenas)} arena(s)[/b] — Enter to open, r to refresh, ctrl+q to quit",
         )
 
     @on(DataTable.RowSelected, "#arenas")
@@ -171,16 +134,15 @@ class ArenaApp(App[int]):
     # -- one arena ----------------------------------------------------------------
 
     async def open_arena(self, arena: str) -> None:
-        if self.session is None:
+        data = await self.request("arena", f"arena {arena}", arena=arena)
+        if data is None:
             return
-        try:
-            self.data = await self.session.request("arena", arena=arena)
-            self.board = await self.session.request(
-                "arena_standings", arena=arena, top=TOP, around=AROUND, watch=True
-            )
-        except ServerError as e:
-            self.say(f"arena {arena}: {e.describe()}", error=True)
+        board = await self.request(
+            "arena_standings", f"arena {arena}", arena=arena, top=TOP, around=AROUND, watch=True
+        )
+        if board is None:
             return
+        self.data, self.board = data, board
         self.arena_id = arena
         self.query_one("#list-view").display = False
         self.query_one("#arena-view").display = True
@@ -217,23 +179,17 @@ class ArenaApp(App[int]):
 
     @work(group="arena", exclusive=True)
     async def refresh_arena(self) -> None:
-        if self.session is None or self.arena_id is None:
+        if self.arena_id is None:
             return
-        try:
-            self.data = await self.session.request("arena", arena=self.arena_id)
-        except ServerError as e:
-            self.say(e.describe(), error=True)
-            return
-        self.draw_arena()
+        data = await self.request("arena", arena=self.arena_id)
+        if data is not None:
+            self.data = data
+            self.draw_arena()
 
     async def _arena_request(self, t: str, **fields: Any) -> dict[str, Any] | None:
-        if self.session is None or self.arena_id is None:
+        if self.arena_id is None:
             return None
-        try:
-            return await self.session.request(t, arena=self.arena_id, **fields)
-        except ServerError as e:
-            self.say(e.describe(), error=True)
-            return None
+        return await self.request(t, arena=self.arena_id, **fields)
 
     async def action_join(self) -> None:
         reply = await self._arena_request("arena_join")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.clock import own_deadline
 from protocol.rules.games import GAMES
 
 from .board import Board, parse_view
@@ -26,6 +27,7 @@ class PlayerRow:
     n: int = 0
     status: str = "waiting"
     ready: bool = False
+    berserk: bool = False  # an arena player who took half the clock
 
 
 @dataclass
@@ -79,10 +81,19 @@ class RaceModel:
             return max(0, self.starts_at - now)
         return None
 
-    def remaining_ms(self, now: int) -> int | None:
-        if self.deadline is None or self.status in ("finished", "none", "lobby"):
+    @property
+    def my_deadline(self) -> int | None:
+        """When the player's own clock runs out: the race's deadline, earlier for a berserk."""
+        me = self.players.get(self.me) if self.me is not None else None
+        berserk = me is not None and me.berserk
+        return own_deadline(self.deadline, self.starts_at, self.time_limit_s, berserk)
+
+    def remaining_ms(self, now: int, own: bool = False) -> int | None:
+        """Time left on the race's clock, or on the player's own when `own` (a berserk's half)."""
+        deadline = self.my_deadline if own else self.deadline
+        if deadline is None or self.status in ("finished", "none", "lobby"):
             return None
-        return max(0, self.deadline - now)
+        return max(0, deadline - now)
 
     def ordered(self) -> list[PlayerRow]:
         return list(self.players.values())
@@ -146,6 +157,7 @@ class RaceModel:
                     p.get("n", 0),
                     p.get("status", "waiting"),
                     bool(p.get("ready")),
+                    bool(p.get("berserk")),
                 )
             self.players = rows
 

@@ -400,10 +400,11 @@ class PlayApp(App[int]):
         cd = m.countdown_ms(now)
         if cd is not None:
             parts.append(f"[b yellow]starts in {cd / 1000:.1f}s[/]")
-        rem = m.remaining_ms(now)
+        rem = m.remaining_ms(now, own=True)
         if rem is not None and m.status == "running":
             style = "b red" if rem < 30_000 else "b"
-            parts.append(f"[{style}]{clock(rem)} left[/]")
+            half = " (berserk: half the clock)" if m.my_deadline != m.deadline else ""
+            parts.append(f"[{style}]{clock(rem)} left[/]{half}")
         line2 = ""
         if m.status in ("running", "finished") and m.me in m.players:
             me = m.players[m.me]

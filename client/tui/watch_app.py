@@ -7,7 +7,7 @@ from typing import Any
 
 from rich.text import Text
 from textual import on, work
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
@@ -15,6 +15,7 @@ from textual.widgets import DataTable, Footer, Static
 from protocol.rules.facts import game_name
 
 from .board import parse_view
+from .browse import BrowseApp
 from .model import RaceModel
 from .session import ServerError, Session
 from .text import clock, ranking_lines
@@ -42,7 +43,7 @@ def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
     )
 
 
-class WatchApp(App[int]):
+class WatchApp(BrowseApp):
     TITLE = "solrace watch"
     CSS = """
     #list-view { height: 1fr; }
@@ -70,13 +71,10 @@ class WatchApp(App[int]):
         refresh_s: float = 2.0,
         invite: str | None = None,
     ):
-        super().__init__()
-        self.connect = connect
+        super().__init__(connect, refresh_s)
         self.game = game
         self.initial_race = race
         self.invite = invite  # the initial race's, when it is private
-        self.refresh_s = refresh_s
-        self.session: Session | None = None
         self.races: list[dict[str, Any]] = []
         self.model: RaceModel | None = None
 
@@ -98,65 +96,33 @@ class WatchApp(App[int]):
         self.set_interval(0.5, self.tick)
         self.main()
 
-    async def on_unmount(self) -> None:
-        if self.session is not None:
-            await self.session.close()
+    async def open_initial(self) -> bool:
+        if not self.initial_race:
+            return False
+        await self.spectate(self.initial_race)
+        return True
 
-    def say(self, text: str, error: bool = False) -> None:
-        self.query_one("#status", Static).update(Text(text, style="red" if error else ""))
-
-    @work(exclusive=True, group="main")
-    async def main(self) -> None:
-        try:
-            self.session = await self.connect()
-        except Exception as e:  # noqa: BLE001
-            self.say(f"cannot connect: {e}", error=True)
-            return
-        self.pump()
-        if self.initial_race:
-            await self.spectate(self.initial_race)
-        else:
-            await self.load_races()
-        self.set_interval(self.refresh_s, self.action_refresh)
-
-    @work(group="pump")
-    async def pump(self) -> None:
-        assert self.session is not None
-        while True:
-            ev = await self.session.events.get()
-            if self.model is not None and ev.get("t") in ("race", "progress", "end", "boards", "state"):
-                self.model.apply(ev)
-                self.draw_race()
+    def server_event(self, ev: dict[str, Any]) -> None:
+        if self.model is not None and ev.get("t") in ("race", "progress", "end", "boards", "state"):
+            self.model.apply(ev)
+            self.draw_race()
 
     # -- the list -------------------------------------------------------------
 
-    async def load_races(self) -> None:
-        if self.session is None:
-            return
-        try:
-            kw = {"game": self.game} if self.game else {}
-            reply = await self.session.request("races", **kw)
-        except ServerError as e:
-            self.say(e.describe(), error=True)
+    async def load_list(self) -> None:
+        reply = await self.request("races", **({"game": self.game} if self.game else {}))
+        if reply is None:
             return
         self.races = list(reply.get("races") or [])
         self.draw_list()
 
     def draw_list(self) -> None:
-        now = self.session.server_now() if self.session else 0
-        tables = self.query("#races")
-        if not tables:  # the app is closing: a list request may answer after the widgets are gone
-            return
-        table = tables.first(DataTable)
-        cursor = table.cursor_row
-        table.clear()
-        for r in self.races:
-            table.add_row(*race_row(r, now), key=r.get("race"))
-        if self.races:
-            table.move_cursor(row=min(cursor, len(self.races) - 1))
+        now = self.now()
         what = f" of {game_name(self.game)}" if self.game else ""
-        self.query_one("#list-title", Static).update(
-            f"[b]{len(self.races)} live public race(s){what}[/b] — Enter to spectate, r to refresh, ctrl+q to quit"
+        self.fill_table(
+            "#races",
+            ((r.get("race"), race_row(r, now)) for r in self.races),
+            f"[b]{len(self.races)} live public race(s){what}[/b] — Enter to spectate, r to refresh, ctrl+q to quit",
         )
 
     def action_refresh(self) -> None:
@@ -165,7 +131,7 @@ class WatchApp(App[int]):
 
     @work(group="list", exclusive=True)
     async def refresh_list(self) -> None:
-        await self.load_races()
+        await self.load_list()
 
     @on(DataTable.RowSelected, "#races")
     def row_selected(self, event: DataTable.RowSelected) -> None:
@@ -179,13 +145,9 @@ class WatchApp(App[int]):
     # -- one race ---------------------------------------------------------------
 
     async def spectate(self, race: str) -> None:
-        if self.session is None:
-            return
-        try:
-            invite = {"invite": self.invite} if self.invite and race == self.initial_race else {}
-            snap = await self.session.request("spectate", race=race, **invite)
-        except ServerError as e:
-            self.say(f"spectate {race}: {e.describe()}", error=True)
+        invite = {"invite": self.invite} if self.invite and race == self.initial_race else {}
+        snap = await self.request("spectate", f"spectate {race}", race=race, **invite)
+        if snap is None:
             return
         self.model = RaceModel(me=None)
         self.model.apply(snap)

@@ -91,7 +91,8 @@ def bars_text(model: RaceModel, width: int = 30) -> Text:
     total = model.total or 1
     for i, row in enumerate(model.ordered()):
         me = row.player == model.me
-        line = progress_line(row.name, row.home, total, row.n, row.status, width, me)
+        status = f"{row.status} (berserk)" if row.berserk else row.status
+        line = progress_line(row.name, row.home, total, row.n, status, width, me)
         style = "bold" if me else ""
         if row.status == "won":
             style += " green"

@@ -42,11 +42,6 @@ BERSERK_BONUS = 1
 FIRE_AFTER = 2  # wins in a row that set a player on fire
 
 
-def berserk_time_limit_s(time_limit_s: int) -> int:
-    """A berserk player's clock: half the race's, rounded up."""
-    return (time_limit_s + 1) // 2
-
-
 @dataclass(frozen=True, slots=True)
 class RacePoints:
     """One player's score of one race, with the parts that make it."""

@@ -7,22 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from protocol import ranking
+from protocol import clock, ranking
 from protocol.messages import ErrorCode
 
 from .record import COUNTDOWN, DONE, FINISHED, LOBBY, PLAYING, RUNNING, TIMEOUT, Player, Race, RaceError
 
 
-def half_clock_s(time_limit_s: int) -> int:
-    """A berserk player's clock: half the race's, rounded up."""
-    return (time_limit_s + 1) // 2
-
-
 def own_deadline(race: Race, p: Player) -> int | None:
     """When `p`'s clock runs out: the race's deadline, or half the clock for a berserk."""
-    if not p.berserk or race.starts_at is None:
-        return race.deadline
-    return race.starts_at + half_clock_s(race.time_limit_s) * 1000
+    return clock.own_deadline(race.deadline, race.starts_at, race.time_limit_s, p.berserk)
 
 
 def out_of_time(race: Race, p: Player, now: int) -> bool:

@@ -26,7 +26,7 @@ Lifecycle::
 
 from __future__ import annotations
 
-from .lifecycle import begin, due, end, half_clock_s, next_timer, out_of_time, own_deadline, rank, ttl_ms
+from .lifecycle import begin, due, end, next_timer, out_of_time, own_deadline, rank, ttl_ms
 from .lobby import host_start, join, leave, new_quick_race, new_race, set_ready
 from .race_views import published_proof, snapshot, summary
 from .record import (
@@ -64,7 +64,6 @@ __all__ = [
     "begin",
     "due",
     "end",
-    "half_clock_s",
     "host_start",
     "join",
     "leave",

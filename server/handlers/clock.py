@@ -24,6 +24,12 @@ log = logging.getLogger("solrace.clock")
 
 encode = m.encode
 
+# A tick asked for by a change is retried after 0.1, 0.2, 0.4 ... s, at most 5 s apart,
+# for about a minute in all; the sweeper's deadline timer stays the backstop after that.
+TICK_NOW_ATTEMPTS = 16
+TICK_NOW_RETRY_S = 0.1
+TICK_NOW_MAX_WAIT_S = 5.0
+
 
 class Clock:
     def __init__(self, svc: Runtime) -> None:
@@ -51,6 +57,23 @@ class Clock:
         finally:
             self.ticking.discard(rid)
             self.again.discard(rid)
+
+    async def tick_now(self, rid: str) -> None:
+        """A tick that a change asked for (nobody is playing any more), retried until it runs.
+
+        The race's stored timer is its deadline, possibly minutes away: if this tick failed
+        (Redis unreachable for a moment), nothing else would end the race before then.
+        """
+        svc = self.svc
+        for attempt in range(TICK_NOW_ATTEMPTS):
+            try:
+                await self.tick(rid)
+                return
+            except Exception as exc:
+                if svc.stopping:
+                    return
+                svc.failed(f"tick of race {rid} failed (attempt {attempt + 1})", exc)
+                await asyncio.sleep(min(TICK_NOW_RETRY_S * 2**attempt, TICK_NOW_MAX_WAIT_S))
 
     async def _tick(self, rid: str) -> None:
         svc = self.svc

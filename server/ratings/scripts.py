@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ..storage.boards_lua import board_read
+
 # Apply a rated race's update once. The race marker is written in the same
 # script as every rating, so the update is all-or-nothing and never twice.
 # KEYS: marker, players, versions, board, hist 1..n, pair 1..m.
@@ -103,33 +105,7 @@ return 1
 # A consistent read of a leaderboard (higher ordinal first).
 # KEYS: board, players. ARGV: top, player or '', around.
 # -> {count, {top [player, record, rank]...}, my index0 or -1, {around [player, record, rank]...}}
-BOARD = """
-local function rank_of(member)
-  local sc = redis.call('ZSCORE', KEYS[1], member)
-  if not sc then return -1 end
-  return redis.call('ZCOUNT', KEYS[1], '(' .. sc, '+inf') + 1
-end
-local function fetch(members)
-  local out = {}
-  for i, m in ipairs(members) do
-    out[i] = {m, redis.call('HGET', KEYS[2], m) or '', rank_of(m)}
-  end
-  return out
-end
-local count = redis.call('ZCARD', KEYS[1])
-local top = fetch(redis.call('ZREVRANGE', KEYS[1], 0, tonumber(ARGV[1]) - 1))
-local r = -1
-local around = {}
-if ARGV[2] ~= '' then
-  local z = redis.call('ZREVRANK', KEYS[1], ARGV[2])
-  if z then
-    r = z
-    local k = tonumber(ARGV[3])
-    around = fetch(redis.call('ZREVRANGE', KEYS[1], math.max(0, z - k), z + k))
-  end
-end
-return {count, top, r, around}
-"""
+BOARD = board_read(higher_first=True, with_member=True)
 
 # Join the rated quick-match pool; a player already waiting for the same size
 # keeps their place (their original join time).

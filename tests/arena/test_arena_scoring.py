@@ -139,11 +139,6 @@ def test_berserk_loss_adds_nothing():
     assert pts([row("a", home=30), row("b", home=5)], berserk={"b"}) == {"a": 2, "b": 1}
 
 
-def test_berserk_time_limit():
-    assert scoring.berserk_time_limit_s(300) == 150
-    assert scoring.berserk_time_limit_s(61) == 31
-
-
 def test_bad_rows():
     with pytest.raises(ValueError):
         score_race([row("a"), row("a")], {})

@@ -120,7 +120,8 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
             try:
                 await wait_end(c, rid)
             except TimeoutError:
-                raise AssertionError(f"no end for {c.name}: {srv.log_text()[-4000:]}") from None
+                logs = f"A:\n{a_srv.log_text()[-3000:]}\nB:\n{b_srv.log_text()[-3000:]}"
+                raise AssertionError(f"no end for {c.name}: {logs}") from None
         n, log = await stored_moves(redis_node.url, rid, a.player)
         assert_acked_kept([(x.n, x.move) for x in acked + [more]], n, log)
         assert "gap fill" not in b_srv.log_text()  # the fill itself did not fail

@@ -38,3 +38,31 @@ async def test_a_finish_during_a_running_tick_still_ends_the_race(server, monkey
     assert [row["status"] for row in end["ranking"]] == ["finished"]
     await running
     await a.close()
+
+
+async def test_a_failed_tick_after_the_last_finish_is_retried(server, monkeypatch):
+    """The finish that leaves nobody playing asks for a tick; when that tick fails (Redis out
+    for a moment), it is tried again: the race ends now, not at its time limit."""
+    a = await player(server.ws_url, "ada")
+    rid = await make_race(server, [a], WIN["game"])  # a 60 s time limit: far beyond the wait below
+    store = server.service.store
+    clock = server.service.clock
+    load_race = store.load_race
+    calls: list[str] = []
+    failed: list[str] = []
+
+    async def fails_once(race_id: str):
+        if race_id == rid:
+            calls.append(race_id)
+            if len(calls) == 2:  # the first read is the finish's own; the second, its tick's
+                failed.append(race_id)
+                raise ConnectionError("Redis out for a moment")
+        return await load_race(race_id)
+
+    await until(lambda: rid not in clock.ticking, what="the start's tick over")
+    monkeypatch.setattr(store, "load_race", fails_once)
+    assert (await a.request("finish", race=rid))["t"] == "ok"
+    end = await a.wait(lambda msg: msg.get("t") == "end" and msg["race"] == rid)
+    assert failed == [rid]
+    assert [row["status"] for row in end["ranking"]] == ["finished"]
+    await a.close()

@@ -19,6 +19,7 @@ from client.tui.board import (
 from client.tui.links import make_link, parse_invite, parse_link
 from client.tui.model import RaceModel
 from client.tui.text import bar, clock, commitment_ok, progress_line, ranking_lines
+from client.tui.widgets import bars_text
 from protocol.rules.engine import deal
 
 GAMES = {
@@ -243,6 +244,34 @@ def test_links():
     assert parse_link(link) == ("wss://h/ws", "r5") and parse_invite(link) == "Vd3-x_9"
     assert parse_invite("ws://h:1/ws?race=r3&invite=k") == "k"
     assert parse_invite("r8a1") is None and parse_invite(make_link("ws://h/ws", "r4")) is None
+
+
+def test_model_shows_a_berserk_player_their_own_half_clock():
+    m = RaceModel(me="p1")
+    snap = {
+        "t": "race",
+        "race": "r1",
+        "ver": 3,
+        "game": "fours-up",
+        "status": "running",
+        "seats": 2,
+        "time_limit_s": 60,
+        "starts_at": 1000,
+        "deadline": 61000,
+        "total": 104,
+        "players": [
+            {"player": "p1", "name": "ada", "n": 0, "home": 8, "status": "playing", "berserk": True},
+            {"player": "p2", "name": "bob", "n": 0, "home": 8, "status": "playing"},
+        ],
+    }
+    m.apply(snap)
+    assert m.players["p1"].berserk and not m.players["p2"].berserk
+    # The race's clock runs a minute; the berserk player's own, half of it.
+    assert m.remaining_ms(11000) == 50000
+    assert m.my_deadline == 31000 and m.remaining_ms(11000, own=True) == 20000
+    assert "berserk" in bars_text(m).plain
+    m.me = "p2"
+    assert m.my_deadline == 61000
 
 
 def test_model_follows_a_race():

@@ -763,6 +763,7 @@ function playerRows(race) {
         rk ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
         h("span", { class: "pname" }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
         isBot(p.player) ? botBadge() : null,
+        p.berserk ? h("span", { class: "pill p-berserk", title: "took half the clock for one more point if they win" }, "berserk") : null,
         h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
       ),
       h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: `width:${pct}%` })),
@@ -1131,9 +1132,13 @@ function tick() {
     text = fmtClock(race.time_limit_s * 1000);
     lab = "starting…";
   } else if (race.status === "running" || race.status === "countdown") {
-    const left = race.deadline - now;
+    // A berserk player's own clock is half the race's (protocol/clock.py): theirs is shown.
+    const seat = mySeat(race);
+    const berserk = !!(seat && seat.berserk);
+    const deadline = berserk ? race.starts_at + Math.ceil(race.time_limit_s / 2) * 1000 : race.deadline;
+    const left = deadline - now;
     text = fmtClock(Math.max(0, left));
-    lab = `left · ${fmtClock(now - race.starts_at)} elapsed`;
+    lab = `left${berserk ? " (berserk: half the clock)" : ""} · ${fmtClock(now - race.starts_at)} elapsed`;
     urgent = left < 30000;
   } else if (race.status === "finished") {
     text = "done";

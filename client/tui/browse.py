@@ -1,0 +1,98 @@
+"""The frame of the two browsing apps (`solrace watch`, `solrace arena`): a list, then one item.
+
+Both connect in a worker, pump the session's events into `server_event`, open the
+item named on the command line or load the list, refresh on a timer, keep the
+list table's cursor across redraws, and turn a refused request into the status
+line. Each app says what its list, its item and its events are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+from rich.text import Text
+from textual import work
+from textual.app import App
+from textual.widgets import DataTable, Static
+
+from .session import ServerError, Session
+
+
+class BrowseApp(App[int]):
+    def __init__(self, connect: Callable[[], Awaitable[Session]], refresh_s: float) -> None:
+        super().__init__()
+        self.connect = connect
+        self.refresh_s = refresh_s
+        self.session: Session | None = None
+
+    # -- what each app says ------------------------------------------------------
+
+    async def open_initial(self) -> bool:
+        """Open the item named on the command line; False when none was named."""
+        return False
+
+    async def load_list(self) -> None:
+        raise NotImplementedError
+
+    def server_event(self, ev: dict[str, Any]) -> None:
+        """One server event (a reply to a request never comes here)."""
+
+    def action_refresh(self) -> None:
+        raise NotImplementedError
+
+    # -- shared -------------------------------------------------------------------
+
+    async def on_unmount(self) -> None:
+        if self.session is not None:
+            await self.session.close()
+
+    def say(self, text: str, error: bool = False) -> None:
+        self.query_one("#status", Static).update(Text(text, style="red" if error else ""))
+
+    def now(self) -> int:
+        return self.session.server_now() if self.session else 0
+
+    async def request(self, t: str, what: str = "", **fields: Any) -> dict[str, Any] | None:
+        """The reply, or None after saying why the server refused (prefixed with `what`)."""
+        if self.session is None:
+            return None
+        try:
+            return await self.session.request(t, **fields)
+        except ServerError as e:
+            self.say(f"{what}: {e.describe()}" if what else e.describe(), error=True)
+            return None
+
+    def fill_table(
+        self, selector: str, rows: Iterable[tuple[str | None, tuple[str, ...]]], title: str
+    ) -> None:
+        """Redraw the list table (rows of key and cells), keeping the cursor's place."""
+        tables = self.query(selector)
+        if not tables:  # the app is closing: a list request may answer after the widgets are gone
+            return
+        table = tables.first(DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for key, cells in rows:
+            table.add_row(*cells, key=key)
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1))
+        self.query_one("#list-title", Static).update(title)
+
+    @work(exclusive=True, group="main")
+    async def main(self) -> None:
+        try:
+            self.session = await self.connect()
+        except Exception as e:  # noqa: BLE001
+            self.say(f"cannot connect: {e}", error=True)
+            return
+        self.pump()
+        if not await self.open_initial():
+            await self.load_list()
+        self.set_interval(self.refresh_s, self.action_refresh)
+
+    @work(group="pump")
+    async def pump(self) -> None:
+        assert self.session is not None
+        while True:
+            self.server_event(await self.session.events.get())
