@@ -8,6 +8,7 @@ standings.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import defaultdict
 
 import pytest
@@ -132,6 +133,10 @@ async def test_bots_run_an_arena_across_two_processes(redis_node, start_server):
         await r.aclose()
 
 
+# What a bot of the killed process needs to be seen playing on: reconnect, be paired, finish a race.
+PLAY_ON_MS = 15_000
+
+
 async def test_an_arena_survives_a_kill9(redis_node, start_server):
     servers = [start_server(redis_node.url, *ARENA_FLAGS) for _ in range(2)]
     urls = [s.url for s in servers]
@@ -144,7 +149,7 @@ async def test_an_arena_survives_a_kill9(redis_node, start_server):
     r = aioredis.from_url(redis_node.url)
     store = ArenaStore(r)
     try:
-        await admin.request(
+        created: m.ArenaData = await admin.request(
             m.ArenaCreate(arena="kill-arena", game="racing-aces", duration_ms=25_000, time_limit_s=30)
         )
         bots = [ArenaBot(f"bot{i}") for i in range(BOTS)]
@@ -157,6 +162,7 @@ async def test_an_arena_survives_a_kill9(redis_node, start_server):
 
         await until(some_applied, timeout=2 * DEADLINE, interval=0.1)
         servers[0].kill9()
+        left_ms = created.arena.ends - int(time.time() * 1000)  # of the arena, at the kill
         killed_at = int(await r.get(arena_keys.seq("kill-arena")))  # the arena's counter then
         formed_then = await store.formed("kill-arena")
         await asyncio.wait_for(playing, timeout=25 + 30 + 3 * DEADLINE)
@@ -175,7 +181,11 @@ async def test_an_arena_survives_a_kill9(redis_node, start_server):
         # safe delay (LOST_AFTER_MS), which may be past the arena's end
         after = {p for res in results.values() if int(res["formed_seq"]) > killed_at for p in res["players"]}
         lost = {p for rid, f in formed_then.items() if rid not in results for p in f["players"]}
-        assert {b.player for b in bots[::2]} - lost <= after, servers[1].log_text()[-3000:]
+        # A loaded machine can take most of the arena to reach the kill (two results applied):
+        # a bot can only be seen playing on after it where the arena had time left for a
+        # reconnect, a pairing and a whole race.
+        if left_ms >= PLAY_ON_MS:
+            assert {b.player for b in bots[::2]} - lost <= after, servers[1].log_text()[-3000:]
     finally:
         for c in [admin, *bots_c]:
             await c.close()
