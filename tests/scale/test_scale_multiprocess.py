@@ -116,7 +116,7 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
         await b.wait_for(m.Progress, lambda e: e.n == more.n, timeout=DEADLINE)
         await finish(a, rid)
         await finish(b, rid)
-        for c, srv in ((a, a_srv), (b, b_srv)):
+        for c in (a, b):
             try:
                 await wait_end(c, rid)
             except TimeoutError:
