@@ -37,7 +37,7 @@ class CertifyHandlers:
         if pg is None:
             raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
         try:
-            move = await self.certifier.run(work.hint, pg.game().view_text(), self.svc.settings.hint_nodes)
+            move = await self.certifier.ask(work.hint, pg.game().view_text(), self.svc.settings.hint_nodes)
         except NoWorker:
             raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
         return m.HintData(rid=msg.rid, race=rid, n=pg.n, move=move)

@@ -122,6 +122,12 @@ class Certifier:
         self.daily = daily
         self.daily_next: dict[tuple[str, str], int] = {}  # (game, date) -> next candidate k
         self.outages = OutageLog()
+        # Requests a player waits for (analysis, hints) go before the background refills: the
+        # refill loop submits nothing while one is waiting or running, so one waits at most for
+        # the background batch already in the worker.
+        self.asking = 0
+        self.nobody_asking = asyncio.Event()
+        self.nobody_asking.set()
 
     async def start(self) -> None:
         if self.settings.certify_workers <= 0:
@@ -156,6 +162,17 @@ class Certifier:
         if self.executor is None:
             raise NoWorker("this server runs no solver worker")
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+
+    async def ask(self, fn: Callable[..., T], *args: Any) -> T:
+        """`run` for a request a player waits for: no background batch is queued meanwhile."""
+        self.asking += 1
+        self.nobody_asking.clear()
+        try:
+            return await self.run(fn, *args)
+        finally:
+            self.asking -= 1
+            if not self.asking:
+                self.nobody_asking.set()
 
     # --- certified deals -------------------------------------------------------------
 
@@ -221,6 +238,7 @@ class Certifier:
 
     async def refill_loop(self) -> None:
         while not self.stopping.is_set():
+            await self.nobody_asking.wait()
             try:
                 worked = await self.prepare_daily_once() or await self.refill_once()
             except asyncio.CancelledError:
@@ -261,6 +279,6 @@ class Certifier:
     async def _analyze(
         self, race: str, game: str, seed: str, players: list[tuple[str, str, list[str]]]
     ) -> list[dict[str, Any]]:
-        out = await self.run(work.analysis, game, seed, players, self.settings.analysis_nodes)
+        out = await self.ask(work.analysis, game, seed, players, self.settings.analysis_nodes)
         await self.redis.set(keys.analysis(race), json.dumps(out), ex=self.settings.finished_ttl_s)
         return out
