@@ -24,7 +24,7 @@ log = logging.getLogger("solrace.clock")
 
 encode = m.encode
 
-# A tick asked for by a change is retried after 0.1, 0.2, 0.4 ... s, at most 5 s apart,
+# A tick asked for by a change or a local timer is retried after 0.1, 0.2, 0.4 ... s, at most 5 s apart,
 # for about a minute in all; the sweeper's deadline timer stays the backstop after that.
 TICK_NOW_ATTEMPTS = 16
 TICK_NOW_RETRY_S = 0.1
@@ -59,7 +59,8 @@ class Clock:
             self.again.discard(rid)
 
     async def tick_now(self, rid: str) -> None:
-        """A tick that a change asked for (nobody is playing any more), retried until it runs.
+        """A tick asked for by a change (nobody is playing any more) or by the race's local
+        timer (its countdown or deadline is due), retried until it runs.
 
         The race's stored timer is its deadline, possibly minutes away: if this tick failed
         (Redis unreachable for a moment), nothing else would end the race before then.
