@@ -227,6 +227,13 @@ class Settings:
     certify_workers: int = field(
         default=1, metadata=_doc("solver worker processes of this server process (0: no pools, no analysis)")
     )
+    certify_nice: int = field(
+        default=10,
+        metadata=_doc(
+            "niceness added to the solver worker processes, so that on a busy machine the races "
+            "of the event loop go first (0: the server's own priority)"
+        ),
+    )
     certify_pool: int = field(default=20, metadata=_doc("certified seeds kept ready per game"))
     certify_nodes: int = field(default=2500, metadata=_doc("solver budget per seed tried, positions"))
     certify_batch: int = field(default=8, metadata=_doc("seeds one worker job tries before reporting"))

@@ -46,6 +46,12 @@ settings.load_profile("solrace")
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# A `solrace serve` started as a subprocess (scale, web, terminal and command-line tests)
+# would otherwise certify deals for every game's pool and daily in its solver worker from
+# its first second: minutes of a core per server, beside the tests, for nothing they check.
+# tests/certify turns certification on where it tests it (a flag wins over the environment).
+os.environ.setdefault("SOLRACE_CERTIFIED_GAMES", "none")
+
 # Short clocks so that whole races run in well under a second.
 FAST = dict(
     countdown_ms=100,

@@ -137,8 +137,8 @@ class Certifier:
         self.executor = ProcessPoolExecutor(
             max_workers=self.settings.certify_workers,
             mp_context=ctx,
-            initializer=work.exit_with_parent,
-            initargs=(os.getpid(),),
+            initializer=work.start_worker,
+            initargs=(os.getpid(), self.settings.certify_nice),
         )
         self.task = asyncio.get_running_loop().create_task(self.refill_loop())
 

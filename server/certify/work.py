@@ -17,13 +17,19 @@ from protocol.solver import analyze, best_move, solve
 PARENT_CHECK_S = 1.0
 
 
-def exit_with_parent(parent: int) -> None:
-    """Worker initializer: end this worker once the server process that made it is gone.
+def start_worker(parent: int, nice: int) -> None:
+    """Worker initializer: lower this worker's priority by `nice`, and end it once the server
+    process that made it is gone.
+
+    The solver's work (pool refills, dailies, even a hint or an analysis) can wait a little;
+    the moves of the server's event loop cannot, so on a busy machine they go first.
 
     A pool's workers only end when the server shuts the pool down; a server that is
     killed (kill -9, OOM) would leave them behind, searching for ever. A daemon thread
     notices the change of parent (the orphan is re-parented) within PARENT_CHECK_S.
     """
+    if nice > 0:
+        os.nice(nice)
 
     def watch() -> None:
         while os.getppid() == parent:

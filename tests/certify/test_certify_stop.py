@@ -43,7 +43,7 @@ def test_a_killed_server_leaves_no_solver_worker(tmp_path) -> None:
     """kill -9 of a server process: its solver worker notices and ends by itself."""
     server = subprocess.Popen(
         [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", "--port", "0"]
-        + ["--data", str(tmp_path / "data"), "--bot-workers", "0"],
+        + ["--data", str(tmp_path / "data"), "--bot-workers", "0", "--certified-games", "all"],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
