@@ -92,7 +92,9 @@ class Service:
         self.fanout = Fanout(self)
         self.bots = Bots(self, self.lobby)
         self.rematch = Rematch(self, self.lobby, self.bots)
-        self.bus = store.subscriber(self.fanout.on_bus, self.fanout.on_bus_reconnect)
+        self.bus = store.subscriber(
+            self.fanout.on_bus, self.fanout.on_bus_reconnect, self.fanout.on_subscribed
+        )
         self.handlers: dict[type, Handler] = {
             m.Ping: self.lobby.ping,
             m.Create: self.lobby.create,

@@ -88,6 +88,35 @@ class Fanout:
                 if channel.startswith(prefix):
                     hook(channel, data)
 
+    def on_subscribed(self, channel: bytes) -> None:
+        """A race's channel is subscribed (a new room): catch up on what was published before."""
+        if channel.startswith(b"race:"):
+            room = self.svc.local.get(channel[5:].decode())
+            if room is not None and room.filling is None:
+                room.filling = []
+                self.svc.spawn(self._catch_up(room))
+
+    async def _catch_up(self, room: Room[Session]) -> None:
+        """A room starts at the version of the race it was made from, but its channel is
+        subscribed a moment later: an event published in between (a start, seen when another
+        process seated a quick-match player) would be missed, and with no later event nothing
+        would show the gap. So once Redis confirms the subscription the stream is read from the
+        room's version; live events are held back meanwhile and go out after, in order."""
+        svc = self.svc
+        try:
+            missed = await svc.store.events_since(room.rid, room.sent)
+        except Exception:
+            log.warning("catching up on race %s failed; the next event's version shows any gap", room.rid)
+            missed = []
+        if missed is None:  # the stream no longer reaches back: the snapshot, as after a reconnect
+            await self._refresh(room)
+            return
+        held, room.filling = room.filling or [], None
+        for data in missed + held:
+            if svc.local.get(room.rid) is not room:
+                break
+            self.forward(room, data)
+
     def forward(self, room: Room[Session], data: bytes) -> None:
         """Forward one published race event to this process's members and spectators."""
         head = _head.decode(data)

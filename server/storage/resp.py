@@ -274,9 +274,14 @@ def _call_once(proto: _PipeProtocol, args: list[Any]) -> asyncio.Future[Any]:
 class _SubProtocol(_Base):
     selects_db = False  # pub/sub channels are global to the server
 
-    def __init__(self, on_message: Callable[[bytes, bytes], None]) -> None:
+    def __init__(
+        self,
+        on_message: Callable[[bytes, bytes], None],
+        on_subscribed: Callable[[bytes], None] | None = None,
+    ) -> None:
         super().__init__()
         self.on_message = on_message
+        self.on_subscribed = on_subscribed
         self.setup_waiters: deque[asyncio.Future[Any]] = deque()
 
     def data_received(self, data: bytes) -> None:
@@ -294,7 +299,15 @@ class _SubProtocol(_Base):
                     log.exception("pub/sub handler failed")
             elif self.setup_waiters and not isinstance(reply, list):
                 self.setup_waiters.popleft().set_result(reply)
-            # subscribe/unsubscribe confirmations need no action
+            elif type(reply) is list and len(reply) == 3 and reply[0] == b"subscribe":
+                # From here on the channel's messages reach us; what was published before did
+                # not (the caller may want to read what it missed).
+                if self.on_subscribed is not None:
+                    try:
+                        self.on_subscribed(reply[1])
+                    except Exception:
+                        log.exception("pub/sub subscribe handler failed")
+            # unsubscribe confirmations need no action
 
 
 class Subscriber:
@@ -310,10 +323,12 @@ class Subscriber:
         url: str | Callable[[], str],
         on_message: Callable[[bytes, bytes], None],
         on_reconnect: Callable[[], None] | None = None,
+        on_subscribed: Callable[[bytes], None] | None = None,
     ) -> None:
         self.url = url
         self.on_message = on_message
         self.on_reconnect = on_reconnect
+        self.on_subscribed = on_subscribed
         self.channels: set[str] = set()
         self.proto: _SubProtocol | None = None
         self._task: asyncio.Task[None] | None = None
@@ -328,7 +343,7 @@ class Subscriber:
 
     async def _connect(self) -> None:
         url = self.url() if callable(self.url) else self.url
-        proto, setup = await open_connection(url, lambda: _SubProtocol(self.on_message))
+        proto, setup = await open_connection(url, lambda: _SubProtocol(self.on_message, self.on_subscribed))
         for cmd in setup:
             fut = asyncio.get_running_loop().create_future()
             proto.setup_waiters.append(fut)

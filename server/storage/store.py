@@ -90,10 +90,14 @@ class Store(RaceRecords, PlayerGames, Players):
             self.pipe.on_reconnect = self.health.recovered
 
     def subscriber(
-        self, on_message: Callable[[bytes, bytes], None], on_reconnect: Callable[[], None]
+        self,
+        on_message: Callable[[bytes, bytes], None],
+        on_reconnect: Callable[[], None],
+        on_subscribed: Callable[[bytes], None] | None = None,
     ) -> Subscriber:
-        """The process's pub/sub connection (race and player channels, the daily's boards)."""
-        return Subscriber(self.bus_url, on_message, on_reconnect)
+        """The process's pub/sub connection (race and player channels, the daily's boards);
+        `on_subscribed(channel)` once Redis confirms a subscription."""
+        return Subscriber(self.bus_url, on_message, on_reconnect, on_subscribed)
 
     def redis_back(self) -> None:
         """The private redis-server is back: the outage ends now if the move pipe is connected,

@@ -132,3 +132,47 @@ async def test_quick_match_pairs_players_on_two_processes(server, serve_process)
     assert not [m for m in map(msgpack.unpackb, d.frames) if m["t"] == "race" and m["race"] != sd["race"]]
     for x in (a, b, c, d, e):
         await x.close()
+
+
+async def test_a_start_published_before_the_room_subscribes_still_arrives(make_server, fast_settings):
+    """Seated by another process's quick-match, a process loads the race, then subscribes to
+    its channel; the start can be published in between (a slow process, a busy Redis). The
+    player must still get it."""
+    pairer = await make_server()
+    late = await make_server()
+    assert late.service is not None
+    bus = late.service.bus
+    subscribe = bus.subscribe
+    r = aioredis.from_url(fast_settings.redis)
+    delayed: list[str] = []
+
+    def subscribe_after_the_start(*channels: str) -> None:
+        # The race channel's SUBSCRIBE reaches Redis only once the race has started.
+        for ch in channels:
+            if not ch.startswith("race:"):
+                subscribe(ch)
+                continue
+            delayed.append(ch)
+
+            async def later(ch: str = ch) -> None:
+                async def started() -> bool:
+                    return await r.hget(S.race_key(ch[len("race:") :]), "status") == b"running"
+
+                await until(started, what="the race started")
+                subscribe(ch)
+
+            late.service.spawn(later())
+
+    bus.subscribe = subscribe_after_the_start  # type: ignore[method-assign]
+    try:
+        b = await player(late.ws_url, "bob")
+        a = await player(pairer.ws_url, "ada")
+        assert (await b.request("quick", game="fours-up"))["t"] == "queued"
+        await a.request("quick", game="fours-up")
+        st_a = await a.wait("start")
+        st_b = await b.wait("start")
+        assert st_a["view"] == st_b["view"] and delayed
+        await a.close()
+        await b.close()
+    finally:
+        await r.aclose()
