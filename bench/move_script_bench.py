@@ -2,7 +2,9 @@
 
 A private redis-server (the embedded one: AOF everysec, as `solrace serve`
 runs it) with one subscriber on every race channel; 50 races of 2 players
-stored as running; moves of every player packed as the move pipe packs them
+stored as running (the race hash with every field a commit writes, and each
+player's `n`, `status`, `home` seeded both in the player hash and in the race
+hash as `n:PID`, `st:PID`, `home:PID`, for scripts that keep them there); moves of every player packed as the move pipe packs them
 (`t1>f2`, a fours-up position when the variant stores one) and sent in
 pipelined batches (`--batch` calls per write). The CPU of redis-server
 (all its threads, from /proc/PID/task/*/schedstat) is read around `--calls`
@@ -31,6 +33,7 @@ variant, and the figures are per move.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import socket
 import subprocess
@@ -98,13 +101,50 @@ def pid(j: int) -> str:
     return f"p{j:016x}"
 
 
+def race_fields(r: str) -> list[Any]:
+    """A running race's hash as a commit stores it (its field count and sizes set how Redis
+    encodes it), with each player's hot fields also seeded as `n:PID`, `st:PID` and `home:PID`
+    for scripts measured with them kept in the race hash."""
+    seats = json.dumps([{"player": pid(j), "name": f"bot{j}", "ready": True} for j in range(2)])
+    fields: dict[str, Any] = {
+        "race": r,
+        "game": "fours-up",
+        "total": 52,
+        "seats": 2,
+        "time_limit_s": 600,
+        "private": 0,
+        "host": pid(0),
+        "created": 1_700_000_000_000,
+        "seed": "s" * 32,
+        "commitment": "c" * 64,
+        "rules_version": 1,
+        "deal_version": 1,
+        "quick": 0,
+        "sealed": 0,
+        "invite": "",
+        "certified": 0,
+        "proof": "",
+        "hints": 1,
+        "rated": 0,
+        "status": "running",
+        "starts_at": 1_700_000_000_000,
+        "deadline": 99_999_999_999_999,
+        "ended": "",
+        "players": seats,
+        "ranking": "",
+        "ver": 1,
+        "live": 2,
+    }
+    for j in range(2):
+        fields |= {f"n:{pid(j)}": 0, f"st:{pid(j)}": "playing", f"home:{pid(j)}": 0}
+    return [x for kv in fields.items() for x in kv]
+
+
 def setup(c: Conn) -> None:
     cmds = [pack(["FLUSHALL"])]
     for i in range(RACES):
         race = "{race:" + rid(i) + "}"
-        cmds.append(
-            pack(["HSET", race, "status", "running", "deadline", "99999999999999", "total", 52, "ver", 1])
-        )
+        cmds.append(pack(["HSET", race, *race_fields(rid(i))]))
         for j in range(2):
             cmds.append(
                 pack(
