@@ -72,6 +72,8 @@ class Lobby:
             plan = lobby_commit(race, change(race, now), now, st.lobby_ttl_s, st.finished_ttl_s)
             if plan is None:
                 return race
+            if plan.timer is not None:
+                await store.schedule_ahead(rid, plan.timer)
             try:
                 await store.commit(race.ver, plan.race, plan.event, ttl_ms=plan.ttl_ms)
             except Conflict:
@@ -168,6 +170,13 @@ class Lobby:
 
     async def _publish_new(self, s: Session | None, msg: Any, race: R.Race, now: int) -> m.RaceSnapshot:
         store = self.svc.store
+        # Seats and timer first: a process dying after the commit must not leave a race that
+        # counts down with no timer (it would never start) or players who cannot resume it.
+        for p in race.players:
+            await store.hold_seat(p.player, race.race)
+        timer = R.next_timer(race)
+        if timer is not None:
+            await store.schedule_ahead(race.race, timer)
         await store.commit(
             0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=ttl(self.svc.settings, race, now)
         )
@@ -176,8 +185,8 @@ class Lobby:
             await store.add_seat(p.player, race.race)
         if not race.private:
             await store.index(race.race, race.created)
-        if race.status == RaceStatus.COUNTDOWN:
-            await store.schedule(race.race, race.starts_at)
+        if timer is not None:  # again: a sweep before the commit found no race and dropped it
+            await store.schedule(race.race, timer)
         if s is not None:
             self.svc.add_member(s, race)
             return snapshot_reply(msg, race, s.player)

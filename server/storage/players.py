@@ -44,12 +44,17 @@ class Players(StorePart):
             await self.redis.srem(seats_key(pid), *gone)
         return sorted(live)
 
-    async def add_seat(self, pid: str, rid: str) -> None:
-        """Seat `pid` in `rid`; its connections on every process learn it (a `seated` notice)."""
+    async def hold_seat(self, pid: str, rid: str) -> None:
+        """Record that `pid` sits in `rid`, with no notice: written before the race's commit, so
+        that a process dying right after it leaves the player able to resume the race."""
         pipe = self.redis.pipeline(transaction=False)
         pipe.sadd(seats_key(pid), rid)
         pipe.expire(seats_key(pid), self.settings.session_ttl_s)
         await pipe.execute()
+
+    async def add_seat(self, pid: str, rid: str) -> None:
+        """Seat `pid` in `rid`; its connections on every process learn it (a `seated` notice)."""
+        await self.hold_seat(pid, rid)  # again: a resume may have pruned it before the commit
         await self.redis.publish(player_channel(pid), msgspec.msgpack.encode({"t": "seated", "race": rid}))
         await self.sessions.keep(pid)
 

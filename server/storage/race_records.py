@@ -140,6 +140,15 @@ class RaceRecords(StorePart):
         else:
             await self.redis.zadd(TIMERS, {rid: at})
 
+    async def schedule_ahead(self, rid: str, at: int) -> None:
+        """Before a commit that needs a timer at `at`: keep the race's timer no later than that.
+
+        A process that dies between a commit and its `schedule` then leaves the race a timer
+        that is early (the tick finds nothing due and reschedules it), never none: a race
+        counting down with no timer would never start.
+        """
+        await self.redis.zadd(TIMERS, {rid: at}, lt=True)
+
     async def due_races(self, now: int, limit: int = 100) -> list[str]:
         ids = await self.redis.zrangebyscore(TIMERS, "-inf", now, start=0, num=limit)
         return [i.decode() for i in ids]

@@ -66,3 +66,45 @@ async def test_a_failed_tick_after_the_last_finish_is_retried(server, monkeypatc
     assert failed == [rid]
     assert [row["status"] for row in end["ranking"]] == ["finished"]
     await a.close()
+
+
+class _Died(Exception):
+    """The process stops here: nothing after the commit runs."""
+
+
+async def test_a_process_dying_right_after_creating_a_race_leaves_it_startable(server, monkeypatch):
+    """A race's seats and timer are written before the race itself: when the process that
+    created a counting-down race dies just after the commit, the sweeper still starts it (with
+    no timer it would count down for ever) and its players can resume it."""
+    import redis.asyncio as aioredis
+
+    from server.storage import keys as S
+
+    a = await player(server.ws_url, "ada")
+    store = server.service.store
+    commit = store.commit
+    created: list[str] = []
+
+    async def commit_then_die(*args, **kwargs):
+        await commit(*args, **kwargs)
+        created.append(args[1].race)
+        raise _Died
+
+    monkeypatch.setattr(store, "commit", commit_then_die)
+    try:
+        await server.service.lobby.seat_group(WIN["game"], [a.player], 60)
+    except _Died:
+        pass
+    monkeypatch.undo()
+    [rid] = created
+    r = aioredis.Redis.from_url(server.settings.redis)
+    try:
+        assert rid.encode() in await r.smembers(S.seats_key(a.player))
+
+        async def started() -> bool:
+            return await r.hget(S.race_key(rid), "status") == b"running"
+
+        await until(started, what="the sweeper started the race", timeout=60)
+    finally:
+        await r.aclose()
+    await a.close()
