@@ -122,14 +122,19 @@ class Step(Enum):
     GAME_OVER = 2
     OUT_OF_SYNC = 3  # answer with the count, then the state
     APPLY = 4  # check it against the game and send it
+    RACE_OVER = 5  # the game is over and the race's time is up; its clock has not ended it yet
 
 
-def slow_step(e: Entry, n: int, move: str) -> Step:
-    """What a move is once the player's game is settled and loaded."""
+def slow_step(e: Entry, n: int, move: str, past_deadline: bool = False) -> Step:
+    """What a move is once the player's game is settled and loaded.
+
+    `past_deadline`: the race's time is up by this process's clock. A finished
+    game then says race-not-running, as it will once the clock has ended the race.
+    """
     if n == e.n - 1 and move == e.last:
         return Step.REACK
     if e.status != PLAYING:
-        return Step.GAME_OVER
+        return Step.RACE_OVER if past_deadline else Step.GAME_OVER
     if n != e.n:
         return Step.OUT_OF_SYNC
     return Step.APPLY

@@ -186,19 +186,19 @@ class Play:
                 self._refused(exc.code)
                 raise
             svc.games[key] = e
-        step = core.slow_step(e, msg.n, msg.move)
+        room = svc.local.get(rid)
+        past_deadline = room is not None and room.deadline is not None and svc.now_ms() >= room.deadline
+        step = core.slow_step(e, msg.n, msg.move, past_deadline)
         if step is Step.REACK:
             # A retried duplicate: Redis re-acks it with the race's current version.
             fut: asyncio.Future[MoveReply] = asyncio.get_running_loop().create_future()
             svc.store.moves.reack(rid, pid, msg.n, msg.move, fut.set_result)
             self._answer(s, msg, await fut)
             return
+        if step is Step.RACE_OVER:
+            self._refused(ErrorCode.RACE_NOT_RUNNING)
+            raise RaceError(ErrorCode.RACE_NOT_RUNNING, core.MESSAGES[ErrorCode.RACE_NOT_RUNNING])
         if step is Step.GAME_OVER:
-            room = svc.local.get(rid)
-            if room is not None and room.deadline is not None and svc.now_ms() >= room.deadline:
-                # Past the deadline the race is over even before the clock has ended it.
-                self._refused(ErrorCode.RACE_NOT_RUNNING)
-                raise RaceError(ErrorCode.RACE_NOT_RUNNING, core.MESSAGES[ErrorCode.RACE_NOT_RUNNING])
             self._refused(ErrorCode.GAME_OVER)
             raise RaceError(ErrorCode.GAME_OVER, core.MESSAGES[ErrorCode.GAME_OVER])
         if step is Step.OUT_OF_SYNC:

@@ -35,6 +35,8 @@ def test_fast_path_needs_the_cached_count_and_a_playing_game():
 def test_slow_step():
     assert core.slow_step(entry(n=3, last="draw"), 2, "draw") is Step.REACK
     assert core.slow_step(entry(n=3, status="won"), 3, "draw") is Step.GAME_OVER
+    assert core.slow_step(entry(n=3, status="won"), 3, "draw", past_deadline=True) is Step.RACE_OVER
+    assert core.slow_step(entry(n=3), 3, "draw", past_deadline=True) is Step.APPLY  # Redis decides
     assert core.slow_step(entry(n=3), 5, "draw") is Step.OUT_OF_SYNC
     assert core.slow_step(entry(n=3), 3, "draw") is Step.APPLY
 
