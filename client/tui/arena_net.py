@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from protocol.messages import ErrorCode
+
 from .session import ServerError
 
 if TYPE_CHECKING:
@@ -29,4 +31,4 @@ async def arena_request(c: Client, t: str, f: dict[str, Any]) -> object:
         return await c.arena_unwatch(f["arena"])
     if t == "arena_berserk":
         return await c.arena_berserk(f["arena"], f["race"])
-    raise ServerError("unknown-type", f"the client does not send {t!r}")
+    raise ServerError(ErrorCode.UNKNOWN_TYPE, f"the client does not send {t!r}")

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from protocol.messages import ErrorCode
+
 from .session import ServerError, now_ms
 
 if TYPE_CHECKING:
@@ -138,7 +140,7 @@ class NetSession:
 
                 reply = await arena_request(c, t, f)
             else:
-                raise ServerError("unknown-type", f"the client does not send {t!r}")
+                raise ServerError(ErrorCode.UNKNOWN_TYPE, f"the client does not send {t!r}")
         except LibError as e:
             extra = {
                 k: getattr(e, k)

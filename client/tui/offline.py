@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from protocol.messages import ErrorCode
 from protocol.rules.facts import UnknownGame, game_def
 
 from .offline_race import LocalRace, Seat
@@ -71,14 +72,14 @@ class LocalSession:
     def _race(self, rid: str) -> LocalRace:
         race = self.races.get(rid)
         if race is None:
-            raise ServerError("no-such-race", f"no race {rid!r}")
+            raise ServerError(ErrorCode.NO_SUCH_RACE, f"no race {rid!r}")
         return race
 
     def _new_race(self, game: str, seats: int, time_limit_s: int, private: bool, host: str) -> LocalRace:
         try:
             game_def(game)
         except UnknownGame as e:
-            raise ServerError("unknown-game", str(e)) from None
+            raise ServerError(ErrorCode.UNKNOWN_GAME, str(e)) from None
         race = LocalRace(self, game, seats, time_limit_s, private, host, self.seed)
         self.races[race.id] = race
         return race
@@ -100,7 +101,7 @@ class LocalSession:
         await asyncio.sleep(0)
         handler = getattr(self, f"_do_{t}", None)
         if handler is None:
-            raise ServerError("unknown-type", t)
+            raise ServerError(ErrorCode.UNKNOWN_TYPE, t)
         reply: dict[str, Any] = handler(**f)
         return reply
 
@@ -134,9 +135,9 @@ class LocalSession:
         r = self._race(race)
         if self.seat(r) is None:
             if len(r.seats) >= r.seats_n:
-                raise ServerError("race-full", "every seat is taken")
+                raise ServerError(ErrorCode.RACE_FULL, "every seat is taken")
             if r.status != "lobby":
-                raise ServerError("race-started", "the race has begun")
+                raise ServerError(ErrorCode.RACE_STARTED, "the race has begun")
             r.seats.append(Seat(self.player, self.name))
             r.bump()
         return r.snapshot()
@@ -145,9 +146,9 @@ class LocalSession:
         r = self._race(race)
         s = self.seat(r)
         if s is None:
-            raise ServerError("not-in-race")
+            raise ServerError(ErrorCode.NOT_IN_RACE)
         if r.status != "lobby":
-            raise ServerError("race-started")
+            raise ServerError(ErrorCode.RACE_STARTED)
         s.ready = ready
         s.status = "ready" if ready else "waiting"
         r.bump()
@@ -158,9 +159,9 @@ class LocalSession:
     def _do_start(self, race: str) -> dict[str, Any]:
         r = self._race(race)
         if r.host != self.player:
-            raise ServerError("not-host", "only the host may start")
+            raise ServerError(ErrorCode.NOT_HOST, "only the host may start")
         if not all(x.ready for x in r.seats):
-            raise ServerError("not-ready", "everyone must be ready")
+            raise ServerError(ErrorCode.NOT_READY, "everyone must be ready")
         r.begin_countdown()
         return r.snapshot()
 
@@ -176,18 +177,18 @@ class LocalSession:
         r = self._race(race)
         s = self.seat(r)
         if s is None:
-            raise ServerError("not-in-race")
+            raise ServerError(ErrorCode.NOT_IN_RACE)
         if r.status != "running":
-            raise ServerError("race-not-running", "the race is not running")
+            raise ServerError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
         if s.status != "playing":
-            raise ServerError("game-over", "your game is over")
+            raise ServerError(ErrorCode.GAME_OVER, "your game is over")
         if n != s.n:
             asyncio.get_running_loop().call_soon(self.events.put_nowait, self._do_resync(race))
-            raise ServerError("out-of-sync", "move count mismatch", n=s.n)
+            raise ServerError(ErrorCode.OUT_OF_SYNC, "move count mismatch", n=s.n)
         try:
             result = r.apply(s, move)
         except IllegalMove as e:
-            raise ServerError("illegal-move", str(e), reason=getattr(e, "code", "illegal")) from None
+            raise ServerError(ErrorCode.ILLEGAL_MOVE, str(e), reason=getattr(e, "code", "illegal")) from None
         ack = {
             "t": "ack",
             "race": race,
@@ -208,9 +209,9 @@ class LocalSession:
         r = self._race(race)
         s = self.seat(r)
         if s is None:
-            raise ServerError("not-in-race")
+            raise ServerError(ErrorCode.NOT_IN_RACE)
         if r.status != "running":
-            raise ServerError("race-not-running")
+            raise ServerError(ErrorCode.RACE_NOT_RUNNING)
         r.finish(s)
         return {"t": "ok"}
 
@@ -256,9 +257,9 @@ class LocalSession:
     def _do_spectate(self, race: str) -> dict[str, Any]:
         r = self._race(race)
         if r.private:
-            raise ServerError("private-race")
+            raise ServerError(ErrorCode.PRIVATE_RACE)
         if self.seat(r) is not None:
-            raise ServerError("is-player")
+            raise ServerError(ErrorCode.IS_PLAYER)
         self._watching.add(race)
 
         async def flush() -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from protocol import ranking
+from protocol.messages import ErrorCode
 from protocol.rules.engine import Game, MoveResult, deal
 from protocol.rules.facts import game_def
 
@@ -59,7 +60,7 @@ class Seat:
     def dealt(self) -> Game:
         """The seat's game, once the race has started."""
         if self.game is None:
-            raise ServerError("race-not-running", "the race has not started")
+            raise ServerError(ErrorCode.RACE_NOT_RUNNING, "the race has not started")
         return self.game
 
 
