@@ -125,6 +125,13 @@ class Step(Enum):
     RACE_OVER = 5  # the game is over and the race's time is up; its clock has not ended it yet
 
 
+# The steps that refuse the move outright, with the error each gets.
+REFUSED_STEPS: dict[Step, ErrorCode] = {
+    Step.GAME_OVER: ErrorCode.GAME_OVER,
+    Step.RACE_OVER: ErrorCode.RACE_NOT_RUNNING,
+}
+
+
 def slow_step(e: Entry, n: int, move: str, past_deadline: bool = False) -> Step:
     """What a move is once the player's game is settled and loaded.
 

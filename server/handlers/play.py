@@ -195,12 +195,10 @@ class Play:
             svc.store.moves.reack(rid, pid, msg.n, msg.move, fut.set_result)
             self._answer(s, msg, await fut)
             return
-        if step is Step.RACE_OVER:
-            self._refused(ErrorCode.RACE_NOT_RUNNING)
-            raise RaceError(ErrorCode.RACE_NOT_RUNNING, core.MESSAGES[ErrorCode.RACE_NOT_RUNNING])
-        if step is Step.GAME_OVER:
-            self._refused(ErrorCode.GAME_OVER)
-            raise RaceError(ErrorCode.GAME_OVER, core.MESSAGES[ErrorCode.GAME_OVER])
+        refused = core.REFUSED_STEPS.get(step)
+        if refused is not None:
+            self._refused(refused)
+            raise RaceError(refused, core.MESSAGES[refused])
         if step is Step.OUT_OF_SYNC:
             self._refused(ErrorCode.OUT_OF_SYNC)
             code = ErrorCode.OUT_OF_SYNC
