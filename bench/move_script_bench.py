@@ -1,7 +1,7 @@
 """Redis CPU per call of the move script, A/B across revisions, beside a minimal scripted call.
 
-A private redis-server (the embedded one: AOF everysec, as `solrace serve`
-runs it) with one subscriber on every race channel; 50 races of 2 players
+A private redis-server (the embedded one: AOF with `appendfsync always`, as
+`solrace serve` runs it by default; `--appendfsync` to change it) with one subscriber on every race channel; 50 races of 2 players
 stored as running (the race hash with every field a commit writes, and each
 player's `n`, `status`, `home` seeded both in the player hash and in the race
 hash as `n:PID`, `st:PID`, `home:PID`, for scripts that keep them there); moves of every player packed as the move pipe packs them
@@ -28,6 +28,21 @@ measures bench/move_batch.lua, the move script looped over K moves per call
 variant, and the figures are per move.
 
     .venv/bin/python bench/move_script_bench.py HEAD=HEAD:32 b4=BATCH:4 b16=BATCH:16 --batch 32
+
+NAME=NATIVE:SHAPE measures a move stored without a script, by plain commands
+whose explicit stream IDs do the checking (an `XADD` with an ID not above the
+stream's last is refused): the writer must know the next ID, so these shapes
+assume one writer per race that holds the race in memory (not the server's
+design today). SHAPE, commands per move:
+  xadd       XADD {race}:ev VER-0 (the progress frame and the move)
+  xadd+pub   the same, then PUBLISH of the frame (pipelined, not atomic: a
+             lost PUBLISH is a gap the subscriber fills from the stream)
+  log+xadd+pub  XADD {race}:log:PID N-0 (the player's log, fenced by the move
+             number) before the two above
+  lua        one EVALSHA doing the XADD and the PUBLISH of xadd+pub (the
+             price of the script around the same writes)
+
+    .venv/bin/python bench/move_script_bench.py HEAD=HEAD:32 x=NATIVE:xadd xp=NATIVE:xadd+pub --batch 32
 """
 
 from __future__ import annotations
@@ -72,10 +87,10 @@ class Conn:
         self.sock = socket.create_connection(("127.0.0.1", port))
         self.reader = hiredis.Reader()
 
-    def batch(self, cmds: list[bytes]) -> list[Any]:
+    def batch(self, cmds: list[bytes], replies_each: int = 1) -> list[Any]:
         self.sock.sendall(b"".join(cmds))
         out: list[Any] = []
-        while len(out) < len(cmds):
+        while len(out) < len(cmds) * replies_each:
             x = self.reader.gets()
             if x is False:
                 self.reader.feed(self.sock.recv(1 << 20))
@@ -206,6 +221,42 @@ def batch_packer(sha: str, every: int, k: int) -> Callable[[int], bytes]:
     return one
 
 
+NATIVE_SHAPES = ("xadd", "xadd+pub", "log+xadd+pub", "lua")
+# The `lua` shape: the same writes as xadd+pub, in one script.
+APPEND_LUA = "redis.call('XADD', KEYS[1], ARGV[1], 'm', ARGV[2], 'mv', ARGV[3]) redis.call('PUBLISH', ARGV[4], ARGV[2]) return 1"
+
+
+def native_packer(shape: str, sha: str) -> tuple[Callable[[int], bytes], int]:
+    """Plain commands per move, and how many replies each move gets."""
+    vers: dict[str, int] = {}
+    counts: dict[tuple[str, str], int] = {}
+
+    def one(i: int) -> bytes:
+        r, p = rid(i % RACES), pid((i // RACES) % 2)
+        n = counts.get((r, p), 0)
+        counts[(r, p)] = n + 1
+        ver = vers.get(r, 1) + 1
+        vers[r] = ver
+        race = "{race:" + r + "}"
+        prog = frames.progress_prefix(frames.progress_head(r, p), n + 1, 3, False)
+        frame = (
+            prog
+            + ver.to_bytes(4, "big")
+            + b"\xa5total\xcc\x34\xa2at\xcf"
+            + (1_700_000_000_000 + i).to_bytes(8, "big")
+        )
+        if shape == "lua":
+            return pack(["EVALSHA", sha, 1, race + ":ev", f"{ver}-0", frame, "t1>f2", "race:" + r])
+        cmds = [pack(["XADD", race + ":ev", f"{ver}-0", "m", frame, "mv", "t1>f2"])]
+        if shape != "xadd":
+            cmds.append(pack(["PUBLISH", "race:" + r, frame]))
+        if shape == "log+xadd+pub":
+            cmds.insert(0, pack(["XADD", race + ":log:" + p, f"{n + 1}-0", "e", "1700000000000 3 t1>f2"]))
+        return b"".join(cmds)
+
+    return one, {"xadd": 1, "xadd+pub": 2, "log+xadd+pub": 3, "lua": 1}[shape]
+
+
 def minimal_packer(sha: str) -> Callable[[int], bytes]:
     return lambda i: pack(["EVALSHA", sha, 1, "{race:" + rid(i % RACES) + "}", b"x" * 56])
 
@@ -216,6 +267,8 @@ MINIMAL_HSET = "redis.call('HSET', KEYS[1], 'x', ARGV[1]) return 1"
 
 
 def source(rev: str) -> str:
+    if rev == "NATIVE":
+        return APPEND_LUA
     if rev == "BATCH":
         return (ROOT / "bench/move_batch.lua").read_text()
     if rev == "WORKTREE":
@@ -237,17 +290,24 @@ def main() -> int:
     ap.add_argument("--calls", type=int, default=30_000)
     ap.add_argument("--batch", type=int, default=25)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--appendfsync", choices=("always", "everysec", "no"), default="always")
     a = ap.parse_args()
     scripts: dict[str, tuple[str, int]] = {"minimal call": (MINIMAL, 0), "minimal HSET": (MINIMAL_HSET, 0)}
     batched: dict[str, int] = {}
+    native: dict[str, str] = {}
     for v in a.variants:
         name, _, spec = v.partition("=")
         rev, _, every = spec.rpartition(":")
-        if rev == "BATCH":  # BATCH:K, K moves per call (a position every 32 moves)
+        if rev == "NATIVE":  # NATIVE:SHAPE, plain commands per move
+            if every not in NATIVE_SHAPES:
+                ap.error(f"{v}: a NATIVE shape is one of {', '.join(NATIVE_SHAPES)}")
+            native[name] = every
+            every = "1"
+        elif rev == "BATCH":  # BATCH:K, K moves per call (a position every 32 moves)
             batched[name] = int(every)
             every = "32"
         scripts[name] = (source(rev), int(every))
-    with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp) as redis:
+    with tempfile.TemporaryDirectory() as tmp, EmbeddedRedis(tmp, appendfsync=a.appendfsync) as redis:
         assert redis.proc is not None
         rpid = redis.proc.pid
         c = Conn(redis.port)
@@ -264,7 +324,10 @@ def main() -> int:
                 c.batch([pack(["CONFIG", "SET", "lua-replicate-commands", verbatim])])
                 setup(c)
                 k = batched.get(name, 1)
-                if name in batched:
+                replies_per_move = 1
+                if name in native:
+                    packer, replies_per_move = native_packer(native[name], sha)
+                elif name in batched:
                     packer = batch_packer(sha, every, k)
                 else:
                     packer = move_packer(sha, every) if every else minimal_packer(sha)
@@ -272,12 +335,12 @@ def main() -> int:
                 calls_per_write = max(1, a.batch // k)
                 i = 0
                 for _ in range(40):  # warm up
-                    c.batch([packer(i + j * k) for j in range(calls_per_write)])
+                    c.batch([packer(i + j * k) for j in range(calls_per_write)], replies_per_move)
                     i += calls_per_write * k
                 t0 = cpu_s(rpid)
                 done = 0
                 while done < a.calls:
-                    replies = c.batch([packer(i + j * k) for j in range(calls_per_write)])
+                    replies = c.batch([packer(i + j * k) for j in range(calls_per_write)], replies_per_move)
                     i += calls_per_write * k
                     done += calls_per_write * k
                 results[name].append((cpu_s(rpid) - t0) / done * 1e6)
