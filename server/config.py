@@ -246,6 +246,21 @@ class Settings:
     )
     analysis_nodes: int = field(default=20000, metadata=_doc("solver budget per position of an analysis"))
     hint_nodes: int = field(default=2000, metadata=_doc("player-side search budget of one hint, positions"))
+    hint_wait_s: float = field(
+        default=5.0,
+        metadata=_doc(
+            "longest wait for a hint; then the reply is solver-busy and the search is dropped",
+            "HINT_WAIT_S",
+        ),
+    )
+    analysis_wait_s: float = field(
+        default=20.0,
+        metadata=_doc(
+            "longest wait for an analysis; then the reply is solver-busy, the analysis goes on "
+            "and a later request gets it",
+            "ANALYSIS_WAIT_S",
+        ),
+    )
     # --- accounts and ratings (server/ratings, docs/protocol.md §9)
     password_hash_passes: int = field(default=3, metadata=_doc("argon2id passes of a password hash"))
     password_hash_memory_kib: int = field(
@@ -285,6 +300,8 @@ class Settings:
             )
         if self.redis_wait_replicas and self.redis.startswith("redis+cluster://"):
             raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
+        if self.hint_wait_s <= 0 or self.analysis_wait_s <= 0:
+            raise ValueError("--hint-wait-s and --analysis-wait-s must be more than 0")
         if self.redis_fsync not in ("always", "everysec", "no"):
             raise ValueError(f"--redis-fsync must be always, everysec or no, not {self.redis_fsync!r}")
         if self.arena_schedule.strip() not in ("", "off"):

@@ -69,6 +69,7 @@ class ErrorCode(StrEnum):
     NOT_RATEABLE = "not-rateable"  # start of a rated race that cannot be rated (one player)
     INTERNAL = "internal"  # a server fault; the request had no effect
     NO_BOTS = "no-bots"  # bot request while no bot worker is running
+    SOLVER_BUSY = "solver-busy"  # hint/analysis not computed within its wait (+retry_ms)
 
 
 class CloseCode(IntEnum):
@@ -141,4 +142,6 @@ DEFAULT_LIMITS: Final[dict[str, int]] = {
     "RESYNC_EVENTS": 256,
     "QUICK_BOT_AFTER_S": 20,  # 0: never
     "ARENA_UPDATE": 1000,  # ms
+    "HINT_WAIT_S": 5,  # s, then solver-busy
+    "ANALYSIS_WAIT_S": 20,  # s, then solver-busy (the analysis goes on)
 }

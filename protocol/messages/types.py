@@ -511,7 +511,7 @@ class Error(ServerMsg, tag="error"):
     message: str
     field: str | None = None  # bad-message
     supported: list[int] | None = None  # bad-version
-    retry_ms: int | None = None  # rate-limited
+    retry_ms: int | None = None  # rate-limited, login-limited, solver-busy
     n: int | None = None  # out-of-sync: the stored move count
     reason: str | None = None  # illegal-move: the rules engine's code
 

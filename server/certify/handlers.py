@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from protocol import messages as m
@@ -20,6 +21,18 @@ from .service import Certifier, NoWorker
 if TYPE_CHECKING:
     from server.service import Service
 
+#: `retry_ms` of a `solver-busy` reply: a worker busy for longer than the wait
+#: is usually free again within a couple of seconds (an analysis is cached by then).
+SOLVER_RETRY_MS = 2000
+
+
+def solver_busy(what: str, waited_s: float) -> RaceError:
+    return RaceError(
+        ErrorCode.SOLVER_BUSY,
+        f"the solver did not finish {what} within {waited_s:g} s: ask again",
+        retry_ms=SOLVER_RETRY_MS,
+    )
+
 
 class CertifyHandlers:
     def __init__(self, svc: Runtime, certifier: Certifier) -> None:
@@ -36,20 +49,32 @@ class CertifyHandlers:
         pg = (await store.load_player(rid, s.player)).game
         if pg is None:
             raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
+        wait = self.svc.settings.hint_wait_s
         try:
-            move = await self.certifier.ask(work.hint, pg.game().view_text(), self.svc.settings.hint_nodes)
+            # On timeout the search is cancelled: a queued one never runs, a running one
+            # finishes unread (hints are never cached).
+            move = await asyncio.wait_for(
+                self.certifier.ask(work.hint, pg.game().view_text(), self.svc.settings.hint_nodes), wait
+            )
         except NoWorker:
             raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
+        except TimeoutError:
+            raise solver_busy("the hint", wait) from None
         return m.HintData(rid=msg.rid, race=rid, n=pg.n, move=move)
 
     async def analysis(self, s: Session, msg: m.Analysis) -> m.AnalysisData:
         rid = race_id(msg.race)
         race, logs = await finished_race(self.svc, s, rid, msg.invite)
         players = [(p.player, p.name, [mv for _at, _h, mv in logs[p.player]]) for p in race.players]
+        wait = self.svc.settings.analysis_wait_s
         try:
-            out = await self.certifier.analysis(rid, race.game, race.seed, players)
+            # The analysis itself is shielded: it goes on past the wait and caches its
+            # result, which a later request reads.
+            out = await asyncio.wait_for(self.certifier.analysis(rid, race.game, race.seed, players), wait)
         except NoWorker:
             raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
+        except TimeoutError:
+            raise solver_busy("the analysis", wait) from None
         return m.AnalysisData(rid=msg.rid, race=rid, players=[m.PlayerAnalysis(**e) for e in out])
 
 

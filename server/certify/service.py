@@ -273,7 +273,14 @@ class Certifier:
         if running is None:
             running = asyncio.ensure_future(self._analyze(race, game, seed, players))
             self.running[race] = running
-            running.add_done_callback(lambda _f: self.running.pop(race, None))
+
+            def done(f: asyncio.Future[list[dict[str, Any]]]) -> None:
+                self.running.pop(race, None)
+                # Every request may have stopped waiting (`analysis_wait_s`): say why it failed.
+                if not f.cancelled() and f.exception() is not None:
+                    log.warning("analysis of race %s failed", race, exc_info=f.exception())
+
+            running.add_done_callback(done)
         return await asyncio.shield(running)
 
     async def _analyze(

@@ -14,4 +14,7 @@ CERTIFY: dict[str, Any] = dict(
     certify_batch=6,
     certify_nodes=2500,
     analysis_nodes=3000,
+    # The tests wait for answers on a loaded machine; test_certify_e2e's busy-solver test sets its own.
+    hint_wait_s=120.0,
+    analysis_wait_s=120.0,
 )

@@ -198,3 +198,28 @@ async def test_analysis_finds_the_move_that_lost_the_game(make_server):
     assert a.last_winnable == LOST_AFTER and a.losing_move == LOSING_MOVE
     assert a.text.startswith(f"won until move {LOST_AFTER + 1}, {LOSING_MOVE}; a winning line from there: ")
     assert rules.replay(LOST_GAME, LOST_SEED, line[:LOST_AFTER] + a.line).won
+
+
+async def test_a_busy_solver_answers_solver_busy_and_the_analysis_goes_on(make_server, r):
+    # No pools to fill: the one worker does only what the test gives it.
+    app = await make_server(
+        **{**CERTIFY, "certified_games": "none", "hint_wait_s": 0.3, "analysis_wait_s": 0.3}
+    )
+    assert app.certifier is not None
+    async with connect(app.ws_url, name="ada") as ada:
+        snap = await solo(ada)
+        # The worker is busy for a few seconds: a hint waits 0.3 s for it, then gives up.
+        blocker = asyncio.ensure_future(app.certifier.run(time.sleep, 4.0))
+        with pytest.raises(ServerError) as e:
+            await ada.request(m.Hint(race=snap.race), timeout=DEADLINE)
+        assert e.value.code == "solver-busy" and e.value.retry_ms == 2000
+        await ada.request(m.Finish(race=snap.race))
+        await ada.wait_for("end", lambda ev: ev.race == snap.race, timeout=DEADLINE)
+        assert await error_of(ada.request(m.Analysis(race=snap.race), timeout=DEADLINE)) == "solver-busy"
+        # Nobody waits for it any more, but the analysis goes on once the worker is free,
+        # and the next request reads it from the cache.
+        await blocker
+        await until(lambda: r.get(keys.analysis(snap.race)), timeout=DEADLINE * 4, what="the analysis cached")
+        analysis = await ada.request(m.Analysis(race=snap.race), timeout=DEADLINE)
+        (mine,) = analysis.players
+        assert mine.verdict in ("still-winnable", "never-winnable", "unknown")

@@ -105,3 +105,9 @@ def test_an_unknown_fsync_policy_is_refused() -> None:
     with pytest.raises(ValueError, match="--redis-fsync"):
         Settings(redis_fsync="sometimes")
     assert Settings().redis_fsync == "always"
+
+
+@pytest.mark.parametrize("changes", [{"hint_wait_s": 0.0}, {"analysis_wait_s": -1.0}])
+def test_a_solver_wait_must_be_positive(changes: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match="--hint-wait-s and --analysis-wait-s"):
+        Settings(**changes)

@@ -112,6 +112,9 @@ def web_server(tmp_path_factory):
         # The analysis test accepts "winnable" or "unknown": a smaller budget keeps its solve
         # to about a second of CPU, which a doubly loaded machine still gives in time.
         analysis_nodes=4000,
+        # Shorter than that solve: the first request is answered solver-busy and the page
+        # asks again until the analysis is cached (the retry is part of the test).
+        analysis_wait_s=0.05,
     )
     yield srv
     srv.stop()

@@ -557,8 +557,18 @@ def test_result_shows_the_post_race_analysis(new_page):
     page.click("#finish-btn")
     page.wait_for_selector("#result-panel")
     assert page.evaluate("window.solrace.app.race.race") == rid
+    # Count the page's analysis requests: the server waits only 50 ms for the solve
+    # (conftest), so the page is told solver-busy and asks again until it is done.
+    page.evaluate(
+        """() => {
+          const c = window.solrace.conn, request = c.request.bind(c);
+          window.analysisRequests = 0;
+          c.request = (msg, ms) => { if (msg.t === "analysis") window.analysisRequests++; return request(msg, ms); };
+        }"""
+    )
     page.click("#analyze")
     page.wait_for_selector("#analysis li", timeout=120_000)
     text = page.locator("#analysis li").inner_text()
     assert text.startswith("ada: ") and ("winnable" in text or "unknown" in text), text
+    assert page.evaluate("window.analysisRequests") >= 2
     shot(page, "race-analysis", full_page=True)

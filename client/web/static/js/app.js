@@ -1076,7 +1076,7 @@ async function fetchAnalysis(raceId) {
   app.analysis = { race: raceId, pending: true };
   renderResult();
   try {
-    const rep = await conn.request(withInvite({ t: "analysis", race: raceId }), 120000);
+    const rep = await conn.requestWhileBusy(withInvite({ t: "analysis", race: raceId }), "solver-busy", 120000);
     if (app.analysis.race !== raceId) return;
     app.analysis = { race: raceId, players: rep.players };
   } catch (e) {

@@ -215,6 +215,20 @@ export class Connection {
     });
   }
 
+  /** `request`, sent again after `retry_ms` while the reply is the error `busyCode`, until `totalMs` have passed. */
+  async requestWhileBusy(msg, busyCode, totalMs) {
+    const end = Date.now() + totalMs;
+    for (;;) {
+      try {
+        return await this.request(msg, Math.max(1000, end - Date.now()));
+      } catch (e) {
+        const wait = (e && e.retry_ms) || 1000;
+        if (!e || e.code !== busyCode || Date.now() + wait >= end) throw e;
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
   failPending(code) {
     for (const [, p] of this.pending) {
       clearTimeout(p.timer);

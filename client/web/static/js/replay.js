@@ -287,7 +287,8 @@ export class ReplayPage {
     this.render();
     try {
       const invite = this.ctx.inviteOf ? this.ctx.inviteOf(id) : null;
-      const rep = await this.ctx.conn.request({ t: "analysis", race: id, ...(invite ? { invite } : {}) }, 120000);
+      const msg = { t: "analysis", race: id, ...(invite ? { invite } : {}) };
+      const rep = await this.ctx.conn.requestWhileBusy(msg, "solver-busy", 120000);
       if (this.id !== id) return;
       this.analysis = { players: rep.players };
     } catch (e) {

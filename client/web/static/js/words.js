@@ -92,6 +92,7 @@ const ERRORS = {
   "no-such-account": "This player has no account.",
   "not-rateable": "A rated race needs at least 2 players.",
   internal: "The server had a problem: nothing was changed.",
+  "solver-busy": "The solver is busy: try again in a moment.",
   timeout: "The server did not answer in time.",
   disconnected: "The connection was lost.",
 };
