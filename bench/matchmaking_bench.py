@@ -111,23 +111,25 @@ def simulate(
             for fig in figs:
                 fig.races += 1
                 fig.gaps_mu.append(spread(group))
-                fig.gaps_true.append(max(players[i].skill for i in ids) - min(players[i].skill for i in ids))
+                fig.gaps_true.append(
+                    max(players[who].skill for who in ids) - min(players[who].skill for who in ids)
+                )
                 fig.waits_s.extend(now_s - w.joined_ms / 1000 for w in group)
-            for i in ids:
-                del pool[i]
-            performance = {i: players[i].skill + rng.gauss(0.0, MODEL.beta) for i in ids}
-            order = sorted(ids, key=lambda i: -performance[i])
-            entrants = [Entrant(i, "s-" + i, order.index(i) + 1) for i in ids]
+            for who in ids:
+                del pool[who]
+            performance = {who: players[who].skill + rng.gauss(0.0, MODEL.beta) for who in ids}
+            order = sorted(ids, key=lambda who: -performance[who])
+            entrants = [Entrant(who, "s-" + who, order.index(who) + 1) for who in ids]
             duration = rng.randint(120, 300)
             at_ms = (now_s + duration) * 1000
             weights = fairness_weights(ids, pairings, at_ms)
-            after = rate_race(entrants, {i: players[i].rating for i in ids}, weights)
-            for i in ids:
-                players[i].rating = after[i]
-                if weights[i] < 1.0:
+            after = rate_race(entrants, {who: players[who].rating for who in ids}, weights)
+            for who in ids:
+                players[who].rating = after[who]
+                if weights[who] < 1.0:
                     for fig in figs:
                         fig.reduced += 1
-                heapq.heappush(joins, (now_s + duration + int(rng.expovariate(1 / 60.0)), i))
+                heapq.heappush(joins, (now_s + duration + int(rng.expovariate(1 / 60.0)), who))
             pairings.update(with_race(pairings, ids, at_ms))
     ps = list(players.values())
     rho = spearman([p.rating.mu for p in ps], [p.skill for p in ps])
