@@ -17,7 +17,11 @@ other processes' count stays within the limit. A reconnect storm of
 thousands of connections therefore costs a few pipelines, not a script
 round trip per connection, per hello and per close. Every third of the
 counts' lifetime all counts are written again, so a process that dies takes
-its counts with it (server/storage/sessions.py).
+its counts with it (server/storage/sessions.py). That renewal is spread over
+the period, a tenth of the names at a time, in batches of at most
+`RENEW_BATCH` names: with tens of thousands of connections one batch of all
+of them would hold the move pipe, and Redis, for a noticeable time every few
+seconds.
 
 Rate credits (RATE, BURST) are the connection's own until hello, then its
 player's: one token bucket per player and process, shared by all of the
@@ -30,6 +34,7 @@ cap bounds what a player spread over processes can spend
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 
 from ..config import Settings
@@ -40,6 +45,8 @@ from .ratelimit import RateLimit
 log = logging.getLogger("solrace.admission")
 
 BATCH_S = 0.05  # closed connections are written at most this late
+RENEW_SLICES = 10  # the periodic renewal writes this fraction of the names at a time...
+RENEW_BATCH = 500  # ...in batches of at most this many names (a batch nobody waits for)
 
 
 def player_key(pid: str) -> str:
@@ -88,12 +95,16 @@ class Admission:
                 self._failed("could not count connections in Redis", exc)
 
     async def _heartbeat(self) -> None:
-        every = self.sessions.conn_ttl_ms / 3000
+        # Every name is written again within `period` of the snapshot that lists it, and a name
+        # that appears after a snapshot is written when it appears: no count goes unrenewed for
+        # two periods, well within its lifetime of three.
+        period = self.sessions.conn_ttl_ms / 3000
         while True:
-            await asyncio.sleep(every)
-            self.changed.update(self.per_addr)
-            self.changed.update(player_key(p) for p in self.player_conns)
-            self._write_soon()
+            names = [*self.per_addr, *(player_key(p) for p in self.player_conns)]
+            for k in range(RENEW_SLICES):
+                await asyncio.sleep(period / RENEW_SLICES)
+                self.changed.update(names[k::RENEW_SLICES])
+                self._write_soon()
 
     def _count_here(self, name: str) -> int:
         if name.startswith("player "):
@@ -111,7 +122,11 @@ class Admission:
             if delay:
                 await self._pause(delay)
             while self.changed or self.waiters:
-                names, self.changed = self.changed, set()
+                if self.waiters or len(self.changed) <= RENEW_BATCH:
+                    names, self.changed = self.changed, set()
+                else:  # a renewal nobody waits for: in slices, so that moves go between them
+                    names = set(itertools.islice(self.changed, RENEW_BATCH))
+                    self.changed -= names
                 waiters, self.waiters = self.waiters, []
                 counts = {n: self._count_here(n) for n in names}
                 try:
