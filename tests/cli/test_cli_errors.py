@@ -154,6 +154,9 @@ def test_ctrl_c_is_one_line() -> None:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # As in a terminal's foreground: a suite started in the background by a
+        # non-interactive shell (`make test &`) hands its children SIGINT ignored.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         assert proc.stderr is not None
