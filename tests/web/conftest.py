@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -160,8 +161,13 @@ def new_page(browser, web_server):
 
 
 def shot(page, name: str, full_page: bool = False) -> Path:
+    """A screenshot of the page, once its text shows no value JavaScript lost on the way
+    ("null", "undefined", "NaN", "[object Object]" among the words a player reads)."""
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=full_page)
+    text = page.locator("body").inner_text()
+    lost = re.findall(r"null|undefined|\bNaN\b|\[object Object\]", text)
+    assert not lost, f"{name}: the page shows {lost}: {text[:2000]}"
     return path
 
 

@@ -825,7 +825,7 @@ function renderRace() {
     h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status),
     ` · ${race.players.length}/${race.seats} seats · ${Math.round(race.time_limit_s / 60)} min`,
     race.private ? " · private" : "",
-    race.rated ? h("span", { class: "pill rated", id: "race-rated" }, "rated") : null,
+    race.rated ? h("span", { class: "pill rated", id: "race-rated" }, "rated") : "", // the DOM writes a null as "null"
   );
   $("#players").replaceChildren(...playerRows(race));
   renderSideActions();
