@@ -571,4 +571,28 @@ def test_result_shows_the_post_race_analysis(new_page):
     text = page.locator("#analysis li").inner_text()
     assert text.startswith("ada: ") and ("winnable" in text or "unknown" in text), text
     assert page.evaluate("window.analysisRequests") >= 2
+    # Whatever this deal's verdict: a long winning line is shortened in the sentence and
+    # folds away whole under a disclosure; a short one stays as it is.
+    long_line = [f"t{i % 6}>f{i % 4}" for i in range(30)]
+    item = page.evaluate(
+        """async (line) => {
+          const { analysisItem } = await import("./js/words.js");
+          const h = (tag, attrs, ...kids) => {
+            const el = document.createElement(tag);
+            for (const kid of kids.flat()) if (kid !== null && kid !== undefined) el.append(kid);
+            return el;
+          };
+          const text = (l) => "still winnable at the end; a winning line from there: " + l.join(" ");
+          const long = analysisItem(h, { player: "p", name: "ada", verdict: "still-winnable", text: text(line), line });
+          const short = analysisItem(h, { player: "p", name: "ada", verdict: "still-winnable", text: text(line.slice(0, 3)), line: line.slice(0, 3) });
+          return { long: long.firstChild.nextSibling.nextSibling.textContent, whole: long.querySelector("code").textContent,
+                   short: short.textContent, folded: short.querySelector("details") !== null };
+        }""",
+        long_line,
+    )
+    assert item["long"] == (
+        "still winnable at the end; a winning line from there: " + " ".join(long_line[:8]) + " … (30 moves)"
+    )
+    assert item["whole"] == " ".join(long_line)
+    assert item["short"].endswith(" ".join(long_line[:3])) and not item["folded"]
     shot(page, "race-analysis", full_page=True)

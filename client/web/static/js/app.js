@@ -8,7 +8,7 @@ import { DailyPage, dailyOf } from "./daily.js";
 import { ArenaPage, arenaOf } from "./arena.js";
 import { ReplayPage } from "./replay.js";
 import { HowtoPage, legendEl } from "./howto.js";
-import { errorText as errText, timeCell } from "./words.js";
+import { analysisItem, errorText as errText, timeCell } from "./words.js";
 import { AccountPage, loggedIn } from "./accounts.js";
 import { BOT_LEVELS, acceptRematch, addBot, isBot, raceBot, rematch } from "./botrace.js";
 
@@ -1094,7 +1094,7 @@ function analysisView(raceId) {
   return h(
     "ul",
     { id: "analysis", class: "analysis" },
-    a.players.map((p) => h("li", { dataset: { player: p.player, verdict: p.verdict } }, h("b", {}, p.name), ": ", p.text)),
+    a.players.map((p) => analysisItem(h, p)),
   );
 }
 

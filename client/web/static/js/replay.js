@@ -8,7 +8,7 @@ import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
 import { deal } from "./rules.js";
 import { sha256Hex } from "./sha256.js";
-import { clockText, errorText, moveText, timeCell } from "./words.js";
+import { analysisItem, clockText, errorText, moveText, timeCell } from "./words.js";
 
 const SPEEDS = [1, 2, 5, 10, 30];
 
@@ -307,7 +307,7 @@ export class ReplayPage {
     return h(
       "ul",
       { id: "replay-analysis", class: "analysis" },
-      a.players.map((p) => h("li", { dataset: { player: p.player, verdict: p.verdict } }, h("b", {}, p.name), ": ", p.text)),
+      a.players.map((p) => analysisItem(h, p)),
     );
   }
 

@@ -140,3 +140,24 @@ export function timeCell(r, lastMoveMs) {
   if (r.moves === 0) return { text: "—", label: "no move", title: "the clock ran out before the player's first move" };
   return { text: "—", label: "time up", title: "the clock ran out" };
 }
+
+/** How many moves of a winning line the analysis sentence shows; the rest fold away. */
+const LINE_SHOWN = 8;
+
+/** One player's analysis as a list item: the sentence with its winning line shortened,
+ *  and the whole line under a disclosure when it is long (a line can run to hundreds of moves). */
+export function analysisItem(h, p) {
+  const line = p.line || [];
+  const attrs = { dataset: { player: p.player, verdict: p.verdict } };
+  const whole = line.join(" ");
+  if (line.length <= LINE_SHOWN || !whole || !p.text.includes(whole)) return h("li", attrs, h("b", {}, p.name), ": ", p.text);
+  const short = `${line.slice(0, LINE_SHOWN).join(" ")} … (${line.length} moves)`;
+  return h(
+    "li",
+    attrs,
+    h("b", {}, p.name),
+    ": ",
+    p.text.replace(whole, short),
+    h("details", { class: "line" }, h("summary", {}, "The whole line"), h("code", {}, whole)),
+  );
+}
