@@ -152,6 +152,9 @@ def test_race_against_bot_by_clicking(new_page, make_bot):
         assert page.locator(f"#board .pile[data-pile='{r}'] .card.face").count() == 13
     assert page.locator("#board .pile[data-pile^='t'] .card.face").count() == 6
     assert page.locator("#board .pile[data-pile='s'] .stock-count").inner_text() == "111"
+    assert (
+        page.locator("#finish-btn").count() == 1 and page.locator("#hint-btn").count() == 0
+    )  # two seats: no hints
     shot(page, "race-start")
 
     # select a card: the legal destinations light up
@@ -596,3 +599,28 @@ def test_result_shows_the_post_race_analysis(new_page):
     assert item["whole"] == " ".join(long_line)
     assert item["short"].endswith(" ".join(long_line[:3])) and not item["folded"]
     shot(page, "race-analysis", full_page=True)
+
+
+def test_a_hint_in_a_solo_race_marks_its_move(new_page):
+    """A casual race of one seat has a Hint button: the server's search names a legal move,
+    the page says it in words and marks its piles until the next move."""
+    page = new_page("ada")
+    create_in_ui(page, "fours-up", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    page.click("#hint-btn")
+    page.wait_for_function("window.solrace.app.hint !== undefined", timeout=60_000)
+    hint = page.evaluate("window.solrace.app.hint")
+    if hint is None:  # a deal with nothing worth playing from the first view
+        page.wait_for_selector(".toast >> text=nothing helps")
+        return
+    assert hint in you(page)["legal"], hint
+    page.wait_for_selector(".toast >> text=Hint:")
+    frm = "s" if hint == "draw" else re.match(r"([a-z]+\d*)", hint).group(1)
+    page.wait_for_selector(f'#board .pile.hint-from[data-pile="{frm}"]')
+    shot(page, "race-hint")
+    # Played, the hint's marks go.
+    n = you(page)["n"]
+    page.evaluate(f"window.solrace.sendMove({hint!r})")
+    page.wait_for_function(f"window.solrace.app.you.n === {n + 1}")
+    assert page.locator("#board .pile.hint-from, #board .pile.hint-to").count() == 0

@@ -3,12 +3,13 @@
 import { Connection, storedName } from "./net.js";
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { Board } from "./board.js";
+import { parseView } from "./cards.js";
 import { sha256Hex } from "./sha256.js";
 import { DailyPage, dailyOf } from "./daily.js";
 import { ArenaPage, arenaOf } from "./arena.js";
 import { ReplayPage } from "./replay.js";
 import { HowtoPage, legendEl } from "./howto.js";
-import { analysisItem, errorText as errText, timeCell } from "./words.js";
+import { analysisItem, errorText as errText, moveText, timeCell } from "./words.js";
 import { AccountPage, loggedIn } from "./accounts.js";
 import { BOT_LEVELS, acceptRematch, addBot, isBot, raceBot, rematch } from "./botrace.js";
 
@@ -708,6 +709,7 @@ async function finishGame() {
 async function sendMove(move) {
   const you = app.you;
   if (!you || !app.race) return;
+  if (app.board && app.board.marks.size) app.board.marks = new Map(); // a hint holds until the next move
   try {
     const ack = await conn.request({ t: "move", race: app.raceId, n: you.n, move, view: true }, 6000);
     if (ack.race !== app.raceId) return;
@@ -841,6 +843,7 @@ function renderSideActions() {
   const me = mySeat(race);
   const kids = [];
   if (race.status === "running" && app.mode === "player" && me && me.status === "playing") {
+    if (hintsGiven(race)) kids.push(h("button", { class: "btn", id: "hint-btn", onclick: askHint, title: "The server's search suggests a move, from what you see only" }, "Hint"));
     kids.push(h("button", { class: "btn ghost", id: "finish-btn", onclick: finishGame, title: "Stop and keep your cards home" }, "Finish my game"));
   }
   const daily = dailyOf(race.race);
@@ -849,6 +852,41 @@ function renderSideActions() {
   kids.push(h("a", { class: "btn ghost", href: "#/" }, "Lobby"));
   kids.push(h("div", { class: "muted small commit", title: "sha256(seed), published before the start" }, "commitment ", h("code", {}, (race.commitment || "").slice(0, 16) + "…")));
   box.replaceChildren(...kids);
+}
+
+/** Whether the server gives hints in this race (docs/protocol.md §3 `hint`): a casual race of one seat. */
+function hintsGiven(race) {
+  return race.seats === 1 && race.hints !== false && !race.rated && !dailyOf(race.race);
+}
+
+/** Ask the server for a hint and mark its move's piles on the board until the next move. */
+async function askHint() {
+  const raceId = app.raceId;
+  const you = app.you;
+  const btn = $("#hint-btn");
+  if (!you || !raceId) return;
+  if (btn) btn.disabled = true;
+  try {
+    const rep = await conn.requestWhileBusy({ t: "hint", race: raceId }, "solver-busy", 15000);
+    if (raceId !== app.raceId || rep.n !== app.you.n) return; // moved on meanwhile: the hint is stale
+    app.hint = rep.move;
+    if (!rep.move) {
+      toast("Hint: nothing helps any more. Finish your game to keep your cards home.", "info", 6000);
+      return;
+    }
+    const m = /^([a-z]+\d*)(?::\d+)?>([a-z]+\d*)$/.exec(rep.move);
+    if (app.board) {
+      app.board.marks = new Map(m ? [[m[1], "hint-from"], [m[2], "hint-to"]] : [["s", "hint-from"]]);
+      renderBoard();
+    }
+    const piles = parseView(app.you.view).piles;
+    toast(`Hint: ${moveText(rep.move, (pile) => piles[pile])}`, "good", 6000);
+  } catch (e) {
+    toast(`No hint: ${errText(e)}`, "error");
+  } finally {
+    const b = $("#hint-btn");
+    if (b) b.disabled = false;
+  }
 }
 
 function copyLink(link) {
