@@ -216,6 +216,7 @@ async def test_a_busy_solver_answers_solver_busy_and_the_analysis_goes_on(make_s
         await ada.request(m.Finish(race=snap.race))
         await ada.wait_for("end", lambda ev: ev.race == snap.race, timeout=DEADLINE)
         assert await error_of(ada.request(m.Analysis(race=snap.race), timeout=DEADLINE)) == "solver-busy"
+        assert app.metrics.errors["solver-busy"] == 2  # /metrics: solrace_errors_total{code="solver-busy"}
         # Nobody waits for it any more, but the analysis goes on once the worker is free,
         # and the next request reads it from the cache.
         await blocker
