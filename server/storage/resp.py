@@ -35,6 +35,9 @@ log = logging.getLogger("solrace.resp")
 
 ReplyError = hiredis.ReplyError
 
+#: After a READONLY reply the pipe drops its connection and reconnects this much later.
+DEMOTED_RETRY_S = 0.5
+
 
 def pack(args: tuple[Any, ...] | list[Any]) -> bytes:
     """One RESP command (array of bulk strings)."""
@@ -94,6 +97,14 @@ class _Base(asyncio.Protocol):
             self.closed.set_result(exc)
 
 
+def is_readonly(reply: Any) -> bool:
+    """A write refused by a replica: READONLY, or a script's write wrapped in its error."""
+    if type(reply) is not ReplyError:
+        return False
+    text = str(reply)
+    return text.startswith("READONLY") or "-READONLY " in text
+
+
 class _PipeProtocol(_Base):
     def __init__(self) -> None:
         super().__init__()
@@ -101,6 +112,7 @@ class _PipeProtocol(_Base):
         self.out: list[bytes] = []
         self.flush_scheduled = False
         self.loop = asyncio.get_running_loop()
+        self.demoted = False  # the server answered READONLY: it is a replica now
 
     def data_received(self, data: bytes) -> None:
         reader = self.reader
@@ -115,6 +127,13 @@ class _PipeProtocol(_Base):
                 cb(reply)
             except Exception:  # a callback bug must not stall every later reply
                 log.exception("redis reply callback failed")
+            if type(reply) is ReplyError and not self.demoted and is_readonly(reply):
+                # A primary demoted by a failover, still reachable: without Sentinel's client
+                # kill nothing would ever close this connection, and every write would fail.
+                # Drop it; the pipe reconnects to wherever its URL (or the sentinels) says.
+                self.demoted = True
+                if self.transport is not None:
+                    self.transport.close()
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
@@ -193,15 +212,22 @@ class Pipe:
     def _lost(self, proto: _PipeProtocol) -> None:
         if self._closed or self.proto is not proto:
             return
-        log.log(self.outages.level(), "redis connection lost (%s); reconnecting", self.where)
-        self._start_reconnect()
+        if proto.demoted:
+            log.warning("redis at %s is a replica now (READONLY); reconnecting", self.where)
+        else:
+            log.log(self.outages.level(), "redis connection lost (%s); reconnecting", self.where)
+        # After a demotion, give the failover a moment: reconnecting at once would reach the
+        # same replica again (a plain URL) or a sentinel that has not switched yet.
+        self._start_reconnect(DEMOTED_RETRY_S if proto.demoted else 0.0)
 
-    def _start_reconnect(self) -> None:
+    def _start_reconnect(self, wait: float = 0.0) -> None:
         if self._closed or (self._reconnector is not None and not self._reconnector.done()):
             return
-        self._reconnector = asyncio.ensure_future(self._reconnect_loop())
+        self._reconnector = asyncio.ensure_future(self._reconnect_loop(wait))
 
-    async def _reconnect_loop(self) -> None:
+    async def _reconnect_loop(self, wait: float = 0.0) -> None:
+        if wait:
+            await asyncio.sleep(wait)
         delay = 0.05
         failed = 0
         while not self._closed:

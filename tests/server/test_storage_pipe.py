@@ -1,0 +1,55 @@
+"""The pipelined Redis connection (server/storage/resp.py) when its Redis is demoted to a replica."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import redis
+from waiting import DEADLINE, until
+
+from server.storage.embedded_redis import EmbeddedRedis
+from server.storage.resp import Pipe, is_readonly
+
+
+def call(pipe: Pipe, *args: Any) -> asyncio.Future[Any]:
+    fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+    pipe.call(args, fut.set_result)
+    return fut
+
+
+async def test_a_demoted_primary_is_dropped_and_reconnected(tmp_path: Path) -> None:
+    a = EmbeddedRedis(tmp_path / "a", appendonly=False)
+    b = EmbeddedRedis(tmp_path / "b", appendonly=False)
+    a.start()
+    b.start()
+    pipe = Pipe(a.url)
+    back = asyncio.Event()
+    pipe.on_reconnect = back.set
+    try:
+        await pipe.connect()
+        assert await call(pipe, "SET", "k", "1") == b"OK"
+        first = pipe.proto
+        # A failover without Sentinel's client kill: `a` becomes a replica and stays reachable.
+        with redis.Redis(port=a.port) as ra:
+            ra.replicaof("127.0.0.1", b.port)
+            refused = await call(pipe, "SET", "k", "2")
+            assert is_readonly(refused), refused
+            # ...and a script's write is refused the same way.
+            assert is_readonly(
+                await call(pipe, "EVAL", "return redis.call('SET', KEYS[1], '3')", 1, "k")
+            ) or (not pipe.ready)
+            # The pipe drops that connection and reconnects (here to the same address: a plain URL).
+            await asyncio.wait_for(back.wait(), DEADLINE)
+            assert pipe.proto is not first
+            ra.replicaof("no", "one")  # promoted again: writes go through on the new connection
+
+        async def writes() -> bool:
+            return await call(pipe, "SET", "k", "4") == b"OK"
+
+        await until(writes, timeout=DEADLINE, what="a write after the promotion")
+    finally:
+        pipe.close()
+        a.stop()
+        b.stop()
