@@ -201,10 +201,14 @@ class Pipe:
     async def _connect(self) -> None:
         url = self.url() if callable(self.url) else self.url
         proto, setup = await open_connection(url, _PipeProtocol)
-        for cmd in setup:
+        # PING last: a redis-server still loading its AOF after a restart accepts connections
+        # but answers LOADING; the pipe is back only once Redis can serve (else the outage
+        # would end on the reconnection and begin again with the first move).
+        for cmd in [*setup, ["PING"]]:
             reply = await _call_once(proto, cmd)
             if isinstance(reply, Exception):
-                proto.transport.close()
+                if proto.transport is not None:  # None: the connection was lost meanwhile
+                    proto.transport.close()
                 raise ConnectionError(f"redis setup {cmd[0]} failed: {reply}")
         self.proto = proto
         proto.closed.add_done_callback(lambda _f, p=proto: self._lost(p))
@@ -310,6 +314,13 @@ class _SubProtocol(_Base):
         self.on_subscribed = on_subscribed
         self.setup_waiters: deque[asyncio.Future[Any]] = deque()
 
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        waiters, self.setup_waiters = self.setup_waiters, deque()
+        for fut in waiters:  # a setup command that will never be answered
+            if not fut.done():
+                fut.set_result(ConnectionError(f"redis connection lost: {exc}"))
+
     def data_received(self, data: bytes) -> None:
         reader = self.reader
         reader.feed(data)
@@ -371,12 +382,16 @@ class Subscriber:
         url = self.url() if callable(self.url) else self.url
         proto, setup = await open_connection(url, lambda: _SubProtocol(self.on_message, self.on_subscribed))
         for cmd in setup:
+            if proto.transport is None:
+                raise ConnectionError(f"redis connection lost before {cmd[0]}")
             fut = asyncio.get_running_loop().create_future()
             proto.setup_waiters.append(fut)
             proto.transport.write(pack(cmd))
             reply = await fut
             if isinstance(reply, Exception):
                 raise ConnectionError(f"redis setup {cmd[0]} failed: {reply}")
+        if proto.transport is None:
+            raise ConnectionError("redis connection lost during its setup")
         self.proto = proto
         if self.channels:
             proto.transport.write(pack(["SUBSCRIBE", *sorted(self.channels)]))

@@ -6,11 +6,12 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from waiting import DEADLINE, until
 
 from server.storage.embedded_redis import EmbeddedRedis
-from server.storage.resp import Pipe, is_readonly
+from server.storage.resp import Pipe, Subscriber, is_readonly
 
 
 def call(pipe: Pipe, *args: Any) -> asyncio.Future[Any]:
@@ -53,3 +54,26 @@ async def test_a_demoted_primary_is_dropped_and_reconnected(tmp_path: Path) -> N
         pipe.close()
         a.stop()
         b.stop()
+
+
+async def test_a_connection_lost_during_its_setup_is_a_connection_error() -> None:
+    """A redis-server killed between accepting the connection and answering its PING: the
+    reconnect loop must see a ConnectionError (and try again), not a crash of its task."""
+
+    async def hang_up(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await _reader.read(1)  # the PING arrives...
+        writer.close()  # ...and is never answered
+
+    srv = await asyncio.start_server(hang_up, "127.0.0.1", 0)
+    port = srv.sockets[0].getsockname()[1]
+    pipe = Pipe(f"redis://127.0.0.1:{port}/0")
+    try:
+        with pytest.raises(ConnectionError):
+            await asyncio.wait_for(pipe.connect(), DEADLINE)
+        sub = Subscriber(f"redis://:secret@127.0.0.1:{port}/0", lambda _c, _m: None, lambda: None)
+        with pytest.raises(ConnectionError):  # the pub/sub connection's AUTH is never answered either
+            await asyncio.wait_for(sub.start(), DEADLINE)
+    finally:
+        pipe.close()
+        srv.close()
+        await srv.wait_closed()
