@@ -40,7 +40,9 @@ def create_in_ui(page, game: str, seats: int) -> str:
 
 
 def wait_board(page) -> None:
-    page.wait_for_selector("#board .pile", timeout=20000)
+    # The start comes after the countdown; beside a second copy of the suite the page can
+    # take well over 20 s to get there and draw (one such run timed out at 20 s).
+    page.wait_for_selector("#board .pile", timeout=60000)
     page.wait_for_function(
         "window.solrace.app.you && window.solrace.app.you.legal && window.solrace.app.you.legal.length > 0"
     )
