@@ -26,12 +26,14 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 import redis
 from depth import DEEP, QUICK
 from hypothesis import settings
+from waiting import wait_for_next_day
 
 from server.config import Settings
 from server.storage.embedded_redis import EmbeddedRedis
@@ -51,6 +53,17 @@ ROOT = Path(__file__).resolve().parent.parent
 # its first second: minutes of a core per server, beside the tests, for nothing they check.
 # tests/certify turns certification on where it tests it (a flag wins over the environment).
 os.environ.setdefault("SOLRACE_CERTIFIED_GAMES", "none")
+
+
+# A test marked `daily` starts an attempt on the real clock: in the day's last 35 s the server
+# refuses it (`daily-closing`), and across midnight the date it checks changes under it. Such
+# a test starting close to the end of the UTC day waits for the next day first (tests/waiting.py):
+# at most once a day, and for a known instant, not for a guess.
+@pytest.fixture(autouse=True)
+def clear_of_midnight(request):
+    if request.node.get_closest_marker("daily") is not None:
+        time.sleep(wait_for_next_day(time.time()))
+
 
 # Short clocks so that whole races run in well under a second.
 FAST = dict(

@@ -52,3 +52,14 @@ async def until(
         if loop.time() >= end:
             raise TimeoutError(f"{what}: not met within {timeout} s")
         await asyncio.sleep(interval)
+
+
+# How close to the end of the UTC day a test that starts a daily attempt must not begin.
+MIDNIGHT_MARGIN_S = 300
+DAY_S = 86_400
+
+
+def wait_for_next_day(now_s: float) -> float:
+    """Seconds a `daily` test starting at `now_s` (Unix time) waits: 0, or until just past midnight."""
+    left = DAY_S - now_s % DAY_S
+    return left + 1 if left < MIDNIGHT_MARGIN_S else 0.0

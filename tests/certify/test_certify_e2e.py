@@ -128,6 +128,7 @@ async def test_an_empty_pool_falls_back_to_an_ordinary_deal_at_once(make_server)
         assert quick.certified is False
 
 
+@pytest.mark.daily  # a daily attempt on the real clock (tests/conftest.py)
 async def test_hints_in_a_casual_solo_race_and_nowhere_else(make_server):
     app = await make_server(**CERTIFY)
     async with connect(app.ws_url, name="ada") as ada, connect(app.ws_url, name="bob") as bob:

@@ -61,6 +61,7 @@ async def test_daily_service_on_a_cluster(cluster_url):
         await r.aclose()
 
 
+@pytest.mark.daily  # a daily attempt on the real clock (tests/conftest.py)
 async def test_daily_over_the_wire_on_a_cluster(cluster_url, make_server):
     app = await make_server(redis=cluster_url)
     async with connect(app.ws_url, name="ada") as ada:

@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 
 import pytest
-from waiting import DEADLINE, until
+from waiting import DEADLINE, until, wait_for_next_day
 
 from client.cli import verify as v
 from client.library import ServerError, connect
@@ -14,6 +14,9 @@ from protocol import messages as m
 from server.daily import days
 
 GAME = "racing-aces"
+
+# They start daily attempts on the real clock (tests/conftest.py: clear_of_midnight).
+pytestmark = pytest.mark.daily
 
 
 async def error_of(coro) -> str:
@@ -197,3 +200,11 @@ async def test_a_daily_ranks_playing_above_doing_nothing(server):
     # a published ranking that puts the 0-move finish first is refuted
     doc["ranking"][0]["rank"], doc["ranking"][1]["rank"] = 2, 1
     assert not v.verify(doc, commitment=info.commitment).confirmed
+
+
+def test_a_daily_test_never_straddles_midnight() -> None:
+    noon, close = days.opens_at("2026-12-01") / 1000 + 43_200, days.opens_at("2026-12-02") / 1000
+    assert wait_for_next_day(noon) == 0.0
+    assert wait_for_next_day(close - 301) == 0.0
+    assert wait_for_next_day(close - 30) == 31.0  # the day's last 35 s refuse daily_start
+    assert wait_for_next_day(close) == 0.0

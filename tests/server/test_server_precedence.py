@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pytest
 from test_server_race import WIN, make_race, play
 from wsclient import player
 
@@ -37,6 +38,7 @@ async def test_race_started_comes_before_race_full(server):
         await c.close()
 
 
+@pytest.mark.daily  # a daily attempt on the real clock (tests/conftest.py)
 async def test_is_player_comes_before_private_race(server):
     url = server.ws_url
     ada, eve = await player(url, "ada"), await player(url, "eve")

@@ -3,6 +3,7 @@ invites, daily attempts nobody else can follow while they run."""
 
 from __future__ import annotations
 
+import pytest
 from test_server_race import play
 from wsclient import player
 
@@ -57,6 +58,7 @@ async def test_a_private_race_is_seen_only_by_its_players_and_invite_holders(ser
         await c.close()
 
 
+@pytest.mark.daily  # a daily attempt on the real clock (tests/conftest.py)
 async def test_a_daily_attempt_cannot_be_followed_while_it_runs(server):
     url = server.ws_url
     ada = await player(url, "ada")

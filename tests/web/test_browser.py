@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from protocol import rules
 
@@ -41,8 +42,18 @@ def create_in_ui(page, game: str, seats: int) -> str:
 
 def wait_board(page) -> None:
     # The start comes after the countdown; beside a second copy of the suite the page can
-    # take well over 20 s to get there and draw (one such run timed out at 20 s).
-    page.wait_for_selector("#board .pile", timeout=60000)
+    # take well over 20 s to get there and draw (one such run timed out at 20 s, and one at
+    # 60 s: on a timeout, say what the page knew).
+    try:
+        page.wait_for_selector("#board .pile", timeout=60000)
+    except PlaywrightTimeout:
+        state = page.evaluate(
+            """() => { const { app, conn } = window.solrace; const r = app.race, y = app.you;
+              return { conn: conn.status, route: location.hash, mode: app.mode, error: app.error,
+                       race: r && { id: r.race, status: r.status, ver: r.ver, players: r.players.length },
+                       you: y && { n: y.n, status: y.status, view: !!y.view } }; }"""
+        )
+        raise AssertionError(f"no board after 60 s; the page had {state}") from None
     page.wait_for_function(
         "window.solrace.app.you && window.solrace.app.you.legal && window.solrace.app.you.legal.length > 0"
     )
@@ -404,6 +415,7 @@ def test_reconnect_after_drop_and_reload(new_page, make_bot):
     shot(page, "reconnected")
 
 
+@pytest.mark.daily  # a daily attempt on the real clock (tests/conftest.py)
 def test_daily_challenge(new_page, make_bot):
     """Play today's daily attempt in the browser: sealed result, then the live leaderboard."""
     from protocol import messages as m

@@ -396,6 +396,7 @@ def test_illegal_move_message_in_words(new_page):
 # ----------------------------------------------------------------------------- daily
 
 
+@pytest.mark.daily  # a daily attempt on the real clock (tests/conftest.py)
 def test_daily_rank_and_record_follow_the_leaderboard(new_page, make_bot):
     """When a rival's attempt ends, your rank line and your record change with the board, no reload."""
     from protocol import messages as m
@@ -426,6 +427,7 @@ def test_daily_rank_and_record_follow_the_leaderboard(new_page, make_bot):
     shot(page, "daily-live-rank", full_page=True)
 
 
+@pytest.mark.daily  # a daily attempt on the real clock (tests/conftest.py)
 def test_phone_pages_fit(phone, make_bot):
     """At 360 px the lobby with its race list, a spectated race, the daily page, a how-to-play
     page and a replay all fit the width."""
