@@ -25,6 +25,8 @@ API (all async but ``moves`` and ``subscriber``):
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import Callable
 
 import redis.asyncio as aioredis
@@ -40,6 +42,8 @@ from .race_records import Conflict, RaceRecords
 from .resp import Pipe, Subscriber
 from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
 from .sessions import Sessions
+
+log = logging.getLogger("solrace.redis")
 
 __all__ = ["Conflict", "PlayerGame", "PlayerLoad", "Store"]
 
@@ -85,9 +89,10 @@ class Store(RaceRecords, PlayerGames, Players):
             settings.new_sessions_per_min,
         )
         self.health = Health(self.redis, cluster=self.cluster)  # `/healthz`, one log line per outage
+        self._fresh: asyncio.Future[None] | None = None  # the idle connections being closed after an outage
         self.health.replicas_wanted = settings.redis_wait_replicas
         if isinstance(self.pipe, Pipe):
-            self.pipe.on_reconnect = self.health.recovered
+            self.pipe.on_reconnect = self._recovered
 
     def subscriber(
         self,
@@ -103,7 +108,25 @@ class Store(RaceRecords, PlayerGames, Players):
         """The private redis-server is back: the outage ends now if the move pipe is connected,
         else when the pipe reconnects."""
         if isinstance(self.pipe, Pipe) and self.pipe.ready:
+            self._recovered()
+
+    def _recovered(self) -> None:
+        """Redis answers again. The cold client's idle connections went to the Redis that is
+        gone: each would fail the next request on it ("Connection closed by server"), an
+        outage after the outage. Close them first (the pool reopens on demand), then end it."""
+        pool = getattr(self.redis, "connection_pool", None)
+        if pool is None:  # a cluster client keeps a pool per node and finds dead ones itself
             self.health.recovered()
+            return
+
+        async def fresh() -> None:
+            try:
+                await pool.disconnect(inuse_connections=False)
+            except Exception:  # closing a dead socket may fail: it is closed all the same
+                log.debug("closing the idle redis connections failed", exc_info=True)
+            self.health.recovered()
+
+        self._fresh = asyncio.ensure_future(fresh())  # held: a task nobody keeps may be collected
 
     def moves_pending(self) -> int:
         """Move calls sent and not answered yet (a graceful stop waits for them)."""

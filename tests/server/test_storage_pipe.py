@@ -10,6 +10,8 @@ import pytest
 import redis
 from waiting import DEADLINE, until
 
+from server.config import Settings
+from server.storage import Store
 from server.storage.embedded_redis import EmbeddedRedis
 from server.storage.resp import Pipe, Subscriber, is_readonly
 
@@ -77,3 +79,28 @@ async def test_a_connection_lost_during_its_setup_is_a_connection_error() -> Non
         pipe.close()
         srv.close()
         await srv.wait_closed()
+
+
+async def test_after_a_restart_the_cold_client_starts_on_fresh_connections(tmp_path: Path) -> None:
+    """Its idle connections went to the redis-server that died: once the move pipe is back they
+    are closed, so the next requests open new ones instead of failing one each."""
+    first = EmbeddedRedis(tmp_path / "r", appendonly=False)
+    first.start()
+    store = Store(first.url, Settings(redis=first.url))
+    await store.start()
+    second: EmbeddedRedis | None = None
+    try:
+        # A few idle connections in the cold client's pool.
+        await asyncio.gather(*(store.redis.set(f"k{i}", i) for i in range(4)))
+        first.stop()
+        store.health.failed(ConnectionError("redis unavailable"))  # what the failing requests report
+        second = EmbeddedRedis(tmp_path / "r", appendonly=False, port=first.port)
+        second.start()
+
+        await until(lambda: store.health.first_failure is None, timeout=DEADLINE, what="the outage over")
+        # Every request now succeeds at once, on new connections.
+        assert await asyncio.gather(*(store.redis.set(f"k{i}", i) for i in range(8))) == [True] * 8
+    finally:
+        await store.close()
+        if second is not None:
+            second.stop()
