@@ -335,6 +335,11 @@ def test_race_toasts_time_column_and_replay(new_page, make_bot):
         page.wait_for_function(f"window.solrace.replayPage.step === {step}")
         boards_match(step)
     assert re.search(rf"#replay={rid}&step=5$", page.url)
+    # A board that has moved marks its last move's source (and destination, unless a draw).
+    marked = page.evaluate(
+        "window.solrace.replayPage.boards.map(b => [...b.el.querySelectorAll('.pile.last-from, .pile.last-to')].length)"
+    )
+    assert any(m >= 1 for m in marked), marked
     shot(page, "replay-step-5", full_page=True)
     page.click("#replay-back")
     page.wait_for_function("window.solrace.replayPage.step === 4")

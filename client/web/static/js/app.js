@@ -2,7 +2,7 @@
 // Plain ES modules, no framework. Speaks docs/protocol.md over /ws.
 import { Connection, storedName } from "./net.js";
 import { GAMES, GAME_IDS, gameName } from "./games.js";
-import { Board } from "./board.js";
+import { Board, moveMarks } from "./board.js";
 import { parseView } from "./cards.js";
 import { sha256Hex } from "./sha256.js";
 import { DailyPage, dailyOf } from "./daily.js";
@@ -862,9 +862,8 @@ function hintsGiven(race) {
 /** Ask the server for a hint and mark its move's piles on the board until the next move. */
 async function askHint() {
   const raceId = app.raceId;
-  const you = app.you;
   const btn = $("#hint-btn");
-  if (!you || !raceId) return;
+  if (!app.you || !raceId) return;
   if (btn) btn.disabled = true;
   try {
     const rep = await conn.requestWhileBusy({ t: "hint", race: raceId }, "solver-busy", 15000);
@@ -874,9 +873,8 @@ async function askHint() {
       toast("Hint: nothing helps any more. Finish your game to keep your cards home.", "info", 6000);
       return;
     }
-    const m = /^([a-z]+\d*)(?::\d+)?>([a-z]+\d*)$/.exec(rep.move);
     if (app.board) {
-      app.board.marks = new Map(m ? [[m[1], "hint-from"], [m[2], "hint-to"]] : [["s", "hint-from"]]);
+      app.board.marks = moveMarks(rep.move, "hint");
       renderBoard();
     }
     const piles = parseView(app.you.view).piles;

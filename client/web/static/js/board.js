@@ -26,6 +26,14 @@ export function indexLegal(legal) {
   return idx;
 }
 
+/** A Board's `marks` for one move: its source and destination piles as `${kind}-from` and
+ *  `${kind}-to` (a draw marks the stock); none for no move. */
+export function moveMarks(move, kind) {
+  if (!move) return new Map();
+  const m = /^([a-z]+\d*)(?::\d+)?>([a-z]+\d*)$/.exec(move);
+  return new Map(m ? [[m[1], `${kind}-from`], [m[2], `${kind}-to`]] : [["s", `${kind}-from`]]);
+}
+
 const groupUnits = (g, sp) => g.piles.length + (g.piles.length - 1) * sp.gap;
 
 /** Card widths a row needs; with `wrap`, groups go on lines of their own. */

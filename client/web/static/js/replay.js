@@ -3,7 +3,7 @@
 // and re-plays every player's moves in the browser, and shows the boards side
 // by side with a shared timeline: step, play, jump to any move; a chart of
 // cards home per player; the seed checked against the race's commitment.
-import { Board } from "./board.js";
+import { Board, moveMarks } from "./board.js";
 import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
 import { deal } from "./rules.js";
@@ -407,8 +407,7 @@ export class ReplayPage {
       const view = b.p.views[n];
       if (view !== b.drawn) {
         const last = n > 0 ? b.p.moves[n - 1] : null;
-        const m = last && /^([a-z]+\d*)(?::\d+)?>([a-z]+\d*)$/.exec(last[0]);
-        b.board.marks = new Map(last ? (m ? [[m[1], "last-from"], [m[2], "last-to"]] : [["s", "last-from"]]) : []);
+        b.board.marks = moveMarks(last && last[0], "last");
         b.board.set(view, []);
         b.drawn = view;
         const text = last ? `last: ${moveText(last[0], (pile) => parseView(b.p.views[n - 1]).piles[pile])} at ${clockText(last[1] - d.start)}` : "the deal";
