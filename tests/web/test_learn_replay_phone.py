@@ -10,7 +10,8 @@ import random
 import re
 
 import pytest
-from waiting import DEADLINE
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from waiting import DEADLINE, wait_until
 
 from protocol import rules
 
@@ -63,6 +64,21 @@ def board_card(page, root: str, pile: str, k: int = 1):
     return cards.nth(cards.count() - k)
 
 
+def shown(find, what: str):
+    """`find()`'s element and its box, once it has one: a board redrawn between finding a card
+    and measuring it can leave no box for that moment (a test once failed on `None["width"]`)."""
+
+    def located():
+        el = find()
+        try:
+            box = el.bounding_box(timeout=2000)
+        except PlaywrightTimeout:  # the pile had fewer cards by the time it was asked
+            return None
+        return (el, box) if box else None
+
+    return wait_until(located, what=what)
+
+
 def select_and_drop(page, root: str, move: str, tap: bool = False) -> None:
     """Play a move on a board by clicking (or tapping) its card, then its destination."""
     act = "tap" if tap else "click"
@@ -72,11 +88,10 @@ def select_and_drop(page, root: str, move: str, tap: bool = False) -> None:
     src, dst = move.split(">")
     k = int(src.split(":")[1]) if ":" in src else 1
     src = src.split(":")[0]
-    card = board_card(page, root, src, k)
-    getattr(card, act)(position={"x": card.bounding_box()["width"] / 2, "y": 5})  # the strip left visible
+    card, box = shown(lambda: board_card(page, root, src, k), f"card {k} of {src}")
+    getattr(card, act)(position={"x": box["width"] / 2, "y": 5})  # the strip left visible
     page.wait_for_selector(f'{root} .pile[data-pile="{dst}"].target', timeout=DEADLINE * 1000)
-    target = page.locator(f'{root} .pile[data-pile="{dst}"]')
-    box = target.bounding_box()
+    target, box = shown(lambda: page.locator(f'{root} .pile[data-pile="{dst}"]'), f"pile {dst}")
     getattr(target, act)(position={"x": box["width"] / 2, "y": min(box["height"] - 4, box["width"] * 0.7)})
 
 
@@ -225,8 +240,8 @@ def test_phone_touch_drag_and_cancel(phone):
     src, dst = move.split(">")
     k = int(src.split(":")[1]) if ":" in src else 1
     src = src.split(":")[0]
-    card = board_card(page, "#board", src, k).bounding_box()
-    target = page.locator(f'#board .pile[data-pile="{dst}"]').bounding_box()
+    _, card = shown(lambda: board_card(page, "#board", src, k), f"card {k} of {src}")
+    _, target = shown(lambda: page.locator(f'#board .pile[data-pile="{dst}"]'), f"pile {dst}")
     scroll0 = page.evaluate("window.scrollY")
     n0 = you(page)["n"]
     x0, y0 = card["x"] + card["width"] / 2, card["y"] + 6
@@ -248,7 +263,7 @@ def test_phone_touch_drag_and_cancel(phone):
     n1 = you(page)["n"]
     src = movable.split(">")[0]
     k = int(src.split(":")[1]) if ":" in src else 1
-    card = board_card(page, "#board", src.split(":")[0], k).bounding_box()
+    _, card = shown(lambda: board_card(page, "#board", src.split(":")[0], k), f"card {k} of {src}")
     x0, y0 = card["x"] + card["width"] / 2, card["y"] + 6
     touch(cdp, "touchStart", x0, y0)
     for i in range(1, 6):
