@@ -79,6 +79,22 @@ def shown(find, what: str):
     return wait_until(located, what=what)
 
 
+def tap_ready(page) -> None:
+    """Tap "I'm ready" until the page knows the server has it. One tap under a doubly loaded
+    machine was lost (the race stayed in its lobby, no error shown); tapping again is safe:
+    while the page shows you not ready, the button asks for ready, never for not ready."""
+    ready = """() => { const { app } = window.solrace; const r = app.race;
+        return !!r && (r.status !== 'lobby' || r.players.some(p => p.player === app.me.player && p.ready)); }"""
+    for _ in range(3):
+        page.locator("#ready-btn").tap()
+        try:
+            page.wait_for_function(ready, timeout=15000)
+            return
+        except PlaywrightTimeout:
+            continue
+    raise AssertionError("three taps on I'm ready, and the race never had me ready")
+
+
 def select_and_drop(page, root: str, move: str, tap: bool = False) -> None:
     """Play a move on a board by clicking (or tapping) its card, then its destination."""
     act = "tap" if tap else "click"
@@ -179,7 +195,7 @@ def test_phone_board_first_and_fits(phone, game):
     """360×640 with touch: the board comes first, fits the width, takes taps; the result fits too."""
     page = phone(f"ph-{game[:8]}")
     create_in_ui(page, game, 1)
-    page.locator("#ready-btn").tap()
+    tap_ready(page)
     wait_board(page)
     board = page.locator("#board").bounding_box()
     side = page.locator(".side").bounding_box()
@@ -212,7 +228,7 @@ def test_phone_touch_drag_and_cancel(phone):
     """A finger drags a card to its destination without panning the page; a cancelled touch leaves no ghost."""
     page = phone("dragger")
     create_in_ui(page, "fours-up", 1)
-    page.locator("#ready-btn").tap()
+    tap_ready(page)
     wait_board(page)
     cdp = page.context.new_cdp_session(page)
     events: list[str] = []
