@@ -12,6 +12,7 @@ import asyncio
 import logging
 
 from protocol import messages as m
+from protocol.messages import RaceStatus
 
 from ..core import races as R
 from ..core import transitions
@@ -29,6 +30,11 @@ encode = m.encode
 TICK_NOW_ATTEMPTS = 16
 TICK_NOW_RETRY_S = 0.1
 TICK_NOW_MAX_WAIT_S = 5.0
+
+# What follows a race's end (seats freed, unlisted, end hooks, timer removed) is done by the
+# process whose end commit won. If that process dies on the way, the race's timer is still
+# stored, and a tick this long after the end does it instead (every step is idempotent).
+AFTER_END_GRACE_MS = 10_000
 
 
 class Clock:
@@ -83,6 +89,9 @@ class Clock:
             if race is None:
                 await svc.store.schedule(rid, None)
                 return
+            if race.status == RaceStatus.FINISHED:
+                await self._after_end_left_over(race, now)
+                return
             what = R.due(race, now)
             try:
                 if what == "start":
@@ -127,17 +136,38 @@ class Clock:
         store = svc.store
         logs = await store.move_logs(race)
         t = transitions.end(race, now, logs)
+        # A timer no later than the grace: if this process dies after the commit, a sweep
+        # does the follow-up then (a race ended before its deadline would wait for it).
+        await store.schedule_ahead(race.race, now + AFTER_END_GRACE_MS)
         await self._commit(race, t, now)
         svc.metrics.races_finished += 1
-        await store.schedule(race.race, t.timer)
+        await self._after_end(t.race, logs)
+
+    async def _after_end(self, race: R.Race, logs: dict[str, list[tuple[int, int, str]]]) -> None:
+        """Free the seats, unlist the race, run the end hooks, and last remove its timer: until
+        then a later tick can do it all again (`_after_end_left_over`)."""
+        store = self.svc.store
         await store.index(race.race, None)
-        for p in t.race.players:
+        for p in race.players:
             await store.remove_seat(p.player, race.race)
-        for hook in svc.end_hooks:  # once per race: only the process whose commit won gets here
+        for hook in self.svc.end_hooks:  # each is idempotent: a left-over end may run it again
             try:
-                await hook(t.race, logs)
+                await hook(race, logs)
             except Exception:
                 log.exception("end hook failed for race %s", race.race)
+        await store.schedule(race.race, None)
+
+    async def _after_end_left_over(self, race: R.Race, now: int) -> None:
+        """A finished race ticked: if its timer is still stored a grace after its end, the
+        process that ended it died before the follow-up; do it here."""
+        store = self.svc.store
+        at = await store.scheduled_at(race.race)
+        if at is None:
+            return
+        if now - (race.ended or 0) < AFTER_END_GRACE_MS:
+            return  # the ending process is (most likely) still at it; its timer brings us back
+        log.warning("race %s ended without its follow-up (its process died?); doing it now", race.race)
+        await self._after_end(race, await store.move_logs(race))
 
     async def sweeper(self) -> None:
         """Backstop of the local timers: fire every due countdown end and deadline in Redis."""

@@ -149,6 +149,11 @@ class RaceRecords(StorePart):
         """
         await self.redis.zadd(TIMERS, {rid: at}, lt=True)
 
+    async def scheduled_at(self, rid: str) -> int | None:
+        """The race's stored timer (ms), or None."""
+        at = await self.redis.zscore(TIMERS, rid)
+        return None if at is None else int(at)
+
     async def due_races(self, now: int, limit: int = 100) -> list[str]:
         ids = await self.redis.zrangebyscore(TIMERS, "-inf", now, start=0, num=limit)
         return [i.decode() for i in ids]

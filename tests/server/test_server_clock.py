@@ -108,3 +108,64 @@ async def test_a_process_dying_right_after_creating_a_race_leaves_it_startable(s
     finally:
         await r.aclose()
     await a.close()
+
+
+async def test_a_process_dying_right_after_ending_a_race_leaves_its_follow_up_to_a_tick(server, monkeypatch):
+    """The end's commit is what counts; the follow-up (seat freed, race unlisted, end hooks,
+    timer removed) comes after it. When the ending process dies in between, the race's timer
+    is still stored, and a tick a grace after the end does the follow-up instead."""
+    import redis.asyncio as aioredis
+
+    from server.handlers import clock as clock_module
+    from server.storage import keys as S
+
+    a = await player(server.ws_url, "ada")
+    rid = await make_race(server, [a], WIN["game"])  # a 60 s time limit: far beyond the waits below
+    svc = server.service
+    clock = svc.clock
+    hooked: list[str] = []
+
+    async def hook(race, _logs):
+        hooked.append(race.race)
+
+    svc.end_hooks.append(hook)
+    after_end = clock._after_end
+
+    async def die_before_follow_up(race, logs):
+        raise _Died
+
+    await until(lambda: rid not in clock.ticking, what="the start's tick over")
+    monkeypatch.setattr(clock, "_after_end", die_before_follow_up)
+    monkeypatch.setattr(clock_module, "TICK_NOW_ATTEMPTS", 1)  # the "dead" process does not retry
+    assert (await a.request("finish", race=rid))["t"] == "ok"
+    await a.wait(lambda msg: msg.get("t") == "end" and msg["race"] == rid)
+    r = aioredis.Redis.from_url(server.settings.redis)
+    try:
+        # Ended, but the seat is still held and the race still listed and timed.
+        assert rid.encode() in await r.smembers(S.seats_key(a.player))
+        timer = await svc.store.scheduled_at(rid)
+        assert timer is not None
+        assert hooked == []
+        # Another process (here the same one, alive again) ticks the race within the grace:
+        # the ending process may still be at it, so nothing is done.
+        monkeypatch.setattr(clock, "_after_end", after_end)
+        await clock.tick(rid)
+        assert hooked == [] and await svc.store.scheduled_at(rid) == timer
+        # Past the grace, a tick does it (the sweeper's, once the timer is due).
+        monkeypatch.setattr(clock_module, "AFTER_END_GRACE_MS", 0)
+        await clock.tick(rid)
+        assert hooked == [rid]
+
+        async def followed_up() -> bool:
+            return (
+                await svc.store.scheduled_at(rid) is None
+                and rid.encode() not in await r.smembers(S.seats_key(a.player))
+                and await r.zscore(S.PUBLIC, rid) is None
+            )
+
+        await until(followed_up, what="seat freed, race unlisted, timer removed")
+        await clock.tick(rid)  # and once done, a tick does nothing more
+        assert hooked == [rid]
+    finally:
+        await r.aclose()
+    await a.close()

@@ -90,7 +90,11 @@ async def test_deadline_fires_when_the_starting_process_died(server, serve_proce
         return await r.hget(S.race_key(rid), "status") == b"finished"
 
     await until(finished, interval=0.05, what="the race ended by the surviving process")
-    assert await r.zscore(S.TIMERS, rid) is None
+
+    async def untimed() -> bool:  # the timer goes last, after the end's follow-up
+        return await r.zscore(S.TIMERS, rid) is None
+
+    await until(untimed, interval=0.05, what="the ended race's timer removed")
     # everyone can read the result on the surviving process
     c = await player(server.ws_url, "cyd")
     rep = await c.request("replay", race=rid)
