@@ -203,6 +203,11 @@ def test_phone_board_first_and_fits(phone, game):
     assert board["y"] < 200, board  # only the header and the clock above it
     assert page.locator("#clock-mini").is_visible()
     no_sideways_scroll(page, PHONE["width"])
+    # every pile label is whole (Fours Up's "WASTE" above its one-card pile once read "WAS…")
+    clipped = page.evaluate(
+        "[...document.querySelectorAll('#board .glabel')].filter(e => e.scrollWidth > e.clientWidth).map(e => e.textContent)"
+    )
+    assert clipped == [], clipped
     assert page.evaluate("getComputedStyle(document.querySelector('#board')).touchAction") == "none"
     shot(page, f"phone360-{game}")
     # tap-tap plays
