@@ -563,20 +563,8 @@ def test_race_against_solrace_bot_command(new_page, web_server):
         bot.wait(10)
 
 
-def test_result_shows_the_post_race_analysis(new_page):
-    """After the end, "Where was the win lost?" asks the server's solver and lists each player's verdict."""
-    page = new_page("ada")
-    rid = create_in_ui(page, "racing-aces", 1)
-    page.click("#ready-btn")
-    wait_board(page)
-    # No move: the analysis is one solve of the deal (each move played may add one).
-    page.once("dialog", lambda d: d.accept())
-    page.click("#finish-btn")
-    page.wait_for_selector("#result-panel")
-    assert page.evaluate("window.solrace.app.race.race") == rid
-    # Count the page's analysis requests and their solver-busy replies: the server waits only
-    # 50 ms for the solve (conftest), so the page is usually told solver-busy and asks again
-    # until it is done (a deal the solver settles within 50 ms is answered at once).
+def count_analysis_requests(page) -> None:
+    """Count the page's analysis requests and their solver-busy replies (window.analysis*)."""
     page.evaluate(
         """() => {
           const c = window.solrace.conn, request = c.request.bind(c);
@@ -592,13 +580,35 @@ def test_result_shows_the_post_race_analysis(new_page):
           };
         }"""
     )
+
+
+def assert_asked_again_while_busy(page) -> None:
+    """Asked again after every solver-busy, and no more once answered."""
+    busy, asked = page.evaluate("[window.analysisBusy, window.analysisRequests]")
+    assert asked == busy + 1, (busy, asked)
+
+
+def test_result_shows_the_post_race_analysis(new_page):
+    """After the end, "Where was the win lost?" asks the server's solver and lists each player's verdict."""
+    page = new_page("ada")
+    rid = create_in_ui(page, "racing-aces", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    # No move: the analysis is one solve of the deal (each move played may add one).
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel")
+    assert page.evaluate("window.solrace.app.race.race") == rid
+    # Count the page's analysis requests and their solver-busy replies: the server waits only
+    # 50 ms for the solve (conftest), so the page is usually told solver-busy and asks again
+    # until it is done (a deal the solver settles within 50 ms is answered at once).
+    count_analysis_requests(page)
     page.click("#analyze")
     page.wait_for_selector("#analysis li", timeout=120_000)
     text = page.locator("#analysis li").inner_text()
     assert text.startswith("ada: ") and ("winnable" in text or "unknown" in text), text
     # Asked again after every solver-busy, and no more once answered.
-    busy, asked = page.evaluate("[window.analysisBusy, window.analysisRequests]")
-    assert asked == busy + 1, (busy, asked)
+    assert_asked_again_while_busy(page)
     # Whatever this deal's verdict: a long winning line is shortened in the sentence and
     # folds away whole under a disclosure; a short one stays as it is.
     long_line = [f"t{i % 6}>f{i % 4}" for i in range(30)]
@@ -624,6 +634,27 @@ def test_result_shows_the_post_race_analysis(new_page):
     assert item["whole"] == " ".join(long_line)
     assert item["short"].endswith(" ".join(long_line[:3])) and not item["folded"]
     shot(page, "race-analysis", full_page=True)
+
+
+def test_the_replay_page_asks_for_the_analysis_until_the_solver_has_it(new_page):
+    """The replay's "Where was the win lost?" retries a solver-busy reply like the result
+    panel does, and lists the verdict."""
+    page = new_page("ada")
+    rid = create_in_ui(page, "racing-aces", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel")
+    page.click("#to-replay")
+    page.wait_for_selector("#replay-page .replay-player .pile")
+    assert page.evaluate("window.solrace.replayPage.id") == rid
+    count_analysis_requests(page)
+    page.click("#replay-analyze")
+    page.wait_for_selector("#replay-analysis li", timeout=120_000)
+    text = page.locator("#replay-analysis li").inner_text()
+    assert text.startswith("ada: ") and ("winnable" in text or "unknown" in text), text
+    assert_asked_again_while_busy(page)
 
 
 def test_a_hint_in_a_solo_race_marks_its_move(new_page):
