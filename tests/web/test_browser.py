@@ -563,8 +563,23 @@ def test_race_against_solrace_bot_command(new_page, web_server):
         bot.wait(10)
 
 
-def count_analysis_requests(page) -> None:
-    """Count the page's analysis requests and their solver-busy replies (window.analysis*)."""
+def finished_solo_race(page) -> str:
+    """A Racing Aces race of one seat, finished with no move: its analysis is one solve of the
+    deal (each move played may add one). Returns its id, with the result panel shown."""
+    rid = create_in_ui(page, "racing-aces", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel")
+    return rid
+
+
+def analysis_verdict(page, button: str, listing: str) -> None:
+    """Click `button`, see the player's verdict in `listing`, and check the page's requests:
+    the server waits only 50 ms for the solve (conftest), so the page is usually told
+    solver-busy and asks again until it is done (a deal settled within 50 ms is answered
+    at once): one request more than the solver-busy replies."""
     page.evaluate(
         """() => {
           const c = window.solrace.conn, request = c.request.bind(c);
@@ -580,10 +595,10 @@ def count_analysis_requests(page) -> None:
           };
         }"""
     )
-
-
-def assert_asked_again_while_busy(page) -> None:
-    """Asked again after every solver-busy, and no more once answered."""
+    page.click(button)
+    page.wait_for_selector(f"{listing} li", timeout=120_000)
+    text = page.locator(f"{listing} li").inner_text()
+    assert text.startswith("ada: ") and ("winnable" in text or "unknown" in text), text
     busy, asked = page.evaluate("[window.analysisBusy, window.analysisRequests]")
     assert asked == busy + 1, (busy, asked)
 
@@ -591,24 +606,9 @@ def assert_asked_again_while_busy(page) -> None:
 def test_result_shows_the_post_race_analysis(new_page):
     """After the end, "Where was the win lost?" asks the server's solver and lists each player's verdict."""
     page = new_page("ada")
-    rid = create_in_ui(page, "racing-aces", 1)
-    page.click("#ready-btn")
-    wait_board(page)
-    # No move: the analysis is one solve of the deal (each move played may add one).
-    page.once("dialog", lambda d: d.accept())
-    page.click("#finish-btn")
-    page.wait_for_selector("#result-panel")
+    rid = finished_solo_race(page)
     assert page.evaluate("window.solrace.app.race.race") == rid
-    # Count the page's analysis requests and their solver-busy replies: the server waits only
-    # 50 ms for the solve (conftest), so the page is usually told solver-busy and asks again
-    # until it is done (a deal the solver settles within 50 ms is answered at once).
-    count_analysis_requests(page)
-    page.click("#analyze")
-    page.wait_for_selector("#analysis li", timeout=120_000)
-    text = page.locator("#analysis li").inner_text()
-    assert text.startswith("ada: ") and ("winnable" in text or "unknown" in text), text
-    # Asked again after every solver-busy, and no more once answered.
-    assert_asked_again_while_busy(page)
+    analysis_verdict(page, "#analyze", "#analysis")
     # Whatever this deal's verdict: a long winning line is shortened in the sentence and
     # folds away whole under a disclosure; a short one stays as it is.
     long_line = [f"t{i % 6}>f{i % 4}" for i in range(30)]
@@ -640,21 +640,11 @@ def test_the_replay_page_asks_for_the_analysis_until_the_solver_has_it(new_page)
     """The replay's "Where was the win lost?" retries a solver-busy reply like the result
     panel does, and lists the verdict."""
     page = new_page("ada")
-    rid = create_in_ui(page, "racing-aces", 1)
-    page.click("#ready-btn")
-    wait_board(page)
-    page.once("dialog", lambda d: d.accept())
-    page.click("#finish-btn")
-    page.wait_for_selector("#result-panel")
+    rid = finished_solo_race(page)
     page.click("#to-replay")
     page.wait_for_selector("#replay-page .replay-player .pile")
     assert page.evaluate("window.solrace.replayPage.id") == rid
-    count_analysis_requests(page)
-    page.click("#replay-analyze")
-    page.wait_for_selector("#replay-analysis li", timeout=120_000)
-    text = page.locator("#replay-analysis li").inner_text()
-    assert text.startswith("ada: ") and ("winnable" in text or "unknown" in text), text
-    assert_asked_again_while_busy(page)
+    analysis_verdict(page, "#replay-analyze", "#replay-analysis")
 
 
 def test_a_hint_in_a_solo_race_marks_its_move(new_page):
