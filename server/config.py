@@ -43,13 +43,16 @@ class Settings:
     redis_wait_replicas: int = field(
         default=0,
         metadata=_doc(
-            "acknowledge a move only once this many Redis replicas have it (WAIT); 0: as soon as the "
-            "primary has it (needs redis:// or redis+sentinel://)"
+            "acknowledge a move or a change of a race only once this many Redis replicas have it "
+            "(WAIT); 0: as soon as the primary has it (needs redis:// or redis+sentinel://)"
         ),
     )
     redis_wait_timeout_ms: int = field(
         default=1000,
-        metadata=_doc("how long a move waits for --redis-wait-replicas replicas before it fails (internal)"),
+        metadata=_doc(
+            "how long a move or race change waits for --redis-wait-replicas replicas before it fails "
+            "(internal)"
+        ),
     )
     static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
 

@@ -8,6 +8,7 @@ from typing import Any
 from redis.exceptions import NoScriptError
 
 from ..core import races as R
+from .failover import NotReplicated
 from .keys import (
     PUBLIC,
     TIMERS,
@@ -79,10 +80,35 @@ class RaceRecords(StorePart):
             args.append(len(pf))
             for k, v in pf.items():
                 args += [k, v]
-        reply = await COMMIT(self.redis, keys, args)
+        if self.settings.redis_wait_replicas and not self.cluster:
+            reply = await self._commit_replicated(keys, args)
+        else:
+            reply = await COMMIT(self.redis, keys, args)
         if reply[0] != b"ok":
             raise Conflict(f"race {rid} is at version {reply[1]}, not {old_ver}")
         return int(reply[1])
+
+    async def _commit_replicated(self, keys: list[str], args: list[Any]) -> Any:
+        """The commit, then `WAIT` on the same connection (WAIT covers that connection's
+        writes): with --redis-wait-replicas a race's changes (its creation, joins, start,
+        end) are acknowledged only once replicated, like its moves. Raises NotReplicated
+        when fewer replicas confirm in time: the change may be on the primary only."""
+        need, timeout_ms = self.settings.redis_wait_replicas, self.settings.redis_wait_timeout_ms
+        for _attempt in range(2):
+            pipe = self.redis.pipeline(transaction=False)
+            pipe.evalsha(COMMIT.sha, len(keys), *keys, *args)
+            pipe.execute_command("WAIT", need, timeout_ms)
+            reply, confirmed = await pipe.execute(raise_on_error=False)
+            if not isinstance(reply, NoScriptError):
+                break
+            await self.redis.script_load(COMMIT.source)  # Redis restarted: reload, then once more
+        if isinstance(reply, BaseException):
+            raise reply
+        if reply[0] == b"ok" and not (isinstance(confirmed, int) and confirmed >= need):
+            raise NotReplicated(
+                f"WAIT: {confirmed} of {need} replica(s) confirmed a race commit within {timeout_ms} ms"
+            )
+        return reply
 
     async def load_races(self, rids: list[str]) -> list[R.Race | None | BaseException]:
         """Several races at once (the race list): one pipeline, or one call per race in a cluster.

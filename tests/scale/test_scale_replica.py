@@ -104,7 +104,7 @@ async def test_acked_moves_survive_the_primarys_loss(procs, tmp_path, start_serv
     assert srv.alive()
 
 
-async def test_no_ack_for_a_move_the_replica_lacks(procs, tmp_path, start_server):
+async def test_no_ack_for_a_move_or_a_race_change_the_replica_lacks(procs, tmp_path, start_server):
     primary = RedisNode(procs, tmp_path / "primary").start()
     replica = replica_of(procs, tmp_path, primary)
     srv = start_server(
@@ -127,8 +127,18 @@ async def test_no_ack_for_a_move_the_replica_lacks(procs, tmp_path, start_server
                 assert exc.code == "internal", exc
             else:
                 raise AssertionError(f"acknowledged without the replica: {ack}")
+            # Nor is a change of a race's record (here a new race: its creation's commit).
+            try:
+                snap = await players[1].create("racing-aces", seats=2)
+            except client.ServerError as exc:
+                assert exc.code == "internal", exc
+            else:
+                raise AssertionError(f"a race created without the replica: {snap.race}")
         finally:
             os.killpg(replica.proc.pid, signal.SIGCONT)
+        # With the replica back, race changes are acknowledged again.
+        again = await players[1].create("racing-aces", seats=2)
+        assert again.race
         # Once the replica is back the same move number is acknowledged (a duplicate or applied once).
         after = await play(players[0], rid, 3)
         assert len(after.acks) == 3
