@@ -138,7 +138,7 @@ class Clock:
         t = transitions.end(race, now, logs)
         # A timer no later than the grace: if this process dies after the commit, a sweep
         # does the follow-up then (a race ended before its deadline would wait for it).
-        await store.schedule_ahead(race.race, now + AFTER_END_GRACE_MS)
+        await store.schedule_sooner(race.race, now + AFTER_END_GRACE_MS)
         await self._commit(race, t, now)
         svc.metrics.races_finished += 1
         await self._after_end(t.race, logs)

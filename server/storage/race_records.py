@@ -175,6 +175,11 @@ class RaceRecords(StorePart):
         """
         await self.redis.zadd(TIMERS, {rid: at}, lt=True)
 
+    async def schedule_sooner(self, rid: str, at: int) -> None:
+        """Move the race's stored timer to `at` if that is earlier; add none (a race whose
+        timer is gone has been followed up to its end by another process)."""
+        await self.redis.zadd(TIMERS, {rid: at}, xx=True, lt=True)
+
     async def scheduled_at(self, rid: str) -> int | None:
         """The race's stored timer (ms), or None."""
         at = await self.redis.zscore(TIMERS, rid)

@@ -166,6 +166,10 @@ async def test_a_process_dying_right_after_ending_a_race_leaves_its_follow_up_to
         await until(followed_up, what="seat freed, race unlisted, timer removed")
         await clock.tick(rid)  # and once done, a tick does nothing more
         assert hooked == [rid]
+        # A second process's end attempt that lost to this one must not bring the timer back
+        # (its follow-up would run again, with a warning, a grace later).
+        await svc.store.schedule_sooner(rid, 1)
+        assert await svc.store.scheduled_at(rid) is None
     finally:
         await r.aclose()
     await a.close()
