@@ -98,7 +98,16 @@ def click_move(page, move: str) -> None:
                 f"legal {page.evaluate('window.solrace.app.board.legal.from.size')} you {you(page)}"
             ) from exc
         page.click(f'#board .pile[data-pile="{dst}"]', position=pile_click_point(page, dst))
-    page.wait_for_function(f"window.solrace.app.you.n > {n0}")
+    try:
+        page.wait_for_function(f"window.solrace.app.you.n > {n0}")
+    except PlaywrightTimeout:
+        # Once under double load (not explained yet): say whether the click selected, sent or lost it.
+        state = page.evaluate(
+            """() => { const { app, conn } = window.solrace; const b = app.board;
+              return { conn: conn.status, busy: b.busy, sel: b.sel, pending: conn.pending.size,
+                       you: { n: app.you.n, status: app.you.status }, race: app.race.status }; }"""
+        )
+        raise AssertionError(f"{move}: not played within 30 s; the page had {state}") from None
 
 
 def pile_click_point(page, pile: str) -> dict:

@@ -79,36 +79,68 @@ def shown(find, what: str):
     return wait_until(located, what=what)
 
 
-def tap_ready(page) -> None:
-    """Tap "I'm ready" until the page knows the server has it. One tap under a doubly loaded
-    machine was lost (the race stayed in its lobby, no error shown); tapping again is safe:
-    while the page shows you not ready, the button asks for ready, never for not ready."""
-    ready = """() => { const { app } = window.solrace; const r = app.race;
-        return !!r && (r.status !== 'lobby' || r.players.some(p => p.player === app.me.player && p.ready)); }"""
-    for _ in range(3):
-        page.locator("#ready-btn").tap()
+# Under heavy load a tap is sometimes lost: once "I'm ready" (the race stayed in its lobby, no
+# error shown), once a card (never selected); probably the touch's end reached the busy page
+# late and the browser took the touch for a long press. A tap that changed nothing is tapped again.
+TAP_WAIT_MS = 10_000
+TAPS = 3
+
+
+def tap_until(page, locate, done: str, unchanged: str, what: str) -> None:
+    """Tap the element `locate()` returns (with the position to tap) until the JS `done`
+    holds; tap again only while the JS `unchanged` says the page is as before the tap."""
+    for _ in range(TAPS):
+        el, position = locate()
+        el.tap(position=position)
         try:
-            page.wait_for_function(ready, timeout=15000)
+            page.wait_for_function(done, timeout=TAP_WAIT_MS)
             return
         except PlaywrightTimeout:
-            continue
-    raise AssertionError("three taps on I'm ready, and the race never had me ready")
+            if not page.evaluate(unchanged):
+                raise AssertionError(f"a tap on {what} did something else") from None
+    raise AssertionError(f"{TAPS} taps on {what} changed nothing")
+
+
+def tap_ready(page) -> None:
+    """Tap "I'm ready" until the page knows the server has it (tapping again is safe: while
+    the page shows you not ready, the button asks for ready, never for not ready)."""
+    ready = """() => { const { app } = window.solrace; const r = app.race;
+        return !!r && (r.status !== 'lobby' || r.players.some(p => p.player === app.me.player && p.ready)); }"""
+    tap_until(page, lambda: (page.locator("#ready-btn"), None), ready, f"() => !({ready})()", "I'm ready")
 
 
 def select_and_drop(page, root: str, move: str, tap: bool = False) -> None:
     """Play a move on a board by clicking (or tapping) its card, then its destination."""
-    act = "tap" if tap else "click"
     if move == "draw":
-        getattr(page.locator(f'{root} .pile[data-pile="s"]'), act)()
+        pile = page.locator(f'{root} .pile[data-pile="s"]')
+        pile.tap() if tap else pile.click()
         return
     src, dst = move.split(">")
     k = int(src.split(":")[1]) if ":" in src else 1
     src = src.split(":")[0]
-    card, box = shown(lambda: board_card(page, root, src, k), f"card {k} of {src}")
-    getattr(card, act)(position={"x": box["width"] / 2, "y": 5})  # the strip left visible
-    page.wait_for_selector(f'{root} .pile[data-pile="{dst}"].target', timeout=DEADLINE * 1000)
-    target, box = shown(lambda: page.locator(f'{root} .pile[data-pile="{dst}"]'), f"pile {dst}")
-    getattr(target, act)(position={"x": box["width"] / 2, "y": min(box["height"] - 4, box["width"] * 0.7)})
+
+    def card():
+        el, box = shown(lambda: board_card(page, root, src, k), f"card {k} of {src}")
+        return el, {"x": box["width"] / 2, "y": 5}  # the strip left visible
+
+    def target():
+        el, box = shown(lambda: page.locator(f'{root} .pile[data-pile="{dst}"]'), f"pile {dst}")
+        return el, {"x": box["width"] / 2, "y": min(box["height"] - 4, box["width"] * 0.7)}
+
+    targeted = f"() => document.querySelector('{root} .pile[data-pile=\"{dst}\"].target') !== null"
+    selected = f"() => document.querySelector('{root} .selected') !== null"
+    if not tap:
+        el, position = card()
+        el.click(position=position)
+        page.wait_for_selector(f'{root} .pile[data-pile="{dst}"].target', timeout=DEADLINE * 1000)
+        el, position = target()
+        el.click(position=position)
+        return
+    tap_until(page, card, targeted, f"() => !({selected})()", f"card {k} of {src}")
+    # Played: the selection and its targets are gone.
+    tap_until(
+        page, target, f"() => !({targeted})()", f"() => ({targeted})() && ({selected})()", f"pile {dst}"
+    )
 
 
 # ----------------------------------------------------------------------------- rules engine
