@@ -233,7 +233,8 @@ async def test_full_disk_loses_no_ack(procs, tmp_path, small_disk):
     outages = len(re.findall(r"private redis-server .*; restarting it", during))
     assert 1 <= outages <= 3, during
     kinds = Counter(_line_kind(line) for line in _outage_lines(during))
-    assert all(n <= outages for n in kinds.values()), (kinds, during)
+    # A string message, so that pytest prints the whole log (a tuple's repr is cut at ~240 characters).
+    assert all(n <= outages for n in kinds.values()), f"{outages} outage(s), {dict(kinds)}\n{during}"
 
 
 def _redis_child(server: Server) -> int:
