@@ -58,6 +58,15 @@ def no_sideways_scroll(page, width: int) -> None:
     assert right <= width + 0.5, right
 
 
+def labels_whole(page, root: str) -> None:
+    """Every pile label under `root` is whole (Fours Up's "WASTE" above its one-card pile once
+    read "WAS…" at 360 px, and "STOCK" on the smaller spectator and replay boards "STO…")."""
+    clipped = page.evaluate(
+        f"[...document.querySelectorAll('{root} .glabel')].filter(e => e.scrollWidth > e.clientWidth).map(e => e.textContent)"
+    )
+    assert clipped == [], (root, clipped)
+
+
 def board_card(page, root: str, pile: str, k: int = 1):
     """The card at the bottom of the top `k` cards of a pile."""
     cards = page.locator(f'{root} .pile[data-pile="{pile}"] .card:not(.under)')
@@ -235,11 +244,7 @@ def test_phone_board_first_and_fits(phone, game):
     assert board["y"] < 200, board  # only the header and the clock above it
     assert page.locator("#clock-mini").is_visible()
     no_sideways_scroll(page, PHONE["width"])
-    # every pile label is whole (Fours Up's "WASTE" above its one-card pile once read "WAS…")
-    clipped = page.evaluate(
-        "[...document.querySelectorAll('#board .glabel')].filter(e => e.scrollWidth > e.clientWidth).map(e => e.textContent)"
-    )
-    assert clipped == [], clipped
+    labels_whole(page, "#board")
     assert page.evaluate("getComputedStyle(document.querySelector('#board')).touchAction") == "none"
     shot(page, f"phone360-{game}")
     # tap-tap plays
@@ -521,6 +526,7 @@ def test_phone_pages_fit(phone, make_bot):
     page.wait_for_selector("#boards .spec-board .pile")
     no_sideways_scroll(page, PHONE["width"])
     assert page.locator("#boards").bounding_box()["y"] < page.locator(".side").bounding_box()["y"]
+    labels_whole(page, "#boards")
     shot(page, "phone360-watch", full_page=True)
     page.goto(page.url.split("#")[0] + "#daily=double-aces-and-kings")
     page.wait_for_selector("#daily-info")
@@ -538,6 +544,7 @@ def test_phone_pages_fit(phone, make_bot):
     no_sideways_scroll(page, PHONE["width"])
     page.locator("#replay-last").tap()
     page.wait_for_function("window.solrace.replayPage.step === window.solrace.replayPage.data.events.length")
+    labels_whole(page, "#replay-page")
     shot(page, "phone360-replay", full_page=True)
 
 
