@@ -107,7 +107,13 @@ def tap_until(page, locate, done: str, unchanged: str, what: str) -> None:
         except PlaywrightTimeout:
             if not page.evaluate(unchanged):
                 raise AssertionError(f"a tap on {what} did something else") from None
-    raise AssertionError(f"{TAPS} taps on {what} changed nothing")
+    state = page.evaluate(
+        """() => { const { app, conn } = window.solrace; const b = app.board, r = app.race;
+          return { conn: conn.status, race: r && r.status, me: r && (r.players.find(p => p.player === app.me.player) || {}).status,
+                   you: app.you && { n: app.you.n, status: app.you.status, legal: (app.you.legal || []).length },
+                   board: b && { busy: b.busy, sel: b.sel, from: b.legal.from.size }, scrollY: window.scrollY }; }"""
+    )
+    raise AssertionError(f"{TAPS} taps on {what} changed nothing; the page had {state}")
 
 
 def tap_ready(page) -> None:
