@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from redis.exceptions import NoScriptError
-
 from ..core import races as R
 from .failover import NotReplicated
 from .keys import (
@@ -21,7 +19,7 @@ from .keys import (
 )
 from .parts import StorePart
 from .records import race_fields, race_from_load
-from .scripts import COMMIT, LOAD
+from .scripts import COMMIT, LOAD, pipelined
 
 
 class Conflict(Exception):
@@ -94,14 +92,12 @@ class RaceRecords(StorePart):
         end) are acknowledged only once replicated, like its moves. Raises NotReplicated
         when fewer replicas confirm in time: the change may be on the primary only."""
         need, timeout_ms = self.settings.redis_wait_replicas, self.settings.redis_wait_timeout_ms
-        for _attempt in range(2):
-            pipe = self.redis.pipeline(transaction=False)
+
+        def build(pipe: Any) -> None:
             pipe.evalsha(COMMIT.sha, len(keys), *keys, *args)
             pipe.execute_command("WAIT", need, timeout_ms)
-            reply, confirmed = await pipe.execute(raise_on_error=False)
-            if not isinstance(reply, NoScriptError):
-                break
-            await self.redis.script_load(COMMIT.source)  # Redis restarted: reload, then once more
+
+        reply, confirmed = await pipelined(self.redis, COMMIT, build)
         if isinstance(reply, BaseException):
             raise reply
         if reply[0] == b"ok" and not (isinstance(confirmed, int) and confirmed >= need):
@@ -122,14 +118,12 @@ class RaceRecords(StorePart):
                 return_exceptions=True,
             )
         else:
-            for _attempt in range(2):
-                pipe = self.redis.pipeline(transaction=False)
+
+            def build(pipe: Any) -> None:
                 for rid in rids:
                     pipe.evalsha(LOAD.sha, 1, race_key(rid), player_key(rid, ""))
-                replies = await pipe.execute(raise_on_error=False)
-                if not any(isinstance(r, NoScriptError) for r in replies):
-                    break
-                await self.redis.script_load(LOAD.source)  # Redis restarted: reload, then once more
+
+            replies = await pipelined(self.redis, LOAD, build)
         return [reply if isinstance(reply, BaseException) else race_from_load(reply)[1] for reply in replies]
 
     async def race_counts(self) -> dict[str, int]:

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +33,20 @@ class Script:
             return await r.evalsha(self.sha, len(keys), *keys, *args)
         except NoScriptError:
             return await r.eval(self.source, len(keys), *keys, *args)
+
+
+async def pipelined(r: aioredis.Redis, script: Script, build: Callable[[Any], None]) -> list[Any]:
+    """The replies (errors as exceptions) of one pipeline that `build` fills with its EVALSHAs
+    of `script` and other commands; sent once more, after loading the script, when Redis had
+    lost it (a restart)."""
+    for _attempt in range(2):
+        pipe = r.pipeline(transaction=False)
+        build(pipe)
+        replies: list[Any] = await pipe.execute(raise_on_error=False)
+        if not any(isinstance(reply, NoScriptError) for reply in replies):
+            break
+        await r.script_load(script.source)
+    return replies
 
 
 MOVE = Script("move")

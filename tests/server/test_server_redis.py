@@ -192,6 +192,12 @@ async def test_noscript_reload(server):
     assert ack["t"] == "ack" and ack["n"] == 2
     snap = await a.request("create", game="fours-up")  # commit script, via redis-py
     assert snap["t"] == "race"
+    # ...and the load script in a pipeline (the race list's several races at once)
+    r = aioredis.Redis.from_url(server.settings.redis)
+    await r.script_flush()
+    await r.aclose()
+    loaded = await server.service.store.load_races([rid, snap["race"]])
+    assert [race.race for race in loaded] == [rid, snap["race"]]
     await a.close()
 
 
