@@ -173,6 +173,9 @@ class Service:
     async def unspectate(self, s: Session, rid: str) -> None:
         await self.watch.unspectate_race(s, rid)
 
+    def drop_seated_spectators(self, room: Room[Session], pids: list[str]) -> None:
+        self.watch.drop_seated(room, pids)
+
     @staticmethod
     def _send_each(sessions: Iterable[Session], frame: bytes) -> None:
         for s in sessions:
@@ -222,6 +225,7 @@ class Service:
         room = self.ensure_room(race)
         room.members.setdefault(s.player, set()).add(s)
         s.races.add(race.race)
+        self.watch.drop_seated(room, [s.player])
 
     def remove_member(self, s: Session, rid: str) -> None:
         s.races.discard(rid)

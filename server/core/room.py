@@ -34,7 +34,10 @@ from protocol.messages import PlayerStatus, RaceStatus
 
 
 class Member(Protocol):
-    """What a room needs of a local connection: where its frames go."""
+    """What a room needs of a local connection: whose it is, and where its frames go."""
+
+    @property
+    def player(self) -> str: ...
 
     def send(self, frame: bytes) -> None: ...
 
@@ -131,6 +134,19 @@ def send_progress(room: Room[M], frame: bytes, mover: str | None) -> None:
                 c.send(frame)
     for c in room.spectators:
         c.send(frame)
+
+
+def seated_spectators(room: Room[M], pids: list[str]) -> list[M]:
+    """The spectators whose player has a seat among `pids`: they must stop watching.
+
+    A player may watch a race and then join it (on that connection or another).
+    Watching would then show them the other players' boards, that is their own
+    deal's stock and face-down cards, and hand them every event twice.
+    """
+    if not room.spectators:
+        return []
+    seated = set(pids)
+    return [c for c in room.spectators if c.player in seated]
 
 
 def everyone(room: Room[M]) -> Iterator[M]:

@@ -126,14 +126,18 @@ class Fanout:
         if what is Delivery.PROGRESS:
             rooms.send_progress(room, data, rooms.progress_mover(head.player, head.status))
             return
+        snap = _snap.decode(data) if what is Delivery.SNAPSHOT else None
+        pids = [p.player for p in snap.players] if snap is not None else []
+        if snap is not None:
+            # A spectator who just took a seat stops watching before anything more goes out.
+            self.svc.drop_seated_spectators(room, pids)
         for c in list(rooms.everyone(room)):
             c.send(data)
-        if what is Delivery.SNAPSHOT:
-            snap = _snap.decode(data)
-            pids = [p.player for p in snap.players]
+        if snap is not None:
             if rooms.apply_snapshot(room, snap.status, snap.ver, pids, snap.starts_at, snap.deadline):
                 self._send_start(room, snap)
             self.svc.arm_timer(room)
+            self.svc.drop_room_if_idle(room)  # its only spectators took seats elsewhere
         elif what is Delivery.END:
             self._close(room)
 

@@ -10,6 +10,7 @@ from protocol.messages import ErrorCode, RaceStatus
 
 from ..core import privacy
 from ..core import races as R
+from ..core import room as rooms
 from ..core import spectators as boards
 from ..core.checks import no_such_race
 from ..core.race_list import race_list
@@ -93,7 +94,24 @@ class Watch:
             race.spectators += 1
             if room.boards_frame is not None:
                 svc.spawn(self._late_boards(s, room))
+            # A join of this player that this process saw while the race was loading.
+            self.drop_seated(room, room.pids)
+            svc.drop_room_if_idle(room)
         return snapshot_reply(msg, race)
+
+    def drop_seated(self, room: Room[Session], pids: list[str]) -> None:
+        """Stop the watching of every spectator here who has a seat among `pids`
+        (a player who watched a race, then joined it: see `rooms.seated_spectators`)."""
+        for c in rooms.seated_spectators(room, pids):
+            room.spectators.discard(c)
+            c.spectating.discard(room.rid)
+            self.svc.spawn(self._count_out(room.rid))
+
+    async def _count_out(self, rid: str) -> None:
+        try:
+            await self.svc.store.spectators(rid, -1)
+        except Exception as exc:
+            self.svc.failed("could not count a spectator out", exc)
 
     async def _late_boards(self, s: Session, room: Room[Session]) -> None:
         await asyncio.sleep(0)  # after the snapshot reply
@@ -112,10 +130,7 @@ class Watch:
         if room is not None:
             room.spectators.discard(s)
             self.svc.drop_room_if_idle(room)
-        try:
-            await self.svc.store.spectators(rid, -1)
-        except Exception as exc:
-            self.svc.failed("could not count a spectator out", exc)
+        await self._count_out(rid)
 
     async def boards_loop(self) -> None:
         """Every SPECTATOR_FLUSH: sample the boards of watched running races; show them after the delay."""

@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import time
 
+import msgpack
 from test_server_race import make_race, play
+from waiting import until
 from wsclient import player
 
 from protocol import rules
@@ -136,3 +138,58 @@ async def test_spectator_boards_show_nothing_newer_than_their_at(make_server):
     assert shown >= 4
     for x in (c, d, eve):
         await x.close()
+
+
+async def test_a_spectator_who_takes_a_seat_stops_watching(make_server):
+    """Watching a race, then joining it, must not keep the boards coming: every board
+    of the same deal shows the joiner's own stock and face-down cards. Neither on the
+    joining connection, nor on the player's other connections, here or on another
+    process (which learns of the join from the race's snapshot on the bus)."""
+    fast = {"spectator_delay_ms": 0, "spectator_flush_ms": 20}
+    here = await make_server(**fast)
+    there = await make_server(**fast)
+    from wsclient import Raw
+
+    a = await player(here.ws_url, "ada")
+    b = await player(here.ws_url, "bob")
+    b_there = await Raw.open(there.ws_url)
+    await b_there.hello(token=b.token)
+    eve = await player(there.ws_url, "eve")
+    rid = (await a.request("create", game="racing-aces", seats=2, time_limit_s=60))["race"]
+    for watcher in (b, b_there, eve):
+        assert (await watcher.request("spectate", race=rid))["t"] == "race"
+    assert (await b.request("join", race=rid))["t"] == "race"
+    for p in (a, b):
+        assert (await p.request("ready", race=rid))["t"] == "race"
+    for p in (a, b):
+        await p.wait(lambda m: m.get("t") == "start" and m["race"] == rid)
+    acks = await play(a, rid, ["draw", "draw", "draw"])
+    # eve, a true spectator on the other process, sees the boards after all three draws...
+    await eve.wait(lambda m: m.get("t") == "boards" and any(x["n"] == 3 for x in m["boards"]))
+    # ...and bob's connections, by then, have had every event of it
+    await b.wait(lambda m: m.get("t") == "progress" and m["ver"] == acks[-1]["ver"])
+    for conn in (b, b_there):
+        got = [msgpack.unpackb(f) for f in conn.frames]
+        assert not [x for x in got if x.get("t") == "boards"], "a seated player got the boards"
+        versions = [x["ver"] for x in got if x.get("t") in ("progress", "race") and "rid" not in x]
+        assert len(versions) == len(set(versions)), f"events twice: {versions}"
+    assert app_spectators(here, rid) == 0 and app_spectators(there, rid) == 1
+    # his other connection watches no more; the race's spectators are eve alone
+    assert rid not in next(iter(there.service.players[b.player])).spectating
+
+    async def counted() -> int:
+        listing = await eve.request("races")
+        return next(x for x in listing["races"] if x["race"] == rid)["spectators"]
+
+    await until(lambda: _is(counted(), 1), what="bob's two watchings counted out")
+    for x in (a, b, b_there, eve):
+        await x.close()
+
+
+async def _is(value, expected) -> bool:
+    return await value == expected
+
+
+def app_spectators(app, rid: str) -> int:
+    room = app.service.local.get(rid)
+    return len(room.spectators) if room is not None else 0

@@ -7,8 +7,9 @@ from server.core.room import Delivery, Room
 
 
 class Sink:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, player: str = "") -> None:
         self.name = name
+        self.player = player or name[:1]
         self.frames: list[bytes] = []
 
     def send(self, frame: bytes) -> None:
@@ -83,3 +84,13 @@ def test_a_loaded_race_updates_the_room_only_when_newer():
     assert room.status == "running" and room.pids == ["a", "b"]
     rooms.update(room, "finished", 6, ["a"], None, None)
     assert room.status == "finished" and room.pids == ["a"]
+
+
+def test_a_spectator_who_takes_a_seat_is_found():
+    room = make_room()
+    a_watching, c_watching, c_other = Sink("a-w", "a"), Sink("c-w", "c"), Sink("c-2", "c")
+    room.spectators = {a_watching, c_watching, c_other}
+    assert set(rooms.seated_spectators(room, room.pids)) == {a_watching}
+    assert set(rooms.seated_spectators(room, ["a", "b", "c"])) == {a_watching, c_watching, c_other}
+    room.spectators = set()
+    assert rooms.seated_spectators(room, ["a"]) == []
