@@ -20,7 +20,7 @@ Layout: `types` (the Structs and the two unions), `codec` (decode/encode and
 limits with their defaults).
 """
 
-from .codec import ProtocolError, decode_client, decode_server, encode, encode_into
+from .codec import ProtocolError, decode_client, decode_server, encode, encode_into, probe_rid
 from .constants import (
     DEFAULT_LIMITS,
     DEFAULT_SEATS,
@@ -178,6 +178,7 @@ __all__ = [
     "DEFAULT_TIME_LIMIT_S",
     "encode",
     "encode_into",
+    "probe_rid",
     "End",
     "Error",
     "ErrorCode",

@@ -124,7 +124,8 @@ class _RidProbe(msgspec.Struct):
 _rid_decoder = msgspec.msgpack.Decoder(_RidProbe)
 
 
-def _probe_rid(frame: Any) -> int | None:
+def probe_rid(frame: Any) -> int | None:
+    """The `rid` of a frame, if it has a valid one, whatever else is wrong with it."""
     try:
         rid = _rid_decoder.decode(frame).rid
     except Exception:
@@ -163,7 +164,7 @@ def _classify(frame: Any, text: str) -> ProtocolError:
         return ProtocolError(ErrorCode.BAD_FRAME, f"a frame must be one MessagePack map: {text}")
     if at is not None and path == "key":
         return ProtocolError(ErrorCode.BAD_FRAME, "map keys must be strings")
-    rid = _probe_rid(frame)
+    rid = probe_rid(frame)
     field: str | None = None
     if path is not None:
         m = _TOP_FIELD.match(path)

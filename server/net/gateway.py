@@ -192,12 +192,8 @@ class Gateway:
 
     def _limited(self, link: Inbound, wait_ms: float, frame: bytes | str) -> None:
         conn = link.conn
-        rid = None
-        if isinstance(frame, bytes):
-            try:
-                rid = m.decode_client(frame).rid
-            except Exception:
-                pass
+        # Only the rid is read (docs/protocol.md §6): whatever else is wrong with the frame.
+        rid = m.probe_rid(frame) if isinstance(frame, bytes) else None
         self._error(
             conn,
             rid,
@@ -205,7 +201,7 @@ class Gateway:
             "message credits exhausted; the message was dropped",
             retry_ms=int(wait_ms) + 1,
         )
-        if link.rate.limited > self.settings.rate_close:
+        if link.rate.limited >= self.settings.rate_close:
             conn.abort(CloseCode.POLICY, "rate limit abused")
 
     # --- inbound: each frame handled as it is parsed, in order ---------------------------------

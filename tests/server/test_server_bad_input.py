@@ -223,6 +223,31 @@ async def test_rate_limit(make_server):
     await still_serves(app.ws_url)
 
 
+async def test_rate_close_counts_exactly_and_a_dropped_frame_keeps_its_rid(make_server):
+    """RATE_CLOSE rate-limited messages in a row, then the close (docs/protocol.md §7); each
+    gets its rid even when the frame is otherwise malformed (only the rid is read, §6)."""
+    app = await make_server(rate=1, burst=2, rate_close=5)
+    a = await player(app.ws_url, "ada")  # hello spent one credit
+    kinds = [
+        {"t": "ping", "zz": 1},  # an unknown field
+        {"t": "nope"},  # an unknown type
+        {},  # no type at all
+        {"t": "ping"},
+    ]
+    for i in range(12):  # a credit that comes back meanwhile only restarts the count
+        await a.send({**kinds[i % 4], "rid": 7000 + i})
+    await asyncio.wait_for(a.reader, DEADLINE)
+    assert a.closed == 1008
+    got = [msgpack.unpackb(f) for f in a.frames[1:]]  # after the welcome
+    run = 0
+    while run < len(got) and got[-1 - run].get("code") == "rate-limited":
+        run += 1
+    assert run == 5, got
+    rids = [x.get("rid") for x in got[-5:]]
+    assert rids == list(range(rids[0], rids[0] + 5)) and rids[0] is not None, got
+    await still_serves(app.ws_url)
+
+
 async def test_connections_per_address(make_server):
     app = await make_server(max_conn_per_addr=2)
     a = await player(app.ws_url, "a")
