@@ -305,6 +305,7 @@ class Settings:
             raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
         if self.hint_wait_s <= 0 or self.analysis_wait_s <= 0:
             raise ValueError("--hint-wait-s and --analysis-wait-s must be more than 0")
+        self._check_wire_bounds()
         if self.redis_fsync not in ("always", "everysec", "no"):
             raise ValueError(f"--redis-fsync must be always, everysec or no, not {self.redis_fsync!r}")
         if self.arena_schedule.strip() not in ("", "off"):
@@ -313,6 +314,30 @@ class Settings:
             from .handlers.arena_loop import schedule
 
             schedule(self.arena_schedule, list(GAMES))  # ValueError naming the setting
+
+    def _check_wire_bounds(self) -> None:
+        """The limits that bound a request's fields may only narrow the wire format's bounds
+        (docs/protocol.md §7), and the defaults a request falls back on must lie within
+        them: `welcome.limits` then says exactly what is accepted."""
+        from protocol import messages as m
+
+        if not 1 <= self.max_name <= m.MAX_NAME:
+            raise ValueError(
+                f"--max-name must be 1 to {m.MAX_NAME} (the wire format's bound), not {self.max_name}"
+            )
+        if not m.DEFAULT_SEATS <= self.max_seats <= m.MAX_SEATS:
+            raise ValueError(
+                f"--max-seats must be {m.DEFAULT_SEATS} (the default of create and quick) to {m.MAX_SEATS}"
+                f" (the wire format's bound), not {self.max_seats}"
+            )
+        least, most = self.time_limit_min_s, self.time_limit_max_s
+        if not m.MIN_TIME_LIMIT_S <= least <= most <= m.MAX_TIME_LIMIT_S:
+            raise ValueError(
+                f"--time-limit-min-s and --time-limit-max-s must lie within {m.MIN_TIME_LIMIT_S}..{m.MAX_TIME_LIMIT_S} s"
+                f" (the wire format's bounds), the least first, not {least}..{most}"
+            )
+        if not least <= self.time_limit_s <= most:
+            raise ValueError(f"--time-limit-s must lie within {least}..{most} s, not {self.time_limit_s}")
 
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""

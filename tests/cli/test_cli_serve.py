@@ -93,3 +93,33 @@ def test_a_bad_environment_value_is_one_line(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert error_line(done.stderr) == "solrace serve: SOLRACE_PORT='eighty' is not an integer"
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--max-name", "30"], "--max-name must be 1 to 24 (the wire format's bound), not 30"),
+        (
+            ["--max-seats", "12"],
+            "--max-seats must be 2 (the default of create and quick) to 8 (the wire format's bound), not 12",
+        ),
+        (
+            ["--max-seats", "1"],
+            "--max-seats must be 2 (the default of create and quick) to 8 (the wire format's bound), not 1",
+        ),
+        (
+            ["--time-limit-max-s", "9000"],
+            "--time-limit-min-s and --time-limit-max-s must lie within 30..7200 s"
+            " (the wire format's bounds), the least first, not 30..9000",
+        ),
+        (["--time-limit-max-s", "300"], "--time-limit-s must lie within 30..300 s, not 600"),
+    ],
+)
+def test_limits_that_widen_the_wire_bounds_or_miss_their_default_are_refused(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    """welcome.limits must say what is accepted (docs/protocol.md §7): a limit only narrows
+    the wire format's bounds, and a request that leaves the field out must still pass."""
+    done = serve(*flags, "--data", str(tmp_path / "data"))
+    assert done.returncode == 2
+    assert error_line(done.stderr) == f"solrace serve: {message}"
