@@ -58,6 +58,11 @@ class Play:
         try:
             res = e.game.apply(msg.move)
         except rules.IllegalMove as exc:
+            if self._past_deadline(msg.race):  # race-not-running comes first (docs/protocol.md §6)
+                self._refused(ErrorCode.RACE_NOT_RUNNING)
+                code = ErrorCode.RACE_NOT_RUNNING
+                s.send(encode(m.Error(rid=msg.rid, code=code, message=core.MESSAGES[code])))
+                return None
             self.svc.metrics.moves_refused[exc.code] += 1
             s.send(
                 encode(m.Error(rid=msg.rid, code=ErrorCode.ILLEGAL_MOVE, message=str(exc), reason=exc.code))
@@ -186,8 +191,7 @@ class Play:
                 self._refused(exc.code)
                 raise
             svc.games[key] = e
-        room = svc.local.get(rid)
-        past_deadline = room is not None and room.deadline is not None and svc.now_ms() >= room.deadline
+        past_deadline = self._past_deadline(rid)
         step = core.slow_step(e, msg.n, msg.move, past_deadline)
         if step is Step.REACK:
             # A retried duplicate: Redis re-acks it with the race's current version.
@@ -208,9 +212,21 @@ class Play:
         try:
             res = e.game.apply(msg.move)
         except rules.IllegalMove as exc:
+            if past_deadline:
+                self._refused(ErrorCode.RACE_NOT_RUNNING)
+                raise RaceError(
+                    ErrorCode.RACE_NOT_RUNNING, core.MESSAGES[ErrorCode.RACE_NOT_RUNNING]
+                ) from None
             self._refused(exc.code)
             raise RaceError(ErrorCode.ILLEGAL_MOVE, str(exc), reason=exc.code) from None
         self._send_move(s, msg, e, res, t0)
+
+    def _past_deadline(self, rid: str) -> bool:
+        """The race's time is up by this process's clock, though its end may not be stored yet:
+        a move is then refused with race-not-running, even an illegal one. (A legal one goes to
+        Redis, whose clock decides.)"""
+        room = self.svc.local.get(rid)
+        return room is not None and room.deadline is not None and self.svc.now_ms() >= room.deadline
 
     async def finish(self, s: Session, msg: m.Finish) -> None:
         svc = self.svc

@@ -75,3 +75,21 @@ async def test_race_not_running_comes_before_game_over(server):
         assert code(await c.request("finish", race=rid)) == "race-not-running"
     for c in (ada, bob, cyd):
         await c.close()
+
+
+async def test_race_not_running_comes_before_illegal_move_once_the_time_is_up(server):
+    """Past the deadline by the process's clock, before the race's end is stored, an illegal
+    move is answered race-not-running, as it will be once the end is stored: on the hot path
+    (the game cached) and on the slow one (reloaded)."""
+    url = server.ws_url
+    ada, bob = await player(url, "ada"), await player(url, "bob")
+    rid = await make_race(server, [ada, bob], "fours-up")
+    svc = server.service
+    assert code(await ada.request("move", race=rid, n=0, move="t1>t1")) == "illegal-move"
+    room = svc.local[rid]
+    room.deadline = svc.now_ms() - 1  # this process's view: the time is up; Redis' still runs
+    assert code(await ada.request("move", race=rid, n=0, move="t1>t1")) == "race-not-running"
+    del svc.games[(rid, ada.player)]  # the slow path
+    assert code(await ada.request("move", race=rid, n=0, move="t1>t1")) == "race-not-running"
+    for c in (ada, bob):
+        await c.close()
