@@ -157,6 +157,8 @@ def set_ready(race: Race, player: str, ready: bool, now: int, countdown_ms: int)
         raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
     if race.status != LOBBY:
         raise RaceError(ErrorCode.RACE_STARTED, "the race has already started")
+    if p.ready == ready:
+        return race  # nothing changes: no new version, no event
     r = race.copy()
     p = r.seat_of(player)
     assert p is not None

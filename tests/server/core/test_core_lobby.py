@@ -16,6 +16,13 @@ def test_a_no_op_change_writes_nothing():
     seated_again = R.join(r, "p1", "ada")  # p1 holds a seat already: no change
     assert lobby_commit(r, seated_again, 2000, LOBBY_TTL_S, FINISHED_TTL_S) is None
     assert r.ver == 1
+    # a ready (or not ready) that the player already is: no new version, no event
+    assert lobby_commit(r, R.set_ready(r, "p1", False, 2000, 100), 2000, LOBBY_TTL_S, FINISHED_TTL_S) is None
+    ready = R.set_ready(r, "p1", True, 2000, 100)
+    assert (
+        lobby_commit(ready, R.set_ready(ready, "p1", True, 2000, 100), 2000, LOBBY_TTL_S, FINISHED_TTL_S)
+        is None
+    )
 
 
 def test_a_change_bumps_the_version_and_publishes_the_snapshot():
