@@ -49,6 +49,7 @@ class Session:
         "races",
         "spectating",
         "quick",
+        "guest_token",
         "__weakref__",
     )
 
@@ -68,6 +69,7 @@ class Session:
         self.races: set[str] = set()  # races where this connection receives member events
         self.spectating: set[str] = set()
         self.quick: set[tuple[str, int]] = set()  # (game, seats) queues joined
+        self.guest_token: str | None = None  # the guest session token of its hello (None: an account's)
 
     @property
     def player(self) -> str:

@@ -123,7 +123,14 @@ class AccountHandlers:
             return Resumed(sess.player, sess.name, None, True)
         found = await self._resume_guest(s, token, name)
         if found is not None and found.account:
-            return None  # claimed: only the account's own sessions resume it now
+            # Claimed: only the account's own sessions resume it now. A guest token that
+            # outlived its claim (claims before tokens were ended) has just renamed the
+            # account and cut its records' life to a guest's: end it, and undo both.
+            await self.svc.store.sessions.end_session(token)
+            acct = await self.accounts.account(found.player)
+            if acct is not None:
+                await self.svc.store.touch_player(acct.player, acct.name)
+            return None
         return found
 
     async def account_of(self, s: Session) -> LoggedIn:
@@ -147,6 +154,10 @@ class AccountHandlers:
             other.name = login.name
         self.logged_in[s] = LoggedIn(login.player, login.name, sess.session, login.token)
         await self.svc.store.touch_player(login.player, login.name)
+        if s.guest_token is not None:  # the guest's token resumes nothing from now on
+            await self.svc.store.sessions.end_session(s.guest_token)
+            for other in self.svc.players.get(s.player, ()):
+                other.guest_token = None
         return m.Account(rid=msg.rid, player=login.player, name=login.name, token=login.token)
 
     async def login(self, s: Session, msg: m.Login) -> m.Account:

@@ -41,6 +41,8 @@ class SessionHandlers:
                 raise hello_rules.unknown_token()
             pid, name, seats = found.player, found.name, found.seats
             token = plan.resume
+            if not found.account:
+                s.guest_token = token
         else:
             if plan.count_new:
                 wait_ms = await svc.store.sessions.admit_new(s.addr)
@@ -48,6 +50,7 @@ class SessionHandlers:
                     raise hello_rules.too_many_new_sessions(wait_ms)
             name = hello_rules.new_session_name(msg.name, secrets.token_hex(2))
             pid, token = await svc.store.sessions.new_session(name)
+            s.guest_token = token
         s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
         svc.bus.subscribe(keys.player_channel(pid))

@@ -159,6 +159,10 @@ class Sessions:
             pid_s, text_or_none(stored) or name or "player", sorted(r.decode() for r in rids), account
         )
 
+    async def end_session(self, token: str) -> None:
+        """The guest session of `token` is over (its player became an account)."""
+        await self._batch([(session_key(token), ["DEL", session_key(token)])])
+
     async def _batch(self, cmds: list[tuple[str, list[Any]]]) -> list[Any]:
         """(routing key, command) pairs sent together on the pipelined connection; their replies in order.
 

@@ -6,10 +6,13 @@ import asyncio
 from typing import Any
 
 import pytest
+import redis.asyncio as aioredis
 from wsclient import Raw, player
 
+from server import storage as S
 from server.ratings import NEW, Entrant, rate_race
 from server.ratings.rating import MODEL
+from server.storage.keys import session_key
 
 GAME = "racing-aces"
 CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
@@ -69,9 +72,17 @@ async def test_claim_keeps_the_player_and_retires_the_guest_token(app):
 
     # The guest's token no longer resumes the account; the account's does, with its history.
     stale = await Raw.open(url)
-    err = await stale.request("hello", v=1, token=guest_token)
+    err = await stale.request("hello", v=1, token=guest_token, name="EVIL")
     assert err["t"] == "error" and err["code"] == "bad-token"
     await stale.close()
+    # ...and a refused hello changes nothing: not the account's name, nor its records' life.
+    r = aioredis.Redis.from_url(app.settings.redis)
+    try:
+        assert not await r.exists(session_key(guest_token))  # the claim ended it
+        assert await r.hget(S.profile_key(pid), "name") == b"ada"
+        assert await r.ttl(S.profile_key(pid)) > app.settings.fresh_session_ttl_s
+    finally:
+        await r.aclose()
     c = await Raw.open(url)
     w = await c.hello(token=acct["token"])
     assert w["player"] == pid and w["name"] == "ada" and rid in w["races"]
@@ -82,6 +93,29 @@ async def test_claim_keeps_the_player_and_retires_the_guest_token(app):
     assert (await other.request("claim", name="a", password="another one"))["code"] == "bad-name"
     assert (await other.request("claim", name="bob", password="short"))["code"] == "bad-password"
     await asyncio.gather(c.close(), other.close())
+
+
+async def test_a_guest_token_that_outlived_its_claim_is_ended_and_its_harm_undone(app):
+    """A claim made before claims ended the guest's token left it in Redis: its hello
+    renamed the account and cut its profile's life to a fresh guest's before the
+    bad-token. It is now ended there, and the account's name and records' life restored."""
+    url = app.ws_url
+    guest = await player(url, "ada")
+    pid, guest_token = guest.player, guest.token
+    r = aioredis.Redis.from_url(app.settings.redis)
+    try:
+        kept = await r.get(session_key(guest_token))
+        assert (await guest.request("claim", name="ada", password="correct horse"))["t"] == "account"
+        await r.set(session_key(guest_token), kept, ex=3600)  # as an older claim left it
+        stale = await Raw.open(url)
+        err = await stale.request("hello", v=1, token=guest_token, name="EVIL")
+        assert err["code"] == "bad-token"
+        assert not await r.exists(session_key(guest_token))
+        assert await r.hget(S.profile_key(pid), "name") == b"ada"
+        assert await r.ttl(S.profile_key(pid)) > app.settings.fresh_session_ttl_s
+    finally:
+        await r.aclose()
+    await asyncio.gather(guest.close(), stale.close())
 
 
 async def test_login_from_a_second_connection_logout_and_password(app):
