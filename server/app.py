@@ -119,6 +119,11 @@ class App:
         host = self.settings.host
         return f"[{host}]" if ":" in host else host
 
+    def stop_accepting(self) -> None:
+        """The first step of a graceful stop, at once (docs/operations.md §8)."""
+        if self.gateway is not None:
+            self.gateway.stop_accepting()
+
     async def stop(self) -> None:
         if self.supervisor is not None:
             await self.supervisor.stop()

@@ -47,6 +47,7 @@ async def serve(settings: Settings) -> None:
         await stop.wait()
         logging.getLogger("solrace").info("shutting down")
     finally:
+        app.stop_accepting()  # at once: the bot workers may take seconds to stop
         if workers is not None:
             await workers.stop()
         await app.stop()

@@ -366,12 +366,18 @@ class Gateway:
             link.timer.cancel()
             link.timer = None
 
+    def stop_accepting(self) -> None:
+        """Close the listening socket (new connections go to the other processes);
+        open connections keep going."""
+        if self.server is not None:
+            self.server.server.close()
+
     async def close(self, timeout: float = 5.0) -> None:
         """Stop accepting, let in-flight moves land, close everyone with 1012."""
         if self.server is None:
             return
         self.admission.stop()
-        self.server.server.close()  # stop accepting; open connections keep going
+        self.stop_accepting()
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while self.service.store.moves_pending() and loop.time() < end:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import re
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from waiting import DEADLINE, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -123,3 +127,50 @@ def test_limits_that_widen_the_wire_bounds_or_miss_their_default_are_refused(
     done = serve(*flags, "--data", str(tmp_path / "data"))
     assert done.returncode == 2
     assert error_line(done.stderr) == f"solrace serve: {message}"
+
+
+def refused(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+    except OSError:
+        return True
+    return False
+
+
+async def test_a_stopping_server_stops_accepting_before_its_bot_workers_stop(
+    fast_settings, monkeypatch, capsys
+) -> None:
+    """docs/operations.md §8: on SIGTERM the listening socket closes at once (new connections
+    go to the other processes), before the bot workers, which may take seconds, are stopped.
+    The workers here are a stand-in that stops only when the test lets it."""
+    from server import botworkers, cli
+
+    stopping, release = asyncio.Event(), asyncio.Event()
+
+    class SlowWorkers:
+        def __init__(self, *args: object) -> None:
+            pass
+
+        def start(self) -> None:
+            pass
+
+        async def stop(self) -> None:
+            stopping.set()
+            await release.wait()
+
+    monkeypatch.setattr(botworkers, "BotWorkers", SlowWorkers)
+    served = asyncio.create_task(cli.serve(fast_settings.replace(bot_workers=1)))
+    out: list[str] = []
+
+    def listening() -> re.Match[str] | None:
+        out.append(capsys.readouterr().out)
+        return re.search(r"ws://127\.0\.0\.1:(\d+)", "".join(out))
+
+    found = await until(listening, what="the server listening")
+    port = int(found.group(1))
+    assert not refused(port)
+    os.kill(os.getpid(), signal.SIGTERM)  # serve's own handler takes it
+    await asyncio.wait_for(stopping.wait(), DEADLINE)
+    assert await asyncio.to_thread(refused, port)  # while the workers are still stopping
+    release.set()
+    await asyncio.wait_for(served, DEADLINE)
