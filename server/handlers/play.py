@@ -61,11 +61,11 @@ class Play:
             if self._past_deadline(msg.race):  # race-not-running comes first (docs/protocol.md §6)
                 self._refused(ErrorCode.RACE_NOT_RUNNING)
                 code = ErrorCode.RACE_NOT_RUNNING
-                s.send(encode(m.Error(rid=msg.rid, code=code, message=core.MESSAGES[code])))
+                self._error(s.send, m.Error(rid=msg.rid, code=code, message=core.MESSAGES[code]))
                 return None
             self.svc.metrics.moves_refused[exc.code] += 1
-            s.send(
-                encode(m.Error(rid=msg.rid, code=ErrorCode.ILLEGAL_MOVE, message=str(exc), reason=exc.code))
+            self._error(
+                s.send, m.Error(rid=msg.rid, code=ErrorCode.ILLEGAL_MOVE, message=str(exc), reason=exc.code)
             )
             return None
         self._send_move(s, msg, e, res, time.perf_counter())
@@ -139,7 +139,7 @@ class Play:
             else:
                 log.error("move script failed: %s", exc)
         self.svc.metrics.moves_refused[error.code] += 1
-        send(encode(error))
+        self._error(send, error)
         if then_state:
             self.svc.spawn(self._send_state(s, msg.race))
 
@@ -166,6 +166,12 @@ class Play:
             await fut
             e = self.svc.games.get(key)
         return e
+
+    def _error(self, send: Callable[[bytes], None], error: m.Error) -> None:
+        """An error reply sent here rather than raised to the gateway: counted like the
+        gateway's (`errors_total`, docs/operations.md §10)."""
+        self.svc.metrics.errors[error.code] += 1
+        send(encode(error))
 
     def _refused(self, code: str) -> None:
         self.svc.metrics.moves_refused[code] += 1
@@ -206,7 +212,7 @@ class Play:
         if step is Step.OUT_OF_SYNC:
             self._refused(ErrorCode.OUT_OF_SYNC)
             code = ErrorCode.OUT_OF_SYNC
-            s.send(encode(m.Error(rid=msg.rid, code=code, message=core.MESSAGES[code], n=e.n)))
+            self._error(s.send, m.Error(rid=msg.rid, code=code, message=core.MESSAGES[code], n=e.n))
             await self._send_state(s, rid)
             return
         try:

@@ -91,5 +91,7 @@ async def test_race_not_running_comes_before_illegal_move_once_the_time_is_up(se
     assert code(await ada.request("move", race=rid, n=0, move="t1>t1")) == "race-not-running"
     del svc.games[(rid, ada.player)]  # the slow path
     assert code(await ada.request("move", race=rid, n=0, move="t1>t1")) == "race-not-running"
+    # every error reply is counted in /metrics' solrace_errors_total, the move path's too
+    assert server.metrics.errors["illegal-move"] == 1 and server.metrics.errors["race-not-running"] == 2
     for c in (ada, bob):
         await c.close()
