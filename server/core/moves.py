@@ -80,10 +80,13 @@ class PositionEncoder(Protocol):
 class Entry:
     """The cached game of one player in one running race."""
 
-    __slots__ = ("game", "n", "status", "last", "inflight", "idle", "pos", "resnap")
+    __slots__ = ("game", "n", "status", "last", "inflight", "idle", "pos", "resnap", "dl")
 
-    def __init__(self, game: rules.Game, pos: PositionEncoder, n: int, status: str, last: str) -> None:
+    def __init__(
+        self, game: rules.Game, pos: PositionEncoder, n: int, status: str, last: str, dl: int | None = None
+    ) -> None:
         self.game = game
+        self.dl = dl  # a berserk player's own deadline (ms); None: the race's
         self.pos = pos  # its compact stored encoding (stored as a snapshot every few moves)
         self.n = n
         self.status = status
@@ -145,6 +148,18 @@ def slow_step(e: Entry, n: int, move: str, past_deadline: bool = False) -> Step:
     if n != e.n:
         return Step.OUT_OF_SYNC
     return Step.APPLY
+
+
+def too_late(e: Entry, now: int, race_deadline: int | None) -> ErrorCode | None:
+    """The refusal an *illegal* move gets instead of illegal-move when the player's time is up
+    by this process's clock, before Redis has stored the end (docs/protocol.md §6: the race's
+    race-not-running, then the player's own game-over, come before illegal-move). A legal
+    move goes to Redis, whose clock decides."""
+    if race_deadline is not None and now >= race_deadline:
+        return ErrorCode.RACE_NOT_RUNNING
+    if e.dl is not None and now >= e.dl:
+        return ErrorCode.GAME_OVER
+    return None
 
 
 # --- answers ---------------------------------------------------------------------------

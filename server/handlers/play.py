@@ -58,10 +58,10 @@ class Play:
         try:
             res = e.game.apply(msg.move)
         except rules.IllegalMove as exc:
-            if self._past_deadline(msg.race):  # race-not-running comes first (docs/protocol.md §6)
-                self._refused(ErrorCode.RACE_NOT_RUNNING)
-                code = ErrorCode.RACE_NOT_RUNNING
-                self._error(s.send, m.Error(rid=msg.rid, code=code, message=core.MESSAGES[code]))
+            late = self._too_late(msg.race, e)
+            if late is not None:
+                self._refused(late)
+                self._error(s.send, m.Error(rid=msg.rid, code=late, message=core.MESSAGES[late]))
                 return None
             self.svc.metrics.moves_refused[exc.code] += 1
             self._error(
@@ -153,7 +153,7 @@ class Play:
             raise RaceError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
         pg = load.game
         game = pg.game()
-        e = Entry(game, PositionCache(game), pg.n, pg.status, pg.last)
+        e = Entry(game, PositionCache(game), pg.n, pg.status, pg.last, pg.dl)
         e.resnap = pg.pn is None
         return e
 
@@ -218,21 +218,22 @@ class Play:
         try:
             res = e.game.apply(msg.move)
         except rules.IllegalMove as exc:
-            if past_deadline:
-                self._refused(ErrorCode.RACE_NOT_RUNNING)
-                raise RaceError(
-                    ErrorCode.RACE_NOT_RUNNING, core.MESSAGES[ErrorCode.RACE_NOT_RUNNING]
-                ) from None
+            late = self._too_late(rid, e)
+            if late is not None:
+                self._refused(late)
+                raise RaceError(late, core.MESSAGES[late]) from None
             self._refused(exc.code)
             raise RaceError(ErrorCode.ILLEGAL_MOVE, str(exc), reason=exc.code) from None
         self._send_move(s, msg, e, res, t0)
 
     def _past_deadline(self, rid: str) -> bool:
-        """The race's time is up by this process's clock, though its end may not be stored yet:
-        a move is then refused with race-not-running, even an illegal one. (A legal one goes to
-        Redis, whose clock decides.)"""
+        """The race's time is up by this process's clock, though its end may not be stored yet."""
         room = self.svc.local.get(rid)
         return room is not None and room.deadline is not None and self.svc.now_ms() >= room.deadline
+
+    def _too_late(self, rid: str, e: Entry) -> ErrorCode | None:
+        room = self.svc.local.get(rid)
+        return core.too_late(e, self.svc.now_ms(), room.deadline if room is not None else None)
 
     async def finish(self, s: Session, msg: m.Finish) -> None:
         svc = self.svc

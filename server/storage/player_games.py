@@ -24,6 +24,7 @@ class PlayerGame:
     since: list[bytes]  # ... and the move log entries after it
     pn: int | None  # the move count of the snapshot (None: stored before snapshots, `pos` is at `n`)
     last: str  # the last move applied
+    dl: int | None = None  # a berserk player's own deadline (ms), earlier than the race's
 
     def game(self) -> Any:
         return replay(self.pos, self.since)
@@ -49,8 +50,9 @@ def _player_game(h: dict[bytes, bytes], since: list[bytes]) -> PlayerGame | None
         _at, home_s, move = since[-1].split(b" ", 2)
         home, last = int(home_s), move.decode()
     pn = int(h[b"pn"]) if b"pn" in h else None
+    dl = int(h[b"dl"]) if b"dl" in h else None
     return PlayerGame(
-        n=n, home=home, status=h[b"status"].decode(), pos=h[b"pos"], since=since, pn=pn, last=last
+        n=n, home=home, status=h[b"status"].decode(), pos=h[b"pos"], since=since, pn=pn, last=last, dl=dl
     )
 
 

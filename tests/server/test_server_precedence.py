@@ -4,8 +4,11 @@
 from __future__ import annotations
 
 import pytest
+import redis.asyncio as aioredis
 from test_server_race import WIN, make_race, play
 from wsclient import player
+
+from server import storage as S
 
 
 def code(reply: dict) -> str | None:
@@ -93,5 +96,26 @@ async def test_race_not_running_comes_before_illegal_move_once_the_time_is_up(se
     assert code(await ada.request("move", race=rid, n=0, move="t1>t1")) == "race-not-running"
     # every error reply is counted in /metrics' solrace_errors_total, the move path's too
     assert server.metrics.errors["illegal-move"] == 1 and server.metrics.errors["race-not-running"] == 2
+    for c in (ada, bob):
+        await c.close()
+
+
+async def test_game_over_comes_before_illegal_move_once_a_berserk_clock_ran_out(server):
+    """A berserk player's own deadline (the player hash's `dl`) passed, before the clock
+    stored their timeout: an illegal move is answered game-over, as a legal one is by Redis."""
+    url = server.ws_url
+    ada, bob = await player(url, "ada"), await player(url, "bob")
+    rid = await make_race(server, [ada, bob], "fours-up")
+    svc = server.service
+    r = aioredis.Redis.from_url(server.settings.redis)
+    try:
+        await r.hset(S.player_key(rid, ada.player), "dl", svc.now_ms() - 1)  # as a berserk's clock
+    finally:
+        await r.aclose()
+    del svc.games[(rid, ada.player)]  # reloaded with its own deadline
+    assert code(await ada.request("move", race=rid, n=0, move="t1>t1")) == "game-over"
+    assert code(await ada.request("move", race=rid, n=0, move="t1>t1")) == "game-over"  # cached
+    assert code(await ada.request("move", race=rid, n=0, move="draw")) == "game-over"  # Redis says so
+    assert code(await bob.request("move", race=rid, n=0, move="t1>t1")) == "illegal-move"
     for c in (ada, bob):
         await c.close()

@@ -41,6 +41,17 @@ def test_slow_step():
     assert core.slow_step(entry(n=3), 3, "draw") is Step.APPLY
 
 
+def test_an_illegal_move_after_the_time_is_up_says_so():
+    e = entry()
+    assert core.too_late(e, 59_999, 60_000) is None  # in time: illegal-move
+    assert core.too_late(e, 60_000, 60_000) is ErrorCode.RACE_NOT_RUNNING
+    e.dl = 30_000  # a berserk player's own clock
+    assert core.too_late(e, 29_999, 60_000) is None
+    assert core.too_late(e, 30_000, 60_000) is ErrorCode.GAME_OVER
+    assert core.too_late(e, 60_000, 60_000) is ErrorCode.RACE_NOT_RUNNING  # the race's end comes first
+    assert core.too_late(entry(), 10**13, None) is None  # no deadline known here
+
+
 def test_in_flight_moves_and_their_waiters():
     async def run() -> None:
         e = entry(n=0)
