@@ -3,9 +3,10 @@
 Every race event is published by a script (moves) or a commit (everything
 else) on the race's channel; each process subscribes to the channels of the
 races it holds a connection for and forwards the published bytes unchanged,
-as server/core/room.py decides: in version order, once each. After the
-pub/sub connection comes back (Redis restart, network), each room is
-gap-filled from its event stream (`on_bus_reconnect`).
+as server/core/room.py decides: in version order, once each. Each time Redis
+confirms a race channel's subscription (a new room; again after the pub/sub
+connection came back from a Redis restart or a network cut) the room is
+gap-filled from its event stream (`on_subscribed`, server/core/gap_fill.py).
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ def _started(rid: str, snap: m.RaceSnapshot | R.Race, ver: int, view: str, n: in
 class Fanout:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
+        self.fills = gap.Fills()
 
     def on_bus(self, channel: bytes, data: bytes) -> None:
         svc = self.svc
@@ -89,33 +91,67 @@ class Fanout:
                     hook(channel, data)
 
     def on_subscribed(self, channel: bytes) -> None:
-        """A race's channel is subscribed (a new room): catch up on what was published before."""
+        """Redis confirmed a race channel's subscription (a new room, or again after pub/sub
+        was lost): fill the room from its event stream (server/core/gap_fill.py).
+
+        A room starts at the version of the race it was made from, but its channel is
+        subscribed a moment later; after a reconnect, everything published while pub/sub was
+        down is missing. From this confirmation on each event of the race arrives live (held
+        back while the fill runs, from right here: later messages of this read are held too),
+        and each earlier one is in the stream, which the fill reads after it."""
         if channel.startswith(b"race:"):
             room = self.svc.local.get(channel[5:].decode())
-            if room is not None and room.filling is None:
-                room.filling = []
-                self.svc.spawn(self._catch_up(room))
+            if room is not None and self.fills.request(room):
+                self.svc.spawn(self._fill(room))
 
-    async def _catch_up(self, room: Room[Session]) -> None:
-        """A room starts at the version of the race it was made from, but its channel is
-        subscribed a moment later: an event published in between (a start, seen when another
-        process seated a quick-match player) would be missed, and with no later event nothing
-        would show the gap. So once Redis confirms the subscription the stream is read from the
-        room's version; live events are held back meanwhile and go out after, in order."""
-        svc = self.svc
+    async def _fill(self, room: Room[Session]) -> None:
+        """Forward the events the room missed, then the ones held meanwhile: in order, once each."""
+        missed: list[bytes] = []
         try:
-            missed = await svc.store.events_since(room.rid, room.sent)
-        except Exception:
-            log.warning("catching up on race %s failed; the next event's version shows any gap", room.rid)
-            missed = []
-        if missed is None:  # the stream no longer reaches back: the snapshot, as after a reconnect
-            await self._refresh(room)
-            return
-        held, room.filling = room.filling or [], None
-        for data in missed + held:
-            if svc.local.get(room.rid) is not room:
-                break
-            self.forward(room, data)
+            while True:
+                missed = await self._read_missed(room)
+                if not self.fills.read_again(room) or self.svc.local.get(room.rid) is not room:
+                    break
+                # Pub/sub dropped (and came back) during the read: what was published in that
+                # gap may be newer than the read. Forward what it found (contiguous from
+                # `sent`), then read again from there, still holding live events.
+                self._forward_all(room, missed)
+                missed = []
+        finally:
+            self._forward_all(room, missed + self.fills.done(room))
+
+    async def _read_missed(self, room: Room[Session]) -> list[bytes]:
+        """The events after the room's last forwarded version, from the stream; the snapshot if
+        the stream no longer reaches back; nothing if the reads keep failing (the next event's
+        version jump makes clients resync)."""
+        store = self.svc.store
+        rid = room.rid
+        # A few tries: right after Redis comes back, pooled connections may still be stale.
+        for attempt in range(gap.ATTEMPTS):
+            try:
+                missed = await store.events_since(rid, room.sent)
+                if missed is not None:
+                    return missed
+                # None may also mean an event came between its two reads (none in the stream
+                # yet, then a newer version): look again, the race first, then its stream.
+                _now, race = await store.load_race(rid)
+                if not gap.needs_fill(race, room.sent):
+                    return []
+                return gap.fill_frames(race, await store.events_since(rid, room.sent))
+            except Exception:
+                if attempt == gap.ATTEMPTS - 1:
+                    log.warning(
+                        "gap fill of race %s failed; clients resync on the version jump", rid, exc_info=True
+                    )
+                    break
+                await asyncio.sleep(gap.retry_delay_s(attempt))
+        return []
+
+    def _forward_all(self, room: Room[Session], frames: list[bytes]) -> None:
+        for data in frames:
+            if self.svc.local.get(room.rid) is not room:
+                return  # the race ended (or was dropped) meanwhile
+            self.forward(room, data)  # skips what was forwarded already
 
     def forward(self, room: Room[Session], data: bytes) -> None:
         """Forward one published race event to this process's members and spectators."""
@@ -168,19 +204,14 @@ class Fanout:
         self.svc.drop_room(room)
 
     def on_bus_reconnect(self) -> None:
-        """Gap fill: pub/sub was lost (Redis restart, network), events may be missing.
+        """Pub/sub is back (Redis restart, network) and Redis confirmed every resubscription.
 
-        For each room, live events are held back while its event stream is
-        read from the last version forwarded; then the missed events and the
-        held ones go out in version order, each once. If the stream no longer
-        reaches back that far, the current snapshot goes out instead (its
-        version jump makes clients resync).
+        The rooms are being gap-filled already: each from the confirmation of its channel's
+        resubscription (`on_subscribed`), from the last version forwarded, live events held
+        meanwhile; then the missed events and the held ones go out in version order, each
+        once. A drop during a fill makes it read again (server/core/gap_fill.py).
         """
         svc = self.svc
-        for room in list(svc.local.values()):
-            if room.filling is None:
-                room.filling = []
-                svc.spawn(self._refresh(room))
         # A quick-match "seated" notice (player channel) may have been lost too: look the seats up.
         for pid in {s.player for sessions in svc.players.values() for s in sessions if s.quick}:
             svc.spawn(self._recheck_seats(pid))
@@ -198,31 +229,6 @@ class Fanout:
                     )
                     return
                 await asyncio.sleep(gap.retry_delay_s(attempt))
-
-    async def _refresh(self, room: Room[Session]) -> None:
-        svc = self.svc
-        rid = room.rid
-        fill: list[bytes] = []
-        try:
-            # A few tries: right after Redis comes back, pooled connections may still be stale.
-            for attempt in range(gap.ATTEMPTS):
-                try:
-                    _now, race = await svc.store.load_race(rid)
-                    if gap.needs_fill(race, room.sent):
-                        fill = gap.fill_frames(race, await svc.store.events_since(rid, room.sent))
-                    break
-                except Exception:
-                    if attempt == gap.ATTEMPTS - 1:
-                        raise
-                    await asyncio.sleep(gap.retry_delay_s(attempt))
-        except Exception:
-            log.warning("gap fill of race %s failed; clients resync on the version jump", rid, exc_info=True)
-        finally:
-            held, room.filling = room.filling or [], None
-            for data in fill + held:
-                if svc.local.get(rid) is not room:
-                    break  # the race ended (or was dropped) during the fill
-                self.forward(room, data)  # skips what was forwarded already
 
     async def seated(self, pid: str, rid: str) -> None:
         """A quick-match group seated this player (maybe by another process)."""

@@ -14,8 +14,9 @@ Two classes:
   n-th reply belongs to the n-th callback. This is how consecutive moves
   of one player stay ordered without waiting for each other.
 - `Subscriber`: one pub/sub connection; `subscribe`/`unsubscribe` any time;
-  each message calls `on_message(channel, data)`; after a reconnect it
-  resubscribes and calls `on_reconnect()` so the bus can fill gaps.
+  each message calls `on_message(channel, data)`, each subscription Redis
+  confirms `on_subscribed(channel)`; after a reconnect it resubscribes and,
+  once Redis confirmed that, calls `on_reconnect()` so the bus can fill gaps.
 """
 
 from __future__ import annotations
@@ -313,11 +314,13 @@ class _SubProtocol(_Base):
         self.on_message = on_message
         self.on_subscribed = on_subscribed
         self.setup_waiters: deque[asyncio.Future[Any]] = deque()
+        self.pongs: deque[asyncio.Future[Any]] = deque()  # PINGs after a (re)subscription
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
         waiters, self.setup_waiters = self.setup_waiters, deque()
-        for fut in waiters:  # a setup command that will never be answered
+        pongs, self.pongs = self.pongs, deque()
+        for fut in [*waiters, *pongs]:  # a setup command that will never be answered
             if not fut.done():
                 fut.set_result(ConnectionError(f"redis connection lost: {exc}"))
 
@@ -336,6 +339,12 @@ class _SubProtocol(_Base):
                     log.exception("pub/sub handler failed")
             elif self.setup_waiters and not isinstance(reply, list):
                 self.setup_waiters.popleft().set_result(reply)
+            elif self.pongs and (
+                (type(reply) is list and reply and reply[0] == b"pong") or type(reply) is ReplyError
+            ):
+                # The PING after a resubscription: every SUBSCRIBE before it is confirmed. An
+                # error (LOADING: a restarted Redis still reading its AOF) fails the setup.
+                self.pongs.popleft().set_result(reply)
             elif type(reply) is list and len(reply) == 3 and reply[0] == b"subscribe":
                 # From here on the channel's messages reach us; what was published before did
                 # not (the caller may want to read what it missed).
@@ -392,13 +401,26 @@ class Subscriber:
                 raise ConnectionError(f"redis setup {cmd[0]} failed: {reply}")
         if proto.transport is None:
             raise ConnectionError("redis connection lost during its setup")
-        self.proto = proto
+        self.proto = proto  # (un)subscriptions from here on go out on this connection
         if self.channels:
-            proto.transport.write(pack(["SUBSCRIBE", *sorted(self.channels)]))
+            # Resubscribe, and return only once Redis confirmed it: a PING's answer comes after
+            # every SUBSCRIBE reply (each calls `on_subscribed` as it arrives). From then on
+            # each event published on these channels reaches us, and `on_reconnect` (the gap
+            # fill) must not start earlier: an event published between its read of a race
+            # and Redis taking the SUBSCRIBE would be neither received nor filled.
+            pong: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            proto.pongs.append(pong)
+            proto.transport.write(pack(["SUBSCRIBE", *sorted(self.channels)]) + pack(["PING"]))
+            reply = await pong
+            if isinstance(reply, Exception):
+                if proto.transport is not None:
+                    proto.transport.close()
+                raise ConnectionError(f"redis resubscription failed: {reply}")
         self.connected.set()
 
     async def _keepalive(self) -> None:
-        """Reconnect after a lost connection, then let the bus fill the gap."""
+        """Reconnect after a lost connection; once Redis confirmed the resubscription, let the
+        bus fill the gap."""
         while not self._stopping:
             assert self.proto is not None
             await self.proto.closed
