@@ -111,16 +111,20 @@ class PlayerGames(StorePart):
     async def events_since(self, rid: str, since: int, limit: int | None = None) -> list[bytes] | None:
         """Frames of the race events after version `since`; None if the stream lost some, or over `limit`."""
         count = None if limit is None else limit + 1
-        entries = await self.redis.xrange(stream_key(rid), f"{since + 1}-0", "+", count)
-        if limit is not None and len(entries) > limit:
-            return None
-        if entries:
-            first = int(entries[0][0].split(b"-")[0])
-            if first != since + 1:
-                return None
-        else:
+        key, start = stream_key(rid), f"{since + 1}-0"
+        entries = await self.redis.xrange(key, start, "+", count)
+        if not entries:
             # Nothing after `since`: fine if the client is up to date.
             ver = await self.redis.hget(race_key(rid), "ver")
-            if ver is not None and int(ver) > since:
+            if ver is None or int(ver) <= since:
+                return []
+            # A version and its stream entry are written together: an event that landed
+            # between the two reads is in the stream now, unless the stream lost it.
+            entries = await self.redis.xrange(key, start, "+", count)
+            if not entries:
                 return None
+        if limit is not None and len(entries) > limit:
+            return None
+        if int(entries[0][0].split(b"-")[0]) != since + 1:
+            return None
         return [fields[b"m"] for _id, fields in entries]

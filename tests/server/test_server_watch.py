@@ -6,11 +6,13 @@ import asyncio
 import time
 
 import msgpack
+import redis.asyncio as aioredis
 from test_server_race import make_race, play
 from waiting import until
 from wsclient import player
 
 from protocol import rules
+from server import storage as S
 
 
 async def test_race_list_and_spectating(make_server):
@@ -193,3 +195,29 @@ async def _is(value, expected) -> bool:
 def app_spectators(app, rid: str) -> int:
     room = app.service.local.get(rid)
     return len(room.spectators) if room is not None else 0
+
+
+async def test_an_event_between_the_streams_two_reads_is_not_taken_for_a_loss(server, monkeypatch):
+    """`events_since` reads the stream, then (finding nothing new) the race's version. An event
+    landing between the two is in the stream by then: it is returned, not reported as lost
+    (which sent resyncs and gap fills to the snapshot)."""
+    a, b = await player(server.ws_url, "ada"), await player(server.ws_url, "bob")
+    rid = await make_race(server, [a, b], "fours-up")
+    store = server.service.store
+    r = aioredis.Redis.from_url(server.settings.redis)
+    try:
+        ver = int(await r.hget(S.race_key(rid), "ver"))
+    finally:
+        await r.aclose()
+    real = store.redis.hget
+
+    async def a_move_lands_first(*args):
+        monkeypatch.setattr(store.redis, "hget", real)  # once
+        await play(a, rid, ["draw"])
+        return await real(*args)
+
+    monkeypatch.setattr(store.redis, "hget", a_move_lands_first)
+    got = await store.events_since(rid, ver)
+    assert got is not None and [msgpack.unpackb(f)["ver"] for f in got] == [ver + 1]
+    for x in (a, b):
+        await x.close()
