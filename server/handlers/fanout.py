@@ -16,8 +16,8 @@ import logging
 
 import msgspec
 
+from protocol import clock, rules
 from protocol import messages as m
-from protocol import rules
 from protocol.messages import RaceStatus
 
 from ..core import gap_fill as gap
@@ -184,11 +184,17 @@ class Fanout:
         g = rules.deal(room.game, room.seed)
         frame = _started(room.rid, snap, snap.ver, g.view_text(), 0)
         games = self.svc.games
+        berserk = {p.player for p in snap.players if p.berserk}
         for pid, sessions in room.members.items():
             key = (room.rid, pid)
             if key not in games:
                 game = g.copy()
-                games[key] = Entry(game, PositionCache(game), 0, PLAYING, "")
+                dl = (
+                    clock.own_deadline(snap.deadline, snap.starts_at, snap.time_limit_s, True)
+                    if pid in berserk
+                    else None
+                )
+                games[key] = Entry(game, PositionCache(game), 0, PLAYING, "", dl)
             for c in sessions:
                 c.send(frame)
 

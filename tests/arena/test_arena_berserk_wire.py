@@ -36,6 +36,9 @@ async def test_berserk_halves_one_clock_and_wins_one_more_point(make_server) -> 
         started: m.Started = await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=60)
         assert started.deadline == started.starts_at + 30_000  # the race's clock is unchanged
         own = started.starts_at + 15_000
+        # the move cache knows her own deadline from the start (an illegal move after it: game-over)
+        assert app.service.games[(race, a.player)].dl == own
+        assert app.service.games[(race, b.player)].dl is None
 
         # ann plays until she has a card more home than the deal gave, then waits
         board = a.board(race)
