@@ -136,6 +136,23 @@ def send_progress(room: Room[M], frame: bytes, mover: str | None) -> None:
         c.send(frame)
 
 
+class Joined(Enum):
+    """How a connection that just became a member catches up, from a race loaded at some version
+    (a quick-match seat noticed on the bus: `joined_at`)."""
+
+    SEND = 1  # send it the loaded snapshot (and start): the room forwarded exactly that version
+    BUS = 2  # the room has not forwarded that version yet: the bus brings it, in order
+    RELOAD = 3  # the room forwarded newer events meanwhile: the loaded snapshot is stale
+
+
+def joined_at(room: Room[M] | None, ver: int) -> Joined:
+    """A snapshot sent next to the room's fan-out must be the version it forwarded last: an
+    older one shows versions going backwards, a newer one is followed by its own events."""
+    if room is None or room.sent == ver:
+        return Joined.SEND
+    return Joined.BUS if room.sent < ver else Joined.RELOAD
+
+
 def seated_spectators(room: Room[M], pids: list[str]) -> list[M]:
     """The spectators whose player has a seat among `pids`: they must stop watching.
 

@@ -31,6 +31,8 @@ from .runtime import Runtime
 
 log = logging.getLogger("solrace.fanout")
 
+SEATED_LOADS = 3  # loads of a race a seated notice makes before it gives up on a quiet moment
+
 encode = m.encode
 
 
@@ -242,18 +244,29 @@ class Fanout:
         sessions = svc.players.get(pid)
         if not sessions:
             return
-        _now, race = await svc.store.load_race(rid)
-        if race is None:
-            return
-        frames = [encode(m.RaceSnapshot(**R.snapshot(race)))]
-        if race.status == RaceStatus.RUNNING:
-            # The start went by while the notice was lost (a pub/sub gap): this player's own
-            # start, from their stored game.
-            pg = (await svc.store.load_player(rid, pid)).game
-            if pg is not None:
-                frames.append(_started(rid, race, race.ver, pg.game().view_text(), pg.n))
-        for c in list(sessions):
-            if rid not in c.races:
-                svc.add_member(c, race)
-                for f in frames:
-                    c.send(f)
+        fresh: list[Session] = []  # the connections made members here
+        for _attempt in range(SEATED_LOADS):
+            _now, race = await svc.store.load_race(rid)
+            if race is None:
+                return
+            frames = [encode(m.RaceSnapshot(**R.snapshot(race)))]
+            if race.status == RaceStatus.RUNNING:
+                # The start went by while the notice was lost (a pub/sub gap): this player's own
+                # start, from their stored game.
+                pg = (await svc.store.load_player(rid, pid)).game
+                if pg is not None:
+                    frames.append(_started(rid, race, race.ver, pg.game().view_text(), pg.n))
+            for c in list(sessions):
+                if rid not in c.races:
+                    svc.add_member(c, race)
+                    fresh.append(c)
+            if not fresh:
+                return
+            how = rooms.joined_at(svc.local.get(rid), race.ver)
+            if how is rooms.Joined.SEND:
+                for c in fresh:
+                    for f in frames:
+                        c.send(f)
+            if how is not rooms.Joined.RELOAD:
+                return
+        log.warning("race %s kept changing while %s was seated; the client resyncs", rid, pid)

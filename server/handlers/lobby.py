@@ -181,6 +181,8 @@ class Lobby:
             0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=ttl(self.svc.settings, race, now)
         )
         self.svc.metrics.races_created += 1
+        if s is not None:  # a member before its seat's notice: the notice then finds it one
+            self.svc.add_member(s, race)
         for p in race.players:
             await store.add_seat(p.player, race.race)
         if not race.private:
@@ -188,7 +190,6 @@ class Lobby:
         if timer is not None:  # again: a sweep before the commit found no race and dropped it
             await store.schedule(race.race, timer)
         if s is not None:
-            self.svc.add_member(s, race)
             return snapshot_reply(msg, race, s.player)
         return snapshot_reply(msg, race)
 
@@ -202,8 +203,8 @@ class Lobby:
         if race.seat_of(pid) is None:
             await self._seat_limit(pid)
         race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name))
+        self.svc.add_member(s, race)  # a member before its seat's notice: the notice then finds it one
         await self.svc.store.add_seat(pid, rid)
-        self.svc.add_member(s, race)
         return snapshot_reply(msg, race, pid)
 
     async def leave(self, s: Session, msg: m.Leave) -> m.RaceSnapshot:

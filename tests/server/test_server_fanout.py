@@ -99,3 +99,44 @@ async def test_two_processes_events_in_order(make_server):
     for who in (a, b, c, d, e):
         own = who.player if who in (a, b, c) else None
         check(race_events(who, rid, own), counts, own)
+
+
+async def test_a_seat_noticed_while_a_fill_holds_its_snapshot_is_sent_once(make_server):
+    """A join publishes a seat notice on its player's channel, which makes the player's other
+    connections here members and sends them the race. When the room has not forwarded that
+    version yet (its fill holds it: a loaded machine), the fill brings it, so each connection
+    gets it once (it came twice: the notice's copy and the fill's)."""
+    app = await make_server()
+    svc = app.service
+    store = svc.store
+    gate = asyncio.Event()
+    gate.set()
+    events_since = store.events_since
+
+    async def held(race: str, *args, **kw):
+        out = await events_since(race, *args, **kw)
+        await gate.wait()
+        return out
+
+    store.events_since = held
+    a = await player(app.ws_url, "ada")
+    b = await player(app.ws_url, "bob")
+    b2 = await Raw.open(app.ws_url)
+    await b2.hello(token=b.token)
+    try:
+        gate.clear()
+        rid = (await a.request("create", game="fours-up", seats=3))["race"]
+        await until(lambda: svc.local[rid].filling is not None, what="the new room's fill running")
+        assert (await b.request("join", race=rid))["t"] == "race"
+        bobs = svc.players[b.player]
+        await until(lambda: all(rid in c.races for c in bobs), what="both of bob's connections members")
+        gate.set()
+        for c in (a, b, b2):
+            await c.wait(lambda m: m.get("t") == "race" and m.get("ver") == 2 and "rid" not in m)
+            await c.request("ping")  # the pong comes after anything else already sent to c
+            versions = [e["ver"] for e in race_events(c, rid, None)]
+            assert versions == sorted(set(versions)), versions
+    finally:
+        gate.set()
+        for c in (a, b, b2):
+            await c.close()

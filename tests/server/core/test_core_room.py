@@ -94,3 +94,11 @@ def test_a_spectator_who_takes_a_seat_is_found():
     assert set(rooms.seated_spectators(room, ["a", "b", "c"])) == {a_watching, c_watching, c_other}
     room.spectators = set()
     assert rooms.seated_spectators(room, ["a"]) == []
+
+
+def test_a_late_member_gets_the_loaded_snapshot_only_at_the_version_forwarded():
+    room = make_room(ver=5)
+    assert rooms.joined_at(room, 5) is rooms.Joined.SEND
+    assert rooms.joined_at(room, 6) is rooms.Joined.BUS  # not forwarded yet: the bus brings it
+    assert rooms.joined_at(room, 4) is rooms.Joined.RELOAD  # newer went out meanwhile
+    assert rooms.joined_at(None, 4) is rooms.Joined.SEND
