@@ -151,6 +151,27 @@ def test_lobby_loads(new_page):
     shot(page, "lobby-mobile", full_page=True)
 
 
+def test_the_lobby_forms_keep_their_choices_through_a_re_render(new_page):
+    """The lobby re-renders by itself (a welcome, the daily probe's answer, a reconnect): the
+    choices in an open form stay as the player made them (they went back to the defaults,
+    and a race meant for one seat was created with two)."""
+    page = new_page("ada")
+    tile = '.tile[data-game="fours-up"]'
+    page.click(f'{tile} [data-act="create"]')
+    page.select_option(f'{tile} .create-form:not(.bot-form) select[name="seats"]', "1")
+    page.select_option(f'{tile} .create-form:not(.bot-form) select[name="limit"]', "30")
+    page.check(f'{tile} .create-form:not(.bot-form) input[name="private"]')
+    page.click(f'{tile} [data-act="bot"]')
+    page.select_option(f'{tile} .bot-form select[name="limit"]', "2")
+    page.evaluate("window.solrace.render()")
+    assert page.locator(f'{tile} .create-form:not(.bot-form) select[name="seats"]').input_value() == "1"
+    assert page.locator(f'{tile} .create-form:not(.bot-form) select[name="limit"]').input_value() == "30"
+    assert page.locator(f'{tile} .create-form:not(.bot-form) input[name="private"]').is_checked()
+    assert page.locator(f'{tile} .bot-form select[name="limit"]').input_value() == "2"
+    other = '.tile[data-game="racing-aces"] .create-form:not(.bot-form) select[name="seats"]'
+    assert page.locator(other).input_value() == "2"  # another game's form keeps its defaults
+
+
 def test_race_against_bot_by_clicking(new_page, make_bot):
     page = new_page("ada")
     rid = create_in_ui(page, "racing-aces", 2)

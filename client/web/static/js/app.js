@@ -22,6 +22,7 @@ const app = {
   queued: null, // {game, seats, rated} while in quick-match
   rated: false, // the lobby's "Rated" toggle (logged-in accounts only)
   createOpen: null, // game id whose "create race" form is open in the lobby
+  formChoices: {}, // what the player chose in a lobby form, kept across re-renders: "create:ID" -> {name: value}
   botOpen: null, // game id whose "race a bot" form is open in the lobby
   rematchOffer: null, // the last `rematch` offer: {race, rematch, by, name}
   daily: { supported: null },
@@ -323,16 +324,35 @@ function raceListEl() {
   );
 }
 
+// A lobby form's choices survive the lobby's re-renders (welcome, daily probe, reconnects):
+// a re-render used to put them back to their defaults under the player's eyes.
+function keepChoices(key) {
+  return (e) => {
+    const f = e.currentTarget;
+    app.formChoices[key] = Object.fromEntries(
+      [...f.elements].filter((el) => el.name).map((el) => [el.name, el.type === "checkbox" ? el.checked : el.value]),
+    );
+  };
+}
+
+function chosen(key, name, fallback) {
+  const c = app.formChoices[key];
+  return c && name in c ? c[name] : fallback;
+}
+
 function renderLobby() {
   const main = $("#main");
   const tiles = GAME_IDS.map((id) => {
     const g = GAMES[id];
+    const ck = `create:${id}`;
+    const bk = `bot:${id}`;
     const form = h(
       "form",
       {
         class: "create-form",
         // The lobby re-renders (welcome, daily probe, reconnects): an open form stays open.
         hidden: app.createOpen !== id,
+        onchange: keepChoices(ck),
         onsubmit: (e) => {
           e.preventDefault();
           const f = e.target;
@@ -344,15 +364,19 @@ function renderLobby() {
         "label",
         {},
         "Seats ",
-        h("select", { name: "seats" }, [1, 2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: n, selected: n === 2 }, n))),
+        h("select", { name: "seats" }, [1, 2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: n, selected: n === +chosen(ck, "seats", 2) }, n))),
       ),
       h(
         "label",
         {},
         "Clock ",
-        h("select", { name: "limit" }, [2, 5, 10, 15, 20, 30, 60].map((n) => h("option", { value: n, selected: n === 10 }, `${n} min`))),
+        h(
+          "select",
+          { name: "limit" },
+          [2, 5, 10, 15, 20, 30, 60].map((n) => h("option", { value: n, selected: n === +chosen(ck, "limit", 10) }, `${n} min`)),
+        ),
       ),
-      h("label", { class: "check" }, h("input", { type: "checkbox", name: "private" }), " private"),
+      h("label", { class: "check" }, h("input", { type: "checkbox", name: "private", checked: chosen(ck, "private", false) }), " private"),
       h("button", { class: "btn", type: "submit" }, "Create"),
     );
     const botForm = h(
@@ -360,14 +384,15 @@ function renderLobby() {
       {
         class: "create-form bot-form",
         hidden: app.botOpen !== id,
+        onchange: keepChoices(bk),
         onsubmit: (e) => {
           e.preventDefault();
           app.botOpen = null;
           startBotRace(id, e.target.level.value, parseInt(e.target.limit.value, 10) * 60);
         },
       },
-      h("label", {}, "Level ", h("select", { name: "level" }, BOT_LEVELS.map(([v, label]) => h("option", { value: v, selected: v === "greedy" }, label)))),
-      h("label", {}, "Clock ", h("select", { name: "limit" }, [2, 5, 10].map((n) => h("option", { value: n, selected: n === 5 }, `${n} min`)))),
+      h("label", {}, "Level ", h("select", { name: "level" }, BOT_LEVELS.map(([v, label]) => h("option", { value: v, selected: v === chosen(bk, "level", "greedy") }, label)))),
+      h("label", {}, "Clock ", h("select", { name: "limit" }, [2, 5, 10].map((n) => h("option", { value: n, selected: n === +chosen(bk, "limit", 5) }, `${n} min`)))),
       h("button", { class: "btn primary", type: "submit", dataset: { act: "bot-go" } }, "Race"),
     );
     return h(
@@ -1467,7 +1492,7 @@ conn.on("_closed", () => {
 // ---------------------------------------------------------------- start
 
 // for the browser tests and the curious: window.solrace.createRace("fours-up", 1, 30)
-Object.assign(window.solrace, { createRace, quick, sendMove, replayPage, howtoPage, accountPage });
+Object.assign(window.solrace, { createRace, quick, sendMove, replayPage, howtoPage, accountPage, render });
 
 initHeader();
 window.addEventListener("hashchange", onRoute);
