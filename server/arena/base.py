@@ -60,7 +60,12 @@ class StoreBase:
         for k, v in {**arena.to_dict(), "created": self.clock()}.items():
             fields += [k, str(int(v)) if isinstance(v, bool) else str(v)]
         made = bool(await self._run("CREATE", [keys.meta(arena.id)], fields))
-        await self.r.zadd(keys.INDEX, {arena.id: arena.starts})
+        # Indexed at the start the arena was created with: a creator that died before this
+        # line is repaired by the next create of the same id, and a refused create (an id
+        # that exists) never moves the existing arena.
+        starts = arena.starts if made else await self.r.hget(keys.meta(arena.id), "starts")
+        if starts is not None:
+            await self.r.zadd(keys.INDEX, {arena.id: int(starts)})
         return made
 
     async def ensure_scheduled(self, schedule: Schedule, start: int, end: int) -> list[Arena]:

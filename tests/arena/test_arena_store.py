@@ -68,6 +68,20 @@ async def test_create_is_idempotent_and_listed(store, arena, clock):
     assert await store.get("nope") is None
 
 
+async def test_a_refused_create_does_not_move_the_existing_arena(store, arena, clock):
+    """A create of an id that exists is refused and changes nothing: it used to index the
+    arena at the refused request's start, which dropped it from the listing and the loop."""
+    moved = Arena(arena.id, "fours-up", starts=0, duration_ms=60_000, seats=2, time_limit_s=60)
+    assert not await store.create(moved)
+    assert (await store.get(arena.id)).arena == arena
+    assert await store.listing(arena.starts, arena.starts + 1) == [arena.id]
+    assert await store.r.zscore(keys.INDEX, arena.id) == arena.starts
+    # a creator that died before indexing is repaired by the next create, at its own start
+    await store.r.zrem(keys.INDEX, arena.id)
+    assert not await store.create(moved)
+    assert await store.r.zscore(keys.INDEX, arena.id) == arena.starts
+
+
 async def test_all_keys_share_the_arena_hash_tag(store, arena, clock):
     race = await formed_pair(store, "a", "b", arena)
     await store.berserk(arena.id, race.race, "a")
