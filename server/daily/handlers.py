@@ -235,7 +235,7 @@ class DailyHandlers:
 
     async def guard(self, conn: Conn, race: Any) -> None:
         """spectate/replay of a daily attempt's race: refused while its day is open."""
-        await self._call(self.daily.check_public(race.race))
+        await self._call(self.daily.check_public(race.race, bool(race.sealed)))
 
     async def on_end(self, race: Any, logs: dict[str, list[tuple[int, int, str]]]) -> None:
         """A race ended: if it is a daily attempt, record its result (idempotent)."""

@@ -77,18 +77,24 @@ class Daily(DailyBoards):
         except BaseException:
             await self._bind(keys=[att], args=[player, token, ""])
             raise
-        # Mark the race as a daily before anyone can learn it exists.
-        await self.redis.set(
-            keys.race(race),
-            f"{game}|{date}|{player}",
-            px=max(1000, deal.closes + self.keep_ms - self.clock()),
-        )
+        # Mark the race as a daily before anyone can learn it exists. Should that fail, the
+        # race is sealed with no mark: nobody may ever see it (`check_public`).
+        try:
+            await self.redis.set(
+                keys.race(race),
+                f"{game}|{date}|{player}",
+                px=max(1000, deal.closes + self.keep_ms - self.clock()),
+            )
+        except BaseException:
+            await self._bind(keys=[att], args=[player, token, ""])
+            raise
         res = [as_text(x) for x in await self._bind(keys=[att], args=[player, token, race])]
         if res[0] == "ok":
             return Attempt(game, date, race, False)
-        # Our claim went stale and another call took over: theirs is the
-        # attempt; the race we made is an unranked orphan.
-        await self.redis.delete(keys.race(race))
+        # Our claim went stale and another call took over: theirs is the attempt; the race
+        # we made is an orphan. It keeps its mark, so it stays hidden with its seed until the
+        # close like any attempt, and its result is not recorded (`record` takes only the
+        # attempt's bound race).
         return await self.start(game, player, create_race)
 
     async def race_daily(self, race: str) -> tuple[str, str, str] | None:
@@ -99,10 +105,16 @@ class Daily(DailyBoards):
         game, date, player = as_text(v).split("|", 2)
         return game, date, player
 
-    async def check_public(self, race: str) -> None:
+    async def check_public(self, race: str, sealed: bool = False) -> None:
         """Raise ``daily-open`` if ``race`` is a daily attempt of a day not yet
-        closed: it may not be spectated, replayed, nor its seed revealed."""
+        closed: it may not be spectated, replayed, nor its seed revealed.
+
+        A ``sealed`` race (made for a daily attempt) with no mark is refused for good
+        (``private-race``): its mark's write failed, so its day is unknown. (A mark
+        outlives its race's record: it is kept a week past the close.)"""
         d = await self.race_daily(race)
+        if d is None and sealed:
+            raise DailyError(ErrorCode.PRIVATE_RACE, "this race is private")
         if d is not None and self.clock() < closes_at(d[1]):
             raise DailyError(
                 ErrorCode.DAILY_OPEN, "daily boards stay secret until the day closes", closes=closes_at(d[1])

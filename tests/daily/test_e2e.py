@@ -208,3 +208,92 @@ def test_a_daily_test_never_straddles_midnight() -> None:
     assert wait_for_next_day(close - 301) == 0.0
     assert wait_for_next_day(close - 30) == 31.0  # the day's last 35 s refuse daily_start
     assert wait_for_next_day(close) == 0.0
+
+
+async def test_an_attempt_whose_mark_failed_is_hidden_for_good_and_not_an_attempt(server):
+    """A Redis fault between the attempt race's creation and its daily mark: the start fails
+    (`internal`) and gives its claim back (the next start is a fresh attempt at once, not
+    after the claim went stale), and the unmarked race, sealed, never shows its seed."""
+    app = server
+    rc = app.daily.redis
+    real_set = rc.set
+    failed: list[str] = []
+
+    async def set_failing_once(name, *args, **kw):
+        key = name.decode() if isinstance(name, bytes) else name
+        if key.startswith("{dailyrace:") and not failed:
+            failed.append(key)
+            raise ConnectionError("a Redis blip")
+        return await real_set(name, *args, **kw)
+
+    rc.set = set_failing_once
+    async with connect(app.ws_url, name="mal") as mal:
+        assert await error_of(mal.request(m.DailyStart(game=GAME))) == "internal"
+        attempt = await mal.request(m.DailyStart(game=GAME), timeout=5)  # the claim was given back
+        orphans = [r for r in await app.service.store.player_races(mal.player) if r != attempt.race]
+        assert len(orphans) == 1
+        orphan = orphans[0]
+        await finished(app, mal, orphan)
+        assert await error_of(mal.replay(orphan)) == "private-race"
+        assert await error_of(mal.request(m.Analysis(race=orphan))) == "private-race"
+
+
+async def test_an_orphan_of_a_stale_claim_keeps_its_mark(server):
+    """A start slower than the claim's staleness: another start took the claim over and made
+    the attempt. The slow one's race is an orphan; it stays hidden with its seed until the
+    close like an attempt (its mark used to be deleted, and its replay showed the seed)."""
+    app = server
+    daily = app.daily
+    daily.pending_stale_ms = 300
+    gate = asyncio.Event()
+    made: list[str] = []
+
+    async with connect(app.ws_url, name="sly") as sly:
+        lobby = app.service.lobby
+        real = lobby.create_solo
+
+        async def first_is_slow(*args, **kw):
+            race = await real(*args, **kw)
+            made.append(race.race)
+            if len(made) == 1:
+                await gate.wait()
+            return race
+
+        lobby.create_solo = first_is_slow
+        slow = asyncio.create_task(sly.request(m.DailyStart(game=GAME), timeout=DEADLINE))
+        await until(lambda: made, what="the slow start's race")
+        async with connect(app.ws_url, token=sly.token) as other:
+            await asyncio.sleep(0)
+            attempt = await until(lambda: _start(other), what="a start taking the stale claim over")
+        gate.set()
+        assert (await slow).race == attempt.race  # the slow one answers with the attempt
+        orphan = made[0]
+        assert orphan != attempt.race
+        await finished(app, sly, orphan)
+        assert await error_of(sly.replay(orphan)) == "daily-open"
+
+
+async def _start(c):
+    try:
+        return await c.request(m.DailyStart(game=GAME), timeout=5)
+    except ServerError as e:
+        if e.code == "daily-busy":
+            return None
+        raise
+
+
+async def finished(app, c, rid: str) -> None:
+    """Declare `c` finished in the one-seat race `rid` once it runs, and wait for its end."""
+
+    async def status() -> str:
+        _now, race = await app.service.store.load_race(rid)
+        return race.status if race is not None else ""
+
+    await until(lambda: _is_in(status(), ("running", "finished")), what="the race running")
+    if await status() == "running":
+        await c.finish(rid)
+    await until(lambda: _is_in(status(), ("finished",)), what="the race ended")
+
+
+async def _is_in(value, states) -> bool:
+    return await value in states
