@@ -10,7 +10,7 @@ from protocol.messages import ErrorCode
 from protocol.rules import DEAL_VERSION, GAMES, RULES_VERSION
 
 from . import keys
-from .days import date_of_day, day_number
+from .days import closes_at, date_of_day, day_number
 from .deals import DailyDeal, DailyDeals, DailyError, as_text
 from .history import stats
 
@@ -148,7 +148,22 @@ class DailyBoards(DailyDeals):
 
     async def replay(self, game: str, date: str, player: str | None = None) -> dict[str, Any]:
         """The published replays of a closed, finalized day — one player's, or all
-        of the top entries — in the format ``solrace verify`` reads."""
+        of the top entries — in the format ``solrace verify`` reads.
+
+        A refusal writes nothing: the checks that need no deal come first, since dealing
+        a day pins its choice of deal and writes its permanent record."""
+        date = self._check(game, date)
+        if self.clock() < closes_at(date):
+            raise DailyError(
+                ErrorCode.DAILY_OPEN,
+                "replays are published once the day is closed and final",
+                closes=closes_at(date),
+            )
+        if not await self.redis.exists(keys.meta(game, date)):
+            # Never dealt (nobody looked at that day): nobody played it, nothing to replay.
+            raise DailyError(
+                ErrorCode.NO_REPLAY, "only the top entries' replays are published", top=self.replay_top
+            )
         deal = await self.deal(game, date)
         if self.clock() < deal.closes or not await self._maybe_finalize(deal):
             raise DailyError(

@@ -12,6 +12,7 @@ from client.cli import verify as v
 from client.library import ServerError, connect
 from protocol import messages as m
 from server.daily import days
+from server.daily import keys as dkeys
 
 GAME = "racing-aces"
 
@@ -131,6 +132,13 @@ async def test_daily_errors_over_the_wire(server):
             await error_of(eve.request(m.DailyReplay(game=GAME, date="2025-01-01", player="nobody")))
             == "no-replay"
         )
+        assert await error_of(eve.request(m.DailyReplay(game=GAME, date="1999-01-01"))) == "no-replay"
+        today = (await eve.request(m.Daily(game=GAME))).date
+        assert await error_of(eve.request(m.DailyReplay(game=GAME, date=today))) == "daily-open"
+    # ...and a refusal writes nothing: no record of a day nobody played, no pick of a deal
+    r = server.daily.redis
+    assert not await r.exists(dkeys.meta(GAME, "1999-01-01"), dkeys.meta(GAME, "2025-01-01"))
+    assert not [k async for k in r.scan_iter(match="*1999-01-01*")]
 
 
 async def test_an_unrecorded_end_is_repaired(server):
