@@ -43,10 +43,11 @@ def snapshot(race: Race) -> dict[str, Any]:
     }
 
 
-def published_proof(race: Race) -> tuple[list[str] | None, int | None]:
+def published_proof(race: Race, day_closed: bool = False) -> tuple[list[str] | None, int | None]:
     """(proof, par) of `end` and `replay`: a certified deal's winning line and its
-    length, once finished (never for a daily attempt's race, whose seed is sealed)."""
-    if race.status != FINISHED or race.sealed or not race.certified:
+    length, once finished; for a daily attempt's race, whose seed is sealed, only once
+    its day closed (`day_closed`: a `replay`, which is refused before the close)."""
+    if race.status != FINISHED or (race.sealed and not day_closed) or not race.certified:
         return None, None
     line = race.proof.split()
     return line, len(line)

@@ -134,7 +134,14 @@ class DailyHandlers:
             await self._repair(msg.game, self.daily.today(), pid)
 
         async def create(deal: DailyDeal, player: str, time_limit_s: int) -> str:
-            race = await self.service.lobby.create_solo(conn, deal.game, deal.seed, time_limit_s, sealed=True)
+            race = await self.service.lobby.create_solo(
+                conn,
+                deal.game,
+                deal.seed,
+                time_limit_s,
+                sealed=True,
+                proof=deal.proof if deal.certified else None,
+            )
             return race.race
 
         att = await self._call(self.daily.start(msg.game, pid, create))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from protocol import messages as m
@@ -143,15 +143,24 @@ class Lobby:
         return await self._publish_new(s, msg, race, now)
 
     async def create_solo(
-        self, s: Session, game: str, seed: str, time_limit_s: int, *, sealed: bool = False
+        self,
+        s: Session,
+        game: str,
+        seed: str,
+        time_limit_s: int,
+        *,
+        sealed: bool = False,
+        proof: Sequence[str] | None = None,
     ) -> R.Race:
         """A private one-seat race of `s`'s player on a given seed, counting down at
-        once: a daily challenge attempt (server/daily). No reply is sent here."""
+        once: a daily challenge attempt (server/daily). `proof`: the deal's winning line,
+        when the solver certified it. No reply is sent here."""
         gdef = check.game(game)
         await self._seat_limit(s.player)
         now = await self.svc.store.time_ms()
         race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now)
         race.sealed = sealed
+        race.certified, race.proof = proof is not None, " ".join(proof or ())
         race = R.set_ready(race, s.player, True, now, self.svc.settings.countdown_ms)
         await self._publish_new(s, None, race, now)
         return race

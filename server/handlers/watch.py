@@ -54,7 +54,7 @@ class Watch:
             m.ReplayPlayer(player=p.player, name=p.name, moves=[(mv, at) for at, _h, mv in logs[p.player]])
             for p in race.players
         ]
-        proof, par = R.published_proof(race)
+        proof, par = R.published_proof(race, day_closed=True)  # finished_race: a daily's day closed
         return m.ReplayData(
             proof=proof,
             par=par,

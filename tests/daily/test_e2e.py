@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 
 import pytest
 from waiting import DEADLINE, until, wait_for_next_day
@@ -305,3 +306,26 @@ async def finished(app, c, rid: str) -> None:
 
 async def _is_in(value, states) -> bool:
     return await value in states
+
+
+async def test_a_certified_days_attempt_is_certified_and_its_replay_has_the_proof(make_server, r):
+    """The day's deal was proved winnable: its attempt's race says so, keeps its proof sealed
+    with its seed, and its replay after the close has both (it said certified: false and had
+    no proof)."""
+    app = await make_server(certified_games=GAME, daily_secret="s3cret")
+    shift = {"ms": 0}
+    base = app.daily.clock
+    app.daily.clock = lambda: base() + shift["ms"]
+    today = days.day_of(app.daily.clock())
+    await r.set(dkeys.certified(GAME, today), json.dumps({"k": 2, "line": ["draw", "w>f0"]}))
+    async with connect(app.ws_url, name="ada") as ada, connect(app.ws_url, name="bob") as bob:
+        assert (await ada.request(m.Daily(game=GAME))).certified
+        snap = await ada.request(m.DailyStart(game=GAME))
+        assert snap.certified and snap.seed is None
+        await ada.wait_for("start", lambda ev: ev.race == snap.race)
+        await ada.finish(snap.race)
+        end = await ada.wait_for("end", lambda ev: ev.race == snap.race)
+        assert end.proof is None and end.par is None  # sealed until the close
+        shift["ms"] = days.closes_at(today) + 61_000 - base()
+        replay = await bob.replay(snap.race)
+        assert replay.proof == ["draw", "w>f0"] and replay.par == 2 and replay.seed is not None
