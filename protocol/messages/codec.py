@@ -140,6 +140,8 @@ def _bad_frame(frame: Any, exc: BaseException) -> ProtocolError:
         return ProtocolError(ErrorCode.BAD_FRAME, "text frames are refused; send binary MessagePack")
     if not isinstance(frame, (bytes, bytearray, memoryview)):
         return ProtocolError(ErrorCode.BAD_FRAME, f"frame must be bytes, not {type(frame).__name__}")
+    if isinstance(exc, RecursionError):  # well-formed, but deeper than any message goes
+        return ProtocolError(ErrorCode.BAD_FRAME, "MessagePack nested too deeply")
     return ProtocolError(ErrorCode.BAD_FRAME, f"not valid MessagePack: {exc}")
 
 

@@ -600,6 +600,8 @@ BAD_INPUTS: list[tuple[str, Any, str, str | None]] = [
     ("invalid utf-8 in a key", b"\x82\xa1t\xa4ping\xa2\xff\xfe\xc0", "bad-frame", None),
     ("invalid utf-8 with an unknown t", _raw_map({"t": "teleport"}, zz=BAD_UTF8), "bad-frame", None),
     ("invalid utf-8 nested", _raw_map(MOVE, race=b"\x91" + BAD_UTF8), "bad-frame", None),
+    # Well-formed, 4 KB, but nested 4,000 deep in an unknown field: deeper than the decoder goes.
+    ("nested too deeply", b"\x82\xa1t\xa4ping\xa2zz" + b"\x91" * 4000 + b"\xc0", "bad-frame", None),
 ]
 
 
@@ -613,6 +615,12 @@ def test_bad_input_codes(case: str, frame: Any, code: str, field: str | None) ->
     assert err.message
     reply = err.to_error()
     assert m.decode_server(m.encode(reply)) == reply
+
+
+def test_a_frame_nested_too_deeply_says_so() -> None:
+    with pytest.raises(m.ProtocolError) as info:
+        m.decode_client(b"\x82\xa1t\xa4ping\xa2zz" + b"\x91" * 4000 + b"\xc0")
+    assert info.value.message == "MessagePack nested too deeply"
 
 
 def test_error_echoes_rid_when_readable() -> None:
