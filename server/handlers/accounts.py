@@ -9,6 +9,15 @@ connection, the token and its session id. Each request that needs an account
 re-checks the token in Redis, so a session revoked by another process (log
 out everywhere, a password change) stops counting at once.
 
+Revoking is not enough for a connection already open with a revoked token: it
+still plays as the account's player (moves, the daily, casual races). So
+``logout_all`` and ``password`` close (1008) every other connection of the
+player whose token no longer holds, on every process: here at once, elsewhere
+through a ``revoked`` notice on the player's channel (server/handlers/fanout.py
+hands it to ``on_revoked``), which names the asking connection (a random id per
+connection) so that it is spared. A connection whose token still holds (a login
+made since; for ``password``, the asker's own token) stays.
+
 A guest's player id becomes the account's when claimed; the guest's token
 then stops resuming it (``resume`` refuses it), so that logging out
 everywhere leaves no way back in but the password.
@@ -16,12 +25,17 @@ everywhere leaves no way back in but the password.
 
 from __future__ import annotations
 
+import logging
+import secrets
 import weakref
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
 from protocol import messages as m
-from protocol.messages import ErrorCode
+from protocol.messages import CloseCode, ErrorCode
 from protocol.rules import GAMES
 
 from ..core.races import RaceError
@@ -34,8 +48,12 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..daily import Daily
     from ..service import Service
 
+log = logging.getLogger("solrace.accounts")
+
 HISTORY_LIMIT = 50  # rated races per game in a profile
 RECENT_RACES = 20  # rated races of every game in a profile
+REVOKED = "revoked"  # the player-channel notice of revoked sessions (never sent to a client)
+REVOKED_REASON = "session revoked: log in again"
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +110,10 @@ class AccountHandlers:
         self.ratings = ratings
         self.daily = daily
         self.logged_in: weakref.WeakKeyDictionary[Session, LoggedIn] = weakref.WeakKeyDictionary()
+        # A random id per connection that asked to revoke sessions, named in the `revoked` notice.
+        self.conn_ids: weakref.WeakKeyDictionary[Session, str] = weakref.WeakKeyDictionary()
+        # Run with the player id once sessions of theirs were revoked (the rated pool's clean-up).
+        self.revoke_hooks: list[Callable[[str], Awaitable[None]]] = []
         self._resume_guest = svc.resume
 
     def install(self) -> None:
@@ -109,6 +131,8 @@ class AccountHandlers:
         )
         svc.resume = self.resume
         svc.store.sessions.account_key = rkeys.account  # read in the guest's resume round trip
+        # Player channels are the fan-out's; it hands this hook their `revoked` notices.
+        svc.bus_hooks[b"player:"] = self.on_revoked
 
     # --- identity ---------------------------------------------------------------------------
 
@@ -169,17 +193,17 @@ class AccountHandlers:
         return m.Account(rid=msg.rid, player=login.player, name=login.name, token=login.token)
 
     async def logout(self, s: Session, msg: m.Logout) -> m.Ok:
-        li = self.logged_in.pop(s, None)
-        if li is None:
-            raise RaceError(ErrorCode.NOT_LOGGED_IN, "this connection is not logged in")
+        li = await self.account_of(s)  # a token revoked meanwhile (elsewhere) is not logged in
+        self.logged_in.pop(s, None)
         await self.accounts.logout(li.token)
+        await self._revoked(li.player)
         return m.Ok(rid=msg.rid)
 
     async def logout_all(self, s: Session, msg: m.LogoutAll) -> m.Ok:
         li = await self.account_of(s)
         await self.accounts.logout_everywhere(li.player)
-        for other in list(self.svc.players.get(li.player, ())):
-            self.logged_in.pop(other, None)
+        self.logged_in.pop(s, None)
+        await self._close_others(s, li.player)
         return m.Ok(rid=msg.rid)
 
     async def change_password(self, s: Session, msg: m.ChangePassword) -> m.Ok:
@@ -188,10 +212,58 @@ class AccountHandlers:
             await self.accounts.change_password(li.token, msg.old, msg.new)
         except AccountError as exc:
             raise account_error(exc) from None
-        for other in list(self.svc.players.get(li.player, ())):
-            if other is not s:
-                self.logged_in.pop(other, None)
+        await self._close_others(s, li.player)
         return m.Ok(rid=msg.rid)
+
+    # --- revoked sessions -------------------------------------------------------------------
+
+    async def _close_others(self, s: Session, pid: str) -> None:
+        """After `s` revoked sessions of `pid`: close the player's connections that relied on
+        them, here at once and on every other process by the notice (`s` is spared)."""
+        conn_id = self.conn_ids.setdefault(s, secrets.token_hex(8))
+        try:
+            await self.close_revoked(pid, conn_id)
+        except Exception as exc:  # the notice below closes them too, once it comes back
+            self.svc.failed("could not close the connections of revoked sessions", exc)
+        await self.svc.store.publish_player(pid, m.encode({"t": REVOKED, "spare": conn_id}))
+        await self._revoked(pid)
+
+    async def _revoked(self, pid: str) -> None:
+        for hook in self.revoke_hooks:
+            try:
+                await hook(pid)
+            except Exception as exc:
+                self.svc.failed("could not clean up after revoked sessions", exc)
+
+    def on_revoked(self, channel: bytes, data: bytes) -> None:
+        """A `revoked` notice on a player's channel (server/handlers/fanout.py)."""
+        try:
+            notice = msgspec.msgpack.decode(data)
+            spare = str(notice.get("spare", ""))
+        except Exception:
+            log.warning("a malformed revoked notice on %r", channel)
+            return
+        self.svc.spawn(self.close_revoked(channel[len(b"player:") :].decode(), spare))
+
+    async def close_revoked(self, pid: str, spare: str) -> None:
+        """Close (1008) each connection of `pid` here but the one with id `spare` that is not
+        logged in with a token that still holds: it was opened with a revoked token, logged out,
+        or opened as the guest before the claim. A token that holds (a login made since the
+        revocation, the token of a `password` change) keeps its connections."""
+        holds: dict[str, bool] = {}
+        for c in list(self.svc.players.get(pid, ())):
+            if spare and self.conn_ids.get(c) == spare:
+                continue
+            li = self.logged_in.get(c)
+            if li is not None:
+                if li.token not in holds:
+                    holds[li.token] = await self.accounts.session(li.token) is not None
+                if holds[li.token]:
+                    continue
+            self.logged_in.pop(c, None)
+            conn = c.transport
+            if conn is not None:
+                conn.abort(CloseCode.POLICY, REVOKED_REASON)
 
     async def profile(self, s: Session, msg: m.Profile) -> m.ProfileData:
         pid = msg.player or s.player

@@ -84,6 +84,10 @@ class Fanout:
             head = _head.decode(data)
             if head.t == "seated":
                 svc.spawn(self.seated(channel[7:].decode(), head.race))
+            elif head.t == "revoked":  # sessions revoked: server/handlers/accounts.py closes connections
+                hook = svc.bus_hooks.get(b"player:")
+                if hook is not None:
+                    hook(channel, data)
             else:  # any other notice (a rating change, a rematch offer) goes to the player's connections
                 for c in list(svc.players.get(channel[7:].decode(), ())):
                     c.send(data)

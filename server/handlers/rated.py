@@ -6,10 +6,14 @@ module adds what a rated race needs around it:
 - ``create`` with ``rated``: a logged-in account, at least two seats, the
   server's clock; each seat records its login session (``Player.session``);
 - ``join`` of a rated race: accounts only (bots and guests never sit in one);
+  ``bot`` in a rated race is refused (``bad-message``, field ``race``);
 - ``start`` of a rated race with one player present is refused;
 - ``quick`` with ``rated``: the player waits in the game's rating pool
   (server/ratings ``Pool``); every process forms races from it every
   ``rated_form_ms`` and on each arrival, and seats each group as a quick race;
+  a player whose login session was revoked (``logout``, ``logout_all``,
+  ``password``) leaves the pools, and a group with one is not seated: the
+  others go back to the pool with their waiting time;
 - the end of a rated race (the service's ``end_hooks``, run by the process
   whose end commit won) updates ratings with ``Ratings.record_race``, which
   applies each race once whoever calls it, then sends every player a
@@ -87,13 +91,15 @@ class RatedHandlers:
         self.sessions = sessions
         self.identity = identity
         self.pending = pending
-        self.waiting: weakref.WeakKeyDictionary[Session, set[str]] = weakref.WeakKeyDictionary()
+        # Per connection: the games whose pool it joined, each with the login session it joined with.
+        self.waiting: weakref.WeakKeyDictionary[Session, dict[str, str]] = weakref.WeakKeyDictionary()
 
     def install(self) -> None:
         svc = self.svc
         # A casual quick-match goes to the handler installed before this one (the lobby's, with
         # a bot for a lonely player), not straight to the lobby.
         self.casual_quick = svc.handlers[m.Quick]
+        self.casual_bot = svc.handlers[m.Bot]
         svc.handlers.update(
             {
                 m.Create: self.create,
@@ -101,10 +107,12 @@ class RatedHandlers:
                 m.Start: self.start,
                 m.Quick: self.quick,
                 m.Unqueue: self.unqueue,
+                m.Bot: self.bot,
             }
         )
         svc.end_hooks.append(self.on_end)
         svc.disconnect_hooks.append(self.on_disconnect)
+        self.identity.revoke_hooks.append(self.on_revoked)
         svc.spawn(self.matchmaker())
 
     # --- rated lobby --------------------------------------------------------------------------
@@ -142,8 +150,10 @@ class RatedHandlers:
         _now, race = await self.svc.store.load_race(rid)
         if race is None or not race.rated:
             return await lobby.join(s, msg)
+        # Privacy first (docs/protocol.md §6 "Which error first"): a guest told `not-logged-in`
+        # would learn that a private race it may not see is rated.
+        privacy.check_join(race, s.player, msg.invite)
         li = await self.identity.account_of(s)
-        privacy.check_join(race, li.player, msg.invite)
         if race.seat_of(li.player) is None:
             await lobby._seat_limit(li.player)
         race = await lobby.mutate(rid, lambda r, now: rated_rules.seat(r, li.player, li.name, li.session))
@@ -156,6 +166,17 @@ class RatedHandlers:
         if race is not None and race.rated and race.seat_of(s.player) is not None and len(race.players) < 2:
             raise RaceError(ErrorCode.NOT_RATEABLE, "a rated race needs at least 2 players")
         return await self.svc.lobby.host_start(s, msg)
+
+    async def bot(self, s: Session, msg: m.Bot) -> m.Ok:
+        """`bot`: bots never sit in a rated race, so it is refused up front (a worker's bot
+        would be refused at its own `join`, after an `ok` here)."""
+        _now, race = await self.svc.store.load_race(race_id(msg.race))
+        if race is not None and race.rated:
+            if race.seat_of(s.player) is None:  # as for any race (server/core/bots.py)
+                raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
+            raise RaceError(ErrorCode.BAD_MESSAGE, "a rated race is for accounts only: no bots", field="race")
+        result: m.Ok = await self.casual_bot(s, msg)
+        return result
 
     # --- rated quick-match --------------------------------------------------------------------
 
@@ -170,29 +191,50 @@ class RatedHandlers:
         mu = (await self.ratings.rating(gdef.id, li.player)).mu
         await self.sessions.put(gdef.id, li.player, li.session)
         await self.pool.join(gdef.id, li.player, mu, seats)
-        self.waiting.setdefault(s, set()).add(gdef.id)
+        self.waiting.setdefault(s, {})[gdef.id] = li.session
         s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats, rated=True)))
         self.svc.spawn(self.form(gdef.id))
         return None
 
     async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
-        games = self.waiting.get(s, set())
+        games = self.waiting.get(s, {})
         if msg.game in games:
-            games.discard(msg.game)
+            del games[msg.game]
             await self.pool.leave(msg.game, s.player)
         return await self.svc.lobby.unqueue(s, msg)
 
     async def on_disconnect(self, s: Session) -> None:
-        games = self.waiting.pop(s, set())
+        games = self.waiting.pop(s, {})
         if not games or s.pid is None:
             return
-        others = [self.waiting.get(c, set()) for c in self.svc.players.get(s.pid, ()) if c is not s]
-        for game in games:
-            if not any(game in g for g in others):
-                try:
-                    await self.pool.leave(game, s.pid)
-                except Exception as exc:
-                    self.svc.failed("could not leave the rated pool", exc)
+        pid = s.pid
+        others = [self.waiting.get(c, {}) for c in self.svc.players.get(pid, ()) if c is not s]
+        for game, session in games.items():
+            if any(game in g for g in others):
+                continue
+            try:
+                # The entry is this connection's unless it was made since by a login session that
+                # still holds (another connection of the player, maybe on another process).
+                current = await self.sessions.get(game, pid)
+                if current and current != session and await self.accounts.session_alive(pid, current):
+                    continue
+                await self.pool.leave(game, pid)
+            except Exception as exc:
+                self.svc.failed("could not leave the rated pool", exc)
+
+    async def on_revoked(self, pid: str) -> None:
+        """Sessions of `pid` were revoked: leave each pool whose entry was made with one."""
+        for c in self.svc.players.get(pid, ()):
+            games = self.waiting.get(c, {})
+            for game, session in list(games.items()):
+                if not await self.accounts.session_alive(pid, session):
+                    del games[game]
+        for game in rules.GAMES:
+            if not await self.pool.has(game, pid):
+                continue
+            if not await self.accounts.session_alive(pid, await self.sessions.get(game, pid)):
+                await self.pool.leave(game, pid)
+                await self.sessions.forget(game, pid)
 
     async def matchmaker(self) -> None:
         """Form rated races from every game's pool, every ``rated_form_ms``."""
@@ -221,6 +263,20 @@ class RatedHandlers:
         gdef = check.game(game)
         pids = [w.player for w in group]
         sessions = await self.sessions.take(game, pids)
+        alive = [await self.accounts.session_alive(pid, sessions[pid]) for pid in pids]
+        if not all(alive):
+            # Someone's login session was revoked while waiting: they are dropped, the others go
+            # back (sessions first: a group formed from a restored entry needs its session).
+            back = [w for w, ok in zip(group, alive, strict=True) if ok]
+            await self.sessions.restore(game, {w.player: sessions[w.player] for w in back})
+            await self.pool.restore(game, back)
+            for w, ok in zip(group, alive, strict=True):
+                if not ok:
+                    for c in svc.players.get(w.player, ()):
+                        self.waiting.get(c, {}).pop(game, None)
+            if back:
+                svc.spawn(self.form(game))
+            return
         names = []
         for pid in pids:
             acct = await self.accounts.account(pid)
@@ -246,7 +302,7 @@ class RatedHandlers:
             p.session = sessions.get(p.player, "")
         for pid in pids:
             for c in svc.players.get(pid, ()):
-                self.waiting.get(c, set()).discard(game)
+                self.waiting.get(c, {}).pop(game, None)
         await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
         await svc.lobby._publish_new(None, None, race, now)
         notice = encode({"t": "seated", "race": race.race})

@@ -106,7 +106,11 @@ class Accounts:
         self._set_password = redis.register_script(scripts.SET_PASSWORD)
         # A hash to verify against when the name is unknown, so that a login
         # for a missing account costs the same time as one for a real account.
-        self._dummy_hash: str | None = None
+        # Made at the process's first login, whatever its name: made at the first
+        # *unknown* name, that login would be the slower one (docs/ratings.md §6);
+        # made at start-up, every process (and every test server) would pay a
+        # hash's time and memory (64 MiB by default) that most never need.
+        self.stand_in: asyncio.Future[str] | None = None
 
     async def account(self, player: str) -> Account | None:
         rec = await self.redis.hgetall(keys.account(player))
@@ -175,6 +179,7 @@ class Accounts:
                 await self._give_back(name_bucket, self.account_policy, now)
         if wait:
             raise AccountError("login-limited", "too many login attempts", retry_after_ms=wait)
+        dummy = await self._dummy()  # every login waits for it, known name or not
         player = await self.redis.hget(keys.NAMES, key)
         rec = (
             {text(k): text(v) for k, v in (await self.redis.hgetall(keys.account(text(player)))).items()}
@@ -182,7 +187,7 @@ class Accounts:
             else {}
         )
         if rec.get("key") != key:
-            await asyncio.to_thread(verify_password, await self._dummy(), password, self.hasher)
+            await asyncio.to_thread(verify_password, dummy, password, self.hasher)
             raise AccountError("bad-login", "unknown name or wrong password")
         if not await asyncio.to_thread(verify_password, rec["pw"], password, self.hasher):
             raise AccountError("bad-login", "unknown name or wrong password")
@@ -197,9 +202,11 @@ class Accounts:
         return Login(pid, rec["name"], await self._new_session(pid))
 
     async def _dummy(self) -> str:
-        if self._dummy_hash is None:
-            self._dummy_hash = await asyncio.to_thread(hash_password, secrets.token_hex(16), self.hasher)
-        return self._dummy_hash
+        if self.stand_in is None:
+            self.stand_in = asyncio.ensure_future(
+                asyncio.to_thread(hash_password, secrets.token_hex(16), self.hasher)
+            )
+        return await asyncio.shield(self.stand_in)
 
     async def _new_session(self, player: str) -> str:
         secret = secrets.token_urlsafe(32)
@@ -228,6 +235,13 @@ class Accounts:
         if expires is None or name is None or int(text(expires)) <= self.clock():
             return None
         return Session(player, text(name), sid)
+
+    async def session_alive(self, player: str, session: str) -> bool:
+        """Whether the session id ``session`` (not a token) of ``player`` is still valid."""
+        if not session:
+            return False
+        expires = await self.redis.hget(keys.sessions(player), session)
+        return expires is not None and int(text(expires)) > self.clock()
 
     async def logout(self, token: str) -> None:
         player, _, secret = token.partition(".")

@@ -54,6 +54,19 @@ class Pool:
     async def leave(self, game: str, player: str) -> None:
         await self.redis.hdel(keys.pool(game), player)
 
+    async def has(self, game: str, player: str) -> bool:
+        return bool(await self.redis.hexists(keys.pool(game), player))
+
+    async def restore(self, game: str, group: list[Waiting]) -> None:
+        """Put back players that ``form`` took out but who were not seated after all, each with
+        their entry as it was (their waiting time kept), unless they joined again meanwhile."""
+        if not group:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for w in group:
+            pipe.hsetnx(keys.pool(game), w.player, _entry(w.mu, w.joined_ms, w.seats))
+        await pipe.execute()
+
     async def waiting(self, game: str) -> list[Waiting]:
         raw = await self.redis.hgetall(keys.pool(game))
         out = []

@@ -36,8 +36,9 @@ mean of their pair weights with every opponent, and their rating moves by
 that fraction of openskill's update: ``μ' = μ + w·(μ_openskill − μ)`` and
 likewise for σ. With w = 1 (no recent repeats) the update is exactly
 openskill's. So two accounts dueling each other gain at most 3¾ races' worth
-of rating a day, and nothing from the fifth duel on; honest players who meet
-often in big races keep their full weight for longer.
+of rating a day (their duels weigh 1, 1, 1, ½, ¼), and nothing from the sixth
+duel on; honest players who meet often in big races keep their full weight
+for longer.
 """
 
 from __future__ import annotations

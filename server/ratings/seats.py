@@ -27,6 +27,25 @@ class PoolSessions:
         pipe.expire(keys.pool_sessions(game), TTL_S)
         await pipe.execute()
 
+    async def get(self, game: str, player: str) -> str:
+        """The session of ``player``'s pool entry ("" if unknown)."""
+        raw = await self.redis.hget(keys.pool_sessions(game), player)
+        return text(raw) if raw is not None else ""
+
+    async def forget(self, game: str, player: str) -> None:
+        await self.redis.hdel(keys.pool_sessions(game), player)
+
+    async def restore(self, game: str, sessions: dict[str, str]) -> None:
+        """Put back sessions ``take`` forgot (for players put back in the pool), unless the
+        player joined the pool again meanwhile (a newer session)."""
+        if not sessions:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for player, session in sessions.items():
+            pipe.hsetnx(keys.pool_sessions(game), player, session)
+        pipe.expire(keys.pool_sessions(game), TTL_S)
+        await pipe.execute()
+
     async def take(self, game: str, players: Sequence[str]) -> dict[str, str]:
         """The sessions of a formed group ("" where unknown), forgotten afterwards."""
         key = keys.pool_sessions(game)

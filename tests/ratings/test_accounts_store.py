@@ -9,7 +9,7 @@ import pytest
 import redis.asyncio as aioredis
 from argon2 import PasswordHasher
 
-from server.ratings import keys
+from server.ratings import accounts_store, keys
 from server.ratings.accounts import AccountError, LoginPolicy
 from server.ratings.accounts_store import Accounts
 
@@ -190,3 +190,25 @@ async def test_one_address_guessing_many_accounts_is_limited(r, clock, hasher):
     with pytest.raises(AccountError) as e:
         await accounts.login("user11", "wrong password", "10.1.1.1")
     assert e.value.code == "bad-login"
+
+
+async def test_the_first_login_makes_the_stand_in_whatever_the_name(r, clock, hasher, monkeypatch):
+    """An unknown name is checked against a stand-in hash (docs/ratings.md §6). The process's
+    first login makes it, whether its name exists or not: made at the first unknown name,
+    only that login would be slower, which would tell that the name does not exist."""
+    accounts = Accounts(r, clock=clock, hasher=hasher)
+    await accounts.claim("p1", "ada", PW)
+    made: list[str] = []
+    real = accounts_store.hash_password
+
+    def counted(password: str, ph: PasswordHasher) -> str:
+        made.append(password)
+        return real(password, ph)
+
+    monkeypatch.setattr(accounts_store, "hash_password", counted)
+    assert accounts.stand_in is None
+    await accounts.login("ada", PW, "10.0.0.1")  # a known name first: the stand-in is made
+    assert len(made) == 1 and accounts.stand_in is not None
+    with pytest.raises(AccountError) as refused:
+        await accounts.login("nobody", PW, "10.0.0.1")  # an unknown one later: no new hash
+    assert refused.value.code == "bad-login" and len(made) == 1

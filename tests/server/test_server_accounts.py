@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from waiting import until
 from wsclient import Raw, player
 
 from server import storage as S
@@ -130,11 +131,10 @@ async def test_login_from_a_second_connection_logout_and_password(app):
     second = await Raw.open(url)
     assert (await second.hello(token=login["token"]))["player"] == pid
 
-    # A password change ends the other sessions: the second device is logged out.
+    # A password change ends the other sessions: the second device is closed (1008).
     changed = await ada.request("password", old="correct horse", new="battery staple")
     assert changed["t"] == "ok", changed
-    refused = await second.request("create", game=GAME, rated=True)
-    assert refused["code"] == "not-logged-in"
+    await closed_revoked(second)
     assert (await ada.request("login", name="ada", password="correct horse"))["code"] == "bad-login"
     login = await ada.request("login", name="ada", password="battery staple")
     assert login["t"] == "account"
@@ -339,3 +339,183 @@ async def test_rating_board_top_and_around_me(app):
     assert rating["rating"]["provisional"] is False and len(rating["history"]) == 12
     assert (await guest.request("profile"))["code"] == "no-such-account"
     await asyncio.gather(ada.close(), bob.close(), guest.close())
+
+
+# --- revoked sessions (docs/protocol.md §9 `logout`, `logout_all`, `password`) ----------------
+
+
+async def logged_in(url: str, via: Raw, name: str, password: str = "correct horse") -> Raw:
+    """Another device: a token from `login` (asked on `via`), then a connection with it to `url`."""
+    login = await via.request("login", name=name, password=password)
+    assert login["t"] == "account", login
+    c = await Raw.open(url)
+    await c.hello(token=login["token"])
+    return c
+
+
+async def closed_revoked(c: Raw) -> None:
+    """`c` is closed by the server with 1008: its session was revoked."""
+    await until(lambda: c.reader.done(), what="the revoked connection closed")
+    assert c.closed == 1008 and "revoked" in (c.ws.close_reason or "")
+
+
+async def bad_token(url: str, token: str | None) -> None:
+    c = await Raw.open(url)
+    assert (await c.request("hello", v=1, token=token))["code"] == "bad-token"
+    await c.close()
+
+
+async def test_password_and_logout_all_close_the_other_connections_on_every_process(make_server):
+    """A connection opened with a token does not outlive the token: once `password` or
+    `logout_all` revoked it, the connection is closed (1008), on this process and on the
+    others, so a stolen token stops playing as the account at once. The asking connection
+    stays; so do connections whose token still holds (the asker's own, for `password`)."""
+    app1, app2 = await make_server(**CHEAP_HASH), await make_server(**CHEAP_HASH)
+    url1, url2 = app1.ws_url, app2.ws_url
+    ada = await account(url1, "ada")
+    thief = await logged_in(url2, ada, "ada")  # a stolen token, used on the other process
+    here = await logged_in(url1, ada, "ada")  # and another on this one
+    twin = await Raw.open(url2)  # the asker's own token, on the other process
+    await twin.hello(token=ada.token)
+    bob = await account(url1, "bob")
+    snap = await ada.request("create", game=GAME, seats=2, rated=True)
+    rid = snap["race"]
+    assert (await bob.request("join", race=rid))["t"] == "race"
+
+    assert (await ada.request("password", old="correct horse", new="battery staple"))["t"] == "ok"
+    for c in (thief, here):
+        await closed_revoked(c)
+        await bad_token(url2, c.token)
+    # The asker stays, logged in; its own token holds, and so do its connections.
+    assert (await ada.request("ready", race=rid))["t"] == "race"
+    assert (await twin.request("quick", game=GAME, rated=True))["t"] == "queued"
+    assert (await twin.request("unqueue", game=GAME))["t"] == "ok"
+
+    # Log out everywhere, asked on the other process: every other connection closes.
+    fresh = await logged_in(url1, bob, "ada", "battery staple")
+    assert (await twin.request("logout_all"))["t"] == "ok"
+    for c in (ada, fresh):
+        await closed_revoked(c)
+        await bad_token(url1, c.token)
+    assert (await twin.request("ping"))["t"] == "pong"  # the asker stays, logged out
+    assert (await twin.request("quick", game=GAME, rated=True))["code"] == "not-logged-in"
+    # A login made since is not touched by the past revocation.
+    again = await logged_in(url2, bob, "ada", "battery staple")
+    assert (await again.request("quick", game=GAME, rated=True))["t"] == "queued"
+    await asyncio.gather(*(c.close() for c in (twin, bob, again)))
+
+
+async def test_logout_on_a_token_revoked_elsewhere_is_not_logged_in(make_server):
+    app1, app2 = await make_server(**CHEAP_HASH), await make_server(**CHEAP_HASH)
+    ada = await account(app1.ws_url, "ada")
+    same = await Raw.open(app2.ws_url)  # the same token on another process
+    await same.hello(token=ada.token)
+    assert (await ada.request("logout"))["t"] == "ok"
+    assert (await same.request("logout"))["code"] == "not-logged-in"
+    assert (await ada.request("logout"))["code"] == "not-logged-in"
+    await asyncio.gather(ada.close(), same.close())
+
+
+async def test_revoked_sessions_leave_the_rated_pool_and_are_never_seated(make_server):
+    app1, app2 = await make_server(**CHEAP_HASH), await make_server(**CHEAP_HASH)
+    url1, url2 = app1.ws_url, app2.ws_url
+    pool = app1.rated.pool
+
+    async def queued(c: Raw, alone: bool = True) -> None:
+        assert (await c.request("quick", game=GAME, rated=True))["t"] == "queued"
+        if alone:  # nobody to be seated with: still waiting
+            assert await pool.has(GAME, c.player)
+
+    # logout while queued
+    eve = await account(url1, "eve")
+    await queued(eve)
+    assert (await eve.request("logout"))["t"] == "ok"
+    assert not await pool.has(GAME, eve.player)
+
+    # logout_all and password from another device (another process) while queued
+    for name, ask in (
+        ("fay", ("logout_all", {})),
+        ("gus", ("password", {"old": "correct horse", "new": "x" * 12})),
+    ):
+        c = await account(url1, name)
+        await queued(c)
+        other = await logged_in(url2, c, name)
+        assert (await other.request(ask[0], **ask[1]))["t"] == "ok"
+        assert not await pool.has(GAME, c.player)
+        await closed_revoked(c)
+        await other.close()
+
+    # The asker's own entry stays: its session holds. A revoked connection closing (on the
+    # other process) does not take it out of the pool either.
+    disconnected: list[str | None] = []
+
+    async def seen(s: Any) -> None:  # after the rated pool's own hook
+        disconnected.append(s.pid)
+
+    app2.service.disconnect_hooks.append(seen)
+    hal = await account(url1, "hal")
+    stolen = await logged_in(url2, hal, "hal")
+    await queued(stolen)
+    await queued(hal)  # the entry is hal's session's now
+    assert (await hal.request("password", old="correct horse", new="battery staple"))["t"] == "ok"
+    await closed_revoked(stolen)
+    await until(lambda: hal.player in disconnected, what="the stolen connection's clean-up")
+    assert await pool.has(GAME, hal.player)
+    ian = await account(url1, "ian")
+    await queued(ian, alone=False)
+    snaps = [await c.wait(lambda f: f.get("t") == "race" and f.get("rated") is True) for c in (hal, ian)]
+    assert snaps[0]["race"] == snaps[1]["race"]
+
+    await asyncio.gather(*(c.close() for c in (eve, hal, ian)))
+
+
+async def test_a_group_with_a_revoked_session_is_not_seated(make_server):
+    """A session revoked without a word to the pool (its process died at that moment): the
+    group formed with it is not seated; the other goes back and is seated with the next."""
+    app1, app2 = await make_server(**CHEAP_HASH), await make_server(**CHEAP_HASH)
+    url1, url2 = app1.ws_url, app2.ws_url
+    pool = app1.rated.pool
+
+    async def queued(c: Raw, alone: bool = True) -> None:
+        assert (await c.request("quick", game=GAME, rated=True))["t"] == "queued"
+        if alone:
+            assert await pool.has(GAME, c.player)
+
+    jo, kim, lee = await account(url1, "joe"), await account(url1, "kim"), await account(url2, "lee")
+    await queued(jo)
+    await app1.accounts.logout(jo.token)
+    await queued(kim, alone=False)  # seated with jo? no: put back
+
+    async def jo_dropped_kim_back() -> bool:
+        return not await pool.has(GAME, jo.player) and await pool.has(GAME, kim.player)
+
+    await until(jo_dropped_kim_back, what="jo dropped, kim back in the pool")
+    await queued(lee, alone=False)
+    snaps = [await c.wait(lambda f: f.get("t") == "race" and f.get("rated") is True) for c in (kim, lee)]
+    assert snaps[0]["race"] == snaps[1]["race"]
+    assert {p["name"] for p in snaps[0]["players"]} == {"kim", "lee"}
+    assert not [f for f in jo.unread if f.get("t") == "race"]
+    await asyncio.gather(*(c.close() for c in (jo, kim, lee)))
+
+
+async def test_a_private_rated_race_is_private_before_anything_else(app):
+    ada = await account(app.ws_url, "ada")
+    snap = await ada.request("create", game=GAME, seats=2, rated=True, private=True)
+    rid, invite = snap["race"], snap["invite"]
+    guest = await player(app.ws_url, "guest")
+    assert (await guest.request("join", race=rid))["code"] == "private-race"
+    assert (await guest.request("join", race=rid, invite="wrong"))["code"] == "private-race"
+    assert (await guest.request("join", race=rid, invite=invite))["code"] == "not-logged-in"
+    await asyncio.gather(ada.close(), guest.close())
+
+
+async def test_no_bot_in_a_rated_race(app):
+    ada = await account(app.ws_url, "ada")
+    rid = (await ada.request("create", game=GAME, seats=2, rated=True))["race"]
+    refused = await ada.request("bot", race=rid)
+    assert refused["code"] == "bad-message" and refused["field"] == "race"
+    other = await account(app.ws_url, "bob")
+    assert (await other.request("bot", race=rid))["code"] == "not-in-race"
+    casual = (await ada.request("create", game=GAME, seats=2))["race"]
+    assert (await ada.request("bot", race=casual))["code"] == "no-bots"  # no worker in these tests
+    await asyncio.gather(ada.close(), other.close())
