@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import msgspec
 
@@ -30,6 +32,8 @@ from ..storage import PositionCache
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.fanout")
+
+T = TypeVar("T")
 
 SEATED_LOADS = 3  # loads of a race a seated notice makes before it gives up on a quiet moment
 
@@ -63,6 +67,20 @@ def _started(rid: str, snap: m.RaceSnapshot | R.Race, ver: int, view: str, n: in
             n=n,
         )
     )
+
+
+async def _retried(read: Callable[[], Awaitable[T]], failed: str) -> T | None:
+    """`read()`, tried a few times: right after Redis came back, pooled connections may still
+    be stale. None, and one warning, if every try failed."""
+    for attempt in range(gap.ATTEMPTS):
+        try:
+            return await read()
+        except Exception:
+            if attempt == gap.ATTEMPTS - 1:
+                log.warning(failed, exc_info=True)
+                return None
+            await asyncio.sleep(gap.retry_delay_s(attempt))
+    return None
 
 
 class Fanout:
@@ -132,26 +150,20 @@ class Fanout:
         version jump makes clients resync)."""
         store = self.svc.store
         rid = room.rid
-        # A few tries: right after Redis comes back, pooled connections may still be stale.
-        for attempt in range(gap.ATTEMPTS):
-            try:
-                missed = await store.events_since(rid, room.sent)
-                if missed is not None:
-                    return missed
-                # None may also mean an event came between its two reads (none in the stream
-                # yet, then a newer version): look again, the race first, then its stream.
-                _now, race = await store.load_race(rid)
-                if not gap.needs_fill(race, room.sent):
-                    return []
-                return gap.fill_frames(race, await store.events_since(rid, room.sent))
-            except Exception:
-                if attempt == gap.ATTEMPTS - 1:
-                    log.warning(
-                        "gap fill of race %s failed; clients resync on the version jump", rid, exc_info=True
-                    )
-                    break
-                await asyncio.sleep(gap.retry_delay_s(attempt))
-        return []
+
+        async def read() -> list[bytes]:
+            missed = await store.events_since(rid, room.sent)
+            if missed is not None:
+                return missed
+            # None may also mean an event came between its two reads (none in the stream
+            # yet, then a newer version): look again, the race first, then its stream.
+            _now, race = await store.load_race(rid)
+            if not gap.needs_fill(race, room.sent):
+                return []
+            return gap.fill_frames(race, await store.events_since(rid, room.sent))
+
+        missed = await _retried(read, f"gap fill of race {rid} failed; clients resync on the version jump")
+        return missed or []
 
     def _forward_all(self, room: Room[Session], frames: list[bytes]) -> None:
         for data in frames:
@@ -229,18 +241,12 @@ class Fanout:
             svc.spawn(self._recheck_seats(pid))
 
     async def _recheck_seats(self, pid: str) -> None:
-        for attempt in range(gap.ATTEMPTS):  # a few tries: pooled connections may still be stale
-            try:
-                for rid in await self.svc.store.player_races(pid):
-                    await self.seated(pid, rid)
-                return
-            except Exception:
-                if attempt == gap.ATTEMPTS - 1:
-                    log.warning(
-                        "could not look up the seats of %s after a pub/sub reconnect", pid, exc_info=True
-                    )
-                    return
-                await asyncio.sleep(gap.retry_delay_s(attempt))
+        async def recheck() -> bool:
+            for rid in await self.svc.store.player_races(pid):
+                await self.seated(pid, rid)
+            return True
+
+        await _retried(recheck, f"could not look up the seats of {pid} after a pub/sub reconnect")
 
     async def seated(self, pid: str, rid: str) -> None:
         """A quick-match group seated this player (maybe by another process)."""
