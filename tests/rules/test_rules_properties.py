@@ -4,6 +4,9 @@ Each example deals a random seed and plays random legal moves; after every
 move the invariants below must hold, and every few moves the whole move
 space (every pile pair and run length, plus malformed notation) is checked
 against ``legal_moves()``.
+
+Every property test runs once per game (pytest parametrize, each with its own
+examples), so that no run can miss a game.
 """
 
 from __future__ import annotations
@@ -11,15 +14,18 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from depth import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from protocol import rules
 from protocol.rules.cards import CODE
+from protocol.rules.games import Kind
 
 GAME_IDS = list(rules.GAMES)
-PLAYOUT = settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PER_GAME = pytest.mark.parametrize("game_id", GAME_IDS)
+PLAYOUT = settings(max_examples=examples(5), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EXTRA_NAMES = ["x0", "f16", "t10", "r4", "w", "r0", "s", "T0", "f01"]
 
 
@@ -124,8 +130,9 @@ def choose(g: rules.Game, rnd: random.Random, legal: list[str]) -> str:
     return rnd.choice(legal)
 
 
+@PER_GAME
 @PLAYOUT
-@given(game_id=st.sampled_from(GAME_IDS), seed=st.text(max_size=12), rnd=st.randoms(use_true_random=False))
+@given(seed=st.text(max_size=12), rnd=st.randoms(use_true_random=False))
 def test_random_playouts_keep_invariants(game_id, seed, rnd):
     g = rules.deal(game_id, seed)
     check_invariants(g)
@@ -143,8 +150,9 @@ def test_random_playouts_keep_invariants(game_id, seed, rnd):
             check_move_space(g, rnd)
 
 
-@settings(max_examples=examples(8), deadline=None)
-@given(game_id=st.sampled_from(GAME_IDS), seed=st.text(max_size=8), rnd=st.randoms(use_true_random=False))
+@PER_GAME
+@settings(max_examples=examples(4), deadline=None)
+@given(seed=st.text(max_size=8), rnd=st.randoms(use_true_random=False))
 def test_long_playouts_reach_the_end_of_the_stock(game_id, seed, rnd):
     g = rules.deal(game_id, seed)
     moves = []
@@ -180,59 +188,126 @@ def test_codes_table_is_complete():
 
 
 def random_run_position(game_id: str, rnd: random.Random) -> rules.Game:
-    """A position whose tableau piles are random runs (with face-down cards in
-    Rouge et Noir): the states random play rarely reaches (long runs, a whole
-    K..A run ready for a sequence foundation, several empty piles)."""
+    """A position with random runs in the tableau (with face-down cards in
+    Rouge et Noir) and random foundations, reserves, waste and stock, often an
+    empty one: the states random play rarely reaches (long runs, a whole K..A
+    run ready for a sequence foundation, full foundations, several empty piles,
+    an empty stock with cards left elsewhere)."""
     game = rules.GAMES[game_id]
     pool = [f for f in range(52) for _ in range(game.decks)]
     rnd.shuffle(pool)
     rn = game_id == "rouge-et-noir"
 
-    def take(rank: int, red: int | None) -> int | None:
+    def take(rank: int, red: int | None = None) -> int | None:
         for n, f in enumerate(pool):
             if f % 13 + 1 == rank and (red is None or (f // 13 in (1, 2)) == red):
                 return pool.pop(n)
         return None
 
+    def take_face(f: int) -> int | None:
+        if f in pool:
+            pool.remove(f)
+            return f
+        return None
+
+    def length(full: int) -> int:
+        return rnd.choice([0, rnd.randint(1, full), full])
+
     piles: dict[str, str] = {}
-    for name in (n for n in game.pile_names if n.startswith("t")):
+    down: dict[str, list[int]] = {}
+    runs: dict[str, list[int]] = {}
+    tableau = [p for p in game.piles if p.name.startswith("t")]
+    for p in tableau:
+        down[p.name], runs[p.name] = [], []
         if rnd.random() < 0.25:
-            piles[name] = ""
             continue
-        down = [pool.pop() for _ in range(rnd.randint(0, game.max_down[game.index[name]]))] if rn else []
+        if rn:
+            down[p.name] = [pool.pop() for _ in range(rnd.randint(0, game.max_down[game.index[p.name]]))]
         rank = rnd.randint(1, 13)
-        length = rnd.randint(1, rank if rn else max(1, rank - 3))
+        if p.kind == Kind.SINGLE:
+            size = 1
+        else:  # Rouge et Noir down to any rank; Fours Up runs end at a 4 at the lowest
+            size = rnd.randint(1, rank if rn else max(1, rank - 3))
         red = rnd.randint(0, 1)
-        run = []
-        for r in range(rank, rank - length, -1):
+        for r in range(rank, rank - size, -1):
             f = take(r, red if rn else None)
             if f is None:
                 break
-            run.append(f)
+            runs[p.name].append(f)
             red = 1 - red
-        if down and not run:
-            run.append(down.pop())
-        piles[name] = "".join("~" + CODE[f] for f in down) + "".join(CODE[f] for f in run)
+        if down[p.name] and not runs[p.name]:
+            runs[p.name].append(down[p.name].pop())
+    # Foundations: Racing Aces and Double Aces and Kings from their start rank;
+    # Fours Up from the 4s not in a run, then up in suit with the wrap; Rouge et
+    # Noir one red and one black colour pile per pair, and some whole sequences.
+    found: dict[str, list[int]] = {}
     if game_id == "fours-up":
-        # The eight 4s start on the foundations; keep the ones not in a run there.
         fours = [f for f in pool if f % 13 == 3]
         for f in fours:
             pool.remove(f)
         for i, f in enumerate(fours):
-            piles[f"f{i}"] = CODE[f]
+            found[f"f{i}"] = [f]
+            suit = f // 13
+            for r in [5, 6, 7, 8, 9, 10, 11, 12, 13, 1, 2, 3][: length(12)]:
+                g = take_face(suit * 13 + r - 1)
+                if g is None:
+                    break
+                found[f"f{i}"].append(g)
+    for p in game.piles:
+        if p.kind == Kind.FOUNDATION:
+            full = 14 - p.start if p.step > 0 else p.start
+            found[p.name] = []
+            for r in range(p.start, p.start + p.step * length(full), p.step):
+                f = take(r)
+                if f is None:
+                    break
+                found[p.name].append(f)
+        elif p.kind == Kind.COLOUR and p.partner and p.name < p.partner:
+            red = rnd.randint(0, 1)
+            for name, colour in ((p.name, red), (p.partner, 1 - red)):
+                found[name] = []
+                for r in range(1, length(13) + 1):
+                    f = take(r, colour)
+                    if f is None:
+                        break
+                    found[name].append(f)
+        elif p.kind == Kind.SEQUENCE and rnd.random() < 0.2:
+            red = rnd.randint(0, 1)
+            seq = [take(r, (red + r) % 2) for r in range(13, 0, -1)]
+            if None in seq:
+                pool.extend(f for f in seq if f is not None)
+            else:
+                found[p.name] = seq  # type: ignore[assignment]
+    for name, fs in found.items():
+        piles[name] = "".join(CODE[f] for f in fs)
+    for p in game.piles:
+        if p.kind == Kind.RESERVE:
+            piles[p.name] = "".join(CODE[pool.pop()] for _ in range(min(len(pool), rnd.randint(0, 13))))
     if "w" in game.pile_names:
-        n = rnd.randint(0, 5)
-        piles["w"] = "".join(CODE[pool.pop()] for _ in range(n))
-    piles["s"] = "".join(CODE[f] for f in pool[: rnd.randint(0, len(pool))])
-    rest = pool[len(piles["s"]) // 2 :]
-    spill = "w" if "w" in game.pile_names else "s"
-    piles[spill] = piles.get(spill, "") + "".join(CODE[f] for f in rest)
+        piles["w"] = "".join(CODE[pool.pop()] for _ in range(min(len(pool), rnd.randint(0, 5))))
+    # The stock: empty a third of the time. What is left goes to the waste, or
+    # in Rouge et Noir face up beneath the runs (as draws leave cards there).
+    n = 0 if rnd.random() < 1 / 3 else rnd.randint(0, len(pool))
+    piles["s"] = "".join(CODE[f] for f in pool[:n])
+    rest = pool[n:]
+    if "w" in game.pile_names:
+        piles["w"] += "".join(CODE[f] for f in rest)
+        rest = []
+    middle: dict[str, list[int]] = {p.name: [] for p in tableau}
+    for f in rest:
+        middle[rnd.choice(tableau).name].append(f)
+    for p in tableau:
+        name = p.name
+        piles[name] = "".join("~" + CODE[f] for f in down[name]) + "".join(
+            CODE[f] for f in middle[name] + runs[name]
+        )
     text = " ".join([game_id] + [f"{n}:{piles.get(n, '')}" for n in game.pile_names])
     return rules.from_text(text)
 
 
-@settings(max_examples=examples(20), deadline=None)
-@given(game_id=st.sampled_from(["rouge-et-noir", "fours-up"]), rnd=st.randoms(use_true_random=False))
+@PER_GAME
+@settings(max_examples=examples(10), deadline=None)
+@given(rnd=st.randoms(use_true_random=False))
 def test_random_run_positions(game_id, rnd):
     g = random_run_position(game_id, rnd)
     check_invariants(g)
