@@ -107,13 +107,26 @@ def tap_until(page, locate, done: str, unchanged: str, what: str) -> None:
         except PlaywrightTimeout:
             if not page.evaluate(unchanged):
                 raise AssertionError(f"a tap on {what} did something else") from None
+    # What the last tap hit: the element at its point, and whether the board offered that pile.
+    box = el.bounding_box()
+    hit = None
+    if box is not None:
+        x = box["x"] + (position["x"] if position else box["width"] / 2)
+        y = box["y"] + (position["y"] if position else box["height"] / 2)
+        hit = page.evaluate(
+            """([x, y]) => { const e = document.elementFromPoint(x, y); const p = e && e.closest('.pile');
+              const b = window.solrace.app.board;
+              return { x, y, tag: e && e.tagName, cls: e && e.className, pile: p && p.dataset.pile,
+                       offered: p && b ? [...b.legal.from.keys()].filter((k) => k.startsWith(p.dataset.pile + ":")) : null }; }""",
+            [x, y],
+        )
     state = page.evaluate(
         """() => { const { app, conn } = window.solrace; const b = app.board, r = app.race;
           return { conn: conn.status, race: r && r.status, me: r && (r.players.find(p => p.player === app.me.player) || {}).status,
                    you: app.you && { n: app.you.n, status: app.you.status, legal: (app.you.legal || []).length },
                    board: b && { busy: b.busy, sel: b.sel, from: b.legal.from.size }, scrollY: window.scrollY }; }"""
     )
-    raise AssertionError(f"{TAPS} taps on {what} changed nothing; the page had {state}")
+    raise AssertionError(f"{TAPS} taps on {what} changed nothing; the page had {state}; the tap hit {hit}")
 
 
 def tap_ready(page) -> None:
