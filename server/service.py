@@ -81,6 +81,9 @@ class Service:
             lambda _s, token, name: store.sessions.resume_session(token, name)
         )
         self.bus_hooks: dict[bytes, Callable[[bytes, bytes], None]] = {}  # channel prefix -> handler
+        # A player-channel notice type -> its handler (player id, the notice), instead of
+        # forwarding the notice to the player's connections.
+        self.notice_hooks: dict[str, Callable[[str, bytes], None]] = {}
         # A coalescible frame (spectator boards) to many sessions: the gateway puts its
         # one-write broadcast here; without it each session gets it through its send.
         self.broadcast_latest: Callable[[Iterable[Session], bytes], object] = self._send_each

@@ -132,7 +132,7 @@ class AccountHandlers:
         svc.resume = self.resume
         svc.store.sessions.account_key = rkeys.account  # read in the guest's resume round trip
         # Player channels are the fan-out's; it hands this hook their `revoked` notices.
-        svc.bus_hooks[b"player:"] = self.on_revoked
+        svc.notice_hooks[REVOKED] = self.on_revoked
 
     # --- identity ---------------------------------------------------------------------------
 
@@ -235,15 +235,15 @@ class AccountHandlers:
             except Exception as exc:
                 self.svc.failed("could not clean up after revoked sessions", exc)
 
-    def on_revoked(self, channel: bytes, data: bytes) -> None:
+    def on_revoked(self, pid: str, data: bytes) -> None:
         """A `revoked` notice on a player's channel (server/handlers/fanout.py)."""
         try:
             notice = msgspec.msgpack.decode(data)
             spare = str(notice.get("spare", ""))
         except Exception:
-            log.warning("a malformed revoked notice on %r", channel)
+            log.warning("a malformed revoked notice for %s", pid)
             return
-        self.svc.spawn(self.close_revoked(channel[len(b"player:") :].decode(), spare))
+        self.svc.spawn(self.close_revoked(pid, spare))
 
     async def close_revoked(self, pid: str, spare: str) -> None:
         """Close (1008) each connection of `pid` here but the one with id `spare` that is not

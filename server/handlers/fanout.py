@@ -100,14 +100,14 @@ class Fanout:
             self.forward(room, data)
         elif channel.startswith(b"player:"):
             head = _head.decode(data)
+            pid = channel[7:].decode()
+            notice_hook = svc.notice_hooks.get(head.t)  # revoked sessions: server/handlers/accounts.py
             if head.t == "seated":
-                svc.spawn(self.seated(channel[7:].decode(), head.race))
-            elif head.t == "revoked":  # sessions revoked: server/handlers/accounts.py closes connections
-                hook = svc.bus_hooks.get(b"player:")
-                if hook is not None:
-                    hook(channel, data)
+                svc.spawn(self.seated(pid, head.race))
+            elif notice_hook is not None:  # a notice for this process, not its connections
+                notice_hook(pid, data)
             else:  # any other notice (a rating change, a rematch offer) goes to the player's connections
-                for c in list(svc.players.get(channel[7:].decode(), ())):
+                for c in list(svc.players.get(pid, ())):
                     c.send(data)
         else:
             for prefix, hook in svc.bus_hooks.items():
@@ -155,12 +155,8 @@ class Fanout:
             missed = await store.events_since(rid, room.sent)
             if missed is not None:
                 return missed
-            # None may also mean an event came between its two reads (none in the stream
-            # yet, then a newer version): look again, the race first, then its stream.
-            _now, race = await store.load_race(rid)
-            if not gap.needs_fill(race, room.sent):
-                return []
-            return gap.fill_frames(race, await store.events_since(rid, room.sent))
+            _now, race = await store.load_race(rid)  # the stream no longer reaches back
+            return gap.fill_frames(race, None) if gap.needs_fill(race, room.sent) else []
 
         missed = await _retried(read, f"gap fill of race {rid} failed; clients resync on the version jump")
         return missed or []

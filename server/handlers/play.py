@@ -226,14 +226,17 @@ class Play:
             raise RaceError(ErrorCode.ILLEGAL_MOVE, str(exc), reason=exc.code) from None
         self._send_move(s, msg, e, res, t0)
 
-    def _past_deadline(self, rid: str) -> bool:
-        """The race's time is up by this process's clock, though its end may not be stored yet."""
+    def _race_deadline(self, rid: str) -> int | None:
+        """The race's deadline as this process knows it (its end may not be stored yet)."""
         room = self.svc.local.get(rid)
-        return room is not None and room.deadline is not None and self.svc.now_ms() >= room.deadline
+        return room.deadline if room is not None else None
+
+    def _past_deadline(self, rid: str) -> bool:
+        deadline = self._race_deadline(rid)
+        return deadline is not None and self.svc.now_ms() >= deadline
 
     def _too_late(self, rid: str, e: Entry) -> ErrorCode | None:
-        room = self.svc.local.get(rid)
-        return core.too_late(e, self.svc.now_ms(), room.deadline if room is not None else None)
+        return core.too_late(e, self.svc.now_ms(), self._race_deadline(rid))
 
     async def finish(self, s: Session, msg: m.Finish) -> None:
         svc = self.svc

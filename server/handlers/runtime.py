@@ -38,6 +38,7 @@ class Runtime(Protocol):
     # hello's token -> the resumed session, None if unknown (server/handlers/accounts.py adds account tokens)
     resume: Callable[[Session, str, str | None], Awaitable[Resumed | None]]
     bus_hooks: dict[bytes, Callable[[bytes, bytes], None]]
+    notice_hooks: dict[str, Callable[[str, bytes], None]]
     # A coalescible frame to many sessions; one with a backlog skips it (set by the gateway).
     broadcast_latest: Callable[[Iterable[Session], bytes], object]
 
