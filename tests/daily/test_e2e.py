@@ -272,7 +272,6 @@ async def test_an_orphan_of_a_stale_claim_keeps_its_mark(server):
         slow = asyncio.create_task(sly.request(m.DailyStart(game=GAME), timeout=DEADLINE))
         await until(lambda: made, what="the slow start's race")
         async with connect(app.ws_url, token=sly.token) as other:
-            await asyncio.sleep(0)
             attempt = await until(lambda: _start(other), what="a start taking the stale claim over")
         gate.set()
         assert (await slow).race == attempt.race  # the slow one answers with the attempt
