@@ -100,6 +100,10 @@ def tap_until(page, locate, done: str, unchanged: str, what: str) -> None:
     holds; tap again only while the JS `unchanged` says the page is as before the tap."""
     for _ in range(TAPS):
         el, position = locate()
+        # Mid-screen first, as a player would have it: a card at the screen's bottom edge (its
+        # top strip 2 px above it, on the tall Double Aces and Kings board) took no tap, even
+        # with nothing selected and the card's pile offering its move.
+        el.evaluate("(e) => e.scrollIntoView({ block: 'center', inline: 'nearest' })")
         el.tap(position=position)
         try:
             page.wait_for_function(done, timeout=TAP_WAIT_MS)
