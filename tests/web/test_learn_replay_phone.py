@@ -119,9 +119,10 @@ def tap_until(page, locate, done: str, unchanged: str, what: str) -> None:
         y = box["y"] + (position["y"] if position else box["height"] / 2)
         hit = page.evaluate(
             """([x, y]) => { const e = document.elementFromPoint(x, y); const p = e && e.closest('.pile');
-              const b = window.solrace.app.board;
+              const b = window.solrace.app.board, you = window.solrace.app.you;
               return { x, y, tag: e && e.tagName, cls: e && e.className, pile: p && p.dataset.pile,
-                       offered: p && b ? [...b.legal.from.keys()].filter((k) => k.startsWith(p.dataset.pile + ":")) : null }; }""",
+                       offered: p && b ? [...b.legal.from.keys()].filter((k) => k.startsWith(p.dataset.pile + ":")) : null,
+                       listed: p && you ? (you.legal || []).filter((m) => m.startsWith(p.dataset.pile)) : null }; }""",
             [x, y],
         )
     state = page.evaluate(
