@@ -20,9 +20,10 @@ exactly the legal moves of the real one; tests/bots checks that.
 from __future__ import annotations
 
 from protocol import rules
-from protocol.rules.cards import FACE_OF_CODE
 from protocol.rules.engine import Game
-from protocol.rules.facts import game_def
+
+# One definition for the bots and the hints (the solver's player search).
+from protocol.solver.player import visible_game as visible_game
 
 #: What the player sees of a position, hashable (see visible_key).
 Key = tuple[object, ...]
@@ -37,39 +38,6 @@ def as_view(position: rules.View | Game | str) -> rules.View:
     if isinstance(position, str):
         return rules.view_from_text(position)
     raise TypeError(f"not a position: {type(position).__name__}")
-
-
-def visible_game(view: rules.View) -> Game:
-    """A Game equal to the player's view, hidden slots filled with filler cards."""
-    gdef = game_def(view.game_id)  # a game this version does not know: UnknownGame, in one line
-    cards = dict(view.piles)
-    # The unseen multiset: every face `decks` times, minus the visible cards.
-    unseen = [gdef.decks] * 52
-    for _name, pile in view.piles:
-        for code in pile:
-            if code is not None:
-                unseen[FACE_OF_CODE[code]] -= 1
-    filler = [f for f in range(52) for _ in range(max(unseen[f], 0))]
-    filler.reverse()  # pop() hands them out in canonical order
-
-    def take() -> int:
-        # A malformed view could ask for more hidden cards than remain unseen;
-        # any face keeps the engine working, and it is still view-only.
-        return filler.pop() if filler else 0
-
-    piles: list[list[int]] = []
-    down: list[int] = []
-    for name in gdef.pile_names:
-        if name == "s":
-            piles.append([take() for _ in range(view.stock)])
-            down.append(0)
-            continue
-        pile = cards[name]
-        hidden = sum(1 for c in pile if c is None)
-        # Face-down cards are always at the bottom of a pile (docs/rules.md §4.6).
-        piles.append([take() if c is None else FACE_OF_CODE[c] for c in pile])
-        down.append(hidden)
-    return Game(gdef, piles, down)
 
 
 def visible_key(g: Game) -> Key:

@@ -18,6 +18,7 @@ import heapq
 from protocol import rules
 from protocol.rules.cards import FACE_OF_CODE
 from protocol.rules.engine import Game
+from protocol.rules.facts import game_def
 from protocol.rules.view import View
 
 from .search import _ordered_moves, _value, position_key
@@ -28,18 +29,24 @@ DEFAULT_HINT_NODES = 2_000
 
 def visible_game(view: View) -> Game:
     """A Game equal to ``view``, its hidden slots filled with the unseen cards
-    in canonical order (the engine's legality never depends on them)."""
-    gdef = rules.GAMES[view.game_id]
+    in canonical order (the engine's legality never depends on them).
+
+    The filler is a function of the view alone, so whatever is computed on the
+    result cannot depend on the real stock or face-down order."""
+    gdef = game_def(view.game_id)  # a game this version does not know: UnknownGame, in one line
     cards = dict(view.piles)
+    # The unseen multiset: every face `decks` times, minus the visible cards.
     unseen = [gdef.decks] * 52
     for _name, pile in view.piles:
         for code in pile:
             if code is not None:
                 unseen[FACE_OF_CODE[code]] -= 1
     filler = [f for f in range(52) for _ in range(max(unseen[f], 0))]
-    filler.reverse()
+    filler.reverse()  # pop() hands them out in canonical order
 
     def take() -> int:
+        # A malformed view could ask for more hidden cards than remain unseen;
+        # any face keeps the engine working, and it is still view-only.
         return filler.pop() if filler else 0
 
     piles: list[list[int]] = []
@@ -50,6 +57,7 @@ def visible_game(view: View) -> Game:
             down.append(0)
             continue
         pile = cards[name]
+        # Face-down cards are always at the bottom of a pile (docs/rules.md §4.6).
         piles.append([take() if c is None else FACE_OF_CODE[c] for c in pile])
         down.append(sum(1 for c in pile if c is None))
     return Game(gdef, piles, down)
