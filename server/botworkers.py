@@ -17,6 +17,9 @@ from .config import Settings
 log = logging.getLogger("solrace.botworkers")
 
 RESTART_PAUSE_S = 2.0
+#: How long a stopping worker may take (its last Redis calls) before it is killed: within the
+#: 10 s grace period of a stop (docs/operations.md §8), even while Redis stalls.
+WORKER_STOP_S = 5.0
 
 
 class BotWorkers:
@@ -74,7 +77,7 @@ class BotWorkers:
                 proc.terminate()
         for proc in list(self.procs):
             try:
-                await asyncio.wait_for(proc.wait(), 10)
+                await asyncio.wait_for(proc.wait(), WORKER_STOP_S)
             except TimeoutError:
                 proc.kill()
                 await proc.wait()

@@ -48,9 +48,9 @@ async def serve(settings: Settings) -> None:
         logging.getLogger("solrace").info("shutting down")
     finally:
         app.stop_accepting()  # at once: the bot workers may take seconds to stop
-        if workers is not None:
-            await workers.stop()
-        await app.stop()
+        # Side by side: each may wait for a stalled Redis, and the grace period is for both.
+        stopping = [app.stop()] if workers is None else [workers.stop(), app.stop()]
+        await asyncio.gather(*stopping)
 
 
 GC_GEN0 = 10_000  # allocations between young collections (CPython's default: 700)

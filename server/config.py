@@ -54,6 +54,13 @@ class Settings:
             "(internal)"
         ),
     )
+    redis_timeout_s: float = field(
+        default=5.0,
+        metadata=_doc(
+            "a Redis that answers nothing this long while requests wait is taken for gone: the waiting "
+            "requests fail (internal) and the connection is made again; longer than --redis-wait-timeout-ms"
+        ),
+    )
     static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
 
     # --- limits reported to clients (docs/protocol.md §7)
@@ -301,6 +308,11 @@ class Settings:
             raise ValueError(
                 "--redis-wait-replicas must be 0 or more and --redis-wait-timeout-ms more than 0"
             )
+        if not 0 < self.redis_timeout_s <= 3600:
+            raise ValueError("--redis-timeout-s must be more than 0 and at most 3600")
+        if self.redis_wait_replicas and self.redis_timeout_s * 1000 <= self.redis_wait_timeout_ms:
+            # A WAIT holds the move pipe's connection for up to --redis-wait-timeout-ms.
+            raise ValueError("--redis-timeout-s must be longer than --redis-wait-timeout-ms")
         if self.redis_wait_replicas and self.redis.startswith("redis+cluster://"):
             raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
         if self.hint_wait_s <= 0 or self.analysis_wait_s <= 0:

@@ -196,6 +196,9 @@ class Play:
             except RaceError as exc:
                 self._refused(exc.code)
                 raise
+            except Exception:  # Redis failed: the gateway answers internal, counted here too
+                self._refused(ErrorCode.INTERNAL)
+                raise
             svc.games[key] = e
         past_deadline = self._past_deadline(rid)
         step = core.slow_step(e, msg.n, msg.move, past_deadline)

@@ -35,7 +35,7 @@ from urllib.parse import unquote, urlsplit
 
 from redis.crc import key_slot
 
-from .resp import Pipe, ReplyError
+from .resp import REPLY_TIMEOUT_S, Pipe, ReplyError
 
 log = logging.getLogger("solrace.cluster")
 
@@ -83,7 +83,7 @@ class ClusterURL:
         return f"redis://{auth}{h}:{port}/0"
 
 
-def cold_client(url: str) -> Any:
+def cold_client(url: str, timeout_s: float = REPLY_TIMEOUT_S) -> Any:
     """redis-py's RedisCluster for a redis+cluster:// URL (responses as bytes)."""
     from redis.asyncio.cluster import ClusterNode, RedisCluster
 
@@ -93,15 +93,17 @@ def cold_client(url: str) -> Any:
         username=cu.username,
         password=cu.password,
         decode_responses=False,
+        socket_timeout=timeout_s,
     )
 
 
 class ClusterPipe:
     """`resp.Pipe`'s interface over a cluster: `call_packed(packed, callback, key)`."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, reply_timeout: float = REPLY_TIMEOUT_S) -> None:
         self.cu = ClusterURL(url)
         self.url = url
+        self.reply_timeout = reply_timeout
         self.slots: list[tuple[str, int] | None] = [None] * SLOTS
         self.pipes: dict[tuple[str, int], Pipe] = {}
         self.known: list[tuple[str, int]] = list(self.cu.nodes)
@@ -160,7 +162,7 @@ class ClusterPipe:
     def _pipe(self, addr: tuple[str, int]) -> Pipe:
         pipe = self.pipes.get(addr)
         if pipe is None:
-            pipe = self.pipes[addr] = Pipe(self.cu.node_url(*addr))
+            pipe = self.pipes[addr] = Pipe(self.cu.node_url(*addr), self.reply_timeout)
         return pipe
 
     def pubsub_url(self) -> str:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
-from .resp import Pipe, pack
+from .resp import REPLY_TIMEOUT_S, Pipe, pack
 
 log = logging.getLogger("solrace.redis")
 
@@ -162,7 +162,7 @@ class SentinelPrimary:
             self._lookup = asyncio.get_running_loop().create_task(self.lookup())
         return self.current or self._primary_url(*self.sentinels[0])
 
-    def cold_client(self, max_connections: int) -> Any:
+    def cold_client(self, max_connections: int, timeout_s: float = REPLY_TIMEOUT_S) -> Any:
         """redis-py's client of the primary through the sentinels (bytes responses)."""
         from redis.asyncio.sentinel import Sentinel
 
@@ -175,6 +175,7 @@ class SentinelPrimary:
             password=self.password,
             decode_responses=False,
             max_connections=max_connections,
+            socket_timeout=timeout_s,
         )
 
 

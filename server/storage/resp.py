@@ -38,6 +38,11 @@ ReplyError = hiredis.ReplyError
 
 #: After a READONLY reply the pipe drops its connection and reconnects this much later.
 DEMOTED_RETRY_S = 0.5
+#: REDIS_TIMEOUT_S's default (`--redis-timeout-s`): a pipe whose Redis answers nothing this
+#: long while commands wait drops its connection; the waiting commands fail (docs/operations.md §7).
+REPLY_TIMEOUT_S = 5.0
+#: How many times per reply timeout the pipe's watchdog looks for a stall.
+WATCH_CHECKS = 5
 
 
 def pack(args: tuple[Any, ...] | list[Any]) -> bytes:
@@ -114,8 +119,11 @@ class _PipeProtocol(_Base):
         self.flush_scheduled = False
         self.loop = asyncio.get_running_loop()
         self.demoted = False  # the server answered READONLY: it is a replica now
+        self.received = 0  # data_received calls: the watchdog's sign that Redis is alive
+        self.lost_why = ""  # why we dropped the connection ourselves, for the waiters' error
 
     def data_received(self, data: bytes) -> None:
+        self.received += 1
         reader = self.reader
         reader.feed(data)
         waiters = self.waiters
@@ -138,7 +146,7 @@ class _PipeProtocol(_Base):
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
-        err = ConnectionError(f"redis connection lost: {exc}")
+        err = ConnectionError(f"redis connection lost: {self.lost_why or exc}")
         waiters, self.waiters = self.waiters, deque()
         self.out.clear()
         for cb in waiters:
@@ -168,13 +176,19 @@ class Pipe:
     While the connection is down, calls fail at once with ConnectionError (on
     the next loop iteration) and a background task reconnects with backoff
     (50 ms doubling to 1 s): a Redis restart costs the moves sent during the
-    outage an `internal` error, never a hang. A command whose connection is
-    lost before its reply may or may not have been applied: the client finds
-    out by its move count (`out-of-sync` then `state`, or a `dup` re-ack).
+    outage an `internal` error, never a hang. A Redis that stalls (stopped,
+    swapping, a long command of another client) is treated the same once it
+    has answered nothing for `reply_timeout` seconds while commands wait: the
+    pipe drops the connection, so the waiting commands fail instead of hanging
+    for as long as the stall lasts. A command whose connection is lost before
+    its reply may or may not have been applied: the client finds out by its
+    move count (`out-of-sync` then `state`, or a `dup` re-ack).
     """
 
-    def __init__(self, url: str | Callable[[], str]) -> None:
+    def __init__(self, url: str | Callable[[], str], reply_timeout: float = REPLY_TIMEOUT_S) -> None:
         self.url = url  # or where to connect next (the primary a sentinel names)
+        self.reply_timeout = reply_timeout
+        self._watchdog: asyncio.TimerHandle | None = None
         self.proto: _PipeProtocol | None = None
         self._connecting: asyncio.Future[None] | None = None
         self._reconnector: asyncio.Task[None] | None = None
@@ -206,13 +220,40 @@ class Pipe:
         # but answers LOADING; the pipe is back only once Redis can serve (else the outage
         # would end on the reconnection and begin again with the first move).
         for cmd in [*setup, ["PING"]]:
-            reply = await _call_once(proto, cmd)
+            try:
+                # A stalled Redis still accepts connections (the kernel does): bound the wait.
+                reply = await asyncio.wait_for(_call_once(proto, cmd), self.reply_timeout)
+            except TimeoutError:
+                reply = TimeoutError(f"no reply within {self.reply_timeout:g} s")
             if isinstance(reply, Exception):
                 if proto.transport is not None:  # None: the connection was lost meanwhile
                     proto.transport.close()
                 raise ConnectionError(f"redis setup {cmd[0]} failed: {reply}")
         self.proto = proto
         proto.closed.add_done_callback(lambda _f, p=proto: self._lost(p))
+        self._watchdog = asyncio.get_running_loop().call_later(
+            self.reply_timeout / WATCH_CHECKS, self._watch, proto, proto.received, 0
+        )
+
+    def _watch(self, proto: _PipeProtocol, seen: int, stalled: int) -> None:
+        """Every reply_timeout / WATCH_CHECKS: drop a connection on which commands have waited
+        `reply_timeout` with nothing received (one timer per pipe, nothing per command)."""
+        if self._closed or self.proto is not proto or proto.transport is None:
+            return
+        stalled = stalled + 1 if proto.waiters and proto.received == seen else 0
+        if stalled >= WATCH_CHECKS:
+            proto.lost_why = f"no reply within {self.reply_timeout:g} s"
+            log.warning(
+                "redis at %s answered nothing for %g s with %d commands waiting; dropping the connection",
+                self.where,
+                self.reply_timeout,
+                len(proto.waiters),
+            )
+            proto.transport.abort()  # connection_lost fails the waiters; _lost reconnects
+            return
+        self._watchdog = asyncio.get_running_loop().call_later(
+            self.reply_timeout / WATCH_CHECKS, self._watch, proto, proto.received, stalled
+        )
 
     def _lost(self, proto: _PipeProtocol) -> None:
         if self._closed or self.proto is not proto:
@@ -286,6 +327,8 @@ class Pipe:
         self._closed = True
         if self._reconnector is not None:
             self._reconnector.cancel()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
         if self.proto is not None and self.proto.transport is not None:
             self.proto.transport.close()
         self.proto = None

@@ -59,22 +59,22 @@ class Store(RaceRecords, PlayerGames, Players):
         self.sentinel = SentinelPrimary(url) if is_sentinel_url(url) else None
         if self.sentinel is not None:
             # redis+sentinel://: the primary the sentinels name (server/storage/failover.py).
-            self.redis = self.sentinel.cold_client(settings.redis_pool)
-            self.pipe = Pipe(self.sentinel.url)
+            self.redis = self.sentinel.cold_client(settings.redis_pool, settings.redis_timeout_s)
+            self.pipe = Pipe(self.sentinel.url, settings.redis_timeout_s)
         elif self.cluster:
             # redis+cluster://: redis-py's cluster client and a slot-routed move pipe (server/storage/cluster.py).
-            self.redis = cold_client(url)
-            self.pipe = ClusterPipe(url)
+            self.redis = cold_client(url, settings.redis_timeout_s)
+            self.pipe = ClusterPipe(url, settings.redis_timeout_s)
         else:
             # Cold paths: redis-py. decode_responses off: positions and frames are bytes.
             # A blocking pool: a burst of cold requests (hundreds of hellos at once) waits
             # for a free connection instead of failing with "Too many connections".
             pool = aioredis.BlockingConnectionPool.from_url(
-                url, max_connections=settings.redis_pool, timeout=10
+                url, max_connections=settings.redis_pool, timeout=10, socket_timeout=settings.redis_timeout_s
             )
             self.redis = aioredis.Redis(connection_pool=pool, decode_responses=False)
             # Hot path: one pipelined connection for EVALSHA of moves.
-            self.pipe = Pipe(url)
+            self.pipe = Pipe(url, settings.redis_timeout_s)
         self.moves = MovePipe(
             ReplicatedPipe(self.pipe, settings.redis_wait_replicas, settings.redis_wait_timeout_ms)
             if settings.redis_wait_replicas and isinstance(self.pipe, Pipe)

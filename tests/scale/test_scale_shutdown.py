@@ -3,13 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 import socket
 import time
+import urllib.request
 
-from scale_play import Played, assert_acked_kept, finish, play, seated_race, stored_moves, wait_end
+import pytest
+from scale_play import Played, _resync, assert_acked_kept, finish, play, seated_race, stored_moves, wait_end
 from waiting import DEADLINE, until, wait_until
 
 import client
+from client.bots.board import visible_game
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=DEADLINE) as r:
+        return r.read().decode()
 
 
 def _refused(port: int) -> bool:
@@ -69,3 +79,56 @@ async def test_sigterm_drains_and_closes_1012(redis_node, start_server, balancer
     finally:
         for c in players:
             await c.close()
+
+
+async def test_a_stalled_redis_fails_moves_in_time_and_a_stop_does_not_wait_for_it(redis_node, start_server):
+    """operations.md §7 and §8: a Redis that stops answering (SIGSTOP: it still accepts
+    connections) costs a move `internal` after --redis-timeout-s, not a wait as long as the
+    stall; once it answers again moves go through; and SIGTERM during a stall still exits
+    within the 10 s grace period."""
+    server = start_server(redis_node.url, "--redis-timeout-s", "1")
+    players = [await client.connect(server.url, name=f"p{i}") for i in range(2)]
+    assert redis_node.proc is not None
+    redis_pid = redis_node.proc.pid
+    try:
+        rid = await seated_race(players, "fours-up")
+        c = players[0]
+        board = c.board(rid)
+        first = visible_game(board.view).legal_moves()[0]
+        await c.move(rid, first, timeout=DEADLINE)
+        os.kill(redis_pid, signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            with pytest.raises(client.ServerError) as refused:
+                await c.move(rid, visible_game(board.view).legal_moves()[0], timeout=DEADLINE)
+            assert refused.value.code == "internal"
+            assert time.monotonic() - t0 >= 1.0  # the reply timeout, not at once
+            # The next move takes the slow path (the cache was dropped): its load fails too.
+            with pytest.raises(client.ServerError) as refused:
+                await c.move(rid, visible_game(board.view).legal_moves()[0], timeout=DEADLINE)
+            assert refused.value.code == "internal"
+        finally:
+            os.kill(redis_pid, signal.SIGCONT)
+        # Both count as refused moves, not only as errors (operations.md §10).
+        metrics = await asyncio.to_thread(_get, server.http_url + "metrics")
+        assert 'solrace_moves_total{result="refused",reason="internal"} 2' in metrics
+        await _resync(c, rid)
+        played = await play(c, rid, 1)
+        assert len(played.acks) == 1, played.errors
+
+        # A stop while Redis is stalled: the process must not wait for Redis to come back.
+        os.kill(redis_pid, signal.SIGSTOP)
+        try:
+            t0 = time.monotonic()
+            server.term()
+            await asyncio.to_thread(server.proc.wait, DEADLINE)
+            assert server.proc.returncode == 0
+            stopped_in = time.monotonic() - t0
+            assert stopped_in < 10, stopped_in
+        finally:
+            os.kill(redis_pid, signal.SIGCONT)
+    finally:
+        for p in players:
+            await p.close()
+    log = server.log_text()
+    assert "answered nothing for 1 s" in log and "Traceback" not in log

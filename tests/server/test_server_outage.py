@@ -111,3 +111,12 @@ def test_an_unknown_fsync_policy_is_refused() -> None:
 def test_a_solver_wait_must_be_positive(changes: dict[str, float]) -> None:
     with pytest.raises(ValueError, match="--hint-wait-s and --analysis-wait-s"):
         Settings(**changes)
+
+
+def test_the_redis_timeout_is_bounded_and_outlasts_a_wait_for_replicas() -> None:
+    for bad in (0.0, -1.0, 3601.0):
+        with pytest.raises(ValueError, match="--redis-timeout-s must be more than 0"):
+            Settings(redis_timeout_s=bad)
+    with pytest.raises(ValueError, match="longer than --redis-wait-timeout-ms"):
+        Settings(redis_wait_replicas=1, redis_wait_timeout_ms=5000, redis_timeout_s=5)
+    assert Settings(redis_wait_replicas=1, redis_wait_timeout_ms=1000).redis_timeout_s == 5

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
@@ -104,3 +106,44 @@ async def test_after_a_restart_the_cold_client_starts_on_fresh_connections(tmp_p
         await store.close()
         if second is not None:
             second.stop()
+
+
+async def test_a_stalled_redis_fails_the_waiting_commands_and_the_pipe_comes_back(tmp_path: Path) -> None:
+    """docs/operations.md §7: nothing hangs for as long as Redis stalls. A stopped redis-server
+    (SIGSTOP: it keeps accepting connections) fails the waiting commands after the reply
+    timeout, later calls at once, and the pipe is back once Redis answers again."""
+    r = EmbeddedRedis(tmp_path / "r", appendonly=False)
+    r.start()
+    assert r.proc is not None
+    timeout = 0.5
+    pipe = Pipe(r.url, reply_timeout=timeout)
+    back = asyncio.Event()
+    pipe.on_reconnect = back.set
+    loop = asyncio.get_running_loop()
+    try:
+        await pipe.connect()
+        assert await call(pipe, "SET", "k", "1") == b"OK"
+        os.kill(r.proc.pid, signal.SIGSTOP)
+        try:
+            t0 = loop.time()
+            waiting = [call(pipe, "INCR", "n") for _ in range(3)]
+            replies = await asyncio.wait_for(asyncio.gather(*waiting), DEADLINE)
+            waited = loop.time() - t0
+            for reply in replies:
+                assert isinstance(reply, ConnectionError) and "no reply within 0.5 s" in str(reply), reply
+            # Not before the timeout; after it by at most one watchdog period (and the machine's load).
+            assert waited >= timeout, waited
+            # While Redis stays stopped: a call fails at once, the reconnection's PING times out.
+            assert isinstance(await asyncio.wait_for(call(pipe, "GET", "k"), DEADLINE), ConnectionError)
+            assert not back.is_set()
+        finally:
+            os.kill(r.proc.pid, signal.SIGCONT)
+        await asyncio.wait_for(back.wait(), DEADLINE)
+
+        async def answers() -> bool:
+            return await call(pipe, "GET", "k") == b"1"
+
+        await until(answers, timeout=DEADLINE, what="a call after the stall")
+    finally:
+        pipe.close()
+        r.stop()
