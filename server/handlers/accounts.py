@@ -13,10 +13,19 @@ Revoking is not enough for a connection already open with a revoked token: it
 still plays as the account's player (moves, the daily, casual races). So
 ``logout_all`` and ``password`` close (1008) every other connection of the
 player whose token no longer holds, on every process: here at once, elsewhere
-through a ``revoked`` notice on the player's channel (server/handlers/fanout.py
-hands it to ``on_revoked``), which names the asking connection (a random id per
+through a ``revoked`` notice, which names the asking connection (a random id per
 connection) so that it is spared. A connection whose token still holds (a login
 made since; for ``password``, the asker's own token) stays.
+
+The notice goes out on one channel (``REVOKED_CHANNEL``) that every process
+subscribed to before it took its first connection, not on the player's
+channel: a process subscribes to that one at the player's first hello there,
+and Redis may take that SUBSCRIBE after the notice. And a ``hello`` checks its
+token before its connection is one of the player's (``players``), where a close
+looks: so once registered, it checks the token again (``recheck``). A close
+that missed the connection ran before that second check, hence after the
+revocation, which the check then sees; a revocation the check does not see
+comes later, and so does its close, which finds the connection.
 
 A guest's player id becomes the account's when claimed; the guest's token
 then stops resuming it (``resume`` refuses it), so that logging out
@@ -38,6 +47,7 @@ from protocol import messages as m
 from protocol.messages import CloseCode, ErrorCode
 from protocol.rules import GAMES
 
+from ..core import hello as hello_rules
 from ..core.races import RaceError
 from ..core.session import Session
 from ..ratings import AccountError, Accounts, Rating, RatingError, Ratings
@@ -52,8 +62,10 @@ log = logging.getLogger("solrace.accounts")
 
 HISTORY_LIMIT = 50  # rated races per game in a profile
 RECENT_RACES = 20  # rated races of every game in a profile
-REVOKED = "revoked"  # the player-channel notice of revoked sessions (never sent to a client)
+REVOKED = "revoked"  # the notice of revoked sessions (never sent to a client)
 REVOKED_REASON = "session revoked: log in again"
+# Every process's channel of `revoked` notices (player, spared connection), subscribed at start.
+REVOKED_CHANNEL = "{accounts}:revoked"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +122,8 @@ class AccountHandlers:
         self.ratings = ratings
         self.daily = daily
         self.logged_in: weakref.WeakKeyDictionary[Session, LoggedIn] = weakref.WeakKeyDictionary()
-        # A random id per connection that asked to revoke sessions, named in the `revoked` notice.
+        # A random id per connection, made when first needed: it names the connection that asked
+        # to revoke sessions in the `revoked` notice, and a holder of a rated pool entry.
         self.conn_ids: weakref.WeakKeyDictionary[Session, str] = weakref.WeakKeyDictionary()
         # Run with the player id once sessions of theirs were revoked (the rated pool's clean-up).
         self.revoke_hooks: list[Callable[[str], Awaitable[None]]] = []
@@ -130,8 +143,12 @@ class AccountHandlers:
             }
         )
         svc.resume = self.resume
+        svc.session.registered_hooks.append(self.recheck)
         svc.store.sessions.account_key = rkeys.account  # read in the guest's resume round trip
-        # Player channels are the fan-out's; it hands this hook their `revoked` notices.
+        # Before the service starts: its bus confirms this subscription before it takes connections.
+        svc.bus.subscribe(REVOKED_CHANNEL)
+        svc.bus_hooks[REVOKED_CHANNEL.encode()] = self.on_revoked_notice
+        # The notice on a player's channel, as processes of earlier versions publish it.
         svc.notice_hooks[REVOKED] = self.on_revoked
 
     # --- identity ---------------------------------------------------------------------------
@@ -156,6 +173,20 @@ class AccountHandlers:
                 await self.svc.store.touch_player(acct.player, acct.name)
             return None
         return found
+
+    async def recheck(self, s: Session) -> None:
+        """hello made `s` one of its player's connections: its account token must still hold
+        (see the module docstring), else it is closed as a revocation closes the others."""
+        li = self.logged_in.get(s)
+        if li is None or await self.accounts.session(li.token) is not None:
+            return
+        self.logged_in.pop(s, None)
+        if s.transport is not None:
+            s.transport.abort(CloseCode.POLICY, REVOKED_REASON)
+        raise hello_rules.unknown_token()
+
+    def conn_id(self, s: Session) -> str:
+        return self.conn_ids.setdefault(s, secrets.token_hex(8))
 
     async def account_of(self, s: Session) -> LoggedIn:
         """The connection's account session, still valid; else `not-logged-in`."""
@@ -220,12 +251,13 @@ class AccountHandlers:
     async def _close_others(self, s: Session, pid: str) -> None:
         """After `s` revoked sessions of `pid`: close the player's connections that relied on
         them, here at once and on every other process by the notice (`s` is spared)."""
-        conn_id = self.conn_ids.setdefault(s, secrets.token_hex(8))
+        conn_id = self.conn_id(s)
         try:
             await self.close_revoked(pid, conn_id)
         except Exception as exc:  # the notice below closes them too, once it comes back
             self.svc.failed("could not close the connections of revoked sessions", exc)
-        await self.svc.store.publish_player(pid, m.encode({"t": REVOKED, "spare": conn_id}))
+        notice = m.encode({"t": REVOKED, "player": pid, "spare": conn_id})
+        await self.svc.store.redis.publish(REVOKED_CHANNEL, notice)
         await self._revoked(pid)
 
     async def _revoked(self, pid: str) -> None:
@@ -235,8 +267,18 @@ class AccountHandlers:
             except Exception as exc:
                 self.svc.failed("could not clean up after revoked sessions", exc)
 
+    def on_revoked_notice(self, channel: bytes, data: bytes) -> None:
+        """A `revoked` notice on `REVOKED_CHANNEL`: every process gets each one."""
+        try:
+            pid = str(msgspec.msgpack.decode(data)["player"])
+        except Exception:
+            log.warning("a malformed revoked notice")
+            return
+        if pid in self.svc.players:
+            self.on_revoked(pid, data)
+
     def on_revoked(self, pid: str, data: bytes) -> None:
-        """A `revoked` notice on a player's channel (server/handlers/fanout.py)."""
+        """A `revoked` notice for `pid`'s connections here."""
         try:
             notice = msgspec.msgpack.decode(data)
             spare = str(notice.get("spare", ""))

@@ -11,6 +11,9 @@ module adds what a rated race needs around it:
 - ``quick`` with ``rated``: the player waits in the game's rating pool
   (server/ratings ``Pool``); every process forms races from it every
   ``rated_form_ms`` and on each arrival, and seats each group as a quick race;
+  the entry is the player's: ``unqueue`` from any of their connections takes it
+  out, and it leaves with the last of the connections that queued for it
+  (each holds it, by its id, on whichever process);
   a player whose login session was revoked (``logout``, ``logout_all``,
   ``password``) leaves the pools, and a group with one is not seated: the
   others go back to the pool with their waiting time;
@@ -91,7 +94,7 @@ class RatedHandlers:
         self.sessions = sessions
         self.identity = identity
         self.pending = pending
-        # Per connection: the games whose pool it joined, each with the login session it joined with.
+        # Per connection: the games whose pool entry it holds, each with the login session it joined with.
         self.waiting: weakref.WeakKeyDictionary[Session, dict[str, str]] = weakref.WeakKeyDictionary()
 
     def install(self) -> None:
@@ -190,45 +193,44 @@ class RatedHandlers:
         await self.svc.lobby._seat_limit(li.player)
         mu = (await self.ratings.rating(gdef.id, li.player)).mu
         await self.sessions.put(gdef.id, li.player, li.session)
-        await self.pool.join(gdef.id, li.player, mu, seats)
+        # Noted before the join: a close from here on lets go of the hold.
         self.waiting.setdefault(s, {})[gdef.id] = li.session
+        await self.pool.join(gdef.id, li.player, mu, seats, self.identity.conn_id(s))
         s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats, rated=True)))
         self.svc.spawn(self.form(gdef.id))
         return None
 
     async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
-        games = self.waiting.get(s, {})
-        if msg.game in games:
-            del games[msg.game]
-            await self.pool.leave(msg.game, s.player)
+        """The entry is the player's, not this connection's: it leaves whichever of the
+        player's connections (here or elsewhere) queued, so that the `ok` holds."""
+        if msg.game in rules.GAMES:
+            pid = s.player
+            for c in self.svc.players.get(pid, ()):
+                self.waiting.get(c, {}).pop(msg.game, None)
+            if await self.pool.leave(msg.game, pid):
+                await self.sessions.forget(msg.game, pid)
         return await self.svc.lobby.unqueue(s, msg)
 
     async def on_disconnect(self, s: Session) -> None:
         games = self.waiting.pop(s, {})
         if not games or s.pid is None:
             return
-        pid = s.pid
-        others = [self.waiting.get(c, {}) for c in self.svc.players.get(pid, ()) if c is not s]
-        for game, session in games.items():
-            if any(game in g for g in others):
-                continue
+        for game in games:
             try:
-                # The entry is this connection's unless it was made since by a login session that
-                # still holds (another connection of the player, maybe on another process).
-                current = await self.sessions.get(game, pid)
-                if current and current != session and await self.accounts.session_alive(pid, current):
-                    continue
-                await self.pool.leave(game, pid)
+                # The entry stays while another connection of the player that queued for it is
+                # open, here or on another process.
+                await self.pool.release(game, s.pid, self.identity.conn_id(s))
             except Exception as exc:
                 self.svc.failed("could not leave the rated pool", exc)
 
     async def on_revoked(self, pid: str) -> None:
         """Sessions of `pid` were revoked: leave each pool whose entry was made with one."""
-        for c in self.svc.players.get(pid, ()):
+        for c in list(self.svc.players.get(pid, ())):
             games = self.waiting.get(c, {})
             for game, session in list(games.items()):
                 if not await self.accounts.session_alive(pid, session):
                     del games[game]
+                    await self.pool.release(game, pid, self.identity.conn_id(c))
         for game in rules.GAMES:
             if not await self.pool.has(game, pid):
                 continue
@@ -270,10 +272,11 @@ class RatedHandlers:
             back = [w for w, ok in zip(group, alive, strict=True) if ok]
             await self.sessions.restore(game, {w.player: sessions[w.player] for w in back})
             await self.pool.restore(game, back)
-            for w, ok in zip(group, alive, strict=True):
-                if not ok:
-                    for c in svc.players.get(w.player, ()):
-                        self.waiting.get(c, {}).pop(game, None)
+            dropped = [w.player for w, ok in zip(group, alive, strict=True) if not ok]
+            await self.pool.forget_holders(game, dropped)
+            for pid in dropped:
+                for c in svc.players.get(pid, ()):
+                    self.waiting.get(c, {}).pop(game, None)
             if back:
                 svc.spawn(self.form(game))
             return
@@ -303,6 +306,8 @@ class RatedHandlers:
         for pid in pids:
             for c in svc.players.get(pid, ()):
                 self.waiting.get(c, {}).pop(game, None)
+        # Seated: a connection that held an entry (here or elsewhere) holds nothing now.
+        await self.pool.forget_holders(game, pids)
         await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
         await svc.lobby._publish_new(None, None, race, now)
         notice = encode({"t": "seated", "race": race.race})

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Awaitable, Callable
 
 from protocol import messages as m
 
@@ -27,6 +28,10 @@ class SessionHandlers:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
         self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
+        # Run by hello once the connection is one of its player's here (`players`), before its
+        # races and the welcome; raising refuses the hello. Accounts check the token again here:
+        # a revocation's close that ran since the first check did not see the connection.
+        self.registered_hooks: list[Callable[[Session], Awaitable[None]]] = []
 
     async def hello(self, s: Session, msg: m.Hello) -> m.Welcome:
         svc = self.svc
@@ -54,6 +59,8 @@ class SessionHandlers:
         s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
         svc.bus.subscribe(keys.player_channel(pid))
+        for hook in self.registered_hooks:
+            await hook(s)
         rids = await self._rejoin(s, pid, seats)
         return m.Welcome(
             rid=msg.rid,

@@ -24,6 +24,7 @@ key                             type    contents
                                         expires after the fairness window
 ``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats)
 ``{mm:G}:sessions``             hash    player → login session id of their pool entry (``seats``)
+``{mm:G}:held:P``               set     ids of the connections that queued for P's pool entry; expires
 ``{rating:G}:pending``          zset    rated race → ms from which to check it was rated (``pending``)
 ``{accounts}:names``            hash    lower-cased name → player id
 ``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
@@ -91,6 +92,11 @@ def pool(game: str) -> str:
 def pool_sessions(game: str) -> str:
     """``{mm:G}:sessions`` hash: player → login session id of their pool entry (``seats``)."""
     return "{mm:" + game + "}:sessions"
+
+
+def held(game: str, player: str) -> str:
+    """``{mm:G}:held:P`` set: the connections (random ids) that queued for P's pool entry (``pool``)."""
+    return "{mm:" + game + "}:held:" + player
 
 
 def pending(game: str) -> str:

@@ -1,7 +1,10 @@
 """The rated quick-match pool of each game, in Redis, shared by every process.
 
 Players ``join`` with their μ and the race size they want and ``leave`` when
-they give up or disconnect. Any process may call ``form`` (the server calls
+they give up. An entry is the player's, whichever of their connections (on
+whichever process) asked: each connection that joins *holds* it (a random id,
+in a set next to the pool), and its ``release`` when it closes drops the entry
+only if no holder is left. Any process may call ``form`` (the server calls
 it every second, and on every arrival): it reads the pool, forms races with
 the pure ``matchmaking.form_races`` and takes each group out with one Lua
 script that removes all its members only if every one of them still waits
@@ -10,7 +13,8 @@ moment therefore never put one player in two races; a group one of them
 lost is simply formed again on the next call from what is left.
 
 Entries older than ``stale_ms`` (a player whose process died without
-``leave``) are dropped by ``form``.
+``leave``) are dropped by ``form``; a holder set expires ``stale_ms`` after
+its last join, so the ids of a dead process's connections keep nothing longer.
 """
 
 from __future__ import annotations
@@ -41,18 +45,37 @@ class Pool:
         self._join = redis.register_script(scripts.JOIN)
         self._take = redis.register_script(scripts.TAKE)
         self._drop = redis.register_script(scripts.DROP)
+        self._release = redis.register_script(scripts.RELEASE_HOLD)
+        self._leave = redis.register_script(scripts.LEAVE)
 
-    async def join(self, game: str, player: str, mu: float, seats: int) -> bool:
+    async def join(self, game: str, player: str, mu: float, seats: int, holder: str = "") -> bool:
         """Wait for a rated race of ``seats``; False if already waiting for that size
-        (the player keeps their place). Joining for another size replaces the entry."""
+        (the player keeps their place). Joining for another size replaces the entry.
+        ``holder``: the asking connection's id, which holds the entry until ``release``."""
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise ValueError(f"a rated race has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
         return bool(
-            await self._join(keys=[keys.pool(game)], args=[player, _entry(mu, self.clock(), seats), seats])
+            await self._join(
+                keys=[keys.pool(game), keys.held(game, player)],
+                args=[player, _entry(mu, self.clock(), seats), seats, holder, self.stale_ms],
+            )
         )
 
-    async def leave(self, game: str, player: str) -> None:
-        await self.redis.hdel(keys.pool(game), player)
+    async def release(self, game: str, player: str, holder: str) -> bool:
+        """``holder`` lets go of the player's entry (its connection closed); True if the entry
+        left with it, the last holder."""
+        return bool(
+            await self._release(keys=[keys.held(game, player), keys.pool(game)], args=[holder, player])
+        )
+
+    async def leave(self, game: str, player: str) -> bool:
+        """Take the player's entry out, whoever holds it; True if there was one."""
+        return bool(await self._leave(keys=[keys.pool(game), keys.held(game, player)], args=[player]))
+
+    async def forget_holders(self, game: str, players: list[str]) -> None:
+        """The players' entries were taken out for good (seated, or dropped: a revoked session)."""
+        if players:
+            await self.redis.delete(*(keys.held(game, p) for p in players))
 
     async def has(self, game: str, player: str) -> bool:
         return bool(await self.redis.hexists(keys.pool(game), player))

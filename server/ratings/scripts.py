@@ -108,9 +108,16 @@ return 1
 BOARD = board_read(higher_first=True, with_member=True)
 
 # Join the rated quick-match pool; a player already waiting for the same size
-# keeps their place (their original join time).
-# KEYS: pool. ARGV: player, entry json, seats. -> 1 joined now | 0 already waiting
+# keeps their place (their original join time). The connection that asked, if
+# given, becomes one of the entry's holders (in the same step: a holder letting
+# go meanwhile must not find the new entry without one).
+# KEYS: pool, holders. ARGV: player, entry json, seats, holder or '', holders ttl ms.
+# -> 1 joined now | 0 already waiting
 JOIN = """
+if ARGV[4] ~= '' then
+  redis.call('SADD', KEYS[2], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if v and cjson.decode(v).seats == tonumber(ARGV[3]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
@@ -133,4 +140,18 @@ return 1
 DROP = """
 if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
 return 0
+"""
+
+# A holder of a player's entry lets go (its connection closed); the entry leaves
+# with its last holder. KEYS: holders, pool. ARGV: holder, player. -> 1 left | 0 not
+RELEASE_HOLD = """
+redis.call('SREM', KEYS[1], ARGV[1])
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+return redis.call('HDEL', KEYS[2], ARGV[2])
+"""
+
+# A player's entry leaves the pool with its holders. KEYS: pool, holders. ARGV: player.
+LEAVE = """
+redis.call('DEL', KEYS[2])
+return redis.call('HDEL', KEYS[1], ARGV[1])
 """

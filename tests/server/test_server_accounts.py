@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from waiting import until
+from waiting import DEADLINE, until
 from wsclient import Raw, player
 
 from server import storage as S
 from server.ratings import NEW, Entrant, rate_race
 from server.ratings.rating import MODEL
-from server.storage.keys import session_key
+from server.storage.keys import player_channel, session_key
 
 GAME = "racing-aces"
 CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
@@ -403,6 +403,64 @@ async def test_password_and_logout_all_close_the_other_connections_on_every_proc
     again = await logged_in(url2, bob, "ada", "battery staple")
     assert (await again.request("quick", game=GAME, rated=True))["t"] == "queued"
     await asyncio.gather(*(c.close() for c in (twin, bob, again)))
+
+
+@pytest.mark.parametrize("asked_here", [False, True], ids=["asked-elsewhere", "asked-here"])
+async def test_a_hello_racing_a_revocation_is_not_left_open(make_server, monkeypatch, asked_here):
+    """hello checks its token, then makes the connection one of its player's; a revocation
+    whose close of the player's connections ran in between did not see it. It must not stay
+    open with the revoked token, whether the revocation was asked on its process or another."""
+    app1, app2 = await make_server(**CHEAP_HASH), await make_server(**CHEAP_HASH)
+    ada = await account(app1.ws_url, "ada")
+    asker = await logged_in(app2.ws_url, ada, "ada") if asked_here else ada
+    witness = await logged_in(app2.ws_url, ada, "ada")  # its close says the close ran on app2
+    login = await ada.request("login", name="ada", password="correct horse")
+    checked, go = asyncio.Event(), asyncio.Event()
+    touch = app2.store.touch_player
+
+    async def paused(pid: str, name: str) -> None:  # right after hello's check of the token
+        checked.set()
+        await go.wait()
+        await touch(pid, name)
+
+    monkeypatch.setattr(app2.store, "touch_player", paused)
+    late = await Raw.open(app2.ws_url)
+    await late.send({"t": "hello", "rid": 1, "v": 1, "token": login["token"]})
+    await asyncio.wait_for(checked.wait(), DEADLINE)
+    assert (await asker.request("logout_all"))["t"] == "ok"
+    await closed_revoked(witness)
+    go.set()
+    await until(lambda: late.unread or late.reader.done(), what="the late hello answered")
+    assert not [f for f in late.unread if f.get("t") == "welcome"], late.unread
+    await closed_revoked(late)
+    await bad_token(app2.ws_url, login["token"])
+    await asyncio.gather(*(c.close() for c in (ada, asker)))
+
+
+async def test_a_revocation_closes_a_connection_whose_process_is_not_yet_subscribed(make_server, monkeypatch):
+    """The first connection of a player on a process subscribes to the player's channel, but
+    Redis may take that SUBSCRIBE after a revocation's notice (a slow process, a busy Redis):
+    the connection is closed all the same."""
+    app1, app2 = await make_server(**CHEAP_HASH), await make_server(**CHEAP_HASH)
+    ada = await account(app1.ws_url, "ada")
+    bus = app2.service.bus
+    subscribe = bus.subscribe
+    held: list[str] = []
+
+    def late_subscribe(*channels: str) -> None:
+        for ch in channels:
+            if ch == player_channel(ada.player):
+                held.append(ch)  # reaches Redis only after the revocation
+            else:
+                subscribe(ch)
+
+    monkeypatch.setattr(bus, "subscribe", late_subscribe)
+    other = await logged_in(app2.ws_url, ada, "ada")
+    assert held
+    assert (await ada.request("password", old="correct horse", new="battery staple"))["t"] == "ok"
+    await closed_revoked(other)
+    subscribe(*held)
+    await ada.close()
 
 
 async def test_logout_on_a_token_revoked_elsewhere_is_not_logged_in(make_server):
