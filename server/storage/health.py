@@ -1,8 +1,9 @@
 """Can Redis take writes (`/healthz`), and one log line per outage instead of one per failed request.
 
 - `Health.check()`: None when Redis answers and accepts writes, else why not:
-  the private redis-server is down (its supervisor says so), Redis does not
-  answer, or Redis refuses writes because its last AOF write failed (with
+  the private redis-server is down (its supervisor says so), the move pipe is
+  still reconnecting (Redis answers the check, but moves would fail), Redis
+  does not answer, or Redis refuses writes because its last AOF write failed (with
   `appendfsync everysec` or `no` a full disk leaves Redis up but refusing
   every write with `MISCONF`).
   With `--redis-wait-replicas N`, also when fewer than N replicas are
@@ -62,13 +63,15 @@ class Health:
         self.cluster = cluster
         # Set by the app when it supervises a private redis-server: why it is down, or None.
         self.process_down: Callable[[], str | None] = lambda: None
+        # Set by the store: why the move pipe cannot take moves now, or None.
+        self.pipe_down: Callable[[], str | None] = lambda: None
         self.replicas_wanted = 0  # --redis-wait-replicas: fewer connected replicas is a 503
         self.failures = 0  # requests failed in the current outage
         self.first_failure: float | None = None
         self.last_failure = 0.0
 
     async def check(self) -> str | None:
-        down = self.process_down()
+        down = self.process_down() or self.pipe_down()
         if down is not None:
             return down
         try:

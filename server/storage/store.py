@@ -91,6 +91,11 @@ class Store(RaceRecords, PlayerGames, Players):
         self.health = Health(self.redis, cluster=self.cluster)  # `/healthz`, one log line per outage
         self._fresh: asyncio.Future[None] | None = None  # the idle connections being closed after an outage
         self.health.replicas_wanted = settings.redis_wait_replicas
+        # After an outage Redis may answer /healthz's check before the move pipe is back (its
+        # reconnection backs off up to 1 s): moves would fail meanwhile.
+        self.health.pipe_down = lambda: (
+            None if self.pipe.ready else "the move pipeline is reconnecting to redis"
+        )
         if isinstance(self.pipe, Pipe):
             self.pipe.on_reconnect = self._recovered
 

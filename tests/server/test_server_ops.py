@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from test_server_race import make_race, play
-from waiting import DEADLINE
+from waiting import DEADLINE, until
 from wsclient import Raw, player
 
 from protocol.rules import GAMES, game_facts
@@ -78,6 +78,15 @@ async def test_healthz_503_when_redis_is_gone(make_server, tmp_path):
     assert (await get(app.http_url + "healthz"))[0] == 200
     redis_proc.stop()
     assert (await get(app.http_url + "healthz"))[0] == 503
+    # The move pipe's own state is part of the check: moves fail until it is back.
+    await until(lambda: app.store.health.pipe_down() is not None, what="the pipe down")
+    redis_proc.start()
+
+    async def healthy() -> bool:
+        return (await get(app.http_url + "healthz"))[0] == 200
+
+    await until(healthy, interval=0.01, what="/healthz 200 after the restart")
+    assert app.store.pipe.ready
 
 
 def test_settings_from_flags_and_env():
