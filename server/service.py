@@ -116,6 +116,10 @@ class Service:
             m.Bot: self.bots.bot,
             m.Rematch: self.rematch.rematch,
         }
+        # Requests answered beside the connection's queue, when they are ready (docs/protocol.md
+        # §1): a solver's seconds would otherwise hold every later reply of the connection, pings
+        # and move acks included. server/certify adds hint and analysis.
+        self.detached: set[type] = set()
         # The two requests the gateway calls directly.
         self.hello = self.session.hello
         self.move = self.play.move

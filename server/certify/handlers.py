@@ -81,5 +81,6 @@ class CertifyHandlers:
 def install(service: Service, certifier: Certifier) -> CertifyHandlers:
     h = CertifyHandlers(service, certifier)
     service.handlers.update({m.Hint: h.hint, m.Analysis: h.analysis})
+    service.detached.update({m.Hint, m.Analysis})
     service.certified_deal = certifier.deal
     return h

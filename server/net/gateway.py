@@ -10,7 +10,10 @@ validated, sent to Redis and done without a task switch. A request that must
 wait (hello, the cold paths, a move that needs a reload) becomes the
 connection's job, run by its handler task (`_worker`); frames arriving
 meanwhile queue behind it (reading pauses at INBOUND_HIGH), so every
-connection's requests are still answered in order. Bad input gets its error
+connection's requests are still answered in order, but for the few the
+service marks `detached` (the solver's `hint` and `analysis`): they run
+beside the queue, at most ASIDE_MAX per connection, and their reply goes out
+when ready, so that seconds of solving hold no ping and no move. Bad input gets its error
 code and changes nothing; an unexpected exception in a handler gets
 `internal` and is logged; nothing dies on input. Oversized frames are closed
 with 1009 by websockets itself (max_size).
@@ -53,6 +56,10 @@ from .ratelimit import RateLimit
 from .wsconn import FastConnection
 
 LISTEN_BACKLOG = 4096  # capped by the kernel's net.core.somaxconn
+#: ASIDE_MAX: detached requests (hint, analysis) one connection may have waiting at once;
+#: one more is answered `solver-busy` with ASIDE_RETRY_MS (docs/protocol.md §1, §7).
+ASIDE_MAX = 2
+ASIDE_RETRY_MS = 1000
 
 log = logging.getLogger("solrace.gateway")
 
@@ -177,6 +184,8 @@ class Gateway:
             if link.timer is not None:
                 link.timer.cancel()
                 link.timer = None
+            for task in list(link.aside):  # nobody is there to read their replies
+                task.cancel()
             self.conns.discard(conn)
             self.outbox.backlog.forget(conn)
             self.metrics.connections -= 1
@@ -323,7 +332,25 @@ class Gateway:
                 conn, msg.rid, ErrorCode.BAD_MESSAGE, "hello was already said on this connection", field="t"
             )
             return None
+        if kind in self.service.detached:
+            self._aside(link, msg, handler)
+            return None
         return self._run(conn, msg, handler(session, msg))
+
+    def _aside(self, link: Inbound, msg: Any, handler: Any) -> None:
+        """Run a detached request beside the connection's queue: its reply goes out when ready."""
+        if len(link.aside) >= ASIDE_MAX:
+            self._error(
+                link.conn,
+                msg.rid,
+                ErrorCode.SOLVER_BUSY,
+                f"{ASIDE_MAX} such requests of this connection are still waiting: ask again",
+                retry_ms=ASIDE_RETRY_MS,
+            )
+            return
+        task = asyncio.ensure_future(self._run(link.conn, msg, handler(link.session, msg)))
+        link.aside.add(task)
+        task.add_done_callback(link.aside.discard)
 
     async def _run(self, conn: Conn, msg: Any, work: Awaitable[Any]) -> None:
         try:

@@ -7,7 +7,7 @@ Frames are handled synchronously as they are parsed (server/net/gateway.py);
 one that needs to wait (Redis, a cold-path request) becomes the connection's
 `job`, run by its handler task, and the frames behind it wait in `inq`
 (reading pauses beyond INBOUND_HIGH of them), so a connection's requests are
-answered in order.
+answered in order; a detached request (the solver's) runs `aside` instead.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ class Inbound:
         "hello_by",
         "timer",
         "player",
+        "aside",
     )
 
     def __init__(self, conn: Conn, rate: RateLimit) -> None:
@@ -54,3 +55,5 @@ class Inbound:
         self.hello_by: float | None = None  # loop time by which hello must have succeeded
         self.timer: asyncio.TimerHandle | None = None  # HELLO_TIMEOUT, cancelled by the hello
         self.player: str | None = None  # once counted among its player's connections
+        # Requests answered beside the queue (`Service.detached`: the solver's), still running.
+        self.aside: set[asyncio.Task[None]] = set()

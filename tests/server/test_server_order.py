@@ -7,10 +7,12 @@ malformed frame is answered at once; the connection's ordered reply queue
 
 from __future__ import annotations
 
+import asyncio
 import os
 
 import msgpack
 from test_server_race import make_race
+from waiting import until
 from wsclient import Raw, player
 
 
@@ -71,3 +73,36 @@ async def test_slow_path_move_then_pings_in_order(server):
     got = await replies(a, ids)
     assert [r["rid"] for r in got] == ids, got
     assert got[0]["t"] == "ack" and all(r["t"] == "pong" for r in got[1:]), got
+
+
+async def test_a_hint_waiting_for_the_solver_holds_no_later_reply(server, monkeypatch):
+    """§1: `hint` and `analysis` are answered when ready, beside the queue. A hint the solver
+    takes seconds over must not hold the pings (a browser closes a connection whose ping
+    goes unanswered) nor the acks of the moves sent after it; two may wait at once."""
+    solved = asyncio.Event()
+    asked: list[str] = []
+
+    async def slow_solver(fn, view, *args):
+        asked.append(view)
+        await solved.wait()
+        return None
+
+    monkeypatch.setattr(server.certifier, "ask", slow_solver)
+    a = await player(server.ws_url, "ada")
+    rid = await make_race(server, [a], "fours-up")
+    ids = [next(a.rids) for _ in range(5)]
+    batch = [
+        masked({"t": "hint", "rid": ids[0], "race": rid}),
+        masked({"t": "ping", "rid": ids[1]}),
+        masked({"t": "move", "rid": ids[2], "race": rid, "n": 0, "move": "draw"}),
+        masked({"t": "hint", "rid": ids[3], "race": rid}),
+        masked({"t": "hint", "rid": ids[4], "race": rid}),  # a third waiting one: refused
+    ]
+    a.ws.transport.write(b"".join(batch))
+    pong, ack, busy = await replies(a, [ids[1], ids[2], ids[4]])
+    assert [pong["t"], ack["t"]] == ["pong", "ack"], (pong, ack)
+    assert busy["rid"] == ids[4] and busy["code"] == "solver-busy" and busy["retry_ms"] > 0, busy
+    await until(lambda: len(asked) == 2, what="both hints at the solver")
+    solved.set()
+    hints = await replies(a, [ids[0], ids[3]])
+    assert sorted(h["rid"] for h in hints) == [ids[0], ids[3]] and all(h["t"] == "hint" for h in hints), hints
