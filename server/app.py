@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+from collections.abc import Awaitable
 
 from argon2 import PasswordHasher
 
@@ -124,7 +125,9 @@ class App:
         if self.gateway is not None:
             self.gateway.stop_accepting()
 
-    async def stop(self) -> None:
+    async def stop(self, alongside: Awaitable[None] | None = None) -> None:
+        """Stop everything (docs/operations.md §8). `alongside`: a stop that runs meanwhile
+        (the bot workers'), awaited before Redis is closed, which it may still be using."""
         if self.supervisor is not None:
             await self.supervisor.stop()
         if self.gateway is not None:
@@ -133,6 +136,8 @@ class App:
             await self.service.stop()
         if self.certifier is not None:
             await self.certifier.stop()
+        if alongside is not None:
+            await alongside
         if self.store is not None:
             await self.store.close()
         if self.redis_proc is not None:

@@ -59,8 +59,9 @@ class BotWorkers:
     async def _keep_running(self) -> None:
         env = dict(os.environ, SOLRACE_REDIS=self.redis_url)
         while not self.stopping:
+            # Its own session: a terminal's Ctrl-C goes to the server, which stops the workers.
             proc = await asyncio.create_subprocess_exec(
-                *self.command(), env=env, stdin=asyncio.subprocess.DEVNULL
+                *self.command(), env=env, stdin=asyncio.subprocess.DEVNULL, start_new_session=True
             )
             self.procs.add(proc)
             log.info("bot worker started (pid %d)", proc.pid)

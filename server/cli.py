@@ -49,8 +49,7 @@ async def serve(settings: Settings) -> None:
     finally:
         app.stop_accepting()  # at once: the bot workers may take seconds to stop
         # Side by side: each may wait for a stalled Redis, and the grace period is for both.
-        stopping = [app.stop()] if workers is None else [workers.stop(), app.stop()]
-        await asyncio.gather(*stopping)
+        await app.stop(None if workers is None else asyncio.ensure_future(workers.stop()))
 
 
 GC_GEN0 = 10_000  # allocations between young collections (CPython's default: 700)

@@ -7,6 +7,7 @@ Each takes what it needs as arguments and returns JSON-ready data, so that a
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from typing import Any
@@ -30,6 +31,9 @@ def start_worker(parent: int, nice: int) -> None:
     """
     if nice > 0:
         os.nice(nice)
+    # A terminal's Ctrl-C reaches the whole process group: the server ends its workers itself
+    # (end_workers), while a worker killed by it would fail the solve under way for nothing.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:

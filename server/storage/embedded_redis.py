@@ -171,6 +171,10 @@ class EmbeddedRedis:
                 stderr=subprocess.DEVNULL,
                 preexec_fn=_die_with_parent,
                 pass_fds=self.keep_fds,
+                # Its own session: a terminal's Ctrl-C (to the whole process group) is the
+                # server's to act on; it stops this redis-server last, cleanly, and would
+                # otherwise restart it mid-shutdown. It still dies with the server (above).
+                start_new_session=True,
             )
             if self._wait_ready(port, timeout):
                 self.port = port

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from waiting import DEADLINE, until
+from waiting import DEADLINE, until, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,6 +40,27 @@ def serving(data: Path, stderr: Path) -> subprocess.Popen[str]:
             text=True,
             start_new_session=True,
         )
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue  # gone meanwhile
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def ignores_sigint(pid: int) -> bool:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("SigIgn:"):
+            return bool(int(line.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+    return False
 
 
 def error_line(stderr: str) -> str:
@@ -174,3 +195,58 @@ async def test_a_stopping_server_stops_accepting_before_its_bot_workers_stop(
     assert await asyncio.to_thread(refused, port)  # while the workers are still stopping
     release.set()
     await asyncio.wait_for(served, DEADLINE)
+
+
+def test_ctrl_c_stops_serve_and_all_its_helpers_quietly(tmp_path: Path) -> None:
+    """A terminal's Ctrl-C (SIGINT to the whole process group, as `make run` gets it) is the
+    server's to act on: one orderly stop, exit 0, and no traceback nor alarm in the log. It
+    used to reach the private redis-server (restarted mid-shutdown), the solver's workers
+    (a BrokenProcessPool traceback) and the bot workers (Redis errors) directly."""
+    err = tmp_path / "stderr"
+    with open(err, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--data", str(tmp_path / "data")],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            text=True,
+            start_new_session=True,
+            # As in a terminal's foreground (a suite run in the background hands SIGINT ignored).
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
+    try:
+        assert proc.stdout is not None
+        assert "ws://" in proc.stdout.readline()
+        # Its helpers are up: the bot worker, and the solver's workers refilling the pools.
+        wait_until(lambda: "bot worker started" in err.read_text(), what="the bot worker")
+        sid = os.getsid(proc.pid)
+
+        def helpers() -> dict[str, list[int]]:
+            kinds: dict[str, list[int]] = {"redis": [], "bots": [], "solver": []}
+            for pid in children(proc.pid):
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+                kind = "redis" if "redis-server" in cmd else "bots" if " bots " in cmd else "solver"
+                kinds[kind].append(pid)
+            return kinds
+
+        # Ctrl-C does not reach them: their own sessions, or SIGINT ignored once at work.
+        def apart() -> bool:
+            k = helpers()
+            return (
+                all(len(k[kind]) == 1 for kind in ("redis", "bots"))
+                and bool(k["solver"])
+                and all(os.getsid(pid) != sid for pid in k["redis"] + k["bots"])
+                and all(ignores_sigint(pid) for pid in k["solver"])
+            )
+
+        wait_until(apart, what=f"helpers out of Ctrl-C's reach: {helpers()}")
+        os.killpg(proc.pid, signal.SIGINT)
+        assert proc.wait(DEADLINE) == 0
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait(5)
+    text = err.read_text()
+    after = text[text.index("shutting down") :]
+    assert "Traceback" not in text and "WARNING" not in after and "ERROR" not in after, text
