@@ -9,6 +9,7 @@ spectated races and quick-match queues it is in.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from functools import partial
 from typing import Any, Protocol
@@ -41,6 +42,7 @@ class _Now:
 class Session:
     __slots__ = (
         "send",
+        "conn_id",
         "later",
         "transport",
         "addr",
@@ -60,6 +62,9 @@ class Session:
         later: Callable[[], Reply] | None = None,
     ) -> None:
         self.send = send  # the connection's send: queue one frame, never blocks
+        # A random id, unique over every process: it names this connection in Redis (a holder of a
+        # quick-match or rated pool entry) and in notices (the asker spared by a revocation).
+        self.conn_id = secrets.token_hex(8)
         # A slot for a reply known later (the ack of a move): frames sent after it wait for it.
         self.later: Callable[[], Reply] = later if later is not None else partial(_Now, send)
         self.transport = transport  # the connection itself (server/net/conn.py), for broadcasts

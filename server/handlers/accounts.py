@@ -35,7 +35,6 @@ everywhere leaves no way back in but the password.
 from __future__ import annotations
 
 import logging
-import secrets
 import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -122,9 +121,6 @@ class AccountHandlers:
         self.ratings = ratings
         self.daily = daily
         self.logged_in: weakref.WeakKeyDictionary[Session, LoggedIn] = weakref.WeakKeyDictionary()
-        # A random id per connection, made when first needed: it names the connection that asked
-        # to revoke sessions in the `revoked` notice, and a holder of a rated pool entry.
-        self.conn_ids: weakref.WeakKeyDictionary[Session, str] = weakref.WeakKeyDictionary()
         # Run with the player id once sessions of theirs were revoked (the rated pool's clean-up).
         self.revoke_hooks: list[Callable[[str], Awaitable[None]]] = []
         self._resume_guest = svc.resume
@@ -186,7 +182,10 @@ class AccountHandlers:
         raise hello_rules.unknown_token()
 
     def conn_id(self, s: Session) -> str:
-        return self.conn_ids.setdefault(s, secrets.token_hex(8))
+        """The connection's random id (the Session's, which the lobby's quick-match uses too): it
+        names the connection that asked to revoke sessions in the `revoked` notice, and a holder
+        of a rated pool entry."""
+        return s.conn_id
 
     async def account_of(self, s: Session) -> LoggedIn:
         """The connection's account session, still valid; else `not-logged-in`."""
@@ -294,7 +293,7 @@ class AccountHandlers:
         revocation, the token of a `password` change) keeps its connections."""
         holds: dict[str, bool] = {}
         for c in list(self.svc.players.get(pid, ())):
-            if spare and self.conn_ids.get(c) == spare:
+            if spare and c.conn_id == spare:
                 continue
             li = self.logged_in.get(c)
             if li is not None:

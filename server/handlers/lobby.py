@@ -4,6 +4,16 @@ Every change is a pure function of server/core/races.py applied to the
 loaded race and committed compare-and-set (`mutate`, writing what
 core/lobby.py's `lobby_commit` says): several processes may serve the same
 race, and a conflict just reloads and retries.
+
+A quick-match entry is the player's, not the connection's (as the rated
+pool's, server/handlers/rated.py): each connection that queued holds it (its
+``conn_id``, in Redis next to the queue, server/storage/quick.lua); ``unqueue``
+from any of the player's connections, on any process, takes it out with its
+holders; it leaves with the last holder to close; a group taken out of the
+queue takes its holders with it. ``Session.quick`` records what a connection
+queued for, so that its close lets go: a record may outlive its entry (seated
+or unqueued elsewhere), which is harmless, since letting go of an entry one no
+longer holds removes it only if nobody holds it.
 """
 
 from __future__ import annotations
@@ -28,6 +38,9 @@ from ..storage import Conflict, keys
 from .runtime import Runtime
 
 encode = m.encode
+
+# Every size a quick-match queue may have on any process (whatever its MAX_SEATS): `unqueue` leaves all.
+QUICK_SIZES = range(m.MIN_QUICK_SEATS, m.MAX_SEATS + 1)
 
 
 def race_id(rid: str) -> str:
@@ -56,6 +69,7 @@ def new_invite() -> str:
 class Lobby:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
+        svc.disconnect_hooks.append(self.on_disconnect)
 
     async def _seat_limit(self, pid: str) -> None:
         held = len(await self.svc.store.player_races(pid))
@@ -247,14 +261,16 @@ class Lobby:
         seats = check.seats(msg.seats, m.DEFAULT_SEATS, svc.settings.max_seats)
         pid = s.player
         await self._seat_limit(pid)
-        group = await svc.store.quick_push(gdef.id, seats, pid)
+        # Noted before the push: whatever becomes of it, this connection's close lets go of its hold.
         s.quick.add((gdef.id, seats))
+        group = await svc.store.quick_push(gdef.id, seats, pid, s.conn_id)
         s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats)))
         if not group:
             return
-        # This process completed a group: it seats everyone in a new public race.
-        for other in svc.players.get(pid, ()):
-            other.quick.discard((gdef.id, seats))
+        # This process completed a group (taken out with its holders): it seats everyone in a new
+        # public race. Only this connection's record goes: another of the player's may be queueing
+        # for the same size again right now, and a stale record is harmless (module docstring).
+        s.quick.discard((gdef.id, seats))
         await self.seat_group(gdef.id, group, svc.settings.time_limit_s)
 
     async def seat_group(
@@ -288,8 +304,20 @@ class Lobby:
         return new
 
     async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
-        for game, seats in list(s.quick):
-            if game == msg.game:
-                await self.svc.store.quick_remove(game, seats, s.player)
-                s.quick.discard((game, seats))
+        """The player's entries for the game (every size) leave, whichever of their connections
+        queued them, here or on another process: gone from Redis before the `ok`."""
+        if msg.game in rules.GAMES:
+            await self.svc.store.quick_leave(msg.game, QUICK_SIZES, s.player)
+            s.quick = {(game, seats) for game, seats in s.quick if game != msg.game}
         return m.Ok(rid=msg.rid)
+
+    async def on_disconnect(self, s: Session) -> None:
+        """The closed connection lets go of the entries it holds: each leaves with its last holder."""
+        pid = s.pid
+        if pid is None:
+            return
+        for game, seats in list(s.quick):
+            try:
+                await self.svc.store.quick_release(game, seats, pid, s.conn_id)
+            except Exception as exc:
+                self.svc.failed("could not leave the quick-match queue", exc)

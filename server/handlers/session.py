@@ -113,11 +113,6 @@ class SessionHandlers:
                 # Kept a while: a player who reconnects soon (a dropped link, a storm) costs no
                 # unsubscribe and subscribe; notices meanwhile find no connection and are dropped.
                 asyncio.get_running_loop().call_later(PLAYER_CHANNEL_LINGER_S, self._unsubscribe_player, pid)
-        for game, seats in list(s.quick):
-            try:
-                await svc.store.quick_remove(game, seats, pid)
-            except Exception as exc:
-                svc.failed("could not leave the quick-match queue", exc)
         for rid in list(s.races):
             svc.remove_member(s, rid)
         for rid in list(s.spectating):

@@ -33,6 +33,8 @@ key                                type    contents
 ``pl:{PID}``                       hash    name, sess (its session key), seated; TTL as the session
 ``pl:{PID}:races``                 set     race ids where the player holds a seat
 ``quick:GAME:SEATS``               list    quick-match queue (player ids)
+``{quick:GAME:SEATS}:held:PID``    set     ids of the connections that queued PID (its
+                                           holders); same slot as the queue, same TTL
 ``races:timers``                   zset    race id -> next time the race must be looked
                                            at (starts_at in countdown, deadline running)
 ``races:public``                   zset    race id -> created, public unfinished races
@@ -91,6 +93,17 @@ def seats_key(pid: str) -> str:
 
 def quick_key(game: str, seats: int) -> str:
     return f"quick:{game}:{seats}"
+
+
+def quick_holders_prefix(game: str, seats: int) -> str:
+    """The holder sets of one queue: ``quick_holders`` without the player. The hash tag is the
+    whole (untagged) queue key, so that both hash to one cluster slot."""
+    return "{" + quick_key(game, seats) + "}:held:"
+
+
+def quick_holders(game: str, seats: int, pid: str) -> str:
+    """``{quick:GAME:SEATS}:held:PID`` set: the connections (Session ``conn_id``) holding PID's entry."""
+    return quick_holders_prefix(game, seats) + pid
 
 
 TIMERS = "races:timers"

@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterable
+
 import msgspec
 
-from .keys import player_channel, profile_key, quick_key, race_key, seats_key
+from .keys import (
+    player_channel,
+    profile_key,
+    quick_holders,
+    quick_holders_prefix,
+    quick_key,
+    race_key,
+    seats_key,
+)
 from .parts import StorePart
 from .records import text_or_none
 from .scripts import QUICK
 from .sessions import Sessions
+
+QUICK_TTL_S = 3600  # a quick-match queue, and its holder sets, live this long after its last arrival
 
 
 class Players(StorePart):
@@ -65,10 +78,33 @@ class Players(StorePart):
         await self.redis.publish(player_channel(pid), frame)
 
     # --- quick-match -------------------------------------------------------------------------
+    # An entry is the player's: each connection that queued it holds it (its `conn_id`, in a set
+    # in the queue's slot, server/storage/quick.lua); it leaves with its last holder or by
+    # `quick_leave`, and a group taken out takes its holders with it.
 
-    async def quick_push(self, game: str, seats: int, pid: str) -> list[str]:
-        reply = await QUICK(self.redis, [quick_key(game, seats)], [pid, seats, 3600])
+    async def quick_push(self, game: str, seats: int, pid: str, holder: str) -> list[str]:
+        """Queue `pid`, its entry held by the connection `holder`; the group taken out if this
+        completes one (any process may take it)."""
+        reply = await QUICK(
+            self.redis,
+            [quick_key(game, seats), quick_holders(game, seats, pid)],
+            ["q", pid, holder, seats, QUICK_TTL_S, quick_holders_prefix(game, seats)],
+        )
         return [x.decode() for x in reply]
 
-    async def quick_remove(self, game: str, seats: int, pid: str) -> None:
-        await self.redis.lrem(quick_key(game, seats), 0, pid)
+    async def quick_release(self, game: str, seats: int, pid: str, holder: str) -> bool:
+        """The connection `holder` lets go of `pid`'s entry (it closed); True if the entry left
+        with it, the last holder."""
+        return bool(
+            await QUICK(
+                self.redis, [quick_key(game, seats), quick_holders(game, seats, pid)], ["r", pid, holder]
+            )
+        )
+
+    async def quick_leave(self, game: str, sizes: Iterable[int], pid: str) -> bool:
+        """`pid`'s entries for `game` in the queues of `sizes` leave, with their holders, whichever
+        connections (on whichever process) queued them; True if there was one."""
+        left = await asyncio.gather(
+            *(QUICK(self.redis, [quick_key(game, n), quick_holders(game, n, pid)], ["l", pid]) for n in sizes)
+        )
+        return any(left)

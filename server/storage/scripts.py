@@ -3,7 +3,8 @@
 ``move``    one accepted move, a declared finish or a duplicate's re-ack (the hot path)
 ``commit``  compare-and-set of a race record, publishing its events
 ``load``    a whole race (the race hash and every seat's game) in one call
-``quick``   the quick-match queue: queue a player, take out a full group
+``quick``   the quick-match queue: queue a player (held by its connection), take out a full
+            group; a holder lets go, an entry leaves
 ``positions`` the spectator boards: every player's count and position, then the time
 """
 

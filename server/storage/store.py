@@ -19,7 +19,8 @@ API (all async but ``moves`` and ``subscriber``):
 - timers: `schedule`, `due_races`
 - sessions (``sessions``: new, resume, kept at the first seat; per-address limits),
   players: `player_name`, `player_races`, `add_seat`, `remove_seat`
-- quick-match: `quick_push`, `quick_remove`
+- quick-match: `quick_push`, `quick_release`, `quick_leave` (an entry is held by the connections
+  that queued it)
 - `time_ms`, `ping`
 """
 
