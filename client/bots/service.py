@@ -8,8 +8,8 @@ library, with reconnect), with a client/bots strategy. So the CPU a bot
 spends never touches the server's event loop, and a worker bounds it:
 
 - at most ``max_bots`` bots at once (a worker with no free slot takes no
-  request, and does not count as available: the server then answers
-  ``no-bots``);
+  request; the server counts the free slots the workers report, and answers
+  ``no-bots`` when the requests already waiting use them all);
 - ``think_ms``: the time budget of each search move (random and greedy
   choose in well under a millisecond);
 - ``move_ms``: the pause between a bot's moves (its pace against people);
@@ -17,9 +17,10 @@ spends never touches the server's event loop, and a worker bounds it:
   quick-match group) before it leaves; it leaves at once a lobby where
   only bots remain.
 
-While it has a free slot, a worker records a heartbeat in Redis each time it
-asks for work (every second at most), which is how the server knows a bot can
-be had.
+While it has a free slot, a worker reports its free slots (and a heartbeat) in
+Redis each time it asks for work (about every second), and it reports the slot
+a request fills in the same step as that request leaves the queue's ``taking``
+list (server/storage/bots.py), which is how the server knows a bot can be had.
 """
 
 from __future__ import annotations
@@ -114,10 +115,21 @@ class BotService:
             await redis.aclose()
 
     async def _next_request(self, queue: BotQueue, redis: Any) -> BotRequest | None:
-        """Say this worker has a free slot, and take the oldest request (waiting up to a second)."""
-        await queue.heartbeat(self.worker, await now_ms(redis))
-        request = await queue.pop(timeout_s=1)
-        if request is not None and request.expires and request.expires < await now_ms(redis):
+        """Report this worker's free slots, and take the oldest request (waiting up to a
+        second); the slot it fills is reported at once (none for an expired request)."""
+        await queue.heartbeat(self.worker, await now_ms(redis), self.limits.max_bots - len(self.running))
+        raw = await queue.take(timeout_s=1)
+        if raw is None:
+            return None
+        request = BotRequest.from_json(raw)
+        now = await now_ms(redis)
+        expired = bool(request.expires and request.expires < now)
+        free = self.limits.max_bots - len(self.running) - (0 if expired else 1)
+        try:
+            await queue.taken(self.worker, free, now, raw)
+        except (RedisError, OSError) as e:  # it counts as waiting until it expires; play it all the same
+            log.log(self.outages.level(), "bot requests: Redis: %s", e)
+        if expired:
             log.info("dropped an expired bot request for %s", request.race or request.game)
             return None
         return request

@@ -68,7 +68,7 @@ class ErrorCode(StrEnum):
     NO_SUCH_ACCOUNT = "no-such-account"  # profile of a player who is no account
     NOT_RATEABLE = "not-rateable"  # start of a rated race that cannot be rated (one player)
     INTERNAL = "internal"  # a server fault; the request had no effect
-    NO_BOTS = "no-bots"  # bot request while no bot worker is running
+    NO_BOTS = "no-bots"  # bot request while no bot worker has a free slot not set aside already
     SOLVER_BUSY = "solver-busy"  # hint/analysis not computed within its wait (+retry_ms)
 
 

@@ -14,7 +14,10 @@ the type. Conventions:
   an older client keeps working when a newer server adds a field.
 * `omit_defaults=True` everywhere: optional fields that hold their default
   (`rid=None`, `dup=False`, `view=None`, ...) are not sent. Fields the spec
-  calls "int or nil" have *no* default, so they are always present (as nil).
+  calls "int or nil" have *no* default, so they are always present (as nil);
+  the few of them that a decoder must also accept absent (a row stored before
+  the field existed) keep a default in a struct with `omit_defaults=False`
+  (`ResultRow`), so they are sent all the same.
 * All base classes are `kw_only`, so construct messages with keywords:
   `Move(race="r1", n=0, move="draw", rid=7)`.
 
@@ -406,6 +409,13 @@ class Nested(msgspec.Struct, omit_defaults=True, kw_only=True):
     """Base of maps nested in server messages."""
 
 
+class ResultRow(Nested, omit_defaults=False):
+    """Base of the result rows (`end`/`replay` rankings, daily entries, history days):
+    every field is sent, defaults included. `last_move_ms` is "int or nil", always
+    present (docs/protocol.md §1, §3 `end`); its default only lets rows stored before
+    it existed, and messages of servers that left it out, decode as nil."""
+
+
 class PlayerInfo(Nested):
     """A seated player in a race snapshot."""
 
@@ -419,7 +429,7 @@ class PlayerInfo(Nested):
     berserk: bool = False  # an arena player on half the clock (docs/protocol.md §5a)
 
 
-class RankEntry(Nested):
+class RankEntry(ResultRow):
     rank: int  # 1-based
     player: str
     name: str
@@ -632,7 +642,7 @@ class Boards(ServerMsg, tag="boards"):
 # --- daily challenges (docs/protocol.md §5) -------------------------------------------
 
 
-class DailyEntry(Nested):
+class DailyEntry(ResultRow):
     """One entry of a daily leaderboard."""
 
     rank: int  # 1-based; equal results share a rank
@@ -694,7 +704,7 @@ class LeaderboardUpdate(ServerMsg, tag="leaderboard_update"):
     count: int
 
 
-class HistoryDay(Nested):
+class HistoryDay(ResultRow):
     date: str
     status: str
     won: bool

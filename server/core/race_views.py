@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from protocol import messages as m
+
 from .record import FINISHED, Race
 
 
 def snapshot(race: Race) -> dict[str, Any]:
-    """The `race` message fields (docs/protocol.md §3): the seed only once finished."""
+    """The `race` message fields (docs/protocol.md §3): the seed only once finished.
+
+    The players and the ranking are the protocol's structs, not plain maps, so that they
+    are encoded as the protocol says: `berserk` only when true (optional, absent when
+    false), `last_move_ms` always (int or nil)."""
     return {
         "race": race.race,
         "ver": race.ver,
@@ -25,19 +31,19 @@ def snapshot(race: Race) -> dict[str, Any]:
         "seed": race.seed if race.status == FINISHED and not race.sealed else None,
         "total": race.total,
         "players": [
-            {
-                "player": p.player,
-                "name": p.name,
-                "ready": p.ready,
-                "n": p.n,
-                "home": p.home,
-                "status": p.status,
-                "at": p.at,
-                "berserk": p.berserk,
-            }
+            m.PlayerInfo(
+                player=p.player,
+                name=p.name,
+                ready=p.ready,
+                n=p.n,
+                home=p.home,
+                status=p.status,
+                at=p.at,
+                berserk=p.berserk,
+            )
             for p in race.players
         ],
-        "ranking": race.ranking if race.status == FINISHED else None,
+        "ranking": [m.RankEntry(**e) for e in race.ranking or []] if race.status == FINISHED else None,
         "certified": race.certified,
         "rated": race.rated,
     }

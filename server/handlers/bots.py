@@ -25,8 +25,8 @@ from .runtime import Runtime
 
 log = logging.getLogger("solrace.bots")
 
-# A worker heartbeats every second while it waits for requests; one silent for
-# this long is not counted.
+# A worker reports its free slots every second while it waits for requests (and at
+# once when it takes one); a report older than this is not counted.
 WORKER_ALIVE_MS = 5000
 DEFAULT_LEVEL = "greedy"
 # A request no worker took in this time is dropped by the worker that finally pops it.
@@ -46,22 +46,58 @@ class Bots:
         if race is None:
             raise RaceError(ErrorCode.NO_SUCH_RACE, "no such race")
         B.check_bot_seat(race, s.player)
-        if not await self.workers_alive(now):
-            raise RaceError(ErrorCode.NO_BOTS, "no bot is available on this server")
-        await self.send_bot("race", msg.level or DEFAULT_LEVEL, race.game, now, race=rid, invite=race.invite)
+        if not await self.send_bots(
+            1, "race", msg.level or DEFAULT_LEVEL, race.game, now, race=rid, invite=race.invite
+        ):
+            raise RaceError(ErrorCode.NO_BOTS, "no bot worker has a free slot: retry later")
         return m.Ok(rid=msg.rid)
 
-    async def workers_alive(self, now: int) -> bool:
-        return await self.queue.workers_alive(now, WORKER_ALIVE_MS) > 0
+    async def send_bots(
+        self,
+        count: int,
+        kind: str,
+        level: str,
+        game: str,
+        now: int,
+        *,
+        race: str = "",
+        invite: str = "",
+        seats: int = 2,
+    ) -> bool:
+        """Queue `count` bot requests for the workers, all or none: only if the free slots
+        the workers reported cover them beside the requests already waiting (one script,
+        so that no two servers promise one slot twice). False: no bot is queued."""
+        if count <= 0:
+            return True
+        if await self.queue.free_slots(now, WORKER_ALIVE_MS) < count:
+            return False  # mint no identity for nothing
+        requests = [
+            await self._request(kind, level, game, now, race=race, invite=invite, seats=seats)
+            for _ in range(count)
+        ]
+        if await self.queue.reserve(requests, now, WORKER_ALIVE_MS):
+            return True
+        for r in requests:  # another request took the slot meanwhile
+            await self.queue.forget_bot(r.player, r.token)
+        return False
 
     async def send_bot(
         self, kind: str, level: str, game: str, now: int, *, race: str = "", invite: str = "", seats: int = 2
     ) -> None:
-        """Mint a bot identity and queue its request for a worker."""
+        """Queue a bot request whatever the free slots (a rematch's bot replacing one of the
+        old race: it comes when a worker has a slot, or the request expires)."""
+        await self.queue.push(
+            await self._request(kind, level, game, now, race=race, invite=invite, seats=seats)
+        )
+
+    async def _request(
+        self, kind: str, level: str, game: str, now: int, *, race: str = "", invite: str = "", seats: int = 2
+    ) -> BotRequest:
+        """A new bot identity, and its request for a worker."""
         st = self.svc.settings
         ttl_s = st.bot_wait_s + st.time_limit_max_s + 3600
         pid, token = await self.queue.new_bot(level, B.bot_name(level), ttl_s)
-        request = BotRequest(
+        return BotRequest(
             kind=kind,
             level=level,
             token=token,
@@ -72,7 +108,6 @@ class Bots:
             seats=seats,
             expires=now + REQUEST_TTL_MS,
         )
-        await self.queue.push(request)
 
     async def quick(self, s: Session, msg: m.Quick) -> None:
         """Quick-match as the lobby does it; then, if the player still waits alone after
@@ -90,15 +125,13 @@ class Bots:
         queue_key = keys.quick_key(game, seats)
         try:
             await asyncio.sleep(after_s)
-            # While no worker has a free slot (busy, or starting), look again every second.
+            # While the workers have too few free slots (busy, or starting), look again every second.
             for _ in range(self.svc.settings.bot_wait_s):
                 if not await self.queue.in_queue(queue_key, pid):
                     return  # seated, or gone
                 now = await self.svc.store.time_ms()
-                if await self.workers_alive(now):
-                    queued = await self.queue.queued_players(queue_key)
-                    for _ in range(B.quick_bots_needed(seats, queued)):
-                        await self.send_bot("quick", "greedy", game, now, seats=seats)
+                needed = B.quick_bots_needed(seats, await self.queue.queued_players(queue_key))
+                if await self.send_bots(needed, "quick", "greedy", game, now, seats=seats):
                     return
                 await asyncio.sleep(1)
         finally:

@@ -233,17 +233,37 @@ def openskill_update(
     leave a tied player below one they beat, so it is not used. Tied players
     of equal ratings get equal updates, and a two-player tie between equal
     ratings leaves both μ where they were.
+
+    Equal means equal to the last bit. The result depends on the ranks and
+    the ratings only, never on the order the entrants are listed in: they are
+    rated in one canonical order (by rank, then μ, then σ), and the players
+    who share a rank and a rating before the race share one result, the mean
+    (``math.fsum``) of all their updates over all the orders. Summing each
+    player's own updates instead left the last bits to the player's place in
+    the list (eight new players tying came out 24.999999999999996 to
+    25.000000000000004), and a leaderboard that orders by the exact number
+    would rank equal players apart.
     """
-    orders = _strict_orders([e.rank for e in entrants])
-    mu = [0.0] * len(entrants)
-    sigma = [0.0] * len(entrants)
+
+    def same(e: Entrant) -> tuple[int, float, float]:
+        r = ratings[e.player]
+        return (e.rank, r.mu, r.sigma)
+
+    canon = sorted(entrants, key=same)  # players with equal keys are interchangeable
+    orders = _strict_orders([e.rank for e in canon])
+    mus: dict[tuple[int, float, float], list[float]] = {}
+    sigmas: dict[tuple[int, float, float], list[float]] = {}
     for order in orders:
-        teams = [[MODEL.rating(mu=ratings[e.player].mu, sigma=ratings[e.player].sigma)] for e in entrants]
+        teams = [[MODEL.rating(mu=ratings[e.player].mu, sigma=ratings[e.player].sigma)] for e in canon]
         rated = MODEL.rate(teams, ranks=[float(r) for r in order])
-        for i, team in enumerate(rated):
-            mu[i] += team[0].mu / len(orders)
-            sigma[i] += team[0].sigma / len(orders)
-    return {e.player: (mu[i], sigma[i]) for i, e in enumerate(entrants)}
+        for e, team in zip(canon, rated):
+            mus.setdefault(same(e), []).append(team[0].mu)
+            sigmas.setdefault(same(e), []).append(team[0].sigma)
+    out = {}
+    for e in entrants:
+        k = same(e)
+        out[e.player] = (math.fsum(mus[k]) / len(mus[k]), math.fsum(sigmas[k]) / len(sigmas[k]))
+    return out
 
 
 def rate_race(

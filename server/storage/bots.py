@@ -7,7 +7,22 @@ request (docs/operations.md "Bots"):
 
 ``bots:requests``    list of JSON requests, pushed left, popped right (oldest first)
 ``bots:workers``     sorted set: worker id -> the last time it asked for work (ms)
+``{bots:requests}:slots``   hash: worker id -> "FREE AT", its free slots as it last
+                     reported them and when (ms, Redis clock)
+``{bots:requests}:taking``  list: the requests workers have just popped (moved here
+                     from ``bots:requests``) and not yet counted out of their free slots
 ``rematch:{race}``   the race created as the rematch of a finished race (set once)
+
+Free slots. A request is pushed only if the workers have a free slot for it: the
+free slots reported within ``within_ms`` (a worker reports them each time it asks for
+work, every second while it has one, and at once when it takes a request), less the
+requests already waiting for one (in ``bots:requests`` or ``taking``), must cover it.
+The check and the push are one script (``RESERVE``), so two servers asking at once
+never promise one slot twice; a worker moves a request to ``taking`` as it pops it
+(BLMOVE) and takes it out of there in the same script that lowers its free count
+(``TAKEN``), so the request counts as waiting until the slot it fills counts as used.
+The two keys are hash-tagged with the list's own name: on a Redis Cluster all three
+live in the list's slot, as one script needs.
 
 A bot's player id starts with ``bot-`` (player ids are minted by the server, so
 no human can have one), and its profile hash holds its level under ``bot``.
@@ -26,8 +41,48 @@ from .keys import profile_key, session_key
 
 REQUESTS = "bots:requests"
 WORKERS = "bots:workers"
+SLOTS = "{bots:requests}:slots"  # the hash tag puts it in the slot of REQUESTS (a cluster)
+TAKING = "{bots:requests}:taking"
 BOT_PREFIX = "bot-"
 LEVELS = ("random", "greedy", "search")
+
+# Push requests (all or none) only if the workers' free slots cover them beside the
+# requests already waiting. KEYS: requests, slots, taking. ARGV: now ms, within ms,
+# request json... -> the spare slots before the push (pushed if at least the requests given)
+RESERVE = """
+local now, within = tonumber(ARGV[1]), tonumber(ARGV[2])
+local free = 0
+local rows = redis.call('HGETALL', KEYS[2])
+for i = 1, #rows, 2 do
+  local n, at = string.match(rows[i + 1], '^(%d+) (%d+)$')
+  at = tonumber(at)
+  if not at or at < now - 10 * within then
+    redis.call('HDEL', KEYS[2], rows[i])
+  elseif at >= now - within then
+    free = free + tonumber(n)
+  end
+end
+-- a request a worker popped and never counted (it died meanwhile) holds no slot once expired
+for _, raw in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
+  local ok, req = pcall(cjson.decode, raw)
+  if not ok or type(req) ~= 'table' or (tonumber(req.expires) or 0) < now then
+    redis.call('LREM', KEYS[3], 1, raw)
+  end
+end
+local spare = free - redis.call('LLEN', KEYS[1]) - redis.call('LLEN', KEYS[3])
+if spare >= #ARGV - 2 then
+  for i = 3, #ARGV do redis.call('LPUSH', KEYS[1], ARGV[i]) end
+end
+return spare
+"""
+
+# A worker's report of its free slots, and the request it has just taken (if any) out of
+# `taking`, in one step. KEYS: slots, taking. ARGV: worker, free, now ms, request json or ''.
+TAKEN = """
+if ARGV[4] ~= '' then redis.call('LREM', KEYS[2], 1, ARGV[4]) end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
+return 1
+"""
 
 
 def connect(url: str) -> Any:
@@ -87,6 +142,8 @@ class BotQueue:
 
     def __init__(self, redis: Any) -> None:
         self.redis = redis
+        self._reserve = redis.register_script(RESERVE)
+        self._taken = redis.register_script(TAKEN)
 
     async def new_bot(self, level: str, name: str, ttl_s: int) -> tuple[str, str]:
         """A new bot identity: (player id, session token); only sha256(token) is stored."""
@@ -105,17 +162,41 @@ class BotQueue:
         raw = await self.redis.hget(profile_key(pid), "bot")
         return None if raw is None else (raw.decode() if isinstance(raw, bytes) else str(raw))
 
+    async def forget_bot(self, pid: str, token: str) -> None:
+        """Drop a bot identity minted for a request that was not pushed."""
+        await self.redis.delete(session_key(token))
+        await self.redis.delete(profile_key(pid))
+
     async def push(self, request: BotRequest) -> None:
+        """Queue a request whatever the free slots (a rematch's bot: its race was promised
+        one); it counts as waiting for a slot all the same."""
         await self.redis.lpush(REQUESTS, request.to_json())
 
-    async def pop(self, timeout_s: float) -> BotRequest | None:
-        """The oldest request, waiting up to `timeout_s` for one (a worker's side)."""
-        reply = await self.redis.brpop([REQUESTS], timeout=timeout_s)
-        if reply is None:
-            return None
-        return BotRequest.from_json(reply[1])
+    async def reserve(self, requests: list[BotRequest], now_ms: int, within_ms: int) -> bool:
+        """Push `requests` (all or none) if the free slots the workers reported within
+        `within_ms` cover them beside the requests already waiting; False: not pushed."""
+        args: list[Any] = [now_ms, within_ms, *(r.to_json() for r in requests)]
+        return int(await self._reserve(keys=[REQUESTS, SLOTS, TAKING], args=args)) >= len(requests)
 
-    async def heartbeat(self, worker: str, now_ms: int) -> None:
+    async def free_slots(self, now_ms: int, within_ms: int) -> int:
+        """The free slots the workers reported within `within_ms`, less the requests
+        already waiting for one (a look, no push: `reserve` decides)."""
+        return int(await self._reserve(keys=[REQUESTS, SLOTS, TAKING], args=[now_ms, within_ms]))
+
+    async def take(self, timeout_s: float) -> bytes | None:
+        """The oldest request, waiting up to `timeout_s` for one (a worker's side): moved
+        to `taking` until `taken` counts it out of the worker's free slots."""
+        raw = await self.redis.blmove(REQUESTS, TAKING, timeout_s, "RIGHT", "LEFT")
+        return None if raw is None else (raw if isinstance(raw, bytes) else str(raw).encode())
+
+    async def taken(self, worker: str, free: int, now_ms: int, raw: bytes | None = None) -> None:
+        """Report the worker's free slots; with `raw`, the request it took (from `take`)
+        leaves `taking` in the same step."""
+        await self._taken(keys=[SLOTS, TAKING], args=[worker, max(0, free), now_ms, raw or b""])
+
+    async def heartbeat(self, worker: str, now_ms: int, free: int) -> None:
+        """The worker asks for work with `free` slots: its report, and its heartbeat."""
+        await self.taken(worker, free, now_ms)
         await self.redis.zadd(WORKERS, {worker: now_ms})
 
     async def workers_alive(self, now_ms: int, within_ms: int) -> int:
@@ -124,6 +205,7 @@ class BotQueue:
         return int(await self.redis.zcount(WORKERS, now_ms - within_ms, "+inf"))
 
     async def leave(self, worker: str) -> None:
+        await self.redis.hdel(SLOTS, worker)
         await self.redis.zrem(WORKERS, worker)
 
     async def in_queue(self, key: str, pid: str) -> bool:
