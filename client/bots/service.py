@@ -156,13 +156,20 @@ class BotService:
             strategy = strategy_for(request.level, lim.think_ms)
             playing = asyncio.create_task(play_race(c, race, strategy, result, lim.move_ms, lim.wait_s))
             alone = asyncio.create_task(c.wait_for(m.RaceSnapshot, _abandoned(race), timeout=None))
-            await asyncio.wait({playing, alone}, return_when=asyncio.FIRST_COMPLETED)
-            if not playing.done():  # every person left the lobby: so does the bot
+            try:
+                await asyncio.wait({playing, alone}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stopped = not playing.done()  # by `alone`, or by this task's cancellation
+                # Neither is left running, and both outcomes are read (a lost connection too).
                 playing.cancel()
-                await asyncio.gather(playing, return_exceptions=True)
-                await _quietly(c.leave(race))
+                alone.cancel()
+                await asyncio.gather(playing, alone, return_exceptions=True)
+            if stopped:
+                lost = None if alone.cancelled() else alone.exception()
+                if lost is not None:
+                    raise lost  # the connection is gone, not the people of the lobby
+                await _quietly(c.leave(race))  # every person left the lobby: so does the bot
                 return result
-            alone.cancel()
             try:
                 playing.result()
             except TimeoutError:  # nobody started the race: give the seat back
