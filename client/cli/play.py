@@ -4,11 +4,14 @@
     solrace play --game racing-aces --quick        # quick-match straight away
     solrace play --game fours-up --create --seats 3 --time-limit 300
     solrace play --join r8a1c…                     # or a link: http://HOST:PORT/#race=ID
+    solrace play --race r8a1c…                     # back to a race you hold a seat in (an arena pairing)
     solrace play --offline --game fours-up --rivals 2   # practise against local bots, no server
     solrace play --url ws://a:8765/ws --url ws://b:8765/ws ...   # failover between processes
 
 The session token is kept in ~/.config/solrace/token (``--token-file``), so a
-restarted client resumes the same identity and seats. With several ``--url``
+restarted client resumes the same identity and seats (without a mode it goes
+back to the last race it holds a seat in; ``--race`` names one, e.g. the race
+``solrace arena`` paired it in). With several ``--url``
 the client connects to the first that answers and, if its process goes away,
 resumes the session on another one (processes sharing one Redis).
 
@@ -52,6 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     mode.add_argument("--quick", action="store_true", help="quick-match a public race of --game")
     mode.add_argument("--create", action="store_true", help="create a race of --game and wait in its lobby")
     mode.add_argument("--join", metavar="ID_OR_LINK", help="join a race by id or link")
+    mode.add_argument(
+        "--race",
+        metavar="ID_OR_LINK",
+        help="go back to a race you hold a seat in (e.g. an arena pairing, which `solrace arena` names)",
+    )
     parser.add_argument("--seats", type=int, default=2, help="seats (create: 1-8, quick: 2-8; default 2)")
     parser.add_argument(
         "--time-limit", type=int, default=600, metavar="S", help="race clock in seconds (create)"
@@ -80,13 +88,14 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
     from client.tui.links import parse_invite, parse_link
     from client.tui.play_app import Intent
 
-    if args.join:
-        try:
-            url, race = parse_link(args.join)
-        except ValueError as e:
-            raise SystemExit(f"solrace play: --join: {e}") from None
-        args.url = server_urls(args, url)
-        return Intent("join", race=race, invite=parse_invite(args.join))
+    for flag, mode, value in (("--join", "join", args.join), ("--race", "resume", args.race)):
+        if value:
+            try:
+                url, race = parse_link(value)
+            except ValueError as e:
+                raise SystemExit(f"solrace play: {flag}: {e}") from None
+            args.url = server_urls(args, url)
+            return Intent(mode, race=race, invite=parse_invite(value))
     if args.quick or args.create:
         if not args.game:
             raise SystemExit("solrace play: --quick and --create need --game")
@@ -100,8 +109,8 @@ def build_app(args: argparse.Namespace) -> PlayApp:
     """The app the flags ask for (not yet running)."""
     from client.tui.play_app import Intent, PlayApp
 
-    if args.offline and args.join:
-        raise SystemExit("solrace play: --offline cannot join a server race")
+    if args.offline and (args.join or args.race):
+        raise SystemExit("solrace play: --offline cannot play a server race (--join, --race)")
     if args.offline and not 1 <= args.rivals <= 7:
         raise SystemExit("solrace play: --rivals must be 1 to 7")
     intent = intent_from_args(args)

@@ -1,4 +1,4 @@
-"""The typed requests of races and watching: one method each."""
+"""The typed requests of races and watching: one method each, the solver's included."""
 
 from __future__ import annotations
 
@@ -8,6 +8,12 @@ from protocol import messages as m
 
 from .board import Board
 from .tracking import RaceTracking
+
+#: Default reply timeouts of `hint` and `analysis`, seconds: longer than the server's own
+#: waits for its solver (HINT_WAIT_S 5 s, ANALYSIS_WAIT_S 20 s; docs/protocol.md §7), after
+#: which it answers `solver-busy`, so that a busy solver is told as such, not as a timeout.
+HINT_TIMEOUT_S = 15.0
+ANALYSIS_TIMEOUT_S = 40.0
 
 
 class Calls(RaceTracking):
@@ -73,6 +79,39 @@ class Calls(RaceTracking):
         self.spectating.discard(race)
         ok: m.Ok = await self.request(m.Unspectate(race=race))
         return ok
+
+    async def hint(self, race: str, *, timeout: float | None = None) -> m.HintData:
+        """The server's player-side search's move for your position in `race` (§3 `hint`).
+
+        `.move` is None when no move helps; `.n` is the move count it is for (a move
+        played meanwhile makes it stale). Given only in a running casual race of one
+        seat: elsewhere `ServerError` `hints-forbidden` (and `race-not-running`,
+        `game-over`, ...). `solver-busy` (`.retry_ms`) is raised as is, never retried
+        here: as for `rate-limited`, the caller decides whether to ask again (it is also
+        the answer to a third `hint`/`analysis` while two wait on this connection). The
+        reply is matched by `rid` (it may overtake or follow others, §1). `timeout`:
+        default the larger of the client's and `HINT_TIMEOUT_S`.
+        """
+        wait = timeout if timeout is not None else max(self.timeout, HINT_TIMEOUT_S)
+        hint: m.HintData = await self.request(m.Hint(race=race), timeout=wait)
+        return hint
+
+    async def analysis(
+        self, race: str, invite: str | None = None, *, timeout: float | None = None
+    ) -> m.AnalysisData:
+        """Where each player of a finished race lost the win (§3 `analysis`).
+
+        One `PlayerAnalysis` per player, in seat order. Errors as for `replay`
+        (`race-not-over` before the end; a private race needs its `invite`), `internal`
+        from a server without a solver worker, and `solver-busy` (`.retry_ms`), raised
+        as is: the analysis goes on in the server and a later call gets it. `timeout`:
+        default the larger of the client's and `ANALYSIS_TIMEOUT_S`.
+        """
+        wait = timeout if timeout is not None else max(self.timeout, ANALYSIS_TIMEOUT_S)
+        data: m.AnalysisData = await self.request(
+            m.Analysis(race=race, invite=self._invite(race, invite)), timeout=wait
+        )
+        return data
 
     def board(self, race: str) -> Board:
         """This player's board in `race` (KeyError if the client has none)."""

@@ -16,6 +16,7 @@ forbidden in the official client.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 from protocol.solver import DEFAULT_HINT_NODES, best_move
 
@@ -30,23 +31,62 @@ def offline_hint(view_text: str, nodes: int = DEFAULT_HINT_NODES) -> str | None:
     return best_move(view_text, nodes=nodes)
 
 
+#: The status line when the search finds no move worth playing.
+NO_MOVE = "hint: no move helps any more (declare your game finished)"
+
+#: Why there is no hint, per error code (the code stays in front, as in the app's other
+#: error lines; the sentence says what it means here).
+REFUSALS: dict[str, str] = {
+    "hints-forbidden": "hints are given only in a casual race of one seat, not in a race of "
+    "several players, a rated race, a daily or a race created without hints",
+    "solver-busy": "the server's solver is busy: ask again in a moment",
+    "race-not-running": "hints are given only while the race is running",
+    "game-over": "your game is over",
+    "not-in-race": "you have no seat in this race",
+    "no-such-race": "the server no longer knows this race",
+    "unknown-type": "this server does not give hints",
+    "timeout": "the server did not answer in time: ask again",
+    "disconnected": "not connected to the server: ask again once reconnected",
+}
+
+
 def hint_text(move: str | None) -> str:
     if move is None:
-        return "hint: nothing helps any more (declare your game finished)"
+        return NO_MOVE
     return f"hint: {move}"
 
 
-async def ask_hint(session: Session, model: RaceModel) -> str:
+def refusal_text(e: ServerError) -> str:
+    """A refused hint as a sentence: ``hint: CODE — why``."""
+    retry_ms = e.extra.get("retry_ms")
+    if e.code == "solver-busy" and isinstance(retry_ms, int | float) and retry_ms > 0:
+        why = f"the server's solver is busy: ask again in {retry_ms / 1000:g} s"
+    else:
+        # Unlisted codes (e.g. `internal`, from a server without a solver worker) keep
+        # the server's own sentence.
+        why = REFUSALS.get(e.code) or e.message or "the server gave no hint"
+    return f"hint: {e.code} — {why}"
+
+
+async def ask_hint(session: Session, model: RaceModel, asking: Callable[[str], object] | None = None) -> str:
     """A message-line text: the hint for the player's current position, or why
     there is none. The offline search runs in a worker thread (a few ms to a
-    few tens of ms) so that the app stays responsive."""
+    few tens of ms) so that the app stays responsive; online, `asking` is told
+    first that the server is asked (its search may take seconds)."""
     if model.status != "running" or model.my_status != "playing" or not model.view:
         return "hint: only while your game is running"
     if isinstance(session, LocalSession):
         return hint_text(await asyncio.to_thread(offline_hint, model.view))
+    if asking is not None:
+        asking("hint: asking the server's search…")
     try:
         reply = await session.request("hint", race=model.race_id)
     except ServerError as e:
-        return f"hint: {e.describe()}"
+        return refusal_text(e)
     move = reply.get("move")
-    return hint_text(move if isinstance(move, str) else None)
+    text = hint_text(move if isinstance(move, str) else None)
+    n = reply.get("n")
+    if isinstance(n, int) and n != model.n:
+        # Moves were played while the server searched: the hint is for an earlier position.
+        text += f"  (for your move {n + 1}: you have moved since)"
+    return text

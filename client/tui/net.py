@@ -131,6 +131,10 @@ class NetSession:
                 reply = await c.races(f.get("game"))
             elif t == "ping":
                 reply = await c.ping()
+            elif t == "hint":
+                reply = await c.hint(f["race"])
+            elif t == "analysis":
+                reply = await c.analysis(f["race"], invite=f.get("invite"))
             elif t in ("join", "spectate", "replay"):
                 reply = await getattr(c, t)(f["race"], invite=f.get("invite"))
             elif t in ("leave", "start", "finish", "unspectate"):

@@ -241,7 +241,8 @@ class PlayApp(App[int]):
                     + (" (or 'start' to begin with those present)" if intent.seats > 1 else "")
                 )
             elif intent.mode == "resume":
-                reply = await s.request("resync", race=intent.race)
+                invite = {"invite": intent.invite} if intent.invite else {}
+                reply = await s.request("resync", race=intent.race, **invite)
                 self.say(f"back in race {intent.race}")
             else:
                 invite = {"invite": intent.invite} if intent.invite else {}
@@ -251,6 +252,12 @@ class PlayApp(App[int]):
             self.say(e.describe(), error=True)
             return
         self.model.apply(reply)
+        if intent.mode == "resume" and self.model.me not in self.model.players:
+            # `--race` names a race this identity holds no seat in: it is shown, not played.
+            self.say(
+                f"you hold no seat in race {intent.race}: to take one, solrace play --join {intent.race}",
+                error=True,
+            )
         self.redraw()
 
     @work(group="pump")
@@ -518,7 +525,7 @@ class PlayApp(App[int]):
     @work(group="commands")
     async def hint(self) -> None:
         if self.session is not None:
-            self.say(await ask_hint(self.session, self.model))
+            self.say(await ask_hint(self.session, self.model, asking=self.say))
 
     @work(group="moves")
     async def send_move(self, move: str) -> None:
