@@ -238,7 +238,11 @@ class PlayApp(App[int]):
                 )
                 self.say(
                     f"race created: share its id {reply.get('race')} — type 'ready' when set"
-                    + (" (or 'start' to begin with those present)" if intent.seats > 1 else "")
+                    + (
+                        " (or, once those present are ready, 'start' to begin with them)"
+                        if intent.seats > 1
+                        else ""
+                    )
                 )
             elif intent.mode == "resume":
                 invite = {"invite": intent.invite} if intent.invite else {}
@@ -363,7 +367,8 @@ class PlayApp(App[int]):
         if m.status == "lobby":
             lines += [
                 "",
-                "type 'ready' when set" + ("; 'start' begins with those present" if m.host == m.me else ""),
+                "type 'ready' when set"
+                + ("; 'start' begins with those present, once all are ready" if m.host == m.me else ""),
             ]
             if m.private and m.invite and self.server_url:
                 # A private race opens only with its secret: share the whole link.
