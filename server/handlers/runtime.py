@@ -16,7 +16,7 @@ from ..core.room import Room
 from ..core.session import Session
 from ..metrics import Metrics
 from ..storage import Store
-from ..storage.resp import Subscriber
+from ..storage.pubsub import Subscriber
 from ..storage.sessions import Resumed
 
 

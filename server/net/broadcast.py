@@ -4,7 +4,7 @@ The bus itself — one pub/sub connection per process, the per-race channels,
 forwarding published events to local members and spectators, and the gap
 fill from each race's event stream after a reconnect — lives in
 server/handlers/fanout.py (`on_bus`, `forward`, `on_bus_reconnect`),
-server/core/room.py (the order) and server/storage/resp.py (`Subscriber`).
+server/core/room.py (the order) and server/storage/pubsub.py (`Subscriber`).
 
 `broadcast_latest` sends a *coalescible* frame (latest wins: the spectator
 boards, sampled every SPECTATOR_FLUSH) to many connections with one

@@ -39,8 +39,9 @@ from .health import Health
 from .moves import MovePipe
 from .player_games import PlayerGame, PlayerGames, PlayerLoad
 from .players import Players
+from .pubsub import Subscriber
 from .race_records import Conflict, RaceRecords
-from .resp import Pipe, Subscriber
+from .resp import Pipe
 from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
 from .sessions import Sessions
 

@@ -25,7 +25,7 @@ from wsclient import Raw, player
 
 from server.core import gap_fill as gap
 from server.core.room import Room
-from server.storage.resp import Subscriber
+from server.storage.pubsub import Subscriber
 
 # --- helpers ----------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The pipelined Redis connection (server/storage/resp.py) when its Redis is demoted to a replica."""
+"""The pipelined Redis connection (server/storage/resp.py): a demoted primary, a lost setup, a stall."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from waiting import DEADLINE, until
 from server.config import Settings
 from server.storage import Store
 from server.storage.embedded_redis import EmbeddedRedis
-from server.storage.resp import Pipe, Subscriber, is_readonly
+from server.storage.pubsub import Subscriber
+from server.storage.resp import Pipe, is_readonly
 
 
 def call(pipe: Pipe, *args: Any) -> asyncio.Future[Any]:
