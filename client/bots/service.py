@@ -21,6 +21,15 @@ While it has a free slot, a worker reports its free slots (and a heartbeat) in
 Redis each time it asks for work (about every second), and it reports the slot
 a request fills in the same step as that request leaves the queue's ``taking``
 list (server/storage/bots.py), which is how the server knows a bot can be had.
+
+A bot outlives its worker (server/storage/bots.py "Leases"): the worker records
+each bot it takes under a lease it renews every second; a worker that stops
+releases its bots, one killed lets their leases age, and every worker re-queues
+the bots whose lease ended as ``resume`` requests. The worker that claims one
+says hello with the bot's token, finds its seat among the races the welcome
+lists, resyncs and plays on from there; no seat, nothing is started. A bot's
+connection sends nothing while its lease is not known to hold, and a worker
+that finds another one holding its bot gives it up.
 """
 
 from __future__ import annotations
@@ -29,15 +38,25 @@ import asyncio
 import logging
 import os
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from redis.exceptions import RedisError
 
 import client
 from protocol import messages as m
-from server.storage.bots import BotQueue, BotRequest, connect, is_bot, now_ms
+from server.storage.bots import (
+    LEASE_MARGIN_MS,
+    LEASE_MS,
+    RESUME,
+    BotQueue,
+    BotRequest,
+    connect,
+    is_bot,
+    now_ms,
+)
 from server.storage.health import OutageLog
 
 from .online import BotResult, play_race
@@ -46,6 +65,10 @@ from .strategies import RandomStrategy, SearchStrategy, Strategy, make
 log = logging.getLogger("solrace.bots")
 
 RETRY_S = 1.0  # pause after a failed Redis call
+RENEW_S = 1.0  # interval of the lease renewals (and of the re-queueing of orphaned bots)
+HOLD_S = (LEASE_MS - LEASE_MARGIN_MS) / 1000  # a renewed lease holds this long here
+PLAY_AGAIN_S = 1.0  # pause before playing on after the bot's play stopped short
+STATE_TRIES = 30  # resyncs tried (a second apart while disconnected) before the bot is released
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +88,61 @@ def strategy_for(level: str, think_ms: int) -> Strategy:
     return make(level)
 
 
+class Lease:
+    """This worker's hold on one bot (server/storage/bots.py "Leases"): the request it
+    plays, the epoch of its record, and until when (monotonic clock) the lease last
+    renewed is known to hold here: ``LEASE_MARGIN_MS`` short of its end in Redis,
+    counted from before the renewal was sent. The bot's connection sends nothing
+    while it does not hold: a worker that stalled past it first learns whether the
+    bot is still its own."""
+
+    def __init__(self, request: BotRequest, epoch: int, resumed: bool, since: float) -> None:
+        self.request = request
+        self.epoch = epoch
+        self.resumed = resumed  # taken from a resume request: the bot has a seat, or had one
+        self.until = since + HOLD_S
+        self.lost = False  # another worker holds it now: given up
+        self.done = False  # through with it here (dropped or released)
+        self._renewed = asyncio.Event()
+
+    @property
+    def bot(self) -> str:
+        return self.request.player
+
+    def holds(self, at: float | None = None) -> bool:
+        return (time.monotonic() if at is None else at) < self.until
+
+    def renewed(self, since: float) -> None:
+        """Renewed by a call sent at `since` (monotonic)."""
+        self.until = max(self.until, since + HOLD_S)
+        self._renewed.set()
+
+    async def hold(self) -> None:
+        """Return once the lease is known to hold (at once but after a stall); a lost lease
+        never returns (its bot's task is cancelled)."""
+        while not self.holds():
+            self._renewed.clear()
+            await self._renewed.wait()
+
+
+class BotClient(client.Client):
+    """A bot's connection: every request and move waits until the bot's lease holds."""
+
+    lease: Lease | None = None
+
+    async def request(self, msg: m.ClientMsg, *, timeout: float | None = None) -> Any:
+        if self.lease is not None:
+            await self.lease.hold()
+        return await super().request(msg, timeout=timeout)
+
+    async def move(self, race: str, move: str, view: bool = False, *, timeout: float | None = None) -> m.Ack:
+        if self.lease is not None:
+            await self.lease.hold()
+        board = self.boards.get(race)
+        log.debug("bot %s moves %d in %s: %s", self.player, board.n if board else 0, race, move)
+        return await super().move(race, move, view, timeout=timeout)
+
+
 class BotService:
     def __init__(
         self, url: str | Sequence[str], redis_url: str, limits: Limits, parent: int | None = None
@@ -76,13 +154,16 @@ class BotService:
         self.limits = limits
         self.worker = "w" + secrets.token_hex(6)
         self.running: set[asyncio.Task[BotResult]] = set()
+        self.leases: dict[asyncio.Task[BotResult], Lease] = {}
         self.played = 0
         self.outages = OutageLog()  # Redis restarting: one line for the outage, not one per retry
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Take and play requests until `stop` is set; then end the bots in play."""
+        """Take and play requests until `stop` is set; then end the bots in play, and
+        release their leases (live workers resume them at once)."""
         redis = connect(self.redis_url)
         queue = BotQueue(redis)
+        keeper = asyncio.create_task(self._keep_leases(queue, redis))
         try:
             while not stop.is_set():
                 if self.parent is not None and os.getppid() != self.parent:
@@ -92,18 +173,24 @@ class BotService:
                     await self._wait_slot(stop)
                     continue
                 try:
-                    request = await self._next_request(queue, redis)
+                    taken = await self._next_request(queue, redis)
                 except (RedisError, OSError) as e:
-                    # Redis restarting or unreachable: the bots in play go on; ask again soon.
+                    # Redis restarting or unreachable: the bots in play go on (while their
+                    # leases hold, LEASE_MS); ask again soon.
                     log.log(self.outages.level(), "bot requests: Redis: %s", e)
                     await asyncio.sleep(RETRY_S)
                     continue
-                if request is None:
+                if taken is None:
                     continue
-                task = asyncio.create_task(self.play(request))
+                request, lease = taken
+                task = asyncio.create_task(self._bot(queue, request, lease))
                 self.running.add(task)
-                task.add_done_callback(self.running.discard)
+                self.leases[task] = lease
+                task.add_done_callback(self._forget)
         finally:
+            keeper.cancel()
+            await asyncio.gather(keeper, return_exceptions=True)
+            held = [(lease.bot, lease.epoch) for lease in self.leases.values() if not lease.lost]
             try:
                 await queue.leave(self.worker)
             except (RedisError, OSError):
@@ -112,27 +199,73 @@ class BotService:
                 task.cancel()
             if self.running:
                 await asyncio.gather(*self.running, return_exceptions=True)
+            try:
+                # The bots keep their seats: their leases end now, so a live worker resumes them.
+                await queue.settle(self.worker, held, drop=False)
+            except (RedisError, OSError):
+                pass  # they age out
             await redis.aclose()
 
-    async def _next_request(self, queue: BotQueue, redis: Any) -> BotRequest | None:
+    def _forget(self, task: asyncio.Task[BotResult]) -> None:
+        self.running.discard(task)
+        self.leases.pop(task, None)
+
+    async def _next_request(self, queue: BotQueue, redis: Any) -> tuple[BotRequest, Lease] | None:
         """Report this worker's free slots, and take the oldest request (waiting up to a
-        second); the slot it fills is reported at once (none for an expired request)."""
-        await queue.heartbeat(self.worker, await now_ms(redis), self.limits.max_bots - len(self.running))
+        second): the bot is recorded under this worker's lease (a resumed bot: claimed, if
+        no other worker has it) and the slot it fills reported in the same step."""
+        free = self.limits.max_bots - len(self.running)
+        await queue.heartbeat(self.worker, await now_ms(redis), free)
         raw = await queue.take(timeout_s=1)
         if raw is None:
             return None
-        request = BotRequest.from_json(raw)
-        now = await now_ms(redis)
-        expired = bool(request.expires and request.expires < now)
-        free = self.limits.max_bots - len(self.running) - (0 if expired else 1)
+        since = time.monotonic()
         try:
-            await queue.taken(self.worker, free, now, raw)
-        except (RedisError, OSError) as e:  # it counts as waiting until it expires; play it all the same
-            log.log(self.outages.level(), "bot requests: Redis: %s", e)
-        if expired:
-            log.info("dropped an expired bot request for %s", request.race or request.game)
+            asked: BotRequest | None = BotRequest.from_json(raw)
+        except (ValueError, TypeError, KeyError):
+            asked = None  # malformed: the claim drops it
+        resumed = asked is not None and asked.kind == RESUME
+        try:
+            epoch, request, why = await queue.claim(self.worker, free, await now_ms(redis), raw)
+        except (RedisError, OSError) as e:
+            # Unknown whether it was recorded: if so its lease ages and it is resumed, else
+            # the request leaves `taking` once expired.
+            log.log(self.outages.level(), "bot request not taken: Redis: %s", e)
             return None
-        return request
+        if request is None:
+            what = "?" if asked is None else f"{asked.kind} {asked.player} {asked.race or asked.game}"
+            log.info("dropped a bot request (%s): %s", what, why)
+            return None
+        if resumed:
+            log.info("resuming bot %s in %s", request.player, request.race or request.game)
+        return request, Lease(request, epoch, resumed, since)
+
+    async def _keep_leases(self, queue: BotQueue, redis: Any) -> None:
+        """Each second: renew the leases of the bots played here (a bot whose lease another
+        worker holds now is given up at once), and re-queue the bots whose lease has ended,
+        here or anywhere (server/storage/bots.py "Leases")."""
+        while True:
+            since = time.monotonic()
+            try:
+                now = await now_ms(redis)
+                held = [(t, lease) for t, lease in self.leases.items() if not (lease.lost or lease.done)]
+                replies = await queue.renew(self.worker, [(lease.bot, lease.epoch) for _, lease in held], now)
+                for (task, lease), reply in zip(held, replies):
+                    if reply < 0 and not lease.done:
+                        # No record: Redis lost it (a failover), or the worker that took the bot
+                        # over dropped it, through with its race; either way no other worker
+                        # holds the bot (a claim needs the record): write it again.
+                        reply = 1 if await queue.put(self.worker, lease.epoch, lease.request, now) else 0
+                    if reply > 0:
+                        lease.renewed(since)
+                    elif not lease.done:
+                        lease.lost = True
+                        task.cancel()
+                        log.info("bot %s lost its lease (another worker plays it now): given up", lease.bot)
+                await queue.rescue(now)
+            except (RedisError, OSError) as e:
+                log.log(self.outages.level(), "bot leases: Redis: %s", e)
+            await asyncio.sleep(RENEW_S)
 
     async def _wait_slot(self, stop: asyncio.Event) -> None:
         stopping = asyncio.create_task(stop.wait())
@@ -141,48 +274,56 @@ class BotService:
         finally:
             stopping.cancel()
 
-    async def play(self, request: BotRequest) -> BotResult:
-        """One bot: take its seat (or quick-match), play the race to its end, leave."""
-        lim = self.limits
+    async def _bot(self, queue: BotQueue, request: BotRequest, lease: Lease) -> BotResult:
+        """Play one bot; then drop its record (through with its race) or release its lease
+        (stopped short of that: a worker resumes it)."""
         result = BotResult(request.player)
-        c = client.connect(self.urls, token=request.token, reconnect=True)
+        try:
+            through = await self.play(request, result, lease, queue)
+        except Exception:  # a bug: not resumed over and over
+            log.exception("bot %s failed", request.player)
+            through = True
+        lease.done = True
+        if not lease.lost:
+            try:
+                await queue.settle(self.worker, [(lease.bot, lease.epoch)], drop=through)
+            except (RedisError, OSError) as e:
+                log.log(self.outages.level(), "bot %s: Redis: %s (its lease ages out)", lease.bot, e)
+        return result
+
+    async def play(self, request: BotRequest, result: BotResult, lease: Lease, queue: BotQueue) -> bool:
+        """One bot: take its seat (or quick-match), or find it again (resumed), play the race
+        to its end, leave. True: through with it (the race ended, the seat was given back or
+        refused); False: stopped short (the connection lost), to be resumed."""
+        c = BotClient(self.urls, token=request.token, reconnect=True)
+        c.lease = lease
         try:
             await c.open()
-            race = await self._seat(c, request)
+            race = await (self._resume(c, request) if lease.resumed else self._seat(c, request))
             if race is None:
-                return result
-            snap = c.races_seen.get(race)
-            time_limit_s = snap.time_limit_s if snap is not None else 7200
-            strategy = strategy_for(request.level, lim.think_ms)
-            playing = asyncio.create_task(play_race(c, race, strategy, result, lim.move_ms, lim.wait_s))
-            alone = asyncio.create_task(c.wait_for(m.RaceSnapshot, _abandoned(race), timeout=None))
-            try:
-                await asyncio.wait({playing, alone}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                stopped = not playing.done()  # by `alone`, or by this task's cancellation
-                # Neither is left running, and both outcomes are read (a lost connection too).
-                playing.cancel()
-                alone.cancel()
-                await asyncio.gather(playing, alone, return_exceptions=True)
-            if stopped:
-                lost = None if alone.cancelled() else alone.exception()
-                if lost is not None:
-                    raise lost  # the connection is gone, not the people of the lobby
-                await _quietly(c.leave(race))  # every person left the lobby: so does the bot
-                return result
-            try:
-                playing.result()
-            except TimeoutError:  # nobody started the race: give the seat back
-                await _quietly(c.leave(race))
-                return result
-            await c.wait_for(m.End, lambda ev: ev.race == race, timeout=time_limit_s + 60)
-            self.played += 1
-        except (client.Disconnected, client.ServerError, TimeoutError, OSError) as e:
+                return True
+            if race != lease.request.race:  # a quick-match seat: the record learns its race
+                lease.request = replace(lease.request, race=race)
+                await self._record(queue, lease)
+            return await self._race(c, race, request, result)
+        except client.ServerError as e:
+            log.info("bot %s in %s stopped: %s", request.player, request.race or request.game, e)
+            result.errors.append(e.code)
+            return True
+        except (client.Disconnected, TimeoutError, OSError) as e:
             log.info("bot %s in %s stopped: %s", request.player, request.race or request.game, e)
             result.errors.append(type(e).__name__)
+            return False
         finally:
             await c.close()
-        return result
+
+    async def _record(self, queue: BotQueue, lease: Lease) -> None:
+        if not lease.holds():
+            return
+        try:
+            await queue.put(self.worker, lease.epoch, lease.request, await now_ms(queue.redis))
+        except (RedisError, OSError) as e:  # a resume then finds the seat among the bot's races
+            log.log(self.outages.level(), "bot %s: Redis: %s", lease.bot, e)
 
     async def _seat(self, c: client.Client, request: BotRequest) -> str | None:
         if request.kind == "race":
@@ -201,6 +342,95 @@ class BotService:
             await _quietly(c.unqueue(request.game))
             return None
         return str(snap.race)
+
+    async def _resume(self, c: client.Client, request: BotRequest) -> str | None:
+        """A resumed bot's seat: its race, if the server still seats it there (its welcome
+        lists the player's unfinished races), else None (nothing is started). A quick-match
+        bot that was not seated yet looks for its race there, or queues again."""
+        races = c.welcome.races if c.welcome is not None else []
+        if request.race:
+            if request.race not in races:
+                log.info("bot %s: race %s is over, nothing to resume", request.player, request.race)
+                return None
+            if request.invite:
+                c.invites[request.race] = request.invite
+            return request.race
+        for race in races:
+            if (await c.resync(race)).race.game == request.game:
+                return race
+        return await self._seat(c, request)
+
+    async def _race(self, c: client.Client, race: str, request: BotRequest, result: BotResult) -> bool:
+        """Play the bot's seat from where it stands (a lobby, a countdown, a running race:
+        the server's state says) to the race's end. True: through with it."""
+        lim = self.limits
+        strategy = strategy_for(request.level, lim.think_ms)
+        state = await self._state(c, race)
+        while True:
+            if state is None or state.race.status == m.RaceStatus.FINISHED:
+                self.played += state is not None
+                return True
+            snap = state.race
+            if snap.status == m.RaceStatus.RUNNING and (
+                state.you is None or state.you.status != m.PlayerStatus.PLAYING
+            ):
+                break  # won, declared finished, or out of time: the end comes
+            if snap.status == m.RaceStatus.LOBBY:
+                if _abandoned(race)(snap):
+                    await _quietly(c.leave(race))  # every person left the lobby: so does the bot
+                    return True
+                if not any(p.player == c.player and p.ready for p in snap.players):
+                    await c.ready(race)
+            started = snap.status == m.RaceStatus.RUNNING
+            playing = asyncio.create_task(
+                play_race(c, race, strategy, result, lim.move_ms, lim.wait_s, started=started)
+            )
+            alone = asyncio.create_task(c.wait_for(m.RaceSnapshot, _abandoned(race), timeout=None))
+            try:
+                await asyncio.wait({playing, alone}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stopped = not playing.done()  # by `alone`, or by this task's cancellation
+                # Neither is left running, and both outcomes are read (a lost connection too).
+                playing.cancel()
+                alone.cancel()
+                await asyncio.gather(playing, alone, return_exceptions=True)
+            if stopped:
+                lost = None if alone.cancelled() else alone.exception()
+                if lost is not None:
+                    raise lost  # the connection is gone, not the people of the lobby
+                await _quietly(c.leave(race))  # every person left the lobby: so does the bot
+                return True
+            try:
+                playing.result()
+            except TimeoutError:  # nobody started the race: give the seat back
+                await _quietly(c.leave(race))
+                return True
+            # Won, declared finished, or stopped by an error (a connection lost for longer
+            # than its retries, the clock): the server says which; play on if it is still on.
+            state = await self._state(c, race)
+            if state is not None and state.you is not None and state.you.status == m.PlayerStatus.PLAYING:
+                await asyncio.sleep(PLAY_AGAIN_S)
+        time_limit_s = snap.time_limit_s
+        await c.wait_for(m.End, lambda ev: ev.race == race, timeout=time_limit_s + 60)
+        self.played += 1
+        return True
+
+    async def _state(self, c: client.Client, race: str) -> m.State | None:
+        """The race and the bot's seat as the server has them now (None: the race is gone),
+        asked again while the connection comes back."""
+        for _ in range(STATE_TRIES):
+            try:
+                state: m.State = await c.resync(race)
+                return state
+            except client.ServerError as e:
+                if e.code == m.ErrorCode.NO_SUCH_RACE:
+                    return None
+                raise
+            except (client.Disconnected, TimeoutError):
+                if c.closed:
+                    raise
+                await asyncio.sleep(RETRY_S)
+        raise TimeoutError(f"no state of {race}")
 
 
 def _abandoned(race: str) -> Callable[[m.RaceSnapshot], bool]:

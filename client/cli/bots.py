@@ -5,7 +5,8 @@
 `solrace serve` starts one itself (its BOT_WORKERS setting); run this where
 the server's setting is 0, with the server's Redis URL (or SOLRACE_REDIS, which
 keeps a password out of the process list). Several --url: failover between
-server processes sharing one Redis. SIGTERM/SIGINT: stop, ending the bots in play.
+server processes sharing one Redis. SIGTERM/SIGINT: stop, ending the bots in play
+and releasing their leases, so that a live worker resumes them in their races.
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ request (docs/operations.md "Bots"):
                      reported them and when (ms, Redis clock)
 ``{bots:requests}:taking``  list: the requests workers have just popped (moved here
                      from ``bots:requests``) and not yet counted out of their free slots
+``{bots:requests}:bots``    hash: bot player id -> "EPOCH WORKER REQUEST", the bots being
+                     played: the worker that holds the bot's lease (``-``: none, a
+                     ``resume`` request for it is queued) and the request it plays
+``{bots:requests}:leases``  sorted set: bot player id -> when its lease ends (ms, Redis clock)
 ``rematch:{race}``   the race created as the rematch of a finished race (set once)
 
 Free slots. A request is pushed only if the workers have a free slot for it: the
@@ -21,8 +25,29 @@ The check and the push are one script (``RESERVE``), so two servers asking at on
 never promise one slot twice; a worker moves a request to ``taking`` as it pops it
 (BLMOVE) and takes it out of there in the same script that lowers its free count
 (``TAKEN``), so the request counts as waiting until the slot it fills counts as used.
-The two keys are hash-tagged with the list's own name: on a Redis Cluster all three
+The other keys are hash-tagged with the list's own name: on a Redis Cluster they all
 live in the list's slot, as one script needs.
+
+Leases. A bot outlives its worker. The worker that takes a request records the bot
+(``CLAIM``, in the step that counts its slot), and renews the lease of every bot it
+plays each second (``RENEW``, ``LEASE_MS``); a worker that stops releases them (ends
+them at once), and one killed lets them age. Each second every worker re-queues the
+bots whose lease has ended (``RESCUE``): the record gets the next epoch and no worker,
+and a ``resume`` request (the bot's id and that epoch) goes to the head of the queue,
+pushed whatever the free slots (the bot was promised one) and counted as waiting like
+any. The worker that takes it claims the bot only if the record still has that epoch
+and no worker: so one worker at a time holds a bot's lease. It plays the recorded
+request again with the bot's token, from the bot's seat if the race still has it
+(the server's welcome lists it) and from the seat's position; else it starts nothing
+and drops the record. A resume request no worker claimed within ``RESUME_HOLD_MS``
+(a stalled worker swallowed it) is re-queued with the next epoch, the old one refused.
+A worker whose renewal finds the record with another epoch or worker gives the bot up
+without another move; its own bots are gated on the lease it last renewed, ending
+``LEASE_MARGIN_MS`` before Redis's, so a worker stalled past its lease sends nothing
+before it learns whether the bot is still its own. A renewal that finds no record (Redis
+lost it; no other worker can hold a bot without one) writes it again (``PUT``), as the
+worker of a quick-match bot does once it is seated (the record learns the race). A bot
+through with its race (ended, or its seat given back) is dropped by its worker (``SETTLE``).
 
 A bot's player id starts with ``bot-`` (player ids are minted by the server, so
 no human can have one), and its profile hash holds its level under ``bot``.
@@ -43,8 +68,16 @@ REQUESTS = "bots:requests"
 WORKERS = "bots:workers"
 SLOTS = "{bots:requests}:slots"  # the hash tag puts it in the slot of REQUESTS (a cluster)
 TAKING = "{bots:requests}:taking"
+BOTS = "{bots:requests}:bots"
+LEASES = "{bots:requests}:leases"
 BOT_PREFIX = "bot-"
 LEVELS = ("random", "greedy", "search")
+RESUME = "resume"  # the kind of a request that resumes a recorded bot
+
+LEASE_MS = 5000  # a bot's lease, renewed every second by its worker
+LEASE_MARGIN_MS = 1000  # the worker stops its bot this much before the lease ends in Redis
+RESUME_HOLD_MS = 10_000  # a resume request unclaimed this long is replaced (and expires)
+RESCUE_BATCH = 100  # bots one worker re-queues in one step
 
 # Push requests (all or none) only if the workers' free slots cover them beside the
 # requests already waiting. KEYS: requests, slots, taking. ARGV: now ms, within ms,
@@ -84,6 +117,130 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
 return 1
 """
 
+# A worker takes the request it has just popped: out of `taking`, the bot recorded under its
+# lease (a fresh request), or claimed if its record still waits for this resume request, and
+# the worker's free slots (less the one it fills) reported, in one step. KEYS: slots, taking,
+# bots, leases. ARGV: worker, free slots before it, now ms, request json, lease ms.
+# -> {epoch, request json to play} or {0, why not}
+CLAIM = """
+local worker, free, now, raw = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local lease = tonumber(ARGV[5])
+redis.call('LREM', KEYS[2], 1, raw)
+local ok, req = pcall(cjson.decode, raw)
+local out
+if not ok or type(req) ~= 'table' or type(req.player) ~= 'string' then
+  out = {0, 'malformed'}
+elseif (tonumber(req.expires) or 0) > 0 and tonumber(req.expires) < now then
+  out = {0, 'expired'}
+elseif req.kind == 'resume' then
+  local rec = redis.call('HGET', KEYS[3], req.player)
+  local epoch, owner, body
+  if rec then epoch, owner, body = string.match(rec, '^(%d+) (%S+) (.*)$') end
+  if not epoch then
+    out = {0, 'over'}
+  elseif tonumber(epoch) ~= tonumber(req.epoch) or owner ~= '-' then
+    out = {0, 'taken'}
+  else
+    redis.call('HSET', KEYS[3], req.player, epoch .. ' ' .. worker .. ' ' .. body)
+    redis.call('ZADD', KEYS[4], now + lease, req.player)
+    out = {tonumber(epoch), body}
+  end
+elseif redis.call('HEXISTS', KEYS[3], req.player) == 1 then
+  out = {0, 'taken'}
+else
+  redis.call('HSET', KEYS[3], req.player, '1 ' .. worker .. ' ' .. raw)
+  redis.call('ZADD', KEYS[4], now + lease, req.player)
+  out = {1, raw}
+end
+if out[1] > 0 then free = free - 1 end
+redis.call('HSET', KEYS[1], worker, string.format('%d %d', math.max(0, free), now))
+return out
+"""
+
+# Renew the leases a worker holds. KEYS: bots, leases. ARGV: worker, now ms, lease ms,
+# (bot, epoch)... -> per bot 1 (renewed), 0 (another epoch or worker: lost), -1 (no record)
+RENEW = """
+local ends = tonumber(ARGV[2]) + tonumber(ARGV[3])
+local out = {}
+for i = 4, #ARGV - 1, 2 do
+  local rec = redis.call('HGET', KEYS[1], ARGV[i])
+  if not rec then
+    out[#out + 1] = -1
+  else
+    local epoch, owner = string.match(rec, '^(%d+) (%S+) ')
+    if epoch == ARGV[i + 1] and owner == ARGV[1] then
+      redis.call('ZADD', KEYS[2], ends, ARGV[i])
+      out[#out + 1] = 1
+    else
+      out[#out + 1] = 0
+    end
+  end
+end
+return out
+"""
+
+# Write a bot's record and lease, if it is the worker's or missing (Redis lost it, or the
+# bot's race is now known). KEYS: bots, leases. ARGV: worker, now ms, lease ms, bot, epoch,
+# request json -> 1 written, 0 not (another worker's)
+PUT = """
+local rec = redis.call('HGET', KEYS[1], ARGV[4])
+if rec then
+  local epoch, owner = string.match(rec, '^(%d+) (%S+) ')
+  if epoch ~= ARGV[5] or owner ~= ARGV[1] then return 0 end
+end
+redis.call('HSET', KEYS[1], ARGV[4], ARGV[5] .. ' ' .. ARGV[1] .. ' ' .. ARGV[6])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[4])
+return 1
+"""
+
+# A worker lets bots go: 'drop' (through with their race: no record), 'release' (ends
+# their leases now: the next rescue re-queues them). Only the leases it holds.
+# KEYS: bots, leases. ARGV: worker, 'drop' or 'release', (bot, epoch)... -> how many
+SETTLE = """
+local n = 0
+for i = 3, #ARGV - 1, 2 do
+  local rec = redis.call('HGET', KEYS[1], ARGV[i])
+  local epoch, owner
+  if rec then epoch, owner = string.match(rec, '^(%d+) (%S+) ') end
+  if epoch == ARGV[i + 1] and owner == ARGV[1] then
+    if ARGV[2] == 'drop' then
+      redis.call('HDEL', KEYS[1], ARGV[i])
+      redis.call('ZREM', KEYS[2], ARGV[i])
+    else
+      redis.call('ZADD', KEYS[2], 0, ARGV[i])
+    end
+    n = n + 1
+  end
+end
+return n
+"""
+
+# Re-queue the bots whose lease has ended: next epoch, no worker, a resume request at the
+# head of the queue (held RESUME_HOLD_MS: then re-queued again). KEYS: bots, leases,
+# requests. ARGV: now ms, hold ms, most bots -> how many were re-queued
+RESCUE = """
+local now, hold = tonumber(ARGV[1]), tonumber(ARGV[2])
+local n = 0
+for _, bot in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))) do
+  local rec = redis.call('HGET', KEYS[1], bot)
+  local epoch, body
+  if rec then epoch, body = string.match(rec, '^(%d+) %S+ (.*)$') end
+  if not epoch then
+    redis.call('ZREM', KEYS[2], bot)
+    redis.call('HDEL', KEYS[1], bot)
+  else
+    local e = tonumber(epoch) + 1
+    redis.call('HSET', KEYS[1], bot, string.format('%d - ', e) .. body)
+    redis.call('ZADD', KEYS[2], now + hold, bot)
+    redis.call('RPUSH', KEYS[3], string.format(
+      '{"kind":"resume","level":"","token":"","player":%s,"game":"","epoch":%d,"expires":%d}',
+      cjson.encode(bot), e, now + hold))
+    n = n + 1
+  end
+end
+return n
+"""
+
 
 def connect(url: str) -> Any:
     """A redis-py asyncio client for the server's Redis URL (a redis+cluster:// one too),
@@ -116,7 +273,9 @@ def rematch_key(rid: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BotRequest:
-    """One bot to play: join `race` (kind "race") or quick-match `game` with `seats` (kind "quick")."""
+    """One bot to play: join `race` (kind "race") or quick-match `game` with `seats` (kind "quick");
+    or resume the recorded bot `player` (kind "resume", pushed by a worker: the other fields
+    are in its record)."""
 
     kind: str
     level: str
@@ -127,6 +286,7 @@ class BotRequest:
     invite: str = ""  # a private race's secret, to join it
     seats: int = 2
     expires: int = 0  # ms (Redis clock): a worker drops the request after this
+    epoch: int = 0  # kind "resume": the epoch of the bot's record it may claim
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -144,6 +304,11 @@ class BotQueue:
         self.redis = redis
         self._reserve = redis.register_script(RESERVE)
         self._taken = redis.register_script(TAKEN)
+        self._claim = redis.register_script(CLAIM)
+        self._renew = redis.register_script(RENEW)
+        self._put = redis.register_script(PUT)
+        self._settle = redis.register_script(SETTLE)
+        self._rescue = redis.register_script(RESCUE)
 
     async def new_bot(self, level: str, name: str, ttl_s: int) -> tuple[str, str]:
         """A new bot identity: (player id, session token); only sha256(token) is stored."""
@@ -198,6 +363,54 @@ class BotQueue:
         """The worker asks for work with `free` slots: its report, and its heartbeat."""
         await self.taken(worker, free, now_ms)
         await self.redis.zadd(WORKERS, {worker: now_ms})
+
+    async def claim(
+        self, worker: str, free: int, now_ms: int, raw: bytes, lease_ms: int = LEASE_MS
+    ) -> tuple[int, BotRequest | None, str]:
+        """Take the request `raw` (from `take`) with `free` slots: (the epoch of the lease
+        now held, the request to play, "") or (0, None, why not: expired, over, taken...).
+        The request leaves `taking` and the free slots are reported in the same step."""
+        reply = await self._claim(
+            keys=[SLOTS, TAKING, BOTS, LEASES], args=[worker, max(0, free), now_ms, raw, lease_ms]
+        )
+        epoch, body = int(reply[0]), reply[1]
+        if epoch <= 0:
+            return 0, None, body.decode() if isinstance(body, bytes) else str(body)
+        return epoch, BotRequest.from_json(body), ""
+
+    async def renew(
+        self, worker: str, held: list[tuple[str, int]], now_ms: int, lease_ms: int = LEASE_MS
+    ) -> list[int]:
+        """Renew the leases (bot, epoch) the worker holds: per bot 1 renewed, 0 lost (the
+        record has another epoch or worker), -1 no record."""
+        if not held:
+            return []
+        args: list[Any] = [worker, now_ms, lease_ms]
+        for bot, epoch in held:
+            args += [bot, epoch]
+        return [int(x) for x in await self._renew(keys=[BOTS, LEASES], args=args)]
+
+    async def put(
+        self, worker: str, epoch: int, request: BotRequest, now_ms: int, lease_ms: int = LEASE_MS
+    ) -> bool:
+        """Write the record of a bot whose lease the worker holds (its race now known, or the
+        record lost by Redis); False: another worker's."""
+        args = [worker, now_ms, lease_ms, request.player, epoch, request.to_json()]
+        return bool(await self._put(keys=[BOTS, LEASES], args=args))
+
+    async def settle(self, worker: str, held: list[tuple[str, int]], drop: bool) -> int:
+        """The worker lets its bots (bot, epoch) go: dropped (through with their races) or
+        released (their leases end now: re-queued at the next rescue)."""
+        if not held:
+            return 0
+        args: list[Any] = [worker, "drop" if drop else "release"]
+        for bot, epoch in held:
+            args += [bot, epoch]
+        return int(await self._settle(keys=[BOTS, LEASES], args=args))
+
+    async def rescue(self, now_ms: int, hold_ms: int = RESUME_HOLD_MS, most: int = RESCUE_BATCH) -> int:
+        """Re-queue the bots whose lease has ended, as resume requests: how many."""
+        return int(await self._rescue(keys=[BOTS, LEASES, REQUESTS], args=[now_ms, hold_ms, most]))
 
     async def workers_alive(self, now_ms: int, within_ms: int) -> int:
         """Workers that asked for work lately (stale ones are pruned)."""
