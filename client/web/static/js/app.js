@@ -9,7 +9,7 @@ import { DailyPage, dailyOf } from "./daily.js";
 import { ArenaPage, arenaOf } from "./arena.js";
 import { ReplayPage } from "./replay.js";
 import { HowtoPage, legendEl } from "./howto.js";
-import { analysisItem, errorText as errText, moveText, timeCell } from "./words.js";
+import { analysisItem, countText, errorText as errText, moveText, timeCell } from "./words.js";
 import { AccountPage, loggedIn } from "./accounts.js";
 import { BOT_LEVELS, acceptRematch, addBot, isBot, raceBot, rematch } from "./botrace.js";
 
@@ -40,6 +40,7 @@ const app = {
   boardsAt: null,
   error: null,
   raceList: [],
+  raceGames: {}, // race id -> game, for the races we left before their end
 };
 window.solrace = { app, conn };
 
@@ -140,7 +141,42 @@ function initHeader() {
     const label = { online: "online", connecting: "connecting…", offline: delay ? "reconnecting…" : "offline" }[status];
     el.querySelector("span").textContent = label;
     document.body.classList.toggle("is-offline", status !== "online");
+    if (status === "offline" && delay !== undefined) showConnLost(); // a reconnect is scheduled
   });
+}
+
+/** The banner while the connection is lost: the header dot alone was easy to miss. */
+function showConnLost() {
+  clearTimeout(app.connNoteTimer);
+  const el = $("#conn-banner");
+  const racing = app.route.kind === "race" && app.mode === "player" && app.race && app.race.status === "running";
+  el.className = "conn-banner lost";
+  el.replaceChildren(
+    h("span", { class: "spinner" }),
+    h("b", {}, app.everOnline ? "Connection lost — reconnecting…" : "Cannot reach the server — retrying…"),
+    racing ? h("span", { class: "conn-more" }, "The race clock keeps running; your board comes back as the server has it.") : null,
+  );
+  placeConnBanner(el);
+  app.connLost = true;
+}
+
+/** After a loss, a short note once the page is back in step with the server. */
+function showConnBack() {
+  if (!app.connLost) return;
+  app.connLost = false;
+  const el = $("#conn-banner");
+  el.className = "conn-banner back";
+  el.replaceChildren(h("b", {}, app.route.kind === "race" && app.you ? "Reconnected — your board is up to date." : "Reconnected."));
+  placeConnBanner(el);
+  clearTimeout(app.connNoteTimer);
+  app.connNoteTimer = setTimeout(() => (el.hidden = true), 3000);
+}
+
+/** Under the header where it stays on screen (sticky), at the top where it scrolls away (phones). */
+function placeConnBanner(el) {
+  const head = $("header.top");
+  el.style.top = getComputedStyle(head).position === "sticky" ? `${head.offsetHeight}px` : "0px";
+  el.hidden = false;
 }
 
 function setBanner(content) {
@@ -201,6 +237,11 @@ function leaveRoute(next) {
   if (prev.kind === "replay") replayPage.leave();
   if (prev.kind === "howto") howtoPage.leave();
   if (["account", "profile", "ratings"].includes(prev.kind)) accountPage.leave();
+  if (prev.kind === "race" && app.race && app.race.status !== "finished" && mySeat(app.race) && app.me) {
+    // left while the race runs (our game over, say): the lobby lists it until it ends
+    app.me.races = [...new Set([...(app.me.races || []), app.race.race])];
+    app.raceGames[app.race.race] = app.race.game;
+  }
   if (app.board) {
     app.board.destroy();
     app.board = null;
@@ -240,9 +281,9 @@ function enterRoute() {
     clearInterval(app.listTimer);
     app.listTimer = setInterval(refreshRaces, 4000);
   } else if (r.kind === "race") {
-    openRace(r.id);
+    return openRace(r.id);
   } else if (r.kind === "watch") {
-    openWatch(r.id);
+    return openWatch(r.id);
   } else if (r.kind === "daily") {
     dailyPage.open(r.id || localStorage.getItem("solrace.dailyGame") || GAME_IDS[0], r.date);
     if (r.id) localStorage.setItem("solrace.dailyGame", r.id);
@@ -788,13 +829,13 @@ function playerRows(race) {
         "div",
         { class: "prog-head" },
         rk ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
-        h("span", { class: "pname" }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
+        h("span", { class: "pname", title: p.name }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
         isBot(p.player) ? botBadge() : null,
         p.berserk ? h("span", { class: "pill p-berserk", title: "took half the clock for one more point if they win" }, "berserk") : null,
         h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
       ),
       h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: `width:${pct}%` })),
-      h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, `${p.n || 0} moves`)),
+      h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, countText(p.n || 0, "move"))),
     );
   });
 }
@@ -839,7 +880,14 @@ function renderRace() {
   const race = app.race;
   const notice = $("#notice");
   if (app.error) {
-    notice.replaceChildren(h("div", { class: "panel error-panel" }, h("h2", {}, app.error), h("p", {}, h("a", { class: "btn", href: "#/" }, "Back to the lobby"), " ", h("a", { class: "btn ghost", href: `#watch=${app.raceId}` }, "Try watching"))));
+    // Someone without a seat sees why, and what they can do: never the players' lobby panel.
+    $("#lobby-panel").replaceChildren();
+    $("#result").replaceChildren();
+    $("#board-wrap").hidden = true;
+    $("#mini-status").hidden = true;
+    renderBoardExtras(null);
+    if (race) renderSideActions();
+    notice.replaceChildren(raceErrorPanel());
     return;
   }
   if (!race) {
@@ -862,6 +910,32 @@ function renderRace() {
   tick();
 }
 
+/** Why the race page cannot seat us; watching instead when the race is known and may be watched. */
+function raceErrorPanel() {
+  const race = app.race;
+  const watchable = race && race.race === app.raceId && race.status !== "finished" && !dailyOf(race.race);
+  const delay = Math.round(spectatorDelayMs() / 1000);
+  return h(
+    "div",
+    { class: "panel error-panel" },
+    h("h2", {}, app.error),
+    watchable
+      ? h("p", {}, race.status === "lobby" ? "You can watch it instead: it starts when its players are ready. " : "You can watch it instead. ", `Spectators see every board ${delay} s late.`)
+      : null,
+    h(
+      "p",
+      { class: "error-actions" },
+      watchable ? h("a", { class: "btn primary", id: "watch-instead", href: `#watch=${race.race}${inviteSuffix(race.race)}` }, "Watch this race") : null,
+      h("a", { class: "btn", href: "#/" }, "Back to the lobby"),
+    ),
+  );
+}
+
+/** How late spectators see the boards, in ms (the server's SPECTATOR_DELAY, from the welcome). */
+function spectatorDelayMs() {
+  return (app.me && app.me.limits && app.me.limits.SPECTATOR_DELAY) || 10000;
+}
+
 function renderSideActions() {
   const race = app.race;
   const box = $("#side-actions");
@@ -873,7 +947,7 @@ function renderSideActions() {
   }
   const daily = dailyOf(race.race);
   if (daily) kids.push(h("a", { class: "btn ghost", href: `#daily=${daily.game}` }, "Leaderboard"));
-  else kids.push(h("button", { class: "btn ghost", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link"));
+  else if (me || race.status !== "lobby") kids.push(h("button", { class: "btn ghost", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link")); // not an invitation from outside
   kids.push(h("a", { class: "btn ghost", href: "#/" }, "Lobby"));
   kids.push(h("div", { class: "muted small commit", title: "sha256(seed), published before the start" }, "commitment ", h("code", {}, (race.commitment || "").slice(0, 16) + "…")));
   box.replaceChildren(...kids);
@@ -926,6 +1000,10 @@ function renderLobbyPanel() {
     return;
   }
   const me = mySeat(race);
+  if (!me) {
+    box.replaceChildren(); // the seat is being taken, or refused (the notice says why)
+    return;
+  }
   const link = raceLink(race.race);
   const isHost = race.host && race.host === myId();
   const allReady = race.players.every((p) => p.ready);
@@ -991,11 +1069,35 @@ function renderBoard() {
   const cover = $("#board-cover");
   const st = (me && me.status) || you.status;
   if (!playing && race.status !== "finished" && (st === "won" || st === "finished" || st === "timeout")) {
+    const home = you.home !== undefined ? you.home : me ? me.home : 0;
+    const key = `${st}:${home}`;
     cover.hidden = false;
-    cover.replaceChildren(h("div", { class: "cover-msg" }, st === "won" ? "★ You won! Waiting for the others…" : "Game over for you — waiting for the others…"));
+    if (cover.dataset.key !== key) {
+      cover.dataset.key = key; // rebuilt only when it changes: a click on its button is not lost
+      cover.replaceChildren(gameOverCover(st, home, race.total));
+    }
   } else {
     cover.hidden = true;
+    delete cover.dataset.key;
   }
+}
+
+/** Over the board of a player whose game is over while the race runs: what happens next. */
+function gameOverCover(st, home, total) {
+  const title = st === "won" ? "★ You won! Every card is home." : st === "timeout" ? `Your clock ran out: ${home}/${total} cards home.` : `You stopped with ${home}/${total} cards home.`;
+  return h(
+    "div",
+    { class: "cover-msg", id: "cover-msg" },
+    h("div", { class: "cover-title" }, title),
+    h("p", {}, "Your result is kept. The race ends when the others finish, or when its clock runs out in ", h("b", { id: "cover-left" }, raceLeftText()), "."),
+    h("p", { class: "small muted" }, "Follow the others here, or go back to the lobby: you are told when the race ends, and its result stays here."),
+    h("div", { class: "cover-actions" }, h("a", { class: "btn", id: "cover-lobby", href: "#/" }, "Back to the lobby")),
+  );
+}
+
+function raceLeftText() {
+  const race = app.race;
+  return race && race.deadline ? fmtClock(Math.max(0, race.deadline - conn.now())) : "–:––";
 }
 
 /** Under the board: the option to mark movable cards, and the legend of the piles. */
@@ -1124,7 +1226,9 @@ function renderResult() {
         race.game && !daily ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
         race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
         sealed ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
-        sealed || (app.analysis && app.analysis.race === race.race) ? null : h("button", { class: "btn", id: "analyze", onclick: () => fetchAnalysis(race.race) }, "Where was the win lost?"),
+        sealed || (app.analysis && app.analysis.race === race.race && !app.analysis.error)
+          ? null
+          : h("button", { class: "btn", id: "analyze", onclick: () => fetchAnalysis(race.race) }, app.analysis && app.analysis.error ? "Try the analysis again" : "Where was the win lost?"),
         h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
       ),
       analysisView(race.race),
@@ -1142,7 +1246,7 @@ async function fetchAnalysis(raceId) {
     app.analysis = { race: raceId, players: rep.players };
   } catch (e) {
     if (app.analysis.race !== raceId) return;
-    app.analysis = { race: raceId, error: e.message || e.code || String(e) };
+    app.analysis = { race: raceId, error: `No analysis: ${errText(e)}` };
   }
   renderResult();
 }
@@ -1181,6 +1285,10 @@ function tick() {
   const clock = $("#clock");
   if (!race || !clock) return;
   const now = conn.now();
+  if (race.status === "countdown" && race.starts_at && now >= race.starts_at && app.route.kind === "watch") {
+    race.status = "running"; // a spectator gets no `start`: the countdown ends on the clock
+    return renderWatch();
+  }
   const label = $("#clock-label");
   const cd = $("#countdown");
   let text = "–:––";
@@ -1205,6 +1313,10 @@ function tick() {
     text = "done";
     lab = "race finished";
   }
+  const left = $("#cover-left");
+  if (left) left.textContent = raceLeftText();
+  const wait = $("#boards-wait-text");
+  if (wait) wait.textContent = boardsWaitText();
   clock.textContent = text;
   clock.classList.toggle("urgent", urgent);
   const mini = $("#clock-mini");
@@ -1228,7 +1340,7 @@ setInterval(tick, 200);
 
 function renderWatchList() {
   $("#main").replaceChildren(
-    h("div", { class: "lobby" }, h("section", { class: "panel" }, h("h2", {}, "Live races"), h("p", { class: "muted" }, "Spectators see each board a few seconds late, so nobody can help a racer."), h("div", { id: "race-list" }, raceListEl()))),
+    h("div", { class: "lobby" }, h("section", { class: "panel" }, h("h2", {}, "Live races"), h("p", { class: "muted", id: "watch-delay" }, `Spectators see each board ${Math.round(spectatorDelayMs() / 1000)} s late, so nobody can help a racer.`), h("div", { id: "race-list" }, raceListEl()))),
   );
 }
 
@@ -1236,6 +1348,7 @@ async function openWatch(id) {
   try {
     const snap = await conn.request(withInvite({ t: "spectate", race: id }));
     app.mode = "spectator";
+    app.watchSince = conn.now(); // the first boards come one spectator delay after this (or the start)
     applySnapshot(snap);
     renderWatch();
   } catch (e) {
@@ -1284,7 +1397,7 @@ function renderWatch() {
     notice.replaceChildren(h("p", { class: "muted loading" }, "Loading race…"));
     return;
   }
-  const delay = (app.me && app.me.limits && app.me.limits.SPECTATOR_DELAY) || 10000;
+  const delay = spectatorDelayMs();
   notice.replaceChildren(
     race.status === "running" || race.status === "countdown"
       ? h("p", { class: "muted small delay-note" }, `Spectating — boards are shown ${Math.round(delay / 1000)} s late`, app.boardsAt ? ` (as of ${new Date(app.boardsAt).toLocaleTimeString()})` : "")
@@ -1293,7 +1406,7 @@ function renderWatch() {
         : "",
   );
   $("#race-title").textContent = `Watching ${gameName(race.game)}`;
-  $("#race-sub").replaceChildren(h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status), ` · ${race.players.length} players`);
+  $("#race-sub").replaceChildren(h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status), ` · ${countText(race.players.length, "player")}`);
   $("#players").replaceChildren(...playerRows(race));
   renderBoards();
   renderResult();
@@ -1304,6 +1417,19 @@ function renderBoards() {
   const box = $("#boards");
   if (!box || !app.race) return;
   const names = new Map(app.race.players.map((p) => [p.player, p.name]));
+  const waiting = !app.boards.size && (app.race.status === "running" || app.race.status === "countdown");
+  if (waiting && !$("#boards-wait", box)) {
+    box.replaceChildren(
+      h(
+        "div",
+        { class: "panel boards-wait", id: "boards-wait" },
+        h("h2", {}, h("span", { class: "spinner" }), h("span", { id: "boards-wait-text" }, boardsWaitText())),
+        h("p", { class: "muted" }, `Spectators see every board ${Math.round(spectatorDelayMs() / 1000)} s late, so nobody can help a racer. Each player's progress is live meanwhile.`),
+      ),
+    );
+  } else if (!waiting && $("#boards-wait", box)) {
+    $("#boards-wait", box).remove();
+  }
   box.classList.toggle("two", app.boards.size > 1);
   for (const [pid, entry] of app.boards) {
     if (!entry.el) {
@@ -1311,12 +1437,21 @@ function renderBoards() {
       box.appendChild(entry.el);
       entry.board = new Board(entry.el.querySelector(".spec-inner"), { interactive: false, minCard: 22, maxCard: 70 });
     }
-    entry.el.querySelector(".spec-name").textContent = `${names.get(pid) || pid} · ${entry.n} moves`;
+    entry.el.querySelector(".spec-name").textContent = `${names.get(pid) || pid} · ${countText(entry.n, "move")}`;
+    entry.el.querySelector(".spec-name").title = names.get(pid) || pid;
     if (entry.view !== entry.drawn) {
       entry.board.set(entry.view, []);
       entry.drawn = entry.view;
     }
   }
+}
+
+/** When the first delayed boards should come: one spectator delay after the start, or after we began watching. */
+function boardsWaitText() {
+  const race = app.race;
+  const from = Math.max((race && race.starts_at) || 0, app.watchSince || 0);
+  const left = Math.ceil((from + spectatorDelayMs() - conn.now()) / 1000);
+  return left > 0 ? `The boards appear in ${left} s` : "The boards appear in a moment…";
 }
 
 // ---------------------------------------------------------------- daily challenge
@@ -1370,7 +1505,9 @@ conn.on("welcome", (w) => {
     quick(q.game, q.seats, q.rated);
   }
   if (app.route.kind === "lobby") renderLobby();
-  enterRoute();
+  if (app.route.kind === "watchlist") renderWatchList(); // the spectator delay is in the welcome
+  app.everOnline = true;
+  Promise.resolve(enterRoute()).finally(showConnBack); // "reconnected" once the race is resynced
   if (app.daily.supported === null) probeDaily();
 });
 
@@ -1424,6 +1561,19 @@ conn.on("progress", (m) => {
   if (app.route.kind === "race") renderMini();
 });
 
+/** The end of a race we sit in but are not looking at (we left it once our game was over). */
+function otherRaceEnded(m) {
+  if (app.me && app.me.races) app.me.races = app.me.races.filter((id) => id !== m.race);
+  const mine = (m.ranking || []).find((r) => r.player === myId());
+  if (!mine) return;
+  const game = app.raceGames[m.race];
+  const text = `Your ${game ? `${gameName(game)} ` : ""}race is over: you finished #${mine.rank} of ${m.ranking.length}. `;
+  const link = h("a", { class: "btn small primary", id: "see-result", href: `#race=${m.race}${inviteSuffix(m.race)}`, onclick: () => setBanner(null) }, "See the result");
+  if (app.queued) return toast(text, "info", 8000); // the banner says we are looking for a race
+  setBanner(h("div", { class: "queue race-over" }, text, link, h("button", { class: "btn small ghost", onclick: () => setBanner(null) }, "Close")));
+  if (app.route.kind === "lobby") renderLobby();
+}
+
 /** A toast when a rival wins or stops (not for time-outs: everyone stops then, and the result says it). */
 function rivalToast(name, m) {
   const race = app.race;
@@ -1433,7 +1583,7 @@ function rivalToast(name, m) {
 }
 
 conn.on("end", (m) => {
-  if (m.race !== app.raceId) return;
+  if (m.race !== app.raceId) return otherRaceEnded(m);
   checkVer(m);
   if (app.race) {
     app.race.status = "finished";
@@ -1466,7 +1616,7 @@ conn.on("boards", (m) => {
   renderBoards();
   const note = $(".delay-note");
   if (note && m.at) {
-    const delay = (app.me && app.me.limits && app.me.limits.SPECTATOR_DELAY) || 10000;
+    const delay = spectatorDelayMs();
     note.textContent = `Spectating — boards are shown ${Math.round(delay / 1000)} s late (as of ${new Date(m.at).toLocaleTimeString()})`;
   }
 });
@@ -1498,7 +1648,7 @@ initHeader();
 window.addEventListener("hashchange", onRoute);
 document.addEventListener("keydown", (e) => {
   if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT")) return;
-  if (app.board && (e.key === " " || e.key === "d") && app.route.kind === "race") {
+  if (app.board && (e.key === " " || e.key === "d") && app.route.kind === "race" && conn.status === "online") {
     e.preventDefault();
     if (app.board.legal.draw && !app.board.busy) app.board.play("draw");
   }

@@ -4,6 +4,7 @@
 // when it ends). While you are joined, each race
 // the server pairs you into opens by itself (app.js asks `paired`).
 import { gameName } from "./games.js";
+import { countText } from "./words.js";
 
 const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
 
@@ -317,7 +318,7 @@ export class ArenaPage {
     return h(
       "div",
       { class: "panel" },
-      h("h2", {}, b.final ? "Final standings" : "Standings", h("span", { class: "muted small" }, ` · ${b.count} players`)),
+      h("h2", {}, b.final ? "Final standings" : "Standings", h("span", { class: "muted small" }, ` · ${countText(b.count, "player")}`)),
       h("table", { class: "ranking arena-standings", id: "arena-standings" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Wins"))), h("tbody", {}, rows)),
     );
   }

@@ -3,7 +3,7 @@
 // close the revealed seed checked against the commitment.
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { sha256Hex } from "./sha256.js";
-import { clockText, timeCell } from "./words.js";
+import { clockText, countText, timeCell } from "./words.js";
 
 const DAILY_KEY = "solrace.dailies"; // race id -> "game|date", to recognise attempt races
 
@@ -269,7 +269,7 @@ export class DailyPage {
       "div",
       { class: "my-entry", id: "daily-mine" },
       h("div", { class: "big-rank" }, `#${e.rank}`, h("span", { class: "muted small" }, ` of ${count}`)),
-      h("div", {}, e.won ? `Won in ${clockText(e.time_ms)}` : `${e.home}/${e.total} home · ${e.status === "timeout" ? "time up" : e.status}`, ` · ${e.moves} moves`),
+      h("div", {}, e.won ? `Won in ${clockText(e.time_ms)}` : `${e.home}/${e.total} home · ${e.status === "timeout" ? "time up" : e.status}`, ` · ${countText(e.moves, "move")}`),
     );
   }
 
@@ -333,7 +333,7 @@ export class DailyPage {
     return h(
       "section",
       { class: "panel daily-board" },
-      h("h2", {}, "Leaderboard", b && b.count ? h("span", { class: "muted small" }, ` · ${b.count} attempts`) : null, this.watching ? h("span", { class: "pill p-running live" }, "live") : null),
+      h("h2", {}, "Leaderboard", b && b.count ? h("span", { class: "muted small" }, ` · ${countText(b.count, "attempt")}`) : null, this.watching ? h("span", { class: "pill p-running live" }, "live") : null),
       ...body,
     );
   }

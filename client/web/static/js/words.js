@@ -11,6 +11,11 @@ export function cardText(code) {
   return `${rankLabel(code)}${SUITS[code[1]]}`;
 }
 
+/** "1 attempt", "2 attempts": a count with its noun. */
+export function countText(n, word, many = `${word}s`) {
+  return `${n} ${n === 1 ? word : many}`;
+}
+
 /** "f0" -> "foundation 1", "t3" -> "tableau 4", "w" -> "waste", "s" -> "stock". */
 export function pileText(name) {
   if (name === "w") return "waste";
