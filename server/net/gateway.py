@@ -60,6 +60,9 @@ LISTEN_BACKLOG = 4096  # capped by the kernel's net.core.somaxconn
 #: one more is answered `solver-busy` with ASIDE_RETRY_MS (docs/protocol.md §1, §7).
 ASIDE_MAX = 2
 ASIDE_RETRY_MS = 1000
+#: What websockets' own writes (pongs) may hold for a connection when OUTBOUND_BYTES is 0
+#: (no bound on our frames): a ping flood that reads nothing must still end.
+CONTROL_BACKLOG = 2**18
 
 log = logging.getLogger("solrace.gateway")
 
@@ -173,7 +176,14 @@ class Gateway:
             loop = asyncio.get_running_loop()
             link.hello_by = loop.time() + st.hello_timeout_s
             link.timer = loop.call_later(st.hello_timeout_s, self._hello_expired, link)
-            ws.attach(partial(self._on_frame, link), partial(self._wake, link, False), conn.flush)
+            ws.attach(
+                partial(self._on_frame, link),
+                partial(self._wake, link, False),
+                conn.flush,
+                on_control=partial(self._on_control, link),
+                on_backlog=partial(self._drop, conn, "outbound queue full: the client stopped reading"),
+                max_backlog=st.outbound_bytes or CONTROL_BACKLOG,
+            )
             await self._worker(link)
         except ConnectionClosed:
             pass
@@ -212,6 +222,22 @@ class Gateway:
         )
         if link.rate.limited >= self.settings.rate_close:
             conn.abort(CloseCode.POLICY, "rate limit abused")
+
+    def _on_control(self, link: Inbound) -> bool:
+        """A ping or pong spends a message credit like any frame; over the rate it is dropped
+        (no error message: it has no rid), and RATE_CLOSE of them close the connection."""
+        if not link.rate.take():
+            return True
+        if link.rate.limited >= self.settings.rate_close:
+            self._drop(link.conn, "rate limit abused")
+        return False
+
+    @staticmethod
+    def _drop(conn: Conn, reason: str) -> None:
+        """Close (1008, counted) and drop the TCP connection now: a flood goes on during a
+        close handshake, and a client that reads nothing would never see the close frame."""
+        conn.abort(CloseCode.POLICY, reason)
+        conn.ws.transport.abort()
 
     # --- inbound: each frame handled as it is parsed, in order ---------------------------------
 

@@ -29,6 +29,14 @@ while the connection is OPEN (websockets keeps no state about data frames it
 did not send: only fragmented sends, which we never do, have any).
 
 There is no recv(): the gateway never reads through websockets' assembler.
+
+Control frames cost like data frames: websockets answers each ping with a pong
+written straight to the transport, outside server/net/conn.py's accounting, so
+a peer flooding pings without reading would grow the process without bound.
+Each ping or pong spends a message credit (`on_control`, the gateway's rate
+limit: one over it is dropped, RATE_CLOSE of them close the connection), and
+whatever websockets has written is checked against `max_backlog` (the
+connection's OUTBOUND_BYTES): beyond it `on_backlog` closes the connection.
 """
 
 from __future__ import annotations
@@ -42,6 +50,8 @@ from websockets.protocol import OPEN
 from websockets.speedups import apply_mask
 
 _HEADERS = [bytes((0x82, n)) for n in range(126)]
+#: What websockets' own writes (pongs) may hold for a connection not yet attached.
+PRE_ATTACH_BACKLOG = 2**18
 
 
 def frame_header(n: int) -> bytes:
@@ -70,13 +80,31 @@ class FastConnection(ServerConnection):
     # Slots, not instance attributes: websockets' connection already has close to the 30
     # attributes CPython's key-sharing instance dicts hold; more would give each of 10,000
     # idle connections a dict of its own (~2 KB each).
-    __slots__ = ("on_frame", "on_lost", "flush", "fast", "_buf", "_early", "_fragments", "_text", "_max")
+    __slots__ = (
+        "on_frame",
+        "on_lost",
+        "flush",
+        "on_control",
+        "on_backlog",
+        "max_backlog",
+        "fast",
+        "_buf",
+        "_early",
+        "_fragments",
+        "_text",
+        "_max",
+    )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.on_frame: Callable[[bytes | str], None] | None = None
         self.on_lost: Callable[[], None] | None = None
         self.flush: Callable[[], None] | None = None  # writes our pending frames (server/net/conn.py)
+        self.on_control: Callable[[], bool] | None = None  # a ping or pong came: False drops it
+        self.on_backlog: Callable[[], None] | None = None  # websockets' writes passed max_backlog
+        # Until attach sets the connection's own bound: pings can come before the gateway
+        # has admitted the connection (while it counts it in Redis).
+        self.max_backlog = PRE_ATTACH_BACKLOG
         self.fast = False  # the fast lane is on (set by attach)
         self._buf = b""  # the start of an incomplete frame (fast lane only)
         self._early: list[bytes | str] | None = None  # data frames parsed before attach
@@ -89,15 +117,23 @@ class FastConnection(ServerConnection):
         on_frame: Callable[[bytes | str], None],
         on_lost: Callable[[], None],
         flush: Callable[[], None] | None = None,
+        *,
+        on_control: Callable[[], bool] | None = None,
+        on_backlog: Callable[[], None] | None = None,
+        max_backlog: int = 0,
     ) -> None:
         """Start delivering data frames to `on_frame`; `on_lost()` when the TCP connection is gone.
 
         `flush()` is called before websockets gets any input, so that the replies to the
         frames before a ping or a close go out before websockets' pong or close frame.
+        `on_control`, `on_backlog`, `max_backlog`: the bounds of control frames (module doc).
         """
         self.on_frame = on_frame
         self.on_lost = on_lost
         self.flush = flush
+        self.on_control = on_control
+        self.on_backlog = on_backlog
+        self.max_backlog = max_backlog
         self.fast = (
             self._max is not None
             and self.protocol.state is OPEN
@@ -171,9 +207,17 @@ class FastConnection(ServerConnection):
                     break
                 continue
             # Anything else, whole: websockets parses it (ping, pong, close, text, fragments,
-            # protocol errors) and answers as it always does.
+            # protocol errors) and answers as it always does; a ping or pong over the rate is dropped.
+            control = self.on_control
+            if (b0 & 0x0F) in (0x9, 0xA) and control is not None and not control():
+                i = stop
+                if protocol.state is not OPEN or self.transport.is_closing():
+                    break
+                continue
             self._to_websockets(buf[i:stop])
             i = stop
+            if self.transport.is_closing():  # dropped (on_backlog): read no further
+                return
             if protocol.state is not OPEN:
                 self.fast = False
                 if i < end:
@@ -191,6 +235,13 @@ class FastConnection(ServerConnection):
         if flush is not None:
             flush()
         super().data_received(data)
+        # websockets' own writes (pongs, its close frame) bypass server/net/conn.py's bounds.
+        if self.max_backlog and self.transport.get_write_buffer_size() > self.max_backlog:
+            on_backlog, self.on_backlog, self.max_backlog = self.on_backlog, None, 0
+            if on_backlog is not None:
+                on_backlog()
+            else:  # not attached yet: nobody to tell
+                self.transport.abort()
 
     def process_event(self, event: Any) -> None:
         if self.request is None:  # the handshake request
