@@ -2,8 +2,17 @@
 
 `/healthz` (200 when Redis answers and takes writes, else 503 and why), `/metrics` (Prometheus text),
 `/games.json` (every game's display facts from `protocol.rules.game_facts`, so that the web client
-draws the boards from the same definitions as the engine), and the web client's static files at `/`. A request with `Upgrade: websocket`
-goes to the WebSocket handler whatever its path (the protocol names `/ws`).
+draws the boards from the same definitions as the engine), and the web client's static files at `/`. A GET
+whose `Upgrade` header names the `websocket` token goes to the WebSocket handler whatever its path (the
+protocol names `/ws`).
+
+Every response of this module carries `SECURITY_HEADERS` and a Content-Security-Policy (`_csp`) that lets
+the web client load its scripts and styles from this origin and open its WebSocket to this host, and
+nothing else. GET and HEAD only (HEAD: the GET's headers, no body); any other method gets 405 with
+`Allow: GET, HEAD`. A path longer than `MAX_PATH` characters gets 414; a path that names no readable file
+under the static folder (whatever the reason: missing, a directory, a name the filesystem refuses as too
+long, unreadable) gets 404, never a traceback. Responses that websockets makes itself (a failed WebSocket
+handshake, a request line over 8 KiB) carry neither.
 """
 
 from __future__ import annotations
@@ -11,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 import mimetypes
+import re
 from http import HTTPStatus
 from pathlib import Path
 
@@ -26,6 +36,53 @@ from ..storage import Store
 
 DEFAULT_STATIC = Path(__file__).resolve().parents[2] / "client" / "web" / "static"
 
+# The longest path served: the client's own paths are a few dozen characters, and the filesystem
+# refuses a component over 255 bytes anyway (such paths get 404, like any missing file).
+MAX_PATH = 1024
+
+METHODS = ("GET", "HEAD")
+
+SECURITY_HEADERS = (
+    ("X-Content-Type-Options", "nosniff"),
+    ("X-Frame-Options", "DENY"),
+    # A private race's invite is in the URL fragment, which browsers never send as a referrer;
+    # send nothing at all anyway.
+    ("Referrer-Policy", "no-referrer"),
+)
+
+# Scripts (the ES modules and the vendored msgpack), styles, the favicon, /games.json: this origin.
+# Inline styles: the client sets `style` attributes (progress bars, card decoration), which CSP
+# counts as inline styles. Inline scripts, eval, plugins, frames, <base>: none. WebSocket: the same
+# host over ws: or wss: (older browsers do not count ws(s) to this host as 'self').
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
+    "connect-src {connect}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+
+# A Host header that can safely be written into the policy: a name or IPv4 address, or a bracketed
+# IPv6 address, with an optional port. Anything else (no Host, several, odd characters) gets 'self' only.
+_HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
+
+
+def _csp(headers: Headers) -> str:
+    hosts = headers.get_all("Host")
+    connect = "'self'"
+    if len(hosts) == 1 and _HOST.fullmatch(hosts[0]):
+        connect += f" ws://{hosts[0]} wss://{hosts[0]}"
+    return CSP.format(connect=connect)
+
+
+def is_websocket_upgrade(request: Request) -> bool:
+    """A GET whose Upgrade header(s) list the token `websocket` (RFC 9110 §7.8: comma-separated,
+    case-insensitive; `websocket/13` names a version of it). Not a substring: `notwebsocket` is not it."""
+    if request.method != "GET":
+        return False
+    for value in request.headers.get_all("Upgrade"):
+        for token in value.split(","):
+            if token.strip().split("/", 1)[0].strip().lower() == "websocket":
+                return True
+    return False
+
 
 class Http:
     def __init__(self, settings: Settings, store: Store, metrics: Metrics) -> None:
@@ -35,9 +92,21 @@ class Http:
         self.games_json = json.dumps(game_facts(), ensure_ascii=False).encode()
 
     async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
-        if "websocket" in request.headers.get("Upgrade", "").lower():
+        if request.method not in METHODS:
+            response = self._response(405, b"method not allowed\n", "text/plain")
+            response.headers["Allow"] = ", ".join(METHODS)
+        elif is_websocket_upgrade(request):
             return None
-        path = request.path.split("?", 1)[0]
+        else:
+            response = await self._route(request.path.split("?", 1)[0])
+        response.headers["Content-Security-Policy"] = _csp(request.headers)
+        if request.method == "HEAD":  # the GET's headers (Content-Length included), no body
+            response = Response(response.status_code, response.reason_phrase, response.headers, b"")
+        return response
+
+    async def _route(self, path: str) -> Response:
+        if len(path) > MAX_PATH:
+            return self._response(414, b"uri too long\n", "text/plain")
         if path == "/healthz":
             try:
                 problem = await asyncio.wait_for(self.store.health.check(), 2.0)
@@ -67,16 +136,29 @@ class Http:
             target = (root / path.lstrip("/")).resolve()
         except (OSError, ValueError):
             return self._response(404, b"not found\n", "text/plain")
-        if not target.is_relative_to(root) or not target.is_file():
+        if not target.is_relative_to(root):
+            return self._response(404, b"not found\n", "text/plain")
+        try:
+            # is_file() raises for a name the filesystem refuses (ENAMETOOLONG), read_bytes() for an
+            # unreadable file or one removed meanwhile: a 404, not a 500 and a logged traceback.
+            if not target.is_file():
+                return self._response(404, b"not found\n", "text/plain")
+            body = target.read_bytes()
+        except (OSError, ValueError):
             return self._response(404, b"not found\n", "text/plain")
         ctype = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         if ctype.startswith("text/") or ctype in ("application/javascript", "image/svg+xml"):
             ctype += "; charset=utf-8"
-        return self._response(200, target.read_bytes(), ctype)
+        return self._response(200, body, ctype)
 
     @staticmethod
     def _response(status: int, body: bytes, ctype: str) -> Response:
         headers = Headers(
-            [("Content-Type", ctype), ("Content-Length", str(len(body))), ("Cache-Control", "no-cache")]
+            [
+                ("Content-Type", ctype),
+                ("Content-Length", str(len(body))),
+                ("Cache-Control", "no-cache"),
+                *SECURITY_HEADERS,
+            ]
         )
         return Response(status, HTTPStatus(status).phrase, headers, body)

@@ -48,6 +48,21 @@ from playwright import sync_api  # noqa: E402
 if not Path(CHROMIUM).exists():  # pragma: no cover - make test installs it
     pytest.fail(f"{CHROMIUM} is missing (make test installs Debian's chromium)", pytrace=False)
 
+# The pages run under the server's Content-Security-Policy (server/net/http.py: no 'unsafe-eval'),
+# and playwright's wait_for_function polls a string expression with eval() from the page: refused
+# after the first try. Wrapped in a function, the expression is compiled once, with the rest of
+# the wrapper, during playwright's own evaluation (which CSP does not restrict), and polled as a
+# plain call. (A string that evaluates to a function is still called with `arg`.)
+_wait_for_function = sync_api.Page.wait_for_function
+
+
+def _wait_for_function_under_csp(self, expression: str, *args, **kwargs):
+    wrapped = f'(arg) => {{ const v = (\n{expression}\n); return typeof v === "function" ? v(arg) : v; }}'
+    return _wait_for_function(self, wrapped, *args, **kwargs)
+
+
+sync_api.Page.wait_for_function = _wait_for_function_under_csp
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -145,6 +160,12 @@ def new_page(browser, web_server):
         page = ctx.new_page()
         page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
         page.on("console", lambda m: print(f"[{name}] {m.text}"))
+        # What the Content-Security-Policy of server/net/http.py blocks, Chromium reports on the
+        # console ("Refused to … because it violates the following Content Security Policy
+        # directive"): the page must need nothing it refuses.
+        page.on(
+            "console", lambda m: "Content Security Policy" in m.text and errors.append(f"{name}: {m.text}")
+        )
         page.set_default_timeout(DEADLINE * 1000)
         if os.environ.get("SOLRACE_DEBUG"):
             page.add_init_script("globalThis.SOLRACE_DEBUG = true")
