@@ -62,6 +62,10 @@ export class Board {
     this.sel = null; // {pile, k}
     this.busy = false;
     this.drag = null;
+    // What the last two taps or clicks hit (null for a drag): a double-click acts only when both
+    // were on its card. The browser pairs two quick taps a few px apart even on different piles (a
+    // destination, then the next card where it was): the second, a plain select, then played a move.
+    this.taps = [null, null];
     this.marks = new Map(); // pile -> class, e.g. the last move's piles in a replay
     this.root.classList.add("board");
     if (this.opts.interactive) {
@@ -365,6 +369,7 @@ export class Board {
     const d = this.drag;
     if (!d || d.id !== e.pointerId) return;
     this.drag = null;
+    this.taps = [this.taps[1], d.moved || !d.h ? null : { pile: d.h.pile, idx: d.h.idx }];
     if (d.moved) {
       if (d.ghost) d.ghost.remove();
       const under = document.elementFromPoint(e.clientX, e.clientY);
@@ -424,6 +429,8 @@ export class Board {
     // with the pointer captured, the event's target is the board itself
     const h = this.hit(document.elementFromPoint(e.clientX, e.clientY));
     if (!h || h.idx === null || h.pile === "s" || this.busy) return;
+    // both clicks on this card: not a tap elsewhere, then one here that only selects
+    if (!this.taps.every((t) => t && t.pile === h.pile && t.idx === h.idx)) return;
     const len = (this.view.piles[h.pile] || []).length;
     const moves = this.movesFrom(h.pile, len - h.idx);
     // send home first: the first foundation that takes it
