@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from protocol import messages as m
@@ -11,6 +12,9 @@ from .errors import Disconnected, ServerError
 from .requesting import Requester
 
 log = logging.getLogger("solrace.client")
+
+#: Least wait after an automatic resync refused `rate-limited` before another may be asked.
+RESYNC_BACKOFF_MS = 100
 
 
 class RaceTracking(Requester):
@@ -131,5 +135,9 @@ class RaceTracking(Requester):
             await self.resync(race, since=since)
         except (ServerError, Disconnected, TimeoutError) as exc:
             log.warning("automatic resync of %s failed: %s", race, exc)
+            if isinstance(exc, ServerError) and exc.code == "rate-limited":
+                # Still marked as resyncing meanwhile: every event of the race would ask again
+                # at once, spending the credits the player's moves need, and never catch up.
+                await asyncio.sleep(max(exc.retry_ms or 0, RESYNC_BACKOFF_MS) / 1000)
         finally:
             self._resyncing.discard(race)

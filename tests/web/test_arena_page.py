@@ -32,8 +32,10 @@ def web_server(tmp_path_factory):
     srv.stop()
 
 
-async def _one_arena_race(c, arena: str, delay_ms: float = 30) -> str:
-    """Join ``arena``, play the first race it pairs us into to its end; its id."""
+async def _one_arena_race(c, arena: str, delay_ms: float = 50) -> str:
+    """Join ``arena``, play the first race it pairs us into to its end; its id. `delay_ms` keeps
+    the bot under the server's RATE (30 messages/s): at 30 ms its moves alone outran the credits
+    in a long race, and the refused ones cost resyncs."""
     from client.bots.online import BotResult, play_race
 
     await c.request(m.ArenaJoin(arena=arena))
