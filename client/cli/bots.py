@@ -58,13 +58,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
 
 
+#: A worker whose stop has not ended this long after it began exits all the same: a bot's
+#: connection to a server that is gone can keep its close waiting, and the leases of its
+#: bots age out for another worker anyway.
+STOP_GRACE_S = 5.0
+
+
 async def serve(service: BotService) -> None:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+
+    def stopping() -> None:
+        if not stop.is_set():
+            stop.set()
+            loop.call_later(STOP_GRACE_S, os._exit, 0)
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
+        loop.add_signal_handler(sig, stopping)
+
+    async def orphaned(parent: int) -> None:
+        # The worker runs in a session of its own: nothing else ends it when its server is killed.
+        while os.getppid() == parent:
+            await asyncio.sleep(1)
+        logging.getLogger("solrace.bots").info("the server that started this worker is gone: stopping")
+        stopping()
+
+    watch = None if service.parent is None else asyncio.create_task(orphaned(service.parent))
     print(f"solrace bots: worker {service.worker}, up to {service.limits.max_bots} bots", flush=True)
-    await service.run(stop)
+    try:
+        await service.run(stop)
+    finally:
+        loop.call_later(STOP_GRACE_S, os._exit, 0)  # the event loop's own shutdown is bounded too
+        if watch is not None:
+            watch.cancel()
 
 
 def run(args: argparse.Namespace) -> int:
