@@ -26,6 +26,7 @@ from pathlib import Path
 import psutil
 import pytest
 import redis
+from test_bot_worker import ask_bot, is_bot
 from waiting import until
 
 import client
@@ -38,23 +39,6 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 PACE = ("--bot-move-ms", "300", "--bot-think-ms", "20")
 PACE_CLI = ("--move-ms", "300", "--think-ms", "20")  # the same, as `solrace bots` flags
 BOTS_KEY = "{bots:requests}:bots"
-
-
-def is_bot(pid: str) -> bool:
-    return pid.startswith("bot-")
-
-
-async def ask_bot(c: client.Client, race: str, level: str) -> None:
-    async def asked() -> bool:
-        try:
-            await c.request(m.Bot(race=race, level=level))
-        except client.ServerError as e:
-            if e.code != "no-bots":
-                raise
-            return False
-        return True
-
-    await until(asked, interval=0.2, what="a bot worker")
 
 
 async def bot_moves(c: client.Client, race: str) -> int:
