@@ -30,8 +30,9 @@ from typing import Any
 
 import msgspec
 
+from .client_messages import ClientMessage
 from .constants import MAX_RID, ErrorCode
-from .types import ClientMessage, Error, ServerMessage
+from .server_messages import Error, ServerMessage
 
 __all__ = [
     "ProtocolError",

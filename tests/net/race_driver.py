@@ -35,8 +35,8 @@ from typing import Any, TypeVar
 import client
 from client.bots.strategies import make
 from client.library import ConnectionLost
+from protocol.messages import End, Started
 from protocol.messages.constants import ErrorCode
-from protocol.messages.types import End, Started
 
 T = TypeVar("T")
 

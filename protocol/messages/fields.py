@@ -1,0 +1,43 @@
+"""The constrained field types of client messages (docs/protocol.md §1): sizes and ranges as `msgspec.Meta`.
+
+Decoding a client message into its Struct checks them, so a value outside
+them is refused `bad-message` before any handler sees it.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from .constants import (
+    MAX_COUNT,
+    MAX_ID_LEN,
+    MAX_MOVE_LEN,
+    MAX_NAME,
+    MAX_RID,
+    MAX_SEATS,
+    MAX_TIME_LIMIT_S,
+    MAX_TOKEN_LEN,
+    MIN_QUICK_SEATS,
+    MIN_SEATS,
+    MIN_TIME_LIMIT_S,
+)
+
+Rid = Annotated[int, msgspec.Meta(ge=0, le=MAX_RID)]
+Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+RaceId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
+GameId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
+MoveText = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LEN)]
+Token = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TOKEN_LEN)]
+Invite = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
+# Printable: no control or invisible format characters (C0, DEL, C1, zero-width,
+# bidi overrides, BOM, line separators) and no leading/trailing whitespace.
+NAME_PATTERN = (
+    r"^(?!\s)[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e"
+    r"\u2060-\u2064\ufeff]+(?<!\s)$"
+)
+Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
+Seats = Annotated[int, msgspec.Meta(ge=MIN_SEATS, le=MAX_SEATS)]
+QuickSeats = Annotated[int, msgspec.Meta(ge=MIN_QUICK_SEATS, le=MAX_SEATS)]
+TimeLimit = Annotated[int, msgspec.Meta(ge=MIN_TIME_LIMIT_S, le=MAX_TIME_LIMIT_S)]
