@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 from protocol import rules
 
 if TYPE_CHECKING:
-    from client.tui.play_app import Intent, PlayApp
+    from client.tui.menu import Intent
+    from client.tui.play_app import PlayApp
     from client.tui.session import Session
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
@@ -86,7 +87,7 @@ def server_urls(args: argparse.Namespace, link_url: str | None = None) -> list[s
 
 def intent_from_args(args: argparse.Namespace) -> Intent | None:
     from client.tui.links import parse_invite, parse_link
-    from client.tui.play_app import Intent
+    from client.tui.menu import Intent
 
     for flag, mode, value in (("--join", "join", args.join), ("--race", "resume", args.race)):
         if value:
@@ -107,7 +108,8 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
 
 def build_app(args: argparse.Namespace) -> PlayApp:
     """The app the flags ask for (not yet running)."""
-    from client.tui.play_app import Intent, PlayApp
+    from client.tui.menu import Intent
+    from client.tui.play_app import PlayApp
 
     if args.offline and (args.join or args.race):
         raise SystemExit("solrace play: --offline cannot play a server race (--join, --race)")

@@ -4,25 +4,25 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet, Static
+from textual.containers import VerticalScroll
+from textual.widgets import Input, Static
 
 from protocol.rules.facts import UnknownGame, game_name
 from protocol.rules.games import GAMES
 
 from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
+from .menu import Intent, MenuScreen
 from .model import RaceModel
+from .race_text import lobby_text, result_text
 from .session import ServerError, Session
-from .text import clock, ranking_lines
+from .text import clock
 from .widgets import BoardView, bars_text
 
 HELP = (
@@ -43,83 +43,6 @@ class MoveInput(Input):
         app = self.app
         if isinstance(app, PlayApp):
             app.action_complete()
-
-
-@dataclass
-class Intent:
-    mode: str  # quick | create | join | resume
-    game: str | None = None
-    seats: int = 2
-    time_limit_s: int = 600
-    private: bool = False
-    race: str | None = None
-    invite: str | None = None  # a private race's secret, from its link
-
-
-class MenuScreen(ModalScreen[Intent]):
-    """Choose a game and how to play it."""
-
-    DEFAULT_CSS = """
-    MenuScreen { align: center middle; }
-    #menu { width: 64; height: auto; border: round $accent; padding: 1 2; }
-    #menu Horizontal { height: auto; }
-    #menu Input { width: 1fr; }
-    #menu Button { margin: 0 1 0 0; }
-    #menu-error { color: $error; }
-    """
-
-    def __init__(self, game: str | None = None, seats: int = 2):
-        super().__init__()
-        self.game = game or "racing-aces"
-        self.seats = seats
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="menu"):
-            yield Label("[b]solrace[/b] — choose a game")
-            with RadioSet(id="games"):
-                for gid, name in ((g.id, g.name) for g in GAMES.values()):
-                    yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
-            with Horizontal():
-                yield Label("seats ")
-                yield Input(str(self.seats), id="seats", type="integer")
-            with Horizontal():
-                yield Button("Quick match", id="quick", variant="primary")
-                yield Button("Create race", id="create")
-            with Horizontal():
-                yield Input(placeholder="race id or link", id="join-id")
-                yield Button("Join", id="join")
-            yield Label("", id="menu-error")
-
-    def _game(self) -> str:
-        rs = self.query_one("#games", RadioSet)
-        btn = rs.pressed_button
-        return btn.name if btn is not None and btn.name else self.game
-
-    def _seats(self) -> int:
-        try:
-            return max(1, min(8, int(self.query_one("#seats", Input).value or "2")))
-        except ValueError:
-            return 2
-
-    @on(Button.Pressed, "#quick")
-    def _quick(self) -> None:
-        self.dismiss(Intent("quick", self._game(), max(2, self._seats())))
-
-    @on(Button.Pressed, "#create")
-    def _create(self) -> None:
-        self.dismiss(Intent("create", self._game(), self._seats()))
-
-    @on(Button.Pressed, "#join")
-    @on(Input.Submitted, "#join-id")
-    def _join(self) -> None:
-        from .links import parse_invite, parse_link
-
-        text = self.query_one("#join-id", Input).value.strip()
-        if not text:
-            self.query_one("#menu-error", Label).update("type a race id or link")
-            return
-        _url, race = parse_link(text)
-        self.dismiss(Intent("join", race=race, invite=parse_invite(text)))
 
 
 class PlayApp(App[int]):
@@ -330,7 +253,7 @@ class PlayApp(App[int]):
         if m.board is not None:
             board.show(m.board, self.marks())
         else:
-            board.show(None, placeholder=self.lobby_text())
+            board.show(None, placeholder=lobby_text(self.model, self.server_url))
         self.query_one("#bars", Static).update(bars_text(m, width=30))
         hints = self.query_one("#hints", Static)
         if m.status == "running" and m.my_status == "playing":
@@ -341,64 +264,11 @@ class PlayApp(App[int]):
             hints.update("")
         result = self.query_one("#result", Static)
         if m.status == "finished" and m.ranking:
-            result.update(self.result_text())
+            result.update(result_text(self.model))
             result.display = True
         else:
             result.display = False
         self.refresh_info()
-
-    def lobby_text(self) -> str:
-        m = self.model
-        if m.status == "none":
-            return "choose a game…"
-        if m.status == "queued":
-            return f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
-        lines = [
-            f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",
-            f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"
-            + (" · private" if m.private else ""),
-            "",
-        ]
-        for row in m.ordered():
-            lines.append(
-                f"  {'✔' if row.ready else '·'} {row.name}{'  (host)' if row.player == m.host else ''}"
-                f"{'  (you)' if row.player == m.me else ''}"
-            )
-        if m.status == "lobby":
-            lines += [
-                "",
-                "type 'ready' when set"
-                + ("; 'start' begins with those present, once all are ready" if m.host == m.me else ""),
-            ]
-            if m.private and m.invite and self.server_url:
-                # A private race opens only with its secret: share the whole link.
-                from .links import make_link
-
-                lines += [
-                    f"invite: solrace play --join '{make_link(self.server_url, m.race_id or '', m.invite)}'"
-                ]
-            elif not m.private:
-                share = f"solrace play --join {m.race_id}"
-                if self.server_url:
-                    from .links import make_link
-
-                    share += f"   or the link {make_link(self.server_url, m.race_id or '')}"
-                lines += [f"invite: {share}"]
-        return "\n".join(lines)
-
-    def result_text(self) -> Text:
-        m = self.model
-        t = Text()
-        t.append("Final ranking\n", style="bold")
-        for line, r in zip(ranking_lines(m.ranking or []), m.ranking or []):
-            t.append(line + "\n", style="bold green" if r.get("player") == m.me else None)
-        t.append(f"seed {m.seed}  ")
-        ok = m.commitment_verified
-        if ok:
-            t.append("✓ sha256(seed) matches the commitment", style="green")
-        elif ok is False:
-            t.append(f"✗ sha256(seed) does NOT match the commitment {m.commitment}", style="bold red")
-        return t
 
     def refresh_info(self) -> None:
         m = self.model
