@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from protocol import rules
@@ -35,9 +36,15 @@ from .verify import InputError, fetch, load
 
 
 def analyze_document(
-    doc: dict[str, Any], *, seed: str | None = None, nodes: int = DEFAULT_NODES, seconds: float | None = None
+    doc: dict[str, Any],
+    *,
+    seed: str | None = None,
+    nodes: int = DEFAULT_NODES,
+    seconds: float | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> list[tuple[str, Analysis]]:
-    """(player label, analysis) for every player with a move log in ``doc``."""
+    """(player label, analysis) for every player with a move log in ``doc``; ``progress``
+    hears what is being analysed before each player's (seconds of solving each)."""
     game = doc.get("game")
     seed = seed or doc.get("seed")
     if game not in rules.GAMES:
@@ -48,6 +55,8 @@ def analyze_document(
     for p in doc.get("players") or []:
         who = str(p.get("name") or p.get("player"))
         moves = [m[0] if isinstance(m, list | tuple) else m for m in p.get("moves") or []]
+        if progress is not None:
+            progress(f"analysing {who}'s {len(moves)} moves ({len(out) + 1} of {len(doc['players'])})…")
         try:
             result = analyze(game, seed, moves, nodes=nodes, seconds=seconds)
         except rules.IllegalMove as e:
@@ -89,12 +98,28 @@ def run(args: argparse.Namespace) -> int:
             doc = load(args.file)
         else:
             raise InputError("give a replay file, or --url with --race")
-        results = analyze_document(doc, seed=args.seed, nodes=args.nodes, seconds=args.seconds)
+        results = analyze_document(
+            doc, seed=args.seed, nodes=args.nodes, seconds=args.seconds, progress=_progress_line()
+        )
     except (InputError, OSError) as e:
         print(f"solrace analyze: {e}", file=sys.stderr)
         return 2
+    if sys.stderr.isatty():
+        print("\r\x1b[K", end="", file=sys.stderr)  # clear the progress line
     print(f"{doc.get('game')} seed {args.seed or doc.get('seed')}")
     print(deal_line(results))
     for who, result in results:
         print(f"{who}: {result.text()}  [{result.solves} solver runs, {result.nodes} positions]")
     return 0
+
+
+def _progress_line() -> Callable[[str], None] | None:
+    """On a terminal, one line of stderr rewritten with what is being analysed: a run
+    can take seconds per player, and silence looks like a hang. Nothing when piped."""
+    if not sys.stderr.isatty():
+        return None
+
+    def show(text: str) -> None:
+        print("\r\x1b[K" + text, end="", file=sys.stderr, flush=True)
+
+    return show

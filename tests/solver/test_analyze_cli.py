@@ -40,3 +40,19 @@ def test_analyze_refuses_an_illegal_log(tmp_path: Path, capsys: pytest.CaptureFi
     path.write_text(json.dumps(doc))
     assert main(["analyze", str(path)]) == 2
     assert "p1: illegal move log" in capsys.readouterr().err
+
+
+def test_analyze_says_what_it_is_analysing() -> None:
+    """A run takes seconds per player: the terminal hears whose log is being analysed."""
+    from client.cli.analyze import analyze_document
+
+    line = list(solve(rules.deal(GAME, SEED), nodes=2_000).line)
+    doc = {
+        "game": GAME,
+        "seed": SEED,
+        "players": [{"player": "p1", "name": "ann", "moves": line[:5]}, {"player": "p2", "moves": line[:2]}],
+    }
+    heard: list[str] = []
+    results = analyze_document(doc, nodes=2_000, progress=heard.append)
+    assert heard == ["analysing ann's 5 moves (1 of 2)…", "analysing p2's 2 moves (2 of 2)…"]
+    assert [who for who, _ in results] == ["ann", "p2"]
