@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections import deque
 from collections.abc import Callable
 from typing import Any, cast
@@ -30,6 +31,28 @@ from redis.asyncio.connection import parse_url
 from .health import OutageLog
 
 log = logging.getLogger("solrace.resp")
+
+
+def redact_url(url: str) -> str:
+    """A Redis URL fit for the log: a password in it (``redis://:pw@host``, also one per
+    node of a cluster URL) becomes ``***``; logs are read by more people than the config."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    netloc, slash, path = rest.partition("/")
+    hosts = []
+    for part in netloc.split(","):
+        userinfo, at, host = part.rpartition("@")
+        if at:
+            user = userinfo.partition(":")[0]
+            part = f"{user}:***@{host}" if ":" in userinfo else f"{user}@{host}"
+        hosts.append(part)
+    out = f"{scheme}://{','.join(hosts)}{slash}{path}"
+    # A password may also come as a query parameter (redis-py's ?password=).
+    if "password=" in out:
+        out = re.sub(r"(password=)[^&]*", r"\1***", out)
+    return out
+
 
 ReplyError = hiredis.ReplyError
 
@@ -197,8 +220,8 @@ class Pipe:
 
     @property
     def where(self) -> str:
-        """The URL, for the log (a sentinel-named primary is logged by the lookup)."""
-        return self.url if isinstance(self.url, str) else "the primary"
+        """The URL, for the log, without its password (a sentinel-named primary is logged by the lookup)."""
+        return redact_url(self.url) if isinstance(self.url, str) else "the primary"
 
     async def connect(self) -> None:
         if self.proto is not None and self.proto.transport is not None:
