@@ -44,8 +44,14 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_module, help_text) in SUBCOMMANDS.items():
         sub.add_parser(name, help=help_text, add_help=False)
+    parser.add_argument("--version", action="store_true", help="print the version and exit")
     if not argv or argv[0] in ("-h", "--help"):
         parser.print_help()
+        return 0
+    if argv[0] == "--version":
+        from protocol.version import software_version  # read from the installed metadata: only when asked
+
+        print(f"solrace {software_version()}")
         return 0
     if argv[0] not in SUBCOMMANDS:
         parser.error(f"unknown command {argv[0]!r}")
