@@ -51,7 +51,7 @@ def analyze_document(
         raise InputError(f"unknown or missing game: {game!r}")
     if not isinstance(seed, str) or not seed:
         raise InputError("the document has no seed (give --seed)")
-    out = []
+    out: list[tuple[str, Analysis]] = []
     for p in doc.get("players") or []:
         who = str(p.get("name") or p.get("player"))
         moves = [m[0] if isinstance(m, list | tuple) else m for m in p.get("moves") or []]
