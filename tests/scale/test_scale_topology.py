@@ -129,3 +129,17 @@ async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start
     for s in servers:
         assert "Traceback" not in s.log_text()
     assert os.path.exists(node.dir / "appendonly.aof")
+
+
+def test_the_image_runs_as_a_user_that_owns_its_data_folder():
+    """The image's default command starts a private redis-server in SOLRACE_DATA: that
+    folder must be the image user's (it was ./data in root's /app, unwritable), and each
+    ENV of the image must be a setting."""
+    docker = DOCKERFILE.read_text()
+    env = dict(re.findall(r"(SOLRACE_\w+)=(\S+)", docker.partition("\nENV ")[2].splitlines()[0]))
+    fields = {f.upper() for f in Settings.__dataclass_fields__}
+    assert env and all(k[len("SOLRACE_") :] in fields for k in env), env
+    Settings.from_env(env)
+    user = re.search(r"^USER (\w+)$", docker, re.M)
+    assert user and f"chown {user.group(1)} {env['SOLRACE_DATA']}" in docker
+    assert 'CMD ["serve"]' in docker  # no flags: they would win over a deployment's variables
