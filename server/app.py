@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import resource
 from collections.abc import Awaitable
 
 from argon2 import PasswordHasher
@@ -37,6 +38,57 @@ from .storage.store import Store
 
 log = logging.getLogger("solrace.app")
 
+#: File descriptors kept for everything but client connections (with --redis-pool on top):
+#: the move pipe, pub/sub and health connections to Redis, the solver's and bots' pipes,
+#: static files being served, logs.
+FD_RESERVE = 256
+#: The client connections one process is sized for (docs/benchmarks.md measures 10,000):
+#: an open-files limit that leaves room for fewer is worth a warning.
+WANT_CONNECTIONS = 10_000
+#: Where RLIMIT_NOFILE's hard limit is "unlimited": Linux refuses more than fs.nr_open anyway.
+NOFILE_UNLIMITED = 1 << 20
+
+
+def raise_open_files() -> int:
+    """Raise the soft limit of open files to the hard limit (a shell's default soft limit of
+    1,024 would cap the process at about a thousand sockets); returns the soft limit in force."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = NOFILE_UNLIMITED if hard == resource.RLIM_INFINITY else hard
+    if soft != resource.RLIM_INFINITY and soft < target:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+            soft = target
+        except (ValueError, OSError) as exc:
+            log.warning("could not raise the open-files limit from %d to %d: %s", soft, target, exc)
+    return NOFILE_UNLIMITED if soft == resource.RLIM_INFINITY else soft
+
+
+def connection_cap(settings: Settings, nofile: int) -> int:
+    """The TCP connections this process may hold (MAX_CONNECTIONS), within what the open-files
+    limit `nofile` leaves once Redis and files have their share: past it accept() would fail
+    (EMFILE), and clients would take the descriptors a Redis reconnection needs."""
+    reserve = FD_RESERVE + settings.redis_pool
+    room = max(nofile - reserve, 1)
+    wanted = settings.max_connections
+    if wanted > room:
+        log.warning(
+            "--max-connections %d needs %d open files, the limit is %d: at most %d connections "
+            "(raise the hard limit: ulimit -Hn, systemd LimitNOFILE, docker --ulimit nofile)",
+            wanted,
+            wanted + reserve,
+            nofile,
+            room,
+        )
+    elif not wanted and room < WANT_CONNECTIONS:
+        log.warning(
+            "the open-files limit %d leaves room for %d connections, fewer than %d "
+            "(raise the hard limit: ulimit -Hn, systemd LimitNOFILE, docker --ulimit nofile)",
+            nofile,
+            room,
+            WANT_CONNECTIONS,
+        )
+    return min(wanted, room) if wanted else room
+
 
 class App:
     def __init__(self, settings: Settings) -> None:
@@ -55,6 +107,8 @@ class App:
         self.certifier: Certifier | None = None
 
     async def start(self) -> App:
+        # First: the private redis-server inherits the limit, and sockets are what it bounds.
+        nofile = raise_open_files()
         url = self.settings.redis
         if not url:
             # No --redis: a private redis-server with its AOF in the data folder, which we
@@ -99,7 +153,9 @@ class App:
         install_arena(
             self.service, ArenaStore(self.store.redis, clock=self.service.now_ms, race_id=new_race_id)
         )
-        self.gateway = Gateway(self.settings, self.service, self.metrics)
+        cap = connection_cap(self.settings, nofile)
+        log.info("open-files limit %d: at most %d connections", nofile, cap)
+        self.gateway = Gateway(self.settings, self.service, self.metrics, max_connections=cap)
         await self.gateway.start()
         return self
 

@@ -209,6 +209,28 @@ class Settings:
     )
 
     # --- arenas (server/arena, docs/arenas.md, docs/protocol.md §5a)
+    max_pending_per_addr: int = field(
+        default=64,
+        metadata=_doc(
+            "TCP connections one peer address may hold on a process beyond MAX_CONN_PER_ADDR (handshakes "
+            "in progress, plain HTTP requests); one more is closed at accept, unread; --trusted-proxies "
+            "are not counted"
+        ),
+    )
+    max_connections: int = field(
+        default=0,
+        metadata=_doc(
+            "TCP connections a process holds at once, all addresses; one more is closed at accept, "
+            "unread (0: as many as the open-files limit leaves after 256 + --redis-pool)"
+        ),
+    )
+    metrics_from: str = field(
+        default="private",
+        metadata=_doc(
+            "comma-separated addresses or networks whose requests /metrics answers (others: 404); "
+            "'private': loopback and the private ranges; the client address as --trusted-proxies tells it"
+        ),
+    )
     arena_schedule: str = field(
         default="",
         metadata=_doc(
@@ -333,6 +355,11 @@ class Settings:
         them: `welcome.limits` then says exactly what is accepted."""
         from protocol import messages as m
 
+        if self.max_pending_per_addr < 0 or self.max_connections < 0:
+            raise ValueError("--max-pending-per-addr and --max-connections must be 0 or more")
+        from .net.admission import parse_networks
+
+        parse_networks(self.metrics_from, "metrics-from", private=True)  # ValueError naming the setting
         if not 1 <= self.max_name <= m.MAX_NAME:
             raise ValueError(
                 f"--max-name must be 1 to {m.MAX_NAME} (the wire format's bound), not {self.max_name}"

@@ -286,7 +286,7 @@ class Conn:
     def is_closed(self) -> bool:
         return self.closed
 
-    def abort(self, code: CloseCode, reason: str) -> None:
+    def abort(self, code: int, reason: str) -> None:
         """Close the connection with `code` (in the background), after the frames already sent."""
         if self.closed:
             return
@@ -303,7 +303,7 @@ class Conn:
             self.metrics.closes[code] += 1
         asyncio.get_running_loop().create_task(self._close(code, reason))
 
-    async def _close(self, code: CloseCode, reason: str) -> None:
+    async def _close(self, code: int, reason: str) -> None:
         ws = self.ws
         transport = ws.transport
         if transport.get_write_buffer_size() >= self.high:

@@ -1,6 +1,10 @@
 """The WebSocket endpoint and the HTTP side of the same port.
 
-Per connection: a per-address connection limit (MAX_CONN_PER_ADDR, checked
+Per connection: from the moment it is accepted, a count of TCP connections
+per peer address and in all (MAX_CONN_PER_ADDR + MAX_PENDING_PER_ADDR,
+MAX_CONNECTIONS: server/net/admission.py `SocketGate`, checked in
+server/net/wsconn.py before a byte is read); once the WebSocket is open, a
+per-address connection limit (MAX_CONN_PER_ADDR, checked
 here at once and then over all processes in Redis), the hello phase (with
 its timeout; then MAX_CONN_PER_PLAYER over all processes, and the player's
 rate credits, shared by its connections on this process), then each frame is rate-limited, decoded (protocol/messages, one C
@@ -16,7 +20,8 @@ beside the queue, at most ASIDE_MAX per connection, and their reply goes out
 when ready, so that seconds of solving hold no ping and no move. Bad input gets its error
 code and changes nothing; an unexpected exception in a handler gets
 `internal` and is logged; nothing dies on input. Oversized frames are closed
-with 1009 by websockets itself (max_size).
+with 1009 by websockets itself (max_size); a text message that is not UTF-8
+with 1007 (RFC 6455 §8.1), counted like our own closes.
 
 HTTP on the same port (`/healthz`, `/metrics`, the web client) is
 server/net/http.py.
@@ -25,9 +30,9 @@ server/net/http.py.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import logging
 import socket
+import sys
 from collections import deque
 from collections.abc import Awaitable, Iterable
 from functools import partial
@@ -35,6 +40,7 @@ from typing import Any
 
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
+from websockets.frames import CloseCode as WsCloseCode
 from websockets.http11 import Request, Response
 
 from protocol import messages as m
@@ -46,11 +52,11 @@ from ..core.session import Session
 from ..metrics import Metrics
 from ..service import Service
 from ..storage import is_outage
-from .admission import Admission
+from .admission import Admission, SocketGate, client_address, parse_networks
 from .backlog import Backlog
 from .broadcast import broadcast_latest
 from .conn import Conn, Outbox
-from .http import Http
+from .http import Http, SecureProtocol
 from .inbound import INBOUND_HIGH, INBOUND_LOW, Inbound
 from .ratelimit import RateLimit
 from .wsconn import FastConnection
@@ -72,8 +78,29 @@ _Move = m.Move
 _Hello = m.Hello
 
 
+def _connection_class(gate: SocketGate) -> type[FastConnection]:
+    """The connection class of one server: serve() builds each connection from a class, with
+    arguments of its own, so this server's socket gate is a class attribute."""
+
+    class Connection(FastConnection):
+        __slots__ = ()
+
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # serve() builds websockets' own protocol object too: this one adds our security
+            # headers to the responses websockets makes itself (server/net/http.py).
+            self.protocol.__class__ = SecureProtocol
+
+    Connection.gate = gate
+    return Connection
+
+
 class Gateway:
-    def __init__(self, settings: Settings, service: Service, metrics: Metrics) -> None:
+    def __init__(
+        self, settings: Settings, service: Service, metrics: Metrics, *, max_connections: int = 0
+    ) -> None:
+        """`max_connections`: the cap of TCP connections (server/app.py works it out from
+        MAX_CONNECTIONS and the open-files limit); 0: MAX_CONNECTIONS, or none if that is 0 too."""
         self.settings = settings
         self.service = service
         self.metrics = metrics
@@ -83,11 +110,13 @@ class Gateway:
         self.outbox = Outbox(Backlog(settings.outbound_total))
         self.http = Http(settings, service.store, metrics)
         service.broadcast_latest = self._broadcast_latest
-        self.trusted = [
-            ipaddress.ip_network(x.strip(), strict=False)
-            for x in settings.trusted_proxies.split(",")
-            if x.strip()
-        ]
+        self.trusted = parse_networks(settings.trusted_proxies, "trusted-proxies")
+        cap = max_connections or settings.max_connections
+        self.gate = SocketGate(
+            per_addr=settings.max_conn_per_addr + settings.max_pending_per_addr,
+            total=cap or sys.maxsize,
+            trusted=self.trusted,
+        )
 
     async def start(self) -> Server:
         self.server = await serve(
@@ -101,7 +130,8 @@ class Gateway:
             ping_timeout=self.settings.ping_timeout_s or None,
             close_timeout=self.settings.close_timeout_s,
             server_header="solrace",
-            create_connection=FastConnection,  # binary frames take a fast lane (server/net/wsconn.py)
+            # Binary frames take a fast lane, and sockets are counted from accept (server/net/wsconn.py).
+            create_connection=_connection_class(self.gate),
             # A reconnect storm opens thousands of connections at once: with asyncio's default
             # of 100 the kernel drops the rest's SYNs and they retry after 1, 3, 7 s.
             backlog=LISTEN_BACKLOG,
@@ -126,20 +156,10 @@ class Gateway:
 
     def _client_addr(self, ws: ServerConnection) -> str:
         """The client's address: the peer's, or the one a trusted proxy forwarded (X-Forwarded-For)."""
-        addr = (ws.remote_address or ("?",))[0]
-        if self.trusted and ws.request is not None:
-            try:
-                peer = ipaddress.ip_address(addr)
-            except ValueError:
-                return addr
-            if any(peer in net for net in self.trusted):
-                forwarded = ws.request.headers.get_all("X-Forwarded-For")
-                if forwarded:
-                    # The last hop is the one our proxy added; earlier ones are the client's word.
-                    last = forwarded[-1].split(",")[-1].strip()
-                    if last:
-                        return last
-        return addr
+        peer = str((ws.remote_address or ("?",))[0])
+        if ws.request is None:
+            return peer
+        return client_address(peer, ws.request.headers.get_all("X-Forwarded-For"), self.trusted)
 
     async def handler(self, ws: ServerConnection) -> None:
         assert isinstance(ws, FastConnection)  # serve(create_connection=FastConnection)
@@ -182,6 +202,7 @@ class Gateway:
                 conn.flush,
                 on_control=partial(self._on_control, link),
                 on_backlog=partial(self._drop, conn, "outbound queue full: the client stopped reading"),
+                on_bad_text=partial(conn.abort, WsCloseCode.INVALID_DATA, "invalid UTF-8 in a text frame"),
                 max_backlog=st.outbound_bytes or CONTROL_BACKLOG,
             )
             await self._worker(link)

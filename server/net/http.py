@@ -12,7 +12,12 @@ nothing else. GET and HEAD only (HEAD: the GET's headers, no body); any other me
 `Allow: GET, HEAD`. A path longer than `MAX_PATH` characters gets 414; a path that names no readable file
 under the static folder (whatever the reason: missing, a directory, a name the filesystem refuses as too
 long, unreadable) gets 404, never a traceback. Responses that websockets makes itself (a failed WebSocket
-handshake, a request line over 8 KiB) carry neither.
+handshake, a request line over 8 KiB, header lines too large, 503 while stopping, the 101 itself) get them
+too: `SecureProtocol` adds them to every response as it is sent.
+
+`/metrics` answers only clients whose address (the peer's, or the one a trusted proxy forwarded) lies in
+`--metrics-from` (default: loopback and the private ranges); everyone else gets the 404 of a missing file,
+so that the counters of a public server are not public.
 """
 
 from __future__ import annotations
@@ -27,12 +32,14 @@ from pathlib import Path
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
 from websockets.http11 import Request, Response
+from websockets.server import ServerProtocol
 
 from protocol.rules import game_facts
 
 from ..config import Settings
 from ..metrics import Metrics
 from ..storage import Store
+from .admission import client_address, in_networks, parse_networks
 
 DEFAULT_STATIC = Path(__file__).resolve().parents[2] / "client" / "web" / "static"
 
@@ -64,12 +71,31 @@ CSP = (
 _HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
-def _csp(headers: Headers) -> str:
-    hosts = headers.get_all("Host")
+def _csp(headers: Headers | None) -> str:
+    hosts = [] if headers is None else headers.get_all("Host")
     connect = "'self'"
     if len(hosts) == 1 and _HOST.fullmatch(hosts[0]):
         connect += f" ws://{hosts[0]} wss://{hosts[0]}"
     return CSP.format(connect=connect)
+
+
+class SecureProtocol(ServerProtocol):
+    """websockets' server protocol, sending SECURITY_HEADERS and a CSP with every HTTP response.
+
+    Our own responses have them already (`Http`); websockets makes some itself where no hook of
+    ours runs: 414 and 431 while it reads the request, 503 once the server is stopping. Every
+    response goes through `send_response`, so this is the one place that sees them all. The
+    request is not known here: the CSP lets the page connect to its own origin only.
+    """
+
+    def send_response(self, response: Response) -> None:
+        headers = response.headers
+        for name, value in SECURITY_HEADERS:
+            if name not in headers:
+                headers[name] = value
+        if "Content-Security-Policy" not in headers:
+            headers["Content-Security-Policy"] = _csp(None)
+        super().send_response(response)
 
 
 def is_websocket_upgrade(request: Request) -> bool:
@@ -88,6 +114,8 @@ class Http:
     def __init__(self, settings: Settings, store: Store, metrics: Metrics) -> None:
         self.store = store
         self.metrics = metrics
+        self.trusted = parse_networks(settings.trusted_proxies, "trusted-proxies")
+        self.metrics_from = parse_networks(settings.metrics_from, "metrics-from", private=True)
         self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
         self.games_json = json.dumps(game_facts(), ensure_ascii=False).encode()
 
@@ -98,13 +126,18 @@ class Http:
         elif is_websocket_upgrade(request):
             return None
         else:
-            response = await self._route(request.path.split("?", 1)[0])
+            response = await self._route(request.path.split("?", 1)[0], connection, request)
         response.headers["Content-Security-Policy"] = _csp(request.headers)
         if request.method == "HEAD":  # the GET's headers (Content-Length included), no body
             response = Response(response.status_code, response.reason_phrase, response.headers, b"")
         return response
 
-    async def _route(self, path: str) -> Response:
+    def _may_see_metrics(self, connection: ServerConnection, request: Request) -> bool:
+        peer = str((connection.remote_address or ("?",))[0])
+        addr = client_address(peer, request.headers.get_all("X-Forwarded-For"), self.trusted)
+        return in_networks(addr, self.metrics_from)
+
+    async def _route(self, path: str, connection: ServerConnection, request: Request) -> Response:
         if len(path) > MAX_PATH:
             return self._response(414, b"uri too long\n", "text/plain")
         if path == "/healthz":
@@ -116,6 +149,8 @@ class Http:
                 return self._response(200, b"ok\n", "text/plain")
             return self._response(503, problem.encode() + b"\n", "text/plain")
         if path == "/metrics":
+            if not self._may_see_metrics(connection, request):
+                return self._response(404, b"not found\n", "text/plain")
             body = self.metrics.render(await self._races_by_status()).encode()
             return self._response(200, body, "text/plain; version=0.0.4")
         if path == "/games.json":

@@ -18,7 +18,10 @@ take over again; an oversized frame is handed over with everything after it
 (websockets closes with 1009, as before). Data frames that websockets parses
 (text, fragmented messages, frames that arrived before `on_frame` was
 attached) reach `on_frame` too, through `process_event`, in order; a text
-frame arrives as `str` (the gateway answers `bad-frame`). If the connection
+frame arrives as `str` (the gateway answers `bad-frame`), unless it is not
+valid UTF-8: websockets' own reader would fail the connection with 1007 (RFC
+6455 §8.1), and since we bypass that reader, `on_bad_text` is called instead
+(the gateway closes with 1007). If the connection
 is not at a frame boundary when `on_frame` is attached (a client that sent
 frames before the handshake response, against RFC 6455 §4.1), the fast lane
 stays off for that connection: everything goes through websockets.
@@ -37,17 +40,30 @@ Each ping or pong spends a message credit (`on_control`, the gateway's rate
 limit: one over it is dropped, RATE_CLOSE of them close the connection), and
 whatever websockets has written is checked against `max_backlog` (the
 connection's OUTBOUND_BYTES): beyond it `on_backlog` closes the connection.
+
+Accept: `gate` (server/net/admission.py `SocketGate`) counts each TCP connection
+from `connection_made` to `connection_lost`, before a byte is read; over its
+limits the connection is aborted there and then, unread and unanswered.
+
+Close: once websockets has failed the connection (1009, 1002, …) or answered
+the peer's close frame, the TCP connection is dropped at its close deadline
+(`--close-timeout-s`) if the peer has not closed it by then; websockets does
+that only inside a close() call, which nothing makes in those cases.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from websockets.asyncio.server import ServerConnection
 from websockets.frames import BINARY, CONT, PONG, TEXT
 from websockets.protocol import OPEN
 from websockets.speedups import apply_mask
+
+if TYPE_CHECKING:
+    from .admission import SocketGate
 
 _HEADERS = [bytes((0x82, n)) for n in range(126)]
 #: What websockets' own writes (pongs) may hold for a connection not yet attached.
@@ -61,6 +77,10 @@ def frame_header(n: int) -> bytes:
     if n < 65536:
         return b"\x82\x7e" + n.to_bytes(2, "big")
     return b"\x82\x7f" + n.to_bytes(8, "big")
+
+
+def _ignore(data: bytes | str) -> None:
+    """`on_frame` once the peer has failed the connection (a text message that is not UTF-8)."""
 
 
 def _at_frame_boundary(protocol: Any) -> bool:
@@ -86,7 +106,10 @@ class FastConnection(ServerConnection):
         "flush",
         "on_control",
         "on_backlog",
+        "on_bad_text",
         "max_backlog",
+        "gated",
+        "closer",
         "fast",
         "_buf",
         "_early",
@@ -95,19 +118,27 @@ class FastConnection(ServerConnection):
         "_max",
     )
 
+    #: Counts the connection from accept to close; serve() builds the connections itself, so the
+    #: gateway sets this on a subclass of its own (None: nothing counted).
+    gate: ClassVar[SocketGate | None] = None
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.gated: str | None = None  # the name `gate` counts this connection under
+        self.closer: asyncio.TimerHandle | None = None  # drops the TCP connection at close_deadline
         self.on_frame: Callable[[bytes | str], None] | None = None
         self.on_lost: Callable[[], None] | None = None
         self.flush: Callable[[], None] | None = None  # writes our pending frames (server/net/conn.py)
         self.on_control: Callable[[], bool] | None = None  # a ping or pong came: False drops it
         self.on_backlog: Callable[[], None] | None = None  # websockets' writes passed max_backlog
+        self.on_bad_text: Callable[[], None] | None = None  # a text message that is not UTF-8
         # Until attach sets the connection's own bound: pings can come before the gateway
         # has admitted the connection (while it counts it in Redis).
         self.max_backlog = PRE_ATTACH_BACKLOG
         self.fast = False  # the fast lane is on (set by attach)
         self._buf = b""  # the start of an incomplete frame (fast lane only)
-        self._early: list[bytes | str] | None = None  # data frames parsed before attach
+        # Data frames parsed before attach; None stands for a text message that is not UTF-8.
+        self._early: list[bytes | str | None] | None = None
         self._fragments: list[bytes] | None = None
         self._text = False
         self._max = self.protocol.max_message_size
@@ -120,6 +151,7 @@ class FastConnection(ServerConnection):
         *,
         on_control: Callable[[], bool] | None = None,
         on_backlog: Callable[[], None] | None = None,
+        on_bad_text: Callable[[], None] | None = None,
         max_backlog: int = 0,
     ) -> None:
         """Start delivering data frames to `on_frame`; `on_lost()` when the TCP connection is gone.
@@ -127,12 +159,15 @@ class FastConnection(ServerConnection):
         `flush()` is called before websockets gets any input, so that the replies to the
         frames before a ping or a close go out before websockets' pong or close frame.
         `on_control`, `on_backlog`, `max_backlog`: the bounds of control frames (module doc).
+        `on_bad_text()`: a text message was not valid UTF-8 (RFC 6455 §8.1: close with 1007);
+        no frame is delivered after it.
         """
         self.on_frame = on_frame
         self.on_lost = on_lost
         self.flush = flush
         self.on_control = on_control
         self.on_backlog = on_backlog
+        self.on_bad_text = on_bad_text
         self.max_backlog = max_backlog
         self.fast = (
             self._max is not None
@@ -142,6 +177,9 @@ class FastConnection(ServerConnection):
         )
         early, self._early = self._early, None
         for data in early or ():
+            if data is None:
+                self._bad_text()
+                break
             on_frame(data)
         if self.connection_lost_waiter.done():  # gone before we attached
             self.on_lost = None
@@ -235,6 +273,11 @@ class FastConnection(ServerConnection):
         if flush is not None:
             flush()
         super().data_received(data)
+        if self.close_deadline is not None and self.closer is None:
+            # websockets failed the connection (1009, 1002, …) or answered the peer's close:
+            # it waits close_timeout for the peer's TCP close only inside a close() call, which
+            # nothing makes then; a peer that never closed would hold the socket for ever.
+            self.closer = self.loop.call_at(self.close_deadline, self.transport.abort)
         # websockets' own writes (pongs, its close frame) bypass server/net/conn.py's bounds.
         if self.max_backlog and self.transport.get_write_buffer_size() > self.max_backlog:
             on_backlog, self.on_backlog, self.max_backlog = self.on_backlog, None, 0
@@ -264,18 +307,61 @@ class FastConnection(ServerConnection):
             self.acknowledge_pings(bytes(event.data))
 
     def _deliver(self, data: bytes, text: bool) -> None:
-        msg: bytes | str = data.decode(errors="replace") if text else data
+        msg: bytes | str | None = data
+        if text:
+            try:
+                msg = data.decode()
+            except UnicodeDecodeError:
+                msg = None
         if self.on_frame is None:
             if self._early is None:
                 self._early = []
-            self._early.append(msg)
+            if not self._early or self._early[-1] is not None:  # nothing counts after it
+                self._early.append(msg)
+            return
+        if msg is None:
+            self._bad_text()
             return
         try:
             self.on_frame(msg)
         except Exception:
             self.logger.error("frame handler failed", exc_info=True)
 
+    def _bad_text(self) -> None:
+        on_bad_text, self.on_bad_text = self.on_bad_text, None
+        self.on_frame = _ignore  # RFC 6455 §7.1.7: nothing more of this peer is processed
+        if on_bad_text is None:  # nobody to close it with 1007: drop it
+            self.transport.abort()
+            return
+        try:
+            on_bad_text()
+        except Exception:
+            self.logger.error("bad text handler failed", exc_info=True)
+            self.transport.abort()
+
+    # --- accept and close of the TCP connection --------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)
+        gate = self.gate
+        if gate is None:
+            return
+        peer = transport.get_extra_info("peername")
+        name = gate.accept(str(peer[0]) if isinstance(peer, tuple) and peer else "?")
+        if name is None:
+            # Over the limit: nothing is read (reading starts after this returns) and nothing
+            # is answered; the handshake task websockets started sees the connection lost.
+            self.transport.abort()
+            return
+        self.gated = name
+
     def connection_lost(self, exc: Exception | None) -> None:
+        if self.closer is not None:
+            self.closer.cancel()
+            self.closer = None
+        gated, self.gated = self.gated, None
+        if gated is not None and self.gate is not None:
+            self.gate.release(gated)
         super().connection_lost(exc)
         on_lost = self.on_lost
         if on_lost is not None:
