@@ -58,11 +58,11 @@ SECURITY_HEADERS = (
 )
 
 # Scripts (the ES modules and the vendored msgpack), styles, the favicon, /games.json: this origin.
-# Inline styles: the client sets `style` attributes (progress bars, card decoration), which CSP
-# counts as inline styles. Inline scripts, eval, plugins, frames, <base>: none. WebSocket: the same
-# host over ws: or wss: (older browsers do not count ws(s) to this host as 'self').
+# No inline styles: the client sets styles through the CSSOM, never as `style` attributes
+# (tests/web/test_board_input.py). Inline scripts, eval, plugins, frames, <base>: none. WebSocket:
+# the same host over ws: or wss: (older browsers do not count ws(s) to this host as 'self').
 CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self'; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
     "connect-src {connect}; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 

@@ -53,6 +53,12 @@ function h(tag, attrs = {}, ...kids) {
     if (k === "class") el.className = v;
     else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else if (k === "dataset") Object.assign(el.dataset, v);
+    // Through the CSSOM, never a `style` attribute: the Content-Security-Policy refuses inline
+    // style attributes (style-src without 'unsafe-inline'), not properties set from a script.
+    else if (k === "style") {
+      if (typeof v !== "object") throw new TypeError("h(): give style as {property: value}");
+      for (const [prop, val] of Object.entries(v)) el.style.setProperty(prop, String(val));
+    }
     else if (k === "html") el.innerHTML = v;
     else el.setAttribute(k, v === true ? "" : v);
   }
@@ -348,7 +354,7 @@ function raceListEl() {
                 "span",
                 { class: "mini-player" },
                 p.name,
-                r.status !== "lobby" ? h("span", { class: "mini-bar" }, h("i", { style: `width:${Math.round((100 * p.home) / (r.total || 1))}%` })) : null,
+                r.status !== "lobby" ? h("span", { class: "mini-bar" }, h("i", { style: { width: `${Math.round((100 * p.home) / (r.total || 1))}%` } })) : null,
               ),
             )),
           ),
@@ -527,7 +533,7 @@ function decoCards(game) {
   return sets.map((c, i) => {
     const red = "dh".includes(c[1]);
     const s = { c: "♣", d: "♦", h: "♥", s: "♠" }[c[1]];
-    return h("span", { class: `deco ${red ? "red" : ""}`, style: `--i:${i}` }, (c[0] === "T" ? "10" : c[0]) + s);
+    return h("span", { class: `deco ${red ? "red" : ""}`, style: { "--i": i } }, (c[0] === "T" ? "10" : c[0]) + s);
   });
 }
 
@@ -834,7 +840,7 @@ function playerRows(race) {
         p.berserk ? h("span", { class: "pill p-berserk", title: "took half the clock for one more point if they win" }, "berserk") : null,
         h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
       ),
-      h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: `width:${pct}%` })),
+      h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: { width: `${pct}%` } })),
       h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, countText(p.n || 0, "move"))),
     );
   });

@@ -1,13 +1,26 @@
-// Draws one player's board from a view text and turns clicks and drags into
+// Draws one player's board from a view text and turns clicks, drags and keys into
 // moves in docs/rules.md §1.3 notation, offering only the moves the server listed
 // as legal (`legal` from an ack or a resync).
+//
+// Keys (an interactive board): Tab and Shift+Tab go from pile to pile (a pile's stop is its top
+// face-up card, or the pile itself when it has none: an empty pile, the stock); in a pile whose
+// cards fan down, ArrowUp and ArrowDown move to the face-up card above or below (to take a run
+// from there). Enter acts as a click on the focused card or pile, "h" as a double-click (sends
+// the card home), Escape clears the selection. Space and "d" stay the race page's draw (app.js).
 import { GAMES } from "./games.js";
-import { parseView, cardEl } from "./cards.js";
+import { parseView, cardEl, cardName } from "./cards.js";
+import { pileText } from "./words.js";
 
 // Gaps in card widths: between piles of a group, between groups; narrower
 // ones when the board would not fit the width otherwise (phones).
 const WIDE = { gap: 0.16, group: 0.55 };
 const NARROW = { gap: 0.07, group: 0.3 };
+
+// Two clicks (or taps) on one card within this time are a double-click. A page cannot read the
+// platform's own setting; half a second is the usual default (Windows, GTK, Chromium's own).
+const DOUBLE_CLICK_MS = 500;
+
+const sameCard = (a, b) => !!a && !!b && a.pile === b.pile && a.idx === b.idx;
 
 /** Parse the legal list into {draw, from: Map("src:k" -> [{dst, move}])}. */
 export function indexLegal(legal) {
@@ -62,15 +75,18 @@ export class Board {
     this.sel = null; // {pile, k}
     this.busy = false;
     this.drag = null;
-    // What the last two taps or clicks hit (null for a drag): a double-click acts only when both
-    // were on its card. The browser pairs two quick taps a few px apart even on different piles (a
-    // destination, then the next card where it was): the second, a plain select, then played a move.
+    // The last two taps or clicks, {pile, idx, at} (null for a drag, and forgotten once one plays
+    // a move): a double-click is two of them on one card. The board pairs them itself: with a mouse,
+    // Chromium sends no dblclick (nor click) at all, as the first click redraws the board and the
+    // element it pressed is gone; and with a finger the browser pairs two quick taps a few px apart
+    // even on different piles (a destination, then the next card where it was), which must not count.
     this.taps = [null, null];
     this.marks = new Map(); // pile -> class, e.g. the last move's piles in a replay
     this.root.classList.add("board");
     if (this.opts.interactive) {
       this.root.classList.add("interactive-board");
       this.bindPointer();
+      this.root.addEventListener("keydown", (e) => this.onKey(e));
     }
     this.resizeObs = new ResizeObserver(() => {
       const w = this.root.clientWidth;
@@ -142,6 +158,8 @@ export class Board {
       return;
     }
     this.lastWidth = this.root.clientWidth;
+    // the elements are all replaced below: where the keyboard focus was, to put it back
+    const focus = this.opts.interactive ? this.focusedPlace() : null;
     const cw = this.cardWidth();
     const ch = Math.round(cw * 1.4);
     this.cw = cw;
@@ -172,7 +190,11 @@ export class Board {
           const piles = document.createElement("div");
           piles.className = "piles";
           piles.style.gap = `${Math.round(cw * sp.gap)}px`;
-          for (const name of group.piles) piles.appendChild(this.pileEl(name, group, game, targets));
+          for (const name of group.piles) {
+            const pileEl = this.pileEl(name, group, game, targets);
+            if (this.opts.interactive) this.tabStops(pileEl, name, targets);
+            piles.appendChild(pileEl);
+          }
           gEl.appendChild(piles);
           rowEl.appendChild(gEl);
         }
@@ -181,6 +203,54 @@ export class Board {
       frag.appendChild(colEl);
     }
     this.root.replaceChildren(frag);
+    if (focus) this.restoreFocus(focus);
+  }
+
+  /** Make a pile reachable by keyboard: its top face-up card is its Tab stop (the pile itself when
+   *  it shows none); its other face-up cards are reached with the arrows. Each is named in words. */
+  tabStops(pileEl, name, targets) {
+    const faces = [...pileEl.querySelectorAll(".card.face[data-idx]")];
+    const stop = faces.length ? faces[faces.length - 1] : pileEl;
+    const dest = targets.has(name) ? ", takes the selected cards" : "";
+    for (const c of faces) {
+      c.tabIndex = c === stop ? 0 : -1;
+      c.setAttribute("role", "button");
+      const selected = c.classList.contains("selected") ? ", selected" : "";
+      c.setAttribute("aria-label", `${cardName(c.dataset.card)}, ${pileText(name)}${selected}${dest}`);
+    }
+    if (stop !== pileEl) return;
+    pileEl.tabIndex = 0;
+    pileEl.setAttribute("role", "button");
+    const what = name === "s" ? `${this.view.stock} card${this.view.stock === 1 ? "" : "s"}` : "no card to play";
+    pileEl.setAttribute("aria-label", `${pileText(name)}, ${what}${dest}`);
+  }
+
+  /** Where the focus is on this board: {pile, idx (null: the pile itself), top (its Tab stop)}. */
+  focusedPlace() {
+    const a = document.activeElement;
+    if (!a || a === this.root || !this.root.contains(a)) return null;
+    const h = this.hit(a);
+    if (!h) return null;
+    const faces = h.pileEl.querySelectorAll(".card.face[data-idx]");
+    const top = h.cardE !== a || a === faces[faces.length - 1];
+    return { pile: h.pile, idx: h.cardE === a ? h.idx : null, top };
+  }
+
+  /** Focus the same place after a redraw: the same card if it was one below the top and is still
+   *  there face up, else the pile's Tab stop (a destination's new top card, a source's next one). */
+  restoreFocus(place) {
+    const pileEl = this.root.querySelector(`.pile[data-pile="${place.pile}"]`);
+    if (!pileEl) return;
+    const stop = pileEl.querySelector('[tabindex="0"]') || pileEl;
+    const card = place.top ? null : pileEl.querySelector(`.card.face[data-idx="${place.idx}"]`);
+    this.focusIn(pileEl, card || stop, { preventScroll: true });
+  }
+
+  /** Focus `el` in its pile, and make it the pile's Tab stop (a roving tabindex). */
+  focusIn(pileEl, el, opts) {
+    for (const c of pileEl.querySelectorAll('.card[tabindex="0"]')) c.tabIndex = -1;
+    el.tabIndex = 0;
+    el.focus(opts);
   }
 
   pileEl(name, group, game, targets) {
@@ -285,6 +355,7 @@ export class Board {
     this.root.addEventListener("pointerup", (e) => this.onUp(e));
     this.root.addEventListener("pointercancel", (e) => this.onCancel(e));
     this.root.addEventListener("lostpointercapture", (e) => this.onCancel(e));
+    // A real mouse never gets here (see `taps`); the browser's dblclick of two taps still does.
     this.root.addEventListener("dblclick", (e) => this.onDbl(e));
   }
 
@@ -369,7 +440,8 @@ export class Board {
     const d = this.drag;
     if (!d || d.id !== e.pointerId) return;
     this.drag = null;
-    this.taps = [this.taps[1], d.moved || !d.h ? null : { pile: d.h.pile, idx: d.h.idx }];
+    const tap = d.moved || !d.h ? null : { pile: d.h.pile, idx: d.h.idx, at: e.timeStamp };
+    this.taps = [this.taps[1], tap];
     if (d.moved) {
       if (d.ghost) d.ghost.remove();
       const under = document.elementFromPoint(e.clientX, e.clientY);
@@ -384,6 +456,8 @@ export class Board {
       return;
     }
     if (!d.h) return;
+    const [first] = this.taps;
+    if (sameCard(first, tap) && tap.at - first.at <= DOUBLE_CLICK_MS && this.sendHome(d.h.pile, d.h.idx)) return;
     this.click(d.h);
   }
 
@@ -413,11 +487,7 @@ export class Board {
         this.render();
         return;
       }
-      if (h.cardE) {
-        h.cardE.classList.remove("nope");
-        void h.cardE.offsetWidth;
-        h.cardE.classList.add("nope");
-      }
+      this.nope(h.cardE);
     }
     if (this.sel) {
       this.sel = null;
@@ -425,21 +495,63 @@ export class Board {
     }
   }
 
+  /** Shake a card that cannot do what was asked. */
+  nope(cardE) {
+    if (!cardE) return;
+    cardE.classList.remove("nope");
+    void cardE.offsetWidth;
+    cardE.classList.add("nope");
+  }
+
   onDbl(e) {
     // with the pointer captured, the event's target is the board itself
     const h = this.hit(document.elementFromPoint(e.clientX, e.clientY));
-    if (!h || h.idx === null || h.pile === "s" || this.busy) return;
-    // both clicks on this card: not a tap elsewhere, then one here that only selects
-    if (!this.taps.every((t) => t && t.pile === h.pile && t.idx === h.idx)) return;
-    const len = (this.view.piles[h.pile] || []).length;
-    const moves = this.movesFrom(h.pile, len - h.idx);
-    // send home first: the first foundation that takes it
-    const home = moves.find((m) => m.dst[0] === "f" && m.dst !== h.pile);
+    if (!h) return;
+    // both clicks on this card: not a tap elsewhere, then one here that only selects (and not a
+    // pair the board has already played: `play` forgets the taps)
+    if (!this.taps.every((t) => sameCard(t, h))) return;
+    this.sendHome(h.pile, h.idx);
+  }
+
+  /** What a double-click on a card does: send it home (to the first foundation that takes it),
+   *  else play its one move if it has just one. Whether a move was played. */
+  sendHome(pile, idx) {
+    if (idx === null || idx === undefined || pile === "s" || this.busy) return false;
+    const len = (this.view.piles[pile] || []).length;
+    const moves = this.movesFrom(pile, len - idx);
+    const home = moves.find((m) => m.dst[0] === "f" && m.dst !== pile);
     const pick = home || (moves.length === 1 ? moves[0] : null);
-    if (pick) this.play(pick.move);
+    if (!pick) return false;
+    this.play(pick.move);
+    return true;
+  }
+
+  onKey(e) {
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    // offline, the race page takes the pointer off the board (pointer-events: none): keys too
+    if (getComputedStyle(this.root).pointerEvents === "none") return;
+    const h = this.hit(e.target);
+    if (!h) return;
+    if (e.key === "Enter") {
+      e.preventDefault();
+      if (!e.repeat) this.click(h);
+    } else if (e.key === "h" || e.key === "H") {
+      e.preventDefault();
+      if (!e.repeat && !this.sendHome(h.pile, h.idx)) this.nope(h.cardE);
+    } else if ((e.key === "ArrowUp" || e.key === "ArrowDown") && h.cardE) {
+      const next = h.pileEl.querySelector(`.card.face[data-idx="${h.idx + (e.key === "ArrowUp" ? -1 : 1)}"]`);
+      if (!next) return;
+      e.preventDefault();
+      this.focusIn(h.pileEl, next);
+    } else if (e.key === "Escape" && this.sel) {
+      this.sel = null;
+      this.render();
+    }
   }
 
   async play(move) {
+    // a click that plays a move is never the first of a double-click
+    this.taps = [null, null];
     this.sel = null;
     this.render();
     if (!this.opts.onMove) return;

@@ -231,8 +231,9 @@ export class HowtoPage {
 
 const PLAYING = [
   "Click or tap a card to select it (in the tableau, click a card inside a pile to take the run from there up); the piles that take it glow. Click one to move. You can also drag.",
-  "Double-click sends a card home when a foundation takes it.",
-  "Click the stock, or press Space, to draw.",
+  "Double-click (or double-tap) a card to send it home when a foundation takes it.",
+  "Click the stock, or press Space or D, to draw.",
+  "With the keyboard: Tab (Shift+Tab back) goes from pile to pile, and ↑ ↓ from card to card inside a tableau pile. Enter selects the card, then Enter on a glowing pile moves it there; H sends the card home; Esc drops the selection.",
   "“Finish my game” stops your game and keeps the cards you have home.",
 ];
 
