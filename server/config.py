@@ -163,6 +163,21 @@ class Settings:
         default=250, metadata=_doc("interval of the deadline sweeper (backstop of local timers)")
     )
     max_list: int = field(default=100, metadata=_doc("most races in a race_list reply"))
+    max_spectating: int = field(
+        default=16,
+        metadata=_doc(
+            "races one connection may spectate at once; one more is refused with too-many-races "
+            "(unspectate, or the race's end, frees a slot)"
+        ),
+    )
+    max_public_lobbies_per_addr: int = field(
+        default=20,
+        metadata=_doc(
+            "open public lobbies (listed, not started) created from one client address, all "
+            "processes (counted in Redis); one more public create is refused with too-many-races "
+            "(0: no limit; --limit-exempt addresses are exempt)"
+        ),
+    )
     redis_pool: int = field(
         default=64, metadata=_doc("Redis connections for the cold paths (the move path has its own)")
     )
@@ -194,21 +209,6 @@ class Settings:
             "the client address (for MAX_CONN_PER_ADDR); empty: trust none"
         ),
     )
-
-    # --- daily challenges (server/daily, docs/protocol.md §5)
-    daily_secret: str = field(
-        default="",
-        metadata=_doc(
-            "HMAC key of the daily seeds; empty: one is generated once and kept in Redis. Prefer "
-            "the environment variable to the flag (process lists show flags); never change it mid-day"
-        ),
-    )
-    daily_time_limit_s: int = field(default=600, metadata=_doc("race clock of a daily attempt, seconds"))
-    daily_replay_top: int = field(
-        default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
-    )
-
-    # --- arenas (server/arena, docs/arenas.md, docs/protocol.md §5a)
     max_pending_per_addr: int = field(
         default=64,
         metadata=_doc(
@@ -231,6 +231,21 @@ class Settings:
             "'private': loopback and the private ranges; the client address as --trusted-proxies tells it"
         ),
     )
+
+    # --- daily challenges (server/daily, docs/protocol.md §5)
+    daily_secret: str = field(
+        default="",
+        metadata=_doc(
+            "HMAC key of the daily seeds; empty: one is generated once and kept in Redis. Prefer "
+            "the environment variable to the flag (process lists show flags); never change it mid-day"
+        ),
+    )
+    daily_time_limit_s: int = field(default=600, metadata=_doc("race clock of a daily attempt, seconds"))
+    daily_replay_top: int = field(
+        default=10, metadata=_doc("leaderboard entries whose replays are published once a day is final")
+    )
+
+    # --- arenas (server/arena, docs/arenas.md, docs/protocol.md §5a)
     arena_schedule: str = field(
         default="",
         metadata=_doc(

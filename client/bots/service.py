@@ -206,6 +206,8 @@ class BotService:
                         task.cancel()
                         log.info("bot %s lost its lease (another worker plays it now): given up", lease.bot)
                 await queue.rescue(now)
+                # A request a stalled worker popped and never claimed goes back to the queue.
+                await queue.retake(now)
             except (RedisError, OSError) as e:
                 log.log(self.outages.level(), "bot leases: Redis: %s", e)
             await asyncio.sleep(RENEW_S)

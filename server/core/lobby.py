@@ -10,6 +10,7 @@ on a conflict it waits `retry_delay_s` and starts again, at most
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from protocol import messages as m
@@ -21,6 +22,10 @@ from .record import COUNTDOWN, LOBBY, READY, WAITING, Player, Race, RaceError
 
 #: Compare-and-set attempts of one lobby change before it is refused (`internal`, "too busy").
 CAS_ATTEMPTS = 20
+
+#: A public lobby noted for its creator's address but not stored (yet) counts this long, ms:
+#: its creation may still be under way on another process; one that failed is forgotten then.
+PENDING_LOBBY_MS = 60_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,31 @@ def lobby_commit(old: Race, new: Race, now: int, lobby_ttl_s: int, finished_ttl_
         ttl_ms=ttl_ms(new, now, lobby_ttl_s, finished_ttl_s),
         timer=new.starts_at if started else None,
     )
+
+
+def open_lobbies(
+    noted: Sequence[tuple[str, int]], loaded: Sequence[Race | None | BaseException], now: int
+) -> tuple[list[str], list[str]]:
+    """(the races still open public lobbies, the ones to forget) among the races noted for
+    one address (race id, when noted), as loaded (a race, None when gone, or the error of
+    its read).
+
+    Open: in its lobby with someone seated (a race everybody left is off the list), or
+    not stored yet and noted less than PENDING_LOBBY_MS ago. A race whose read failed
+    counts as open: a refusal is safer than a list filled while Redis stumbles.
+    """
+    still: list[str] = []
+    gone: list[str] = []
+    for (rid, at), race in zip(noted, loaded, strict=True):
+        if isinstance(race, BaseException):
+            still.append(rid)
+        elif race is None:
+            (still if now - at < PENDING_LOBBY_MS else gone).append(rid)
+        elif race.status == LOBBY and race.players:
+            still.append(rid)
+        else:
+            gone.append(rid)
+    return still, gone
 
 
 def retry_delay_s(attempt: int) -> float:

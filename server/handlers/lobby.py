@@ -29,9 +29,10 @@ from protocol.messages import ErrorCode, RaceStatus
 
 from ..config import Settings
 from ..core import checks as check
+from ..core import hello as hello_rules
 from ..core import privacy
 from ..core import races as R
-from ..core.lobby import CAS_ATTEMPTS, lobby_commit, retry_delay_s
+from ..core.lobby import CAS_ATTEMPTS, lobby_commit, open_lobbies, retry_delay_s
 from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import Conflict, keys
@@ -70,10 +71,41 @@ class Lobby:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
         svc.disconnect_hooks.append(self.on_disconnect)
+        self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
 
     async def _seat_limit(self, pid: str) -> None:
         held = len(await self.svc.store.player_races(pid))
         check.seat_limit(held, self.svc.settings.max_races_per_player)
+
+    async def public_lobby_limit(self, s: Session, rid: str) -> None:
+        """Count the public lobby `rid` about to be created by `s` against its client address
+        (all processes, in Redis), or refuse it (`too-many-races`, nothing kept) when the
+        address already has --max-public-lobbies-per-addr open ones: else one address could
+        fill the public race list, a lobby per guest session it may create.
+
+        Private races are not limited here: they are not listed, and each costs its player a
+        seat (MAX_RACES_PER_PLAYER) like any race."""
+        svc = self.svc
+        most = svc.settings.max_public_lobbies_per_addr
+        if most <= 0 or not s.addr or hello_rules.limit_exempt(s.addr, self.exempt):
+            return
+        sessions = svc.store.sessions
+        now = await svc.store.time_ms()
+        noted = await sessions.note_lobby(s.addr, rid, now, svc.settings.lobby_ttl_s * 1000)
+        # Noted before counting: of two creates at once from one address, each sees the other
+        # (never both in past the limit).
+        others = [(r, at) for r, at in noted if r != rid]
+        loaded = await svc.store.load_races([r for r, _ in others]) if others else []
+        still, gone = open_lobbies(others, loaded, now)
+        refused = len(still) >= most
+        forget = gone + [rid] if refused else gone
+        await sessions.forget_lobbies(s.addr, forget)
+        if refused:
+            raise RaceError(
+                ErrorCode.TOO_MANY_RACES,
+                f"{most} public lobbies from your address wait for players already: "
+                "start or leave one, or create a private race",
+            )
 
     async def mutate(self, rid: str, change: Callable[[R.Race, int], R.Race]) -> R.Race:
         """Load, change with a pure function of core/races.py, compare-and-set; retry on conflict."""
@@ -110,9 +142,10 @@ class Lobby:
         private: bool,
         seed: str,
         now: int,
+        rid: str | None = None,
     ) -> R.Race:
         return R.new_race(
-            race=keys.new_race_id(),
+            race=rid or keys.new_race_id(),
             game=gdef.id,
             total=gdef.total,
             seats=seats,
@@ -144,9 +177,12 @@ class Lobby:
             msg.time_limit_s, st.time_limit_s, st.time_limit_min_s, st.time_limit_max_s
         )
         await self._seat_limit(s.player)
+        rid = keys.new_race_id()
+        if not msg.private:
+            await self.public_lobby_limit(s, rid)
         seed, proof = await self._deal(gdef.id, bool(msg.winnable))
         now = await self.svc.store.time_ms()
-        race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now)
+        race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now, rid)
         race.certified, race.proof, race.hints = (
             proof is not None,
             " ".join(proof or ()),

@@ -137,9 +137,12 @@ class RatedHandlers:
                 field="time_limit_s",
             )
         await lobby._seat_limit(li.player)
+        rid = keys.new_race_id()
+        if not msg.private:
+            await lobby.public_lobby_limit(s, rid)
         seed = self.svc.seed_factory()
         now = await self.svc.store.time_ms()
-        race = lobby._new_race(s, gdef, seats, st.time_limit_s, bool(msg.private), seed, now)
+        race = lobby._new_race(s, gdef, seats, st.time_limit_s, bool(msg.private), seed, now, rid)
         race.rated = True
         race.players[0].session = li.session
         if race.private:

@@ -113,9 +113,20 @@ class SessionHandlers:
                 # Kept a while: a player who reconnects soon (a dropped link, a storm) costs no
                 # unsubscribe and subscribe; notices meanwhile find no connection and are dropped.
                 asyncio.get_running_loop().call_later(PLAYER_CHANNEL_LINGER_S, self._unsubscribe_player, pid)
+        # Each clean-up on its own: one that fails (Redis trouble, a bug) must not leave the
+        # others' entries (a quick-match or rated pool entry, a spectator count) to expire.
         for rid in list(s.races):
-            svc.remove_member(s, rid)
+            try:
+                svc.remove_member(s, rid)
+            except Exception as exc:
+                svc.failed("could not drop a closed connection's race", exc)
         for rid in list(s.spectating):
-            await svc.unspectate(s, rid)
+            try:
+                await svc.unspectate(s, rid)
+            except Exception as exc:
+                svc.failed("could not stop a closed connection's watching", exc)
         for hook in svc.disconnect_hooks:
-            await hook(s)
+            try:
+                await hook(s)
+            except Exception as exc:
+                svc.failed("a disconnect clean-up failed", exc)

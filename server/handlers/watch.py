@@ -87,6 +87,14 @@ class Watch:
         if svc.spectate_guard is not None:
             await svc.spectate_guard(s, race)
         if rid not in s.spectating:
+            # Checked with no await before the add: each watched race costs this process a
+            # room, and fan-out work for every event and board of the race.
+            most = svc.settings.max_spectating
+            if len(s.spectating) >= most:
+                raise RaceError(
+                    ErrorCode.TOO_MANY_RACES,
+                    f"this connection already spectates {most} races: unspectate one first",
+                )
             room = svc.ensure_room(race)
             room.spectators.add(s)
             s.spectating.add(rid)

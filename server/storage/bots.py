@@ -11,6 +11,8 @@ request (docs/operations.md "Bots"):
                      reported them and when (ms, Redis clock)
 ``{bots:requests}:taking``  list: the requests workers have just popped (moved here
                      from ``bots:requests``) and not yet counted out of their free slots
+``{bots:requests}:seen``    hash: request json -> when a worker's sweep first saw it in
+                     ``taking`` (ms, Redis clock)
 ``{bots:requests}:bots``    hash: bot player id -> "EPOCH WORKER REQUEST", the bots being
                      played: the worker that holds the bot's lease (``-``: none, a
                      ``resume`` request for it is queued) and the request it plays
@@ -27,6 +29,14 @@ never promise one slot twice; a worker moves a request to ``taking`` as it pops 
 (``TAKEN``), so the request counts as waiting until the slot it fills counts as used.
 The other keys are hash-tagged with the list's own name: on a Redis Cluster they all
 live in the list's slot, as one script needs.
+
+Taken back. A worker stalled (SIGSTOP, a frozen VM) while its pop waits in Redis still
+gets the next request moved to ``taking``, and never claims it. Each second every
+worker sweeps ``taking`` (``RETAKE``): a request found there ``TAKE_HOLD_MS`` after the
+sweep first saw it goes back to the queue, to be popped next, by a live worker; an
+expired one is dropped. A claim takes only a request still in ``taking``: the stalled
+worker, if it wakes, finds its request gone (or popped again, and then it is the one
+whose claim takes it, the other's claim finding it gone), so one worker plays it.
 
 Leases. A bot outlives its worker. The worker that takes a request records the bot
 (``CLAIM``, in the step that counts its slot), and renews the lease of every bot it
@@ -68,6 +78,7 @@ REQUESTS = "bots:requests"
 WORKERS = "bots:workers"
 SLOTS = "{bots:requests}:slots"  # the hash tag puts it in the slot of REQUESTS (a cluster)
 TAKING = "{bots:requests}:taking"
+SEEN = "{bots:requests}:seen"
 BOTS = "{bots:requests}:bots"
 LEASES = "{bots:requests}:leases"
 BOT_PREFIX = "bot-"
@@ -77,6 +88,9 @@ RESUME = "resume"  # the kind of a request that resumes a recorded bot
 LEASE_MS = 5000  # a bot's lease, renewed every second by its worker
 LEASE_MARGIN_MS = 1000  # the worker stops its bot this much before the lease ends in Redis
 RESUME_HOLD_MS = 10_000  # a resume request unclaimed this long is replaced (and expires)
+# A popped request unclaimed this long (after a sweep first saw it) goes back to the queue:
+# well above the two Redis calls between a pop and its claim, on a loaded machine.
+TAKE_HOLD_MS = 5000
 RESCUE_BATCH = 100  # bots one worker re-queues in one step
 
 # Push requests (all or none) only if the workers' free slots cover them beside the
@@ -117,7 +131,8 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
 return 1
 """
 
-# A worker takes the request it has just popped: out of `taking`, the bot recorded under its
+# A worker takes the request it has just popped, if it is still in `taking` (not taken back
+# from a stalled worker): out of `taking`, the bot recorded under its
 # lease (a fresh request), or claimed if its record still waits for this resume request, and
 # the worker's free slots (less the one it fills) reported, in one step. KEYS: slots, taking,
 # bots, leases. ARGV: worker, free slots before it, now ms, request json, lease ms.
@@ -125,7 +140,7 @@ return 1
 CLAIM = """
 local worker, free, now, raw = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local lease = tonumber(ARGV[5])
-redis.call('LREM', KEYS[2], 1, raw)
+local mine = redis.call('LREM', KEYS[2], 1, raw) == 1
 local ok, req = pcall(cjson.decode, raw)
 local out
 if not ok or type(req) ~= 'table' or type(req.player) ~= 'string' then
@@ -140,6 +155,8 @@ elseif req.kind == 'resume' then
     out = {0, 'over'}
   elseif tonumber(epoch) ~= tonumber(req.epoch) or owner ~= '-' then
     out = {0, 'taken'}
+  elseif not mine then
+    out = {0, 'taken back'}
   else
     redis.call('HSET', KEYS[3], req.player, epoch .. ' ' .. worker .. ' ' .. body)
     redis.call('ZADD', KEYS[4], now + lease, req.player)
@@ -147,6 +164,8 @@ elseif req.kind == 'resume' then
   end
 elseif redis.call('HEXISTS', KEYS[3], req.player) == 1 then
   out = {0, 'taken'}
+elseif not mine then
+  out = {0, 'taken back'}
 else
   redis.call('HSET', KEYS[3], req.player, '1 ' .. worker .. ' ' .. raw)
   redis.call('ZADD', KEYS[4], now + lease, req.player)
@@ -242,6 +261,38 @@ return n
 """
 
 
+# Put back on the queue the requests popped and left unclaimed (a stalled worker's): each one
+# in `taking` is noted when first seen, and re-queued (at the end popped next) once seen `hold`
+# ms ago; an expired one is dropped; notes of requests gone from `taking` are deleted.
+# KEYS: taking, seen, requests. ARGV: now ms, hold ms -> how many were re-queued
+RETAKE = """
+local now, hold = tonumber(ARGV[1]), tonumber(ARGV[2])
+local present = {}
+local n = 0
+for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
+  local ok, req = pcall(cjson.decode, raw)
+  local at = tonumber(redis.call('HGET', KEYS[2], raw))
+  local expires = ok and type(req) == 'table' and tonumber(req.expires) or 0
+  if not ok or type(req) ~= 'table' or (expires > 0 and expires < now) then
+    redis.call('LREM', KEYS[1], 1, raw)
+  elseif not at then
+    redis.call('HSET', KEYS[2], raw, now)
+    present[raw] = true
+  elseif at <= now - hold then
+    redis.call('LREM', KEYS[1], 1, raw)
+    redis.call('RPUSH', KEYS[3], raw)
+    n = n + 1
+  else
+    present[raw] = true
+  end
+end
+for _, raw in ipairs(redis.call('HKEYS', KEYS[2])) do
+  if not present[raw] then redis.call('HDEL', KEYS[2], raw) end
+end
+return n
+"""
+
+
 def connect(url: str) -> Any:
     """A redis-py asyncio client for the server's Redis URL (a redis+cluster:// one too),
     for a bot worker."""
@@ -309,6 +360,7 @@ class BotQueue:
         self._put = redis.register_script(PUT)
         self._settle = redis.register_script(SETTLE)
         self._rescue = redis.register_script(RESCUE)
+        self._retake = redis.register_script(RETAKE)
 
     async def new_bot(self, level: str, name: str, ttl_s: int) -> tuple[str, str]:
         """A new bot identity: (player id, session token); only sha256(token) is stored."""
@@ -411,6 +463,10 @@ class BotQueue:
     async def rescue(self, now_ms: int, hold_ms: int = RESUME_HOLD_MS, most: int = RESCUE_BATCH) -> int:
         """Re-queue the bots whose lease has ended, as resume requests: how many."""
         return int(await self._rescue(keys=[BOTS, LEASES, REQUESTS], args=[now_ms, hold_ms, most]))
+
+    async def retake(self, now_ms: int, hold_ms: int = TAKE_HOLD_MS) -> int:
+        """Re-queue the requests popped and left unclaimed `hold_ms` (a stalled worker's): how many."""
+        return int(await self._retake(keys=[TAKING, SEEN, REQUESTS], args=[now_ms, hold_ms]))
 
     async def workers_alive(self, now_ms: int, within_ms: int) -> int:
         """Workers that asked for work lately (stale ones are pruned)."""

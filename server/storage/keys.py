@@ -28,6 +28,9 @@ key                                type    contents
 ``sess:SHA256(token)``             string  player id (+ " fresh" until the first seat); TTL
                                            FRESH_SESSION_TTL, then SESSION_TTL
 ``lim:sess:ADDR``                  string  sessions created from ADDR this minute
+``lim:lobbies:ADDR``               zset    race id -> when noted (ms): public lobbies
+                                           created from ADDR (some maybe started or
+                                           gone since); TTL lobby_ttl_s from the last
 ``conns:{ADDR}``                   hash    open connections from ADDR (or "player PID"):
                                            PROC -> count, PROC:t -> expiry (ms)
 ``pl:{PID}``                       hash    name, sess (its session key), seated; TTL as the session

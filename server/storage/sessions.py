@@ -7,6 +7,11 @@ player first takes a seat (`keep`: a race joined, created, quick-matched or
 a daily attempt started), then SESSION_TTL, renewed at each hello; so the
 identities a script creates and never uses are gone within hours.
 
+Open public lobbies per address (`--max-public-lobbies-per-addr`) are noted
+here too (`note_lobby`): a sorted set of the race ids each address created as
+public lobbies; the lobby handler drops those that started, emptied or expired
+as it counts them (server/core/lobby.py `open_lobbies`).
+
 Open connections per address (MAX_CONN_PER_ADDR) and per player
 (MAX_CONN_PER_PLAYER) are counted here too, for all processes: one hash per
 name, a field per process holding that process's count and a field saying
@@ -81,6 +86,10 @@ def conns_key(addr: str) -> str:
     return "conns:{" + addr + "}"
 
 
+def lobbies_key(addr: str) -> str:
+    return "lim:lobbies:" + addr
+
+
 class Sessions:
     def __init__(
         self, redis: aioredis.Redis, pipe: PackedCaller, session_ttl_s: int, fresh_ttl_s: int, per_min: int
@@ -108,6 +117,23 @@ class Sessions:
             return 0
         left = int(await self.redis.pttl(key))
         return left if left > 0 else NEW_SESSION_WINDOW_MS
+
+    async def note_lobby(self, addr: str, rid: str, now_ms: int, ttl_ms: int) -> list[tuple[str, int]]:
+        """Note `rid` as a public lobby created from `addr` (now); every race noted for `addr`,
+        with when it was noted (the caller drops those no longer open lobbies: `forget_lobbies`).
+        The set lives `ttl_ms` after its last note: as long as an untouched lobby."""
+        key = lobbies_key(addr)
+        pipe = self.redis.pipeline(transaction=False)  # one key: the commands run in order
+        pipe.zadd(key, {rid: now_ms})
+        pipe.pexpire(key, ttl_ms)
+        pipe.zrange(key, 0, -1, withscores=True)
+        noted = (await pipe.execute())[2]
+        return [(_text(r) or "", int(at)) for r, at in noted]
+
+    async def forget_lobbies(self, addr: str, rids: list[str]) -> None:
+        """These races no longer count as public lobbies of `addr` (started, left, gone, refused)."""
+        if rids:
+            await self.redis.zrem(lobbies_key(addr), *rids)
 
     async def new_session(self, name: str) -> tuple[str, str]:
         """A new identity: (player id, token), kept FRESH_SESSION_TTL until its first seat."""
