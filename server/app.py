@@ -17,6 +17,7 @@ import resource
 from collections.abc import Awaitable
 
 from argon2 import PasswordHasher
+from redis.exceptions import RedisError
 
 from .arena import ArenaStore
 from .certify import Certifier
@@ -34,9 +35,15 @@ from .ratings import Accounts, Pool, Ratings
 from .service import Service
 from .storage.embedded_redis import EmbeddedRedis, Supervisor, lock_data_folder
 from .storage.keys import new_race_id
+from .storage.resp import redact_url
 from .storage.store import Store
 
 log = logging.getLogger("solrace.app")
+
+
+class RedisUnreachable(OSError):
+    """Redis did not answer at the start (an OSError: `solrace serve` says it in one line)."""
+
 
 #: File descriptors kept for everything but client connections (with --redis-pool on top):
 #: the move pipe, pub/sub and health connections to Redis, the solver's and bots' pipes,
@@ -126,7 +133,11 @@ class App:
         if self.supervisor is not None:
             self.store.health.process_down = self.supervisor.down
             self.supervisor.on_back = self.store.redis_back
-        await self.store.start()
+        try:
+            await self.store.start()
+        except (RedisError, OSError) as exc:
+            # The one failure an operator meets at every misconfiguration: say it in one line.
+            raise RedisUnreachable(f"cannot reach Redis at {redact_url(url)}: {exc}") from None
         self.service = Service(self.settings, self.store, self.metrics)
         st = self.settings
         self.daily = Daily(

@@ -4,24 +4,58 @@
 
 Every setting of server/config.py is a flag and a SOLRACE_* variable. Prints
 the WebSocket and HTTP URLs once listening (tests read the first line to
-learn the port when started with --port 0). SIGTERM/SIGINT: graceful stop.
+learn the port when started with --port 0), and logs one line with the
+version, where it listens, its Redis and every setting that differs from its
+default. SIGTERM, SIGINT and SIGHUP: graceful stop (docs/operations.md §8).
+A start that cannot succeed (Redis unreachable, the private redis-server
+refusing its data) is one line on stderr and exit status 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import gc
 import logging
 import signal
 import sys
 
+from protocol.version import software_version
+
 from .config import Settings
+from .logs import LEVELS, default_level, setup_logging
+from .storage.resp import redact_url
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     Settings.add_arguments(parser)
-    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    parser.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=LEVELS,
+        default=default_level(),
+        help="logging level (default INFO, or SOLRACE_LOG_LEVEL)",
+    )
+
+
+#: Settings whose value is a secret: the startup line says only that they are set.
+SECRET_SETTINGS = ("daily_secret",)
+
+
+def changed_settings(settings: Settings) -> str:
+    """`name=value` of every setting that differs from its default, secrets and passwords hidden."""
+    out = []
+    for f in dataclasses.fields(settings):
+        value = getattr(settings, f.name)
+        if value == f.default:
+            continue
+        if f.name in SECRET_SETTINGS:
+            value = "(set)"
+        elif f.name == "redis":
+            value = redact_url(value)
+        out.append(f"{f.name}={value}")
+    return " ".join(out) or "none"
 
 
 async def serve(settings: Settings) -> None:
@@ -31,11 +65,14 @@ async def serve(settings: Settings) -> None:
     app = App(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    # SIGHUP too: a closed terminal or a supervisor's hang-up stops the server as cleanly as a
+    # SIGTERM (there is no configuration to reload: settings are read once, at start).
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         try:
             loop.add_signal_handler(sig, stop.set)
         except NotImplementedError:  # pragma: no cover - Windows
             pass
+    log = logging.getLogger("solrace")
     workers: BotWorkers | None = None
     try:
         await app.start()
@@ -44,12 +81,20 @@ async def serve(settings: Settings) -> None:
         if settings.bot_workers > 0 and app.store is not None:
             workers = BotWorkers(settings, app.ws_url, app.store.url)
             workers.start()
+        log.info(
+            "solrace %s listening on %s, Redis %s; settings changed from their defaults: %s",
+            software_version(),
+            app.ws_url,
+            "private (above)" if not settings.redis else redact_url(settings.redis),
+            changed_settings(settings),
+        )
         await stop.wait()
-        logging.getLogger("solrace").info("shutting down")
+        log.info("shutting down")
     finally:
         app.stop_accepting()  # at once: the bot workers may take seconds to stop
         # Side by side: each may wait for a stalled Redis, and the grace period is for both.
         await app.stop(None if workers is None else asyncio.ensure_future(workers.stop()))
+    log.info("stopped")
 
 
 GC_GEN0 = 10_000  # allocations between young collections (CPython's default: 700)
@@ -72,12 +117,7 @@ def tune_gc() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    logging.getLogger("websockets").setLevel(logging.WARNING)  # one line per HTTP request is noise
+    setup_logging(args.log_level)
     try:
         settings = Settings.from_env(args=args)
     except ValueError as exc:  # a bad value in a flag or a SOLRACE_* variable

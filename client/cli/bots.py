@@ -20,6 +20,7 @@ import sys
 
 from client.bots.service import BotService, Limits
 from server.config import Settings
+from server.logs import LEVELS, default_level, setup_logging
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,7 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--parent", type=int, default=None, help="stop when the process with this pid is gone"
     )
-    parser.add_argument("--log-level", default="INFO", help="logging level (default INFO)")
+    parser.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=LEVELS,
+        default=default_level(),
+        help="logging level (default INFO, or SOLRACE_LOG_LEVEL)",
+    )
 
 
 #: A worker whose stop has not ended this long after it began exits all the same: a bot's
@@ -94,12 +101,7 @@ async def serve(service: BotService) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
-    logging.getLogger("websockets").setLevel(logging.WARNING)
+    setup_logging(args.log_level)
     redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
     if not redis_url:
         print("solrace bots: give the server's Redis URL (--redis or SOLRACE_REDIS)", file=sys.stderr)

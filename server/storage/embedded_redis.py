@@ -45,6 +45,15 @@ class DataFolderInUse(OSError):
     """Another server holds the data folder (an OSError: `solrace serve` says it in one line)."""
 
 
+class RedisStartError(OSError):
+    """The private redis-server would not start (an OSError: one line, its log's reason)."""
+
+
+#: What redis-server logs when it loaded an AOF only by dropping its damaged tail: an operator
+#: must hear it (the moves in that tail are gone), and redis.log is not where they look.
+AOF_TRUNCATED = ("Truncating the AOF", "!!! Warning: short read while loading the AOF")
+
+
 def lock_data_folder(data_dir: str | os.PathLike[str]) -> int:
     """Lock `data_dir` for this process: an exclusive `flock` on its `solrace.lock`, held until exit.
 
@@ -138,7 +147,8 @@ class EmbeddedRedis:
 
     def start(self, timeout: float = 10.0) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        # A free port can be taken between our probe and redis' bind: retry.
+        log_start = self._log_size()
+        # A free port can be taken between our probe and redis' bind: retry that, and only that.
         for _attempt in range(5):
             port = self.port or free_port(self.host)
             args = [
@@ -178,11 +188,54 @@ class EmbeddedRedis:
             )
             if self._wait_ready(port, timeout):
                 self.port = port
+                self._report_repairs(log_start)
                 return self
             self.stop()
-            if self.port:
+            if self.port or "Address already in use" not in self._log_since(log_start):
                 break
-        raise RuntimeError(f"redis-server did not start; log tail:\n{self.log_tail(2000)}")
+        raise RedisStartError(self._why_not_started(log_start))
+
+    def _log_size(self) -> int:
+        try:
+            return (self.data_dir / self.log_name).stat().st_size
+        except OSError:
+            return 0
+
+    def _log_since(self, offset: int) -> str:
+        """What redis-server logged after `offset` (this start's lines)."""
+        try:
+            with open(self.data_dir / self.log_name, "rb") as f:
+                f.seek(offset)
+                return f.read().decode(errors="replace")
+        except OSError:
+            return ""
+
+    def _why_not_started(self, log_start: int) -> str:
+        """One line: the reason redis-server gave (its last lines), and what to do about a damaged AOF."""
+        lines = [
+            ln.split(" # ", 1)[-1].strip() for ln in self._log_since(log_start).splitlines() if ln.strip()
+        ]
+        reason = lines[-1] if lines else "no log line (is the redis-server binary runnable?)"
+        text = f"the private redis-server did not start in {self.data_dir}: {reason}"
+        if "append only file" in reason.lower():
+            text += (
+                " (copy the folder first; the repair tool redis-check-aof is this redis-server binary "
+                "run under that name: docs/operations.md §6)"
+            )
+        return text
+
+    def _report_repairs(self, log_start: int) -> None:
+        said = [
+            line.split(" # ", 1)[-1].strip()
+            for line in self._log_since(log_start).splitlines()
+            if any(mark in line for mark in AOF_TRUNCATED)
+        ]
+        if said:
+            log.warning(
+                "the private redis-server dropped a damaged end of its AOF to start: the last "
+                "writes before a crash may be lost (redis.log: %s)",
+                "; ".join(said),
+            )
 
     def log_tail(self, chars: int) -> str:
         log_file = self.data_dir / self.log_name

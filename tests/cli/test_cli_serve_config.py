@@ -1,0 +1,171 @@
+"""`solrace serve` as an operator meets it (the operator audit): a value that would run a
+broken server is refused at start in one line; a start that cannot succeed (Redis out of
+reach, a damaged AOF) is one line and exit status 1, not a traceback; once running, one log
+line says the version, the Redis and every setting changed from its default (no password)."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_cli_serve import ROOT, error_line, serve
+
+from server.config import RANGES, Settings
+
+
+def test_every_numeric_setting_has_a_range() -> None:
+    numeric = {f.name for f in dataclasses.fields(Settings) if type(f.default) in (int, float)}
+    assert numeric == set(RANGES)
+    for name, (least, most) in RANGES.items():
+        default = getattr(Settings(), name)
+        assert (least is None or least <= default) and (most is None or default <= most), name
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--session-ttl-s", "0"], "--session-ttl-s must be at least 60, not 0"),
+        (["--max-frame", "0"], "--max-frame must be 256 to 16777216, not 0"),
+        (["--spectator-flush-ms", "0"], "--spectator-flush-ms must be 10 to 3600000, not 0"),
+        (["--sweep-ms", "0"], "--sweep-ms must be 10 to 3600000, not 0"),
+        (["--hello-timeout-s", "0"], "--hello-timeout-s must be 0.1 to 3600, not 0"),
+        (["--max-conn-per-addr", "0"], "--max-conn-per-addr must be at least 1, not 0"),
+        (["--rate", "-5"], "--rate must be at least 1, not -5"),
+        (["--certify-workers", "-1"], "--certify-workers must be at least 0, not -1"),
+        (["--password-hash-memory-kib", "1"], "--password-hash-memory-kib must be at least 1024, not 1"),
+        (["--certified-games", "klondike"], "--certified-games: no game klondike"),
+        (["--static", "/nonexistent/folder"], "--static: /nonexistent/folder is not a folder"),
+        (["--trusted-proxies", "not-an-ip"], "trusted-proxies"),
+        (["--limit-exempt", "300.1.1.1"], "limit-exempt"),
+        (["--redis", "foo://x"], "--redis must start with one of redis://"),
+        (["--redis", "redis://"], "--redis names no host"),
+    ],
+)
+def test_a_value_that_would_break_the_server_is_refused(
+    tmp_path: Path, flags: list[str], message: str
+) -> None:
+    done = serve(*flags, "--data", str(tmp_path / "data"))
+    assert done.returncode == 2, done.stderr
+    assert error_line(done.stderr).startswith("solrace serve: "), done.stderr
+    assert message in error_line(done.stderr)
+    assert not (tmp_path / "data").exists()  # refused before the private redis-server started
+
+
+def test_a_number_that_is_not_finite_is_refused(tmp_path: Path) -> None:
+    env = {**os.environ, "SOLRACE_HINT_WAIT_S": "nan"}
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "serve", "--data", str(tmp_path / "data")],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "--hint-wait-s" in error_line(done.stderr)
+
+
+def test_an_unknown_log_level_is_refused() -> None:
+    done = serve("--log-level", "verbose")
+    assert done.returncode == 2
+    assert "argument --log-level: invalid choice: 'VERBOSE'" in done.stderr
+
+
+def test_redis_out_of_reach_is_one_line() -> None:
+    done = serve("--port", "0", "--redis", "redis://:s3cretPW@127.0.0.1:1/0", "--redis-timeout-s", "2")
+    assert done.returncode == 1
+    line = error_line(done.stderr)
+    assert line.startswith("solrace serve: cannot reach Redis at redis://:***@127.0.0.1:1/0: "), line
+    assert "s3cretPW" not in done.stderr
+
+
+def test_a_damaged_aof_is_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "appendonly.aof").write_bytes(b"this is not an append-only file\r\n")
+    done = serve("--port", "0", "--data", str(data))
+    assert done.returncode == 1
+    line = error_line(done.stderr)
+    assert f"the private redis-server did not start in {data.resolve()}: " in line, line
+    assert "Bad file format reading the append only file" in line and "redis-check-aof" in line
+
+
+def test_the_start_line_names_the_version_the_redis_and_the_changed_settings(tmp_path: Path) -> None:
+    env = {**os.environ, "SOLRACE_DAILY_SECRET": "do-not-log-me", "SOLRACE_LOG_LEVEL": "info"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--port",
+            "0",
+            "--data",
+            str(tmp_path / "data"),
+            "--max-list",
+            "50",
+            "--bot-workers",
+            "0",
+            "--certify-workers",
+            "0",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and "listening on" in proc.stdout.readline()
+        proc.send_signal(signal.SIGHUP)  # a hang-up stops it as cleanly as SIGTERM
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err
+    start = [line for line in err.splitlines() if " solrace: solrace " in line]
+    assert len(start) == 1, err
+    assert re.match(
+        r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z INFO solrace: solrace \S+ listening on ws://", start[0]
+    )
+    assert "Redis private" in start[0]
+    assert "max_list=50" in start[0] and "daily_secret=(set)" in start[0] and "do-not-log-me" not in err
+    assert err.rstrip().endswith("INFO solrace: stopped"), err[-500:]
+
+
+def test_an_aof_cut_short_starts_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """redis-server drops a cut-off last command to start; the moves in it are gone, and the
+    operator hears it in the server's log, not only in DATA/redis.log."""
+    import logging
+
+    import redis
+
+    from server.storage.embedded_redis import EmbeddedRedis
+
+    data = tmp_path / "data"
+    first = EmbeddedRedis(data).start()
+    with redis.Redis.from_url(first.url) as r:
+        for i in range(20):
+            r.set(f"k{i}", "x" * 100)
+    first.stop()
+    aof = data / "appendonly.aof"
+    aof.write_bytes(aof.read_bytes()[:-37])  # the last SET cut in its middle
+    with caplog.at_level(logging.WARNING, logger="solrace.redis"):
+        again = EmbeddedRedis(data).start()
+    try:
+        with redis.Redis.from_url(again.url) as r:
+            assert r.dbsize() == 19
+    finally:
+        again.stop()
+    said = [
+        rec.getMessage() for rec in caplog.records if "dropped a damaged end of its AOF" in rec.getMessage()
+    ]
+    assert len(said) == 1 and "Truncating the AOF" in said[0], caplog.text
