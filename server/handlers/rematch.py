@@ -47,8 +47,14 @@ class Rematch:
             return await self._accept(s, msg, existing)
         await self.lobby._seat_limit(s.player)
         new_rid = keys.new_race_id()
+        if not settings.private:
+            # A rematch is a new public lobby like a create: else create, finish, rematch would
+            # list lobbies past --max-public-lobbies-per-addr.
+            await self.lobby.public_lobby_limit(s, new_rid)
         claimed = await queue.claim_rematch(rid, new_rid, svc.settings.lobby_ttl_s)
         if claimed != new_rid:
+            if not settings.private and s.addr:
+                await svc.store.sessions.forget_lobbies(s.addr, [new_rid])  # not ours to count
             return await self._accept(s, msg, claimed)
         seed = svc.seed_factory()
         now = await svc.store.time_ms()

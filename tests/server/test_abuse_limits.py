@@ -119,3 +119,20 @@ async def test_public_lobbies_created_at_once_never_pass_the_limit(make_server):
     assert (await create(players[-1]))["code"] == "too-many-races"
     assert len(await listed(players[0])) == 3
     await asyncio.gather(*(c.close() for c in players))
+
+
+async def test_a_rematch_is_a_public_lobby_too(make_server):
+    """A rematch of a public race lists a new lobby: counted like a create (else create,
+    finish, rematch was a way around the limit)."""
+    app = await make_server(max_public_lobbies_per_addr=1, limit_exempt="")
+    ada = await player(app.ws_url, "ada")
+    solo = (await create(ada, seats=1))["race"]
+    await one_seat_race_ends(ada, solo)  # started: no longer an open lobby
+    kept = (await create(ada))["race"]  # the address's one open public lobby
+    refused = await ada.request("rematch", race=solo)
+    assert refused["code"] == "too-many-races", refused
+    assert await listed(ada) == {kept}  # nothing was created
+    assert (await ada.request("leave", race=kept))["t"] == "race"
+    again = await ada.request("rematch", race=solo)
+    assert again["t"] == "race" and again["race"] != kept, again
+    await ada.close()
