@@ -779,13 +779,19 @@ async function finishGame() {
 
 /** Called by the board: send one move, apply the ack. */
 async function sendMove(move) {
-  const you = app.you;
+  let you = app.you;
   if (!you || !app.race) return;
   if (app.board && app.board.marks.size) app.board.marks = new Map(); // a hint holds until the next move
   try {
     const ack = await conn.request({ t: "move", race: app.raceId, n: you.n, move, view: true }, 6000);
     if (ack.race !== app.raceId) return;
     if (typeof ack.ver === "number") checkVer(ack);
+    // A resync while the move was in flight replaces app.you: update the board shown now,
+    // unless that one is already past this move.
+    if (app.you !== you) {
+      if (!app.you || app.you.n > ack.n) return;
+      you = app.you;
+    }
     you.n = ack.n;
     you.home = ack.home;
     you.status = ack.status;
