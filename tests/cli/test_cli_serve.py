@@ -17,10 +17,12 @@ from waiting import DEADLINE, until, wait_until
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def serve(*args: str) -> subprocess.CompletedProcess[str]:
+def serve(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`solrace serve` run to its end (a refusal), with extra SOLRACE_* variables in `env`."""
     return subprocess.run(
         [sys.executable, "-m", "client.cli", "serve", "--host", "127.0.0.1", *args],
         cwd=ROOT,
+        env={**os.environ, **(env or {})},
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -106,16 +108,7 @@ def test_a_port_out_of_range_is_refused(tmp_path: Path, port: str) -> None:
 
 
 def test_a_bad_environment_value_is_one_line(tmp_path: Path) -> None:
-    env = {**os.environ, "SOLRACE_PORT": "eighty"}
-    done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "serve", "--data", str(tmp_path / "data")],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = serve("--data", str(tmp_path / "data"), env={"SOLRACE_PORT": "eighty"})
     assert done.returncode == 2
     assert error_line(done.stderr) == "solrace serve: SOLRACE_PORT='eighty' is not an integer"
 

@@ -58,16 +58,7 @@ def test_a_value_that_would_break_the_server_is_refused(
 
 
 def test_a_number_that_is_not_finite_is_refused(tmp_path: Path) -> None:
-    env = {**os.environ, "SOLRACE_HINT_WAIT_S": "nan"}
-    done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "serve", "--data", str(tmp_path / "data")],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = serve("--data", str(tmp_path / "data"), env={"SOLRACE_HINT_WAIT_S": "nan"})
     assert done.returncode == 2
     assert "--hint-wait-s" in error_line(done.stderr)
 
