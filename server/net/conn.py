@@ -125,6 +125,8 @@ class Conn:
         "out",
         "outbox",
         "order",
+        "close_code",
+        "close_reason",
         "__weakref__",
     )
 
@@ -156,6 +158,9 @@ class Conn:
         # The ordered reply queue: while a reply is awaited (`later`), every frame sent after
         # it waits here behind it, so requests are answered in the order sent.
         self.order: deque[bytes | Later] | None = None
+        # The close this server started (`closing`), for the gateway's log line once it is gone.
+        self.close_code: int | None = None
+        self.close_reason = ""
 
     # --- sending -----------------------------------------------------------------------
 
@@ -299,9 +304,15 @@ class Conn:
         self.queued = 0
         self.order = None
         self.outbox.backlog.forget(self)
+        self.closing(code, reason)
+        asyncio.get_running_loop().create_task(self._close(code, reason))
+
+    def closing(self, code: int, reason: str) -> None:
+        """Note a close this server starts: counted now, logged by the gateway when the connection ends."""
+        self.close_code = code
+        self.close_reason = reason
         if self.metrics is not None:
             self.metrics.closes[code] += 1
-        asyncio.get_running_loop().create_task(self._close(code, reason))
 
     async def _close(self, code: int, reason: str) -> None:
         ws = self.ws

@@ -23,6 +23,16 @@ code and changes nothing; an unexpected exception in a handler gets
 with 1009 by websockets itself (max_size); a text message that is not UTF-8
 with 1007 (RFC 6455 §8.1), counted like our own closes.
 
+Every close the server starts because of what a client did (1007, 1008:
+limits, hello timeout, slow client; websockets' own 1009 oversized frame,
+1002 malformed frame, 1011 keepalive timeout) is counted in
+`solrace_closes_total` and logged at INFO with the client's address, the
+code and the reason, once the connection is gone (`handler`'s end reads
+which close it was: `Conn.close_code` for ours, websockets' protocol state
+for its own). `CloseLog` bounds those lines so that a flood of bad clients
+cannot flood the log. Normal closes (1000, 1001, the 1012 of a restart) are
+not logged.
+
 HTTP on the same port (`/healthz`, `/metrics`, the web client) is
 server/net/http.py.
 """
@@ -33,6 +43,7 @@ import asyncio
 import logging
 import socket
 import sys
+import time
 from collections import deque
 from collections.abc import Awaitable, Iterable
 from functools import partial
@@ -70,6 +81,18 @@ ASIDE_RETRY_MS = 1000
 #: (no bound on our frames): a ping flood that reads nothing must still end.
 CONTROL_BACKLOG = 2**18
 
+# The log of closes the server starts (`CloseLog`, docs/operations.md §10): at most
+# CLOSE_LOG_PER_ADDR lines per client address per CLOSE_LOG_WINDOW_S, and at most CLOSE_LOG_PER_S
+# lines a second in all (a flood from many addresses); what is left out is summed up in one line
+# at most every CLOSE_LOG_SUMMARY_S.
+CLOSE_LOG_PER_ADDR = 5
+CLOSE_LOG_WINDOW_S = 60.0
+CLOSE_LOG_PER_S = 10
+CLOSE_LOG_SUMMARY_S = 10.0
+#: Closes of a normal kind, neither logged nor counted per connection: the client's own
+#: (1000, 1001) and a restart's (1012, counted by `Gateway.close`).
+NORMAL_CLOSES = frozenset({WsCloseCode.NORMAL_CLOSURE, WsCloseCode.GOING_AWAY, CloseCode.RESTART})
+
 log = logging.getLogger("solrace.gateway")
 
 encode = m.encode
@@ -95,6 +118,54 @@ def _connection_class(gate: SocketGate) -> type[FastConnection]:
     return Connection
 
 
+class CloseLog:
+    """One INFO line per close the server starts for a client's behaviour, bounded (module doc)."""
+
+    def __init__(self) -> None:
+        # Address -> (start of its window, lines logged in it); only addresses that got a line,
+        # and pruned each window, so at most about CLOSE_LOG_PER_S * 2 * CLOSE_LOG_WINDOW_S entries.
+        self.by_addr: dict[str, tuple[float, int]] = {}
+        self.pruned = time.monotonic()
+        self.second = 0.0  # start of the current second of the global cap
+        self.in_second = 0
+        self.suppressed = 0
+        self.summary: asyncio.TimerHandle | None = None
+
+    def closed(self, addr: str, code: int, reason: str) -> None:
+        now = time.monotonic()
+        if now - self.second >= 1.0:
+            self.second, self.in_second = now, 0
+        start, lines = self.by_addr.get(addr, (now, 0))
+        if now - start >= CLOSE_LOG_WINDOW_S:
+            start, lines = now, 0
+        if self.in_second >= CLOSE_LOG_PER_S or lines >= CLOSE_LOG_PER_ADDR:
+            self.suppressed += 1
+            if self.summary is None:
+                self.summary = asyncio.get_running_loop().call_later(CLOSE_LOG_SUMMARY_S, self.flush)
+            return
+        self.in_second += 1
+        self.by_addr[addr] = (start, lines + 1)
+        if now - self.pruned >= CLOSE_LOG_WINDOW_S:
+            self.pruned = now
+            self.by_addr = {a: w for a, w in self.by_addr.items() if now - w[0] < CLOSE_LOG_WINDOW_S}
+        log.info("closed the connection of %s with %d: %s", addr, code, reason)
+
+    def flush(self) -> None:
+        """Log how many close lines were left out since the last summary (the timer, and at stop)."""
+        if self.summary is not None:
+            self.summary.cancel()
+            self.summary = None
+        if self.suppressed:
+            log.info(
+                "suppressed %d close lines (at most %d per address per %g s, %d per second)",
+                self.suppressed,
+                CLOSE_LOG_PER_ADDR,
+                CLOSE_LOG_WINDOW_S,
+                CLOSE_LOG_PER_S,
+            )
+            self.suppressed = 0
+
+
 class Gateway:
     def __init__(
         self, settings: Settings, service: Service, metrics: Metrics, *, max_connections: int = 0
@@ -109,6 +180,7 @@ class Gateway:
         self.server: Server | None = None
         self.outbox = Outbox(Backlog(settings.outbound_total))
         self.http = Http(settings, service.store, metrics)
+        self.close_log = CloseLog()
         service.broadcast_latest = self._broadcast_latest
         self.trusted = parse_networks(settings.trusted_proxies, "trusted-proxies")
         cap = max_connections or settings.max_connections
@@ -190,8 +262,9 @@ class Gateway:
         try:
             admitted, counted = await self.admission.connect(addr)
             if not admitted:
-                self.metrics.closes[CloseCode.POLICY] += 1
-                await ws.close(CloseCode.POLICY, "too many connections from this address")
+                reason = "too many connections from this address"
+                conn.closing(CloseCode.POLICY, reason)
+                await ws.close(CloseCode.POLICY, reason)
                 return
             loop = asyncio.get_running_loop()
             link.hello_by = loop.time() + st.hello_timeout_s
@@ -220,11 +293,27 @@ class Gateway:
             self.conns.discard(conn)
             self.outbox.backlog.forget(conn)
             self.metrics.connections -= 1
+            self._closed(conn)
             await self.admission.disconnect(addr, counted, link.player)
             try:
                 await self.service.disconnect(link.session)
             except Exception:
                 log.exception("disconnect cleanup failed")
+
+    def _closed(self, conn: Conn) -> None:
+        """The connection is gone: log the close the server started, if any and not a normal one.
+        Ours are noted by `Conn.closing`; websockets' own (1009 for max_size, 1002, 1011 keepalive
+        timeout) only in its protocol state: the close frame it sent first, not echoed."""
+        code, reason = conn.close_code, conn.close_reason
+        if code is None:
+            protocol = conn.ws.protocol
+            sent = protocol.close_sent
+            if sent is None or protocol.close_rcvd_then_sent or sent.code in NORMAL_CLOSES:
+                return
+            code, reason = sent.code, sent.reason
+            self.metrics.closes[code] += 1
+        if code not in NORMAL_CLOSES:
+            self.close_log.closed(conn.addr, code, reason)
 
     def _error(self, conn: Conn, rid: int | None, code: ErrorCode, message: str, **extra: Any) -> None:
         self.metrics.errors[code] += 1
@@ -464,3 +553,4 @@ class Gateway:
         except TimeoutError:
             log.warning("some connections did not close in time")
         await self.admission.close()  # the closed connections' counts, written before Redis goes
+        self.close_log.flush()

@@ -17,7 +17,8 @@ too: `SecureProtocol` adds them to every response as it is sent.
 
 `/metrics` answers only clients whose address (the peer's, or the one a trusted proxy forwarded) lies in
 `--metrics-from` (default: loopback and the private ranges); everyone else gets the 404 of a missing file,
-so that the counters of a public server are not public.
+so that the counters of a public server are not public. It waits at most RACE_COUNT_TIMEOUT_S for Redis's
+count of the races; without it the scrape leaves `solrace_races` out and says `solrace_redis_up 0`.
 """
 
 from __future__ import annotations
@@ -48,6 +49,12 @@ DEFAULT_STATIC = Path(__file__).resolve().parents[2] / "client" / "web" / "stati
 MAX_PATH = 1024
 
 METHODS = ("GET", "HEAD")
+
+# The longest /metrics waits for Redis to count the races: well under a scraper's timeout
+# (Prometheus: 10 s by default), so that a stalled Redis shows as `solrace_redis_up 0` and a gap
+# in `solrace_races`, not as a failed scrape that hides every other series (or, after
+# --redis-timeout-s, as a count of 0).
+RACE_COUNT_TIMEOUT_S = 1.0
 
 SECURITY_HEADERS = (
     ("X-Content-Type-Options", "nosniff"),
@@ -157,11 +164,13 @@ class Http:
             return self._response(200, self.games_json, "application/json; charset=utf-8")
         return self._static(path)
 
-    async def _races_by_status(self) -> dict[str, int]:
+    async def _races_by_status(self) -> dict[str, int] | None:
+        """The whole-cluster race count, or None when Redis fails it or does not answer within
+        RACE_COUNT_TIMEOUT_S (the scrape then shows `solrace_redis_up 0` and no `solrace_races`)."""
         try:
-            return await self.store.race_counts()
+            return await asyncio.wait_for(self.store.race_counts(), RACE_COUNT_TIMEOUT_S)
         except Exception:
-            return {}
+            return None
 
     def _static(self, path: str) -> Response:
         if path in ("", "/"):

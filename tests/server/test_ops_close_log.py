@@ -1,0 +1,117 @@
+"""The log line of each close the server starts for a client's behaviour (server/net/gateway.py
+`CloseLog`, docs/operations.md §10): the client's address (the forwarded one behind a trusted proxy),
+the code and the reason, for websockets' own 1009 as for our hello timeout; bounded per address and
+in all under a flood, the rest summed up. Real servers on 127.0.0.1, real Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import re
+
+import pytest
+from waiting import DEADLINE, until
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+import server.net.gateway as gateway
+from server.net.gateway import CLOSE_LOG_PER_ADDR, CLOSE_LOG_PER_S
+
+LOGGER = "solrace.gateway"
+# Small enough to go fast, well under the 128 sockets one address may hold (MAX_CONN_PER_ADDR + pending).
+BATCH = 25
+CLOSED = re.compile(r"closed the connection of (\S+) with (\d+): (.*)")
+SUPPRESSED = re.compile(r"suppressed (\d+) close lines")
+
+
+def closes(caplog: pytest.LogCaptureFixture) -> list[tuple[str, int, str, float]]:
+    """(address, code, reason, time) of each close line logged so far."""
+    out = []
+    for record in caplog.records:
+        if record.name == LOGGER and (match := CLOSED.fullmatch(record.getMessage())):
+            out.append((match.group(1), int(match.group(2)), match.group(3), record.created))
+    return out
+
+
+def suppressed(caplog: pytest.LogCaptureFixture) -> int:
+    return sum(
+        int(match.group(1))
+        for record in caplog.records
+        if record.name == LOGGER and (match := SUPPRESSED.match(record.getMessage()))
+    )
+
+
+async def open_ws(app, forwarded: str | None) -> ClientConnection:
+    headers = {} if forwarded is None else {"X-Forwarded-For": forwarded}
+    return await asyncio.wait_for(connect(app.ws_url, compression=None, additional_headers=headers), DEADLINE)
+
+
+async def oversized(app, forwarded: str | None = None) -> int | None:
+    """A frame one byte over MAX_FRAME; the close code the server sent."""
+    ws = await open_ws(app, forwarded)
+    try:
+        await ws.send(bytes(app.settings.max_frame + 1))
+    except ConnectionClosed:
+        pass
+    await asyncio.wait_for(ws.wait_closed(), DEADLINE)
+    return ws.close_code
+
+
+async def silent(app, forwarded: str | None = None) -> int | None:
+    """No hello: the close code the server sent at HELLO_TIMEOUT."""
+    ws = await open_ws(app, forwarded)
+    await asyncio.wait_for(ws.wait_closed(), DEADLINE)
+    return ws.close_code
+
+
+async def test_an_oversized_frame_and_a_hello_timeout_are_logged_with_address_and_code(
+    make_server, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = await make_server(trusted_proxies="127.0.0.1", hello_timeout_s=0.5)
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        assert await oversized(app, "198.51.100.7") == 1009
+        assert await silent(app, "198.51.100.8") == 1008
+        await until(lambda: len(closes(caplog)) >= 2, what="two close lines")
+        # A client that says goodbye itself is not logged.
+        ws = await open_ws(app, "198.51.100.9")
+        await ws.close()
+        await until(lambda: app.metrics.connections == 0, what="the connections gone")
+    lines = {addr: (code, reason) for addr, code, reason, _ in closes(caplog)}
+    assert set(lines) == {"198.51.100.7", "198.51.100.8"}, lines
+    assert lines["198.51.100.7"][0] == 1009
+    assert lines["198.51.100.8"] == (1008, "no hello in time")
+    assert app.metrics.closes[1009] == 1  # websockets' own close is counted too
+
+
+async def test_a_flood_of_bad_clients_logs_a_bounded_number_of_lines(
+    make_server, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gateway, "CLOSE_LOG_SUMMARY_S", 0.2)  # the summary without a long wait
+    app = await make_server(trusted_proxies="127.0.0.1")
+    one, many = 100, 200
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        # One address: at most CLOSE_LOG_PER_ADDR lines.
+        for start in range(0, one, BATCH):
+            codes = await asyncio.gather(*(oversized(app) for _ in range(min(BATCH, one - start))))
+            assert set(codes) == {1009}
+        # Many addresses (behind the trusted proxy): at most CLOSE_LOG_PER_S lines a second.
+        for start in range(0, many, BATCH):
+            batch = range(start, min(start + BATCH, many))
+            codes = await asyncio.gather(*(oversized(app, f"10.9.{i // 250}.{i % 250 + 1}") for i in batch))
+            assert set(codes) == {1009}
+        # Every close is either a line or counted in a summary.
+        await until(
+            lambda: len(closes(caplog)) + suppressed(caplog) == one + many,
+            what="every close logged or summed up",
+        )
+    lines = closes(caplog)
+    local = [line for line in lines if line[0] == "127.0.0.1"]
+    assert 1 <= len(local) <= CLOSE_LOG_PER_ADDR, local
+    spread = [line for line in lines if line[0].startswith("10.9.")]
+    span = spread[-1][3] - spread[0][3]
+    # Fixed one-second windows: a span of s seconds touches at most ceil(s) + 1 of them.
+    assert len(spread) <= CLOSE_LOG_PER_S * (math.ceil(span) + 1), (len(spread), span)
+    assert suppressed(caplog) >= one - CLOSE_LOG_PER_ADDR
+    assert app.metrics.closes[1009] == one + many
