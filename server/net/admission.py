@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 
 from ..config import Settings
 from ..storage.health import Health, is_outage
-from ..storage.sessions import Sessions
+from ..storage.sessions import Sessions, address_group
 from .ratelimit import RateLimit
 
 log = logging.getLogger("solrace.admission")
@@ -134,12 +134,13 @@ class SocketGate:
         if self.trusted and in_networks(addr, self.trusted):
             self.count += 1
             return ""
-        n = self.by_addr.get(addr, 0)
+        name = address_group(addr)
+        n = self.by_addr.get(name, 0)
         if n >= self.per_addr:
             return None
-        self.by_addr[addr] = n + 1
+        self.by_addr[name] = n + 1
         self.count += 1
-        return addr
+        return name
 
     def release(self, name: str) -> None:
         self.count -= 1
@@ -285,6 +286,7 @@ class Admission:
 
     async def connect(self, addr: str) -> tuple[bool, bool]:
         """A new connection from `addr`: (admitted, counted); `disconnect` it in any case."""
+        addr = address_group(addr)
         rank = self.per_addr.get(addr, 0) + 1
         self.per_addr[addr] = rank
         limit = self.settings.max_conn_per_addr
@@ -294,6 +296,7 @@ class Admission:
 
     async def disconnect(self, addr: str, counted: bool, player: str | None) -> None:
         """The connection from `addr` (past hello as `player`, if given) is gone."""
+        addr = address_group(addr)
         left = self.per_addr.get(addr, 1) - 1
         if left:
             self.per_addr[addr] = left

@@ -24,6 +24,7 @@ every connection of a moment into one call).
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import secrets
 import time
 from collections.abc import Callable
@@ -78,8 +79,27 @@ def _others(fields: dict[bytes, bytes], mine: bytes, now_ms: int) -> tuple[int, 
     return total, dead
 
 
+#: An IPv6 client is counted by its /64: one host (a home router, a VM) is usually given a
+#: whole /64, so counting single addresses would let it take 2^64 allowances.
+IPV6_GROUP = 64
+
+
+def address_group(addr: str) -> str:
+    """The name a client address is counted under by the per-address limits: an IPv4 address
+    itself (also written as IPv4-mapped IPv6), an IPv6 address its /64; anything else as given."""
+    try:
+        ip = ipaddress.ip_address(addr)
+    except ValueError:
+        return addr
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, IPV6_GROUP), strict=False))
+    return addr
+
+
 def new_session_key(addr: str) -> str:
-    return "lim:sess:" + addr
+    return "lim:sess:" + address_group(addr)
 
 
 def conns_key(addr: str) -> str:
@@ -87,7 +107,7 @@ def conns_key(addr: str) -> str:
 
 
 def lobbies_key(addr: str) -> str:
-    return "lim:lobbies:" + addr
+    return "lim:lobbies:" + address_group(addr)
 
 
 class Sessions:
