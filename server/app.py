@@ -33,7 +33,13 @@ from .metrics import Metrics
 from .net.gateway import Gateway
 from .ratings import Accounts, Pool, Ratings
 from .service import Service
-from .storage.embedded_redis import EmbeddedRedis, Supervisor, lock_data_folder
+from .storage.embedded_redis import (
+    PASSWORD_NAME,
+    EmbeddedRedis,
+    Supervisor,
+    lock_data_folder,
+    private_password,
+)
 from .storage.keys import new_race_id
 from .storage.resp import redact_url
 from .storage.store import Store
@@ -122,11 +128,20 @@ class App:
             # lock first (the redis-server child inherits the lock, so it is held until both exit).
             self.data_lock = lock_data_folder(self.settings.data)
             self.redis_proc = EmbeddedRedis(
-                self.settings.data, appendfsync=self.settings.redis_fsync, keep_fds=(self.data_lock,)
+                self.settings.data,
+                appendfsync=self.settings.redis_fsync,
+                keep_fds=(self.data_lock,),
+                password=private_password(self.settings.data),
             )
             await asyncio.to_thread(self.redis_proc.start)
             url = self.redis_proc.url
-            log.info("private redis-server on %s (data in %s)", url, self.redis_proc.data_dir)
+            data = self.redis_proc.data_dir
+            log.info(
+                "private redis-server on redis://127.0.0.1:%d/0 (password in %s, data in %s)",
+                self.redis_proc.port,
+                data / PASSWORD_NAME,
+                data,
+            )
             self.supervisor = Supervisor(self.redis_proc)
             self.supervisor.start()
         self.store = Store(url, self.settings)

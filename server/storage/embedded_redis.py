@@ -27,6 +27,7 @@ import errno
 import fcntl
 import logging
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -39,6 +40,29 @@ from pathlib import Path
 log = logging.getLogger("solrace.redis")
 
 LOCK_NAME = "solrace.lock"
+#: The private redis-server's password, in its data folder (readable by its owner only): any
+#: local user can reach 127.0.0.1, and Redis holds the seeds of races in play and session
+#: tokens. The same password for the folder's life, so an operator's redis-cli can use it.
+PASSWORD_NAME = "redis.pass"
+#: A config file beside it that sets the password: on redis-server's command line it would be
+#: in every user's process list.
+AUTH_CONF_NAME = "redis-auth.conf"
+
+
+def private_password(data_dir: str | os.PathLike[str]) -> str:
+    """The password of the private redis-server of `data_dir`: DATA/redis.pass, made (0600) once."""
+    folder = Path(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / PASSWORD_NAME
+    try:
+        return path.read_text().strip()
+    except FileNotFoundError:
+        pass
+    password = secrets.token_hex(24)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(password + "\n")
+    return password
 
 
 class DataFolderInUse(OSError):
@@ -116,6 +140,17 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
             pass
 
 
+def _replies(s: socket.socket, count: int) -> bytes:
+    """The first `count` one-line replies read from `s` (the probes' AUTH, PING and SET)."""
+    data = b""
+    while data.count(b"\r\n") < count:
+        chunk = s.recv(256)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
 class EmbeddedRedis:
     """A redis-server child process. Use as a context manager or start()/stop()."""
 
@@ -129,6 +164,7 @@ class EmbeddedRedis:
         appendfsync: str = "always",
         log_name: str = "redis.log",
         keep_fds: tuple[int, ...] = (),
+        password: str | None = None,
     ) -> None:
         if appendfsync not in ("always", "everysec", "no"):
             raise ValueError(f"appendfsync must be always, everysec or no, not {appendfsync!r}")
@@ -139,11 +175,30 @@ class EmbeddedRedis:
         self.appendfsync = appendfsync
         self.log_name = log_name
         self.keep_fds = keep_fds  # inherited by the child (the data folder's lock)
+        self.password = password  # required of every client (AUTH), if given
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://{self.host}:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}{self.host}:{self.port}/0"
+
+    def auth_command(self) -> bytes:
+        """What a raw connection sends first (nothing without a password)."""
+        if not self.password:
+            return b""
+        pw = self.password.encode()
+        return b"*2\r\n$4\r\nAUTH\r\n$%d\r\n%s\r\n" % (len(pw), pw)
+
+    def _config_args(self) -> list[str]:
+        """The config file redis-server reads first: the password, out of the process list."""
+        if not self.password:
+            return []
+        conf = self.data_dir / AUTH_CONF_NAME
+        fd = os.open(conf, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(f"requirepass {self.password}\n")
+        return [str(conf)]
 
     def start(self, timeout: float = 10.0) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
@@ -153,6 +208,7 @@ class EmbeddedRedis:
             port = self.port or free_port(self.host)
             args = [
                 redis_server_binary(),
+                *self._config_args(),
                 "--bind",
                 self.host,
                 "--port",
@@ -257,8 +313,8 @@ class EmbeddedRedis:
                 return False
             with contextlib.suppress(OSError):
                 with socket.create_connection((self.host, port), timeout=0.5) as s:
-                    s.sendall(b"PING\r\n")
-                    if s.recv(64).startswith(b"+PONG"):
+                    s.sendall(self.auth_command() + b"PING\r\n")
+                    if _replies(s, 2 if self.password else 1).endswith(b"+PONG\r\n"):
                         return True
             time.sleep(0.02)
         return False
@@ -393,8 +449,8 @@ class Supervisor:
         )
         try:
             with socket.create_connection((self.redis.host, self.redis.port), timeout=5.0) as s:
-                s.sendall(command)
-                return s.recv(64).startswith(b"+OK")
+                s.sendall(self.redis.auth_command() + command)
+                return _replies(s, 2 if self.redis.password else 1).endswith(b"+OK\r\n")
         except OSError:
             return False
 

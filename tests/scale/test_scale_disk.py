@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from private_redis import private_redis_url
 from scale_play import EndlessStrategy, Played, assert_acked_kept, play, seated_race, stored_moves
 from scale_procs import Server
 from waiting import until
@@ -110,9 +111,9 @@ def _reason_if_503(server: Server) -> Callable[[], Awaitable[str | None]]:
 
 
 def _redis_url(server: Server) -> str:
-    found = re.search(r"private redis-server on (redis://\S+)", server.log_text())
-    assert found, server.log_text()
-    return found.group(1)
+    url = private_redis_url(server.log_text())
+    assert url, server.log_text()
+    return url
 
 
 async def _play_until(c: client.Client, rid: str, played: Played, stop: asyncio.Event) -> None:

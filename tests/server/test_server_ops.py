@@ -161,3 +161,30 @@ async def make_race_simple(a: Raw) -> str:
     await a.request("ready", race=rid)
     await a.wait("start")
     return rid
+
+
+def test_the_private_redis_server_requires_its_password(tmp_path) -> None:
+    """Any local user can reach 127.0.0.1: the private redis-server answers only with the
+    password of its data folder (DATA/redis.pass, owner-only), never shown in `ps`."""
+    import stat
+
+    import redis as redis_py
+
+    from server.storage.embedded_redis import EmbeddedRedis, private_password
+
+    data = tmp_path / "data"
+    password = private_password(data)
+    assert private_password(data) == password  # one per folder
+    assert stat.S_IMODE(os.stat(data / "redis.pass").st_mode) == 0o600
+    proc = EmbeddedRedis(data, appendonly=False, password=password).start()
+    try:
+        with redis_py.Redis(host="127.0.0.1", port=proc.port) as anyone:
+            with pytest.raises(redis_py.exceptions.AuthenticationError):
+                anyone.set("k", "v")
+        with redis_py.Redis.from_url(proc.url) as owner:
+            assert owner.set("k", "v")
+        assert proc.proc is not None
+        cmdline = (Path(f"/proc/{proc.proc.pid}/cmdline")).read_bytes()
+        assert password.encode() not in cmdline
+    finally:
+        proc.stop()

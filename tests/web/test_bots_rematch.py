@@ -12,6 +12,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from private_redis import private_redis_url
 from waiting import DEADLINE, wait_until
 
 from server.handlers.bots import WORKER_ALIVE_MS
@@ -42,13 +43,12 @@ def web_server(tmp_path_factory):
 def wait_for_bot_worker(srv: Server) -> None:
     """Until the server's bot worker has asked for work: on a loaded machine the worker process
     takes a while to start, and a `bot` request before that is refused (no-bots)."""
-    found = wait_until(
-        lambda: re.search(r"private redis-server on (redis://\S+)", srv.log_path.read_text()),
-        what="the server's Redis in its log",
+    url = wait_until(
+        lambda: private_redis_url(srv.log_path.read_text()), what="the server's Redis in its log"
     )
 
     async def worker_alive() -> bool:
-        redis = connect(found.group(1))
+        redis = connect(url)
         try:
             return await BotQueue(redis).workers_alive(await now_ms(redis), WORKER_ALIVE_MS) > 0
         finally:
