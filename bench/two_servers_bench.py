@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from client.loadgen import procs as P  # noqa: E402
 from client.loadgen.measure import self_cpu  # noqa: E402
 from client.loadgen.movegen import MoveGen  # noqa: E402
-from client.loadgen.scriptgen import redis_address  # noqa: E402
+from client.loadgen.scriptgen import redis_url  # noqa: E402
 
 
 async def window(gens: list[MoveGen], watched: P.Readings, duration: float, warmup: float) -> dict[str, Any]:
@@ -92,8 +92,7 @@ async def main(a: argparse.Namespace) -> dict[str, Any]:
     gens: list[MoveGen] = []
     try:
         rpid = srv_a.extra["redis-server"]
-        host, port = redis_address(rpid)
-        srv_b = P.start_server(f"redis://{host}:{port}/0", P.SERVER_FLAGS)
+        srv_b = P.start_server(redis_url(rpid), P.SERVER_FLAGS)
         watched = P.Watched({"server A": srv_a.pid, "server B": srv_b.pid, "redis-server": rpid})
         half = a.races // 2
         setups: dict[str, list[MoveGen]] = {}

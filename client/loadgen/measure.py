@@ -78,11 +78,11 @@ def start_profiler(pid: int, out: str, duration: float) -> subprocess.Popen[byte
     )
 
 
-def commandstats(host: str, port: int) -> dict[str, tuple[int, int]]:
+def commandstats(url: str) -> dict[str, tuple[int, int]]:
     """Redis `INFO commandstats`: command -> (calls, usec) so far."""
     import redis
 
-    r = redis.Redis(host=host, port=port)
+    r = redis.Redis.from_url(url)
     try:
         info = r.info("commandstats")
     finally:
@@ -97,16 +97,16 @@ async def window(
     duration: float,
     warmup: float,
     profile: str = "",
-    redis_addr: tuple[str, int] | None = None,
+    redis_url: str | None = None,
 ) -> dict[str, Any]:
     """One measured window: start sending, warm up, measure `duration` s, stop and drain; raw deltas.
 
-    With `redis_addr`, also the change of Redis' `INFO commandstats` over the window.
+    With `redis_url`, also the change of Redis' `INFO commandstats` over the window.
     """
     start()
     await asyncio.sleep(warmup)
     spy = start_profiler(proc.pid, profile, duration) if profile else None
-    cs0 = await asyncio.to_thread(commandstats, *redis_addr) if redis_addr else None
+    cs0 = await asyncio.to_thread(commandstats, redis_url) if redis_url else None
     c0 = proc.cpu()
     s0 = proc.syscalls()
     w0 = proc.runq_wait()
@@ -121,7 +121,7 @@ async def window(
     w1 = proc.runq_wait()
     g1 = self_cpu()
     i1 = P.machine_idle_s()
-    cs1 = await asyncio.to_thread(commandstats, *redis_addr) if redis_addr else None
+    cs1 = await asyncio.to_thread(commandstats, redis_url) if redis_url else None
     raw = {
         "wall": rec.t1 - rec.t0,
         "ops": rec.done,
@@ -222,13 +222,13 @@ async def measure_pair(
     slices: int,
     profile: str = "",
     script: Side | None = None,
-    redis_addr: tuple[str, int] | None = None,
+    redis_url: str | None = None,
 ) -> tuple[dict[str, Any], ...]:
     """The same phase for the echo and the server (and the scripted-call baseline on the
     server's Redis when `script` is given), in `slices` alternating windows of
     duration/slices each (echo, server, [script,] echo, ...), so that all meet the same load
     from the rest of this shared machine; each window after the first warms up for at most
-    0.5 s. With `redis_addr`, the server's and the baseline's windows also record Redis'
+    0.5 s. With `redis_url`, the server's and the baseline's windows also record Redis'
     `INFO commandstats`.
 
     Each side is (generator, process, start, cpu_names). Returns (echo, server[, script]).
@@ -241,6 +241,6 @@ async def measure_pair(
         w = warmup if k == 0 else min(warmup, 0.5)
         for side, (gen, proc, start, _names) in enumerate(sides):
             prof = profile if (side == 1 and k == 0) else ""
-            addr = redis_addr if side >= 1 else None
+            addr = redis_url if side >= 1 else None
             raws[side].append(await window(gen, proc, start, part, w, prof, addr))
     return tuple(summary(r, s[3]) for r, s in zip(raws, sides))

@@ -15,7 +15,7 @@ from .echogen import EchoGen
 from .measure import Log, Side, measure_pair
 from .movegen import MoveGen
 from .pacing import now
-from .scriptgen import BASELINES, ScriptGen, redis_address
+from .scriptgen import BASELINES, ScriptGen, redis_url
 
 
 async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
@@ -44,9 +44,9 @@ async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
         await eg.setup()
         # The Redis baseline: a minimal scripted call on the server's own redis-server.
         rpid = server.extra.get("redis-server")
-        addr = redis_address(rpid or 0, a.redis)
+        addr = redis_url(rpid or 0, a.redis)
         baseline = a.redis_baseline
-        sg = ScriptGen(*addr, a.races * a.players, payload, seed=a.seed + 2, script=BASELINES[baseline])
+        sg = ScriptGen(addr, a.races * a.players, payload, seed=a.seed + 2, script=BASELINES[baseline])
         await sg.setup()
         rproc = P.Watched({"redis-server": rpid}) if rpid else None
         res["redis_baseline_name"] = baseline
@@ -78,7 +78,7 @@ async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
             slices,
             profile=a.profile,
             script=script_side(at_server_rate),
-            redis_addr=addr,
+            redis_url=addr,
         )
         if base:
             res["script_capacity"] = base[0]
@@ -99,7 +99,7 @@ async def moves_mode(a: Any, log: Log) -> dict[str, Any]:
             a.warmup,
             slices,
             script=script_side(lambda: sg.set_open(rate)),
-            redis_addr=addr,
+            redis_url=addr,
         )
         if base:
             res["script_latency"] = base[0]

@@ -18,9 +18,13 @@ import hashlib
 import re
 from collections import deque
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import hiredis
+
+from server.storage.embedded_redis import PASSWORD_NAME
 
 from .echogen import EchoConn, echo_conns
 from .pacing import Generator
@@ -38,20 +42,23 @@ def _pack(*args: bytes) -> bytes:
     return b"".join(out)
 
 
-def redis_address(redis_pid: int, url: str = "") -> tuple[str, int]:
-    """Where the server's Redis listens: the URL given, or the private redis-server's
-    process title ("redis-server 127.0.0.1:PORT")."""
+def redis_url(redis_pid: int, url: str = "") -> str:
+    """The URL of the server's Redis: the one given, or the private redis-server's, from its
+    process title ("redis-server 127.0.0.1:PORT") and the password in its data folder (its
+    working directory, DATA/redis.pass)."""
     if url:
-        m = re.match(r"redis://(?:[^@/]*@)?([^:/]+)(?::(\d+))?", url)
-        if not m:
-            raise ValueError(f"cannot read a host and port from {url!r}")
-        return m.group(1), int(m.group(2) or 6379)
+        return url
     with open(f"/proc/{redis_pid}/cmdline", "rb") as f:
         title = f.read().replace(b"\0", b" ").decode(errors="replace")
     m = re.search(r"([0-9.]+):(\d+)", title)
     if not m:
         raise RuntimeError(f"cannot find the port of redis-server {redis_pid} in {title!r}")
-    return m.group(1), int(m.group(2))
+    try:
+        password = (Path(f"/proc/{redis_pid}/cwd") / PASSWORD_NAME).read_text().strip()
+    except OSError:
+        password = ""
+    auth = f":{password}@" if password else ""
+    return f"redis://{auth}{m.group(1)}:{m.group(2)}/0"
 
 
 class _Pipe(asyncio.Protocol):
@@ -109,11 +116,9 @@ def _replied(conn: EchoConn) -> Callable[[Any], None]:
 
 
 class ScriptGen(Generator):
-    def __init__(
-        self, host: str, port: int, callers: int, payload: bytes, seed: int = 3, script: bytes = SCRIPT
-    ) -> None:
+    def __init__(self, url: str, callers: int, payload: bytes, seed: int = 3, script: bytes = SCRIPT) -> None:
         super().__init__()
-        self.host, self.port = host, port
+        self.url = url
         self.script = script
         self.payload = payload
         self.conns = echo_conns(self.rec, self.mode, callers, payload, seed)
@@ -124,8 +129,13 @@ class ScriptGen(Generator):
 
     async def setup(self) -> None:
         loop = asyncio.get_running_loop()
-        _t, pipe = await loop.create_connection(_Pipe, self.host, self.port)
+        where = urlsplit(self.url)
+        _t, pipe = await loop.create_connection(_Pipe, where.hostname or "127.0.0.1", where.port or 6379)
         self.pipe = pipe
+        if where.password:
+            authed: asyncio.Future[Any] = loop.create_future()
+            pipe.call(_pack(b"AUTH", unquote(where.password).encode()), authed.set_result)
+            assert await asyncio.wait_for(authed, 10) == b"OK"
         fut: asyncio.Future[Any] = loop.create_future()
         pipe.call(_pack(b"SCRIPT", b"LOAD", self.script), fut.set_result)
         sha = await asyncio.wait_for(fut, 10)
