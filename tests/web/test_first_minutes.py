@@ -159,7 +159,8 @@ def test_a_spectator_is_told_when_the_boards_appear(browser, slow_watch_server, 
         ctx, page = open_page(browser, slow_watch_server, "watcher", *size)
         page.click('a[data-nav="watch"]')
         page.wait_for_selector(f'#race-list tr[data-race="{rid}"]')
-        assert "5 s late" in page.locator("#main").inner_text()  # not "a few seconds"
+        # The lobby lists live races too: wait for the watch page's own text, not the row alone.
+        page.locator("#main", has_text="5 s late").wait_for()  # not "a few seconds"
         page.click(f'#race-list tr[data-race="{rid}"] a:has-text("Watch")')
         wait = page.locator("#boards-wait")
         wait.wait_for()

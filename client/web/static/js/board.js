@@ -62,6 +62,14 @@ function layoutUnits(game, sp, stacked, wrap) {
   return widths.reduce((a, w, i) => a + w + (i ? sp.group : 0), 0) + 0.3;
 }
 
+// Whether the last input was a key (not a pointer): the focus ring shows for keyboard play only.
+// Not :focus-visible: the board puts the focus back itself after each redraw, and Chromium's
+// heuristic for such a focus() then depends on timing (a redraw landing between a click and
+// its handler showed the ring after a mouse click).
+let keyboardInput = false;
+document.addEventListener("keydown", () => (keyboardInput = true), true);
+document.addEventListener("pointerdown", () => (keyboardInput = false), true);
+
 export class Board {
   /**
    * root: element to draw into. opts: {interactive, onMove(move) -> Promise,
@@ -87,6 +95,7 @@ export class Board {
       this.root.classList.add("interactive-board");
       this.bindPointer();
       this.root.addEventListener("keydown", (e) => this.onKey(e));
+      this.root.addEventListener("focusin", () => this.root.classList.toggle("keys", keyboardInput));
     }
     this.resizeObs = new ResizeObserver(() => {
       const w = this.root.clientWidth;
