@@ -45,7 +45,9 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--name", help="display name (1-24 printable characters)")
     parser.add_argument(
-        "--token-file", help="where the session token is kept (default ~/.config/solrace/token)"
+        "--token-file",
+        help="where the session token is kept (default ~/.config/solrace/token); to play as your "
+        "account, put its token there (in the browser, after logging in: localStorage 'solrace.token')",
     )
 
 

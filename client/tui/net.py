@@ -6,6 +6,13 @@ gap, and fails over between several server URLs (processes sharing one
 Redis), resuming the session on whichever answers. This adapter only turns its typed messages into the protocol's dicts (so
 the apps and their tests see exactly the wire shapes of docs/protocol.md),
 its errors into :class:`ServerError`, and keeps the token on disk.
+
+The token file holds a guest's token or an account's (``PLAYER.SECRET``, the
+only tokens with a ``.``, docs/protocol.md §9). A refused guest token is
+replaced by a new guest, said in one line; a refused account token is not:
+the terminal has no login, and a new guest would silently stand in for the
+account, so :func:`open_session` stops with :class:`AccountSessionEnded` and
+leaves the file as it is.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,6 +58,39 @@ def save_token(path: Path, token: str | None) -> None:
             f.write(token + "\n")
     except OSError:
         pass  # not fatal: the next run gets a new identity
+
+
+def is_account_token(token: str | None) -> bool:
+    """An account's token (``PLAYER.SECRET``), not a guest's (docs/protocol.md §9)."""
+    return bool(token) and "." in str(token)
+
+
+class AccountSessionEnded(ServerError):
+    """The stored account token was refused (`bad-token`): logged out, the password
+    changed, or unused for the session's lifetime. The token file is left untouched."""
+
+    def __init__(self, path: Path):
+        super().__init__(
+            "bad-token",
+            f"your account session ended (logged out, password changed, or unused for 30 days): "
+            f"log in again — the terminal has no login: log in in the browser and put the "
+            f"account token it keeps (localStorage 'solrace.token', PLAYER.SECRET) in {path} — "
+            f"or delete {path} to play as a new guest",
+        )
+        self.path = path
+
+
+def tell(line: str) -> None:
+    """One line for the user: a notification in a running terminal app (whose stdout and
+    stderr are not the screen), else on stderr."""
+    try:
+        from textual._context import active_app
+
+        app = active_app.get()
+    except (ImportError, LookupError):
+        print(line, file=sys.stderr)
+        return
+    app.notify(line, severity="warning", timeout=15)
 
 
 def to_dict(msg: Any) -> dict[str, Any]:
@@ -167,11 +208,17 @@ class NetSession:
 
 
 async def open_session(
-    url: str | Sequence[str], name: str | None = None, token_file: str | None = None, reconnect: bool = True
+    url: str | Sequence[str],
+    name: str | None = None,
+    token_file: str | None = None,
+    reconnect: bool = True,
+    say: Callable[[str], None] | None = None,
 ) -> NetSession:
-    """Connect (resuming the stored token; a stale one is replaced) and start the event pump.
+    """Connect (resuming the stored token) and start the event pump.
 
     ``url``: one server URL or several (the library fails over between them).
+    A refused guest token is replaced by a new guest (said by ``say``, one line);
+    a refused account token raises :class:`AccountSessionEnded`, the file untouched.
     """
     from client.library.connection import ServerError as LibError
     from client.library.connection import connect
@@ -184,8 +231,14 @@ async def open_session(
     except LibError as e:
         if e.code != "bad-token":
             raise
+        if is_account_token(token):
+            raise AccountSessionEnded(path) from None
         client = connect(url, name=name, token=None, reconnect=reconnect)
         await client.open()
+        (say or tell)(
+            f"your guest session had ended (its token is unknown to the server): "
+            f"you now play as a new guest, {client.name}"
+        )
     save_token(path, client.token)
     session = NetSession(client)
     await session.start()

@@ -152,7 +152,7 @@ class AccountHandlers:
     async def resume(self, s: Session, token: str, name: str | None) -> Resumed | None:
         """hello's token: an account's session, or a guest's (not once it became an account)."""
         if "." in token:
-            sess = await self.accounts.session(token)
+            sess = await self.accounts.resume(token)  # and renews it: a session lives from its last use
             if sess is None:
                 return None
             self.logged_in[s] = LoggedIn(sess.player, sess.name, sess.session, token)

@@ -10,8 +10,13 @@ design). The pure rules (names, passwords, login buckets) are in
 A guest's player id becomes the account's id when claimed, so whatever is
 kept under that id (races, daily history, ratings) stays with the account.
 Session tokens are ``PLAYER.SECRET``; only sha256(SECRET), the session id,
-is stored, with its expiry, in the account's slot. Login attempts take a
-token from a bucket per name and per address first (``accounts.take``).
+is stored, with its expiry, in the account's slot. A session lives
+``session_ttl_ms`` from its last use: each hello with its token renews it
+(``resume``, in the same single round trip that checks it), so a player who
+plays within every such span stays logged in; there is no cap besides
+(revoking is ``logout``, ``logout_everywhere``, a password change). Login
+attempts take a token from a bucket per name and per address first
+(``accounts.take``).
 """
 
 from __future__ import annotations
@@ -46,8 +51,30 @@ from .accounts import (
 )
 from .common import DAY_MS, Clock, system_clock, text
 
-SESSION_TTL_MS = 30 * DAY_MS
+SESSION_TTL_MS = 30 * DAY_MS  # from the session's last hello (sliding)
 RESERVATION_STALE_MS = 60_000
+
+# A session's check at hello that renews it (sliding expiry): one script, so one round
+# trip as the check alone was, and atomic, so that a session revoked meanwhile (HDEL, DEL)
+# is never written back. KEYS: sessions, account (one slot, ``{acct:P}``);
+# ARGV: session id, now, lifetime (ms). Returns the account's name, or nil if the
+# session is unknown, revoked or expired. The sessions hash itself lives as long as its
+# longest session: none was renewed later than this one now.
+RESUME = """
+local exp = redis.call('HGET', KEYS[1], ARGV[1])
+local name = redis.call('HGET', KEYS[2], 'name')
+local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
+if not exp or not name or tonumber(exp) <= now then
+  return false
+end
+if now + ttl > tonumber(exp) then
+  redis.call('HSET', KEYS[1], ARGV[1], string.format('%.0f', now + ttl))
+  if redis.call('PTTL', KEYS[1]) < ttl then
+    redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  end
+end
+return name
+"""
 
 
 def session_id(secret: str) -> str:
@@ -104,6 +131,7 @@ class Accounts:
         self._confirm = redis.register_script(scripts.CONFIRM)
         self._create = redis.register_script(scripts.CREATE)
         self._set_password = redis.register_script(scripts.SET_PASSWORD)
+        self._resume = redis.register_script(RESUME)
         # A hash to verify against when the name is unknown, so that a login
         # for a missing account costs the same time as one for a real account.
         # Made at the process's first login, whatever its name: made at the first
@@ -235,6 +263,17 @@ class Accounts:
         if expires is None or name is None or int(text(expires)) <= self.clock():
             return None
         return Session(player, text(name), sid)
+
+    async def resume(self, token: str) -> Session | None:
+        """``session``, for a hello: a valid session is also renewed, ``session_ttl_ms`` from now."""
+        player, _, secret = token.partition(".")
+        if not player or not secret:
+            return None
+        sid = session_id(secret)
+        name = await self._resume(
+            keys=[keys.sessions(player), keys.account(player)], args=[sid, self.clock(), self.session_ttl_ms]
+        )
+        return None if name is None else Session(player, text(name), sid)
 
     async def session_alive(self, player: str, session: str) -> bool:
         """Whether the session id ``session`` (not a token) of ``player`` is still valid."""
