@@ -30,7 +30,7 @@ def wait_until(
         if value:
             return value
         if time.monotonic() >= end:
-            raise TimeoutError(f"{what}: not met within {timeout} s")
+            raise TimeoutError(f"{what}: not met within {timeout} s (last value: {_short(value)})")
         time.sleep(interval)
 
 
@@ -50,7 +50,7 @@ async def until(
         if value:
             return value
         if loop.time() >= end:
-            raise TimeoutError(f"{what}: not met within {timeout} s")
+            raise TimeoutError(f"{what}: not met within {timeout} s (last value: {_short(value)})")
         await asyncio.sleep(interval)
 
 
@@ -63,3 +63,9 @@ def wait_for_next_day(now_s: float) -> float:
     """Seconds a `daily` test starting at `now_s` (Unix time) waits: 0, or until just past midnight."""
     left = DAY_S - now_s % DAY_S
     return left + 1 if left < MIDNIGHT_MARGIN_S else 0.0
+
+
+def _short(value: object) -> str:
+    """The predicate's last value for the timeout's message (a failing run shows what it saw)."""
+    text = repr(value)
+    return text if len(text) <= 300 else text[:300] + "…"

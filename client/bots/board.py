@@ -58,13 +58,6 @@ def visible_key(g: Game) -> Key:
     return tuple(key)
 
 
-def is_chance(g: Game, move: str) -> bool:
-    """Does ``move`` reveal a hidden card (draw, refill, flip)? Checked on a copy."""
-    if move == "draw":
-        return True
-    return bool(g.copy().apply(move).revealed)
-
-
 def unseen_counts(g: Game) -> list[int]:
     """How many copies of each face (0..51) the player has not seen in ``g``:
     every face ``decks`` times, minus the face-up cards. Read from face-up

@@ -45,10 +45,6 @@ def event_kind(ev: object) -> str:
     return kind if isinstance(kind, str) else type(ev).__name__
 
 
-# Events that carry a race version.
-_VERSIONED = (m.RaceSnapshot, m.Started, m.Progress, m.End)
-
-
 class EventQueue(ClientState):
     """Events (everything without a `rid` of ours) in one buffer, in arrival order."""
 

@@ -9,5 +9,9 @@
 ``fanout``   published race events to this process's members and spectators; gap fill
 ``accounts`` claim, login, logout, password, profile, rating boards; account tokens in hello
 ``rated``    rated create/join/start/quick, the rating pool's matchmaking, rating a race's end
-(the daily challenge's requests are in server/daily/handlers.py)
+``rematch``  rematch: a new race of the same players, or a seat in the one asked already
+``bots``     bot: a bot seated by a bot worker (the request queue in storage/bots.py)
+``arena``    arena requests (list, join, withdraw, standings, berserk, create);
+``arena_loop`` the loop that pairs arena players and applies results
+(the daily challenge's requests are in server/daily/handlers.py, the solver's in server/certify)
 """

@@ -462,11 +462,15 @@ class Gateway:
                 return None
             assert isinstance(msg, m.Hello)
             return self._hello(link, msg)
-        handler = self.service.handlers.get(kind)
-        if handler is None:  # hello again
+        if kind is _Hello:
             self._error(
                 conn, msg.rid, ErrorCode.BAD_MESSAGE, "hello was already said on this connection", field="t"
             )
+            return None
+        handler = self.service.handlers.get(kind)
+        if handler is None:  # a message type of the protocol that no handler was installed for: a bug
+            log.error("no handler for %s", kind.__name__)
+            self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; the request had no effect")
             return None
         if kind in self.service.detached:
             self._aside(link, msg, handler)
