@@ -454,9 +454,9 @@ class Settings:
         if self.arena_schedule.strip() not in ("", "off"):
             from protocol.rules import GAMES
 
-            from .handlers.arena_loop import schedule
+            from .arena.schedule import parse_schedule
 
-            schedule(self.arena_schedule, list(GAMES))  # ValueError naming the setting
+            parse_schedule(self.arena_schedule, list(GAMES))  # ValueError naming the setting
 
     def _check_names(self) -> None:
         """The settings that name things: a URL, networks, games, a folder."""

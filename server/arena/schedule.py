@@ -17,6 +17,7 @@ Nothing here reads a clock: callers pass ``now`` (ms).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -278,3 +279,20 @@ def schedule_from_config(rules: Sequence[Mapping[str, Any]], games: Sequence[str
         validate(occurrences(r, 0, r.every_ms)[0], games)
         out.append(r)
     return Schedule(tuple(out))
+
+
+def parse_schedule(text: str, games: Sequence[str]) -> Schedule:
+    """The recurring arenas of the ``arena_schedule`` setting (a JSON list of rules, empty for
+    the default, ``off`` for none); ``ValueError`` saying what is wrong with it (the server
+    does not start)."""
+    if text.strip() == "off":
+        return Schedule()
+    if not text.strip():
+        return default_schedule(games)
+    try:
+        rules = json.loads(text)
+        if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
+            raise ArenaError("bad-schedule", "not a JSON list of rules (maps)")
+        return schedule_from_config(rules, games)
+    except (ArenaError, json.JSONDecodeError, TypeError, ValueError) as exc:
+        raise ValueError(f"--arena-schedule: {exc}") from None

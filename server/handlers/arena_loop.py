@@ -19,7 +19,6 @@ The end of a race reaches ``race_ended`` through the service's end hooks.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -29,16 +28,12 @@ from protocol.rules import GAMES
 
 from ..arena import (
     Arena,
-    ArenaError,
     ArenaInfo,
     ArenaStore,
     Formed,
-    Schedule,
-    default_schedule,
-    schedule_from_config,
 )
 from ..arena import keys as arena_keys
-from ..arena.schedule import HOUR_MS, RUNNING, status
+from ..arena.schedule import HOUR_MS, RUNNING, parse_schedule, status
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..service import Service
@@ -52,28 +47,12 @@ LOST_AFTER_MS = 30_000  # a formed race with no race record this long after form
 SEAT_AT_ONCE = 32  # races of one pairing created at the same time
 
 
-def schedule(text: str, games: Sequence[str]) -> Schedule:
-    """The recurring arenas of the ``arena_schedule`` setting; ``ValueError`` saying what
-    is wrong with it (the server does not start)."""
-    if text.strip() == "off":
-        return Schedule()
-    if not text.strip():
-        return default_schedule(games)
-    try:
-        rules = json.loads(text)
-        if not isinstance(rules, list) or not all(isinstance(r, dict) for r in rules):
-            raise ArenaError("bad-schedule", "not a JSON list of rules (maps)")
-        return schedule_from_config(rules, games)
-    except (ArenaError, json.JSONDecodeError, TypeError, ValueError) as exc:
-        raise ValueError(f"--arena-schedule: {exc}") from None
-
-
 class ArenaLoop:
     def __init__(self, service: Service, store: ArenaStore, handlers: ArenaHandlers) -> None:
         self.service = service
         self.store = store
         self.handlers = handlers
-        self.schedule = schedule(service.settings.arena_schedule, list(GAMES))
+        self.schedule = parse_schedule(service.settings.arena_schedule, list(GAMES))
         self.active: list[ArenaInfo] = []  # refreshed every tick
         self.scheduled_at = 0  # when the schedule was last expanded (ms)
         self.ticks = 0
