@@ -122,6 +122,7 @@ export class AccountPage {
       if (e.code !== "not-logged-in") return toast(errText(e), "error");
     }
     localStorage.removeItem(TOKEN_KEY); // the next hello makes a new guest
+    localStorage.removeItem(NAME_KEY); // with a name of its own, not the account's
     toast(everywhere ? "Logged out on every device." : "Logged out.", "info");
     conn.reconnect();
   }

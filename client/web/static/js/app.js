@@ -1,6 +1,6 @@
 // solrace browser client: lobby, races, spectating, daily challenge.
 // Plain ES modules, no framework. Speaks docs/protocol.md over /ws.
-import { Connection, storedName } from "./net.js";
+import { Connection, isAccountToken, storedName } from "./net.js";
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { Board, moveMarks } from "./board.js";
 import { parseView } from "./cards.js";
@@ -130,7 +130,7 @@ function initHeader() {
   input.value = storedName();
   const commit = () => {
     const v = input.value.trim();
-    if (!v || (app.me && v === app.me.name)) {
+    if (!v || (app.me && v === app.me.name) || input.readOnly) {
       input.value = app.me ? app.me.name : v;
       return;
     }
@@ -149,6 +149,64 @@ function initHeader() {
     document.body.classList.toggle("is-offline", status !== "online");
     if (status === "offline" && delay !== undefined) showConnLost(); // a reconnect is scheduled
   });
+  // Logged in or a guest: an account's name is its username (hello ignores another name).
+  const label = $("label.name-label");
+  const mark = h("a", { class: "account-mark", id: "account-mark", href: "#account", hidden: true }, "account");
+  input.after(mark);
+  const showWho = (account, name) => {
+    input.readOnly = account;
+    input.classList.toggle("is-account", account);
+    input.title = account ? `Logged in as ${name}: an account's name is its username (log out to play under another name)` : "";
+    if (label) label.textContent = account ? "Logged in as" : "Name";
+    mark.hidden = !account;
+    mark.title = account ? `This browser is logged in to the account ${name}` : "";
+    document.body.classList.toggle("logged-in", account);
+  };
+  conn.on("welcome", (w) => {
+    showWho(isAccountToken(w.token), w.name);
+    if (isAccountToken(w.token)) hideSessionNote();
+  });
+  conn.on("_session_lost", ({ account }) => {
+    if (account) {
+      input.value = storedName();
+      showWho(false, "");
+    }
+    showSessionNote(account);
+  });
+}
+
+/** Why this browser is not the player it was (docs/protocol.md §9): a dismissable note, not a toast (it has a link to follow). */
+function showSessionNote(account) {
+  let el = $("#session-note");
+  if (!el) {
+    el = h("div", { class: "banner session-note", id: "session-note", role: "status", hidden: true });
+    $("#banner").after(el);
+  }
+  const login = (e) => {
+    if (location.hash === "#account") {
+      e.preventDefault();
+      onRoute(); // already there: show the account page as a guest's (with its Log in form)
+    }
+  };
+  const close = h("button", { class: "btn small ghost", id: "session-note-close", onclick: () => hideSessionNote() }, "Dismiss");
+  el.dataset.kind = account ? "logged-out" : "guest-expired";
+  el.replaceChildren(
+    account
+      ? h("div", { class: "queue" }, h("span", {}, "You were logged out — log in again."), h("a", { class: "btn small primary", id: "relogin-link", href: "#account", onclick: login }, "Log in"), close)
+      : h(
+          "div",
+          { class: "queue" },
+          h("span", {}, "Your guest session expired after a week without play: your history stays with that old guest. Claim an account to keep your history next time."),
+          h("a", { class: "btn small primary", id: "claim-link", href: "#account", onclick: login }, "Claim an account"),
+          close,
+        ),
+  );
+  el.hidden = false;
+}
+
+function hideSessionNote() {
+  const el = $("#session-note");
+  if (el) el.hidden = true;
 }
 
 /** The banner while the connection is lost: the header dot alone was easy to miss. */
@@ -907,7 +965,9 @@ function renderRace() {
     return;
   }
   notice.replaceChildren();
-  $("#race-title").textContent = (dailyOf(race.race) ? "Daily · " : "") + gameName(race.game);
+  const arena = arenaOf(race.race); // an arena race: its arena's name (once known) before the game's
+  const arenaInfo = arena ? arenaPage.arenaInfo(arena) : null;
+  $("#race-title").textContent = (dailyOf(race.race) ? "Daily · " : "") + (arena ? `${(arenaInfo && arenaInfo.arena.name) || "Arena race"} · ` : "") + gameName(race.game);
   $("#race-sub").replaceChildren(
     h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status),
     ` · ${race.players.length}/${race.seats} seats · ${Math.round(race.time_limit_s / 60)} min`,
@@ -957,12 +1017,50 @@ function renderSideActions() {
     if (hintsGiven(race)) kids.push(h("button", { class: "btn", id: "hint-btn", onclick: askHint, title: "The server's search suggests a move, from what you see only" }, "Hint"));
     kids.push(h("button", { class: "btn ghost", id: "finish-btn", onclick: finishGame, title: "Stop and keep your cards home" }, "Finish my game"));
   }
+  if (arenaOf(race.race)) kids.push(...arenaActions(race, arenaOf(race.race), me));
   const daily = dailyOf(race.race);
   if (daily) kids.push(h("a", { class: "btn ghost", href: `#daily=${daily.game}` }, "Leaderboard"));
   else if (me || race.status !== "lobby") kids.push(h("button", { class: "btn ghost", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link")); // not an invitation from outside
   kids.push(h("a", { class: "btn ghost", href: "#/" }, "Lobby"));
   kids.push(h("div", { class: "muted small commit", title: "sha256(seed), published before the start" }, "commitment ", h("code", {}, (race.commitment || "").slice(0, 16) + "…")));
   box.replaceChildren(...kids);
+}
+
+/**
+ * On an arena race's page (docs/protocol.md §5a): Berserk until the start, if the arena allows
+ * it (the server refuses it once the race runs), and the way to the arena's standings.
+ */
+function arenaActions(race, arena, me) {
+  const info = arenaPage.arenaInfo(arena);
+  const kids = [];
+  if (me && (race.status === "lobby" || race.status === "countdown") && info && info.arena.berserk) {
+    kids.push(
+      h(
+        "div",
+        { class: "arena-berserk", id: "race-berserk-box" },
+        me.berserk
+          ? h("div", { class: "small", id: "race-berserked" }, "Berserk: your clock is halved, and a win earns 1 more arena point.")
+          : [
+              h("button", { class: "btn primary", id: "race-berserk", onclick: berserkRace, title: "Half your clock for this race, 1 more arena point if you win it" }, "Berserk"),
+              h("div", { class: "muted small" }, "Half your clock, 1 more point if you win. Only until the start."),
+            ],
+      ),
+    );
+  }
+  kids.push(h("a", { class: "btn ghost", id: "race-arena", href: `#arena=${arena}` }, "Arena standings"));
+  return kids;
+}
+
+async function berserkRace() {
+  const race = app.race;
+  const arena = race && arenaOf(race.race);
+  if (!arena) return;
+  const btn = $("#race-berserk");
+  if (btn) btn.disabled = true;
+  const snap = await arenaPage.berserk(race.race, arena);
+  // the same snapshot comes as an event too; the reply is used if it is the newer
+  if (snap && app.race && snap.race === app.race.race && snap.ver > (app.race.ver || 0)) applySnapshot(snap);
+  if (app.route.kind === "race" && app.race && app.race.race === race.race) renderRace();
 }
 
 /** Whether the server gives hints in this race (docs/protocol.md §3 `hint`): a casual race of one seat. */
@@ -1158,6 +1256,79 @@ function renderMini() {
   );
 }
 
+/** Whether a daily attempt's day ({game, date} from dailyOf) has closed (next midnight UTC, docs/protocol.md §5). */
+function dailyClosed(daily) {
+  const opens = daily && daily.date ? Date.parse(`${daily.date}T00:00:00Z`) : NaN;
+  return Number.isFinite(opens) && conn.now() >= opens + 86400000;
+}
+
+/** A daily attempt's sealed result: where its seed is (or will be) revealed, with links. */
+function dailySealedNote(daily) {
+  const page = daily ? `#daily=${daily.game}${daily.date ? `&date=${daily.date}` : ""}` : "#daily";
+  if (dailyClosed(daily))
+    return h(
+      "div",
+      { class: "muted", id: "sealed" },
+      `This deal was the ${daily.date} daily challenge. The day is closed: its seed is revealed on `,
+      h("a", { id: "sealed-day", href: page }, "the day's page"),
+      ", where your browser checks it against this commitment, and ",
+      h("a", { id: "sealed-replay", href: `#replay=${app.race && app.race.race}` }, "your replay"),
+      " is open.",
+    );
+  return h(
+    "div",
+    { class: "muted", id: "sealed" },
+    "This deal is a daily challenge: its seed is revealed after the day closes (UTC), on ",
+    h("a", { id: "sealed-day", href: page }, "the daily page"),
+    ", where your browser checks it against this commitment.",
+  );
+}
+
+/** The Rematch button's tooltip: a rematch is always casual, with an ordinary deal (docs/protocol.md §3 `rematch`). */
+function rematchTitle(race) {
+  if (race.rated) return "The same players, game and clock, a new deal: a casual race (a rematch is never rated)";
+  return `The same players, a new deal, the same game, seats and clock${race.certified ? " (an ordinary deal: not certified winnable)" : ""}`;
+}
+
+let arenaWait = null; // {race, over}: the arena points of this race are being waited for
+
+/** Under an arena race's result: the arena points it earned (once the arena counted it), and what comes next. */
+function arenaResultView(race, myRank) {
+  const arena = arenaOf(race.race);
+  if (!arena) return null;
+  const info = arenaPage.arenaInfo(arena);
+  const got = myRank ? arenaPage.pointsOf(arena, race.race) : null;
+  if (myRank && !got && (!arenaWait || arenaWait.race !== race.race)) {
+    const wait = (arenaWait = { race: race.race, over: false });
+    const still = () => app.route.kind === "race" && app.raceId === race.race;
+    arenaPage.awaitPoints(arena, race.race, still).then(() => {
+      wait.over = true;
+      if (still()) renderResult();
+    });
+  }
+  const waiting = arenaWait && arenaWait.race === race.race && !arenaWait.over;
+  const over = info && (info.arena.status === "over" || arenaPage.now() >= info.arena.ends);
+  const name = (info && info.arena.name) || "the arena";
+  return h(
+    "div",
+    { class: "arena-result", id: "arena-result" },
+    myRank
+      ? got
+        ? h("p", { id: "arena-points" }, h("b", {}, `+${got.points} arena point${got.points === 1 ? "" : "s"}`), ` in ${name} (#${got.rank} in this race).`)
+        : h("p", { class: "muted", id: "arena-points-wait" }, waiting ? `Counting your points in ${name}…` : `Your points are in the standings of ${name}.`)
+      : null,
+    h(
+      "p",
+      { class: "muted small", id: "arena-next" },
+      over
+        ? "The arena is over: no more pairings."
+        : info && !info.joined
+          ? "You have withdrawn: join the arena again on its page to race on."
+          : "While you stay joined, the arena pairs you again by itself: your next race opens here within seconds. Withdraw on the arena's page to stop.",
+    ),
+  );
+}
+
 function renderResult() {
   const box = $("#result");
   if (!box) return;
@@ -1188,6 +1359,7 @@ function renderResult() {
             : "Race over",
       ),
       accountPage.ratingLine(race.race, myId()),
+      arenaResultView(race, myRank),
       h(
         "table",
         { class: "ranking" },
@@ -1215,7 +1387,7 @@ function renderResult() {
             "div",
             { class: "fair" },
             h("div", {}, "Commitment ", h("code", {}, race.commitment || "—")),
-            h("div", { class: "muted", id: "sealed" }, "This deal is a daily challenge: its seed is revealed after the day closes (UTC), on the daily page, where your browser checks it against this commitment."),
+            dailySealedNote(daily),
           )
         : h(
         "div",
@@ -1234,10 +1406,10 @@ function renderResult() {
         daily ? h("a", { class: "btn primary", id: "to-leaderboard", href: `#daily=${daily.game}` }, "See the leaderboard") : null,
         arenaOf(race.race) ? h("a", { class: "btn primary", id: "to-arena", href: `#arena=${arenaOf(race.race)}` }, "Back to the arena") : null,
         offer && !daily ? h("button", { class: "btn primary", id: "accept-rematch", onclick: () => takeRematch(offer) }, `Accept ${offer.name}'s rematch`) : null,
-        myRank && !daily && !offer && !arenaOf(race.race) ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: "The same players, a new deal, the same settings" }, "Rematch") : null,
-        race.game && !daily ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
-        race.game && !daily ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
-        sealed ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
+        myRank && !daily && !offer && !arenaOf(race.race) ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: rematchTitle(race) }, "Rematch") : null,
+        race.game && !daily && !arenaOf(race.race) ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
+        race.game && !daily && !arenaOf(race.race) ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
+        sealed && !dailyClosed(daily) ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
         sealed || (app.analysis && app.analysis.race === race.race && !app.analysis.error)
           ? null
           : h("button", { class: "btn", id: "analyze", onclick: () => fetchAnalysis(race.race) }, app.analysis && app.analysis.error ? "Try the analysis again" : "Where was the win lost?"),
@@ -1327,6 +1499,8 @@ function tick() {
   }
   const left = $("#cover-left");
   if (left) left.textContent = raceLeftText();
+  const berserkBox = $("#race-berserk-box"); // too late once the countdown is over (`start` may lag)
+  if (berserkBox) berserkBox.hidden = !!(race.starts_at && now >= race.starts_at);
   const wait = $("#boards-wait-text");
   if (wait) wait.textContent = boardsWaitText();
   clock.textContent = text;
@@ -1480,7 +1654,7 @@ const dailyPage = new DailyPage({
 });
 setInterval(() => app.route.kind === "daily" && dailyPage.tick(), 1000);
 
-const arenaPage = new ArenaPage({ conn, h, $, toast, errText, myId, go: (hash) => (location.hash = hash) });
+const arenaPage = new ArenaPage({ conn, h, $, toast, errText, myId, go: (hash) => (location.hash = hash), onArena: (id) => app.route.kind === "race" && app.race && arenaOf(app.race.race) === id && renderRace() });
 setInterval(() => app.route.kind === "arena" && arenaPage.tick(), 1000);
 const accountPage = new AccountPage({
   conn,
@@ -1654,7 +1828,7 @@ conn.on("_closed", () => {
 // ---------------------------------------------------------------- start
 
 // for the browser tests and the curious: window.solrace.createRace("fours-up", 1, 30)
-Object.assign(window.solrace, { createRace, quick, sendMove, replayPage, howtoPage, accountPage, render });
+Object.assign(window.solrace, { createRace, quick, sendMove, replayPage, howtoPage, accountPage, arenaPage, render });
 
 initHeader();
 window.addEventListener("hashchange", onRoute);

@@ -5,6 +5,7 @@
 // the server pairs you into opens by itself (app.js asks `paired`).
 import { gameName } from "./games.js";
 import { countText } from "./words.js";
+import { isBot } from "./botrace.js";
 
 const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
 
@@ -52,6 +53,9 @@ export class ArenaPage {
     this.joined = new Set(); // arenas joined from this page: their races open by themselves
     this.opened = new Set(); // races opened by `paired`
     this.offset = 0; // server clock - local clock
+    this.infos = new Map(); // arena id -> its last `arena` reply (for the race page of its races)
+    this.asking = new Set(); // arenas whose `arena` is being asked for the race page
+    this.accounts = new Map(); // player id -> has an account (a `profile` answered), for the podium links
     ctx.conn.on("arena_update", (m) => this.onUpdate(m));
   }
 
@@ -90,6 +94,7 @@ export class ArenaPage {
       const data = await conn.request({ t: "arena", arena: id });
       if (id !== this.id) return;
       this.data = data;
+      this.infos.set(id, data);
       this.offset = data.now - Date.now();
       if (data.joined) this.joined.add(id);
       else this.joined.delete(id);
@@ -166,13 +171,68 @@ export class ArenaPage {
     this.refresh(false);
   }
 
-  async berserk(race) {
+  /** Berserk `race` of `arena` (this page's arena by default): the race's snapshot, or null. */
+  async berserk(race, arena = this.id) {
     try {
-      await this.ctx.conn.request({ t: "arena_berserk", arena: this.id, race });
+      const snap = await this.ctx.conn.request({ t: "arena_berserk", arena, race });
       this.ctx.toast("Berserk: half the clock, one more point if you win.", "info");
+      return snap;
     } catch (e) {
       this.ctx.toast(e.code === "race-started" ? "Too late: the race has started." : `Could not berserk: ${this.ctx.errText(e)}`, "error");
+      return null;
     }
+  }
+
+  // ------------------------------------------------------------ the race page
+
+  /**
+   * For the race page of a race of arena `id`: its last `arena` reply (`arena`: the summary,
+   * with `name` and `berserk`; `joined`; `races`: your finished races with their points), or
+   * null until it comes. Asked once per arena, again with `fresh`; ctx.onArena(id) is called
+   * when it arrives.
+   */
+  arenaInfo(id, fresh = false) {
+    const have = this.infos.get(id) || null;
+    if ((!have || fresh) && !this.asking.has(id)) this.ask(id);
+    return have;
+  }
+
+  async ask(id) {
+    this.asking.add(id);
+    try {
+      const d = await this.ctx.conn.request({ t: "arena", arena: id });
+      this.infos.set(id, d);
+      this.offset = d.now - Date.now();
+      // still joined: the next race the arena pairs us into opens by itself, from any page
+      if (d.joined) this.joined.add(id);
+      else this.joined.delete(id);
+      for (const r of d.races) rememberArenaRace(r.race, id);
+      if (this.ctx.onArena) this.ctx.onArena(id);
+    } catch (e) {
+      /* the race page goes on without the arena's name */
+    } finally {
+      this.asking.delete(id);
+    }
+  }
+
+  /** The arena result of `race` (`{race, rank, points}`) once the arena has counted it, else null. */
+  pointsOf(id, race) {
+    const d = this.infos.get(id);
+    return (d && d.races.find((r) => r.race === race)) || null;
+  }
+
+  /**
+   * The race ended: ask the arena again until it has counted the race (it is applied within
+   * moments of the end), while `still()` (the race page still shows it). True once counted.
+   */
+  async awaitPoints(id, race, still) {
+    for (let i = 0; i < 20 && still(); i++) {
+      if (i) await new Promise((r) => setTimeout(r, 1000));
+      if (!still()) return false;
+      if (this.ctx.conn.status === "online" && !this.asking.has(id)) await this.ask(id);
+      if (this.pointsOf(id, race)) return true;
+    }
+    return false;
   }
 
   async withdraw() {
@@ -208,7 +268,7 @@ export class ArenaPage {
 
   listView() {
     const { h } = this.ctx;
-    const head = h("div", { class: "daily-head" }, h("h1", {}, "Arenas"), h("p", { class: "muted" }, "Join an arena and race continuously: each race's placement earns points, two wins in a row put you on fire (wins count double). The standings are live."));
+    const head = h("div", { class: "daily-head" }, h("h1", {}, "Arenas"), h("p", { class: "muted" }, "Join an arena and you are paired into race after race, with players of close standing, until it ends (withdraw to stop). Each race scores its placement (in a race of n players: n points for 1st, n − 1 for 2nd, down to 1 for last; players tied for a place each get its points) and 1 more for finishing the deal (every card home). A player who made no move scores 0 whatever their place: a 2nd place can earn nothing. Two wins in a row put you on fire: from your third race on, each race counts double (placement and finish bonus) until one you do not win. Berserk, where the arena allows it, before a race starts: half your clock, and 1 more point if you win (not doubled). The standings are live."));
     if (this.error) return h("div", { class: "arena" }, head, h("div", { class: "panel error-panel" }, h("h2", {}, this.error)));
     if (!this.list) return h("div", { class: "arena" }, head, h("p", { class: "muted" }, "Loading…"));
     const rows = this.list.arenas.map((a) =>
@@ -292,9 +352,29 @@ export class ArenaPage {
       { class: "panel", id: "arena-winners" },
       h("h2", {}, "Winners"),
       podium.length
-        ? h("ol", { class: "arena-podium" }, podium.map((r) => h("li", { dataset: { player: r.player, rank: String(r.rank) } }, `${medals[r.rank - 1]} `, h("a", { href: `#profile=${r.player}` }, r.name), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
+        ? h("ol", { class: "arena-podium" }, podium.map((r) => h("li", { dataset: { player: r.player, rank: String(r.rank) } }, `${medals[r.rank - 1]} `, this.hasAccount(r.player) ? h("a", { href: `#profile=${r.player}` }, r.name) : h("span", {}, r.name), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
         : h("p", { class: "muted" }, "Nobody scored in this arena."),
     );
+  }
+
+  /**
+   * Whether `player` has an account, so a profile to link to. The standings do not say, and
+   * a guest keeps their id when they claim an account: a `profile` request tells (once per
+   * player; the podium is drawn again when it answers). Bots never have one.
+   */
+  hasAccount(player) {
+    if (isBot(player)) return false;
+    if (!this.accounts.has(player)) {
+      this.accounts.set(player, false);
+      this.ctx.conn.request({ t: "profile", player }).then(
+        () => {
+          this.accounts.set(player, true);
+          this.render();
+        },
+        (e) => e.code === "disconnected" && this.accounts.delete(player), // ask again later
+      );
+    }
+    return this.accounts.get(player);
   }
 
   standingsPanel() {

@@ -58,6 +58,7 @@ export class DailyPage {
     this.history = null;
     this.error = null;
     this.verify = null;
+    this.replays = null; // player -> race of the replays `daily_replay` publishes (a final day)
     this.watching = null; // {game, date}
     this.refetchTimer = null;
     this.visit = 0; // counts opens and leaves: a reply to an earlier visit's watch is stale
@@ -68,7 +69,7 @@ export class DailyPage {
     this.visit += 1;
     this.game = GAMES[game] ? game : this.game;
     this.date = date || null;
-    this.info = this.board = this.history = this.error = this.verify = null;
+    this.info = this.board = this.history = this.error = this.verify = this.replays = null;
     this.render();
     await this.unwatch();
     const { conn } = this.ctx;
@@ -91,8 +92,30 @@ export class DailyPage {
         this.render();
       });
     }
-    await Promise.all([this.fetchBoard(true), this.fetchHistory()]);
+    await Promise.all([this.fetchBoard(true), this.fetchHistory(), this.fetchReplays()]);
     this.render();
+  }
+
+  /** A final day publishes the replays of its top entries (docs/protocol.md §5 `daily_replay`). */
+  async fetchReplays() {
+    const d = this.info;
+    if (!d || !d.final || !d.entries) return;
+    const visit = this.visit;
+    try {
+      const rep = await this.ctx.conn.request({ t: "daily_replay", game: d.game, date: d.date });
+      if (visit !== this.visit) return;
+      this.replays = new Map((rep.players || []).map((p) => [p.player, p.race]));
+    } catch (e) {
+      if (visit === this.visit) this.replays = new Map(); // no-replay: nothing published
+    }
+  }
+
+  /** The race to replay for a leaderboard entry, or null: a closed day's published top, and your own. */
+  replayOf(e) {
+    const d = this.info;
+    if (!d || d.status === "open" || !e || !e.race) return null;
+    if (e.player === this.ctx.myId()) return e.race; // `replay` of your own attempt opens at the close
+    return this.replays && this.replays.has(e.player) ? this.replays.get(e.player) || e.race : null;
   }
 
   async fetchBoard(watch = false) {
@@ -163,11 +186,20 @@ export class DailyPage {
       }
       const text = {
         "daily-done": "You have played today's deal already: see the leaderboard.",
-        "daily-closing": "The day closes in less than 30 seconds: come back tomorrow.",
+        // docs/protocol.md §5: refused under 35 s before the close (the 30 s shortest attempt
+        // plus 5 s for the countdown); the error carries no figure, the day's `closes` does.
+        "daily-closing": `Too late to start: the day closes in under 35 seconds${this.closingLeft()}. Come back tomorrow.`,
       }[e.code];
       this.ctx.toast(text || `Could not start: ${this.ctx.errText(e)}`, "error");
       this.open(this.game, this.date);
     }
+  }
+
+  closingLeft() {
+    const d = this.info;
+    if (!d || !d.closes) return "";
+    const s = Math.ceil((d.closes - this.ctx.conn.now()) / 1000);
+    return s > 0 && s < 35 ? ` (${s} s left)` : "";
   }
 
   // ------------------------------------------------------------------ drawing
@@ -218,6 +250,7 @@ export class DailyPage {
     const you = d.you;
     let action;
     if (d.status !== "open") {
+      if (you && you.race) rememberDailyRace(you.race, d.game, d.date);
       action = you && you.entry ? this.entryLine(you.entry, d.entries) : h("p", { class: "muted" }, "This day is closed.");
     } else if (!you) {
       action = h("button", { class: "btn primary big", id: "daily-start", onclick: () => this.start() }, `Play today's ${gameName(d.game)}`);
@@ -270,6 +303,7 @@ export class DailyPage {
       { class: "my-entry", id: "daily-mine" },
       h("div", { class: "big-rank" }, `#${e.rank}`, h("span", { class: "muted small" }, ` of ${count}`)),
       h("div", {}, e.won ? `Won in ${clockText(e.time_ms)}` : `${e.home}/${e.total} home · ${e.status === "timeout" ? "time up" : e.status}`, ` · ${countText(e.moves, "move")}`),
+      this.replayOf(e) ? h("a", { class: "btn small", id: "daily-my-replay", href: `#replay=${this.replayOf(e)}` }, "Watch your replay") : null,
     );
   }
 
@@ -305,8 +339,14 @@ export class DailyPage {
     const body = [];
     if (!b) body.push(h("p", { class: "muted" }, "Loading…"));
     else if (b.error) body.push(h("p", { class: "muted" }, b.error));
-    else if (!b.count) body.push(h("p", { class: "muted" }, "Nobody has played this deal yet. Be the first!"));
+    else if (!b.count)
+      body.push(
+        h("p", { class: "muted", id: "daily-empty" }, (this.info && this.info.status !== "open") || b.status === "closed" ? "Nobody played this day." : "Nobody has played this deal yet. Be the first!"),
+      );
     else {
+      const closed = this.info && this.info.status !== "open";
+      const winner = b.top && b.top[0] && this.replays ? this.replayOf(b.top[0]) : null;
+      if (winner) body.push(h("p", { class: "daily-winner" }, h("a", { class: "btn small primary", id: "daily-winner", href: `#replay=${winner}` }, `▶ Watch the winner, ${b.top[0].name}`)));
       const rows = [...b.top];
       const seen = new Set(rows.map((e) => e.player));
       const extra = (b.around || []).filter((e) => !seen.has(e.player));
@@ -320,13 +360,14 @@ export class DailyPage {
           h("td", {}, `${e.home}/${e.total}`),
           h("td", {}, e.moves),
           timeTd(h, e),
+          closed ? h("td", { class: "replay" }, this.replayOf(e) ? h("a", { class: "replay-link", href: `#replay=${this.replayOf(e)}`, title: `Watch ${e.name}'s attempt` }, "replay") : null) : null,
         );
       body.push(
         h(
           "table",
           { class: "ranking", id: "leaderboard" },
-          h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves"].map((x) => h("th", {}, x)), h("th", { title: "Winners: the time to win. Others: when they stopped, or their last move when the clock ran out." }, "Time"))),
-          h("tbody", {}, rows.map(row), extra.length ? h("tr", { class: "gap" }, h("td", { colspan: 6 }, "⋯")) : null, extra.map(row)),
+          h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves"].map((x) => h("th", {}, x)), h("th", { title: "Winners: the time to win. Others: when they stopped, or their last move when the clock ran out." }, "Time"), closed ? h("th", { title: "Published once the day is final: the top entries' replays, and your own" }, "Replay") : null)),
+          h("tbody", {}, rows.map(row), extra.length ? h("tr", { class: "gap" }, h("td", { colspan: closed ? 7 : 6 }, "⋯")) : null, extra.map(row)),
         ),
       );
     }

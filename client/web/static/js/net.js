@@ -6,6 +6,14 @@ import { encode, decode } from "./msgpack.js";
 
 const TOKEN_KEY = "solrace.token";
 const NAME_KEY = "solrace.name";
+// The close reason of a connection whose account token was revoked (logout_all, password:
+// docs/protocol.md §9).
+const REVOKED_REASON = "session revoked: log in again";
+
+/** An account's token (PLAYER.SECRET: the only tokens with a dot), not a guest's. */
+export function isAccountToken(token) {
+  return typeof token === "string" && token.includes(".");
+}
 
 export function storedName() {
   return localStorage.getItem(NAME_KEY) || "";
@@ -25,6 +33,8 @@ export class Connection {
     this.closedByUs = false;
     this.pingTimer = null;
     this.reconnectTimer = null;
+    this.helloToken = null; // the token the last hello carried
+    this.lostToken = null; // the last token whose loss was announced (`_session_lost`)
   }
 
   static defaultUrl() {
@@ -84,7 +94,8 @@ export class Connection {
       clearInterval(this.pingTimer);
       this.failPending("disconnected");
       this.setStatus("offline");
-      this.emit("_closed", { code: ev.code });
+      this.emit("_closed", { code: ev.code, reason: ev.reason });
+      if (ev.code === 1008 && ev.reason === REVOKED_REASON) this.sessionLost(this.helloToken, "revoked");
       if (!this.closedByUs) this.scheduleReconnect();
     };
     ws.onerror = () => {};
@@ -128,6 +139,7 @@ export class Connection {
     const hello = { t: "hello", v: 1 };
     const token = localStorage.getItem(TOKEN_KEY);
     if (withToken && token) hello.token = token;
+    this.helloToken = hello.token || null;
     const name = storedName().trim();
     if (name) hello.name = name;
     this.helloSentAt = Date.now();
@@ -167,8 +179,8 @@ export class Connection {
         return;
       }
       if (t === "error" && msg.code === "bad-token") {
-        localStorage.removeItem(TOKEN_KEY);
-        this.sayHello(false);
+        this.sessionLost(this.helloToken, "bad-token");
+        this.sayHello(true); // without the refused token: a new guest (or another tab's token)
         return;
       }
       if (t === "error" && msg.code === "bad-message" && msg.field === "name") {
@@ -185,6 +197,24 @@ export class Connection {
       else p.resolve(msg);
     }
     this.emit(t, msg);
+  }
+
+  /**
+   * The server no longer knows `token` (expired, revoked: `why` is "bad-token" or "revoked").
+   * It is dropped from localStorage unless another tab stored a newer one meanwhile; an
+   * account's name goes with it (the next guest gets a name of its own, not the account's).
+   * Emits `_session_lost` {account, why} once per token, so the page can tell the player.
+   */
+  sessionLost(token, why) {
+    if (!token) return;
+    const account = isAccountToken(token);
+    if (localStorage.getItem(TOKEN_KEY) === token) {
+      localStorage.removeItem(TOKEN_KEY);
+      if (account) localStorage.removeItem(NAME_KEY);
+    }
+    if (this.lostToken === token) return;
+    this.lostToken = token;
+    this.emit("_session_lost", { account, why });
   }
 
   async ping() {

@@ -1,0 +1,146 @@
+"""An arena race's page in headless Chromium: the arena's name, Berserk during the countdown
+(the server's race data shows it), the arena points under the result and the way back to the
+arena instead of races outside it; and the podium linking only players with an account."""
+
+from __future__ import annotations
+
+import re
+import threading
+
+import pytest
+
+from protocol import messages as m
+
+from .conftest import Server, shot
+from .test_browser import play_by_clicking, wait_board
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture(scope="module")
+def web_server(tmp_path_factory):
+    """Clients may create arenas, none is scheduled, fast loops; a countdown long enough for a
+    click on Berserk under load."""
+    srv = Server(
+        tmp_path_factory.mktemp("web-arena-race"),
+        countdown_ms=6000,
+        arena_create=1,
+        arena_schedule="off",
+        arena_tick_ms=200,
+        arena_update_ms=200,
+    )
+    yield srv
+    srv.stop()
+
+
+def test_arena_race_page_berserk_points_and_back_to_the_arena(new_page, make_bot):
+    rival = make_bot("berserk-rival")
+    rival.call(
+        lambda c: c.request(
+            m.ArenaCreate(
+                arena="race-cup", game="racing-aces", duration_ms=120_000, time_limit_s=60, name="Race Cup"
+            )
+        )
+    )
+    page = new_page("berserker")
+    me = page.evaluate("window.solrace.app.me.player")
+    page.goto(page.url.split("#")[0] + "#arena=race-cup")
+    page.click("#arena-join")
+    page.wait_for_selector("#arena-withdraw")
+
+    # the rival joins; the pairing opens the race page, in its countdown
+    rival.call(lambda c: c.request(m.ArenaJoin(arena="race-cup")))
+    page.wait_for_url(re.compile(r"#race="), timeout=30_000)
+    rid = re.search(r"#race=([\w-]+)", page.url).group(1)
+    rival.call(lambda c: c.request(m.ArenaWithdraw(arena="race-cup")))  # one race only: no re-pairing
+    page.wait_for_function("document.querySelector('#race-title').textContent.startsWith('Race Cup · ')")
+    page.wait_for_selector("#race-berserk")
+    assert page.evaluate("window.solrace.app.race.status") == "countdown"
+    shot(page, "arena-race-countdown")
+
+    page.click("#race-berserk")
+    page.wait_for_selector(f'#players li[data-player="{me}"] .p-berserk')
+    page.wait_for_selector("#race-berserked")
+    assert page.locator("#race-berserk").count() == 0
+    state = rival.call(lambda c: c.request(m.Resync(race=rid)))
+    assert [p.berserk for p in state.race.players if p.player == me] == [True]
+
+    # after the start the server refuses a berserk: the control is gone
+    wait_board(page)
+    assert page.locator("#race-berserk-box:visible").count() == 0
+    assert page.locator("#race-berserk").count() == 0
+    assert page.locator("#race-arena").get_attribute("href") == "#arena=race-cup"
+
+    # we move, the rival never does: a berserk win, 2 + 1 points
+    assert play_by_clicking(page, 2)
+    rival.call(lambda c: c.finish(rid))
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel")
+    page.wait_for_selector("#arena-points", timeout=30_000)
+    assert "+3 arena points" in page.locator("#arena-points").inner_text()
+    assert "pairs you again" in page.locator("#arena-next").inner_text()
+    actions = page.locator("#result-panel .result-actions").inner_text()
+    assert "Back to the arena" in actions
+    assert "Quick match" not in actions and "New race" not in actions and "Rematch" not in actions
+    shot(page, "arena-race-result", full_page=True)
+
+    page.click("#to-arena")
+    page.wait_for_selector(f'#arena-standings tr[data-player="{me}"] td.points')
+    assert page.locator(f'#arena-standings tr[data-player="{me}"] td.points').inner_text() == "3"
+
+
+async def _race_once(c, arena: str, *, moves: int) -> None:
+    """Join, get paired, withdraw (the race still counts), make `moves` draws, finish."""
+    await c.request(m.ArenaJoin(arena=arena))
+    snap = await c.wait_for(
+        m.RaceSnapshot, lambda s: any(p.player == c.player for p in s.players), timeout=30
+    )
+    await c.request(m.ArenaWithdraw(arena=arena))
+    await c.wait_for(m.Started, lambda ev: ev.race == snap.race, timeout=30)
+    for _ in range(moves):
+        await c.move(snap.race, "draw")
+    await c.finish(snap.race)
+    await c.wait_for(m.End, lambda ev: ev.race == snap.race, timeout=30)
+
+
+def test_podium_links_only_players_with_an_account(new_page, make_bot):
+    ada, guest = make_bot("link-ada"), make_bot("link-guest")
+    ada.call(lambda c: c.request(m.Claim(name="link-ada", password="correct horse")))
+    ada.call(
+        lambda c: c.request(
+            m.ArenaCreate(arena="link-cup", game="racing-aces", duration_ms=10_000, name="Link Cup")
+        )
+    )
+    # both move (nobody absent): ada, with more moves, first (2 points); the guest second (1 point)
+    threads = [
+        threading.Thread(target=lambda: ada.call(lambda c: _race_once(c, "link-cup", moves=2), timeout=60)),
+        threading.Thread(target=lambda: guest.call(lambda c: _race_once(c, "link-cup", moves=1), timeout=60)),
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    page = new_page("link-fan")
+    page.goto(page.url.split("#")[0] + "#arena=link-cup")
+    page.wait_for_selector('#arena-winners li[data-rank="2"]', timeout=60_000)
+    a, g = ada.client.player, guest.client.player
+    # the account's name links to its profile once `profile` answered; the guest's never does
+    page.wait_for_selector(f'#arena-winners li[data-player="{a}"] a[href="#profile={a}"]')
+    assert page.locator(f'#arena-winners li[data-player="{g}"]').count() == 1
+    assert page.locator(f'#arena-winners li[data-player="{g}"] a').count() == 0
+    assert "link-guest" in page.locator(f'#arena-winners li[data-player="{g}"]').inner_text()
+
+    # a bot on the podium (bot ids start "bot-"): not linked, and no profile asked for it
+    page.evaluate(
+        """() => { const p = window.solrace.arenaPage;
+          p.board = { ...p.board, top: [...p.board.top, { rank: 3, player: "bot-greedy-x1", name: "Greedy bot",
+            points: 1, races: 1, wins: 0, streak: 0, fire: false }] };
+          p.render(); }"""
+    )
+    page.wait_for_selector('#arena-winners li[data-player="bot-greedy-x1"]')
+    assert page.locator('#arena-winners li[data-player="bot-greedy-x1"] a').count() == 0
+    assert page.locator(f'#arena-winners li[data-player="{g}"] a').count() == 0
+    assert page.locator(f'#arena-winners li[data-player="{a}"] a').count() == 1
+    shot(page, "arena-podium-links")
