@@ -12,6 +12,7 @@ import pytest
 from protocol import messages as m
 
 from .conftest import Server, shot
+from .test_arena_winners import race_once
 from .test_browser import play_by_clicking, wait_board
 
 pytestmark = pytest.mark.timeout(180)
@@ -90,20 +91,6 @@ def test_arena_race_page_berserk_points_and_back_to_the_arena(new_page, make_bot
     assert page.locator(f'#arena-standings tr[data-player="{me}"] td.points').inner_text() == "3"
 
 
-async def _race_once(c, arena: str, *, moves: int) -> None:
-    """Join, get paired, withdraw (the race still counts), make `moves` draws, finish."""
-    await c.request(m.ArenaJoin(arena=arena))
-    snap = await c.wait_for(
-        m.RaceSnapshot, lambda s: any(p.player == c.player for p in s.players), timeout=30
-    )
-    await c.request(m.ArenaWithdraw(arena=arena))
-    await c.wait_for(m.Started, lambda ev: ev.race == snap.race, timeout=30)
-    for _ in range(moves):
-        await c.move(snap.race, "draw")
-    await c.finish(snap.race)
-    await c.wait_for(m.End, lambda ev: ev.race == snap.race, timeout=30)
-
-
 def test_podium_links_only_players_with_an_account(new_page, make_bot):
     ada, guest = make_bot("link-ada"), make_bot("link-guest")
     ada.call(lambda c: c.request(m.Claim(name="link-ada", password="correct horse")))
@@ -114,8 +101,8 @@ def test_podium_links_only_players_with_an_account(new_page, make_bot):
     )
     # both move (nobody absent): ada, with more moves, first (2 points); the guest second (1 point)
     threads = [
-        threading.Thread(target=lambda: ada.call(lambda c: _race_once(c, "link-cup", moves=2), timeout=60)),
-        threading.Thread(target=lambda: guest.call(lambda c: _race_once(c, "link-cup", moves=1), timeout=60)),
+        threading.Thread(target=lambda: ada.call(lambda c: race_once(c, "link-cup", moves=2), timeout=60)),
+        threading.Thread(target=lambda: guest.call(lambda c: race_once(c, "link-cup", moves=1), timeout=60)),
     ]
     for t in threads:
         t.start()

@@ -29,15 +29,15 @@ def web_server(tmp_path_factory):
     srv.stop()
 
 
-async def _race_once(c, arena: str, *, move: bool) -> None:
-    """Join, get paired, withdraw (the race still counts), make one move or none, finish."""
+async def race_once(c, arena: str, *, moves: int) -> None:
+    """Join, get paired, withdraw (the race still counts), make `moves` draws, finish."""
     await c.request(m.ArenaJoin(arena=arena))
     snap = await c.wait_for(
         m.RaceSnapshot, lambda s: any(p.player == c.player for p in s.players), timeout=30
     )
     await c.request(m.ArenaWithdraw(arena=arena))
     await c.wait_for(m.Started, lambda ev: ev.race == snap.race, timeout=30)
-    if move:
+    for _ in range(moves):
         await c.move(snap.race, "draw")
     await c.finish(snap.race)
     await c.wait_for(m.End, lambda ev: ev.race == snap.race, timeout=30)
@@ -53,8 +53,8 @@ def test_winners_on_the_arena_page_and_in_the_profile(new_page, make_bot):
     )
     # ada's one move wins (among equal cards home, more moves rank first); bob never moves (absent: 0)
     threads = [
-        threading.Thread(target=lambda: ada.call(lambda c: _race_once(c, "web-cup", move=True), timeout=60)),
-        threading.Thread(target=lambda: bob.call(lambda c: _race_once(c, "web-cup", move=False), timeout=60)),
+        threading.Thread(target=lambda: ada.call(lambda c: race_once(c, "web-cup", moves=1), timeout=60)),
+        threading.Thread(target=lambda: bob.call(lambda c: race_once(c, "web-cup", moves=0), timeout=60)),
     ]
     for t in threads:
         t.start()
