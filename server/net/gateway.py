@@ -43,7 +43,6 @@ import asyncio
 import logging
 import socket
 import sys
-import time
 from collections import deque
 from collections.abc import Awaitable, Iterable
 from functools import partial
@@ -66,6 +65,7 @@ from ..storage import is_outage
 from .admission import Admission, SocketGate, client_address, parse_networks
 from .backlog import Backlog
 from .broadcast import broadcast_latest
+from .close_log import CloseLog
 from .conn import Conn, Outbox
 from .http import Http, SecureProtocol
 from .inbound import INBOUND_HIGH, INBOUND_LOW, Inbound
@@ -81,14 +81,6 @@ ASIDE_RETRY_MS = 1000
 #: (no bound on our frames): a ping flood that reads nothing must still end.
 CONTROL_BACKLOG = 2**18
 
-# The log of closes the server starts (`CloseLog`, docs/operations.md §10): at most
-# CLOSE_LOG_PER_ADDR lines per client address per CLOSE_LOG_WINDOW_S, and at most CLOSE_LOG_PER_S
-# lines a second in all (a flood from many addresses); what is left out is summed up in one line
-# at most every CLOSE_LOG_SUMMARY_S.
-CLOSE_LOG_PER_ADDR = 5
-CLOSE_LOG_WINDOW_S = 60.0
-CLOSE_LOG_PER_S = 10
-CLOSE_LOG_SUMMARY_S = 10.0
 #: Closes of a normal kind, neither logged nor counted per connection: the client's own
 #: (1000, 1001) and a restart's (1012, counted by `Gateway.close`).
 NORMAL_CLOSES = frozenset({WsCloseCode.NORMAL_CLOSURE, WsCloseCode.GOING_AWAY, CloseCode.RESTART})
@@ -116,54 +108,6 @@ def _connection_class(gate: SocketGate) -> type[FastConnection]:
 
     Connection.gate = gate
     return Connection
-
-
-class CloseLog:
-    """One INFO line per close the server starts for a client's behaviour, bounded (module doc)."""
-
-    def __init__(self) -> None:
-        # Address -> (start of its window, lines logged in it); only addresses that got a line,
-        # and pruned each window, so at most about CLOSE_LOG_PER_S * 2 * CLOSE_LOG_WINDOW_S entries.
-        self.by_addr: dict[str, tuple[float, int]] = {}
-        self.pruned = time.monotonic()
-        self.second = 0.0  # start of the current second of the global cap
-        self.in_second = 0
-        self.suppressed = 0
-        self.summary: asyncio.TimerHandle | None = None
-
-    def closed(self, addr: str, code: int, reason: str) -> None:
-        now = time.monotonic()
-        if now - self.second >= 1.0:
-            self.second, self.in_second = now, 0
-        start, lines = self.by_addr.get(addr, (now, 0))
-        if now - start >= CLOSE_LOG_WINDOW_S:
-            start, lines = now, 0
-        if self.in_second >= CLOSE_LOG_PER_S or lines >= CLOSE_LOG_PER_ADDR:
-            self.suppressed += 1
-            if self.summary is None:
-                self.summary = asyncio.get_running_loop().call_later(CLOSE_LOG_SUMMARY_S, self.flush)
-            return
-        self.in_second += 1
-        self.by_addr[addr] = (start, lines + 1)
-        if now - self.pruned >= CLOSE_LOG_WINDOW_S:
-            self.pruned = now
-            self.by_addr = {a: w for a, w in self.by_addr.items() if now - w[0] < CLOSE_LOG_WINDOW_S}
-        log.info("closed the connection of %s with %d: %s", addr, code, reason)
-
-    def flush(self) -> None:
-        """Log how many close lines were left out since the last summary (the timer, and at stop)."""
-        if self.summary is not None:
-            self.summary.cancel()
-            self.summary = None
-        if self.suppressed:
-            log.info(
-                "suppressed %d close lines (at most %d per address per %g s, %d per second)",
-                self.suppressed,
-                CLOSE_LOG_PER_ADDR,
-                CLOSE_LOG_WINDOW_S,
-                CLOSE_LOG_PER_S,
-            )
-            self.suppressed = 0
 
 
 class Gateway:

@@ -1,4 +1,4 @@
-"""The log line of each close the server starts for a client's behaviour (server/net/gateway.py
+"""The log line of each close the server starts for a client's behaviour (server/net/close_log.py
 `CloseLog`, docs/operations.md §10): the client's address (the forwarded one behind a trusted proxy),
 the code and the reason, for websockets' own 1009 as for our hello timeout; bounded per address and
 in all under a flood, the rest summed up. Real servers on 127.0.0.1, real Redis.
@@ -16,8 +16,8 @@ from waiting import DEADLINE, until
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-import server.net.gateway as gateway
-from server.net.gateway import CLOSE_LOG_PER_ADDR, CLOSE_LOG_PER_S
+import server.net.close_log as close_log
+from server.net.close_log import CLOSE_LOG_PER_ADDR, CLOSE_LOG_PER_S
 
 LOGGER = "solrace.gateway"
 # Small enough to go fast, well under the 128 sockets one address may hold (MAX_CONN_PER_ADDR + pending).
@@ -88,7 +88,7 @@ async def test_an_oversized_frame_and_a_hello_timeout_are_logged_with_address_an
 async def test_a_flood_of_bad_clients_logs_a_bounded_number_of_lines(
     make_server, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(gateway, "CLOSE_LOG_SUMMARY_S", 0.2)  # the summary without a long wait
+    monkeypatch.setattr(close_log, "CLOSE_LOG_SUMMARY_S", 0.2)  # the summary without a long wait
     app = await make_server(trusted_proxies="127.0.0.1")
     one, many = 100, 200
     with caplog.at_level(logging.INFO, logger=LOGGER):
