@@ -36,13 +36,13 @@ from .service import Service
 from .storage.embedded_redis import (
     PASSWORD_NAME,
     EmbeddedRedis,
-    Supervisor,
     lock_data_folder,
     private_password,
 )
 from .storage.keys import new_race_id
 from .storage.resp import redact_url
 from .storage.store import Store
+from .storage.supervisor import Supervisor
 
 log = logging.getLogger("solrace.app")
 

@@ -1,0 +1,146 @@
+"""Keeps the private redis-server (`EmbeddedRedis`) running: restarts it with backoff whenever
+it exits, and says whether it is up (`/healthz`); an outage logs one line when it starts and one
+when it ends (docs/operations.md §7)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import shutil
+import socket
+import time
+from collections.abc import Callable
+
+from .embedded_redis import EmbeddedRedis, replies
+
+log = logging.getLogger("solrace.redis")
+
+
+class Supervisor:
+    """Keeps an `EmbeddedRedis` running: restarts it, with backoff, whenever it exits.
+
+    `down()` says why it is down (None while it is up): from the moment the
+    process is found gone until a restarted one has accepted a write. A
+    write, not a PING: after a full disk a restarted redis-server loads its
+    AOF and answers PING, then exits at its first write while the disk is
+    still full; it is back only once it can persist again. The probe write
+    sets one small key (`PROBE_KEY`).
+
+    An outage logs one line when it starts (the exit status, the last line of
+    redis-server's log, the space left in the data folder) and one when it
+    ends (how long, how many restarts); the restarts between are not logged
+    above DEBUG. The backoff (`backoff_min_s` doubling to `backoff_max_s`)
+    bounds the cost of a crash loop, e.g. while the disk stays full.
+    """
+
+    PROBE_KEY = "solrace:probe"
+
+    def __init__(
+        self,
+        redis: EmbeddedRedis,
+        *,
+        poll_s: float = 0.1,
+        backoff_min_s: float = 0.1,
+        backoff_max_s: float = 5.0,
+    ) -> None:
+        self.redis = redis
+        self.poll_s = poll_s
+        self.backoff_min_s = backoff_min_s
+        self.backoff_max_s = backoff_max_s
+        self.outage: str | None = None  # why it is down, while it is
+        self.on_back: Callable[[], None] | None = None  # called when it is back after an outage
+        self._task: asyncio.Task[None] | None = None
+        self._restarting: asyncio.Future[bool] | None = None
+
+    def down(self) -> str | None:
+        return self.outage
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    async def stop(self) -> None:
+        """Stop supervising (before stopping the process), waiting out a restart under way."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._restarting is not None:
+            await asyncio.wait([self._restarting])
+
+    async def _run(self) -> None:
+        while True:
+            status = self.redis.exited()
+            if status is None:
+                await asyncio.sleep(self.poll_s)
+                continue
+            await self._restore(status)
+
+    async def _restore(self, status: int) -> None:
+        started = time.monotonic()
+        how = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
+        self.outage = f"private redis-server down ({how})"
+        log.warning(
+            "private redis-server %s (its log: %r; %s); restarting it, requests fail meanwhile",
+            how,
+            self._last_log_line(),
+            self._space_left(),
+        )
+        delay = self.backoff_min_s
+        attempts = 0
+        while True:
+            await asyncio.sleep(delay)
+            attempts += 1
+            self._restarting = asyncio.ensure_future(asyncio.to_thread(self._restart))
+            if await asyncio.shield(self._restarting):
+                break
+            log.debug("private redis-server restart %d failed; next in %.1f s", attempts, delay)
+            delay = min(delay * 2, self.backoff_max_s)
+        self.outage = None
+        log.warning(
+            "private redis-server is back after %.1f s (%d restart%s)",
+            time.monotonic() - started,
+            attempts,
+            "" if attempts == 1 else "s",
+        )
+        if self.on_back is not None:
+            self.on_back()
+
+    def _restart(self) -> bool:
+        """Start the process again on the same port and data; True once it accepted a write."""
+        self.redis.stop()  # reaps the exited process (or stops one that failed its probe)
+        try:
+            self.redis.start()
+        except (RuntimeError, OSError) as exc:  # it did not come up, or could not even be spawned
+            log.debug("private redis-server did not start: %s", exc)
+            return False
+        if self._probe():
+            return True
+        self.redis.stop()
+        return False
+
+    def _probe(self) -> bool:
+        command = b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
+            len(self.PROBE_KEY),
+            self.PROBE_KEY.encode(),
+            len(str(os.getpid())),
+            str(os.getpid()).encode(),
+        )
+        try:
+            with socket.create_connection((self.redis.host, self.redis.port), timeout=5.0) as s:
+                s.sendall(self.redis.auth_command() + command)
+                return replies(s, 2 if self.redis.password else 1).endswith(b"+OK\r\n")
+        except OSError:
+            return False
+
+    def _last_log_line(self) -> str:
+        lines = self.redis.log_tail(1000).strip().splitlines()
+        return lines[-1] if lines else ""
+
+    def _space_left(self) -> str:
+        try:
+            free = shutil.disk_usage(self.redis.data_dir).free
+        except OSError:
+            return "space left in the data folder unknown"
+        return f"{free:,} bytes left in the data folder"
