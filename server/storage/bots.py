@@ -68,11 +68,18 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 from .cluster import cold_client, is_cluster_url
 from .failover import SentinelPrimary, is_sentinel_url
 from .keys import profile_key, session_key
+
+
+def _lua(name: str) -> str:
+    """A script of this module, kept beside it as a .lua file (comments there say its KEYS and ARGV)."""
+    return (Path(__file__).parent / name).read_text()
+
 
 REQUESTS = "bots:requests"
 WORKERS = "bots:workers"
@@ -93,204 +100,16 @@ RESUME_HOLD_MS = 10_000  # a resume request unclaimed this long is replaced (and
 TAKE_HOLD_MS = 5000
 RESCUE_BATCH = 100  # bots one worker re-queues in one step
 
-# Push requests (all or none) only if the workers' free slots cover them beside the
-# requests already waiting. KEYS: requests, slots, taking. ARGV: now ms, within ms,
-# request json... -> the spare slots before the push (pushed if at least the requests given)
-RESERVE = """
-local now, within = tonumber(ARGV[1]), tonumber(ARGV[2])
-local free = 0
-local rows = redis.call('HGETALL', KEYS[2])
-for i = 1, #rows, 2 do
-  local n, at = string.match(rows[i + 1], '^(%d+) (%d+)$')
-  at = tonumber(at)
-  if not at or at < now - 10 * within then
-    redis.call('HDEL', KEYS[2], rows[i])
-  elseif at >= now - within then
-    free = free + tonumber(n)
-  end
-end
--- a request a worker popped and never counted (it died meanwhile) holds no slot once expired
-for _, raw in ipairs(redis.call('LRANGE', KEYS[3], 0, -1)) do
-  local ok, req = pcall(cjson.decode, raw)
-  if not ok or type(req) ~= 'table' or (tonumber(req.expires) or 0) < now then
-    redis.call('LREM', KEYS[3], 1, raw)
-  end
-end
-local spare = free - redis.call('LLEN', KEYS[1]) - redis.call('LLEN', KEYS[3])
-if spare >= #ARGV - 2 then
-  for i = 3, #ARGV do redis.call('LPUSH', KEYS[1], ARGV[i]) end
-end
-return spare
-"""
-
-# A worker's report of its free slots, and the request it has just taken (if any) out of
-# `taking`, in one step. KEYS: slots, taking. ARGV: worker, free, now ms, request json or ''.
-TAKEN = """
-if ARGV[4] ~= '' then redis.call('LREM', KEYS[2], 1, ARGV[4]) end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[2] .. ' ' .. ARGV[3])
-return 1
-"""
-
-# A worker takes the request it has just popped, if it is still in `taking` (not taken back
-# from a stalled worker): out of `taking`, the bot recorded under its
-# lease (a fresh request), or claimed if its record still waits for this resume request, and
-# the worker's free slots (less the one it fills) reported, in one step. KEYS: slots, taking,
-# bots, leases. ARGV: worker, free slots before it, now ms, request json, lease ms.
-# -> {epoch, request json to play} or {0, why not}
-CLAIM = """
-local worker, free, now, raw = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
-local lease = tonumber(ARGV[5])
-local mine = redis.call('LREM', KEYS[2], 1, raw) == 1
-local ok, req = pcall(cjson.decode, raw)
-local out
-if not ok or type(req) ~= 'table' or type(req.player) ~= 'string' then
-  out = {0, 'malformed'}
-elseif (tonumber(req.expires) or 0) > 0 and tonumber(req.expires) < now then
-  out = {0, 'expired'}
-elseif req.kind == 'resume' then
-  local rec = redis.call('HGET', KEYS[3], req.player)
-  local epoch, owner, body
-  if rec then epoch, owner, body = string.match(rec, '^(%d+) (%S+) (.*)$') end
-  if not epoch then
-    out = {0, 'over'}
-  elseif tonumber(epoch) ~= tonumber(req.epoch) or owner ~= '-' then
-    out = {0, 'taken'}
-  elseif not mine then
-    out = {0, 'taken back'}
-  else
-    redis.call('HSET', KEYS[3], req.player, epoch .. ' ' .. worker .. ' ' .. body)
-    redis.call('ZADD', KEYS[4], now + lease, req.player)
-    out = {tonumber(epoch), body}
-  end
-elseif redis.call('HEXISTS', KEYS[3], req.player) == 1 then
-  out = {0, 'taken'}
-elseif not mine then
-  out = {0, 'taken back'}
-else
-  redis.call('HSET', KEYS[3], req.player, '1 ' .. worker .. ' ' .. raw)
-  redis.call('ZADD', KEYS[4], now + lease, req.player)
-  out = {1, raw}
-end
-if out[1] > 0 then free = free - 1 end
-redis.call('HSET', KEYS[1], worker, string.format('%d %d', math.max(0, free), now))
-return out
-"""
-
-# Renew the leases a worker holds. KEYS: bots, leases. ARGV: worker, now ms, lease ms,
-# (bot, epoch)... -> per bot 1 (renewed), 0 (another epoch or worker: lost), -1 (no record)
-RENEW = """
-local ends = tonumber(ARGV[2]) + tonumber(ARGV[3])
-local out = {}
-for i = 4, #ARGV - 1, 2 do
-  local rec = redis.call('HGET', KEYS[1], ARGV[i])
-  if not rec then
-    out[#out + 1] = -1
-  else
-    local epoch, owner = string.match(rec, '^(%d+) (%S+) ')
-    if epoch == ARGV[i + 1] and owner == ARGV[1] then
-      redis.call('ZADD', KEYS[2], ends, ARGV[i])
-      out[#out + 1] = 1
-    else
-      out[#out + 1] = 0
-    end
-  end
-end
-return out
-"""
-
-# Write a bot's record and lease, if it is the worker's or missing (Redis lost it, or the
-# bot's race is now known). KEYS: bots, leases. ARGV: worker, now ms, lease ms, bot, epoch,
-# request json -> 1 written, 0 not (another worker's)
-PUT = """
-local rec = redis.call('HGET', KEYS[1], ARGV[4])
-if rec then
-  local epoch, owner = string.match(rec, '^(%d+) (%S+) ')
-  if epoch ~= ARGV[5] or owner ~= ARGV[1] then return 0 end
-end
-redis.call('HSET', KEYS[1], ARGV[4], ARGV[5] .. ' ' .. ARGV[1] .. ' ' .. ARGV[6])
-redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[3]), ARGV[4])
-return 1
-"""
-
-# A worker lets bots go: 'drop' (through with their race: no record), 'release' (ends
-# their leases now: the next rescue re-queues them). Only the leases it holds.
-# KEYS: bots, leases. ARGV: worker, 'drop' or 'release', (bot, epoch)... -> how many
-SETTLE = """
-local n = 0
-for i = 3, #ARGV - 1, 2 do
-  local rec = redis.call('HGET', KEYS[1], ARGV[i])
-  local epoch, owner
-  if rec then epoch, owner = string.match(rec, '^(%d+) (%S+) ') end
-  if epoch == ARGV[i + 1] and owner == ARGV[1] then
-    if ARGV[2] == 'drop' then
-      redis.call('HDEL', KEYS[1], ARGV[i])
-      redis.call('ZREM', KEYS[2], ARGV[i])
-    else
-      redis.call('ZADD', KEYS[2], 0, ARGV[i])
-    end
-    n = n + 1
-  end
-end
-return n
-"""
-
-# Re-queue the bots whose lease has ended: next epoch, no worker, a resume request at the
-# head of the queue (held RESUME_HOLD_MS: then re-queued again). KEYS: bots, leases,
-# requests. ARGV: now ms, hold ms, most bots -> how many were re-queued
-RESCUE = """
-local now, hold = tonumber(ARGV[1]), tonumber(ARGV[2])
-local n = 0
-for _, bot in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, tonumber(ARGV[3]))) do
-  local rec = redis.call('HGET', KEYS[1], bot)
-  local epoch, body
-  if rec then epoch, body = string.match(rec, '^(%d+) %S+ (.*)$') end
-  if not epoch then
-    redis.call('ZREM', KEYS[2], bot)
-    redis.call('HDEL', KEYS[1], bot)
-  else
-    local e = tonumber(epoch) + 1
-    redis.call('HSET', KEYS[1], bot, string.format('%d - ', e) .. body)
-    redis.call('ZADD', KEYS[2], now + hold, bot)
-    redis.call('RPUSH', KEYS[3], string.format(
-      '{"kind":"resume","level":"","token":"","player":%s,"game":"","epoch":%d,"expires":%d}',
-      cjson.encode(bot), e, now + hold))
-    n = n + 1
-  end
-end
-return n
-"""
-
-
-# Put back on the queue the requests popped and left unclaimed (a stalled worker's): each one
-# in `taking` is noted when first seen, and re-queued (at the end popped next) once seen `hold`
-# ms ago; an expired one is dropped; notes of requests gone from `taking` are deleted.
-# KEYS: taking, seen, requests. ARGV: now ms, hold ms -> how many were re-queued
-RETAKE = """
-local now, hold = tonumber(ARGV[1]), tonumber(ARGV[2])
-local present = {}
-local n = 0
-for _, raw in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
-  local ok, req = pcall(cjson.decode, raw)
-  local at = tonumber(redis.call('HGET', KEYS[2], raw))
-  local expires = ok and type(req) == 'table' and tonumber(req.expires) or 0
-  if not ok or type(req) ~= 'table' or (expires > 0 and expires < now) then
-    redis.call('LREM', KEYS[1], 1, raw)
-  elseif not at then
-    redis.call('HSET', KEYS[2], raw, now)
-    present[raw] = true
-  elseif at <= now - hold then
-    redis.call('LREM', KEYS[1], 1, raw)
-    redis.call('RPUSH', KEYS[3], raw)
-    n = n + 1
-  else
-    present[raw] = true
-  end
-end
-for _, raw in ipairs(redis.call('HKEYS', KEYS[2])) do
-  if not present[raw] then redis.call('HDEL', KEYS[2], raw) end
-end
-return n
-"""
+# The scripts, each in a .lua file beside this module whose first lines say what it does
+# and its KEYS and ARGV.
+RESERVE = _lua("bot_reserve.lua")  # push requests only if free slots cover them
+TAKEN = _lua("bot_taken.lua")  # a worker's free slots, and the request it has just popped
+CLAIM = _lua("bot_claim.lua")  # take a popped request, if it is still the worker's to take
+RENEW = _lua("bot_renew.lua")  # renew the leases a worker holds
+PUT = _lua("bot_put.lua")  # write a bot's record and lease
+SETTLE = _lua("bot_settle.lua")  # a worker lets bots go (drop or release)
+RESCUE = _lua("bot_rescue.lua")  # re-queue the bots whose lease has ended
+RETAKE = _lua("bot_retake.lua")  # put back the requests popped and left unclaimed
 
 
 def connect(url: str) -> Any:
