@@ -24,6 +24,15 @@ function ratingText(r) {
   return r.provisional ? `${r.rating}?` : String(r.rating);
 }
 
+/** Rated races a rating needs to stop being provisional (docs/ratings.md §2, PROVISIONAL_RACES). */
+const PROVISIONAL_RACES = 10;
+const PROVISIONAL_HELP = `A ? after a rating means provisional: it has counted in fewer than ${PROVISIONAL_RACES} rated races, so it is still a rough estimate, and it stays off the rating boards until then.`;
+
+/** Rated races still needed before a provisional rating map is established. */
+function racesToGo(r) {
+  return Math.max(1, PROVISIONAL_RACES - (r.races || 0));
+}
+
 /**
  * The account page controller (routes #account, #profile=PID, #ratings=GAME).
  * ctx: {conn, h, $, toast, errText, go(hash), onRating(event)}
@@ -35,6 +44,7 @@ export class AccountPage {
     this.id = null;
     this.profile = null;
     this.board = null;
+    this.mine = null; // on the board page: my own profile (my rating in the game, provisional or not)
     this.error = null;
     this.active = false; // the page is on screen (between open and leave)
     this.changes = new Map(); // race id -> its `rating` event
@@ -45,13 +55,19 @@ export class AccountPage {
     this.active = true;
     this.kind = kind;
     this.id = id || null;
-    this.profile = this.board = this.error = null;
+    this.profile = this.board = this.mine = this.error = null;
     this.render();
     const { conn } = this.ctx;
     try {
       if (kind === "ratings") {
         this.id = this.id || GAME_IDS[0];
-        this.board = await conn.request({ t: "rating_board", game: this.id, top: 20 });
+        const [board, mine] = await Promise.all([
+          conn.request({ t: "rating_board", game: this.id, top: 20 }),
+          // the board lists established ratings only: my own rating (maybe provisional) is in my profile
+          loggedIn() ? conn.request({ t: "profile" }).catch(() => null) : null,
+        ]);
+        this.board = board;
+        this.mine = mine;
       } else if (kind === "profile" || loggedIn()) {
         this.profile = await conn.request(this.id ? { t: "profile", player: this.id } : { t: "profile" });
       }
@@ -219,7 +235,13 @@ export class AccountPage {
 
   profileEl(p) {
     const { h } = this.ctx;
-    const played = p.ratings.filter((g) => g.rating.races > 0 || g.history.length);
+    const isPlayed = (g) => g.rating.races > 0 || g.history.length > 0;
+    const played = p.ratings.filter(isPlayed);
+    // the games played most first (rated races that counted, then races played); the rest after, marked
+    const cards = p.ratings
+      .map((g, i) => [g, i])
+      .sort(([a, i], [b, j]) => b.rating.races - a.rating.races || b.history.length - a.history.length || i - j)
+      .map(([g]) => g);
     return h(
       "div",
       { class: "profile", id: "profile", dataset: { player: p.player } },
@@ -227,17 +249,25 @@ export class AccountPage {
       h(
         "div",
         { class: "rating-cards" },
-        p.ratings.map((g) =>
+        cards.map((g) =>
           h(
             "section",
-            { class: "panel rating-card", dataset: { game: g.game } },
+            { class: `panel rating-card${isPlayed(g) ? "" : " unplayed"}`, dataset: { game: g.game, played: isPlayed(g) ? "yes" : "no" } },
             h("h2", {}, gameName(g.game)),
-            h("p", { class: "rating-big" }, h("b", { class: "rating-value" }, String(g.rating.rating)), g.rating.provisional ? h("span", { class: "pill provisional", title: "fewer than 10 rated races" }, "provisional") : null),
+            isPlayed(g)
+              ? h(
+                  "p",
+                  { class: "rating-big" },
+                  h("b", { class: "rating-value" }, String(g.rating.rating)),
+                  g.rating.provisional ? h("span", { class: "pill provisional", title: PROVISIONAL_HELP }, `provisional · ${racesToGo(g.rating)} more rated race${racesToGo(g.rating) === 1 ? "" : "s"}`) : null,
+                )
+              : h("p", { class: "small not-played" }, "Not played rated yet · starts at ", h("b", { class: "rating-value" }, String(g.rating.rating))),
             h("p", { class: "muted small" }, `${g.rating.races} rated race${g.rating.races === 1 ? "" : "s"}`),
             g.history.length ? this.graphEl(g.history) : null,
           ),
         ),
       ),
+      played.some((g) => g.rating.provisional) || p.races.some((r) => r.after.provisional) ? h("p", { class: "muted small rating-legend", id: "rating-legend" }, PROVISIONAL_HELP) : null,
       h("h2", {}, "Recent rated races"),
       p.races.length ? this.racesEl(p.races) : h("p", { class: "muted", id: "no-rated-races" }, played.length ? "" : "No rated race yet."),
       p.arenas && p.arenas.length
@@ -313,6 +343,31 @@ export class AccountPage {
     return svg;
   }
 
+  /** My own place on the board page, on the board or not (provisional, never played, a guest). */
+  standingEl(b) {
+    const { h } = this.ctx;
+    const line = (...parts) => h("p", { class: "my-standing", id: "my-standing" }, ...parts);
+    if (b.me) {
+      const e = b.me;
+      return line(h("b", {}, "You: "), `#${e.rank} of ${b.count} · rating ${e.rating} · ${e.races} rated race${e.races === 1 ? "" : "s"}`);
+    }
+    if (!loggedIn()) return line("Guests have no rating: ", h("a", { href: "#account" }, "make this player an account"), " to play rated races.");
+    const g = this.mine && (this.mine.ratings || []).find((x) => x.game === b.game);
+    if (!g) return null;
+    const r = g.rating;
+    if (!r.races && !g.history.length) return line(h("b", {}, "You: "), `no rated ${gameName(b.game)} race yet (you start at ${ratingText(r)}). `, `Play ${PROVISIONAL_RACES} rated races to be on the board.`);
+    if (r.provisional) {
+      const n = racesToGo(r);
+      return line(
+        h("b", {}, "You: "),
+        h("span", { class: "rating-value", title: PROVISIONAL_HELP }, ratingText(r)),
+        `, provisional — ${n} more rated race${n === 1 ? "" : "s"} to be on the board (${r.races} of ${PROVISIONAL_RACES} so far).`,
+      );
+    }
+    // established, but not on the board yet (it was read before the board changed)
+    return line(h("b", {}, "You: "), `rating ${r.rating} · ${r.races} rated races`);
+  }
+
   boardEl() {
     const { h } = this.ctx;
     const b = this.board;
@@ -331,13 +386,17 @@ export class AccountPage {
       "section",
       { class: "panel rating-board", id: "rating-board" },
       h("h1", {}, `${gameName(b.game)} ratings`),
-      h("p", { class: "muted small" }, `${b.count} rated player${b.count === 1 ? "" : "s"}; a rating shows here after 10 rated races.`),
-      h(
-        "table",
-        {},
-        h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Rating"), h("th", {}, "Races"))),
-        h("tbody", {}, b.top.map((e) => row(e, e.player === me))),
-      ),
+      this.standingEl(b),
+      h("p", { class: "muted small" }, `${b.count} rated player${b.count === 1 ? "" : "s"}; a rating shows here after ${PROVISIONAL_RACES} rated races.`),
+      h("p", { class: "muted small rating-legend", id: "rating-legend" }, PROVISIONAL_HELP),
+      b.top.length
+        ? h(
+            "table",
+            {},
+            h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Rating"), h("th", {}, "Races"))),
+            h("tbody", {}, b.top.map((e) => row(e, e.player === me))),
+          )
+        : h("p", { class: "muted", id: "board-empty" }, `No established ${gameName(b.game)} rating yet.`),
       b.me && !b.top.some((e) => e.player === me)
         ? h("table", { class: "around" }, h("tbody", {}, b.around.map((e) => row(e, e.player === me))))
         : null,

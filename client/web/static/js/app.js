@@ -41,6 +41,7 @@ const app = {
   error: null,
   raceList: [],
   raceGames: {}, // race id -> game, for the races we left before their end
+  raceStatus: {}, // race id -> status (lobby, countdown, running), likewise: the lobby's "Your races"
 };
 window.solrace = { app, conn };
 
@@ -305,6 +306,7 @@ function leaveRoute(next) {
     // left while the race runs (our game over, say): the lobby lists it until it ends
     app.me.races = [...new Set([...(app.me.races || []), app.race.race])];
     app.raceGames[app.race.race] = app.race.game;
+    app.raceStatus[app.race.race] = app.race.status;
   }
   if (app.board) {
     app.board.destroy();
@@ -382,11 +384,44 @@ async function refreshRaces() {
   try {
     const reply = await conn.request({ t: "races" });
     app.raceList = reply.races || [];
+    app.raceList.forEach(noteMyRace);
     const box = $("#race-list");
     if (box) box.replaceChildren(raceListEl());
+    const mine = $("#my-races");
+    if (mine) mine.replaceWith(myRacesEl());
   } catch (e) {
     /* shown on next refresh */
   }
+}
+
+/** Note the game and status of a race we sit in (from its snapshot, the race list or its start), for "Your races". */
+function noteMyRace(r) {
+  if (!r || !r.race || !app.me || !(app.me.races || []).includes(r.race)) return;
+  if (r.game) app.raceGames[r.race] = r.game;
+  if (r.status) app.raceStatus[r.race] = r.status;
+}
+conn.on("race", noteMyRace);
+conn.on("start", (m) => noteMyRace({ race: m.race, status: "running" }));
+
+/** The lobby's "Your races": a button per unfinished race we sit in, with its game and status once known. */
+function myRacesEl() {
+  const ids = (app.me && app.me.races) || [];
+  if (!ids.length) return h("p", { class: "resume", id: "my-races", hidden: true });
+  return h(
+    "p",
+    { class: "resume", id: "my-races" },
+    "Your races: ",
+    ids.map((id) => {
+      const game = app.raceGames[id];
+      const status = app.raceStatus[id];
+      return h(
+        "a",
+        { class: "btn small my-race", href: `#race=${id}${inviteSuffix(id)}`, title: `race ${id}`, dataset: { race: id } },
+        game ? gameName(game) : `Race ${id.slice(0, 6)}…`,
+        status && status !== "finished" ? h("span", { class: `pill p-${status}` }, status) : null,
+      );
+    }),
+  );
 }
 
 function raceListEl() {
@@ -541,7 +576,6 @@ function renderLobby() {
       botForm,
     );
   });
-  const myRaces = (app.me && app.me.races) || [];
   main.replaceChildren(
     h(
       "div",
@@ -571,9 +605,7 @@ function renderLobby() {
               " Rated (quick match and new races)",
             )
           : null,
-        myRaces.length
-          ? h("p", { class: "resume" }, "Your races: ", myRaces.map((id) => h("a", { class: "btn small", href: `#race=${id}` }, id.slice(0, 10))))
-          : null,
+        myRacesEl(),
       ),
       h("div", { class: "tiles" }, tiles),
       h("section", { class: "panel" }, h("h2", {}, "Live races"), h("div", { id: "race-list" }, raceListEl())),
