@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from protocol.rules.facts import game_name
+
 HOUR_MS = 3_600_000
 DAY_MS = 24 * HOUR_MS
 MIN_SEATS, MAX_SEATS = 2, 4
@@ -190,6 +192,17 @@ def arena_id(kind: str, game: str, starts: int) -> str:
     return f"{kind}-{game}-{starts // 60_000}"
 
 
+def arena_name(rule: Recurrence, game: str, starts: int) -> str:
+    """The name people see for an arena of ``rule``: its kind and game's display name,
+    ``Hourly Fours Up``; a rule of whole days adds the time of day, ``Daily Racing Aces ·
+    20:00 UTC`` (the ids stay ``KIND-GAME-MINUTES``)."""
+    name = f"{rule.kind.capitalize()} {game_name(game)}"
+    if rule.every_ms % DAY_MS == 0:
+        minute = starts % DAY_MS // 60_000
+        name += f" · {minute // 60:02d}:{minute % 60:02d} UTC"
+    return name
+
+
 def occurrences(rule: Recurrence, start: int, end: int) -> list[Arena]:
     """The arenas of ``rule`` that overlap ``[start, end)``, by start time then game."""
     out: list[Arena] = []
@@ -211,7 +224,7 @@ def occurrences(rule: Recurrence, start: int, end: int) -> list[Arena]:
                         seats=rule.seats,
                         berserk=rule.berserk,
                         time_limit_s=rule.time_limit_s,
-                        name=f"{rule.kind} {game}",
+                        name=arena_name(rule, game, starts),
                     )
                 )
         k += 1

@@ -178,13 +178,14 @@ def test_closed_day_links_published_replays(daily_server, open_page):
     page.wait_for_selector("#daily-info .pill.p-finished")
     page.wait_for_selector("#leaderboard a.replay-link")
     page.wait_for_selector("#daily-winner")
-    expected = {p: f"#replay={r}" for p, r in top.items()}
-    expected[me] = f"#replay={rid}"
+    day = f"&daily={GAME}&date={date}"  # the day too: the page falls back to it once the race expired
+    expected = {p: f"#replay={r}{day}" for p, r in top.items()}
+    expected[me] = f"#replay={rid}{day}"
     assert linked_rows(page) == expected
     assert page.locator("#leaderboard tbody tr[data-player]").count() > len(expected)  # not every row
     first = page.locator("#leaderboard tbody tr[data-player]").first.get_attribute("data-player")
     assert page.locator("#daily-winner").get_attribute("href") == expected[first]
-    assert page.locator("#daily-my-replay").get_attribute("href") == f"#replay={rid}"
+    assert page.locator("#daily-my-replay").get_attribute("href") == f"#replay={rid}{day}"
     shot(page, "daily-closed-replays", full_page=True)
 
     # a rival's replay from the top, then the winner's, then your own
@@ -194,7 +195,7 @@ def test_closed_day_links_published_replays(daily_server, open_page):
     page.go_back()
     page.wait_for_selector("#daily-winner")
     page.click("#daily-winner")
-    wait_replay_loaded(page, expected[first].split("=", 1)[1])
+    wait_replay_loaded(page, expected[first].split("=", 1)[1].split("&", 1)[0])
     page.go_back()
     page.click(f'#leaderboard tr[data-player="{me}"] a.replay-link')
     wait_replay_loaded(page, rid)

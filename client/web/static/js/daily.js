@@ -111,6 +111,13 @@ export class DailyPage {
   }
 
   /** The race to replay for a leaderboard entry, or null: a closed day's published top, and your own. */
+  /** The replay page of `e`'s attempt, with its day: once the race's own record has expired
+   *  (--finished-ttl-s), the page falls back to the day's published replays. */
+  replayHref(e) {
+    const race = this.replayOf(e);
+    return race ? `#replay=${race}&daily=${this.info.game}&date=${this.info.date}` : null;
+  }
+
   replayOf(e) {
     const d = this.info;
     if (!d || d.status === "open" || !e || !e.race) return null;
@@ -303,7 +310,7 @@ export class DailyPage {
       { class: "my-entry", id: "daily-mine" },
       h("div", { class: "big-rank" }, `#${e.rank}`, h("span", { class: "muted small" }, ` of ${count}`)),
       h("div", {}, e.won ? `Won in ${clockText(e.time_ms)}` : `${e.home}/${e.total} home · ${e.status === "timeout" ? "time up" : e.status}`, ` · ${countText(e.moves, "move")}`),
-      this.replayOf(e) ? h("a", { class: "btn small", id: "daily-my-replay", href: `#replay=${this.replayOf(e)}` }, "Watch your replay") : null,
+      this.replayOf(e) ? h("a", { class: "btn small", id: "daily-my-replay", href: this.replayHref(e) }, "Watch your replay") : null,
     );
   }
 
@@ -345,8 +352,8 @@ export class DailyPage {
       );
     else {
       const closed = this.info && this.info.status !== "open";
-      const winner = b.top && b.top[0] && this.replays ? this.replayOf(b.top[0]) : null;
-      if (winner) body.push(h("p", { class: "daily-winner" }, h("a", { class: "btn small primary", id: "daily-winner", href: `#replay=${winner}` }, `▶ Watch the winner, ${b.top[0].name}`)));
+      const winner = b.top && b.top[0] && this.replays ? this.replayHref(b.top[0]) : null;
+      if (winner) body.push(h("p", { class: "daily-winner" }, h("a", { class: "btn small primary", id: "daily-winner", href: winner }, `▶ Watch the winner, ${b.top[0].name}`)));
       const rows = [...b.top];
       const seen = new Set(rows.map((e) => e.player));
       const extra = (b.around || []).filter((e) => !seen.has(e.player));
@@ -360,7 +367,7 @@ export class DailyPage {
           h("td", {}, `${e.home}/${e.total}`),
           h("td", {}, e.moves),
           timeTd(h, e),
-          closed ? h("td", { class: "replay" }, this.replayOf(e) ? h("a", { class: "replay-link", href: `#replay=${this.replayOf(e)}`, title: `Watch ${e.name}'s attempt` }, "replay") : null) : null,
+          closed ? h("td", { class: "replay" }, this.replayOf(e) ? h("a", { class: "replay-link", href: this.replayHref(e), title: `Watch ${e.name}'s attempt` }, "replay") : null) : null,
         );
       body.push(
         h(

@@ -3,6 +3,11 @@
 // and re-plays every player's moves in the browser, and shows the boards side
 // by side with a shared timeline: step, play, jump to any move; a chart of
 // cards home per player; the seed checked against the race's commitment.
+//
+// A race's own record is kept `--finished-ttl-s` (30 days by default). A daily
+// attempt's link may carry its day, #replay=RACE&daily=GAME&date=DATE: once the
+// race record is gone, the attempt is replayed from the day's published replays
+// (`daily_replay`, docs/protocol.md §5), which are kept longer.
 import { Board, moveMarks } from "./board.js";
 import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
@@ -11,6 +16,31 @@ import { sha256Hex } from "./sha256.js";
 import { analysisItem, clockText, errorText, moveText, timeCell } from "./words.js";
 
 const SPEEDS = [1, 2, 5, 10, 30];
+
+export const TOO_OLD = "This race is too old: its replay is no longer kept.";
+
+/** The daily day of a replay route, `&daily=GAME&date=YYYY-MM-DD`, or null. */
+export function dailyOfRoute(hash) {
+  const game = /[#&]daily=([\w-]+)/.exec(hash || "");
+  const date = /[#&]date=(\d{4}-\d{2}-\d{2})/.exec(hash || "");
+  return game && date ? { game: game[1], date: date[1] } : null;
+}
+
+/** A `replay` and a snapshot of one attempt, from a day's `daily_replay` (null if not published). */
+export function fromDailyReplay(day, race) {
+  const p = (day.players || []).find((x) => x.race === race);
+  if (!p) return null;
+  const rep = {
+    race,
+    game: day.game,
+    rules_version: day.rules_version,
+    deal_version: day.deal_version,
+    seed: day.seed,
+    ranking: (day.ranking || []).filter((r) => r.player === p.player),
+    players: [{ player: p.player, name: p.name, moves: p.moves }],
+  };
+  return { rep, snap: { starts_at: p.starts_at, commitment: day.commitment } };
+}
 
 /** Re-play a replay message: every player's view after each of their moves, and the merged timeline. */
 export function rebuild(rep, startsAt) {
@@ -68,6 +98,8 @@ export class ReplayPage {
     clearInterval(this.timer);
     this.timer = null;
     this.id = null;
+    this.daily = null; // {game, date} of a daily attempt's route
+    this.fromDaily = false; // replayed from the day's published replays
     this.rep = null;
     this.snap = null;
     this.data = null;
@@ -86,6 +118,7 @@ export class ReplayPage {
   async open(id, step) {
     this.leave();
     this.id = id;
+    this.daily = dailyOfRoute(location.hash);
     this.render();
     const { conn } = this.ctx;
     try {
@@ -97,9 +130,22 @@ export class ReplayPage {
       this.rep = rep;
       this.snap = st.race;
     } catch (e) {
-      if (e.code === "disconnected") return;
-      this.error = e.code === "race-not-over" ? "This race is not over yet: its replay opens when it ends." : errorText(e);
-      return this.render();
+      if (e.code === "disconnected" || this.id !== id) return;
+      if (e.code === "no-such-race") {
+        // Its record expired: a daily attempt may still be among its day's published replays.
+        const old = await this.fromDay(id);
+        if (this.id !== id) return;
+        if (!old) {
+          this.error = TOO_OLD;
+          return this.render();
+        }
+        this.rep = old.rep;
+        this.snap = old.snap;
+        this.fromDaily = true;
+      } else {
+        this.error = e.code === "race-not-over" ? "This race is not over yet: its replay opens when it ends." : errorText(e);
+        return this.render();
+      }
     }
     this.data = rebuild(this.rep, this.snap && this.snap.starts_at);
     this.step = Math.max(0, Math.min(this.data.events.length, Number.isFinite(step) ? step : 0));
@@ -112,6 +158,17 @@ export class ReplayPage {
       });
     }
     this.render();
+  }
+
+  /** The attempt `id` from its day's published replays (the route's day), or null. */
+  async fromDay(id) {
+    if (!this.daily) return null;
+    try {
+      const day = await this.ctx.conn.request({ t: "daily_replay", game: this.daily.game, date: this.daily.date });
+      return fromDailyReplay(day, id);
+    } catch (e) {
+      return null; // no-replay: not among the published top; daily-open: not final
+    }
   }
 
   /** Moves made by each player after the first `step` events of the timeline. */
@@ -158,8 +215,14 @@ export class ReplayPage {
     if (b) b.textContent = "▶ Play";
   }
 
+  /** The route of this replay at this step (keeping the daily day it came with). */
+  route() {
+    const day = this.daily ? `&daily=${this.daily.game}&date=${this.daily.date}` : "";
+    return `#replay=${this.id}${this.step ? `&step=${this.step}` : ""}${day}`;
+  }
+
   link() {
-    return `${location.origin}${location.pathname}#replay=${this.id}${this.step ? `&step=${this.step}` : ""}`;
+    return `${location.origin}${location.pathname}${this.route()}`;
   }
 
   // ------------------------------------------------------------------ drawing
@@ -201,7 +264,20 @@ export class ReplayPage {
           "div",
           { class: "replay" },
           this.error
-            ? h("div", { class: "panel error-panel" }, h("h2", {}, this.error), h("a", { class: "btn", href: "#/" }, "Lobby"), " ", this.id ? h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live") : null)
+            ? h(
+                "div",
+                { class: "panel error-panel" },
+                h("h2", { id: "replay-error" }, this.error),
+                h("a", { class: "btn", href: "#/" }, "Lobby"),
+                " ",
+                this.error === TOO_OLD
+                  ? this.daily
+                    ? h("a", { class: "btn ghost", id: "replay-day", href: `#daily=${this.daily.game}&date=${this.daily.date}` }, "The day's leaderboard")
+                    : null
+                  : this.id
+                    ? h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live")
+                    : null,
+              )
             : h("p", { class: "muted loading" }, "Loading the replay…"),
         ),
       );
@@ -251,6 +327,9 @@ export class ReplayPage {
           { class: "replay-head" },
           h("h1", {}, `Replay · ${gameName(this.rep.game)}`),
           h("div", { class: "muted small" }, `${d.players.length} player${d.players.length > 1 ? "s" : ""} · ${n} moves · ${snap.starts_at ? new Date(snap.starts_at).toLocaleString() : ""}`),
+          this.fromDaily
+            ? h("p", { class: "muted small", id: "replay-from-daily" }, "This attempt's race record has expired: replayed from ", h("a", { href: `#daily=${this.daily.game}&date=${this.daily.date}` }, `the published replays of ${gameName(this.rep.game)}, ${this.daily.date}`), ".")
+            : null,
         ),
         h("div", { class: "panel replay-bar" }, controls),
         h("div", { class: `replay-boards ${d.players.length > 1 ? "many" : ""}` }, panels.map((x) => x.el)),
@@ -266,7 +345,7 @@ export class ReplayPage {
           h(
             "div",
             { class: "result-actions" },
-            this.analysis ? null : h("button", { class: "btn", id: "replay-analyze", onclick: () => this.analyze() }, "Where was the win lost?"),
+            this.analysis || this.fromDaily ? null : h("button", { class: "btn", id: "replay-analyze", onclick: () => this.analyze() }, "Where was the win lost?"),
             h("button", { class: "btn", id: "replay-link", onclick: () => this.ctx.copyLink(this.link()) }, "Copy a link to this move"),
             h("a", { class: "btn ghost", href: "#/" }, "Lobby"),
           ),
@@ -427,7 +506,7 @@ export class ReplayPage {
     if (pos) pos.textContent = `move ${this.step}/${d.events.length} · ${clockText(t)}`;
     const playBtn = document.getElementById("replay-play");
     if (playBtn) playBtn.textContent = this.timer ? "❚❚ Pause" : "▶ Play";
-    const want = `#replay=${this.id}${this.step ? `&step=${this.step}` : ""}`;
+    const want = this.route();
     if (location.hash !== want) history.replaceState(null, "", want);
   }
 }
