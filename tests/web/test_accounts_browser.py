@@ -66,6 +66,9 @@ def test_two_accounts_race_a_rated_race(new_page):
     # Alice creates a rated race from the lobby.
     alice.goto(alice.url.split("#")[0] + "#/")
     alice.check("#rated-toggle")
+    alice.reload()  # the choice is kept (a returning player found it unticked at every visit)
+    alice.wait_for_selector("#rated-toggle")
+    assert alice.is_checked("#rated-toggle")
     tile = f'.tile[data-game="{GAME}"]'
     alice.click(f'{tile} [data-act="create"]')
     alice.click(f'{tile} button[type="submit"]')

@@ -20,7 +20,7 @@ const app = {
   me: null, // welcome message
   route: { kind: "lobby", id: null },
   queued: null, // {game, seats, rated} while in quick-match
-  rated: false, // the lobby's "Rated" toggle (logged-in accounts only)
+  rated: localStorage.getItem("solrace.rated") === "1", // the lobby's "Rated" toggle (accounts only), kept
   createOpen: null, // game id whose "create race" form is open in the lobby
   formChoices: {}, // what the player chose in a lobby form, kept across re-renders: "create:ID" -> {name: value}
   botOpen: null, // game id whose "race a bot" form is open in the lobby
@@ -601,7 +601,10 @@ function renderLobby() {
           ? h(
               "label",
               { class: "check rated-toggle", title: "Rated races are between accounts, on the server's clock; they change your rating" },
-              h("input", { type: "checkbox", id: "rated-toggle", checked: app.rated, onchange: (e) => (app.rated = e.target.checked) }),
+              h("input", { type: "checkbox", id: "rated-toggle", checked: app.rated, onchange: (e) => {
+                app.rated = e.target.checked;
+                localStorage.setItem("solrace.rated", app.rated ? "1" : "0");
+              } }),
               " Rated (quick match and new races)",
             )
           : null,
