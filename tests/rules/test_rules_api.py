@@ -87,7 +87,8 @@ def test_won_position_still_has_moves(game_id):
     moves = g.legal_moves()
     assert moves and "draw" not in moves
     g.play(moves[0])
-    assert not g.won or game_id != "rouge-et-noir"
+    if game_id == "rouge-et-noir":  # a card taken back off a foundation un-wins it (rules.md)
+        assert not g.won, f"{moves[0]} took a card off a foundation and the position still counts as won"
 
 
 def test_check_and_is_legal_change_nothing():
