@@ -237,6 +237,25 @@ def arenas_between(schedule: Schedule, start: int, end: int) -> list[Arena]:
     return sorted(found, key=lambda a: (a.starts, a.id))
 
 
+def upcoming(schedule: Schedule, start: int, end: int, per_rule: int) -> list[Arena]:
+    """The scheduled arenas starting in ``[start, end)``, at most ``per_rule`` of each rule and
+    game (the soonest), ordered by start, then id: what the arena list shows ahead of their
+    creation (a rule of hours would otherwise crowd out a daily one)."""
+    found: list[Arena] = []
+    for rule in schedule.rules:
+        kept: dict[str, int] = {}
+        for a in occurrences(rule, start, end):
+            if a.starts >= start and kept.get(a.game, 0) < per_rule:
+                kept[a.game] = kept.get(a.game, 0) + 1
+                found.append(a)
+    return sorted(found, key=lambda a: (a.starts, a.id))
+
+
+def scheduled(schedule: Schedule, arena_id: str, start: int, end: int) -> Arena | None:
+    """The scheduled arena ``arena_id`` if it overlaps ``[start, end)``, else None."""
+    return next((a for a in arenas_between(schedule, start, end) if a.id == arena_id), None)
+
+
 # --- the schedule's config ------------------------------------------------------------
 
 _DURATION_RE = re.compile(r"(\d+)(ms|s|m|h|d)")

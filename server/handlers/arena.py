@@ -25,7 +25,7 @@ from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
 from ..arena.records import Podium
-from ..arena.schedule import HOUR_MS, MAX_DURATION_MS, status
+from ..arena.schedule import DAY_MS, HOUR_MS, MAX_DURATION_MS, scheduled, status, upcoming
 from ..core.berserk import berserk
 from ..core.races import RaceError
 from .arena_loop import ArenaLoop
@@ -52,6 +52,11 @@ def final_board(rows: list[Row], player: str, top: int, around: int) -> Board:
 
 
 LISTED_PAST_MS = 24 * HOUR_MS  # arena list: ended arenas shown this long
+# Arena list: the scheduled arenas starting this far ahead are listed (status upcoming) before
+# the servers create them (an hour ahead), at most UPCOMING_PER_RULE of each rule and game.
+# They can be asked for, watched and joined: that creates them (as the schedule would).
+LISTED_AHEAD_MS = DAY_MS
+UPCOMING_PER_RULE = 2
 
 
 def _race_error(exc: ArenaError) -> RaceError:
@@ -129,9 +134,21 @@ class ArenaHandlers:
 
     async def _info(self, arena_id: str) -> ArenaInfo:
         info = await self.store.get(arena_id)
+        if info is None and await self._ensure(arena_id):
+            info = await self.store.get(arena_id)
         if info is None:
             raise RaceError(ErrorCode.NO_ARENA, f"no arena {arena_id!r}")
         return info
+
+    async def _ensure(self, arena_id: str) -> bool:
+        """Create ``arena_id`` if it is a scheduled arena of the next LISTED_AHEAD_MS (one the
+        list shows before the servers create it); idempotent, the arena the schedule makes."""
+        now = self.service.now_ms()
+        arena = scheduled(self.loop.schedule, arena_id, now, now + LISTED_AHEAD_MS)
+        if arena is None:
+            return False
+        await self.store.create(arena)
+        return True
 
     async def summary(self, info: ArenaInfo, now: int) -> m.ArenaSummary:
         a = info.arena
@@ -159,7 +176,33 @@ class ArenaHandlers:
             info = await self.store.get(arena_id)
             if info is not None and info.arena.ends > now - LISTED_PAST_MS:
                 out.append(await self.summary(info, now))
+        # the scheduled arenas of the next day not listed yet: created early (asked for or
+        # joined) as they are, the others as the schedule will make them, with no players
+        listed = {s.id for s in out}
+        for a in upcoming(self.loop.schedule, now, now + LISTED_AHEAD_MS, UPCOMING_PER_RULE):
+            if a.id in listed:
+                continue
+            made = await self.store.get(a.id)
+            out.append(await self.summary(made, now) if made is not None else self.planned(a, now))
+        out.sort(key=lambda s: (s.starts, s.id))
         return m.ArenaListData(rid=msg.rid, now=now, arenas=out)
+
+    @staticmethod
+    def planned(a: Arena, now: int) -> m.ArenaSummary:
+        """The summary of a scheduled arena not created yet."""
+        return m.ArenaSummary(
+            id=a.id,
+            game=a.game,
+            name=a.name,
+            starts=a.starts,
+            ends=a.ends,
+            seats=a.seats,
+            berserk=a.berserk,
+            time_limit_s=a.time_limit_s,
+            status=status(a, now),
+            final=False,
+            players=0,
+        )
 
     async def arena_data(self, conn: Conn, rid: int | None, arena_id: str) -> m.ArenaData:
         info = await self._info(arena_id)
@@ -184,7 +227,12 @@ class ArenaHandlers:
         return await self.arena_data(conn, msg.rid, msg.arena)
 
     async def join(self, conn: Conn, msg: m.ArenaJoin) -> m.ArenaData:
-        await self._call(self.store.join(msg.arena, conn.player, conn.name))
+        try:
+            await self.store.join(msg.arena, conn.player, conn.name)
+        except ArenaError as exc:  # a listed scheduled arena not created yet is created
+            if exc.code != "no-arena" or not await self._ensure(msg.arena):
+                raise _race_error(exc) from None
+            await self._call(self.store.join(msg.arena, conn.player, conn.name))
         self.dirty.add(msg.arena)
         return await self.arena_data(conn, msg.rid, msg.arena)
 

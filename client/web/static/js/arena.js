@@ -38,6 +38,11 @@ function left(ms) {
   return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
 }
 
+/** A time as HH:MM in the player's own time zone. */
+function localTime(ms) {
+  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+}
+
 /**
  * The arena pages. ctx: {conn, h, $, toast, errText, myId, go(hash), setPending(snap), now()}
  */
@@ -271,24 +276,30 @@ export class ArenaPage {
     const head = h("div", { class: "daily-head" }, h("h1", {}, "Arenas"), h("p", { class: "muted" }, "Join an arena and you are paired into race after race, with players of close standing, until it ends (withdraw to stop). Each race scores its placement (in a race of n players: n points for 1st, n − 1 for 2nd, down to 1 for last; players tied for a place each get its points) and 1 more for finishing the deal (every card home). A player who made no move scores 0 whatever their place: a 2nd place can earn nothing. Two wins in a row put you on fire: from your third race on, each race counts double (placement and finish bonus) until one you do not win. Berserk, where the arena allows it, before a race starts: half your clock, and 1 more point if you win (not doubled). The standings are live."));
     if (this.error) return h("div", { class: "arena" }, head, h("div", { class: "panel error-panel" }, h("h2", {}, this.error)));
     if (!this.list) return h("div", { class: "arena" }, head, h("p", { class: "muted" }, "Loading…"));
-    const rows = this.list.arenas.map((a) =>
+    // the arenas of the next hour, running or ended; later ones (scheduled, listed before the
+    // server creates them: opening or joining one creates it) under "Later today"
+    const soon = this.list.now + 3600_000;
+    const row = (a, later) =>
       h(
         "tr",
-        { class: `arena-row ${a.status}`, dataset: { arena: a.id } },
+        { class: `arena-row ${a.status}${later ? " later" : ""}`, dataset: { arena: a.id } },
         h("td", {}, h("a", { href: `#arena=${a.id}` }, a.name || a.id)),
         h("td", {}, gameName(a.game)),
-        h("td", {}, a.status),
+        later ? h("td", {}, `starts at ${localTime(a.starts)}`) : h("td", {}, a.status),
         h("td", {}, this.leftText(a)),
         h("td", { class: "num" }, String(a.players)),
-      ),
-    );
+      );
+    const table = (rows, cls, third) =>
+      h("table", { class: `ranking ${cls}` }, h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, third), h("th", {}, "Time"), h("th", {}, "Players"))), h("tbody", {}, rows));
+    const rows = this.list.arenas.filter((a) => a.starts < soon).map((a) => row(a, false));
+    const later = this.list.arenas.filter((a) => a.starts >= soon).map((a) => row(a, true));
     return h(
       "div",
       { class: "arena" },
       head,
-      rows.length
-        ? h("table", { class: "ranking arena-list" }, h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, "Status"), h("th", {}, "Time"), h("th", {}, "Players"))), h("tbody", {}, rows))
-        : h("p", { class: "muted" }, "No arena now or within the hour."),
+      rows.length ? table(rows, "arena-list", "Status") : h("p", { class: "muted" }, "No arena now or within the hour."),
+      later.length ? h("h2", { id: "arena-later" }, "Later today") : null,
+      later.length ? table(later, "arena-list arena-later", "Starts") : null,
     );
   }
 
