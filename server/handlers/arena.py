@@ -151,19 +151,8 @@ class ArenaHandlers:
         return True
 
     async def summary(self, info: ArenaInfo, now: int) -> m.ArenaSummary:
-        a = info.arena
-        return m.ArenaSummary(
-            id=a.id,
-            game=a.game,
-            name=a.name,
-            starts=a.starts,
-            ends=a.ends,
-            seats=a.seats,
-            berserk=a.berserk,
-            time_limit_s=a.time_limit_s,
-            status=status(a, now),
-            final=info.finalized is not None,
-            players=await self.store.count(a.id),
+        return self.planned(
+            info.arena, now, final=info.finalized is not None, players=await self.store.count(info.arena.id)
         )
 
     # --- requests ------------------------------------------------------------------
@@ -188,8 +177,8 @@ class ArenaHandlers:
         return m.ArenaListData(rid=msg.rid, now=now, arenas=out)
 
     @staticmethod
-    def planned(a: Arena, now: int) -> m.ArenaSummary:
-        """The summary of a scheduled arena not created yet."""
+    def planned(a: Arena, now: int, *, final: bool = False, players: int = 0) -> m.ArenaSummary:
+        """The summary of an arena: by default one of the schedule's not created yet."""
         return m.ArenaSummary(
             id=a.id,
             game=a.game,
@@ -200,8 +189,8 @@ class ArenaHandlers:
             berserk=a.berserk,
             time_limit_s=a.time_limit_s,
             status=status(a, now),
-            final=False,
-            players=0,
+            final=final,
+            players=players,
         )
 
     async def arena_data(self, conn: Conn, rid: int | None, arena_id: str) -> m.ArenaData:
