@@ -66,7 +66,7 @@ from .admission import Admission, SocketGate, client_address, parse_networks
 from .backlog import Backlog
 from .broadcast import broadcast_latest
 from .close_log import CloseLog
-from .conn import Conn, Outbox
+from .conn import Conn, Later, Outbox
 from .http import Http, SecureProtocol
 from .inbound import INBOUND_HIGH, INBOUND_LOW, Inbound
 from .ratelimit import RateLimit
@@ -454,9 +454,21 @@ class Gateway:
 
     async def _hello(self, link: Inbound, msg: m.Hello) -> None:
         conn = link.conn
+        # `welcome` is the first frame after hello (docs/protocol.md §2): once the hello has
+        # registered the connection, an event of the player's races (a seat taken on another
+        # connection meanwhile) can be sent to it before the welcome is; it waits behind it.
+        slot = conn.later()
+        try:
+            await self._answer_hello(link, msg, slot)
+        finally:
+            slot.settle()  # no welcome (refused, closed): the frames behind it go
+
+    async def _answer_hello(self, link: Inbound, msg: m.Hello, slot: Later) -> None:
+        conn = link.conn
         try:
             welcome = await self.service.hello(link.session, msg)
         except RaceError as exc:
+            slot.settle()
             self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
             return
         except Exception as exc:
@@ -464,6 +476,7 @@ class Gateway:
                 self.service.store.health.failed(exc)
             else:
                 log.exception("hello failed")
+            slot.settle()
             self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; try again")
             return
         link.player = welcome.player
@@ -472,7 +485,7 @@ class Gateway:
         if not admitted:
             conn.abort(CloseCode.POLICY, "too many connections for this player")
             return
-        conn.send(encode(welcome))
+        slot(encode(welcome))
         if link.timer is not None:
             link.timer.cancel()
             link.timer = None
