@@ -779,6 +779,7 @@ async function openRace(id) {
     if (app.lastVer) msg.since = app.lastVer;
     st = await conn.request(msg);
   } catch (e) {
+    if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
     if (e.code === "no-such-race") {
       app.error = "There is no such race (it may have expired).";
       return renderRace();
@@ -789,6 +790,8 @@ async function openRace(id) {
     }
     if (e.code === "disconnected") return;
   }
+  // The player may have left the page while the resync was on its way (app.race is then null).
+  if (app.route.kind !== "race" || app.raceId !== id) return;
   if (st && st.race) {
     applyState(st);
     if (app.you || mySeat(app.race)) {
@@ -808,10 +811,12 @@ async function openRace(id) {
   // not seated: take a seat
   try {
     const snap = await conn.request(withInvite({ t: "join", race: id }));
+    if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
     app.mode = "player";
     applySnapshot(snap);
     renderRace();
   } catch (e) {
+    if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
     if (e.code === "race-started") {
       location.hash = `watch=${id}${inviteSuffix(id)}`;
       return;
