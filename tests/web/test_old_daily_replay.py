@@ -14,51 +14,21 @@ import re
 
 import pytest
 import redis
-from waiting import DEADLINE, wait_until
+from waiting import wait_until
 
 from client.library import ServerError, connect
 from protocol import messages as m
 from server.daily import days
 
+from . import test_daily_return
 from .conftest import shot
-from .test_daily_return import GAME, TOP, ThreadServer, bot_attempt, published
+from .test_daily_return import GAME, TOP, bot_attempt, published
+
+# The closed-day test's fixtures: the in-process server and pages on it.
+daily_server = test_daily_return.daily_server
+open_page = test_daily_return.open_page
 
 TOO_OLD = "This race is too old: its replay is no longer kept."
-
-
-@pytest.fixture
-def old_day_server(fast_settings):
-    srv = ThreadServer(fast_settings.replace(daily_replay_top=TOP))
-    yield srv
-    srv.stop()
-
-
-@pytest.fixture
-def new_page(browser, old_day_server):
-    """new_page(name) -> a page on the in-process server's lobby, in a fresh context."""
-    contexts = []
-    errors: list[str] = []
-
-    def make(name: str):
-        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-        contexts.append(ctx)
-        page = ctx.new_page()
-        page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
-        page.on("console", lambda msg: print(f"[{name}] {msg.text}"))
-        page.on(
-            "console",
-            lambda msg: "Content Security Policy" in msg.text and errors.append(f"{name}: {msg.text}"),
-        )
-        page.set_default_timeout(DEADLINE * 1000)
-        page.add_init_script(f"localStorage.setItem('solrace.name', {name!r})")
-        page.goto(old_day_server.http)
-        page.wait_for_selector(".net.online")
-        return page
-
-    yield make
-    for ctx in contexts:
-        ctx.close()
-    assert not errors, f"uncaught errors in the page: {errors}"
 
 
 def expire_race(url: str, rid: str) -> int:
@@ -79,8 +49,8 @@ async def replay_code(url: str, rid: str) -> str | None:
 
 
 @pytest.mark.daily  # attempts on the real clock (tests/conftest.py)
-def test_an_expired_daily_attempt_replays_from_its_day(old_day_server, new_page):
-    srv = old_day_server
+def test_an_expired_daily_attempt_replays_from_its_day(daily_server, open_page):
+    srv = daily_server
     date = days.day_of(srv.app.daily.clock())
     attempts = dict(srv.run(bot_attempt(srv.ws, f"old{i}", moves)) for i, moves in enumerate((5, 25)))
     # Midnight plus the finalization grace: the day is final and publishes its top replays.
@@ -93,7 +63,7 @@ def test_an_expired_daily_attempt_replays_from_its_day(old_day_server, new_page)
     assert srv.run(replay_code(srv.ws, rid)) == "no-such-race"
 
     # with the day in the route: replayed from the day's published replays
-    page = new_page("vera")
+    page = open_page("vera")
     page.goto(srv.http + f"#replay={rid}&daily={GAME}&date={date}")
     page.wait_for_selector("#replay-page .replay-player .pile")
     page.wait_for_selector("#replay-from-daily")
@@ -118,7 +88,7 @@ def test_an_expired_daily_attempt_replays_from_its_day(old_day_server, new_page)
     wait_until(lambda: page.locator("#replay-pos").inner_text().startswith(f"move 1/{moves}"))
 
     # without the day in the route: a clear word, no replay
-    plain = new_page("walt")
+    plain = open_page("walt")
     plain.goto(srv.http + f"#replay={rid}")
     plain.wait_for_selector("#replay-error")
     assert plain.locator("#replay-error").inner_text() == TOO_OLD
@@ -127,9 +97,9 @@ def test_an_expired_daily_attempt_replays_from_its_day(old_day_server, new_page)
 
 
 @pytest.mark.daily
-def test_an_expired_attempt_outside_the_published_top(old_day_server, new_page):
+def test_an_expired_attempt_outside_the_published_top(daily_server, open_page):
     """The day in the route, but the attempt is not among the published replays: too old."""
-    srv = old_day_server
+    srv = daily_server
     date = days.day_of(srv.app.daily.clock())
     attempts = dict(srv.run(bot_attempt(srv.ws, f"many{i}", moves)) for i, moves in enumerate((2, 10, 30)))
     srv.shift_ms = days.closes_at(date) - srv.base() + srv.app.daily.finalize_grace_ms + 1000
@@ -138,7 +108,7 @@ def test_an_expired_attempt_outside_the_published_top(old_day_server, new_page):
     (player,) = set(attempts) - set(top)
     rid = attempts[player]
     expire_race(srv.app.settings.redis, rid)
-    page = new_page("una")
+    page = open_page("una")
     page.goto(srv.http + f"#replay={rid}&daily={GAME}&date={date}")
     page.wait_for_selector("#replay-error")
     assert page.locator("#replay-error").inner_text() == TOO_OLD
