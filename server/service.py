@@ -40,6 +40,7 @@ from .handlers.clock import Clock
 from .handlers.fanout import Fanout
 from .handlers.lobby import Lobby
 from .handlers.play import Play
+from .handlers.recent import RecentHandlers
 from .handlers.rematch import Rematch
 from .handlers.session import SessionHandlers
 from .handlers.watch import Watch
@@ -95,6 +96,7 @@ class Service:
         self.fanout = Fanout(self)
         self.bots = Bots(self, self.lobby)
         self.rematch = Rematch(self, self.lobby, self.bots)
+        self.recent = RecentHandlers(self)
         self.bus = store.subscriber(
             self.fanout.on_bus, self.fanout.on_bus_reconnect, self.fanout.on_subscribed
         )
@@ -115,6 +117,7 @@ class Service:
             m.Unspectate: self.watch.unspectate,
             m.Bot: self.bots.bot,
             m.Rematch: self.rematch.rematch,
+            m.Recent: self.recent.recent,  # every player's own races, guests' too
         }
         # Requests answered beside the connection's queue, when they are ready (docs/protocol.md
         # §1): a solver's seconds would otherwise hold every later reply of the connection, pings

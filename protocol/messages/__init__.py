@@ -59,6 +59,7 @@ from .client_messages import (
     Races,
     RatingBoard,
     Ready,
+    Recent,
     Rematch,
     Replay,
     Resync,
@@ -138,6 +139,8 @@ from .server_messages import (
     RatingEntry,
     RatingPlayer,
     RatingValue,
+    RecentRace,
+    RecentRaces,
     RematchOffer,
     ReplayData,
     ReplayPlayer,
@@ -263,6 +266,9 @@ __all__ = [
     "RatingEntry",
     "RatingPlayer",
     "RatingValue",
+    "Recent",
+    "RecentRace",
+    "RecentRaces",
 ]
 __all__ += [
     "ArenaBerserk",

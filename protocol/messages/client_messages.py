@@ -296,6 +296,16 @@ class Profile(ClientMsg, tag="profile", frozen=True):
     player: PlayerId | None = None
 
 
+class Recent(ClientMsg, tag="recent", frozen=True):
+    """Your own latest finished races, newest first (guests and accounts); reply `recent_races`.
+
+    No `player` field: a player's list is theirs alone (docs/protocol.md §9 `recent`).
+    """
+
+    # absent or nil: 20; at most 50, the races kept per player (server/storage/recent.py RECENT_CAP)
+    limit: Annotated[int, msgspec.Meta(ge=1, le=50)] | None = None
+
+
 class RatingBoard(ClientMsg, tag="rating_board", frozen=True):
     """A game's rating leaderboard; reply `rating_board`."""
 
@@ -361,6 +371,7 @@ ClientMessage: TypeAlias = (
     | LogoutAll
     | ChangePassword
     | Profile
+    | Recent
     | RatingBoard
     | Bot
     | Rematch

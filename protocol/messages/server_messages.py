@@ -415,6 +415,8 @@ class ArenaRow(Nested):
     wins: int
     streak: int
     fire: bool  # on a streak: the next win counts double
+    # The player is an account (a client may link to their `profile`); absent: a guest or a bot.
+    account: bool = False
 
 
 class ArenaStandingsData(ServerMsg, tag="arena_standings"):
@@ -537,6 +539,30 @@ class ProfileData(ServerMsg, tag="profile"):
     arenas: list[ArenaPodium] | None = None  # podium places in arenas, latest first; nil: none
 
 
+class RecentRace(Nested):
+    """One of the caller's own finished races in `recent_races` (newest first). Never a seed."""
+
+    race: str
+    game: str
+    kind: str  # daily, arena, bot, quick, private, public (server/core/recent.py `kind`)
+    at: int  # when the race ended
+    rank: int  # the player's place, 1-based (ties share one)
+    players: int  # players in the ranking
+    status: str  # won, finished, timeout
+    home: int
+    total: int  # cards in the game
+    moves: int
+    time_ms: int | None  # start -> win or finish; nil for a timeout (as in RankEntry)
+    rated: bool
+    arena: str | None = None  # the arena's id, for an arena race
+    before: RatingValue | None = None  # a rated race once rated: the rating before and after it
+    after: RatingValue | None = None
+
+
+class RecentRaces(ServerMsg, tag="recent_races"):
+    races: list[RecentRace]  # newest first
+
+
 class RatingEntry(Nested):
     rank: int
     player: str
@@ -610,6 +636,7 @@ ServerMessage: TypeAlias = (
     | AnalysisData
     | Account
     | ProfileData
+    | RecentRaces
     | RatingBoardData
     | RatingChange
     | RematchOffer

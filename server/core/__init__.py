@@ -15,6 +15,7 @@ server/handlers and server/service.py do it. Tested alone in tests/server/core.
 ``checks``       request checks that need no race (game, seats, time limit, seat limit)
 ``privacy``      who may see, join, spectate a race: players, invite holders, daily attempts
 ``rated``        rated races: seats with their login session, entrants, when to re-check one
+``recent``       a player's recent races: the entry a finished race leaves for each player, its kind
 ``moves``        the move path's decisions: the cached game, fast or slow path, acks and refusals
 ``room``         one race on this process: event order, who receives what, its timer
 ``spectators``   spectator boards: sampling and the delay

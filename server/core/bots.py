@@ -13,6 +13,13 @@ from protocol.messages import ErrorCode, RaceStatus
 from .races import Race, RaceError
 
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "search": "Search bot"}
+# Every bot's player id starts with this (the server mints player ids, so no person's does):
+# server/storage/bots.py mints them with it.
+BOT_PREFIX = "bot-"
+
+
+def is_bot(pid: str) -> bool:
+    return pid.startswith(BOT_PREFIX)
 
 
 def bot_name(level: str) -> str:

@@ -84,6 +84,9 @@ class Race:
     hints: bool = True  # false: created with `hints: false` (server/certify/rules.py)
     # Rated: only accounts, the server's settings, ratings updated at the end (server/ratings).
     rated: bool = False
+    # The arena that paired its players (server/handlers/arena_loop.py), "" for any other race:
+    # it tells an arena race from a quick-match in a player's recent races (core/recent.py).
+    arena: str = ""
 
     def seat_of(self, player: str) -> Player | None:
         for p in self.players:

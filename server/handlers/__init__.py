@@ -9,6 +9,7 @@
 ``fanout``   published race events to this process's members and spectators; gap fill
 ``accounts`` claim, login, logout, password, profile, rating boards; account tokens in hello
 ``rated``    rated create/join/start/quick, the rating pool's matchmaking, rating a race's end
+``recent``   recent: a player's own finished races, written at each race's end
 ``rematch``  rematch: a new race of the same players, or a seat in the one asked already
 ``bots``     bot: a bot seated by a bot worker (the request queue in storage/bots.py)
 ``arena``    arena requests (list, join, withdraw, standings, berserk, create);

@@ -71,7 +71,8 @@ def podium(p: Podium) -> m.ArenaPodium:
     )
 
 
-def row(r: Row) -> m.ArenaRow:
+def row(r: Row, accounts: set[str]) -> m.ArenaRow:
+    """A standings row on the wire; `accounts`: the players known to be accounts."""
     s = r.standing
     return m.ArenaRow(
         rank=r.rank,
@@ -82,7 +83,14 @@ def row(r: Row) -> m.ArenaRow:
         wins=s.wins,
         streak=s.streak,
         fire=s.fire,
+        account=s.player in accounts,
     )
+
+
+def board_players(b: Board) -> list[str]:
+    """The players of a board's rows (top, me, around)."""
+    rows = [*b.top, *b.around, *([b.me] if b.me else [])]
+    return [r.standing.player for r in rows]
 
 
 class ArenaHandlers:
@@ -285,15 +293,17 @@ class ArenaHandlers:
                 self.service.bus.subscribe(self.loop.channel(msg.arena))
             conns[conn] = (top, around)
         featured = await self.store.featured(msg.arena)
+        # Read now, not kept with the standings: a guest who claims an account meanwhile is one.
+        accounts = await self.service.store.accounts_among(board_players(b))
         return m.ArenaStandingsData(
             rid=msg.rid,
             arena=msg.arena,
             status=st,
             final=final,
             count=b.count,
-            top=[row(r) for r in b.top],
-            me=row(b.me) if b.me else None,
-            around=[row(r) for r in b.around],
+            top=[row(r, accounts) for r in b.top],
+            me=row(b.me, accounts) if b.me else None,
+            around=[row(r, accounts) for r in b.around],
             featured=featured,
         )
 
@@ -358,30 +368,36 @@ class ArenaHandlers:
         final = info.finalized is not None
         final_rows = (await self.store.final(arena_id) or []) if final else []
         watching = list(self.watchers.get(arena_id, {}).items())
-        frames: dict[tuple[str, int, int], bytes] = {}
+        boards: dict[tuple[str, int, int], Board] = {}
 
-        async def frame(k: tuple[str, int, int]) -> None:
+        async def read(k: tuple[str, int, int]) -> None:
             player, top, around = k
             if final:
-                b = final_board(final_rows, player, top, around)
+                boards[k] = final_board(final_rows, player, top, around)
             else:
-                b = await self.store.standings(arena_id, top, player, around)
+                boards[k] = await self.store.standings(arena_id, top, player, around)
+
+        wanted = list(dict.fromkeys((conn.player, top, around) for conn, (top, around) in watching))
+        for i in range(0, len(wanted), UPDATE_READS_AT_ONCE):
+            await asyncio.gather(*(read(k) for k in wanted[i : i + UPDATE_READS_AT_ONCE]))
+        # Which players are accounts: one read for every row of the pass, not one per watcher.
+        accounts = await self.service.store.accounts_among(
+            p for b in boards.values() for p in board_players(b)
+        )
+        frames: dict[tuple[str, int, int], bytes] = {}
+        for k, b in boards.items():
             frames[k] = m.encode(
                 m.ArenaUpdate(
                     arena=arena_id,
                     status=st,
                     final=final,
                     count=b.count,
-                    top=[row(r) for r in b.top],
-                    me=row(b.me) if b.me else None,
-                    around=[row(r) for r in b.around],
+                    top=[row(r, accounts) for r in b.top],
+                    me=row(b.me, accounts) if b.me else None,
+                    around=[row(r, accounts) for r in b.around],
                     featured=featured,
                 )
             )
-
-        wanted = list(dict.fromkeys((conn.player, top, around) for conn, (top, around) in watching))
-        for i in range(0, len(wanted), UPDATE_READS_AT_ONCE):
-            await asyncio.gather(*(frame(k) for k in wanted[i : i + UPDATE_READS_AT_ONCE]))
         for conn, (top, around) in watching:
             conn.send(frames[(conn.player, top, around)])
 

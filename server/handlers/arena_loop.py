@@ -108,7 +108,7 @@ class ArenaLoop:
         async with gate:
             try:
                 await self.service.lobby.seat_group(
-                    arena.game, list(formed.players), arena.time_limit_s, formed.race
+                    arena.game, list(formed.players), arena.time_limit_s, formed.race, arena=arena.id
                 )
             except Exception:
                 log.warning(

@@ -19,6 +19,7 @@ from ..core import transitions
 from ..core.transitions import Transition
 from ..storage import Conflict, encode_position, is_outage
 from .lobby import ttl
+from .recent import record_race
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.clock")
@@ -144,18 +145,29 @@ class Clock:
         await self._after_end(t.race, logs)
 
     async def _after_end(self, race: R.Race, logs: dict[str, list[tuple[int, int, str]]]) -> None:
-        """Free the seats, unlist the race, run the end hooks, and last remove its timer: until
-        then a later tick can do it all again (`_after_end_left_over`)."""
+        """Free the seats, unlist the race, put it in its players' recent races, run the end
+        hooks, and last remove its timer: until then a later tick can do it all again
+        (`_after_end_left_over`)."""
         store = self.svc.store
         await store.index(race.race, None)
         for p in race.players:
             await store.remove_seat(p.player, race.race)
+        # Before the hooks, so that a player who asks `recent` on `end` soon finds the race.
+        # Idempotent; if it fails the hooks still run now, and the timer stays so that the
+        # whole follow-up is done again (the hooks are idempotent too) until it is written.
+        recorded = True
+        try:
+            await record_race(store, race)
+        except Exception as exc:
+            recorded = False
+            self.svc.failed(f"race {race.race}: recent races not written (done again later)", exc)
         for hook in self.svc.end_hooks:  # each is idempotent: a left-over end may run it again
             try:
                 await hook(race, logs)
             except Exception:
                 log.exception("end hook failed for race %s", race.race)
-        await store.schedule(race.race, None)
+        if recorded:
+            await store.schedule(race.race, None)
 
     async def _after_end_left_over(self, race: R.Race, now: int) -> None:
         """A finished race ticked: if its timer is still stored a grace after its end, the

@@ -310,10 +310,11 @@ class Lobby:
         await self.seat_group(gdef.id, group, svc.settings.time_limit_s)
 
     async def seat_group(
-        self, game: str, group: list[str], time_limit_s: int, race: str | None = None
+        self, game: str, group: list[str], time_limit_s: int, race: str | None = None, *, arena: str = ""
     ) -> R.Race:
         """A new public race of `group`, counting down at once, under id `race` (default: a
-        new one); each player is notified (`seated`) wherever they are connected."""
+        new one), paired by `arena` if given; each player is notified (`seated`) wherever
+        they are connected."""
         svc = self.svc
         gdef = check.game(game)
         names = [await svc.store.player_name(p) for p in group]
@@ -333,6 +334,7 @@ class Lobby:
             deal_version=rules.DEAL_VERSION,
         )
         new.certified, new.proof = proof is not None, " ".join(proof or ())
+        new.arena = arena
         await self._publish_new(None, None, new, now)
         notice = encode({"t": "seated", "race": new.race})
         for p in group:

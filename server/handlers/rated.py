@@ -49,6 +49,7 @@ from ..ratings.seats import PoolSessions
 from ..storage import keys
 from .accounts import AccountHandlers, rating_value
 from .lobby import new_invite, race_id, snapshot_reply
+from .recent import record_rating
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..service import Service
@@ -334,6 +335,14 @@ class RatedHandlers:
             log.warning("rated race %s was not rated: %s", race.race, exc.message)
             await self.pending.remove(race.game, race.race)
             return None
+        # Beside each player's recent race, before the race leaves the pending list: if this
+        # fails, the repair rates it again (the stored outcome) and writes it then.
+        await record_rating(
+            self.svc.store,
+            race.race,
+            race.ended if race.ended is not None else outcome.at_ms,
+            [(p.player, rating_value(p.before), rating_value(p.after)) for p in outcome.players],
+        )
         await self.pending.remove(race.game, race.race)
         if outcome.applied:
             frame = encode(change_event(outcome))

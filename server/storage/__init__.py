@@ -9,6 +9,7 @@
 ``race_records``    races: load, compare-and-set commit, public index, timers
 ``player_games``    players' games in a race: the move cache's loader, logs, positions, events
 ``players``         players across races: names, seats, their channel, quick-match
+``recent``          each player's recent races: a capped list, written at each race's end
 ``parts``           what those parts share (the client, the settings, the clock)
 ``resp``            a minimal pipelined RESP client (the move pipe, pub/sub)
 ``cluster``         Redis Cluster routing of the move pipe

@@ -71,6 +71,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.bots import BOT_PREFIX as BOT_PREFIX  # re-exported: the bot ids' prefix, one definition
+from ..core.bots import is_bot as is_bot
 from .cluster import cold_client, is_cluster_url
 from .failover import SentinelPrimary, is_sentinel_url
 from .keys import profile_key, session_key
@@ -88,7 +90,6 @@ TAKING = "{bots:requests}:taking"
 SEEN = "{bots:requests}:seen"
 BOTS = "{bots:requests}:bots"
 LEASES = "{bots:requests}:leases"
-BOT_PREFIX = "bot-"
 LEVELS = ("random", "greedy", "search")
 RESUME = "resume"  # the kind of a request that resumes a recorded bot
 
@@ -131,10 +132,6 @@ async def now_ms(redis: Any) -> int:
         reply = next(iter(reply.values()))
     sec, usec = reply
     return int(sec) * 1000 + int(usec) // 1000
-
-
-def is_bot(pid: str) -> bool:
-    return pid.startswith(BOT_PREFIX)
 
 
 def rematch_key(rid: str) -> str:

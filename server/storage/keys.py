@@ -11,6 +11,7 @@ key                                type    contents
                                            private host created seed commitment
                                            rules_version deal_version quick status ver
                                            starts_at deadline ended live spectators
+                                           rated arena (the pairing arena's id, or "")
                                            players (JSON seats: player, name, ready)
                                            ranking (JSON, once finished)
 ``{race:ID}:p:PID``                hash    a player's game (from the start): n home
@@ -35,6 +36,11 @@ key                                type    contents
                                            PROC -> count, PROC:t -> expiry (ms)
 ``pl:{PID}``                       hash    name, sess (its session key), seated; TTL as the session
 ``pl:{PID}:races``                 set     race ids where the player holds a seat
+``pl:{PID}:recent``                zset    race id -> end time (ms): the player's latest
+                                           finished races, at most RECENT_CAP (recent.py)
+``pl:{PID}:recent:e``              hash    race id -> the race's entry (JSON), and
+                                           race id + ":r" -> its rating change, once rated;
+                                           both keys: the TTL of recent.py, renewed at hello
 ``quick:GAME:SEATS``               list    quick-match queue (player ids)
 ``{quick:GAME:SEATS}:held:PID``    set     ids of the connections that queued PID (its
                                            holders); same slot as the queue, same TTL
@@ -92,6 +98,16 @@ def profile_key(pid: str) -> str:
 
 def seats_key(pid: str) -> str:
     return "pl:{" + pid + "}:races"
+
+
+def recent_key(pid: str) -> str:
+    """``pl:{PID}:recent`` zset: race id -> end time, the player's latest races (storage/recent.py)."""
+    return "pl:{" + pid + "}:recent"
+
+
+def recent_entries_key(pid: str) -> str:
+    """``pl:{PID}:recent:e`` hash: the entries of ``recent_key``'s races (same slot)."""
+    return "pl:{" + pid + "}:recent:e"
 
 
 def quick_key(game: str, seats: int) -> str:

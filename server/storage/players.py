@@ -14,9 +14,12 @@ from .keys import (
     quick_holders_prefix,
     quick_key,
     race_key,
+    recent_entries_key,
+    recent_key,
     seats_key,
 )
 from .parts import StorePart
+from .recent import recent_ttl_s
 from .records import text_or_none
 from .scripts import QUICK
 from .sessions import Sessions
@@ -28,12 +31,16 @@ class Players(StorePart):
     sessions: Sessions
 
     async def touch_player(self, pid: str, name: str) -> None:
-        """An account's hello: its display name, and its records live on like a resumed guest's."""
+        """An account's hello (or claim): its display name, and its records live on like a
+        resumed guest's; its recent races for an account's longer time (recent.py)."""
         ttl = self.settings.session_ttl_s
+        recent_ttl = recent_ttl_s(ttl, account=True)
         pipe = self.redis.pipeline(transaction=False)
         pipe.hset(profile_key(pid), "name", name)
         pipe.expire(profile_key(pid), ttl)
         pipe.expire(seats_key(pid), ttl)
+        pipe.expire(recent_key(pid), recent_ttl)
+        pipe.expire(recent_entries_key(pid), recent_ttl)
         await pipe.execute()
 
     async def player_name(self, pid: str) -> str:

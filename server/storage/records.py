@@ -51,6 +51,7 @@ def race_fields(r: R.Race) -> dict[str, Any]:
         "proof": r.proof,
         "hints": int(r.hints),
         "rated": int(r.rated),
+        "arena": r.arena,
         "status": r.status,
         "starts_at": "" if r.starts_at is None else r.starts_at,
         "deadline": "" if r.deadline is None else r.deadline,
@@ -86,6 +87,7 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
         proof=(h.get(b"proof") or b"").decode(),
         hints=h.get(b"hints") != b"0",
         rated=h.get(b"rated") == b"1",
+        arena=(h.get(b"arena") or b"").decode(),  # absent in races stored before the field
         status=h[b"status"].decode(),
         ver=int(h[b"ver"]),
         starts_at=int_or_none(h.get(b"starts_at")),

@@ -6,6 +6,7 @@
 ``quick``   the quick-match queue: queue a player (held by its connection), take out a full
             group; a holder lets go, an entry leaves
 ``positions`` the spectator boards: every player's count and position, then the time
+``recent``  one finished race into a player's capped list of recent races (recent.py)
 """
 
 from __future__ import annotations
@@ -55,3 +56,4 @@ COMMIT = Script("commit")
 LOAD = Script("load")
 QUICK = Script("quick")
 POSITIONS = Script("positions")
+RECENT = Script("recent")

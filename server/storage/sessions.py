@@ -34,7 +34,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 
-from .keys import new_player_id, profile_key, seats_key, session_key
+from .keys import new_player_id, profile_key, recent_entries_key, recent_key, seats_key, session_key
 from .moves import PackedCaller
 from .records import text_or_none
 from .resp import pack
@@ -197,6 +197,12 @@ class Sessions:
         if self.account_key is not None:
             account_key = self.account_key(pid_s)
             cmds.append((account_key, ["EXISTS", account_key]))
+        if not fresh:
+            # Its recent races (recent.py) live as long as the session that can read them. An
+            # account's are cut here only by a guest token that outlived its claim: the
+            # accounts' resume then refuses it and restores them (players.py `touch_player`).
+            for key in (recent_key(pid_s), recent_entries_key(pid_s)):
+                cmds.append((key, ["EXPIRE", key, self.ttl]))
         replies = await self._batch(cmds)
         at = 1 if name is not None else 0
         stored, rids = replies[at], replies[at + 4]

@@ -8,8 +8,8 @@ race lives until its deadline plus a day; a finished race (seed, logs,
 ranking) for ``finished_ttl_s``.
 
 ``Store`` holds the connections; its reads and writes are grouped by job in
-``race_records`` (`RaceRecords`), ``player_games`` (`PlayerGames`) and
-``players`` (`Players`), which it inherits.
+``race_records`` (`RaceRecords`), ``player_games`` (`PlayerGames`),
+``players`` (`Players`) and ``recent`` (`RecentRaces`), which it inherits.
 
 API (all async but ``moves`` and ``subscriber``):
 - races: `load_race`, `load_races`, `commit`, `load_player`, `move_logs`, `positions`,
@@ -19,6 +19,7 @@ API (all async but ``moves`` and ``subscriber``):
 - timers: `schedule`, `due_races`
 - sessions (``sessions``: new, resume, kept at the first seat; per-address limits),
   players: `player_name`, `player_races`, `add_seat`, `remove_seat`
+- recent races: `note_recent`, `recent_races`, `accounts_among`
 - quick-match: `quick_push`, `quick_release`, `quick_leave` (an entry is held by the connections
   that queued it)
 - `time_ms`, `ping`
@@ -41,8 +42,9 @@ from .player_games import PlayerGame, PlayerGames, PlayerLoad
 from .players import Players
 from .pubsub import Subscriber
 from .race_records import Conflict, RaceRecords
+from .recent import RecentRaces
 from .resp import Pipe
-from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK
+from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK, RECENT
 from .sessions import Sessions
 
 log = logging.getLogger("solrace.redis")
@@ -50,7 +52,7 @@ log = logging.getLogger("solrace.redis")
 __all__ = ["Conflict", "PlayerGame", "PlayerLoad", "Store"]
 
 
-class Store(RaceRecords, PlayerGames, Players):
+class Store(RaceRecords, PlayerGames, Players, RecentRaces):
     """One server process's access to Redis: the clients, and every read and write (in its parts)."""
 
     def __init__(self, url: str, settings: Settings) -> None:
@@ -150,7 +152,7 @@ class Store(RaceRecords, PlayerGames, Players):
         if self.sentinel is not None and await self.sentinel.lookup() is None:
             raise ConnectionError(f"no sentinel of {self.url} names a primary")
         await self.redis.ping()
-        for script in (MOVE, COMMIT, LOAD, QUICK, POSITIONS):
+        for script in (MOVE, COMMIT, LOAD, QUICK, POSITIONS, RECENT):
             await self.redis.script_load(script.source)
         await self.pipe.connect()
 

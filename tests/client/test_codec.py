@@ -117,6 +117,8 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.ChangePassword(old="correct horse", new="battery staple"),
     m.Profile(),
     m.Profile(player="p1"),
+    m.Recent(),
+    m.Recent(limit=50, rid=32),
     m.RatingBoard(game="racing-aces"),
     m.RatingBoard(game="racing-aces", top=20, around=3),
     m.Bot(race="r1", level="search", rid=30),
@@ -389,6 +391,43 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         players=[m.RatingPlayer(player="p1", name="ada", rank=1, weight=1.0, before=RATING, after=RATING)],
     ),
     m.RematchOffer(race="r1", rematch="r2", by="p1", name="ada"),
+    m.RecentRaces(
+        rid=32,
+        races=[
+            m.RecentRace(
+                race="r1",
+                game="racing-aces",
+                kind="public",
+                at=5,
+                rank=1,
+                players=2,
+                status="won",
+                home=156,
+                total=156,
+                moves=201,
+                time_ms=60_000,
+                rated=True,
+                before=RATING,
+                after=RATING,
+            ),
+            m.RecentRace(
+                race="r2",
+                game="fours-up",
+                kind="arena",
+                at=4,
+                rank=2,
+                players=2,
+                status="timeout",
+                home=9,
+                total=52,
+                moves=3,
+                time_ms=None,
+                rated=False,
+                arena="a-1",
+            ),
+        ],
+    ),
+    m.RecentRaces(races=[]),
 ]
 
 
@@ -474,6 +513,7 @@ def test_wire_tags_match_protocol_md() -> None:
         "rating_board",
         "bot",
         "rematch",
+        "recent",
     }
     tags = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
     assert tags == {
@@ -507,6 +547,7 @@ def test_wire_tags_match_protocol_md() -> None:
         "rating_board",
         "rating",
         "rematch",
+        "recent_races",
     }
 
 

@@ -1,0 +1,69 @@
+"""Arena standings say which players are accounts (`account`, docs/protocol.md §5a), and an
+arena race is listed in its players' recent races as one (§9 `recent`): a real server."""
+
+from __future__ import annotations
+
+import pytest
+from waiting import DEADLINE, until
+
+import client
+from protocol import messages as m
+
+pytestmark = pytest.mark.timeout(120)
+
+SERVER = {
+    "arena_create": 1,
+    "arena_schedule": "off",
+    "arena_tick_ms": 100,
+    "password_hash_passes": 1,
+    "password_hash_memory_kib": 1024,
+}
+
+
+def accounts(rows: list[m.ArenaRow]) -> dict[str, bool]:
+    return {r.player: r.account for r in rows}
+
+
+async def test_standings_rows_tell_accounts_from_guests(make_server) -> None:
+    app = await make_server(**SERVER)
+    async with client.connect(app.ws_url, name="ada") as a, client.connect(app.ws_url, name="bob") as b:
+        await a.request(m.Claim(name="ada", password="correct horse"))  # bob stays a guest
+        await a.request(m.ArenaCreate(arena="cup", game="racing-aces", duration_ms=600_000))
+        for c in (a, b):
+            await c.arena_join("cup")
+        board = await a.arena_standings("cup", watch=True)
+        assert accounts(board.top) == {a.player: True, b.player: False}
+        assert board.me is not None and board.me.account
+        assert accounts(board.around) == accounts(board.top)
+
+        # Paired: play the race (ada ranks first), and the live update carries the flags too.
+        snap: m.RaceSnapshot = await a.wait_for(
+            m.RaceSnapshot, lambda s: any(p.player == b.player for p in s.players), timeout=DEADLINE
+        )
+        race = snap.race
+        for c in (a, b):
+            await c.arena_withdraw("cup")  # this race still counts; no other pairing
+        await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)
+        await a.move(race, "draw")
+        await a.finish(race)
+        await b.finish(race)
+        await a.wait_for(m.End, lambda ev: ev.race == race, timeout=DEADLINE)
+        update: m.ArenaUpdate = await a.wait_for(
+            m.ArenaUpdate, lambda u: any(r.points for r in u.top), timeout=DEADLINE
+        )
+        assert accounts(update.top) == {a.player: True, b.player: False}
+
+        # The race in both players' recent races: an arena race, named.
+        for c in (a, b):
+
+            async def listed(c: client.Client = c) -> list[m.RecentRace] | None:
+                reply: m.RecentRaces = await c.request(m.Recent())
+                return reply.races or None
+
+            races = await until(listed, what="the arena race in the recent races")
+            assert [(e.race, e.kind, e.arena, e.players) for e in races] == [(race, "arena", "cup", 2)]
+
+        # A guest who claims an account shows as one from then on.
+        await b.request(m.Claim(name="bob", password="correct horse"))
+        board = await b.arena_standings("cup")
+        assert accounts(board.top) == {a.player: True, b.player: True}
