@@ -131,6 +131,10 @@ OPTIONAL = {
     "DailyInfo.proof": "`proof` (list of str, only once closed and only for a certified day",
     "ProfileData.arenas": "`arenas` (optional, absent when none)",
     "RematchOffer.invite": "`invite` (the new race's invite if it is private",
+    "ArenaRow.account": "`account` (bool, optional, absent when false",
+    "RecentRace.arena": "`arena` (optional: the arena id, absent but for an arena race)",
+    "RecentRace.before": "`before` and `after` (optional, absent until then",
+    "RecentRace.after": "`before` and `after` (optional, absent until then",
 }
 
 
