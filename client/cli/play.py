@@ -5,13 +5,21 @@
     solrace play --game fours-up --create --seats 3 --time-limit 300
     solrace play --join r8a1c…                     # or a link: http://HOST:PORT/#race=ID
     solrace play --race r8a1c…                     # back to a race you hold a seat in (an arena pairing)
+    solrace play --game fours-up --daily           # today's daily challenge (one ranked attempt)
     solrace play --offline --game fours-up --rivals 2   # practise against local bots, no server
     solrace play --url ws://a:8765/ws --url ws://b:8765/ws ...   # failover between processes
+    solrace play --login ada                       # log in (asks the password), then play as ada
+    solrace play --claim ada                       # make this guest the account ada, then play
+    solrace play --logout                          # end the account session; next time: a new guest
 
 The session token is kept in ~/.config/solrace/token (``--token-file``), so a
 restarted client resumes the same identity and seats (without a mode it goes
 back to the last race it holds a seat in; ``--race`` names one, e.g. the race
-``solrace arena`` paired it in). With several ``--url``
+``solrace arena`` paired it in). ``--login`` and ``--claim`` put an account's
+token there (the password is asked for with getpass: never echoed, never an
+argument, never kept), ``--logout`` takes it out. The menu shows who you play
+as, the daily challenge (play today's deal, see its leaderboard) and the
+ratings (yours, and each game's rating board). With several ``--url``
 the client connects to the first that answers and, if its process goes away,
 resumes the session on another one (processes sharing one Redis).
 
@@ -22,13 +30,16 @@ local bots; without it the menu asks for the game.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import getpass
+import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from protocol import rules
 
 if TYPE_CHECKING:
-    from client.tui.menu import Intent
+    from client.tui.intent import Intent
     from client.tui.play_app import PlayApp
     from client.tui.session import Session
 
@@ -46,8 +57,8 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", help="display name (1-24 printable characters)")
     parser.add_argument(
         "--token-file",
-        help="where the session token is kept (default ~/.config/solrace/token); to play as your "
-        "account, put its token there (in the browser, after logging in: localStorage 'solrace.token')",
+        help="where the session token is kept (default ~/.config/solrace/token); `solrace play "
+        "--login NAME` puts an account's token there",
     )
 
 
@@ -62,6 +73,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--race",
         metavar="ID_OR_LINK",
         help="go back to a race you hold a seat in (e.g. an arena pairing, which `solrace arena` names)",
+    )
+    mode.add_argument(
+        "--daily", action="store_true", help="play today's daily challenge of --game (one ranked attempt)"
+    )
+    account = parser.add_mutually_exclusive_group()
+    account.add_argument(
+        "--login",
+        metavar="NAME",
+        help="log in to account NAME (the password is asked for, never echoed), then play as it",
+    )
+    account.add_argument(
+        "--claim",
+        metavar="NAME",
+        help="make this terminal's guest the account NAME (password asked twice), then play as it",
+    )
+    account.add_argument(
+        "--logout", action="store_true", help="end this terminal's account session and forget its token"
     )
     parser.add_argument("--seats", type=int, default=2, help="seats (create: 1-8, quick: 2-8; default 2)")
     parser.add_argument(
@@ -88,8 +116,8 @@ def server_urls(args: argparse.Namespace, link_url: str | None = None) -> list[s
 
 
 def intent_from_args(args: argparse.Namespace) -> Intent | None:
+    from client.tui.intent import Intent
     from client.tui.links import parse_invite, parse_link
-    from client.tui.menu import Intent
 
     for flag, mode, value in (("--join", "join", args.join), ("--race", "resume", args.race)):
         if value:
@@ -99,6 +127,10 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
                 raise SystemExit(f"solrace play: {flag}: {e}") from None
             args.url = server_urls(args, url)
             return Intent(mode, race=race, invite=parse_invite(value))
+    if args.daily:
+        if not args.game:
+            raise SystemExit("solrace play: --daily needs --game")
+        return Intent("daily", args.game)
     if args.quick or args.create:
         if not args.game:
             raise SystemExit("solrace play: --quick and --create need --game")
@@ -110,11 +142,11 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
 
 def build_app(args: argparse.Namespace) -> PlayApp:
     """The app the flags ask for (not yet running)."""
-    from client.tui.menu import Intent
+    from client.tui.intent import Intent
     from client.tui.play_app import PlayApp
 
-    if args.offline and (args.join or args.race):
-        raise SystemExit("solrace play: --offline cannot play a server race (--join, --race)")
+    if args.offline and (args.join or args.race or args.daily):
+        raise SystemExit("solrace play: --offline cannot play a server race (--join, --race, --daily)")
     if args.offline and not 1 <= args.rivals <= 7:
         raise SystemExit("solrace play: --rivals must be 1 to 7")
     intent = intent_from_args(args)
@@ -145,6 +177,59 @@ def build_app(args: argparse.Namespace) -> PlayApp:
     return PlayApp(connect, intent, default_game=args.game, server_url=urls[0])
 
 
+def ask_new_password(ask: Callable[[str], str]) -> str:
+    """A new account's password, typed twice; `SystemExit` when the two differ."""
+    password = ask("password for the new account (8 or more characters): ")
+    if ask("the same password again: ") != password:
+        raise SystemExit("solrace play: the two passwords differ: nothing was claimed")
+    return password
+
+
+def account_step(
+    args: argparse.Namespace,
+    ask: Callable[[str], str] = getpass.getpass,
+    say: Callable[[str], None] = print,
+) -> int | None:
+    """--login, --claim, --logout, before the app: an exit status to stop with (after
+    --logout, or when the server refused), or None to go on and play.
+
+    The password comes from `ask` (getpass: not echoed) and goes into one request only.
+    """
+    if not (args.login or args.claim or args.logout):
+        return None
+    if args.offline:
+        raise SystemExit("solrace play: --offline has no account (--login, --claim, --logout)")
+    from client.tui import account
+
+    intent_from_args(args)  # a --join or --race link names the server: log in there
+    urls = server_urls(args)
+    try:
+        if args.logout:
+            done = asyncio.run(account.logout(urls, args.token_file))
+        else:
+            password = ask(f"password of {args.login}: ") if args.login else ask_new_password(ask)
+            if not password:
+                raise EOFError
+            if args.login:
+                done = asyncio.run(account.login(urls, args.login, password, args.token_file))
+            else:
+                done = asyncio.run(account.claim(urls, args.claim, password, args.token_file))
+    except EOFError:  # the input ended at the prompt, or nothing was typed
+        print("solrace play: no password given: nothing done", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("\nsolrace play: interrupted: the token file is as it was", file=sys.stderr)
+        return 130
+    except account.AccountFailed as e:
+        print(f"solrace play: {e}", file=sys.stderr)
+        return 1
+    say(done.text)
+    return 0 if args.logout else None
+
+
 def run(args: argparse.Namespace) -> int:
+    stop = account_step(args)
+    if stop is not None:
+        return stop
     result = build_app(args).run()
     return int(result or 0)

@@ -22,8 +22,9 @@ Modules, by job: `connection` (the `Client`: connecting, reading,
 reconnection, and `connect`), built up from `state` (what it knows),
 `events` (the event buffer, `wait_for`), `requesting` (requests and moves),
 `tracking` (boards and race versions from what is read), `calls` (one
-method per request of races and watching, `hint` and `analysis` too) and
-`arena` (one per arena request); `errors`, `endpoints`, and `board` (the
+method per request of races and watching, `hint` and `analysis` too),
+`arena` (one per arena request), `daily` (daily challenges) and `accounts`
+(claim, login, logout, profiles, rating boards); `errors`, `endpoints`, and `board` (the
 pure view update `apply_move` and the per-race `Board`). Everything public is
 importable from `client.library.connection` as before.
 """

@@ -61,7 +61,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from protocol import messages as m
 
-from .arena import ArenaCalls
+from .accounts import AccountCalls
 from .board import Board
 from .endpoints import Endpoint, endpoints
 from .errors import Disconnected, IllegalMoveError, ServerError, Unreachable, describe
@@ -87,7 +87,7 @@ log = logging.getLogger("solrace.client")
 MAX_INBOUND = 16 * 1024 * 1024
 
 
-class Client(ArenaCalls):
+class Client(AccountCalls):
     """A connection to a solrace server. Use `connect(...)`; see the package doc."""
 
     # -- lifecycle -------------------------------------------------------------------

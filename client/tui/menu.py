@@ -1,10 +1,13 @@
-"""The terminal race app's first screen: choose a game and how to play it (`Intent`)."""
+"""The terminal race app's first screen: choose a game and how to play it (`Intent`).
+
+Online it also says who you play as (a guest or an account, and the commands that log
+in or keep a guest as an account) and opens the daily challenge (client/tui/daily_screen.py,
+whose Play comes back here as the intent) and the ratings (client/tui/ratings_screen.py).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -12,38 +15,49 @@ from textual.widgets import Button, Input, Label, RadioButton, RadioSet
 
 from protocol.rules.games import GAMES
 
+from .intent import Intent
+from .session import Session
 
-@dataclass
-class Intent:
-    mode: str  # quick | create | join | resume
-    game: str | None = None
-    seats: int = 2
-    time_limit_s: int = 600
-    private: bool = False
-    race: str | None = None
-    invite: str | None = None  # a private race's secret, from its link
+__all__ = ["Intent", "MenuScreen", "identity_text"]
+
+
+def identity_text(name: str, logged_in: bool) -> str:
+    """Who the menu says you play as, and how to change it."""
+    if logged_in:
+        return f"You: [b]{name}[/b] (account) · solrace play --logout to log out"
+    return (
+        f"You: [b]{name}[/b] (guest) · to play as your account: solrace play --login NAME;"
+        " to keep this guest as an account: --claim NAME"
+    )
 
 
 class MenuScreen(ModalScreen[Intent]):
-    """Choose a game and how to play it."""
+    """Choose a game and how to play it. With an online ``session``: the daily challenge
+    and ratings too."""
 
     DEFAULT_CSS = """
     MenuScreen { align: center middle; }
-    #menu { width: 64; height: auto; border: round $accent; padding: 1 2; }
+    #menu { width: 72; height: auto; border: round $accent; padding: 1 2; }
+    #menu-you { width: 100%; margin-bottom: 1; }
     #menu Horizontal { height: auto; }
     #menu Input { width: 1fr; }
     #menu Button { margin: 0 1 0 0; }
     #menu-error { color: $error; }
     """
 
-    def __init__(self, game: str | None = None, seats: int = 2):
+    def __init__(self, game: str | None = None, seats: int = 2, session: Session | None = None):
         super().__init__()
         self.game = game or "racing-aces"
         self.seats = seats
+        #: an online session (the daily challenge and ratings live on the server); None offline
+        self.session = session if getattr(session, "online", False) else None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="menu"):
             yield Label("[b]solrace[/b] — choose a game")
+            if self.session is not None:
+                logged_in = bool(getattr(self.session, "logged_in", False))
+                yield Label(identity_text(self.session.name, logged_in), id="menu-you")
             with RadioSet(id="games"):
                 for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
@@ -56,6 +70,10 @@ class MenuScreen(ModalScreen[Intent]):
             with Horizontal():
                 yield Input(placeholder="race id or link", id="join-id")
                 yield Button("Join", id="join")
+            if self.session is not None:
+                with Horizontal():
+                    yield Button("Daily challenge", id="daily")
+                    yield Button("Ratings", id="ratings")
             yield Label("", id="menu-error")
 
     def _game(self) -> str:
@@ -88,3 +106,20 @@ class MenuScreen(ModalScreen[Intent]):
             return
         _url, race = parse_link(text)
         self.dismiss(Intent("join", race=race, invite=parse_invite(text)))
+
+    @on(Button.Pressed, "#daily")
+    @work(group="menu-screens")
+    async def _daily(self) -> None:
+        from .daily_screen import DailyScreen
+
+        assert self.session is not None
+        intent = await self.app.push_screen_wait(DailyScreen(self.session, self._game()))
+        if intent is not None:
+            self.dismiss(intent)
+
+    @on(Button.Pressed, "#ratings")
+    def _ratings(self) -> None:
+        from .ratings_screen import RatingsScreen
+
+        assert self.session is not None
+        self.app.push_screen(RatingsScreen(self.session, self._game()))

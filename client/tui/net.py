@@ -8,11 +8,12 @@ the apps and their tests see exactly the wire shapes of docs/protocol.md),
 its errors into :class:`ServerError`, and keeps the token on disk.
 
 The token file holds a guest's token or an account's (``PLAYER.SECRET``, the
-only tokens with a ``.``, docs/protocol.md §9). A refused guest token is
-replaced by a new guest, said in one line; a refused account token is not:
-the terminal has no login, and a new guest would silently stand in for the
-account, so :func:`open_session` stops with :class:`AccountSessionEnded` and
-leaves the file as it is.
+only tokens with a ``.``, docs/protocol.md §9; ``solrace play --login`` and
+``--claim`` write one there, ``--logout`` removes it: client/tui/account.py).
+A refused guest token is replaced by a new guest, said in one line; a refused
+account token is not: a new guest would silently stand in for the account, so
+:func:`open_session` stops with :class:`AccountSessionEnded` (which says how
+to log in again) and leaves the file as it is.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import msgspec
 
 from protocol.messages import ErrorCode
 
+from .player_net import PLAYER_TYPES, player_request
 from .session import ServerError, now_ms
 
 if TYPE_CHECKING:
@@ -48,14 +50,19 @@ def load_token(path: Path) -> str | None:
         return None
 
 
+def write_token(path: Path, token: str) -> None:
+    """Write the token file, readable by its owner only; `OSError` if it cannot be written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(token + "\n")
+
+
 def save_token(path: Path, token: str | None) -> None:
     if not token:
         return
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            f.write(token + "\n")
+        write_token(path, token)
     except OSError:
         pass  # not fatal: the next run gets a new identity
 
@@ -73,9 +80,9 @@ class AccountSessionEnded(ServerError):
         super().__init__(
             "bad-token",
             f"your account session ended (logged out, password changed, or unused for 30 days): "
-            f"log in again — the terminal has no login: log in in the browser and put the "
-            f"account token it keeps (localStorage 'solrace.token', PLAYER.SECRET) in {path} — "
-            f"or delete {path} to play as a new guest",
+            f"log in again with: solrace play --login NAME"
+            f"{'' if path == token_path(None) else f' --token-file {path}'}"
+            f" — or run solrace play --logout to play as a new guest (it removes {path})",
         )
         self.path = path
 
@@ -112,6 +119,8 @@ class NetSession:
 
     #: the library resyncs by itself when a race version jumps
     handles_gaps = True
+    #: a server session: the daily challenge and ratings are there (not offline)
+    online = True
 
     def __init__(self, client: Client):
         self.client = client
@@ -142,6 +151,11 @@ class NetSession:
             await asyncio.sleep(seconds)
             with contextlib.suppress(Exception):
                 await self.client.ping()
+
+    @property
+    def logged_in(self) -> bool:
+        """This session is an account's (its token is an account token), not a guest's."""
+        return is_account_token(self.client.token)
 
     def server_now(self) -> int:
         off = self.client.clock_offset_ms
@@ -184,6 +198,8 @@ class NetSession:
                 from .arena_net import arena_request
 
                 reply = await arena_request(c, t, f)
+            elif t in PLAYER_TYPES:
+                reply = await player_request(c, t, f)
             else:
                 raise ServerError(ErrorCode.UNKNOWN_TYPE, f"the client does not send {t!r}")
         except LibError as e:

@@ -29,7 +29,7 @@ HELP = (
     "Moves: click a card then a pile (deeper in a column = a run), double-click sends home, "
     "click the stock to draw, "
     "or type notation: w>f3  t2:3>t5  draw (d).  Tab completes a legal move.  "
-    "Commands: ready, unready, start, leave, finish, resync, hint, quit."
+    "Commands: ready, unready, start, leave, finish, resync, hint, menu (once the race is over), quit."
 )
 
 
@@ -86,6 +86,8 @@ class PlayApp(App[int]):
         self.moves_sent: list[str] = []
         self._completion: tuple[str, str] | None = None  # (prefix typed, last completion)
         self._resyncing = False
+        #: races put behind with the `menu` command: their events are ignored
+        self.races_left: set[str] = set()
 
     # -- layout -------------------------------------------------------------
 
@@ -140,7 +142,36 @@ class PlayApp(App[int]):
         if intent is None and seated:
             intent = Intent("resume", race=seated[-1])  # the token still holds a seat: back to it
         if intent is None:
-            intent = await self.push_screen_wait(MenuScreen(self.default_game, self.default_seats))
+            intent = await self.push_screen_wait(self.menu_screen())
+        await self.begin(intent)
+
+    def menu_screen(self) -> MenuScreen:
+        return MenuScreen(self.model.game or self.default_game, self.default_seats, self.session)
+
+    def to_menu(self) -> None:
+        """The `menu` command: once the race is over (or left), choose the next one."""
+        m = self.model
+        if self.session is None:
+            self.say("not connected: nothing to choose from (ctrl+q to quit)", error=True)
+        elif m.status not in ("none", "finished") and (m.status == "queued" or m.me in m.players):
+            self.say(
+                f"the race is {m.status}: 'menu' is for once it is over (or 'leave' its lobby)", error=True
+            )
+        else:
+            self.back_to_menu()
+
+    @work(group="menu")
+    async def back_to_menu(self) -> None:
+        m = self.model
+        if m.race_id:
+            self.races_left.add(m.race_id)  # its late events must not bring it back
+        self.model = RaceModel(me=m.me, game=m.game)
+        self.selected = None
+        self.moves_sent.clear()
+        self.say(HELP)
+        self.redraw()
+        intent = await self.push_screen_wait(self.menu_screen())
+        self.model.game = None
         await self.begin(intent)
 
     async def begin(self, intent: Intent) -> None:
@@ -167,6 +198,13 @@ class PlayApp(App[int]):
                         else ""
                     )
                 )
+            elif intent.mode == "daily":
+                self.model.game = intent.game
+                reply = await s.request("daily_start", game=intent.game)
+                self.say(
+                    f"today's {game_name(intent.game or '')} daily: your one ranked attempt"
+                    + (" (back to it: its clock never stops)" if reply.get("status") == "running" else "")
+                )
             elif intent.mode == "resume":
                 invite = {"invite": intent.invite} if intent.invite else {}
                 reply = await s.request("resync", race=intent.race, **invite)
@@ -176,9 +214,11 @@ class PlayApp(App[int]):
                 reply = await s.request("join", race=intent.race, **invite)
                 self.say(f"joined {intent.race} — type 'ready'")
         except ServerError as e:
-            self.say(e.describe(), error=True)
+            self.say(f"{e.describe()} — type 'menu' to choose again", error=True)
             return
         self.model.apply(reply)
+        if intent.mode == "daily" and self.model.status == "running":
+            self.resync()  # a resumed attempt: its board
         if intent.mode == "resume" and self.model.me not in self.model.players:
             # `--race` names a race this identity holds no seat in: it is shown, not played.
             self.say(
@@ -197,6 +237,11 @@ class PlayApp(App[int]):
 
     def on_server_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("t")
+        race = ev.get("race")
+        if isinstance(race, dict):  # a `state` carries the snapshot
+            race = race.get("race")
+        if isinstance(race, str) and race in self.races_left:
+            return
         if t == "error":
             self.say(f"{ev.get('code')}: {ev.get('message', '')}", error=True)
             return
@@ -219,7 +264,7 @@ class PlayApp(App[int]):
             self.say("Go! " + HELP)
             self.resync()
         elif t == "end":
-            self.say("race over — see the ranking above; ctrl+q to quit")
+            self.say("race over — see the ranking above; 'menu' for another race, ctrl+q to quit")
         elif t == "race" and ev.get("status") == "countdown":
             self.say("countdown…")
         if self.model.gap and not getattr(self.session, "handles_gaps", False):
@@ -364,6 +409,8 @@ class PlayApp(App[int]):
             self.race_command(word)
         elif word == "hint":
             self.hint()
+        elif word == "menu":
+            self.to_menu()
         elif m.status != "running":
             self.say(f"the race is {m.status}: moves wait for the start", error=True)
         else:

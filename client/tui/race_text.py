@@ -52,6 +52,10 @@ def result_text(m: RaceModel) -> Text:
     t.append("Final ranking\n", style="bold")
     for line, r in zip(ranking_lines(m.ranking or []), m.ranking or []):
         t.append(line + "\n", style="bold green" if r.get("player") == m.me else None)
+    if m.seed is None:
+        # A daily attempt's race is sealed (docs/protocol.md §5): the seed comes with the day's close.
+        t.append(f"the seed stays secret until the day closes; its commitment: {m.commitment}")
+        return t
     t.append(f"seed {m.seed}  ")
     ok = m.commitment_verified
     if ok:

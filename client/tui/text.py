@@ -21,6 +21,11 @@ def bar(home: int, total: int, width: int = 30) -> str:
     return out + "░" * (width - len(out))
 
 
+def plural(n: int, word: str) -> str:
+    """``1 attempt``, ``3 attempts``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def clock(ms: float | None) -> str:
     """``m:ss`` for a duration in ms (negative clamps to 0:00); ``--:--`` if unknown."""
     if ms is None:

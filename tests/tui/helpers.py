@@ -37,3 +37,16 @@ async def click_pile(pilot, app, pile: str, index: int | None = None):
 
 def rendered(widget) -> str:
     return str(widget.render())
+
+
+async def click_shown(pilot, selector: str) -> None:
+    """Click a widget of the current screen once it is laid out (a screen just pushed
+    has no size yet, and a click there would miss)."""
+    app = pilot.app
+
+    def shown() -> bool:
+        found = app.screen.query(selector)
+        return bool(found) and found.first().region.area > 0
+
+    await until(pilot, shown, what=f"{selector} shown")
+    assert await pilot.click(selector), f"the click on {selector} reached no widget"

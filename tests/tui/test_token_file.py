@@ -1,8 +1,9 @@
 """The terminal client's token file against a real server (docs/protocol.md §9).
 
 A refused account token (``PLAYER.SECRET``) is not silently replaced by a new
-guest: ``open_session`` stops with a message saying how to log in again and
-leaves the file as it is. A refused guest token is replaced by a new guest, as
+guest: ``open_session`` stops with a message saying how to log in again
+(``solrace play --login NAME``, tests/tui/test_account_cli.py) and leaves the
+file as it is. A refused guest token is replaced by a new guest, as
 before, with one line saying so. A live account token resumes the account.
 """
 
@@ -57,7 +58,9 @@ async def test_a_refused_account_token_stops_and_leaves_the_file(app, tmp_path) 
         await open_session(url, "ada", str(path), reconnect=False, say=said.append)
     assert e.value.code == "bad-token"
     assert "account session ended" in e.value.message and "log in again" in e.value.message
-    assert "browser" in e.value.message and str(path) in e.value.message  # how, and where it goes
+    # how to log in again, for this token file, and how to give up the account instead
+    assert f"solrace play --login NAME --token-file {path}" in e.value.message
+    assert "solrace play --logout" in e.value.message and str(path) in e.value.message
     assert path.read_text() == token + "\n"  # the account's token stays: no guest stands in for it
     assert said == []
 

@@ -1,0 +1,202 @@
+"""Log in, claim an account and log out from the terminal (docs/protocol.md §9).
+
+``solrace play --login NAME``, ``--claim NAME`` and ``--logout`` run these before (or
+instead of) the race app. Each opens its own short connection, says one line of what
+happened, and keeps the account token in the token file the apps already use
+(client/tui/net.py): the next connection says hello with it and plays as the account.
+
+The password is only ever passed through: it comes from the caller (``getpass`` in
+client/cli/play.py), goes into one request, and is neither logged, stored nor shown.
+A refusal raises :class:`AccountFailed` with a sentence for the user
+(:func:`error_text`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .net import is_account_token, load_token, token_path, write_token
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from client.library.connection import Client
+
+#: What the user reads for an account error code (the server's own message is added
+#: where it says more, e.g. which naming rule a name breaks).
+ERROR_TEXTS = {
+    "bad-login": "unknown name or wrong password",
+    "bad-name": "names are 3 to 20 letters, digits, _ or -, starting with a letter or a digit",
+    "bad-password": "passwords are 8 to 256 characters, not only spaces, and not the name",
+    "name-taken": "that name is taken by another account",
+    "already-account": "this player already is an account",
+    "not-logged-in": "not logged in",
+    "login-limited": "too many login attempts for this name or from this address",
+    "rate-limited": "too many requests",
+}
+
+
+class AccountFailed(Exception):
+    """A login, claim or logout that did not happen; ``str()`` is the sentence to show."""
+
+
+@dataclass
+class Done:
+    """What a successful command did, in one line for the user."""
+
+    text: str
+    name: str = ""
+
+
+def retry_text(ms: int | None) -> str:
+    """A wait in words: ``45 s``, ``4 min 10 s``, ``5 min``."""
+    s = max(1, math.ceil((ms or 0) / 1000))
+    m, s = divmod(s, 60)
+    if not m:
+        return f"{s} s"
+    return f"{m} min {s} s" if s else f"{m} min"
+
+
+def error_text(code: str, message: str = "", retry_ms: int | None = None) -> str:
+    """A server refusal as one sentence (no traceback, no code to look up)."""
+    text = ERROR_TEXTS.get(code)
+    if text is None:
+        text = f"{code}: {message}" if message else code
+    elif code in ("bad-name", "bad-password") and message:
+        text = f"{message} ({text})"
+    if retry_ms is not None or code in ("login-limited", "rate-limited"):
+        text += f": try again in {retry_text(retry_ms)}" if retry_ms else ": try again later"
+    return text
+
+
+def _failed(exc: Exception, doing: str) -> AccountFailed:
+    from client.library.connection import ServerError
+
+    if isinstance(exc, ServerError):
+        return AccountFailed(f"{doing}: {error_text(str(exc.code), exc.message or '', exc.retry_ms)}")
+    return AccountFailed(f"{doing}: {exc}")
+
+
+async def _hello(urls: Sequence[str], token: str | None) -> Client:
+    """A connection resuming ``token`` (a guest's or an account's), or a new guest's if
+    the server no longer knows it (or there is none). No reconnection: a short errand."""
+    from client.library.connection import ServerError, connect
+
+    if token:
+        client = connect(list(urls), token=token)
+        try:
+            await client.open()
+            return client
+        except ServerError as e:
+            if e.code != "bad-token":
+                raise
+    client = connect(list(urls))
+    await client.open()
+    return client
+
+
+async def login(urls: Sequence[str], name: str, password: str, token_file: str | None = None) -> Done:
+    """Log in to account ``name``; its token goes into the token file (replacing what it held)."""
+    from client.library.connection import Disconnected, ServerError
+
+    path = token_path(token_file)
+    old = load_token(path)
+    try:
+        client = await _hello(urls, old)
+    except (ServerError, Disconnected, TimeoutError) as e:
+        raise _failed(e, "cannot log in") from None
+    try:
+        # the guest this terminal played as, if the file held one the server still knows
+        resumed_guest = bool(old) and client.token == old and not is_account_token(old)
+        was = (client.name or "") if resumed_guest else ""
+        acct = await client.login(name, password)
+    except (ServerError, Disconnected, TimeoutError) as e:
+        raise _failed(e, "cannot log in") from None
+    finally:
+        await client.close()
+    _keep(path, acct.token, "logged in")
+    text = f"logged in as {acct.name}: this terminal plays as the account from now on"
+    if was:
+        text += f" (the guest {was} it played as before is left behind: --claim keeps a guest's races)"
+    return Done(text, acct.name)
+
+
+async def claim(urls: Sequence[str], name: str, password: str, token_file: str | None = None) -> Done:
+    """Make this terminal's guest the account ``name`` (same player: its races and daily
+    history stay); the account's token replaces the guest's in the token file."""
+    from client.library.connection import Disconnected, ServerError
+
+    path = token_path(token_file)
+    old = load_token(path)
+    if is_account_token(old):
+        raise AccountFailed(
+            f"cannot claim: this terminal is logged in to an account ({path} holds its token): "
+            "log out first (solrace play --logout) to make a new guest an account"
+        )
+    try:
+        client = await _hello(urls, old)
+    except (ServerError, Disconnected, TimeoutError) as e:
+        raise _failed(e, "cannot claim") from None
+    new_guest = bool(old) and client.token != old
+    try:
+        acct = await client.claim(name, password)
+    except (ServerError, Disconnected, TimeoutError) as e:
+        raise _failed(e, "cannot claim") from None
+    finally:
+        await client.close()
+    _keep(path, acct.token, "claimed")
+    text = f"this player is now the account {acct.name}: log in with that name on any device"
+    if new_guest:
+        text += " (your guest session had ended: the account was made from a new guest)"
+    return Done(text, acct.name)
+
+
+async def logout(urls: Sequence[str], token_file: str | None = None) -> Done:
+    """End the account session of the token file and remove its token from the file."""
+    from client.library.connection import Disconnected, ServerError, connect
+
+    path = token_path(token_file)
+    token = load_token(path)
+    if not is_account_token(token):
+        return Done(f"not logged in ({path} holds no account token): nothing to do")
+    assert token is not None
+    client = connect(list(urls), token=token)
+    try:
+        await client.open()
+    except ServerError as e:
+        if e.code != "bad-token":
+            raise _failed(e, "cannot log out") from None
+        _forget(path, token)
+        return Done(f"the account session had already ended; its token is removed from {path}")
+    except (Disconnected, TimeoutError) as e:
+        raise _failed(e, "cannot log out") from None
+    name = client.name or ""
+    try:
+        await client.logout()
+    except ServerError as e:
+        if e.code != "not-logged-in":  # revoked meanwhile: as good as done
+            raise _failed(e, "cannot log out") from None
+    except (Disconnected, TimeoutError) as e:
+        raise _failed(e, "cannot log out") from None
+    finally:
+        await client.close()
+    _forget(path, token)
+    return Done(f"logged out of {name}: the next solrace play plays as a new guest", name)
+
+
+def _keep(path: Path, token: str, done: str) -> None:
+    try:
+        write_token(path, token)
+    except OSError as e:
+        raise AccountFailed(f"{done}, but the token could not be written to {path}: {e}") from None
+
+
+def _forget(path: Path, token: str) -> None:
+    """Remove the token file if it still holds ``token`` (another run may have changed it)."""
+    if load_token(path) == token:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()

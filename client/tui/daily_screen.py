@@ -1,0 +1,137 @@
+"""The daily challenge screen of `solrace play` (docs/protocol.md §5).
+
+A row per game: today's daily (`daily`), your attempt and its place, your streak
+(`history`). On the highlighted game, Play starts (or resumes) today's one ranked
+attempt, which the race screen then plays like any race (the screen dismisses with
+``Intent("daily", game)``), and Leaderboard shows the day's board (`leaderboard`).
+The text is built by client/tui/daily_text.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Label, Static
+
+from protocol.rules.facts import game_name
+from protocol.rules.games import GAMES
+
+from .daily_text import closes_text, daily_row, leaderboard_text
+from .intent import Intent
+from .session import ServerError, Session
+
+#: Entries of the leaderboard shown: the top ones, and either side of yours.
+BOARD_TOP = 10
+BOARD_AROUND = 2
+
+
+class DailyScreen(ModalScreen[Intent | None]):
+    """Today's daily per game; play one, or look at its leaderboard."""
+
+    DEFAULT_CSS = """
+    DailyScreen { align: center middle; }
+    #daily { width: 96%; height: 90%; border: round $accent; padding: 0 1; }
+    #daily-games { height: auto; max-height: 8; }
+    #daily Horizontal { height: auto; }
+    #daily Button { margin: 0 1 0 0; }
+    #daily-board-scroll { height: 1fr; }
+    #daily-error { color: $error; }
+    """
+    BINDINGS = [Binding("escape", "back", "back")]
+
+    def __init__(self, session: Session, game: str | None = None):
+        super().__init__()
+        self.session = session
+        self.game = game if game in GAMES else next(iter(GAMES))
+        self.infos: dict[str, dict[str, Any] | None] = {}
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="daily"):
+            yield Label("[b]Daily challenge[/b] — one deal per game per UTC day, one ranked attempt each")
+            yield Label("", id="daily-closes")
+            yield DataTable(id="daily-games", cursor_type="row")
+            with Horizontal():
+                yield Button("Play today's", id="daily-play", variant="primary")
+                yield Button("Leaderboard", id="daily-board")
+                yield Button("Back", id="daily-back")
+            yield Label("", id="daily-error")
+            with VerticalScroll(id="daily-board-scroll"):
+                yield Static("", id="daily-board-text")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#daily-games", DataTable)
+        table.add_columns("game", "today", "your attempt", "streak")
+        for gid in GAMES:
+            table.add_row(game_name(gid), "…", "…", "…", key=gid)
+        table.move_cursor(row=list(GAMES).index(self.game))
+        table.focus()
+        self.load()
+
+    def say(self, text: str) -> None:
+        self.query_one("#daily-error", Label).update(Text(text))
+
+    def selected(self) -> str:
+        table = self.query_one("#daily-games", DataTable)
+        games = list(GAMES)
+        return games[min(max(table.cursor_row, 0), len(games) - 1)]
+
+    @work(group="daily-load")
+    async def load(self) -> None:
+        """Each game's daily and streak, one row at a time."""
+        table = self.query_one("#daily-games", DataTable)
+        errors: list[str] = []
+        for gid in GAMES:
+            info: dict[str, Any] | None = None
+            history: dict[str, Any] | None = None
+            try:
+                info = await self.session.request("daily", game=gid)
+            except ServerError as e:
+                errors.append(f"{game_name(gid)}: {e.describe()}")
+            try:
+                history = await self.session.request("history", game=gid, days=0)
+            except ServerError:
+                pass  # the streak is extra: the row shows without it
+            self.infos[gid] = info
+            if info is not None:
+                self.query_one("#daily-closes", Label).update(closes_text(info, self.session.server_now()))
+            cells = daily_row(gid, info, history)
+            for column, cell in zip(table.columns, cells):
+                table.update_cell(gid, column, cell, update_width=True)
+        if errors:
+            self.say("; ".join(errors))
+
+    @on(Button.Pressed, "#daily-play")
+    def play(self) -> None:
+        gid = self.selected()
+        info = self.infos.get(gid)
+        you = (info or {}).get("you") or {}
+        if you.get("status") == "done":
+            self.say(f"today's {game_name(gid)} attempt is over: one ranked attempt a day")
+            self.show_board(gid)
+            return
+        self.dismiss(Intent("daily", gid))
+
+    @on(Button.Pressed, "#daily-board")
+    @on(DataTable.RowSelected, "#daily-games")
+    def board(self) -> None:
+        self.show_board(self.selected())
+
+    @work(exclusive=True, group="daily-board")
+    async def show_board(self, game: str) -> None:
+        text = self.query_one("#daily-board-text", Static)
+        try:
+            board = await self.session.request("leaderboard", game=game, top=BOARD_TOP, around=BOARD_AROUND)
+        except ServerError as e:
+            self.say(f"{game_name(game)} leaderboard: {e.describe()}")
+            return
+        text.update(leaderboard_text(board, self.session.player))
+
+    @on(Button.Pressed, "#daily-back")
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,105 @@
+"""What the daily challenge screen writes (docs/protocol.md §5): a row per game from its
+`daily` and `history` replies, and a day's leaderboard from its `leaderboard` reply.
+Plain functions of the wire dicts, no terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from protocol.rules.facts import game_name
+
+from .text import clock, plural, ranking_lines, time_text
+
+
+def entry_result(entry: dict[str, Any]) -> str:
+    """One attempt's result: ``won in 3:21.4``, or cards home and how it ended."""
+    if entry.get("won"):
+        return time_text(entry)
+    return f"{entry.get('home', 0)}/{entry.get('total', 0)} home, {time_text(entry)}"
+
+
+def closes_text(info: dict[str, Any], now_ms: int) -> str:
+    """When today's dailies close (midnight UTC, the same for every game)."""
+    if info.get("status") != "open" or not info.get("closes"):
+        return "today's dailies are closed"
+    return f"today's dailies close in {clock(info['closes'] - now_ms)} (midnight UTC)"
+
+
+def today_cell(info: dict[str, Any]) -> str:
+    """The day's facts: attempts so far, the clock, a deal proved winnable; closed if it is."""
+    parts = [] if info.get("status") == "open" else [str(info.get("status", "?"))]
+    parts.append(plural(int(info.get("entries") or 0), "attempt"))
+    parts.append(f"{clock((info.get('time_limit_s') or 0) * 1000)} clock")
+    if info.get("certified"):
+        parts.append("winnable")
+    return ", ".join(parts)
+
+
+def you_cell(info: dict[str, Any]) -> str:
+    """The player's attempt of the day: none yet, in progress, or its result and place."""
+    you = info.get("you")
+    if not you:
+        return "not played yet"
+    entry = you.get("entry")
+    if you.get("status") != "done" or not entry:
+        return "in progress: Play resumes it"
+    result = time_text(entry) if entry.get("won") else f"{entry.get('home', 0)}/{entry.get('total', 0)} home"
+    return f"{result} · #{entry.get('rank', '?')} of {info.get('entries') or '?'}"
+
+
+def streak_cell(history: dict[str, Any] | None) -> str:
+    """Consecutive days played (and the best run), from the `history` reply; ``—`` if unknown."""
+    if not history:
+        return "—"
+    streak, best = int(history.get("streak") or 0), int(history.get("best_streak") or 0)
+    if streak:
+        return plural(streak, "day") + (f" (best {best})" if best > streak else "")
+    return f"none (best {best})" if best else "—"
+
+
+def daily_row(
+    game: str, info: dict[str, Any] | None, history: dict[str, Any] | None
+) -> tuple[str, str, str, str]:
+    """The cells of one game's row: game, today, your attempt, your streak."""
+    if info is None:
+        return (game_name(game), "unavailable", "—", streak_cell(history))
+    return (game_name(game), today_cell(info), you_cell(info), streak_cell(history))
+
+
+def leaderboard_text(board: dict[str, Any], me: str | None) -> Text:
+    """A day's leaderboard: its top entries, the entries around yours when you are below
+    them, and your place (your own line in bold)."""
+    game = str(board.get("game", ""))
+    count = int(board.get("count") or 0)
+    state = "final" if board.get("final") else str(board.get("status", ""))
+    t = Text()
+    t.append(f"{game_name(game)} · daily of {board.get('date', '?')} · {state} · ", style="bold")
+    t.append(plural(count, "attempt") + "\n", style="bold")
+    top = list(board.get("top") or [])
+    if not top:
+        t.append("nobody has finished an attempt yet\n")
+
+    def lines(entries: list[dict[str, Any]]) -> None:
+        for line, e in zip(ranking_lines(entries), entries):
+            mine = e.get("player") == me
+            t.append(("* " if mine else "  ") + line + "\n", style="bold green" if mine else None)
+
+    lines(top)
+    mine = board.get("me")
+    shown = {e.get("player") for e in top}
+    around = [e for e in board.get("around") or [] if e.get("player") not in shown]
+    if around:
+        t.append("  …\n")
+        lines(around)
+    if mine:
+        t.append(f"your place: #{mine.get('rank', '?')} of {count} — {entry_result(mine)}")
+    else:
+        t.append("you have no finished attempt on this board")
+    if board.get("status") == "closed":
+        t.append(
+            f"\nthe day is closed: solrace verify --daily {game} --date {board.get('date', '?')} "
+            "re-plays it from the revealed seed"
+        )
+    return t

@@ -1,0 +1,92 @@
+"""The daily challenge in `solrace play` against a real server (in this process) and a real
+Redis (docs/protocol.md §5): the menu's Daily challenge shows today's daily per game,
+Play starts the attempt and the race screen plays it, and once it is over the day's
+leaderboard shows your place; a second attempt is refused, said plainly."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from client.cli import play
+from client.tui.daily_screen import DailyScreen
+from client.tui.intent import Intent
+from client.tui.menu import MenuScreen
+from client.tui.net import connector
+from client.tui.play_app import PlayApp
+from tests.tui.helpers import click_shown, rendered, until
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.daily]
+
+GAME = "fours-up"
+
+
+def cell(screen: DailyScreen, game: str, column: int) -> str:
+    table = screen.query_one("#daily-games")
+    return str(table.get_row(game)[column])
+
+
+async def open_daily(pilot, app: PlayApp) -> DailyScreen:
+    await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+    await click_shown(pilot, "#daily")
+    screen = await until(pilot, lambda: isinstance(app.screen, DailyScreen) and app.screen, what="daily")
+    await until(pilot, lambda: GAME in screen.infos, what="today's dailies loaded")
+    screen.query_one("#daily-games").move_cursor(row=list(screen.infos).index(GAME))
+    return screen
+
+
+async def test_play_todays_daily_then_see_its_leaderboard(make_server, tmp_path) -> None:
+    server = await make_server()
+    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), default_game=GAME)
+    async with app.run_test(size=(120, 45)) as pilot:
+        screen = await open_daily(pilot, app)
+        assert cell(screen, GAME, 0) == "Fours Up"
+        assert cell(screen, GAME, 1).startswith("0 attempts, ") and cell(screen, GAME, 1).endswith(" clock")
+        assert "today's dailies close in " in rendered(screen.query_one("#daily-closes"))
+        assert cell(screen, GAME, 2) == "not played yet"
+
+        await click_shown(pilot, "#daily-play")
+        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="attempt runs")
+        assert app.model.game == GAME and app.model.private and app.model.seats == 1
+        await pilot.press(*"draw", "enter")
+        await until(pilot, lambda: app.model.n == 1, what="a move acked")
+        await pilot.press(*"finish", "enter")
+        await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the end")
+        result = rendered(app.query_one("#result"))
+        assert "the seed stays secret until the day closes" in result and "None" not in result
+
+        # Back to the menu, and the day's board: the attempt is on it, in first place.
+        await pilot.press(*"menu", "enter")
+        screen = await open_daily(pilot, app)
+        await until(pilot, lambda: "#1 of 1" in cell(screen, GAME, 2), what="your result in the row")
+        assert cell(screen, GAME, 3) == "1 day"  # the streak, from `history`
+        await click_shown(pilot, "#daily-board")
+        board = screen.query_one("#daily-board-text")
+        await until(pilot, lambda: "your place" in rendered(board), what="the leaderboard")
+        text = rendered(board)
+        assert text.startswith("Fours Up · daily of ") and "1 attempt" in text
+        assert "* " in text and "ada" in text and "your place: #1 of 1" in text
+
+        # One ranked attempt a day: Play says so instead of starting anything.
+        await click_shown(pilot, "#daily-play")
+        error = screen.query_one("#daily-error")
+        await until(pilot, lambda: "attempt is over" in rendered(error), what="refusal said")
+        assert isinstance(app.screen, DailyScreen)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="back to the menu")
+
+
+def test_the_daily_flag() -> None:
+    def parse(*argv: str) -> argparse.Namespace:
+        parser = argparse.ArgumentParser()
+        play.add_arguments(parser)
+        return parser.parse_args(list(argv))
+
+    assert play.intent_from_args(parse("--daily", "--game", GAME)) == Intent("daily", GAME)
+    with pytest.raises(SystemExit, match="--daily needs --game"):
+        play.intent_from_args(parse("--daily"))
+    with pytest.raises(SystemExit):
+        parse("--daily", "--quick", "--game", GAME)
+    with pytest.raises(SystemExit, match="--offline"):
+        play.build_app(parse("--daily", "--game", GAME, "--offline"))
