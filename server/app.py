@@ -36,6 +36,7 @@ from .service import Service
 from .storage.embedded_redis import (
     PASSWORD_NAME,
     EmbeddedRedis,
+    auto_maxmemory_mb,
     lock_data_folder,
     private_password,
 )
@@ -127,21 +128,25 @@ class App:
             # No --redis: a private redis-server with its AOF in the data folder, which we
             # lock first (the redis-server child inherits the lock, so it is held until both exit).
             self.data_lock = lock_data_folder(self.settings.data)
+            maxmemory = auto_maxmemory_mb(self.settings.redis_maxmemory_mb)
             self.redis_proc = EmbeddedRedis(
                 self.settings.data,
                 appendfsync=self.settings.redis_fsync,
                 keep_fds=(self.data_lock,),
                 password=private_password(self.settings.data),
+                maxmemory_mb=maxmemory,
             )
             await asyncio.to_thread(self.redis_proc.start)
             url = self.redis_proc.url
             data = self.redis_proc.data_dir
             log.info(
-                "private redis-server on redis://127.0.0.1:%d/0 (password in %s, data in %s)",
+                "private redis-server on redis://127.0.0.1:%d/0 (password in %s, data in %s, %s)",
                 self.redis_proc.port,
                 data / PASSWORD_NAME,
                 data,
+                f"maxmemory {maxmemory:,} MiB, noeviction" if maxmemory else "no maxmemory",
             )
+            self.redis_proc.report_advice()  # e.g. vm.overcommit_memory, after the line above
             self.supervisor = Supervisor(self.redis_proc)
             self.supervisor.start()
         self.store = Store(url, self.settings)

@@ -18,13 +18,25 @@ import asyncio
 import dataclasses
 import gc
 import logging
+import os
 import signal
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 from protocol.version import software_version
 
 from .config import Settings
-from .logs import LEVELS, default_level, setup_logging
+from .logs import (
+    FORMAT_ENV,
+    FORMATS,
+    LEVELS,
+    default_format,
+    default_level,
+    env_format,
+    error_record,
+    setup_logging,
+)
 from .storage.resp import redact_url
 
 
@@ -36,6 +48,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=LEVELS,
         default=default_level(),
         help="logging level (default INFO, or SOLRACE_LOG_LEVEL)",
+    )
+    parser.add_argument(
+        "--log-format",
+        type=str.lower,
+        choices=FORMATS,
+        default=default_format(),
+        help="text (one line per record) or json (one JSON object per line), for this process and "
+        f"its bot workers (default text, or {FORMAT_ENV})",
     )
 
 
@@ -117,16 +137,38 @@ def tune_gc() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    setup_logging(args.log_level)
+    fmt = args.log_format
+    raw = env_format()
+    if raw is not None and raw not in FORMATS:
+        return _refuse(f"{FORMAT_ENV}={raw!r} is not {' or '.join(FORMATS)}", fmt, 2)
+    # The bot workers (`solrace bots`, started with this environment) log in the same format.
+    os.environ[FORMAT_ENV] = fmt
+    setup_logging(args.log_level, fmt)
     try:
         settings = Settings.from_env(args=args)
     except ValueError as exc:  # a bad value in a flag or a SOLRACE_* variable
-        print(f"solrace serve: {exc}", file=sys.stderr)
-        return 2
+        return _refuse(str(exc), fmt, 2)
+    try:
+        _run_loop(serve(settings))
+    except OSError as exc:
+        if fmt != "json":
+            raise  # the command line says it in one line (client/cli/__init__.py)
+        return _refuse(str(exc) or type(exc).__name__, fmt, 1)
+    return 0
+
+
+def _run_loop(main: Coroutine[Any, Any, None]) -> None:
     try:
         import uvloop
     except ImportError:  # pragma: no cover
-        asyncio.run(serve(settings))
+        asyncio.run(main)
     else:
-        uvloop.run(serve(settings))
-    return 0
+        uvloop.run(main)
+
+
+def _refuse(message: str, fmt: str, status: int) -> int:
+    """A start refused (a bad setting: 2) or failed (Redis out of reach, a damaged AOF: 1), in
+    one line on stderr: `solrace serve: why`, as a JSON record when the log is JSON."""
+    line = f"solrace serve: {message}"
+    print(error_record(line) if fmt == "json" else line, file=sys.stderr)
+    return status

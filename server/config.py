@@ -31,6 +31,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "redis_wait_replicas": (0, None),
     "redis_wait_timeout_ms": (1, None),
     "redis_timeout_s": (0.001, 3600),
+    "redis_maxmemory_mb": (-1, None),
     "max_frame": (256, 1 << 24),
     "rate": (1, None),
     "burst": (1, None),
@@ -153,6 +154,15 @@ class Settings:
         metadata=_doc(
             "a Redis that answers nothing this long while requests wait is taken for gone: the waiting "
             "requests fail (internal) and the connection is made again; longer than --redis-wait-timeout-ms"
+        ),
+    )
+    redis_maxmemory_mb: int = field(
+        default=-1,
+        metadata=_doc(
+            "maxmemory of the private redis-server, MiB, with the noeviction policy: past it Redis "
+            "refuses writes (moves and new races fail with internal) instead of filling the machine's "
+            "memory and swap; never evicts a race. -1: half the memory of the machine (or of its "
+            "cgroup, if less); 0: no limit"
         ),
     )
     static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
@@ -433,10 +443,6 @@ class Settings:
 
     def __post_init__(self) -> None:
         # Checked here, so that a flag and a SOLRACE_* variable are refused alike.
-        if not 0 < self.redis_timeout_s <= 3600:
-            raise ValueError("--redis-timeout-s must be more than 0 and at most 3600")
-        if self.hint_wait_s <= 0 or self.analysis_wait_s <= 0:
-            raise ValueError("--hint-wait-s and --analysis-wait-s must be more than 0")
         for name in RANGES:
             _check_range(name, getattr(self, name))
         self._check_names()

@@ -113,6 +113,7 @@ class Metrics:
         self.messages_in = 0
         self.errors: Counter[str] = Counter()  # error replies by code
         self.closes: Counter[int] = Counter()  # closes we initiated, by code
+        self.accept_refused: Counter[str] = Counter()  # sockets dropped at accept, by limit
         self.races_created = 0
         self.races_finished = 0
         self.move_latency = Histogram(LATENCY_BUCKETS)
@@ -190,6 +191,16 @@ class Metrics:
             "counter",
             "Websocket closes this server initiated, by close code.",
             [f'solrace_closes_total{{code="{code}"}} {c}' for code, c in sorted(self.closes.items())],
+        )
+        lines += family(
+            "solrace_accept_refused_total",
+            "counter",
+            "TCP connections dropped at accept, unread, by the limit they met "
+            "(address: MAX_CONN_PER_ADDR + --max-pending-per-addr; total: --max-connections).",
+            [
+                f'solrace_accept_refused_total{{limit="{limit}"}} {self.accept_refused[limit]}'
+                for limit in ("address", "total")
+            ],
         )
         lines += family(
             "solrace_move_latency_seconds",

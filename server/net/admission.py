@@ -37,7 +37,7 @@ import asyncio
 import ipaddress
 import itertools
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ..config import Settings
 from ..storage.health import Health, is_outage
@@ -119,17 +119,31 @@ class SocketGate:
     clients' own limits apply once the request names them (X-Forwarded-For).
     """
 
-    def __init__(self, per_addr: int, total: int, trusted: Sequence[Network]) -> None:
+    def __init__(
+        self,
+        per_addr: int,
+        total: int,
+        trusted: Sequence[Network],
+        on_refused: Callable[[str, str, str], None] | None = None,
+    ) -> None:
         self.per_addr = per_addr
         self.total = total
         self.trusted = trusted
         self.count = 0
         self.by_addr: dict[str, int] = {}
+        #: Told of each socket refused: (address, which limit: "address" or "total", why in words).
+        self.on_refused = on_refused
 
     def accept(self, addr: str) -> str | None:
         """A socket from `addr` was accepted: the name it is counted under ('' for a trusted
         proxy), to give to `release` when it closes; None: over a limit, close it unread."""
         if self.count >= self.total:
+            self._refused(
+                addr,
+                "total",
+                f"a connection from {addr}: this process holds its most connections ({self.total}: "
+                "--max-connections, or what the open-files limit leaves)",
+            )
             return None
         if self.trusted and in_networks(addr, self.trusted):
             self.count += 1
@@ -137,10 +151,20 @@ class SocketGate:
         name = address_group(addr)
         n = self.by_addr.get(name, 0)
         if n >= self.per_addr:
+            self._refused(
+                addr,
+                "address",
+                f"too many connections from {addr} ({self.per_addr} on this process: "
+                "MAX_CONN_PER_ADDR + --max-pending-per-addr)",
+            )
             return None
         self.by_addr[name] = n + 1
         self.count += 1
         return name
+
+    def _refused(self, addr: str, limit: str, why: str) -> None:
+        if self.on_refused is not None:
+            self.on_refused(addr, limit, why)
 
     def release(self, name: str) -> None:
         self.count -= 1

@@ -1,7 +1,9 @@
 """The log of the closes the server starts for a client's behaviour (docs/operations.md §10).
 
 One INFO line per close, with the client's address, its code and reason, so that an operator
-can find who was closed for what; bounded, so that a flood cannot flood the log.
+can find who was closed for what; bounded, so that a flood cannot flood the log. A TCP
+connection dropped at accept, unread, for a limit of the socket gate (server/net/admission.py
+`SocketGate`) is such a close too: `refused at accept: ...`, under the same bounds.
 """
 
 from __future__ import annotations
@@ -36,6 +38,16 @@ class CloseLog:
         self.summary: asyncio.TimerHandle | None = None
 
     def closed(self, addr: str, code: int, reason: str) -> None:
+        if self._may_log(addr):
+            log.info("closed the connection of %s with %d: %s", addr, code, reason)
+
+    def refused(self, addr: str, why: str) -> None:
+        """A TCP connection from `addr` dropped at accept, unread (`why`: the limit it met)."""
+        if self._may_log(addr):
+            log.info("refused at accept: %s", why)
+
+    def _may_log(self, addr: str) -> bool:
+        """Whether a line about `addr` is within the bounds now; if not, it is counted."""
         now = time.monotonic()
         if now - self.second >= 1.0:
             self.second, self.in_second = now, 0
@@ -46,13 +58,13 @@ class CloseLog:
             self.suppressed += 1
             if self.summary is None:
                 self.summary = asyncio.get_running_loop().call_later(CLOSE_LOG_SUMMARY_S, self.flush)
-            return
+            return False
         self.in_second += 1
         self.by_addr[addr] = (start, lines + 1)
         if now - self.pruned >= CLOSE_LOG_WINDOW_S:
             self.pruned = now
             self.by_addr = {a: w for a, w in self.by_addr.items() if now - w[0] < CLOSE_LOG_WINDOW_S}
-        log.info("closed the connection of %s with %d: %s", addr, code, reason)
+        return True
 
     def flush(self) -> None:
         """Log how many close lines were left out since the last summary (the timer, and at stop)."""

@@ -31,7 +31,9 @@ code and the reason, once the connection is gone (`handler`'s end reads
 which close it was: `Conn.close_code` for ours, websockets' protocol state
 for its own). `CloseLog` bounds those lines so that a flood of bad clients
 cannot flood the log. Normal closes (1000, 1001, the 1012 of a restart) are
-not logged.
+not logged. A TCP connection the socket gate drops at accept is logged the same
+way (`refused at accept: too many connections from ADDR ...`) and counted in
+`solrace_accept_refused_total`.
 
 HTTP on the same port (`/healthz`, `/metrics`, the web client) is
 server/net/http.py.
@@ -132,6 +134,7 @@ class Gateway:
             per_addr=settings.max_conn_per_addr + settings.max_pending_per_addr,
             total=cap or sys.maxsize,
             trusted=self.trusted,
+            on_refused=self._refused_at_accept,
         )
 
     async def start(self) -> Server:
@@ -243,6 +246,12 @@ class Gateway:
                 await self.service.disconnect(link.session)
             except Exception:
                 log.exception("disconnect cleanup failed")
+
+    def _refused_at_accept(self, addr: str, limit: str, why: str) -> None:
+        """A TCP connection dropped at accept by the socket gate: counted, and logged like a
+        close (`CloseLog`'s bounds: a flood of them is a few lines)."""
+        self.metrics.accept_refused[limit] += 1
+        self.close_log.refused(addr, why)
 
     def _closed(self, conn: Conn) -> None:
         """The connection is gone: log the close the server started, if any and not a normal one.

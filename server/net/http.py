@@ -1,6 +1,7 @@
 """The HTTP side of the WebSocket port (docs/operations.md).
 
-`/healthz` (200 when Redis answers and takes writes, else 503 and why), `/metrics` (Prometheus text),
+`/healthz` (200 when Redis answers and takes writes, else 503 and why, within HEALTH_TIMEOUT_S whatever
+Redis does), `/metrics` (Prometheus text),
 `/games.json` (every game's display facts from `protocol.rules.game_facts`, so that the web client
 draws the boards from the same definitions as the engine), and the web client's static files at `/`. A GET
 whose `Upgrade` header names the `websocket` token goes to the WebSocket handler whatever its path (the
@@ -55,6 +56,8 @@ METHODS = ("GET", "HEAD")
 # in `solrace_races`, not as a failed scrape that hides every other series (or, after
 # --redis-timeout-s, as a count of 0).
 RACE_COUNT_TIMEOUT_S = 1.0
+# The longest /healthz waits for Redis (docs/operations.md §10).
+HEALTH_TIMEOUT_S = 2.0
 
 SECURITY_HEADERS = (
     ("X-Content-Type-Options", "nosniff"),
@@ -105,6 +108,12 @@ class SecureProtocol(ServerProtocol):
         super().send_response(response)
 
 
+def _retrieve(future: asyncio.Future[str | None]) -> None:
+    """Mark a check's exception as seen (it may end after every waiter has given up on it)."""
+    if not future.cancelled():
+        future.exception()
+
+
 def is_websocket_upgrade(request: Request) -> bool:
     """A GET whose Upgrade header(s) list the token `websocket` (RFC 9110 §7.8: comma-separated,
     case-insensitive; `websocket/13` names a version of it). Not a substring: `notwebsocket` is not it."""
@@ -125,6 +134,7 @@ class Http:
         self.metrics_from = parse_networks(settings.metrics_from, "metrics-from", private=True)
         self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
         self.games_json = json.dumps(game_facts(), ensure_ascii=False).encode()
+        self._check: asyncio.Future[str | None] | None = None  # the /healthz check under way
 
     async def process_request(self, connection: ServerConnection, request: Request) -> Response | None:
         if request.method not in METHODS:
@@ -148,10 +158,7 @@ class Http:
         if len(path) > MAX_PATH:
             return self._response(414, b"uri too long\n", "text/plain")
         if path == "/healthz":
-            try:
-                problem = await asyncio.wait_for(self.store.health.check(), 2.0)
-            except TimeoutError:
-                problem = "redis unreachable (no answer within 2 s)"
+            problem = await self._health()
             if problem is None:
                 return self._response(200, b"ok\n", "text/plain")
             return self._response(503, problem.encode() + b"\n", "text/plain")
@@ -163,6 +170,26 @@ class Http:
         if path == "/games.json":
             return self._response(200, self.games_json, "application/json; charset=utf-8")
         return self._static(path)
+
+    async def _health(self) -> str | None:
+        """Why Redis cannot take writes (None: it can), within HEALTH_TIMEOUT_S whatever Redis does.
+
+        Requests that arrive while a check is under way share it: a balancer polling a stalled
+        Redis costs one waiting connection, not one per poll. A check that has not answered in
+        time is cancelled without waiting for it to wind down (a connection to a stopped Redis
+        may take its time), so the answer, 503, is never later than the timeout."""
+        check = self._check
+        if check is None or check.done():
+            check = self._check = asyncio.ensure_future(self.store.health.check())
+            check.add_done_callback(_retrieve)
+        done, _ = await asyncio.wait({check}, timeout=HEALTH_TIMEOUT_S)
+        if done and not check.cancelled():
+            try:
+                return check.result()
+            except Exception:
+                return "redis unreachable"
+        check.cancel()
+        return f"redis unreachable (no answer within {HEALTH_TIMEOUT_S:g} s)"
 
     async def _races_by_status(self) -> dict[str, int] | None:
         """The whole-cluster race count, or None when Redis fails it or does not answer within

@@ -43,7 +43,8 @@ connection's OUTBOUND_BYTES): beyond it `on_backlog` closes the connection.
 
 Accept: `gate` (server/net/admission.py `SocketGate`) counts each TCP connection
 from `connection_made` to `connection_lost`, before a byte is read; over its
-limits the connection is aborted there and then, unread and unanswered.
+limits the connection is aborted there and then, unread and unanswered (the
+gate tells the gateway, which counts and logs it).
 
 Close: once websockets has failed the connection (1009, 1002, …) or answered
 the peer's close frame, the TCP connection is dropped at its close deadline

@@ -16,6 +16,29 @@ The default `appendfsync always` is what makes a full disk safe: Redis
 writes and fsyncs its AOF before it sends the replies of a loop iteration,
 and if that write fails it exits instead of replying, so no move it could
 not persist is ever acknowledged (docs/operations.md §6).
+
+Its log is ours: redis-server writes it to its stdout, which one thread per
+child (`RedisLog`) reads and passes, line by line, to the logger
+`solrace.redis-server` (docs/operations.md §10), so that a deployment has one
+log stream, rotated by whatever collects our stderr, and no file in the data
+folder that grows for ever. Redis' levels map to ours (`.` and `-` DEBUG, `*`
+INFO, `#` WARNING), except that:
+- the lines of a start and of a stop we asked for are DEBUG: our own lines say
+  what matters of them (`private redis-server on ...`, the one-line reason a
+  start failed, a damaged AOF end dropped), and Redis' advice about the host
+  (`WARNING Memory overcommit must be enabled! ...`) is logged once per
+  `EmbeddedRedis`, at INFO (advice, not an incident: docs/operations.md §13),
+  when its owner calls `report_advice` after a start that succeeded;
+- Redis' routine `#` lines (`Server initialized`, `User requested shutdown`, ...)
+  are INFO, and a WARNING said again within REPEAT_QUIET_S (numbers aside) is
+  DEBUG, so that a redis-server restarted in a loop (a full disk) does not
+  repeat its complaint at every restart.
+Nothing that reads the pipe waits for the event loop, and the thread never
+stops reading until the child has closed it: a redis-server never blocks on its log.
+
+`maxmemory_mb` (--redis-maxmemory-mb) caps its memory with the `noeviction`
+policy: writes past it are refused (`OOM command not allowed ...`), never a
+key evicted, since Redis holds the only copy of every race.
 """
 
 from __future__ import annotations
@@ -25,16 +48,22 @@ import errno
 import fcntl
 import logging
 import os
+import re
 import secrets
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from collections import deque
 from pathlib import Path
+from typing import IO
 
 log = logging.getLogger("solrace.redis")
+#: redis-server's own lines (module doc).
+server_log = logging.getLogger("solrace.redis-server")
 
 LOCK_NAME = "solrace.lock"
 #: The private redis-server's password, in its data folder (readable by its owner only): any
@@ -71,8 +100,130 @@ class RedisStartError(OSError):
 
 
 #: What redis-server logs when it loaded an AOF only by dropping its damaged tail: an operator
-#: must hear it (the moves in that tail are gone), and redis.log is not where they look.
+#: must hear it (the moves in that tail are gone), in one line that says what it means.
 AOF_TRUNCATED = ("Truncating the AOF", "!!! Warning: short read while loading the AOF")
+
+#: A redis-server log line: `PID:ROLE DD Mon YYYY HH:MM:SS.mmm MARK message` (Redis 6 and 7),
+#: and a line its signal handler writes: `PID:signal-handler (TIME) message`.
+_LINE = re.compile(r"\d+:[A-Z] \d{1,2} \w{3} \d{4} [\d:.]+ ([.*#-]) (.*)")
+_SIGNAL_LINE = re.compile(r"\d+:signal-handler \(\d+\) (.*)")
+#: Redis' level marks; a line without one (a crash report, a config error on stderr) is a WARNING.
+MARK_LEVELS = {".": logging.DEBUG, "-": logging.DEBUG, "*": logging.INFO, "#": logging.WARNING}
+#: Lines Redis logs at its warning level (`#`) that report no problem: INFO.
+ROUTINE = (
+    "oO0OoO0OoO0Oo Redis is starting",
+    "Redis version=",
+    "Configuration loaded",
+    "Server initialized",
+    "User requested shutdown",
+    "Redis is now ready to exit",
+)
+#: A WARNING of a running redis-server said again within this many seconds (numbers aside) is
+#: DEBUG: one line per incident, not one per restart of a crash loop.
+REPEAT_QUIET_S = 60.0
+#: Lines of a start kept, for the reason it failed (the last one) and the AOF repairs.
+START_LINES = 500
+#: How long a start waits for the log thread to have read the lines before the ready one.
+LOG_CATCH_UP_S = 2.0
+
+
+def parse_line(line: str) -> tuple[str, str]:
+    """(level mark, message) of one line of redis-server's log; ('', line) if it has no mark."""
+    found = _LINE.fullmatch(line)
+    if found is not None:
+        return found.group(1), found.group(2)
+    found = _SIGNAL_LINE.fullmatch(line)
+    if found is not None:
+        return "#", found.group(1)
+    return "", line
+
+
+class RedisLog:
+    """The stdout (and stderr) of one redis-server child, read to its end by one thread.
+
+    `phase` says how its lines are logged (module doc): "start" until the start succeeded or
+    failed (DEBUG; kept in `start_lines`), "run" (Redis' level, through `EmbeddedRedis.level`),
+    "stop" once we asked it to stop (DEBUG).
+    """
+
+    def __init__(self, owner: EmbeddedRedis, stream: IO[bytes]) -> None:
+        self.owner = owner
+        self.stream = stream
+        self.phase = "start"
+        self.start_lines: deque[tuple[str, str]] = deque(maxlen=START_LINES)
+        self.last = ""  # the last message read: what an outage's log line quotes
+        self.ready = threading.Event()  # the line that says it accepts connections was read
+        self.thread = threading.Thread(target=self._read, name="redis-server log", daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            for raw in self.stream:
+                try:
+                    self._line(raw.decode(errors="replace").rstrip())
+                except Exception:  # pragma: no cover - keep reading whatever happens
+                    pass
+        except (OSError, ValueError):  # pragma: no cover - the pipe closed under us
+            pass
+        finally:
+            with contextlib.suppress(OSError):
+                self.stream.close()
+
+    def _line(self, line: str) -> None:
+        if not line.strip():
+            return
+        mark, message = parse_line(line)
+        self.last = message
+        phase = self.phase
+        if phase == "start":
+            self.start_lines.append((mark, message))
+            server_log.debug("%s", message)
+            if "eady to accept connections" in message:
+                self.ready.set()
+        elif phase == "run":
+            server_log.log(self.owner.level(mark, message), "%s", message)
+        else:
+            server_log.debug("%s", message)
+
+    def wait_end(self, timeout: float) -> None:
+        """Wait until every line the child wrote was read (it exited and closed its end)."""
+        self.thread.join(timeout)
+
+
+def _cgroup_limits() -> list[int]:
+    """The memory limits of this process's cgroups (v1 and v2) that are set, in bytes."""
+    paths = [Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes")]
+    with contextlib.suppress(OSError):
+        for row in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, group = row.split(":", 2)
+            if controllers == "":
+                paths.append(Path("/sys/fs/cgroup") / group.lstrip("/") / "memory.max")
+            elif "memory" in controllers.split(","):
+                paths.append(Path("/sys/fs/cgroup/memory") / group.lstrip("/") / "memory.limit_in_bytes")
+    limits = []
+    for path in paths:
+        with contextlib.suppress(OSError, ValueError):
+            value = int(path.read_text().strip())  # "max": ValueError, no limit
+            if 0 < value < 1 << 60:  # cgroup v1 says "no limit" with a number near 2^63
+                limits.append(value)
+    return limits
+
+
+def machine_memory_bytes() -> int | None:
+    """The memory this process may use: the machine's, or its cgroup's limit if lower."""
+    sizes = _cgroup_limits()
+    with contextlib.suppress(OSError, ValueError):
+        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
+    return min(sizes) if sizes else None
+
+
+def auto_maxmemory_mb(setting: int) -> int:
+    """The maxmemory (MiB) of --redis-maxmemory-mb: -1 is half of `machine_memory_bytes()`
+    (0, no limit, where that is unknown); 0 and more as given."""
+    if setting >= 0:
+        return setting
+    total = machine_memory_bytes()
+    return 0 if not total else max(total // 2 // 2**20, 1)
 
 
 def lock_data_folder(data_dir: str | os.PathLike[str]) -> int:
@@ -159,9 +310,9 @@ class EmbeddedRedis:
         port: int = 0,
         appendonly: bool = True,
         appendfsync: str = "always",
-        log_name: str = "redis.log",
         keep_fds: tuple[int, ...] = (),
         password: str | None = None,
+        maxmemory_mb: int = 0,
     ) -> None:
         if appendfsync not in ("always", "everysec", "no"):
             raise ValueError(f"appendfsync must be always, everysec or no, not {appendfsync!r}")
@@ -170,10 +321,15 @@ class EmbeddedRedis:
         self.port = port
         self.appendonly = appendonly
         self.appendfsync = appendfsync
-        self.log_name = log_name
         self.keep_fds = keep_fds  # inherited by the child (the data folder's lock)
         self.password = password  # required of every client (AUTH), if given
+        self.maxmemory_mb = maxmemory_mb  # 0: no limit
         self.proc: subprocess.Popen[bytes] | None = None
+        self.redis_log: RedisLog | None = None  # the current (or last) child's log
+        self._said: dict[str, float] = {}  # WARNING text (numbers aside) -> when last said
+        self._advised: set[str] = set()  # Redis' advice about the host, said once...
+        self.advice: list[str] = []  # ...when `report_advice` is called
+        self._lock = threading.Lock()
 
     @property
     def url(self) -> str:
@@ -199,7 +355,6 @@ class EmbeddedRedis:
 
     def start(self, timeout: float = 10.0) -> EmbeddedRedis:
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        log_start = self._log_size()
         # A free port can be taken between our probe and redis' bind: retry that, and only that.
         for _attempt in range(5):
             port = self.port or free_port(self.host)
@@ -223,15 +378,19 @@ class EmbeddedRedis:
                 "--protected-mode",
                 "yes",
                 "--logfile",
-                self.log_name,
+                "",  # stdout: our log (module doc)
                 "--maxclients",
                 "10000",
+                "--maxmemory",
+                f"{self.maxmemory_mb}mb",
+                "--maxmemory-policy",
+                "noeviction",
             ]
             self.proc = subprocess.Popen(
                 args,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
                 preexec_fn=_die_with_parent,
                 pass_fds=self.keep_fds,
                 # Its own session: a terminal's Ctrl-C (to the whole process group) is the
@@ -239,36 +398,25 @@ class EmbeddedRedis:
                 # otherwise restart it mid-shutdown. It still dies with the server (above).
                 start_new_session=True,
             )
+            assert self.proc.stdout is not None
+            self.redis_log = started = RedisLog(self, self.proc.stdout)
             if self._wait_ready(port, timeout):
                 self.port = port
-                self._report_repairs(log_start)
+                # The lines before the ready one are in the pipe by now: let the thread read them.
+                started.ready.wait(LOG_CATCH_UP_S)
+                self._report_start(started)
+                started.phase = "run"
                 return self
             self.stop()
-            if self.port or "Address already in use" not in self._log_since(log_start):
+            started.wait_end(LOG_CATCH_UP_S)
+            messages = [message for _, message in started.start_lines]
+            if self.port or not any("Address already in use" in m for m in messages):
                 break
-        raise RedisStartError(self._why_not_started(log_start))
+        raise RedisStartError(self._why_not_started(messages))
 
-    def _log_size(self) -> int:
-        try:
-            return (self.data_dir / self.log_name).stat().st_size
-        except OSError:
-            return 0
-
-    def _log_since(self, offset: int) -> str:
-        """What redis-server logged after `offset` (this start's lines)."""
-        try:
-            with open(self.data_dir / self.log_name, "rb") as f:
-                f.seek(offset)
-                return f.read().decode(errors="replace")
-        except OSError:
-            return ""
-
-    def _why_not_started(self, log_start: int) -> str:
-        """One line: the reason redis-server gave (its last lines), and what to do about a damaged AOF."""
-        lines = [
-            ln.split(" # ", 1)[-1].strip() for ln in self._log_since(log_start).splitlines() if ln.strip()
-        ]
-        reason = lines[-1] if lines else "no log line (is the redis-server binary runnable?)"
+    def _why_not_started(self, messages: list[str]) -> str:
+        """One line: the reason redis-server gave (its last line), and what to do about a damaged AOF."""
+        reason = messages[-1].strip() if messages else "no log line (is the redis-server binary runnable?)"
         text = f"the private redis-server did not start in {self.data_dir}: {reason}"
         if "append only file" in reason.lower():
             text += (
@@ -277,27 +425,55 @@ class EmbeddedRedis:
             )
         return text
 
-    def _report_repairs(self, log_start: int) -> None:
-        said = [
-            line.split(" # ", 1)[-1].strip()
-            for line in self._log_since(log_start).splitlines()
-            if any(mark in line for mark in AOF_TRUNCATED)
-        ]
+    def _report_start(self, started: RedisLog) -> None:
+        """What an operator must hear of a start that succeeded: a damaged AOF end dropped (the
+        moves in it are gone), and Redis' advice about the host (once per `EmbeddedRedis`)."""
+        lines = list(started.start_lines)
+        said = [message for _, message in lines if any(mark in message for mark in AOF_TRUNCATED)]
         if said:
             log.warning(
                 "the private redis-server dropped a damaged end of its AOF to start: the last "
-                "writes before a crash may be lost (redis.log: %s)",
+                "writes before a crash may be lost (redis-server: %s)",
                 "; ".join(said),
             )
+        for mark, message in lines:
+            if mark == "#" and message.startswith("WARNING") and message not in self._advised:
+                self._advised.add(message)
+                self.advice.append(message)
 
-    def log_tail(self, chars: int) -> str:
-        log_file = self.data_dir / self.log_name
-        try:
-            with open(log_file, "rb") as f:
-                f.seek(max(0, f.seek(0, os.SEEK_END) - chars))
-                return f.read().decode(errors="replace")
-        except OSError:
+    def report_advice(self) -> None:
+        """Log, at INFO, Redis' advice about the host not logged yet (once per `EmbeddedRedis`):
+        its owner calls this after its own line about the start."""
+        advice, self.advice = self.advice, []
+        for message in advice:
+            # Its "WARNING" is the level Redis gives it; ours is INFO (module doc).
+            server_log.info("advice about this host: %s", re.sub(r"^WARNING:?\s*", "", message))
+
+    def level(self, mark: str, message: str) -> int:
+        """The level of a running redis-server's line (module doc); called by its log thread."""
+        level = MARK_LEVELS.get(mark, logging.WARNING)
+        if level < logging.WARNING:
+            return level
+        if message.startswith(ROUTINE):
+            return logging.INFO
+        key = re.sub(r"\d+", "N", message)
+        now = time.monotonic()
+        with self._lock:
+            last = self._said.get(key)
+            self._said[key] = now
+            if len(self._said) > 256:
+                self._said = {k: t for k, t in self._said.items() if now - t < REPEAT_QUIET_S}
+        return logging.DEBUG if last is not None and now - last < REPEAT_QUIET_S else logging.WARNING
+
+    def last_log_line(self, wait_s: float = 1.0) -> str:
+        """The last line the current (or last) child logged, once it has all been read (at most
+        `wait_s`: an exited child's last lines may still be in the pipe)."""
+        current = self.redis_log
+        if current is None:
             return ""
+        if self.exited() is not None:
+            current.wait_end(wait_s)
+        return current.last
 
     def exited(self) -> int | None:
         """The exit status if the child has exited (None while it runs or was never started)."""
@@ -321,6 +497,8 @@ class EmbeddedRedis:
         proc, self.proc = self.proc, None
         if proc is None or proc.poll() is not None:
             return
+        if self.redis_log is not None and self.redis_log.phase == "run":
+            self.redis_log.phase = "stop"  # its goodbye lines are DEBUG: we asked for them
         proc.send_signal(signal.SIGTERM)
         try:
             proc.wait(timeout)

@@ -5,7 +5,9 @@
   still reconnecting (Redis answers the check, but moves would fail), Redis
   does not answer, or Redis refuses writes because its last AOF write failed (with
   `appendfsync everysec` or `no` a full disk leaves Redis up but refusing
-  every write with `MISCONF`).
+  every write with `MISCONF`) or because it is at its `maxmemory` (with the
+  `noeviction` policy every write is refused with `OOM` until keys expire or
+  are deleted).
   With `--redis-wait-replicas N`, also when fewer than N replicas are
   connected (moves would fail after the WAIT timeout).
 - `Health.failed(exc)`: a request failed because Redis is unreachable or
@@ -28,7 +30,7 @@ from typing import Any
 
 from hiredis import ReplyError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
+from redis.exceptions import OutOfMemoryError, ReadOnlyError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 log = logging.getLogger("solrace.redis")
@@ -38,23 +40,44 @@ OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
 
 # Error replies of a Redis that is there but cannot take the request now.
 # READONLY: a primary demoted to a replica by a failover, still reached before reconnecting.
-_UNAVAILABLE_REPLIES = ("MISCONF", "LOADING", "READONLY")
+# OOM: at its maxmemory with noeviction (docs/operations.md §13), writes are refused.
+_UNAVAILABLE_REPLIES = ("MISCONF", "LOADING", "READONLY", "OOM")
 
 QUIET_S = 60.0
 
 
 def is_outage(exc: BaseException) -> bool:
     """Did this fail because Redis is unreachable, loading, or refusing writes (not a bug of ours)?"""
-    if isinstance(exc, OUTAGE):
-        return True
+    return isinstance(exc, OUTAGE) or refusal(exc) is not None
+
+
+def refusal(exc: BaseException) -> str | None:
+    """The code of an error reply of a Redis that cannot take the request now (MISCONF, LOADING,
+    READONLY, OOM), wrapped or not; None for any other exception."""
     if not isinstance(exc, ReplyError | ResponseError):
-        return False
+        return None
+    # redis-py takes the code off the replies it has a class for.
+    if isinstance(exc, OutOfMemoryError):
+        return "OOM"
+    if isinstance(exc, ReadOnlyError):
+        return "READONLY"
     text = str(exc)
     # Inside a script the refusal comes wrapped: "ERR Error running script (...): ... -MISCONF ...",
     # inside a pipeline quoted: "Command # 1 (...) of pipeline caused error: ('MISCONF ...',)".
-    return any(
-        text.startswith(code) or f"-{code} " in text or f"('{code} " in text for code in _UNAVAILABLE_REPLIES
-    )
+    for code in _UNAVAILABLE_REPLIES:
+        if text.startswith(code + " ") or f"-{code} " in text or f"('{code} " in text:
+            return code
+    return None
+
+
+def at_maxmemory(memory: dict[str, Any]) -> bool:
+    """Whether a Redis (its INFO memory) refuses writes for its maxmemory: what it counts, its
+    used memory less its replication and AOF buffers, is over the limit (Redis' own test)."""
+    limit = int(memory.get("maxmemory", 0) or 0)
+    if not limit:
+        return False
+    used = int(memory.get("used_memory", 0)) - int(memory.get("mem_not_counted_for_evict", 0))
+    return used > limit
 
 
 class Health:
@@ -83,6 +106,15 @@ class Health:
             return "redis unreachable"
         if info.get("aof_enabled") and info.get("aof_last_write_status", "ok") != "ok":
             return "redis refuses writes: its last append-only file write failed (disk full?)"
+        try:
+            memory = await self.redis.info("memory")
+        except Exception:
+            return "redis unreachable"
+        if at_maxmemory(memory):
+            return (
+                f"redis refuses writes: it is at its maxmemory ({int(memory['maxmemory']) >> 20} MiB, "
+                f"policy {memory.get('maxmemory_policy', '?')})"
+            )
         if self.replicas_wanted:
             try:
                 replicas = int((await self.redis.info("replication")).get("connected_slaves", 0))
@@ -97,11 +129,19 @@ class Health:
         if self.first_failure is None or now - self.last_failure > QUIET_S:
             self.first_failure = now
             self.failures = 0
-            log.warning(
-                "Redis unavailable, requests fail with `internal` until it is back "
-                "(the first: %s; the next ones are counted, not logged)",
-                exc,
-            )
+            if refusal(exc) == "OOM":
+                log.warning(
+                    "Redis is at its maxmemory and refuses writes: requests that write fail with "
+                    "`internal` until keys expire or are deleted, or maxmemory is raised (the first: "
+                    "%s; the next ones are counted, not logged)",
+                    exc,
+                )
+            else:
+                log.warning(
+                    "Redis unavailable, requests fail with `internal` until it is back "
+                    "(the first: %s; the next ones are counted, not logged)",
+                    exc,
+                )
         self.failures += 1
         self.last_failure = now
 

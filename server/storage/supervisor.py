@@ -28,8 +28,8 @@ class Supervisor:
     still full; it is back only once it can persist again. The probe write
     sets one small key (`PROBE_KEY`).
 
-    An outage logs one line when it starts (the exit status, the last line of
-    redis-server's log, the space left in the data folder) and one when it
+    An outage logs one line when it starts (the exit status, the last line
+    redis-server logged, the space left in the data folder) and one when it
     ends (how long, how many restarts); the restarts between are not logged
     above DEBUG. The backoff (`backoff_min_s` doubling to `backoff_max_s`)
     bounds the cost of a crash loop, e.g. while the disk stays full.
@@ -81,10 +81,12 @@ class Supervisor:
         started = time.monotonic()
         how = f"killed by signal {-status}" if status < 0 else f"exited with status {status}"
         self.outage = f"private redis-server down ({how})"
+        # Its last lines may still be in the pipe: read to their end (off the event loop).
+        last_line = await asyncio.to_thread(self.redis.last_log_line)
         log.warning(
             "private redis-server %s (its log: %r; %s); restarting it, requests fail meanwhile",
             how,
-            self._last_log_line(),
+            last_line,
             self._space_left(),
         )
         delay = self.backoff_min_s
@@ -116,6 +118,7 @@ class Supervisor:
             log.debug("private redis-server did not start: %s", exc)
             return False
         if self._probe():
+            self.redis.report_advice()
             return True
         self.redis.stop()
         return False
@@ -130,13 +133,13 @@ class Supervisor:
         try:
             with socket.create_connection((self.redis.host, self.redis.port), timeout=5.0) as s:
                 s.sendall(self.redis.auth_command() + command)
-                return replies(s, 2 if self.redis.password else 1).endswith(b"+OK\r\n")
+                reply = replies(s, 2 if self.redis.password else 1)
         except OSError:
             return False
-
-    def _last_log_line(self) -> str:
-        lines = self.redis.log_tail(1000).strip().splitlines()
-        return lines[-1] if lines else ""
+        # OOM: it is at its maxmemory, which no restart changes; it persists what it accepts
+        # (/healthz says it refuses writes until keys expire or are deleted).
+        last = reply.split(b"\r\n")[-2:-1]  # the SET's reply (after AUTH's), without its CRLF
+        return last == [b"+OK"] or (bool(last) and last[0].startswith(b"-OOM "))
 
     def _space_left(self) -> str:
         try:

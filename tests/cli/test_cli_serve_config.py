@@ -39,6 +39,9 @@ def test_every_numeric_setting_has_a_range() -> None:
         (["--rate", "-5"], "--rate must be at least 1, not -5"),
         (["--certify-workers", "-1"], "--certify-workers must be at least 0, not -1"),
         (["--password-hash-memory-kib", "1"], "--password-hash-memory-kib must be at least 1024, not 1"),
+        (["--redis-timeout-s", "0"], "--redis-timeout-s must be 0.001 to 3600, not 0"),
+        (["--hint-wait-s", "0"], "--hint-wait-s must be at least 0.001, not 0"),
+        (["--redis-maxmemory-mb", "-2"], "--redis-maxmemory-mb must be at least -1, not -2"),
         (["--certified-games", "klondike"], "--certified-games: no game klondike"),
         (["--static", "/nonexistent/folder"], "--static: /nonexistent/folder is not a folder"),
         (["--trusted-proxies", "not-an-ip"], "trusted-proxies"),
@@ -134,7 +137,7 @@ def test_the_start_line_names_the_version_the_redis_and_the_changed_settings(tmp
 
 def test_an_aof_cut_short_starts_with_a_warning(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """redis-server drops a cut-off last command to start; the moves in it are gone, and the
-    operator hears it in the server's log, not only in DATA/redis.log."""
+    operator hears it in one WARNING line that says so, not only in redis-server's own lines."""
     import logging
 
     import redis

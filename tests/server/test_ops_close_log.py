@@ -1,7 +1,8 @@
 """The log line of each close the server starts for a client's behaviour (server/net/close_log.py
 `CloseLog`, docs/operations.md §10): the client's address (the forwarded one behind a trusted proxy),
 the code and the reason, for websockets' own 1009 as for our hello timeout; bounded per address and
-in all under a flood, the rest summed up. Real servers on 127.0.0.1, real Redis.
+in all under a flood, the rest summed up. Sockets the socket gate drops at accept get such a line too
+(`refused at accept: ...`), under the same bounds. Real servers on 127.0.0.1, real Redis.
 """
 
 from __future__ import annotations
@@ -115,3 +116,77 @@ async def test_a_flood_of_bad_clients_logs_a_bounded_number_of_lines(
     assert len(spread) <= CLOSE_LOG_PER_S * (math.ceil(span) + 1), (len(spread), span)
     assert suppressed(caplog) >= one - CLOSE_LOG_PER_ADDR
     assert app.metrics.closes[1009] == one + many
+
+
+# --- sockets dropped at accept (server/net/admission.py `SocketGate`) ---------------------------
+
+REFUSED = re.compile(r"refused at accept: (.*)")
+
+
+def refusals(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        match.group(1)
+        for record in caplog.records
+        if record.name == LOGGER and (match := REFUSED.fullmatch(record.getMessage()))
+    ]
+
+
+async def dropped_unread(port: int) -> bool:
+    """A new TCP connection that sends a request: True if it is closed without an answer."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        await writer.drain()
+        return await asyncio.wait_for(reader.read(-1), DEADLINE) == b""
+    except (ConnectionResetError, BrokenPipeError):
+        return True
+    finally:
+        writer.close()
+
+
+async def test_sockets_refused_at_accept_are_logged_bounded_and_counted(
+    make_server, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over MAX_CONN_PER_ADDR + --max-pending-per-addr a socket is dropped unread: one line with the
+    address and the limit, within the close log's bounds (a flood of them is a few lines and a
+    summary), and `solrace_accept_refused_total{limit="address"}`."""
+    monkeypatch.setattr(close_log, "CLOSE_LOG_SUMMARY_S", 0.2)
+    app = await make_server(max_conn_per_addr=1, max_pending_per_addr=1)
+    gate = app.gateway.gate
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        idle = [await asyncio.open_connection("127.0.0.1", app.port) for _ in range(2)]
+        await until(lambda: gate.by_addr.get("127.0.0.1") == 2, what="two sockets accepted")
+        flood = 3 * CLOSE_LOG_PER_ADDR
+        assert all(await asyncio.gather(*(dropped_unread(app.port) for _ in range(flood))))
+        await until(
+            lambda: len(refusals(caplog)) + suppressed(caplog) == flood,
+            what="every refusal logged or summed up",
+        )
+        for _, writer in idle:
+            writer.close()
+    lines = refusals(caplog)
+    assert len(lines) == CLOSE_LOG_PER_ADDR, lines
+    assert lines[0] == (
+        "too many connections from 127.0.0.1 (2 on this process: MAX_CONN_PER_ADDR + --max-pending-per-addr)"
+    )
+    assert app.metrics.accept_refused == {"address": flood}
+    text = app.metrics.render(None)
+    assert f'solrace_accept_refused_total{{limit="address"}} {flood}' in text
+    assert 'solrace_accept_refused_total{limit="total"} 0' in text
+
+
+async def test_a_socket_over_max_connections_is_logged(make_server, caplog: pytest.LogCaptureFixture) -> None:
+    app = await make_server(max_connections=2, trusted_proxies="127.0.0.1")
+    gate = app.gateway.gate
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        idle = [await asyncio.open_connection("127.0.0.1", app.port) for _ in range(2)]
+        await until(lambda: gate.count == 2, what="two sockets accepted")
+        assert await dropped_unread(app.port)
+        await until(lambda: refusals(caplog), what="the refusal logged")
+        for _, writer in idle:
+            writer.close()
+    assert refusals(caplog) == [
+        "a connection from 127.0.0.1: this process holds its most connections (2: --max-connections, "
+        "or what the open-files limit leaves)"
+    ]
+    assert app.metrics.accept_refused == {"total": 1}

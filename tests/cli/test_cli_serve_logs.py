@@ -1,0 +1,149 @@
+"""`--log-format json` (or SOLRACE_LOG_FORMAT=json) for log collectors (server/logs.py,
+docs/operations.md §10): every line `solrace serve` and its bot workers write to stderr is one JSON
+object, with the time in UTC (ISO 8601, `Z`), the level, the logger, the message and the
+traceback when there is one; the one-line refusals of a start are JSON too. Text stays the default
+(tests/cli/test_cli_serve_config.py checks its lines).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+from test_cli_serve import ROOT, serve
+from waiting import DEADLINE, wait_until
+
+from server.logs import JsonFormatter
+
+TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+
+
+def records(text: str) -> list[dict[str, str]]:
+    """Every line of `text` as a JSON object with the four fields (asserted)."""
+    out = []
+    for line in text.splitlines():
+        record = json.loads(line)
+        assert set(record) >= {"time", "level", "logger", "message"}, line
+        assert TIME.fullmatch(record["time"]), line
+        out.append(record)
+    return out
+
+
+def test_a_record_is_one_json_line_with_its_traceback() -> None:
+    try:
+        raise RuntimeError("the board\nis on fire")
+    except RuntimeError:
+        record = logging.LogRecord(
+            "solrace.gateway",
+            logging.ERROR,
+            __file__,
+            1,
+            "handler of %s failed: é\u2028",
+            ("Move",),
+            sys.exc_info(),
+        )
+    line = JsonFormatter().format(record)
+    assert "\n" not in line and line.isascii()  # not even a line separator of Unicode's
+    (parsed,) = records(line)
+    assert parsed["level"] == "ERROR" and parsed["logger"] == "solrace.gateway"
+    assert parsed["message"] == "handler of Move failed: é\u2028"
+    assert parsed["exception"].startswith("Traceback (most recent call last):")
+    assert parsed["exception"].endswith("RuntimeError: the board\nis on fire")
+
+
+def test_serve_and_its_bot_worker_log_json(tmp_path: Path) -> None:
+    """The flag (not the variable) is given to `solrace serve`: its bot worker logs JSON too. The
+    worker's own line comes when the server is killed (it notices its parent gone and stops)."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--data",
+            str(tmp_path / "data"),
+            "--log-format",
+            "json",
+            "--bot-workers",
+            "1",
+            "--certify-workers",
+            "0",
+        ],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k != "SOLRACE_LOG_FORMAT"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    assert proc.stderr is not None and proc.stdout is not None
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    worker: int | None = None
+    try:
+        assert "listening on" in proc.stdout.readline()
+        started = wait_until(
+            lambda: [line for line in list(lines) if "bot worker started" in line], what="the bot worker"
+        )
+        worker = int(re.search(r"pid (\d+)", started[0]).group(1))  # type: ignore[union-attr]
+        proc.kill()
+        proc.wait(DEADLINE)
+        reader.join(DEADLINE)  # to the end: the worker stops too, within seconds
+        assert not reader.is_alive(), lines[-5:]
+    finally:
+        for pid in (proc.pid, worker):
+            if pid is not None:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        proc.wait(DEADLINE)
+    logged = records("".join(lines))
+    assert any(r["logger"] == "solrace.app" and "private redis-server on" in r["message"] for r in logged)
+    assert any(r["logger"] == "solrace" and " listening on ws://" in r["message"] for r in logged), logged
+    assert any(r["logger"] == "solrace.botworkers" for r in logged), logged
+    assert any(
+        r["logger"] == "solrace.bots" and "the server that started this worker is gone" in r["message"]
+        for r in logged
+    ), logged
+
+
+def test_a_refused_start_is_one_json_record(tmp_path: Path) -> None:
+    done = serve("--log-format", "json", "--max-frame", "0", "--data", str(tmp_path / "data"))
+    assert done.returncode == 2
+    (record,) = records(done.stderr)
+    assert record["level"] == "ERROR" and record["logger"] == "solrace"
+    assert record["message"] == "solrace serve: --max-frame must be 256 to 16777216, not 0"
+
+
+def test_a_failed_start_is_one_json_record(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "appendonly.aof").write_bytes(b"this is not an append-only file\r\n")
+    done = serve("--port", "0", "--data", str(data), env={"SOLRACE_LOG_FORMAT": "json"})
+    assert done.returncode == 1
+    logged = records(done.stderr)  # every line JSON: no bare traceback
+    failed = [r for r in logged if r["message"].startswith("solrace serve: ")]
+    assert len(failed) == 1 and failed[0]["level"] == "ERROR", logged
+    assert "Bad file format reading the append only file" in failed[0]["message"]
+
+
+def test_an_unknown_log_format_is_refused() -> None:
+    done = serve("--port", "0", env={"SOLRACE_LOG_FORMAT": "xml"})
+    assert done.returncode == 2
+    assert done.stderr.strip() == "solrace serve: SOLRACE_LOG_FORMAT='xml' is not text or json"
+    done = serve("--port", "0", "--log-format", "xml")
+    assert done.returncode == 2
+    assert "argument --log-format: invalid choice: 'xml'" in done.stderr
