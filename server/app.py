@@ -36,10 +36,10 @@ from .service import Service
 from .storage.embedded_redis import (
     PASSWORD_NAME,
     EmbeddedRedis,
-    auto_maxmemory_mb,
     lock_data_folder,
     private_password,
 )
+from .storage.host_memory import auto_maxmemory_mb
 from .storage.keys import new_race_id
 from .storage.resp import redact_url
 from .storage.store import Store

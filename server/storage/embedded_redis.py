@@ -8,7 +8,8 @@ Linux the child gets SIGTERM when its parent goes away (PR_SET_PDEATHSIG).
 
 - `lock_data_folder`: one server per data folder (two redis-servers on one
   AOF would each overwrite the other's writes);
-- `EmbeddedRedis`: the child process, started and stopped;
+- `EmbeddedRedis`: the child process, started and stopped, its memory capped
+  (`host_memory.py`) and its log read into ours (`redis_log.py`);
 - `Supervisor` (server/storage/supervisor.py): restarts it with backoff
   whenever it exits, and says whether it is up (`/healthz`).
 
@@ -17,24 +18,8 @@ writes and fsyncs its AOF before it sends the replies of a loop iteration,
 and if that write fails it exits instead of replying, so no move it could
 not persist is ever acknowledged (docs/operations.md §6).
 
-Its log is ours: redis-server writes it to its stdout, which one thread per
-child (`RedisLog`) reads and passes, line by line, to the logger
-`solrace.redis-server` (docs/operations.md §10), so that a deployment has one
-log stream, rotated by whatever collects our stderr, and no file in the data
-folder that grows for ever. Redis' levels map to ours (`.` and `-` DEBUG, `*`
-INFO, `#` WARNING), except that:
-- the lines of a start and of a stop we asked for are DEBUG: our own lines say
-  what matters of them (`private redis-server on ...`, the one-line reason a
-  start failed, a damaged AOF end dropped), and Redis' advice about the host
-  (`WARNING Memory overcommit must be enabled! ...`) is logged once per
-  `EmbeddedRedis`, at INFO (advice, not an incident: docs/operations.md §13),
-  when its owner calls `report_advice` after a start that succeeded;
-- Redis' routine `#` lines (`Server initialized`, `User requested shutdown`, ...)
-  are INFO, and a WARNING said again within REPEAT_QUIET_S (numbers aside) is
-  DEBUG, so that a redis-server restarted in a loop (a full disk) does not
-  repeat its complaint at every restart.
-Nothing that reads the pipe waits for the event loop, and the thread never
-stops reading until the child has closed it: a redis-server never blocks on its log.
+Its log is ours: redis-server writes it to its stdout, which `RedisLog`
+(server/storage/redis_log.py) passes to our logger.
 
 `maxmemory_mb` (--redis-maxmemory-mb) caps its memory with the `noeviction`
 policy: writes past it are refused (`OOM command not allowed ...`), never a
@@ -57,13 +42,19 @@ import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from pathlib import Path
-from typing import IO
+
+from .redis_log import (
+    AOF_TRUNCATED,
+    LOG_CATCH_UP_S,
+    MARK_LEVELS,
+    REPEAT_QUIET_S,
+    ROUTINE,
+    RedisLog,
+    server_log,
+)
 
 log = logging.getLogger("solrace.redis")
-#: redis-server's own lines (module doc).
-server_log = logging.getLogger("solrace.redis-server")
 
 LOCK_NAME = "solrace.lock"
 #: The private redis-server's password, in its data folder (readable by its owner only): any
@@ -97,133 +88,6 @@ class DataFolderInUse(OSError):
 
 class RedisStartError(OSError):
     """The private redis-server would not start (an OSError: one line, its log's reason)."""
-
-
-#: What redis-server logs when it loaded an AOF only by dropping its damaged tail: an operator
-#: must hear it (the moves in that tail are gone), in one line that says what it means.
-AOF_TRUNCATED = ("Truncating the AOF", "!!! Warning: short read while loading the AOF")
-
-#: A redis-server log line: `PID:ROLE DD Mon YYYY HH:MM:SS.mmm MARK message` (Redis 6 and 7),
-#: and a line its signal handler writes: `PID:signal-handler (TIME) message`.
-_LINE = re.compile(r"\d+:[A-Z] \d{1,2} \w{3} \d{4} [\d:.]+ ([.*#-]) (.*)")
-_SIGNAL_LINE = re.compile(r"\d+:signal-handler \(\d+\) (.*)")
-#: Redis' level marks; a line without one (a crash report, a config error on stderr) is a WARNING.
-MARK_LEVELS = {".": logging.DEBUG, "-": logging.DEBUG, "*": logging.INFO, "#": logging.WARNING}
-#: Lines Redis logs at its warning level (`#`) that report no problem: INFO.
-ROUTINE = (
-    "oO0OoO0OoO0Oo Redis is starting",
-    "Redis version=",
-    "Configuration loaded",
-    "Server initialized",
-    "User requested shutdown",
-    "Redis is now ready to exit",
-)
-#: A WARNING of a running redis-server said again within this many seconds (numbers aside) is
-#: DEBUG: one line per incident, not one per restart of a crash loop.
-REPEAT_QUIET_S = 60.0
-#: Lines of a start kept, for the reason it failed (the last one) and the AOF repairs.
-START_LINES = 500
-#: How long a start waits for the log thread to have read the lines before the ready one.
-LOG_CATCH_UP_S = 2.0
-
-
-def parse_line(line: str) -> tuple[str, str]:
-    """(level mark, message) of one line of redis-server's log; ('', line) if it has no mark."""
-    found = _LINE.fullmatch(line)
-    if found is not None:
-        return found.group(1), found.group(2)
-    found = _SIGNAL_LINE.fullmatch(line)
-    if found is not None:
-        return "#", found.group(1)
-    return "", line
-
-
-class RedisLog:
-    """The stdout (and stderr) of one redis-server child, read to its end by one thread.
-
-    `phase` says how its lines are logged (module doc): "start" until the start succeeded or
-    failed (DEBUG; kept in `start_lines`), "run" (Redis' level, through `EmbeddedRedis.level`),
-    "stop" once we asked it to stop (DEBUG).
-    """
-
-    def __init__(self, owner: EmbeddedRedis, stream: IO[bytes]) -> None:
-        self.owner = owner
-        self.stream = stream
-        self.phase = "start"
-        self.start_lines: deque[tuple[str, str]] = deque(maxlen=START_LINES)
-        self.last = ""  # the last message read: what an outage's log line quotes
-        self.ready = threading.Event()  # the line that says it accepts connections was read
-        self.thread = threading.Thread(target=self._read, name="redis-server log", daemon=True)
-        self.thread.start()
-
-    def _read(self) -> None:
-        try:
-            for raw in self.stream:
-                try:
-                    self._line(raw.decode(errors="replace").rstrip())
-                except Exception:  # pragma: no cover - keep reading whatever happens
-                    pass
-        except (OSError, ValueError):  # pragma: no cover - the pipe closed under us
-            pass
-        finally:
-            with contextlib.suppress(OSError):
-                self.stream.close()
-
-    def _line(self, line: str) -> None:
-        if not line.strip():
-            return
-        mark, message = parse_line(line)
-        self.last = message
-        phase = self.phase
-        if phase == "start":
-            self.start_lines.append((mark, message))
-            server_log.debug("%s", message)
-            if "eady to accept connections" in message:
-                self.ready.set()
-        elif phase == "run":
-            server_log.log(self.owner.level(mark, message), "%s", message)
-        else:
-            server_log.debug("%s", message)
-
-    def wait_end(self, timeout: float) -> None:
-        """Wait until every line the child wrote was read (it exited and closed its end)."""
-        self.thread.join(timeout)
-
-
-def _cgroup_limits() -> list[int]:
-    """The memory limits of this process's cgroups (v1 and v2) that are set, in bytes."""
-    paths = [Path("/sys/fs/cgroup/memory.max"), Path("/sys/fs/cgroup/memory/memory.limit_in_bytes")]
-    with contextlib.suppress(OSError):
-        for row in Path("/proc/self/cgroup").read_text().splitlines():
-            _, controllers, group = row.split(":", 2)
-            if controllers == "":
-                paths.append(Path("/sys/fs/cgroup") / group.lstrip("/") / "memory.max")
-            elif "memory" in controllers.split(","):
-                paths.append(Path("/sys/fs/cgroup/memory") / group.lstrip("/") / "memory.limit_in_bytes")
-    limits = []
-    for path in paths:
-        with contextlib.suppress(OSError, ValueError):
-            value = int(path.read_text().strip())  # "max": ValueError, no limit
-            if 0 < value < 1 << 60:  # cgroup v1 says "no limit" with a number near 2^63
-                limits.append(value)
-    return limits
-
-
-def machine_memory_bytes() -> int | None:
-    """The memory this process may use: the machine's, or its cgroup's limit if lower."""
-    sizes = _cgroup_limits()
-    with contextlib.suppress(OSError, ValueError):
-        sizes.append(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    return min(sizes) if sizes else None
-
-
-def auto_maxmemory_mb(setting: int) -> int:
-    """The maxmemory (MiB) of --redis-maxmemory-mb: -1 is half of `machine_memory_bytes()`
-    (0, no limit, where that is unknown); 0 and more as given."""
-    if setting >= 0:
-        return setting
-    total = machine_memory_bytes()
-    return 0 if not total else max(total // 2 // 2**20, 1)
 
 
 def lock_data_folder(data_dir: str | os.PathLike[str]) -> int:

@@ -21,8 +21,8 @@ from waiting import until
 from wsclient import Raw, player
 
 from server.config import Settings
-from server.storage.embedded_redis import auto_maxmemory_mb, machine_memory_bytes
 from server.storage.health import is_outage, refusal
+from server.storage.host_memory import auto_maxmemory_mb, machine_memory_bytes
 
 MAXMEMORY_MB = 8
 

@@ -15,7 +15,8 @@ import redis
 import redis.asyncio as aioredis
 from waiting import until, wait_until
 
-from server.storage.embedded_redis import EmbeddedRedis, parse_line
+from server.storage.embedded_redis import EmbeddedRedis
+from server.storage.redis_log import parse_line
 
 LOGGER = "solrace.redis-server"
 
