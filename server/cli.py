@@ -30,6 +30,7 @@ from .config import Settings
 from .logs import (
     FORMAT_ENV,
     FORMATS,
+    LEVEL_ENV,
     LEVELS,
     default_format,
     default_level,
@@ -47,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=str.upper,
         choices=LEVELS,
         default=default_level(),
-        help="logging level (default INFO, or SOLRACE_LOG_LEVEL)",
+        help=f"logging level, for this process and its bot workers (default INFO, or {LEVEL_ENV})",
     )
     parser.add_argument(
         "--log-format",
@@ -141,8 +142,10 @@ def run(args: argparse.Namespace) -> int:
     raw = env_format()
     if raw is not None and raw not in FORMATS:
         return _refuse(f"{FORMAT_ENV}={raw!r} is not {' or '.join(FORMATS)}", fmt, 2)
-    # The bot workers (`solrace bots`, started with this environment) log in the same format.
+    # The bot workers (`solrace bots`, started with this environment) log in the same format,
+    # at the same level.
     os.environ[FORMAT_ENV] = fmt
+    os.environ[LEVEL_ENV] = args.log_level
     setup_logging(args.log_level, fmt)
     try:
         settings = Settings.from_env(args=args)

@@ -34,6 +34,8 @@ FORMATS = ("text", "json")
 FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 #: The environment variable of --log-format (read by `solrace serve` and `solrace bots`).
 FORMAT_ENV = "SOLRACE_LOG_FORMAT"
+#: The environment variable of --log-level (likewise).
+LEVEL_ENV = "SOLRACE_LOG_LEVEL"
 
 
 class UtcFormatter(logging.Formatter):
@@ -68,7 +70,7 @@ class JsonFormatter(UtcFormatter):
 
 def default_level() -> str:
     """SOLRACE_LOG_LEVEL, for deployments configured by environment alone; else INFO."""
-    level = os.environ.get("SOLRACE_LOG_LEVEL", "INFO").upper()
+    level = os.environ.get(LEVEL_ENV, "INFO").upper()
     return level if level in LEVELS else "INFO"
 
 

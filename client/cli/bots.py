@@ -20,7 +20,7 @@ import sys
 
 from client.bots.service import BotService, Limits
 from server.config import Settings
-from server.logs import LEVELS, default_level, setup_logging
+from server.logs import FORMAT_ENV, FORMATS, LEVEL_ENV, LEVELS, default_format, default_level, setup_logging
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -61,7 +61,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=str.upper,
         choices=LEVELS,
         default=default_level(),
-        help="logging level (default INFO, or SOLRACE_LOG_LEVEL)",
+        help=f"logging level (default INFO, or {LEVEL_ENV})",
+    )
+    parser.add_argument(
+        "--log-format",
+        type=str.lower,
+        choices=FORMATS,
+        default=default_format(),
+        help=f"text or json, one record per line (default text, or {FORMAT_ENV})",
     )
 
 
@@ -101,7 +108,7 @@ async def serve(service: BotService) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    setup_logging(args.log_level)
+    setup_logging(args.log_level, args.log_format)
     redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
     if not redis_url:
         print("solrace bots: give the server's Redis URL (--redis or SOLRACE_REDIS)", file=sys.stderr)

@@ -59,8 +59,9 @@ def test_a_record_is_one_json_line_with_its_traceback() -> None:
 
 
 def test_serve_and_its_bot_worker_log_json(tmp_path: Path) -> None:
-    """The flag (not the variable) is given to `solrace serve`: its bot worker logs JSON too. The
-    worker's own line comes when the server is killed (it notices its parent gone and stops)."""
+    """The flags (not the variables) are given to `solrace serve`: its bot worker logs JSON too,
+    at the same level. The worker's own line comes when the server is killed (it notices its
+    parent gone and stops)."""
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -75,13 +76,15 @@ def test_serve_and_its_bot_worker_log_json(tmp_path: Path) -> None:
             str(tmp_path / "data"),
             "--log-format",
             "json",
+            "--log-level",
+            "DEBUG",
             "--bot-workers",
             "1",
             "--certify-workers",
             "0",
         ],
         cwd=ROOT,
-        env={k: v for k, v in os.environ.items() if k != "SOLRACE_LOG_FORMAT"},
+        env={k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "SOLRACE_LOG_LEVEL")},
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -98,6 +101,9 @@ def test_serve_and_its_bot_worker_log_json(tmp_path: Path) -> None:
             lambda: [line for line in list(lines) if "bot worker started" in line], what="the bot worker"
         )
         worker = int(re.search(r"pid (\d+)", started[0]).group(1))  # type: ignore[union-attr]
+        # The worker was started with the server's format and level (not given in our environment).
+        environ = Path(f"/proc/{worker}/environ").read_bytes().split(b"\0")
+        assert b"SOLRACE_LOG_FORMAT=json" in environ and b"SOLRACE_LOG_LEVEL=DEBUG" in environ
         proc.kill()
         proc.wait(DEADLINE)
         reader.join(DEADLINE)  # to the end: the worker stops too, within seconds
@@ -147,3 +153,37 @@ def test_an_unknown_log_format_is_refused() -> None:
     done = serve("--port", "0", "--log-format", "xml")
     assert done.returncode == 2
     assert "argument --log-format: invalid choice: 'xml'" in done.stderr
+
+
+def test_bots_run_by_hand_take_the_log_format_flag() -> None:
+    """`solrace bots` started by hand (not by `serve`) takes --log-format too: its warning that
+    Redis is out of reach is a JSON record."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "bots",
+            "--log-format",
+            "json",
+            "--redis",
+            "redis://127.0.0.1:1/0",  # nothing listens on port 1
+            "--url",
+            "ws://127.0.0.1:1/ws",
+        ],
+        cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k != "SOLRACE_LOG_FORMAT"},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+    finally:
+        proc.kill()
+        proc.wait(DEADLINE)
+    (record,) = records(line)
+    assert record["logger"] == "solrace.bots" and record["level"] == "WARNING", record
+    assert "Redis" in record["message"], record
