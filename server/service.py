@@ -101,7 +101,7 @@ class Service:
             self.fanout.on_bus, self.fanout.on_bus_reconnect, self.fanout.on_subscribed
         )
         self.handlers: dict[type, Handler] = {
-            m.Ping: self.lobby.ping,
+            m.Ping: self.session.ping,
             m.Create: self.lobby.create,
             m.Join: self.lobby.join,
             m.Leave: self.lobby.leave,

@@ -130,9 +130,6 @@ class Lobby:
             return plan.race
         raise RaceError(ErrorCode.INTERNAL, "the race is too busy, try again")
 
-    async def ping(self, s: Session, msg: m.Ping) -> m.Pong:
-        return m.Pong(rid=msg.rid, time=self.svc.now_ms())
-
     def _new_race(
         self,
         s: Session,

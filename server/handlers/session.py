@@ -33,6 +33,10 @@ class SessionHandlers:
         # a revocation's close that ran since the first check did not see the connection.
         self.registered_hooks: list[Callable[[Session], Awaitable[None]]] = []
 
+    async def ping(self, s: Session, msg: m.Ping) -> m.Pong:
+        """§2: the server's clock (an estimate of Redis' TIME), for the client's offset."""
+        return m.Pong(rid=msg.rid, time=self.svc.now_ms())
+
     async def hello(self, s: Session, msg: m.Hello) -> m.Welcome:
         svc = self.svc
         st = svc.settings
