@@ -1,5 +1,6 @@
 """docs/protocol.md agrees with protocol/messages: a client built from the doc alone
-speaks the same message types. (Error codes: tests/client/test_codec.py.)"""
+speaks the same message types. (Error codes: tests/client/test_codec.py; the limits
+table of §7: tests/server/test_server_limits_doc.py.)"""
 
 from __future__ import annotations
 
@@ -65,16 +66,6 @@ def test_every_message_type_is_described_in_the_text() -> None:
     for tag in CLIENT_TAGS | SERVER_TAGS:
         heading = re.search(rf"(?m)^#+ .*`{re.escape(tag)}`", body)
         assert heading or f"**`{tag}`**" in body, f"docs/protocol.md has no heading or bold `{tag}`"
-
-
-def test_limits_table_matches_welcome_limits() -> None:
-    from server.config import Settings
-
-    section = DOC.split("## 7. Limits", 1)[1].split("\n## ", 1)[0]
-    names: set[str] = set()
-    for row in _table_after(section, "\n"):
-        names |= set(re.findall(r"`([A-Z_]+)`", row[0]))
-    assert names == set(Settings().limits())
 
 
 def test_the_illegal_move_reasons_are_listed_in_full() -> None:
