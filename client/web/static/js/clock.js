@@ -1,0 +1,51 @@
+// The race clock, as the race page and the watch page both show it: the time left (a berserk
+// player's own half clock), the time elapsed, and the countdown over the stage before the start.
+import { gameName } from "./games.js";
+import { $, fmtClock, h } from "./dom.js";
+import { mySeat } from "./state.js";
+
+/** Draws `race`'s clock at `now` (server time) into the page's #clock, if the page has one. */
+export function drawClock(race, now) {
+  const clock = $("#clock");
+  if (!race || !clock) return;
+  const label = $("#clock-label");
+  const cd = $("#countdown");
+  let text = "–:––";
+  let lab = "";
+  let urgent = false;
+  if (race.status === "lobby") {
+    text = fmtClock(race.time_limit_s * 1000);
+    lab = "race clock";
+  } else if (race.starts_at && now < race.starts_at) {
+    text = fmtClock(race.time_limit_s * 1000);
+    lab = "starting…";
+  } else if (race.status === "running" || race.status === "countdown") {
+    // A berserk player's own clock is half the race's (protocol/clock.py): theirs is shown.
+    const seat = mySeat(race);
+    const berserk = !!(seat && seat.berserk);
+    const deadline = berserk ? race.starts_at + Math.ceil(race.time_limit_s / 2) * 1000 : race.deadline;
+    const left = deadline - now;
+    text = fmtClock(Math.max(0, left));
+    lab = `left${berserk ? " (berserk: half the clock)" : ""} · ${fmtClock(now - race.starts_at)} elapsed`;
+    urgent = left < 30000;
+  } else if (race.status === "finished") {
+    text = "done";
+    lab = "race finished";
+  }
+  clock.textContent = text;
+  clock.classList.toggle("urgent", urgent);
+  const mini = $("#clock-mini");
+  if (mini) {
+    mini.textContent = text;
+    mini.classList.toggle("urgent", urgent);
+  }
+  if (label) label.textContent = lab;
+  if (cd) {
+    const counting = race.starts_at && now < race.starts_at && race.status !== "finished";
+    cd.hidden = !counting;
+    if (counting) {
+      const s = Math.ceil((race.starts_at - now) / 1000);
+      cd.replaceChildren(h("div", { class: "cd-num" }, s), h("div", { class: "cd-label" }, `${gameName(race.game)} — get ready`));
+    }
+  }
+}

@@ -1,0 +1,64 @@
+// The small DOM helpers every page uses: h() builds an element, $() finds one, toast() and the
+// banner tell the player something, fmtClock() writes a duration the way the race clock shows it.
+
+export const $ = (sel, root = document) => root.querySelector(sel);
+
+export function h(tag, attrs = {}, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "dataset") Object.assign(el.dataset, v);
+    // Through the CSSOM, never a `style` attribute: the Content-Security-Policy refuses inline
+    // style attributes (style-src without 'unsafe-inline'), not properties set from a script.
+    else if (k === "style") {
+      if (typeof v !== "object") throw new TypeError("h(): give style as {property: value}");
+      for (const [prop, val] of Object.entries(v)) el.style.setProperty(prop, String(val));
+    }
+    else if (k === "html") el.innerHTML = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const kid of kids.flat()) {
+    if (kid === null || kid === undefined || kid === false) continue;
+    el.appendChild(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  }
+  return el;
+}
+
+export function toast(text, kind = "info", ms = 3500) {
+  const t = h("div", { class: `toast ${kind}` }, text);
+  $("#toasts").appendChild(t);
+  setTimeout(() => t.classList.add("gone"), ms);
+  setTimeout(() => t.remove(), ms + 400);
+}
+
+/** The banner under the header (quick-match queue, rematch offer, a race over elsewhere); null hides it. */
+export function setBanner(content) {
+  const b = $("#banner");
+  if (!content) {
+    b.hidden = true;
+    b.replaceChildren();
+    return;
+  }
+  b.hidden = false;
+  b.replaceChildren(content);
+}
+
+export function fmtClock(ms) {
+  if (ms === null || ms === undefined || !isFinite(ms)) return "–:––";
+  const neg = ms < 0;
+  let s = Math.floor(Math.abs(ms) / 1000);
+  const hh = Math.floor(s / 3600);
+  s -= hh * 3600;
+  const mm = Math.floor(s / 60);
+  const ss = s - mm * 60;
+  const body = hh ? `${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}` : `${mm}:${String(ss).padStart(2, "0")}`;
+  return (neg ? "-" : "") + body;
+}
+
+export function copyLink(link) {
+  const done = () => toast("Link copied", "good", 1500);
+  if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(link).then(done, () => prompt("Copy this link", link));
+  else prompt("Copy this link", link);
+}

@@ -1,0 +1,124 @@
+// The page header and the notes under it: the player's name (or account), the connection dot,
+// the banner while the connection is lost, and why this browser is no longer the player it was.
+import { isAccountToken, storedName } from "./net.js";
+import { $, h } from "./dom.js";
+import { app, conn } from "./state.js";
+
+/** `reroute()` shows the current route again (the router's): the session note's link needs it. */
+export function initHeader(reroute) {
+  const input = $("#name");
+  input.value = storedName();
+  const commit = () => {
+    const v = input.value.trim();
+    if (!v || (app.me && v === app.me.name) || input.readOnly) {
+      input.value = app.me ? app.me.name : v;
+      return;
+    }
+    localStorage.setItem("solrace.name", v);
+    conn.reconnect();
+  };
+  input.addEventListener("change", commit);
+  input.addEventListener("keydown", (e) => {
+    if (e.key === "Enter") input.blur();
+  });
+  conn.on("_status", ({ status, delay }) => {
+    const el = $("#net");
+    el.className = `net ${status}`;
+    const label = { online: "online", connecting: "connecting…", offline: delay ? "reconnecting…" : "offline" }[status];
+    el.querySelector("span").textContent = label;
+    document.body.classList.toggle("is-offline", status !== "online");
+    if (status === "offline" && delay !== undefined) showConnLost(); // a reconnect is scheduled
+  });
+  // Logged in or a guest: an account's name is its username (hello ignores another name).
+  const label = $("label.name-label");
+  const mark = h("a", { class: "account-mark", id: "account-mark", href: "#account", hidden: true }, "account");
+  input.after(mark);
+  const showWho = (account, name) => {
+    input.readOnly = account;
+    input.classList.toggle("is-account", account);
+    input.title = account ? `Logged in as ${name}: an account's name is its username (log out to play under another name)` : "";
+    if (label) label.textContent = account ? "Logged in as" : "Name";
+    mark.hidden = !account;
+    mark.title = account ? `This browser is logged in to the account ${name}` : "";
+    document.body.classList.toggle("logged-in", account);
+  };
+  conn.on("welcome", (w) => {
+    showWho(isAccountToken(w.token), w.name);
+    if (isAccountToken(w.token)) hideSessionNote();
+  });
+  conn.on("_session_lost", ({ account }) => {
+    if (account) {
+      input.value = storedName();
+      showWho(false, "");
+    }
+    showSessionNote(account, reroute);
+  });
+}
+
+/** Why this browser is not the player it was (docs/protocol.md §9): a dismissable note, not a toast (it has a link to follow). */
+function showSessionNote(account, reroute) {
+  let el = $("#session-note");
+  if (!el) {
+    el = h("div", { class: "banner session-note", id: "session-note", role: "status", hidden: true });
+    $("#banner").after(el);
+  }
+  const login = (e) => {
+    if (location.hash === "#account") {
+      e.preventDefault();
+      reroute(); // already there: show the account page as a guest's (with its Log in form)
+    }
+  };
+  const close = h("button", { class: "btn small ghost", id: "session-note-close", onclick: () => hideSessionNote() }, "Dismiss");
+  el.dataset.kind = account ? "logged-out" : "guest-expired";
+  el.replaceChildren(
+    account
+      ? h("div", { class: "queue" }, h("span", {}, "You were logged out — log in again."), h("a", { class: "btn small primary", id: "relogin-link", href: "#account", onclick: login }, "Log in"), close)
+      : h(
+          "div",
+          { class: "queue" },
+          h("span", {}, "Your guest session expired after a week without play: your history stays with that old guest. Claim an account to keep your history next time."),
+          h("a", { class: "btn small primary", id: "claim-link", href: "#account", onclick: login }, "Claim an account"),
+          close,
+        ),
+  );
+  el.hidden = false;
+}
+
+function hideSessionNote() {
+  const el = $("#session-note");
+  if (el) el.hidden = true;
+}
+
+/** The banner while the connection is lost: the header dot alone was easy to miss. */
+function showConnLost() {
+  clearTimeout(app.connNoteTimer);
+  const el = $("#conn-banner");
+  const racing = app.route.kind === "race" && app.mode === "player" && app.race && app.race.status === "running";
+  el.className = "conn-banner lost";
+  el.replaceChildren(
+    h("span", { class: "spinner" }),
+    h("b", {}, app.everOnline ? "Connection lost — reconnecting…" : "Cannot reach the server — retrying…"),
+    racing ? h("span", { class: "conn-more" }, "The race clock keeps running; your board comes back as the server has it.") : null,
+  );
+  placeConnBanner(el);
+  app.connLost = true;
+}
+
+/** After a loss, a short note once the page is back in step with the server. */
+export function showConnBack() {
+  if (!app.connLost) return;
+  app.connLost = false;
+  const el = $("#conn-banner");
+  el.className = "conn-banner back";
+  el.replaceChildren(h("b", {}, app.route.kind === "race" && app.you ? "Reconnected — your board is up to date." : "Reconnected."));
+  placeConnBanner(el);
+  clearTimeout(app.connNoteTimer);
+  app.connNoteTimer = setTimeout(() => (el.hidden = true), 3000);
+}
+
+/** Under the header where it stays on screen (sticky), at the top where it scrolls away (phones). */
+function placeConnBanner(el) {
+  const head = $("header.top");
+  el.style.top = getComputedStyle(head).position === "sticky" ? `${head.offsetHeight}px` : "0px";
+  el.hidden = false;
+}

@@ -1,0 +1,341 @@
+// The lobby page: a tile per game (quick match, a new race, a bot race, daily, how to play),
+// the races we sit in ("Your races") and the live public races (also the watch list's table).
+import { GAMES, GAME_IDS, gameName } from "./games.js";
+import { loggedIn } from "./accounts.js";
+import { BOT_LEVELS } from "./botrace.js";
+import { $, h, setBanner, toast } from "./dom.js";
+import { createRace, quick, startBotRace } from "./matchmaking.js";
+import { app, conn, inviteSuffix, myId } from "./state.js";
+
+export async function refreshRaces() {
+  if (conn.status !== "online") return;
+  try {
+    const reply = await conn.request({ t: "races" });
+    app.raceList = reply.races || [];
+    app.raceList.forEach(noteMyRace);
+    const box = $("#race-list");
+    if (box) box.replaceChildren(raceListEl());
+    const mine = $("#my-races");
+    if (mine) mine.replaceWith(myRacesEl());
+  } catch (e) {
+    /* shown on next refresh */
+  }
+}
+
+// ---------------------------------------------------------------- "Your races"
+
+// The welcome names the races we sit in by their ids only: their game and status come from
+// their snapshots, the race list or the race page we left. Kept in localStorage too, so that
+// after a reload "Your races" names each race at once, not "Race r1a2b3…" until a snapshot
+// comes (for a private race, the race list never names it).
+const LABELS_KEY = "solrace.myRaces"; // [[race id, game, status], …], the latest noted last
+const LABELS_KEPT = 32; // the server seats a player in 8 unfinished races at most (MAX_RACES_PER_PLAYER)
+
+function storedLabels() {
+  try {
+    const list = JSON.parse(localStorage.getItem(LABELS_KEY) || "[]");
+    return new Map(Array.isArray(list) ? list.filter((e) => Array.isArray(e) && typeof e[0] === "string").map(([id, game, status]) => [id, [game || null, status || null]]) : []);
+  } catch (e) {
+    return new Map(); // unreadable: the labels come back with the snapshots
+  }
+}
+
+function storeLabels(labels) {
+  try {
+    localStorage.setItem(LABELS_KEY, JSON.stringify([...labels].slice(-LABELS_KEPT).map(([id, [game, status]]) => [id, game, status])));
+  } catch (e) {
+    /* private mode or full: the labels live in memory only */
+  }
+}
+
+/** The labels kept by an earlier visit of this browser, into app.raceGames / app.raceStatus (at start). */
+export function restoreRaceLabels() {
+  for (const [id, [game, status]] of storedLabels()) {
+    if (game) app.raceGames[id] = game;
+    if (status) app.raceStatus[id] = status;
+  }
+}
+
+/** Note the game and status of a race we sit in, in memory and in localStorage. */
+export function rememberMyRace(id, game, status) {
+  if (game) app.raceGames[id] = game;
+  if (status) app.raceStatus[id] = status;
+  const labels = storedLabels();
+  const label = [app.raceGames[id] || null, app.raceStatus[id] || null];
+  const old = labels.get(id);
+  if (old && old[0] === label[0] && old[1] === label[1]) return; // race lists and snapshots repeat themselves
+  labels.delete(id); // to the end: past the bound, the races noted longest ago go first
+  labels.set(id, label);
+  storeLabels(labels);
+}
+
+/** At the welcome: the races it lists are all those we still sit in; the stored labels of the others go. */
+export function keepRaceLabelsOf(ids) {
+  const labels = storedLabels();
+  const keep = new Set(ids || []);
+  const before = labels.size;
+  for (const id of [...labels.keys()]) if (!keep.has(id)) labels.delete(id);
+  if (labels.size !== before) storeLabels(labels);
+}
+
+function forgetRaceLabel(id) {
+  const labels = storedLabels();
+  if (labels.delete(id)) storeLabels(labels);
+}
+
+/** Note the game and status of a race we sit in (from its snapshot, the race list or its start), for "Your races". */
+export function noteMyRace(r) {
+  if (!r || !r.race || !app.me || !(app.me.races || []).includes(r.race)) return;
+  rememberMyRace(r.race, r.game, r.status);
+}
+
+/** The lobby's "Your races": a button per unfinished race we sit in, with its game and status once known. */
+function myRacesEl() {
+  const ids = (app.me && app.me.races) || [];
+  if (!ids.length) return h("p", { class: "resume", id: "my-races", hidden: true });
+  return h(
+    "p",
+    { class: "resume", id: "my-races" },
+    "Your races: ",
+    ids.map((id) => {
+      const game = app.raceGames[id];
+      const status = app.raceStatus[id];
+      return h(
+        "a",
+        { class: "btn small my-race", href: `#race=${id}${inviteSuffix(id)}`, title: `race ${id}`, dataset: { race: id } },
+        game ? gameName(game) : `Race ${id.slice(0, 6)}…`,
+        status && status !== "finished" ? h("span", { class: `pill p-${status}` }, status) : null,
+      );
+    }),
+  );
+}
+
+/** The end of a race we sit in but are not looking at (we left it once our game was over). */
+export function otherRaceEnded(m) {
+  if (app.me && app.me.races) app.me.races = app.me.races.filter((id) => id !== m.race);
+  forgetRaceLabel(m.race);
+  const mine = (m.ranking || []).find((r) => r.player === myId());
+  if (!mine) return;
+  const game = app.raceGames[m.race];
+  const text = `Your ${game ? `${gameName(game)} ` : ""}race is over: you finished #${mine.rank} of ${m.ranking.length}. `;
+  const link = h("a", { class: "btn small primary", id: "see-result", href: `#race=${m.race}${inviteSuffix(m.race)}`, onclick: () => setBanner(null) }, "See the result");
+  if (app.queued) return toast(text, "info", 8000); // the banner says we are looking for a race
+  setBanner(h("div", { class: "queue race-over" }, text, link, h("button", { class: "btn small ghost", onclick: () => setBanner(null) }, "Close")));
+  if (app.route.kind === "lobby") renderLobby();
+}
+
+// ---------------------------------------------------------------- the page
+
+/** The table of live public races (the lobby's, and the watch list's). */
+export function raceListEl() {
+  const races = app.raceList;
+  if (!races.length) return h("p", { class: "muted" }, "No public race right now. Start one!");
+  return h(
+    "table",
+    { class: "races" },
+    h("thead", {}, h("tr", {}, h("th", {}, "Game"), h("th", {}, "Players"), h("th", {}, "Status"), h("th", {}, ""))),
+    h(
+      "tbody",
+      {},
+      races.map((r) =>
+        h(
+          "tr",
+          { dataset: { race: r.race } },
+          h("td", {}, gameName(r.game), r.rated ? h("span", { class: "pill rated" }, "rated") : null),
+          h(
+            "td",
+            {},
+            h("div", { class: "who-list" }, (r.players || []).map((p) =>
+              h(
+                "span",
+                { class: "mini-player" },
+                p.name,
+                r.status !== "lobby" ? h("span", { class: "mini-bar" }, h("i", { style: { width: `${Math.round((100 * p.home) / (r.total || 1))}%` } })) : null,
+              ),
+            )),
+          ),
+          h("td", {}, h("span", { class: `pill p-${r.status}` }, r.status), r.spectators ? h("span", { class: "muted small" }, ` · ${r.spectators} watching`) : null),
+          h(
+            "td",
+            { class: "actions" },
+            r.status === "lobby" ? h("a", { class: "btn small", href: `#race=${r.race}` }, "Join") : null,
+            h("a", { class: "btn small ghost", href: `#watch=${r.race}` }, "Watch"),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+// A lobby form's choices survive the lobby's re-renders (welcome, daily probe, reconnects):
+// a re-render used to put them back to their defaults under the player's eyes.
+function keepChoices(key) {
+  return (e) => {
+    const f = e.currentTarget;
+    app.formChoices[key] = Object.fromEntries(
+      [...f.elements].filter((el) => el.name).map((el) => [el.name, el.type === "checkbox" ? el.checked : el.value]),
+    );
+  };
+}
+
+function chosen(key, name, fallback) {
+  const c = app.formChoices[key];
+  return c && name in c ? c[name] : fallback;
+}
+
+export function renderLobby() {
+  const main = $("#main");
+  const tiles = GAME_IDS.map((id) => {
+    const g = GAMES[id];
+    const ck = `create:${id}`;
+    const bk = `bot:${id}`;
+    const form = h(
+      "form",
+      {
+        class: "create-form",
+        // The lobby re-renders (welcome, daily probe, reconnects): an open form stays open.
+        hidden: app.createOpen !== id,
+        onchange: keepChoices(ck),
+        onsubmit: (e) => {
+          e.preventDefault();
+          const f = e.target;
+          app.createOpen = null;
+          createRace(id, parseInt(f.seats.value, 10), parseInt(f.limit.value, 10) * 60, f.private.checked);
+        },
+      },
+      h(
+        "label",
+        {},
+        "Seats ",
+        h("select", { name: "seats" }, [1, 2, 3, 4, 5, 6, 7, 8].map((n) => h("option", { value: n, selected: n === +chosen(ck, "seats", 2) }, n))),
+      ),
+      h(
+        "label",
+        {},
+        "Clock ",
+        h(
+          "select",
+          { name: "limit" },
+          [2, 5, 10, 15, 20, 30, 60].map((n) => h("option", { value: n, selected: n === +chosen(ck, "limit", 10) }, `${n} min`)),
+        ),
+      ),
+      h("label", { class: "check" }, h("input", { type: "checkbox", name: "private", checked: chosen(ck, "private", false) }), " private"),
+      h("button", { class: "btn", type: "submit" }, "Create"),
+    );
+    const botForm = h(
+      "form",
+      {
+        class: "create-form bot-form",
+        hidden: app.botOpen !== id,
+        onchange: keepChoices(bk),
+        onsubmit: (e) => {
+          e.preventDefault();
+          app.botOpen = null;
+          startBotRace(id, e.target.level.value, parseInt(e.target.limit.value, 10) * 60);
+        },
+      },
+      h("label", {}, "Level ", h("select", { name: "level" }, BOT_LEVELS.map(([v, label]) => h("option", { value: v, selected: v === chosen(bk, "level", "greedy") }, label)))),
+      h("label", {}, "Clock ", h("select", { name: "limit" }, [2, 5, 10].map((n) => h("option", { value: n, selected: n === +chosen(bk, "limit", 5) }, `${n} min`)))),
+      h("button", { class: "btn primary", type: "submit", dataset: { act: "bot-go" } }, "Race"),
+    );
+    return h(
+      "section",
+      { class: "tile", dataset: { game: id } },
+      h("div", { class: "tile-head" }, h("h2", {}, g.name), h("span", { class: "muted small" }, `${g.decks} decks · ${g.total} cards`)),
+      h("div", { class: "fan-deco" }, decoCards(id)),
+      h("p", { class: "blurb" }, g.blurb),
+      h(
+        "div",
+        { class: "tile-actions" },
+        h("button", { class: "btn primary", onclick: () => quick(id), dataset: { act: "quick" } }, "Quick match"),
+        h(
+          "button",
+          {
+            class: "btn",
+            dataset: { act: "create" },
+            onclick: () => {
+              form.hidden = !form.hidden;
+              app.createOpen = form.hidden ? null : id;
+            },
+          },
+          "Create race…",
+        ),
+        h(
+          "button",
+          {
+            class: "btn",
+            dataset: { act: "bot" },
+            onclick: () => {
+              botForm.hidden = !botForm.hidden;
+              app.botOpen = botForm.hidden ? null : id;
+            },
+          },
+          "Race a bot…",
+        ),
+        app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}`, dataset: { act: "daily" } }, "Daily") : null,
+        h("a", { class: "btn ghost", href: `#howto=${id}`, dataset: { act: "howto" } }, "How to play"),
+      ),
+      form,
+      botForm,
+    );
+  });
+  main.replaceChildren(
+    h(
+      "div",
+      { class: "lobby" },
+      h(
+        "section",
+        { class: "hero" },
+        h("h1", {}, "Race the same deal."),
+        h("p", {}, "Everyone gets the same shuffled layout. Move fastest, get every card home first. The server checks every move and proves the deal was fair."),
+        h(
+          "form",
+          {
+            class: "join-form",
+            onsubmit: (e) => {
+              e.preventDefault();
+              joinByText(e.target.link.value);
+            },
+          },
+          h("input", { name: "link", placeholder: "Paste a race link or id to join", autocomplete: "off" }),
+          h("button", { class: "btn", type: "submit" }, "Join"),
+        ),
+        loggedIn()
+          ? h(
+              "label",
+              { class: "check rated-toggle", title: "Rated races are between accounts, on the server's clock; they change your rating" },
+              h("input", { type: "checkbox", id: "rated-toggle", checked: app.rated, onchange: (e) => {
+                app.rated = e.target.checked;
+                localStorage.setItem("solrace.rated", app.rated ? "1" : "0");
+              } }),
+              " Rated (quick match and new races)",
+            )
+          : null,
+        myRacesEl(),
+      ),
+      h("div", { class: "tiles" }, tiles),
+      h("section", { class: "panel" }, h("h2", {}, "Live races"), h("div", { id: "race-list" }, raceListEl())),
+    ),
+  );
+}
+
+function decoCards(game) {
+  const sets = {
+    "racing-aces": ["As", "6h", "7d", "Kc"],
+    "double-aces-and-kings": ["Ah", "Ad", "Ks", "Kh"],
+    "rouge-et-noir": ["Kd", "Qs", "Jh", "Tc"],
+    "fours-up": ["4c", "4d", "4h", "4s"],
+  }[game];
+  return sets.map((c, i) => {
+    const red = "dh".includes(c[1]);
+    const s = { c: "♣", d: "♦", h: "♥", s: "♠" }[c[1]];
+    return h("span", { class: `deco ${red ? "red" : ""}`, style: { "--i": i } }, (c[0] === "T" ? "10" : c[0]) + s);
+  });
+}
+
+function joinByText(text) {
+  const t = (text || "").trim();
+  const m = /(?:race=|watch=)?([\w-]+)(?:&invite=([\w-]+))?\s*$/.exec(t);
+  if (!m) return toast("That is not a race link", "error");
+  location.hash = `race=${m[1]}${m[2] ? `&invite=${m[2]}` : ""}`;
+}

@@ -1,0 +1,44 @@
+// The players of a race as the race page, the watch page and the result panel show them:
+// each one's progress bar and status, ranked once the race is over.
+import { countText } from "./words.js";
+import { isBot } from "./botrace.js";
+import { h } from "./dom.js";
+import { app, myId } from "./state.js";
+
+export const STATUS_LABEL = {
+  waiting: "waiting",
+  ready: "ready",
+  playing: "playing",
+  won: "won",
+  finished: "finished",
+  timeout: "time up",
+};
+
+export function playerRows(race) {
+  const total = race.total || 1;
+  const ranked = new Map(((app.end && app.end.ranking) || race.ranking || []).map((r) => [r.player, r]));
+  return (race.players || []).map((p) => {
+    const pct = Math.round((100 * (p.home || 0)) / total);
+    const mine = p.player === myId();
+    const rk = ranked.get(p.player);
+    return h(
+      "li",
+      { class: `prog ${mine ? "mine" : ""} st-${p.status}`, dataset: { player: p.player } },
+      h(
+        "div",
+        { class: "prog-head" },
+        rk ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
+        h("span", { class: "pname", title: p.name }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
+        isBot(p.player) ? botBadge() : null,
+        p.berserk ? h("span", { class: "pill p-berserk", title: "took half the clock for one more point if they win" }, "berserk") : null,
+        h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
+      ),
+      h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: { width: `${pct}%` } })),
+      h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, countText(p.n || 0, "move"))),
+    );
+  });
+}
+
+export function botBadge() {
+  return h("span", { class: "bot-badge", title: "a computer player" }, "bot");
+}

@@ -1,0 +1,142 @@
+// Watching: the list of live races (#watch) and a race's spectator page (#watch=ID), where every
+// player's board comes one spectator delay late (SPECTATOR_DELAY) and their progress live.
+import { gameName } from "./games.js";
+import { Board } from "./board.js";
+import { countText, errorText as errText } from "./words.js";
+import { drawClock } from "./clock.js";
+import { $, h } from "./dom.js";
+import { raceListEl } from "./lobby.js";
+import { playerRows } from "./players.js";
+import { applySnapshot } from "./race_page.js";
+import { renderResult } from "./result.js";
+import { app, conn, spectatorDelayMs, withInvite } from "./state.js";
+
+export function renderWatchList() {
+  $("#main").replaceChildren(
+    h("div", { class: "lobby" }, h("section", { class: "panel" }, h("h2", {}, "Live races"), h("p", { class: "muted", id: "watch-delay" }, `Spectators see each board ${Math.round(spectatorDelayMs() / 1000)} s late, so nobody can help a racer.`), h("div", { id: "race-list" }, raceListEl()))),
+  );
+}
+
+export async function openWatch(id) {
+  try {
+    const snap = await conn.request(withInvite({ t: "spectate", race: id }));
+    app.mode = "spectator";
+    app.watchSince = conn.now(); // the first boards come one spectator delay after this (or the start)
+    applySnapshot(snap);
+    renderWatch();
+  } catch (e) {
+    if (e.code === "is-player") {
+      location.hash = `race=${id}`;
+      return;
+    }
+    if (e.code === "disconnected") return;
+    app.error =
+      {
+        "private-race": "This race is private: it can be watched only with its invite link.",
+        "no-such-race": "There is no such race (it may have expired).",
+        "daily-open": "Daily challenge boards are secret until the day closes.",
+      }[e.code] || errText(e);
+    renderWatch();
+  }
+}
+
+export function renderWatch() {
+  if (app.route.kind !== "watch") return;
+  const main = $("#main");
+  if (!$("#watch-page", main)) {
+    main.replaceChildren(
+      h(
+        "div",
+        { class: "race-page watch", id: "watch-page" },
+        h(
+          "aside",
+          { class: "side" },
+          h("div", { class: "side-head" }, h("h2", { id: "race-title" }, "Watching"), h("div", { id: "race-sub", class: "muted small" })),
+          h("div", { class: "clock-box" }, h("div", { id: "clock", class: "clock" }, "–:––"), h("div", { id: "clock-label", class: "muted small" })),
+          h("ul", { id: "players", class: "players" }),
+          h("div", { class: "side-actions" }, h("a", { class: "btn ghost", href: "#watch" }, "All races"), h("a", { class: "btn ghost", href: "#/" }, "Lobby")),
+        ),
+        h("section", { class: "stage" }, h("div", { id: "notice" }), h("div", { id: "result" }), h("div", { id: "boards", class: "boards" }), h("div", { id: "countdown", class: "countdown", hidden: true })),
+      ),
+    );
+  }
+  const notice = $("#notice");
+  if (app.error) {
+    notice.replaceChildren(h("div", { class: "panel error-panel" }, h("h2", {}, app.error), h("a", { class: "btn", href: "#watch" }, "All races")));
+    return;
+  }
+  const race = app.race;
+  if (!race) {
+    notice.replaceChildren(h("p", { class: "muted loading" }, "Loading race…"));
+    return;
+  }
+  const delay = spectatorDelayMs();
+  notice.replaceChildren(
+    race.status === "running" || race.status === "countdown"
+      ? h("p", { class: "muted small delay-note" }, `Spectating — boards are shown ${Math.round(delay / 1000)} s late`, app.boardsAt ? ` (as of ${new Date(app.boardsAt).toLocaleTimeString()})` : "")
+      : race.status === "lobby"
+        ? h("p", { class: "muted" }, "The race has not started yet.")
+        : "",
+  );
+  $("#race-title").textContent = `Watching ${gameName(race.game)}`;
+  $("#race-sub").replaceChildren(h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status), ` · ${countText(race.players.length, "player")}`);
+  $("#players").replaceChildren(...playerRows(race));
+  renderBoards();
+  renderResult();
+  tickWatch();
+}
+
+export function renderBoards() {
+  const box = $("#boards");
+  if (!box || !app.race) return;
+  const names = new Map(app.race.players.map((p) => [p.player, p.name]));
+  const waiting = !app.boards.size && (app.race.status === "running" || app.race.status === "countdown");
+  if (waiting && !$("#boards-wait", box)) {
+    box.replaceChildren(
+      h(
+        "div",
+        { class: "panel boards-wait", id: "boards-wait" },
+        h("h2", {}, h("span", { class: "spinner" }), h("span", { id: "boards-wait-text" }, boardsWaitText())),
+        h("p", { class: "muted" }, `Spectators see every board ${Math.round(spectatorDelayMs() / 1000)} s late, so nobody can help a racer. Each player's progress is live meanwhile.`),
+      ),
+    );
+  } else if (!waiting && $("#boards-wait", box)) {
+    $("#boards-wait", box).remove();
+  }
+  box.classList.toggle("two", app.boards.size > 1);
+  for (const [pid, entry] of app.boards) {
+    if (!entry.el) {
+      entry.el = h("div", { class: "spec-board", dataset: { player: pid } }, h("div", { class: "spec-name" }), h("div", { class: "spec-inner" }));
+      box.appendChild(entry.el);
+      entry.board = new Board(entry.el.querySelector(".spec-inner"), { interactive: false, minCard: 22, maxCard: 70 });
+    }
+    entry.el.querySelector(".spec-name").textContent = `${names.get(pid) || pid} · ${countText(entry.n, "move")}`;
+    entry.el.querySelector(".spec-name").title = names.get(pid) || pid;
+    if (entry.view !== entry.drawn) {
+      entry.board.set(entry.view, []);
+      entry.drawn = entry.view;
+    }
+  }
+}
+
+/** When the first delayed boards should come: one spectator delay after the start, or after we began watching. */
+function boardsWaitText() {
+  const race = app.race;
+  const from = Math.max((race && race.starts_at) || 0, app.watchSince || 0);
+  const left = Math.ceil((from + spectatorDelayMs() - conn.now()) / 1000);
+  return left > 0 ? `The boards appear in ${left} s` : "The boards appear in a moment…";
+}
+
+/** Every 200 ms (app.js) and after each redraw: the clock, and how long until the first boards. */
+export function tickWatch() {
+  const race = app.race;
+  if (!race || !$("#clock")) return;
+  const now = conn.now();
+  if (race.status === "countdown" && race.starts_at && now >= race.starts_at) {
+    race.status = "running"; // a spectator gets no `start`: the countdown ends on the clock
+    return renderWatch();
+  }
+  const wait = $("#boards-wait-text");
+  if (wait) wait.textContent = boardsWaitText();
+  drawClock(race, now);
+}
