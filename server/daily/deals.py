@@ -108,8 +108,14 @@ class Attempt:
 #: ``create_race(deal, player, time_limit_s)`` → race id. It must create a
 #: *private* solo race for ``player`` with ``deal.seed`` whose deadline is at
 #: most ``deal.closes``, and mark it as a daily race (its seed is not revealed
-#: at its end while the day is open).
+#: at its end while the day is open). The race must wait, not counting down,
+#: until its caller starts it: only the race bound to the attempt is ever
+#: played (`Daily.start`).
 CreateRace = Callable[[DailyDeal, str, int], Awaitable[str]]
+#: ``discard_race(race)``: take the player out of a race made for an attempt
+#: that did not become it (an orphan), so that it never runs: a second copy
+#: of the day's deal would let the player learn it before the attempt.
+DiscardRace = Callable[[str], Awaitable[None]]
 
 
 def as_text(v: Any) -> str:

@@ -144,8 +144,15 @@ class DailyHandlers:
             )
             return race.race
 
-        att = await self._call(self.daily.start(msg.game, pid, create))
-        return await self.service.lobby.attach(conn, msg, att.race)
+        async def discard(race: str) -> None:
+            await self.service.lobby.abandon_solo(race, pid)
+
+        lobby = self.service.lobby
+        att = await self._call(self.daily.start(msg.game, pid, create, discard))
+        # Bound: count it down (a resumed attempt already does, unless the process that made
+        # it stopped before this step).
+        await lobby.start_solo(att.race, pid)
+        return await lobby.attach(conn, msg, att.race)
 
     async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
         # A watcher subscribes before the board is read: an entry recorded meanwhile is then

@@ -7,6 +7,7 @@ for the life of a day.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets as _secrets
 from typing import Any
 
@@ -16,9 +17,11 @@ from protocol.ranking import Result, pack
 from . import keys
 from .boards import DailyBoards
 from .days import closes_at
-from .deals import Attempt, CreateRace, DailyDeal, DailyError, as_text, compact_json
+from .deals import Attempt, CreateRace, DailyDeal, DailyError, DiscardRace, as_text, compact_json
 
-__all__ = ["Attempt", "CreateRace", "Daily", "DailyDeal", "DailyError"]
+log = logging.getLogger("solrace.daily")
+
+__all__ = ["Attempt", "CreateRace", "Daily", "DailyDeal", "DailyError", "DiscardRace"]
 
 
 class Daily(DailyBoards):
@@ -31,13 +34,18 @@ class Daily(DailyBoards):
         v = None if v is None else as_text(v)
         return v[5:] if v and v.startswith("race:") else None
 
-    async def start(self, game: str, player: str, create_race: CreateRace) -> Attempt:
+    async def start(
+        self, game: str, player: str, create_race: CreateRace, discard_race: DiscardRace | None = None
+    ) -> Attempt:
         """Start (or resume) today's one ranked attempt of ``player`` at ``game``.
 
         Exactly one race is ever bound to a player's attempt, however many
         connections call this at once: one claims the attempt atomically and
         creates the race; the others wait for it and resume it. A finished
-        attempt refuses a new one (``daily-done``).
+        attempt refuses a new one (``daily-done``). A race created for a claim
+        that did not end bound (its mark failed, or it went stale and another
+        call made the attempt) is an orphan, handed to ``discard_race``: it
+        was made waiting, and is never started (``CreateRace``).
         """
         deal = await self.deal(game)
         date = deal.date
@@ -87,15 +95,27 @@ class Daily(DailyBoards):
             )
         except BaseException:
             await self._bind(keys=[att], args=[player, token, ""])
+            await self._discard(discard_race, race)
             raise
         res = [as_text(x) for x in await self._bind(keys=[att], args=[player, token, race])]
         if res[0] == "ok":
             return Attempt(game, date, race, False)
         # Our claim went stale and another call took over: theirs is the attempt; the race
         # we made is an orphan. It keeps its mark, so it stays hidden with its seed until the
-        # close like any attempt, and its result is not recorded (`record` takes only the
-        # attempt's bound race).
-        return await self.start(game, player, create_race)
+        # close like any attempt, its result is not recorded (`record` takes only the
+        # attempt's bound race), and it is discarded before it ever runs.
+        await self._discard(discard_race, race)
+        return await self.start(game, player, create_race, discard_race)
+
+    async def _discard(self, discard_race: DiscardRace | None, race: str) -> None:
+        """Discard an orphan, or say why it could not be: it then waits, never started,
+        until its lobby expires (a sealed race cannot be readied by its player)."""
+        if discard_race is None:
+            return
+        try:
+            await discard_race(race)
+        except Exception as exc:
+            log.warning("daily: orphan race %s not discarded (%s); it expires unstarted", race, exc)
 
     async def race_daily(self, race: str) -> tuple[str, str, str] | None:
         """``(game, date, player)`` if ``race`` is a daily attempt, else None."""

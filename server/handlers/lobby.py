@@ -62,6 +62,14 @@ def snapshot_reply(msg: Any, race: R.Race, viewer: str | None = None) -> m.RaceS
     return m.RaceSnapshot(rid=getattr(msg, "rid", None), invite=invite, **R.snapshot(race))
 
 
+def _not_sealed(race: R.Race) -> R.Race:
+    """A sealed race (a daily attempt) is started and left by the server alone: only the race
+    bound to the attempt is ever played (server/daily/service.py `start`)."""
+    if race.sealed:
+        raise RaceError(ErrorCode.PRIVATE_RACE, "a daily attempt's race is started by daily_start")
+    return race
+
+
 def new_invite() -> str:
     """A private race's secret: 128 random bits, URL-safe (it travels in links)."""
     return secrets.token_urlsafe(16)
@@ -199,18 +207,34 @@ class Lobby:
         sealed: bool = False,
         proof: Sequence[str] | None = None,
     ) -> R.Race:
-        """A private one-seat race of `s`'s player on a given seed, counting down at
-        once: a daily challenge attempt (server/daily). `proof`: the deal's winning line,
-        when the solver certified it. No reply is sent here."""
+        """A private one-seat race of `s`'s player on a given seed: a daily challenge
+        attempt (server/daily). It waits, not ready, until `start_solo` (once the daily has
+        bound it to the attempt) or `abandon_solo` (an orphan); its player cannot ready,
+        start or leave a sealed race. `proof`: the deal's winning line, when the solver
+        certified it. No reply is sent here."""
         gdef = check.game(game)
         await self._seat_limit(s.player)
         now = await self.svc.store.time_ms()
         race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now)
         race.sealed = sealed
         race.certified, race.proof = proof is not None, " ".join(proof or ())
-        race = R.set_ready(race, s.player, True, now, self.svc.settings.countdown_ms)
         await self._publish_new(s, None, race, now)
         return race
+
+    async def start_solo(self, rid: str, pid: str) -> None:
+        """Count down a race of `create_solo` (a no-op once it counts down, runs or is over:
+        a resumed attempt)."""
+        cd = self.svc.settings.countdown_ms
+
+        def ready(r: R.Race, now: int) -> R.Race:
+            return R.set_ready(r, pid, True, now, cd) if r.status == RaceStatus.LOBBY else r
+
+        await self.mutate(rid, ready)
+
+    async def abandon_solo(self, rid: str, pid: str) -> None:
+        """Take `pid` out of a race of `create_solo` that never started (a daily orphan): it
+        has no player left, and expires with its lobby."""
+        await self._leave(pid, rid)
 
     async def attach(self, s: Session, msg: Any, rid: str) -> m.RaceSnapshot:
         """Reply with the snapshot of a race where `s`'s player sits, and deliver its
@@ -264,28 +288,33 @@ class Lobby:
         return snapshot_reply(msg, race, pid)
 
     async def leave(self, s: Session, msg: m.Leave) -> m.RaceSnapshot:
-        rid = race_id(msg.race)
         pid = s.player
-        race = await self.mutate(rid, lambda r, now: R.leave(r, pid))
+        race = await self._leave(pid, race_id(msg.race), by_player=True)
+        return snapshot_reply(msg, race, pid)
+
+    async def _leave(self, pid: str, rid: str, by_player: bool = False) -> R.Race:
+        race = await self.mutate(rid, lambda r, now: R.leave(_not_sealed(r) if by_player else r, pid))
         await self.svc.store.remove_seat(pid, rid)
         for other in list(self.svc.players.get(pid, ())):
             self.svc.remove_member(other, rid)
         if not race.players:
             await self.svc.store.index(rid, None)
-        return snapshot_reply(msg, race, pid)
+        return race
 
     async def ready(self, s: Session, msg: m.Ready) -> m.RaceSnapshot:
         rid = race_id(msg.race)
         cd = self.svc.settings.countdown_ms
         pid = s.player
-        race = await self.mutate(rid, lambda r, now: R.set_ready(r, pid, msg.ready is not False, now, cd))
+        race = await self.mutate(
+            rid, lambda r, now: R.set_ready(_not_sealed(r), pid, msg.ready is not False, now, cd)
+        )
         return snapshot_reply(msg, race, pid)
 
     async def host_start(self, s: Session, msg: m.Start) -> m.RaceSnapshot:
         rid = race_id(msg.race)
         cd = self.svc.settings.countdown_ms
         pid = s.player
-        race = await self.mutate(rid, lambda r, now: R.host_start(r, pid, now, cd))
+        race = await self.mutate(rid, lambda r, now: R.host_start(_not_sealed(r), pid, now, cd))
         return snapshot_reply(msg, race, pid)
 
     async def quick(self, s: Session, msg: m.Quick) -> None:

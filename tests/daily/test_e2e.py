@@ -236,21 +236,32 @@ async def test_an_attempt_whose_mark_failed_is_hidden_for_good_and_not_an_attemp
         return await real_set(name, *args, **kw)
 
     rc.set = set_failing_once
+    made: list[str] = []
+    lobby = app.service.lobby
+    real = lobby.create_solo
+
+    async def noting(*args, **kw):
+        race = await real(*args, **kw)
+        made.append(race.race)
+        return race
+
+    lobby.create_solo = noting
     async with connect(app.ws_url, name="mal") as mal:
         assert await error_of(mal.request(m.DailyStart(game=GAME))) == "internal"
         attempt = await mal.request(m.DailyStart(game=GAME), timeout=5)  # the claim was given back
-        orphans = [r for r in await app.service.store.player_races(mal.player) if r != attempt.race]
-        assert len(orphans) == 1
-        orphan = orphans[0]
-        await finished(app, mal, orphan)
+        orphan = made[0]
+        assert orphan != attempt.race and made[1:] == [attempt.race]
+        await never_played(app, mal, orphan)
         assert await error_of(mal.replay(orphan)) == "private-race"
         assert await error_of(mal.request(m.Analysis(race=orphan))) == "private-race"
+        await finished(app, mal, attempt.race)  # the attempt itself is played as ever
 
 
 async def test_an_orphan_of_a_stale_claim_keeps_its_mark(server):
     """A start slower than the claim's staleness: another start took the claim over and made
     the attempt. The slow one's race is an orphan; it stays hidden with its seed until the
-    close like an attempt (its mark used to be deleted, and its replay showed the seed)."""
+    close like an attempt (its mark used to be deleted, and its replay showed the seed), and
+    it never runs (it used to: a second copy of the day's deal to learn it on)."""
     app = server
     daily = app.daily
     daily.pending_stale_ms = 300
@@ -277,8 +288,11 @@ async def test_an_orphan_of_a_stale_claim_keeps_its_mark(server):
         assert (await slow).race == attempt.race  # the slow one answers with the attempt
         orphan = made[0]
         assert orphan != attempt.race
-        await finished(app, sly, orphan)
-        assert await error_of(sly.replay(orphan)) == "daily-open"
+        await never_played(app, sly, orphan)
+        assert await app.daily.race_daily(orphan) is not None  # its mark is kept
+        # refused, its seed with it: private now that its player has no seat in it
+        assert await error_of(sly.replay(orphan)) == "private-race"
+        await finished(app, sly, attempt.race)
 
 
 async def _start(c):
@@ -288,6 +302,17 @@ async def _start(c):
         if e.code == "daily-busy":
             return None
         raise
+
+
+async def never_played(app, c, rid: str) -> None:
+    """The orphan `rid` of `c`'s daily start was discarded: no seat of `c`'s, no player in
+    it, never counted down, and `c` cannot ready, start or leave it."""
+    _now, race = await app.service.store.load_race(rid)
+    assert race is not None and race.sealed and race.status == "lobby", race
+    assert race.players == []
+    assert rid not in await app.service.store.player_races(c.player)
+    for msg in (m.Ready(race=rid), m.Start(race=rid), m.Leave(race=rid)):
+        assert await error_of(c.request(msg)) in ("private-race", "not-in-race")
 
 
 async def finished(app, c, rid: str) -> None:
@@ -328,3 +353,30 @@ async def test_a_certified_days_attempt_is_certified_and_its_replay_has_the_proo
         shift["ms"] = days.closes_at(today) + 61_000 - base()
         replay = await bob.replay(snap.race)
         assert replay.proof == ["draw", "w>f0"] and replay.par == 2 and replay.seed is not None
+
+
+async def test_an_attempt_bound_but_not_started_is_started_by_the_next_start(server):
+    """A start that bound its race and stopped before counting it down (a process gone, a
+    Redis fault): the race waits in its lobby, and the player's next daily_start resumes and
+    starts it (the player cannot ready a sealed race themselves)."""
+    app = server
+    lobby = app.service.lobby
+    real = lobby.start_solo
+    calls: list[str] = []
+
+    async def failing_once(rid: str, pid: str) -> None:
+        calls.append(rid)
+        if len(calls) == 1:
+            raise ConnectionError("a Redis blip")
+        await real(rid, pid)
+
+    lobby.start_solo = failing_once
+    async with connect(app.ws_url, name="kay") as kay:
+        assert await error_of(kay.request(m.DailyStart(game=GAME))) == "internal"
+        (rid,) = calls
+        _now, race = await app.service.store.load_race(rid)
+        assert race is not None and race.status == "lobby" and race.players
+        assert await error_of(kay.request(m.Ready(race=rid))) == "private-race"
+        again = await kay.request(m.DailyStart(game=GAME), timeout=5)
+        assert again.race == rid
+        await finished(app, kay, rid)
