@@ -31,9 +31,7 @@ from .logs import (
     FORMAT_ENV,
     FORMATS,
     LEVEL_ENV,
-    LEVELS,
-    default_format,
-    default_level,
+    add_log_arguments,
     env_format,
     error_record,
     setup_logging,
@@ -43,21 +41,7 @@ from .storage.resp import redact_url
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     Settings.add_arguments(parser)
-    parser.add_argument(
-        "--log-level",
-        type=str.upper,
-        choices=LEVELS,
-        default=default_level(),
-        help=f"logging level, for this process and its bot workers (default INFO, or {LEVEL_ENV})",
-    )
-    parser.add_argument(
-        "--log-format",
-        type=str.lower,
-        choices=FORMATS,
-        default=default_format(),
-        help="text (one line per record) or json (one JSON object per line), for this process and "
-        f"its bot workers (default text, or {FORMAT_ENV})",
-    )
+    add_log_arguments(parser, ", for this process and its bot workers")
 
 
 #: Settings whose value is a secret: the startup line says only that they are set.

@@ -22,6 +22,7 @@ cuts lines at Unicode line separators.
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import os
@@ -116,3 +117,23 @@ def error_record(message: str, logger: str = "solrace") -> str:
     error (a refused setting, a start that cannot succeed) when the log is JSON."""
     record = logging.LogRecord(logger, logging.ERROR, __file__, 0, message, None, None)
     return JsonFormatter().format(record)
+
+
+def add_log_arguments(parser: argparse.ArgumentParser, scope: str = "") -> None:
+    """`--log-level` and `--log-format`, defaulted from their variables; `scope` ends their
+    help (e.g. ", for this process and its bot workers")."""
+    parser.add_argument(
+        "--log-level",
+        type=str.upper,
+        choices=LEVELS,
+        default=default_level(),
+        help=f"logging level{scope} (default INFO, or {LEVEL_ENV})",
+    )
+    parser.add_argument(
+        "--log-format",
+        type=str.lower,
+        choices=FORMATS,
+        default=default_format(),
+        help=f"text (one line per record) or json (one JSON object per line){scope} "
+        f"(default text, or {FORMAT_ENV})",
+    )

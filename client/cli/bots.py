@@ -20,7 +20,7 @@ import sys
 
 from client.bots.service import BotService, Limits
 from server.config import Settings
-from server.logs import FORMAT_ENV, FORMATS, LEVEL_ENV, LEVELS, default_format, default_level, setup_logging
+from server.logs import add_log_arguments, setup_logging
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,20 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--parent", type=int, default=None, help="stop when the process with this pid is gone"
     )
-    parser.add_argument(
-        "--log-level",
-        type=str.upper,
-        choices=LEVELS,
-        default=default_level(),
-        help=f"logging level (default INFO, or {LEVEL_ENV})",
-    )
-    parser.add_argument(
-        "--log-format",
-        type=str.lower,
-        choices=FORMATS,
-        default=default_format(),
-        help=f"text or json, one record per line (default text, or {FORMAT_ENV})",
-    )
+    add_log_arguments(parser)
 
 
 #: A worker whose stop has not ended this long after it began exits all the same: a bot's
