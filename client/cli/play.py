@@ -2,6 +2,7 @@
 
     solrace play                                   # menu: pick a game, quick-match / create / join
     solrace play --game racing-aces --quick        # quick-match straight away
+    solrace play --game racing-aces --quick --rated  # a rated quick-match (an account's: --login)
     solrace play --game fours-up --create --seats 3 --time-limit 300
     solrace play --join r8a1c…                     # or a link: http://HOST:PORT/#race=ID
     solrace play --race r8a1c…                     # back to a race you hold a seat in (an arena pairing)
@@ -11,17 +12,27 @@
     solrace play --login ada                       # log in (asks the password), then play as ada
     solrace play --claim ada                       # make this guest the account ada, then play
     solrace play --logout                          # end the account session; next time: a new guest
+    solrace play --logout-all                      # end every session of the account (every device)
+    solrace play --password                        # change the password (asked for, never echoed)
 
 The session token is kept in ~/.config/solrace/token (``--token-file``), so a
 restarted client resumes the same identity and seats (without a mode it goes
 back to the last race it holds a seat in; ``--race`` names one, e.g. the race
 ``solrace arena`` paired it in). ``--login`` and ``--claim`` put an account's
 token there (the password is asked for with getpass: never echoed, never an
-argument, never kept), ``--logout`` takes it out. The menu shows who you play
-as, the daily challenge (play today's deal, see its leaderboard) and the
-ratings (yours, and each game's rating board). With several ``--url``
-the client connects to the first that answers and, if its process goes away,
-resumes the session on another one (processes sharing one Redis).
+argument, never kept), ``--logout`` takes it out, ``--logout-all`` ends every
+session of the account (every device) and takes it out too. ``--password`` asks
+for the current password and twice for the new one; the server ends the
+account's other sessions and keeps this terminal's token, so the file stays as
+it is. ``--rated`` (with ``--quick`` or ``--create``, accounts only) plays a
+rated race: the race screen marks it and shows your rating change at the end.
+The menu shows who you play as, the daily challenge (play today's deal, see its
+leaderboard), the ratings (yours, and each game's rating board) and your races
+(your latest races, newest first, with the commands that re-play and check
+each one); an account also gets a "rated" box for Quick match and Create. With
+several ``--url`` the client connects to the first that answers and, if its
+process goes away, resumes the session on another one (processes sharing one
+Redis).
 
 Offline, ``--game`` starts a race of that game at once against ``--rivals``
 local bots; without it the menu asks for the game.
@@ -44,6 +55,7 @@ if TYPE_CHECKING:
     from client.tui.session import Session
 
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+DEFAULT_TIME_LIMIT_S = 600
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,9 +103,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     account.add_argument(
         "--logout", action="store_true", help="end this terminal's account session and forget its token"
     )
+    account.add_argument(
+        "--logout-all",
+        action="store_true",
+        help="end every session of this terminal's account, on every device, and forget its token",
+    )
+    account.add_argument(
+        "--password",
+        action="store_true",
+        help="change the account's password (asked for, never echoed); other devices must log in again",
+    )
+    parser.add_argument(
+        "--rated",
+        action="store_true",
+        help="with --quick: a rated race matched by rating; with --create: a rated lobby (2-8 seats, "
+        "the server's clock). Accounts only (--login NAME)",
+    )
     parser.add_argument("--seats", type=int, default=2, help="seats (create: 1-8, quick: 2-8; default 2)")
     parser.add_argument(
-        "--time-limit", type=int, default=600, metavar="S", help="race clock in seconds (create)"
+        "--time-limit",
+        type=int,
+        default=DEFAULT_TIME_LIMIT_S,
+        metavar="S",
+        help="race clock in seconds (create; a rated race has the server's)",
     )
     parser.add_argument(
         "--private", action="store_true", help="create a private race (not listed, no spectators)"
@@ -119,6 +151,8 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
     from client.tui.intent import Intent
     from client.tui.links import parse_invite, parse_link
 
+    if args.rated and not (args.quick or args.create):
+        raise SystemExit("solrace play: --rated goes with --quick or --create (and --game)")
     for flag, mode, value in (("--join", "join", args.join), ("--race", "resume", args.race)):
         if value:
             try:
@@ -135,8 +169,12 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
         if not args.game:
             raise SystemExit("solrace play: --quick and --create need --game")
         if args.quick:
-            return Intent("quick", args.game, max(2, args.seats))
-        return Intent("create", args.game, args.seats, args.time_limit, args.private)
+            return Intent("quick", args.game, max(2, args.seats), rated=args.rated)
+        if args.rated and args.seats < 2:
+            raise SystemExit("solrace play: a rated race has 2 seats or more (--seats)")
+        if args.rated and args.time_limit != DEFAULT_TIME_LIMIT_S:
+            raise SystemExit("solrace play: a rated race runs on the server's clock: leave out --time-limit")
+        return Intent("create", args.game, args.seats, args.time_limit, args.private, rated=args.rated)
     return None
 
 
@@ -147,6 +185,8 @@ def build_app(args: argparse.Namespace) -> PlayApp:
 
     if args.offline and (args.join or args.race or args.daily):
         raise SystemExit("solrace play: --offline cannot play a server race (--join, --race, --daily)")
+    if args.offline and args.rated:
+        raise SystemExit("solrace play: --offline races are not rated: rated races are played on a server")
     if args.offline and not 1 <= args.rivals <= 7:
         raise SystemExit("solrace play: --rivals must be 1 to 7")
     intent = intent_from_args(args)
@@ -177,12 +217,30 @@ def build_app(args: argparse.Namespace) -> PlayApp:
     return PlayApp(connect, intent, default_game=args.game, server_url=urls[0])
 
 
-def ask_new_password(ask: Callable[[str], str]) -> str:
-    """A new account's password, typed twice; `SystemExit` when the two differ."""
-    password = ask("password for the new account (8 or more characters): ")
+def ask_new_password(ask: Callable[[str], str], changing: bool = False) -> str:
+    """A new password, typed twice (the new account's, or with `changing` the account's
+    next one); `SystemExit` when the two differ."""
+    what = "the new password" if changing else "password for the new account"
+    password = ask(f"{what} (8 or more characters): ")
     if ask("the same password again: ") != password:
-        raise SystemExit("solrace play: the two passwords differ: nothing was claimed")
+        raise SystemExit(
+            "solrace play: the two passwords differ: "
+            + ("the password is unchanged" if changing else "nothing was claimed")
+        )
     return password
+
+
+def rated_step(args: argparse.Namespace) -> str | None:
+    """Why `--rated` cannot be played from this terminal (its token file holds no account
+    token: a guest), in one sentence; None when it can (or `--rated` was not asked for)."""
+    if not args.rated or args.offline:
+        return None
+    from client.tui.net import is_account_token, load_token, token_path
+    from client.tui.ratings_text import rated_needs_account
+
+    if is_account_token(load_token(token_path(args.token_file))):
+        return None
+    return rated_needs_account(args.game, "quick" if args.quick else "create")
 
 
 def account_step(
@@ -190,15 +248,17 @@ def account_step(
     ask: Callable[[str], str] = getpass.getpass,
     say: Callable[[str], None] = print,
 ) -> int | None:
-    """--login, --claim, --logout, before the app: an exit status to stop with (after
-    --logout, or when the server refused), or None to go on and play.
+    """--login, --claim, --logout, --logout-all, --password, before the app: an exit status
+    to stop with (after the last three, or when the server refused), or None to go on and play.
 
-    The password comes from `ask` (getpass: not echoed) and goes into one request only.
+    Passwords come from `ask` (getpass: not echoed) and go into one request only.
     """
-    if not (args.login or args.claim or args.logout):
+    if not (args.login or args.claim or args.logout or args.logout_all or args.password):
         return None
     if args.offline:
-        raise SystemExit("solrace play: --offline has no account (--login, --claim, --logout)")
+        raise SystemExit(
+            "solrace play: --offline has no account (--login, --claim, --logout, --logout-all, --password)"
+        )
     from client.tui import account
 
     intent_from_args(args)  # a --join or --race link names the server: log in there
@@ -206,6 +266,17 @@ def account_step(
     try:
         if args.logout:
             done = asyncio.run(account.logout(urls, args.token_file))
+        elif args.logout_all:
+            done = asyncio.run(account.logout_all(urls, args.token_file))
+        elif args.password:
+            account.account_token(args.token_file, "change the password")  # before asking anything
+            old = ask("current password: ")
+            if not old:
+                raise EOFError
+            new = ask_new_password(ask, changing=True)
+            if not new:
+                raise EOFError
+            done = asyncio.run(account.change_password(urls, old, new, args.token_file))
         else:
             password = ask(f"password of {args.login}: ") if args.login else ask_new_password(ask)
             if not password:
@@ -224,12 +295,16 @@ def account_step(
         print(f"solrace play: {e}", file=sys.stderr)
         return 1
     say(done.text)
-    return 0 if args.logout else None
+    return 0 if (args.logout or args.logout_all or args.password) else None
 
 
 def run(args: argparse.Namespace) -> int:
     stop = account_step(args)
     if stop is not None:
         return stop
+    refused = rated_step(args)
+    if refused is not None:
+        print(f"solrace play: {refused}", file=sys.stderr)
+        return 1
     result = build_app(args).run()
     return int(result or 0)

@@ -24,8 +24,9 @@ reconnection, and `connect`), built up from `state` (what it knows),
 `tracking` (boards and race versions from what is read), `calls` (one
 method per request of races and watching, `hint` and `analysis` too),
 `arena` (one per arena request), `daily` (daily challenges) and `accounts`
-(claim, login, logout, profiles, rating boards); `errors`, `endpoints`, and `board` (the
-pure view update `apply_move` and the per-race `Board`). Everything public is
+(claim, login, logout here or everywhere, the password, profiles, rating
+boards, your recent races); `errors`, `endpoints`, and `board` (the pure
+view update `apply_move` and the per-race `Board`). Everything public is
 importable from `client.library.connection` as before.
 """
 

@@ -4,7 +4,10 @@ An account token (`PLAYER.SECRET`) from `claim` or `login` goes in `hello` (`tok
 to play as the account. `claim` makes this connection's guest the account at once, so
 the client keeps the new token for its reconnections (the guest's resumes nothing from
 then on); `login` leaves this connection what it was: connect again with its token.
-After `logout` this client's token resumes nothing (`bad-token`).
+After `logout` this client's token resumes nothing (`bad-token`), nor after `logout_all`
+(which ends every session of the account, on every device); after `change_password` this
+client's token still holds and every other session of the account ends. `recent` is any
+player's own latest finished races, a guest's too.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from .daily import DailyCalls
 
 
 class AccountCalls(DailyCalls):
-    """Claim, log in, log out; profiles and rating boards."""
+    """Claim, log in, log out (here or everywhere), change the password; profiles, rating
+    boards, your recent races."""
 
     async def claim(self, name: str, password: str) -> m.Account:
         """Make this guest the account `name` (the same player id); its token replaces the
@@ -34,6 +38,28 @@ class AccountCalls(DailyCalls):
         """Revoke this connection's account token (`not-logged-in` if it has none)."""
         ok: m.Ok = await self.request(m.Logout())
         return ok
+
+    async def logout_all(self) -> m.Ok:
+        """Revoke every token of this connection's account, this one included (every device);
+        the connection stays open, no longer logged in. `not-logged-in` if it has none."""
+        ok: m.Ok = await self.request(m.LogoutAll())
+        return ok
+
+    async def change_password(self, old: str, new: str) -> m.Ok:
+        """Change the account's password. Every other token of the account is revoked (their
+        connections are closed), this connection's token stays valid: nothing new to keep.
+        Errors `not-logged-in`, `bad-login` (`old` is wrong), `bad-password` (`new` breaks
+        the rules), `login-limited` (`.retry_ms`), `conflict`."""
+        ok: m.Ok = await self.request(m.ChangePassword(old=old, new=new))
+        return ok
+
+    async def recent(self, limit: int | None = None) -> m.RecentRaces:
+        """Your own latest finished races, newest first (`limit` 1-50; None: the server's
+        20). Guests and accounts alike; a rated race's entry carries your rating `before`
+        and `after` once it is rated. An entry's `race` can be `replay`ed (a daily
+        attempt's only once its day has closed)."""
+        data: m.RecentRaces = await self.request(m.Recent(limit=limit))
+        return data
 
     async def profile(self, player: str | None = None) -> m.ProfileData:
         """An account's ratings, rated races and daily streaks (default yours);

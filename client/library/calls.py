@@ -28,11 +28,21 @@ class Calls(RaceTracking):
         return pong
 
     async def create(
-        self, game: str, seats: int = m.DEFAULT_SEATS, time_limit_s: int | None = None, private: bool = False
+        self,
+        game: str,
+        seats: int = m.DEFAULT_SEATS,
+        time_limit_s: int | None = None,
+        private: bool = False,
+        rated: bool = False,
     ) -> m.RaceSnapshot:
-        """A new race; `time_limit_s` None: the server's default clock (TIME_LIMIT_S)."""
+        """A new race; `time_limit_s` None: the server's default clock (TIME_LIMIT_S).
+
+        `rated`: a rated race (docs/protocol.md §9): a logged-in account only
+        (`not-logged-in`), at least 2 seats, and the server's clock (leave `time_limit_s`
+        None: any other value is `bad-message`).
+        """
         snap: m.RaceSnapshot = await self.request(
-            m.Create(game=game, seats=seats, time_limit_s=time_limit_s, private=private)
+            m.Create(game=game, seats=seats, time_limit_s=time_limit_s, private=private, rated=rated or None)
         )
         return snap
 
@@ -54,8 +64,15 @@ class Calls(RaceTracking):
         snap: m.RaceSnapshot = await self.request(m.Start(race=race))
         return snap
 
-    async def quick(self, game: str, seats: int = m.DEFAULT_SEATS) -> m.Queued:
-        queued: m.Queued = await self.request(m.Quick(game=game, seats=seats))
+    async def quick(self, game: str, seats: int = m.DEFAULT_SEATS, rated: bool = False) -> m.Queued:
+        """Queue for a quick-match race; the formed race's `race` snapshot comes as an event.
+
+        `rated`: the game's rating pool instead of the first-come queue (docs/protocol.md §9:
+        matched by rating; a logged-in account only, `not-logged-in`); the reply says
+        `rated: true`, and once the race is rated each player gets a `rating` event
+        (`messages.RatingChange`). `unqueue(game)` leaves either queue.
+        """
+        queued: m.Queued = await self.request(m.Quick(game=game, seats=seats, rated=rated or None))
         return queued
 
     async def unqueue(self, game: str) -> m.Ok:

@@ -14,9 +14,11 @@
   ``arena_net`` (the arena requests through the library) and ``arena_app``
   (list arenas, open one, join, withdraw, berserk, live standings).
 * ``menu`` (the play app's first screen, its ``Intent`` in ``intent``), from which
-  ``daily_screen`` (today's daily per game, its leaderboard; text in ``daily_text``)
-  and ``ratings_screen`` (your ratings, a game's rating board; text in ``ratings_text``)
-  open; ``player_net`` sends their requests through the library.
-* ``account`` — ``solrace play --login``, ``--claim``, ``--logout``: the account token
-  in the token file.
+  ``daily_screen`` (today's daily per game, its leaderboard; text in ``daily_text``),
+  ``ratings_screen`` (your ratings, a game's rating board; text in ``ratings_text``)
+  and ``recent_screen`` ("Your races": your latest races and how to check each; text in
+  ``recent_text``) open; ``player_net`` sends their requests through the library.
+  ``race_text`` writes the race screen's lobby and result (a rated race's rating change).
+* ``account`` — ``solrace play --login``, ``--claim``, ``--logout``, ``--logout-all``,
+  ``--password``: the account token in the token file.
 """

@@ -1,12 +1,17 @@
-"""Log in, claim an account and log out from the terminal (docs/protocol.md §9).
+"""Log in, claim an account, log out (here or everywhere) and change the password from
+the terminal (docs/protocol.md §9).
 
-``solrace play --login NAME``, ``--claim NAME`` and ``--logout`` run these before (or
-instead of) the race app. Each opens its own short connection, says one line of what
-happened, and keeps the account token in the token file the apps already use
-(client/tui/net.py): the next connection says hello with it and plays as the account.
+``solrace play --login NAME``, ``--claim NAME``, ``--logout``, ``--logout-all`` and
+``--password`` run these before (or instead of) the race app. Each opens its own short
+connection, says one line of what happened, and keeps the account token in the token
+file the apps already use (client/tui/net.py): the next connection says hello with it and
+plays as the account.
 
 The password is only ever passed through: it comes from the caller (``getpass`` in
 client/cli/play.py), goes into one request, and is neither logged, stored nor shown.
+A password change revokes every other token of the account but keeps the one it was
+made with: it is made with the token file's own token, which therefore stays good
+(the server sends no new one).
 A refusal raises :class:`AccountFailed` with a sentence for the user
 (:func:`error_text`), never a traceback.
 """
@@ -36,6 +41,7 @@ ERROR_TEXTS = {
     "already-account": "this player already is an account",
     "not-logged-in": "not logged in",
     "login-limited": "too many login attempts for this name or from this address",
+    "conflict": "the account changed meanwhile (another password change?)",
     "rate-limited": "too many requests",
 }
 
@@ -186,6 +192,91 @@ async def logout(urls: Sequence[str], token_file: str | None = None) -> Done:
         await client.close()
     _forget(path, token)
     return Done(f"logged out of {name}: the next solrace play plays as a new guest", name)
+
+
+def account_token(token_file: str | None, doing: str) -> str:
+    """The token file's account token; `AccountFailed` saying how to log in when it holds
+    none (checked before any password is asked for)."""
+    path = token_path(token_file)
+    token = load_token(path)
+    if token is None or not is_account_token(token):
+        raise AccountFailed(
+            f"cannot {doing}: this terminal is not logged in ({path} holds no account token): "
+            "log in first with solrace play --login NAME"
+        )
+    return token
+
+
+async def _account_client(urls: Sequence[str], path: Path, doing: str) -> tuple[Client, str]:
+    """A connection logged in with the token file's account token, and that token;
+    `AccountFailed` saying how to log in when the file holds none or the server refuses it."""
+    from client.library.connection import Disconnected, ServerError, connect
+
+    token = account_token(str(path), doing)
+    client = connect(list(urls), token=token)
+    try:
+        await client.open()
+    except ServerError as e:
+        if e.code == "bad-token":
+            raise AccountFailed(
+                f"cannot {doing}: this terminal's account session has ended (logged out, password "
+                "changed, or unused for 30 days): log in again with solrace play --login NAME"
+            ) from None
+        raise _failed(e, f"cannot {doing}") from None
+    except (Disconnected, TimeoutError) as e:
+        raise _failed(e, f"cannot {doing}") from None
+    return client, token
+
+
+async def logout_all(urls: Sequence[str], token_file: str | None = None) -> Done:
+    """End every session of the token file's account, on every device (this one too), and
+    remove its token from the file."""
+    from client.library.connection import Disconnected, ServerError
+
+    path = token_path(token_file)
+    client, token = await _account_client(urls, path, "log out everywhere")
+    name = client.name or ""
+    try:
+        await client.logout_all()
+    except (ServerError, Disconnected, TimeoutError) as e:
+        raise _failed(e, "cannot log out everywhere") from None
+    finally:
+        await client.close()
+    _forget(path, token)
+    return Done(
+        f"logged out of {name} on every device: each must log in again; "
+        "the next solrace play here plays as a new guest",
+        name,
+    )
+
+
+async def change_password(urls: Sequence[str], old: str, new: str, token_file: str | None = None) -> Done:
+    """Change the password of the token file's account. The server revokes every other
+    token of the account and keeps this one, so the token file stays as it is."""
+    from client.library.connection import Disconnected, ServerError
+
+    path = token_path(token_file)
+    client, token = await _account_client(urls, path, "change the password")
+    name = client.name or ""
+    try:
+        await client.change_password(old, new)
+    except ServerError as e:
+        if e.code == "bad-login":  # the old password, not a name, is what was wrong
+            raise AccountFailed("cannot change the password: the current password is wrong") from None
+        raise _failed(e, "cannot change the password") from None
+    except (Disconnected, TimeoutError) as e:
+        raise _failed(e, "cannot change the password") from None
+    finally:
+        await client.close()
+    # The server keeps the token the change was made with (docs/protocol.md §9), which is
+    # the file's: it stays. Should the connection have been handed another, keep that one.
+    if client.token and client.token != token and is_account_token(client.token):
+        _keep(path, client.token, "the password is changed")
+    return Done(
+        f"the password of {name} is changed: this terminal stays logged in; "
+        "every other device must log in again with the new password",
+        name,
+    )
 
 
 def _keep(path: Path, token: str, done: str) -> None:

@@ -86,6 +86,8 @@ class BrowseApp(App[int]):
         except Exception as e:  # noqa: BLE001
             self.say(f"cannot connect: {e}", error=True)
             return
+        for line in getattr(self.session, "notices", ()):  # e.g. a new guest stood in
+            self.notify(line, severity="warning", timeout=15)
         self.pump()
         if not await self.open_initial():
             await self.load_list()

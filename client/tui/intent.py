@@ -14,3 +14,4 @@ class Intent:
     private: bool = False
     race: str | None = None
     invite: str | None = None  # a private race's secret, from its link
+    rated: bool = False  # quick or create: a rated race (accounts only, docs/protocol.md §9)

@@ -1,8 +1,10 @@
 """The terminal race app's first screen: choose a game and how to play it (`Intent`).
 
 Online it also says who you play as (a guest or an account, and the commands that log
-in or keep a guest as an account) and opens the daily challenge (client/tui/daily_screen.py,
-whose Play comes back here as the intent) and the ratings (client/tui/ratings_screen.py).
+in or keep a guest as an account), offers an account rated races (the "rated" box: Quick
+match then waits in the rating pool, Create makes a rated lobby), and opens the daily
+challenge (client/tui/daily_screen.py, whose Play comes back here as the intent), the
+ratings (client/tui/ratings_screen.py) and your recent races (client/tui/recent_screen.py).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, RadioButton, RadioSet
+from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet
 
 from protocol.rules.games import GAMES
 
@@ -32,8 +34,8 @@ def identity_text(name: str, logged_in: bool) -> str:
 
 
 class MenuScreen(ModalScreen[Intent]):
-    """Choose a game and how to play it. With an online ``session``: the daily challenge
-    and ratings too."""
+    """Choose a game and how to play it. With an online ``session``: the daily challenge,
+    ratings and your races too, and for an account the rated box."""
 
     DEFAULT_CSS = """
     MenuScreen { align: center middle; }
@@ -45,25 +47,38 @@ class MenuScreen(ModalScreen[Intent]):
     #menu-error { color: $error; }
     """
 
-    def __init__(self, game: str | None = None, seats: int = 2, session: Session | None = None):
+    def __init__(
+        self,
+        game: str | None = None,
+        seats: int = 2,
+        session: Session | None = None,
+        server_url: str | None = None,
+    ):
         super().__init__()
         self.game = game or "racing-aces"
         self.seats = seats
         #: an online session (the daily challenge and ratings live on the server); None offline
         self.session = session if getattr(session, "online", False) else None
+        #: the server's URL, for the commands the screens show (`solrace verify --url ...`)
+        self.server_url = server_url
+
+    @property
+    def logged_in(self) -> bool:
+        return self.session is not None and bool(getattr(self.session, "logged_in", False))
 
     def compose(self) -> ComposeResult:
         with Vertical(id="menu"):
             yield Label("[b]solrace[/b] — choose a game")
             if self.session is not None:
-                logged_in = bool(getattr(self.session, "logged_in", False))
-                yield Label(identity_text(self.session.name, logged_in), id="menu-you")
+                yield Label(identity_text(self.session.name, self.logged_in), id="menu-you")
             with RadioSet(id="games"):
                 for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
             with Horizontal():
                 yield Label("seats ")
                 yield Input(str(self.seats), id="seats", type="integer")
+                if self.logged_in:
+                    yield Checkbox("rated", id="rated")
             with Horizontal():
                 yield Button("Quick match", id="quick", variant="primary")
                 yield Button("Create race", id="create")
@@ -74,6 +89,7 @@ class MenuScreen(ModalScreen[Intent]):
                 with Horizontal():
                     yield Button("Daily challenge", id="daily")
                     yield Button("Ratings", id="ratings")
+                    yield Button("Your races", id="recent")
             yield Label("", id="menu-error")
 
     def _game(self) -> str:
@@ -87,13 +103,19 @@ class MenuScreen(ModalScreen[Intent]):
         except ValueError:
             return 2
 
+    def _rated(self) -> bool:
+        boxes = self.query("#rated")
+        return bool(boxes) and boxes.first(Checkbox).value
+
     @on(Button.Pressed, "#quick")
     def _quick(self) -> None:
-        self.dismiss(Intent("quick", self._game(), max(2, self._seats())))
+        self.dismiss(Intent("quick", self._game(), max(2, self._seats()), rated=self._rated()))
 
     @on(Button.Pressed, "#create")
     def _create(self) -> None:
-        self.dismiss(Intent("create", self._game(), self._seats()))
+        rated = self._rated()
+        seats = max(2, self._seats()) if rated else self._seats()  # a rated race has 2 seats or more
+        self.dismiss(Intent("create", self._game(), seats, rated=rated))
 
     @on(Button.Pressed, "#join")
     @on(Input.Submitted, "#join-id")
@@ -123,3 +145,10 @@ class MenuScreen(ModalScreen[Intent]):
 
         assert self.session is not None
         self.app.push_screen(RatingsScreen(self.session, self._game()))
+
+    @on(Button.Pressed, "#recent")
+    def _recent(self) -> None:
+        from .recent_screen import RecentScreen
+
+        assert self.session is not None
+        self.app.push_screen(RecentScreen(self.session, self.server_url))

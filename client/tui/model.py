@@ -2,9 +2,9 @@
 
 Plain data and plain functions: :class:`RaceModel` takes the protocol's
 messages as dicts (docs/protocol.md: ``race``, ``start``, ``ack``,
-``progress``, ``end``, ``state``, ``boards``) and keeps the race snapshot,
-every player's progress, the player's own board and legal moves, the clock,
-and the final ranking. The textual apps render it; tests drive it directly.
+``progress``, ``end``, ``state``, ``boards``, ``rating``) and keeps the race
+snapshot, every player's progress, the player's own board and legal moves, the
+clock, the final ranking, and a rated race's rating change. The textual apps render it; tests drive it directly.
 """
 
 from __future__ import annotations
@@ -40,6 +40,11 @@ class RaceModel:
     host: str = ""
     seats: int = 0
     private: bool = False
+    #: a rated race (docs/protocol.md §9), or the rated quick-match queue
+    rated: bool = False
+    #: a rated race's rating change for the player (their map of the `rating` event:
+    #: rank, weight, before, after), once the ratings are updated
+    rating: dict[str, Any] | None = None
     invite: str | None = None  # a private race's secret (handed to its players)
     time_limit_s: int = 0
     starts_at: int | None = None
@@ -125,6 +130,7 @@ class RaceModel:
         self.status = "queued"
         self.game = msg.get("game", self.game)
         self.seats = msg.get("seats", self.seats)
+        self.rated = bool(msg.get("rated"))
 
     def _on_race(self, snap: dict[str, Any], from_state: bool = False) -> None:
         if not from_state:
@@ -137,6 +143,7 @@ class RaceModel:
         self.host = snap.get("host", self.host)
         self.seats = snap.get("seats", self.seats)
         self.private = snap.get("private", self.private)
+        self.rated = bool(snap.get("rated", self.rated))
         self.invite = snap.get("invite") or self.invite
         self.time_limit_s = snap.get("time_limit_s", self.time_limit_s)
         self.starts_at = snap.get("starts_at", self.starts_at)
@@ -221,6 +228,13 @@ class RaceModel:
                 row.home = r.get("home", row.home)
                 row.status = r.get("status", row.status)
                 row.n = r.get("moves", row.n)
+
+    def _on_rating(self, msg: dict[str, Any]) -> None:
+        """A rated race's ratings were updated: keep the player's own change."""
+        self.rated = True
+        for p in msg.get("players") or []:
+            if p.get("player") == self.me:
+                self.rating = p
 
     def _on_state(self, msg: dict[str, Any]) -> None:
         snap = msg.get("race") or {}

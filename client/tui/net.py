@@ -88,16 +88,10 @@ class AccountSessionEnded(ServerError):
 
 
 def tell(line: str) -> None:
-    """One line for the user: a notification in a running terminal app (whose stdout and
-    stderr are not the screen), else on stderr."""
-    try:
-        from textual._context import active_app
-
-        app = active_app.get()
-    except (ImportError, LookupError):
-        print(line, file=sys.stderr)
-        return
-    app.notify(line, severity="warning", timeout=15)
+    """One line for the user outside a terminal app: on stderr. (Inside one, stdout and
+    stderr are not the screen: :func:`connector` keeps the line in the session's
+    ``notices``, which the app shows as a notification.)"""
+    print(line, file=sys.stderr)
 
 
 def to_dict(msg: Any) -> dict[str, Any]:
@@ -127,6 +121,9 @@ class NetSession:
         self.player: str = client.player or ""
         self.name: str = client.name or ""
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        #: lines for the user from the connection's opening (a new guest stood in for an
+        #: expired one), for the app to show: :func:`connector` fills it
+        self.notices: list[str] = []
         self._pump: asyncio.Task[None] | None = None
         self._clock: asyncio.Task[None] | None = None
         welcome = client.welcome
@@ -173,11 +170,17 @@ class NetSession:
             elif t == "ready":
                 reply = await c.ready(f["race"], f.get("ready", True))
             elif t == "create":
+                rated = bool(f.get("rated"))
                 reply = await c.create(
-                    f["game"], f.get("seats", 2), f.get("time_limit_s", 600), f.get("private", False)
+                    f["game"],
+                    f.get("seats", 2),
+                    # a rated race runs on the server's clock: none is sent
+                    None if rated else f.get("time_limit_s", 600),
+                    f.get("private", False),
+                    rated=rated,
                 )
             elif t == "quick":
-                reply = await c.quick(f["game"], f.get("seats", 2))
+                reply = await c.quick(f["game"], f.get("seats", 2), rated=bool(f.get("rated")))
             elif t == "unqueue":
                 reply = await c.unqueue(f["game"])
             elif t == "resync":
@@ -233,8 +236,9 @@ async def open_session(
     """Connect (resuming the stored token) and start the event pump.
 
     ``url``: one server URL or several (the library fails over between them).
-    A refused guest token is replaced by a new guest (said by ``say``, one line);
-    a refused account token raises :class:`AccountSessionEnded`, the file untouched.
+    A refused guest token is replaced by a new guest (said by ``say``, one line; default
+    :func:`tell`, on stderr); a refused account token raises :class:`AccountSessionEnded`,
+    the file untouched.
     """
     from client.library.connection import ServerError as LibError
     from client.library.connection import connect
@@ -264,9 +268,14 @@ async def open_session(
 def connector(
     url: str | Sequence[str], name: str | None = None, token_file: str | None = None
 ) -> Callable[[], Awaitable[NetSession]]:
-    """An async callable opening a :class:`NetSession` (what the apps take)."""
+    """An async callable opening a :class:`NetSession` (what the apps take). What the
+    opening has to tell the user is kept in the session's ``notices``: the app, whose
+    screen stdout and stderr are not, shows them (``App.notify``)."""
 
     async def connect() -> NetSession:
-        return await open_session(url, name, token_file)
+        notices: list[str] = []
+        session = await open_session(url, name, token_file, say=notices.append)
+        session.notices.extend(notices)
+        return session
 
     return connect

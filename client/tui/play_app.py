@@ -20,7 +20,8 @@ from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
 from .menu import Intent, MenuScreen
 from .model import RaceModel
-from .race_text import lobby_text, result_text
+from .race_text import lobby_text, rating_change_text, result_text
+from .ratings_text import rated_needs_account
 from .session import ServerError, Session
 from .text import clock
 from .widgets import BoardView, bars_text
@@ -135,6 +136,8 @@ class PlayApp(App[int]):
             self.say(f"cannot connect: {e}", error=True)
             self.query_one("#board", BoardView).show(None, placeholder=f"cannot connect: {e}")
             return
+        for line in getattr(self.session, "notices", ()):  # e.g. a new guest stood in
+            self.notify(line, severity="warning", timeout=15)
         self.model.me = self.session.player
         self.pump()
         intent = self.intent
@@ -146,7 +149,9 @@ class PlayApp(App[int]):
         await self.begin(intent)
 
     def menu_screen(self) -> MenuScreen:
-        return MenuScreen(self.model.game or self.default_game, self.default_seats, self.session)
+        return MenuScreen(
+            self.model.game or self.default_game, self.default_seats, self.session, self.server_url
+        )
 
     def to_menu(self) -> None:
         """The `menu` command: once the race is over (or left), choose the next one."""
@@ -178,10 +183,14 @@ class PlayApp(App[int]):
         s = self.session
         assert s is not None
         try:
+            rated = {"rated": True} if intent.rated else {}
             if intent.mode == "quick":
                 self.model.game = intent.game
-                reply = await s.request("quick", game=intent.game, seats=intent.seats)
-                self.say(f"waiting for {intent.seats - 1} rival(s) for {game_name(intent.game or '')}…")
+                reply = await s.request("quick", game=intent.game, seats=intent.seats, **rated)
+                self.say(
+                    f"waiting for {intent.seats - 1} rival(s) for {game_name(intent.game or '')}…"
+                    + (" (rated: players of close rating are matched first)" if intent.rated else "")
+                )
             elif intent.mode == "create":
                 reply = await s.request(
                     "create",
@@ -189,6 +198,7 @@ class PlayApp(App[int]):
                     seats=intent.seats,
                     time_limit_s=intent.time_limit_s,
                     private=intent.private,
+                    **rated,
                 )
                 self.say(
                     f"race created: share its id {reply.get('race')} — type 'ready' when set"
@@ -214,7 +224,10 @@ class PlayApp(App[int]):
                 reply = await s.request("join", race=intent.race, **invite)
                 self.say(f"joined {intent.race} — type 'ready'")
         except ServerError as e:
-            self.say(f"{e.describe()} — type 'menu' to choose again", error=True)
+            if e.code == "not-logged-in" and intent.rated:
+                self.say(rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again", True)
+            else:
+                self.say(f"{e.describe()} — type 'menu' to choose again", error=True)
             return
         self.model.apply(reply)
         if intent.mode == "daily" and self.model.status == "running":
@@ -265,6 +278,10 @@ class PlayApp(App[int]):
             self.resync()
         elif t == "end":
             self.say("race over — see the ranking above; 'menu' for another race, ctrl+q to quit")
+        elif t == "rating" and self.model.rating is not None:
+            self.say(
+                f"your {rating_change_text(self.model.rating)} — 'menu' for another race, ctrl+q to quit"
+            )
         elif t == "race" and ev.get("status") == "countdown":
             self.say("countdown…")
         if self.model.gap and not getattr(self.session, "handles_gaps", False):
@@ -294,7 +311,10 @@ class PlayApp(App[int]):
 
     def redraw(self) -> None:
         m = self.model
-        board = self.query_one("#board", BoardView)
+        boards = self.query("#board")
+        if not boards:  # the app is closing: an event may come after the widgets are gone
+            return
+        board = boards.first(BoardView)
         if m.board is not None:
             board.show(m.board, self.marks())
         else:
@@ -323,6 +343,8 @@ class PlayApp(App[int]):
         parts = [f"[b]{game}[/b]" if game else "solrace"]
         if m.race_id:
             parts.append(f"race {m.race_id}")
+        if m.rated:
+            parts.append("[b magenta]rated[/]")
         parts.append(m.status)
         cd = m.countdown_ms(now)
         if cd is not None:

@@ -1,5 +1,6 @@
-"""The requests about the player rather than one race (daily challenges, ratings) through
-the client library's methods (``net.NetSession.request`` hands these types here)."""
+"""The requests about the player rather than one race (daily challenges, ratings, recent
+races) through the client library's methods (``net.NetSession.request`` hands these types
+here)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ if TYPE_CHECKING:
     from client.library.connection import Client
 
 #: The request types handled here (docs/protocol.md §5 and §9).
-PLAYER_TYPES = frozenset({"daily", "daily_start", "leaderboard", "history", "profile", "rating_board"})
+PLAYER_TYPES = frozenset(
+    {"daily", "daily_start", "leaderboard", "history", "profile", "rating_board", "recent"}
+)
 
 
 async def player_request(c: Client, t: str, f: dict[str, Any]) -> object:
@@ -30,4 +33,6 @@ async def player_request(c: Client, t: str, f: dict[str, Any]) -> object:
         return await c.profile(f.get("player"))
     if t == "rating_board":
         return await c.rating_board(f["game"], top=f.get("top"), around=f.get("around"))
+    if t == "recent":
+        return await c.recent(f.get("limit"))
     raise ServerError(ErrorCode.UNKNOWN_TYPE, f"the client does not send {t!r}")

@@ -1,7 +1,10 @@
 """What the terminal race app writes where the board is not (the lobby) and under it
-(the final ranking): plain functions of the race model, no terminal."""
+(the final ranking, and a rated race's rating change): plain functions of the race
+model, no terminal."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from rich.text import Text
 
@@ -9,7 +12,11 @@ from protocol.rules.facts import game_name
 
 from .links import make_link
 from .model import RaceModel
+from .ratings_text import change_text
 from .text import clock, ranking_lines
+
+#: What a rated race's result says until its `rating` event comes (docs/protocol.md §9).
+RATING_PENDING = "rated race: your new rating comes once the ratings are updated…"
 
 
 def lobby_text(m: RaceModel, server_url: str | None) -> str:
@@ -17,11 +24,14 @@ def lobby_text(m: RaceModel, server_url: str | None) -> str:
     if m.status == "none":
         return "choose a game…"
     if m.status == "queued":
+        if m.rated:
+            return f"Rated quick match: waiting for rivals of close rating for {game_name(m.game or '')}…"
         return f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
     lines = [
         f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",
         f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"
-        + (" · private" if m.private else ""),
+        + (" · private" if m.private else "")
+        + (" · rated" if m.rated else ""),
         "",
     ]
     for row in m.ordered():
@@ -46,12 +56,28 @@ def lobby_text(m: RaceModel, server_url: str | None) -> str:
     return "\n".join(lines)
 
 
+def rating_change_text(change: dict[str, Any]) -> str:
+    """The player's map of a `rating` event in one line: ``rating 1000? → 1016? (+16)``,
+    with how much the race counted when it counted less (a repeated pairing)."""
+    line = "rating " + change_text(change.get("before") or {}, change.get("after") or {})
+    weight = change.get("weight")
+    if isinstance(weight, (int, float)) and weight < 1:
+        line += f" · this race counted {round(100 * weight)}% (repeated pairing)"
+    return line
+
+
 def result_text(m: RaceModel) -> Text:
-    """The final ranking (the player's own line highlighted) and the seed's commitment check."""
+    """The final ranking (the player's own line highlighted), a rated race's rating change
+    and the seed's commitment check."""
     t = Text()
-    t.append("Final ranking\n", style="bold")
+    t.append("Final ranking" + (" · rated" if m.rated else "") + "\n", style="bold")
     for line, r in zip(ranking_lines(m.ranking or []), m.ranking or []):
         t.append(line + "\n", style="bold green" if r.get("player") == m.me else None)
+    if m.rated and m.seeded:
+        if m.rating is not None:
+            t.append(rating_change_text(m.rating) + "\n", style="bold")
+        else:
+            t.append(RATING_PENDING + "\n", style="dim")
     if m.seed is None:
         # A daily attempt's race is sealed (docs/protocol.md §5): the seed comes with the day's close.
         t.append(f"the seed stays secret until the day closes; its commitment: {m.commitment}")

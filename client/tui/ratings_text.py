@@ -26,6 +26,15 @@ GUEST_TEXT = (
 )
 
 
+def rated_needs_account(game: str | None = None, mode: str = "quick") -> str:
+    """Why a guest cannot play a rated race, and the one command that logs in and plays it."""
+    flags = f"--game {game} --{mode} --rated" if game else f"--{mode} --rated"
+    return (
+        "rated races are for accounts, and you play as a guest: log in and play in one go with "
+        f"solrace play --login NAME {flags} (or first make this guest an account: --claim NAME)"
+    )
+
+
 def rating_text(r: dict[str, Any]) -> str:
     """The displayed rating, ``1032?`` while provisional."""
     return f"{r.get('rating', '?')}{'?' if r.get('provisional') else ''}"
@@ -38,6 +47,12 @@ def races_to_go(r: dict[str, Any]) -> int:
 
 def signed(n: int) -> str:
     return f"+{n}" if n > 0 else str(n)
+
+
+def change_text(before: dict[str, Any], after: dict[str, Any]) -> str:
+    """A rating change: ``1000? → 1016? (+16)``."""
+    delta = int(after.get("rating") or 0) - int(before.get("rating") or 0)
+    return f"{rating_text(before)} → {rating_text(after)} ({signed(delta)})"
 
 
 def game_rating_line(g: dict[str, Any]) -> str:
@@ -56,11 +71,9 @@ def game_rating_line(g: dict[str, Any]) -> str:
 
 def rated_race_line(race: dict[str, Any]) -> str:
     """One rated race of the profile: its game, your place, your rating before and after."""
-    before, after = race.get("before") or {}, race.get("after") or {}
-    delta = int(after.get("rating") or 0) - int(before.get("rating") or 0)
     return (
         f"{game_name(str(race.get('game', ''))):<22} {race.get('rank', '?')} of {race.get('players', '?')}"
-        f"  {rating_text(before)} → {rating_text(after)} ({signed(delta)})"
+        f"  {change_text(race.get('before') or {}, race.get('after') or {})}"
     )
 
 
@@ -85,7 +98,7 @@ def profile_text(profile: dict[str, Any], recent: int = 5) -> Text:
         for race in races[:recent]:
             t.append("  " + rated_race_line(race) + "\n")
     else:
-        t.append("no rated race yet: quick-match a rated race in the browser\n")
+        t.append("no rated race yet: solrace play --game GAME --quick --rated (or the menu's rated box)\n")
     if any((g.get("rating") or {}).get("provisional") for g in ratings):
         t.append(PROVISIONAL_HELP, style="dim")
     return t

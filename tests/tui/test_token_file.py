@@ -125,3 +125,22 @@ async def test_a_refused_guest_token_makes_a_new_guest_and_says_so(app, tmp_path
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "new guest" in err[0], err
     assert path.read_text().strip() not in ("no-such-token", new_token)
+
+
+async def test_the_apps_show_the_new_guest_line_as_a_notification(app, tmp_path) -> None:
+    """Inside a terminal app stdout and stderr are not the screen: the line the opening has
+    to say (a new guest stood in) comes up as the app's notification, on the play app's
+    screen as on the browsing apps'."""
+    from client.tui.watch_app import WatchApp
+
+    def toasts(a) -> str:
+        return " ".join(rendered(t) for t in a.screen.query("Toast"))
+
+    for make in (PlayApp, WatchApp):
+        path = tmp_path / f"token-{make.__name__}"
+        path.write_text("no-such-token\n")
+        shown = make(connector(app.ws_url, "bob", str(path)))
+        async with shown.run_test(size=(110, 45), notifications=True) as pilot:
+            await until(pilot, lambda a=shown: "new guest" in toasts(a), what="the notification")
+            assert "you now play as a new guest" in toasts(shown)
+        assert path.read_text().strip() != "no-such-token"

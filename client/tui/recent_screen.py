@@ -1,0 +1,111 @@
+"""The "Your races" screen of `solrace play` (docs/protocol.md §9 `recent`).
+
+Your own races that ended, newest first (guests and accounts alike): when, game, kind,
+place, result, cards home, moves, time and a rated race's rating change. The highlighted
+race's details say its id and the commands that re-play and check it from its revealed
+seed (`solrace verify --race ID`) and show where a win was lost (`solrace analyze`): the
+terminal has no replay view of its own. The text is built by client/tui/recent_text.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Label, Static
+
+from .recent_text import COLUMNS, EMPTY_TEXT, RECENT_LIMIT, detail_text, recent_row, title_text
+from .session import ServerError, Session
+
+
+class RecentScreen(ModalScreen[None]):
+    """Your latest races; the highlighted one's details and how to check it."""
+
+    DEFAULT_CSS = """
+    RecentScreen { align: center middle; }
+    #recent { width: 96%; height: 90%; border: round $accent; padding: 0 1; }
+    #recent-races { height: 1fr; }
+    #recent-detail-scroll { height: auto; max-height: 8; }
+    #recent Horizontal { height: auto; }
+    #recent Button { margin: 0 1 0 0; }
+    #recent-error { color: $error; }
+    """
+    BINDINGS = [Binding("escape", "back", "back"), Binding("r", "reload", "refresh", show=False)]
+
+    def __init__(self, session: Session, server_url: str | None = None):
+        super().__init__()
+        self.session = session
+        self.server_url = server_url
+        self.races: list[dict[str, Any]] = []
+
+    @property
+    def logged_in(self) -> bool:
+        return bool(getattr(self.session, "logged_in", False))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="recent"):
+            yield Label(title_text([], self.logged_in), id="recent-title")
+            yield DataTable(id="recent-races", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="recent-detail-scroll"):
+                yield Static("loading your races…", id="recent-detail")
+            yield Label("", id="recent-error")
+            with Horizontal():
+                yield Button("Refresh", id="recent-refresh")
+                yield Button("Back", id="recent-back")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#recent-races", DataTable)
+        table.add_columns(*COLUMNS)
+        table.focus()
+        self.load()
+
+    def say(self, text: str) -> None:
+        self.query_one("#recent-error", Label).update(Text(text))
+
+    @work(exclusive=True, group="recent-load")
+    async def load(self) -> None:
+        try:
+            reply = await self.session.request("recent", limit=RECENT_LIMIT)
+        except ServerError as e:
+            self.query_one("#recent-detail", Static).update("")
+            self.say(f"your races: {e.describe()}")
+            return
+        self.say("")
+        self.races = [r for r in reply.get("races") or [] if isinstance(r, dict)]
+        self.draw()
+
+    def draw(self) -> None:
+        now = self.session.server_now()
+        table = self.query_one("#recent-races", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for i, race in enumerate(self.races):
+            table.add_row(*recent_row(race, now), key=str(i))
+        self.query_one("#recent-title", Label).update(title_text(self.races, self.logged_in))
+        if not self.races:
+            self.query_one("#recent-detail", Static).update(Text(EMPTY_TEXT))
+            return
+        table.move_cursor(row=min(max(cursor, 0), len(self.races) - 1))
+        self.show_detail(table.cursor_row)
+
+    def show_detail(self, row: int) -> None:
+        if 0 <= row < len(self.races):
+            text = detail_text(self.races[row], self.server_url, self.session.server_now())
+            self.query_one("#recent-detail", Static).update(text)
+
+    @on(DataTable.RowHighlighted, "#recent-races")
+    def highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.show_detail(event.cursor_row)
+
+    @on(Button.Pressed, "#recent-refresh")
+    def action_reload(self) -> None:
+        self.load()
+
+    @on(Button.Pressed, "#recent-back")
+    def action_back(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,166 @@
+"""What the "Your races" screen writes (docs/protocol.md §9 `recent`): a row per race of
+yours that ended, newest first, and the highlighted race's details with the commands that
+re-play and check it. Plain functions of the wire dicts, no terminal."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from rich.text import Text
+
+from protocol.rules.facts import game_name
+
+from .ratings_text import change_text, rating_text, signed
+from .text import duration, plural
+
+#: Races asked for: every race the server keeps for a player (its RECENT_CAP).
+RECENT_LIMIT = 50
+
+COLUMNS = ("when", "game", "kind", "place", "result", "home", "moves", "time", "rating")
+
+#: `kind` in words (docs/protocol.md §9: the first that fits of these).
+KIND_TEXTS = {
+    "daily": "daily",
+    "arena": "arena",
+    "bot": "vs bots",
+    "quick": "quick match",
+    "private": "private",
+    "public": "public",
+}
+
+#: A player's `status` at the end in words (`finished` is a declared finish).
+RESULT_TEXTS = {"won": "won", "finished": "declared", "timeout": "time up"}
+
+EMPTY_TEXT = (
+    "No race of yours has ended yet: every race you play to its end shows here, "
+    "newest first (the server keeps your latest 50)."
+)
+GUEST_NOTE = "as a guest, your list lasts as long as your guest session"
+
+
+def when_text(at: int | None, now: int) -> str:
+    """How long ago a race ended: ``just now``, ``12 min ago``, ``3 h ago``, ``2 d ago``,
+    then its UTC date (``2026-11-30``)."""
+    if not at:
+        return "?"
+    ago_s = max(0, now - at) // 1000
+    if ago_s < 60:
+        return "just now"
+    if ago_s < 3600:
+        return f"{ago_s // 60} min ago"
+    if ago_s < 86_400:
+        return f"{ago_s // 3600} h ago"
+    if ago_s < 30 * 86_400:
+        return f"{ago_s // 86_400} d ago"
+    return utc_date(at)
+
+
+def utc_date(at: int) -> str:
+    """The UTC day of a server time (ms), as the daily challenges name days."""
+    return time.strftime("%Y-%m-%d", time.gmtime(at / 1000))
+
+
+def kind_text(e: dict[str, Any]) -> str:
+    kind = str(e.get("kind") or "")
+    return KIND_TEXTS.get(kind, kind or "?")
+
+
+def place_text(e: dict[str, Any]) -> str:
+    """``1 of 3``; ``solo`` for a race of one (a daily attempt, a practice race)."""
+    players = int(e.get("players") or 0)
+    if players <= 1:
+        return "solo"
+    return f"{e.get('rank', '?')} of {players}"
+
+
+def result_text(e: dict[str, Any]) -> str:
+    status = str(e.get("status") or "")
+    return RESULT_TEXTS.get(status, status or "?")
+
+
+def time_cell(e: dict[str, Any]) -> str:
+    """The time to the win or the declared finish; ``—`` for a clock that ran out."""
+    return duration(e.get("time_ms"))
+
+
+def rating_cell(e: dict[str, Any]) -> str:
+    """A rated race's rating after it and the change (``1016? (+16)``); ``pending`` until
+    it is rated; nothing for a casual race."""
+    if not e.get("rated"):
+        return ""
+    before, after = e.get("before"), e.get("after")
+    if not before or not after:
+        return "pending"
+    delta = int(after.get("rating") or 0) - int(before.get("rating") or 0)
+    return f"{rating_text(after)} ({signed(delta)})"
+
+
+def recent_row(e: dict[str, Any], now: int) -> tuple[str, ...]:
+    """One race as the table's cells, in the order of :data:`COLUMNS`."""
+    return (
+        when_text(e.get("at"), now),
+        game_name(str(e.get("game", ""))),
+        kind_text(e) + (" · rated" if e.get("rated") else ""),
+        place_text(e),
+        result_text(e),
+        f"{e.get('home', 0)}/{e.get('total', '?')}",
+        str(e.get("moves", 0)),
+        time_cell(e),
+        rating_cell(e),
+    )
+
+
+def title_text(races: list[dict[str, Any]], logged_in: bool) -> str:
+    """The screen's heading: how many races, and how long a guest's list lasts."""
+    head = "[b]Your races[/b] — newest first"
+    if races:
+        head += f" · {plural(len(races), 'race')}"
+    if not logged_in:
+        head += f" · {GUEST_NOTE}"
+    return head
+
+
+def detail_text(e: dict[str, Any], server_url: str | None, now: int) -> Text:
+    """The highlighted race: what it was, your result, your rating change, and the commands
+    that re-play it from its revealed seed and check it (`solrace verify`), and show where a
+    win was lost (`solrace analyze`)."""
+    race = str(e.get("race", "?"))
+    url = server_url or "ws://HOST:PORT/ws"
+    t = Text()
+    kind = kind_text(e) + (f" {e['arena']}" if e.get("kind") == "arena" and e.get("arena") else "")
+    t.append(f"race {race}", style="bold")
+    t.append(
+        f" · {game_name(str(e.get('game', '')))} · {kind}" + (" · rated" if e.get("rated") else "") + "\n"
+    )
+    place = place_text(e)
+    line = f"{place if place == 'solo' else 'place ' + place} · {result_text(e)}"
+    if e.get("time_ms") is not None:
+        line += f" at {duration(e.get('time_ms'))}"
+    line += (
+        f" · {e.get('home', 0)}/{e.get('total', '?')} cards home · {plural(int(e.get('moves') or 0), 'move')}"
+    )
+    if e.get("at"):
+        line += f" · ended {when_text(e.get('at'), now)}"
+    t.append(line + "\n")
+    if e.get("rated"):
+        before, after = e.get("before"), e.get("after")
+        if before and after:
+            t.append(f"rating {change_text(before, after)}\n", style="bold")
+        else:
+            t.append("rating: not updated yet\n", style="dim")
+    if e.get("kind") == "private":
+        t.append(
+            "a private race: only its players and invite holders may replay it, and solrace verify "
+            "and solrace analyze ask as a stranger",
+            style="dim",
+        )
+        return t
+    sealed = e.get("kind") == "daily" and bool(e.get("at")) and utc_date(int(e["at"])) >= utc_date(now)
+    if sealed:
+        t.append(
+            "a daily attempt: its moves stay sealed until the day closes (00:00 UTC); then\n", style="dim"
+        )
+    t.append(f"re-play and check it:   solrace verify --url {url} --race {race}\n")
+    t.append(f"where a win was lost:   solrace analyze --url {url} --race {race}")
+    return t
