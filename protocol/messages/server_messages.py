@@ -555,6 +555,7 @@ class RecentRace(Nested):
     time_ms: int | None  # start -> win or finish; nil for a timeout (as in RankEntry)
     rated: bool
     arena: str | None = None  # the arena's id, for an arena race
+    date: str | None = None  # a daily attempt's day (YYYY-MM-DD, UTC): the day it was played
     before: RatingValue | None = None  # a rated race once rated: the rating before and after it
     after: RatingValue | None = None
 

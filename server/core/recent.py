@@ -9,6 +9,8 @@ secrecy a daily attempt keeps after its end, and which `replay` gives anyway.
 
 from __future__ import annotations
 
+import datetime as _dt
+
 from protocol import messages as m
 
 from .bots import is_bot
@@ -62,5 +64,12 @@ def entries(race: Race) -> dict[str, m.RecentRace]:
             time_ms=None if row.get("time_ms") is None else int(row["time_ms"]),
             rated=race.rated,
             arena=race.arena or None,
+            # The day of its creation: an attempt cut to the close ends on the next day's first ms.
+            date=utc_date(race.created) if what == DAILY else None,
         )
     return out
+
+
+def utc_date(ms: int) -> str:
+    """The UTC date (YYYY-MM-DD) of a time in ms."""
+    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).date().isoformat()

@@ -133,6 +133,7 @@ OPTIONAL = {
     "RematchOffer.invite": "`invite` (the new race's invite if it is private",
     "ArenaRow.account": "`account` (bool, optional, absent when false",
     "RecentRace.arena": "`arena` (optional: the arena id, absent but for an arena race)",
+    "RecentRace.date": "`date` (optional: a daily attempt's day",
     "RecentRace.before": "`before` and `after` (optional, absent until then",
     "RecentRace.after": "`before` and `after` (optional, absent until then",
 }

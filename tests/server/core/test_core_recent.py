@@ -96,3 +96,16 @@ def test_a_rated_race_says_so():
     race = two_players()
     race.rated = True
     assert all(e.rated for e in recent.entries(finished(race, won="p1")).values())
+
+
+def test_a_daily_attempt_names_the_day_it_was_created_not_the_day_it_ended():
+    """An attempt cut to the close (00:00 UTC) ends on the next day's first millisecond."""
+    close = 1_764_633_600_000  # 2025-12-02T00:00:00Z
+    race = two_players()
+    race.sealed = True
+    race.created = close - 60_000
+    race = finished(race)
+    race.ended = close
+    entry = recent.entries(race)["p1"]
+    assert (entry.kind, entry.date, recent.utc_date(entry.at)) == ("daily", "2025-12-01", "2025-12-02")
+    assert all(e.date is None for e in recent.entries(finished(two_players())).values())
