@@ -1,6 +1,7 @@
 """An arena race's page in headless Chromium: the arena's name, Berserk during the countdown
 (the server's race data shows it), the arena points under the result and the way back to the
-arena instead of races outside it; and the podium linking only players with an account."""
+arena instead of races outside it; and the podium and standings linking only players with an
+account, as the standings rows say (`account`), without asking anyone's `profile`."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import re
 import threading
 
 import pytest
+from playwright.sync_api import expect
 
 from protocol import messages as m
 
@@ -16,6 +18,14 @@ from .test_arena_winners import race_once
 from .test_browser import play_by_clicking, wait_board
 
 pytestmark = pytest.mark.timeout(180)
+
+# Count the frames the page sends, by type (window.sent), from now on.
+COUNT_SENT = """() => {
+  const c = window.solrace.conn;
+  window.sent = {};
+  const send = c.sendRaw.bind(c);
+  c.sendRaw = (msg) => { window.sent[msg.t] = (window.sent[msg.t] || 0) + 1; return send(msg); };
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +97,8 @@ def test_arena_race_page_berserk_points_and_back_to_the_arena(new_page, make_bot
     shot(page, "arena-race-result", full_page=True)
 
     page.click("#to-arena")
-    page.wait_for_selector(f'#arena-standings tr[data-player="{me}"] td.points')
-    assert page.locator(f'#arena-standings tr[data-player="{me}"] td.points').inner_text() == "3"
+    # the page first draws the standings it had from the earlier visit, then the fresh ones
+    expect(page.locator(f'#arena-standings tr[data-player="{me}"] td.points')).to_have_text("3")
 
 
 def test_podium_links_only_players_with_an_account(new_page, make_bot):
@@ -110,14 +120,19 @@ def test_podium_links_only_players_with_an_account(new_page, make_bot):
         t.join()
 
     page = new_page("link-fan")
+    page.evaluate(COUNT_SENT)  # the frames the page sends from here on, by type
     page.goto(page.url.split("#")[0] + "#arena=link-cup")
     page.wait_for_selector('#arena-winners li[data-rank="2"]', timeout=60_000)
     a, g = ada.client.player, guest.client.player
-    # the account's name links to its profile once `profile` answered; the guest's never does
-    page.wait_for_selector(f'#arena-winners li[data-player="{a}"] a[href="#profile={a}"]')
+    # the rows say who is an account (`account`, docs/protocol.md §5a): the account's name links
+    # to its profile as soon as the podium is drawn, the guest's never does
+    assert page.locator(f'#arena-winners li[data-player="{a}"] a[href="#profile={a}"]').count() == 1
     assert page.locator(f'#arena-winners li[data-player="{g}"]').count() == 1
     assert page.locator(f'#arena-winners li[data-player="{g}"] a').count() == 0
     assert "link-guest" in page.locator(f'#arena-winners li[data-player="{g}"]').inner_text()
+    # the standings likewise
+    assert page.locator(f'#arena-standings tr[data-player="{a}"] a[href="#profile={a}"]').count() == 1
+    assert page.locator(f'#arena-standings tr[data-player="{g}"] a').count() == 0
 
     # a bot on the podium (bot ids start "bot-"): not linked, and no profile asked for it
     page.evaluate(
@@ -130,4 +145,11 @@ def test_podium_links_only_players_with_an_account(new_page, make_bot):
     assert page.locator('#arena-winners li[data-player="bot-greedy-x1"] a').count() == 0
     assert page.locator(f'#arena-winners li[data-player="{g}"] a').count() == 0
     assert page.locator(f'#arena-winners li[data-player="{a}"] a').count() == 1
+    # not one `profile` asked to know whom to link
+    assert page.evaluate("window.sent.arena_standings || 0") >= 1
+    assert page.evaluate("window.sent.profile || 0") == 0
     shot(page, "arena-podium-links")
+
+    # the link opens the account's profile
+    page.click(f'#arena-winners li[data-player="{a}"] a')
+    page.wait_for_selector(f'#profile[data-player="{a}"]')

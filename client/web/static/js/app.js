@@ -17,7 +17,7 @@ import { errorText as errText } from "./words.js";
 import { AccountPage } from "./accounts.js";
 import { $, copyLink, h, toast } from "./dom.js";
 import { initHeader, showConnBack } from "./header.js";
-import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
+import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, refreshRecent, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
 import { createRace, quick, renderQueueBanner, renderRematchBanner } from "./matchmaking.js";
 import { playerRows } from "./players.js";
 import { applySnapshot, applyState, checkVer, markMovable, openRace, renderMini, renderRace, resync, rivalToast, sendMove, tickRace } from "./race_page.js";
@@ -33,7 +33,8 @@ restoreRaceLabels();
 function parseHash() {
   const hash = decodeURIComponent(location.hash.replace(/^#\/?/, ""));
   let m;
-  if ((m = /^race=([\w-]+)(?:&invite=([\w-]+))?/.exec(hash))) return { kind: "race", id: m[1], invite: m[2] || null };
+  // `&analysis` (the lobby's recent races link it): the result asks for the solver's analysis by itself
+  if ((m = /^race=([\w-]+)(?:&invite=([\w-]+))?/.exec(hash))) return { kind: "race", id: m[1], invite: m[2] || null, analysis: /&analysis\b/.test(hash) };
   if ((m = /^watch=([\w-]+)(?:&invite=([\w-]+))?(?:&arena=([\w-]+))?/.exec(hash))) return { kind: "watch", id: m[1], invite: m[2] || null, arena: m[3] || null };
   if (hash === "watch") return { kind: "watchlist", id: null };
   if ((m = /^replay=([\w-]+)(?:&step=(\d+))?/.exec(hash))) return { kind: "replay", id: m[1], step: m[2] ? parseInt(m[2], 10) : 0 };
@@ -96,6 +97,7 @@ function onRoute() {
 function enterRoute() {
   const r = app.route;
   if (r.kind === "lobby" || r.kind === "watchlist") {
+    if (r.kind === "lobby") refreshRecent(); // once per visit (and after a welcome), not per re-render
     refreshRaces();
     clearInterval(app.listTimer);
     app.listTimer = setInterval(refreshRaces, 4000);
@@ -244,6 +246,8 @@ conn.on("progress", (m) => {
 });
 
 conn.on("end", (m) => {
+  // a race of ours: "Your recent races" is fresh when we come back to the lobby
+  if ((m.ranking || []).some((r) => r.player === myId())) refreshRecent(m.race);
   if (m.race !== app.raceId) return otherRaceEnded(m);
   checkVer(m);
   if (app.race) {

@@ -5,7 +5,6 @@
 // the server pairs you into opens by itself (app.js asks `paired`).
 import { gameName } from "./games.js";
 import { countText } from "./words.js";
-import { isBot } from "./botrace.js";
 
 const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
 
@@ -60,7 +59,6 @@ export class ArenaPage {
     this.offset = 0; // server clock - local clock
     this.infos = new Map(); // arena id -> its last `arena` reply (for the race page of its races)
     this.asking = new Set(); // arenas whose `arena` is being asked for the race page
-    this.accounts = new Map(); // player id -> has an account (a `profile` answered), for the podium links
     ctx.conn.on("arena_update", (m) => this.onUpdate(m));
   }
 
@@ -363,29 +361,19 @@ export class ArenaPage {
       { class: "panel", id: "arena-winners" },
       h("h2", {}, "Winners"),
       podium.length
-        ? h("ol", { class: "arena-podium" }, podium.map((r) => h("li", { dataset: { player: r.player, rank: String(r.rank) } }, `${medals[r.rank - 1]} `, this.hasAccount(r.player) ? h("a", { href: `#profile=${r.player}` }, r.name) : h("span", {}, r.name), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
+        ? h("ol", { class: "arena-podium" }, podium.map((r) => h("li", { dataset: { player: r.player, rank: String(r.rank) } }, `${medals[r.rank - 1]} `, this.nameEl(r), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
         : h("p", { class: "muted" }, "Nobody scored in this arena."),
     );
   }
 
   /**
-   * Whether `player` has an account, so a profile to link to. The standings do not say, and
-   * a guest keeps their id when they claim an account: a `profile` request tells (once per
-   * player; the podium is drawn again when it answers). Bots never have one.
+   * A standings row's name: a link to the player's profile for an account (the row's
+   * `account`, docs/protocol.md §5a, read as the rows are sent: a guest who claimed an account
+   * since shows as one), plain text for a guest or a bot, who have none.
    */
-  hasAccount(player) {
-    if (isBot(player)) return false;
-    if (!this.accounts.has(player)) {
-      this.accounts.set(player, false);
-      this.ctx.conn.request({ t: "profile", player }).then(
-        () => {
-          this.accounts.set(player, true);
-          this.render();
-        },
-        (e) => e.code === "disconnected" && this.accounts.delete(player), // ask again later
-      );
-    }
-    return this.accounts.get(player);
+  nameEl(r) {
+    const { h } = this.ctx;
+    return r.account ? h("a", { class: "profile-link", href: `#profile=${r.player}` }, r.name) : h("span", {}, r.name);
   }
 
   standingsPanel() {
@@ -398,7 +386,7 @@ export class ArenaPage {
         "tr",
         { class: r.player === me ? "me" : "", dataset: { player: r.player } },
         h("td", { class: "num" }, String(r.rank)),
-        h("td", {}, r.name, r.fire ? h("span", { title: "on fire: a win counts double" }, " 🔥") : null),
+        h("td", {}, this.nameEl(r), r.fire ? h("span", { title: "on fire: a win counts double" }, " 🔥") : null),
         h("td", { class: "num points" }, String(r.points)),
         h("td", { class: "num" }, `${r.wins}/${r.races}`),
       );

@@ -30,6 +30,12 @@ export function dailyOf(race) {
   }
 }
 
+/** The replay page of a daily attempt, with its day: once the race's own record has expired
+ *  (--finished-ttl-s), the replay page falls back to the day's published replays. */
+export function dailyReplayHref(race, game, date) {
+  return `#replay=${race}&daily=${game}&date=${date}`;
+}
+
 function fmtDur(ms) {
   if (ms === null || ms === undefined || !isFinite(ms)) return "—";
   let s = Math.max(0, Math.floor(ms / 1000));
@@ -62,6 +68,8 @@ export class DailyPage {
     this.watching = null; // {game, date}
     this.refetchTimer = null;
     this.visit = 0; // counts opens and leaves: a reply to an earlier visit's watch is stale
+    this.closing = 0; // the visit whose open day has reached its close: its info is being asked again
+    this.finalWait = 0; // the visit whose closed day is being asked again until it is final
     ctx.conn.on("leaderboard_update", (m) => this.onUpdate(m));
   }
 
@@ -72,11 +80,8 @@ export class DailyPage {
     this.info = this.board = this.history = this.error = this.verify = this.replays = null;
     this.render();
     await this.unwatch();
-    const { conn } = this.ctx;
-    const q = { game: this.game };
-    if (this.date) q.date = this.date;
     try {
-      this.info = await conn.request({ t: "daily", ...q });
+      this.info = await this.ctx.conn.request(this.infoRequest());
     } catch (e) {
       this.error =
         e.code === "unknown-type"
@@ -86,14 +91,94 @@ export class DailyPage {
             : this.ctx.errText(e);
       return this.render();
     }
-    if (this.info.seed && this.info.commitment) {
-      sha256Hex(this.info.seed).then(({ hex, how }) => {
-        this.verify = { ok: hex === this.info.commitment, hex, how };
+    await this.show();
+  }
+
+  /** The `daily` request of the page's route: today's (no date), or the route's day. */
+  infoRequest() {
+    return this.date ? { t: "daily", game: this.game, date: this.date } : { t: "daily", game: this.game };
+  }
+
+  /** Draw the day of `this.info`: its seed checked, its board (watched while open), your record, its replays. */
+  async show() {
+    const info = this.info;
+    const visit = this.visit;
+    if (info.seed && info.commitment) {
+      sha256Hex(info.seed).then(({ hex, how }) => {
+        if (this.info !== info) return;
+        this.verify = { ok: hex === info.commitment, hex, how };
         this.render();
       });
     }
     await Promise.all([this.fetchBoard(true), this.fetchHistory(), this.fetchReplays()]);
     this.render();
+    if (visit === this.visit && info.status !== "open" && !info.final) this.awaitFinal();
+  }
+
+  /**
+   * The open day on screen has reached its close (by the server's clock as this browser
+   * estimates it): ask for the route's day again, once, and retry with a backoff while the
+   * server still says open (its clock may be a moment behind ours), until the day shown is
+   * closed, or, with no date in the route, the next day has opened. Then draw it afresh.
+   */
+  async reloadAtClose() {
+    const visit = this.visit;
+    if (this.closing === visit) return;
+    this.closing = visit;
+    const was = this.info;
+    this.render(); // "Closed", the play button gone, while we ask
+    for (const wait of [0, 1000, 2000, 4000, 8000, 15000, 30000]) {
+      if (wait) await new Promise((r) => setTimeout(r, wait));
+      if (visit !== this.visit) return; // left, or opened another day meanwhile
+      if (this.ctx.conn.status !== "online") continue; // the reconnect opens the page again
+      let info;
+      try {
+        info = await this.ctx.conn.request(this.infoRequest());
+      } catch (e) {
+        continue;
+      }
+      if (visit !== this.visit) return;
+      if (info.status === "open" && info.date === was.date) continue; // not closed yet for the server
+      await this.switchTo(info);
+      return;
+    }
+  }
+
+  /**
+   * A closed day is final (its board frozen, its top replays published, docs/protocol.md §5)
+   * a short grace after its close: while this page shows it closed but not final, ask again a
+   * few times, with a backoff, and draw it again once final.
+   */
+  async awaitFinal() {
+    const visit = this.visit;
+    if (this.finalWait === visit) return;
+    this.finalWait = visit;
+    for (const wait of [5000, 10000, 15000, 20000, 30000, 60000]) {
+      await new Promise((r) => setTimeout(r, wait));
+      if (visit !== this.visit || !this.info || this.info.final) return;
+      if (this.ctx.conn.status !== "online") continue;
+      let info;
+      try {
+        info = await this.ctx.conn.request(this.infoRequest());
+      } catch (e) {
+        continue;
+      }
+      if (visit !== this.visit) return;
+      if (info.final || info.date !== this.info.date) {
+        await this.switchTo(info);
+        return;
+      }
+    }
+  }
+
+  /** Replace the day shown by `info` (the same day, later; or the next day), without a blank page between. */
+  async switchTo(info) {
+    this.visit += 1; // the old day's late replies and watch are stale from now on
+    await this.unwatch();
+    this.info = info;
+    this.board = this.history = this.verify = this.replays = null;
+    this.flash = null;
+    await this.show();
   }
 
   /** A final day publishes the replays of its top entries (docs/protocol.md §5 `daily_replay`). */
@@ -110,14 +195,13 @@ export class DailyPage {
     }
   }
 
-  /** The race to replay for a leaderboard entry, or null: a closed day's published top, and your own. */
-  /** The replay page of `e`'s attempt, with its day: once the race's own record has expired
-   *  (--finished-ttl-s), the page falls back to the day's published replays. */
+  /** The replay page of `e`'s attempt, with its day (dailyReplayHref), or null. */
   replayHref(e) {
     const race = this.replayOf(e);
-    return race ? `#replay=${race}&daily=${this.info.game}&date=${this.info.date}` : null;
+    return race ? dailyReplayHref(race, this.info.game, this.info.date) : null;
   }
 
+  /** The race to replay for a leaderboard entry, or null: a closed day's published top, and your own. */
   replayOf(e) {
     const d = this.info;
     if (!d || d.status === "open" || !e || !e.race) return null;
@@ -162,7 +246,7 @@ export class DailyPage {
   }
 
   leave() {
-    this.visit += 1;
+    this.visit += 1; // also ends a reload at the close and a wait for the final day
     clearTimeout(this.refetchTimer);
     this.unwatch();
   }
@@ -255,8 +339,11 @@ export class DailyPage {
     const d = this.info;
     if (!d) return h("section", { class: "panel" }, h("p", { class: "muted loading" }, "Loading…"));
     const you = d.you;
+    const closing = this.pastClose(); // open when asked, closed since: no more playing it
     let action;
-    if (d.status !== "open") {
+    if (closing) {
+      action = h("p", { class: "muted", id: "daily-closing" }, this.date ? "The day has closed: its seed is on its way…" : "The day has closed: the next day's deal is on its way…");
+    } else if (d.status !== "open") {
       if (you && you.race) rememberDailyRace(you.race, d.game, d.date);
       action = you && you.entry ? this.entryLine(you.entry, d.entries) : h("p", { class: "muted" }, "This day is closed.");
     } else if (!you) {
@@ -271,12 +358,12 @@ export class DailyPage {
     return h(
       "section",
       { class: "panel daily-info", id: "daily-info" },
-      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill p-${d.status === "open" ? "running" : "finished"}` }, d.status), d.final ? h("span", { class: "pill p-finished" }, "final") : null),
+      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill p-${d.status === "open" && !closing ? "running" : "finished"}` }, closing ? "closed" : d.status), d.final ? h("span", { class: "pill p-finished" }, "final") : null),
       h(
         "dl",
         { class: "facts" },
-        h("dt", {}, d.status === "open" ? "Closes in" : "Closed"),
-        h("dd", { id: "daily-left", dataset: { closes: d.closes } }, d.status === "open" ? "" : new Date(d.closes).toISOString().slice(0, 16).replace("T", " ") + " UTC"),
+        h("dt", {}, d.status === "open" && !closing ? "Closes in" : "Closed"),
+        h("dd", { id: "daily-left", dataset: { closes: d.closes } }, d.status === "open" && !closing ? "" : new Date(d.closes).toISOString().slice(0, 16).replace("T", " ") + " UTC"),
         h("dt", {}, "Clock"),
         h("dd", {}, `${Math.round(d.time_limit_s / 60)} min`),
         h("dt", {}, "Attempts"),
@@ -387,9 +474,18 @@ export class DailyPage {
   }
 
   tick() {
+    const d = this.info;
+    if (!d || d.status !== "open") return;
+    const left = d.closes - this.ctx.conn.now();
+    if (left <= 0) return this.reloadAtClose(); // redraws itself: "Closed", then the new info
     const el = document.getElementById("daily-left");
-    if (!el || !this.info || this.info.status !== "open") return;
-    el.textContent = fmtDur(this.info.closes - this.ctx.conn.now());
+    if (el) el.textContent = fmtDur(left);
+  }
+
+  /** The open day on screen is past its close, its info being asked again (reloadAtClose). */
+  pastClose() {
+    const d = this.info;
+    return !!d && d.status === "open" && this.closing === this.visit && this.ctx.conn.now() >= d.closes;
   }
 }
 

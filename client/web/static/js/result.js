@@ -224,6 +224,9 @@ export function renderResult() {
       analysisView(race.race),
     ),
   );
+  // opened from the lobby's "Analysis" link (#race=ID&analysis): asked for once, as the button would
+  const r = app.route;
+  if (r.kind === "race" && r.analysis && r.id === race.race && !sealed && !(app.analysis && app.analysis.race === race.race)) fetchAnalysis(race.race);
 }
 
 /** The solver's post-race analysis of a finished race: per player, where the win was lost. */

@@ -116,6 +116,32 @@ export function errorText(e) {
   return typeof e === "string" ? humanize(e) : "Something went wrong.";
 }
 
+/** "1st", "2nd", "3rd", "4th", "11th", "22nd": a place. */
+export function ordinal(n) {
+  const tens = n % 100;
+  const suffix = tens >= 11 && tens <= 13 ? "th" : { 1: "st", 2: "nd", 3: "rd" }[n % 10] || "th";
+  return `${n}${suffix}`;
+}
+
+/** A rating change: "+12", "−8" (a minus sign, not a hyphen), "±0". */
+export function signedText(n) {
+  if (n > 0) return `+${n}`;
+  if (n < 0) return `\u2212${-n}`;
+  return "\u00b10";
+}
+
+/**
+ * When something happened, relative to `now` (both ms since the epoch, the server's clock):
+ * "just now", "5 min ago", "2 h ago"; from a day back, the local date.
+ */
+export function agoText(at, now = Date.now()) {
+  const ms = Math.max(0, now - at);
+  if (ms < 60_000) return "just now";
+  if (ms < 3_600_000) return `${Math.floor(ms / 60_000)} min ago`;
+  if (ms < 86_400_000) return `${Math.floor(ms / 3_600_000)} h ago`;
+  return new Date(at).toLocaleDateString();
+}
+
 /** mm:ss (or h:mm:ss) of a duration in ms. */
 export function clockText(ms) {
   if (ms === null || ms === undefined || !isFinite(ms)) return "—";
