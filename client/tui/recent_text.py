@@ -156,7 +156,9 @@ def detail_text(e: dict[str, Any], server_url: str | None, now: int) -> Text:
             style="dim",
         )
         return t
-    sealed = e.get("kind") == "daily" and bool(e.get("at")) and utc_date(int(e["at"])) >= utc_date(now)
+    # Its day: the entry's `date` (an attempt cut to the close ends on the next day), else its end's.
+    day = e.get("date") or (utc_date(int(e["at"])) if e.get("at") else "")
+    sealed = e.get("kind") == "daily" and bool(day) and day >= utc_date(now)
     if sealed:
         t.append(
             "a daily attempt: its moves stay sealed until the day closes (00:00 UTC); then\n", style="dim"

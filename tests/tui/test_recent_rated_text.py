@@ -22,6 +22,7 @@ from client.tui.recent_text import (
     rating_cell,
     recent_row,
     title_text,
+    utc_date,
     when_text,
 )
 
@@ -126,6 +127,9 @@ def test_the_details_name_the_race_and_how_to_check_it() -> None:
     assert "--race r8a1c" in today
     yesterday = detail_text(recent(kind="daily", players=1, at=NOW - DAY), URL, NOW).plain
     assert "sealed" not in yesterday and "--race r8a1c" in yesterday
+    # yesterday's attempt cut to the close ended today: its `date` says it is closed
+    at_close = detail_text(recent(kind="daily", players=1, at=NOW, date=utc_date(NOW - DAY)), URL, NOW).plain
+    assert "sealed" not in at_close
 
     # A private race: `solrace verify` asks as a stranger, which may not replay it.
     private = detail_text(recent(kind="private"), URL, NOW).plain
