@@ -32,7 +32,7 @@ from typing import Any
 from protocol import rules
 from protocol.solver import DEFAULT_NODES, Analysis, analyze
 
-from .verify import InputError, fetch, load
+from .verify import InputError, add_token_argument, fetch, load, token_of
 
 
 def analyze_document(
@@ -79,13 +79,18 @@ def deal_line(results: list[tuple[str, Analysis]]) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
-    parser.add_argument("--url", help="fetch from a server, e.g. ws://127.0.0.1:8765/ws")
+    parser.add_argument(
+        "--url",
+        action="append",
+        help="fetch from a server, e.g. ws://127.0.0.1:8765/ws (repeat it for several processes: failover)",
+    )
     parser.add_argument("--race", help="with --url: the finished race's id")
     parser.add_argument("--seed", help="the revealed seed, if the document lacks it")
     parser.add_argument(
         "--nodes", type=int, default=DEFAULT_NODES, help=f"positions per solver run (default {DEFAULT_NODES})"
     )
     parser.add_argument("--seconds", type=float, help="wall-time cap per solver run")
+    add_token_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
         if args.url:
             if not args.race:
                 raise InputError("with --url give --race ID")
-            doc = asyncio.run(fetch(args.url, race=args.race))
+            doc = asyncio.run(fetch(args.url, race=args.race, token=token_of(args)))
         elif args.file:
             doc = load(args.file)
         else:

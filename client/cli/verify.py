@@ -300,15 +300,17 @@ async def fetch(
     daily: str | None = None,
     date: str | None = None,
     player: str | None = None,
+    token: str | None = None,
 ) -> dict[str, Any]:
-    """Fetch a replay over the protocol with the client library."""
+    """Fetch a replay over the protocol with the client library: as a new guest, or as the
+    player of `token` (a private race may be replayed by its players only)."""
     import msgspec
 
     from client.library import ServerError, connect
     from protocol import messages as m
 
     try:
-        async with connect(url, name="verifier") as c:
+        async with connect(url, name="verifier", token=token) as c:
             if race is not None:
                 reply = await c.replay(race)
             elif daily is not None and date is not None:
@@ -343,6 +345,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", help="the revealed seed, if the document lacks it (or to compare)")
     parser.add_argument("--commitment", help="the sha256(seed) you saw when the race or day opened")
     parser.add_argument("--save", metavar="FILE", help="also write the fetched document as JSON")
+    add_token_argument(parser)
+
+
+def add_token_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--token-file",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="with --url: ask as the player of this token file (without PATH: the one `solrace play` "
+        "keeps, ~/.config/solrace/token or SOLRACE_TOKEN_FILE), as a private race you played in needs; "
+        "by default, as a new guest",
+    )
+
+
+def token_of(args: argparse.Namespace) -> str | None:
+    """The token of --token-file, None without the option (InputError if the file holds none)."""
+    if args.token_file is None:
+        return None
+    from client.tui.net import load_token, token_path
+
+    path = token_path(args.token_file or None)
+    token = load_token(path)
+    if not token:
+        raise InputError(f"no token in {path} (solrace play keeps one there once it has connected)")
+    return token
 
 
 def run(args: argparse.Namespace) -> int:
@@ -351,7 +379,14 @@ def run(args: argparse.Namespace) -> int:
             if bool(args.race) == bool(args.daily) or (args.daily and not args.date):
                 raise InputError("with --url give --race ID, or --daily GAME --date YYYY-MM-DD")
             doc = asyncio.run(
-                fetch(args.url, race=args.race, daily=args.daily, date=args.date, player=args.player)
+                fetch(
+                    args.url,
+                    race=args.race,
+                    daily=args.daily,
+                    date=args.date,
+                    player=args.player,
+                    token=token_of(args),
+                )
             )
             if args.save:
                 Path(args.save).write_text(json.dumps(doc, indent=1))

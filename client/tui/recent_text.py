@@ -149,13 +149,8 @@ def detail_text(e: dict[str, Any], server_url: str | None, now: int) -> Text:
             t.append(f"rating {change_text(before, after)}\n", style="bold")
         else:
             t.append("rating: not updated yet\n", style="dim")
-    if e.get("kind") == "private":
-        t.append(
-            "a private race: only its players and invite holders may replay it, and solrace verify "
-            "and solrace analyze ask as a stranger",
-            style="dim",
-        )
-        return t
+    # A private race is replayed by its players only: the commands ask as you (--token-file).
+    as_me = " --token-file" if e.get("kind") == "private" else ""
     # Its day: the entry's `date` (an attempt cut to the close ends on the next day), else its end's.
     day = e.get("date") or (utc_date(int(e["at"])) if e.get("at") else "")
     sealed = e.get("kind") == "daily" and bool(day) and day >= utc_date(now)
@@ -163,6 +158,6 @@ def detail_text(e: dict[str, Any], server_url: str | None, now: int) -> Text:
         t.append(
             "a daily attempt: its moves stay sealed until the day closes (00:00 UTC); then\n", style="dim"
         )
-    t.append(f"re-play and check it:   solrace verify --url {url} --race {race}\n")
-    t.append(f"where a win was lost:   solrace analyze --url {url} --race {race}")
+    t.append(f"re-play and check it:   solrace verify --url {url} --race {race}{as_me}\n")
+    t.append(f"where a win was lost:   solrace analyze --url {url} --race {race}{as_me}")
     return t

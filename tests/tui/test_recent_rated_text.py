@@ -131,9 +131,10 @@ def test_the_details_name_the_race_and_how_to_check_it() -> None:
     at_close = detail_text(recent(kind="daily", players=1, at=NOW, date=utc_date(NOW - DAY)), URL, NOW).plain
     assert "sealed" not in at_close
 
-    # A private race: `solrace verify` asks as a stranger, which may not replay it.
+    # A private race: replayed by its players only, so the commands ask as you.
     private = detail_text(recent(kind="private"), URL, NOW).plain
-    assert "a private race" in private and "solrace verify --url" not in private
+    assert f"solrace verify --url {URL} --race r8a1c --token-file" in private
+    assert f"solrace analyze --url {URL} --race r8a1c --token-file" in private
 
 
 # --- a rated race in the race screen --------------------------------------------------------
