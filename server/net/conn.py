@@ -142,7 +142,9 @@ class Conn:
     ) -> None:
         self.ws = ws
         self.addr = addr
-        self.queue: deque[bytes] = deque()
+        # Frames waiting for a lagging socket (made on first use: an idle connection's empty
+        # deque would cost it 760 bytes).
+        self.queue: deque[bytes] | None = None
         self.queued = 0  # bytes in `queue`
         self.lagging = False  # its backlog is reported to the process-wide bound
         self.limit = outbound_queue
@@ -199,6 +201,10 @@ class Conn:
             order.popleft()
             if frame is not None and not self.closed:
                 self._send(frame)
+        if self.order is order:
+            # Drained: dropped, not kept empty (760 bytes on every idle connection after its
+            # welcome); the next `later` makes another.
+            self.order = None
 
     def _send(self, frame: bytes) -> None:
         out = self.out
@@ -207,7 +213,8 @@ class Conn:
             self.outbox.add(self)
             return
         out.append(frame)
-        if len(out) + len(self.queue) >= self.limit:
+        queue = self.queue
+        if len(out) + (len(queue) if queue else 0) >= self.limit:
             try:
                 full = self.ws.transport.get_write_buffer_size() >= self.high
             except Exception:
@@ -249,12 +256,15 @@ class Conn:
                 self.outbox.backlog.report(self, 0)
             return
         queued = self.queued
+        queue = self.queue
+        if queue is None:
+            queue = self.queue = deque()
         for f in out:
             queued += len(f)
-            if len(self.queue) >= self.limit or (self.max_bytes and buffered + queued > self.max_bytes):
+            if len(queue) >= self.limit or (self.max_bytes and buffered + queued > self.max_bytes):
                 self.abort(CloseCode.POLICY, "outbound buffer full: the client stopped reading")
                 return
-            self.queue.append(f)
+            queue.append(f)
         self.queued = queued
         self.lagging = True
         self.outbox.backlog.report(self, buffered + queued)
@@ -265,9 +275,10 @@ class Conn:
 
     async def _drain(self) -> None:
         try:
-            while self.queue and not self.closed:
-                await self.ws.send(self.queue[0])
-                self.queued -= len(self.queue.popleft())
+            queue = self.queue
+            while queue and not self.closed:
+                await self.ws.send(queue[0])
+                self.queued -= len(queue.popleft())
                 if not self.closed:
                     self.outbox.backlog.report(self, self.backlog())
         except Exception:
@@ -300,7 +311,7 @@ class Conn:
             if self.is_closed():  # the flush found the peer gone
                 return
         self.closed = True
-        self.queue.clear()
+        self.queue = None
         self.queued = 0
         self.order = None
         self.outbox.backlog.forget(self)

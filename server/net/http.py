@@ -13,8 +13,8 @@ nothing else. GET and HEAD only (HEAD: the GET's headers, no body); any other me
 `Allow: GET, HEAD`. A path longer than `MAX_PATH` characters gets 414; a path that names no readable file
 under the static folder (whatever the reason: missing, a directory, a name the filesystem refuses as too
 long, unreadable) gets 404, never a traceback. Responses that websockets makes itself (a failed WebSocket
-handshake, a request line over 8 KiB, header lines too large, 503 while stopping, the 101 itself) get them
-too: `SecureProtocol` adds them to every response as it is sent.
+handshake, a request line over 8 KiB, header lines too large, 503 while stopping) get them too:
+`SecureProtocol` adds them to every response as it is sent, but the 101 that opens a WebSocket.
 
 `/metrics` answers only clients whose address (the peer's, or the one a trusted proxy forwarded) lies in
 `--metrics-from` (default: loopback and the private ranges); everyone else gets the 404 of a missing file,
@@ -100,6 +100,11 @@ class SecureProtocol(ServerProtocol):
 
     def send_response(self, response: Response) -> None:
         headers = response.headers
+        if response.status_code == 101:
+            # A 101 is no document: a browser applies none of these to it. websockets keeps the
+            # response for the connection's life, and they made 2.5 KB of every idle connection.
+            super().send_response(response)
+            return
         for name, value in SECURITY_HEADERS:
             if name not in headers:
                 headers[name] = value

@@ -106,3 +106,17 @@ async def test_a_hint_waiting_for_the_solver_holds_no_later_reply(server, monkey
     solved.set()
     hints = await replies(a, [ids[0], ids[3]])
     assert sorted(h["rid"] for h in hints) == [ids[0], ids[3]] and all(h["t"] == "hint" for h in hints), hints
+
+
+async def test_an_idle_connection_keeps_no_empty_queues(server):
+    """The reply order's queue is dropped once drained (the welcome holds a slot in it), and the
+    queue for a lagging socket is made only when one lags: an idle connection would otherwise
+    carry two empty deques, 1.5 KB of its memory (docs/benchmarks.md, idle players)."""
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    rid = await make_race(server, [a, b], "fours-up")
+    await a.request("move", race=rid, n=0, move="draw")
+    conns = list(server.gateway.conns)
+    assert len(conns) == 2
+    await until(lambda: all(c.order is None for c in conns), what="the reply queues drained and dropped")
+    assert all(c.queue is None for c in conns)
