@@ -15,7 +15,11 @@
   the next ones are only counted, until `recovered()` (the move pipe's
   connection is back, or the private redis-server is) logs how many failed,
   or until no failure came for `QUIET_S`, after which a failure starts a new
-  outage.
+  outage. A Redis that refuses writes (OOM, MISCONF) keeps its connections:
+  nothing reconnects to say it is over, so a watcher checks it every
+  `REFUSAL_RECHECK_S` and calls `recovered()` once it takes writes again and
+  none has been refused for `RECENT_REFUSAL_S`; until then `check()` says
+  so, even when the memory counted at the probe has dipped under the limit.
 - `OutageLog`: the same rule for a component that logs its own failures (a
   connection, a worker's loop): the first failure of an outage is worth a
   WARNING, the next ones until `QUIET_S` pass without a failure only DEBUG.
@@ -23,6 +27,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -44,6 +49,15 @@ OUTAGE = (ConnectionError, OSError, RedisConnectionError, RedisTimeoutError)
 _UNAVAILABLE_REPLIES = ("MISCONF", "LOADING", "READONLY", "OOM")
 
 QUIET_S = 60.0
+#: A write refused this recently (OOM, MISCONF) makes `check()` fail, whatever Redis says now.
+RECENT_REFUSAL_S = 5.0
+#: How often a refusal outage is checked for its end.
+REFUSAL_RECHECK_S = 1.0
+#: The refusals that leave the connection up (nothing reconnects when they end).
+_REFUSALS_WATCHED = {
+    "OOM": "it is at its maxmemory",
+    "MISCONF": "its last append-only file write failed (disk full?)",
+}
 
 
 def is_outage(exc: BaseException) -> bool:
@@ -92,11 +106,18 @@ class Health:
         self.failures = 0  # requests failed in the current outage
         self.first_failure: float | None = None
         self.last_failure = 0.0
+        self.refused: str | None = None  # the refusal of the current outage (OOM, MISCONF), if any
+        self._watcher: asyncio.Task[None] | None = None
 
     async def check(self) -> str | None:
         down = self.process_down() or self.pipe_down()
         if down is not None:
             return down
+        if self.refused is not None:
+            ago = time.monotonic() - self.last_failure
+            if ago < RECENT_REFUSAL_S:
+                why = _REFUSALS_WATCHED[self.refused]
+                return f"redis refused a write {ago:.1f} s ago: {why} ({self.refused})"
         try:
             if self.cluster:
                 # Every node's persistence is the nodes' own business: reachable is what we can tell.
@@ -144,6 +165,30 @@ class Health:
                 )
         self.failures += 1
         self.last_failure = now
+        code = refusal(exc)
+        if code in _REFUSALS_WATCHED:
+            self.refused = code
+            if self._watcher is None or self._watcher.done():
+                try:
+                    self._watcher = asyncio.get_running_loop().create_task(self._watch_refusal())
+                except RuntimeError:  # no event loop (a test calling this directly)
+                    pass
+
+    async def _watch_refusal(self) -> None:
+        """End a refusal outage once Redis takes writes again (module doc)."""
+        while self.refused is not None and self.first_failure is not None:
+            await asyncio.sleep(REFUSAL_RECHECK_S)
+            if time.monotonic() - self.last_failure < RECENT_REFUSAL_S:
+                continue
+            if await self.check() is None:
+                self.recovered()
+                return
+
+    def close(self) -> None:
+        """Stop watching a refusal outage (the store is closing)."""
+        if self._watcher is not None:
+            self._watcher.cancel()
+            self._watcher = None
 
     def recovered(self) -> None:
         # A connection back to a redis-server that its supervisor is still probing (it may die
@@ -158,6 +203,7 @@ class Health:
         )
         self.first_failure = None
         self.failures = 0
+        self.refused = None
 
 
 class OutageLog:

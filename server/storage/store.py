@@ -157,6 +157,7 @@ class Store(RaceRecords, PlayerGames, Players, RecentRaces):
         await self.pipe.connect()
 
     async def close(self) -> None:
+        self.health.close()
         self.pipe.close()
         await self.redis.aclose()
 

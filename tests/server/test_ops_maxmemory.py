@@ -91,16 +91,28 @@ async def test_a_full_redis_refuses_writes_cleanly_and_recovers(
         assert len(problems) == 1 and "maxmemory" in said[0], said
         assert not any(rec.exc_info for rec in caplog.records), said
 
-        # Memory freed: the same move (n=1, it had no effect) goes through, /healthz is 200.
-        await r.delete(*[f"junk:{i}" for i in range(taken)])
-        await r.config_set("maxmemory", str(MAXMEMORY_MB * 2**20))
-        ack = await a.request("move", race=rid, n=1, move="draw")
-        assert ack["t"] == "ack", ack
+        # Memory freed: the same move (n=1, it had no effect) goes through, /healthz is 200 once
+        # no write has been refused for a few seconds, and the log says the outage is over
+        # (nothing reconnects to say it: the connections stayed up).
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            await r.delete(*[f"junk:{i}" for i in range(taken)])
+            await r.config_set("maxmemory", str(MAXMEMORY_MB * 2**20))
+            status, _, body = await get(app.http_url + "healthz")
+            assert status == 503 and b"refused a write" in body, (status, body)  # a moment ago
+            ack = await a.request("move", race=rid, n=1, move="draw")
+            assert ack["t"] == "ack", ack
 
-        async def healthy() -> bool:
-            return (await get(app.http_url + "healthz"))[0] == 200
+            async def healthy() -> bool:
+                return (await get(app.http_url + "healthz"))[0] == 200
 
-        await until(healthy, what="/healthz 200 once memory is freed")
+            await until(healthy, what="/healthz 200 once memory is freed")
+
+            def over() -> list[str]:
+                return [m for rec in caplog.records if "Redis available again" in (m := rec.getMessage())]
+
+            said_over = await until(over, what="the outage's end logged")
+            assert "requests failed" in said_over[0], said_over
         for c in (a, b, newcomer, again):
             await c.close()
     finally:
