@@ -318,7 +318,12 @@ async def fetch(
             else:
                 raise InputError("fetching needs a race, or a daily's game and date")
     except ServerError as e:
-        raise InputError(f"the server refused: {e}") from None
+        hint = (
+            " (a private race you played in: add --token-file)"
+            if e.code == "private-race" and not token
+            else ""
+        )
+        raise InputError(f"the server refused: {e}{hint}") from None
     except (OSError, AttributeError) as e:
         where = url if isinstance(url, str) else " or ".join(url)
         raise InputError(f"cannot fetch the replay from {where}: {e}") from None

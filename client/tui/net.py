@@ -118,6 +118,7 @@ class NetSession:
 
     def __init__(self, client: Client):
         self.client = client
+        self.token_file: Path | None = None  # where its token is kept (open_session)
         self.player: str = client.player or ""
         self.name: str = client.name or ""
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
@@ -261,6 +262,7 @@ async def open_session(
         )
     save_token(path, client.token)
     session = NetSession(client)
+    session.token_file = path
     await session.start()
     return session
 

@@ -19,6 +19,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 
+from .net import token_path
 from .recent_text import COLUMNS, EMPTY_TEXT, RECENT_LIMIT, detail_text, recent_row, title_text
 from .session import ServerError, Session
 
@@ -95,7 +96,10 @@ class RecentScreen(ModalScreen[None]):
 
     def show_detail(self, row: int) -> None:
         if 0 <= row < len(self.races):
-            text = detail_text(self.races[row], self.server_url, self.session.server_now())
+            path = getattr(self.session, "token_file", None)
+            # Named only when not the default one (a bare --token-file means the default).
+            token_file = str(path) if path is not None and path != token_path(None) else None
+            text = detail_text(self.races[row], self.server_url, self.session.server_now(), token_file)
             self.query_one("#recent-detail", Static).update(text)
 
     @on(DataTable.RowHighlighted, "#recent-races")

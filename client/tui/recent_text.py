@@ -121,10 +121,11 @@ def title_text(races: list[dict[str, Any]], logged_in: bool) -> str:
     return head
 
 
-def detail_text(e: dict[str, Any], server_url: str | None, now: int) -> Text:
+def detail_text(e: dict[str, Any], server_url: str | None, now: int, token_file: str | None = None) -> Text:
     """The highlighted race: what it was, your result, your rating change, and the commands
     that re-play it from its revealed seed and check it (`solrace verify`), and show where a
-    win was lost (`solrace analyze`)."""
+    win was lost (`solrace analyze`). `token_file`: where this terminal keeps its token, when
+    not the default (a private race's commands ask as you, with that file)."""
     race = str(e.get("race", "?"))
     url = server_url or "ws://HOST:PORT/ws"
     t = Text()
@@ -149,8 +150,10 @@ def detail_text(e: dict[str, Any], server_url: str | None, now: int) -> Text:
             t.append(f"rating {change_text(before, after)}\n", style="bold")
         else:
             t.append("rating: not updated yet\n", style="dim")
-    # A private race is replayed by its players only: the commands ask as you (--token-file).
-    as_me = " --token-file" if e.get("kind") == "private" else ""
+    # A private race (of any kind: one with a bot is a `bot` race) is replayed by its players
+    # only: the commands ask as you, with this terminal's token file.
+    private = bool(e.get("private")) or e.get("kind") == "private"
+    as_me = (f" --token-file {token_file}" if token_file else " --token-file") if private else ""
     # Its day: the entry's `date` (an attempt cut to the close ends on the next day), else its end's.
     day = e.get("date") or (utc_date(int(e["at"])) if e.get("at") else "")
     sealed = e.get("kind") == "daily" and bool(day) and day >= utc_date(now)

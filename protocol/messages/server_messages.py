@@ -556,6 +556,7 @@ class RecentRace(Nested):
     rated: bool
     arena: str | None = None  # the arena's id, for an arena race
     date: str | None = None  # a daily attempt's day (YYYY-MM-DD, UTC): the day it was played
+    private: bool = False  # a private race (its players replay it as themselves: no invite)
     before: RatingValue | None = None  # a rated race once rated: the rating before and after it
     after: RatingValue | None = None
 

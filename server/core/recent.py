@@ -66,6 +66,7 @@ def entries(race: Race) -> dict[str, m.RecentRace]:
             arena=race.arena or None,
             # The day of its creation: an attempt cut to the close ends on the next day's first ms.
             date=utc_date(race.created) if what == DAILY else None,
+            private=race.private,
         )
     return out
 

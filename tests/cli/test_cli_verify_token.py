@@ -31,7 +31,7 @@ async def test_a_private_race_is_verified_as_its_player(server, tmp_path, monkey
     assert token
 
     # as a new guest (the default): refused, the race is private
-    with pytest.raises(v.InputError, match="private-race"):
+    with pytest.raises(v.InputError, match="private-race.*add --token-file"):
         await v.fetch(server.ws_url, race=snap.race)
 
     # --token-file PATH, and --token-file alone (the file `solrace play` keeps)

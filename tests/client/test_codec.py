@@ -439,6 +439,7 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
                 time_ms=50_000,
                 rated=False,
                 date="2026-12-01",
+                private=True,
             ),
         ],
     ),

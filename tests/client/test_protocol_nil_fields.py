@@ -134,6 +134,7 @@ OPTIONAL = {
     "ArenaRow.account": "`account` (bool, optional, absent when false",
     "RecentRace.arena": "`arena` (optional: the arena id, absent but for an arena race)",
     "RecentRace.date": "`date` (optional: a daily attempt's day",
+    "RecentRace.private": "`private` (optional, absent when false",
     "RecentRace.before": "`before` and `after` (optional, absent until then",
     "RecentRace.after": "`before` and `after` (optional, absent until then",
 }

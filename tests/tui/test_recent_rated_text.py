@@ -135,6 +135,12 @@ def test_the_details_name_the_race_and_how_to_check_it() -> None:
     private = detail_text(recent(kind="private"), URL, NOW).plain
     assert f"solrace verify --url {URL} --race r8a1c --token-file" in private
     assert f"solrace analyze --url {URL} --race r8a1c --token-file" in private
+    # a private race with a bot is of kind `bot`: its `private` flag says it; a token file that
+    # is not the default one is named
+    with_bot = detail_text(recent(kind="bot", private=True), URL, NOW, "/x/tok").plain
+    assert f"solrace verify --url {URL} --race r8a1c --token-file /x/tok" in with_bot
+    public = detail_text(recent(kind="bot"), URL, NOW, "/x/tok").plain
+    assert "--token-file" not in public
 
 
 # --- a rated race in the race screen --------------------------------------------------------

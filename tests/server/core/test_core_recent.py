@@ -109,3 +109,13 @@ def test_a_daily_attempt_names_the_day_it_was_created_not_the_day_it_ended():
     entry = recent.entries(race)["p1"]
     assert (entry.kind, entry.date, recent.utc_date(entry.at)) == ("daily", "2025-12-01", "2025-12-02")
     assert all(e.date is None for e in recent.entries(finished(two_players())).values())
+
+
+def test_a_private_race_says_so_whatever_its_kind():
+    """A private race with a bot is of kind `bot`: `private` still tells a client that its
+    replay needs the player's own session (or the invite)."""
+    race = R.join(lobby_race(game="racing-aces"), "bot-1a2b", "Greedy bot")
+    race.private = True
+    entry = recent.entries(finished(race))["p1"]
+    assert (entry.kind, entry.private) == (recent.BOT, True)
+    assert not any(e.private for e in recent.entries(finished(two_players())).values())
