@@ -60,8 +60,14 @@ class BotWorkers:
         env = dict(os.environ, SOLRACE_REDIS=self.redis_url)
         while not self.stopping:
             # Its own session: a terminal's Ctrl-C goes to the server, which stops the workers.
+            # Its stdout line (worker id, bots) is for a worker run by hand: the server's stdout
+            # says only where it listens (its start is logged below); its log goes to our stderr.
             proc = await asyncio.create_subprocess_exec(
-                *self.command(), env=env, stdin=asyncio.subprocess.DEVNULL, start_new_session=True
+                *self.command(),
+                env=env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.DEVNULL,
+                start_new_session=True,
             )
             self.procs.add(proc)
             log.info("bot worker started (pid %d)", proc.pid)

@@ -60,6 +60,10 @@ def changed_settings(settings: Settings) -> str:
         elif f.name == "redis":
             value = redact_url(value)
         out.append(f"{f.name}={value}")
+    # The log's own two (flags of serve, not settings: handed on to the bot workers as variables).
+    level, fmt = os.environ.get(LEVEL_ENV, "INFO").upper(), os.environ.get(FORMAT_ENV, "text").lower()
+    out += [f"log_level={level}"] if level != "INFO" else []
+    out += [f"log_format={fmt}"] if fmt != "text" else []
     return " ".join(out) or "none"
 
 

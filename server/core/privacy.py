@@ -9,8 +9,10 @@
   resynced, but it can never be joined or spectated, and its moves
   (`replay`) wait for its day to close (the daily's own check).
 
-Players always see their own race, so a player is never refused with
-`private-race`: spectating your own race is `is-player`, private or not.
+Players always see their own race, so a player is never refused seeing it with
+`private-race`: spectating your own race is `is-player`, private or not. (A daily
+attempt's player is refused `ready`, `start` and `leave` with `private-race`: the
+server runs that race, server/handlers/lobby.py.)
 The race's invite and privacy never change, so a check on a race loaded
 before a compare-and-set still holds after it.
 """

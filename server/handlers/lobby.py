@@ -66,7 +66,10 @@ def _not_sealed(race: R.Race) -> R.Race:
     """A sealed race (a daily attempt) is started and left by the server alone: only the race
     bound to the attempt is ever played (server/daily/service.py `start`)."""
     if race.sealed:
-        raise RaceError(ErrorCode.PRIVATE_RACE, "a daily attempt's race is started by daily_start")
+        raise RaceError(
+            ErrorCode.PRIVATE_RACE,
+            "a daily attempt's race is run by the server: daily_start starts or resumes it",
+        )
     return race
 
 

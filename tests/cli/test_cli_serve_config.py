@@ -93,6 +93,7 @@ def test_a_damaged_aof_is_one_line(tmp_path: Path) -> None:
 
 def test_the_start_line_names_the_version_the_redis_and_the_changed_settings(tmp_path: Path) -> None:
     env = {**os.environ, "SOLRACE_DAILY_SECRET": "do-not-log-me", "SOLRACE_LOG_LEVEL": "info"}
+    env.pop("SOLRACE_LOG_FORMAT", None)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -132,6 +133,7 @@ def test_the_start_line_names_the_version_the_redis_and_the_changed_settings(tmp
     )
     assert "Redis private" in start[0]
     assert "max_list=50" in start[0] and "daily_secret=(set)" in start[0] and "do-not-log-me" not in err
+    assert "log_level" not in start[0] and "log_format" not in start[0]  # at their defaults
     assert err.rstrip().endswith("INFO solrace: stopped"), err[-500:]
 
 

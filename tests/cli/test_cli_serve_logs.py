@@ -108,6 +108,8 @@ def test_serve_and_its_bot_worker_log_json(tmp_path: Path) -> None:
         proc.wait(DEADLINE)
         reader.join(DEADLINE)  # to the end: the worker stops too, within seconds
         assert not reader.is_alive(), lines[-5:]
+        # stdout says where the server listens, nothing else (a worker's own line is not there)
+        assert "solrace bots" not in proc.stdout.read()
     finally:
         for pid in (proc.pid, worker):
             if pid is not None:
@@ -118,7 +120,10 @@ def test_serve_and_its_bot_worker_log_json(tmp_path: Path) -> None:
         proc.wait(DEADLINE)
     logged = records("".join(lines))
     assert any(r["logger"] == "solrace.app" and "private redis-server on" in r["message"] for r in logged)
-    assert any(r["logger"] == "solrace" and " listening on ws://" in r["message"] for r in logged), logged
+    (start,) = [
+        r["message"] for r in logged if r["logger"] == "solrace" and " listening on ws://" in r["message"]
+    ]
+    assert "log_level=DEBUG" in start and "log_format=json" in start, start  # changed from defaults
     assert any(r["logger"] == "solrace.botworkers" for r in logged), logged
     assert any(
         r["logger"] == "solrace.bots" and "the server that started this worker is gone" in r["message"]
