@@ -117,7 +117,7 @@ class Health:
             ago = time.monotonic() - self.last_failure
             if ago < RECENT_REFUSAL_S:
                 why = _REFUSALS_WATCHED[self.refused]
-                return f"redis refused a write {ago:.1f} s ago: {why} ({self.refused})"
+                return f"redis refuses writes: {why} (a write was refused {ago:.1f} s ago: {self.refused})"
         try:
             if self.cluster:
                 # Every node's persistence is the nodes' own business: reachable is what we can tell.

@@ -99,7 +99,7 @@ async def test_a_full_redis_refuses_writes_cleanly_and_recovers(
             await r.delete(*[f"junk:{i}" for i in range(taken)])
             await r.config_set("maxmemory", str(MAXMEMORY_MB * 2**20))
             status, _, body = await get(app.http_url + "healthz")
-            assert status == 503 and b"refused a write" in body, (status, body)  # a moment ago
+            assert status == 503 and b"a write was refused" in body, (status, body)  # a moment ago
             ack = await a.request("move", race=rid, n=1, move="draw")
             assert ack["t"] == "ack", ack
 
