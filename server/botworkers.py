@@ -8,6 +8,7 @@ command line). A worker that exits is started again after a pause.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -81,12 +82,15 @@ class BotWorkers:
         self.stopping = True
         for proc in list(self.procs):
             if proc.returncode is None:
-                proc.terminate()
+                # Gone but not reaped yet (it stops by itself when it loses us): nothing to signal.
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
         for proc in list(self.procs):
             try:
                 await asyncio.wait_for(proc.wait(), WORKER_STOP_S)
             except TimeoutError:
-                proc.kill()
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
                 await proc.wait()
         for task in self.tasks:
             task.cancel()
