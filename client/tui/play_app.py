@@ -20,7 +20,7 @@ from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
 from .menu import Intent, MenuScreen
 from .model import RaceModel
-from .race_text import lobby_text, rating_change_text, result_text
+from .race_text import lobby_text, rating_change_text, result_text, started_text
 from .ratings_text import rated_needs_account
 from .session import ServerError, Session
 from .text import clock
@@ -182,15 +182,13 @@ class PlayApp(App[int]):
     async def begin(self, intent: Intent) -> None:
         s = self.session
         assert s is not None
+        if intent.mode in ("quick", "daily"):
+            self.model.game = intent.game
+        rated = {"rated": True} if intent.rated else {}
+        invite = {"invite": intent.invite} if intent.invite else {}
         try:
-            rated = {"rated": True} if intent.rated else {}
             if intent.mode == "quick":
-                self.model.game = intent.game
                 reply = await s.request("quick", game=intent.game, seats=intent.seats, **rated)
-                self.say(
-                    f"waiting for {intent.seats - 1} rival(s) for {game_name(intent.game or '')}…"
-                    + (" (rated: players of close rating are matched first)" if intent.rated else "")
-                )
             elif intent.mode == "create":
                 reply = await s.request(
                     "create",
@@ -200,35 +198,19 @@ class PlayApp(App[int]):
                     private=intent.private,
                     **rated,
                 )
-                self.say(
-                    f"race created: share its id {reply.get('race')} — type 'ready' when set"
-                    + (
-                        " (or, once those present are ready, 'start' to begin with them)"
-                        if intent.seats > 1
-                        else ""
-                    )
-                )
             elif intent.mode == "daily":
-                self.model.game = intent.game
                 reply = await s.request("daily_start", game=intent.game)
-                self.say(
-                    f"today's {game_name(intent.game or '')} daily: your one ranked attempt"
-                    + (" (back to it: its clock never stops)" if reply.get("status") == "running" else "")
-                )
             elif intent.mode == "resume":
-                invite = {"invite": intent.invite} if intent.invite else {}
                 reply = await s.request("resync", race=intent.race, **invite)
-                self.say(f"back in race {intent.race}")
             else:
-                invite = {"invite": intent.invite} if intent.invite else {}
                 reply = await s.request("join", race=intent.race, **invite)
-                self.say(f"joined {intent.race} — type 'ready'")
         except ServerError as e:
             if e.code == "not-logged-in" and intent.rated:
                 self.say(rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again", True)
             else:
                 self.say(f"{e.describe()} — type 'menu' to choose again", error=True)
             return
+        self.say(started_text(intent, reply))
         self.model.apply(reply)
         if intent.mode == "daily" and self.model.status == "running":
             self.resync()  # a resumed attempt: its board

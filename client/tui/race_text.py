@@ -10,6 +10,7 @@ from rich.text import Text
 
 from protocol.rules.facts import game_name
 
+from .intent import Intent
 from .links import make_link
 from .model import RaceModel
 from .ratings_text import change_text
@@ -89,3 +90,23 @@ def result_text(m: RaceModel) -> Text:
     elif ok is False:
         t.append(f"✗ sha256(seed) does NOT match the commitment {m.commitment}", style="bold red")
     return t
+
+
+def started_text(intent: Intent, reply: dict[str, Any]) -> str:
+    """What the player reads once the request that starts `intent` was answered."""
+    game = game_name(intent.game or "")
+    if intent.mode == "quick":
+        return f"waiting for {intent.seats - 1} rival(s) for {game}…" + (
+            " (rated: players of close rating are matched first)" if intent.rated else ""
+        )
+    if intent.mode == "create":
+        return f"race created: share its id {reply.get('race')} — type 'ready' when set" + (
+            " (or, once those present are ready, 'start' to begin with them)" if intent.seats > 1 else ""
+        )
+    if intent.mode == "daily":
+        return f"today's {game} daily: your one ranked attempt" + (
+            " (back to it: its clock never stops)" if reply.get("status") == "running" else ""
+        )
+    if intent.mode == "resume":
+        return f"back in race {intent.race}"
+    return f"joined {intent.race} — type 'ready'"
