@@ -9,10 +9,9 @@ secrecy a daily attempt keeps after its end, and which `replay` gives anyway.
 
 from __future__ import annotations
 
-import datetime as _dt
-
 from protocol import messages as m
 
+from ..daily.days import day_of
 from .bots import is_bot
 from .record import FINISHED, Race
 
@@ -65,12 +64,7 @@ def entries(race: Race) -> dict[str, m.RecentRace]:
             rated=race.rated,
             arena=race.arena or None,
             # The day of its creation: an attempt cut to the close ends on the next day's first ms.
-            date=utc_date(race.created) if what == DAILY else None,
+            date=day_of(race.created) if what == DAILY else None,
             private=race.private,
         )
     return out
-
-
-def utc_date(ms: int) -> str:
-    """The UTC date (YYYY-MM-DD) of a time in ms."""
-    return _dt.datetime.fromtimestamp(ms / 1000, _dt.UTC).date().isoformat()

@@ -9,6 +9,7 @@ from lobby_race import lobby_race
 from protocol import messages as m
 from server.core import races as R
 from server.core import recent
+from server.daily.days import day_of
 from server.storage.records import race_fields
 
 
@@ -107,7 +108,7 @@ def test_a_daily_attempt_names_the_day_it_was_created_not_the_day_it_ended():
     race = finished(race)
     race.ended = close
     entry = recent.entries(race)["p1"]
-    assert (entry.kind, entry.date, recent.utc_date(entry.at)) == ("daily", "2025-12-01", "2025-12-02")
+    assert (entry.kind, entry.date, day_of(entry.at)) == ("daily", "2025-12-01", "2025-12-02")
     assert all(e.date is None for e in recent.entries(finished(two_players())).values())
 
 

@@ -4,7 +4,7 @@
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { loggedIn } from "./accounts.js";
 import { BOT_LEVELS } from "./botrace.js";
-import { dailyOf, dailyReplayHref } from "./daily.js";
+import { dailyReplayHref } from "./daily.js";
 import { $, h, setBanner, toast } from "./dom.js";
 import { createRace, quick, startBotRace } from "./matchmaking.js";
 import { dailyClosed } from "./result.js";
@@ -191,13 +191,9 @@ export function placeText(r) {
   return STATUS_WORDS[r.status] || r.status;
 }
 
-/** A daily attempt's day: the entry's `date` (the server's word), else as this browser noted it
- * when it played it, else the UTC date of its end (an attempt cut to the close ends on the next day). */
+/** A daily attempt's day: the entry's `date`; an entry written before it had one, the UTC date of its end. */
 function dailyDayOf(r) {
-  if (r.date) return { game: r.game, date: r.date };
-  const noted = dailyOf(r.race);
-  if (noted && noted.date) return { game: r.game, date: noted.date };
-  return { game: r.game, date: new Date(r.at).toISOString().slice(0, 10) };
+  return { game: r.game, date: r.date || new Date(r.at).toISOString().slice(0, 10) };
 }
 
 function recentRow(r, now) {
