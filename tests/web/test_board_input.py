@@ -187,10 +187,19 @@ def test_the_keyboard_alone_plays_the_how_to_play_board(new_page):
 
 def test_the_arrows_take_a_run_from_inside_a_pile(new_page):
     """Fours Up: "h" sends the 7♣ home; ArrowUp goes from the 8♠ to the 9♥ above it, and Enter then
-    Enter on the 10♣ moves the run 9♥ 8♠ there."""
+    Enter on the 10♣ moves the run 9♥ 8♠ there. First, a click on a focused card hides its ring."""
     page = new_page("arrows")
     open_howto(page, "fours-up")
     root = "#howto-board"
+    # a click on the card that has the focus while a move is in flight (the click does nothing and
+    # nothing is redrawn, so no focus moves) still hides the ring
+    assert tab_to(page, root, "t1")["outline"] == "solid"
+    page.evaluate("window.solrace.howtoPage.board.busy = true")
+    page.locator(f'{root} .pile[data-pile="t1"] .card[data-idx]').last.click()
+    f = focused(page)
+    assert f is not None and (f["pile"], f["outline"]) == ("t1", "none"), f
+    page.evaluate("window.solrace.howtoPage.board.busy = false")
+
     assert tab_to(page, root, "t0")["card"] == "7c"
     page.keyboard.press("h")
     page.wait_for_function(f"{PLAYED} === 1")
@@ -208,7 +217,7 @@ def test_the_arrows_take_a_run_from_inside_a_pile(new_page):
     piles = page.evaluate("window.solrace.howtoPage.board.view.piles")
     assert piles["t1"] == ["Tc", "9h", "8s"] and piles["t0"] == [], piles
     f = focused(page)
-    assert f is not None and (f["pile"], f["card"]) == ("t1", "8s"), f
+    assert f is not None and (f["pile"], f["card"], f["outline"]) == ("t1", "8s", "solid"), f
 
 
 def test_the_keyboard_alone_plays_a_race(new_page):

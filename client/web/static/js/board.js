@@ -96,6 +96,8 @@ export class Board {
       this.bindPointer();
       this.root.addEventListener("keydown", (e) => this.onKey(e));
       this.root.addEventListener("focusin", () => this.root.classList.toggle("keys", keyboardInput));
+      // a click on the card that already has the focus moves no focus (no focusin): the ring goes here
+      this.root.addEventListener("pointerdown", () => this.root.classList.remove("keys"), true);
     }
     this.resizeObs = new ResizeObserver(() => {
       const w = this.root.clientWidth;
