@@ -83,6 +83,8 @@ def test_compose_file_matches_the_server():
     rcmd = services["redis"]["command"]
     assert rcmd[0] == "redis-server" and _pairs(rcmd)["--appendonly"] == "yes"
     assert _pairs(rcmd)["--appendfsync"] == "always"
+    # a memory cap that refuses writes past it, never evicts a race (operations.md, Memory)
+    assert _pairs(rcmd)["--maxmemory-policy"] == "noeviction" and _pairs(rcmd)["--maxmemory"]
     assert _pairs(command)["--redis"] == "redis://redis:6379/0"
 
 
