@@ -139,12 +139,9 @@ def run(args: argparse.Namespace) -> int:
         settings = Settings.from_env(args=args)
     except ValueError as exc:  # a bad value in a flag or a SOLRACE_* variable
         return _refuse(str(exc), fmt, 2)
-    try:
-        _run_loop(serve(settings))
-    except OSError as exc:
-        if fmt != "json":
-            raise  # the command line says it in one line (client/cli/__init__.py)
-        return _refuse(str(exc) or type(exc).__name__, fmt, 1)
+    # An OSError (a port in use, Redis out of reach) is said by the command line in one line
+    # with its hint, as a JSON record when the log is JSON (client/cli/__init__.py).
+    _run_loop(serve(settings))
     return 0
 
 

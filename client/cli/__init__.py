@@ -68,11 +68,22 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        print(f"solrace {name}: interrupted", file=sys.stderr)
+        _say(name, f"solrace {name}: interrupted")
         return EXIT_INTERRUPTED
     except OSError as e:
-        print(f"solrace {name}: {describe_os_error(e)}", file=sys.stderr)
+        _say(name, f"solrace {name}: {describe_os_error(e)}")
         return 1
+
+
+def _say(name: str, line: str) -> None:
+    """A command's one-line failure on stderr; a JSON record when the command logs JSON (`serve`
+    and `bots` put their --log-format in the variable), so that a log collector gets no line it
+    cannot parse."""
+    if name in ("serve", "bots") and os.environ.get("SOLRACE_LOG_FORMAT", "").lower() == "json":
+        from server.logs import error_record  # only these two commands: they import it anyway
+
+        line = error_record(line)
+    print(line, file=sys.stderr)
 
 
 def describe_os_error(e: OSError) -> str:

@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -149,6 +150,20 @@ def test_a_failed_start_is_one_json_record(tmp_path: Path) -> None:
     failed = [r for r in logged if r["message"].startswith("solrace serve: ")]
     assert len(failed) == 1 and failed[0]["level"] == "ERROR", logged
     assert "Bad file format reading the append only file" in failed[0]["message"]
+
+
+def test_a_port_in_use_is_one_json_record_with_its_hint(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = serve(
+            "--host", "127.0.0.1", "--port", str(port), "--log-format", "json", "--data", str(tmp_path)
+        )
+    assert done.returncode == 1
+    failed = [r for r in records(done.stderr) if r["message"].startswith("solrace serve: ")]
+    assert len(failed) == 1 and failed[0]["level"] == "ERROR", done.stderr
+    assert "another process listens there" in failed[0]["message"], failed
 
 
 def test_an_unknown_log_format_is_refused() -> None:
