@@ -241,6 +241,17 @@ def test_recent_rows_say_place_kind_rating_time_and_replay(new_page):
     expect(rows).to_have_count(5)
     assert page.locator("#recent-more").inner_text() == "More (3)"
 
+    # left open past the day's close: the rows redraw by themselves (their times, and today's
+    # daily attempt's replay, no longer sealed), with no request and no re-render of the lobby
+    page.evaluate(
+        """(at) => { const c = window.solrace.conn; const shift = at - c.now();
+             c.now = () => Date.now() + c.offset + shift; }""",
+        today + day + 3 * 3_600_000,
+    )
+    expect(row(2).locator(".recent-replay")).to_have_count(1, timeout=30_000)
+    assert row(2).locator(".recent-sealed").count() == 0
+    assert row(0).locator(".recent-when").inner_text() != "2 h ago"
+
     # words.js: the places and signs
     got = page.evaluate(
         """async () => { const w = await import("/js/words.js");

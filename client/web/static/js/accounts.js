@@ -7,6 +7,7 @@
 // guest's in localStorage, so every hello after a claim or a login is the
 // account's.
 import { GAME_IDS, gameName } from "./games.js";
+import { signedText } from "./words.js";
 
 const TOKEN_KEY = "solrace.token";
 const NAME_KEY = "solrace.name";
@@ -14,10 +15,6 @@ const NAME_KEY = "solrace.name";
 /** True when this browser holds an account token. */
 export function loggedIn() {
   return (localStorage.getItem(TOKEN_KEY) || "").includes(".");
-}
-
-function signed(n) {
-  return n > 0 ? `+${n}` : String(n);
 }
 
 function ratingText(r) {
@@ -87,7 +84,7 @@ export class AccountPage {
     const p = m && (m.players || []).find((x) => x.player === me);
     if (!p) return null;
     const delta = p.after.rating - p.before.rating;
-    return this.ctx.h("p", { class: "rating-change", id: "rating-change" }, `Rating: ${ratingText(p.before)} → ${ratingText(p.after)} (${signed(delta)})`);
+    return this.ctx.h("p", { class: "rating-change", id: "rating-change" }, `Rating: ${ratingText(p.before)} → ${ratingText(p.after)} (${signedText(delta)})`);
   }
 
   onRating(m) {
@@ -97,7 +94,7 @@ export class AccountPage {
     const p = (m.players || []).find((x) => x.player === me);
     if (p) {
       const delta = p.after.rating - p.before.rating;
-      this.ctx.toast(`Rated ${gameName(m.game)}: ${ratingText(p.before)} → ${ratingText(p.after)} (${signed(delta)})`, "info", 6000);
+      this.ctx.toast(`Rated ${gameName(m.game)}: ${ratingText(p.before)} → ${ratingText(p.after)} (${signedText(delta)})`, "info", 6000);
     }
     if (this.active && this.kind !== "ratings") this.open(this.kind, this.id);
   }
@@ -311,7 +308,7 @@ export class AccountPage {
             h("td", {}, new Date(r.at).toLocaleString()),
             h("td", {}, gameName(r.game)),
             h("td", {}, `${r.rank} of ${r.players}`),
-            h("td", {}, `${ratingText(r.before)} → ${ratingText(r.after)} (${signed(r.after.rating - r.before.rating)})`),
+            h("td", {}, `${ratingText(r.before)} → ${ratingText(r.after)} (${signedText(r.after.rating - r.before.rating)})`),
             h("td", {}, h("a", { class: "btn small ghost", href: `#replay=${r.race}` }, "Replay")),
           ),
         ),

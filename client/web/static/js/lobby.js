@@ -182,6 +182,27 @@ function drawRecent() {
   if (el) el.replaceWith(recentEl());
 }
 
+// A lobby left open: its rows' "5 min ago" and a daily attempt's sealed replay change with the
+// clock alone. Checked every RECENT_TICK_MS and redrawn only when what they say has changed,
+// never under the keyboard's focus (a redraw replaces the links).
+const RECENT_TICK_MS = 10_000;
+let recentFace = ""; // what the shown rows' clock-dependent parts said when drawn
+
+function faceOf(shown, now) {
+  return shown.map((r) => `${agoText(r.at, now)}${r.kind === "daily" && dailyClosed(dailyDayOf(r), now) ? "+" : ""}`).join("|");
+}
+
+setInterval(() => {
+  const el = $("#recent-races");
+  if (!el || el.hidden || document.hidden || el.contains(document.activeElement)) return;
+  if (faceOf(shownRecent(), conn.now()) !== recentFace) drawRecent();
+}, RECENT_TICK_MS);
+
+function shownRecent() {
+  const races = recent.player && recent.player === myId() ? recent.races : [];
+  return races.slice(0, recent.more ? RECENT_MORE : RECENT_SHOWN);
+}
+
 const KIND_LABEL = { daily: "daily", arena: "arena", bot: "vs bot", quick: "quick match", private: "private", public: "public" };
 const STATUS_WORDS = { won: "won", finished: "finished", timeout: "out of time" };
 
@@ -231,7 +252,8 @@ function recentEl() {
   const races = recent.player && recent.player === myId() ? recent.races : [];
   if (!races.length) return h("section", { class: "panel recent", id: "recent-races", hidden: true });
   const now = conn.now();
-  const shown = races.slice(0, recent.more ? RECENT_MORE : RECENT_SHOWN);
+  const shown = shownRecent();
+  recentFace = faceOf(shown, now);
   return h(
     "section",
     { class: "panel recent", id: "recent-races" },
