@@ -20,7 +20,8 @@ restarted client resumes the same identity and seats (without a mode it goes
 back to the last race it holds a seat in; ``--race`` names one, e.g. the race
 ``solrace arena`` paired it in). ``--login`` and ``--claim`` put an account's
 token there (the password is asked for with getpass: never echoed, never an
-argument, never kept), ``--logout`` takes it out, ``--logout-all`` ends every
+argument, never kept; from a pipe, each password asked for is one line of stdin),
+``--logout`` takes it out, ``--logout-all`` ends every
 session of the account (every device) and takes it out too. ``--password`` asks
 for the current password and twice for the new one; the server ends the
 account's other sessions and keeps this terminal's token, so the file stays as
@@ -243,15 +244,28 @@ def rated_step(args: argparse.Namespace) -> str | None:
     return rated_needs_account(args.game, "quick" if args.quick else "create")
 
 
+def read_password(prompt: str) -> str:
+    """A password: at a terminal through getpass (not echoed); from a pipe (a script), one line
+    of stdin, with no prompt. getpass would print its prompt and a warning that it cannot hide
+    the echo when there is no terminal to open, neither of which a script wants."""
+    if sys.stdin.isatty():
+        return getpass.getpass(prompt)
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\r\n")
+
+
 def account_step(
     args: argparse.Namespace,
-    ask: Callable[[str], str] = getpass.getpass,
+    ask: Callable[[str], str] = read_password,
     say: Callable[[str], None] = print,
 ) -> int | None:
     """--login, --claim, --logout, --logout-all, --password, before the app: an exit status
     to stop with (after the last three, or when the server refused), or None to go on and play.
 
-    Passwords come from `ask` (getpass: not echoed) and go into one request only.
+    Passwords come from `ask` (getpass at a terminal: not echoed; one line each from a pipe) and
+    go into one request only.
     """
     if not (args.login or args.claim or args.logout or args.logout_all or args.password):
         return None

@@ -10,6 +10,10 @@ ends every session, this terminal's too, and takes its token out of the file.
 
 from __future__ import annotations
 
+import asyncio
+import sys
+from pathlib import Path
+
 import pytest
 
 from client.library.connection import ServerError, connect
@@ -18,6 +22,7 @@ from tests.tui.test_account_cli import Typist, make_account, step
 
 pytestmark = pytest.mark.timeout(120)
 
+ROOT = Path(__file__).resolve().parents[2]
 CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
 PW = "correct horse battery"  # make_account's
 NEW = "staple battery horse"
@@ -87,6 +92,41 @@ async def test_a_password_change_keeps_this_terminal_and_ends_the_others(server,
     out = capsys.readouterr()
     shown = out.out + out.err + " ".join(said) + here.read_text() + there.read_text()
     assert PW not in shown and NEW not in shown
+
+
+async def test_passwords_from_a_pipe_are_lines_of_stdin_with_no_prompt_or_warning(server, tmp_path) -> None:
+    """A script: `solrace play --password` with stdin a pipe reads each password as a line,
+    prints no prompt and none of getpass's warnings (it has no terminal to hide the echo on)."""
+    url = server.ws_url
+    await make_account(url, "cyd")
+    path = tmp_path / "token"
+    status, _ = await step("--login", "cyd", "--url", url, "--token-file", str(path), ask=Typist(PW))
+    assert status is None
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "client.cli",
+        "play",
+        "--password",
+        "--url",
+        url,
+        "--token-file",
+        str(path),
+        cwd=ROOT,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,  # no controlling terminal: getpass could not open /dev/tty
+    )
+    out, err = await asyncio.wait_for(proc.communicate(f"{PW}\n{NEW}\n{NEW}\n".encode()), 60)
+    assert proc.returncode == 0, err
+    assert err == b"", err
+    assert out.decode().startswith("the password of cyd is changed"), out
+    assert PW.encode() not in out and NEW.encode() not in out
+    status, _ = await step(
+        "--login", "cyd", "--url", url, "--token-file", str(tmp_path / "2"), ask=Typist(NEW)
+    )
+    assert status is None  # the new password logs in
 
 
 async def test_logout_all_ends_every_session_and_forgets_the_token(server, tmp_path, capsys) -> None:
