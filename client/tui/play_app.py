@@ -26,11 +26,11 @@ from .session import ServerError, Session
 from .text import clock
 from .widgets import BoardView, bars_text
 
+# Whole in the status line's 3 rows from 80 columns on (tests/tui/test_play_help.py).
 HELP = (
-    "Moves: click a card then a pile (deeper in a column = a run), double-click sends home, "
-    "click the stock to draw, "
-    "or type notation: w>f3  t2:3>t5  draw (d).  Tab completes a legal move.  "
-    "Commands: ready, unready, start, leave, finish, resync, hint, menu (once the race is over), quit."
+    "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
+    "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
+    "Commands: ready unready start leave finish resync hint menu quit"
 )
 
 
@@ -57,7 +57,7 @@ class PlayApp(App[int]):
     #bars { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary-darken-2; }
     #hints { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     #result { height: auto; padding: 0 1; display: none; border: round $success; }
-    #status { height: auto; max-height: 2; padding: 0 1; }
+    #status { height: auto; max-height: 3; padding: 0 1; }
     #status.error { color: $error; }
     #cmd { dock: bottom; }
     """

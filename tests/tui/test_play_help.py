@@ -1,0 +1,28 @@
+"""The race screen's help is whole in its status line, from an 80-column terminal on (it was
+cut after two rows even at 110 columns)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from client.tui.play_app import HELP, PlayApp
+from tests.tui.helpers import rendered, until
+
+
+async def never_connects():
+    await asyncio.Event().wait()
+
+
+@pytest.mark.parametrize("columns", [80, 110, 160])
+async def test_the_help_is_whole_in_the_status_line(columns: int) -> None:
+    app = PlayApp(never_connects)
+    async with app.run_test(size=(columns, 30)) as pilot:
+        status = app.query_one("#status")
+        await until(pilot, lambda: status.region.height > 0, what="the status line drawn")
+        assert " ".join(rendered(status).split()) == " ".join(HELP.split())
+        needed = status.get_content_height(
+            status.container_size, status.container_viewport.size, status.content_region.width
+        )
+        assert needed <= status.region.height, (needed, status.region)
