@@ -31,6 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("client.cli.bench", "load-test a server against an echo baseline"),
     "verify": ("client.cli.verify", "re-deal and re-play a finished race or daily"),
     "analyze": ("client.cli.analyze", "where each player of a finished race lost the win"),
+    "replay": ("client.cli.replay", "view a finished race move by move in the terminal"),
 }
 
 #: Exit status of a command whose output pipe was closed (128 + SIGPIPE).

@@ -1,10 +1,14 @@
 """The "Your races" screen of `solrace play` (docs/protocol.md §9 `recent`).
 
 Your own races that ended, newest first (guests and accounts alike): when, game, kind,
-place, result, cards home, moves, time and a rated race's rating change. The highlighted
-race's details say its id and the commands that re-play and check it from its revealed
-seed (`solrace verify --race ID`) and show where a win was lost (`solrace analyze`): the
-terminal has no replay view of its own. The text is built by client/tui/recent_text.py.
+place, result, cards home, moves, time and a rated race's rating change. Enter on the
+highlighted race (or the Replay button) fetches its replay with the screen's own session
+(so a private race of yours needs no invite) and opens the replay viewer over this screen
+(client/tui/replay_screen.py: its deal move by move, each player's); a refusal — a daily
+attempt sealed until its day closes, say — is one sentence under the list. The details
+also say the race's id and the commands that view it (`solrace replay`), re-play and
+check it from its revealed seed (`solrace verify --race ID`) and show where a win was lost
+(`solrace analyze`). The text is built by client/tui/recent_text.py.
 """
 
 from __future__ import annotations
@@ -21,11 +25,14 @@ from textual.widgets import Button, DataTable, Label, Static
 
 from .net import token_path
 from .recent_text import COLUMNS, EMPTY_TEXT, RECENT_LIMIT, detail_text, recent_row, title_text
+from .replay_model import ReplayError, build_replay
+from .replay_screen import ReplayScreen
+from .replay_text import refusal_text
 from .session import ServerError, Session
 
 
 class RecentScreen(ModalScreen[None]):
-    """Your latest races; the highlighted one's details and how to check it."""
+    """Your latest races; the highlighted one's details, its replay and how to check it."""
 
     DEFAULT_CSS = """
     RecentScreen { align: center middle; }
@@ -56,6 +63,7 @@ class RecentScreen(ModalScreen[None]):
                 yield Static("loading your races…", id="recent-detail")
             yield Label("", id="recent-error")
             with Horizontal():
+                yield Button("Replay", id="recent-replay", variant="primary")
                 yield Button("Refresh", id="recent-refresh")
                 yield Button("Back", id="recent-back")
 
@@ -105,6 +113,30 @@ class RecentScreen(ModalScreen[None]):
     @on(DataTable.RowHighlighted, "#recent-races")
     def highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.show_detail(event.cursor_row)
+
+    @on(DataTable.RowSelected, "#recent-races")
+    @on(Button.Pressed, "#recent-replay")
+    def action_replay(self) -> None:
+        row = self.query_one("#recent-races", DataTable).cursor_row
+        if 0 <= row < len(self.races):
+            self.open_replay(str(self.races[row].get("race", "")))
+
+    @work(exclusive=True, group="recent-replay")
+    async def open_replay(self, race: str) -> None:
+        """Fetch the race's replay as this session's player, then view it over this screen."""
+        self.say(f"fetching the replay of race {race}…")
+        try:
+            reply = await self.session.request("replay", race=race)
+            replay = build_replay(reply)
+        except ServerError as e:
+            # The session asks as the player: no option of a command would help here.
+            self.say(refusal_text(e.code, race, e.message, flags=False))
+            return
+        except ReplayError as e:
+            self.say(f"race {race}: {e}")
+            return
+        self.say("")
+        self.app.push_screen(ReplayScreen(replay, replay.index_of(self.session.player)))
 
     @on(Button.Pressed, "#recent-refresh")
     def action_reload(self) -> None:

@@ -1,6 +1,7 @@
 """What the "Your races" screen writes (docs/protocol.md §9 `recent`): a row per race of
-yours that ended, newest first, and the highlighted race's details with the commands that
-re-play and check it. Plain functions of the wire dicts, no terminal."""
+yours that ended, newest first, and the highlighted race's details with how to view it move
+by move (Enter there, or `solrace replay`) and the commands that re-play and check it.
+Plain functions of the wire dicts, no terminal."""
 
 from __future__ import annotations
 
@@ -122,10 +123,11 @@ def title_text(races: list[dict[str, Any]], logged_in: bool) -> str:
 
 
 def detail_text(e: dict[str, Any], server_url: str | None, now: int, token_file: str | None = None) -> Text:
-    """The highlighted race: what it was, your result, your rating change, and the commands
-    that re-play it from its revealed seed and check it (`solrace verify`), and show where a
-    win was lost (`solrace analyze`). `token_file`: where this terminal keeps its token, when
-    not the default (a private race's commands ask as you, with that file)."""
+    """The highlighted race: what it was, your result, your rating change, how to view it move
+    by move (Enter on it, or `solrace replay`), and the commands that re-play it from its
+    revealed seed and check it (`solrace verify`), and show where a win was lost (`solrace
+    analyze`). `token_file`: where this terminal keeps its token, when not the default (a
+    private race's commands ask as you, with that file)."""
     race = str(e.get("race", "?"))
     url = server_url or "ws://HOST:PORT/ws"
     t = Text()
@@ -161,6 +163,7 @@ def detail_text(e: dict[str, Any], server_url: str | None, now: int, token_file:
         t.append(
             "a daily attempt: its moves stay sealed until the day closes (00:00 UTC); then\n", style="dim"
         )
+    t.append(f"move by move:           Enter here, or solrace replay --url {url} --race {race}{as_me}\n")
     t.append(f"re-play and check it:   solrace verify --url {url} --race {race}{as_me}\n")
     t.append(f"where a win was lost:   solrace analyze --url {url} --race {race}{as_me}")
     return t

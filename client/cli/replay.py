@@ -1,0 +1,106 @@
+"""`solrace replay`: a finished race move by move in the terminal.
+
+    solrace replay --url ws://127.0.0.1:8765/ws --race r8a1c…   # fetch its replay, then view it
+    solrace replay --race http://HOST:PORT/#race=r8a1c…&invite=…  # a link: its server and invite
+    solrace replay --url URL --race ID --token-file              # a private race you played in
+    solrace replay --url URL --race ID --invite SECRET           # a private race by its invite
+    solrace replay saved.json --player ada                       # a saved document, from ada's seat
+
+The document is the one `solrace verify` reads (client/cli/verify.py): the server's
+`replay` reply (docs/protocol.md §3), fetched with `--url` and `--race` (as a new guest,
+or with `--token-file` as the player whose token `solrace play` keeps), or a JSON or
+MessagePack file (`solrace verify --save` writes one; a closed daily's `daily_replay`
+document works too). Its revealed seed is re-dealt and every player's moves re-played with
+the rules engine, then the viewer opens (client/tui/replay_screen.py). A refusal (the race
+still running, a daily attempt sealed until its day closes, a private race, no such race)
+is one sentence on stderr, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from typing import Any
+
+from .verify import InputError, add_token_argument, load, token_of
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
+    parser.add_argument(
+        "--url",
+        action="append",
+        help="fetch from a server, e.g. ws://127.0.0.1:8765/ws (repeat it for several processes: failover)",
+    )
+    parser.add_argument(
+        "--race", metavar="ID_OR_LINK", help="with --url: the finished race's id (or its link)"
+    )
+    parser.add_argument("--invite", help="with --race: a private race's invite (a link carries it)")
+    parser.add_argument("--player", help="show this player's moves first (id or name; default: the winner)")
+    add_token_argument(parser)
+
+
+async def fetch_replay(
+    url: str | list[str],
+    race: str,
+    *,
+    invite: str | None = None,
+    token: str | None = None,
+    flags: bool = True,
+) -> dict[str, Any]:
+    """The server's `replay` reply as a dict, as a new guest or as the player of ``token``;
+    a refusal is :class:`InputError` with one sentence (``flags``: naming this command's
+    options that may get past it)."""
+    import msgspec
+
+    from client.library import ServerError, connect
+    from client.tui.replay_text import refusal_text
+
+    try:
+        async with connect(url, name="replayer", token=token) as c:
+            reply = await c.replay(race, invite=invite)
+    except ServerError as e:
+        raise InputError(refusal_text(str(e.code), race, e.message or "", flags=flags)) from None
+    except (OSError, ValueError) as e:  # unreachable, a closed connection, a malformed URL
+        where = url if isinstance(url, str) else " or ".join(url)
+        raise InputError(f"cannot fetch the replay from {where}: {e}") from None
+    out: dict[str, Any] = msgspec.to_builtins(reply)
+    out.pop("t", None)
+    out.pop("rid", None)
+    return out
+
+
+async def obtain(args: argparse.Namespace) -> dict[str, Any]:
+    """The document the arguments name: fetched (`--race`), else read from the file."""
+    if args.race:
+        from client.tui.links import parse_invite, parse_link
+
+        try:
+            link_url, race = parse_link(args.race)
+        except ValueError as e:
+            raise InputError(f"--race: {e}") from None
+        urls = list(args.url or []) or ([link_url] if link_url else [])
+        if not urls:
+            raise InputError("with --race give --url ws://HOST:PORT/ws (or the race's link)")
+        invite = args.invite or parse_invite(args.race)
+        return await fetch_replay(urls, race, invite=invite, token=token_of(args))
+    if args.url:
+        raise InputError("with --url give --race ID")
+    if args.file:
+        return load(args.file)
+    raise InputError("give a replay file, or --url with --race")
+
+
+def run(args: argparse.Namespace) -> int:
+    from client.tui.replay_model import ReplayError, build_replay
+
+    try:
+        doc = asyncio.run(obtain(args))
+        replay = build_replay(doc)
+    except (InputError, ReplayError, OSError) as e:
+        print(f"solrace replay: {e}", file=sys.stderr)
+        return 2
+    from client.tui.replay_screen import ReplayApp
+
+    return int(ReplayApp(replay, replay.index_of(args.player)).run() or 0)

@@ -1,0 +1,93 @@
+"""What the terminal replay viewer writes (client/tui/replay_screen.py): its heading, the
+players to switch between, the line under the board (move k of N, the move, cards home,
+the time into the race), and the one sentence that says why a replay was refused.
+Plain functions of client/tui/replay_model.py's data, no terminal."""
+
+from __future__ import annotations
+
+from rich.text import Text
+
+from protocol.rules.facts import game_name
+
+from .replay_model import Cursor, RaceReplay, at_end, frame
+from .text import duration, time_text
+
+#: Seconds between two moves of the auto-play: steady, whatever the race's own pace was.
+AUTOPLAY_S = 0.5
+
+#: How a player who did not win ended, said at their last position.
+END_TEXTS = {"finished": "declared finished", "timeout": "time up"}
+
+HELP_TEXT = (
+    "→/n next · ←/p back · Home/End the deal/the end · Tab/1-9 another player (at the same moment) · "
+    "space auto-play · Esc back"
+)
+
+
+def title_text(replay: RaceReplay) -> Text:
+    """``race r8a1c · Fours Up · seed 9be…`` (a daily's day instead of a race id)."""
+    t = Text()
+    what = f"race {replay.race}" if replay.race else f"daily {replay.date}" if replay.date else "replay"
+    t.append(what, style="bold")
+    t.append(f" · {game_name(replay.game)} · seed {replay.seed}")
+    return t
+
+
+def player_label(replay: RaceReplay, i: int) -> str:
+    """``1 ada · won in 3:21.4`` (the key that picks the player, and their result)."""
+    p = replay.players[i]
+    key = f"{i + 1} " if i < 9 else ""
+    result = f" · {time_text(p.entry)}" if p.entry else ""
+    return f"{key}{p.name}{result}"
+
+
+def players_text(replay: RaceReplay, cursor: Cursor) -> Text:
+    """Every player, the one shown highlighted."""
+    t = Text()
+    for i in range(len(replay.players)):
+        if i:
+            t.append("   ")
+        shown = i == cursor.player
+        t.append(f" {player_label(replay, i)} ", style="bold reverse" if shown else "dim")
+    return t
+
+
+def status_text(replay: RaceReplay, cursor: Cursor) -> str:
+    """The line under the board: ``ada · move 37 of 112 · t2>f5 · 41/104 cards home ·
+    1:23.4 into the race`` (the deal is move 0)."""
+    p = replay.players[cursor.player]
+    f = frame(replay, cursor)
+    parts = [p.name, f"move {f.n} of {p.last}", f.move or "the deal", f"{f.home}/{replay.total} cards home"]
+    if f.at_ms is not None:
+        parts.append(f"{duration(max(f.at_ms, 0))} into the race")
+    if f.won:
+        parts.append("won")
+    elif at_end(replay, cursor) and p.entry:
+        status = str(p.entry.get("status") or "")
+        parts.append(END_TEXTS.get(status, status or "the end"))
+    line = " · ".join(parts)
+    if p.stopped and at_end(replay, cursor):
+        line += f" ({p.stopped})"
+    return line
+
+
+# --- refusals ----------------------------------------------------------------------------------
+
+
+def refusal_text(code: str, race: str, message: str = "", *, flags: bool = True) -> str:
+    """One sentence for a `replay` the server refused (docs/protocol.md §3 `replay`, §6).
+    ``flags``: name the command's options that may get past a refusal (`solrace replay`);
+    inside the app, whose session already asks as the player, there are none."""
+    if code == "no-such-race":
+        return f"There is no race {race} on this server (a wrong id, or a race too old to be kept)."
+    if code == "race-not-over":
+        return f"Race {race} is still running: its replay opens once it has finished."
+    if code == "daily-open":
+        return f"Race {race} is a daily attempt: its moves stay sealed until its day closes (00:00 UTC)."
+    if code == "private-race":
+        how = " (--token-file to ask as one of its players, or --invite)" if flags else ""
+        return f"Race {race} is private: only its players and holders of its invite may replay it{how}."
+    if code == "bad-token":
+        return "The server does not know this token (its session ended): log in again with solrace play."
+    detail = f" ({message})" if message else ""
+    return f"The server refused the replay of race {race}: {code}{detail}."
