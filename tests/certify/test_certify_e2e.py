@@ -86,7 +86,7 @@ async def test_a_winnable_race_deals_a_certified_seed_and_publishes_its_line(mak
         assert end.seed not in {e["seed"] for e in await pool_entries(r, GAME)}
 
         # Analysis after the end: no move was made, so the deal itself is still winnable.
-        analysis = await ada.request(m.Analysis(race=snap.race), timeout=DEADLINE)
+        analysis = await ada.request(m.Analysis(race=snap.race), timeout=DEADLINE * 4)
         (mine,) = analysis.players
         assert mine.verdict == "still-winnable" and rules.replay(GAME, end.seed, mine.line).won
         assert await r.get(keys.analysis(snap.race)) is not None  # cached
