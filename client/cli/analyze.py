@@ -32,7 +32,7 @@ from typing import Any
 from protocol import rules
 from protocol.solver import DEFAULT_NODES, Analysis, analyze
 
-from .verify import InputError, add_token_argument, fetch, load, token_of
+from .verify import InputError, add_source_arguments, add_token_argument, fetch, load, token_of
 
 
 def analyze_document(
@@ -78,12 +78,7 @@ def deal_line(results: list[tuple[str, Analysis]]) -> str:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
-    parser.add_argument(
-        "--url",
-        action="append",
-        help="fetch from a server, e.g. ws://127.0.0.1:8765/ws (repeat it for several processes: failover)",
-    )
+    add_source_arguments(parser)
     parser.add_argument("--race", help="with --url: the finished race's id")
     parser.add_argument("--seed", help="the revealed seed, if the document lacks it")
     parser.add_argument(

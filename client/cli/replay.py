@@ -23,16 +23,11 @@ import asyncio
 import sys
 from typing import Any
 
-from .verify import InputError, add_token_argument, load, token_of
+from .verify import InputError, add_source_arguments, add_token_argument, fetch, load, token_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
-    parser.add_argument(
-        "--url",
-        action="append",
-        help="fetch from a server, e.g. ws://127.0.0.1:8765/ws (repeat it for several processes: failover)",
-    )
+    add_source_arguments(parser)
     parser.add_argument(
         "--race", metavar="ID_OR_LINK", help="with --url: the finished race's id (or its link)"
     )
@@ -52,23 +47,16 @@ async def fetch_replay(
     """The server's `replay` reply as a dict, as a new guest or as the player of ``token``;
     a refusal is :class:`InputError` with one sentence (``flags``: naming this command's
     options that may get past it)."""
-    import msgspec
-
-    from client.library import ServerError, connect
     from client.tui.replay_text import refusal_text
 
-    try:
-        async with connect(url, name="replayer", token=token) as c:
-            reply = await c.replay(race, invite=invite)
-    except ServerError as e:
-        raise InputError(refusal_text(str(e.code), race, e.message or "", flags=flags)) from None
-    except (OSError, ValueError) as e:  # unreachable, a closed connection, a malformed URL
-        where = url if isinstance(url, str) else " or ".join(url)
-        raise InputError(f"cannot fetch the replay from {where}: {e}") from None
-    out: dict[str, Any] = msgspec.to_builtins(reply)
-    out.pop("t", None)
-    out.pop("rid", None)
-    return out
+    return await fetch(
+        url,
+        race=race,
+        invite=invite,
+        token=token,
+        name="replayer",
+        refusal=lambda e: refusal_text(str(e.code), race, e.message or "", flags=flags),
+    )
 
 
 async def obtain(args: argparse.Namespace) -> dict[str, Any]:

@@ -43,12 +43,16 @@ import asyncio
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol import rules
 from protocol.ranking import entry_key
+
+if TYPE_CHECKING:
+    from client.library import ServerError  # imported when fetching: not for a file
 
 
 @dataclass
@@ -297,34 +301,40 @@ async def fetch(
     url: str | list[str],
     *,
     race: str | None = None,
+    invite: str | None = None,
     daily: str | None = None,
     date: str | None = None,
     player: str | None = None,
     token: str | None = None,
+    name: str = "verifier",
+    refusal: Callable[[ServerError], str] | None = None,
 ) -> dict[str, Any]:
     """Fetch a replay over the protocol with the client library: as a new guest, or as the
-    player of `token` (a private race may be replayed by its players only)."""
+    player of `token` (a private race may be replayed by its players only), or with a private
+    race's `invite`. A refusal is :class:`InputError`, worded by `refusal` if given."""
     import msgspec
 
     from client.library import ServerError, connect
     from protocol import messages as m
 
     try:
-        async with connect(url, name="verifier", token=token) as c:
+        async with connect(url, name=name, token=token) as c:
             if race is not None:
-                reply = await c.replay(race)
+                reply = await c.replay(race, invite=invite)
             elif daily is not None and date is not None:
                 reply = await c.request(m.DailyReplay(game=daily, date=date, player=player))
             else:
                 raise InputError("fetching needs a race, or a daily's game and date")
     except ServerError as e:
+        if refusal is not None:
+            raise InputError(refusal(e)) from None
         hint = (
             " (a private race you played in: add --token-file)"
             if e.code == "private-race" and not token
             else ""
         )
         raise InputError(f"the server refused: {e}{hint}") from None
-    except (OSError, AttributeError) as e:
+    except (OSError, ValueError, AttributeError) as e:  # unreachable, closed, a malformed URL
         where = url if isinstance(url, str) else " or ".join(url)
         raise InputError(f"cannot fetch the replay from {where}: {e}") from None
     out: dict[str, Any] = msgspec.to_builtins(reply)
@@ -336,13 +346,18 @@ async def fetch(
 # --- command ----------------------------------------------------------------------------------
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where a replay document comes from: a file, or a server (`--url`, with `--race`...)."""
     parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
     parser.add_argument(
         "--url",
         action="append",
         help="fetch from a server, e.g. ws://127.0.0.1:8765/ws (repeat it for several processes: failover)",
     )
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_source_arguments(parser)
     parser.add_argument("--race", help="with --url: the finished race's id")
     parser.add_argument("--daily", metavar="GAME", help="with --url: a closed daily's game")
     parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")
