@@ -36,6 +36,12 @@ TICK_NOW_MAX_WAIT_S = 5.0
 # process whose end commit won. If that process dies on the way, the race's timer is still
 # stored, and a tick this long after the end does it instead (every step is idempotent).
 AFTER_END_GRACE_MS = 10_000
+# A follow-up whose recent-races write failed is done again later, less often the longer it
+# has failed (half the time since the end, within these bounds): an outage is retried within
+# a minute, and a write that keeps failing (a bug) costs one try and one log line an hour
+# instead of one per sweep.
+AFTER_END_RETRY_MIN_MS = 60_000
+AFTER_END_RETRY_MAX_MS = 3_600_000
 
 
 class Clock:
@@ -168,6 +174,13 @@ class Clock:
                 log.exception("end hook failed for race %s", race.race)
         if recorded:
             await store.schedule(race.race, None)
+            return
+        now = self.svc.now_ms()
+        wait = min(max((now - (race.ended or now)) // 2, AFTER_END_RETRY_MIN_MS), AFTER_END_RETRY_MAX_MS)
+        try:
+            await store.schedule(race.race, now + wait)
+        except Exception:  # Redis is out: the timer stays where it was, due at the next sweeps
+            pass
 
     async def _after_end_left_over(self, race: R.Race, now: int) -> None:
         """A finished race ticked: if its timer is still stored a grace after its end, the
@@ -178,7 +191,10 @@ class Clock:
             return
         if now - (race.ended or 0) < AFTER_END_GRACE_MS:
             return  # the ending process is (most likely) still at it; its timer brings us back
-        log.warning("race %s ended without its follow-up (its process died?); doing it now", race.race)
+        log.warning(
+            "race %s ended without its follow-up (its process died, or a write failed); doing it now",
+            race.race,
+        )
         await self._after_end(race, await store.move_logs(race))
 
     async def sweeper(self) -> None:

@@ -4,6 +4,7 @@ real Redis; and the lists in Redis (server/storage/recent.py): cap, idempotence,
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 import msgspec
@@ -13,6 +14,7 @@ from waiting import until
 from wsclient import Raw, player
 
 from protocol import messages as m
+from server.handlers.clock import AFTER_END_RETRY_MAX_MS, AFTER_END_RETRY_MIN_MS
 from server.storage.keys import recent_entries_key, recent_key
 from server.storage.recent import ACCOUNT_RECENT_TTL_S, RECENT_CAP
 
@@ -239,3 +241,44 @@ async def test_a_rated_race_shows_each_player_s_rating_change(app):
         assert e["before"] == mine[c.player]["before"] and e["after"] == mine[c.player]["after"]
         no_seed_anywhere(e)
     await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_a_recent_write_that_keeps_failing_is_retried_less_and_less_often(app, r, monkeypatch):
+    """The end's follow-up whose recent-races write fails keeps the race's timer, moved a
+    minute on (half the time since the end, at most an hour): not due at every sweep, where
+    a write that keeps failing (a bug) would be tried and logged again and again."""
+    import server.handlers.clock as clock_module
+
+    failed: list[str] = []
+
+    async def broken(store: Any, race: Any) -> None:
+        failed.append(race.race)
+        raise RuntimeError("a bug in the recent write")
+
+    monkeypatch.setattr(clock_module, "record_race", broken)
+    ada = await player(app.ws_url, "ada")
+    rid = await solo_race(ada)
+    svc, store = app.service, app.service.store
+    _now, race = await store.load_race(rid)
+    assert race is not None and race.ended is not None
+
+    async def retry_at() -> int | None:
+        at = await store.scheduled_at(rid)
+        return at if failed and at is not None and at >= race.ended + AFTER_END_RETRY_MIN_MS else None
+
+    at = await until(retry_at, what="the follow-up's retry scheduled")
+    assert at <= svc.now_ms() + AFTER_END_RETRY_MIN_MS
+    # long after the end: an hour at most between tries
+    old = dataclasses.replace(race, ended=svc.now_ms() - 10 * 3_600_000)
+    await svc.clock._after_end(old, await store.move_logs(race))
+    assert (
+        svc.now_ms() + AFTER_END_RETRY_MAX_MS - 5_000
+        <= await store.scheduled_at(rid)
+        <= svc.now_ms() + AFTER_END_RETRY_MAX_MS
+    )
+    # the write works again: the next try lists the race and removes the timer
+    monkeypatch.undo()
+    await svc.clock._after_end_left_over(race, svc.now_ms() + AFTER_END_RETRY_MAX_MS)
+    assert [e["race"] for e in await listed(ada, 1)] == [rid]
+    assert await store.scheduled_at(rid) is None
+    await ada.close()
