@@ -12,7 +12,7 @@ or with `--token-file` as the player whose token `solrace play` keeps), or a JSO
 MessagePack file (`solrace verify --save` writes one; a closed daily's `daily_replay`
 document works too). Its revealed seed is re-dealt and every player's moves re-played with
 the rules engine, then the viewer opens (client/tui/replay_screen.py). A refusal (the race
-still running, a daily attempt sealed until its day closes, a private race, no such race)
+not finished, a daily attempt sealed until its day closes, a private race, no such race)
 is one sentence on stderr, exit 2.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -80,12 +81,31 @@ async def obtain(args: argparse.Namespace) -> dict[str, Any]:
     raise InputError("give a replay file, or --url with --race")
 
 
+def keys_from_the_terminal() -> None:
+    """After a document read from a pipe (`-`), the viewer's keys come from the terminal, as
+    a pager's do: stdin is reopened on /dev/tty. No terminal: InputError."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        return
+    try:
+        tty = os.open("/dev/tty", os.O_RDONLY)
+    except OSError:
+        raise InputError("the viewer needs a terminal for its keys, and there is none") from None
+    os.dup2(tty, 0)
+    os.close(tty)
+
+
 def run(args: argparse.Namespace) -> int:
     from client.tui.replay_model import ReplayError, build_replay
 
     try:
+        if args.file and args.race:
+            raise InputError("give a replay file or --race, not both")
         doc = asyncio.run(obtain(args))
         replay = build_replay(doc)
+        if args.player and replay.find(args.player) is None:
+            names = ", ".join(p.name for p in replay.players)
+            raise InputError(f"--player: no {args.player!r} in this race (its players: {names})")
+        keys_from_the_terminal()
     except (InputError, ReplayError, OSError) as e:
         print(f"solrace replay: {e}", file=sys.stderr)
         return 2

@@ -6,7 +6,8 @@ fragment parameter):
 * ``r8a1c…`` — a bare id (the server is ``--url``);
 * ``ws://HOST:PORT/ws?race=ID`` or ``ws://HOST:PORT/ws#ID``;
 * ``http://HOST:PORT/race/ID``, ``http://HOST:PORT/#race=ID``, ``…/?race=ID``
-  (a web-client link): the server is ``ws://HOST:PORT/ws`` (``wss`` for https);
+  (a web-client link; its ``#replay=ID`` and ``#watch=ID`` pages name the race
+  the same way): the server is ``ws://HOST:PORT/ws`` (``wss`` for https);
 * ``solrace://HOST:PORT/ID``.
 
 A private race's link also carries its invite, the secret that opens it
@@ -27,8 +28,9 @@ def parse_link(text: str) -> tuple[str | None, str]:
     race = None
     for part in (u.query, u.fragment):
         q = parse_qs(part)
-        if "race" in q:
-            race = q["race"][0]
+        for key in ("race", "replay", "watch"):  # the web client's race, replay and watch pages
+            if key in q and race is None:
+                race = q[key][0]
     if race is None and u.fragment and "=" not in u.fragment:
         race = u.fragment.strip("/").split("/")[-1]
     path = [p for p in u.path.split("/") if p]

@@ -112,6 +112,7 @@ class RecentScreen(ModalScreen[None]):
 
     @on(DataTable.RowHighlighted, "#recent-races")
     def highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self.say("")  # a refusal was about the row left
         self.show_detail(event.cursor_row)
 
     @on(DataTable.RowSelected, "#recent-races")

@@ -65,16 +65,20 @@ class RaceReplay:
     #: a daily's day (a `daily_replay` document), else None
     date: str | None = None
 
+    def find(self, who: str) -> int | None:
+        """The position in :attr:`players` of a player id or name (case-insensitive), or None."""
+        for i, p in enumerate(self.players):
+            if who == p.player:
+                return i
+        for i, p in enumerate(self.players):
+            if who.casefold() == p.name.casefold():
+                return i
+        return None
+
     def index_of(self, who: str | None) -> int:
-        """The position in :attr:`players` of a player id or name (case-insensitive); 0 if none."""
-        if who:
-            for i, p in enumerate(self.players):
-                if who == p.player:
-                    return i
-            for i, p in enumerate(self.players):
-                if who.casefold() == p.name.casefold():
-                    return i
-        return 0
+        """:meth:`find`, or 0 (the first place) for nobody or someone not in the race."""
+        found = self.find(who) if who else None
+        return 0 if found is None else found
 
 
 def _moves_of(raw: Any, who: str) -> list[tuple[str, int | None]]:
@@ -132,6 +136,15 @@ def build_replay(doc: Any) -> RaceReplay:
 
     Players come in ranking order (the winner first; those the ranking lacks after), so
     that the keys 1…9 pick them by place."""
+    try:
+        return _build_replay(doc)
+    except ReplayError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError) as e:  # a field of the wrong type
+        raise ReplayError(f"the document is malformed ({type(e).__name__}: {e})") from None
+
+
+def _build_replay(doc: Any) -> RaceReplay:
     if not isinstance(doc, dict):
         raise ReplayError("a replay document is a map")
     game, seed = doc.get("game"), doc.get("seed")

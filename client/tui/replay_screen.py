@@ -5,9 +5,9 @@ from the server's `replay` reply, so every position is at hand): the board as
 client/tui/board.py draws it, with the pile the move landed on marked; the players; and a
 line with the move, cards home and the time into the race (client/tui/replay_text.py).
 Keys: →/n and ←/p step, Home/End jump to the deal and the end, Tab (shift+Tab) and 1…9
-switch players at the same moment of the race, space auto-plays at a steady pace, Esc
-leaves. `solrace replay` runs it as :class:`ReplayApp`; the "Your races" screen of
-`solrace play` pushes it over itself.
+switch players at the same moment of the race, space auto-plays at a steady pace, ↑/↓ and
+PgUp/PgDn scroll a board taller than the terminal, Esc leaves. `solrace replay` runs it as
+:class:`ReplayApp`; the "Your races" screen of `solrace play` pushes it over itself.
 """
 
 from __future__ import annotations
@@ -47,6 +47,11 @@ class ReplayScreen(Screen[None]):
         Binding("shift+tab", "switch(-1)", "previous player", priority=True),
         *(Binding(str(k), f"pick({k - 1})", show=False, priority=True) for k in range(1, 10)),
         Binding("space", "autoplay", "auto-play", priority=True),
+        # The board's scroll area takes no focus: a board taller than the terminal scrolls here.
+        Binding("up,k", "scroll(-1)", show=False, priority=True),
+        Binding("down,j", "scroll(1)", show=False, priority=True),
+        Binding("pageup", "scroll(-10)", show=False, priority=True),
+        Binding("pagedown", "scroll(10)", show=False, priority=True),
         Binding("escape,q", "back", "back", priority=True),
     ]
 
@@ -102,6 +107,10 @@ class ReplayScreen(Screen[None]):
     def action_pick(self, player: int) -> None:
         if player < len(self.replay.players):
             self.move_to(switch(self.replay, self.cursor, player), stop=False)
+
+    def action_scroll(self, lines: int) -> None:
+        board = self.query_one("#replay-board-scroll", VerticalScroll)
+        board.scroll_to(y=board.scroll_y + lines, animate=False)
 
     def action_autoplay(self) -> None:
         if self.playing:

@@ -20,7 +20,7 @@ END_TEXTS = {"finished": "declared finished", "timeout": "time up"}
 
 HELP_TEXT = (
     "→/n next · ←/p back · Home/End the deal/the end · Tab/1-9 another player (at the same moment) · "
-    "space auto-play · Esc back"
+    "space auto-play · ↑/↓ scroll · Esc back"
 )
 
 
@@ -81,7 +81,7 @@ def refusal_text(code: str, race: str, message: str = "", *, flags: bool = True)
     if code == "no-such-race":
         return f"There is no race {race} on this server (a wrong id, or a race too old to be kept)."
     if code == "race-not-over":
-        return f"Race {race} is still running: its replay opens once it has finished."
+        return f"Race {race} has not finished: its replay opens once it has."
     if code == "daily-open":
         return f"Race {race} is a daily attempt: its moves stay sealed until its day closes (00:00 UTC)."
     if code == "private-race":
@@ -89,5 +89,7 @@ def refusal_text(code: str, race: str, message: str = "", *, flags: bool = True)
         return f"Race {race} is private: only its players and holders of its invite may replay it{how}."
     if code == "bad-token":
         return "The server does not know this token (its session ended): log in again with solrace play."
+    if code in ("disconnected", "timeout"):
+        return f"The server did not answer for race {race} (the connection is down or slow): try again."
     detail = f" ({message})" if message else ""
     return f"The server refused the replay of race {race}: {code}{detail}."

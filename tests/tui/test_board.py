@@ -238,6 +238,10 @@ def test_links():
     assert parse_link("https://h/race/r2") == ("wss://h/ws", "r2")
     assert parse_link("ws://h:1/ws?race=r3") == ("ws://h:1/ws", "r3")
     assert parse_link(make_link("ws://127.0.0.1:9/ws", "r4")) == ("ws://127.0.0.1:9/ws", "r4")
+    # the web client's replay and watch pages name their race too
+    assert parse_link("http://h:8765/#replay=r6") == ("ws://h:8765/ws", "r6")
+    assert parse_link("http://h:8765/#replay=r7&daily=fours-up&date=2026-12-01") == ("ws://h:8765/ws", "r7")
+    assert parse_link("https://h/#watch=r8") == ("wss://h/ws", "r8")
     # A private race's link carries its invite.
     link = make_link("wss://h/ws", "r5", "Vd3-x_9")
     assert link == "https://h/#race=r5&invite=Vd3-x_9"

@@ -8,6 +8,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -20,10 +23,14 @@ from client.tui.replay_model import build_replay
 from client.tui.replay_screen import ReplayApp, ReplayScreen
 from protocol import messages as m
 from tests.tui.helpers import rendered, until
+from tests.tui.test_replay_model import document
 
 pytestmark = pytest.mark.timeout(120)
 
 GAME = "fours-up"
+
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def parsed(*argv: str) -> argparse.Namespace:
@@ -170,7 +177,7 @@ async def test_refusals_are_one_sentence(server, tmp_path, capsys) -> None:
         status, err = await replay_command(capsys, "--url", url, "--race", lobby.race)
         assert (status, err) == (
             2,
-            f"solrace replay: Race {lobby.race} is still running: its replay opens once it has finished.\n",
+            f"solrace replay: Race {lobby.race} has not finished: its replay opens once it has.\n",
         )
         await a.leave(lobby.race)
         race, _, _, invite = await finished_race(a, None, moves=(3, 0), private=True)
@@ -198,6 +205,11 @@ async def test_refusals_are_one_sentence(server, tmp_path, capsys) -> None:
         (["--url", url], "with --url give --race ID"),
         ([], "give a replay file, or --url with --race"),
         (["--url", url, "--race", race, "--token-file", str(tmp_path / "none")], "no token in"),
+        (
+            [str(tmp_path / "race.json"), "--url", url, "--race", race],
+            "give a replay file or --race, not both",
+        ),
+        (["--url", url, "--race", race, "--invite", invite, "--player", "nobody"], "--player: no 'nobody'"),
     ):
         status, err = await replay_command(capsys, *argv)
         assert status == 2 and err.startswith(f"solrace replay: {says}") and err.count("\n") == 1
@@ -226,3 +238,38 @@ async def test_a_daily_attempt_is_refused_until_its_day_closes(server, tmp_path,
             f"solrace replay: Race {snap.race} is a daily attempt: its moves stay sealed until its day "
             "closes (00:00 UTC).\n",
         )
+
+
+def test_a_document_from_a_pipe_needs_a_terminal_for_the_keys(tmp_path) -> None:
+    """`solrace replay -` reads the document from stdin, then the viewer's keys from the
+    terminal (as a pager does); with no terminal at all it says so in one line, exit 2 (it
+    used to open a viewer that no key could reach)."""
+    doc = document(GAME, {"a": ["draw", "draw"]})
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "replay", "-"],
+        cwd=ROOT,
+        input=json.dumps(doc).encode(),
+        capture_output=True,
+        timeout=60,
+        start_new_session=True,  # no controlling terminal
+    )
+    assert done.returncode == 2, done
+    assert (
+        done.stderr.decode()
+        == "solrace replay: the viewer needs a terminal for its keys, and there is none\n"
+    )
+
+
+async def test_a_board_taller_than_the_terminal_scrolls_with_the_arrows() -> None:
+    replay = build_replay(document("double-aces-and-kings", {"a": ["draw"]}))
+    app = ReplayApp(replay)
+    async with app.run_test(size=(80, 20)) as pilot:
+        board = app.screen.query_one("#replay-board-scroll")
+        await until(pilot, lambda: board.max_scroll_y > 0, what="a board taller than 20 rows")
+        await pilot.press("down", "down")
+        await until(pilot, lambda: board.scroll_y == 2, what="two rows down")
+        await pilot.press("pagedown")
+        await until(pilot, lambda: board.scroll_y == board.max_scroll_y, what="the bottom")
+        await pilot.press("up")
+        await until(pilot, lambda: board.scroll_y == board.max_scroll_y - 1, what="a row up")
+        assert app.screen.cursor.index == 0  # scrolling moves no move

@@ -182,6 +182,30 @@ def test_without_a_start_the_times_are_unknown_and_a_switch_keeps_the_move_count
         ({"game": "fours-up", "seed": "x", "players": []}, "no player's moves"),
         ({"game": "fours-up", "seed": "x", "deal_version": 99, "players": [{}]}, "deal_version 99"),
         ({"game": "fours-up", "seed": "x", "players": [{"player": "a", "moves": [[1]]}]}, "move 1 is not"),
+        # fields of the wrong type (a hand-made file): one sentence, no traceback
+        ({"game": ["fours-up"], "seed": "x"}, "malformed"),
+        ({"game": "fours-up", "seed": "x", "players": [{"player": "a", "moves": 3}]}, "malformed"),
+        ({"game": "fours-up", "seed": "x", "ranking": 3, "players": [{"player": "a"}]}, "malformed"),
+        ({"game": "fours-up", "seed": "x", "total": "abc", "players": [{"player": "a"}]}, "malformed"),
+        ({"game": "fours-up", "seed": "x", "starts_at": "abc", "players": [{"player": "a"}]}, "malformed"),
+        (
+            {
+                "game": "fours-up",
+                "seed": "x",
+                "ranking": [{"player": "a", "rank": "first"}],
+                "players": [{"player": "a"}],
+            },
+            "malformed",
+        ),
+        (
+            {
+                "game": "fours-up",
+                "seed": "x",
+                "ranking": [{"player": "a", "last_move_ms": "x"}],
+                "players": [{"player": "a", "moves": [["draw", 5]]}],
+            },
+            "malformed",
+        ),
     ],
 )
 def test_a_document_that_cannot_be_replayed_says_why(doc: object, says: str) -> None:
@@ -209,18 +233,27 @@ def test_the_line_under_the_board() -> None:
 def test_a_refusal_is_one_sentence() -> None:
     texts = {
         code: refusal_text(code, "r8a1c")
-        for code in ("no-such-race", "race-not-over", "daily-open", "private-race", "bad-token", "internal")
+        for code in (
+            "no-such-race",
+            "race-not-over",
+            "daily-open",
+            "private-race",
+            "bad-token",
+            "internal",
+            "disconnected",
+        )
     }
     assert (
         texts["no-such-race"]
         == "There is no race r8a1c on this server (a wrong id, or a race too old to be kept)."
     )
-    assert texts["race-not-over"] == "Race r8a1c is still running: its replay opens once it has finished."
+    assert texts["race-not-over"] == "Race r8a1c has not finished: its replay opens once it has."
     assert texts["daily-open"] == (
         "Race r8a1c is a daily attempt: its moves stay sealed until its day closes (00:00 UTC)."
     )
     assert "--token-file" in texts["private-race"] and "--invite" in texts["private-race"]
     assert "--token-file" not in refusal_text("private-race", "r8a1c", flags=False)
     assert texts["internal"] == "The server refused the replay of race r8a1c: internal."
+    assert texts["disconnected"].startswith("The server did not answer for race r8a1c")
     for text in texts.values():
         assert "\n" not in text and text.endswith(".") and text.count(". ") == 0
