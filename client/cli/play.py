@@ -248,6 +248,8 @@ def read_password(prompt: str) -> str:
     """A password: at a terminal through getpass (not echoed); from a pipe (a script), one line
     of stdin, with no prompt. getpass would print its prompt and a warning that it cannot hide
     the echo when there is no terminal to open, neither of which a script wants."""
+    if sys.stdin is None:  # closed (`<&-`): nothing to read a password from
+        raise EOFError
     if sys.stdin.isatty():
         return getpass.getpass(prompt)
     line = sys.stdin.readline()
@@ -299,8 +301,11 @@ def account_step(
                 done = asyncio.run(account.login(urls, args.login, password, args.token_file))
             else:
                 done = asyncio.run(account.claim(urls, args.claim, password, args.token_file))
-    except EOFError:  # the input ended at the prompt, or nothing was typed
-        print("solrace play: no password given: nothing done", file=sys.stderr)
+    except EOFError:  # the input ended at a prompt, or nothing was typed
+        print(
+            "solrace play: a password was not given (the input ended, or was empty): nothing done",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         print("\nsolrace play: interrupted: the token file is as it was", file=sys.stderr)
@@ -316,6 +321,13 @@ def run(args: argparse.Namespace) -> int:
     stop = account_step(args)
     if stop is not None:
         return stop
+    if (args.login or args.claim) and not (sys.stdin is not None and sys.stdin.isatty()):
+        # A script logged in or claimed (passwords from a pipe): there is no terminal to race in.
+        print(
+            "solrace play: no terminal to play in (stdin is not one): run solrace play from a terminal",
+            file=sys.stderr,
+        )
+        return 0
     refused = rated_step(args)
     if refused is not None:
         print(f"solrace play: {refused}", file=sys.stderr)

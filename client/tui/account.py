@@ -72,7 +72,9 @@ def error_text(code: str, message: str = "", retry_ms: int | None = None) -> str
     text = ERROR_TEXTS.get(code)
     if text is None:
         text = f"{code}: {message}" if message else code
-    elif code in ("bad-name", "bad-password") and message:
+    elif code == "bad-password" and message:
+        text = message  # the server names the one rule broken, and its figures
+    elif code == "bad-name" and message:
         text = f"{message} ({text})"
     if retry_ms is not None or code in ("login-limited", "rate-limited"):
         text += f": try again in {retry_text(retry_ms)}" if retry_ms else ": try again later"

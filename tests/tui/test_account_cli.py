@@ -189,7 +189,9 @@ def test_no_password_typed_does_nothing(tmp_path, capsys) -> None:
     status = play.account_step(
         parse("--login", "ada", "--url", url, "--token-file", str(path)), Typist(""), print
     )
-    assert status == 1 and capsys.readouterr().err.strip() == "solrace play: no password given: nothing done"
+    assert status == 1 and capsys.readouterr().err.strip() == (
+        "solrace play: a password was not given (the input ended, or was empty): nothing done"
+    )
 
     def closed_input(prompt: str) -> str:
         raise EOFError
@@ -197,7 +199,7 @@ def test_no_password_typed_does_nothing(tmp_path, capsys) -> None:
     status = play.account_step(
         parse("--claim", "ada", "--url", url, "--token-file", str(path)), closed_input, print
     )
-    assert status == 1 and "no password given" in capsys.readouterr().err and not path.exists()
+    assert status == 1 and "a password was not given" in capsys.readouterr().err and not path.exists()
 
 
 async def test_a_link_names_the_server_to_log_in_to(server, tmp_path) -> None:

@@ -94,39 +94,55 @@ async def test_a_password_change_keeps_this_terminal_and_ends_the_others(server,
     assert PW not in shown and NEW not in shown
 
 
-async def test_passwords_from_a_pipe_are_lines_of_stdin_with_no_prompt_or_warning(server, tmp_path) -> None:
-    """A script: `solrace play --password` with stdin a pipe reads each password as a line,
-    prints no prompt and none of getpass's warnings (it has no terminal to hide the echo on)."""
-    url = server.ws_url
-    await make_account(url, "cyd")
-    path = tmp_path / "token"
-    status, _ = await step("--login", "cyd", "--url", url, "--token-file", str(path), ask=Typist(PW))
-    assert status is None
+async def piped(*argv: str, lines: list[str]) -> tuple[int | None, str, str]:
+    """`solrace play ARGV` with `lines` on a pipe for stdin and no controlling terminal (as
+    from a script or cron: getpass could not open /dev/tty): its status, stdout and stderr."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "client.cli",
         "play",
-        "--password",
-        "--url",
-        url,
-        "--token-file",
-        str(path),
+        *argv,
         cwd=ROOT,
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        start_new_session=True,  # no controlling terminal: getpass could not open /dev/tty
+        start_new_session=True,
     )
-    out, err = await asyncio.wait_for(proc.communicate(f"{PW}\n{NEW}\n{NEW}\n".encode()), 60)
-    assert proc.returncode == 0, err
-    assert err == b"", err
-    assert out.decode().startswith("the password of cyd is changed"), out
-    assert PW.encode() not in out and NEW.encode() not in out
+    out, err = await asyncio.wait_for(proc.communicate("".join(f"{x}\n" for x in lines).encode()), 60)
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_passwords_from_a_pipe_are_lines_of_stdin_with_no_prompt_or_warning(server, tmp_path) -> None:
+    """A script: `solrace play --login/--claim/--password` with stdin a pipe reads each password
+    as a line, prints no prompt and none of getpass's warnings (it has no terminal to hide the
+    echo on), and after a login or a claim stops (no terminal to race in) instead of waiting."""
+    url = server.ws_url
+    await make_account(url, "cyd")
+    path = tmp_path / "token"
+    status, out, err = await piped("--login", "cyd", "--url", url, "--token-file", str(path), lines=[PW])
+    assert status == 0 and "no terminal to play in" in err, (out, err)
+    assert out.startswith("logged in as cyd"), out
+    assert is_account_token(path.read_text().strip())
+
+    status, out, err = await piped(
+        "--password", "--url", url, "--token-file", str(path), lines=[PW, NEW, NEW]
+    )
+    assert (status, err) == (0, ""), err
+    assert out.startswith("the password of cyd is changed"), out
     status, _ = await step(
         "--login", "cyd", "--url", url, "--token-file", str(tmp_path / "2"), ask=Typist(NEW)
     )
     assert status is None  # the new password logs in
+
+    # a claim whose input ends before the password is typed twice: nothing done, said so
+    status, out, err = await piped(
+        "--claim", "dot", "--url", url, "--token-file", str(tmp_path / "3"), lines=[NEW]
+    )
+    assert status == 1 and "a password was not given (the input ended" in err, err
+    assert not (tmp_path / "3").exists() or not is_account_token((tmp_path / "3").read_text().strip())
+    for text in (out, err):
+        assert PW not in text and NEW not in text
 
 
 async def test_logout_all_ends_every_session_and_forgets_the_token(server, tmp_path, capsys) -> None:

@@ -252,8 +252,14 @@ def test_account_errors_read_as_sentences() -> None:
         "too many login attempts for this name or from this address: try again in 4 min 50 s"
     )
     assert error_text("rate-limited", "", None) == "too many requests: try again later"
-    assert error_text("bad-password", "too short") == (
-        "too short (passwords are 8 to 256 characters, not only spaces, and not the name)"
+    # the server's message names the rule broken: said once, not twice
+    assert (
+        error_text("bad-password", "a password has 8 to 256 characters")
+        == "a password has 8 to 256 characters"
+    )
+    assert (
+        error_text("bad-password", "")
+        == "passwords are 8 to 256 characters, not only spaces, and not the name"
     )
     assert error_text("name-taken", "this name is taken") == "that name is taken by another account"
     assert error_text("internal", "oops") == "internal: oops"
