@@ -57,11 +57,14 @@ def main(argv: list[str] | None = None) -> int:
     if argv[0] not in SUBCOMMANDS:
         parser.error(f"unknown command {argv[0]!r}")
     name = argv[0]
-    module = importlib.import_module(SUBCOMMANDS[name][0])
-    sub_parser = argparse.ArgumentParser(prog=f"solrace {name}", description=SUBCOMMANDS[name][1])
-    module.add_arguments(sub_parser)
-    args = sub_parser.parse_args(argv[1:])
+    log_format = _log_format_flag(argv[1:])
+    if log_format is not None:  # known before anything can fail: a Ctrl-C while importing too
+        os.environ["SOLRACE_LOG_FORMAT"] = log_format
     try:
+        module = importlib.import_module(SUBCOMMANDS[name][0])
+        sub_parser = argparse.ArgumentParser(prog=f"solrace {name}", description=SUBCOMMANDS[name][1])
+        module.add_arguments(sub_parser)
+        args = sub_parser.parse_args(argv[1:])
         status = int(module.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         return status
@@ -69,14 +72,26 @@ def main(argv: list[str] | None = None) -> int:
         _quiet_stdout()
         return EXIT_BROKEN_PIPE
     except KeyboardInterrupt:
-        _say(name, f"solrace {name}: interrupted")
+        say_failure(name, f"solrace {name}: interrupted")
         return EXIT_INTERRUPTED
     except OSError as e:
-        _say(name, f"solrace {name}: {describe_os_error(e)}")
+        say_failure(name, f"solrace {name}: {describe_os_error(e)}")
         return 1
 
 
-def _say(name: str, line: str) -> None:
+def _log_format_flag(args: list[str]) -> str | None:
+    """The value of the last `--log-format` (`--log-format X` or `--log-format=X`) among a
+    command's arguments, lower-cased; None without one."""
+    found = None
+    for a, b in zip(args, [*args[1:], ""], strict=True):
+        if a == "--log-format":
+            found = b.lower()
+        elif a.startswith("--log-format="):
+            found = a.split("=", 1)[1].lower()
+    return found
+
+
+def say_failure(name: str, line: str) -> None:
     """A command's one-line failure on stderr; a JSON record when the command logs JSON (`serve`
     and `bots` put their --log-format in the variable), so that a log collector gets no line it
     cannot parse."""

@@ -16,11 +16,12 @@ import asyncio
 import logging
 import os
 import signal
-import sys
 
 from client.bots.service import BotService, Limits
-from server.config import Settings
+from server.config import REDIS_SCHEMES, Settings
 from server.logs import FORMAT_ENV, add_log_arguments, setup_logging
+
+from . import say_failure
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -99,7 +100,13 @@ def run(args: argparse.Namespace) -> int:
     setup_logging(args.log_level, args.log_format)
     redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
     if not redis_url:
-        print("solrace bots: give the server's Redis URL (--redis or SOLRACE_REDIS)", file=sys.stderr)
+        say_failure("bots", "solrace bots: give the server's Redis URL (--redis or SOLRACE_REDIS)")
+        return 2
+    if not redis_url.startswith(REDIS_SCHEMES):
+        say_failure(
+            "bots",
+            f"solrace bots: the Redis URL must start with {', '.join(REDIS_SCHEMES)}, not {redis_url!r}",
+        )
         return 2
     if args.nice > 0:
         os.nice(args.nice)  # the server, on the same machine, goes first

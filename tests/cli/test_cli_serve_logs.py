@@ -207,3 +207,33 @@ def test_bots_run_by_hand_take_the_log_format_flag() -> None:
     (record,) = records(line)
     assert record["logger"] == "solrace.bots" and record["level"] == "WARNING", record
     assert "Redis" in record["message"], record
+
+
+def test_bots_refusals_are_json_records_too() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "SOLRACE_REDIS")}
+    for argv, says in (
+        ([], "solrace bots: give the server's Redis URL (--redis or SOLRACE_REDIS)"),
+        (["--redis", "nonsense"], "solrace bots: the Redis URL must start with redis://"),
+    ):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "client.cli",
+                "bots",
+                "--url",
+                "ws://127.0.0.1:1/ws",
+                "--log-format",
+                "json",
+                *argv,
+            ],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert done.returncode == 2, done.stderr
+        (record,) = records(done.stderr)
+        assert record["level"] == "ERROR" and record["message"].startswith(says), record
