@@ -192,11 +192,13 @@ function faceOf(shown, now) {
   return shown.map((r) => `${agoText(r.at, now)}${r.kind === "daily" && dailyClosed(dailyDayOf(r), now) ? "+" : ""}`).join("|");
 }
 
-setInterval(() => {
+function redrawRecentIfStale() {
   const el = $("#recent-races");
   if (!el || el.hidden || document.hidden || el.contains(document.activeElement)) return;
   if (faceOf(shownRecent(), conn.now()) !== recentFace) drawRecent();
-}, RECENT_TICK_MS);
+}
+setInterval(redrawRecentIfStale, RECENT_TICK_MS);
+document.addEventListener("visibilitychange", redrawRecentIfStale); // a tab come back: at once
 
 function shownRecent() {
   const races = recent.player && recent.player === myId() ? recent.races : [];
