@@ -4,20 +4,13 @@ arena race is listed in its players' recent races as one (§9 `recent`): a real 
 from __future__ import annotations
 
 import pytest
+from arena_wire import SERVER, race_the_pairing
 from waiting import DEADLINE, until
 
 import client
 from protocol import messages as m
 
 pytestmark = pytest.mark.timeout(120)
-
-SERVER = {
-    "arena_create": 1,
-    "arena_schedule": "off",
-    "arena_tick_ms": 100,
-    "password_hash_passes": 1,
-    "password_hash_memory_kib": 1024,
-}
 
 
 def accounts(rows: list[m.ArenaRow]) -> dict[str, bool]:
@@ -37,17 +30,7 @@ async def test_standings_rows_tell_accounts_from_guests(make_server) -> None:
         assert accounts(board.around) == accounts(board.top)
 
         # Paired: play the race (ada ranks first), and the live update carries the flags too.
-        snap: m.RaceSnapshot = await a.wait_for(
-            m.RaceSnapshot, lambda s: any(p.player == b.player for p in s.players), timeout=DEADLINE
-        )
-        race = snap.race
-        for c in (a, b):
-            await c.arena_withdraw("cup")  # this race still counts; no other pairing
-        await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)
-        await a.move(race, "draw")
-        await a.finish(race)
-        await b.finish(race)
-        await a.wait_for(m.End, lambda ev: ev.race == race, timeout=DEADLINE)
+        race = await race_the_pairing(a, b, "cup")
         update: m.ArenaUpdate = await a.wait_for(
             m.ArenaUpdate, lambda u: any(r.points for r in u.top), timeout=DEADLINE
         )

@@ -3,20 +3,13 @@
 from __future__ import annotations
 
 import pytest
-from waiting import DEADLINE, until
+from arena_wire import SERVER, race_the_pairing
+from waiting import until
 
 import client
 from protocol import messages as m
 
 pytestmark = pytest.mark.timeout(120)
-
-SERVER = {
-    "arena_create": 1,
-    "arena_schedule": "off",
-    "arena_tick_ms": 100,
-    "password_hash_passes": 1,
-    "password_hash_memory_kib": 1024,
-}
 
 
 async def test_the_podium_shows_in_the_winners_profile(make_server) -> None:
@@ -27,19 +20,9 @@ async def test_the_podium_shows_in_the_winners_profile(make_server) -> None:
         await a.request(m.ArenaCreate(arena="cup", game="racing-aces", duration_ms=10_000, name="The Cup"))
         for c in (a, b):
             await c.arena_join("cup")
-        snap: m.RaceSnapshot = await a.wait_for(
-            m.RaceSnapshot, lambda s: any(p.player == b.player for p in s.players), timeout=DEADLINE
-        )
-        race = snap.race
-        for c in (a, b):
-            await c.arena_withdraw("cup")  # this race still counts; no other pairing
-        await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)
-        await a.move(race, "draw")
-        # ada played (more moves rank first among equal cards home): her win, 2 points;
+        # ada makes the one move (more moves rank first among equal cards home): her win, 2 points;
         # bob never moves: absent, 0 points
-        await a.finish(race)
-        await b.finish(race)
-        await a.wait_for(m.End, lambda ev: ev.race == race, timeout=DEADLINE)
+        await race_the_pairing(a, b, "cup")
 
         async def finished() -> m.ArenaStandingsData | None:
             board = await a.arena_standings("cup")

@@ -6,35 +6,18 @@ positive and finite, CPU read), not fast: this machine is shared.
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from bench_report import run_bench
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def test_arena_standings_bench_tiny(tmp_path: Path) -> None:
-    out = tmp_path / "r.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "bench/arena_standings_bench.py",
-            *("--players", "20", "--watchers", "5", "--updates", "3", "--update-ms", "200"),
-            *("--json", str(out)),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=110,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    r = json.loads(out.read_text())
+    tiny = ("--players", "20", "--watchers", "5", "--updates", "3", "--update-ms", "200")
+    proc, r = run_bench(tmp_path, "bench/arena_standings_bench.py", *tiny, timeout=110)
     assert r["races_formed"] == 10  # every joined player paired
     assert r["missed"] == 0
     lat = r["latency_ms"]

@@ -7,31 +7,19 @@ positive and finite), not fast: this machine is shared.
 
 from __future__ import annotations
 
-import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from bench_report import run_bench
 
 pytestmark = pytest.mark.timeout(60)
 
 
 def bench(tmp_path: Path, *args: str) -> dict:
-    out = tmp_path / "r.json"
-    proc = subprocess.run(
-        [sys.executable, "-m", "client.cli", "bench", *args, "--json", str(out), "--quiet"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=50,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    proc, report = run_bench(tmp_path, "-m", "client.cli", "bench", *args, "--quiet", timeout=50)
     assert "ratio" in proc.stdout
-    return json.loads(out.read_text())
+    return report
 
 
 def sane_ms(x) -> bool:

@@ -6,34 +6,17 @@ busy in the two-process one, no errors), not fast: this machine is shared.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
+from bench_report import run_bench
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def test_two_servers_bench_tiny(tmp_path: Path) -> None:
-    out = tmp_path / "r.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "bench/two_servers_bench.py",
-            *("--races", "4", "--duration", "1", "--slices", "1", "--warmup", "0.2"),
-            *("--json", str(out)),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=110,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    res = json.loads(out.read_text())
+    tiny = ("--races", "4", "--duration", "1", "--slices", "1", "--warmup", "0.2")
+    proc, res = run_bench(tmp_path, "bench/two_servers_bench.py", *tiny, timeout=110)
     one, two = res["one_process"], res["two_processes"]
     assert one["moves_per_s"] > 0 and two["moves_per_s"] > 0
     assert not one["errors"] and not two["errors"]

@@ -22,27 +22,14 @@ from protocol import messages as m
 
 DECODE_CODES = {m.ErrorCode.BAD_FRAME, m.ErrorCode.BAD_MESSAGE, m.ErrorCode.UNKNOWN_TYPE}
 
-RANK = m.RankEntry(
-    rank=1,
-    player="p1",
-    name="ada",
-    status="won",
-    won=True,
-    home=156,
-    moves=300,
-    time_ms=61_000,
-    home_at_ms=61_000,
-)
-RANK2 = m.RankEntry(
-    rank=2,
-    player="p2",
-    name="bob",
-    status="timeout",
-    won=False,
-    home=40,
-    moves=90,
-    time_ms=None,
-    home_at_ms=20_000,
+# two rows of a ranking, one a line: ada won, bob ran out of time
+RANK_FIELDS = ("rank", "player", "name", "status", "won", "home", "moves", "time_ms", "home_at_ms")
+RANK, RANK2 = (
+    m.RankEntry(**dict(zip(RANK_FIELDS, row)))
+    for row in [
+        (1, "p1", "ada", "won", True, 156, 300, 61_000, 61_000),
+        (2, "p2", "bob", "timeout", False, 40, 90, None, 20_000),
+    ]
 )
 SNAP = m.RaceSnapshot(
     race="r1",
@@ -126,25 +113,61 @@ CLIENT_EXAMPLES: list[m.ClientMsg] = [
     m.Rematch(race="r1", rid=31),
 ]
 
-DAILY_ENTRY = m.DailyEntry(
-    rank=1,
-    player="p1",
-    name="ada",
-    status="won",
-    won=True,
-    home=156,
-    total=156,
-    moves=300,
-    time_ms=61_000,
-    home_at_ms=61_000,
-    race="r1",
-)
+# ada's won race (RANK) as the day's first entry of a daily leaderboard
+DAILY_ENTRY = m.DailyEntry(**msgspec.structs.asdict(RANK), total=156, race="r1")
+
+
+def _without(row: msgspec.Struct, *names: str) -> dict[str, Any]:
+    """The fields of `row` but `names`, by name."""
+    return {k: v for k, v in msgspec.structs.asdict(row).items() if k not in names}
+
 
 RATING = m.RatingValue(rating=1000, mu=25.0, sigma=8.33, races=0, provisional=True)
 RATED_RACE = m.RatedRace(
     race="r1", game="racing-aces", at=5, rank=1, players=2, weight=1.0, before=RATING, after=RATING
 )
 RATING_ENTRY = m.RatingEntry(rank=1, player="p1", name="ada", rating=1200, mu=30.0, sigma=2.0, races=12)
+ARENA_SUMMARY = m.ArenaSummary(
+    id="a-1",
+    game="fours-up",
+    name="a",
+    starts=1,
+    ends=2,
+    seats=2,
+    berserk=True,
+    time_limit_s=300,
+    status="running",
+    final=False,
+    players=3,
+)
+ARENA_ROW = m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True)
+STANDINGS = m.ArenaStandingsData(
+    arena="a-1", status="running", final=False, count=1, top=[ARENA_ROW], me=None, around=[], featured=None
+)
+DAILY_OPEN = m.DailyInfo(
+    game="racing-aces",
+    date="2025-03-14",
+    status="open",
+    opens=1,
+    closes=2,
+    commitment="c",
+    seed=None,
+    time_limit_s=600,
+    total=156,
+    entries=0,
+    final=False,
+    rules_version=1,
+    deal_version=1,
+    you=None,
+)
+
+
+def _recent(race: str, **fields: Any) -> m.RecentRace:
+    """A `recent_races` row: a won public race of Racing Aces (201 moves, 60 s, rated), but for
+    the `fields` given."""
+    won = dict(game="racing-aces", kind="public", at=5, rank=1, players=2, status="won", home=156, total=156)
+    return m.RecentRace(race=race, **(won | dict(moves=201, time_ms=60_000, rated=True) | fields))
+
 
 SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.Welcome(v=1, player="p1", name="ada", token="t", races=["r1"], time=1, limits=dict(m.DEFAULT_LIMITS)),
@@ -213,36 +236,13 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.Boards(race="r1", at=5, boards=[m.BoardView(player="p1", n=3, view="v")]),
     # daily challenges (docs/protocol.md §5)
     m.End(race="r1", ver=4, seed=None, ranking=[RANK]),
-    m.DailyInfo(
-        game="racing-aces",
-        date="2025-03-14",
-        status="open",
-        opens=1,
-        closes=2,
-        commitment="c",
-        seed=None,
-        time_limit_s=600,
-        total=156,
-        entries=0,
-        final=False,
-        rules_version=1,
-        deal_version=1,
-        you=None,
-    ),
-    m.DailyInfo(
-        game="racing-aces",
-        date="2025-03-14",
+    DAILY_OPEN,
+    msgspec.structs.replace(
+        DAILY_OPEN,
         status="closed",
-        opens=1,
-        closes=2,
-        commitment="c",
         seed="s",
-        time_limit_s=600,
-        total=156,
         entries=1,
         final=True,
-        rules_version=1,
-        deal_version=1,
         you=m.DailyYou(race="r1", status="done", entry=DAILY_ENTRY),
         rid=1,
     ),
@@ -270,21 +270,8 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         best_streak=1,
         win_streak=1,
         best_win_streak=1,
-        days=[
-            m.HistoryDay(
-                date="2025-03-14",
-                status="won",
-                won=True,
-                home=156,
-                total=156,
-                moves=300,
-                time_ms=61_000,
-                home_at_ms=61_000,
-                race="r1",
-                rank=1,
-                count=1,
-            )
-        ],
+        # the day of DAILY_ENTRY in ada's history
+        days=[m.HistoryDay(date="2025-03-14", count=1, **_without(DAILY_ENTRY, "player", "name"))],
     ),
     m.DailyReplayData(
         game="racing-aces",
@@ -300,61 +287,23 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.ArenaListData(
         rid=1,
         now=5,
-        arenas=[
-            m.ArenaSummary(
-                id="a-1",
-                game="fours-up",
-                name="a",
-                starts=1,
-                ends=2,
-                seats=2,
-                berserk=True,
-                time_limit_s=300,
-                status="running",
-                final=False,
-                players=3,
-            )
-        ],
+        arenas=[ARENA_SUMMARY],
     ),
     m.ArenaData(
         now=5,
-        arena=m.ArenaSummary(
-            id="a-1",
-            game="fours-up",
-            name="a",
-            starts=1,
-            ends=2,
-            seats=2,
-            berserk=True,
-            time_limit_s=300,
-            status="running",
-            final=False,
-            players=3,
-        ),
+        arena=ARENA_SUMMARY,
         joined=True,
         race=None,
         races=[m.ArenaRace(race="r1", rank=1, points=2)],
         featured="r2",
     ),
-    m.ArenaStandingsData(
-        arena="a-1",
-        status="running",
-        final=False,
-        count=1,
-        top=[m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True)],
-        me=None,
-        around=[],
-        featured=None,
-    ),
+    STANDINGS,
+    # the same standings, as the live update at the arena's end
     m.ArenaUpdate(
-        arena="a-1",
-        status="over",
-        final=True,
-        count=1,
-        top=[m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True)],
-        me=m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True),
-        around=[m.ArenaRow(rank=1, player="p1", name="ada", points=4, races=2, wins=2, streak=2, fire=True)],
-        featured=None,
+        **(
+            msgspec.structs.asdict(STANDINGS)
+            | dict(status="over", final=True, me=ARENA_ROW, around=[ARENA_ROW])
+        )
     ),
     m.HintData(race="r1", n=3, move="w>t0"),
     m.AnalysisData(
@@ -394,29 +343,13 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
     m.RecentRaces(
         rid=32,
         races=[
-            m.RecentRace(
-                race="r1",
-                game="racing-aces",
-                kind="public",
-                at=5,
-                rank=1,
-                players=2,
-                status="won",
-                home=156,
-                total=156,
-                moves=201,
-                time_ms=60_000,
-                rated=True,
-                before=RATING,
-                after=RATING,
-            ),
-            m.RecentRace(
-                race="r2",
+            _recent("r1", before=RATING, after=RATING),
+            _recent(
+                "r2",
                 game="fours-up",
                 kind="arena",
                 at=4,
                 rank=2,
-                players=2,
                 status="timeout",
                 home=9,
                 total=52,
@@ -425,14 +358,12 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
                 rated=False,
                 arena="a-1",
             ),
-            m.RecentRace(
-                race="r3",
+            _recent(
+                "r3",
                 game="fours-up",
                 kind="daily",
                 at=3,
-                rank=1,
                 players=1,
-                status="won",
                 home=52,
                 total=52,
                 moves=90,

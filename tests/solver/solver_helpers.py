@@ -27,8 +27,21 @@ def run(first: str, last: str, suits: str) -> str:
     return "".join(RANKS[r] + suits[n % len(suits)] for n, r in enumerate(range(a, b + step, step)))
 
 
+FOURS_UP_RANKS = "456789TJQKA23"
+
+
 def fours_up_pile(suit: str) -> str:
-    return "".join(r + suit for r in "456789TJQKA23")
+    return "".join(r + suit for r in FOURS_UP_RANKS)
+
+
+def fours_up_foundations(tops: str) -> str:
+    """The eight Fours Up foundations (clubs, diamonds, hearts, spades, twice), each built from its
+    4 up to the rank that ``tops`` gives it, in the text of ``rules.from_text``:
+    ``fours_up_foundations("KAA3KA3K")`` is ``f0:4c…Kc f1:4d…Ad … f7:4s…Ks``."""
+    assert len(tops) == 8
+    return won_foundations(
+        "fours-up", **{f"f{i}": FOURS_UP_RANKS.index(top) + 1 for i, top in enumerate(tops)}
+    )
 
 
 def won_piles(game_id: str) -> dict[str, str]:
@@ -57,6 +70,15 @@ def won_piles(game_id: str) -> dict[str, str]:
     if game_id == "fours-up":
         return {f"f{i}": fours_up_pile(s) for i, s in enumerate("cdhscdhs")}
     raise ValueError(game_id)
+
+
+def won_foundations(game_id: str, **keep: int) -> str:
+    """The foundations of a won position of ``game_id`` in the text of ``rules.from_text``, but
+    for the piles named in ``keep``, cut to their first ``keep[name]`` cards:
+    ``won_foundations("racing-aces", f0=1)`` leaves the Ac alone on f0."""
+    piles = won_piles(game_id)
+    assert set(keep) <= set(piles)
+    return " ".join(f"{name}:{codes[: 2 * keep.get(name, len(codes) // 2)]}" for name, codes in piles.items())
 
 
 def endgame(game_id: str, rng: random.Random, out: int) -> Game | None:

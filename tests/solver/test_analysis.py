@@ -3,37 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from solver_helpers import exhaustive
+from solver_helpers import exhaustive, fours_up_foundations
 
 from protocol import rules
 from protocol.solver import analyze, analyze_from, solve
-
-
-def _k(suit: str, ranks: str) -> str:
-    return "".join(r + suit for r in ranks)
-
 
 # Fours Up, fifteen cards from the end. Winnable: the waste's 3h onto the one
 # free pile, then the waste unwinds onto the foundations (the stock's 3s goes
 # home after the As and 2s under it). Drawing before the waste is unwound
 # buries what the foundations need under a 3s that nothing takes: lost.
 WINNABLE = (
-    "fours-up f0:"
-    + _k("c", "456789TJQK")
-    + " f1:"
-    + _k("d", "456789TJQKA")
-    + " f2:"
-    + _k("h", "456789TJQKA")
-    + " f3:"
-    + _k("s", "456789TJQKA23")
-    + " f4:"
-    + _k("c", "456789TJQK")
-    + " f5:"
-    + _k("d", "456789TJQKA")
-    + " f6:"
-    + _k("h", "456789TJQKA23")
-    + " f7:"
-    + _k("s", "456789TJQK")
+    "fours-up "
+    + fours_up_foundations("KAA3KA3K")
     + " t0:2c t1:2c t2:3c t3:3c t4:3d t5: s:3s w:2sAs3dAcAc2d2h2d3h"
 )
 

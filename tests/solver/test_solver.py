@@ -7,7 +7,7 @@ import random
 import time
 
 import pytest
-from solver_helpers import endgame, exhaustive
+from solver_helpers import endgame, exhaustive, fours_up_foundations, won_foundations
 
 from protocol import rules
 from protocol.solver import position_key, solve
@@ -73,48 +73,22 @@ def test_endgames_agree_with_exhaustive_search(game: str) -> None:
         assert checked >= 1
 
 
-def _k(suit: str, ranks: str) -> str:
-    return "".join(r + suit for r in ranks)
-
-
 # Lost endgames: every card home but a few, which block each other (a card
 # needed first lies under one that needs it), and no free pile to sort them.
 LOST = {
     "fours-up": (
-        "fours-up f0:"
-        + _k("c", "456789TJQK")
-        + " f1:"
-        + _k("d", "456789TJQKA")
-        + " f2:"
-        + _k("h", "456789TJQKA")
-        + " f3:"
-        + _k("s", "456789TJQKA23")
-        + " f4:"
-        + _k("c", "456789TJQK")
-        + " f5:"
-        + _k("d", "456789TJQKA")
-        + " f6:"
-        + _k("h", "456789TJQKA23")
-        + " f7:"
-        + _k("s", "456789TJQKA23")
+        "fours-up "
+        + fours_up_foundations("KAA3KA33")
         + " t0:2c t1:2c t2:3c t3:3c t4:3d t5:3d s: w:AcAc2d2h2d3h"
     ),
     "double-aces-and-kings": (
-        "double-aces-and-kings f0:Ac "
-        + " ".join(f"f{i}:" + _k(s, "A23456789TJQK") for i, s in zip(range(1, 8), "dhscdhs"))
-        + " "
-        + " ".join(f"f{8 + i}:" + _k(s, "KQJT98765432A") for i, s in enumerate("cdhscdhs"))
+        "double-aces-and-kings "
+        + won_foundations("double-aces-and-kings", f0=1)
         + " r0:2c3c r1:Kc r2:Qc r3: t0:4c t1:5c t2:6c t3:7c t4:8c t5:9c t6:Jc t7:Tc s: w:"
     ),
     "racing-aces": (
-        "racing-aces f0:Ac "
-        + " ".join(f"f{i}:" + _k(s, "A23456789TJQK") for i, s in zip(range(1, 4), "dhs"))
-        + " "
-        + " ".join(f"f{4 + i}:" + _k(s, "65432A") for i, s in enumerate("cdhs"))
-        + " "
-        + " ".join(f"f{8 + i}:" + _k(s, "789TJQK") for i, s in enumerate("cdhs"))
-        + " "
-        + " ".join(f"f{12 + i}:" + _k(s, "KQJT98765432A") for i, s in enumerate("cdhs"))
+        "racing-aces "
+        + won_foundations("racing-aces", f0=1)
         + " r0:2c3c r1:TcJc r2:QcKc t0:4c t1:5c t2:6c t3:7c t4:8c t5:9c s: w:"
     ),
 }

@@ -13,31 +13,12 @@ import re
 
 import pytest
 
+from .accounts_pages import claim, create_rated_race, login, race_it_by_its_link
 from .conftest import shot
 
 pytestmark = pytest.mark.timeout(180)
 
 GAME = "racing-aces"
-
-
-def claim(page, name: str, password: str) -> str:
-    page.goto(page.url.split("#")[0] + "#account")
-    page.fill("#claim-form input[name=account]", name)
-    page.fill("#claim-form input[name=password]", password)
-    page.click("#claim-form button[type=submit]")
-    page.wait_for_selector("#logout-btn")
-    page.wait_for_selector(f'#profile h1:has-text("{name}")')
-    return page.evaluate("window.solrace.app.me.player")
-
-
-def login(page, name: str, password: str) -> str:
-    page.goto(page.url.split("#")[0] + "#account")
-    page.fill("#login-form input[name=account]", name)
-    page.fill("#login-form input[name=password]", password)
-    page.click("#login-form button[type=submit]")
-    page.wait_for_selector("#logout-btn")
-    page.wait_for_selector(f'#profile h1:has-text("{name}")')
-    return page.evaluate("window.solrace.app.me.player")
 
 
 def rating_card(page) -> dict:
@@ -69,28 +50,10 @@ def test_two_accounts_race_a_rated_race(new_page):
     alice.reload()  # the choice is kept (a returning player found it unticked at every visit)
     alice.wait_for_selector("#rated-toggle")
     assert alice.is_checked("#rated-toggle")
-    tile = f'.tile[data-game="{GAME}"]'
-    alice.click(f'{tile} [data-act="create"]')
-    alice.click(f'{tile} button[type="submit"]')
-    alice.wait_for_url(re.compile(r"#race="))
-    rid = re.search(r"#race=([\w-]+)", alice.url).group(1)
-    alice.wait_for_selector("#race-rated")
-    link = alice.locator("#share-link").input_value()
+    rid, link = create_rated_race(alice, GAME)
 
-    bob.goto(link)
-    bob.wait_for_selector("#ready-btn")
-    bob.wait_for_selector("#race-rated")
-    bob.click("#ready-btn")
-    alice.wait_for_selector(f'#players li[data-player="{bob_id}"] .pill.p-ready')
-    alice.click("#ready-btn")
+    race_it_by_its_link(alice, bob, bob_id, link)
     for page in (alice, bob):
-        page.wait_for_selector("#board .pile", timeout=20000)
-        page.wait_for_selector("#finish-btn")
-    for page in (alice, bob):
-        page.once("dialog", lambda d: d.accept())
-        page.click("#finish-btn")
-    for page in (alice, bob):
-        page.wait_for_selector("#result-panel", timeout=20000)
         # the rating change arrives as an event; the toast says it
         page.wait_for_selector(".toast:has-text('Rated')", timeout=20000)
         # and the result panel shows it

@@ -6,15 +6,14 @@ account, as the standings rows say (`account`), without asking anyone's `profile
 from __future__ import annotations
 
 import re
-import threading
 
 import pytest
 from playwright.sync_api import expect
 
 from protocol import messages as m
 
-from .conftest import Server, shot
-from .test_arena_winners import race_once
+from .arena_races import account_and_rival_race_a_short_arena, arena_server
+from .conftest import shot
 from .test_browser import play_by_clicking, wait_board
 
 pytestmark = pytest.mark.timeout(180)
@@ -32,14 +31,7 @@ COUNT_SENT = """() => {
 def web_server(tmp_path_factory):
     """Clients may create arenas, none is scheduled, fast loops; a countdown long enough for a
     click on Berserk under load."""
-    srv = Server(
-        tmp_path_factory.mktemp("web-arena-race"),
-        countdown_ms=6000,
-        arena_create=1,
-        arena_schedule="off",
-        arena_tick_ms=200,
-        arena_update_ms=200,
-    )
+    srv = arena_server(tmp_path_factory.mktemp("web-arena-race"), countdown_ms=6000)
     yield srv
     srv.stop()
 
@@ -103,21 +95,10 @@ def test_arena_race_page_berserk_points_and_back_to_the_arena(new_page, make_bot
 
 def test_podium_links_only_players_with_an_account(new_page, make_bot):
     ada, guest = make_bot("link-ada"), make_bot("link-guest")
-    ada.call(lambda c: c.request(m.Claim(name="link-ada", password="correct horse")))
-    ada.call(
-        lambda c: c.request(
-            m.ArenaCreate(arena="link-cup", game="racing-aces", duration_ms=10_000, name="Link Cup")
-        )
-    )
     # both move (nobody absent): ada, with more moves, first (2 points); the guest second (1 point)
-    threads = [
-        threading.Thread(target=lambda: ada.call(lambda c: race_once(c, "link-cup", moves=2), timeout=60)),
-        threading.Thread(target=lambda: guest.call(lambda c: race_once(c, "link-cup", moves=1), timeout=60)),
-    ]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    account_and_rival_race_a_short_arena(
+        ada, guest, account="link-ada", arena="link-cup", name="Link Cup", moves=(2, 1)
+    )
 
     page = new_page("link-fan")
     page.evaluate(COUNT_SENT)  # the frames the page sends from here on, by type

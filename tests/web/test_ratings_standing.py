@@ -16,6 +16,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from .accounts_pages import base, claim, create_from_lobby, create_rated_race, race_it_by_its_link
 from .conftest import shot
 
 pytestmark = pytest.mark.timeout(180)
@@ -23,40 +24,11 @@ pytestmark = pytest.mark.timeout(180)
 GAME = "racing-aces"
 
 
-def base(page) -> str:
-    return page.url.split("#")[0]
-
-
-def claim(page, name: str, password: str) -> str:
-    page.goto(base(page) + "#account")
-    page.fill("#claim-form input[name=account]", name)
-    page.fill("#claim-form input[name=password]", password)
-    page.click("#claim-form button[type=submit]")
-    page.wait_for_selector("#logout-btn")
-    page.wait_for_selector(f'#profile h1:has-text("{name}")')
-    return page.evaluate("window.solrace.app.me.player")
-
-
 def play_one_rated_race(host, guest, guest_id: str) -> str:
     host.goto(base(host) + "#/")
     host.check("#rated-toggle")
-    tile = f'.tile[data-game="{GAME}"]'
-    host.click(f'{tile} [data-act="create"]')
-    host.click(f'{tile} button[type="submit"]')
-    host.wait_for_url(re.compile(r"#race="))
-    rid = re.search(r"#race=([\w-]+)", host.url).group(1)
-    host.wait_for_selector("#race-rated")
-    link = host.locator("#share-link").input_value()
-    guest.goto(link)
-    guest.wait_for_selector("#ready-btn")
-    guest.click("#ready-btn")
-    host.wait_for_selector(f'#players li[data-player="{guest_id}"] .pill.p-ready')
-    host.click("#ready-btn")
-    for page in (host, guest):
-        page.wait_for_selector("#finish-btn", timeout=20000)
-    for page in (host, guest):
-        page.once("dialog", lambda d: d.accept())
-        page.click("#finish-btn")
+    rid, link = create_rated_race(host, GAME)
+    race_it_by_its_link(host, guest, guest_id, link)
     for page in (host, guest):
         page.wait_for_selector("#result-panel #rating-change", timeout=20000)
     return rid
@@ -103,17 +75,13 @@ def test_provisional_player_sees_standing_and_profile_order(new_page):
 def test_lobby_race_buttons_name_the_game(new_page):
     page = new_page("erin")
     page.goto(base(page) + "#/")
-    tile = f'.tile[data-game="{GAME}"]'
-    page.click(f'{tile} [data-act="create"]')
-    page.click(f'{tile} button[type="submit"]')
-    page.wait_for_url(re.compile(r"#race="))
-    rid = re.search(r"#race=([\w-]+)", page.url).group(1)
+    rid = create_from_lobby(page, GAME)
     page.wait_for_selector("#ready-btn")
     assert page.evaluate("window.solrace.app.race.game") == GAME
 
     page.goto(base(page) + "#/")
     button = page.locator(f'#my-races a[data-race="{rid}"]')
-    expected = page.locator(f"{tile} .tile-head h2").inner_text()
+    expected = page.locator(f'.tile[data-game="{GAME}"] .tile-head h2').inner_text()
     expect(button).to_contain_text(expected)
     expect(button).to_contain_text("lobby")
     expect(button).to_have_attribute("title", re.compile(re.escape(rid)))

@@ -1,0 +1,35 @@
+"""The arena tests through the protocol on a real server (`make_server`, tests/conftest.py): the
+server they start, and one arena race played between two clients."""
+
+from __future__ import annotations
+
+from waiting import DEADLINE
+
+import client
+from protocol import messages as m
+
+#: clients may create arenas, none is scheduled, a fast loop; cheap password hashes
+SERVER = {
+    "arena_create": 1,
+    "arena_schedule": "off",
+    "arena_tick_ms": 100,
+    "password_hash_passes": 1,
+    "password_hash_memory_kib": 1024,
+}
+
+
+async def race_the_pairing(a: client.Client, b: client.Client, arena: str) -> str:
+    """`a` and `b` have joined `arena`: once paired together, both withdraw (this race still
+    counts; no other pairing), `a` makes one move (a draw), both finish. Returns the race, ended."""
+    snap: m.RaceSnapshot = await a.wait_for(
+        m.RaceSnapshot, lambda s: any(p.player == b.player for p in s.players), timeout=DEADLINE
+    )
+    race = snap.race
+    for c in (a, b):
+        await c.arena_withdraw(arena)
+    await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)
+    await a.move(race, "draw")
+    await a.finish(race)
+    await b.finish(race)
+    await a.wait_for(m.End, lambda ev: ev.race == race, timeout=DEADLINE)
+    return race

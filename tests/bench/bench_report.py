@@ -1,0 +1,27 @@
+"""Run a benchmark the way its smoke tests do: a subprocess from the repository's root that
+writes its figures as JSON (`--json FILE`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_bench(tmp_path: Path, *args: str, timeout: float) -> tuple[subprocess.CompletedProcess[str], Any]:
+    """`python ARGS --json FILE`, which must exit 0 within `timeout` seconds: its completed
+    process (stdout and stderr as text) and the figures read back from FILE."""
+    out = tmp_path / "r.json"
+    proc = subprocess.run(
+        [sys.executable, *args, "--json", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc, json.loads(out.read_text())
