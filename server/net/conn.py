@@ -306,6 +306,10 @@ class Conn:
         """Close the connection with `code` (in the background), after the frames already sent."""
         if self.closed:
             return
+        if self.ws.protocol.state is not _OPEN:
+            # websockets is closing it already (it sent 1009, 1002...: that close is the one the
+            # gateway counts and logs), e.g. a hello timeout while its close waits for the answer
+            return
         if self.out is not None:
             self.flush()
             if self.is_closed():  # the flush found the peer gone

@@ -8,8 +8,10 @@ in all under a flood, the rest summed up. Sockets the socket gate drops at accep
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
 import math
+import os
 import re
 
 import pytest
@@ -116,6 +118,32 @@ async def test_a_flood_of_bad_clients_logs_a_bounded_number_of_lines(
     assert len(spread) <= CLOSE_LOG_PER_S * (math.ceil(span) + 1), (len(spread), span)
     assert suppressed(caplog) >= one - CLOSE_LOG_PER_ADDR
     assert app.metrics.closes[1009] == one + many
+
+
+async def test_a_close_websockets_started_is_the_one_counted_and_logged(make_server, caplog) -> None:
+    """A client whose oversized frame websockets answered with 1009 and that never answers the
+    close: the hello timeout that fires while the close waits is no second close (it was once
+    counted and logged as 1008 instead of the 1009 the client got)."""
+    app = await make_server(hello_timeout_s=0.3, close_timeout_s=2.0)
+    with caplog.at_level(logging.INFO, logger=LOGGER):
+        reader, writer = await asyncio.open_connection("127.0.0.1", app.port)
+        key = base64.b64encode(os.urandom(16)).decode()
+        writer.write(
+            (
+                f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+            ).encode()
+        )
+        assert (await reader.readuntil(b"\r\n\r\n")).startswith(b"HTTP/1.1 101")
+        # a masked binary frame header announcing one byte over MAX_FRAME; then silence
+        writer.write(bytes([0x82, 0xFF]) + (app.settings.max_frame + 1).to_bytes(8, "big") + os.urandom(4))
+        await writer.drain()
+        assert (await reader.readexactly(2))[0] == 0x88  # the close frame (1009), not answered
+        # (the hello timeout passes while websockets waits up to close_timeout for the answer)
+        await until(lambda: not app.gateway.conns, what="the connection gone")
+        writer.close()
+    assert app.metrics.closes[1009] == 1 and app.metrics.closes[1008] == 0, app.metrics.closes
+    assert [code for _addr, code, _reason, _t in closes(caplog)] == [1009], closes(caplog)
 
 
 # --- sockets dropped at accept (server/net/admission.py `SocketGate`) ---------------------------
