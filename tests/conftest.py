@@ -53,6 +53,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # its first second: minutes of a core per server, beside the tests, for nothing they check.
 # tests/certify turns certification on where it tests it (a flag wins over the environment).
 os.environ.setdefault("SOLRACE_CERTIFIED_GAMES", "none")
+# Their solver worker (analyses, hints) at the tests' own priority, as in FAST below.
+os.environ.setdefault("SOLRACE_CERTIFY_NICE", "0")
 
 
 # A test marked `daily` starts an attempt on the real clock: in the day's last 35 s the server
@@ -75,6 +77,10 @@ FAST = dict(
     rate=100_000,
     burst=100_000,
     certify_workers=0,  # no solver worker process: tests/certify starts one where it tests it
+    # Where a test starts a worker, at the tests' own priority: at the default nice +10 a loaded
+    # machine (other xdist workers, browsers) leaves it ~1% of a core, and the waits for its
+    # seconds of solving (a pool entry, a daily, an analysis) ran out. No test checks the priority.
+    certify_nice=0,
 )  # bad-input tests lower the rate
 
 

@@ -49,7 +49,7 @@ async def test_arena_survives_kill_9(clients, clean_redis):
         for proc in procs:
             assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         now = store.clock()
-        arena = Arena("kill", "racing-aces", starts=now + 300, duration_ms=3_000, time_limit_s=30)
+        arena = Arena("kill", "racing-aces", starts=now + 300, duration_ms=10_000, time_limit_s=30)
         await store.create(arena)
         for p in players:
             await store.join(arena.id, p, p)

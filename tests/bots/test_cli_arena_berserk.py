@@ -22,10 +22,12 @@ def test_bots_berserk_their_arena_races(serve_process, fast_settings) -> None:
         "--arena-create", "1", "--arena-schedule", "off", "--arena-tick-ms", "200", "--countdown-ms", "1500"
     )
 
+    # The arena outlasts a loaded machine's start of the bot command (10 s was once too short:
+    # `arena-over` before the bots had joined).
     async def create() -> None:
         async with client.connect(url, name="host") as c:
             await c.request(
-                m.ArenaCreate(arena="cli-berserk", game="racing-aces", duration_ms=10_000, time_limit_s=30)
+                m.ArenaCreate(arena="cli-berserk", game="racing-aces", duration_ms=20_000, time_limit_s=30)
             )
 
     asyncio.run(create())
