@@ -83,9 +83,9 @@ def _log_format_flag(args: list[str]) -> str | None:
     """The value of the last `--log-format` (`--log-format X` or `--log-format=X`) among a
     command's arguments, lower-cased; None without one."""
     found = None
-    for a, b in zip(args, [*args[1:], ""], strict=True):
-        if a == "--log-format":
-            found = b.lower()
+    for i, a in enumerate(args):
+        if a == "--log-format" and i + 1 < len(args):
+            found = args[i + 1].lower()
         elif a.startswith("--log-format="):
             found = a.split("=", 1)[1].lower()
     return found

@@ -175,3 +175,10 @@ def test_ctrl_c_is_one_line() -> None:
 def test_watch_game_is_checked() -> None:
     done = solrace("watch", "--game", "no-such-game")
     assert done.returncode == 2 and "argument --game: invalid choice" in done.stderr
+
+
+def test_a_command_with_no_arguments_is_its_own_usage_error() -> None:
+    """`solrace verify` alone: its own one-line refusal (the command line once failed on an
+    empty argument list while looking for --log-format)."""
+    done = solrace("verify")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
