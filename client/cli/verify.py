@@ -60,6 +60,8 @@ class Report:
     checked: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: the seed was checked against a commitment (given, or published by the server)
+    committed: bool = False
 
     @property
     def confirmed(self) -> bool:
@@ -69,8 +71,15 @@ class Report:
         lines = [f"ok    {c}" for c in self.checked]
         lines += [f"note  {n}" for n in self.notes]
         lines += [f"FAIL  {p}" for p in self.problems]
-        if self.confirmed:
-            lines.append("CONFIRMED: the published result follows from the seed and the moves")
+        if self.confirmed and self.committed:
+            lines.append(
+                "CONFIRMED: the seed is the committed one, and the published result follows from it and the moves"
+            )
+        elif self.confirmed:
+            lines.append(
+                "CONFIRMED: the published result follows from the seed and the moves "
+                "(the seed itself is unchecked: no commitment to check it against)"
+            )
         else:
             lines.append(f"REFUTED: {len(self.problems)} problem(s)")
         return "\n".join(lines)
@@ -149,6 +158,7 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
         report.notes.append("no commitment to check the seed against (pass --commitment)")
     for c, src in given:
         if c.lower() == digest:
+            report.committed = True
             report.checked.append(f"sha256(seed) matches the {src} commitment {c[:16]}…")
         else:
             report.problems.append(f"sha256(seed) = {digest} differs from the {src} commitment {c}")
@@ -163,8 +173,9 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
         r = _replay_player(game, seed, who, p.get("moves") or [], report)
         if r is not None:
             replayed[who] = r
+            label = f"{p['name']} ({who})" if p.get("name") else who
             report.checked.append(
-                f"{who}: {r.moves} moves legal, {r.home} cards home" + (" (won)" if r.won else "")
+                f"{label}: {r.moves} moves legal, {r.home} cards home" + (" (won)" if r.won else "")
             )
     for who in entries.keys() - {str(p.get("player")) for p in players}:
         report.problems.append(f"{who}: ranked, but no moves published")

@@ -242,6 +242,7 @@ class ReplayData(ServerMsg, tag="replay"):
     players: list[ReplayPlayer]
     proof: list[str] | None = None  # a certified deal: the solver's winning line
     par: int | None = None  # its length in moves
+    commitment: str | None = None  # sha256(seed), as the race published it before its start
 
 
 class RaceList(ServerMsg, tag="race_list"):

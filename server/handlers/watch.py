@@ -64,6 +64,7 @@ class Watch:
             rules_version=race.rules_version,
             deal_version=race.deal_version,
             seed=race.seed,
+            commitment=race.commitment,
             ranking=[m.RankEntry(**e) for e in race.ranking or []],
             players=players,
         )

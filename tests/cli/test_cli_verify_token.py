@@ -44,7 +44,16 @@ async def test_a_private_race_is_verified_as_its_player(server, tmp_path, monkey
             assert v.token_of(args) == token
     doc = await v.fetch(server.ws_url, race=snap.race, token=token)
     assert doc["race"] == snap.race and doc["seed"]
-    assert v.verify(doc).confirmed
+    # the reply carries the commitment the race published before its start: the seed is checked
+    assert doc["commitment"] == snap.commitment
+    report = v.verify(doc)
+    assert report.confirmed and report.committed, report.text()
+    assert "the seed is the committed one" in report.text()
+    # without a commitment the seed is said unchecked, not confirmed as if it were
+    bare = v.verify({**doc, "commitment": None})
+    assert bare.confirmed and not bare.committed
+    assert "the seed itself is unchecked" in bare.text()
+    assert v.verify({**doc, "commitment": "0" * 64}).problems
 
     # without the option: no token; an empty file: said so
     assert v.token_of(parsed(v, "--url", server.ws_url, "--race", snap.race)) is None
