@@ -294,15 +294,20 @@ class Client(AccountCalls):
             return
         self._closed = True
         self._connected.clear()
+        # A future nobody awaits any more (a request whose caller has moved on, e.g. a bot's
+        # in a worker that is stopping) would log "exception was never retrieved" at its
+        # collection: marked retrieved here; whoever still awaits one gets the exception all the same.
         for fut in self._pending.values():
             if not fut.done():
                 fut.set_exception(Disconnected("connection closed"))
+                fut.exception()
         self._pending.clear()
         self._moves.clear()
         waiters, self._waiters = self._waiters, []
         for w in waiters:
             if not w.done():
                 w.set_exception(Disconnected("connection closed"))
+                w.exception()
 
     async def _reconnect_loop(self) -> None:
         lost = self.endpoint

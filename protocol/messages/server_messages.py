@@ -238,11 +238,11 @@ class ReplayData(ServerMsg, tag="replay"):
     rules_version: int
     deal_version: int
     seed: str
+    commitment: str  # sha256(seed), as the race published it before its start
     ranking: list[RankEntry]
     players: list[ReplayPlayer]
     proof: list[str] | None = None  # a certified deal: the solver's winning line
     par: int | None = None  # its length in moves
-    commitment: str | None = None  # sha256(seed), as the race published it before its start
 
 
 class RaceList(ServerMsg, tag="race_list"):

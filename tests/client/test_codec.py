@@ -216,6 +216,7 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         rules_version=1,
         deal_version=1,
         seed="s",
+        commitment="c" * 64,
         ranking=[RANK],
         players=[m.ReplayPlayer(player="p1", name="ada", moves=[("draw", 5), ("w>f0", 7)])],
     ),

@@ -182,7 +182,14 @@ def test_last_move_ms_nil_is_sent_in_every_result_row() -> None:
     msgs: list[m.ServerMsg] = [
         m.End(race="r1", ver=3, seed="s", ranking=[rank]),
         m.ReplayData(
-            race="r1", game="fours-up", rules_version=1, deal_version=1, seed="s", ranking=[rank], players=[]
+            race="r1",
+            game="fours-up",
+            rules_version=1,
+            deal_version=1,
+            seed="s",
+            commitment="c" * 64,
+            ranking=[rank],
+            players=[],
         ),
         m.LeaderboardData(
             game="fours-up",
