@@ -83,7 +83,9 @@ class Analysis:
             known.append(f"winnable after move {self.last_winnable} ({line})")
         if self.first_lost is not None:
             known.append(f"lost after move {self.first_lost}")
-        return "unknown at the budget" + (": " + "; ".join(known) if known else "")
+        return "the solver could not tell within its search budget where the win was lost" + (
+            ": " + "; ".join(known) if known else ""
+        )
 
 
 def _positions(start: Game, moves: list[str]) -> list[Game]:

@@ -84,3 +84,19 @@ def test_a_private_race_is_named_at_once_after_a_reload(new_page):
     assert rid not in page.evaluate("window.solrace.app.me.races")
     assert rid not in stored_labels(page)
     expect(page.locator("#my-races")).to_be_hidden()
+
+
+def test_a_race_is_noted_as_soon_as_its_page_shows_it(new_page):
+    """A tab closed on the race page (never back to the lobby) leaves the race's label stored:
+    the next visit's "Your races" names its game (it said "Race r1a2b3…")."""
+    page = new_page("iris")
+    tile = f'.tile[data-game="{GAME}"]'
+    page.click(f'{tile} [data-act="create"]')
+    page.click(f'{tile} button[type="submit"]')
+    page.wait_for_url(re.compile(r"#race="))
+    rid = re.search(r"#race=([\w-]+)", page.url).group(1)
+    page.wait_for_selector("#ready-btn")
+    page.wait_for_function(
+        f"JSON.parse(localStorage.getItem({LABELS_KEY!r}) || '[]').some((e) => e[0] === {rid!r})"
+    )
+    assert stored_labels(page)[rid] == [GAME, "lobby"]

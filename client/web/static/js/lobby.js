@@ -89,7 +89,11 @@ function forgetRaceLabel(id) {
 
 /** Note the game and status of a race we sit in (from its snapshot, the race list or its start), for "Your races". */
 export function noteMyRace(r) {
-  if (!r || !r.race || !app.me || !(app.me.races || []).includes(r.race)) return;
+  if (!r || !r.race || !app.me) return;
+  // a race the welcome listed, or one we sit in since (its snapshot names us): noted at once, so
+  // that a tab closed in the race finds its game in "Your races" at the next visit
+  const seated = (r.players || []).some((p) => p.player === myId());
+  if (!seated && !(app.me.races || []).includes(r.race)) return;
   rememberMyRace(r.race, r.game, r.status);
 }
 
