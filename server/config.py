@@ -165,7 +165,9 @@ class Settings:
             "cgroup, if less); 0: no limit"
         ),
     )
-    static: str = field(default="", metadata=_doc("folder served over HTTP at / (default client/web/static)"))
+    static: str = field(
+        default="", metadata=_doc("folder served over HTTP at / ('': the web client, client/web/static)")
+    )
 
     # --- limits reported to clients (docs/protocol.md §7)
     max_frame: int = field(

@@ -327,7 +327,8 @@ class PlayApp(App[int]):
             parts.append(f"race {m.race_id}")
         if m.rated:
             parts.append("[b magenta]rated[/]")
-        parts.append(m.status)
+        if m.status != "none":  # "none": no race yet (the menu)
+            parts.append(m.status)
         cd = m.countdown_ms(now)
         if cd is not None:
             parts.append(f"[b yellow]starts in {cd / 1000:.1f}s[/]")

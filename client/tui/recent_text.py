@@ -24,14 +24,14 @@ COLUMNS = ("when", "game", "kind", "place", "result", "home", "moves", "time", "
 KIND_TEXTS = {
     "daily": "daily",
     "arena": "arena",
-    "bot": "vs bots",
+    "bot": "vs bot",
     "quick": "quick match",
     "private": "private",
     "public": "public",
 }
 
 #: A player's `status` at the end in words (`finished` is a declared finish).
-RESULT_TEXTS = {"won": "won", "finished": "declared", "timeout": "time up"}
+RESULT_TEXTS = {"won": "won", "finished": "finished", "timeout": "time up"}
 
 EMPTY_TEXT = (
     "No race of yours has ended yet: every race you play to its end shows here, "

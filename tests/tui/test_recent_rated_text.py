@@ -82,9 +82,9 @@ def test_a_row_per_race() -> None:
         "",
     )
     row = recent_row(recent(kind="daily", players=1, status="finished", home=40, time_ms=300_000), NOW)
-    assert row[2:6] == ("daily", "solo", "declared", "40/104")
+    assert row[2:6] == ("daily", "solo", "finished", "40/104")
     row = recent_row(recent(kind="bot", rank=2, players=3, status="timeout", time_ms=None), NOW)
-    assert row[2:5] == ("vs bots", "2 of 3", "time up") and row[7] == "—"
+    assert row[2:5] == ("vs bot", "2 of 3", "time up") and row[7] == "—"
     assert place_text(recent(rank=1, players=1)) == "solo"
 
 

@@ -17,7 +17,10 @@ export const STATUS_LABEL = {
 export function playerRows(race) {
   const total = race.total || 1;
   const ranked = new Map(((app.end && app.end.ranking) || race.ranking || []).map((r) => [r.player, r]));
-  return (race.players || []).map((p) => {
+  // ranked (the race is over): by place; before, by seat
+  const place = (p) => (ranked.get(p.player) || { rank: Infinity }).rank;
+  const players = ranked.size ? [...(race.players || [])].sort((a, b) => place(a) - place(b)) : race.players || [];
+  return players.map((p) => {
     const pct = Math.round((100 * (p.home || 0)) / total);
     const mine = p.player === myId();
     const rk = ranked.get(p.player);
