@@ -62,6 +62,8 @@ def test_arena_page_live_standings_featured_and_pairing(new_page, make_bot):
     page.click('tr.arena-row[data-arena="web-arena"] a')
     page.wait_for_selector("#arena-standings")
     assert "left" in page.locator("#arena-left").inner_text()
+    # nobody in it yet: the empty table says so
+    assert page.locator("#arena-nobody").inner_text() == "Nobody has joined yet."
 
     # two bots race each other: the featured race appears, then the standings move, live
     import threading

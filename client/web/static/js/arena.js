@@ -313,12 +313,16 @@ export class ArenaPage {
       { class: "daily-head" },
       h("h1", { id: "arena-title" }, a.name || a.id),
       h("p", { class: "muted" }, `${gameName(a.game)} · ${a.seats} seats · ${Math.round(a.time_limit_s / 60)} min races · `, h("span", { id: "arena-left" }, this.leftText(a))),
-      over
-        ? null
-        : d.joined
-          ? h("button", { class: "btn", id: "arena-withdraw", onclick: () => this.withdraw() }, "Withdraw")
-          : h("button", { class: "btn primary", id: "arena-join", onclick: () => this.join() }, "Join"),
-      h("a", { class: "btn ghost", href: "#arenas" }, "All arenas"),
+      h(
+        "p",
+        { class: "arena-actions" },
+        over
+          ? null
+          : d.joined
+            ? h("button", { class: "btn", id: "arena-withdraw", onclick: () => this.withdraw() }, "Withdraw")
+            : h("button", { class: "btn primary", id: "arena-join", onclick: () => this.join() }, "Join"),
+        h("a", { class: "btn ghost", href: "#arenas" }, "All arenas"),
+      ),
     );
     const mine = h(
       "div",
@@ -327,7 +331,7 @@ export class ArenaPage {
       d.race
         ? h(
             "p",
-            {},
+            { class: "arena-actions" },
             h("a", { class: "btn primary", id: "arena-current", href: `#race=${d.race}` }, "Back to your race"),
             a.berserk ? h("button", { class: "btn ghost", id: "arena-berserk", title: "half the clock of this race for one more point if you win it; only before it starts", onclick: () => this.berserk(d.race) }, "Berserk") : null,
           )
@@ -336,7 +340,7 @@ export class ArenaPage {
           : null,
       d.races.length
         ? h("ol", { class: "arena-races" }, d.races.map((r) => h("li", {}, h("a", { href: `#replay=${r.race}` }, `#${r.rank}`), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
-        : h("p", { class: "muted" }, "None yet."),
+        : h("p", { class: "muted" }, "No race finished yet."),
     );
     const featured = h(
       "div",
@@ -399,6 +403,7 @@ export class ArenaPage {
       { class: "panel" },
       h("h2", {}, b.final ? "Final standings" : "Standings", h("span", { class: "muted small" }, ` · ${countText(b.count, "player")}`)),
       h("table", { class: "ranking arena-standings", id: "arena-standings" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Wins"))), h("tbody", {}, rows)),
+      b.count ? null : h("p", { class: "muted", id: "arena-nobody" }, b.final ? "Nobody played in this arena." : "Nobody has joined yet."),
     );
   }
 }
