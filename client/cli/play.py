@@ -20,9 +20,9 @@ restarted client resumes the same identity and seats (without a mode it goes
 back to the last race it holds a seat in; ``--race`` names one, e.g. the race
 ``solrace arena`` paired it in). ``--login`` and ``--claim`` put an account's
 token there (the password is asked for with getpass: never echoed, never an
-argument, never kept; from a pipe, each password asked for is one line of stdin),
-``--logout`` takes it out, ``--logout-all`` ends every
-session of the account (every device) and takes it out too. ``--password`` asks
+argument, never kept; from a pipe, each password asked for is one line of
+stdin), ``--logout`` takes it out, ``--logout-all`` ends every session of the
+account (every device) and takes it out too. ``--password`` asks
 for the current password and twice for the new one; the server ends the
 account's other sessions and keeps this terminal's token, so the file stays as
 it is. ``--rated`` (with ``--quick`` or ``--create``, accounts only) plays a
@@ -30,10 +30,10 @@ rated race: the race screen marks it and shows your rating change at the end.
 The menu shows who you play as, the daily challenge (play today's deal, see its
 leaderboard), the ratings (yours, and each game's rating board) and your races
 (your latest races, newest first: Enter replays one move by move, and the
-commands that re-play and check each one are shown); an account also gets a "rated" box for Quick match and Create. With
-several ``--url`` the client connects to the first that answers and, if its
-process goes away, resumes the session on another one (processes sharing one
-Redis).
+commands that re-play and check each one are shown); an account also gets a
+"rated" box for Quick match and Create. With several ``--url`` the client
+connects to the first that answers and, if its process goes away, resumes the
+session on another one (processes sharing one Redis).
 
 Offline, ``--game`` starts a race of that game at once against ``--rivals``
 local bots; without it the menu asks for the game.
