@@ -3,7 +3,7 @@
     solrace replay --url ws://127.0.0.1:8765/ws --race r8a1c…   # fetch its replay, then view it
     solrace replay --race http://HOST:PORT/#race=r8a1c…&invite=…  # a link: its server and invite
     solrace replay --url URL --race ID --token-file              # a private race you played in
-    solrace replay --url URL --race ID --invite SECRET           # a private race by its invite
+    solrace replay --url URL --race ID --invite=SECRET           # a private race by its invite (=: it may start with -)
     solrace replay saved.json --player ada                       # a saved document, from ada's seat
 
 The document is the one `solrace verify` reads (client/cli/verify.py): the server's

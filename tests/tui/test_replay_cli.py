@@ -193,7 +193,7 @@ async def test_refusals_are_one_sentence(server, tmp_path, capsys) -> None:
     mine = tmp_path / "token"
     mine.write_text(token + "\n")
     by_token = await cli.obtain(parsed("--url", url, "--race", race, "--token-file", str(mine)))
-    by_invite = await cli.obtain(parsed("--url", url, "--race", race, "--invite", invite))
+    by_invite = await cli.obtain(parsed("--url", url, "--race", race, f"--invite={invite}"))
     link = await cli.obtain(
         parsed("--race", f"{url.replace('ws://', 'http://')[: -len('/ws')]}/#race={race}&invite={invite}")
     )
@@ -209,7 +209,7 @@ async def test_refusals_are_one_sentence(server, tmp_path, capsys) -> None:
             [str(tmp_path / "race.json"), "--url", url, "--race", race],
             "give a replay file or --race, not both",
         ),
-        (["--url", url, "--race", race, "--invite", invite, "--player", "nobody"], "--player: no 'nobody'"),
+        (["--url", url, "--race", race, f"--invite={invite}", "--player", "nobody"], "--player: no 'nobody'"),
     ):
         status, err = await replay_command(capsys, *argv)
         assert status == 2 and err.startswith(f"solrace replay: {says}") and err.count("\n") == 1
