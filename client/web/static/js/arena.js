@@ -283,7 +283,7 @@ export class ArenaPage {
         { class: `arena-row ${a.status}${later ? " later" : ""}`, dataset: { arena: a.id } },
         h("td", {}, h("a", { href: `#arena=${a.id}` }, a.name || a.id)),
         h("td", {}, gameName(a.game)),
-        later ? h("td", {}, `starts at ${localTime(a.starts)}`) : h("td", {}, a.status),
+        later ? h("td", {}, localTime(a.starts)) : h("td", {}, a.status),
         h("td", {}, this.leftText(a)),
         h("td", { class: "num" }, String(a.players)),
       );
@@ -295,6 +295,7 @@ export class ArenaPage {
       "div",
       { class: "arena" },
       head,
+      h("h2", { id: "arena-now" }, "Now and within the hour"),
       rows.length ? table(rows, "arena-list", "Status") : h("p", { class: "muted" }, "No arena now or within the hour."),
       later.length ? h("h2", { id: "arena-later" }, "Later today") : null,
       later.length ? table(later, "arena-list arena-later", "Starts") : null,
