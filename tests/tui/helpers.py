@@ -7,6 +7,19 @@ import time
 
 from waiting import DEADLINE
 
+#: Server settings for tests that make accounts: one cheap argon2 pass instead of the real cost.
+CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
+#: The password of the accounts these tests make.
+PW = "correct horse battery"
+
+
+async def account_token(url: str, name: str) -> str:
+    """A new account's token (a guest claims `name`, through the library)."""
+    from client.library import connect
+
+    async with connect(url, name=name) as c:
+        return (await c.claim(name, PW)).token
+
 
 async def until(pilot, cond, timeout: float = DEADLINE, step: float = 0.02, what: str = "condition"):
     """Let the app run until ``cond()`` is true; fail after ``timeout`` seconds."""

@@ -23,19 +23,11 @@ from client.tui.race_text import rating_change_text
 from client.tui.ratings_text import rated_needs_account
 from client.tui.recent_screen import RecentScreen
 from client.tui.recent_text import rating_cell
-from tests.tui.helpers import click_shown, rendered, until
+from tests.tui.helpers import CHEAP_HASH, account_token, click_shown, rendered, until
 
 pytestmark = pytest.mark.timeout(120)
 
-CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
-PW = "correct horse battery"
 GAME = "fours-up"
-
-
-async def account(url: str, name: str) -> str:
-    """A new account's token (a guest claims `name`, through the library)."""
-    async with connect(url, name=name) as c:
-        return (await c.claim(name, PW)).token
 
 
 def parse(*argv: str) -> argparse.Namespace:
@@ -47,7 +39,7 @@ def parse(*argv: str) -> argparse.Namespace:
 async def test_a_rated_quick_match_from_the_terminal(make_server, tmp_path) -> None:
     server = await make_server(**CHEAP_HASH)
     url = server.ws_url
-    ada_token, bob_token = await asyncio.gather(account(url, "ada"), account(url, "bob"))
+    ada_token, bob_token = await asyncio.gather(account_token(url, "ada"), account_token(url, "bob"))
     path = tmp_path / "token"
     write_token(path, ada_token)
     args = parse("--game", GAME, "--quick", "--rated", "--url", url, "--token-file", str(path))

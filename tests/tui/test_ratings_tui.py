@@ -17,19 +17,11 @@ from client.tui.net import connector, write_token
 from client.tui.play_app import PlayApp
 from client.tui.ratings_screen import RatingsScreen
 from protocol import messages as m
-from tests.tui.helpers import click_shown, rendered, until
+from tests.tui.helpers import CHEAP_HASH, account_token, click_shown, rendered, until
 
 pytestmark = pytest.mark.timeout(120)
 
-CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
-PW = "correct horse battery"
 GAME = "fours-up"
-
-
-async def account(url: str, name: str) -> str:
-    """A new account's token (a guest claims `name`, through the library)."""
-    async with connect(url, name=name) as c:
-        return (await c.claim(name, PW)).token
 
 
 async def rated_race(host: Client, other: Client) -> None:
@@ -57,7 +49,7 @@ async def open_ratings(pilot, app: PlayApp) -> RatingsScreen:
 async def test_ratings_show_the_provisional_marker_and_the_board(make_server, tmp_path) -> None:
     server = await make_server(**CHEAP_HASH)
     url = server.ws_url
-    ada_token, bob_token = await asyncio.gather(account(url, "ada"), account(url, "bob"))
+    ada_token, bob_token = await asyncio.gather(account_token(url, "ada"), account_token(url, "bob"))
     async with connect(url, token=ada_token) as ada, connect(url, token=bob_token) as bob:
         await rated_race(ada, bob)
         mine = next(g.rating for g in (await ada.profile()).ratings if g.game == GAME)
