@@ -127,10 +127,20 @@ export class DailyPage {
     this.closing = visit;
     const was = this.info;
     this.render(); // "Closed", the play button gone, while we ask
-    for (const wait of [0, 1000, 2000, 4000, 8000, 15000, 30000]) {
+    // done once the server no longer says the day shown is open (its clock a moment behind ours)
+    await this.askUntil(visit, [0, 1000, 2000, 4000, 8000, 15000, 30000], (info) => !(info.status === "open" && info.date === was.date));
+  }
+
+  /**
+   * Ask for the route's day after each of `waits` (ms) until `settled(info)`, then show that
+   * info; stops when the page moves on (left, another day: `visit` is stale) or `stop()` says so.
+   * Offline, a try is skipped: the reconnect opens the page again.
+   */
+  async askUntil(visit, waits, settled, stop = () => false) {
+    for (const wait of waits) {
       if (wait) await new Promise((r) => setTimeout(r, wait));
-      if (visit !== this.visit) return; // left, or opened another day meanwhile
-      if (this.ctx.conn.status !== "online") continue; // the reconnect opens the page again
+      if (visit !== this.visit || stop()) return;
+      if (this.ctx.conn.status !== "online") continue;
       let info;
       try {
         info = await this.ctx.conn.request(this.infoRequest());
@@ -138,9 +148,10 @@ export class DailyPage {
         continue;
       }
       if (visit !== this.visit) return;
-      if (info.status === "open" && info.date === was.date) continue; // not closed yet for the server
-      await this.switchTo(info);
-      return;
+      if (settled(info)) {
+        await this.switchTo(info);
+        return;
+      }
     }
   }
 
@@ -153,22 +164,12 @@ export class DailyPage {
     const visit = this.visit;
     if (this.finalWait === visit) return;
     this.finalWait = visit;
-    for (const wait of [5000, 10000, 15000, 20000, 30000, 60000]) {
-      await new Promise((r) => setTimeout(r, wait));
-      if (visit !== this.visit || !this.info || this.info.final) return;
-      if (this.ctx.conn.status !== "online") continue;
-      let info;
-      try {
-        info = await this.ctx.conn.request(this.infoRequest());
-      } catch (e) {
-        continue;
-      }
-      if (visit !== this.visit) return;
-      if (info.final || info.date !== this.info.date) {
-        await this.switchTo(info);
-        return;
-      }
-    }
+    await this.askUntil(
+      visit,
+      [5000, 10000, 15000, 20000, 30000, 60000],
+      (info) => info.final || info.date !== this.info.date,
+      () => !this.info || this.info.final,
+    );
   }
 
   /** Replace the day shown by `info` (the same day, later; or the next day), without a blank page between. */
