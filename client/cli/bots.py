@@ -19,7 +19,7 @@ import signal
 
 from client.bots.service import BotService, Limits
 from server.config import REDIS_SCHEMES, Settings
-from server.logs import FORMAT_ENV, add_log_arguments, setup_logging
+from server.logs import add_log_arguments, setup_logging
 
 from . import say_failure
 
@@ -96,7 +96,6 @@ async def serve(service: BotService) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    os.environ[FORMAT_ENV] = args.log_format  # the command line's own last line follows it too
     setup_logging(args.log_level, args.log_format)
     redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
     if not redis_url:
