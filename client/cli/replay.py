@@ -43,11 +43,9 @@ async def fetch_replay(
     *,
     invite: str | None = None,
     token: str | None = None,
-    flags: bool = True,
 ) -> dict[str, Any]:
     """The server's `replay` reply as a dict, as a new guest or as the player of ``token``;
-    a refusal is :class:`InputError` with one sentence (``flags``: naming this command's
-    options that may get past it)."""
+    a refusal is :class:`InputError` with one sentence naming the options that may get past it."""
     from client.tui.replay_text import refusal_text
 
     return await fetch(
@@ -56,7 +54,7 @@ async def fetch_replay(
         invite=invite,
         token=token,
         name="replayer",
-        refusal=lambda e: refusal_text(str(e.code), race, e.message or "", flags=flags),
+        refusal=lambda e: refusal_text(str(e.code), race, e.message or ""),
     )
 
 
