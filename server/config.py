@@ -76,6 +76,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "arena_create": (0, 1),
     "certify_workers": (0, None),
     "certify_nice": (0, 19),
+    "solver_request_workers": (0, None),
     "certify_pool": (0, None),
     "certify_nodes": (1, None),
     "certify_batch": (1, None),
@@ -378,13 +379,25 @@ class Settings:
         ),
     )
     certify_workers: int = field(
-        default=1, metadata=_doc("solver worker processes of this server process (0: no pools, no analysis)")
+        default=1,
+        metadata=_doc(
+            "solver worker processes of this server process for the background work: the certified "
+            "pools and dailies (0: none, races get ordinary deals)"
+        ),
     )
     certify_nice: int = field(
         default=10,
         metadata=_doc(
-            "niceness added to the solver worker processes, so that on a busy machine the races "
-            "of the event loop go first (0: the server's own priority)"
+            "niceness added to the certify workers, so that on a busy machine the races of the "
+            "event loop go first (0: the server's own priority)"
+        ),
+    )
+    solver_request_workers: int = field(
+        default=1,
+        metadata=_doc(
+            "solver worker processes of this server process for what a player waits for (hints, "
+            "analyses), at the server's own priority; 0: those go to the certify workers, after "
+            "the batch in hand and at their niceness"
         ),
     )
     certify_pool: int = field(default=20, metadata=_doc("certified seeds kept ready per game"))

@@ -76,7 +76,9 @@ FAST = dict(
     hello_timeout_s=2.0,
     rate=100_000,
     burst=100_000,
-    certify_workers=0,  # no solver worker process: tests/certify starts one where it tests it
+    # No solver worker process: tests/certify starts them where it tests them.
+    certify_workers=0,
+    solver_request_workers=0,
     # Where a test starts a worker, at the tests' own priority: at the default nice +10 a loaded
     # machine (other xdist workers, browsers) leaves it ~1% of a core, and the waits for its
     # seconds of solving (a pool entry, a daily, an analysis) ran out. No test checks the priority.

@@ -1,8 +1,14 @@
 """The `Certifier`: solver worker processes, the pools' background refill, the analysis cache.
 
 The solver is CPU-bound pure Python: run on the event loop it would stall
-every race of the process. So each solve goes to a `ProcessPoolExecutor` of
-`certify_workers` processes, and the event loop only awaits its futures.
+every race of the process. So each solve goes to a `ProcessPoolExecutor`, and
+the event loop only awaits its futures. There are two: the background work
+below runs in `certify_workers` processes at niceness `certify_nice` (on a busy
+machine the races go first and the pools wait), and what a player waits for
+(a hint, an analysis) in `solver_request_workers` processes at the server's
+own priority, so that it waits neither for a background batch nor behind the
+races. With no request workers, requests go to the certify workers, and no
+further background batch is queued while one waits.
 The refill task keeps the pool of each game of `certified_games` (and of any
 game a `create` asked a certified deal of) at `certify_pool` entries, one batch
 of `certify_batch` seeds at a time. The short pools take turns (the one served
@@ -88,7 +94,18 @@ def end_workers(executor: ProcessPoolExecutor, grace_s: float = 2.0) -> None:
 
 
 class NoWorker(Exception):
-    """The server runs without solver workers (`certify_workers` 0)."""
+    """The server runs without solver workers (`certify_workers` and `solver_request_workers` 0)."""
+
+
+def workers(count: int, nice: int) -> ProcessPoolExecutor:
+    """`count` solver worker processes at niceness `nice`, ended with this process."""
+    # spawn: the worker must not inherit the event loop, its sockets or threads.
+    return ProcessPoolExecutor(
+        max_workers=count,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=work.start_worker,
+        initargs=(os.getpid(), nice),
+    )
 
 
 class Certifier:
@@ -107,6 +124,7 @@ class Certifier:
         # `create` asked a certified deal of (from then on, ahead of the next demand).
         self.pool_games = set(self.default_games)
         self.executor: ProcessPoolExecutor | None = None
+        self.request_executor: ProcessPoolExecutor | None = None
         self.task: asyncio.Task[None] | None = None
         # Checked by the refill loop as well as cancelling it: a cancellation that
         # lands while a solve's future settles can be lost, the flag cannot.
@@ -122,24 +140,20 @@ class Certifier:
         self.daily = daily
         self.daily_next: dict[tuple[str, str], int] = {}  # (game, date) -> next candidate k
         self.outages = OutageLog()
-        # Requests a player waits for (analysis, hints) go before the background refills: the
-        # refill loop submits nothing while one is waiting or running, so one waits at most for
-        # the background batch already in the worker.
+        # With no request workers, requests a player waits for (analysis, hints) go before the
+        # background refills: the refill loop submits nothing while one is waiting or running, so
+        # one waits at most for the background batch already in the worker.
         self.asking = 0
         self.nobody_asking = asyncio.Event()
         self.nobody_asking.set()
 
     async def start(self) -> None:
-        if self.settings.certify_workers <= 0:
+        st = self.settings
+        if st.solver_request_workers > 0:
+            self.request_executor = workers(st.solver_request_workers, 0)
+        if st.certify_workers <= 0:
             return
-        # spawn: the worker must not inherit the event loop, its sockets or threads.
-        ctx = multiprocessing.get_context("spawn")
-        self.executor = ProcessPoolExecutor(
-            max_workers=self.settings.certify_workers,
-            mp_context=ctx,
-            initializer=work.start_worker,
-            initargs=(os.getpid(), self.settings.certify_nice),
-        )
+        self.executor = workers(st.certify_workers, st.certify_nice)
         self.task = asyncio.get_running_loop().create_task(self.refill_loop())
 
     async def stop(self) -> None:
@@ -148,9 +162,11 @@ class Certifier:
         self.stopping.set()
         if self.task is not None:
             self.task.cancel()
-        if self.executor is not None:
-            executor, self.executor = self.executor, None
-            await asyncio.to_thread(end_workers, executor)
+        for name in ("executor", "request_executor"):
+            executor = getattr(self, name)
+            if executor is not None:
+                setattr(self, name, None)
+                await asyncio.to_thread(end_workers, executor)
         if self.task is not None:
             try:
                 await self.task
@@ -164,7 +180,10 @@ class Certifier:
         return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
 
     async def ask(self, fn: Callable[..., T], *args: Any) -> T:
-        """`run` for a request a player waits for: no background batch is queued meanwhile."""
+        """`fn(*args)` for a request a player waits for: in a request worker, or else in a
+        certify worker with no background batch queued meanwhile."""
+        if self.request_executor is not None:
+            return await asyncio.get_running_loop().run_in_executor(self.request_executor, fn, *args)
         self.asking += 1
         self.nobody_asking.clear()
         try:

@@ -22,8 +22,9 @@ def start_worker(parent: int, nice: int) -> None:
     """Worker initializer: lower this worker's priority by `nice`, and end it once the server
     process that made it is gone.
 
-    The solver's work (pool refills, dailies, even a hint or an analysis) can wait a little;
-    the moves of the server's event loop cannot, so on a busy machine they go first.
+    The background work (pool refills, dailies) can wait; the moves of the server's event
+    loop cannot, so on a busy machine they go first. The workers of what a player waits for
+    (a hint, an analysis) keep the server's priority (`nice` 0).
 
     A pool's workers only end when the server shuts the pool down; a server that is
     killed (kill -9, OOM) would leave them behind, searching for ever. A daemon thread

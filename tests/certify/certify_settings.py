@@ -6,10 +6,11 @@ from typing import Any
 
 GAME = "racing-aces"
 
-# Small pools and one worker: enough to see the refill without loading the machine.
+# Small pools, one certify worker and one request worker: enough to see the refill without loading the machine.
 CERTIFY: dict[str, Any] = dict(
     certified_games=GAME,
     certify_workers=1,
+    solver_request_workers=1,
     certify_pool=2,
     certify_batch=6,
     certify_nodes=2500,

@@ -129,9 +129,9 @@ async def test_an_empty_pool_falls_back_to_an_ordinary_deal_at_once(make_server)
 
 
 async def first_hint(client, race: str) -> m.HintData:
-    """A hint, asked again while the solver is busy: its one worker (nice +10) also fills
-    the certified pools and can starve on a loaded machine. The server's wait (HINT_WAIT)
-    is below the client's, so each request gets an answer."""
+    """A hint, asked again while the solver is busy: its request worker can starve on a
+    loaded machine. The server's wait (HINT_WAIT) is below the client's, so each request
+    gets an answer."""
     for _attempt in range(5):
         try:
             return await client.request(m.Hint(race=race), timeout=DEADLINE)
@@ -215,15 +215,15 @@ async def test_analysis_finds_the_move_that_lost_the_game(make_server):
 
 
 async def test_a_busy_solver_answers_solver_busy_and_the_analysis_goes_on(make_server, r):
-    # No pools to fill: the one worker does only what the test gives it.
+    # No pools to fill: the request worker does only what the test gives it.
     app = await make_server(
         **{**CERTIFY, "certified_games": "none", "hint_wait_s": 0.3, "analysis_wait_s": 0.3}
     )
     assert app.certifier is not None
     async with connect(app.ws_url, name="ada") as ada:
         snap = await solo(ada)
-        # The worker is busy for a few seconds: a hint waits 0.3 s for it, then gives up.
-        blocker = asyncio.ensure_future(app.certifier.run(time.sleep, 4.0))
+        # The request worker is busy for a few seconds: a hint waits 0.3 s for it, then gives up.
+        blocker = asyncio.ensure_future(app.certifier.ask(time.sleep, 4.0))
         with pytest.raises(ServerError) as e:
             await ada.request(m.Hint(race=snap.race), timeout=DEADLINE)
         assert e.value.code == "solver-busy" and e.value.retry_ms == 2000
@@ -231,7 +231,7 @@ async def test_a_busy_solver_answers_solver_busy_and_the_analysis_goes_on(make_s
         await ada.wait_for("end", lambda ev: ev.race == snap.race, timeout=DEADLINE)
         assert await error_of(ada.request(m.Analysis(race=snap.race), timeout=DEADLINE)) == "solver-busy"
         assert app.metrics.errors["solver-busy"] == 2  # /metrics: solrace_errors_total{code="solver-busy"}
-        # Nobody waits for it any more, but the analysis goes on once the worker is free,
+        # Nobody waits for it any more, but the analysis goes on once the request worker is free,
         # and the next request reads it from the cache.
         await blocker
         await until(lambda: r.get(keys.analysis(snap.race)), timeout=DEADLINE * 4, what="the analysis cached")

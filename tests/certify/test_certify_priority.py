@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
-from waiting import until
+from waiting import DEADLINE, until
 
 from server.certify.service import Certifier
 from server.config import Settings
 
 
 async def test_no_refill_batch_is_queued_while_a_player_waits():
-    c = Certifier(redis=None, settings=Settings())
+    c = Certifier(redis=None, settings=Settings(solver_request_workers=0))
     c.executor = ThreadPoolExecutor(1)  # stands in for the worker process: same queueing
     batches: list[str] = []
 
@@ -43,3 +45,20 @@ async def test_no_refill_batch_is_queued_while_a_player_waits():
         c.stopping.set()
         loop.cancel()
         c.executor.shutdown(wait=False)
+
+
+async def test_a_players_request_does_not_wait_for_a_background_solve(r):
+    """With a request worker (the default), a hint or an analysis runs beside a background
+    batch, at the server's own priority, instead of queueing behind it at nice +10."""
+    settings = Settings(certify_workers=1, solver_request_workers=1, certified_games="")
+    c = Certifier(r, settings)
+    await c.start()
+    try:
+        # A background "batch" that would outlast the test, holding the one certify worker.
+        batch = asyncio.ensure_future(c.run(time.sleep, 600))
+        await until(lambda: c.executor is not None and c.executor._pending_work_items, what="batch queued")
+        niceness = await asyncio.wait_for(c.ask(os.nice, 0), DEADLINE)
+        assert niceness == os.nice(0)  # the server's own priority, not certify_nice's +10
+        assert not batch.done()
+    finally:
+        await c.stop()

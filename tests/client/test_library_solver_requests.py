@@ -24,10 +24,11 @@ pytestmark = pytest.mark.timeout(180)
 
 GAME = "fours-up"
 
-# One worker that certifies nothing (no pools to fill): it does only what the tests ask.
+# One request worker and no certify worker (no pools to fill): it does only what the tests ask.
 # The server's waits are long, so that a loaded machine still gets its answer.
 SOLVER = dict(
-    certify_workers=1,
+    certify_workers=0,
+    solver_request_workers=1,
     certified_games="none",
     analysis_nodes=3000,
     hint_wait_s=DEADLINE * 2 / 3,
@@ -128,8 +129,8 @@ async def test_solver_busy_is_raised_with_retry_ms_not_a_timeout_and_not_retried
         await ada.wait_for(m.End, lambda ev: ev.race == over.race, timeout=DEADLINE)
         # The client's own timeout is below the server's waits: the methods' defaults outlast them.
         ada.timeout = 0.2
-        # The one worker is busy: both requests queue behind this and the server gives up first.
-        blocker = asyncio.ensure_future(app.certifier.run(time.sleep, 4.0))
+        # The request worker is busy: both requests queue behind this and the server gives up first.
+        blocker = asyncio.ensure_future(app.certifier.ask(time.sleep, 4.0))
         hint, analysis = await asyncio.gather(
             code_of(ada.hint(running.race)), code_of(ada.analysis(over.race))
         )

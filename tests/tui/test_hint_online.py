@@ -24,7 +24,8 @@ from tests.tui.helpers import rendered, until
 pytestmark = pytest.mark.timeout(180)
 
 SOLVER = dict(
-    certify_workers=1,
+    certify_workers=0,
+    solver_request_workers=1,
     certified_games="none",
     hint_wait_s=DEADLINE * 2 / 3,
     countdown_ms=100,
