@@ -5,7 +5,8 @@ Modules are imported lazily so that `solrace deal` does not pay for the server
 and `solrace serve` does not pay for the terminal UI.
 
 Failures a user causes or meets are one line on stderr, never a traceback:
-a bad flag (argparse's usage line and message, exit 2), a system error such as
+a bad flag (argparse's usage line and message, exit 2; for a command logging
+JSON, one record), a system error such as
 a port already in use or an unreachable server (`solrace CMD: ...`, exit 1),
 Ctrl-C (exit 130). A closed output pipe (`solrace deal ... | head`) ends the
 command quietly with exit 141, as a process killed by SIGPIPE, the shell's
@@ -19,6 +20,7 @@ import errno
 import importlib
 import os
 import sys
+from typing import NoReturn
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "deal": ("client.cli.deal", "deal a game from a seed and show it with its legal moves"),
@@ -34,6 +36,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("client.cli.replay", "view a finished race move by move in the terminal"),
 }
 
+#: The commands that can log JSON (`--log-format`, SOLRACE_LOG_FORMAT): their failures are records.
+JSON_LOGGERS = ("serve", "bots")
 #: Exit status of a command whose output pipe was closed (128 + SIGPIPE).
 EXIT_BROKEN_PIPE = 141
 EXIT_INTERRUPTED = 130
@@ -62,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["SOLRACE_LOG_FORMAT"] = log_format
     try:
         module = importlib.import_module(SUBCOMMANDS[name][0])
-        sub_parser = argparse.ArgumentParser(prog=f"solrace {name}", description=SUBCOMMANDS[name][1])
+        sub_parser = CommandParser(prog=f"solrace {name}", description=SUBCOMMANDS[name][1])
         module.add_arguments(sub_parser)
         args = sub_parser.parse_args(argv[1:])
         status = int(module.run(args) or 0)
@@ -77,6 +81,18 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:
         say_failure(name, f"solrace {name}: {describe_os_error(e)}")
         return 1
+
+
+class CommandParser(argparse.ArgumentParser):
+    """A subcommand's parser: a usage error of a command that logs JSON is one JSON record (a
+    log collector gets no usage text it cannot parse); else argparse's usage and message."""
+
+    def error(self, message: str) -> NoReturn:
+        name = self.prog.removeprefix("solrace ")
+        if name in JSON_LOGGERS and _logs_json():
+            say_failure(name, f"{self.prog}: {message} (see {self.prog} --help)")
+            sys.exit(2)
+        super().error(message)
 
 
 def _log_format_flag(args: list[str]) -> str | None:
@@ -95,11 +111,15 @@ def say_failure(name: str, line: str) -> None:
     """A command's one-line failure on stderr; a JSON record when the command logs JSON (`serve`
     and `bots` put their --log-format in the variable), so that a log collector gets no line it
     cannot parse."""
-    if name in ("serve", "bots") and os.environ.get("SOLRACE_LOG_FORMAT", "").lower() == "json":
+    if name in JSON_LOGGERS and _logs_json():
         from server.logs import error_record  # only these two commands: they import it anyway
 
         line = error_record(line)
     print(line, file=sys.stderr)
+
+
+def _logs_json() -> bool:
+    return os.environ.get("SOLRACE_LOG_FORMAT", "").lower() == "json"
 
 
 def describe_os_error(e: OSError) -> str:

@@ -33,6 +33,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import resource_tracker
 from typing import Any, TypeVar
 
 from protocol import rules as game_rules
@@ -150,7 +151,9 @@ class Certifier:
     async def start(self) -> None:
         st = self.settings
         if st.solver_request_workers > 0:
-            self.request_executor = workers(st.solver_request_workers, 0)
+            # The request workers start with the first request; the tracker of their queues'
+            # semaphores starts now, while stderr is the process's own (it hands it on).
+            resource_tracker.ensure_running()
         if st.certify_workers <= 0:
             return
         self.executor = workers(st.certify_workers, st.certify_nice)
@@ -182,7 +185,11 @@ class Certifier:
     async def ask(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(*args)` for a request a player waits for: in a request worker, or else in a
         certify worker with no background batch queued meanwhile."""
-        if self.request_executor is not None:
+        if self.settings.solver_request_workers > 0 and not self.stopping.is_set():
+            if self.request_executor is None:
+                # Made on the first request: an executor never used leaves its queues'
+                # semaphores to the resource tracker's warning at exit.
+                self.request_executor = workers(self.settings.solver_request_workers, 0)
             return await asyncio.get_running_loop().run_in_executor(self.request_executor, fn, *args)
         self.asking += 1
         self.nobody_asking.clear()

@@ -140,6 +140,21 @@ def test_a_refused_start_is_one_json_record(tmp_path: Path) -> None:
     assert record["message"] == "solrace serve: --max-frame must be 256 to 16777216, not 0"
 
 
+def test_a_usage_error_is_one_json_record() -> None:
+    """A bad flag of `serve` logging JSON (by flag or variable) is a record, not argparse's usage."""
+    for argv, env in (
+        (["--log-format", "json", "--port", "nope"], {}),
+        (["--port", "nope"], {"SOLRACE_LOG_FORMAT": "json"}),
+    ):
+        done = serve(*argv, env=env)
+        assert done.returncode == 2
+        (record,) = records(done.stderr)
+        assert record["level"] == "ERROR", record
+        assert record["message"].startswith("solrace serve: argument --port: invalid int value: 'nope'")
+    done = serve("--port", "nope", env={"SOLRACE_LOG_FORMAT": "text"})  # argparse's usage, as any command
+    assert done.returncode == 2 and done.stderr.startswith("usage: solrace serve")
+
+
 def test_a_failed_start_is_one_json_record(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
