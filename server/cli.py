@@ -67,6 +67,11 @@ def changed_settings(settings: Settings) -> str:
     return " ".join(out) or "none"
 
 
+#: At a stop, how long the bot workers may take to end before the server closes its
+#: connections (theirs included) all the same; part of the stop's grace period.
+BOT_WORKERS_FIRST_S = 1.0
+
+
 async def serve(settings: Settings) -> None:
     from .app import App
     from .botworkers import BotWorkers
@@ -101,8 +106,13 @@ async def serve(settings: Settings) -> None:
         log.info("shutting down")
     finally:
         app.stop_accepting()  # at once: the bot workers may take seconds to stop
-        # Side by side: each may wait for a stalled Redis, and the grace period is for both.
-        await app.stop(None if workers is None else asyncio.ensure_future(workers.stop()))
+        # Side by side: each may wait for a stalled Redis, and the grace period is for both. The
+        # workers get a head start: their bots close their own connections, instead of being
+        # closed by the server and logging their attempts to reconnect to it.
+        workers_stop = None if workers is None else asyncio.ensure_future(workers.stop())
+        if workers_stop is not None:
+            await asyncio.wait({workers_stop}, timeout=BOT_WORKERS_FIRST_S)
+        await app.stop(workers_stop)
     log.info("stopped")
 
 
