@@ -150,12 +150,13 @@ def browser():
 
 @pytest.fixture
 def new_page(browser, web_server):
-    """new_page(name) -> a page on the server's lobby in a fresh context (a new player)."""
+    """new_page(name, **context) -> a page on the server's lobby in a fresh context (a new player)."""
     contexts = []
     errors: list[str] = []
 
-    def make(name: str | None = None, width: int = 1280, height: int = 860):
-        ctx = browser.new_context(viewport={"width": width, "height": height})
+    def make(name: str | None = None, width: int = 1280, height: int = 860, **context):
+        # `context`: more of the browser context's options (timezone_id, locale: another reader's clock)
+        ctx = browser.new_context(viewport={"width": width, "height": height}, **context)
         contexts.append(ctx)
         page = ctx.new_page()
         page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))

@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from .accounts_pages import claim, create_rated_race, login, race_it_by_its_link
+from .accounts_pages import base, claim, create_rated_race, login, race_it_by_its_link
 from .conftest import shot
 
 pytestmark = pytest.mark.timeout(180)
@@ -87,3 +87,26 @@ def test_two_accounts_race_a_rated_race(new_page):
     bob.wait_for_function(f"window.solrace.app.me && window.solrace.app.me.player !== {bob_id!r}")
     first.goto(first.url.split("#")[0] + "#account")
     first.wait_for_selector(f'#rated-races tr[data-race="{rid}"]')
+
+
+def test_the_claim_form_offers_the_guest_name(new_page):
+    """A guest who keeps their name types only a password: the claim form has the name (known
+    from the welcome, also when the page opens on #account), unless the server would refuse it
+    as an account's."""
+    page = new_page("keeper")
+    page.goto(base(page) + "#account")
+    page.wait_for_selector("#claim-form")
+    assert page.locator("#claim-form input[name=account]").input_value() == "keeper"
+    assert page.locator("#login-form input[name=account]").input_value() == ""
+    page.reload()  # drawn before the welcome, filled once it comes
+    page.wait_for_function("document.querySelector('#claim-form input[name=account]').value === 'keeper'")
+    page.fill("#claim-form input[name=password]", "keeper's secret")
+    page.click("#claim-form button[type=submit]")
+    page.wait_for_selector('#profile h1:has-text("keeper")')
+    assert page.evaluate("window.solrace.app.me.name") == "keeper"
+
+    spaced = new_page("Zoë K")  # no account may be named so: the field stays empty
+    spaced.goto(base(spaced) + "#account")
+    spaced.wait_for_selector("#claim-form")
+    spaced.wait_for_function("window.solrace.app.me && window.solrace.app.me.name === 'Zoë K'")
+    assert spaced.locator("#claim-form input[name=account]").input_value() == ""

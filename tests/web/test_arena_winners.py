@@ -3,6 +3,8 @@ podium place in the winner's profile."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from .arena_races import account_and_rival_race_a_short_arena, arena_server
@@ -38,4 +40,7 @@ def test_winners_on_the_arena_page_and_in_the_profile(new_page, make_bot):
     page.click('#arena-winners a[href^="#profile="]')
     page.wait_for_selector('#arena-podiums tr[data-arena="web-cup"]')
     assert "1 of 2" in page.locator("#arena-podiums").inner_text()
+    # when it ended, in UTC as every arena time (its name may carry a UTC start)
+    ended = page.locator('#arena-podiums tr[data-arena="web-cup"] td').nth(2).inner_text()
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC", ended), ended
     shot(page, "profile-arena-podium", full_page=True)

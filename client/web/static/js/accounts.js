@@ -7,7 +7,7 @@
 // guest's in localStorage, so every hello after a claim or a login is the
 // account's.
 import { GAME_IDS, gameName } from "./games.js";
-import { signedText } from "./words.js";
+import { signedText, utcDateTimeText } from "./words.js";
 
 const TOKEN_KEY = "solrace.token";
 const NAME_KEY = "solrace.name";
@@ -19,6 +19,22 @@ export function loggedIn() {
 
 function ratingText(r) {
   return r.provisional ? `${r.rating}?` : String(r.rating);
+}
+
+// The account name rule of server/ratings/accounts.py (name_problem): 3 to 20 ASCII letters,
+// digits, _ or -, starting with a letter or digit, not a reserved name nor a bot's.
+const ACCOUNT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{2,19}$/;
+const RESERVED_NAMES = new Set(["admin", "administrator", "bot", "guest", "moderator", "root", "server", "solrace", "system"]);
+
+/**
+ * What the claim form offers as the account's name: the guest's own name (from the welcome),
+ * so keeping it takes only a password; empty when the server would refuse it as an account
+ * name (spaces, accents…), where a pre-filled value would only earn a "bad name" refusal.
+ */
+function claimName(welcome) {
+  const name = (welcome && welcome.name) || "";
+  const key = name.toLowerCase();
+  return ACCOUNT_NAME_RE.test(name) && !RESERVED_NAMES.has(key) && !key.startsWith("bot-") ? name : "";
 }
 
 /** Rated races a rating needs to stop being provisional (docs/ratings.md §2, PROVISIONAL_RACES). */
@@ -177,8 +193,8 @@ export class AccountPage {
   }
 
   guestEl() {
-    const { h } = this.ctx;
-    const form = (id, title, text, button, submit) =>
+    const { h, conn } = this.ctx;
+    const form = (id, title, text, button, submit, name = "") =>
       h(
         "form",
         {
@@ -191,14 +207,14 @@ export class AccountPage {
         },
         h("h2", {}, title),
         h("p", { class: "muted" }, text),
-        h("label", {}, "Name ", h("input", { name: "account", autocomplete: "username", required: true, maxlength: 20 })),
+        h("label", {}, "Name ", h("input", { name: "account", autocomplete: "username", required: true, maxlength: 20, value: name || null })),
         h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: id === "claim-form" ? "new-password" : "current-password", required: true, minlength: 8 })),
         h("button", { class: "btn primary", type: "submit" }, button),
       );
     return h(
       "div",
       { class: "account-forms" },
-      form("claim-form", "Keep this player", "Make this player an account: your races and daily history stay with it, you can log in on other devices, and you can play rated races.", "Create account", (n, p) => this.claim(n, p)),
+      form("claim-form", "Keep this player", "Make this player an account: your races and daily history stay with it, you can log in on other devices, and you can play rated races.", "Create account", (n, p) => this.claim(n, p), claimName(conn.welcome)),
       form("login-form", "Log in", "Already have an account? Log in to play as it on this browser.", "Log in", (n, p) => this.login(n, p)),
     );
   }
@@ -274,7 +290,7 @@ export class AccountPage {
               "table",
               { class: "arena-podiums", id: "arena-podiums" },
               h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, "Ended"), h("th", {}, "Place"), h("th", {}, "Points"))),
-              h("tbody", {}, p.arenas.map((a) => h("tr", { dataset: { arena: a.arena } }, h("td", {}, h("a", { href: `#arena=${a.arena}` }, a.name)), h("td", {}, gameName(a.game)), h("td", {}, new Date(a.ends).toLocaleDateString()), h("td", {}, `${a.rank} of ${a.players}`), h("td", {}, a.points)))),
+              h("tbody", {}, p.arenas.map((a) => h("tr", { dataset: { arena: a.arena } }, h("td", {}, h("a", { href: `#arena=${a.arena}` }, a.name)), h("td", {}, gameName(a.game)), h("td", {}, utcDateTimeText(a.ends)), h("td", {}, `${a.rank} of ${a.players}`), h("td", {}, a.points)))),
             ),
           ]
         : null,

@@ -4,7 +4,7 @@
 // when it ends). While you are joined, each race
 // the server pairs you into opens by itself (app.js asks `paired`).
 import { gameName } from "./games.js";
-import { countText } from "./words.js";
+import { countText, utcTimeText } from "./words.js";
 
 const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
 
@@ -35,11 +35,6 @@ function left(ms) {
   const m = Math.floor(s / 60);
   s -= m * 60;
   return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
-}
-
-/** A time as HH:MM in the player's own time zone. */
-function localTime(ms) {
-  return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 }
 
 /**
@@ -283,7 +278,7 @@ export class ArenaPage {
         { class: `arena-row ${a.status}${later ? " later" : ""}`, dataset: { arena: a.id } },
         h("td", {}, h("a", { href: `#arena=${a.id}` }, a.name || a.id)),
         h("td", {}, gameName(a.game)),
-        later ? h("td", {}, localTime(a.starts)) : h("td", {}, a.status),
+        later ? h("td", {}, utcTimeText(a.starts)) : h("td", {}, a.status),
         h("td", {}, this.leftText(a)),
         h("td", { class: "num" }, String(a.players)),
       );
@@ -313,7 +308,14 @@ export class ArenaPage {
       "div",
       { class: "daily-head" },
       h("h1", { id: "arena-title" }, a.name || a.id),
-      h("p", { class: "muted" }, `${gameName(a.game)} · ${a.seats} seats · ${Math.round(a.time_limit_s / 60)} min races · `, h("span", { id: "arena-left" }, this.leftText(a))),
+      h(
+        "p",
+        { class: "muted" },
+        `${gameName(a.game)} · ${a.seats} seats · ${Math.round(a.time_limit_s / 60)} min races · `,
+        h("span", { id: "arena-when" }, `${utcTimeText(a.starts)}–${utcTimeText(a.ends)}`),
+        " · ",
+        h("span", { id: "arena-left" }, this.leftText(a)),
+      ),
       h(
         "p",
         { class: "arena-actions" },

@@ -4,6 +4,25 @@ import { gameName } from "./games.js";
 import { $, fmtClock, h } from "./dom.js";
 import { mySeat } from "./state.js";
 
+// How far the page's estimate of the server's clock may be off (net.js: half a round trip at
+// hello), so a refusal just past the deadline is still read as the clock running out.
+const CLOCK_SLACK_MS = 1000;
+
+/** When this player's clock runs out: a berserk player's own clock is half the race's (protocol/clock.py). */
+export function myDeadline(race) {
+  const seat = mySeat(race);
+  if (seat && seat.berserk && race.starts_at) return race.starts_at + Math.ceil(race.time_limit_s / 2) * 1000;
+  return race.deadline;
+}
+
+/** Whether this player's time is up at `now` (server time): the race is over, or its clock (theirs) has run out. */
+export function timeIsUp(race, now) {
+  if (!race) return false;
+  if (race.status === "finished") return true;
+  const end = myDeadline(race);
+  return !!end && race.status === "running" && now >= end - CLOCK_SLACK_MS;
+}
+
 /** Draws `race`'s clock at `now` (server time) into the page's #clock, if the page has one. */
 export function drawClock(race, now) {
   const clock = $("#clock");
@@ -20,11 +39,10 @@ export function drawClock(race, now) {
     text = fmtClock(race.time_limit_s * 1000);
     lab = "starting…";
   } else if (race.status === "running" || race.status === "countdown") {
-    // A berserk player's own clock is half the race's (protocol/clock.py): theirs is shown.
+    // a berserk player's own clock is shown: theirs runs out first
     const seat = mySeat(race);
     const berserk = !!(seat && seat.berserk);
-    const deadline = berserk ? race.starts_at + Math.ceil(race.time_limit_s / 2) * 1000 : race.deadline;
-    const left = deadline - now;
+    const left = myDeadline(race) - now;
     text = fmtClock(Math.max(0, left));
     lab = `left${berserk ? " (berserk: half the clock)" : ""} · ${fmtClock(now - race.starts_at)} elapsed`;
     urgent = left < 30000;

@@ -3,7 +3,7 @@
 // close the revealed seed checked against the commitment.
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { sha256Hex } from "./sha256.js";
-import { clockText, countText, timeCell } from "./words.js";
+import { clockText, countText, timeCell, utcDateTimeText } from "./words.js";
 
 const DAILY_KEY = "solrace.dailies"; // race id -> "game|date", to recognise attempt races
 
@@ -364,7 +364,7 @@ export class DailyPage {
         "dl",
         { class: "facts" },
         h("dt", {}, d.status === "open" && !closing ? "Closes in" : "Closed"),
-        h("dd", { id: "daily-left", dataset: { closes: d.closes } }, d.status === "open" && !closing ? "" : new Date(d.closes).toISOString().slice(0, 16).replace("T", " ") + " UTC"),
+        h("dd", { id: "daily-left", dataset: { closes: d.closes } }, d.status === "open" && !closing ? "" : utcDateTimeText(d.closes)),
         h("dt", {}, "Clock"),
         h("dd", {}, `${Math.round(d.time_limit_s / 60)} min`),
         h("dt", {}, "Attempts"),

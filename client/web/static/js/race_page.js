@@ -10,7 +10,7 @@ import { arenaOf } from "./arena.js";
 import { legendEl } from "./howto.js";
 import { errorText as errText, moveText } from "./words.js";
 import { BOT_LEVELS, addBot } from "./botrace.js";
-import { drawClock } from "./clock.js";
+import { drawClock, timeIsUp } from "./clock.js";
 import { $, copyLink, fmtClock, h, toast } from "./dom.js";
 import { STATUS_LABEL, playerRows } from "./players.js";
 import { renderResult, setEnd } from "./result.js";
@@ -172,8 +172,26 @@ async function finishGame() {
     if (me) me.status = "finished";
     renderRace();
   } catch (e) {
-    toast(errText(e), "error");
+    if (refusedForTime(e)) noteTimeUp();
+    else toast(errText(e), "error");
   }
+}
+
+/**
+ * A move or finish the server refused because the clock ran out while it was on its way (the
+ * race over: race-not-running; a berserk player's own clock: game-over). The clock already
+ * said so: not an error of the player's, so no error toast.
+ */
+function refusedForTime(e) {
+  return (e.code === "race-not-running" || e.code === "game-over") && timeIsUp(app.race, conn.now());
+}
+
+let timeUpNoted = null; // the race whose "Time is up." was shown: once, however many clicks were in flight
+
+function noteTimeUp() {
+  if (timeUpNoted === app.raceId) return;
+  timeUpNoted = app.raceId;
+  toast("Time is up.", "info");
 }
 
 /** Called by the board: send one move, apply the ack. */
@@ -202,7 +220,8 @@ export async function sendMove(move) {
     renderRace();
     if (ack.won) toast("All cards home — you won!", "good", 5000);
   } catch (e) {
-    if (e.code === "illegal-move") toast(errText(e), "error");
+    if (refusedForTime(e)) noteTimeUp();
+    else if (e.code === "illegal-move") toast(errText(e), "error");
     else if (e.code === "out-of-sync") resync(app.lastVer);
     else if (e.code === "timeout") resync(app.lastVer); // the truth about n and the board
     else if (e.code === "disconnected") toast("Connection lost — your board is resynced after reconnecting", "warn");

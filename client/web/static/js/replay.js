@@ -13,7 +13,7 @@ import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
 import { deal } from "./rules.js";
 import { sha256Hex } from "./sha256.js";
-import { analysisItem, clockText, errorText, moveText, timeCell } from "./words.js";
+import { analysisItem, clockText, errorText, homeText, moveText, timeCell } from "./words.js";
 
 const SPEEDS = [1, 2, 5, 10, 30];
 
@@ -394,6 +394,7 @@ export class ReplayPage {
     const { h } = this.ctx;
     const d = this.data;
     const lastMove = new Map(d.players.map((p) => [p.player, p.moves.length ? p.moves[p.moves.length - 1][1] - d.start : null]));
+    const total = d.players.length ? d.players[0].total : null; // one deal: every board has the same cards
     return h(
       "table",
       { class: "ranking" },
@@ -409,7 +410,7 @@ export class ReplayPage {
             h("td", {}, r.rank),
             h("td", { class: "name" }, r.name),
             h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : r.status === "timeout" ? "time up" : r.status)),
-            h("td", {}, `${r.home}`),
+            h("td", {}, homeText(r.home, total)),
             h("td", {}, r.moves, this.rep.par ? h("span", { class: "muted small par" }, ` / par ${this.rep.par}`) : null),
             h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text),
           );
@@ -492,7 +493,7 @@ export class ReplayPage {
         const text = last ? `last: ${moveText(last[0], (pile) => parseView(b.p.views[n - 1]).piles[pile])} at ${clockText(last[1] - d.start)}` : "the deal";
         b.el.querySelector(".replay-last").textContent = text;
       }
-      b.el.querySelector(".replay-stat").textContent = `${n}/${b.p.views.length - 1} moves · ${b.p.homes[n]}/${b.p.total} home`;
+      b.el.querySelector(".replay-stat").textContent = `${n}/${b.p.views.length - 1} moves · ${homeText(b.p.homes[n], b.p.total)} home`;
       const cursor = b.el.querySelector(".replay-chart .cursor");
       if (cursor) {
         const x = (t / end) * 300;

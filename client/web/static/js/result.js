@@ -4,7 +4,7 @@
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily.js";
 import { arenaOf } from "./arena.js";
-import { analysisItem, errorText as errText, timeCell } from "./words.js";
+import { analysisItem, errorText as errText, homeText, timeCell } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
 import { $, h } from "./dom.js";
@@ -157,7 +157,7 @@ export function renderResult() {
         "h2",
         {},
         daily
-          ? `Daily attempt over: ${myRank && myRank.won ? "all cards home!" : `${myRank ? myRank.home : "?"}/${race.total} home`}`
+          ? `Daily attempt over: ${myRank && myRank.won ? "all cards home!" : `${homeText(myRank ? myRank.home : "?", race.total)} home`}`
           : myRank
             ? myRank.rank === 1 && (end.ranking || []).length > 1
               ? "★ You win the race!"
@@ -181,7 +181,7 @@ export function renderResult() {
               h("td", {}, r.rank),
               h("td", { class: "name" }, r.name, isBot(r.player) ? botBadge() : null),
               h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : STATUS_LABEL[r.status] || r.status)),
-              h("td", {}, `${r.home}/${race.total || "?"}`),
+              h("td", {}, homeText(r.home, race.total)),
               h("td", {}, r.moves, end.par ? h("span", { class: "muted small par" }, ` / par ${end.par}`) : null),
               h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text),
             );

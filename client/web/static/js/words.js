@@ -142,6 +142,26 @@ export function agoText(at, now = Date.now()) {
   return new Date(at).toLocaleDateString();
 }
 
+/** Cards home out of the deal's cards, "12/104" ("12/?" while the total is unknown): the result
+ *  and the replay write it alike, so a player reads the same number on both pages. */
+export function homeText(home, total) {
+  return `${home}/${total || "?"}`;
+}
+
+// Scheduled arenas are named by their UTC start ("Daily Racing Aces · 20:00 UTC") and the daily
+// challenge closes at a UTC midnight: every arena and daily time is written in UTC, 24-hour, so a
+// time shown beside a name never reads as another clock (the browser's zone, or its 12-hour habit).
+
+/** A time of day in UTC: "14:00 UTC". */
+export function utcTimeText(ms) {
+  return `${new Date(ms).toISOString().slice(11, 16)} UTC`;
+}
+
+/** A date and time in UTC: "2025-03-07 14:00 UTC". */
+export function utcDateTimeText(ms) {
+  return `${new Date(ms).toISOString().slice(0, 10)} ${utcTimeText(ms)}`;
+}
+
 /** mm:ss (or h:mm:ss) of a duration in ms. */
 export function clockText(ms) {
   if (ms === null || ms === undefined || !isFinite(ms)) return "—";
