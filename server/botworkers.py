@@ -49,6 +49,8 @@ class BotWorkers:
             str(st.bot_move_ms),
             "--wait-s",
             str(st.bot_wait_s),
+            "--nice",
+            str(st.bot_nice),
             "--parent",
             str(os.getpid()),
         ]

@@ -89,6 +89,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "password_hash_memory_kib": (1024, None),
     "rated_form_ms": (50, None),
     "bot_workers": (0, None),
+    "bot_nice": (0, 19),
     "bots_max": (1, None),
     "bot_think_ms": (1, None),
     "bot_move_ms": (0, None),
@@ -441,6 +442,13 @@ class Settings:
         metadata=_doc(
             "`solrace bots` worker processes `solrace serve` starts (0: none, for deployments that run "
             "`solrace bots` separately)"
+        ),
+    )
+    bot_nice: int = field(
+        default=5,
+        metadata=_doc(
+            "niceness added to the bot workers `solrace serve` starts, so that on a busy machine the "
+            "races of the event loop go first (0: the server's own priority)"
         ),
     )
     bots_max: int = field(default=4, metadata=_doc("most bots one worker process plays at once"))

@@ -55,6 +55,9 @@ ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("SOLRACE_CERTIFIED_GAMES", "none")
 # Their solver worker (analyses, hints) at the tests' own priority, as in FAST below.
 os.environ.setdefault("SOLRACE_CERTIFY_NICE", "0")
+# And their bot worker: at nice +5 a loaded machine starved a bot worker's start and moves past
+# the tests' waits (a lonely quick match's bot did not come in 100 s once).
+os.environ.setdefault("SOLRACE_BOT_NICE", "0")
 
 
 # A test marked `daily` starts an attempt on the real clock: in the day's last 35 s the server

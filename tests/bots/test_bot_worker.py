@@ -5,6 +5,7 @@ bot race seats a new bot of the same level."""
 
 from __future__ import annotations
 
+import psutil
 import pytest
 from waiting import until
 
@@ -85,6 +86,17 @@ async def test_a_lonely_quick_match_gets_a_bot(serve_process) -> None:
         assert [is_bot(p.player) for p in snap.players].count(True) == 1
         end = await play_to_the_end(c, snap.race)
         assert len(end.ranking) == 2
+
+
+async def test_the_bot_worker_runs_at_the_bot_niceness(serve_process) -> None:
+    _url, proc = serve_process("--bot-nice", "3")
+    server = psutil.Process(proc.pid)
+
+    def worker() -> psutil.Process | None:
+        return next((c for c in server.children() if "bots" in c.cmdline()), None)
+
+    bots = await until(worker, what="the bot worker")
+    await until(lambda: bots.nice() == server.nice() + 3, what="the worker's niceness")
 
 
 async def test_no_worker_no_bot(serve_process) -> None:
