@@ -27,10 +27,11 @@ for the current password and twice for the new one; the server ends the
 account's other sessions and keeps this terminal's token, so the file stays as
 it is. ``--rated`` (with ``--quick`` or ``--create``, accounts only) plays a
 rated race: the race screen marks it and shows your rating change at the end.
-The menu shows who you play as, the daily challenge (play today's deal, see its
-leaderboard), the ratings (yours, and each game's rating board) and your races
-(your latest races, newest first: Enter replays one move by move, and the
-commands that re-play and check each one are shown); an account also gets a
+The menu shows who you play as, "Race a bot" (a private race against a server bot of the
+level chosen, started at once: Quick match gets a bot only after a wait alone), the daily
+challenge (play today's deal, see its leaderboard), the ratings (yours, and each game's
+rating board) and your races (your latest races, newest first: Enter replays one move by
+move, and the commands that re-play and check each one are shown); an account also gets a
 "rated" box for Quick match and Create. With several ``--url`` the client
 connects to the first that answers and, if its process goes away, resumes the
 session on another one (processes sharing one Redis).

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The levels of a bot to race (docs/protocol.md §3 `bot`), as the browser names them.
+BOT_LEVELS = (("random", "Easy · random"), ("greedy", "Medium · greedy"), ("search", "Hard · search"))
+DEFAULT_BOT_LEVEL = "greedy"
+
 
 @dataclass
 class Intent:
-    mode: str  # quick | create | join | resume | daily
+    mode: str  # quick | create | join | resume | daily | bot
     game: str | None = None
     seats: int = 2
     time_limit_s: int = 600
@@ -15,3 +19,4 @@ class Intent:
     race: str | None = None
     invite: str | None = None  # a private race's secret, from its link
     rated: bool = False  # quick or create: a rated race (accounts only, docs/protocol.md §9)
+    level: str = DEFAULT_BOT_LEVEL  # bot: the bot's level (BOT_LEVELS)

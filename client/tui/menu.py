@@ -1,10 +1,12 @@
 """The terminal race app's first screen: choose a game and how to play it (`Intent`).
 
 Online it also says who you play as (a guest or an account, and the commands that log
-in or keep a guest as an account), offers an account rated races (the "rated" box: Quick
-match then waits in the rating pool, Create makes a rated lobby), and opens the daily
-challenge (client/tui/daily_screen.py, whose Play comes back here as the intent), the
-ratings (client/tui/ratings_screen.py) and your recent races (client/tui/recent_screen.py).
+in or keep a guest as an account), offers "Race a bot" (a private race against a bot of
+the level chosen, at once: client/tui/session.py's race_bot), offers an account rated
+races (the "rated" box: Quick match then waits in the rating pool, Create makes a rated
+lobby), and opens the daily challenge (client/tui/daily_screen.py, whose Play comes back
+here as the intent), the ratings (client/tui/ratings_screen.py) and your recent races
+(client/tui/recent_screen.py).
 """
 
 from __future__ import annotations
@@ -13,12 +15,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet
+from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Select
 
 from protocol.rules.games import GAMES
 
-from .intent import Intent
+from .intent import BOT_LEVELS, DEFAULT_BOT_LEVEL, Intent
 from .session import Session
+from .widgets import GameChoice
 
 __all__ = ["Intent", "MenuScreen", "identity_text"]
 
@@ -34,8 +37,8 @@ def identity_text(name: str, logged_in: bool) -> str:
 
 
 class MenuScreen(ModalScreen[Intent]):
-    """Choose a game and how to play it. With an online ``session``: the daily challenge,
-    ratings and your races too, and for an account the rated box."""
+    """Choose a game and how to play it. With an online ``session``: a race against a bot,
+    the daily challenge, ratings and your races too, and for an account the rated box."""
 
     DEFAULT_CSS = """
     MenuScreen { align: center middle; }
@@ -71,7 +74,7 @@ class MenuScreen(ModalScreen[Intent]):
             yield Label("[b]solrace[/b] — choose a game")
             if self.session is not None:
                 yield Label(identity_text(self.session.name, self.logged_in), id="menu-you")
-            with RadioSet(id="games"):
+            with GameChoice(id="games"):
                 for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
             with Horizontal():
@@ -82,6 +85,16 @@ class MenuScreen(ModalScreen[Intent]):
             with Horizontal():
                 yield Button("Quick match", id="quick", variant="primary")
                 yield Button("Create race", id="create")
+            if self.session is not None:
+                # At once: Quick match seats a bot only after a wait alone in its queue.
+                with Horizontal():
+                    yield Button("Race a bot", id="bot")
+                    yield Select(
+                        [(label, level) for level, label in BOT_LEVELS],
+                        value=DEFAULT_BOT_LEVEL,
+                        allow_blank=False,
+                        id="bot-level",
+                    )
             with Horizontal():
                 yield Input(placeholder="race id or link", id="join-id")
                 yield Button("Join", id="join")
@@ -116,6 +129,11 @@ class MenuScreen(ModalScreen[Intent]):
         rated = self._rated()
         seats = max(2, self._seats()) if rated else self._seats()  # a rated race has 2 seats or more
         self.dismiss(Intent("create", self._game(), seats, rated=rated))
+
+    @on(Button.Pressed, "#bot")
+    def _bot(self) -> None:
+        level = self.query_one("#bot-level", Select).value
+        self.dismiss(Intent("bot", self._game(), 2, level=str(level)))
 
     @on(Button.Pressed, "#join")
     @on(Input.Submitted, "#join-id")

@@ -198,6 +198,10 @@ class NetSession:
                 reply = await getattr(c, t)(f["race"], invite=f.get("invite"))
             elif t in ("leave", "start", "finish", "unspectate"):
                 reply = await getattr(c, t)(f["race"])
+            elif t == "bot":
+                from protocol.messages import Bot
+
+                reply = await c.request(Bot(race=f["race"], level=f.get("level")))
             elif t.startswith("arena"):
                 from .arena_net import arena_request
 

@@ -11,6 +11,7 @@ from textual import on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
 from protocol.rules.facts import UnknownGame, game_name
@@ -20,9 +21,9 @@ from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
 from .menu import Intent, MenuScreen
 from .model import RaceModel
-from .race_text import lobby_text, rating_change_text, result_text, started_text
+from .race_text import NO_BOT, lobby_text, rating_change_text, result_text, started_text
 from .ratings_text import rated_needs_account
-from .session import ServerError, Session
+from .session import ServerError, Session, race_bot
 from .text import clock
 from .widgets import BoardView, bars_text
 
@@ -198,6 +199,11 @@ class PlayApp(App[int]):
                     private=intent.private,
                     **rated,
                 )
+            elif intent.mode == "bot":
+                assert intent.game is not None
+                reply = await race_bot(
+                    s, intent.game, intent.level, intent.time_limit_s, left=self.races_left.add
+                )
             elif intent.mode == "daily":
                 reply = await s.request("daily_start", game=intent.game)
             elif intent.mode == "resume":
@@ -207,6 +213,8 @@ class PlayApp(App[int]):
         except ServerError as e:
             if e.code == "not-logged-in" and intent.rated:
                 self.say(rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again", True)
+            elif e.code == "no-bots":
+                self.say(f"{NO_BOT} — 'menu' to choose again", error=True)
             else:
                 self.say(f"{e.describe()} — type 'menu' to choose again", error=True)
             return
@@ -292,11 +300,16 @@ class PlayApp(App[int]):
         return Marks(self.selected, targets_for(self.model.legal, self.selected))
 
     def redraw(self) -> None:
-        m = self.model
-        boards = self.query("#board")
-        if not boards:  # the app is closing: an event may come after the widgets are gone
+        try:
+            self._redraw()
+        except NoMatches:
+            # The app is closing: an event may come after some of the widgets are gone (a
+            # bot's moves keep coming while the app quits), not only the board.
             return
-        board = boards.first(BoardView)
+
+    def _redraw(self) -> None:
+        m = self.model
+        board = self.query_one("#board", BoardView)
         if m.board is not None:
             board.show(m.board, self.marks())
         else:

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from protocol.rules.facts import game_name
 
-from .intent import Intent
+from .intent import BOT_LEVELS, Intent
 from .links import make_link
 from .model import RaceModel
 from .ratings_text import change_text
@@ -18,6 +18,9 @@ from .text import clock, ranking_lines
 
 #: What a rated race's result says until its `rating` event comes (docs/protocol.md §9).
 RATING_PENDING = "rated race: your new rating comes once the ratings are updated…"
+
+#: Why "Race a bot" found no bot (`no-bots`: every bot worker's slots are taken).
+NO_BOT = "no bot is free right now (the server's bot workers are all busy): try again in a moment"
 
 
 def lobby_text(m: RaceModel, server_url: str | None) -> str:
@@ -107,6 +110,9 @@ def started_text(intent: Intent, reply: dict[str, Any]) -> str:
         return f"today's {game} daily: your one ranked attempt" + (
             " (back to it: its clock never stops)" if reply.get("status") == "running" else ""
         )
+    if intent.mode == "bot":
+        level = dict(BOT_LEVELS).get(intent.level, intent.level)
+        return f"a private {game} race against a bot ({level}): you are ready, it starts once the bot is"
     if intent.mode == "resume":
         return f"back in race {intent.race}"
     return f"joined {intent.race} — type 'ready'"

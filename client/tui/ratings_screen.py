@@ -21,8 +21,9 @@ from textual.widgets import Button, Label, RadioButton, RadioSet, Static
 from protocol.rules.facts import game_name
 from protocol.rules.games import GAMES
 
-from .ratings_text import GUEST_TEXT, board_text, my_game_rating, profile_text
+from .ratings_text import GUEST_TEXT, board_pending_text, board_text, my_game_rating, profile_text
 from .session import ServerError, Session
+from .widgets import GameChoice
 
 #: Entries of the rating board shown: the top ones, and either side of yours.
 BOARD_TOP = 20
@@ -56,16 +57,16 @@ class RatingsScreen(ModalScreen[None]):
         with Vertical(id="ratings"):
             with VerticalScroll(id="ratings-scroll"):
                 yield Static("loading your ratings…", id="ratings-profile")
-                with RadioSet(id="ratings-games"):
+                with GameChoice(id="ratings-games"):
                     for gid in GAMES:
                         yield RadioButton(game_name(gid), value=gid == self.game, name=gid)
-                yield Static("", id="ratings-board")
+                yield Static(board_pending_text(self.game, "loading…"), id="ratings-board")
             yield Label("", id="ratings-error")
             with Horizontal():
                 yield Button("Back", id="ratings-back")
 
     def on_mount(self) -> None:
-        self.query_one("#ratings-games", RadioSet).focus()
+        self.query_one("#ratings-games", GameChoice).focus()
         self.load()
 
     def say(self, text: str) -> None:
@@ -98,9 +99,11 @@ class RatingsScreen(ModalScreen[None]):
     @work(exclusive=True, group="ratings-board")
     async def show_board(self, game: str) -> None:
         shown = self.query_one("#ratings-board", Static)
+        shown.update(board_pending_text(game, "loading…"))
         try:
             board = await self.session.request("rating_board", game=game, top=BOARD_TOP, around=BOARD_AROUND)
         except ServerError as e:
+            shown.update(board_pending_text(game, "not available (see below)"))
             self.say(f"{game_name(game)} rating board: {e.describe()}")
             return
         self.say("")

@@ -142,6 +142,15 @@ def standing_line(board: dict[str, Any], mine: dict[str, Any] | None, logged_in:
     return f"you: rating {rating_text(r)} · {plural(races, 'rated race')}"
 
 
+def board_pending_text(game: str, note: str) -> Text:
+    """The board's place while ``game``'s board is asked for, or when it could not be had:
+    headed by that game, so that the old game's board never stands under the new choice."""
+    t = Text()
+    t.append(f"{game_name(game)} rating board", style="bold")
+    t.append(f": {note}")
+    return t
+
+
 def board_text(
     board: dict[str, Any], mine: dict[str, Any] | None = None, logged_in: bool = False, me: str | None = None
 ) -> Text:

@@ -213,8 +213,43 @@ def frame(replay: RaceReplay, cursor: Cursor) -> Frame:
     return replay.players[cursor.player].frames[cursor.index]
 
 
+def moment(replay: RaceReplay, cursor: Cursor) -> int | None:
+    """The moment shown (ms into the race): the cursor's, which after a switch is later than
+    the move on the board; None when the times are unknown."""
+    return cursor.at_ms if cursor.at_ms is not None else frame(replay, cursor).at_ms
+
+
+def last_moment(replay: RaceReplay) -> int | None:
+    """The latest moment of the race the document knows of: a move, a win or a declared finish."""
+    known = [p.frames[-1].at_ms for p in replay.players]
+    known += [(p.entry or {}).get("time_ms") for p in replay.players]
+    return max((int(t) for t in known if t is not None), default=None)
+
+
+def end_ms(replay: RaceReplay, player: int) -> int | None:
+    """When the player's game ended (ms into the race), None when the times are unknown.
+
+    A win or a declared finish has its time (`time_ms`). A timeout is at the deadline, which
+    the document does not give; it comes after everything else in the race, so the latest
+    moment known stands in: no earlier moment of the race shows the player's time as up."""
+    p = replay.players[player]
+    last = p.frames[-1].at_ms
+    if last is None:
+        return None
+    ended = (p.entry or {}).get("time_ms")
+    if ended is not None:
+        return max(int(ended), last)
+    if p.frames[-1].won:
+        return last
+    return max(last, last_moment(replay) or last)
+
+
 def at_end(replay: RaceReplay, cursor: Cursor) -> bool:
-    return cursor.index >= replay.players[cursor.player].last
+    """At the player's last position, and at (or after) the moment their game ended."""
+    if cursor.index < replay.players[cursor.player].last:
+        return False
+    end, now = end_ms(replay, cursor.player), moment(replay, cursor)
+    return end is None or now is None or now >= end
 
 
 def _to(replay: RaceReplay, player: int, index: int) -> Cursor:
@@ -223,14 +258,25 @@ def _to(replay: RaceReplay, player: int, index: int) -> Cursor:
     return Cursor(player, index, frames[index].at_ms)
 
 
+def _end(replay: RaceReplay, player: int) -> Cursor:
+    """The player's last position at the moment their game ended (a declared finish can
+    come long after the last move)."""
+    p = replay.players[player]
+    end = end_ms(replay, player)
+    return Cursor(player, p.last, p.frames[-1].at_ms if end is None else end)
+
+
 def step(replay: RaceReplay, cursor: Cursor, delta: int) -> Cursor:
-    """``delta`` moves forward (back when negative), within the player's frames."""
+    """``delta`` moves forward (back when negative), within the player's frames; forward from
+    the last move, to the moment the player's game ended."""
+    if delta > 0 and cursor.index + delta > replay.players[cursor.player].last:
+        return cursor if at_end(replay, cursor) else _end(replay, cursor.player)
     return _to(replay, cursor.player, cursor.index + delta)
 
 
 def jump(replay: RaceReplay, cursor: Cursor, end: bool) -> Cursor:
-    """To the deal, or to the position after the last move."""
-    return _to(replay, cursor.player, replay.players[cursor.player].last if end else 0)
+    """To the deal, or to the position after the last move once the player's game ended."""
+    return _end(replay, cursor.player) if end else _to(replay, cursor.player, 0)
 
 
 def frame_at(frames: tuple[Frame, ...], at_ms: int) -> int:

@@ -9,7 +9,7 @@ from rich.text import Text
 
 from protocol.rules.facts import game_name
 
-from .replay_model import Cursor, RaceReplay, at_end, frame
+from .replay_model import Cursor, RaceReplay, at_end, frame, moment
 from .text import duration, time_text
 
 #: Seconds between two moves of the auto-play: steady, whatever the race's own pace was.
@@ -54,19 +54,22 @@ def players_text(replay: RaceReplay, cursor: Cursor) -> Text:
 
 def status_text(replay: RaceReplay, cursor: Cursor) -> str:
     """The line under the board: ``ada · move 37 of 112 · t2>f5 · 41/104 cards home ·
-    1:23.4 into the race`` (the deal is move 0)."""
+    1:23.4 into the race`` (the deal is move 0). The time is the moment shown, which after a
+    switch of player is later than the move on the board; the player's end (time up, declared
+    finished) shows only once that moment has come."""
     p = replay.players[cursor.player]
     f = frame(replay, cursor)
     parts = [p.name, f"move {f.n} of {p.last}", f.move or "the deal", f"{f.home}/{replay.total} cards home"]
-    if f.at_ms is not None:
-        parts.append(f"{duration(max(f.at_ms, 0))} into the race")
+    now = moment(replay, cursor)
+    if now is not None:
+        parts.append(f"{duration(max(now, 0))} into the race")
     if f.won:
         parts.append("won")
     elif at_end(replay, cursor) and p.entry:
         status = str(p.entry.get("status") or "")
         parts.append(END_TEXTS.get(status, status or "the end"))
     line = " · ".join(parts)
-    if p.stopped and at_end(replay, cursor):
+    if p.stopped and cursor.index >= p.last:
         line += f" ({p.stopped})"
     return line
 

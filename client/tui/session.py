@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 
@@ -42,6 +43,32 @@ class Session(Protocol):
     async def request(self, t: str, **fields: Any) -> dict[str, Any]: ...
 
     async def close(self) -> None: ...
+
+
+async def race_bot(
+    session: Session, game: str, level: str, time_limit_s: int, left: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """A private two-seat race of ``game`` with a bot of ``level``, and us ready: its snapshot
+    (the browser's client/web/static/js/botrace.js, docs/protocol.md §3 `bot`). The bot is
+    ready as soon as it sits, so the countdown starts then, with no wait for a quick-match.
+
+    When no bot comes (`no-bots`: every worker is busy) the lobby is left, ``left`` is told
+    its id (its events may still come), and the error is raised."""
+    race = (await session.request("create", game=game, seats=2, time_limit_s=time_limit_s, private=True))[
+        "race"
+    ]
+    try:
+        await session.request("bot", race=race, level=level)
+    except ServerError:
+        # Else the token would hold the empty lobby's seat, and bring the player back to it.
+        if left is not None:
+            left(race)
+        try:
+            await session.request("leave", race=race)
+        except ServerError:
+            pass
+        raise
+    return await session.request("ready", race=race, ready=True)
 
 
 def now_ms() -> int:

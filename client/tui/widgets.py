@@ -6,9 +6,11 @@ from typing import Any
 
 from rich.text import Text
 from textual import events
+from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
 from textual.widget import Widget
+from textual.widgets import RadioSet
 
 from .board import Board, Canvas, Marks, layout_board
 from .model import RaceModel
@@ -83,6 +85,33 @@ class BoardView(Widget):
         hit = self.canvas.hit(event.x - 1, event.y)
         if hit is not None:
             self.post_message(self.PileClicked(*hit, chain=getattr(event, "chain", 1)))
+
+
+class GameChoice(RadioSet):
+    """A choice of game whose highlight is always the game chosen. Textual's RadioSet starts
+    its highlight on its first button whatever button is on, and its arrows move the
+    highlight without choosing: the highlight sat on one game while another was chosen (and
+    its ratings shown). Here the highlight starts on the chosen game and the arrows choose."""
+
+    BINDINGS = [
+        Binding("down,right", "choose(1)", "next game", show=False),
+        Binding("up,left", "choose(-1)", "previous game", show=False),
+    ]
+
+    def on_mount(self) -> None:
+        # After RadioSet's own mount handler, which puts the highlight on the first button.
+        self.call_later(self._highlight_chosen)
+
+    def _highlight_chosen(self) -> None:
+        if self.pressed_index >= 0:
+            self._selected = self.pressed_index
+
+    def action_choose(self, delta: int) -> None:
+        if delta > 0:
+            self.action_next_button()
+        else:
+            self.action_previous_button()
+        self.action_toggle_button()
 
 
 def bars_text(model: RaceModel, width: int = 30) -> Text:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from waiting import DEADLINE
 
@@ -19,6 +21,36 @@ async def account_token(url: str, name: str) -> str:
 
     async with connect(url, name=name) as c:
         return (await c.claim(name, PW)).token
+
+
+@asynccontextmanager
+async def bot_worker(server) -> AsyncIterator[None]:
+    """A bot worker (client/bots/service.py) for the in-process `server`, run in this process
+    with one slot at a fast pace; entered once the server counts its free slot, since a `bot`
+    asked before then is refused (`no-bots`)."""
+    import redis.asyncio as aioredis
+    from waiting import until as loop_until
+
+    from client.bots.service import BotService, Limits
+    from server.handlers.bots import WORKER_ALIVE_MS
+    from server.storage.bots import BotQueue, now_ms
+
+    stop = asyncio.Event()
+    limits = Limits(max_bots=1, think_ms=20, move_ms=0, wait_s=60)
+    running = asyncio.create_task(BotService(server.ws_url, server.settings.redis, limits).run(stop))
+    redis = aioredis.from_url(server.settings.redis)
+    try:
+        queue = BotQueue(redis)
+
+        async def free() -> bool:
+            return await queue.free_slots(await now_ms(redis), WORKER_ALIVE_MS) > 0
+
+        await loop_until(free, interval=0.05, what="the bot worker's free slot")
+        yield
+    finally:
+        stop.set()
+        await redis.aclose()
+        await asyncio.wait_for(running, DEADLINE)
 
 
 async def until(pilot, cond, timeout: float = DEADLINE, step: float = 0.02, what: str = "condition"):

@@ -16,6 +16,7 @@ from client.tui.menu import identity_text
 from client.tui.ratings_text import (
     GUEST_TEXT,
     PROVISIONAL_RACES,
+    board_pending_text,
     board_text,
     game_rating_line,
     profile_text,
@@ -241,6 +242,12 @@ def test_a_rating_board_marks_your_line_and_shows_around_you() -> None:
     assert lines[-1] == "a rating shows here after 10 rated races"
     empty = board_text({"game": "fours-up", "count": 0, "top": [], "around": [], "me": None}).plain
     assert "no established Fours Up rating yet" in empty
+
+
+def test_a_board_not_yet_had_is_headed_by_its_game() -> None:
+    # Not the last game's board under the new choice, and not its heading either.
+    assert board_pending_text("fours-up", "loading…").plain == "Fours Up rating board: loading…"
+    assert "Fours Up ratings" not in board_pending_text("fours-up", "loading…").plain
 
 
 # -- accounts -------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ from client.tui.net import connector, write_token
 from client.tui.play_app import PlayApp
 from client.tui.ratings_screen import RatingsScreen
 from protocol import messages as m
+from protocol.rules.facts import game_name
+from protocol.rules.games import GAMES
 from tests.tui.helpers import CHEAP_HASH, account_token, click_shown, rendered, until
 
 pytestmark = pytest.mark.timeout(120)
@@ -99,3 +101,28 @@ async def test_a_guest_is_told_how_to_get_a_rating(make_server, tmp_path) -> Non
         await until(pilot, lambda: "Fours Up ratings" in rendered(board), what="the board")
         assert "guests have no rating" in rendered(profile) and "--claim NAME" in rendered(profile)
         assert "you: a guest, so no rating" in rendered(board)
+
+
+def highlighted(screen: RatingsScreen) -> list[str | None]:
+    """The games whose tab is highlighted (the row the arrows and Enter act on)."""
+    return [
+        b.name for b in screen.query_one("#ratings-games").query("RadioButton") if b.has_class("-selected")
+    ]
+
+
+async def test_the_highlighted_game_is_the_one_whose_board_is_shown(make_server, tmp_path) -> None:
+    # GAME is not the first game: a plain RadioSet highlighted the first one on first show,
+    # and its arrows moved the highlight without changing the board.
+    assert next(iter(GAMES)) != GAME
+    server = await make_server()
+    app = PlayApp(connector(server.ws_url, "visitor", str(tmp_path / "token")), default_game=GAME)
+    async with app.run_test(size=(120, 50)) as pilot:
+        screen = await open_ratings(pilot, app)
+        board = screen.query_one("#ratings-board")
+        await until(pilot, lambda: "Fours Up ratings ·" in rendered(board), what="the board")
+        assert highlighted(screen) == [GAME]
+        for key in ("down", "down", "up", "up", "up"):
+            await pilot.press(key)
+            await until(pilot, lambda: f"{game_name(screen.game)} ratings ·" in rendered(board))
+            assert highlighted(screen) == [screen.game]
+        assert screen.game != GAME  # the keys did change the game shown

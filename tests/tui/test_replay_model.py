@@ -23,6 +23,7 @@ from client.tui.replay_model import (
     switch,
 )
 from client.tui.replay_text import players_text, refusal_text, status_text, title_text
+from client.tui.text import duration
 from protocol import rules
 
 SEED = "replay-viewer-test-seed"
@@ -118,6 +119,58 @@ def test_players_come_by_rank_and_switch_at_the_same_moment() -> None:
     assert switch(replay, fast, 3).player == 1  # wraps around
     assert frame_at(replay.players[0].frames, 10**9) == replay.players[0].last
     assert frame_at(replay.players[0].frames, 0) == 0
+
+
+def switched_race(slow_end: dict) -> tuple:
+    """A race of "fast" (a move every 0.3 s) and "slow" (10 moves, the last at 7.0 s) whose
+    ranking entry is updated with ``slow_end``; the replay and the two players' places."""
+    game = "fours-up"
+    logs = {
+        "fast": random_moves(game, SEED, 60, random.Random(2)),
+        "slow": random_moves(game, SEED, 10, random.Random(1)),
+    }
+    assert len(logs["fast"]) >= 50 and len(logs["slow"]) == 10
+    doc = document(game, logs, step_ms={"fast": 300})
+    for e in doc["ranking"]:
+        if e["player"] == "slow":
+            e.update(slow_end)
+    replay = build_replay(doc)
+    return replay, replay.index_of("fast"), replay.index_of("slow")
+
+
+def test_after_a_switch_the_line_says_the_moment_and_an_end_only_once_it_came() -> None:
+    replay, fast, slow = switched_race({"status": "finished", "time_ms": 12_000})
+    at = {ms: Cursor(fast, ms // 300, ms) for ms in (9_000, 12_000)}
+    assert all(frame(replay, c).at_ms == c.at_ms for c in at.values())
+
+    # At 9.0 s slow's last move (7.0 s) is on the board, and the finish (12.0 s) is to come.
+    seen = switch(replay, at[9_000], slow)
+    assert seen.index == 10 and frame(replay, seen).at_ms == 7_000
+    line = status_text(replay, seen)
+    assert line.endswith("· 0:09.0 into the race") and "declared finished" not in line
+    assert not at_end(replay, seen)
+    assert status_text(replay, switch(replay, at[12_000], slow)).endswith(
+        "· 0:12.0 into the race · declared finished"
+    )
+
+    # Stepping slow's own moves: the last one at its time, then on to the finish, and no further.
+    last = step(replay, Cursor(slow, 9, 6_300), 1)
+    assert (last.index, last.at_ms) == (10, 7_000) and "declared finished" not in status_text(replay, last)
+    end = step(replay, last, 1)
+    assert end == jump(replay, last, True) == Cursor(slow, 10, 12_000) and at_end(replay, end)
+    assert status_text(replay, end).endswith("· 0:12.0 into the race · declared finished")
+    assert step(replay, end, 1) == end and step(replay, end, -1).index == 9
+
+
+def test_a_time_up_shows_only_once_nothing_else_is_left_in_the_race() -> None:
+    replay, fast, slow = switched_race({"status": "timeout", "time_ms": None})
+    fast_end = jump(replay, Cursor(fast), True)
+    # The deadline is not in the document: it comes after fast's last move, the race's last event.
+    assert fast_end.at_ms == replay.players[fast].frames[-1].at_ms
+    for ms in (9_000, fast_end.at_ms - 300):
+        line = status_text(replay, switch(replay, Cursor(fast, ms // 300, ms), slow))
+        assert "time up" not in line and line.endswith(f"· {duration(ms)} into the race")
+    assert status_text(replay, switch(replay, fast_end, slow)).endswith("· time up")
 
 
 def test_stepping_stays_within_the_frames() -> None:
