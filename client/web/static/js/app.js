@@ -4,7 +4,8 @@
 // This is the entry point: the router (one page per route, over the shared state of state.js),
 // the page controllers, and the wiring of the connection's events to the pages. The pages:
 //   lobby.js       the lobby (#/) and "Your races"; matchmaking.js its quick match, new races, rematches
-//   race_page.js   a race we play (#race=ID); result.js its result panel, players.js its players
+//   race_page.js   a race we play (#race=ID); race_sync.js keeps it in step with the server,
+//                  race_play.js its board and moves, result.js its result panel, players.js its players
 //   watch.js       the live races (#watch) and a race watched (#watch=ID)
 //   daily.js, arena.js, replay.js, howto.js, accounts.js: the pages with a controller class each
 // and header.js the header and its connection notes, dom.js the DOM helpers, clock.js the race clock.
@@ -20,7 +21,9 @@ import { initHeader, showConnBack } from "./header.js";
 import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, refreshRecent, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
 import { createRace, quick, renderQueueBanner, renderRematchBanner } from "./matchmaking.js";
 import { playerRows } from "./players.js";
-import { applySnapshot, applyState, checkVer, markMovable, openRace, renderMini, renderRace, resync, rivalToast, sendMove, tickRace } from "./race_page.js";
+import { renderRace, tickRace } from "./race_page.js";
+import { markMovable, renderMini, rivalToast, sendMove } from "./race_play.js";
+import { applySnapshot, applyState, checkVer, openRace, resync } from "./race_sync.js";
 import { leaveResult, renderResult, setEnd } from "./result.js";
 import { app, conn, myId, mySeat, pages, spectatorDelayMs } from "./state.js";
 import { openWatch, renderBoards, renderWatch, renderWatchList, tickWatch } from "./watch.js";

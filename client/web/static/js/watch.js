@@ -7,7 +7,7 @@ import { drawClock } from "./clock.js";
 import { $, h } from "./dom.js";
 import { raceListEl } from "./lobby.js";
 import { playerRows } from "./players.js";
-import { applySnapshot } from "./race_page.js";
+import { applySnapshot } from "./race_sync.js";
 import { renderResult } from "./result.js";
 import { app, conn, spectatorDelayMs, withInvite } from "./state.js";
 

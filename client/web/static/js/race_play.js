@@ -1,0 +1,223 @@
+// The race page while the race runs: the board and your moves (acks, resyncs, the clock running
+// out), hints, finishing early, the game-over cover until the race ends, the rivals' line on phones.
+import { Board, moveMarks } from "./board.js";
+import { parseView } from "./cards.js";
+import { dailyOf } from "./daily.js";
+import { legendEl } from "./howto.js";
+import { errorText as errText, moveText } from "./words.js";
+import { timeIsUp } from "./clock.js";
+import { $, fmtClock, h, toast } from "./dom.js";
+import { STATUS_LABEL } from "./players.js";
+import { renderRace } from "./race_page.js";
+import { checkVer, resync } from "./race_sync.js";
+import { app, conn, myId, mySeat } from "./state.js";
+
+// ---------------------------------------------------------------- your moves
+
+export async function finishGame() {
+  if (!confirm("Stop playing and keep the cards you have home?")) return;
+  try {
+    const ok = await conn.request({ t: "finish", race: app.raceId });
+    if (typeof ok.ver === "number") app.lastVer = Math.max(app.lastVer, ok.ver);
+    if (app.you) app.you.status = "finished";
+    const me = mySeat(app.race);
+    if (me) me.status = "finished";
+    renderRace();
+  } catch (e) {
+    if (refusedForTime(e)) noteTimeUp();
+    else toast(errText(e), "error");
+  }
+}
+
+/**
+ * A move or finish the server refused because the clock ran out while it was on its way (the
+ * race over: race-not-running; a berserk player's own clock: game-over). The clock already
+ * said so: not an error of the player's, so no error toast.
+ */
+function refusedForTime(e) {
+  return (e.code === "race-not-running" || e.code === "game-over") && timeIsUp(app.race, conn.now());
+}
+
+let timeUpNoted = null; // the race whose "Time is up." was shown: once, however many clicks were in flight
+
+function noteTimeUp() {
+  if (timeUpNoted === app.raceId) return;
+  timeUpNoted = app.raceId;
+  toast("Time is up.", "info");
+}
+
+/** Called by the board: send one move, apply the ack. */
+export async function sendMove(move) {
+  let you = app.you;
+  if (!you || !app.race) return;
+  if (app.board && app.board.marks.size) app.board.marks = new Map(); // a hint holds until the next move
+  try {
+    const ack = await conn.request({ t: "move", race: app.raceId, n: you.n, move, view: true }, 6000);
+    if (ack.race !== app.raceId) return;
+    if (typeof ack.ver === "number") checkVer(ack);
+    // A resync while the move was in flight replaces app.you: update the board shown now,
+    // unless that one is already past this move.
+    if (app.you !== you) {
+      if (!app.you || app.you.n > ack.n) return;
+      you = app.you;
+    }
+    you.n = ack.n;
+    you.home = ack.home;
+    you.status = ack.status;
+    if (ack.view) you.view = ack.view;
+    if (ack.legal) you.legal = ack.legal;
+    const me = mySeat(app.race);
+    if (me) Object.assign(me, { n: ack.n, home: ack.home, status: ack.status });
+    if (!ack.view) return resync(app.lastVer);
+    renderRace();
+    if (ack.won) toast("All cards home — you won!", "good", 5000);
+  } catch (e) {
+    if (refusedForTime(e)) noteTimeUp();
+    else if (e.code === "illegal-move") toast(errText(e), "error");
+    else if (e.code === "out-of-sync") resync(app.lastVer);
+    else if (e.code === "timeout") resync(app.lastVer); // the truth about n and the board
+    else if (e.code === "disconnected") toast("Connection lost — your board is resynced after reconnecting", "warn");
+    else toast(errText(e), "error");
+  }
+}
+
+// ---------------------------------------------------------------- hints
+
+/** Whether the server gives hints in this race (docs/protocol.md §3 `hint`): a casual race of one seat. */
+export function hintsGiven(race) {
+  return race.seats === 1 && race.hints !== false && !race.rated && !dailyOf(race.race);
+}
+
+/** Ask the server for a hint and mark its move's piles on the board until the next move. */
+export async function askHint() {
+  const raceId = app.raceId;
+  const btn = $("#hint-btn");
+  if (!app.you || !raceId) return;
+  if (btn) btn.disabled = true;
+  try {
+    const rep = await conn.requestWhileBusy({ t: "hint", race: raceId }, "solver-busy", 15000);
+    if (raceId !== app.raceId || rep.n !== app.you.n) return; // moved on meanwhile: the hint is stale
+    app.hint = rep.move;
+    if (!rep.move) {
+      toast("Hint: nothing helps any more. Finish your game to keep your cards home.", "info", 6000);
+      return;
+    }
+    if (app.board) {
+      app.board.marks = moveMarks(rep.move, "hint");
+      renderBoard();
+    }
+    const piles = parseView(app.you.view).piles;
+    toast(`Hint: ${moveText(rep.move, (pile) => piles[pile])}`, "good", 6000);
+  } catch (e) {
+    toast(`No hint: ${errText(e)}`, "error");
+  } finally {
+    const b = $("#hint-btn");
+    if (b) b.disabled = false;
+  }
+}
+
+// ---------------------------------------------------------------- the board
+
+export function renderBoard() {
+  const race = app.race;
+  const wrap = $("#board-wrap");
+  const you = app.you;
+  const show = app.mode === "player" && you && you.view && race.status !== "lobby";
+  wrap.hidden = !show;
+  $("#mini-status").hidden = !show;
+  renderBoardExtras(show ? race.game : null);
+  if (!show) return;
+  renderMini();
+  if (!app.board) {
+    app.board = new Board($("#board"), { interactive: true, onMove: sendMove, maxCard: 104 });
+  }
+  const me = mySeat(race);
+  const playing = race.status === "running" && (!me || me.status === "playing") && you.status !== "won" && you.status !== "finished" && you.status !== "timeout";
+  app.board.set(you.view, playing ? you.legal || [] : []);
+  const cover = $("#board-cover");
+  const st = (me && me.status) || you.status;
+  if (!playing && race.status !== "finished" && (st === "won" || st === "finished" || st === "timeout")) {
+    const home = you.home !== undefined ? you.home : me ? me.home : 0;
+    const key = `${st}:${home}`;
+    cover.hidden = false;
+    if (cover.dataset.key !== key) {
+      cover.dataset.key = key; // rebuilt only when it changes: a click on its button is not lost
+      cover.replaceChildren(gameOverCover(st, home, race.total));
+    }
+  } else {
+    cover.hidden = true;
+    delete cover.dataset.key;
+  }
+}
+
+/** Over the board of a player whose game is over while the race runs: what happens next. */
+function gameOverCover(st, home, total) {
+  const title = st === "won" ? "★ You won! Every card is home." : st === "timeout" ? `Your clock ran out: ${home}/${total} cards home.` : `You stopped with ${home}/${total} cards home.`;
+  return h(
+    "div",
+    { class: "cover-msg", id: "cover-msg" },
+    h("div", { class: "cover-title" }, title),
+    h("p", {}, "Your result is kept. The race ends when the others finish, or when its clock runs out in ", h("b", { id: "cover-left" }, raceLeftText()), "."),
+    h("p", { class: "small muted" }, "Follow the others here, or go back to the lobby: you are told when the race ends, and its result stays here."),
+    h("div", { class: "cover-actions" }, h("a", { class: "btn", id: "cover-lobby", href: "#/" }, "Back to the lobby")),
+  );
+}
+
+export function raceLeftText() {
+  const race = app.race;
+  return race && race.deadline ? fmtClock(Math.max(0, race.deadline - conn.now())) : "–:––";
+}
+
+/** Under the board: the option to mark movable cards, and the legend of the piles. */
+export function renderBoardExtras(game) {
+  const box = $("#board-extras");
+  if (!box) return;
+  if (!game) return box.replaceChildren();
+  if (box.dataset.game === game) return;
+  box.dataset.game = game;
+  box.replaceChildren(
+    h(
+      "label",
+      { class: "check small" },
+      h("input", {
+        type: "checkbox",
+        id: "mark-movable",
+        checked: markMovable() || null,
+        onchange: (e) => {
+          localStorage.setItem("solrace.markMovable", e.target.checked ? "1" : "0");
+          document.body.classList.toggle("mark-movable", e.target.checked);
+        },
+      }),
+      " Mark the cards that can move",
+    ),
+    h("details", { class: "legend", id: "legend" }, h("summary", {}, "Piles"), legendEl(h, game), h("a", { class: "small", href: `#howto=${game}` }, "How to play")),
+  );
+}
+
+/** The player's choice to mark the cards that can move (a class on the body, kept in localStorage). */
+export function markMovable() {
+  return localStorage.getItem("solrace.markMovable") === "1";
+}
+
+/** On phones the side panel is below the board: a line above it keeps the clock, you and your rivals in view. */
+export function renderMini() {
+  const race = app.race;
+  const box = $("#mini-status");
+  if (!race || !box || box.hidden) return;
+  const me = mySeat(race);
+  const home = app.you && app.you.home !== undefined ? app.you.home : me ? me.home : 0;
+  $("#mini-home").textContent = `you ${home}/${race.total}`;
+  $("#mini-rivals").replaceChildren(
+    ...race.players
+      .filter((p) => p.player !== myId())
+      .map((p) => h("span", { class: `mini-rival st-${p.status}`, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` }, `${p.name} ${p.home}${p.status === "won" ? " ★" : ""}`)),
+  );
+}
+
+/** A toast when a rival wins or stops (not for time-outs: everyone stops then, and the result says it). */
+export function rivalToast(name, m) {
+  const race = app.race;
+  const t = race && race.starts_at && m.at ? ` in ${fmtClock(m.at - race.starts_at)}` : "";
+  if (m.status === "won") toast(`${name} got every card home${t}!`, "warn", 5000);
+  else if (m.status === "finished") toast(`${name} finished with ${m.home}/${m.total || race.total} cards home`, "info", 4000);
+}

@@ -1,0 +1,120 @@
+// Opening a race (#race=ID) and keeping it in step with the server: snapshots, event versions,
+// resyncs; a player's seat found again, or taken (a visitor of a finished race only looks).
+import { errorText as errText } from "./words.js";
+import { toast } from "./dom.js";
+import { setEnd } from "./result.js";
+import { renderRace } from "./race_page.js";
+import { app, conn, inviteSuffix, keepInvite, mySeat, withInvite } from "./state.js";
+
+/** Take a snapshot of the race on screen (the watch page's too). */
+export function applySnapshot(snap) {
+  if (!snap || snap.race !== app.raceId) return;
+  keepInvite(snap);
+  app.race = snap;
+  app.lastVer = Math.max(app.lastVer, snap.ver || 0);
+  if (snap.status === "finished" && (snap.seed || snap.ranking) && !app.end) {
+    setEnd({ race: snap.race, ver: snap.ver, seed: snap.seed, ranking: snap.ranking || [] });
+  }
+}
+
+/** A race event's version: one skipped means an event was missed, and the page asks for the state again. */
+export function checkVer(msg) {
+  if (typeof msg.ver !== "number") return;
+  if (app.lastVer && msg.ver > app.lastVer + 1) {
+    resync(app.lastVer);
+  }
+  app.lastVer = Math.max(app.lastVer, msg.ver);
+}
+
+export async function resync(since) {
+  const id = app.raceId;
+  if (!id || conn.status !== "online" || app.resyncing) return;
+  app.resyncing = true;
+  try {
+    const msg = withInvite({ t: "resync", race: id });
+    if (since) msg.since = since;
+    const st = await conn.request(msg);
+    applyState(st);
+  } catch (e) {
+    if (e.code !== "disconnected") toast(`Resync failed: ${errText(e)}`, "error");
+  } finally {
+    app.resyncing = false;
+  }
+}
+
+export function applyState(st) {
+  if (!st || !st.race || st.race.race !== app.raceId) return;
+  app.lastVer = 0;
+  applySnapshot(st.race);
+  if (st.you) {
+    app.mode = "player";
+    app.you = { ...st.you };
+  }
+  renderRace();
+}
+
+export async function openRace(id) {
+  if (app.pendingSnapshot && app.pendingSnapshot.race === id) {
+    applySnapshot(app.pendingSnapshot);
+    app.pendingSnapshot = null;
+    app.mode = mySeat(app.race) ? "player" : app.mode;
+    renderRace();
+  }
+  let st = null;
+  try {
+    const msg = withInvite({ t: "resync", race: id });
+    if (app.lastVer) msg.since = app.lastVer;
+    st = await conn.request(msg);
+  } catch (e) {
+    if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
+    if (e.code === "no-such-race") {
+      app.error = "There is no such race (it may have expired).";
+      return renderRace();
+    }
+    if (e.code === "private-race") {
+      app.error = "This race is private: open it with the full link its players share (it carries the invite).";
+      return renderRace();
+    }
+    if (e.code === "disconnected") return;
+  }
+  // The player may have left the page while the resync was on its way (app.race is then null).
+  if (app.route.kind !== "race" || app.raceId !== id) return;
+  if (st && st.race) {
+    applyState(st);
+    if (app.you || mySeat(app.race)) {
+      app.mode = "player";
+      if (app.race.status === "running" && !app.you) resync();
+      return renderRace();
+    }
+    if (app.race.status === "finished") {
+      app.mode = "visitor";
+      return renderRace();
+    }
+    if (app.race.status !== "lobby") {
+      location.hash = `watch=${id}${inviteSuffix(id)}`;
+      return;
+    }
+  }
+  // not seated: take a seat
+  try {
+    const snap = await conn.request(withInvite({ t: "join", race: id }));
+    if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
+    app.mode = "player";
+    applySnapshot(snap);
+    renderRace();
+  } catch (e) {
+    if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
+    if (e.code === "race-started") {
+      location.hash = `watch=${id}${inviteSuffix(id)}`;
+      return;
+    }
+    app.error =
+      {
+        "no-such-race": "There is no such race (it may have expired).",
+        "race-full": "This race is full.",
+        "private-race": "This race is private: open it with the full link its players share (it carries the invite).",
+        "too-many-races": "You already sit in too many races.",
+      }[e.code] || errText(e);
+    renderRace();
+  }
+}
