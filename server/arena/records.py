@@ -60,6 +60,7 @@ class Prepared:
     read: tuple[str, ...]  # each player's standing json as read (the script's check)
     after: tuple[Standing, ...]
     result: dict[str, Any]
+    absent: tuple[bool, ...]  # per player of `points`: no move in the race (so withdrawn)
 
 
 @dataclass(frozen=True, slots=True)

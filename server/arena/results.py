@@ -14,7 +14,7 @@ from .records import Applied, Board, Podium, Prepared, Row
 from .records import dumps as _dumps
 from .records import text as _s
 from .schedule import ArenaError
-from .scoring import Standing, after_race, pack, rerank, score_race
+from .scoring import Standing, after_race, pack, played, rerank, score_race
 
 PODIUM = 3  # the places recorded in the players' records
 
@@ -52,6 +52,7 @@ class Results(StoreBase):
         berserk = [p for p, f in zip(players, flags, strict=True) if f is not None] if arena.berserk else []
         now = self.clock()
         points = score_race(rows, {p: s.streak for p, s in before.items()}, berserk)
+        by_player = {str(r["player"]): r for r in rows}
         after = tuple(after_race(before[rp.player], rp, now - arena.starts) for rp in points)
         result = {
             "race": race,
@@ -70,6 +71,7 @@ class Results(StoreBase):
             read=tuple(_s(read[players.index(rp.player)]) for rp in points),
             after=after,
             result=result,
+            absent=tuple(not played(by_player[rp.player]) for rp in points),
         )
 
     async def commit(self, p: Prepared) -> Applied:
@@ -77,8 +79,9 @@ class Results(StoreBase):
         ``no-race``, or ``stale`` (a standing changed since the read: prepare again)."""
         a = p.arena
         args: list[Any] = [p.race, p.now, _dumps(p.result), len(p.points)]
-        for rp, read, s in zip(p.points, p.read, p.after, strict=True):
-            args += [rp.player, read, _dumps(s.to_dict()), pack(s), _dumps([p.race, rp.rank, rp.points])]
+        for rp, read, s, absent in zip(p.points, p.read, p.after, p.absent, strict=True):
+            history = _dumps([p.race, rp.rank, rp.points])
+            args += [rp.player, read, _dumps(s.to_dict()), pack(s), history, "1" if absent else "0"]
         out = await self._run(
             "APPLY",
             [

@@ -124,7 +124,7 @@ return 0
 # KEYS: meta, races, busy, joined, free, standings, board, results, seq, berserk, channel,
 #       last, then the history list of each player (same order as ARGV).
 # ARGV: race, now, result json, n, then per player: player, standing read, new standing,
-#       new score, history item.
+#       new score, history item, '1' if absent from the race (no move) else '0'.
 # -> {'ok', seq} | {'dup'} | {'final'} | {'no-race'} | {'stale'}
 APPLY = """
 local race, now = ARGV[1], ARGV[2]
@@ -134,17 +134,21 @@ local formed = redis.call('HGET', KEYS[2], race)
 if not formed then return {'no-race'} end
 local n = tonumber(ARGV[4])
 for j = 0, n - 1 do
-  local b = 5 + 5 * j
+  local b = 5 + 6 * j
   if (redis.call('HGET', KEYS[6], ARGV[b]) or '') ~= ARGV[b + 1] then return {'stale'} end
 end
 for j = 0, n - 1 do
-  local b = 5 + 5 * j
+  local b = 5 + 6 * j
   local p = ARGV[b]
   redis.call('HSET', KEYS[6], p, ARGV[b + 2])
   redis.call('ZADD', KEYS[7], ARGV[b + 3], p)
   if redis.call('HGET', KEYS[3], p) == race then redis.call('HDEL', KEYS[3], p) end
   redis.call('HDEL', KEYS[10], race .. '|' .. p)
-  if redis.call('SISMEMBER', KEYS[4], p) == 1 and redis.call('HEXISTS', KEYS[3], p) == 0 then
+  if ARGV[b + 5] == '1' then
+    -- Absent from the race (no move): withdrawn, not paired again until they join again.
+    redis.call('SREM', KEYS[4], p)
+    redis.call('ZREM', KEYS[5], p)
+  elseif redis.call('SISMEMBER', KEYS[4], p) == 1 and redis.call('HEXISTS', KEYS[3], p) == 0 then
     redis.call('ZADD', KEYS[5], 'NX', now, p)
   end
   redis.call('HSET', KEYS[12], p, race)

@@ -77,6 +77,17 @@ class World:
     lost: list[Prepared] = field(default_factory=list)
     interrupted: int = 0
     outcomes: list[str] = field(default_factory=list)
+    away: set[str] = field(default_factory=set)  # withdrawn for a while: they do not come back yet
+
+
+async def come_back(store: ArenaStore, arena: Arena, world: World, race: str) -> None:
+    """A race was applied: its absent players (no move: withdrawn by it) join again, as a
+    player back at the page would, unless they are away."""
+    if world.clock[0] >= arena.ends:  # joining is closed: nobody to pair any more
+        return
+    for r in world.rows[race]:
+        if not r["won"] and r["moves"] == 0 and r["player"] not in world.away:
+            await store.join(arena.id, r["player"], r["player"].upper())
 
 
 async def step(store: ArenaStore, arena: Arena, world: World, rng: random.Random) -> None:
@@ -103,6 +114,8 @@ async def step(store: ArenaStore, arena: Arena, world: World, rng: random.Random
         world.outcomes.append(out.status)
         assert out.status in ("ok", "dup"), out
         world.running.pop(race, None)
+        if out.status == "ok":
+            await come_back(store, arena, world, race)
 
 
 async def test_two_processes_two_hundred_players(clients):
@@ -139,15 +152,20 @@ async def test_two_processes_two_hundred_players(clients):
             alive.append(step(b, arena, world, rng_b))
         await asyncio.gather(*alive)
         if now == t0 + 10_000:
+            world.away = set(leavers)
             for p in leavers:
                 await a.withdraw(arena.id, p)
         if now == t0 + 15_000:
+            world.away = set()
             for p in leavers:
                 await b.join(arena.id, p, p.upper())
         # an interrupted apply is replayed late by whoever: it never counts twice
         while world.lost and rng.random() < 0.5:
-            out = await a.commit(world.lost.pop(0))
+            prepared = world.lost.pop(0)
+            out = await a.commit(prepared)
             assert out.status in ("ok", "dup", "stale")
+            if out.status == "ok":
+                await come_back(a, arena, world, prepared.race)
             world.outcomes.append(out.status)
         world.clock[0] += STEP_MS
         assert world.clock[0] < arena.ends + arena.grace_ms, "races left unapplied"

@@ -329,3 +329,17 @@ async def test_active_arenas_and_tick(store, arena, clock):
     assert await store.tick(arena) == []
     assert (await store.get(arena.id)).finalized == clock.now
     assert [i.arena.id for i in await store.active()] == ["t-2"]
+
+
+async def test_a_player_absent_from_a_race_is_withdrawn(store, arena, clock):
+    """A player who made no move (gone: a closed browser) is not paired again and again
+    against those still playing; they are paired again once they join again."""
+    race = await formed_pair(store, "a", "b", arena)
+    await store.apply(arena.id, race.race, [row("a", 9), row("b", 0, moves=0, at=0)])
+    assert [f.player for f in await store.free_players(arena.id, clock.now)] == ["a"]
+    assert not await store.is_joined(arena.id, "b")
+    assert await store.is_joined(arena.id, "a")
+    board = await store.standings(arena.id, player="b")
+    assert board.me.standing.points == 0  # in the standings all the same
+    await store.join(arena.id, "b", "B")
+    assert sorted(f.player for f in await store.free_players(arena.id, clock.now)) == ["a", "b"]
