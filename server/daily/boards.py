@@ -14,6 +14,8 @@ from .days import closes_at, date_of_day, day_number
 from .deals import DailyDeal, DailyDeals, DailyError, as_text
 from .history import stats
 
+NOBODY_PLAYED = "nobody played this day: it has no replay"
+
 
 class DailyBoards(DailyDeals):
     async def info(self, game: str, date: str | None = None) -> dict[str, Any]:
@@ -161,9 +163,7 @@ class DailyBoards(DailyDeals):
             )
         if not await self.redis.exists(keys.meta(game, date)):
             # Never dealt (nobody looked at that day): nobody played it, nothing to replay.
-            raise DailyError(
-                ErrorCode.NO_REPLAY, "only the top entries' replays are published", top=self.replay_top
-            )
+            raise DailyError(ErrorCode.NO_REPLAY, NOBODY_PLAYED, top=self.replay_top)
         deal = await self.deal(game, date)
         if self.clock() < deal.closes or not await self._maybe_finalize(deal):
             raise DailyError(
@@ -175,6 +175,13 @@ class DailyBoards(DailyDeals):
         if player is None:
             raw = await self.redis.hgetall(rk)
             logs = {as_text(k): as_text(v) for k, v in raw.items()}
+            if not logs:  # an empty document would "verify" as confirmed: there is nothing to check
+                played = await self.redis.zcard(keys.board(game, deal.date))
+                raise DailyError(
+                    ErrorCode.NO_REPLAY,
+                    NOBODY_PLAYED if not played else "only the top entries' replays are published",
+                    top=self.replay_top,
+                )
         else:
             v = await self.redis.hget(rk, player)
             if v is None:

@@ -355,3 +355,14 @@ async def test_only_the_top_replays_are_published(r, clock):
     # The temporary move logs go away a week later; the published ones stay.
     assert 0 < await r.pttl(keys.moves(GAME, DAY)) <= daily.keep_ms + DAY_MS
     assert await r.pttl(keys.replays(GAME, DAY)) == -1
+
+
+async def test_a_day_nobody_played_has_no_replay_whether_dealt_or_not(r, clock):
+    """Not an empty document, which `solrace verify` would confirm as if it checked something."""
+    daily = Daily(r, clock=clock)
+    await daily.deal(GAME, DAY)  # looked at while open, never played
+    clock.now = T0 + DAY_MS + daily.finalize_grace_ms
+    for date in (DAY, "2020-01-01"):  # dealt, and never dealt
+        with pytest.raises(DailyError) as e:
+            await daily.replay(GAME, date)
+        assert e.value.code == "no-replay" and str(e.value) == "nobody played this day: it has no replay"
