@@ -20,6 +20,7 @@ import gc
 import logging
 import os
 import signal
+import socket
 import sys
 from collections.abc import Coroutine
 from typing import Any
@@ -40,6 +41,9 @@ from .storage.resp import redact_url
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    # Some eighty flags: argparse's usage line, printed above any bad flag's message, would be
+    # sixty lines; --help lists them all.
+    parser.usage = "%(prog)s [options]  (every option: %(prog)s --help)"
     Settings.add_arguments(parser)
     add_log_arguments(parser, ", for this process and its bot workers")
 
@@ -149,6 +153,13 @@ def run(args: argparse.Namespace) -> int:
         settings = Settings.from_env(args=args)
     except ValueError as exc:  # a bad value in a flag or a SOLRACE_* variable
         return _refuse(str(exc), fmt, 2)
+    # Before the private redis-server starts: a host that names no address is a bad flag.
+    try:
+        socket.getaddrinfo(settings.host, None, type=socket.SOCK_STREAM)
+    except socket.gaierror as exc:
+        return _refuse(
+            f"--host {settings.host!r} is neither an address nor a known host name ({exc.strerror})", fmt, 2
+        )
     # An OSError (a port in use, Redis out of reach) is said by the command line in one line
     # with its hint, as a JSON record when the log is JSON (client/cli/__init__.py).
     _run_loop(serve(settings))

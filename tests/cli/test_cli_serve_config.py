@@ -48,6 +48,7 @@ def test_every_numeric_setting_has_a_range() -> None:
         (["--limit-exempt", "300.1.1.1"], "limit-exempt"),
         (["--redis", "foo://x"], "--redis must start with one of redis://"),
         (["--redis", "redis://"], "--redis names no host"),
+        (["--host", "256.0.0.1"], "--host '256.0.0.1' is neither an address nor a known host name"),
     ],
 )
 def test_a_value_that_would_break_the_server_is_refused(
@@ -70,6 +71,15 @@ def test_an_unknown_log_level_is_refused() -> None:
     done = serve("--log-level", "verbose")
     assert done.returncode == 2
     assert "argument --log-level: invalid choice: 'VERBOSE'" in done.stderr
+
+
+def test_a_bad_flag_gets_a_short_usage_not_every_flag() -> None:
+    done = serve("--log-format", "xml", env={"SOLRACE_LOG_FORMAT": "text"})
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == [
+        "usage: solrace serve [options]  (every option: solrace serve --help)",
+        "solrace serve: error: argument --log-format: invalid choice: 'xml' (choose from 'text', 'json')",
+    ]
 
 
 def test_redis_out_of_reach_is_one_line() -> None:
