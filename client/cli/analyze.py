@@ -17,6 +17,9 @@ budget that ran out:
     deal: lost (proved: no line wins it)
     deal: unknown (the budget ran out before a win or a proof of loss)
 
+A player's line is wrapped to the terminal's width (80 columns when the output is not a
+terminal), its continuation lines indented.
+
 Exit code 0 when every player was analysed, 2 when the input cannot be read
 or a move log is illegal.
 """
@@ -25,7 +28,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
@@ -108,9 +113,24 @@ def run(args: argparse.Namespace) -> int:
         print("\r\x1b[K", end="", file=sys.stderr)  # clear the progress line
     print(f"{doc.get('game')} seed {args.seed or doc.get('seed')}")
     print(deal_line(results))
+    width = shutil.get_terminal_size((80, 24)).columns
     for who, result in results:
-        print(f"{who}: {result.text()}  [{result.solves} solver runs, {result.nodes} positions]")
+        print(wrap(f"{who}: {result.text()}  [{result.solves} solver runs, {result.nodes} positions]", width))
     return 0
+
+
+def wrap(text: str, width: int, indent: str = "    ") -> str:
+    """``text`` folded to ``width`` columns, the lines after the first indented by ``indent``.
+
+    A winning line runs to hundreds of moves, unreadable as one terminal line. Lines break
+    only at spaces, so a move (``t2:3>t5``) is never split, even one wider than the room."""
+    return textwrap.fill(
+        text,
+        width=max(width, len(indent) + 1),
+        subsequent_indent=indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
 
 
 def _progress_line() -> Callable[[str], None] | None:

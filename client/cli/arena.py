@@ -4,7 +4,9 @@ solrace arena                          # the arena list; Enter on an arena opens
 solrace arena --arena hourly-fours-up-29412480   # open it at once
 solrace arena --url ws://a:8765/ws --url ws://b:8765/ws   # failover between processes
 
-A paired race is played with `solrace play --race ID` (the status line names it).
+The list shows names, not ids (an 80-column terminal has no room for both); an open
+arena's header ends with its id, for `--arena`. A paired race is played with
+`solrace play --race ID` (the status line names it).
 """
 
 from __future__ import annotations

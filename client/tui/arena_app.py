@@ -11,13 +11,21 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Static
 
-from .arena_view import arena_header, arena_row, races_line, standings_lines, standings_title, winners_line
+from .arena_view import (
+    LIST_COLUMNS,
+    arena_header,
+    arena_list,
+    races_line,
+    standings_lines,
+    standings_title,
+    winners_line,
+)
 from .browse import BrowseApp
 from .session import ServerError, Session
 
@@ -39,11 +47,11 @@ class ArenaApp(BrowseApp):
     #status { height: 1; padding: 0 1; }
     """
     BINDINGS = [
-        Binding("escape", "back", "back to the list"),
+        Binding("escape", "back", "back"),
         Binding("r", "refresh", "refresh"),
         Binding("j", "join", "join"),
         Binding("w", "withdraw", "withdraw"),
-        Binding("b", "berserk", "berserk my race"),
+        Binding("b", "berserk", "berserk"),
         Binding("ctrl+q", "quit", "quit"),
     ]
 
@@ -72,7 +80,7 @@ class ArenaApp(BrowseApp):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#arenas", DataTable).add_columns("id", "arena", "game", "status", "time", "players")
+        self.query_one("#arenas", DataTable).add_columns(*LIST_COLUMNS)
         self.set_interval(1.0, self.tick)
         self.main()
 
@@ -114,13 +122,19 @@ class ArenaApp(BrowseApp):
         self.arenas = list(reply.get("arenas") or [])
         self.draw_list()
 
-    def draw_list(self) -> None:
-        now = self.now()
+    def draw_list(self, width: int | None = None) -> None:
+        # the table spans the window; a vertical scrollbar may take 2 cells of it
+        widths, rows = arena_list(self.arenas, self.now(), (width or self.size.width) - 2)
         self.fill_table(
             "#arenas",
-            ((a.get("id"), arena_row(a, now)) for a in self.arenas),
-            f"[b]{len(self.arenas)} arena(s)[/b] — Enter to open, r to refresh, ctrl+q to quit",
+            zip((a.get("id") for a in self.arenas), rows, strict=True),
+            f"[b]{len(self.arenas)} arena(s)[/b] — Enter: open · r: refresh · ctrl+q: quit",
+            widths,
         )
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.arena_id is None and self.arenas:
+            self.draw_list(event.size.width)  # the app's own size may not be the new one yet
 
     @on(DataTable.RowSelected, "#arenas")
     def row_selected(self, event: DataTable.RowSelected) -> None:

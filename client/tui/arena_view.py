@@ -4,7 +4,10 @@ terminal needed to test them; ``arena_app`` draws what they return."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
+
+from rich.cells import cell_len, set_cell_size
 
 from protocol.rules.facts import game_name
 
@@ -20,16 +23,63 @@ def time_left(arena: dict[str, Any], now: int) -> str:
     return "final standings" if arena.get("final") else "over: the last races are finishing"
 
 
+def list_time(arena: dict[str, Any], now: int) -> str:
+    """The list's short form of :func:`time_left` (the status column says the rest):
+    "in 1:28:10", "12:30 left", "finishing", "final"."""
+    if now < arena.get("starts", 0):
+        return "in " + clock(arena["starts"] - now)
+    if now < arena.get("ends", 0):
+        return clock(arena["ends"] - now) + " left"
+    return "final" if arena.get("final") else "finishing"
+
+
+#: The arena list's columns. No id: people read the name; the open arena shows its id.
+LIST_COLUMNS = ("arena", "game", "status", "time", "players")
+#: A cell's padding, either side (textual's DataTable default).
+CELL_PADDING = 1
+#: The narrowest the name, then the game, get before the other columns are cut.
+NAME_MIN, GAME_MIN = 20, 10
+
+
 def arena_row(arena: dict[str, Any], now: int) -> tuple[str, ...]:
-    """One line of the arena list: id, name, game, status, time, players."""
+    """One line of the arena list, in full: name, game, status, time, players."""
     return (
-        arena.get("id", ""),
         arena.get("name") or arena.get("id", ""),
         game_name(arena.get("game", "")),
         arena.get("status", ""),
-        time_left(arena, now),
+        list_time(arena, now),
         str(arena.get("players", 0)),
     )
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` cut to ``width`` cells, an ellipsis marking the cut."""
+    if cell_len(text) <= width:
+        return text
+    return set_cell_size(text, max(width - 1, 0)) + "…"
+
+
+def list_widths(rows: Sequence[tuple[str, ...]], width: int) -> list[int]:
+    """The columns' widths for a table ``width`` cells wide: each as wide as its widest
+    cell; when they do not fit, the name gives way first (it stays readable cut), then
+    the game; the status, time and players stay whole."""
+    widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(LIST_COLUMNS)]
+    room = width - 2 * CELL_PADDING * len(widths)
+    for column, floor in ((0, NAME_MIN), (1, GAME_MIN), (0, 1)):
+        over = sum(widths) - room
+        if over > 0:
+            widths[column] = max(min(floor, widths[column]), widths[column] - over)
+    return widths
+
+
+def arena_list(
+    arenas: Sequence[dict[str, Any]], now: int, width: int
+) -> tuple[list[int], list[tuple[str, ...]]]:
+    """The arena list for a table ``width`` cells wide: the column widths and the rows,
+    their cells cut to them."""
+    rows = [arena_row(a, now) for a in arenas]
+    widths = list_widths(rows, width)
+    return widths, [tuple(fit(c, w) for c, w in zip(r, widths, strict=True)) for r in rows]
 
 
 def standing_line(row: dict[str, Any], me: str | None) -> str:
@@ -74,14 +124,15 @@ def winners_line(board: dict[str, Any]) -> str | None:
 
 
 def arena_header(data: dict[str, Any], now: int) -> str:
-    """The arena's name, game, seats, clock, time left; whether you are in it."""
+    """The arena's name, game, seats, clock, time left; whether you are in it; its id
+    (the one `solrace arena --arena ID` opens: the list has no room for it)."""
     a = data.get("arena") or {}
     minutes = max(1, round(a.get("time_limit_s", 0) / 60))
     joined = "you are in: paired whenever free" if data.get("joined") else "not joined"
     berserk = " · berserk allowed" if a.get("berserk") else ""
     return (
         f"{a.get('name') or a.get('id', '')} — {game_name(a.get('game', ''))} · {a.get('seats', 2)} seats · "
-        f"{minutes} min races{berserk} · {time_left(a, now)} · {joined}"
+        f"{minutes} min races{berserk} · {time_left(a, now)} · {joined} · id {a.get('id', '')}"
     )
 
 

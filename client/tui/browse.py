@@ -8,7 +8,7 @@ line. Each app says what its list, its item and its events are.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 from rich.text import Text
@@ -64,14 +64,24 @@ class BrowseApp(App[int]):
             return None
 
     def fill_table(
-        self, selector: str, rows: Iterable[tuple[str | None, tuple[str, ...]]], title: str
+        self,
+        selector: str,
+        rows: Iterable[tuple[str | None, tuple[str, ...]]],
+        title: str,
+        widths: Sequence[int] | None = None,
     ) -> None:
-        """Redraw the list table (rows of key and cells), keeping the cursor's place."""
+        """Redraw the list table (rows of key and cells), keeping the cursor's place;
+        ``widths``: the columns' fixed widths, else each grows to its widest cell."""
         tables = self.query(selector)
         if not tables:  # the app is closing: a list request may answer after the widgets are gone
             return
         table = tables.first(DataTable)
         cursor = table.cursor_row
+        if widths is not None:
+            # Fixed: an auto width only ever grows, and would keep a narrowed window's cut
+            # columns off the screen.
+            for column, width in zip(table.ordered_columns, widths, strict=True):
+                column.auto_width, column.width = False, width
         table.clear()
         for key, cells in rows:
             table.add_row(*cells, key=key)

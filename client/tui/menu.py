@@ -1,7 +1,8 @@
 """The terminal race app's first screen: choose a game and how to play it (`Intent`).
 
-Online it also says who you play as (a guest or an account, and the commands that log
-in or keep a guest as an account), offers "Race a bot" (a private race against a bot of
+It says the connection's state ("connected to HOST", or "offline"). Online it also says
+who you play as (a guest or an account, and the commands that log in or keep a guest as
+an account), offers "Race a bot" (a private race against a bot of
 the level chosen, at once: client/tui/session.py's race_bot), offers an account rated
 races (the "rated" box: Quick match then waits in the rating pool, Create makes a rated
 lobby), and opens the daily challenge (client/tui/daily_screen.py, whose Play comes back
@@ -20,6 +21,7 @@ from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSe
 from protocol.rules.games import GAMES
 
 from .intent import BOT_LEVELS, DEFAULT_BOT_LEVEL, Intent
+from .race_text import connection_text
 from .session import Session
 from .widgets import GameChoice
 
@@ -43,7 +45,8 @@ class MenuScreen(ModalScreen[Intent]):
     DEFAULT_CSS = """
     MenuScreen { align: center middle; }
     #menu { width: 72; height: auto; border: round $accent; padding: 1 2; }
-    #menu-you { width: 100%; margin-bottom: 1; }
+    #menu-you { width: 100%; }
+    #menu-conn { width: 100%; margin-bottom: 1; color: $text-muted; }
     #menu Horizontal { height: auto; }
     #menu Input { width: 1fr; }
     #menu Button { margin: 0 1 0 0; }
@@ -60,6 +63,8 @@ class MenuScreen(ModalScreen[Intent]):
         super().__init__()
         self.game = game or "racing-aces"
         self.seats = seats
+        #: the menu covers most of the race screen, whose header says it too
+        self.connection = connection_text(session, server_url)
         #: an online session (the daily challenge and ratings live on the server); None offline
         self.session = session if getattr(session, "online", False) else None
         #: the server's URL, for the commands the screens show (`solrace verify --url ...`)
@@ -74,6 +79,7 @@ class MenuScreen(ModalScreen[Intent]):
             yield Label("[b]solrace[/b] — choose a game")
             if self.session is not None:
                 yield Label(identity_text(self.session.name, self.logged_in), id="menu-you")
+            yield Label(self.connection, id="menu-conn", markup=False)
             with GameChoice(id="games"):
                 for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)

@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import App, ComposeResult
@@ -21,7 +22,7 @@ from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
 from .menu import Intent, MenuScreen
 from .model import RaceModel
-from .race_text import NO_BOT, lobby_text, rating_change_text, result_text, started_text
+from .race_text import NO_BOT, connection_text, lobby_text, rating_change_text, result_text, started_text
 from .ratings_text import rated_needs_account
 from .session import ServerError, Session, race_bot
 from .text import clock
@@ -90,13 +91,16 @@ class PlayApp(App[int]):
         self._resyncing = False
         #: races put behind with the `menu` command: their events are ignored
         self.races_left: set[str] = set()
+        #: the header says "cannot connect", not "connecting…" for ever
+        self.connect_failed = False
 
     # -- layout -------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Static("connecting…", id="info")
+        connecting = connection_text(None, self.server_url)
+        yield Static(connecting, id="info")
         with VerticalScroll(id="board-scroll"):
-            yield BoardView(id="board", placeholder="connecting…")
+            yield BoardView(id="board", placeholder=connecting)
         yield Static(id="result")
         yield Static(id="bars")
         yield Static(id="hints")
@@ -134,6 +138,7 @@ class PlayApp(App[int]):
         try:
             self.session = await self.connect()
         except Exception as e:  # noqa: BLE001 — shown to the user
+            self.connect_failed = True
             self.say(f"cannot connect: {e}", error=True)
             self.query_one("#board", BoardView).show(None, placeholder=f"cannot connect: {e}")
             return
@@ -146,13 +151,24 @@ class PlayApp(App[int]):
         if intent is None and seated:
             intent = Intent("resume", race=seated[-1])  # the token still holds a seat: back to it
         if intent is None:
-            intent = await self.push_screen_wait(self.menu_screen())
+            intent = await self.choose()
         await self.begin(intent)
 
-    def menu_screen(self) -> MenuScreen:
-        return MenuScreen(
-            self.model.game or self.default_game, self.default_seats, self.session, self.server_url
+    async def choose(self) -> Intent:
+        """The menu's choice. The race screen shows dimmed around the menu: its command line
+        and help (ready, start, leave…) have nothing to act on until a race is chosen."""
+        self.say("")
+        self.redraw()  # "choose a game…" where the board goes, the connection in the header
+        cmd = self.query_one("#cmd", Input)
+        cmd.display = False
+        intent = await self.push_screen_wait(
+            MenuScreen(
+                self.model.game or self.default_game, self.default_seats, self.session, self.server_url
+            )
         )
+        cmd.display = True
+        cmd.focus()
+        return intent
 
     def to_menu(self) -> None:
         """The `menu` command: once the race is over (or left), choose the next one."""
@@ -174,9 +190,7 @@ class PlayApp(App[int]):
         self.model = RaceModel(me=m.me, game=m.game)
         self.selected = None
         self.moves_sent.clear()
-        self.say(HELP)
-        self.redraw()
-        intent = await self.push_screen_wait(self.menu_screen())
+        intent = await self.choose()
         self.model.game = None
         await self.begin(intent)
 
@@ -336,6 +350,8 @@ class PlayApp(App[int]):
         now = s.server_now() if s is not None else 0
         game = game_name(m.game or "")
         parts = [f"[b]{game}[/b]" if game else "solrace"]
+        if m.status == "none":  # no race yet: the menu, or connecting
+            parts.append(escape(connection_text(s, self.server_url, self.connect_failed)))
         if m.race_id:
             parts.append(f"race {m.race_id}")
         if m.rated:

@@ -5,6 +5,7 @@ model, no terminal."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from rich.text import Text
 
@@ -21,6 +22,21 @@ RATING_PENDING = "rated race: your new rating comes once the ratings are updated
 
 #: Why "Race a bot" found no bot (`no-bots`: every bot worker's slots are taken).
 NO_BOT = "no bot is free right now (the server's bot workers are all busy): try again in a moment"
+
+
+def connection_text(session: object | None, server_url: str | None, failed: bool = False) -> str:
+    """The connection's state as the play app and its menu say it: "connecting to HOST…"
+    until the session opens (or "cannot connect to HOST" once that failed), then "connected
+    to HOST", or "offline" for the in-process session (it has no `online`)."""
+    host = urlsplit(server_url).netloc if server_url else ""
+    at = f" to {host}" if host else ""
+    if failed:
+        return f"cannot connect{at}"
+    if session is None:
+        return f"connecting{at}…"
+    if not getattr(session, "online", False):
+        return "offline: a practice race against local bots"
+    return f"connected{at}"
 
 
 def lobby_text(m: RaceModel, server_url: str | None) -> str:

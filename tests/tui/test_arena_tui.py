@@ -3,12 +3,15 @@ server (in this process): list the arenas, open one, join, follow the live stand
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from waiting import DEADLINE
 
 from client.tui.arena_app import ArenaApp
 from client.tui.arena_view import (
     arena_header,
+    arena_list,
     arena_row,
     races_line,
     standings_lines,
@@ -41,14 +44,44 @@ def test_time_left_and_the_list_row():
     assert time_left(ARENA, T + 60_000) == "9:00 left"
     assert time_left(ARENA, T + 600_000) == "over: the last races are finishing"
     assert time_left({**ARENA, "final": True}, T + 700_000) == "final standings"
-    assert arena_row({**ARENA, "status": "running"}, T) == (
-        "a-1",
-        "Cup",
-        "Fours Up",
-        "running",
-        "10:00 left",
-        "7",
-    )
+    assert arena_row({**ARENA, "status": "running"}, T) == ("Cup", "Fours Up", "running", "10:00 left", "7")
+    # the list's time is short: the status column says the rest
+    assert arena_row(ARENA, T - 5_290_000)[3] == "in 1:28:10"
+    assert arena_row(ARENA, T + 600_000)[3] == "finishing"
+    assert arena_row({**ARENA, "final": True}, T + 700_000)[3] == "final"
+
+
+# A scheduled arena as the server names it: a long id, a long name, the longest game name.
+LONG = {
+    "id": "hourly-double-aces-and-kings-29412480",
+    "name": "Hourly Double Aces and Kings · 20:00 UTC",
+    "game": "double-aces-and-kings",
+    "status": "upcoming",
+    "starts": T,
+    "ends": T + 3_600_000,
+    "players": 123,
+}
+
+
+@pytest.mark.parametrize("width", [78, 128])  # 80 and 130 columns, less the scrollbar
+def test_the_list_fits_the_window_every_column_visible(width):
+    widths, rows = arena_list([LONG, ARENA], T - 5_290_000, width)
+    assert sum(widths) + 2 * len(widths) <= width  # and each cell padded 1 either side
+    for row in rows:
+        assert all(len(cell) <= w for cell, w in zip(row, widths, strict=True))
+    assert rows[0][1:] == ("Double Aces and Kings", "upcoming", "in 1:28:10", "123")
+    assert LONG["id"] not in rows[0]
+    if width < 100:  # the name gives way, cut with an ellipsis
+        assert rows[0][0].endswith("…") and LONG["name"].startswith(rows[0][0][:-1])
+    else:
+        assert rows[0][0] == LONG["name"]
+    assert rows[1][0] == "Cup"
+
+
+def test_a_very_narrow_list_cuts_the_game_then_the_name():
+    widths, rows = arena_list([LONG], T - 5_290_000, 60)
+    assert sum(widths) + 2 * len(widths) <= 60
+    assert rows[0][1].endswith("…") and rows[0][2:] == ("upcoming", "in 1:28:10", "123")
 
 
 def test_standings_lines_mark_me_and_show_the_rows_around_me():
@@ -83,6 +116,7 @@ def test_header_and_races_line():
     }
     head = arena_header(data, T + 60_000)
     assert "Cup — Fours Up · 2 seats · 5 min races · berserk allowed · 9:00 left · you are in" in head
+    assert head.endswith(" · id a-1")  # the list has no id column
     assert races_line(data) == "your race: r1 · your races: #1:2 · featured: r9"
     assert races_line({"races": []}) == "no race being played"
 
@@ -135,3 +169,36 @@ async def test_list_open_join_and_follow_the_standings(make_server, tmp_path):
             await until(pilot, lambda: app.data and not app.data.get("joined"), what="withdrawn")
             await pilot.press("escape")
             await until(pilot, lambda: app.arena_id is None, what="back to the list")
+
+
+async def test_the_list_at_80_columns_shows_every_column(make_server, tmp_path):
+    """Each column of an arena's row is on the screen at 80 columns; widened, the name is whole."""
+    from client.library.connection import connect
+
+    server = await make_server(arena_create=1, arena_schedule="off")
+    async with connect(server.ws_url, name="host") as host:
+        await host.request(
+            m.ArenaCreate(
+                arena=LONG["id"],
+                game=LONG["game"],
+                duration_ms=3_600_000,
+                starts=int(time.time() * 1000) + 2_950_000,  # listed: it starts within the hour
+                name=LONG["name"],
+            )
+        )
+        app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "token")), refresh_s=60)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.arenas, what="listed")
+            table = app.query_one("#arenas")
+
+            def line() -> str:
+                return table.render_line(1).text  # the first row, under the header
+
+            await until(pilot, lambda: "Double Aces and Kings" in line(), what="the row drawn")
+            header = table.render_line(0).text
+            for column in ("arena", "game", "status", "time", "players"):
+                assert column in header
+            assert "upcoming" in line() and "in 49:" in line() and line().rstrip().endswith("0")
+            assert "Hourly Double" in line() and "…" in line()
+            await pilot.resize_terminal(130, 24)
+            await until(pilot, lambda: LONG["name"] in line(), what="the whole name once wider")
