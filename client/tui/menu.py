@@ -16,7 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Select
+from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet
 
 from protocol.rules.games import GAMES
 
@@ -93,14 +93,13 @@ class MenuScreen(ModalScreen[Intent]):
                 yield Button("Create race", id="create")
             if self.session is not None:
                 # At once: Quick match seats a bot only after a wait alone in its queue.
+                # One button a level, not a Select: Textual's Select failed its own mount now
+                # and then when the menu was dismissed at once (a race resumed from a token).
                 with Horizontal():
-                    yield Button("Race a bot", id="bot")
-                    yield Select(
-                        [(label, level) for level, label in BOT_LEVELS],
-                        value=DEFAULT_BOT_LEVEL,
-                        allow_blank=False,
-                        id="bot-level",
-                    )
+                    yield Label("Race a bot ")
+                    for level, label in BOT_LEVELS:
+                        variant = "primary" if level == DEFAULT_BOT_LEVEL else "default"
+                        yield Button(label, id=f"bot-{level}", classes="bot-level", variant=variant)
             with Horizontal():
                 yield Input(placeholder="race id or link", id="join-id")
                 yield Button("Join", id="join")
@@ -136,10 +135,10 @@ class MenuScreen(ModalScreen[Intent]):
         seats = max(2, self._seats()) if rated else self._seats()  # a rated race has 2 seats or more
         self.dismiss(Intent("create", self._game(), seats, rated=rated))
 
-    @on(Button.Pressed, "#bot")
-    def _bot(self) -> None:
-        level = self.query_one("#bot-level", Select).value
-        self.dismiss(Intent("bot", self._game(), 2, level=str(level)))
+    @on(Button.Pressed, ".bot-level")
+    def _bot(self, event: Button.Pressed) -> None:
+        level = (event.button.id or "").removeprefix("bot-")
+        self.dismiss(Intent("bot", self._game(), 2, level=level))
 
     @on(Button.Pressed, "#join")
     @on(Input.Submitted, "#join-id")

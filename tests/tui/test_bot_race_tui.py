@@ -32,13 +32,12 @@ async def test_race_a_bot_from_the_menu_starts_at_once(make_server, tmp_path) ->
     async with bot_worker(server):
         app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), default_game=GAME)
         async with app.run_test(size=(110, 50)) as pilot:
-            level = await until(
+            await until(
                 pilot,
-                lambda: isinstance(app.screen, MenuScreen) and shown(app.screen, "#bot-level"),
+                lambda: isinstance(app.screen, MenuScreen) and shown(app.screen, "#bot-random"),
                 what="the menu",
             )
-            level.value = "random"
-            await click_shown(pilot, "#bot")
+            await click_shown(pilot, "#bot-random")
             m = app.model
             await until(pilot, lambda: m.status in ("countdown", "running"), what="the race against the bot")
             assert m.game == GAME and m.private and m.seats == 2
@@ -53,7 +52,7 @@ async def test_no_free_bot_is_said_and_keeps_no_seat(make_server, tmp_path) -> N
     app = PlayApp(connector(server.ws_url, "bob", str(tmp_path / "token")), default_game=GAME)
     async with app.run_test(size=(110, 50)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
-        await click_shown(pilot, "#bot")
+        await click_shown(pilot, "#bot-greedy")
         status = app.query_one("#status")
         await until(pilot, lambda: NO_BOT in rendered(status), what="no bot")
         assert app.model.race_id is None
