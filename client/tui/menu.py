@@ -98,8 +98,12 @@ class MenuScreen(ModalScreen[Intent]):
                 with Horizontal():
                     yield Label("Race a bot ")
                     for level, label in BOT_LEVELS:
-                        variant = "primary" if level == DEFAULT_BOT_LEVEL else "default"
-                        yield Button(label, id=f"bot-{level}", classes="bot-level", variant=variant)
+                        yield Button(
+                            label,
+                            id=f"bot-{level}",
+                            classes="bot-level",
+                            variant="primary" if level == DEFAULT_BOT_LEVEL else "default",
+                        )
             with Horizontal():
                 yield Input(placeholder="race id or link", id="join-id")
                 yield Button("Join", id="join")
