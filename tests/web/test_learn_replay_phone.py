@@ -467,8 +467,11 @@ def test_race_toasts_time_column_and_replay(new_page, make_bot):
         """Each board shows the server engine's view after that player's moves up to `step`."""
         assert on.evaluate("window.solrace.replayPage.step") == step
         counts = on.evaluate(f"window.solrace.replayPage.countsAt({step})")
-        drawn = on.evaluate("window.solrace.replayPage.boards.map(b => b.drawn)")
-        for p, n, view in zip(data.players, counts, drawn):
+        # The boards are drawn by place; each knows its player's index in the replay.
+        drawn = on.evaluate("window.solrace.replayPage.boards.map(b => [b.p.pi, b.drawn])")
+        assert sorted(pi for pi, _ in drawn) == list(range(len(data.players)))
+        for pi, view in drawn:
+            p, n = data.players[pi], counts[pi]
             g = rules.replay("fours-up", seed, [mv for mv, _ in p.moves[:n]])
             assert view == g.view_text(), (p.name, n)
 

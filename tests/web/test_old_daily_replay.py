@@ -1,7 +1,8 @@
 """The replay of an old daily attempt (docs/protocol.md §5): the race's own record is kept
 `--finished-ttl-s`, a final day's published replays (`daily_replay`) longer. Once the
 record has expired, `#replay=RACE&daily=GAME&date=DATE` replays the attempt from its
-day's published replays; without the day in the route the page says the race is too old.
+day's published replays; without the day in the route the page says no race has this id
+(mistyped, or too old for its replay to be kept).
 
 The server runs in-process on its own thread (tests/web/test_daily_return.py), so the
 test moves the daily clock past the day's close and deletes the race record from Redis
@@ -28,7 +29,8 @@ from .test_daily_return import GAME, TOP, bot_attempt, published
 daily_server = test_daily_return.daily_server
 open_page = test_daily_return.open_page
 
-TOO_OLD = "This race is too old: its replay is no longer kept."
+# the server's `no-such-race` is the same for an expired race and a mistyped id
+NO_SUCH_RACE = "No race with this id: it may be mistyped, or too old for its replay to be kept."
 
 
 def expire_race(url: str, rid: str) -> int:
@@ -91,7 +93,7 @@ def test_an_expired_daily_attempt_replays_from_its_day(daily_server, open_page):
     plain = open_page("walt")
     plain.goto(srv.http + f"#replay={rid}")
     plain.wait_for_selector("#replay-error")
-    assert plain.locator("#replay-error").inner_text() == TOO_OLD
+    assert plain.locator("#replay-error").inner_text() == NO_SUCH_RACE
     assert plain.locator("#replay-page").count() == 0
     shot(plain, "old-race-replay-too-old")
 
@@ -111,5 +113,5 @@ def test_an_expired_attempt_outside_the_published_top(daily_server, open_page):
     page = open_page("una")
     page.goto(srv.http + f"#replay={rid}&daily={GAME}&date={date}")
     page.wait_for_selector("#replay-error")
-    assert page.locator("#replay-error").inner_text() == TOO_OLD
+    assert page.locator("#replay-error").inner_text() == NO_SUCH_RACE
     assert page.locator("#replay-day").get_attribute("href") == f"#daily={GAME}&date={date}"

@@ -21,7 +21,7 @@ import { initHeader, showConnBack } from "./header.js";
 import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, refreshRecent, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
 import { createRace, quick, renderQueueBanner, renderRematchBanner } from "./matchmaking.js";
 import { playerRows } from "./players.js";
-import { renderRace, tickRace } from "./race_page.js";
+import { keepArenaResult, renderRace, tickRace } from "./race_page.js";
 import { markMovable, renderMini, rivalToast, sendMove } from "./race_play.js";
 import { applySnapshot, applyState, checkVer, openRace, resync } from "./race_sync.js";
 import { leaveResult, renderResult, setEnd } from "./result.js";
@@ -251,6 +251,7 @@ conn.on("progress", (m) => {
 conn.on("end", (m) => {
   // a race of ours: "Your recent races" is fresh when we come back to the lobby
   if ((m.ranking || []).some((r) => r.player === myId())) refreshRecent(m.race);
+  keepArenaResult(m);
   if (m.race !== app.raceId) return otherRaceEnded(m);
   checkVer(m);
   if (app.race) {

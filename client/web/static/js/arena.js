@@ -54,7 +54,13 @@ export class ArenaPage {
     this.offset = 0; // server clock - local clock
     this.infos = new Map(); // arena id -> its last `arena` reply (for the race page of its races)
     this.asking = new Set(); // arenas whose `arena` is being asked for the race page
+    // Your current race's status as last heard: the `arena` reply names the race, not whether it
+    // has started, and the server refuses a berserk once it has (`race-started`).
+    this.mine = null; // {race, status, starts_at}, status null until known
     ctx.conn.on("arena_update", (m) => this.onUpdate(m));
+    ctx.conn.on("race", (s) => this.heard(s.race, s.status, s.starts_at));
+    ctx.conn.on("start", (m) => this.heard(m.race, "running", m.starts_at));
+    ctx.conn.on("end", (m) => this.heard(m.race, "finished"));
   }
 
   now() {
@@ -98,6 +104,7 @@ export class ArenaPage {
       else this.joined.delete(id);
       for (const r of data.races) rememberArenaRace(r.race, id);
       if (data.race) rememberArenaRace(data.race, id);
+      this.followMine(data.race);
       if (watch || !this.board) {
         this.board = await conn.request({ t: "arena_standings", arena: id, top: 10, around: 2, watch: true });
         this.watching = id;
@@ -106,6 +113,35 @@ export class ArenaPage {
       this.error = e.code === "no-arena" ? "No such arena." : this.ctx.errText(e);
     }
     this.render();
+  }
+
+  /** The page shows `race` as ours: learn its status once (a resync), then from its events. */
+  async followMine(race) {
+    if (!race || (this.mine && this.mine.race === race)) return;
+    const mine = (this.mine = { race, status: null, starts_at: null });
+    try {
+      const st = await this.ctx.conn.request({ t: "resync", race });
+      // an event heard meanwhile is newer than the reply, or as new
+      if (this.mine === mine && mine.status === null) this.heard(race, st.race.status, st.race.starts_at);
+    } catch (e) {
+      /* unknown: no Berserk offered, the race page still has it */
+    }
+  }
+
+  /** A status heard for `race` (its snapshot, start or end): kept if it is your current race. */
+  heard(race, status, startsAt) {
+    const mine = this.mine;
+    if (!mine || mine.race !== race) return;
+    mine.status = status;
+    if (startsAt) mine.starts_at = startsAt;
+    this.render();
+  }
+
+  /** Whether your current race is known not to have started (its countdown may be over before `start` comes). */
+  notStarted(race) {
+    const mine = this.mine;
+    if (!mine || mine.race !== race || !["lobby", "countdown"].includes(mine.status)) return false;
+    return !(mine.starts_at && this.now() >= mine.starts_at);
   }
 
   async unwatch() {
@@ -246,6 +282,7 @@ export class ArenaPage {
   tick() {
     const el = this.ctx.$("#arena-left");
     if (el && this.data) el.textContent = this.leftText(this.data.arena);
+    if (this.ctx.$("#arena-berserk") && this.data && !this.notStarted(this.data.race)) this.render();
   }
 
   leftText(a) {
@@ -336,7 +373,7 @@ export class ArenaPage {
             "p",
             { class: "arena-actions" },
             h("a", { class: "btn primary", id: "arena-current", href: `#race=${d.race}` }, "Back to your race"),
-            a.berserk ? h("button", { class: "btn ghost", id: "arena-berserk", title: "half the clock of this race for one more point if you win it; only before it starts", onclick: () => this.berserk(d.race) }, "Berserk") : null,
+            a.berserk && this.notStarted(d.race) ? h("button", { class: "btn ghost", id: "arena-berserk", title: "half the clock of this race for one more point if you win it; only before it starts", onclick: () => this.berserk(d.race) }, "Berserk") : null,
           )
         : d.joined && !over
           ? h("p", { class: "muted" }, "Waiting for a pairing…")
@@ -349,11 +386,18 @@ export class ArenaPage {
       "div",
       { class: "panel", id: "arena-featured" },
       h("h2", {}, "Featured race"),
-      d.featured
-        ? h("p", {}, "The race of the highest-ranked players, shown with the spectator delay. ", h("a", { class: "btn", id: "arena-watch", href: `#watch=${d.featured}&arena=${this.id}` }, "Watch it"))
-        : h("p", { class: "muted" }, "No race being played."),
+      this.featuredEl(d),
     );
     return h("div", { class: "arena" }, head, this.winnersPanel(), h("div", { class: "daily-grid" }, h("div", {}, mine, featured), this.standingsPanel()));
+  }
+
+  /** The featured race: watched with the spectator delay, unless it is yours (the server refuses `is-player`). */
+  featuredEl(d) {
+    const { h } = this.ctx;
+    if (!d.featured) return h("p", { class: "muted" }, "No race being played.");
+    if (d.featured === d.race)
+      return h("p", { id: "arena-featured-mine" }, "The race of the highest-ranked players is yours. ", h("a", { class: "btn", href: `#race=${d.race}` }, "Back to your race"));
+    return h("p", {}, "The race of the highest-ranked players, shown with the spectator delay. ", h("a", { class: "btn", id: "arena-watch", href: `#watch=${d.featured}&arena=${this.id}` }, "Watch it"));
   }
 
   /** Once the standings are final: the podium (the first three places with points). */

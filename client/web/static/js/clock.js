@@ -23,8 +23,9 @@ export function timeIsUp(race, now) {
   return !!end && race.status === "running" && now >= end - CLOCK_SLACK_MS;
 }
 
-/** Draws `race`'s clock at `now` (server time) into the page's #clock, if the page has one. */
-export function drawClock(race, now) {
+/** Draws `race`'s clock at `now` (server time) into the page's #clock, if the page has one;
+ *  `last`, a line under the countdown (our last arena race). */
+export function drawClock(race, now, last = null) {
   const clock = $("#clock");
   if (!race || !clock) return;
   const label = $("#clock-label");
@@ -63,7 +64,9 @@ export function drawClock(race, now) {
     cd.hidden = !counting;
     if (counting) {
       const s = Math.ceil((race.starts_at - now) / 1000);
-      cd.replaceChildren(h("div", { class: "cd-num" }, s), h("div", { class: "cd-label" }, `${gameName(race.game)} — get ready`));
+      const kids = [h("div", { class: "cd-num" }, s), h("div", { class: "cd-label" }, `${gameName(race.game)} — get ready`)];
+      if (last) kids.push(h("div", { class: "cd-last", id: "countdown-last" }, `Your last race: ${last}`)); // the DOM writes a null as "null"
+      cd.replaceChildren(...kids);
     }
   }
 }

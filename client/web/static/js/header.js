@@ -81,7 +81,12 @@ function showSessionNote(account, reroute) {
           close,
         ),
   );
+  // It stays on screen until dismissed, however far the page is scrolled, and above the
+  // connection banner that follows it ("Reconnected." would otherwise cover it).
+  el.style.top = `${belowHeader()}px`;
   el.hidden = false;
+  const conn = $("#conn-banner");
+  if (!conn.hidden) placeConnBanner(conn);
 }
 
 function hideSessionNote() {
@@ -116,9 +121,16 @@ export function showConnBack() {
   app.connNoteTimer = setTimeout(() => (el.hidden = true), 3000);
 }
 
-/** Under the header where it stays on screen (sticky), at the top where it scrolls away (phones). */
-function placeConnBanner(el) {
+/** Where a note under the header stays on screen: below the header while it is sticky, else at the top (phones). */
+function belowHeader() {
   const head = $("header.top");
-  el.style.top = getComputedStyle(head).position === "sticky" ? `${head.offsetHeight}px` : "0px";
+  return getComputedStyle(head).position === "sticky" ? head.offsetHeight : 0;
+}
+
+/** Under the header (and under the session note, if shown), where it stays on screen. */
+function placeConnBanner(el) {
+  const note = $("#session-note");
+  const under = note && !note.hidden ? note.getBoundingClientRect().bottom : 0;
+  el.style.top = `${Math.max(belowHeader(), under)}px`;
   el.hidden = false;
 }

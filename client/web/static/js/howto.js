@@ -132,6 +132,7 @@ const PAGES = {
       "On the tableau, a card goes on one rank higher, any suit, from King down to 4: nothing goes on a 4, 3, 2 or Ace.",
       "A run of such cards moves as one. An empty pile takes any card or run; it is not refilled.",
       "The waste's top card goes to a foundation or the tableau; a tableau top card goes to a foundation.",
+      "A foundation's top card, even the 4 it started on, may move back to the tableau or to another foundation that takes it.",
       "Draw turns the stock's top card onto the waste; one pass only.",
     ],
     win: "All 104 cards on the foundations.",

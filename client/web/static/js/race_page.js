@@ -2,10 +2,10 @@
 // panel, the lobby panel before the start, Berserk in an arena, the clock; race_sync.js keeps it
 // in step with the server, race_play.js runs the board, result.js shows the end.
 import { Connection } from "./net.js";
-import { gameName } from "./games.js";
+import { GAMES, gameName } from "./games.js";
 import { dailyOf } from "./daily.js";
 import { arenaOf } from "./arena.js";
-import { errorText as errText } from "./words.js";
+import { errorText as errText, homeText, ordinal } from "./words.js";
 import { BOT_LEVELS, addBot } from "./botrace.js";
 import { drawClock } from "./clock.js";
 import { $, copyLink, h, toast } from "./dom.js";
@@ -30,6 +30,7 @@ function raceSkeleton() {
         h("div", { class: "side-head" }, h("h2", { id: "race-title" }, "Race"), h("div", { id: "race-sub", class: "muted small" })),
         h("div", { class: "clock-box" }, h("div", { id: "clock", class: "clock" }, "–:––"), h("div", { id: "clock-label", class: "muted small" }, "")),
         h("ul", { id: "players", class: "players" }),
+        h("div", { id: "last-race", class: "last-race", hidden: true }),
         h("div", { id: "side-actions", class: "side-actions" }),
       ),
       h(
@@ -78,6 +79,7 @@ export function renderRace() {
     race.rated ? h("span", { class: "pill rated", id: "race-rated" }, "rated") : "", // the DOM writes a null as "null"
   );
   $("#players").replaceChildren(...playerRows(race));
+  renderLastArenaRace(race);
   renderSideActions();
   renderLobbyPanel();
   renderBoard();
@@ -159,6 +161,57 @@ async function berserkRace() {
   // the same snapshot comes as an event too; the reply is used if it is the newer
   if (snap && app.race && snap.race === app.race.race && snap.ver > (app.race.ver || 0)) applySnapshot(snap);
   if (app.route.kind === "race" && app.race && app.race.race === race.race) renderRace();
+}
+
+// ---------------------------------------------------------------- the last arena race
+
+// The arena pairs a player again within a second or two of a race's end, and the next race's
+// countdown (3 s by default) is too short to hold the result on screen without losing clock
+// time: the result goes along instead, on the next race's countdown and side panel.
+
+/** A race of ours ended: if it is an arena race, keep our result for the next race of its arena. */
+export function keepArenaResult(end) {
+  const arena = arenaOf(end.race);
+  const mine = (end.ranking || []).find((r) => r.player === myId());
+  if (!arena || !mine) return;
+  const game = (app.race && app.race.race === end.race && app.race.game) || app.raceGames[end.race];
+  const total = GAMES[game] ? GAMES[game].total : null;
+  app.lastArena = { arena, race: end.race, rank: mine.rank, of: end.ranking.length, home: mine.home, total, asked: false };
+}
+
+/** Our last race in this race's arena, while this one has not ended; else null. */
+function lastArenaRace(race) {
+  const last = app.lastArena;
+  const arena = arenaOf(race.race);
+  if (!last || last.arena !== arena || last.race === race.race || race.status === "finished" || !mySeat(race)) return null;
+  return last;
+}
+
+/** "2nd of 2 · 34/52 home · +3 arena points" (the points once the arena has counted them). */
+function lastArenaText(race) {
+  const last = lastArenaRace(race);
+  if (!last) return null;
+  const got = pages.arena.pointsOf(last.arena, last.race);
+  if (!got && !last.asked) {
+    last.asked = true; // the arena's reply redraws the page (app.js onArena)
+    pages.arena.arenaInfo(last.arena, true);
+  }
+  const points = got ? ` · +${got.points} arena point${got.points === 1 ? "" : "s"}` : "";
+  return `${ordinal(last.rank)} of ${last.of} · ${homeText(last.home, last.total)} home${points}`;
+}
+
+function renderLastArenaRace(race) {
+  const box = $("#last-race");
+  const text = lastArenaText(race);
+  box.hidden = !text;
+  if (!text) return box.replaceChildren();
+  const last = app.lastArena;
+  box.replaceChildren(
+    h("div", { class: "muted small" }, "Your last race"),
+    h("div", { id: "last-race-text" }, text),
+    // a new tab: this race's clock runs on here
+    h("a", { class: "small", id: "last-race-replay", href: `#replay=${last.race}`, target: "_blank", rel: "noopener" }, "Its replay ↗"),
+  );
 }
 
 // ---------------------------------------------------------------- before the start
@@ -261,5 +314,5 @@ export function tickRace() {
   if (left) left.textContent = raceLeftText();
   const berserkBox = $("#race-berserk-box"); // too late once the countdown is over (`start` may lag)
   if (berserkBox) berserkBox.hidden = !!(race.starts_at && now >= race.starts_at);
-  drawClock(race, now);
+  drawClock(race, now, lastArenaText(race));
 }

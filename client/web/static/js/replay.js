@@ -17,7 +17,12 @@ import { analysisItem, clockText, errorText, homeText, moveText, timeCell } from
 
 const SPEEDS = [1, 2, 5, 10, 30];
 
-export const TOO_OLD = "This race is too old: its replay is no longer kept.";
+// The server says `no-such-race` alike for an id never given and for a race whose record has
+// expired: the words must hold for both.
+export const NO_SUCH_RACE = "No race with this id: it may be mistyped, or too old for its replay to be kept.";
+// Race ids are an "r" and 16 hex digits (server/storage/keys.py): anything else is mistyped.
+const RACE_ID = /^r[0-9a-f]{16}$/;
+export const NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link.";
 
 /** The daily day of a replay route, `&daily=GAME&date=YYYY-MM-DD`, or null. */
 export function dailyOfRoute(hash) {
@@ -119,6 +124,10 @@ export class ReplayPage {
     this.leave();
     this.id = id;
     this.daily = dailyOfRoute(location.hash);
+    if (!RACE_ID.test(id)) {
+      this.error = NOT_A_RACE_ID;
+      return this.render();
+    }
     this.render();
     const { conn } = this.ctx;
     try {
@@ -136,7 +145,7 @@ export class ReplayPage {
         const old = await this.fromDay(id);
         if (this.id !== id) return;
         if (!old) {
-          this.error = TOO_OLD;
+          this.error = NO_SUCH_RACE;
           return this.render();
         }
         this.rep = old.rep;
@@ -252,6 +261,14 @@ export class ReplayPage {
     );
   }
 
+  /** Beside an error: the day's leaderboard for a daily attempt not found, watching a race not over. */
+  errorLink() {
+    const { h } = this.ctx;
+    if (this.error === NOT_A_RACE_ID) return null;
+    if (this.error === NO_SUCH_RACE) return this.daily ? h("a", { class: "btn ghost", id: "replay-day", href: `#daily=${this.daily.game}&date=${this.daily.date}` }, "The day's leaderboard") : null;
+    return this.id ? h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live") : null;
+  }
+
   render() {
     const { h, $ } = this.ctx;
     const main = $("#main");
@@ -270,13 +287,7 @@ export class ReplayPage {
                 h("h2", { id: "replay-error" }, this.error),
                 h("a", { class: "btn", href: "#/" }, "Lobby"),
                 " ",
-                this.error === TOO_OLD
-                  ? this.daily
-                    ? h("a", { class: "btn ghost", id: "replay-day", href: `#daily=${this.daily.game}&date=${this.daily.date}` }, "The day's leaderboard")
-                    : null
-                  : this.id
-                    ? h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live")
-                    : null,
+                this.errorLink(),
               )
             : h("p", { class: "muted loading" }, "Loading the replay…"),
         ),
@@ -304,7 +315,10 @@ export class ReplayPage {
       h("span", { id: "replay-pos", class: "replay-pos" }),
     );
     const ranking = new Map((this.rep.ranking || []).map((r) => [r.player, r]));
-    const panels = d.players.map((p) => {
+    // by place, as the result table lists them (the race page's players too, once ranked); a
+    // player without a place (none is, in a finished race) after those with one, by seat
+    const place = (p) => (ranking.get(p.player) || { rank: Infinity }).rank;
+    const panels = [...d.players].sort((a, b) => place(a) - place(b)).map((p) => {
       const r = ranking.get(p.player);
       const el = h(
         "section",

@@ -32,6 +32,7 @@ export const app = {
   raceList: [],
   raceGames: {}, // race id -> game, for the races we left before their end (kept in localStorage: lobby.js)
   raceStatus: {}, // race id -> status (lobby, countdown, running), likewise: the lobby's "Your races"
+  lastArena: null, // our result in the last arena race that ended, for the next one's page (race_page.js)
 };
 
 /**

@@ -1,0 +1,64 @@
+"""The replay page (#replay=RACE) in headless Chromium: what it says of an id that names no race
+(the server's `no-such-race` is the same for a mistyped id and an expired race; an id not shaped
+like a race id is mistyped for sure), and its players listed by place, as the result lists them."""
+
+from __future__ import annotations
+
+import pytest
+from waiting import DEADLINE
+
+from .conftest import shot
+
+pytestmark = pytest.mark.timeout(180)
+
+NO_SUCH_RACE = "No race with this id: it may be mistyped, or too old for its replay to be kept."
+NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link."
+
+
+def replay_error(page, rid: str) -> str:
+    page.goto(page.url.split("#")[0] + f"#replay={rid}")
+    page.wait_for_selector("#replay-error")
+    return page.locator("#replay-error").inner_text()
+
+
+def test_an_id_that_names_no_race(new_page):
+    page = new_page("typo")
+    # shaped like a race id ("r" and 16 hex digits), but no race has it: mistyped or expired
+    assert replay_error(page, "r0123456789abcdef") == NO_SUCH_RACE
+    assert page.locator("#replay-page").count() == 0
+    assert page.locator('#main a[href^="#watch="]').count() == 0  # nothing to watch either
+    shot(page, "replay-no-such-race")
+    # not shaped like one: mistyped, whatever the server keeps
+    assert replay_error(page, "nonexistent") == NOT_A_RACE_ID
+    assert page.locator('#main a[href^="#watch="]').count() == 0
+    shot(page, "replay-not-a-race-id")
+
+
+def test_the_replay_lists_players_by_place(new_page, make_bot):
+    """The race's first seat makes no move, the second plays: the second is #1, listed first."""
+    first, second = make_bot("seat-one"), make_bot("seat-two")
+    snap = first.call(lambda c: c.create("racing-aces", seats=2, time_limit_s=120))
+    rid = snap.race
+    second.call(lambda c: c.join(rid))
+    for bot in (first, second):
+        bot.call(lambda c: c.ready(rid))
+    for bot in (first, second):
+        bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == rid, timeout=DEADLINE))
+    second.play(rid, delay=0.05, max_moves=20)
+    second.task.result(DEADLINE)  # 20 moves made, or none left
+    for bot in (first, second):
+        bot.call(lambda c: c.finish(rid))
+    end = first.call(lambda c: c.wait_for("end", lambda ev: ev.race == rid, timeout=DEADLINE))
+    by_place = [r.player for r in sorted(end.ranking, key=lambda r: r.rank)]
+    assert by_place == [second.client.player, first.client.player], end.ranking
+
+    page = new_page("replay-fan")
+    page.goto(page.url.split("#")[0] + f"#replay={rid}")
+    page.wait_for_selector("#replay-page .replay-player .pile")
+    panels = page.locator(".replay-player")
+    assert [panels.nth(i).get_attribute("data-player") for i in range(panels.count())] == by_place
+    assert [panels.nth(i).locator(".rank").inner_text() for i in range(panels.count())] == ["#1", "#2"]
+    # the result table, in the same order
+    names = page.locator("#replay-page .ranking tbody td.name").all_inner_texts()
+    assert names == ["seat-two", "seat-one"]
+    shot(page, "replay-by-place", full_page=True)
