@@ -50,14 +50,20 @@ def paired_with(page, rival, arena: str, name: str) -> str:
     return re.search(r"#race=([\w-]+)", page.url).group(1)
 
 
+def on_the_arena_page_in_its_one_race(page, rival, arena: str, name: str) -> str:
+    """Paired with `rival` (who withdraws: one race only), back on the arena's page, which
+    shows that race as ours: its id."""
+    rid = paired_with(page, rival, arena, name)
+    rival.call(lambda c: c.request(m.ArenaWithdraw(arena=arena)))
+    page.goto(base(page) + f"#arena={arena}")
+    page.wait_for_selector(f'#arena-current[href="#race={rid}"]')
+    return rid
+
+
 def test_arena_page_offers_berserk_only_until_the_start(new_page, make_bot):
     rival = make_bot("own-rival")
     page = new_page("own-racer")
-    rid = paired_with(page, rival, "own-cup", "Own Cup")
-    rival.call(lambda c: c.request(m.ArenaWithdraw(arena="own-cup")))  # one race only
-
-    page.goto(base(page) + "#arena=own-cup")
-    page.wait_for_selector(f'#arena-current[href="#race={rid}"]')
+    rid = on_the_arena_page_in_its_one_race(page, rival, "own-cup", "Own Cup")
     # in the countdown: Berserk is offered
     page.wait_for_selector("#arena-berserk")
     shot(page, "arena-own-race-countdown")
@@ -76,11 +82,7 @@ def test_arena_page_offers_berserk_only_until_the_start(new_page, make_bot):
 def test_arena_page_never_offers_to_watch_your_own_race(new_page, make_bot):
     rival = make_bot("featured-rival")
     page = new_page("featured-racer")
-    rid = paired_with(page, rival, "featured-cup", "Featured Cup")
-    rival.call(lambda c: c.request(m.ArenaWithdraw(arena="featured-cup")))  # one race only
-
-    page.goto(base(page) + "#arena=featured-cup")
-    page.wait_for_selector(f'#arena-current[href="#race={rid}"]')
+    rid = on_the_arena_page_in_its_one_race(page, rival, "featured-cup", "Featured Cup")
     # the featured race is ours: the way back to it, not "Watch it" (spectating it is refused)
     page.wait_for_selector("#arena-featured-mine")
     assert page.locator("#arena-watch").count() == 0
