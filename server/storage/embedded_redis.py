@@ -64,13 +64,43 @@ PASSWORD_NAME = "redis.pass"
 #: A config file beside it that sets the password: on redis-server's command line it would be
 #: in every user's process list.
 AUTH_CONF_NAME = "redis-auth.conf"
+#: What redis-server writes in the data folder: the AOF (a file, or Redis 7's folder of them),
+#: an RDB, rewrite temporaries. They hold every seed in play, the daily secret and password
+#: hashes, so they are the owner's alone (`private_folder`).
+REDIS_FILES = ("*.aof", "*.rdb", "appendonlydir", "temp-*")
+
+
+def private_folder(data_dir: str | os.PathLike[str]) -> Path:
+    """Make `data_dir` if missing (0700) and take group and other access off Redis' files in it.
+
+    A folder made here is its owner's alone. One that already exists keeps its mode (it may
+    be an operator's, e.g. a volume's mount point), but the files Redis left in it before (an
+    older solrace wrote them 0644) are tightened: redis-server is started with umask 077
+    (`EmbeddedRedis.start`), so what it writes from now on is 0600 anyway.
+    """
+    folder = Path(data_dir)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    for pattern in REDIS_FILES:
+        for path in folder.glob(pattern):
+            tighten(path)
+            if path.is_dir() and not path.is_symlink():
+                for inner in path.iterdir():
+                    tighten(inner)
+    return folder
+
+
+def tighten(path: Path) -> None:
+    """Take group and other access off `path` (it stays as it is if it is not ours)."""
+    with contextlib.suppress(OSError):
+        mode = path.lstat().st_mode
+        if mode & 0o077 and not path.is_symlink():
+            path.chmod(mode & 0o700)
+            log.warning("took group and other access off %s (it holds race data)", path)
 
 
 def private_password(data_dir: str | os.PathLike[str]) -> str:
     """The password of the private redis-server of `data_dir`: DATA/redis.pass, made (0600) once."""
-    folder = Path(data_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / PASSWORD_NAME
+    path = private_folder(data_dir) / PASSWORD_NAME
     try:
         return path.read_text().strip()
     except FileNotFoundError:
@@ -97,10 +127,9 @@ def lock_data_folder(data_dir: str | os.PathLike[str]) -> int:
     lock while they live, as the private redis-server does). Raises
     `DataFolderInUse`, naming the holder's pid, when another process has it.
     """
-    folder = Path(data_dir).resolve()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_folder(Path(data_dir).resolve())
     path = folder / LOCK_NAME
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
@@ -218,7 +247,7 @@ class EmbeddedRedis:
         return [str(conf)]
 
     def start(self, timeout: float = 10.0) -> EmbeddedRedis:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
+        private_folder(self.data_dir)
         # A free port can be taken between our probe and redis' bind: retry that, and only that.
         for _attempt in range(5):
             port = self.port or free_port(self.host)
@@ -261,6 +290,7 @@ class EmbeddedRedis:
                 # server's to act on; it stops this redis-server last, cleanly, and would
                 # otherwise restart it mid-shutdown. It still dies with the server (above).
                 start_new_session=True,
+                umask=0o077,  # its AOF and RDB are the owner's alone (`private_folder`)
             )
             assert self.proc.stdout is not None
             self.redis_log = started = RedisLog(self, self.proc.stdout)

@@ -188,3 +188,39 @@ def test_the_private_redis_server_requires_its_password(tmp_path) -> None:
         assert password.encode() not in cmdline
     finally:
         proc.stop()
+
+
+def test_the_private_redis_files_are_the_owners_alone(tmp_path, caplog) -> None:
+    """The AOF holds every seed in play, the daily secret and password hashes: a data folder
+    the server makes is 0700, what redis-server writes in it 0600, and an AOF an older
+    server left readable by all is tightened at the next start."""
+    import stat
+
+    import redis as redis_py
+
+    from server.storage.embedded_redis import EmbeddedRedis, private_password
+
+    def mode(path: Path) -> int:
+        return stat.S_IMODE(os.stat(path).st_mode)
+
+    data = tmp_path / "new" / "data"
+    proc = EmbeddedRedis(data, password=private_password(data)).start()
+    try:
+        with redis_py.Redis.from_url(proc.url) as owner:
+            owner.set("seed", "secret")
+    finally:
+        proc.stop()
+    assert mode(data) == 0o700
+    written = [p for p in data.rglob("*") if p.is_file() and p.name.endswith(".aof")]
+    assert written, sorted(data.rglob("*"))
+    assert all(mode(p) == 0o600 for p in written), [(p, oct(mode(p))) for p in written]
+
+    old = tmp_path / "old"
+    old.mkdir(mode=0o755)
+    (old / "appendonly.aof").write_bytes(b"")
+    os.chmod(old / "appendonly.aof", 0o644)
+    with caplog.at_level("WARNING", logger="solrace.redis"):
+        EmbeddedRedis(old, password=private_password(old)).start().stop()
+    assert mode(old / "appendonly.aof") == 0o600
+    assert mode(old) == 0o755  # an operator's folder keeps its mode; its files are tightened
+    assert "took group and other access off" in caplog.text
