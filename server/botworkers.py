@@ -2,7 +2,14 @@
 
 Each is `solrace bots` (client/bots/service.py) connected to this server over
 the protocol, with the server's Redis URL in its environment (not on its
-command line). A worker that exits is started again after a pause.
+command line). A worker that exits is started again after a pause, which
+doubles while workers keep dying young (a broken install, a bad setting) so
+that a crash loop is a line every minute, not every two seconds.
+
+It runs in the folder that holds the `client` package, not in the server's
+working directory: `python -m` puts its working directory first on the
+import path, and a `secrets.py` or `redis.py` an operator left beside the
+data folder would otherwise shadow the module the worker needs.
 """
 
 from __future__ import annotations
@@ -12,12 +19,22 @@ import contextlib
 import logging
 import os
 import sys
+import time
+from pathlib import Path
+
+import client
 
 from .config import Settings
 
 log = logging.getLogger("solrace.botworkers")
 
+#: The pause before a worker that exited is started again...
 RESTART_PAUSE_S = 2.0
+#: ...doubled after each worker that lived less than WORKER_HEALTHY_S, up to this.
+RESTART_PAUSE_MAX_S = 60.0
+WORKER_HEALTHY_S = 30.0
+#: Where a worker runs: the folder that holds the `client` package (module doc).
+WORKER_CWD = Path(client.__file__).resolve().parent.parent
 #: How long a stopping worker may take (its last Redis calls) before it is killed: within the
 #: 10 s grace period of a stop (docs/operations.md §8), even while Redis stalls.
 WORKER_STOP_S = 5.0
@@ -61,6 +78,7 @@ class BotWorkers:
 
     async def _keep_running(self) -> None:
         env = dict(os.environ, SOLRACE_REDIS=self.redis_url)
+        young = 0  # workers in a row that died before WORKER_HEALTHY_S
         while not self.stopping:
             # Its own session: a terminal's Ctrl-C goes to the server, which stops the workers.
             # Its stdout line (worker id, bots) is for a worker run by hand: the server's stdout
@@ -68,17 +86,21 @@ class BotWorkers:
             proc = await asyncio.create_subprocess_exec(
                 *self.command(),
                 env=env,
+                cwd=WORKER_CWD,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.DEVNULL,
                 start_new_session=True,
             )
             self.procs.add(proc)
             log.info("bot worker started (pid %d)", proc.pid)
+            began = time.monotonic()
             code = await proc.wait()
             self.procs.discard(proc)
             if not self.stopping:
-                log.warning("bot worker %d exited with %s; starting another", proc.pid, code)
-                await asyncio.sleep(RESTART_PAUSE_S)
+                young = young + 1 if time.monotonic() - began < WORKER_HEALTHY_S else 0
+                pause = restart_pause(young)
+                log.warning("bot worker %d exited with %s; starting another in %.0f s", proc.pid, code, pause)
+                await asyncio.sleep(pause)
 
     async def stop(self) -> None:
         self.stopping = True
@@ -97,3 +119,9 @@ class BotWorkers:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def restart_pause(young: int) -> float:
+    """The pause before the next worker when the last `young` workers in a row died young:
+    RESTART_PAUSE_S after the first, doubled for each one more (at most RESTART_PAUSE_MAX_S)."""
+    return min(RESTART_PAUSE_S * 2 ** max(young - 1, 0), RESTART_PAUSE_MAX_S)

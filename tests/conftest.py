@@ -148,11 +148,16 @@ def ws_url(server) -> str:
 async def serve_process(fast_settings):
     procs: list[subprocess.Popen] = []
 
-    def start(*flags: str, env: dict[str, str] | None = None) -> tuple[str, subprocess.Popen]:
+    def start(
+        *flags: str, env: dict[str, str] | None = None, cwd: Path | None = None
+    ) -> tuple[str, subprocess.Popen]:
+        # In a working directory of its own: the `solrace` script, as an operator starts it
+        # (`python -m` would import from that directory first).
+        command = (
+            [str(Path(sys.executable).with_name("solrace"))] if cwd else [sys.executable, "-m", "client.cli"]
+        )
         args = [
-            sys.executable,
-            "-m",
-            "client.cli",
+            *command,
             "serve",
             "--host",
             "127.0.0.1",
@@ -172,7 +177,7 @@ async def serve_process(fast_settings):
         ]
         proc = subprocess.Popen(
             args,
-            cwd=ROOT,
+            cwd=cwd or ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env={**os.environ, **(env or {})},

@@ -5,6 +5,8 @@ bot race seats a new bot of the same level."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import psutil
 import pytest
 from waiting import until
@@ -13,6 +15,7 @@ import client
 from client.bots.online import BotResult, play_race
 from client.bots.strategies import GreedyStrategy
 from protocol import messages as m
+from server import botworkers
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -97,6 +100,28 @@ async def test_the_bot_worker_runs_at_the_bot_niceness(serve_process) -> None:
 
     bots = await until(worker, what="the bot worker")
     await until(lambda: bots.nice() == server.nice() + 3, what="the worker's niceness")
+
+
+async def test_modules_in_the_servers_working_directory_do_not_break_its_worker(
+    serve_process, tmp_path
+) -> None:
+    """An operator's `secrets.py` beside the data folder: with `python -m` run in that folder,
+    the worker imported it instead of the standard library's and died at once, again and
+    again. It runs in the folder of the `client` package (server/botworkers.py)."""
+    (tmp_path / "secrets.py").write_text("raise ImportError('the operator secrets.py was imported')\n")
+    url, proc = serve_process(*FAST_BOTS, cwd=tmp_path)
+    async with client.connect(url, name="fay") as c:
+        snap = await c.create("racing-aces", seats=2, private=True)
+        await ask_bot(c, snap.race, "greedy")
+        await until(lambda: seated_bot(c, snap.race), what="the bot seated")
+    worker = next(p for p in psutil.Process(proc.pid).children() if "bots" in p.cmdline())
+    assert Path(worker.cwd()) == botworkers.WORKER_CWD
+
+
+def test_a_worker_that_keeps_dying_young_is_restarted_less_and_less_often() -> None:
+    pauses = [botworkers.restart_pause(young) for young in range(8)]
+    assert pauses[:5] == [2.0, 2.0, 4.0, 8.0, 16.0]
+    assert pauses[-1] == botworkers.RESTART_PAUSE_MAX_S == 60.0
 
 
 async def test_no_worker_no_bot(serve_process) -> None:
