@@ -124,4 +124,4 @@ class BotWorkers:
 def restart_pause(young: int) -> float:
     """The pause before the next worker when the last `young` workers in a row died young:
     RESTART_PAUSE_S after the first, doubled for each one more (at most RESTART_PAUSE_MAX_S)."""
-    return min(RESTART_PAUSE_S * 2 ** max(young - 1, 0), RESTART_PAUSE_MAX_S)
+    return min(RESTART_PAUSE_S * (1 << min(max(young - 1, 0), 16)), RESTART_PAUSE_MAX_S)
