@@ -70,6 +70,24 @@ AUTH_CONF_NAME = "redis-auth.conf"
 REDIS_FILES = ("*.aof", "*.rdb", "appendonlydir", "temp-*")
 
 
+#: The free space a data folder needs for the private redis-server to be (re)started: thousands
+#: of moves (`Supervisor`; a start that fails with less says the disk is full).
+MIN_FREE_BYTES = 1 << 20
+
+
+def free_bytes(folder: str | os.PathLike[str]) -> int | None:
+    """The space free in `folder` for an ordinary user (`df`'s Avail; None: unknown).
+
+    Root's redis-server may write past it, into the blocks a filesystem keeps back, but how
+    many of those even root may use the kernel does not say: the free space ordinary users
+    see is the one figure that means the same on every filesystem."""
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return None
+    return st.f_frsize * st.f_bavail
+
+
 def private_folder(data_dir: str | os.PathLike[str]) -> Path:
     """Make `data_dir` if missing (0700) and take group and other access off Redis' files in it.
 
@@ -312,6 +330,9 @@ class EmbeddedRedis:
         """One line: the reason redis-server gave (its last line), and what to do about a damaged AOF."""
         reason = messages[-1].strip() if messages else "no log line (is the redis-server binary runnable?)"
         text = f"the private redis-server did not start in {self.data_dir}: {reason}"
+        free = free_bytes(self.data_dir)
+        if free is not None and free < MIN_FREE_BYTES:
+            text += f" (the disk is full: {free:,} bytes free in the data folder)"
         if "append only file" in reason.lower():
             text += (
                 " (copy the folder first; the repair tool redis-check-aof is this redis-server binary "

@@ -8,12 +8,11 @@ import asyncio
 import contextlib
 import logging
 import os
-import shutil
 import socket
 import time
 from collections.abc import Callable
 
-from .embedded_redis import EmbeddedRedis, replies
+from .embedded_redis import MIN_FREE_BYTES, EmbeddedRedis, free_bytes, replies
 
 log = logging.getLogger("solrace.redis")
 
@@ -33,9 +32,15 @@ class Supervisor:
     ends (how long, how many restarts); the restarts between are not logged
     above DEBUG. The backoff (`backoff_min_s` doubling to `backoff_max_s`)
     bounds the cost of a crash loop, e.g. while the disk stays full.
+
+    No restart is tried while the data folder has less than `min_free_bytes`
+    free: on a nearly full disk the probe's few bytes fit while the next
+    moves do not, and the outage would end and start again with every
+    restart. It says so once per outage.
     """
 
     PROBE_KEY = "solrace:probe"
+    MIN_FREE_BYTES = MIN_FREE_BYTES
 
     def __init__(
         self,
@@ -44,8 +49,10 @@ class Supervisor:
         poll_s: float = 0.1,
         backoff_min_s: float = 0.1,
         backoff_max_s: float = 5.0,
+        min_free_bytes: int = MIN_FREE_BYTES,
     ) -> None:
         self.redis = redis
+        self.min_free_bytes = min_free_bytes
         self.poll_s = poll_s
         self.backoff_min_s = backoff_min_s
         self.backoff_max_s = backoff_max_s
@@ -91,8 +98,23 @@ class Supervisor:
         )
         delay = self.backoff_min_s
         attempts = 0
+        said_space = False
         while True:
             await asyncio.sleep(delay)
+            free = self._free_bytes()
+            if free is not None and free < self.min_free_bytes:
+                if not said_space:
+                    said_space = True
+                    log.warning(
+                        "the data folder %s has %s bytes free: the private redis-server is "
+                        "started again once it has %s",
+                        self.redis.data_dir,
+                        f"{free:,}",
+                        f"{self.min_free_bytes:,}",
+                    )
+                self.outage = f"private redis-server down ({how}; waiting for disk space)"
+                delay = min(delay * 2, self.backoff_max_s)
+                continue
             attempts += 1
             self._restarting = asyncio.ensure_future(asyncio.to_thread(self._restart))
             if await asyncio.shield(self._restarting):
@@ -141,9 +163,11 @@ class Supervisor:
         last = reply.split(b"\r\n")[-2:-1]  # the SET's reply (after AUTH's), without its CRLF
         return last == [b"+OK"] or (bool(last) and last[0].startswith(b"-OOM "))
 
+    def _free_bytes(self) -> int | None:
+        return free_bytes(self.redis.data_dir)
+
     def _space_left(self) -> str:
-        try:
-            free = shutil.disk_usage(self.redis.data_dir).free
-        except OSError:
+        free = self._free_bytes()
+        if free is None:
             return "space left in the data folder unknown"
         return f"{free:,} bytes left in the data folder"
