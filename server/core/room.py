@@ -24,7 +24,7 @@ are held back and forwarded after it.
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
@@ -64,6 +64,7 @@ class Room(Generic[M]):
     timer_at: int | None = None  # when the local timer is armed for (None: not armed)
     dirty: bool = True  # positions changed since the last spectator sample
     samples: deque[tuple[int, list[Any]]] = field(default_factory=deque)  # newest last
+    seen: dict[str, Counter[int]] = field(default_factory=dict)  # player -> faces seen (spectators.py)
     boards_frame: bytes | None = None  # the boards frame last sent to spectators
     boards_at: int | None = None
     filling: list[bytes] | None = None  # events held back while a gap fill runs

@@ -166,9 +166,13 @@ class Watch:
             except Exception:
                 boards.sample_failed(room)
                 raise
-            for pid, (n, pos) in zip(room.pids, positions, strict=True):
-                if pos:
-                    sample.append(m.BoardView(player=pid, n=n, view=decode_position(pos).view_text()))
+            games = [
+                (pid, n, decode_position(pos), status == "playing")
+                for pid, (n, pos, status) in zip(room.pids, positions, strict=True)
+                if pos
+            ]
+            for pid, n, view in boards.spectator_boards(room.seen, games):
+                sample.append(m.BoardView(player=pid, n=n, view=view))
             boards.add_sample(room, read_at, sample)
         due = boards.due_boards(room, now, self.svc.settings.spectator_delay_ms)
         if due is None:

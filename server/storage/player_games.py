@@ -91,21 +91,23 @@ class PlayerGames(StorePart):
             out[p.player] = rows
         return out
 
-    async def positions(self, rid: str, pids: list[str]) -> tuple[int, list[tuple[int, bytes | None]]]:
-        """The server time just after reading them, and (n, compact position) of each
+    async def positions(self, rid: str, pids: list[str]) -> tuple[int, list[tuple[int, bytes | None, str]]]:
+        """The server time just after reading them, and (n, compact position, status) of each
         player (spectator boards; see decode_position), in one atomic call: each stored
         snapshot brought up to date with the log entries after it."""
         if not pids:
             return await self.time_ms(), []
         keys = [player_key(rid, pid) for pid in pids] + [log_key(rid, pid) for pid in pids]
         reply = await POSITIONS(self.redis, keys, [])
-        out: list[tuple[int, bytes | None]] = []
-        for i in range(1, len(reply), 4):
-            n, pos, pn, since = reply[i : i + 4]
+        out: list[tuple[int, bytes | None, str]] = []
+        for i in range(1, len(reply), 5):
+            n, pos, pn, since, status = reply[i : i + 5]
+            status = status.decode() if isinstance(status, bytes) else str(status)
             if pos is None or pn is None:  # (a game stored before snapshots: its pos is at n)
-                out.append((int(n or 0), pos))
+                out.append((int(n or 0), pos, status))
             else:
-                out.append((int(pn) + len(since), encode_position(replay(pos, since)) if since else pos))
+                pos = encode_position(replay(pos, since)) if since else pos
+                out.append((int(pn) + len(since), pos, status))
         return int(reply[0]), out
 
     async def events_since(self, rid: str, since: int, limit: int | None = None) -> list[bytes] | None:

@@ -44,7 +44,14 @@ async def test_race_list_and_spectating(make_server):
     await play(c, rid, ["draw", "draw"])
     prog = await eve.wait(lambda m: m.get("t") == "progress" and m["n"] == 2)  # progress at once
     assert prog["player"] == c.player
-    boards = await eve.wait(lambda m: m.get("t") == "boards" and any(x["n"] == 2 for x in m["boards"]))
+    # cyd's drawn cards are ones dan, still playing, has not seen: ?? to spectators (a second
+    # identity of dan's would read his coming stock cards; test_core_spectator_boards.py)
+    early = await eve.wait(lambda m: m.get("t") == "boards" and any(x["n"] == 2 for x in m["boards"]))
+    waste = next(x for x in early["boards"] if x["player"] == c.player)["view"].split()[-1]
+    assert waste.startswith("w:") and "??" in waste, waste
+    # dan draws the same cards (the same deal): every card on cyd's board is one dan has seen
+    await play(d, rid, ["draw", "draw"])
+    boards = await eve.wait(lambda m: m.get("t") == "boards" and all(x["n"] == 2 for x in m["boards"]))
     received = int(time.time() * 1000)
     assert received - t_move >= 300 - 20  # delayed by SPECTATOR_DELAY
     assert boards["at"] <= received - 300 + 50
