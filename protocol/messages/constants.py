@@ -61,7 +61,7 @@ class ErrorCode(StrEnum):
     BAD_PASSWORD = "bad-password"  # claim/password: the new password breaks the password rule
     NAME_TAKEN = "name-taken"  # claim: another account has this name
     ALREADY_ACCOUNT = "already-account"  # claim by a player who already is an account
-    LOGIN_LIMITED = "login-limited"  # too many login attempts for the name or address (+retry_ms)
+    LOGIN_LIMITED = "login-limited"  # too many logins for the name or address, or password checks for the session (+retry_ms)
     BAD_LOGIN = "bad-login"  # unknown name or wrong password
     NOT_LOGGED_IN = "not-logged-in"  # the request needs a logged-in account on this connection
     CONFLICT = "conflict"  # password: changed meanwhile by another session

@@ -23,6 +23,7 @@ from __future__ import annotations
 from .accounts import (
     ACCOUNT_POLICY,
     ADDRESS_POLICY,
+    PASSWORD_POLICY,
     AccountError,
     Bucket,
     Decision,
@@ -52,6 +53,7 @@ __all__ = [
     "Login",
     "LoginPolicy",
     "NEW",
+    "PASSWORD_POLICY",
     "PlayerChange",
     "Pool",
     "RaceOutcome",

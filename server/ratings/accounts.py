@@ -30,7 +30,17 @@ its full capacity (the owner is not locked out by an attacker once they got
 in) and the address its token back. With the defaults an attacker gets
 5 guesses at once on one account and then 1 every 5 minutes (288 a day),
 and one address gets 20 guesses at once and then 1 every 30 seconds across
-all accounts. ``take``, ``refund`` and ``reset`` are pure functions over a
+all accounts. An address is counted by its group (``address_group``, as every
+per-address limit): an IPv4 address itself, an IPv6 address its /64, which
+one host is usually given whole and could rotate through.
+
+A password change from a logged-in session checks the old password too, but
+does not draw from the name's bucket: anyone may empty that one by failing
+logins, and the owner must still be able to change a password they fear is
+known. It takes a token from a bucket of its own per login session
+(``PASSWORD_POLICY``: 5 at once, then 1 every 5 minutes), so a stolen session
+cannot guess the old password faster than logins could; a change that
+succeeds refills it. ``take``, ``refund`` and ``reset`` are pure functions over a
 ``Bucket`` state; ``accounts_store`` keeps that state in Redis and changes it with a
 compare-and-set, so concurrent attempts cannot spend the same token twice.
 """
@@ -144,6 +154,8 @@ class LoginPolicy:
 
 ACCOUNT_POLICY = LoginPolicy(capacity=5, refill_ms=300_000)
 ADDRESS_POLICY = LoginPolicy(capacity=20, refill_ms=30_000)
+#: ``password`` changes (old-password checks) per login session of an account.
+PASSWORD_POLICY = LoginPolicy(capacity=5, refill_ms=300_000)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,9 @@ is stored, with its expiry, in the account's slot. A session lives
 (``resume``, in the same single round trip that checks it), so a player who
 plays within every such span stays logged in; there is no cap besides
 (revoking is ``logout``, ``logout_everywhere``, a password change). Login
-attempts take a token from a bucket per name and per address first
-(``accounts.take``).
+attempts take a token from a bucket per name and per address group first
+(``accounts.take``); a password change takes one from a bucket of its session
+instead (not the name's, which strangers can empty).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from .accounts import (
     ACCOUNT_POLICY,
     ADDRESS_POLICY,
     DEFAULT_HASHER,
+    PASSWORD_POLICY,
     AccountError,
     Bucket,
     Decision,
@@ -113,17 +115,20 @@ class Accounts:
         hasher: PasswordHasher = DEFAULT_HASHER,
         account_policy: LoginPolicy = ACCOUNT_POLICY,
         address_policy: LoginPolicy = ADDRESS_POLICY,
+        password_policy: LoginPolicy = PASSWORD_POLICY,
         session_ttl_ms: int = SESSION_TTL_MS,
     ) -> None:
         """
         ``hasher``: the argon2id parameters (tests use cheap ones).
-        ``account_policy``, ``address_policy``: login buckets per name and per address.
+        ``account_policy``, ``address_policy``: login buckets per name and per address group.
+        ``password_policy``: the bucket of password changes per login session.
         """
         self.redis = redis
         self.clock = clock
         self.hasher = hasher
         self.account_policy = account_policy
         self.address_policy = address_policy
+        self.password_policy = password_policy
         self.session_ttl_ms = session_ttl_ms
         self._cas = redis.register_script(scripts.CAS)
         self._reserve = redis.register_script(scripts.RESERVE)
@@ -294,16 +299,21 @@ class Accounts:
     async def change_password(self, token: str, old: str, new: str) -> None:
         """Change the password of the token's account and revoke its other sessions.
 
-        Errors: ``not-logged-in``, ``bad-password`` (the new one), ``login-limited``,
-        ``bad-login`` (the old one is wrong), ``conflict`` (changed meanwhile).
+        Errors: ``not-logged-in``, ``bad-password`` (the new one), ``login-limited``
+        (this session tried too often), ``bad-login`` (the old one is wrong), ``conflict``
+        (changed meanwhile).
+
+        The old password's check takes a token from this session's own bucket
+        (``password_policy``), not from the name's login bucket: failed logins by anyone
+        empty that one, and must not stop the owner from changing the password.
         """
         sess = await self.session(token)
         if sess is None:
             raise AccountError("not-logged-in", "log in first")
         check_password(new, sess.name)
         now = self.clock()
-        bucket = keys.login_name(name_key(sess.name))
-        wait = await self._take(bucket, self.account_policy, now)
+        bucket = keys.password_change(sess.player, sess.session)
+        wait = await self._take(bucket, self.password_policy, now)
         if wait:
             raise AccountError("login-limited", "too many attempts", retry_after_ms=wait)
         pw = text(await self.redis.hget(keys.account(sess.player), "pw") or b"")
@@ -316,6 +326,7 @@ class Accounts:
         )
         if not ok:
             raise AccountError("conflict", "the password was changed meanwhile")
+        await self._refill(bucket, self.password_policy, now)
 
     # --- login buckets (compare-and-set over the pure policy) ------------------------------
 

@@ -31,11 +31,16 @@ key                             type    contents
 ``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated
 ``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret
 ``{login:name:KEY}``            string  login bucket ``tokens:at_ms`` of an account name; expires
-``{login:addr:ADDRESS}``        string  login bucket of a client address; expires
+``{login:addr:GROUP}``          string  login bucket of a client address group (``address_group``: an
+                                        IPv4 address, an IPv6 /64); expires
+``{login:pw:P:SESSION}``        string  bucket of ``password`` changes (old-password checks) made with
+                                        one login session of account P; expires
 ==============================  ======  ==============================================================
 """
 
 from __future__ import annotations
+
+from ..storage.sessions import address_group
 
 NAMES = "{accounts}:names"
 RESERVED = "{accounts}:reserved"
@@ -82,7 +87,14 @@ def login_name(key: str) -> str:
 
 
 def login_address(address: str) -> str:
-    return "{login:addr:" + address + "}"
+    """The login bucket of a client address: counted by its group, as every per-address
+    limit is (an IPv6 client by its /64, which one host can rotate through)."""
+    return "{login:addr:" + address_group(address) + "}"
+
+
+def password_change(player: str, session: str) -> str:
+    """The bucket of ``password`` changes made with one login session (id ``session``) of ``player``."""
+    return "{login:pw:" + player + ":" + session + "}"
 
 
 def pool(game: str) -> str:

@@ -192,6 +192,88 @@ async def test_one_address_guessing_many_accounts_is_limited(r, clock, hasher):
     assert e.value.code == "bad-login"
 
 
+async def test_failed_logins_on_the_name_do_not_stop_the_owners_password_change(r, clock, accounts):
+    """Strangers who empty the name's login bucket (wrong logins, any case of the name) do not
+    stop a logged-in owner from changing the password: that check has a bucket of its own."""
+    here = await accounts.claim("p1", "Ada", PW)
+    for i in range(5):
+        with pytest.raises(AccountError) as e:
+            await accounts.login("ADA", f"guess {i:04d}", f"10.0.0.{i}")
+        assert e.value.code == "bad-login"
+    with pytest.raises(AccountError) as e:  # login's own lockout is unchanged
+        await accounts.login("Ada", PW, "10.0.1.1")
+    assert e.value.code == "login-limited"
+    await accounts.change_password(here.token, PW, "new password 1")
+    assert await accounts.session(here.token) is not None
+    assert await r.get(keys.login_name("ada")) is not None  # the name's bucket exists, still empty
+    with pytest.raises(AccountError) as e:
+        await accounts.login("Ada", "new password 1", "10.0.1.1")
+    assert e.value.code == "login-limited"
+
+
+async def test_password_changes_are_limited_per_session(r, clock, hasher):
+    """A stolen session cannot guess the old password quickly: 5 tries at once, then one every
+    5 minutes (PASSWORD_POLICY), counted per session, and not against the name's login bucket."""
+    accounts = Accounts(r, clock=clock, hasher=hasher)
+    assert accounts.password_policy == LoginPolicy(5, 300_000)
+    here = await accounts.claim("p1", "Ada", PW)
+    stolen = await accounts.login("Ada", PW, "10.0.0.1")
+    codes = []
+    for i in range(7):
+        try:
+            await accounts.change_password(stolen.token, f"guess {i:04d}", "new password 1")
+            codes.append("ok")
+        except AccountError as e:
+            codes.append(e.code)
+    assert codes == ["bad-login"] * 5 + ["login-limited"] * 2
+    with pytest.raises(AccountError) as e:  # even the right old password waits, on that session
+        await accounts.change_password(stolen.token, PW, "new password 1")
+    assert e.value.code == "login-limited" and e.value.extra["retry_after_ms"] == 300_000
+    # The owner's own session, and logins by name, are not held back by those guesses.
+    assert (await accounts.login("Ada", PW, "10.0.0.2")).player == "p1"
+    await accounts.change_password(here.token, PW, "new password 1")
+    assert await accounts.session(stolen.token) is None  # revoked by the change
+    # A success refills the session's bucket.
+    for _ in range(2):
+        with pytest.raises(AccountError) as e:
+            await accounts.change_password(here.token, "wrong password", "new password 2")
+        assert e.value.code == "bad-login"
+    await accounts.change_password(here.token, "new password 1", "new password 2")
+    for _ in range(5):
+        with pytest.raises(AccountError) as e:
+            await accounts.change_password(here.token, "wrong password", "new password 3")
+        assert e.value.code == "bad-login"
+    clock.ms += 300_000
+    await accounts.change_password(here.token, "new password 2", "new password 3")
+
+
+async def test_one_ipv6_64_is_one_address_for_login_limits(r, clock, hasher):
+    """Every address of an IPv6 /64 (one host may hold it all) shares one login bucket, as in
+    every per-address limit (``address_group``); another /64 has its own."""
+    accounts = Accounts(r, clock=clock, hasher=hasher, address_policy=LoginPolicy(10, 30_000))
+    codes = []
+    for i in range(12):
+        try:
+            await accounts.login(f"user{i}", "wrong password", f"2001:db8:1:2:{i:x}::{i + 1:x}")
+        except AccountError as e:
+            codes.append(e.code)
+    assert codes == ["bad-login"] * 10 + ["login-limited"] * 2
+    with pytest.raises(AccountError) as e:
+        await accounts.login("user12", "wrong password", "2001:db8:1:3::1")
+    assert e.value.code == "bad-login"
+    # An IPv4 address is itself, written either way.
+    for i in range(10):
+        with pytest.raises(AccountError) as e:
+            await accounts.login(f"v4user{i}", "wrong password", "203.0.113.9")
+        assert e.value.code == "bad-login"
+    with pytest.raises(AccountError) as e:
+        await accounts.login("v4user10", "wrong password", "::ffff:203.0.113.9")
+    assert e.value.code == "login-limited"
+    with pytest.raises(AccountError) as e:
+        await accounts.login("v4user11", "wrong password", "203.0.113.10")
+    assert e.value.code == "bad-login"
+
+
 async def test_the_first_login_makes_the_stand_in_whatever_the_name(r, clock, hasher, monkeypatch):
     """An unknown name is checked against a stand-in hash (docs/ratings.md §6). The process's
     first login makes it, whether its name exists or not: made at the first unknown name,
