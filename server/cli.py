@@ -139,6 +139,20 @@ def tune_gc() -> None:
     gc.set_threshold(GC_GEN0, g1, g2)
 
 
+#: The warnings filter (PYTHONWARNINGS syntax) that silences multiprocessing's resource tracker.
+RESOURCE_TRACKER_QUIET = "ignore:resource_tracker:UserWarning"
+
+
+def quiet_resource_tracker() -> None:
+    """Silence the resource tracker's warnings: after a kill -9 of this process it removes the
+    solver pools' semaphores, as it should, and says so in plain text on our stderr, a line
+    that breaks a JSON log and asks nothing of anyone. Its own process reads the filter from
+    the environment (it inherits no other), so it is set there, before the tracker starts."""
+    current = os.environ.get("PYTHONWARNINGS", "")
+    if RESOURCE_TRACKER_QUIET not in current.split(","):
+        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [current, RESOURCE_TRACKER_QUIET]))
+
+
 def run(args: argparse.Namespace) -> int:
     fmt = args.log_format
     raw = env_format()
@@ -148,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
     # at the same level.
     os.environ[FORMAT_ENV] = fmt
     os.environ[LEVEL_ENV] = args.log_level
+    quiet_resource_tracker()
     setup_logging(args.log_level, fmt)
     try:
         settings = Settings.from_env(args=args)

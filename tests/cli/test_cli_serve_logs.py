@@ -18,6 +18,7 @@ import sys
 import threading
 from pathlib import Path
 
+import psutil
 from test_cli_serve import ROOT, serve
 from waiting import DEADLINE, wait_until
 
@@ -252,3 +253,57 @@ def test_bots_refusals_are_json_records_too() -> None:
         assert done.returncode == 2, done.stderr
         (record,) = records(done.stderr)
         assert record["level"] == "ERROR" and record["message"].startswith(says), record
+
+
+def test_a_killed_server_leaves_no_plain_line_in_a_json_log(tmp_path: Path) -> None:
+    """kill -9: multiprocessing's resource tracker outlives the server, removes its solver
+    pool's semaphores and used to warn about them in plain text on the log's stderr."""
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "client.cli",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--data",
+            str(tmp_path / "data"),
+            "--log-format",
+            "json",
+            "--bot-workers",
+            "0",
+            "--certify-workers",
+            "1",
+        ],
+        cwd=ROOT,
+        # Its pools of certified deals filled at once: the solver pool is at work from the start.
+        env={
+            **{k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "PYTHONWARNINGS")},
+            "SOLRACE_CERTIFIED_GAMES": "all",
+        },
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
+    try:
+        assert "listening on" in proc.stdout.readline()
+        # Its solver pool at work: the pool's worker is up.
+        server = psutil.Process(proc.pid)
+        wait_until(
+            lambda: any("spawn_main" in " ".join(c.cmdline()) for c in server.children(recursive=True)),
+            what="the solver pool's worker",
+        )
+    finally:
+        proc.kill()
+        proc.wait(DEADLINE)
+    # To the end of stderr: every process that holds it (the tracker last) is gone.
+    reader.join(DEADLINE)
+    assert not reader.is_alive(), lines[-5:]
+    records("".join(lines))  # every line a JSON record (raises otherwise)
