@@ -16,7 +16,7 @@ from ..handlers.runtime import Runtime
 from ..handlers.watch import finished_race
 from . import work
 from .rules import check_hint
-from .service import Certifier, NoWorker
+from .service import Busy, Certifier, NoWorker
 
 if TYPE_CHECKING:
     from server.service import Service
@@ -70,7 +70,11 @@ class CertifyHandlers:
         try:
             # The analysis itself is shielded: it goes on past the wait and caches its
             # result, which a later request reads.
-            out = await asyncio.wait_for(self.certifier.analysis(rid, race.game, race.seed, players), wait)
+            out = await asyncio.wait_for(
+                self.certifier.analysis(rid, race.game, race.seed, players, asker=s.player), wait
+            )
+        except Busy as exc:
+            raise RaceError(ErrorCode.SOLVER_BUSY, str(exc), retry_ms=SOLVER_RETRY_MS) from None
         except NoWorker:
             raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
         except TimeoutError:

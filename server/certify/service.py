@@ -60,6 +60,16 @@ MAX_DAILY_CANDIDATES = 256
 #: Seeds a game may try without one certified before its empty batches back off.
 HOPELESS_AFTER = 256
 
+#: Analyses (of distinct races) one process keeps waiting for a worker beside the ones
+#: computing: one more `analysis` that would start a new one is refused at once (`solver-busy`),
+#: so the queue, and the wait of the last analysis in it, stays short. Asked again, a refused
+#: analysis is started once the queue has room; one already under way is always joined.
+MAX_QUEUED_ANALYSES = 3
+
+
+class Busy(Exception):
+    """An analysis refused at once: its asker already has one under way, or the queue is full."""
+
 
 def refill_order(games: set[str] | list[str], last_turn: dict[str, float]) -> list[str]:
     """The games in the order their pools are served: the one served longest ago first."""
@@ -135,6 +145,14 @@ class Certifier:
         self.next_try: dict[str, float] = {}
         self.last_turn: dict[str, float] = {}  # game -> when its pool last had a batch
         self.running: dict[str, asyncio.Future[list[dict[str, Any]]]] = {}
+        # player -> the race of the analysis that player's request started, while it is under way:
+        # one at a time per player (in this process), so one player cannot fill the queue.
+        self.started_by: dict[str, str] = {}
+        # Analyses go to the workers one player's analysis at a time, at most `analysis_slots`
+        # at once: a hint (never gated) waits for no more analysis work than those, whatever
+        # the queue; with several workers one is always left to hints.
+        self.analysis_slots = max(1, self.request_workers() - 1)
+        self.analysis_gate = asyncio.Semaphore(self.analysis_slots)
         # Counters for the benchmark and the logs: seeds tried and certified per game.
         self.tried: dict[str, int] = {}
         self.certified: dict[str, int] = {}
@@ -147,6 +165,11 @@ class Certifier:
         self.asking = 0
         self.nobody_asking = asyncio.Event()
         self.nobody_asking.set()
+
+    def request_workers(self) -> int:
+        """The worker processes a player's request (hint, analysis) may run in."""
+        st = self.settings
+        return st.solver_request_workers if st.solver_request_workers > 0 else st.certify_workers
 
     async def start(self) -> None:
         st = self.settings
@@ -288,20 +311,37 @@ class Certifier:
     # --- analysis --------------------------------------------------------------------
 
     async def analysis(
-        self, race: str, game: str, seed: str, players: list[tuple[str, str, list[str]]]
+        self,
+        race: str,
+        game: str,
+        seed: str,
+        players: list[tuple[str, str, list[str]]],
+        asker: str = "",
     ) -> list[dict[str, Any]]:
         """The analysis of a finished race: from the cache, else computed once in a
-        worker (concurrent requests here share the run) and cached."""
+        worker (concurrent requests here share the run) and cached.
+
+        Raises Busy, starting nothing, for a new analysis asked by `asker` while one that
+        `asker` started is still under way, or while MAX_QUEUED_ANALYSES wait for a worker
+        beside the ones computing (`analysis_slots`)."""
         cached = await self.redis.get(keys.analysis(race))
         if cached is not None:
             return list(json.loads(cached))
         running = self.running.get(race)
         if running is None:
+            if asker and asker in self.started_by:
+                raise Busy("your analysis of another race is still under way: ask again once it is done")
+            if len(self.running) >= self.analysis_slots + MAX_QUEUED_ANALYSES:
+                raise Busy(f"{len(self.running)} analyses are under way already: ask again")
             running = asyncio.ensure_future(self._analyze(race, game, seed, players))
             self.running[race] = running
+            if asker:
+                self.started_by[asker] = race
 
             def done(f: asyncio.Future[list[dict[str, Any]]]) -> None:
                 self.running.pop(race, None)
+                if asker and self.started_by.get(asker) == race:
+                    del self.started_by[asker]
                 # Every request may have stopped waiting (`analysis_wait_s`): say why it failed.
                 if not f.cancelled() and f.exception() is not None:
                     log.warning("analysis of race %s failed", race, exc_info=f.exception())
@@ -312,6 +352,11 @@ class Certifier:
     async def _analyze(
         self, race: str, game: str, seed: str, players: list[tuple[str, str, list[str]]]
     ) -> list[dict[str, Any]]:
-        out = await self.ask(work.analysis, game, seed, players, self.settings.analysis_nodes)
+        # One player's analysis per worker job (the worker's own function, with one player): a hint
+        # asked meanwhile waits for one such job at most, not for a whole race of eight.
+        out: list[dict[str, Any]] = []
+        for one in players:
+            async with self.analysis_gate:
+                out += await self.ask(work.analysis, game, seed, [one], self.settings.analysis_nodes)
         await self.redis.set(keys.analysis(race), json.dumps(out), ex=self.settings.finished_ttl_s)
         return out

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
+from collections.abc import Sequence
 
 from protocol import messages as m
-from protocol.messages import ErrorCode
+from protocol.messages import ErrorCode, RaceStatus
 
 from ..core import bots as B
-from ..core.races import RaceError
+from ..core.races import Race, RaceError
 from ..core.session import Session
 from ..storage import keys
 from ..storage.bots import BotQueue, BotRequest
@@ -31,6 +33,48 @@ WORKER_ALIVE_MS = 5000
 DEFAULT_LEVEL = "greedy"
 # A request no worker took in this time is dropped by the worker that finally pops it.
 REQUEST_TTL_MS = 60_000
+#: Bots one player may have asked for (`bot`) that are not yet in a started race: waiting
+#: for a worker, or seated in a lobby. One more is refused with `no-bots`: else one guest
+#: holds every worker's slot for the bot wait (10 min), lobby after lobby.
+MAX_WAITING_BOTS_PER_PLAYER = 2
+#: A bot asked for counts this long after its request even if it is not seated (yet): the
+#: request may wait REQUEST_TTL_MS for a worker, and the bot then takes a moment to join.
+ASKED_GRACE_MS = REQUEST_TTL_MS + 10_000
+PENDING = "?"  # the bot of a member being asked for: not minted yet
+
+
+def asked_key(pid: str) -> str:
+    """``pl:{PID}:bots`` (zset): "RACE BOT" -> when asked (ms, Redis clock), the bots the
+    player asked for with `bot` (BOT is PENDING+nonce while its request is being made); some
+    may be in started races or gone since: `waiting_bots` sorts them out. Its TTL is the
+    longest a bot may count, from the last `bot`."""
+    return f"pl:{{{pid}}}:bots"
+
+
+def waiting_bots(
+    noted: Sequence[tuple[str, int]], loaded: dict[str, Race | None | BaseException], now: int
+) -> tuple[list[str], list[str]]:
+    """(the members still counted, the ones to forget) among those noted for a player
+    ("RACE BOT", when asked), with their races as loaded (a race, None when gone, or the
+    error of its read).
+
+    Counted: the race is still in its lobby and the bot sits in it, or was asked for less
+    than ASKED_GRACE_MS ago (its request waits for a worker, or the bot is joining). A race
+    whose read failed counts: a refusal is safer than every slot taken while Redis stumbles."""
+    still: list[str] = []
+    gone: list[str] = []
+    for member, at in noted:
+        rid, _, bot = member.partition(" ")
+        race = loaded.get(rid)
+        if isinstance(race, BaseException):
+            still.append(member)
+        elif race is None or race.status != RaceStatus.LOBBY:
+            gone.append(member)
+        elif race.seat_of(bot) is not None or now - at < ASKED_GRACE_MS:
+            still.append(member)
+        else:
+            gone.append(member)
+    return still, gone
 
 
 class Bots:
@@ -46,11 +90,53 @@ class Bots:
         if race is None:
             raise RaceError(ErrorCode.NO_SUCH_RACE, "no such race")
         B.check_bot_seat(race, s.player)
-        if not await self.send_bots(
-            1, "race", msg.level or DEFAULT_LEVEL, race.game, now, race=rid, invite=race.invite
-        ):
+        key = asked_key(s.player)
+        pending = f"{rid} {PENDING}{secrets.token_hex(6)}"
+        await self._count_asked(key, pending, now)
+        sent: list[BotRequest] = []
+        try:
+            sent = await self._send_bots(
+                1, "race", msg.level or DEFAULT_LEVEL, race.game, now, race=rid, invite=race.invite
+            )
+        finally:
+            pipe = self.svc.store.redis.pipeline(transaction=False)  # one key: in order
+            for r in sent:
+                pipe.zadd(key, {f"{rid} {r.player}": now})
+            pipe.zrem(key, pending)
+            await pipe.execute()
+        if not sent:
             raise RaceError(ErrorCode.NO_BOTS, "no bot worker has a free slot: retry later")
         return m.Ok(rid=msg.rid)
+
+    async def _count_asked(self, key: str, pending: str, now: int) -> None:
+        """Note `pending` among the bots the player asked for, then count those not yet in a
+        started race (over every server process, in Redis): refuse it (`no-bots`, nothing
+        kept) when MAX_WAITING_BOTS_PER_PLAYER were already. Noted before counting: of two
+        `bot` at once by one player (two connections or processes), each sees the other
+        (never both past the limit)."""
+        redis = self.svc.store.redis
+        ttl_ms = ASKED_GRACE_MS + self.svc.settings.bot_wait_s * 1000
+        pipe = redis.pipeline(transaction=False)
+        pipe.zadd(key, {pending: now})
+        pipe.pexpire(key, ttl_ms)
+        pipe.zrange(key, 0, -1, withscores=True)
+        noted = [
+            (x.decode() if isinstance(x, bytes) else str(x), int(at)) for x, at in (await pipe.execute())[2]
+        ]
+        others = [(x, at) for x, at in noted if x != pending]
+        rids = sorted({x.partition(" ")[0] for x, _ in others})
+        races = await self.svc.store.load_races(rids) if rids else []
+        still, gone = waiting_bots(others, dict(zip(rids, races, strict=True)), now)
+        refused = len(still) >= MAX_WAITING_BOTS_PER_PLAYER
+        forget = gone + [pending] if refused else gone
+        if forget:
+            await redis.zrem(key, *forget)
+        if refused:
+            raise RaceError(
+                ErrorCode.NO_BOTS,
+                f"you have {MAX_WAITING_BOTS_PER_PLAYER} bots waiting for a race to start already: "
+                "start that race, or wait for them to leave",
+            )
 
     async def send_bots(
         self,
@@ -69,17 +155,34 @@ class Bots:
         so that no two servers promise one slot twice). False: no bot is queued."""
         if count <= 0:
             return True
+        return bool(
+            await self._send_bots(count, kind, level, game, now, race=race, invite=invite, seats=seats)
+        )
+
+    async def _send_bots(
+        self,
+        count: int,
+        kind: str,
+        level: str,
+        game: str,
+        now: int,
+        *,
+        race: str = "",
+        invite: str = "",
+        seats: int = 2,
+    ) -> list[BotRequest]:
+        """`send_bots` (count > 0): the requests queued, or [] (none queued)."""
         if await self.queue.free_slots(now, WORKER_ALIVE_MS) < count:
-            return False  # mint no identity for nothing
+            return []  # mint no identity for nothing
         requests = [
             await self._request(kind, level, game, now, race=race, invite=invite, seats=seats)
             for _ in range(count)
         ]
         if await self.queue.reserve(requests, now, WORKER_ALIVE_MS):
-            return True
+            return requests
         for r in requests:  # another request took the slot meanwhile
             await self.queue.forget_bot(r.player, r.token)
-        return False
+        return []
 
     async def send_bot(
         self, kind: str, level: str, game: str, now: int, *, race: str = "", invite: str = "", seats: int = 2

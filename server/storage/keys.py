@@ -36,6 +36,9 @@ key                                type    contents
                                            PROC -> count, PROC:t -> expiry (ms)
 ``pl:{PID}``                       hash    name, sess (its session key), seated; TTL as the session
 ``pl:{PID}:races``                 set     race ids where the player holds a seat
+``pl:{PID}:bots``                  zset    "RACE BOT" -> when asked (ms): bots the player asked
+                                           for with `bot` (handlers/bots.py counts those not in a
+                                           started race); TTL 70 s + the bot wait, from the last
 ``pl:{PID}:recent``                zset    race id -> end time (ms): the player's latest
                                            finished races, at most RECENT_CAP (recent.py)
 ``pl:{PID}:recent:e``              hash    race id -> the race's entry (JSON), and
