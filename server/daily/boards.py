@@ -154,7 +154,7 @@ class DailyBoards(DailyDeals):
 
         A refusal writes nothing: the checks that need no deal come first, since dealing
         a day pins its choice of deal and writes its permanent record."""
-        date = self._check(game, date)
+        date = await self.checked_date(game, date)
         if self.clock() < closes_at(date):
             raise DailyError(
                 ErrorCode.DAILY_OPEN,

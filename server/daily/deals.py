@@ -21,6 +21,14 @@ once the day *closes* nobody is still playing and the seed is revealed. After
 move logs of the top ``replay_top`` entries are published. Finalization is
 lazy and idempotent: any call touching a closed day past the grace does it.
 
+History window: a day is served (``daily``, ``leaderboard``, ``daily_replay``)
+from its opening until ``history_days`` (``DAILY_HISTORY_DAYS``) days later:
+today and the 400 days before it, by default. An older day is refused with
+``bad-date`` and nothing is written for it, unless it already has its record
+(its ``meta``, written when it was first dealt within the window): a day's
+permanent record stays readable for good. Without this floor any past date
+(back to 0001-01-01) would deal and finalize a day, writing permanent keys.
+
 Every time comes from ``clock`` (ms), injectable for tests.
 
 Certified dailies: for a game of ``certified_games`` the day deals the first
@@ -38,24 +46,44 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from protocol.messages import ErrorCode
 from protocol.rules import GAMES
 
 from . import keys, scripts
-from .days import Clock, closes_at, day_number, day_of, opens_at, system_clock
+from .days import DAY_MS, Clock, closes_at, date_of_day, day_number, day_of, opens_at, system_clock
 from .fair import daily_message, daily_seed, new_secret, seed_commitment
 
 WEEK_MS = 7 * 86_400_000
+#: Days before today that are still served: today and the ``DAILY_HISTORY_DAYS``
+#: days before it (module doc, History window). Older days are ``bad-date``,
+#: but for a day already recorded.
+DAILY_HISTORY_DAYS = 400
+#: Most (game, date) pairs each per-process cache of the deal keeps (least
+#: recently used out first); a day evicted is only read or written again.
+CACHED_DAYS = 64
+
+_K = TypeVar("_K")
+_V = TypeVar("_V")
+
+
+def _remember(cache: OrderedDict[_K, _V], key: _K, value: _V) -> None:
+    """Put ``key`` in a least-recently-used ``cache`` of at most ``CACHED_DAYS`` items."""
+    cache[key] = value
+    cache.move_to_end(key)
+    while len(cache) > CACHED_DAYS:
+        cache.popitem(last=False)
 
 
 class DailyError(Exception):
     """A refused daily request; ``code`` is a stable protocol error code.
 
-    ``unknown-game``, ``bad-date``, ``daily-not-open`` (a future day),
+    ``unknown-game``, ``bad-date`` (malformed, or older than the history window
+    and never recorded), ``daily-not-open`` (a future day),
     ``daily-done`` (the attempt is over: a second one is refused; ``entry``),
     ``daily-closing`` (too little of the day is left to start), ``daily-open``
     (seed, replays and spectating wait for the close), ``no-replay`` (only the
@@ -142,6 +170,7 @@ class DailyDeals:
         pending_stale_ms: int = 15_000,
         busy_wait_ms: int = 10_000,
         certified_games: frozenset[str] = frozenset(),
+        history_days: int = DAILY_HISTORY_DAYS,
     ) -> None:
         """
         ``redis``: a ``redis.asyncio`` client (bytes or decoded responses).
@@ -156,9 +185,13 @@ class DailyDeals:
         after this. ``busy_wait_ms``: how long a racing second start waits for
         the first one's race. ``certified_games``: games whose dailies deal a
         certified candidate when one was found in time (module doc).
+        ``history_days``: how many days before today are served (module doc,
+        History window).
         """
         if replay_top < 1:
             raise ValueError("replay_top must be at least 1")
+        if history_days < 1:
+            raise ValueError("history_days must be at least 1")
         self.redis = redis
         self.clock = clock
         self._secret = secret
@@ -176,9 +209,11 @@ class DailyDeals:
         self._board = redis.register_script(scripts.BOARD)
         self._entry = redis.register_script(scripts.ENTRY)
         self._finalize = redis.register_script(scripts.FINALIZE)
-        self._meta_written: set[tuple[str, str]] = set()
+        self.history_days = history_days
+        # Bounded (CACHED_DAYS, least recently used out): days already dealt here.
+        self._meta_written: OrderedDict[tuple[str, str], None] = OrderedDict()
         self.certified_games = certified_games
-        self._picks: dict[tuple[str, str], tuple[int, tuple[str, ...] | None]] = {}
+        self._picks: OrderedDict[tuple[str, str], tuple[int, tuple[str, ...] | None]] = OrderedDict()
 
     # -- the deal ------------------------------------------------------------
 
@@ -193,7 +228,10 @@ class DailyDeals:
     def today(self) -> str:
         return day_of(self.clock())
 
-    def _check(self, game: str, date: str | None) -> str:
+    async def checked_date(self, game: str, date: str | None) -> str:
+        """The date a request names (None: today), once checked: a known game, a
+        well-formed date, a day opened and within the history window (or recorded).
+        Writes nothing; raises ``DailyError`` (unknown-game, bad-date, daily-not-open)."""
         if game not in GAMES:
             raise DailyError(ErrorCode.UNKNOWN_GAME, f"no such game {game!r}")
         now = self.clock()
@@ -203,8 +241,15 @@ class DailyDeals:
             day = day_number(date)
         except ValueError:
             raise DailyError("bad-date", f"not a YYYY-MM-DD date: {date!r}") from None
-        if day * 86_400_000 > now:
+        if day * DAY_MS > now:
             raise DailyError(ErrorCode.DAILY_NOT_OPEN, f"the {date} challenge has not opened yet")
+        first = now // DAY_MS - self.history_days
+        if day < first and not await self.redis.exists(keys.meta(game, date)):
+            raise DailyError(
+                "bad-date",
+                f"the {date} challenge is older than the {self.history_days} days kept: "
+                f"the first day served is {date_of_day(first)}",
+            )
         return date
 
     async def _pick(self, game: str, date: str) -> tuple[int, tuple[str, ...] | None]:
@@ -213,6 +258,7 @@ class DailyDeals:
             return 0, None
         known = self._picks.get((game, date))
         if known is not None:
+            self._picks.move_to_end((game, date))
             return known
         found = await self.redis.get(keys.certified(game, date))
         choice = as_text(found) if found is not None else compact_json({"k": 0, "line": None})
@@ -220,7 +266,7 @@ class DailyDeals:
         doc = json.loads(as_text(await self.redis.get(keys.pick(game, date))))
         line = doc["line"]
         picked = (int(doc["k"]), tuple(line) if line is not None else None)
-        self._picks[(game, date)] = picked
+        _remember(self._picks, (game, date), picked)
         return picked
 
     # -- for the solver worker (server/certify): certified candidates ahead of the day
@@ -239,7 +285,7 @@ class DailyDeals:
 
     async def deal(self, game: str, date: str | None = None) -> DailyDeal:
         """The deal (with its secret seed: server use only) of an opened day."""
-        date = self._check(game, date)
+        date = await self.checked_date(game, date)
         k, proof = await self._pick(game, date)
         seed = daily_candidate(await self.secret(), game, date, k)
         deal = DailyDeal(
@@ -253,7 +299,9 @@ class DailyDeals:
             certified=proof is not None,
             proof=proof or (),
         )
-        if (game, date) not in self._meta_written:
+        if (game, date) in self._meta_written:
+            self._meta_written.move_to_end((game, date))
+        else:
             # The public facts of the day, kept with its permanent record.
             await self.redis.hset(
                 keys.meta(game, date),
@@ -267,5 +315,5 @@ class DailyDeals:
                     "time_limit_s": self.time_limit_s,
                 },
             )
-            self._meta_written.add((game, date))
+            _remember(self._meta_written, (game, date), None)
         return deal

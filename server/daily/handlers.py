@@ -15,7 +15,11 @@ service (server/service.py) without the race code knowing about dailies:
 - ``spectate`` and ``replay`` of an attempt's race are refused with
   ``daily-open`` until the day closes (``spectate_guard``, ``replay_guard``);
 - live leaderboard updates come over the service's pub/sub bus
-  (``bus_hooks``) and go to every local connection watching that day.
+  (``bus_hooks``) and go to every local connection watching that day. Each
+  watched day costs this process a pub/sub channel: a connection watches at
+  most ``MAX_LEADERBOARD_WATCHES`` days at once (one more is refused with
+  ``too-many-races``, like ``spectate`` beyond its limit), and only a day the
+  request names validly (a known game, a day served) is ever subscribed.
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from server.service import Service
 
 log = logging.getLogger("solrace.daily")
+
+#: Most leaderboards (game and day) one connection watches at once: every game's
+#: board of today and of yesterday (around midnight) fit.
+MAX_LEADERBOARD_WATCHES = 8
 
 _ENTRY_FIELDS = (
     "rank",
@@ -68,6 +76,8 @@ class DailyHandlers:
         self.daily = daily
         # channel -> local connections watching that day's board
         self.watchers: dict[str, set[Conn]] = {}
+        # connection -> the channels it watches (at most MAX_LEADERBOARD_WATCHES)
+        self.watching: dict[Conn, set[str]] = {}
 
     def install(self) -> None:
         s = self.service
@@ -157,9 +167,15 @@ class DailyHandlers:
     async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
         # A watcher subscribes before the board is read: an entry recorded meanwhile is then
         # in the board or in an update (subscribing after the read could miss it for good).
-        channel = self.daily.channel(msg.game, msg.date or self.daily.today()) if msg.watch else None
-        watched = channel is not None and conn in self.watchers.get(channel, ())
-        if channel is not None:
+        # Only once the game and date are checked (that writes nothing), and within the limit.
+        channel = None
+        watched = False
+        if msg.watch:
+            date = await self._call(self.daily.checked_date(msg.game, msg.date))
+            channel = self.daily.channel(msg.game, date)
+            watched = channel in self.watching.get(conn, ())
+            if not watched:
+                self._check_watch_limit(conn)  # no await between the check and the add
             self._add_watch(conn, channel)
         try:
             board = await self._call(
@@ -195,13 +211,29 @@ class DailyHandlers:
         self._drop_watch(conn, self.daily.channel(msg.game, date))
         return m.Ok(rid=msg.rid)
 
+    def _check_watch_limit(self, conn: Conn) -> None:
+        from server.core.races import RaceError
+
+        if len(self.watching.get(conn, ())) >= MAX_LEADERBOARD_WATCHES:
+            raise RaceError(
+                ErrorCode.TOO_MANY_RACES,
+                f"this connection already watches {MAX_LEADERBOARD_WATCHES} leaderboards: "
+                "leaderboard_unwatch one first",
+            )
+
     def _add_watch(self, conn: Conn, channel: str) -> None:
         conns = self.watchers.setdefault(channel, set())
         if not conns:
             self.service.bus.subscribe(channel)
         conns.add(conn)
+        self.watching.setdefault(conn, set()).add(channel)
 
     def _drop_watch(self, conn: Conn, channel: str) -> None:
+        mine = self.watching.get(conn)
+        if mine is not None:
+            mine.discard(channel)
+            if not mine:
+                del self.watching[conn]
         conns = self.watchers.get(channel)
         if conns is None:
             return
@@ -211,7 +243,7 @@ class DailyHandlers:
             self.service.bus.unsubscribe(channel)
 
     async def on_disconnect(self, conn: Conn) -> None:
-        for channel in [c for c, conns in self.watchers.items() if conn in conns]:
+        for channel in list(self.watching.get(conn, ())):
             self._drop_watch(conn, channel)
 
     async def history(self, conn: Conn, msg: m.History) -> m.HistoryData:

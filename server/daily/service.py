@@ -29,7 +29,7 @@ class Daily(DailyBoards):
 
     async def attempt(self, game: str, player: str, date: str | None = None) -> str | None:
         """The race id of the player's attempt on that day, if any."""
-        date = self._check(game, date)
+        date = await self.checked_date(game, date)
         v = await self.redis.hget(keys.attempts(game, date), player)
         v = None if v is None else as_text(v)
         return v[5:] if v and v.startswith("race:") else None

@@ -129,16 +129,21 @@ async def test_daily_errors_over_the_wire(server):
         with pytest.raises(ServerError) as e:
             await eve.request(m.Daily(game=GAME, date="2025-02-30"))
         assert e.value.code == "bad-message" and e.value.field == "date"
-        assert (
-            await error_of(eve.request(m.DailyReplay(game=GAME, date="2025-01-01", player="nobody")))
-            == "no-replay"
-        )
-        assert await error_of(eve.request(m.DailyReplay(game=GAME, date="1999-01-01"))) == "no-replay"
         today = (await eve.request(m.Daily(game=GAME))).date
+        past = days.date_of_day(days.day_number(today) - 30)  # within the history window
+        assert (
+            await error_of(eve.request(m.DailyReplay(game=GAME, date=past, player="nobody"))) == "no-replay"
+        )
+        assert await error_of(eve.request(m.DailyReplay(game=GAME, date=past))) == "no-replay"
         assert await error_of(eve.request(m.DailyReplay(game=GAME, date=today))) == "daily-open"
+        # A day older than the history window, never recorded, is not served at all.
+        for request in (m.Daily, m.Leaderboard, m.DailyReplay):
+            with pytest.raises(ServerError) as e:
+                await eve.request(request(game=GAME, date="1999-01-01"))
+            assert e.value.code == "bad-message" and e.value.field == "date"
     # ...and a refusal writes nothing: no record of a day nobody played, no pick of a deal
     r = server.daily.redis
-    assert not await r.exists(dkeys.meta(GAME, "1999-01-01"), dkeys.meta(GAME, "2025-01-01"))
+    assert not await r.exists(dkeys.meta(GAME, "1999-01-01"), dkeys.meta(GAME, past))
     assert not [k async for k in r.scan_iter(match="*1999-01-01*")]
 
 

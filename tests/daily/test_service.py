@@ -11,6 +11,7 @@ import pytest
 from waiting import until
 
 from server.daily import Daily, DailyError, Result, days, keys
+from server.daily.deals import CACHED_DAYS, DAILY_HISTORY_DAYS
 
 GAME = "racing-aces"
 DAY = "2025-03-14"
@@ -362,7 +363,74 @@ async def test_a_day_nobody_played_has_no_replay_whether_dealt_or_not(r, clock):
     daily = Daily(r, clock=clock)
     await daily.deal(GAME, DAY)  # looked at while open, never played
     clock.now = T0 + DAY_MS + daily.finalize_grace_ms
-    for date in (DAY, "2020-01-01"):  # dealt, and never dealt
+    for date in (DAY, "2025-01-01"):  # dealt, and never dealt (both within the history window)
         with pytest.raises(DailyError) as e:
             await daily.replay(GAME, date)
         assert e.value.code == "no-replay" and str(e.value) == "nobody played this day: it has no replay"
+
+
+# --- the history window and the per-process caches --------------------------------
+
+
+async def test_days_older_than_the_history_window_are_refused_and_write_nothing(r, clock):
+    """Any past date used to deal and finalize a day, leaving permanent keys (a memory DoS)."""
+    daily = Daily(r, clock=clock, certified_games=frozenset({GAME}))
+    today = days.day_number(DAY)
+    first = days.date_of_day(today - DAILY_HISTORY_DAYS)
+    too_old = days.date_of_day(today - DAILY_HISTORY_DAYS - 1)
+    for date in (too_old, "1999-01-01", "0001-01-01"):
+        calls = {
+            "info": lambda d=date: daily.info(GAME, d),
+            "deal": lambda d=date: daily.deal(GAME, d),
+            "leaderboard": lambda d=date: daily.leaderboard(GAME, d, "ada"),
+            "replay": lambda d=date: daily.replay(GAME, d),
+            "finalize": lambda d=date: daily.finalize(GAME, d),
+            "attempt": lambda d=date: daily.attempt(GAME, "ada", d),
+        }
+        for name, call in calls.items():
+            with pytest.raises(DailyError) as e:
+                await call()
+            assert e.value.code == "bad-date", (name, date)
+            assert f"the first day served is {first}" in e.value.message
+    assert [k async for k in r.scan_iter()] == []
+    assert not daily._picks and not daily._meta_written
+    # The first day of the window is served as before: closed, final, its seed revealed.
+    info = await daily.info(GAME, first)
+    assert info["date"] == first and info["status"] == "closed" and info["final"] and info["seed"]
+    assert await r.exists(keys.meta(GAME, first), keys.pick(GAME, first)) == 2
+
+
+async def test_a_recorded_day_stays_served_past_the_history_window(r, clock):
+    """The window stops new records of old days, not the reading of the records kept."""
+    daily = Daily(r, clock=clock, history_days=30)
+    await play_attempt(daily, Races(0), "ada", moves=[["draw", T0 + 1]])
+    seed = (await daily.deal(GAME)).seed
+    clock.now = T0 + 40 * DAY_MS  # DAY is now 40 days old, beyond the 30 days served
+    board = await daily.leaderboard(GAME, DAY, "ada")
+    assert board["final"] and board["count"] == 1 and board["me"]["player"] == "ada"
+    doc = await daily.replay(GAME, DAY)
+    assert doc["seed"] == seed and [p["player"] for p in doc["players"]] == ["ada"]
+    assert await daily.attempt(GAME, "ada", DAY) is not None
+    # ...while a day as old with no record is refused, and gets none.
+    unrecorded = days.date_of_day(days.day_number(DAY) - 1)
+    with pytest.raises(DailyError) as e:
+        await daily.info(GAME, unrecorded)
+    assert e.value.code == "bad-date"
+    assert not [k async for k in r.scan_iter(match=f"*{unrecorded}*")]
+
+
+async def test_the_per_process_caches_of_the_deal_are_bounded(r, clock):
+    daily = Daily(r, clock=clock, certified_games=frozenset({GAME}))
+    await daily.store_certified(GAME, DAY, 3, ["draw"])
+    first = await daily.deal(GAME, DAY)
+    assert first.certified and first.proof == ("draw",)
+    today = days.day_number(DAY)
+    for back in range(1, CACHED_DAYS + 20):
+        await daily.deal(GAME, days.date_of_day(today - back))
+    assert len(daily._picks) == CACHED_DAYS and len(daily._meta_written) == CACHED_DAYS
+    assert (GAME, DAY) not in daily._picks  # the least recently used went first
+    # A day out of the cache deals the same: its choice is pinned in Redis, not here.
+    await daily.store_certified(GAME, DAY, 5, ["draw", "draw"])
+    again = await daily.deal(GAME, DAY)
+    assert (again.seed, again.proof) == (first.seed, first.proof)
+    assert len(daily._picks) == CACHED_DAYS and (GAME, DAY) in daily._picks
