@@ -55,12 +55,14 @@ class Refused:
 
 
 class Failed:
-    """No answer from the script (a Redis error, a lost connection): the move had no effect."""
+    """No answer from the script (a Redis error, a lost connection): the move had no effect,
+    unless `unconfirmed` (it was sent, and the connection was lost before its reply)."""
 
-    __slots__ = ("error",)
+    __slots__ = ("error", "unconfirmed")
 
-    def __init__(self, error: BaseException) -> None:
+    def __init__(self, error: BaseException, unconfirmed: bool = False) -> None:
         self.error = error
+        self.unconfirmed = unconfirmed
 
 
 MoveReply = Applied | Duplicate | Refused | Failed
@@ -172,6 +174,9 @@ MESSAGES: dict[ErrorCode, str] = {
     ErrorCode.NOT_IN_RACE: "you have no seat in this race",
     ErrorCode.INTERNAL: "server fault; the move had no effect",
 }
+#: A move sent to Redis whose reply was lost with the connection (docs/protocol.md §6
+#: `internal`): it may be stored. Resent with the same `n`, it is acknowledged once.
+UNCONFIRMED = "server fault; the move may or may not have been stored: send it again with the same n"
 
 
 def ack(
@@ -217,7 +222,8 @@ def dup_ack(rid: int | None, race: str, move: str, reply: Duplicate) -> m.Ack:
 def refusal(rid: int | None, reply: Refused | Failed) -> tuple[m.Error, bool]:
     """The error for a refused (or failed) move, and whether the player's state must follow."""
     if type(reply) is Failed:
-        return m.Error(rid=rid, code=ErrorCode.INTERNAL, message=MESSAGES[ErrorCode.INTERNAL]), False
+        text = UNCONFIRMED if reply.unconfirmed else MESSAGES[ErrorCode.INTERNAL]
+        return m.Error(rid=rid, code=ErrorCode.INTERNAL, message=text), False
     assert type(reply) is Refused
     code = reply.code
     if code == ErrorCode.OUT_OF_SYNC:

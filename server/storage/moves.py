@@ -26,7 +26,7 @@ from ..core import frames
 from ..core.moves import Applied, Duplicate, Failed, MoveReply, Refused
 from . import keys
 from .positions import revealed_list
-from .resp import ReplyError, pack
+from .resp import ReplyError, ReplyLost, pack
 from .scripts import MOVE
 
 _REFUSALS = {
@@ -59,7 +59,7 @@ def decode_reply(reply: Any, n_after: int = 0) -> MoveReply:
             return Refused(code, reply[1] if len(reply) > 1 else None)
         return Failed(ValueError(f"unexpected move script reply {reply!r}"))
     if isinstance(reply, BaseException):
-        return Failed(reply)
+        return Failed(reply, unconfirmed=isinstance(reply, ReplyLost))
     return Failed(ValueError(f"unexpected move script reply {reply!r}"))
 
 

@@ -99,6 +99,11 @@ async def open_connection(url: str, protocol_factory: Callable[[], asyncio.Proto
     return proto, setup
 
 
+class ReplyLost(ConnectionError):
+    """The connection was lost after a command was sent and before its reply came: Redis may
+    or may not have run it (a write may be stored)."""
+
+
 class RespProtocol(asyncio.Protocol):
     """A RESP connection: hiredis parses what arrives; `closed` resolves when it is lost."""
 
@@ -168,7 +173,7 @@ class _PipeProtocol(RespProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         super().connection_lost(exc)
-        err = ConnectionError(f"redis connection lost: {self.lost_why or exc}")
+        err = ReplyLost(f"redis connection lost: {self.lost_why or exc}")
         waiters, self.waiters = self.waiters, deque()
         self.out.clear()
         for cb in waiters:
