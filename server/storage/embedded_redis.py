@@ -97,7 +97,13 @@ def private_folder(data_dir: str | os.PathLike[str]) -> Path:
     (`EmbeddedRedis.start`), so what it writes from now on is 0600 anyway.
     """
     folder = Path(data_dir)
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        why = "it is a file, not a folder" if exc.errno == errno.EEXIST else exc.strerror or str(exc)
+        raise DataFolderError(
+            f"cannot use {folder} as the data folder ({why}): pick another --data"
+        ) from None
     for pattern in REDIS_FILES:
         for path in folder.glob(pattern):
             tighten(path)
@@ -128,6 +134,10 @@ def private_password(data_dir: str | os.PathLike[str]) -> str:
     with os.fdopen(fd, "w") as f:
         f.write(password + "\n")
     return password
+
+
+class DataFolderError(OSError):
+    """The data folder cannot be made or used (an OSError: `solrace serve` says it in one line)."""
 
 
 class DataFolderInUse(OSError):

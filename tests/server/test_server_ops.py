@@ -224,3 +224,18 @@ def test_the_private_redis_files_are_the_owners_alone(tmp_path, caplog) -> None:
     assert mode(old / "appendonly.aof") == 0o600
     assert mode(old) == 0o755  # an operator's folder keeps its mode; its files are tightened
     assert "took group and other access off" in caplog.text
+
+
+def test_a_data_folder_that_cannot_be_made_is_named_in_one_line(tmp_path: Path) -> None:
+    from server.storage.embedded_redis import DataFolderError, private_folder
+
+    a_file = tmp_path / "data"
+    a_file.write_text("")
+    for data, why in [
+        (Path("/proc/solrace-data"), "No such file or directory"),
+        (a_file, "it is a file, not a folder"),
+        (a_file / "inside", "Not a directory"),
+    ]:
+        with pytest.raises(DataFolderError) as e:
+            private_folder(data)
+        assert str(e.value) == f"cannot use {data} as the data folder ({why}): pick another --data"
