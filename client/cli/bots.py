@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import os
 import signal
@@ -95,6 +96,32 @@ async def serve(service: BotService) -> None:
             watch.cancel()
 
 
+#: How long the start's check of the Redis password waits for an answer (none: checked later).
+AUTH_CHECK_S = 5.0
+
+
+async def refused_password(redis_url: str) -> str | None:
+    """Redis' refusal of the URL's credentials (a wrong or missing password), or None: also when
+    Redis does not answer now (it may be restarting: the worker waits for it as it runs)."""
+    from redis.exceptions import AuthenticationError, RedisError, ResponseError
+
+    from server.storage.bots import connect
+
+    redis = connect(redis_url)
+    try:
+        await asyncio.wait_for(redis.ping(), AUTH_CHECK_S)
+    except AuthenticationError as exc:
+        return str(exc)
+    except ResponseError as exc:
+        return str(exc) if str(exc).startswith(("NOAUTH", "WRONGPASS")) else None
+    except (RedisError, OSError, TimeoutError):
+        return None
+    finally:
+        with contextlib.suppress(Exception):
+            await redis.aclose()
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     setup_logging(args.log_level, args.log_format)
     redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
@@ -106,6 +133,11 @@ def run(args: argparse.Namespace) -> int:
             "bots",
             f"solrace bots: the Redis URL must start with {', '.join(REDIS_SCHEMES)}, not {redis_url!r}",
         )
+        return 2
+    # A wrong password never heals: say it and stop, rather than retry unseen forever.
+    refused = asyncio.run(refused_password(redis_url))
+    if refused is not None:
+        say_failure("bots", f"solrace bots: Redis refused the password of the Redis URL: {refused}")
         return 2
     if args.nice > 0:
         os.nice(args.nice)  # the server, on the same machine, goes first

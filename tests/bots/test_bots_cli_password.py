@@ -1,0 +1,34 @@
+"""`solrace bots` with a Redis URL whose password Redis refuses: one line and exit status 2 at
+the start, not a worker that retries unseen forever (a wrong password never heals)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from server.storage.embedded_redis import EmbeddedRedis
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_refused_password_stops_the_worker_at_once(tmp_path: Path) -> None:
+    redis = EmbeddedRedis(tmp_path / "data", appendonly=False, password="the-right-one").start()
+    try:
+        for url in (f"redis://:wrong@127.0.0.1:{redis.port}/0", f"redis://127.0.0.1:{redis.port}/0"):
+            done = subprocess.run(
+                [sys.executable, "-m", "client.cli", "bots", "--url", "ws://127.0.0.1:1/ws"],
+                cwd=ROOT,
+                env={**os.environ, "SOLRACE_REDIS": url, "SOLRACE_LOG_FORMAT": "text"},
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
+            assert done.returncode == 2, done
+            (line,) = done.stderr.strip().splitlines()
+            assert line.startswith("solrace bots: Redis refused the password of the Redis URL: "), line
+            assert "wrong" not in line  # the password itself is never repeated
+    finally:
+        redis.stop()
