@@ -36,6 +36,7 @@ from protocol.rules import GAMES
 from .service import Daily, DailyDeal, DailyError
 
 if TYPE_CHECKING:  # pragma: no cover
+    from server.core.record import Race
     from server.core.session import Session as Conn
     from server.service import Service
 
@@ -160,9 +161,28 @@ class DailyHandlers:
         lobby = self.service.lobby
         att = await self._call(self.daily.start(msg.game, pid, create, discard))
         # Bound: count it down (a resumed attempt already does, unless the process that made
-        # it stopped before this step).
+        # it stopped before this step). Its clock is cut first to what is left of the day: an
+        # attempt resumed hours after it was made must still end by the close.
+        await self._call(self._cut_clock(att.race, att.date))
         await lobby.start_solo(att.race, pid)
         return await lobby.attach(conn, msg, att.race)
+
+    async def _cut_clock(self, race_id: str, date: str) -> None:
+        """Cut the clock of an attempt's race still in its lobby so that, counted down now,
+        its deadline is at most the day's close (``Daily.attempt_limit``, on the Redis clock
+        of the race); ``daily-closing`` if too little is left (it then never starts)."""
+
+        def cut(race: Race, now: int) -> Race:
+            if race.status != RaceStatus.LOBBY:
+                return race
+            limit = self.daily.attempt_limit(date, race.time_limit_s, now)
+            if limit == race.time_limit_s:
+                return race
+            race = race.copy()
+            race.time_limit_s = limit
+            return race
+
+        await self.service.lobby.mutate(race_id, cut)
 
     async def leaderboard(self, conn: Conn, msg: m.Leaderboard) -> m.LeaderboardData:
         # A watcher subscribes before the board is read: an entry recorded meanwhile is then

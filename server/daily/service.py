@@ -74,14 +74,7 @@ class Daily(DailyBoards):
             waited += 20
         # We hold the claim: cut the clock to the close, create, bind.
         try:
-            limit = min(self.time_limit_s, (deal.closes - now - self.start_lead_ms) // 1000)
-            if limit < self.min_attempt_s:
-                raise DailyError(
-                    ErrorCode.DAILY_CLOSING,
-                    f"the {date} challenge closes too soon to start",
-                    closes=deal.closes,
-                )
-            race = await create_race(deal, player, int(limit))
+            race = await create_race(deal, player, self.attempt_limit(date, self.time_limit_s, now))
         except BaseException:
             await self._bind(keys=[att], args=[player, token, ""])
             raise
@@ -106,6 +99,20 @@ class Daily(DailyBoards):
         # attempt's bound race), and it is discarded before it ever runs.
         await self._discard(discard_race, race)
         return await self.start(game, player, create_race, discard_race)
+
+    def attempt_limit(self, date: str, limit_s: int, now: int) -> int:
+        """The clock (s) of an attempt of ``date`` counted down from ``now``: ``limit_s``,
+        cut so that its deadline (``start_lead_ms`` for the countdown, then the clock) is at
+        most the day's close. Raises ``daily-closing`` when that leaves less than
+        ``min_attempt_s``. Applied when the race is made, and again when it is counted
+        down: a start that stopped in between is resumed later, maybe near the close."""
+        closes = closes_at(date)
+        limit = min(limit_s, (closes - now - self.start_lead_ms) // 1000)
+        if limit < self.min_attempt_s:
+            raise DailyError(
+                ErrorCode.DAILY_CLOSING, f"the {date} challenge closes too soon to start", closes=closes
+            )
+        return int(limit)
 
     async def _discard(self, discard_race: DiscardRace | None, race: str) -> None:
         """Discard an orphan, or say why it could not be: it then waits, never started,

@@ -39,6 +39,11 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("solrace.arena")
 
 DEFAULT_TOP, DEFAULT_AROUND = 10, 2
+#: Most arenas one connection watches at once (``arena_standings`` with ``watch``): each
+#: watched arena costs this process a pub/sub channel and a read every update pass. One
+#: more is refused with ``too-many-races`` (like ``spectate`` and leaderboard watches
+#: beyond theirs); ``arena_unwatch`` or the disconnect frees a place.
+MAX_ARENA_WATCHES = 8
 # Standings reads in flight at once during a live update pass (bounded: they share the
 # process's Redis connection pool with the races).
 UPDATE_READS_AT_ONCE = 32
@@ -100,6 +105,8 @@ class ArenaHandlers:
         self.loop = ArenaLoop(service, store, self)
         # arena -> local connection -> (top, around) it asked for
         self.watchers: dict[str, dict[Conn, tuple[int, int]]] = {}
+        # local connection -> the arenas it watches (at most MAX_ARENA_WATCHES)
+        self.watching: dict[Conn, set[str]] = {}
         self.dirty: set[str] = set()
         self.sent: dict[str, tuple[str | None, int]] = {}  # arena -> (featured, count) last sent
 
@@ -286,12 +293,18 @@ class ArenaHandlers:
     async def standings(self, conn: Conn, msg: m.ArenaStandings) -> m.ArenaStandingsData:
         top = DEFAULT_TOP if msg.top is None else msg.top
         around = DEFAULT_AROUND if msg.around is None else msg.around
+        if msg.watch:
+            self._check_watch_limit(conn, msg.arena)  # refused before any read
         st, final, b = await self.board(msg.arena, conn.player, top, around)
         if msg.watch:
+            # Subscribed only once the arena is known (the board was read), and within the
+            # limit, checked again with no await before the add (requests run concurrently).
+            self._check_watch_limit(conn, msg.arena)
             conns = self.watchers.setdefault(msg.arena, {})
             if not conns:
                 self.service.bus.subscribe(self.loop.channel(msg.arena))
             conns[conn] = (top, around)
+            self.watching.setdefault(conn, set()).add(msg.arena)
         featured = await self.store.featured(msg.arena)
         # Read now, not kept with the standings: a guest who claims an account meanwhile is one.
         accounts = await self.service.store.accounts_among(board_players(b))
@@ -311,7 +324,22 @@ class ArenaHandlers:
         self._drop_watch(conn, msg.arena)
         return m.Ok(rid=msg.rid)
 
+    def _check_watch_limit(self, conn: Conn, arena_id: str) -> None:
+        """Refuse a new watch past MAX_ARENA_WATCHES (an arena watched already may be asked
+        again: it changes its top and around)."""
+        mine = self.watching.get(conn, set())
+        if arena_id not in mine and len(mine) >= MAX_ARENA_WATCHES:
+            raise RaceError(
+                ErrorCode.TOO_MANY_RACES,
+                f"this connection already watches {MAX_ARENA_WATCHES} arenas: arena_unwatch one first",
+            )
+
     def _drop_watch(self, conn: Conn, arena_id: str) -> None:
+        mine = self.watching.get(conn)
+        if mine is not None:
+            mine.discard(arena_id)
+            if not mine:
+                del self.watching[conn]
         conns = self.watchers.get(arena_id)
         if conns is None:
             return
@@ -322,7 +350,7 @@ class ArenaHandlers:
             self.service.bus.unsubscribe(self.loop.channel(arena_id))
 
     async def on_disconnect(self, conn: Conn) -> None:
-        for arena_id in [a for a, conns in self.watchers.items() if conn in conns]:
+        for arena_id in list(self.watching.get(conn, ())):
             self._drop_watch(conn, arena_id)
 
     # --- hooks ---------------------------------------------------------------------

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from protocol import messages as m
 from protocol.messages import ErrorCode, RaceStatus
@@ -90,23 +90,35 @@ class Bots:
         if race is None:
             raise RaceError(ErrorCode.NO_SUCH_RACE, "no such race")
         B.check_bot_seat(race, s.player)
-        key = asked_key(s.player)
+        level = msg.level or DEFAULT_LEVEL
+        sent = await self._asked(
+            s.player,
+            rid,
+            now,
+            lambda: self._send_bots(1, "race", level, race.game, now, race=rid, invite=race.invite),
+        )
+        if not sent:
+            raise RaceError(ErrorCode.NO_BOTS, "no bot worker has a free slot: retry later")
+        return m.Ok(rid=msg.rid)
+
+    async def _asked(
+        self, player: str, rid: str, now: int, send: Callable[[], Awaitable[list[BotRequest]]]
+    ) -> list[BotRequest]:
+        """`send` a bot for the lobby `rid`, counted against `player` (`_count_asked`: refused
+        with `no-bots` past MAX_WAITING_BOTS_PER_PLAYER); the requests it made are noted."""
+        key = asked_key(player)
         pending = f"{rid} {PENDING}{secrets.token_hex(6)}"
         await self._count_asked(key, pending, now)
         sent: list[BotRequest] = []
         try:
-            sent = await self._send_bots(
-                1, "race", msg.level or DEFAULT_LEVEL, race.game, now, race=rid, invite=race.invite
-            )
+            sent = await send()
         finally:
             pipe = self.svc.store.redis.pipeline(transaction=False)  # one key: in order
             for r in sent:
                 pipe.zadd(key, {f"{rid} {r.player}": now})
             pipe.zrem(key, pending)
             await pipe.execute()
-        if not sent:
-            raise RaceError(ErrorCode.NO_BOTS, "no bot worker has a free slot: retry later")
-        return m.Ok(rid=msg.rid)
+        return sent
 
     async def _count_asked(self, key: str, pending: str, now: int) -> None:
         """Note `pending` among the bots the player asked for, then count those not yet in a
@@ -184,14 +196,26 @@ class Bots:
             await self.queue.forget_bot(r.player, r.token)
         return []
 
-    async def send_bot(
-        self, kind: str, level: str, game: str, now: int, *, race: str = "", invite: str = "", seats: int = 2
-    ) -> None:
-        """Queue a bot request whatever the free slots (a rematch's bot replacing one of the
-        old race: it comes when a worker has a slot, or the request expires)."""
-        await self.queue.push(
-            await self._request(kind, level, game, now, race=race, invite=invite, seats=seats)
-        )
+    async def send_rematch_bot(
+        self, host: str, level: str, game: str, now: int, *, race: str, invite: str
+    ) -> bool:
+        """Queue the request of a rematch's bot (replacing one of the old race) whatever the
+        free slots: it comes when a worker has a slot, or the request expires. It counts
+        against the rematch's `host` like a `bot` of theirs: False (nothing queued) when
+        the host has MAX_WAITING_BOTS_PER_PLAYER bots waiting already."""
+
+        async def push() -> list[BotRequest]:
+            request = await self._request("race", level, game, now, race=race, invite=invite)
+            await self.queue.push(request)
+            return [request]
+
+        try:
+            await self._asked(host, race, now, push)
+        except RaceError as exc:
+            if exc.code != ErrorCode.NO_BOTS:
+                raise
+            return False
+        return True
 
     async def _request(
         self, kind: str, level: str, game: str, now: int, *, race: str = "", invite: str = "", seats: int = 2

@@ -4,7 +4,11 @@ The first player of a finished race to ask creates the new race (its host,
 seated) and every other player gets a `rematch` offer; accepting is `join`.
 The link old race -> new race is set once in Redis (SET NX), so whoever asks
 next, on any process, gets the same new race and is seated in it. A bot of
-the old race is replaced by a new bot of the same level.
+the old race is replaced by a new bot of the same level, counted against the
+asker (the new race's host) like a `bot` of theirs (server/handlers/bots.py):
+past MAX_WAITING_BOTS_PER_PLAYER bots waiting for a start, the other old bots
+are not replaced and their seats stay free (a person may take one, or the host
+starts with the players present).
 
 Once that rematch has left its lobby (started, finished, or gone), asking
 again for a rematch of the old race makes a fresh one, as the first ask did:
@@ -110,10 +114,14 @@ class Rematch:
         offer = encode(
             m.RematchOffer(race=rid, rematch=new_rid, by=s.player, name=s.name, invite=new.invite or None)
         )
+        bots_left = True  # while the host may have one more bot waiting (bots.py)
         for pid in B.offer_to(race, s.player):
             if is_bot(pid):
-                level = await queue.level_of(pid) or "greedy"
-                await self.bots.send_bot("race", level, settings.game, now, race=new_rid, invite=new.invite)
+                if bots_left:
+                    level = await queue.level_of(pid) or "greedy"
+                    bots_left = await self.bots.send_rematch_bot(
+                        s.player, level, settings.game, now, race=new_rid, invite=new.invite
+                    )
             else:
                 await svc.store.publish_player(pid, offer)
         return reply
