@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from typing import Any
 
 from protocol import messages as m
@@ -36,6 +37,7 @@ from ..core.lobby import CAS_ATTEMPTS, lobby_commit, open_lobbies, retry_delay_s
 from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import Conflict, keys
+from ..storage.players import QUICK_TTL_S, RESERVE_MS, quick_hold
 from .runtime import Runtime
 
 encode = m.encode
@@ -85,8 +87,37 @@ class Lobby:
         self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
 
     async def _seat_limit(self, pid: str) -> None:
+        """A look at the limit only (nothing reserved: a request at once may pass it too);
+        `_reserve_seat` counts and takes the seat in one step."""
         held = len(await self.svc.store.player_races(pid))
         check.seat_limit(held, self.svc.settings.max_races_per_player)
+
+    async def _reserve(self, pid: str, seat: str, ms: int = RESERVE_MS) -> bool:
+        """Count `pid`'s seats and take `seat` (a race id, or a quick-match entry's
+        `quick_hold`) in one step in Redis, for all processes (storage/seats.lua): of several
+        requests at once, never more pass than MAX_RACES_PER_PLAYER allows. `too-many-races`
+        if the player holds that many already. True if reserved (the caller settles or gives
+        it back), False if `seat` was held already (nothing to give back)."""
+        most = self.svc.settings.max_races_per_player
+        status, held = await self.svc.store.reserve_seat(pid, seat, most, ms)
+        if status < 0:
+            check.seat_limit(max(held, most), most)  # raises too-many-races
+        return status > 0
+
+    @asynccontextmanager
+    async def _reserved_seat(self, pid: str, rid: str) -> AsyncIterator[None]:
+        """The seat of `pid` in the race `rid`, reserved (`_reserve`) for the body, which
+        creates or joins the race: settled if it returns, given back if it raises for any
+        reason (cancelled too), so that a failed create or join costs no seat."""
+        reserved = await self._reserve(pid, rid)
+        try:
+            yield
+        except BaseException:
+            if reserved:
+                await self.svc.store.release_seats(pid, rid)
+            raise
+        if reserved:
+            await self.svc.store.settle_seats(pid, rid)
 
     async def public_lobby_limit(self, s: Session, rid: str) -> None:
         """Count the public lobby `rid` about to be created by `s` against its client address
@@ -184,21 +215,21 @@ class Lobby:
         time_limit_s = check.time_limit(
             msg.time_limit_s, st.time_limit_s, st.time_limit_min_s, st.time_limit_max_s
         )
-        await self._seat_limit(s.player)
         rid = keys.new_race_id()
-        if not msg.private:
-            await self.public_lobby_limit(s, rid)
-        seed, proof = await self._deal(gdef.id, bool(msg.winnable))
-        now = await self.svc.store.time_ms()
-        race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now, rid)
-        race.certified, race.proof, race.hints = (
-            proof is not None,
-            " ".join(proof or ()),
-            msg.hints is not False,
-        )
-        if race.private:
-            race.invite = new_invite()
-        return await self._publish_new(s, msg, race, now)
+        async with self._reserved_seat(s.player, rid):
+            if not msg.private:
+                await self.public_lobby_limit(s, rid)
+            seed, proof = await self._deal(gdef.id, bool(msg.winnable))
+            now = await self.svc.store.time_ms()
+            race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now, rid)
+            race.certified, race.proof, race.hints = (
+                proof is not None,
+                " ".join(proof or ()),
+                msg.hints is not False,
+            )
+            if race.private:
+                race.invite = new_invite()
+            return await self._publish_new(s, msg, race, now)
 
     async def create_solo(
         self,
@@ -216,12 +247,13 @@ class Lobby:
         start or leave a sealed race. `proof`: the deal's winning line, when the solver
         certified it. No reply is sent here."""
         gdef = check.game(game)
-        await self._seat_limit(s.player)
-        now = await self.svc.store.time_ms()
-        race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now)
-        race.sealed = sealed
-        race.certified, race.proof = proof is not None, " ".join(proof or ())
-        await self._publish_new(s, None, race, now)
+        rid = keys.new_race_id()
+        async with self._reserved_seat(s.player, rid):
+            now = await self.svc.store.time_ms()
+            race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now, rid)
+            race.sealed = sealed
+            race.certified, race.proof = proof is not None, " ".join(proof or ())
+            await self._publish_new(s, None, race, now)
         return race
 
     async def start_solo(self, rid: str, pid: str) -> None:
@@ -251,7 +283,11 @@ class Lobby:
             self.svc.add_member(s, race)
         return snapshot_reply(msg, race, s.player)
 
-    async def _publish_new(self, s: Session | None, msg: Any, race: R.Race, now: int) -> m.RaceSnapshot:
+    async def _publish_new(
+        self, s: Session | None, msg: Any, race: R.Race, now: int, hold: str = ""
+    ) -> m.RaceSnapshot:
+        """Store a new race and seat its players. `hold`: a seat its players reserved for it
+        (a quick-match entry's, `seat_group`), given back once the race's seats replace it."""
         store = self.svc.store
         # Seats and timer first: a process dying after the commit must not leave a race that
         # counts down with no timer (it would never start) or players who cannot resume it.
@@ -264,6 +300,8 @@ class Lobby:
             0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=ttl(self.svc.settings, race, now)
         )
         self.svc.metrics.races_created += 1
+        for p in race.players if hold else ():  # before the seats' notices: counted once
+            await store.release_seats(p.player, hold)
         if s is not None:  # a member before its seat's notice: the notice then finds it one
             self.svc.add_member(s, race)
         for p in race.players:
@@ -283,12 +321,19 @@ class Lobby:
         if race is None:
             raise check.no_such_race()
         privacy.check_join(race, pid, msg.invite)
-        if race.seat_of(pid) is None:
-            await self._seat_limit(pid)
+        if race.seat_of(pid) is not None:  # a no-op join (core/lobby.py `join`): no new seat
+            race = await self._join(s, rid)
+        else:
+            async with self._reserved_seat(pid, rid):
+                race = await self._join(s, rid)
+        return snapshot_reply(msg, race, pid)
+
+    async def _join(self, s: Session, rid: str) -> R.Race:
+        pid = s.player
         race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name))
         self.svc.add_member(s, race)  # a member before its seat's notice: the notice then finds it one
         await self.svc.store.add_seat(pid, rid)
-        return snapshot_reply(msg, race, pid)
+        return race
 
     async def leave(self, s: Session, msg: m.Leave) -> m.RaceSnapshot:
         pid = s.player
@@ -325,10 +370,18 @@ class Lobby:
         gdef = check.game(msg.game)
         seats = check.seats(msg.seats, m.DEFAULT_SEATS, svc.settings.max_seats)
         pid = s.player
-        await self._seat_limit(pid)
+        # The entry holds a seat while it waits (module docstring), reserved and counted in one
+        # step: queued on several connections at once, never more than the limit pass.
+        hold = quick_hold(gdef.id, seats)
+        reserved = await self._reserve(pid, hold, QUICK_TTL_S * 1000)
         # Noted before the push: whatever becomes of it, this connection's close lets go of its hold.
         s.quick.add((gdef.id, seats))
-        group = await svc.store.quick_push(gdef.id, seats, pid, s.conn_id)
+        try:
+            group = await svc.store.quick_push(gdef.id, seats, pid, s.conn_id)
+        except BaseException:
+            if reserved:
+                await svc.store.release_seats(pid, hold)
+            raise
         s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats)))
         if not group:
             return
@@ -336,14 +389,36 @@ class Lobby:
         # public race. Only this connection's record goes: another of the player's may be queueing
         # for the same size again right now, and a stale record is harmless (module docstring).
         s.quick.discard((gdef.id, seats))
-        await self.seat_group(gdef.id, group, svc.settings.time_limit_s)
+        await self.seat_group(gdef.id, group, svc.settings.time_limit_s, hold=hold)
 
     async def seat_group(
-        self, game: str, group: list[str], time_limit_s: int, race: str | None = None, *, arena: str = ""
+        self,
+        game: str,
+        group: list[str],
+        time_limit_s: int,
+        race: str | None = None,
+        *,
+        arena: str = "",
+        hold: str = "",
     ) -> R.Race:
         """A new public race of `group`, counting down at once, under id `race` (default: a
         new one), paired by `arena` if given; each player is notified (`seated`) wherever
-        they are connected."""
+        they are connected. `hold`: the group's quick-match entries' seat (`quick_hold`), given
+        back by each player once the race's seat replaces it, or if the race failed."""
+        try:
+            new = await self._seat_group(game, group, time_limit_s, race, arena, hold)
+        except BaseException:
+            for p in group if hold else ():  # no race: the entries' seats are free again
+                await self.svc.store.release_seats(p, hold)
+            raise
+        notice = encode({"t": "seated", "race": new.race})
+        for p in group:
+            await self.svc.store.publish_player(p, notice)
+        return new
+
+    async def _seat_group(
+        self, game: str, group: list[str], time_limit_s: int, race: str | None, arena: str, hold: str
+    ) -> R.Race:
         svc = self.svc
         gdef = check.game(game)
         names = [await svc.store.player_name(p) for p in group]
@@ -364,10 +439,7 @@ class Lobby:
         )
         new.certified, new.proof = proof is not None, " ".join(proof or ())
         new.arena = arena
-        await self._publish_new(None, None, new, now)
-        notice = encode({"t": "seated", "race": new.race})
-        for p in group:
-            await svc.store.publish_player(p, notice)
+        await self._publish_new(None, None, new, now, hold)
         return new
 
     async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
@@ -376,6 +448,7 @@ class Lobby:
         if msg.game in rules.GAMES:
             await self.svc.store.quick_leave(msg.game, QUICK_SIZES, s.player)
             s.quick = {(game, seats) for game, seats in s.quick if game != msg.game}
+            await self.svc.store.release_seats(s.player, *(quick_hold(msg.game, n) for n in QUICK_SIZES))
         return m.Ok(rid=msg.rid)
 
     async def on_disconnect(self, s: Session) -> None:
@@ -385,6 +458,7 @@ class Lobby:
             return
         for game, seats in list(s.quick):
             try:
-                await self.svc.store.quick_release(game, seats, pid, s.conn_id)
+                if await self.svc.store.quick_release(game, seats, pid, s.conn_id):
+                    await self.svc.store.release_seats(pid, quick_hold(game, seats))  # the entry left
             except Exception as exc:
                 self.svc.failed("could not leave the quick-match queue", exc)

@@ -137,19 +137,20 @@ class RatedHandlers:
                 f"`time_limit_s`: a rated race runs on the server's clock ({st.time_limit_s} s)",
                 field="time_limit_s",
             )
-        await lobby._seat_limit(li.player)
         rid = keys.new_race_id()
-        if not msg.private:
-            await lobby.public_lobby_limit(s, rid)
-        seed = self.svc.seed_factory()
-        now = await self.svc.store.time_ms()
-        race = lobby._new_race(s, gdef, seats, st.time_limit_s, bool(msg.private), seed, now, rid)
-        race.rated = True
-        race.players[0].session = li.session
-        if race.private:
-            race.invite = new_invite()
-        await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
-        return await lobby._publish_new(s, msg, race, now)
+        # The seat taken in the same step as it is counted (handlers/lobby.py `_reserved_seat`).
+        async with lobby._reserved_seat(li.player, rid):
+            if not msg.private:
+                await lobby.public_lobby_limit(s, rid)
+            seed = self.svc.seed_factory()
+            now = await self.svc.store.time_ms()
+            race = lobby._new_race(s, gdef, seats, st.time_limit_s, bool(msg.private), seed, now, rid)
+            race.rated = True
+            race.players[0].session = li.session
+            if race.private:
+                race.invite = new_invite()
+            await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
+            return await lobby._publish_new(s, msg, race, now)
 
     async def join(self, s: Session, msg: m.Join) -> m.RaceSnapshot:
         lobby = self.svc.lobby
@@ -161,10 +162,11 @@ class RatedHandlers:
         # would learn that a private race it may not see is rated.
         privacy.check_join(race, s.player, msg.invite)
         li = await self.identity.account_of(s)
-        if race.seat_of(li.player) is None:
-            await lobby._seat_limit(li.player)
-        race = await lobby.mutate(rid, lambda r, now: rated_rules.seat(r, li.player, li.name, li.session))
-        await self.svc.store.add_seat(li.player, rid)
+        # The seat taken in the same step as it is counted (handlers/lobby.py `_reserved_seat`;
+        # a player seated already reserves nothing).
+        async with lobby._reserved_seat(li.player, rid):
+            race = await lobby.mutate(rid, lambda r, now: rated_rules.seat(r, li.player, li.name, li.session))
+            await self.svc.store.add_seat(li.player, rid)
         self.svc.add_member(s, race)
         return snapshot_reply(msg, race, li.player)
 

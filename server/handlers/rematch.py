@@ -28,7 +28,7 @@ from protocol.messages import ErrorCode, RaceStatus
 
 from ..core import bots as B
 from ..core import races as R
-from ..core.races import RaceError
+from ..core.races import Race, RaceError
 from ..core.session import Session
 from ..storage import keys
 from ..storage.bots import is_bot, rematch_key
@@ -75,9 +75,43 @@ class Rematch:
         existing = await queue.rematch_of(rid)
         if existing is not None and await self._in_lobby(existing):
             return await self._accept(s, msg, existing)
-        # No rematch yet, or it is spent (started, finished, gone): a fresh one.
-        await self.lobby._seat_limit(s.player)
+        # No rematch yet, or it is spent (started, finished, gone): a fresh one, its seat taken
+        # in the same step as it is counted (handlers/lobby.py `_reserved_seat`).
         new_rid = keys.new_race_id()
+        async with self.lobby._reserved_seat(s.player, new_rid):
+            claimed, new, reply, now = await self._fresh(s, msg, rid, settings, existing, new_rid)
+            if new is None:  # another player's rematch won the claim: join that one instead
+                await svc.store.release_seats(s.player, new_rid)
+        if new is None or reply is None:
+            return await self._accept(s, msg, claimed)
+        offer = encode(
+            m.RematchOffer(race=rid, rematch=new_rid, by=s.player, name=s.name, invite=new.invite or None)
+        )
+        bots_left = True  # while the host may have one more bot waiting (bots.py)
+        for pid in B.offer_to(race, s.player):
+            if is_bot(pid):
+                if bots_left:
+                    level = await queue.level_of(pid) or "greedy"
+                    bots_left = await self.bots.send_rematch_bot(
+                        s.player, level, settings.game, now, race=new_rid, invite=new.invite
+                    )
+            else:
+                await svc.store.publish_player(pid, offer)
+        return reply
+
+    async def _fresh(
+        self,
+        s: Session,
+        msg: m.Rematch,
+        rid: str,
+        settings: B.RematchSettings,
+        existing: str | None,
+        new_rid: str,
+    ) -> tuple[str, Race | None, m.RaceSnapshot | None, int]:
+        """Claim `new_rid` as the rematch of `rid` and publish it: (the claimed rematch, the
+        new race, its snapshot reply, now), or (another's claimed rematch, None, None, 0)."""
+        svc = self.svc
+        queue = self.bots.queue
         if not settings.private:
             # A rematch is a new public lobby like a create: else create, finish, rematch would
             # list lobbies past --max-public-lobbies-per-addr.
@@ -90,7 +124,7 @@ class Rematch:
         if claimed != new_rid:
             if not settings.private and s.addr:
                 await svc.store.sessions.forget_lobbies(s.addr, [new_rid])  # not ours to count
-            return await self._accept(s, msg, claimed)
+            return claimed, None, None, 0
         seed = svc.seed_factory()
         now = await svc.store.time_ms()
         new = R.new_race(
@@ -111,20 +145,7 @@ class Rematch:
         if new.private:
             new.invite = new_invite()
         reply = await self.lobby._publish_new(s, msg, new, now)
-        offer = encode(
-            m.RematchOffer(race=rid, rematch=new_rid, by=s.player, name=s.name, invite=new.invite or None)
-        )
-        bots_left = True  # while the host may have one more bot waiting (bots.py)
-        for pid in B.offer_to(race, s.player):
-            if is_bot(pid):
-                if bots_left:
-                    level = await queue.level_of(pid) or "greedy"
-                    bots_left = await self.bots.send_rematch_bot(
-                        s.player, level, settings.game, now, race=new_rid, invite=new.invite
-                    )
-            else:
-                await svc.store.publish_player(pid, offer)
-        return reply
+        return claimed, new, reply, now
 
     async def _in_lobby(self, new_rid: str) -> bool:
         """Whether the rematch race `new_rid` still waits in its lobby (one stored moments ago

@@ -35,7 +35,10 @@ key                                type    contents
 ``conns:{ADDR}``                   hash    open connections from ADDR (or "player PID"):
                                            PROC -> count, PROC:t -> expiry (ms)
 ``pl:{PID}``                       hash    name, sess (its session key), seated; TTL as the session
-``pl:{PID}:races``                 set     race ids where the player holds a seat
+``pl:{PID}:races``                 set     race ids where the player holds a seat (and the
+                                           seats reserved below; a quick entry's is quick:G:S)
+``pl:{PID}:seating``               zset    reserved seat -> deadline (ms): a create or join in
+                                           progress, a quick entry waiting (seats.lua)
 ``pl:{PID}:bots``                  zset    "RACE BOT" -> when asked (ms): bots the player asked
                                            for with `bot` (handlers/bots.py counts those not in a
                                            started race); TTL 70 s + the bot wait, from the last

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
+from typing import Any
 
 import msgspec
 
@@ -21,10 +22,21 @@ from .keys import (
 from .parts import StorePart
 from .recent import recent_ttl_s
 from .records import text_or_none
-from .scripts import QUICK
+from .scripts import QUICK, SEATS
 from .sessions import Sessions
 
 QUICK_TTL_S = 3600  # a quick-match queue, and its holder sets, live this long after its last arrival
+RESERVE_MS = 60_000  # a seat reserved for a create or join in progress counts this long at most
+
+
+def reservations_key(pid: str) -> str:
+    """``pl:{PID}:seating`` zset: id -> deadline (ms), the player's reserved seats (seats.lua)."""
+    return "pl:{" + pid + "}:seating"
+
+
+def quick_hold(game: str, seats: int) -> str:
+    """The seat a quick-match entry reserves while it waits (never a race id: no race has it)."""
+    return f"quick:{game}:{seats}"
 
 
 class Players(StorePart):
@@ -47,22 +59,52 @@ class Players(StorePart):
         return text_or_none(await self.redis.hget(profile_key(pid), "name")) or "player"
 
     async def player_races(self, pid: str) -> list[str]:
-        """Races where the player holds a seat and which are not finished (prunes the rest)."""
-        ids = [i.decode() for i in await self.redis.smembers(seats_key(pid))]
+        """Races where the player holds a seat and which are not finished (prunes the rest, but
+        not a reservation: its race may not be stored yet, `reserve_seat`)."""
+        ids, reserved = await self._seats(pid, "snap")
+        ids = [i.decode() for i in ids]
         if not ids:
             return []
+        pending = {i.decode() for i in reserved}
         pipe = self.redis.pipeline(transaction=False)
         for rid in ids:
             pipe.hmget(race_key(rid), "status", "players")
         live, gone = [], []
         for rid, (status, players) in zip(ids, await pipe.execute()):
             if status is None or status == b"finished" or pid.encode() not in (players or b""):
-                gone.append(rid)
+                if rid not in pending:  # reserved when the seats were read: not gone yet
+                    gone.append(rid)
             else:
                 live.append(rid)
         if gone:
-            await self.redis.srem(seats_key(pid), *gone)
+            await self._seats(pid, "prune", *gone)  # again unless reserved since
         return sorted(live)
+
+    async def _seats(self, pid: str, op: str, *args: object) -> Any:
+        return await SEATS(self.redis, [seats_key(pid), reservations_key(pid)], [op, *args])
+
+    async def reserve_seat(self, pid: str, rid: str, most: int, ms: int = RESERVE_MS) -> tuple[int, int]:
+        """Count `pid`'s seats and take one more, `rid`, in one step (all processes): so two
+        requests at once never both pass the limit. Returns (status, seats held before):
+        status 1: `rid` reserved, for `ms` at most (then the prune drops it unless its race
+        holds the player): `settle_seats` once the race holds the player, else
+        `release_seats`; 0: `rid` was a seat already, nothing reserved; -1: refused, `most`
+        seats held already."""
+        await self.player_races(pid)  # the seats of gone races leave first: they do not count
+        status, held = await self._seats(
+            pid, "reserve", rid, most, ms, max(self.settings.session_ttl_s, ms // 1000 + 1)
+        )
+        return int(status), int(held)
+
+    async def settle_seats(self, pid: str, *ids: str) -> None:
+        """Reservations of `pid` end: their races hold the player (the seats stay)."""
+        if ids:
+            await self._seats(pid, "settle", *ids)
+
+    async def release_seats(self, pid: str, *ids: str) -> None:
+        """Reservations of `pid` are given back: seat and reservation go."""
+        if ids:
+            await self._seats(pid, "release", *ids)
 
     async def hold_seat(self, pid: str, rid: str) -> None:
         """Record that `pid` sits in `rid`, with no notice: written before the race's commit, so

@@ -7,6 +7,8 @@
             group; a holder lets go, an entry leaves
 ``positions`` the spectator boards: every player's count and position, then the time
 ``recent``  one finished race into a player's capped list of recent races (recent.py)
+``seats``   a player's seats: reserve one (count and add in one step, MAX_RACES_PER_PLAYER),
+            settle or give back reservations, prune the seats of gone races (players.py)
 """
 
 from __future__ import annotations
@@ -57,3 +59,4 @@ LOAD = Script("load")
 QUICK = Script("quick")
 POSITIONS = Script("positions")
 RECENT = Script("recent")
+SEATS = Script("seats")
