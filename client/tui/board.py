@@ -240,7 +240,10 @@ class _Painter:
         cards = self.b.cards(pile)
         if cards:
             i = len(cards) - 1
-            self.c.put(x, y + 1, card_text(cards[i]), self.style_for(pile, i, cards[i]), pile, i)
+            # A hidden top (a spectator's board: a card a rival has not seen) says how many
+            # cards the pile holds, as the face-up top's rank does.
+            text = card_text(cards[i]) if cards[i] is not None else f"{len(cards):^{CARD_W}}"
+            self.c.put(x, y + 1, text, self.style_for(pile, i, cards[i]), pile, i)
         else:
             hint = self.hints.get(pile)
             text = f"{hint:^{CARD_W}}" if hint else EMPTY

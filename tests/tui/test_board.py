@@ -90,6 +90,23 @@ def test_racing_aces_groups_and_reserve_fan():
     assert "r0  13  A♣" in text and "111" in text
 
 
+def test_a_spectators_board_with_hidden_face_up_cards():
+    """A spectator's board hides the cards a rival still playing has not seen as ?? anywhere in
+    a pile (docs/protocol.md `spectate`): they are backs, and a foundation whose top is hidden
+    shows how many cards it holds instead (its top's rank would have said how far it is built)."""
+    text = (
+        "fours-up f0:4c5c???? f1:4d f2: f3: f4: f5: f6: f7: t0:Qd t1: t2:2s t3:7h????4c t4: t5: s:#83 w:????"
+    )
+    board = parse_view(text)
+    assert board.cards("f0") == ("4c", "5c", None, None) and board.cards("w") == (None, None)
+    assert board.cards("t3") == ("7h", None, None, "4c")
+    canvas = layout_board(board)
+    x, y = canvas.where("f0", 3)  # the middle of its top card
+    assert canvas.lines()[y][x - 1 : x + 2] == " 4 "  # four cards on it, the top one hidden
+    drawn = canvas.text()
+    assert BACK in drawn and " 7♥" in drawn and " 4♣" in drawn
+
+
 def test_parse_full_position_text_too():
     g = deal("rouge-et-noir", "abc")
     b = parse_view(g.to_text())

@@ -54,7 +54,8 @@ export function cardEl(code) {
   const el = document.createElement("div");
   if (!code) {
     el.className = "card back";
-    el.setAttribute("aria-label", "face-down card");
+    // face down, or (on a spectator's board) a card a rival has not seen yet
+    el.setAttribute("aria-label", "hidden card");
     return el;
   }
   const red = isRed(code);
