@@ -72,12 +72,12 @@ async def main(url: str, arena_id: str) -> None:
     while info is None:  # created by the test once every process is up
         await asyncio.sleep(TICK_S)
         info = await store.get(arena_id)
-    arena = info.arena
     while True:
+        # Read each tick: the kill test ends the arena early by moving its stored end.
         current = await store.get(arena_id)
         if current is None or current.finalized is not None:
             break
-        await store.tick(arena)
+        await store.tick(current.arena)
         now = store.clock()
         for race, rec in (await store.formed(arena_id)).items():
             if race_end(race, rec["formed"]) <= now:

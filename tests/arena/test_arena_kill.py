@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -20,6 +21,14 @@ from server.arena import Arena, ArenaStore  # noqa: E402
 from server.arena.scoring import rerank, score_race  # noqa: E402
 
 PLAYERS = 40
+
+
+def end_now(sync: redis.Redis, arena: Arena) -> None:
+    """Test hook: the arena ends now. Its stored end moves to now (the drivers read the arena
+    each tick, the store's scripts read `ends`): pairing stops, the races formed before are
+    applied, and the arena is finalized as at the end of its time."""
+    now = int(time.time() * 1000)
+    sync.hset("{arena:kill}:meta", mapping={"ends": now, "duration_ms": now - arena.starts})
 
 
 def wait_for(cond, timeout=30.0, what="condition"):
@@ -49,7 +58,9 @@ async def test_arena_survives_kill_9(clients, clean_redis):
         for proc in procs:
             assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         now = store.clock()
-        arena = Arena("kill", "racing-aces", starts=now + 300, duration_ms=10_000, time_limit_s=30)
+        # An hour long: far beyond the waits below, however loaded the machine. The test
+        # ends it once the survivor has paired after the kill (end_now).
+        arena = Arena("kill", "racing-aces", starts=now + 300, duration_ms=3_600_000, time_limit_s=30)
         await store.create(arena)
         for p in players:
             await store.join(arena.id, p, p)
@@ -60,6 +71,12 @@ async def test_arena_survives_kill_9(clients, clean_redis):
         procs[0].wait(10)
         killed_at = store.clock()
         assert killed_at < arena.ends, "the arena should outlive the kill"
+
+        def formed_after_kill() -> bool:
+            return any(json.loads(v)["formed"] > killed_at for v in sync.hvals(results_key))
+
+        wait_for(formed_after_kill, what="a race paired and applied by the survivor after the kill")
+        end_now(sync, arena)
         assert procs[1].wait(60) == 0, procs[1].stderr.read()
         sync.close()
     finally:

@@ -28,6 +28,7 @@ def test_candidate_zero_is_the_ordinary_daily_seed() -> None:
     assert len(seeds) == 5
 
 
+@pytest.mark.daily  # the day's date is read once, on the real clock, then minutes of waits (tests/conftest.py)
 async def test_a_certified_daily(make_server, r):
     app = await make_server(**CERTIFY)
     daily = app.daily

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import msgpack
 import pytest
@@ -205,18 +206,26 @@ async def test_hello_timeout_closes_1008(make_server):
 
 
 async def test_rate_limit(make_server):
-    app = await make_server(rate=5, burst=5, rate_close=20)
+    # The slowest refill (1 credit a second): the counts below hold however long a stall lasts,
+    # within bounds of the time that passed.
+    app = await make_server(rate=1, burst=5, rate_close=20)
+    t0 = time.monotonic()
     a = await player(app.ws_url, "ada")  # hello spent one credit
-    for i in range(10):
+    for i in range(12):
         await a.send({"t": "ping", "rid": i})
-    replies = [await a.wait(lambda m, i=i: m.get("rid") == i) for i in range(10)]
+    replies = [await a.wait(lambda m, i=i: m.get("rid") == i) for i in range(12)]
+    elapsed = time.monotonic() - t0
+    # 12 pings, at most 5 credits plus one a second: some are limited unless this took 7 s.
     limited = [r for r in replies if r["t"] == "error"]
     assert limited and all(r["code"] == "rate-limited" and r["retry_ms"] > 0 for r in limited)
-    assert sum(r["t"] == "pong" for r in replies) in (4, 5)
-    await asyncio.sleep(0.3)  # not a wait: credits come back with time (5 a second)
+    # The burst's credits (4 or 5 after the hello), and those that came back meanwhile.
+    pongs = sum(r["t"] == "pong" for r in replies)
+    assert 4 <= pongs <= 5 + elapsed * 1, (pongs, elapsed)
+    await asyncio.sleep(1.05)  # not a wait: a credit comes back 1 s after the last was spent
     assert (await a.request("ping"))["t"] == "pong"
-    # abuse: far more than rate_close dropped messages in a row closes with 1008
-    for _ in range(40):
+    # abuse: far more than rate_close dropped messages in a row closes with 1008 (a credit
+    # back meanwhile restarts the count: it would take one a second every 20 pings to escape)
+    for _ in range(100):
         await a.send({"t": "ping"})
     await asyncio.wait_for(a.reader, DEADLINE)
     assert a.closed == 1008

@@ -6,7 +6,7 @@ import signal
 
 import msgpack
 import redis.asyncio as aioredis
-from test_server_race import WIN, play
+from test_server_race import WIN, end_clock_now, play
 from waiting import until
 from wsclient import Raw, player
 
@@ -77,14 +77,15 @@ async def test_deadline_fires_when_the_starting_process_died(server, serve_proce
     snap = await a.request("create", game="fours-up", seats=2, time_limit_s=60)
     rid = snap["race"]
     r = aioredis.Redis.from_url(server.settings.redis)
-    await r.hset(S.race_key(rid), "time_limit_s", 1)  # test hook: a 1 s race
     await b.request("join", race=rid)
     await a.request("ready", race=rid)
     await b.request("ready", race=rid)
     await a.wait("start")
-    await play(a, rid, ["draw"])
+    await play(a, rid, ["draw"])  # on the 60 s clock: no stall makes it late
     proc.send_signal(signal.SIGKILL)  # no goodbye: the in-process server must notice the deadline
     proc.wait(5)
+    # The time is up only now, after the kill: the dead process cannot have ended the race.
+    await end_clock_now(server.settings.redis, rid)
 
     async def finished() -> bool:
         return await r.hget(S.race_key(rid), "status") == b"finished"
