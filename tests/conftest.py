@@ -64,10 +64,13 @@ os.environ.setdefault("SOLRACE_BOT_NICE", "0")
 # refuses it (`daily-closing`), and across midnight the date it checks changes under it. Such
 # a test starting close to the end of the UTC day waits for the next day first (tests/waiting.py):
 # at most once a day, and for a known instant, not for a guess.
-@pytest.fixture(autouse=True)
-def clear_of_midnight(request):
-    if request.node.get_closest_marker("daily") is not None:
+# A hook around the test's whole run, outside pytest-timeout's: its clock (which counts the
+# fixtures too) starts after the wait, so the wait never eats the test's time limit.
+@pytest.hookimpl(hookwrapper=True, tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    if item.get_closest_marker("daily") is not None:
         time.sleep(wait_for_next_day(time.time()))
+    yield
 
 
 # Short clocks so that whole races run in well under a second.

@@ -13,7 +13,7 @@ from server.daily import days
 
 GAME = "racing-aces"
 
-# They start daily attempts on the real clock (tests/conftest.py: clear_of_midnight).
+# They start daily attempts on the real clock (tests/conftest.py: pytest_runtest_protocol).
 pytestmark = pytest.mark.daily
 
 

@@ -17,7 +17,7 @@ from server.daily import keys as dkeys
 
 GAME = "racing-aces"
 
-# They start daily attempts on the real clock (tests/conftest.py: clear_of_midnight).
+# They start daily attempts on the real clock (tests/conftest.py: pytest_runtest_protocol).
 pytestmark = pytest.mark.daily
 
 

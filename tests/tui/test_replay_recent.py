@@ -20,7 +20,7 @@ from protocol import messages as m
 from tests.tui.helpers import click_shown, rendered, until
 from tests.tui.test_replay_cli import finished_race
 
-# A daily attempt starts on the real clock (tests/conftest.py: clear_of_midnight).
+# A daily attempt starts on the real clock (tests/conftest.py: pytest_runtest_protocol).
 pytestmark = [pytest.mark.timeout(120), pytest.mark.daily]
 
 GAME = "fours-up"
