@@ -22,6 +22,7 @@ import msgspec
 
 from .constants import MAX_ID_LEN, MAX_NAME
 from .fields import (
+    NAME_PATTERN,
     Count,
     GameId,
     Invite,
@@ -240,7 +241,9 @@ class ArenaCreate(ClientMsg, tag="arena_create", frozen=True):
     seats: Annotated[int, msgspec.Meta(ge=2, le=4)] | None = None  # absent or nil: 2
     time_limit_s: TimeLimit | None = None  # absent or nil: 300
     berserk: bool | None = None  # absent or nil: true
-    name: Annotated[str, msgspec.Meta(max_length=MAX_NAME * 2)] | None = None
+    name: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME * 2, pattern=NAME_PATTERN)] | None = (
+        None
+    )
 
 
 # --- the solver: hints and post-race analysis (docs/protocol.md §3 `hint`, `analysis`) ---

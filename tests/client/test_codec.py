@@ -579,6 +579,12 @@ BAD_INPUTS: list[tuple[str, Any, str, str | None]] = [
     ("name zero-width", _enc({"t": "hello", "v": 1, "name": "a\u200bb"}), "bad-message", "name"),
     ("name padded", _enc({"t": "hello", "v": 1, "name": " ada"}), "bad-message", "name"),
     ("hello v missing", _enc({"t": "hello"}), "bad-message", "v"),
+    (
+        "arena name bidi",
+        _enc({"t": "arena_create", "arena": "a", "game": "g", "duration_ms": 10_000, "name": "a\u202eb"}),
+        "bad-message",
+        "name",
+    ),
     ("binary for str", _enc({**MOVE, "move": b"draw"}), "bad-message", "move"),
     ("nested for str", _enc({**MOVE, "race": {"a": 1}}), "bad-message", "race"),
     ("nil for required", _enc({**MOVE, "race": None}), "bad-message", "race"),
