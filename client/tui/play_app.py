@@ -8,7 +8,7 @@ from typing import Any
 
 from rich.markup import escape
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -26,7 +26,7 @@ from .race_text import NO_BOT, connection_text, lobby_text, rating_change_text, 
 from .ratings_text import rated_needs_account
 from .session import ServerError, Session, race_bot
 from .text import clock
-from .widgets import BoardView, bars_text
+from .widgets import BoardView, bar_width, bars_text
 
 # Whole in the status line's 3 rows from 80 columns on (tests/tui/test_play_help.py).
 HELP = (
@@ -56,16 +56,27 @@ class PlayApp(App[int]):
     Screen { layout: vertical; }
     #info { height: 2; padding: 0 1; background: $boost; }
     #board-scroll { height: 1fr; overflow: auto auto; }
-    #bars { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary-darken-2; }
+    #bars { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary-darken-2;
+            text-wrap: nowrap; text-overflow: ellipsis; }
     #hints { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     #result { height: auto; padding: 0 1; display: none; border: round $success; }
     #status { height: auto; max-height: 3; padding: 0 1; }
     #status.error { color: $error; }
     #cmd { dock: bottom; }
+    /* A short terminal (80x24): the board gets the rows; one row of legal moves and a
+       borderless command line. */
+    .short #hints { max-height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    .short #bars { max-height: 5; }
+    .short #cmd { border: none; height: 1; padding: 0 1; background: $boost; }
     """
+    #: Below this many rows the race screen is laid out for a short terminal (`.short`).
+    SHORT_ROWS = 32
     BINDINGS = [
         Binding("escape", "deselect", "clear selection", show=False),
         Binding("ctrl+q", "quit", "quit"),
+        # The command line keeps the focus: these scroll the board all the same.
+        Binding("pageup", "scroll_board(-1)", "board up", show=False),
+        Binding("pagedown", "scroll_board(1)", "board down", show=False),
     ]
 
     def __init__(
@@ -99,7 +110,8 @@ class PlayApp(App[int]):
     def compose(self) -> ComposeResult:
         connecting = connection_text(None, self.server_url)
         yield Static(connecting, id="info")
-        with VerticalScroll(id="board-scroll"):
+        # Not focusable: a click on the board must leave the focus on the command line.
+        with VerticalScroll(id="board-scroll", can_focus=False):
             yield BoardView(id="board", placeholder=connecting)
         yield Static(id="result")
         yield Static(id="bars")
@@ -110,6 +122,7 @@ class PlayApp(App[int]):
         )
 
     def on_mount(self) -> None:
+        self.fit(self.size.height)
         self.query_one("#cmd", Input).focus()
         self.set_interval(0.25, self.refresh_info)
         self.main()
@@ -123,6 +136,19 @@ class PlayApp(App[int]):
             except (TimeoutError, ServerError):
                 pass
         await self.session.close()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size.height)
+
+    def fit(self, rows: int) -> None:
+        self.screen_stack[0].set_class(rows < self.SHORT_ROWS, "short")
+
+    def action_scroll_board(self, pages: int) -> None:
+        scroll = self.screen_stack[0].query_one("#board-scroll", VerticalScroll)
+        if pages < 0:
+            scroll.scroll_page_up()
+        else:
+            scroll.scroll_page_down()
 
     # -- status line ----------------------------------------------------------
 
@@ -148,11 +174,33 @@ class PlayApp(App[int]):
         self.pump()
         intent = self.intent
         seated = list(getattr(self.session, "seated_races", None) or [])
-        if intent is None and seated:
-            intent = Intent("resume", race=seated[-1])  # the token still holds a seat: back to it
+        if intent is None and seated and await self.resume_seated(seated):
+            return
         if intent is None:
             intent = await self.choose()
         await self.begin(intent)
+
+    async def resume_seated(self, seated: list[str]) -> bool:
+        """Back to a race the token still holds a seat in, if the player's own game in it is
+        not over: one that goes on only for the others is left to them (the menu instead)."""
+        over = []
+        for rid in reversed(seated):
+            await self.begin(Intent("resume", race=rid))
+            m = self.model
+            if m.race_id == rid and m.me in m.players:
+                if m.status in ("lobby", "countdown") or m.my_status in (None, "playing"):
+                    return True
+                if m.status == "running":
+                    over.append(rid)
+            self.races_left.add(rid)
+            self.model = RaceModel(me=m.me)
+        if over:
+            self.notify(
+                f"Your game in race {', '.join(over)} is over; the race goes on for the others "
+                "and its ranking will be under 'Your races'.",
+                timeout=10,
+            )
+        return False
 
     async def choose(self) -> Intent:
         """The menu's choice. The race screen shows dimmed around the menu: its command line
@@ -171,16 +219,46 @@ class PlayApp(App[int]):
         return intent
 
     def to_menu(self) -> None:
-        """The `menu` command: once the race is over (or left), choose the next one."""
+        """The `menu` command: choose the next race once the player's own game is over (the
+        race may go on for the others), or leave the quick-match queue for it."""
         m = self.model
+        seated = m.me in m.players
         if self.session is None:
             self.say("not connected: nothing to choose from (ctrl+q to quit)", error=True)
-        elif m.status not in ("none", "finished") and (m.status == "queued" or m.me in m.players):
+        elif m.status == "queued":
+            self.leave_queue()
+        elif m.status == "lobby" and seated:
+            self.say("you hold a seat in this lobby: 'leave' it first, then 'menu'", error=True)
+        elif m.status == "countdown" and seated:
+            self.say("the race is about to start: 'menu' is for once your game is over", error=True)
+        elif m.status == "running" and seated and m.my_status in (None, "playing"):
             self.say(
-                f"the race is {m.status}: 'menu' is for once it is over (or 'leave' its lobby)", error=True
+                "your game is on: 'finish' declares it over (your cards home count), then 'menu'",
+                error=True,
             )
         else:
+            if m.status == "running" and m.race_id:
+                self.notify(
+                    f"Race {m.race_id} goes on without you: its ranking will be under 'Your races'.",
+                    timeout=8,
+                )
             self.back_to_menu()
+
+    @work(group="menu")
+    async def leave_queue(self) -> None:
+        """Leave the quick-match queue (`menu` or `leave` while waiting), then the menu."""
+        s, m = self.session, self.model
+        assert s is not None
+        try:
+            await s.request("unqueue", game=m.game)
+        except ServerError as e:
+            self.say(e.describe(), error=True)
+            return
+        if self.model is not m or m.status != "queued":
+            # Seated while the unqueue was on its way: the race was found first.
+            self.say("rivals were found before you left the queue: this is your race", error=True)
+            return
+        self.back_to_menu()
 
     @work(group="menu")
     async def back_to_menu(self) -> None:
@@ -328,7 +406,8 @@ class PlayApp(App[int]):
             board.show(m.board, self.marks())
         else:
             board.show(None, placeholder=lobby_text(self.model, self.server_url))
-        self.query_one("#bars", Static).update(bars_text(m, width=30))
+        bars = self.query_one("#bars", Static)
+        bars.update(bars_text(m, width=bar_width(bars.content_region.width or self.size.width - 2, m)))
         hints = self.query_one("#hints", Static)
         if m.status == "running" and m.my_status == "playing":
             legal = m.legal
@@ -455,6 +534,9 @@ class PlayApp(App[int]):
     async def race_command(self, word: str) -> None:
         m = self.model
         s = self.session
+        if s is not None and word == "leave" and m.status == "queued":
+            self.leave_queue()
+            return
         if s is None or not m.race_id:
             self.say("no race yet", error=True)
             return

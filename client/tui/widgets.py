@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import RadioSet
 
 from .board import Board, Canvas, Marks, layout_board
-from .model import RaceModel
+from .model import PlayerRow, RaceModel
 from .text import progress_line
 
 
@@ -114,14 +114,24 @@ class GameChoice(RadioSet):
         self.action_toggle_button()
 
 
+def bar_width(columns: int, model: RaceModel) -> int:
+    """The widest bar (at most 30) that keeps every progress line within `columns`."""
+    longest = max((len(_status(row)) for row in model.ordered()), default=0)
+    fixed = len(progress_line("", 0, 1, 0, "", 0))  # everything but the bar and the status
+    return max(8, min(30, columns - fixed - longest))
+
+
+def _status(row: PlayerRow) -> str:
+    return f"{row.status} (berserk)" if row.berserk else row.status
+
+
 def bars_text(model: RaceModel, width: int = 30) -> Text:
     """Every player's progress as one bar per line; the player's own in bold."""
     out = Text(no_wrap=True, overflow="ellipsis")
     total = model.total or 1
     for i, row in enumerate(model.ordered()):
         me = row.player == model.me
-        status = f"{row.status} (berserk)" if row.berserk else row.status
-        line = progress_line(row.name, row.home, total, row.n, status, width, me)
+        line = progress_line(row.name, row.home, total, row.n, _status(row), width, me)
         style = "bold" if me else ""
         if row.status == "won":
             style += " green"

@@ -1,13 +1,20 @@
 """The play app's `menu` command (offline session, textual's pilot): refused while the
-player's race runs, then, once it is over, back to the menu for the next race, whose
-events are not mixed with the old one's. Offline the menu has no daily or ratings."""
+player's own game is on, then, once it is over, back to the menu for the next race, whose
+events are not mixed with the old one's; from the quick-match queue it leaves the queue.
+A relaunch goes back to a seat only where the player's game is not over. Offline the menu
+has no daily or ratings."""
 
 from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
 
 from client.tui.menu import MenuScreen
 from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
-from tests.tui.helpers import click_shown, rendered, until
+from tests.tui.helpers import DEADLINE, click_shown, rendered, until
 
 SEED = "0123456789abcdef0123456789abcdef"
 
@@ -24,7 +31,7 @@ async def test_menu_after_the_race_then_another_race() -> None:
         first = app.model.race_id
         await pilot.press(*"menu", "enter")
         status = app.query_one("#status")
-        await until(pilot, lambda: "'menu' is for once it is over" in rendered(status), what="refused")
+        await until(pilot, lambda: "your game is on: 'finish'" in rendered(status), what="refused")
         assert not isinstance(app.screen, MenuScreen)
 
         await pilot.press(*"finish", "enter")
@@ -42,3 +49,77 @@ async def test_menu_after_the_race_then_another_race() -> None:
         await until(pilot, session.events.empty, what="the event taken")  # and handled at once
         await pilot.pause()
         assert app.model.race_id != first and app.model.status == "running"
+
+
+async def test_menu_once_my_game_is_over_while_the_others_play_on() -> None:
+    session = LocalSession(name="ada", seed=SEED, countdown_ms=100, rival_interval=5)
+
+    async def connect() -> LocalSession:
+        return session
+
+    app = PlayApp(connect, Intent("quick", "racing-aces", 2))
+    async with app.run_test(size=(110, 45)) as pilot:
+        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        first = app.model.race_id
+        await pilot.press(*"finish", "enter")
+        await until(pilot, lambda: app.model.my_status == "finished", what="my game over")
+        assert app.model.status == "running"  # the rival plays on
+        await pilot.press(*"menu", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        assert first in app.races_left
+
+
+class QueueForEver(LocalSession):
+    """A quick match that never finds rivals."""
+
+    def _do_quick(self, game: str, seats: int = 2) -> dict[str, Any]:
+        return {"t": "queued", "game": game, "seats": seats}
+
+
+@pytest.mark.parametrize("word", ["menu", "leave"])
+async def test_menu_or_leave_from_the_queue_leaves_it(word: str) -> None:
+    session = QueueForEver(name="ada", seed=SEED)
+
+    async def connect() -> LocalSession:
+        return session
+
+    app = PlayApp(connect, Intent("quick", "racing-aces", 2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.status == "queued", what="queued")
+        assert "'menu' (or 'leave') stops waiting" in rendered(app.query_one("#board"))
+        await pilot.press(*word, "enter")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        assert {"t": "unqueue", "game": "racing-aces"} in session.sent
+
+
+async def test_a_relaunch_resumes_only_a_race_whose_game_is_mine_to_play() -> None:
+    session = LocalSession(name="ada", seed=SEED, countdown_ms=50, rival_interval=5)
+    races = []
+    for _ in range(2):
+        await session.request("quick", game="racing-aces", seats=2)
+        races.append(next(r for r in session.races if r not in races))
+    await wait_for(lambda: all(session.races[r].status == "running" for r in races))
+    playing, over = races
+    await session.request("finish", race=over)
+    session.seated_races = [playing, over]  # type: ignore[attr-defined]  # the welcome's seats
+
+    async def connect() -> LocalSession:
+        return session
+
+    app = PlayApp(connect)
+    async with app.run_test(size=(110, 45)) as pilot:
+        await until(pilot, lambda: app.model.race_id == playing and app.model.legal, what="resumed")
+        assert over in app.races_left and app.model.my_status == "playing"
+
+    session.seated_races = [over]  # type: ignore[attr-defined]
+    app = PlayApp(connect)
+    async with app.run_test(size=(110, 45)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        assert over in app.races_left and app.model.race_id is None
+
+
+async def wait_for(cond) -> None:
+    deadline = asyncio.get_running_loop().time() + DEADLINE
+    while not cond():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.01)

@@ -1,0 +1,50 @@
+"""The race screen in an 80x24 terminal (offline session, textual's pilot): a Racing Aces
+board is whole, each player's bar is one line, PgUp/PgDn scroll a taller board while the
+command line keeps the focus, and a click on the board leaves the focus there."""
+
+from __future__ import annotations
+
+from client.tui.offline import LocalSession
+from client.tui.play_app import Intent, PlayApp
+from tests.tui.helpers import until
+
+SEED = "0123456789abcdef0123456789abcdef"
+
+
+async def race_app(game: str) -> tuple[PlayApp, LocalSession]:
+    session = LocalSession(name="ada", seed=SEED, countdown_ms=50, rival_interval=5)
+
+    async def connect() -> LocalSession:
+        return session
+
+    return PlayApp(connect, Intent("quick", game, 2)), session
+
+
+async def test_a_racing_aces_board_is_whole_in_80x24() -> None:
+    app, _ = await race_app("racing-aces")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        await pilot.pause()
+        scroll = app.query_one("#board-scroll")
+        board = app.query_one("#board")
+        assert board.virtual_size.height <= scroll.region.height, (board.virtual_size, scroll.region)
+        bars = app.query_one("#bars")
+        assert bars.region.height == 1 + len(app.model.players)  # its rule, then a line each
+        assert app.query_one("#hints").region.height == 1
+        assert app.focused is app.query_one("#cmd")
+
+
+async def test_page_keys_scroll_the_board_and_a_click_keeps_the_command_line() -> None:
+    app, _ = await race_app("double-aces-and-kings")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        await pilot.pause()
+        scroll = app.query_one("#board-scroll")
+        assert scroll.max_scroll_y > 0  # taller than the rows it has
+        await pilot.press("pagedown")
+        await until(pilot, lambda: scroll.scroll_y == scroll.max_scroll_y, what="scrolled down")
+        await pilot.press("pageup")
+        await until(pilot, lambda: scroll.scroll_y == 0, what="scrolled up")
+        await pilot.click("#board", offset=(2, 2))
+        await pilot.pause()
+        assert app.focused is app.query_one("#cmd")
