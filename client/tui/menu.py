@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet
 
@@ -44,7 +44,8 @@ class MenuScreen(ModalScreen[Intent]):
 
     DEFAULT_CSS = """
     MenuScreen { align: center middle; }
-    #menu { width: 72; height: auto; border: round $accent; padding: 1 2; }
+    #menu { width: 72; height: auto; max-height: 100%; border: round $accent; padding: 1 2; }
+    MenuScreen.short #menu { padding: 0 2; }
     #menu-you { width: 100%; }
     #menu-conn { width: 100%; margin-bottom: 1; color: $text-muted; }
     #menu Horizontal { height: auto; }
@@ -75,7 +76,8 @@ class MenuScreen(ModalScreen[Intent]):
         return self.session is not None and bool(getattr(self.session, "logged_in", False))
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="menu"):
+        # Scrolls rather than cut off what a short terminal has no rows for.
+        with VerticalScroll(id="menu"):
             yield Label("[b]solrace[/b] — choose a game")
             if self.session is not None:
                 yield Label(identity_text(self.session.name, self.logged_in), id="menu-you")
@@ -113,6 +115,16 @@ class MenuScreen(ModalScreen[Intent]):
                     yield Button("Ratings", id="ratings")
                     yield Button("Your races", id="recent")
             yield Label("", id="menu-error")
+
+    #: Below this many terminal rows the menu's widgets are compact (one row each): an
+    #: online menu then fits 80x24 whole.
+    SHORT_ROWS = 32
+
+    def on_mount(self) -> None:
+        if self.app.size.height < self.SHORT_ROWS:
+            self.add_class("short")
+            for widget in self.query("Button, Input, Checkbox, RadioSet"):
+                widget.compact = True  # type: ignore[attr-defined]
 
     def _game(self) -> str:
         rs = self.query_one("#games", RadioSet)

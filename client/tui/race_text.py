@@ -67,14 +67,17 @@ def lobby_text(m: RaceModel, server_url: str | None) -> str:
             "type 'ready' when set"
             + ("; 'start' begins with those present, once all are ready" if m.host == m.me else ""),
         ]
+        # The link alone on its line: whole in 80 columns, and copied without the rest.
         if m.private and m.invite and server_url:
             # A private race opens only with its secret: share the whole link.
-            lines += [f"invite: solrace play --join '{make_link(server_url, m.race_id or '', m.invite)}'"]
+            lines += [
+                "invite with this link (a browser, or: solrace play --join 'LINK'):",
+                make_link(server_url, m.race_id or "", m.invite),
+            ]
         elif not m.private:
-            share = f"solrace play --join {m.race_id}"
+            lines += [f"invite: solrace play --join {m.race_id}"]
             if server_url:
-                share += f"   or the link {make_link(server_url, m.race_id or '')}"
-            lines += [f"invite: {share}"]
+                lines += ["or the link:", make_link(server_url, m.race_id or "")]
     return "\n".join(lines)
 
 

@@ -37,6 +37,7 @@ class RecentScreen(ModalScreen[None]):
     DEFAULT_CSS = """
     RecentScreen { align: center middle; }
     #recent { width: 96%; height: 90%; border: round $accent; padding: 0 1; }
+    #recent-title { width: 100%; }
     #recent-races { height: 1fr; }
     #recent-detail-scroll { height: auto; max-height: 8; }
     #recent Horizontal { height: auto; }

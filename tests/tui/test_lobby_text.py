@@ -1,0 +1,27 @@
+"""The lobby's invitation in the terminal: the link stands alone on its line (copied whole,
+and whole in 80 columns), and every other line fits 80 columns."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.tui.links import make_link
+from client.tui.model import PlayerRow, RaceModel
+from client.tui.race_text import lobby_text
+
+URL = "ws://solrace.example:8765/ws"
+RACE = "r760bf9a3094e54de"
+
+
+@pytest.mark.parametrize("private", [False, True])
+def test_the_link_is_a_line_of_its_own(private: bool) -> None:
+    invite = "4IjHNzwUxnLBDimq0TKqQw" if private else None
+    m = RaceModel(me="p1", race_id=RACE, game="fours-up", status="lobby", host="p1", seats=2)
+    m.private, m.invite = private, invite
+    m.players["p1"] = PlayerRow("p1", "ada")
+    lines = lobby_text(m, URL).splitlines()
+    link = make_link(URL, RACE, invite)
+    assert link in lines
+    assert all(len(line) <= 78 for line in lines if line != link), lines
+    if not private:
+        assert f"invite: solrace play --join {RACE}" in lines
