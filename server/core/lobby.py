@@ -149,7 +149,9 @@ def new_quick_race(
         deal_version=deal_version,
     )
     r.quick = True
-    r.players = [Player(pid, name, ready=True, status=READY) for pid, name in players]
+    r.players = []  # no host: the players, as the queue matched them
+    for pid, name in players:
+        r.players.append(Player(pid, seat_name(r, name), ready=True, status=READY))
     _start_countdown(r, now, countdown_ms)
     return r
 
@@ -163,8 +165,20 @@ def join(race: Race, player: str, name: str) -> Race:
     if len(race.players) >= race.seats:
         raise RaceError(ErrorCode.RACE_FULL, "every seat is taken")
     r = race.copy()
-    r.players.append(Player(player, name))
+    r.players.append(Player(player, seat_name(r, name)))
     return r
+
+
+def seat_name(race: Race, name: str) -> str:
+    """`name`, or "name 2", "name 3"… if a player of the race has it already: two bots of a
+    level, or two guests called ada, are told apart on every board and ranking."""
+    taken = {p.name for p in race.players}
+    if name not in taken:
+        return name
+    n = 2
+    while f"{name} {n}" in taken:
+        n += 1
+    return f"{name} {n}"
 
 
 def leave(race: Race, player: str) -> Race:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from lobby_race import lobby_race
 
 from protocol import ranking
 from server.core import races as R
@@ -154,3 +155,24 @@ def test_snapshot_hides_the_seed_until_finished():
     assert snap["seed"] == "s" and snap["ranking"] and snap["status"] == R.FINISHED
     assert code(R.end, done, 0, {}) == "race-not-running"
     assert code(R.begin, done) == "race-started"
+
+
+def test_a_name_taken_in_the_race_gets_a_number():
+    # Two bots of a level (or two guests called ada) are told apart on every board.
+    r = lobby_race(seats=4)
+    r = R.join(r, "bot-1", "Greedy bot")
+    r = R.join(r, "bot-2", "Greedy bot")
+    r = R.join(r, "p4", "ada")
+    assert [p.name for p in r.players] == ["ada", "Greedy bot", "Greedy bot 2", "ada 2"]
+    quick = R.new_quick_race(
+        race="r2",
+        game="fours-up",
+        total=104,
+        time_limit_s=60,
+        players=[("p1", "ada"), ("p2", "ada"), ("p3", "ada")],
+        now=0,
+        countdown_ms=100,
+        seed="s",
+        commitment="c",
+    )
+    assert [(p.player, p.name) for p in quick.players] == [("p1", "ada"), ("p2", "ada 2"), ("p3", "ada 3")]
