@@ -15,7 +15,7 @@ from .intent import BOT_LEVELS, Intent
 from .links import make_link
 from .model import RaceModel
 from .ratings_text import change_text
-from .text import clock, ranking_lines
+from .text import clock, ranking_lines, tie_break_notes
 
 #: What a rated race's result says until its `rating` event comes (docs/protocol.md §9).
 RATING_PENDING = "rated race: your new rating comes once the ratings are updated…"
@@ -98,6 +98,8 @@ def result_text(m: RaceModel) -> Text:
     t.append("Final ranking" + (" · rated" if m.rated else "") + "\n", style="bold")
     for line, r in zip(ranking_lines(m.ranking or []), m.ranking or []):
         t.append(line + "\n", style="bold green" if r.get("player") == m.me else None)
+    for note in tie_break_notes(m.ranking or []):
+        t.append(note + "\n", style="dim")
     if m.rated and m.seeded:
         if m.rating is not None:
             t.append(rating_change_text(m.rating) + "\n", style="bold")

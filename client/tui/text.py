@@ -70,6 +70,26 @@ def time_text(r: dict[str, Any]) -> str:
     return "no move" if r.get("moves") == 0 else "time up"
 
 
+def tie_break_notes(ranking: list[dict[str, Any]]) -> list[str]:
+    """Why a player ranks above another with as many cards home (protocol/ranking.py): who
+    reached that count first, else who made more moves. The times the ranking lines show
+    are not what decides it, so it is said."""
+    notes = []
+    for a, b in zip(ranking, ranking[1:]):
+        if a.get("won") or b.get("won") or a.get("home") != b.get("home") or a.get("rank") == b.get("rank"):
+            continue
+        first, second = (str(r.get("name") or r.get("player")) for r in (a, b))
+        head = f"{first} ranks above {second} with as many cards home ({a.get('home', 0)}): "
+        if a.get("home_at_ms") != b.get("home_at_ms"):
+            notes.append(
+                head + f"reached that count first ({duration(a.get('home_at_ms'))} "
+                f"against {duration(b.get('home_at_ms'))})"
+            )
+        else:
+            notes.append(head + f"more moves ({a.get('moves', 0)} against {b.get('moves', 0)})")
+    return notes
+
+
 def ranking_lines(ranking: list[dict[str, Any]]) -> list[str]:
     out = []
     for r in ranking:

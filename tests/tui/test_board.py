@@ -18,7 +18,7 @@ from client.tui.board import (
 )
 from client.tui.links import make_link, parse_invite, parse_link
 from client.tui.model import RaceModel
-from client.tui.text import bar, clock, commitment_ok, progress_line, ranking_lines
+from client.tui.text import bar, clock, commitment_ok, progress_line, ranking_lines, tie_break_notes
 from client.tui.widgets import bars_text
 from protocol.rules.engine import deal
 
@@ -437,3 +437,31 @@ def test_an_empty_foundation_shows_what_it_starts_with():
     assert [slot(f) for f in ("f0", "f4", "f8", "f12")] == [" A ", " 6 ", " 7 ", " K "]
     canvas = layout_board(parse_view(deal("rouge-et-noir", "abc").view_text()))
     assert slot("f5") == "K…A"
+
+
+def test_a_tie_on_cards_home_says_what_broke_it() -> None:
+    def row(rank: int, name: str, home: int, home_at: int | None, moves: int, won: bool = False) -> dict:
+        status = "won" if won else "timeout"
+        return {
+            "rank": rank,
+            "name": name,
+            "status": status,
+            "won": won,
+            "home": home,
+            "moves": moves,
+            "time_ms": None,
+            "home_at_ms": home_at,
+        }
+
+    ranking = [
+        row(1, "ada", 104, 90_000, 300, won=True),
+        row(2, "bob", 60, 61_000, 120),
+        row(3, "cy", 60, 75_500, 150),
+        row(4, "dee", 40, 20_000, 99),
+        row(5, "eve", 40, 20_000, 80),
+        row(5, "fay", 40, 20_000, 80),
+    ]
+    assert tie_break_notes(ranking) == [
+        "bob ranks above cy with as many cards home (60): reached that count first (1:01.0 against 1:15.5)",
+        "dee ranks above eve with as many cards home (40): more moves (99 against 80)",
+    ]

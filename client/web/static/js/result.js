@@ -4,7 +4,7 @@
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily.js";
 import { arenaOf } from "./arena.js";
-import { analysisItem, errorText as errText, homeText, timeCell } from "./words.js";
+import { analysisItem, errorText as errText, homeText, tieBreakNotes, timeCell } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
 import { $, h } from "./dom.js";
@@ -188,6 +188,9 @@ export function renderResult() {
           }),
         ),
       ),
+      tieBreakNotes(end.ranking || []).length
+        ? h("div", { class: "muted small", id: "tie-break" }, tieBreakNotes(end.ranking || []).map((n) => h("div", {}, n)))
+        : null,
       sealed
         ? h(
             "div",

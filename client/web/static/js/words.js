@@ -192,6 +192,27 @@ export function timeCell(r, lastMoveMs) {
   return { text: "—", label: "time up", title: "the clock ran out" };
 }
 
+/** Why a player ranks above another with as many cards home (protocol/ranking.py): who reached
+ *  that count first, else who made more moves. The Time column is not what decides it, so it is
+ *  said (client/tui/text.py `tie_break_notes` says the same in the terminal). */
+export function tieBreakNotes(ranking) {
+  const notes = [];
+  for (let i = 0; i + 1 < ranking.length; i++) {
+    const a = ranking[i];
+    const b = ranking[i + 1];
+    if (a.won || b.won || a.home !== b.home || a.rank === b.rank) continue;
+    const head = `${a.name || a.player} ranks above ${b.name || b.player} with as many cards home (${a.home}): `;
+    const atA = a.home_at_ms;
+    const atB = b.home_at_ms;
+    notes.push(
+      atA !== atB
+        ? `${head}reached that count first (${clockText(atA)} against ${clockText(atB)})`
+        : `${head}more moves (${a.moves} against ${b.moves})`,
+    );
+  }
+  return notes;
+}
+
 /** How many moves of a winning line the analysis sentence shows; the rest fold away. */
 const LINE_SHOWN = 8;
 
