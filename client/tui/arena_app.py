@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -44,7 +45,7 @@ class ArenaApp(BrowseApp):
     #arena-winners { height: auto; padding: 0 1; color: $success; }
     #standings-title { height: 1; padding: 0 1; text-style: bold; margin-top: 1; }
     #standings { height: 1fr; padding: 0 1; }
-    #status { height: 1; padding: 0 1; }
+    #status { height: auto; max-height: 3; padding: 0 1; }
     """
     BINDINGS = [
         Binding("escape", "back", "back"),
@@ -65,6 +66,7 @@ class ArenaApp(BrowseApp):
         self.data: dict[str, Any] = {}  # its `arena` reply
         self.board: dict[str, Any] = {}  # its latest standings (reply or `arena_update`)
         self.paired: str | None = None  # my arena race counting down, from its snapshot
+        self.shown_bindings: tuple[bool | None, ...] = ()
 
     def compose(self) -> ComposeResult:
         with Vertical(id="list-view"):
@@ -108,10 +110,41 @@ class ArenaApp(BrowseApp):
             self.say(f"paired: race {self.paired} (play it: solrace play --race {self.paired}){berserk}")
         elif snap.get("status") != "countdown" and snap.get("race") == self.paired:
             self.paired = None
+        self.sync_bindings()
         self.refresh_arena()
 
     def arena_berserk(self) -> bool:
         return bool((self.data.get("arena") or {}).get("berserk"))
+
+    # -- the footer's keys ----------------------------------------------------------
+
+    #: The actions whose keys depend on the view (checked by `check_action`).
+    VIEW_ACTIONS = ("back", "join", "withdraw", "berserk")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """On the list, the one arena's keys are hidden; in an arena, a key that cannot act
+        now (join once joined, berserk with no race) is shown disabled."""
+        if action not in self.VIEW_ACTIONS:
+            return True
+        if self.arena_id is None:
+            return False
+        joined = bool(self.data.get("joined"))
+        if action == "join":
+            return None if joined else True
+        if action == "withdraw":
+            return True if joined else None
+        if action == "berserk":
+            if not self.arena_berserk():
+                return False
+            return True if self.paired or self.data.get("race") else None
+        return True
+
+    def sync_bindings(self) -> None:
+        # Only on a change: a refresh recomposes the footer, and the arena redraws every second.
+        shown = tuple(self.check_action(a, ()) for a in self.VIEW_ACTIONS)
+        if shown != self.shown_bindings:
+            self.shown_bindings = shown
+            self.refresh_bindings()
 
     # -- the list -------------------------------------------------------------
 
@@ -133,8 +166,11 @@ class ArenaApp(BrowseApp):
         )
 
     def on_resize(self, event: events.Resize) -> None:
+        # the app's own size may not be the new one yet
         if self.arena_id is None and self.arenas:
-            self.draw_list(event.size.width)  # the app's own size may not be the new one yet
+            self.draw_list(event.size.width)
+        elif self.arena_id is not None:
+            self.draw_arena(event.size.width)
 
     @on(DataTable.RowSelected, "#arenas")
     def row_selected(self, event: DataTable.RowSelected) -> None:
@@ -163,15 +199,18 @@ class ArenaApp(BrowseApp):
         self.say("j: join · w: withdraw · b: berserk · Esc: back to the list")
         self.draw_arena()
 
-    def draw_arena(self) -> None:
+    def draw_arena(self, width: int | None = None) -> None:
         if self.arena_id is None or not self.query("#arena-info"):
             return
         me = self.session.player if self.session else None
-        self.query_one("#arena-info", Static).update(arena_header(self.data, self.now()))
+        # less the padding; Text: an arena's name is not markup
+        header = arena_header(self.data, self.now(), (width or self.size.width) - 2)
+        self.query_one("#arena-info", Static).update(Text(header))
         self.query_one("#arena-races", Static).update(races_line({**self.data, **self._featured()}))
         self.query_one("#arena-winners", Static).update(winners_line(self.board) or "")
         self.query_one("#standings-title", Static).update(standings_title(self.board))
         self.query_one("#standings", Static).update("\n".join(standings_lines(self.board, me)))
+        self.sync_bindings()
 
     def _featured(self) -> dict[str, Any]:
         # the live updates carry the featured race; the `arena` reply may be older
@@ -239,4 +278,5 @@ class ArenaApp(BrowseApp):
         self.query_one("#arena-view").display = False
         self.query_one("#list-view").display = True
         self.say("")
+        self.sync_bindings()
         await self.load_list()

@@ -11,7 +11,7 @@ from rich.cells import cell_len, set_cell_size
 
 from protocol.rules.facts import game_name
 
-from .text import clock
+from .text import clock, plural
 
 
 def time_left(arena: dict[str, Any], now: int) -> str:
@@ -59,17 +59,28 @@ def fit(text: str, width: int) -> str:
     return set_cell_size(text, max(width - 1, 0)) + "…"
 
 
-def list_widths(rows: Sequence[tuple[str, ...]], width: int) -> list[int]:
+def list_widths(
+    rows: Sequence[tuple[str, ...]],
+    width: int,
+    columns: Sequence[str] = LIST_COLUMNS,
+    give_way: Sequence[tuple[int, int]] = ((0, NAME_MIN), (1, GAME_MIN), (0, 1)),
+) -> list[int]:
     """The columns' widths for a table ``width`` cells wide: each as wide as its widest
-    cell; when they do not fit, the name gives way first (it stays readable cut), then
-    the game; the status, time and players stay whole."""
-    widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(LIST_COLUMNS)]
+    cell; when they do not fit, the ``give_way`` columns narrow in turn, each down to its
+    floor (the arena list: the name first, since it stays readable cut, then the game);
+    the others stay whole."""
+    widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(columns)]
     room = width - 2 * CELL_PADDING * len(widths)
-    for column, floor in ((0, NAME_MIN), (1, GAME_MIN), (0, 1)):
+    for column, floor in give_way:
         over = sum(widths) - room
         if over > 0:
             widths[column] = max(min(floor, widths[column]), widths[column] - over)
     return widths
+
+
+def cut_rows(rows: Sequence[tuple[str, ...]], widths: Sequence[int]) -> list[tuple[str, ...]]:
+    """Each cell cut to its column's width (an ellipsis marking the cut)."""
+    return [tuple(fit(c, w) for c, w in zip(r, widths, strict=True)) for r in rows]
 
 
 def arena_list(
@@ -79,7 +90,7 @@ def arena_list(
     their cells cut to them."""
     rows = [arena_row(a, now) for a in arenas]
     widths = list_widths(rows, width)
-    return widths, [tuple(fit(c, w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return widths, cut_rows(rows, widths)
 
 
 def standing_line(row: dict[str, Any], me: str | None) -> str:
@@ -108,7 +119,7 @@ def standings_lines(board: dict[str, Any], me: str | None) -> list[str]:
 
 def standings_title(board: dict[str, Any]) -> str:
     what = "Final standings" if board.get("final") else "Standings"
-    return f"{what} · {board.get('count', 0)} players"
+    return f"{what} · {plural(int(board.get('count', 0)), 'player')}"
 
 
 def winners_line(board: dict[str, Any]) -> str | None:
@@ -123,16 +134,23 @@ def winners_line(board: dict[str, Any]) -> str | None:
     )
 
 
-def arena_header(data: dict[str, Any], now: int) -> str:
-    """The arena's name, game, seats, clock, time left; whether you are in it; its id
-    (the one `solrace arena --arena ID` opens: the list has no room for it)."""
+def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> str:
+    """Three lines: the arena's name and game; its seats, clock and time left; whether you
+    are in it and its id (the one `solrace arena --arena ID` opens: the list has no room
+    for it). Given the ``width``, the name is cut so that the first line fits it: on one
+    line of a narrow window the header wrapped mid-phrase."""
     a = data.get("arena") or {}
     minutes = max(1, round(a.get("time_limit_s", 0) / 60))
     joined = "you are in: paired whenever free" if data.get("joined") else "not joined"
     berserk = " · berserk allowed" if a.get("berserk") else ""
+    game = game_name(a.get("game", ""))
+    name = a.get("name") or a.get("id", "")
+    if width is not None and width > 0:
+        name = fit(name, max(width - cell_len(game) - 3, NAME_MIN))
     return (
-        f"{a.get('name') or a.get('id', '')} — {game_name(a.get('game', ''))} · {a.get('seats', 2)} seats · "
-        f"{minutes} min races{berserk} · {time_left(a, now)} · {joined} · id {a.get('id', '')}"
+        f"{name} — {game}\n"
+        f"{a.get('seats', 2)} seats · {minutes} min races{berserk} · {time_left(a, now)}\n"
+        f"{joined} · id {a.get('id', '')}"
     )
 
 

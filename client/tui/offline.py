@@ -229,6 +229,21 @@ class LocalSession:
             }
         return out
 
+    def _do_replay(self, race: str, invite: str | None = None) -> dict[str, Any]:
+        """A finished race's seed and every player's moves, as the server's `replay` has them."""
+        r = self._race(race)
+        if r.status != "finished":
+            raise ServerError(ErrorCode.RACE_NOT_OVER, "the race is not over")
+        return {
+            "t": "replay",
+            "race": r.id,
+            "game": r.game_id,
+            "seed": r.seed,
+            "starts_at": r.starts_at,
+            "ranking": r.ranking,
+            "players": [{"player": s.player, "name": s.name, "moves": list(s.moves)} for s in r.seats],
+        }
+
     def _do_races(self, game: str | None = None) -> dict[str, Any]:
         if self.watch_demo and not self._demo_started:
             self._demo_started = True

@@ -54,7 +54,7 @@ class PlayApp(App[int]):
     TITLE = "solrace play"
     CSS = """
     Screen { layout: vertical; }
-    #info { height: 2; padding: 0 1; background: $boost; }
+    #info { height: 2; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
     #board-scroll { height: 1fr; overflow: auto auto; }
     #bars { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary-darken-2;
             text-wrap: nowrap; text-overflow: ellipsis; }
@@ -443,12 +443,13 @@ class PlayApp(App[int]):
         rem = m.remaining_ms(now, own=True)
         if rem is not None and m.status == "running":
             style = "b red" if rem < 30_000 else "b"
-            half = " (berserk: half the clock)" if m.my_deadline != m.deadline else ""
-            parts.append(f"[{style}]{clock(rem)} left[/]{half}")
+            parts.append(f"[{style}]{clock(rem)} left[/]")
         line2 = ""
         if m.status in ("running", "finished") and m.me in m.players:
             me = m.players[m.me]
-            line2 = f"you: {me.home}/{m.total} home · {m.n} moves · {m.my_status or me.status}   "
+            # On the second line: the first is full at 80 columns with a long game name.
+            half = " (berserk: half the clock)" if me.berserk else ""
+            line2 = f"you: {me.home}/{m.total} home · {m.n} moves · {m.my_status or me.status}{half}   "
         if m.commitment:
             line2 += f"commitment {m.commitment[:12]}…"
         if self.selected:

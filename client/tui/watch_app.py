@@ -1,34 +1,52 @@
-"""`solrace watch`: the live race list, then one race's bars and delayed boards."""
+"""`solrace watch`: the live race list, then one race's bars and delayed boards.
+
+The server sends boards only while a race runs (docs/protocol.md §4 `spectate`); once it
+has ended nothing is secret, so the final boards come from its `replay` (§3): the seed
+and every player's moves, re-played here with the rules engine.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
+from protocol.messages import ErrorCode
 from protocol.rules.facts import game_name
 
+from .arena_view import cut_rows, list_widths
 from .board import parse_view
 from .browse import BrowseApp
 from .model import RaceModel
+from .replay_model import ReplayError, build_replay
 from .session import ServerError, Session
 from .text import clock, ranking_lines
-from .widgets import BoardView, bars_text
+from .widgets import BoardView, bar_width, bars_text
+
+#: The race list's columns.
+LIST_COLUMNS = ("race", "game", "status", "clock", "players", "watchers")
+#: When the row is wider than the window: the players give way first (down to this), then
+#: the game (down to this), then the players again; the id, status, clock and count stay whole.
+PLAYERS_MIN, GAME_MIN = 12, 10
+GIVE_WAY = ((4, PLAYERS_MIN), (1, GAME_MIN), (4, 1))
+#: How often the final boards are asked for while the server says the race is not over yet.
+RETRIES, RETRY_S = 3, 0.3
 
 
 def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
-    """One line of the race list (plain function, for tests)."""
+    """One line of the race list, in full (plain function, for tests)."""
     total = r.get("total") or 0
     players = ", ".join(f"{p.get('name')} {p.get('home', 0)}/{total}" for p in r.get("players") or [])
     status = r.get("status", "")
     if status == "countdown" and r.get("starts_at"):
-        when = f"starts in {max(0, r['starts_at'] - now) / 1000:.0f}s"
+        when = f"in {max(0, r['starts_at'] - now) / 1000:.0f}s"  # the status says what starts
     elif status == "running" and r.get("deadline"):
         when = clock(r["deadline"] - now) + " left"
     else:
@@ -43,6 +61,14 @@ def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
     )
 
 
+def race_list(races: list[dict[str, Any]], now: int, width: int) -> tuple[list[int], list[tuple[str, ...]]]:
+    """The race list for a table ``width`` cells wide: the column widths and the rows cut to
+    them (at 80 columns the players pushed the later columns off the screen)."""
+    rows = [race_row(r, now) for r in races]
+    widths = list_widths(rows, width, LIST_COLUMNS, GIVE_WAY)
+    return widths, cut_rows(rows, widths)
+
+
 class WatchApp(BrowseApp):
     TITLE = "solrace watch"
     CSS = """
@@ -51,11 +77,12 @@ class WatchApp(BrowseApp):
     #races { height: 1fr; }
     #race-view { display: none; height: 1fr; }
     #race-info { height: 2; padding: 0 1; background: $boost; }
-    #race-bars { height: auto; padding: 0 1; border-bottom: solid $primary-darken-2; }
+    #race-bars { height: auto; padding: 0 1; border-bottom: solid $primary-darken-2;
+                 text-wrap: nowrap; text-overflow: ellipsis; }
     #race-result { height: auto; padding: 0 1; display: none; border: round $success; }
     #boards { height: 1fr; }
     .board-title { padding: 0 1; text-style: bold; margin-top: 1; }
-    #status { height: 1; padding: 0 1; }
+    #status { height: auto; max-height: 3; padding: 0 1; }
     """
     BINDINGS = [
         Binding("escape", "back", "back to the list"),
@@ -77,6 +104,10 @@ class WatchApp(BrowseApp):
         self.invite = invite  # the initial race's, when it is private
         self.races: list[dict[str, Any]] = []
         self.model: RaceModel | None = None
+        #: the race whose final boards were asked for; whether they are shown, or why not
+        self.final_race: str | None = None
+        self.final_shown = False
+        self.final_missing: str | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="list-view"):
@@ -92,7 +123,7 @@ class WatchApp(BrowseApp):
 
     def on_mount(self) -> None:
         table = self.query_one("#races", DataTable)
-        table.add_columns("race", "game", "status", "clock", "players", "spectators")
+        table.add_columns(*LIST_COLUMNS)
         self.set_interval(0.5, self.tick)
         self.main()
 
@@ -103,9 +134,23 @@ class WatchApp(BrowseApp):
         return True
 
     def server_event(self, ev: dict[str, Any]) -> None:
-        if self.model is not None and ev.get("t") in ("race", "progress", "end", "boards", "state"):
+        t = ev.get("t")
+        if self.model is not None and t in ("race", "progress", "end", "boards", "state"):
+            if t == "boards" and self.final_shown:
+                return  # a late delayed sample would cover the final boards
             self.model.apply(ev)
             self.draw_race()
+            self.want_final_boards()
+
+    # -- the footer's keys ----------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Each view hides the other's keys: back on the list, refresh in a race."""
+        if action == "back":
+            return self.model is not None
+        if action == "refresh":
+            return self.model is None
+        return True
 
     # -- the list -------------------------------------------------------------
 
@@ -116,14 +161,20 @@ class WatchApp(BrowseApp):
         self.races = list(reply.get("races") or [])
         self.draw_list()
 
-    def draw_list(self) -> None:
-        now = self.now()
+    def draw_list(self, width: int | None = None) -> None:
         what = f" of {game_name(self.game)}" if self.game else ""
+        # the table spans the window; a vertical scrollbar may take 2 cells of it
+        widths, rows = race_list(self.races, self.now(), (width or self.size.width) - 2)
         self.fill_table(
             "#races",
-            ((r.get("race"), race_row(r, now)) for r in self.races),
-            f"[b]{len(self.races)} live public race(s){what}[/b] — Enter to spectate, r to refresh, ctrl+q to quit",
+            zip((r.get("race") for r in self.races), rows, strict=True),
+            f"[b]{len(self.races)} live public race(s){what}[/b] — Enter: spectate",
+            widths,
         )
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.model is None and self.races:
+            self.draw_list(event.size.width)  # the app's own size may not be the new one yet
 
     def action_refresh(self) -> None:
         if self.model is None:
@@ -151,10 +202,14 @@ class WatchApp(BrowseApp):
             return
         self.model = RaceModel(me=None)
         self.model.apply(snap)
+        self.final_race, self.final_shown, self.final_missing = None, False, None
         self.query_one("#list-view").display = False
         self.query_one("#race-view").display = True
+        self.query_one("#race-result").display = False
         self.say("Esc: back to the list")
+        self.refresh_bindings()
         self.draw_race()
+        self.want_final_boards()  # it may have ended already
 
     async def action_back(self) -> None:
         if self.model is None:
@@ -164,6 +219,8 @@ class WatchApp(BrowseApp):
         self.query_one("#race-view").display = False
         self.query_one("#list-view").display = True
         self.query_one("#boards", VerticalScroll).remove_children()
+        self.say("")
+        self.refresh_bindings()
         self.unspectate(race)
         self.refresh_list()
 
@@ -193,9 +250,15 @@ class WatchApp(BrowseApp):
         rem = m.remaining_ms(now)
         if rem is not None and m.status == "running":
             parts.append(f"{clock(rem)} left")
-        delay = (
-            f"boards as of {max(0, now - m.boards_at) / 1000:.0f}s ago" if m.boards_at else "boards: waiting…"
-        )
+        ago = f"boards as of {max(0, now - m.boards_at) / 1000:.0f}s ago" if m.boards_at else ""
+        if self.final_shown:
+            delay = "final boards (the race is over: every card shown)"
+        elif self.final_missing:
+            delay = " · ".join(filter(None, [self.final_missing, ago]))
+        elif m.status == "finished":
+            delay = "final boards: loading…"
+        else:
+            delay = ago or "boards: waiting…"
         self.query_one("#race-info", Static).update(" · ".join(parts) + "\n" + delay + "   (Esc: back)")
 
     def draw_race(self) -> None:
@@ -203,7 +266,8 @@ class WatchApp(BrowseApp):
         if m is None:
             return
         self.draw_info()
-        self.query_one("#race-bars", Static).update(bars_text(m))
+        bars = self.query_one("#race-bars", Static)
+        bars.update(bars_text(m, width=bar_width(bars.content_region.width or self.size.width - 2, m)))
         result = self.query_one("#race-result", Static)
         if m.status == "finished" and m.ranking:
             t = Text("Final ranking\n", style="bold")
@@ -234,3 +298,52 @@ class WatchApp(BrowseApp):
                 bv = BoardView(id=wid)
                 boards.mount(bv)
                 bv.show(board)
+
+    # -- the final boards -------------------------------------------------------------
+
+    def want_final_boards(self) -> None:
+        m = self.model
+        if m is None or m.status != "finished" or not m.race_id or m.race_id == self.final_race:
+            return
+        self.final_race = m.race_id
+        self.load_final_boards(m.race_id)
+
+    @work(group="final", exclusive=True)
+    async def load_final_boards(self, race: str) -> None:
+        if self.session is None:
+            return
+        invite = {"invite": self.invite} if self.invite and race == self.initial_race else {}
+        reply: dict[str, Any] | None = None
+        for attempt in range(RETRIES):
+            try:
+                reply = await self.session.request("replay", race=race, **invite)
+                break
+            except ServerError as e:
+                # the `end` may reach us before the finished race is readable everywhere
+                if e.code == ErrorCode.RACE_NOT_OVER and attempt + 1 < RETRIES:
+                    await asyncio.sleep(RETRY_S)
+                    continue
+                if e.code == ErrorCode.UNKNOWN_TYPE:  # offline: the last boards hide nothing
+                    self.no_final_boards(race, "no replays here", "")
+                else:
+                    self.no_final_boards(race, e.code, e.describe())
+                return
+        try:
+            replay = build_replay(reply)
+        except ReplayError as e:
+            self.no_final_boards(race, "the replay does not play", str(e))
+            return
+        m = self.model
+        if m is None or m.race_id != race:
+            return  # left meanwhile
+        m.boards = {p.player: (p.frames[-1].n, p.frames[-1].view) for p in replay.players}
+        self.final_shown = True
+        self.draw_race()
+
+    def no_final_boards(self, race: str, why: str, error: str) -> None:
+        if self.model is None or self.model.race_id != race:
+            return
+        self.final_missing = f"no final boards ({why})"
+        if error:
+            self.say(f"final boards: {error}", error=True)
+        self.draw_info()

@@ -95,3 +95,14 @@ async def click_shown(pilot, selector: str) -> None:
 
     await until(pilot, shown, what=f"{selector} shown")
     assert await pilot.click(selector), f"the click on {selector} reached no widget"
+
+
+def footer_keys(app) -> dict[str, bool]:
+    """The footer's keys as drawn: description -> enabled."""
+    from textual.widgets import Footer
+
+    return {
+        k.description: not k.has_class("-disabled")
+        for k in app.query_one(Footer).children
+        if getattr(k, "description", "")
+    }

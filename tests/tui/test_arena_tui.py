@@ -115,8 +115,11 @@ def test_header_and_races_line():
         "featured": "r9",
     }
     head = arena_header(data, T + 60_000)
-    assert "Cup — Fours Up · 2 seats · 5 min races · berserk allowed · 9:00 left · you are in" in head
-    assert head.endswith(" · id a-1")  # the list has no id column
+    assert head.splitlines() == [
+        "Cup — Fours Up",
+        "2 seats · 5 min races · berserk allowed · 9:00 left",
+        "you are in: paired whenever free · id a-1",  # the list has no id column
+    ]
     assert races_line(data) == "your race: r1 · your races: #1:2 · featured: r9"
     assert races_line({"races": []}) == "no race being played"
 

@@ -17,7 +17,12 @@ async def test_the_online_menu_fits_80x24(make_server, tmp_path) -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
         screen = app.screen
-        await until(pilot, lambda: screen.query_one("#recent").region.area > 0, what="laid out")
+        # Composed and laid out: the menu may still be mounting its controls.
+        await until(
+            pilot,
+            lambda: bool(screen.query("#recent")) and screen.query_one("#recent").region.area > 0,
+            what="laid out",
+        )
         assert screen.query("#rated"), "an account's menu"
         whole = screen.region
         for selector in (

@@ -48,3 +48,22 @@ async def test_page_keys_scroll_the_board_and_a_click_keeps_the_command_line() -
         await pilot.click("#board", offset=(2, 2))
         await pilot.pause()
         assert app.focused is app.query_one("#cmd")
+
+
+async def test_a_berserks_note_is_on_its_own_line_and_the_header_never_wraps() -> None:
+    app, _ = await race_app("double-aces-and-kings")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        me = app.model.players[app.model.me]
+        me.berserk = True
+        app.refresh_info()
+        await pilot.pause()
+        info = app.query_one("#info")
+        first, second = str(info.render()).split("\n")
+        assert "left" in first and "berserk" not in first
+        assert second.startswith("you: ") and "(berserk: half the clock)" in second
+        shown = [
+            "".join(seg.text for seg in strip)
+            for strip in app.screen._compositor.render_strips()[info.region.y : info.region.bottom]
+        ]
+        assert "you: " in shown[1] and "berserk" in shown[1], shown  # not pushed out by a wrap

@@ -1,0 +1,39 @@
+"""The offline session answers `replay` like the server once a race is over (so that
+`solrace watch --offline` shows the final boards): the moves re-play to every seat's board."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from client.tui.offline import LocalSession
+from client.tui.replay_model import build_replay
+from client.tui.session import ServerError
+from tests.tui.helpers import DEADLINE
+
+
+async def test_a_finished_offline_race_replays_to_its_boards() -> None:
+    session = LocalSession(name="ada", countdown_ms=20, rival_interval=0.005, rival_max_moves=15)
+    await session.request("quick", game="racing-aces", seats=2)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + DEADLINE
+    while not session.races or next(iter(session.races.values())).status != "running":
+        assert loop.time() < deadline
+        await asyncio.sleep(0.01)
+    race = next(iter(session.races.values()))
+    with pytest.raises(ServerError) as refused:
+        await session.request("replay", race=race.id)
+    assert refused.value.code == "race-not-over"
+    me = session.seat(race)
+    assert me is not None
+    move = me.dealt().legal_moves()[0]
+    await session.request("move", race=race.id, n=0, move=move)
+    await session.request("finish", race=race.id)
+    while race.status != "finished":
+        assert loop.time() < deadline
+        await asyncio.sleep(0.01)
+    replay = build_replay(await session.request("replay", race=race.id))
+    finals = {p.player: p.frames[-1].view for p in replay.players}
+    assert finals == {s.player: s.dealt().view_text() for s in race.seats}
+    await session.close()
