@@ -82,9 +82,19 @@ async def test_one_analysis_under_way_per_player_and_a_bounded_queue(make_server
         refused = await late.request("analysis", race=races[limit])
         assert said(refused) == "solver-busy" and refused["retry_ms"] == 2000, refused
         assert races[limit] not in certifier.running
-        # An analysis already under way is joined, not refused (and starts nothing more).
+        # An analysis already under way is joined, not refused (and starts nothing more): the
+        # request reaches the certifier while its race runs, where the only way on is to wait.
+        joined: list[str] = []
+        ask = certifier.analysis
+
+        async def spy(race: str, *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+            if race in certifier.running:
+                joined.append(race)
+            return await ask(race, *args, **kwargs)
+
+        certifier.analysis = spy  # type: ignore[method-assign]
         waiting.append(asyncio.ensure_future(late.request("analysis", race=races[0], timeout=DEADLINE * 5)))
-        await asyncio.sleep(0)
+        await until(lambda: joined == [races[0]], what="the analysis under way joined")
         assert len(certifier.running) == limit
         assert not any(f.done() for f in waiting)
     finally:
