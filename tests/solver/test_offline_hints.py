@@ -8,11 +8,10 @@ from typing import Any
 from client.tui.hints import ask_hint, offline_hint
 from client.tui.model import RaceModel
 from client.tui.offline import LocalSession
-from client.tui.play_app import Intent, PlayApp
 from client.tui.session import ServerError
 from protocol import rules
 from protocol.solver import best_move
-from tests.tui.helpers import rendered, until
+from tests.tui.helpers import offline_play, race_started, rendered, until
 
 SEED = "0123456789abcdef0123456789abcdef"
 
@@ -78,14 +77,9 @@ async def test_no_hint_outside_a_running_game() -> None:
 
 
 async def test_hint_command_in_the_offline_app() -> None:
-    session = LocalSession(name="ada", seed=SEED, countdown_ms=100, rival_interval=5)
-
-    async def connect() -> LocalSession:
-        return session
-
-    app = PlayApp(connect, Intent("quick", "racing-aces", 2))
+    app, _ = offline_play(seed=SEED)
     async with app.run_test(size=(110, 45)) as pilot:
-        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        await race_started(pilot)
         await pilot.press(*"hint", "enter")
         await until(pilot, lambda: "hint: " in rendered(app.query_one("#status")), what="hint shown")
         shown = rendered(app.query_one("#status")).split("hint: ", 1)[1].strip()

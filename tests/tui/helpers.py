@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from waiting import DEADLINE
 
@@ -106,3 +107,25 @@ def footer_keys(app) -> dict[str, bool]:
         for k in app.query_one(Footer).children
         if getattr(k, "description", "")
     }
+
+
+def offline_play(
+    game: str = "racing-aces", seed: str | None = "0123456789abcdef0123456789abcdef", **session: Any
+):
+    """The play app on an offline session (client/tui/offline.py) that quick-matches `game`
+    at once: (app, session). `session`: LocalSession's settings (countdown, rivals' pace…)."""
+    from client.tui.offline import LocalSession
+    from client.tui.play_app import Intent, PlayApp
+
+    local = LocalSession(**{"name": "ada", "seed": seed, "countdown_ms": 100, "rival_interval": 5, **session})
+
+    async def connect() -> LocalSession:
+        return local
+
+    return PlayApp(connect, Intent("quick", game, 2)), local
+
+
+async def race_started(pilot) -> None:
+    """Until the play app's race runs and its legal moves are in."""
+    app = pilot.app
+    await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")

@@ -14,20 +14,15 @@ import pytest
 from client.tui.menu import MenuScreen
 from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
-from tests.tui.helpers import DEADLINE, click_shown, rendered, until
+from tests.tui.helpers import DEADLINE, click_shown, offline_play, race_started, rendered, until
 
 SEED = "0123456789abcdef0123456789abcdef"
 
 
 async def test_menu_after_the_race_then_another_race() -> None:
-    session = LocalSession(name="ada", seed=SEED, countdown_ms=100, rival_interval=0.01, rival_max_moves=30)
-
-    async def connect() -> LocalSession:
-        return session
-
-    app = PlayApp(connect, Intent("quick", "racing-aces", 2))
+    app, session = offline_play(rival_interval=0.01, rival_max_moves=30)
     async with app.run_test(size=(110, 45)) as pilot:
-        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        await race_started(pilot)
         first = app.model.race_id
         await pilot.press(*"menu", "enter")
         status = app.query_one("#status")
@@ -52,14 +47,9 @@ async def test_menu_after_the_race_then_another_race() -> None:
 
 
 async def test_menu_once_my_game_is_over_while_the_others_play_on() -> None:
-    session = LocalSession(name="ada", seed=SEED, countdown_ms=100, rival_interval=5)
-
-    async def connect() -> LocalSession:
-        return session
-
-    app = PlayApp(connect, Intent("quick", "racing-aces", 2))
+    app, _ = offline_play()
     async with app.run_test(size=(110, 45)) as pilot:
-        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        await race_started(pilot)
         first = app.model.race_id
         await pilot.press(*"finish", "enter")
         await until(pilot, lambda: app.model.my_status == "finished", what="my game over")

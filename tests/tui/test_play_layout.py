@@ -4,26 +4,13 @@ command line keeps the focus, and a click on the board leaves the focus there.""
 
 from __future__ import annotations
 
-from client.tui.offline import LocalSession
-from client.tui.play_app import Intent, PlayApp
-from tests.tui.helpers import until
-
-SEED = "0123456789abcdef0123456789abcdef"
-
-
-async def race_app(game: str) -> tuple[PlayApp, LocalSession]:
-    session = LocalSession(name="ada", seed=SEED, countdown_ms=50, rival_interval=5)
-
-    async def connect() -> LocalSession:
-        return session
-
-    return PlayApp(connect, Intent("quick", game, 2)), session
+from tests.tui.helpers import offline_play, race_started, until
 
 
 async def test_a_racing_aces_board_is_whole_in_80x24() -> None:
-    app, _ = await race_app("racing-aces")
+    app, _ = offline_play("racing-aces", countdown_ms=50)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        await race_started(pilot)
         await pilot.pause()
         scroll = app.query_one("#board-scroll")
         board = app.query_one("#board")
@@ -35,9 +22,9 @@ async def test_a_racing_aces_board_is_whole_in_80x24() -> None:
 
 
 async def test_page_keys_scroll_the_board_and_a_click_keeps_the_command_line() -> None:
-    app, _ = await race_app("double-aces-and-kings")
+    app, _ = offline_play("double-aces-and-kings", countdown_ms=50)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        await race_started(pilot)
         await pilot.pause()
         scroll = app.query_one("#board-scroll")
         assert scroll.max_scroll_y > 0  # taller than the rows it has
@@ -51,9 +38,9 @@ async def test_page_keys_scroll_the_board_and_a_click_keeps_the_command_line() -
 
 
 async def test_a_berserks_note_is_on_its_own_line_and_the_header_never_wraps() -> None:
-    app, _ = await race_app("double-aces-and-kings")
+    app, _ = offline_play("double-aces-and-kings", countdown_ms=50)
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+        await race_started(pilot)
         me = app.model.players[app.model.me]
         me.berserk = True
         app.refresh_info()
