@@ -8,18 +8,48 @@ sample, if any, is newly old enough to show. Spectators thus see every
 board `delay` ms after it was played, never sooner, and never the same
 sample twice.
 
-No spectator sees a card that a rival still playing has not seen. Every
-player has the same deal: a player who watched their own race from a
-second identity would otherwise read, on a rival's board, the stock cards
-they have not drawn yet (and the delay does not help: the stock's order is
-fixed for the whole race). So `spectator_boards` shows a face-up card of
-one player's board only if every other player still playing has had that
-card face up too (counted per face: two-deck games hold two of each, and
-a copy in the place where the rival's own board shows it counts first);
-the others are sent as `??`, like a face-down card. What a player has
-seen is what their sampled boards showed face up, so it starts when the
-first spectator does and may count less than they saw (a card drawn and
-redealt between two samples): it hides more, never less.
+No spectator sees a card of the deal that a rival still playing has not
+seen. Every player has the same deal, so a card lying where the deal put
+it (dealt, turned up, drawn or refilled from the stock, not moved since)
+tells whoever sees it what that rival's own board holds at that place: a
+player who watched their own race from a second identity would read their
+own face-down cards and the stock cards they have not drawn yet (and the
+delay does not help: the deal is fixed for the whole race). The rival has
+seen the deal's cards their own board turned up: read from it (face-down
+counts and stock size only ever shrink). So `spectator_boards` writes as
+`??`, like a face-down card, every face-up card of one player's board that
+may lie where the deal put it, at a place the rival has not seen
+(`unseen_places`, which errs on the side of hiding):
+
+- a Rouge et Noir tableau pile's bottom face-up card (the dealt card turned
+  up, when any lie face down under it) at an index the rival still has
+  face down;
+- a waste card that may be a stock card the rival has not drawn: the waste
+  holds drawn cards in the order drawn, so its card j is at most the
+  (taken - waste size + j)-th card taken from the stock; it is hidden
+  unless that bound is below the number the rival has taken;
+- while the player has taken more cards from the stock than the rival: in
+  Rouge et Noir, every face-up card of each tableau pile a draw dealt one
+  of those cards to (moves and later draws may have covered it), but its
+  dealt bottom card; in Racing Aces, every tableau card unless all the
+  cards taken still lie on the waste (one may have refilled any pile).
+
+That holds even where the rival's own board shows the same face in the
+same place (it may be another copy). Every other face-up card (reserves
+and bases, seen by all from the deal; cards moved by play) is shown only
+while every other player still playing has had that face up too, counted
+per face (the games hold two to four of each): first the copies that the
+rival's own board shows in the same place, then the others in pile order;
+the rest are `??`. What a player has had face up is what their sampled
+boards showed, so it starts when the first spectator does and may count
+less than they saw: it hides more, never less.
+
+What this does not hide: a card moved by play may have come from a place
+the rival has not seen. Its face is shown when the rival has seen as many
+copies, so a spectator who compares successive boards (a `??` waste card
+that reaches a foundation where its face is shown) may learn that face.
+The piles' sizes, and so the ranks a foundation's places must hold, are
+never hidden.
 """
 
 from __future__ import annotations
@@ -100,13 +130,19 @@ def spectator_boards(
 
 def shown_to(game: Game, seen: Counter[int], board: Game) -> set[tuple[int, int]]:
     """The (pile, index) of the face-up cards of `game` a rival who has seen `seen` and now
-    sees `board` may be shown: as many copies of each face as they have seen, first those
-    where their own board shows that face in the same place (the same card of the deal, so a
-    copy shown elsewhere says nothing of where it came from), then the others in pile order."""
+    sees `board` may be shown (module doc): none of `unseen_places`, and of the others as
+    many copies of each face as the rival has seen, first those where their own board shows
+    that face in the same place (most likely the same card of the deal, so a copy shown
+    elsewhere says nothing of where it came from), then the others in pile order."""
     left = Counter(seen)
     stock = game.game.stock_idx
+    unseen = unseen_places(game, board)
     faces = [
-        (i, j, p[j]) for i, p in enumerate(game.piles) if i != stock for j in range(game.down[i], len(p))
+        (i, j, p[j])
+        for i, p in enumerate(game.piles)
+        if i != stock
+        for j in range(game.down[i], len(p))
+        if (i, j) not in unseen
     ]
     shown = set()
     theirs = board.piles
@@ -120,6 +156,50 @@ def shown_to(game: Game, seen: Counter[int], board: Game) -> set[tuple[int, int]
             left[f] -= 1
             shown.add((i, j))
     return shown
+
+
+def unseen_places(game: Game, board: Game) -> set[tuple[int, int]]:
+    """The (pile, index) of the face-up cards of `game` that may lie where the deal put them
+    (dealt, turned up, drawn or refilled from the stock, not moved since) while the rival,
+    who sees `board` (the same deal), has not seen that card of the deal (module doc). The
+    face-down counts and the stock only ever shrink, so `board` tells all the rival saw."""
+    g = game.game
+    piles = game.piles
+    down = game.down
+    out: set[tuple[int, int]] = set()
+    # A tableau pile's bottom face-up card is the dealt one when cards lie face down under it
+    # (taking it away turns the next one up); on an emptied pile, perhaps not: hidden alike.
+    for i in g.tab_idx:
+        d = down[i]
+        if d < len(piles[i]) and d < board.down[i]:
+            out.add((i, d))
+    stock = g.stock_idx
+    taken = g.stock_size - len(piles[stock])  # stock cards the player has taken, in order
+    known = g.stock_size - len(board.piles[stock])  # ... and the rival: all seen face up
+    if taken <= known:
+        return out
+    w = g.waste_idx
+    waste = 0
+    if w is not None:
+        # The waste is a subsequence of the cards taken, in order: its card j is at most the
+        # (taken - len + j)-th.
+        waste = len(piles[w])
+        out.update((w, j) for j in range(waste) if taken - waste + j >= known)
+    if g.draw_to_tableau:
+        # A draw deals stock card m to the (m mod n)-th tableau pile, on top; later moves and
+        # draws may cover it: every face-up card of that pile but its dealt bottom one.
+        tab = g.tab_idx
+        n = len(tab)
+        dealt_to = {tab[m % n] for m in range(known, min(taken, known + n))}
+        for i in dealt_to:
+            d = down[i]
+            out.update((i, j) for j in range(d + 1 if d else 0, len(piles[i])))
+    elif g.refill and waste < taken:
+        # A card taken from the stock and no longer on the waste may have refilled any
+        # tableau pile (all of whose cards are face up).
+        for i in g.tab_idx:
+            out.update((i, j) for j in range(down[i], len(piles[i])))
+    return out
 
 
 def board_text(game: Game, shown: set[tuple[int, int]]) -> str:
