@@ -67,7 +67,7 @@ class ErrorCode(StrEnum):
     CONFLICT = "conflict"  # password: changed meanwhile by another session
     NO_SUCH_ACCOUNT = "no-such-account"  # profile of a player who is no account
     NOT_RATEABLE = "not-rateable"  # start of a rated race that cannot be rated (one player)
-    INTERNAL = "internal"  # a server fault; the request had no effect
+    INTERNAL = "internal"  # a server fault; no effect, but a seat taken before it (the message says so)
     NO_BOTS = "no-bots"  # bot request while no bot worker has a free slot not set aside already
     SOLVER_BUSY = "solver-busy"  # hint/analysis not computed within its wait (+retry_ms)
 

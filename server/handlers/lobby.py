@@ -80,26 +80,34 @@ def new_invite() -> str:
     return secrets.token_urlsafe(16)
 
 
+class SeatTaken(RaceError):
+    """`internal`, for a create or join that failed after its race was stored with the player
+    seated (`Lobby._reserved_seat`): the seat is kept, and the error says so."""
+
+    def __init__(self, rid: str) -> None:
+        super().__init__(
+            ErrorCode.INTERNAL,
+            f"server fault after your seat in race {rid} was taken: the seat is yours"
+            " (`resync` it; a new hello's `welcome` lists it)",
+        )
+        self.race = rid
+
+
 class Lobby:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
         svc.disconnect_hooks.append(self.on_disconnect)
         self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
 
-    async def _seat_limit(self, pid: str) -> None:
-        """A look at the limit only (nothing reserved: a request at once may pass it too);
-        `_reserve_seat` counts and takes the seat in one step."""
-        held = len(await self.svc.store.player_races(pid))
-        check.seat_limit(held, self.svc.settings.max_races_per_player)
-
-    async def _reserve(self, pid: str, seat: str, ms: int = RESERVE_MS) -> bool:
-        """Count `pid`'s seats and take `seat` (a race id, or a quick-match entry's
-        `quick_hold`) in one step in Redis, for all processes (storage/seats.lua): of several
+    async def _reserve(self, pid: str, seat: str, ms: int = RESERVE_MS, *, renew: bool = False) -> bool:
+        """Count `pid`'s seats and take `seat` (a race id, or a queue entry's `quick_hold` or
+        `rated_hold`) in one step in Redis, for all processes (storage/seats.lua): of several
         requests at once, never more pass than MAX_RACES_PER_PLAYER allows. `too-many-races`
         if the player holds that many already. True if reserved (the caller settles or gives
-        it back), False if `seat` was held already (nothing to give back)."""
+        it back), False if `seat` was held already (nothing to give back; `renew`: a queue
+        entry's seat, queued again, is reserved for `ms` from now all the same)."""
         most = self.svc.settings.max_races_per_player
-        status, held = await self.svc.store.reserve_seat(pid, seat, most, ms)
+        status, held = await self.svc.store.reserve_seat(pid, seat, most, ms, renew=renew)
         if status < 0:
             check.seat_limit(max(held, most), most)  # raises too-many-races
         return status > 0
@@ -107,17 +115,46 @@ class Lobby:
     @asynccontextmanager
     async def _reserved_seat(self, pid: str, rid: str) -> AsyncIterator[None]:
         """The seat of `pid` in the race `rid`, reserved (`_reserve`) for the body, which
-        creates or joins the race: settled if it returns, given back if it raises for any
-        reason (cancelled too), so that a failed create or join costs no seat."""
+        creates or joins the race: settled if it returns. If it raises (cancelled too), the
+        seat is given back only if the race does not hold the player, so that a failed create
+        or join costs no seat, and one that failed after its commit seated the player (a
+        notice, `keep`, the index or the timer failing on a Redis blip, a shutdown) keeps it:
+        `welcome` lists the race and it counts. That error says so (`internal`, not "no
+        effect"). Whether the race holds the player is read again: a commit whose reply was
+        lost may have been applied; if that read fails too, the reservation is left to lapse
+        at its deadline, and the seats' prune then keeps it only if the race holds the player."""
         reserved = await self._reserve(pid, rid)
         try:
             yield
-        except BaseException:
-            if reserved:
-                await self.svc.store.release_seats(pid, rid)
+        except BaseException as exc:
+            if reserved and await self._seated_after_failure(pid, rid):
+                if isinstance(exc, Exception) and not isinstance(exc, RaceError):
+                    self.svc.failed(f"a request failed after {pid} took a seat in {rid}", exc)
+                    raise SeatTaken(rid) from exc
             raise
         if reserved:
             await self.svc.store.settle_seats(pid, rid)
+
+    async def _seated_after_failure(self, pid: str, rid: str) -> bool:
+        """After a create or join of `rid` failed: settle `pid`'s reserved seat and say True if
+        the race holds the player (committed before the failure), else give the seat back."""
+        store = self.svc.store
+        try:
+            _now, race = await store.load_race(rid)
+        except Exception as exc:  # unknown: the reservation lapses, then the prune decides
+            self.svc.failed(f"could not look up {rid} after a failed create or join", exc)
+            return False
+        if race is None or race.seat_of(pid) is None:
+            try:
+                await store.release_seats(pid, rid)
+            except Exception as exc:  # the reservation lapses, then the prune drops the seat
+                self.svc.failed(f"could not give back the seat of {pid} in {rid}", exc)
+            return False
+        try:
+            await store.settle_seats(pid, rid)
+        except Exception as exc:  # harmless: the reservation lapses, the prune keeps the seat
+            self.svc.failed(f"could not settle the seat of {pid} in {rid}", exc)
+        return True
 
     async def public_lobby_limit(self, s: Session, rid: str) -> None:
         """Count the public lobby `rid` about to be created by `s` against its client address
@@ -245,15 +282,25 @@ class Lobby:
         attempt (server/daily). It waits, not ready, until `start_solo` (once the daily has
         bound it to the attempt) or `abandon_solo` (an orphan); its player cannot ready,
         start or leave a sealed race. `proof`: the deal's winning line, when the solver
-        certified it. No reply is sent here."""
+        certified it. No reply is sent here. If it fails after its race was stored, the race
+        is abandoned here: the daily never learns its id, and would leave it an orphan holding
+        the player's seat until its lobby expires."""
         gdef = check.game(game)
         rid = keys.new_race_id()
-        async with self._reserved_seat(s.player, rid):
-            now = await self.svc.store.time_ms()
-            race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now, rid)
-            race.sealed = sealed
-            race.certified, race.proof = proof is not None, " ".join(proof or ())
-            await self._publish_new(s, None, race, now)
+        try:
+            async with self._reserved_seat(s.player, rid):
+                now = await self.svc.store.time_ms()
+                race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now, rid)
+                race.sealed = sealed
+                race.certified, race.proof = proof is not None, " ".join(proof or ())
+                await self._publish_new(s, None, race, now)
+        except SeatTaken as exc:  # stored with the player seated
+            try:
+                await self.abandon_solo(rid, s.player)
+            except Exception as again:  # it expires with its lobby, and its seat then
+                self.svc.failed(f"could not abandon the failed solo race {rid}", again)
+                raise exc from None
+            raise RaceError(ErrorCode.INTERNAL, "server fault; the race was not made") from exc
         return race
 
     async def start_solo(self, rid: str, pid: str) -> None:
@@ -373,7 +420,7 @@ class Lobby:
         # The entry holds a seat while it waits (module docstring), reserved and counted in one
         # step: queued on several connections at once, never more than the limit pass.
         hold = quick_hold(gdef.id, seats)
-        reserved = await self._reserve(pid, hold, QUICK_TTL_S * 1000)
+        reserved = await self._reserve(pid, hold, QUICK_TTL_S * 1000, renew=True)
         # Noted before the push: whatever becomes of it, this connection's close lets go of its hold.
         s.quick.add((gdef.id, seats))
         try:

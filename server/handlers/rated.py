@@ -47,6 +47,7 @@ from ..ratings import Accounts, Entrant, Pool, RaceOutcome, RatingError, Ratings
 from ..ratings.pending import PendingRaces
 from ..ratings.seats import PoolSessions
 from ..storage import keys
+from ..storage.players import rated_hold
 from .accounts import AccountHandlers, rating_value
 from .lobby import new_invite, race_id, snapshot_reply
 from .recent import record_rating
@@ -196,12 +197,21 @@ class RatedHandlers:
         li = await self.identity.account_of(s)
         gdef = check.game(msg.game)
         seats = check.seats(msg.seats, m.DEFAULT_SEATS, self.svc.settings.max_seats)
-        await self.svc.lobby._seat_limit(li.player)
-        mu = (await self.ratings.rating(gdef.id, li.player)).mu
-        await self.sessions.put(gdef.id, li.player, li.session)
-        # Noted before the join: a close from here on lets go of the hold.
-        self.waiting.setdefault(s, {})[gdef.id] = li.session
-        await self.pool.join(gdef.id, li.player, mu, seats, self.identity.conn_id(s))
+        # The entry holds a seat while it waits, as a casual one (handlers/lobby.py `quick`),
+        # reserved and counted in one step; one per game (the pool has one entry per game and
+        # player), for as long as the entry may wait (the pool drops it `stale_ms` after).
+        hold = rated_hold(gdef.id)
+        reserved = await self.svc.lobby._reserve(li.player, hold, self.pool.stale_ms, renew=True)
+        try:
+            mu = (await self.ratings.rating(gdef.id, li.player)).mu
+            await self.sessions.put(gdef.id, li.player, li.session)
+            # Noted before the join: a close from here on lets go of the hold.
+            self.waiting.setdefault(s, {})[gdef.id] = li.session
+            await self.pool.join(gdef.id, li.player, mu, seats, self.identity.conn_id(s))
+        except BaseException:
+            if reserved:
+                await self.svc.store.release_seats(li.player, hold)
+            raise
         s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats, rated=True)))
         self.svc.spawn(self.form(gdef.id))
         return None
@@ -215,6 +225,7 @@ class RatedHandlers:
                 self.waiting.get(c, {}).pop(msg.game, None)
             if await self.pool.leave(msg.game, pid):
                 await self.sessions.forget(msg.game, pid)
+            await self.svc.store.release_seats(pid, rated_hold(msg.game))
         return await self.svc.lobby.unqueue(s, msg)
 
     async def on_disconnect(self, s: Session) -> None:
@@ -224,8 +235,9 @@ class RatedHandlers:
         for game in games:
             try:
                 # The entry stays while another connection of the player that queued for it is
-                # open, here or on another process.
-                await self.pool.release(game, s.pid, self.identity.conn_id(s))
+                # open, here or on another process; its seat goes with it.
+                if await self.pool.release(game, s.pid, self.identity.conn_id(s)):
+                    await self.svc.store.release_seats(s.pid, rated_hold(game))
             except Exception as exc:
                 self.svc.failed("could not leave the rated pool", exc)
 
@@ -236,13 +248,15 @@ class RatedHandlers:
             for game, session in list(games.items()):
                 if not await self.accounts.session_alive(pid, session):
                     del games[game]
-                    await self.pool.release(game, pid, self.identity.conn_id(c))
+                    if await self.pool.release(game, pid, self.identity.conn_id(c)):
+                        await self.svc.store.release_seats(pid, rated_hold(game))
         for game in rules.GAMES:
             if not await self.pool.has(game, pid):
                 continue
             if not await self.accounts.session_alive(pid, await self.sessions.get(game, pid)):
                 await self.pool.leave(game, pid)
                 await self.sessions.forget(game, pid)
+                await self.svc.store.release_seats(pid, rated_hold(game))
 
     async def matchmaker(self) -> None:
         """Form rated races from every game's pool, every ``rated_form_ms``."""
@@ -266,7 +280,21 @@ class RatedHandlers:
             await self.seat(game, group)
 
     async def seat(self, game: str, group: list[Waiting]) -> None:
-        """Seat a formed group in a new rated quick race (as the lobby seats a quick group)."""
+        """Seat a formed group in a new rated quick race (as the lobby seats a quick group).
+        Each entry's seat (`rated_hold`) is given back once the race's seat replaces it, or
+        if the group is not seated (out of the pool for good: no entry holds it)."""
+        back: set[str] = set()  # put back in the pool: their entries keep their seats
+        try:
+            await self._seat(game, group, back)
+        except BaseException:
+            for pid in [w.player for w in group if w.player not in back]:
+                try:
+                    await self.svc.store.release_seats(pid, rated_hold(game))
+                except Exception as exc:  # its reservation lapses (the pool's `stale_ms`)
+                    self.svc.failed("could not give back a rated entry's seat", exc)
+            raise
+
+    async def _seat(self, game: str, group: list[Waiting], restored: set[str]) -> None:
         svc = self.svc
         gdef = check.game(game)
         pids = [w.player for w in group]
@@ -278,11 +306,13 @@ class RatedHandlers:
             back = [w for w, ok in zip(group, alive, strict=True) if ok]
             await self.sessions.restore(game, {w.player: sessions[w.player] for w in back})
             await self.pool.restore(game, back)
+            restored.update(w.player for w in back)
             dropped = [w.player for w, ok in zip(group, alive, strict=True) if not ok]
             await self.pool.forget_holders(game, dropped)
             for pid in dropped:
                 for c in svc.players.get(pid, ()):
                     self.waiting.get(c, {}).pop(game, None)
+                await svc.store.release_seats(pid, rated_hold(game))
             if back:
                 svc.spawn(self.form(game))
             return
@@ -315,7 +345,7 @@ class RatedHandlers:
         # Seated: a connection that held an entry (here or elsewhere) holds nothing now.
         await self.pool.forget_holders(game, pids)
         await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
-        await svc.lobby._publish_new(None, None, race, now)
+        await svc.lobby._publish_new(None, None, race, now, rated_hold(game))
         notice = encode({"t": "seated", "race": race.race})
         for pid in pids:
             await svc.store.publish_player(pid, notice)

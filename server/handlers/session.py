@@ -80,11 +80,15 @@ class SessionHandlers:
     async def _rejoin(self, s: Session, pid: str, seats: list[str] | None) -> list[str]:
         """Make `s` a member of the player's unfinished races (one round trip); their ids, sorted.
 
-        Seats in races that are finished, gone, or no longer the player's are dropped.
+        Seats in races that are finished, gone, or no longer the player's are dropped, through
+        the seats' own prune (storage/seats.lua): a seat reserved for a create or join in
+        progress (its race not stored yet) stays. A waiting quick-match entry's seat
+        (`quick_hold`, `rated_hold`) is no race: it is neither listed nor dropped here.
         """
         svc = self.svc
         if seats is None:
             seats = await svc.store.sessions.seats(pid)
+        seats = [rid for rid in seats if keys.valid_race_id(rid)]
         if not seats:
             return []
         live, gone = [], []
@@ -97,7 +101,7 @@ class SessionHandlers:
             else:
                 gone.append(rid)
         if gone:
-            await svc.store.sessions.forget_seats(pid, gone)
+            await svc.store.prune_seats(pid, *gone)
         return sorted(live)
 
     def _unsubscribe_player(self, pid: str) -> None:

@@ -35,8 +35,26 @@ def reservations_key(pid: str) -> str:
 
 
 def quick_hold(game: str, seats: int) -> str:
-    """The seat a quick-match entry reserves while it waits (never a race id: no race has it)."""
+    """The seat a quick-match entry reserves while it waits (never a race id: no race has it).
+    It counts while its reservation lasts, and after that while the entry waits (its holder
+    set exists: `player_races`), however long arrivals keep the queue alive."""
     return f"quick:{game}:{seats}"
+
+
+def rated_hold(game: str) -> str:
+    """The seat a rated pool entry of `game` (one per game, whatever its size) reserves while
+    it waits (handlers/rated.py): its reservation lasts as long as the entry may (the pool's
+    `stale_ms` from the last rated `quick`)."""
+    return f"rquick:{game}"
+
+
+def _quick_entry(seat: str) -> tuple[str, int] | None:
+    """(game, seats) of a `quick_hold` id, else None."""
+    kind, _, rest = seat.partition(":")
+    game, _, size = rest.rpartition(":")
+    if kind != "quick" or not game or not size.isdigit():
+        return None
+    return game, int(size)
 
 
 class Players(StorePart):
@@ -60,7 +78,8 @@ class Players(StorePart):
 
     async def player_races(self, pid: str) -> list[str]:
         """Races where the player holds a seat and which are not finished (prunes the rest, but
-        not a reservation: its race may not be stored yet, `reserve_seat`)."""
+        not a reservation: its race may not be stored yet, `reserve_seat`; nor the seat of a
+        casual quick-match entry that still waits, whose reservation may have lapsed)."""
         ids, reserved = await self._seats(pid, "snap")
         ids = [i.decode() for i in ids]
         if not ids:
@@ -68,32 +87,49 @@ class Players(StorePart):
         pending = {i.decode() for i in reserved}
         pipe = self.redis.pipeline(transaction=False)
         for rid in ids:
-            pipe.hmget(race_key(rid), "status", "players")
+            entry = _quick_entry(rid)
+            if entry is not None:
+                pipe.exists(quick_holders(*entry, pid))
+            else:
+                pipe.hmget(race_key(rid), "status", "players")
         live, gone = [], []
-        for rid, (status, players) in zip(ids, await pipe.execute()):
+        for rid, reply in zip(ids, await pipe.execute()):
+            if _quick_entry(rid) is not None:
+                if not reply and rid not in pending:  # the entry left (seated, unqueued, closed)
+                    gone.append(rid)
+                continue
+            status, players = reply
             if status is None or status == b"finished" or pid.encode() not in (players or b""):
                 if rid not in pending:  # reserved when the seats were read: not gone yet
                     gone.append(rid)
             else:
                 live.append(rid)
         if gone:
-            await self._seats(pid, "prune", *gone)  # again unless reserved since
+            await self.prune_seats(pid, *gone)  # again unless reserved since
         return sorted(live)
+
+    async def prune_seats(self, pid: str, *ids: str) -> None:
+        """These seats of `pid` are over (their races finished, gone, or no longer the
+        player's): each leaves its seats unless it is reserved (storage/seats.lua)."""
+        if ids:
+            await self._seats(pid, "prune", *ids)
 
     async def _seats(self, pid: str, op: str, *args: object) -> Any:
         return await SEATS(self.redis, [seats_key(pid), reservations_key(pid)], [op, *args])
 
-    async def reserve_seat(self, pid: str, rid: str, most: int, ms: int = RESERVE_MS) -> tuple[int, int]:
+    async def reserve_seat(
+        self, pid: str, rid: str, most: int, ms: int = RESERVE_MS, *, renew: bool = False
+    ) -> tuple[int, int]:
         """Count `pid`'s seats and take one more, `rid`, in one step (all processes): so two
         requests at once never both pass the limit. Returns (status, seats held before):
         status 1: `rid` reserved, for `ms` at most (then the prune drops it unless its race
         holds the player): `settle_seats` once the race holds the player, else
-        `release_seats`; 0: `rid` was a seat already, nothing reserved; -1: refused, `most`
-        seats held already."""
+        `release_seats`; 0: `rid` was a seat already, nothing reserved (`renew`: a queue
+        entry's seat, queued again: reserved again for `ms`, nothing to give back either);
+        -1: refused, `most` seats held already."""
         await self.player_races(pid)  # the seats of gone races leave first: they do not count
-        status, held = await self._seats(
-            pid, "reserve", rid, most, ms, max(self.settings.session_ttl_s, ms // 1000 + 1)
-        )
+        ttl_s = max(self.settings.session_ttl_s, ms // 1000 + 1)
+        status, held = await self._seats(pid, "reserve", rid, most, ms, ttl_s, "1" if renew else "0")
         return int(status), int(held)
 
     async def settle_seats(self, pid: str, *ids: str) -> None:

@@ -3,13 +3,16 @@
 -- reservations (KEYS[2], pl:{PID}:seating, a sorted set: id -> deadline in ms, Redis time).
 -- A reservation is a seat taken before its race holds the player (a create or join in
 -- progress, or a quick-match entry waiting in its queue): it is in the seats set, so it
--- counts, and the seats' prune (storage/players.py `player_races`) leaves it alone until
--- its deadline, though its race is not stored yet. Expired reservations go first.
+-- counts, and the seats' prune (storage/players.py `player_races`, handlers/session.py's
+-- hello) leaves it alone until its deadline, though its race is not stored yet. Expired
+-- reservations go first.
 -- ARGV[1] op, then per op:
 --   'reserve' 2 id   3 most seats   4 reservation ms   5 TTL s of the seats set
+--             6 '1' renew (optional: a queue entry's seat, queued again)
 --       Count and add in one step: returns {1, n} reserved (n seats before), {0, n} the id
 --       was in the set already (nothing reserved: its deadline is pushed back if it is a
---       reservation), {-1, n} refused: n >= most seats held.
+--       reservation, or with renew set, it is reserved again for ARGV[4] ms), {-1, n}
+--       refused: n >= most seats held.
 --   'snap'    the seats and the reservations: {seats, reserved ids}
 --   'prune'   2.. ids: each leaves the seats set unless reserved; returns how many left
 --   'release' 2.. ids: each leaves the seats set and its reservation
@@ -24,7 +27,7 @@ if op == 'reserve' then
   local held = redis.call('SCARD', KEYS[1])
   local deadline = now + tonumber(ARGV[4])
   if redis.call('SISMEMBER', KEYS[1], id) == 1 then
-    if redis.call('ZSCORE', KEYS[2], id) then
+    if ARGV[6] == '1' or redis.call('ZSCORE', KEYS[2], id) then
       redis.call('ZADD', KEYS[2], deadline, id)
       if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[4]) then redis.call('PEXPIRE', KEYS[2], ARGV[4]) end
     end

@@ -246,11 +246,6 @@ class Sessions:
         """Races where `pid` holds a seat (maybe finished since)."""
         return sorted(_text(s) or "" for s in await self.redis.smembers(seats_key(pid)))
 
-    async def forget_seats(self, pid: str, rids: list[str]) -> None:
-        """These races are over for `pid` (finished, gone, or it left): no longer its seats."""
-        if rids:
-            await self.redis.srem(seats_key(pid), *rids)
-
     async def keep(self, pid: str) -> None:
         """The player took a seat: its session lives SESSION_TTL from now on (once is enough)."""
         profile = profile_key(pid)
