@@ -81,7 +81,7 @@ class MenuScreen(ModalScreen[Intent]):
             yield Label("[b]solrace[/b] — choose a game")
             if self.session is not None:
                 yield Label(identity_text(self.session.name, self.logged_in), id="menu-you")
-            yield Label(self.connection, id="menu-conn", markup=False)
+            yield Label(f"{self.connection} · ctrl+q quits", id="menu-conn", markup=False)
             with GameChoice(id="games"):
                 for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
@@ -121,6 +121,7 @@ class MenuScreen(ModalScreen[Intent]):
     SHORT_ROWS = 32
 
     def on_mount(self) -> None:
+        self.query_one("#quick", Button).focus()  # Enter plays at once; Tab moves on
         if self.app.size.height < self.SHORT_ROWS:
             self.add_class("short")
             for widget in self.query("Button, Input, Checkbox, RadioSet"):

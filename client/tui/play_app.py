@@ -25,15 +25,32 @@ from .model import RaceModel
 from .race_text import NO_BOT, connection_text, lobby_text, rating_change_text, result_text, started_text
 from .ratings_text import rated_needs_account
 from .session import ServerError, Session, race_bot
-from .text import clock
+from .text import clock, plural
 from .widgets import BoardView, bar_width, bars_text
 
-# Whole in the status line's 3 rows from 80 columns on (tests/tui/test_play_help.py).
+# Each whole in the status line's 3 rows from 80 columns on (tests/tui/test_play_help.py).
 HELP = (
     "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
     "Commands: ready unready start leave finish resync hint menu quit"
 )
+#: In a lobby: what readies and starts it.
+LOBBY_HELP = (
+    "'ready' when set ('unready' takes it back); the host's 'start' begins with those present once "
+    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave menu quit"
+)
+#: While the race runs ("hint" is added where hints are given).
+RACE_HELP = (
+    "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
+    "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
+    "Commands: finish resync menu quit"
+)
+PLACEHOLDERS = {
+    "lobby": "command: ready, unready, start, leave, menu, quit",
+    "countdown": "moves once the race starts; command: menu, quit",
+    "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
+    "finished": "command: menu (another race), quit",
+}
 
 
 class MoveInput(Input):
@@ -104,6 +121,10 @@ class PlayApp(App[int]):
         self.races_left: set[str] = set()
         #: the header says "cannot connect", not "connecting…" for ever
         self.connect_failed = False
+        #: the race of today's daily attempt, when this app started or resumed it
+        self.daily_race: str | None = None
+        #: the race whose `finish` waits for its confirmation (a second `finish`)
+        self.finish_armed: str | None = None
 
     # -- layout -------------------------------------------------------------
 
@@ -151,6 +172,22 @@ class PlayApp(App[int]):
             scroll.scroll_page_down()
 
     # -- status line ----------------------------------------------------------
+
+    def hints_possible(self) -> bool:
+        """Whether the server may give hints here (server/certify/rules.py): a casual race of
+        one seat that is not a daily attempt; offline, always."""
+        m = self.model
+        if not getattr(self.session, "online", False):
+            return True
+        return m.seats == 1 and not m.rated and m.race_id != self.daily_race
+
+    def help_text(self) -> str:
+        status = self.model.status
+        if status in ("lobby", "countdown"):
+            return LOBBY_HELP
+        if status == "running":
+            return RACE_HELP + (" hint" if self.hints_possible() else "")
+        return HELP
 
     def say(self, text: str, error: bool = False) -> None:
         st = self.query_one("#status", Static)
@@ -231,6 +268,17 @@ class PlayApp(App[int]):
             self.say("you hold a seat in this lobby: 'leave' it first, then 'menu'", error=True)
         elif m.status == "countdown" and seated:
             self.say("the race is about to start: 'menu' is for once your game is over", error=True)
+        elif (
+            m.status == "running"
+            and seated
+            and m.my_status in (None, "playing")
+            and m.race_id == self.daily_race
+        ):
+            self.say(
+                "your daily attempt's clock keeps running: ctrl+q, and the menu's Daily challenge "
+                "takes you back to it ('finish' would end your one ranked attempt)",
+                error=True,
+            )
         elif m.status == "running" and seated and m.my_status in (None, "playing"):
             self.say(
                 "your game is on: 'finish' declares it over (your cards home count), then 'menu'",
@@ -312,6 +360,8 @@ class PlayApp(App[int]):
             return
         self.say(started_text(intent, reply))
         self.model.apply(reply)
+        if intent.mode == "daily":
+            self.daily_race = self.model.race_id
         if intent.mode == "daily" and self.model.status == "running":
             self.resync()  # a resumed attempt: its board
         if intent.mode == "resume" and self.model.me not in self.model.players:
@@ -356,7 +406,7 @@ class PlayApp(App[int]):
             return
         if t == "start":
             self.selected = None
-            self.say("Go! " + HELP)
+            self.say("Go! " + self.help_text())
             self.resync()
         elif t == "end":
             self.say("race over — see the ranking above; 'menu' for another race, ctrl+q to quit")
@@ -421,6 +471,9 @@ class PlayApp(App[int]):
             result.display = True
         else:
             result.display = False
+        self.query_one("#cmd", Input).placeholder = PLACEHOLDERS.get(
+            m.status, "move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)"
+        )
         self.refresh_info()
 
     def refresh_info(self) -> None:
@@ -449,7 +502,9 @@ class PlayApp(App[int]):
             me = m.players[m.me]
             # On the second line: the first is full at 80 columns with a long game name.
             half = " (berserk: half the clock)" if me.berserk else ""
-            line2 = f"you: {me.home}/{m.total} home · {m.n} moves · {m.my_status or me.status}{half}   "
+            line2 = (
+                f"you: {me.home}/{m.total} home · {plural(m.n, 'move')} · {m.my_status or me.status}{half}   "
+            )
         if m.commitment:
             line2 += f"commitment {m.commitment[:12]}…"
         if self.selected:
@@ -481,6 +536,11 @@ class PlayApp(App[int]):
         self.selected = res.selected
         if res.note:
             self.say(res.note)
+        elif res.selected and self.model.legal and not targets_for(self.model.legal, res.selected):
+            # Kept, the selection would only send the next click's move to be refused.
+            self.selected = None
+            pile, k = res.selected
+            self.say(f"{pile}{f':{k}' if k > 1 else ''}: no legal move from here")
         if res.move:
             self.send_move(res.move)
         self.redraw()
@@ -515,10 +575,18 @@ class PlayApp(App[int]):
     def command(self, text: str) -> None:
         word = text.lower()
         m = self.model
+        armed, self.finish_armed = self.finish_armed, None  # a confirmation is the very next command
+        if word == "finish" and armed != m.race_id and self.finish_needs_confirming():
+            self.finish_armed = m.race_id
+            me = m.players.get(m.me or "")
+            home = f"{me.home}/{m.total}" if me is not None else "your"
+            what = "your one ranked attempt of the day" if m.race_id == self.daily_race else "your game"
+            self.say(f"'finish' ends {what} now, with {home} cards home: type 'finish' again to confirm")
+            return
         if word in ("quit", "exit", "q"):
             self.exit(0)
         elif word in ("help", "?"):
-            self.say(HELP)
+            self.say(self.help_text())
         elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
             self.race_command(word)
         elif word == "hint":
@@ -561,6 +629,12 @@ class PlayApp(App[int]):
             self.say(e.describe(), error=True)
         self.redraw()
 
+    def finish_needs_confirming(self) -> bool:
+        """A `finish` ends the player's game for good: asked twice while cards are still out."""
+        m = self.model
+        me = m.players.get(m.me or "")
+        return m.status == "running" and m.my_status == "playing" and (me is None or me.home < m.total)
+
     @work(group="commands")
     async def hint(self) -> None:
         if self.session is not None:
@@ -571,6 +645,7 @@ class PlayApp(App[int]):
         s = self.session
         if s is None:
             return
+        self.finish_armed = None  # a move between two `finish` is no confirmation
         async with self.move_lock:
             m = self.model
             self.moves_sent.append(move)

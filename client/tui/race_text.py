@@ -61,7 +61,9 @@ def lobby_text(m: RaceModel, server_url: str | None) -> str:
             f"  {'✔' if row.ready else '·'} {row.name}{'  (host)' if row.player == m.host else ''}"
             f"{'  (you)' if row.player == m.me else ''}"
         )
-    if m.status == "lobby":
+    if m.status == "lobby" and m.seats == 1:
+        lines += ["", "a race of your own: type 'ready' to begin"]
+    elif m.status == "lobby":
         lines += [
             "",
             "type 'ready' when set"
@@ -126,8 +128,11 @@ def started_text(intent: Intent, reply: dict[str, Any]) -> str:
             " (rated: players of close rating are matched first)" if intent.rated else ""
         )
     if intent.mode == "create":
-        return f"race created: share its id {reply.get('race')} — type 'ready' when set" + (
-            " (or, once those present are ready, 'start' to begin with them)" if intent.seats > 1 else ""
+        if intent.seats == 1:
+            return f"race {reply.get('race')} created, a race of your own: type 'ready' to begin"
+        return (
+            f"race created: share its id {reply.get('race')} — type 'ready' when set"
+            " (or, once those present are ready, 'start' to begin with them)"
         )
     if intent.mode == "daily":
         return f"today's {game} daily: your one ranked attempt" + (

@@ -42,7 +42,7 @@ class RecentScreen(ModalScreen[None]):
     #recent-detail-scroll { height: auto; max-height: 8; }
     #recent Horizontal { height: auto; }
     #recent Button { margin: 0 1 0 0; }
-    #recent-error { color: $error; }
+    #recent-error { width: 100%; color: $error; }
     """
     BINDINGS = [Binding("escape", "back", "back"), Binding("r", "reload", "refresh", show=False)]
 

@@ -163,7 +163,8 @@ def detail_text(e: dict[str, Any], server_url: str | None, now: int, token_file:
         t.append(
             "a daily attempt: its moves stay sealed until the day closes (00:00 UTC); then\n", style="dim"
         )
-    t.append(f"move by move:           Enter here, or solrace replay --url {url} --race {race}{as_me}\n")
+    here = "" if sealed else "Enter here, or "  # sealed: Enter is refused until the close
+    t.append(f"move by move:           {here}solrace replay --url {url} --race {race}{as_me}\n")
     t.append(f"re-play and check it:   solrace verify --url {url} --race {race}{as_me}\n")
     t.append(f"where a win was lost:   solrace analyze --url {url} --race {race}{as_me}")
     return t

@@ -53,7 +53,7 @@ def progress_line(
 ) -> str:
     pct = 100 * home // max(total, 1)
     tag = "*" if me else " "
-    return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {n:>4} moves  {status}"
+    return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {moves_cell(n)}  {status}"
 
 
 def time_text(r: dict[str, Any]) -> str:
@@ -68,6 +68,11 @@ def time_text(r: dict[str, Any]) -> str:
     if r.get("last_move_ms") is not None:
         return "last move at " + duration(r.get("last_move_ms"))
     return "no move" if r.get("moves") == 0 else "time up"
+
+
+def moves_cell(n: int) -> str:
+    """``   1 move `` / ``  20 moves``: a count of moves, singular when one, in a fixed column."""
+    return f"{n:>4} move " if n == 1 else f"{n:>4} moves"
 
 
 def tie_break_notes(ranking: list[dict[str, Any]]) -> list[str]:
@@ -96,6 +101,6 @@ def ranking_lines(ranking: list[dict[str, Any]]) -> list[str]:
         t = time_text(r)
         out.append(
             f"{r.get('rank', '?'):>2}. {str(r.get('name') or r.get('player'))[:16]:<16} "
-            f"{r.get('status', ''):<8} {r.get('home', 0):>3} home  {r.get('moves', 0):>4} moves  {t}"
+            f"{r.get('status', ''):<8} {r.get('home', 0):>3} home  {moves_cell(int(r.get('moves') or 0))}  {t}"
         )
     return out

@@ -51,7 +51,7 @@ async def test_play_todays_daily_then_see_its_leaderboard(make_server, tmp_path)
         assert app.model.game == GAME and app.model.private and app.model.seats == 1
         await pilot.press(*"draw", "enter")
         await until(pilot, lambda: app.model.n == 1, what="a move acked")
-        await pilot.press(*"finish", "enter")
+        await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
         await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the end")
         result = rendered(app.query_one("#result"))
         assert "the seed stays secret until the day closes" in result and "None" not in result

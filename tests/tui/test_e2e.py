@@ -106,7 +106,7 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
             )
             assert "rival" in rendered(app.query_one("#bars"))
             # both finish: the ranking shows with the revealed seed, checked against the commitment
-            await pilot.press(*"finish", "enter")
+            await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
             await rival.finish(race)
             await until(
                 pilot,

@@ -29,7 +29,7 @@ async def test_menu_after_the_race_then_another_race() -> None:
         await until(pilot, lambda: "your game is on: 'finish'" in rendered(status), what="refused")
         assert not isinstance(app.screen, MenuScreen)
 
-        await pilot.press(*"finish", "enter")
+        await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
         await until(pilot, lambda: app.model.status == "finished", what="race end")
         assert "'menu' for another race" in rendered(status)
         await pilot.press(*"menu", "enter")
@@ -51,7 +51,7 @@ async def test_menu_once_my_game_is_over_while_the_others_play_on() -> None:
     async with app.run_test(size=(110, 45)) as pilot:
         await race_started(pilot)
         first = app.model.race_id
-        await pilot.press(*"finish", "enter")
+        await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
         await until(pilot, lambda: app.model.my_status == "finished", what="my game over")
         assert app.model.status == "running"  # the rival plays on
         await pilot.press(*"menu", "enter")
@@ -113,3 +113,18 @@ async def wait_for(cond) -> None:
     while not cond():
         assert asyncio.get_running_loop().time() < deadline, "timed out"
         await asyncio.sleep(0.01)
+
+
+async def test_finish_asks_to_be_confirmed_while_cards_are_out() -> None:
+    app, _ = offline_play()
+    async with app.run_test(size=(110, 45)) as pilot:
+        await race_started(pilot)
+        status = app.query_one("#status")
+        await pilot.press(*"finish", "enter")
+        await until(pilot, lambda: "type 'finish' again to confirm" in rendered(status), what="asked")
+        assert app.model.my_status == "playing"
+        await pilot.press(*"resync", "enter", *"finish", "enter")  # another command between: asked again
+        await until(pilot, lambda: app.finish_armed == app.model.race_id, what="asked again")
+        assert app.model.my_status == "playing"
+        await pilot.press(*"finish", "enter")
+        await until(pilot, lambda: app.model.my_status == "finished", what="finished")

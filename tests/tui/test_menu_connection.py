@@ -73,4 +73,4 @@ async def test_online_menu_says_connected_to_the_host(make_server, tmp_path) -> 
         assert "connecting" not in rendered(app.query_one("#board"))
         assert not race_commands_shown(app)
         await until(pilot, lambda: f"connected to {host}" in rendered(app.query_one("#info")), what="header")
-        assert rendered(app.screen.query_one("#menu-conn")) == f"connected to {host}"
+        assert rendered(app.screen.query_one("#menu-conn")) == f"connected to {host} · ctrl+q quits"

@@ -136,7 +136,7 @@ async def test_rival_bar_moves_then_finish_and_ranking():
         bars = rendered(app.query_one("#bars"))
         assert "bot-1" in bars and "ada" in bars
         assert bars.splitlines()[1].split()[1] != "░" * 30  # the rival's bar is no longer empty
-        await pilot.press(*"finish", "enter")
+        await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
         await until(pilot, lambda: app.model.status == "finished", what="race end")
         result = rendered(app.query_one("#result"))
         assert "Final ranking" in result and "ada" in result and "bot-1" in result
@@ -192,7 +192,7 @@ async def test_own_finish_shows_at_once_while_the_race_goes_on():
     app, session = make_app("racing-aces", rival_interval=5)
     async with app.run_test(size=(110, 45)) as pilot:
         await start_race(pilot, app)
-        await pilot.press(*"finish", "enter")
+        await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
         me = app.model.me
         await until(pilot, lambda: app.model.players[me].status == "finished", what="own row finished")
         assert app.model.status == "running"

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from client.tui.play_app import HELP, PlayApp
+from client.tui.play_app import HELP, LOBBY_HELP, RACE_HELP, PlayApp
 from tests.tui.helpers import rendered, until
 
 
@@ -26,3 +26,17 @@ async def test_the_help_is_whole_in_the_status_line(columns: int) -> None:
             status.container_size, status.container_viewport.size, status.content_region.width
         )
         assert needed <= status.region.height, (needed, status.region)
+
+
+@pytest.mark.parametrize("text", ["Go! " + RACE_HELP + " hint", LOBBY_HELP])
+async def test_the_race_and_lobby_helps_are_whole_at_80_columns(text: str) -> None:
+    app = PlayApp(never_connects)
+    async with app.run_test(size=(80, 30)) as pilot:
+        status = app.query_one("#status")
+        await until(pilot, lambda: status.region.height > 0, what="the status line drawn")
+        app.say(text)
+        await pilot.pause()
+        needed = status.get_content_height(
+            status.container_size, status.container_viewport.size, status.content_region.width
+        )
+        assert needed <= 3, needed

@@ -54,3 +54,24 @@ async def test_a_berserks_note_is_on_its_own_line_and_the_header_never_wraps() -
             for strip in app.screen._compositor.render_strips()[info.region.y : info.region.bottom]
         ]
         assert "you: " in shown[1] and "berserk" in shown[1], shown  # not pushed out by a wrap
+
+
+async def test_a_click_on_a_card_with_no_move_keeps_no_selection() -> None:
+    from client.tui.board import targets_for
+    from client.tui.widgets import BoardView
+
+    app, _ = offline_play("racing-aces", countdown_ms=50)
+    async with app.run_test(size=(110, 45)) as pilot:
+        await race_started(pilot)
+        board = app.model.board
+        assert board is not None
+        stuck = next(
+            p for p in board.order
+            if not p.startswith(("f", "s")) and board.cards(p) and board.cards(p)[-1] is not None
+            and not targets_for(app.model.legal, (p, 1))
+        )  # fmt: skip
+        app.post_message(BoardView.PileClicked(stuck, None, 1))
+        await until(
+            pilot, lambda: "no legal move from here" in str(app.query_one("#status").render()), what="said"
+        )
+        assert app.selected is None

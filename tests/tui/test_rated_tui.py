@@ -60,7 +60,7 @@ async def test_a_rated_quick_match_from_the_terminal(make_server, tmp_path) -> N
 
         await pilot.press(*"draw", "enter")
         await until(pilot, lambda: app.model.n == 1, what="a move acked")
-        await pilot.press(*"finish", "enter")
+        await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
         await until(pilot, lambda: app.model.my_status == "finished", what="ada declared")
         await bob.finish(race)
 

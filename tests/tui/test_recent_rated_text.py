@@ -124,9 +124,9 @@ def test_the_details_name_the_race_and_how_to_check_it() -> None:
     # A daily attempt of today: its moves are sealed until the day closes; yesterday's are not.
     today = detail_text(recent(kind="daily", players=1, time_ms=None, status="timeout"), URL, NOW).plain
     assert "solo · time up · " in today and "sealed until the day closes (00:00 UTC)" in today
-    assert "--race r8a1c" in today
+    assert "--race r8a1c" in today and "Enter here" not in today  # Enter is refused until then
     yesterday = detail_text(recent(kind="daily", players=1, at=NOW - DAY), URL, NOW).plain
-    assert "sealed" not in yesterday and "--race r8a1c" in yesterday
+    assert "sealed" not in yesterday and "--race r8a1c" in yesterday and "Enter here" in yesterday
     # yesterday's attempt cut to the close ended today: its `date` says it is closed
     at_close = detail_text(recent(kind="daily", players=1, at=NOW, date=utc_date(NOW - DAY)), URL, NOW).plain
     assert "sealed" not in at_close

@@ -56,7 +56,7 @@ async def test_a_guest_sees_the_race_it_just_played(make_server, tmp_path) -> No
         await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
         await pilot.press(*"draw", "enter")
         await until(pilot, lambda: app.model.n == 1, what="a move acked")
-        await pilot.press(*"finish", "enter")
+        await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
         await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the end")
         home = app.model.players[app.model.me].home
 
