@@ -34,11 +34,11 @@ def offline_hint(view_text: str, nodes: int = DEFAULT_HINT_NODES) -> str | None:
 #: The status line when the search finds no move worth playing.
 NO_MOVE = "hint: no move helps any more (declare your game finished)"
 
-#: Why there is no hint, per error code (the code stays in front, as in the app's other
-#: error lines; the sentence says what it means here).
+#: Why there is no hint, per error code (the code follows in brackets, as in the app's
+#: other error lines; the sentence says what it means here).
 REFUSALS: dict[str, str] = {
-    "hints-forbidden": "hints are given only in a casual race of one seat, not in a race of "
-    "several players, a rated race, a daily or a race created without hints",
+    "hints-forbidden": "hints are for a casual race of one seat (not with rivals, rated, "
+    "a daily, or one made without hints)",
     "solver-busy": "the server's solver is busy: ask again in a moment",
     "race-not-running": "hints are given only while the race is running",
     "game-over": "your game is over",
@@ -57,7 +57,7 @@ def hint_text(move: str | None) -> str:
 
 
 def refusal_text(e: ServerError) -> str:
-    """A refused hint as a sentence: ``hint: CODE — why``."""
+    """A refused hint as a sentence: ``hint: why (CODE)``."""
     retry_ms = e.extra.get("retry_ms")
     if e.code == "solver-busy" and isinstance(retry_ms, int | float) and retry_ms > 0:
         why = f"the server's solver is busy: ask again in {retry_ms / 1000:g} s"
@@ -65,7 +65,7 @@ def refusal_text(e: ServerError) -> str:
         # Unlisted codes (e.g. `internal`, from a server without a solver worker) keep
         # the server's own sentence.
         why = REFUSALS.get(e.code) or e.message or "the server gave no hint"
-    return f"hint: {e.code} — {why}"
+    return f"hint: {why} ({e.code})"
 
 
 async def ask_hint(session: Session, model: RaceModel, asking: Callable[[str], object] | None = None) -> str:
