@@ -125,6 +125,8 @@ class PlayApp(App[int]):
         self.daily_race: str | None = None
         #: the race whose `finish` waits for its confirmation (a second `finish`)
         self.finish_armed: str | None = None
+        #: when the wait in the quick-match queue began (server ms), 0 when not queued
+        self._queued_since = 0
 
     # -- layout -------------------------------------------------------------
 
@@ -490,6 +492,11 @@ class PlayApp(App[int]):
             parts.append("[b magenta]rated[/]")
         if m.status != "none":  # "none": no race yet (the menu)
             parts.append(m.status)
+        if m.status == "queued":
+            self._queued_since = self._queued_since or now
+            parts.append(f"waiting {clock(now - self._queued_since)}")
+        else:
+            self._queued_since = 0
         cd = m.countdown_ms(now)
         if cd is not None:
             parts.append(f"[b yellow]starts in {cd / 1000:.1f}s[/]")

@@ -48,7 +48,10 @@ def lobby_text(m: RaceModel, server_url: str | None) -> str:
             waiting = f"Rated quick match: waiting for rivals of close rating for {game_name(m.game or '')}…"
         else:
             waiting = f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
-        return waiting + "\n\n'menu' (or 'leave') stops waiting and goes back to the menu"
+        return (
+            waiting + "\n(the server may seat a bot if nobody comes soon)"
+            "\n\n'menu' (or 'leave') stops waiting and goes back to the menu"
+        )
     lines = [
         f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",
         f"seats {len(m.players)}/{m.seats} · time limit {clock(m.time_limit_s * 1000)}"

@@ -73,7 +73,9 @@ class BoardView(Widget):
         return canvas_text(self.canvas)
 
     def get_content_width(self, container: Size, viewport: Size) -> int:
-        return self.canvas.width if self.canvas else max(len(self.placeholder), 1)
+        if self.canvas is not None:
+            return self.canvas.width
+        return max(1, *(len(line) for line in self.placeholder.split("\n")))  # its widest line
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         return self.canvas.height if self.canvas else max(self.placeholder.count("\n") + 1, 1)

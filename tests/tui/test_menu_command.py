@@ -128,3 +128,18 @@ async def test_finish_asks_to_be_confirmed_while_cards_are_out() -> None:
         assert app.model.my_status == "playing"
         await pilot.press(*"finish", "enter")
         await until(pilot, lambda: app.model.my_status == "finished", what="finished")
+
+
+async def test_the_queue_says_how_long_it_has_waited_and_draws_no_stray_scrollbar() -> None:
+    session = QueueForEver(name="ada", seed=SEED)
+
+    async def connect() -> LocalSession:
+        return session
+
+    app = PlayApp(connect, Intent("quick", "racing-aces", 2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.model.status == "queued", what="queued")
+        info = app.query_one("#info")
+        await until(pilot, lambda: "waiting 0:0" in rendered(info), what="the wait counted")
+        scroll = app.query_one("#board-scroll")
+        assert scroll.max_scroll_x == 0  # the waiting text is as wide as its widest line
