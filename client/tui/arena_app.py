@@ -2,13 +2,17 @@
 
 The standings are watched (`arena_standings` with `watch: true`): every
 `arena_update` redraws them. A paired player's race comes as its `race`
-snapshot; the status line names it (play it with `solrace play --race ID`)
-and `b` berserks it while it counts down.
+snapshot (an arena race already under way, named by the `arena` reply, is asked
+for with `resync`); the status line names it, `b` berserks it while it counts
+down, and `p` plays it: the app exits with :attr:`ArenaApp.play_next` set, and
+`solrace arena` (client/cli/arena.py) runs the play app on that race, then opens
+the arena again.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -20,8 +24,10 @@ from textual.widgets import DataTable, Footer, Static
 
 from .arena_view import (
     LIST_COLUMNS,
+    OVER_FOR_ME,
     arena_header,
     arena_list,
+    paired_line,
     races_line,
     standings_lines,
     standings_title,
@@ -31,6 +37,14 @@ from .browse import BrowseApp
 from .session import ServerError, Session
 
 TOP, AROUND = 10, 3
+
+
+@dataclass(frozen=True)
+class PlayNext:
+    """What `p` asks for: play ``race``, then come back to ``arena``."""
+
+    arena: str
+    race: str
 
 
 class ArenaApp(BrowseApp):
@@ -53,6 +67,7 @@ class ArenaApp(BrowseApp):
         Binding("j", "join", "join"),
         Binding("w", "withdraw", "withdraw"),
         Binding("b", "berserk", "berserk"),
+        Binding("p", "play", "play your race"),
         Binding("ctrl+q", "quit", "quit"),
     ]
 
@@ -65,7 +80,15 @@ class ArenaApp(BrowseApp):
         self.arena_id: str | None = None  # the arena shown, None on the list
         self.data: dict[str, Any] = {}  # its `arena` reply
         self.board: dict[str, Any] = {}  # its latest standings (reply or `arena_update`)
-        self.paired: str | None = None  # my arena race counting down, from its snapshot
+        #: my arena race, not over for me (from its snapshot, or a `resync` of the `arena`
+        #: reply's race); whether it has started, and when it starts
+        self.paired: str | None = None
+        self.paired_running = False
+        self.paired_starts: int | None = None
+        #: the races whose state is known (seen, or asked for): not asked for again
+        self.known_races: set[str] = set()
+        #: set by `p`: the race to play once the app has exited (client/cli/arena.py)
+        self.play_next: PlayNext | None = None
         self.shown_bindings: tuple[bool | None, ...] = ()
 
     def compose(self) -> ComposeResult:
@@ -79,7 +102,9 @@ class ArenaApp(BrowseApp):
             yield Static(id="standings-title")
             yield Static(id="standings")
         yield Static("", id="status")
-        yield Footer()
+        # At 80 columns the arena's keys take the whole row: the palette's key (ctrl+p, which
+        # still opens it) would cover the last of them.
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query_one("#arenas", DataTable).add_columns(*LIST_COLUMNS)
@@ -94,24 +119,77 @@ class ArenaApp(BrowseApp):
 
     def server_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("t")
+        me = self.session.player if self.session else None
         if t == "arena_update" and ev.get("arena") == self.arena_id:
             self.board = ev
             self.draw_arena()
-        elif t == "race" and self.arena_id is not None:
+        elif t == "race" and self.arena_id is not None:  # on the list, `learn_race` will tell
             self.seen_race(ev)
+        elif t == "state" and self.arena_id is not None and isinstance(ev.get("race"), dict):
+            self.seen_race(ev["race"])
+        elif self.paired is None or ev.get("race") != self.paired:
+            return
+        elif t == "start":
+            self.race_started()
+        elif t == "end" or (t == "progress" and ev.get("player") == me and ev.get("status") in OVER_FOR_ME):
+            self.race_over()
 
     def seen_race(self, snap: dict[str, Any]) -> None:
+        """A snapshot of a race of mine: paired (a new race), started, or over for me."""
         me = self.session.player if self.session else None
-        if not any(p.get("player") == me for p in snap.get("players") or []):
+        mine = next((p for p in snap.get("players") or [] if p.get("player") == me), None)
+        race = snap.get("race")
+        if mine is None or not race:
             return
-        if snap.get("status") == "countdown":
-            self.paired = snap.get("race")
-            berserk = " — b: berserk (half the clock, +1 on a win)" if self.arena_berserk() else ""
-            self.say(f"paired: race {self.paired} (play it: solrace play --race {self.paired}){berserk}")
-        elif snap.get("status") != "countdown" and snap.get("race") == self.paired:
-            self.paired = None
+        self.known_races.add(race)
+        status = snap.get("status")
+        if status == "finished" or mine.get("status") in OVER_FOR_ME:
+            if race == self.paired:
+                self.race_over()
+        elif race != self.paired:
+            self.paired, self.paired_running = race, status == "running"
+            self.paired_starts = snap.get("starts_at")
+            self.show_paired()
+            self.refresh_arena()
+        elif status == "running":
+            self.race_started()
+
+    def race_started(self) -> None:
+        if self.paired is not None and not self.paired_running:
+            self.paired_running = True
+            self.show_paired()
+
+    def race_over(self) -> None:
+        race, self.paired, self.paired_running, self.paired_starts = self.paired, None, False, None
+        if self.arena_id is not None:
+            self.say(f"race {race}: over for you")
         self.sync_bindings()
         self.refresh_arena()
+
+    def show_paired(self) -> None:
+        """The status line says what the paired race asks of you now (in an arena)."""
+        if self.paired is not None and self.arena_id is not None:
+            self.say(paired_line(self.paired, self.paired_running, self.arena_berserk()))
+        self.sync_bindings()
+
+    def learn_race(self, data: dict[str, Any]) -> None:
+        """The `arena` reply names my race being played: one not seen yet (paired before this
+        app connected, e.g. while its player played the last one) is asked for."""
+        race = data.get("race")
+        if race and race != self.paired and race not in self.known_races:
+            self.known_races.add(race)
+            self.resync_race(race)
+
+    @work(group="resync")
+    async def resync_race(self, race: str) -> None:
+        if self.session is None:
+            return
+        try:
+            state = await self.session.request("resync", race=race)
+        except ServerError:
+            return
+        if isinstance(state.get("race"), dict):
+            self.seen_race(state["race"])
 
     def arena_berserk(self) -> bool:
         return bool((self.data.get("arena") or {}).get("berserk"))
@@ -119,11 +197,12 @@ class ArenaApp(BrowseApp):
     # -- the footer's keys ----------------------------------------------------------
 
     #: The actions whose keys depend on the view (checked by `check_action`).
-    VIEW_ACTIONS = ("back", "join", "withdraw", "berserk")
+    VIEW_ACTIONS = ("back", "join", "withdraw", "berserk", "play")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """On the list, the one arena's keys are hidden; in an arena, a key that cannot act
-        now (join once joined, berserk with no race) is shown disabled."""
+        now (join once joined, berserk with no race counting down) is shown disabled, and
+        `p` (play your race) is shown only while you have a race to play."""
         if action not in self.VIEW_ACTIONS:
             return True
         if self.arena_id is None:
@@ -136,7 +215,9 @@ class ArenaApp(BrowseApp):
         if action == "berserk":
             if not self.arena_berserk():
                 return False
-            return True if self.paired or self.data.get("race") else None
+            return True if self.paired and not self.paired_running else None
+        if action == "play":
+            return self.paired is not None
         return True
 
     def sync_bindings(self) -> None:
@@ -196,8 +277,12 @@ class ArenaApp(BrowseApp):
         self.arena_id = arena
         self.query_one("#list-view").display = False
         self.query_one("#arena-view").display = True
-        self.say("j: join · w: withdraw · b: berserk · Esc: back to the list")
+        if self.paired is not None:
+            self.show_paired()
+        else:
+            self.say("j: join · w: withdraw · b: berserk · Esc: back to the list")
         self.draw_arena()
+        self.learn_race(data)
 
     def draw_arena(self, width: int | None = None) -> None:
         if self.arena_id is None or not self.query("#arena-info"):
@@ -217,6 +302,9 @@ class ArenaApp(BrowseApp):
         return {"featured": self.board["featured"]} if "featured" in self.board else {}
 
     def tick(self) -> None:
+        # the start event may be late: at the start time the countdown is over
+        if self.paired_starts is not None and not self.paired_running and self.now() >= self.paired_starts:
+            self.race_started()
         if self.arena_id is not None:
             self.draw_arena()
 
@@ -238,6 +326,7 @@ class ArenaApp(BrowseApp):
         if data is not None:
             self.data = data
             self.draw_arena()
+            self.learn_race(data)
 
     async def _arena_request(self, t: str, **fields: Any) -> dict[str, Any] | None:
         if self.arena_id is None:
@@ -259,12 +348,23 @@ class ArenaApp(BrowseApp):
             self.draw_arena()
 
     async def action_berserk(self) -> None:
-        race = self.paired or self.data.get("race")
+        race = self.paired
         if race is None:
             self.say("no race to berserk: you are not paired", error=True)
             return
+        if self.paired_running:
+            self.say(f"race {race} has started: too late to berserk it", error=True)
+            return
         if await self._arena_request("arena_berserk", race=race) is not None:
             self.say(f"berserk: half the clock in race {race}, one more point if you win it")
+
+    def action_play(self) -> None:
+        """Exit, naming the race to play (client/cli/arena.py plays it, then reopens the arena)."""
+        if self.arena_id is None or self.paired is None:
+            self.say("no race to play: you are not paired", error=True)
+            return
+        self.play_next = PlayNext(self.arena_id, self.paired)
+        self.exit(0)
 
     async def action_back(self) -> None:
         if self.arena_id is None:

@@ -154,6 +154,20 @@ def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> st
     )
 
 
+#: A player's statuses in a race that end their own game (the race may play on without them).
+OVER_FOR_ME = ("won", "finished", "timeout")
+
+
+def paired_line(race: str, running: bool, berserk: bool) -> str:
+    """The status line while you have an arena race to play: ``p`` plays it here (the
+    command plays it from another terminal); before its start, ``b`` berserks it where
+    the arena allows it."""
+    if running:
+        return f"your race {race} is on — p: play it now (or: solrace play --race {race})"
+    offer = " — b: berserk (half the clock, +1 on a win)" if berserk else ""
+    return f"paired: race {race} — p: play it now (or: solrace play --race {race}){offer}"
+
+
 def races_line(data: dict[str, Any]) -> str:
     """Your race being played, your past races' places and points, the featured race."""
     parts = []

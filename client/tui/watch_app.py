@@ -87,6 +87,13 @@ class WatchApp(BrowseApp):
     BINDINGS = [
         Binding("escape", "back", "back to the list"),
         Binding("r", "refresh", "refresh list"),
+        # In a race the boards scroll (two boards do not fit 24 rows); priority, since the
+        # hidden list table may keep the focus; on the list they are not checked in
+        # (`check_action`), and the keys go on to the table's cursor.
+        Binding("pageup", "scroll_boards(-1, True)", "boards up", priority=True),
+        Binding("pagedown", "scroll_boards(1, True)", "boards down", priority=True),
+        Binding("up", "scroll_boards(-1, False)", "boards up", show=False, priority=True),
+        Binding("down", "scroll_boards(1, False)", "boards down", show=False, priority=True),
         Binding("ctrl+q", "quit", "quit"),
     ]
 
@@ -145,12 +152,25 @@ class WatchApp(BrowseApp):
     # -- the footer's keys ----------------------------------------------------------
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Each view hides the other's keys: back on the list, refresh in a race."""
-        if action == "back":
+        """Each view hides the other's keys: back and the boards' scrolling on the list,
+        refresh in a race."""
+        if action in ("back", "scroll_boards"):
             return self.model is not None
         if action == "refresh":
             return self.model is None
         return True
+
+    def action_scroll_boards(self, direction: int, page: bool) -> None:
+        """Scroll the boards a page (PgUp, PgDn) or a line (up, down)."""
+        boards = self.query_one("#boards", VerticalScroll)
+        if page and direction > 0:
+            boards.scroll_page_down()
+        elif page:
+            boards.scroll_page_up()
+        elif direction > 0:
+            boards.scroll_down()
+        else:
+            boards.scroll_up()
 
     # -- the list -------------------------------------------------------------
 
@@ -206,7 +226,7 @@ class WatchApp(BrowseApp):
         self.query_one("#list-view").display = False
         self.query_one("#race-view").display = True
         self.query_one("#race-result").display = False
-        self.say("Esc: back to the list")
+        self.say("")  # the footer has the race's keys
         self.refresh_bindings()
         self.draw_race()
         self.want_final_boards()  # it may have ended already
@@ -259,7 +279,7 @@ class WatchApp(BrowseApp):
             delay = "final boards: loading…"
         else:
             delay = ago or "boards: waiting…"
-        self.query_one("#race-info", Static).update(" · ".join(parts) + "\n" + delay + "   (Esc: back)")
+        self.query_one("#race-info", Static).update(" · ".join(parts) + "\n" + delay)
 
     def draw_race(self) -> None:
         m = self.model
