@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         from client.tui.intent import Intent
         from client.tui.play_app import PlayApp
 
-        return int(PlayApp(connect, Intent("resume", race=race), server_url=urls[0]).run() or 0)
+        play = PlayApp(connect, Intent("resume", race=race), server_url=urls[0], back_to="back to the arena")
+        return int(play.run() or 0)
 
     return arena_loop(run_arena, run_play, args.arena)

@@ -103,8 +103,12 @@ class PlayApp(App[int]):
         default_game: str | None = None,
         server_url: str | None = None,
         default_seats: int = 2,
+        back_to: str | None = None,
     ):
         super().__init__()
+        #: where quitting leads when this app plays one race for another (`solrace arena`'s
+        #: "back to the arena"): no menu then, and the texts say so
+        self.back_to = back_to
         self.server_url = server_url
         self.connect = connect
         self.intent = intent
@@ -257,12 +261,20 @@ class PlayApp(App[int]):
         cmd.focus()
         return intent
 
+    def next_text(self) -> str:
+        return f"ctrl+q: {self.back_to}" if self.back_to else "'menu' for another race, ctrl+q to quit"
+
     def to_menu(self) -> None:
         """The `menu` command: choose the next race once the player's own game is over (the
         race may go on for the others), or leave the quick-match queue for it."""
         m = self.model
         seated = m.me in m.players
-        if self.session is None:
+        if self.back_to:
+            self.say(
+                f"no menu here: ctrl+q {self.back_to}"
+                + (" once your game is over" if m.my_status == "playing" else "")
+            )
+        elif self.session is None:
             self.say("not connected: nothing to choose from (ctrl+q to quit)", error=True)
         elif m.status == "queued":
             self.leave_queue()
@@ -411,11 +423,9 @@ class PlayApp(App[int]):
             self.say("Go! " + self.help_text())
             self.resync()
         elif t == "end":
-            self.say("race over — see the ranking above; 'menu' for another race, ctrl+q to quit")
+            self.say("race over — see the ranking above; " + self.next_text())
         elif t == "rating" and self.model.rating is not None:
-            self.say(
-                f"your {rating_change_text(self.model.rating)} — 'menu' for another race, ctrl+q to quit"
-            )
+            self.say(f"your {rating_change_text(self.model.rating)} — " + self.next_text())
         elif t == "race" and ev.get("status") == "countdown":
             self.say("countdown…")
         if self.model.gap and not getattr(self.session, "handles_gaps", False):

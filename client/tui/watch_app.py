@@ -27,7 +27,7 @@ from .browse import BrowseApp
 from .model import RaceModel
 from .replay_model import ReplayError, build_replay
 from .session import ServerError, Session
-from .text import clock, ranking_lines
+from .text import clock, plural, ranking_lines
 from .widgets import BoardView, bar_width, bars_text
 
 #: The race list's columns.
@@ -308,7 +308,7 @@ class WatchApp(BrowseApp):
                 board = parse_view(view)
             except ValueError:
                 continue
-            title = f"{name} · {n} moves · {board.home}/{m.total or board.total} home"
+            title = f"{name} · {plural(n, 'move')} · {board.home}/{m.total or board.total} home"
             existing = boards.query(f"#{wid}")
             if existing:
                 existing.first(BoardView).show(board)

@@ -61,11 +61,15 @@ def test_run_plays_the_race_as_solrace_play_race_does(monkeypatch: pytest.Monkey
 
     def play_run(self: PlayApp) -> int:
         assert self.intent is not None
-        calls.append(("play", (self.intent.mode, self.intent.race, self.server_url)))
+        calls.append(("play", (self.intent.mode, self.intent.race, self.server_url, self.back_to)))
         return 0
 
     monkeypatch.setattr(ArenaApp, "run", arena_run)
     monkeypatch.setattr(PlayApp, "run", play_run)
     args = argparse.Namespace(url=["ws://x:1/ws"], name="ada", token_file="/tmp/t", arena="cup")
     assert arena_cli.run(args) == 0
-    assert calls == [("arena", "cup"), ("play", ("resume", "r1", "ws://x:1/ws")), ("arena", "cup")]
+    assert calls == [
+        ("arena", "cup"),
+        ("play", ("resume", "r1", "ws://x:1/ws", "back to the arena")),
+        ("arena", "cup"),
+    ]

@@ -147,3 +147,16 @@ async def test_the_queue_says_how_long_it_has_waited_and_draws_no_stray_scrollba
         )
         await pilot.pause()
         assert board.region.width <= 78, board.region  # as wide as its widest line: no sideways scroll
+
+
+async def test_a_race_played_for_the_arena_has_no_menu_and_says_where_ctrl_q_leads() -> None:
+    app, _ = offline_play(rival_interval=0.01, rival_max_moves=30)
+    app.back_to = "back to the arena"
+    async with app.run_test(size=(110, 45)) as pilot:
+        await race_started(pilot)
+        status = app.query_one("#status")
+        await pilot.press(*"menu", "enter")
+        await until(pilot, lambda: "no menu here: ctrl+q back to the arena" in rendered(status), what="said")
+        await pilot.press(*"finish", "enter", *"finish", "enter")
+        await until(pilot, lambda: app.model.status == "finished", what="race end")
+        assert "ctrl+q: back to the arena" in rendered(status) and "'menu'" not in rendered(status)

@@ -56,7 +56,7 @@ async def test_the_final_boards_show_once_the_race_ends(make_server, tmp_path):
             assert all("??" not in view for _n, view in m.boards.values())
             titles = [rendered(t) for t in app.query(".board-title")]
             assert any(t.startswith("alice · 3 moves") for t in titles)
-            assert any(t.startswith("bob · 1 moves") for t in titles)
+            assert any(t.startswith("bob · 1 move ·") for t in titles)
             assert "final boards" in rendered(app.query_one("#race-info"))
             await pilot.press("escape")
             await until(pilot, lambda: app.model is None, what="back to the list")
