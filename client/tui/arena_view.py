@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rich.cells import cell_len, set_cell_size
+from rich.cells import cell_len
 
 from protocol.rules.facts import game_name
 
+from .tables import cut_rows, fit, list_widths
 from .text import clock, plural
 
 
@@ -35,8 +36,6 @@ def list_time(arena: dict[str, Any], now: int) -> str:
 
 #: The arena list's columns. No id: people read the name; the open arena shows its id.
 LIST_COLUMNS = ("arena", "game", "status", "time", "players")
-#: A cell's padding, either side (textual's DataTable default).
-CELL_PADDING = 1
 #: The narrowest the name, then the game, get before the other columns are cut.
 NAME_MIN, GAME_MIN = 20, 10
 
@@ -52,44 +51,13 @@ def arena_row(arena: dict[str, Any], now: int) -> tuple[str, ...]:
     )
 
 
-def fit(text: str, width: int) -> str:
-    """``text`` cut to ``width`` cells, an ellipsis marking the cut."""
-    if cell_len(text) <= width:
-        return text
-    return set_cell_size(text, max(width - 1, 0)) + "…"
-
-
-def list_widths(
-    rows: Sequence[tuple[str, ...]],
-    width: int,
-    columns: Sequence[str] = LIST_COLUMNS,
-    give_way: Sequence[tuple[int, int]] = ((0, NAME_MIN), (1, GAME_MIN), (0, 1)),
-) -> list[int]:
-    """The columns' widths for a table ``width`` cells wide: each as wide as its widest
-    cell; when they do not fit, the ``give_way`` columns narrow in turn, each down to its
-    floor (the arena list: the name first, since it stays readable cut, then the game);
-    the others stay whole."""
-    widths = [max([cell_len(h), *(cell_len(r[i]) for r in rows)]) for i, h in enumerate(columns)]
-    room = width - 2 * CELL_PADDING * len(widths)
-    for column, floor in give_way:
-        over = sum(widths) - room
-        if over > 0:
-            widths[column] = max(min(floor, widths[column]), widths[column] - over)
-    return widths
-
-
-def cut_rows(rows: Sequence[tuple[str, ...]], widths: Sequence[int]) -> list[tuple[str, ...]]:
-    """Each cell cut to its column's width (an ellipsis marking the cut)."""
-    return [tuple(fit(c, w) for c, w in zip(r, widths, strict=True)) for r in rows]
-
-
 def arena_list(
     arenas: Sequence[dict[str, Any]], now: int, width: int
 ) -> tuple[list[int], list[tuple[str, ...]]]:
     """The arena list for a table ``width`` cells wide: the column widths and the rows,
     their cells cut to them."""
     rows = [arena_row(a, now) for a in arenas]
-    widths = list_widths(rows, width)
+    widths = list_widths(rows, width, LIST_COLUMNS, ((0, NAME_MIN), (1, GAME_MIN), (0, 1)))
     return widths, cut_rows(rows, widths)
 
 

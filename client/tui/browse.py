@@ -17,6 +17,7 @@ from textual.app import App
 from textual.widgets import DataTable, Static
 
 from .session import ServerError, Session
+from .tables import fixed_widths
 
 
 class BrowseApp(App[int]):
@@ -78,10 +79,7 @@ class BrowseApp(App[int]):
         table = tables.first(DataTable)
         cursor = table.cursor_row
         if widths is not None:
-            # Fixed: an auto width only ever grows, and would keep a narrowed window's cut
-            # columns off the screen.
-            for column, width in zip(table.ordered_columns, widths, strict=True):
-                column.auto_width, column.width = False, width
+            fixed_widths(table, widths)
         table.clear()
         for key, cells in rows:
             table.add_row(*cells, key=key)

@@ -25,7 +25,9 @@ from protocol.rules.games import GAMES
 from .daily_text import closes_text, daily_row, leaderboard_text
 from .intent import Intent
 from .session import ServerError, Session
+from .tables import cut_rows, fixed_widths, list_widths, table_width
 
+DAILY_COLUMNS = ("game", "today", "your attempt", "streak")
 #: Entries of the leaderboard shown: the top ones, and either side of yours.
 BOARD_TOP = 10
 BOARD_AROUND = 2
@@ -50,6 +52,8 @@ class DailyScreen(ModalScreen[Intent | None]):
         self.session = session
         self.game = game if game in GAMES else next(iter(GAMES))
         self.infos: dict[str, dict[str, Any] | None] = {}
+        #: each game's row in full (cut to the table's width when drawn)
+        self.rows: dict[str, tuple[str, ...]] = {}
 
     def compose(self) -> ComposeResult:
         with Vertical(id="daily"):
@@ -66,12 +70,26 @@ class DailyScreen(ModalScreen[Intent | None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#daily-games", DataTable)
-        table.add_columns("game", "today", "your attempt", "streak")
+        table.add_columns(*DAILY_COLUMNS)
         for gid in GAMES:
-            table.add_row(game_name(gid), "…", "…", "…", key=gid)
+            self.rows[gid] = (game_name(gid), "…", "…", "…")
+            table.add_row(*self.rows[gid], key=gid)
         table.move_cursor(row=list(GAMES).index(self.game))
         table.focus()
         self.load()
+
+    def draw_rows(self, table: DataTable[str]) -> None:
+        """Every row, cut to the table's width: "today" gives way first, then "your attempt",
+        then the game (at 80 columns the streak was pushed off the screen)."""
+        gids = list(self.rows)
+        rows = list(self.rows.values())
+        widths = list_widths(
+            rows, table_width(self, table, len(rows)), DAILY_COLUMNS, ((1, 12), (2, 14), (0, 10))
+        )
+        fixed_widths(table, widths)
+        for gid, cells in zip(gids, cut_rows(rows, widths), strict=True):
+            for column, cell in zip(table.ordered_columns, cells, strict=True):
+                table.update_cell(gid, column.key, cell)
 
     def say(self, text: str) -> None:
         self.query_one("#daily-error", Label).update(Text(text))
@@ -100,9 +118,8 @@ class DailyScreen(ModalScreen[Intent | None]):
             self.infos[gid] = info
             if info is not None:
                 self.query_one("#daily-closes", Label).update(closes_text(info, self.session.server_now()))
-            cells = daily_row(gid, info, history)
-            for column, cell in zip(table.columns, cells):
-                table.update_cell(gid, column, cell, update_width=True)
+            self.rows[gid] = daily_row(gid, info, history)
+            self.draw_rows(table)
         if errors:
             self.say("; ".join(errors))
 

@@ -29,6 +29,7 @@ from .replay_model import ReplayError, build_replay
 from .replay_screen import ReplayScreen
 from .replay_text import refusal_text
 from .session import ServerError, Session
+from .tables import cut_rows, fixed_widths, list_widths, table_width
 
 
 class RecentScreen(ModalScreen[None]):
@@ -94,8 +95,14 @@ class RecentScreen(ModalScreen[None]):
         table = self.query_one("#recent-races", DataTable)
         cursor = table.cursor_row
         table.clear()
-        for i, race in enumerate(self.races):
-            table.add_row(*recent_row(race, now), key=str(i))
+        rows = [recent_row(race, now) for race in self.races]
+        # Nine columns in 70 cells at 80 columns: the game gives way first (down to 10 cells),
+        # then the result, the time ago, the game again, the rating.
+        give_way = ((1, 10), (4, 6), (0, 6), (1, 6), (8, 7))
+        widths = list_widths(rows, table_width(self, table, len(rows)), COLUMNS, give_way)
+        fixed_widths(table, widths)
+        for i, row in enumerate(cut_rows(rows, widths)):
+            table.add_row(*row, key=str(i))
         self.query_one("#recent-title", Label).update(title_text(self.races, self.logged_in))
         if not self.races:
             self.query_one("#recent-detail", Static).update(Text(EMPTY_TEXT))

@@ -21,12 +21,12 @@ from textual.widgets import DataTable, Footer, Static
 from protocol.messages import ErrorCode
 from protocol.rules.facts import game_name
 
-from .arena_view import cut_rows, list_widths
 from .board import parse_view
 from .browse import BrowseApp
 from .model import RaceModel
 from .replay_model import ReplayError, build_replay
 from .session import ServerError, Session
+from .tables import cut_rows, list_widths
 from .text import clock, plural, ranking_lines
 from .widgets import BoardView, bar_width, bars_text
 

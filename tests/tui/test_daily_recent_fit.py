@@ -1,0 +1,66 @@
+"""The daily challenge's table and "Your races" at 80x24, after a daily attempt of the
+widest game (a real server in this process): every column is on the screen, the long cells
+cut with an ellipsis (at 80 columns the streak and the rating were pushed off it)."""
+
+from __future__ import annotations
+
+import pytest
+import waiting
+
+from client.tui.daily_screen import DailyScreen
+from client.tui.intent import Intent
+from client.tui.menu import MenuScreen
+from client.tui.net import connector
+from client.tui.play_app import PlayApp
+from client.tui.recent_screen import RecentScreen
+from tests.tui.helpers import click_shown, until
+
+pytestmark = pytest.mark.daily
+
+
+def screen_lines(app) -> list[str]:
+    return ["".join(seg.text for seg in strip) for strip in app.screen._compositor.render_strips()]
+
+
+async def test_the_daily_and_recent_tables_fit_80x24(make_server, tmp_path) -> None:
+    server = await make_server()
+    app = PlayApp(
+        connector(server.ws_url, "ada", str(tmp_path / "token")), default_game="double-aces-and-kings"
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        app.screen.dismiss(Intent("daily", "double-aces-and-kings"))
+        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="attempt runs")
+        await pilot.press(*"draw", "enter")
+        await until(pilot, lambda: app.model.n == 1, what="a move acked")
+        await pilot.press(*"finish", "enter", *"finish", "enter")
+        await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the end")
+        session = app.session
+
+        async def listed():
+            return bool((await session.request("recent"))["races"])
+
+        await waiting.until(listed, what="listed")
+        await pilot.press(*"menu", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        await click_shown(pilot, "#daily")
+        await until(pilot, lambda: isinstance(app.screen, DailyScreen), what="daily")
+
+        def row_drawn() -> bool:
+            return any("#1 of 1" in line and "1 day" in line for line in screen_lines(app))
+
+        await until(pilot, row_drawn, what="the attempt's row")
+        lines = screen_lines(app)
+        assert any(
+            "game" in line and "today" in line and "your attempt" in line and "streak" in line
+            for line in lines
+        )
+        assert any("0/208 home · #1 of 1" in line and "1 day" in line for line in lines), lines
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        await click_shown(pilot, "#recent")
+        await until(pilot, lambda: isinstance(app.screen, RecentScreen) and app.screen.races, what="recent")
+        await until(pilot, lambda: any("0/208" in line for line in screen_lines(app)), what="the row drawn")
+        lines = screen_lines(app)
+        assert any(" when " in line and " rating " in line for line in lines), lines
+        assert any("0/208" in line and "daily" in line and "0:0" in line for line in lines), lines
