@@ -11,7 +11,7 @@ DEFAULT_BOT_LEVEL = "greedy"
 
 @dataclass
 class Intent:
-    mode: str  # quick | create | join | resume | daily | bot
+    mode: str  # quick | create | practice | join | resume | daily | bot
     game: str | None = None
     seats: int = 2
     time_limit_s: int = 600

@@ -93,6 +93,8 @@ class MenuScreen(ModalScreen[Intent]):
             with Horizontal():
                 yield Button("Quick match", id="quick", variant="primary")
                 yield Button("Create race", id="create")
+                # A race of one seat, started at once: the one kind with hints (and no wait).
+                yield Button("Practice alone", id="practice")
             if self.session is not None:
                 # At once: Quick match seats a bot only after a wait alone in its queue.
                 # One button a level, not a Select: Textual's Select failed its own mount now
@@ -151,6 +153,10 @@ class MenuScreen(ModalScreen[Intent]):
         rated = self._rated()
         seats = max(2, self._seats()) if rated else self._seats()  # a rated race has 2 seats or more
         self.dismiss(Intent("create", self._game(), seats, rated=rated))
+
+    @on(Button.Pressed, "#practice")
+    def _practice(self) -> None:
+        self.dismiss(Intent("practice", self._game(), 1, private=True))
 
     @on(Button.Pressed, ".bot-level")
     def _bot(self, event: Button.Pressed) -> None:

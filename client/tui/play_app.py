@@ -353,6 +353,9 @@ class PlayApp(App[int]):
                     private=intent.private,
                     **rated,
                 )
+            elif intent.mode == "practice":
+                created = await s.request("create", game=intent.game, seats=1, private=True)
+                reply = await s.request("ready", race=created["race"], ready=True)
             elif intent.mode == "bot":
                 assert intent.game is not None
                 reply = await race_bot(

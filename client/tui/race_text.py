@@ -137,6 +137,8 @@ def started_text(intent: Intent, reply: dict[str, Any]) -> str:
             f"race created: share its id {reply.get('race')} — type 'ready' when set"
             " (or, once those present are ready, 'start' to begin with them)"
         )
+    if intent.mode == "practice":
+        return f"a {game} race of your own, with hints ('hint'): it starts now"
     if intent.mode == "daily":
         return f"today's {game} daily: your one ranked attempt" + (
             " (back to it: its clock never stops)" if reply.get("status") == "running" else ""

@@ -160,3 +160,19 @@ async def test_a_race_played_for_the_arena_has_no_menu_and_says_where_ctrl_q_lea
         await pilot.press(*"finish", "enter", *"finish", "enter")
         await until(pilot, lambda: app.model.status == "finished", what="race end")
         assert "ctrl+q: back to the arena" in rendered(status) and "'menu'" not in rendered(status)
+
+
+async def test_practice_alone_starts_a_race_of_one_seat_with_hints() -> None:
+    session = LocalSession(name="ada", seed=SEED, countdown_ms=50)
+
+    async def connect() -> LocalSession:
+        return session
+
+    app = PlayApp(connect)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        await click_shown(pilot, "#practice")
+        await race_started(pilot)
+        assert app.model.seats == 1 and list(app.model.players) == [app.model.me]
+        assert app.help_text().endswith(" hint")
+        assert [r["t"] for r in session.sent][:2] == ["create", "ready"]
