@@ -98,7 +98,7 @@ class RecentScreen(ModalScreen[None]):
         rows = [recent_row(race, now) for race in self.races]
         # Nine columns in 70 cells at 80 columns: the game gives way first (down to 10 cells),
         # then the result, the time ago, the game again, the rating.
-        give_way = ((1, 10), (4, 6), (0, 6), (1, 6), (8, 7))
+        give_way = ((1, 10), (4, 6), (0, 8), (1, 6), (8, 7))
         widths = list_widths(rows, table_width(self, table, len(rows)), COLUMNS, give_way)
         fixed_widths(table, widths)
         for i, row in enumerate(cut_rows(rows, widths)):
