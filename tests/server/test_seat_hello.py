@@ -9,21 +9,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import redis.asyncio as aioredis
+from seat_probe import seat_set
 from wsclient import Raw, player
 
-from server.storage.keys import race_key, seats_key
+from server.storage.keys import race_key
 from server.storage.players import quick_hold
 
 GAME = "fours-up"
-
-
-async def seat_set(redis_url: str, pid: str) -> set[str]:
-    r = aioredis.Redis.from_url(redis_url)
-    try:
-        return {x.decode() for x in await r.smembers(seats_key(pid))}
-    finally:
-        await r.aclose()
 
 
 async def test_hello_keeps_a_waiting_quick_entry_seat(make_server, clean_redis):

@@ -8,10 +8,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import redis.asyncio as aioredis
+from seat_probe import seat_set
 from wsclient import Raw, player
-
-from server.storage.keys import seats_key
 
 GAME = "fours-up"
 TWINS = 6  # connections of one player sending at once (with the first: MAX_CONN_PER_PLAYER 8 allows it)
@@ -31,14 +29,6 @@ async def seats_of(url: str, token: str) -> list[str]:
     w = await c.hello(token=token)
     await c.close()
     return list(w["races"])
-
-
-async def seat_set(redis_url: str, pid: str) -> set[str]:
-    r = aioredis.Redis.from_url(redis_url)
-    try:
-        return {x.decode() for x in await r.smembers(seats_key(pid))}
-    finally:
-        await r.aclose()
 
 
 def outcome(replies: list[dict[str, Any]], ok: str) -> tuple[int, int]:

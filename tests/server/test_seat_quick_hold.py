@@ -7,9 +7,9 @@ once the entry is gone, a lapsed hold is pruned like any seat."""
 from __future__ import annotations
 
 import redis.asyncio as aioredis
+from seat_probe import seat_set
 from wsclient import player
 
-from server.storage.keys import seats_key
 from server.storage.players import quick_hold, reservations_key
 
 GAME = "fours-up"
@@ -29,14 +29,6 @@ async def reservation(redis_url: str, pid: str, seat: str) -> float | None:
     try:
         score = await r.zscore(reservations_key(pid), seat)
         return None if score is None or score < 1000 else float(score)  # a lapsed one counts as none
-    finally:
-        await r.aclose()
-
-
-async def seat_set(redis_url: str, pid: str) -> set[str]:
-    r = aioredis.Redis.from_url(redis_url)
-    try:
-        return {x.decode() for x in await r.smembers(seats_key(pid))}
     finally:
         await r.aclose()
 

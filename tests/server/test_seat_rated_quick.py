@@ -8,23 +8,14 @@ from __future__ import annotations
 
 import asyncio
 
-import redis.asyncio as aioredis
+from seat_probe import seat_set
 from test_server_accounts import CHEAP_HASH, account, logged_in
 from waiting import until
 
-from server.storage.keys import seats_key
 from server.storage.players import rated_hold
 
 GAME = "racing-aces"
 OTHER = "fours-up"
-
-
-async def seat_set(redis_url: str, pid: str) -> set[str]:
-    r = aioredis.Redis.from_url(redis_url)
-    try:
-        return {x.decode() for x in await r.smembers(seats_key(pid))}
-    finally:
-        await r.aclose()
 
 
 async def no_seats(redis_url: str, pid: str) -> bool:
