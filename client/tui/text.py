@@ -56,6 +56,10 @@ def progress_line(
     return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {moves_cell(n)}  {status}"
 
 
+#: A ranking's statuses as the browser's pills say them (client/web/static/js/players.js).
+STATUS_WORDS = {"timeout": "time up"}
+
+
 def time_text(r: dict[str, Any]) -> str:
     """The time a ranking row shows, labelled with what it measures: the time to
     win for a winner, the declaration for one who finished, the last move for
@@ -64,7 +68,7 @@ def time_text(r: dict[str, Any]) -> str:
     if r.get("won"):
         return "won in " + duration(r.get("time_ms"))
     if r.get("status") == "finished" and r.get("time_ms") is not None:
-        return "finished at " + duration(r.get("time_ms"))
+        return "stopped at " + duration(r.get("time_ms"))  # as the browser says it
     if r.get("last_move_ms") is not None:
         return "last move at " + duration(r.get("last_move_ms"))
     return "no move" if r.get("moves") == 0 else "time up"
@@ -101,6 +105,6 @@ def ranking_lines(ranking: list[dict[str, Any]]) -> list[str]:
         t = time_text(r)
         out.append(
             f"{r.get('rank', '?'):>2}. {str(r.get('name') or r.get('player'))[:16]:<16} "
-            f"{r.get('status', ''):<8} {r.get('home', 0):>3} home  {moves_cell(int(r.get('moves') or 0))}  {t}"
+            f"{STATUS_WORDS.get(str(r.get('status', '')), r.get('status', '')):<8} {r.get('home', 0):>3} home  {moves_cell(int(r.get('moves') or 0))}  {t}"
         )
     return out

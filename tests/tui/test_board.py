@@ -245,7 +245,7 @@ def test_formatting():
     assert lines[0].startswith(" 1. ada") and "won in 2:05.4" in lines[0]
     # others: when they stopped, labelled; never the moment the last card went home
     assert "last move at 2:53.0" in lines[1] and "1:30.0" not in lines[1]
-    assert "finished at 0:04.0" in lines[2]
+    assert "stopped at 0:04.0" in lines[2]
     assert lines[3].rstrip().endswith("no move")
 
 

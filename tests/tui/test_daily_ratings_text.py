@@ -124,7 +124,7 @@ def test_a_leaderboard_with_you_below_the_top() -> None:
     assert lines[3].strip() == "…"
     mine = [line for line in lines if line.startswith("* ")]
     assert len(mine) == 1 and "ada" in mine[0] and "18." in mine[0]
-    assert lines[-1] == "your place: #18 of 42 — 30/104 home, finished at 5:00.0"
+    assert lines[-1] == "your place: #18 of 42 — 30/104 home, stopped at 5:00.0"
     bold = [s for s in text.spans if "bold green" in str(s.style)]
     assert len(bold) == 1 and "ada" in plain[bold[0].start : bold[0].end]
 
