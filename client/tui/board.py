@@ -373,7 +373,13 @@ def move_notation(src: str, k: int, dst: str) -> str:
     return f"{src}>{dst}" if k == 1 else f"{src}:{k}>{dst}"
 
 
-def click(board: Board, selected: tuple[str, int] | None, pile: str, index: int | None) -> ClickResult:
+def click(
+    board: Board,
+    selected: tuple[str, int] | None,
+    pile: str,
+    index: int | None,
+    legal: list[str] | tuple[str, ...] = (),
+) -> ClickResult:
     """One click on (pile, card index) given the current selection.
 
     * Clicking the stock draws (``draw``), and clears any selection.
@@ -382,6 +388,8 @@ def click(board: Board, selected: tuple[str, int] | None, pile: str, index: int 
       the clicked card to the top (``t2`` clicked 3 from the top → ``t2:3``).
     * With a selection, clicking another pile moves there; clicking the
       selected pile again reselects (a different depth) or deselects.
+    * Given the ``legal`` moves, a card that has none is not selected: kept, the
+      selection would only send the next click's move to be refused.
     """
     if pile == "s":
         return ClickResult(None, "draw")
@@ -401,6 +409,8 @@ def click(board: Board, selected: tuple[str, int] | None, pile: str, index: int 
         return ClickResult(None, None, "face-down cards never move")
     if selected == (pile, k):
         return ClickResult(None)
+    if legal and not targets_for(legal, (pile, k)):
+        return ClickResult(None, None, f"{pile}{f':{k}' if k > 1 else ''}: no legal move from here")
     return ClickResult((pile, k))
 
 

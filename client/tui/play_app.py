@@ -6,7 +6,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from rich.markup import escape
 from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult
@@ -15,42 +14,27 @@ from textual.containers import VerticalScroll
 from textual.css.query import NoMatches
 from textual.widgets import Input, Static
 
-from protocol.rules.facts import UnknownGame, game_name
+from protocol.rules.facts import UnknownGame
 from protocol.rules.games import GAMES
 
 from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
 from .menu import Intent, MenuScreen
 from .model import RaceModel
+from .race_commands import (
+    HELP,
+    PLACEHOLDER,
+    PLACEHOLDERS,
+    finish_prompt,
+    help_text,
+    hints_possible,
+    info_text,
+    menu_refusal,
+)
 from .race_text import NO_BOT, connection_text, lobby_text, rating_change_text, result_text, started_text
 from .ratings_text import rated_needs_account
-from .session import ServerError, Session, race_bot
-from .text import clock, plural
+from .session import ServerError, Session, start
 from .widgets import BoardView, bar_width, bars_text
-
-# Each whole in the status line's 3 rows from 80 columns on (tests/tui/test_play_help.py).
-HELP = (
-    "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
-    "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
-    "Commands: ready unready start leave finish resync hint menu quit"
-)
-#: In a lobby: what readies and starts it.
-LOBBY_HELP = (
-    "'ready' when set ('unready' takes it back); the host's 'start' begins with those present once "
-    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave menu quit"
-)
-#: While the race runs ("hint" is added where hints are given).
-RACE_HELP = (
-    "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
-    "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
-    "Commands: finish resync menu quit"
-)
-PLACEHOLDERS = {
-    "lobby": "command: ready, unready, start, leave, menu, quit",
-    "countdown": "moves once the race starts; command: menu, quit",
-    "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
-    "finished": "command: menu (another race), quit",
-}
 
 
 class MoveInput(Input):
@@ -144,9 +128,7 @@ class PlayApp(App[int]):
         yield Static(id="bars")
         yield Static(id="hints")
         yield Static(HELP, id="status")
-        yield MoveInput(
-            placeholder="move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)", id="cmd"
-        )
+        yield MoveInput(placeholder=PLACEHOLDER, id="cmd")
 
     def on_mount(self) -> None:
         self.fit(self.size.height)
@@ -179,21 +161,9 @@ class PlayApp(App[int]):
 
     # -- status line ----------------------------------------------------------
 
-    def hints_possible(self) -> bool:
-        """Whether the server may give hints here (server/certify/rules.py): a casual race of
-        one seat that is not a daily attempt; offline, always."""
-        m = self.model
-        if not getattr(self.session, "online", False):
-            return True
-        return m.seats == 1 and not m.rated and m.race_id != self.daily_race
-
     def help_text(self) -> str:
-        status = self.model.status
-        if status in ("lobby", "countdown"):
-            return LOBBY_HELP
-        if status == "running":
-            return RACE_HELP + (" hint" if self.hints_possible() else "")
-        return HELP
+        online = bool(getattr(self.session, "online", False))
+        return help_text(self.model, hints_possible(self.model, online, self.daily_race))
 
     def say(self, text: str, error: bool = False) -> None:
         st = self.query_one("#status", Static)
@@ -268,7 +238,6 @@ class PlayApp(App[int]):
         """The `menu` command: choose the next race once the player's own game is over (the
         race may go on for the others), or leave the quick-match queue for it."""
         m = self.model
-        seated = m.me in m.players
         if self.back_to:
             self.say(
                 f"no menu here: ctrl+q {self.back_to}"
@@ -278,26 +247,8 @@ class PlayApp(App[int]):
             self.say("not connected: nothing to choose from (ctrl+q to quit)", error=True)
         elif m.status == "queued":
             self.leave_queue()
-        elif m.status == "lobby" and seated:
-            self.say("you hold a seat in this lobby: 'leave' it first, then 'menu'", error=True)
-        elif m.status == "countdown" and seated:
-            self.say("the race is about to start: 'menu' is for once your game is over", error=True)
-        elif (
-            m.status == "running"
-            and seated
-            and m.my_status in (None, "playing")
-            and m.race_id == self.daily_race
-        ):
-            self.say(
-                "your daily attempt's clock keeps running: ctrl+q, and the menu's Daily challenge "
-                "takes you back to it ('finish' would end your one ranked attempt)",
-                error=True,
-            )
-        elif m.status == "running" and seated and m.my_status in (None, "playing"):
-            self.say(
-                "your game is on: 'finish' declares it over (your cards home count), then 'menu'",
-                error=True,
-            )
+        elif refusal := menu_refusal(m, self.daily_race):
+            self.say(refusal, error=True)
         else:
             if m.status == "running" and m.race_id:
                 self.notify(
@@ -339,34 +290,8 @@ class PlayApp(App[int]):
         assert s is not None
         if intent.mode in ("quick", "daily"):
             self.model.game = intent.game
-        rated = {"rated": True} if intent.rated else {}
-        invite = {"invite": intent.invite} if intent.invite else {}
         try:
-            if intent.mode == "quick":
-                reply = await s.request("quick", game=intent.game, seats=intent.seats, **rated)
-            elif intent.mode == "create":
-                reply = await s.request(
-                    "create",
-                    game=intent.game,
-                    seats=intent.seats,
-                    time_limit_s=intent.time_limit_s,
-                    private=intent.private,
-                    **rated,
-                )
-            elif intent.mode == "practice":
-                created = await s.request("create", game=intent.game, seats=1, private=True)
-                reply = await s.request("ready", race=created["race"], ready=True)
-            elif intent.mode == "bot":
-                assert intent.game is not None
-                reply = await race_bot(
-                    s, intent.game, intent.level, intent.time_limit_s, left=self.races_left.add
-                )
-            elif intent.mode == "daily":
-                reply = await s.request("daily_start", game=intent.game)
-            elif intent.mode == "resume":
-                reply = await s.request("resync", race=intent.race, **invite)
-            else:
-                reply = await s.request("join", race=intent.race, **invite)
+            reply = await start(s, intent, left=self.races_left.add)
         except ServerError as e:
             if e.code == "not-logged-in" and intent.rated:
                 self.say(rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again", True)
@@ -486,55 +411,23 @@ class PlayApp(App[int]):
             result.display = True
         else:
             result.display = False
-        self.query_one("#cmd", Input).placeholder = PLACEHOLDERS.get(
-            m.status, "move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)"
-        )
+        self.query_one("#cmd", Input).placeholder = PLACEHOLDERS.get(m.status, PLACEHOLDER)
         self.refresh_info()
 
     def refresh_info(self) -> None:
         m = self.model
         s = self.session
         now = s.server_now() if s is not None else 0
-        game = game_name(m.game or "")
-        parts = [f"[b]{game}[/b]" if game else "solrace"]
-        if m.status == "none":  # no race yet: the menu, or connecting
-            parts.append(escape(connection_text(s, self.server_url, self.connect_failed)))
-        if m.race_id:
-            parts.append(f"race {m.race_id}")
-        if m.rated:
-            parts.append("[b magenta]rated[/]")
-        if m.status != "none":  # "none": no race yet (the menu)
-            parts.append(m.status)
         if m.status == "queued":
             self._queued_since = self._queued_since or now
-            parts.append(f"waiting {clock(now - self._queued_since)}")
         else:
             self._queued_since = 0
-        cd = m.countdown_ms(now)
-        if cd is not None:
-            parts.append(f"[b yellow]starts in {cd / 1000:.1f}s[/]")
-        rem = m.remaining_ms(now, own=True)
-        if rem is not None and m.status == "running":
-            style = "b red" if rem < 30_000 else "b"
-            parts.append(f"[{style}]{clock(rem)} left[/]")
-        line2 = ""
-        if m.status in ("running", "finished") and m.me in m.players:
-            me = m.players[m.me]
-            # On the second line: the first is full at 80 columns with a long game name.
-            half = " (berserk: half the clock)" if me.berserk else ""
-            line2 = (
-                f"you: {me.home}/{m.total} home · {plural(m.n, 'move')} · {m.my_status or me.status}{half}   "
-            )
-        if m.commitment:
-            line2 += f"commitment {m.commitment[:12]}…"
-        if self.selected:
-            line2 += f"   selected {self.selected[0]}" + (
-                f":{self.selected[1]}" if self.selected[1] > 1 else ""
-            )
+        connection = connection_text(s, self.server_url, self.connect_failed)
+        text = info_text(m, now, connection, self._queued_since, self.selected)
         info = self.query("#info")
         if not info:  # the app is closing: the interval may fire after the widgets are gone
             return
-        info.first(Static).update(" · ".join(parts) + "\n" + line2)
+        info.first(Static).update(text)
 
     # -- input --------------------------------------------------------------
 
@@ -552,15 +445,10 @@ class PlayApp(App[int]):
                 self.say(f"{msg.pile}: no move to a foundation")
             self.redraw()
             return
-        res = click(board, self.selected, msg.pile, msg.index)
+        res = click(board, self.selected, msg.pile, msg.index, self.model.legal)
         self.selected = res.selected
         if res.note:
             self.say(res.note)
-        elif res.selected and self.model.legal and not targets_for(self.model.legal, res.selected):
-            # Kept, the selection would only send the next click's move to be refused.
-            self.selected = None
-            pile, k = res.selected
-            self.say(f"{pile}{f':{k}' if k > 1 else ''}: no legal move from here")
         if res.move:
             self.send_move(res.move)
         self.redraw()
@@ -596,12 +484,10 @@ class PlayApp(App[int]):
         word = text.lower()
         m = self.model
         armed, self.finish_armed = self.finish_armed, None  # a confirmation is the very next command
-        if word == "finish" and armed != m.race_id and self.finish_needs_confirming():
+        prompt = finish_prompt(m, self.daily_race) if word == "finish" and armed != m.race_id else None
+        if prompt:
             self.finish_armed = m.race_id
-            me = m.players.get(m.me or "")
-            home = f"{me.home}/{m.total}" if me is not None else "your"
-            what = "your one ranked attempt of the day" if m.race_id == self.daily_race else "your game"
-            self.say(f"'finish' ends {what} now, with {home} cards home: type 'finish' again to confirm")
+            self.say(prompt)
             return
         if word in ("quit", "exit", "q"):
             self.exit(0)
@@ -648,12 +534,6 @@ class PlayApp(App[int]):
         except ServerError as e:
             self.say(e.describe(), error=True)
         self.redraw()
-
-    def finish_needs_confirming(self) -> bool:
-        """A `finish` ends the player's game for good: asked twice while cards are still out."""
-        m = self.model
-        me = m.players.get(m.me or "")
-        return m.status == "running" and m.my_status == "playing" and (me is None or me.home < m.total)
 
     @work(group="commands")
     async def hint(self) -> None:

@@ -18,6 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from .intent import Intent
+
 
 class ServerError(Exception):
     """An ``error`` reply: ``code`` (stable), ``message`` and extra fields."""
@@ -85,6 +87,37 @@ async def race_bot(
             pass
         raise
     return await session.request("ready", race=race, ready=True)
+
+
+async def start(
+    session: Session, intent: Intent, left: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """The request (or requests) that does what the player chose: the reply is the race's
+    snapshot, its state, or `queued`. ``left``: as for :func:`race_bot`."""
+    rated = {"rated": True} if intent.rated else {}
+    invite = {"invite": intent.invite} if intent.invite else {}
+    if intent.mode == "quick":
+        return await session.request("quick", game=intent.game, seats=intent.seats, **rated)
+    if intent.mode == "create":
+        return await session.request(
+            "create",
+            game=intent.game,
+            seats=intent.seats,
+            time_limit_s=intent.time_limit_s,
+            private=intent.private,
+            **rated,
+        )
+    if intent.mode == "practice":  # a race of one seat, ready at once
+        created = await session.request("create", game=intent.game, seats=1, private=True)
+        return await session.request("ready", race=created["race"], ready=True)
+    if intent.mode == "bot":
+        assert intent.game is not None
+        return await race_bot(session, intent.game, intent.level, intent.time_limit_s, left=left)
+    if intent.mode == "daily":
+        return await session.request("daily_start", game=intent.game)
+    if intent.mode == "resume":
+        return await session.request("resync", race=intent.race, **invite)
+    return await session.request("join", race=intent.race, **invite)
 
 
 def now_ms() -> int:

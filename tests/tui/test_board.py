@@ -462,3 +462,11 @@ def test_a_tie_on_cards_home_says_what_broke_it() -> None:
         "bob ranks above cy with as many cards home (60): reached that count first (1:01.0 against 1:15.5)",
         "dee ranks above eve with as many cards home (40): more moves (99 against 80)",
     ]
+
+
+def test_a_card_with_no_legal_move_is_not_selected() -> None:
+    b = parse_view("racing-aces f0: t0:Kh t1:5c s:#0 w:")
+    r = click(b, None, "t0", 0, legal=["t1>f0"])
+    assert r.selected is None and r.note == "t0: no legal move from here"
+    assert click(b, None, "t1", 0, legal=["t1>f0"]).selected == ("t1", 1)
+    assert click(b, None, "t0", 0).selected == ("t0", 1)  # legal moves not known yet: selected

@@ -7,7 +7,8 @@ import asyncio
 
 import pytest
 
-from client.tui.play_app import HELP, LOBBY_HELP, RACE_HELP, PlayApp
+from client.tui.play_app import PlayApp
+from client.tui.race_commands import HELP, LOBBY_HELP, RACE_HELP
 from tests.tui.helpers import rendered, until
 
 

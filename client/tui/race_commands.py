@@ -1,0 +1,121 @@
+"""What the race screen says and decides around its commands, as plain functions over the
+:class:`RaceModel` (no terminal needed to test them): the help and the command line's
+placeholder for the race's state, whether hints may be given, why `menu` is refused, when
+`finish` asks to be confirmed, and the header. ``play_app`` acts on what they return."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+
+from protocol.rules.facts import game_name
+
+from .model import RaceModel
+from .text import clock, plural
+
+# Each whole in the status line's 3 rows from 80 columns on (tests/tui/test_play_help.py).
+HELP = (
+    "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
+    "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
+    "Commands: ready unready start leave finish resync hint menu quit"
+)
+#: In a lobby: what readies and starts it.
+LOBBY_HELP = (
+    "'ready' when set ('unready' takes it back); the host's 'start' begins with those present once "
+    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave menu quit"
+)
+#: While the race runs ("hint" is added where hints are given).
+RACE_HELP = (
+    "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
+    "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
+    "Commands: finish resync menu quit"
+)
+PLACEHOLDERS = {
+    "lobby": "command: ready, unready, start, leave, menu, quit",
+    "countdown": "moves once the race starts; command: menu, quit",
+    "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
+    "finished": "command: menu (another race), quit",
+}
+PLACEHOLDER = "move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)"
+
+
+def hints_possible(m: RaceModel, online: bool, daily_race: str | None) -> bool:
+    """Whether hints may be given (server/certify/rules.py): in a casual race of one seat
+    that is not a daily attempt; offline, always."""
+    return not online or (m.seats == 1 and not m.rated and m.race_id != daily_race)
+
+
+def help_text(m: RaceModel, hints: bool) -> str:
+    if m.status in ("lobby", "countdown"):
+        return LOBBY_HELP
+    if m.status == "running":
+        return RACE_HELP + (" hint" if hints else "")
+    return HELP
+
+
+def menu_refusal(m: RaceModel, daily_race: str | None) -> str | None:
+    """Why `menu` cannot leave the race yet (a seat in its lobby or countdown, or the
+    player's own game still on), or None: the menu may open (the race may go on without
+    them). The quick-match queue is left by the caller."""
+    if m.me not in m.players:
+        return None
+    if m.status == "lobby":
+        return "you hold a seat in this lobby: 'leave' it first, then 'menu'"
+    if m.status == "countdown":
+        return "the race is about to start: 'menu' is for once your game is over"
+    if m.status != "running" or m.my_status not in (None, "playing"):
+        return None
+    if m.race_id == daily_race:
+        return (
+            "your daily attempt's clock keeps running: ctrl+q, and the menu's Daily challenge "
+            "takes you back to it ('finish' would end your one ranked attempt)"
+        )
+    return "your game is on: 'finish' declares it over (your cards home count), then 'menu'"
+
+
+def finish_prompt(m: RaceModel, daily_race: str | None) -> str | None:
+    """The question a `finish` asks first while the player's cards are still out (it ends
+    their game for good), or None when there is nothing to confirm."""
+    me = m.players.get(m.me or "")
+    if m.status != "running" or m.my_status != "playing" or (me is not None and me.home >= m.total):
+        return None
+    home = f"{me.home}/{m.total}" if me is not None else "your"
+    what = "your one ranked attempt of the day" if m.race_id == daily_race else "your game"
+    return f"'finish' ends {what} now, with {home} cards home: type 'finish' again to confirm"
+
+
+def info_text(
+    m: RaceModel, now: int, connection: str, queued_since: int, selected: tuple[str, int] | None
+) -> str:
+    """The header's two lines (markup): the game, race, state and clock; then the player's
+    own progress, the commitment and the selection. `connection` is said before any race;
+    `queued_since`: when the wait in the quick-match queue began (server ms)."""
+    game = game_name(m.game or "")
+    parts = [f"[b]{game}[/b]" if game else "solrace"]
+    if m.status == "none":  # no race yet: the menu, or connecting
+        parts.append(escape(connection))
+    if m.race_id:
+        parts.append(f"race {m.race_id}")
+    if m.rated:
+        parts.append("[b magenta]rated[/]")
+    if m.status != "none":
+        parts.append(m.status)
+    if m.status == "queued":
+        parts.append(f"waiting {clock(now - queued_since)}")
+    cd = m.countdown_ms(now)
+    if cd is not None:
+        parts.append(f"[b yellow]starts in {cd / 1000:.1f}s[/]")
+    rem = m.remaining_ms(now, own=True)
+    if rem is not None and m.status == "running":
+        style = "b red" if rem < 30_000 else "b"
+        parts.append(f"[{style}]{clock(rem)} left[/]")
+    line2 = ""
+    if m.status in ("running", "finished") and m.me in m.players:
+        me = m.players[m.me]
+        # On the second line: the first is full at 80 columns with a long game name.
+        half = " (berserk: half the clock)" if me.berserk else ""
+        line2 = f"you: {me.home}/{m.total} home · {plural(m.n, 'move')} · {m.my_status or me.status}{half}   "
+    if m.commitment:
+        line2 += f"commitment {m.commitment[:12]}…"
+    if selected:
+        line2 += f"   selected {selected[0]}" + (f":{selected[1]}" if selected[1] > 1 else "")
+    return " · ".join(parts) + "\n" + line2

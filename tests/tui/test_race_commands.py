@@ -1,0 +1,50 @@
+"""The race screen's decisions as plain functions (client/tui/race_commands.py): why `menu`
+is refused, when `finish` asks first, where hints may be given, which help is shown."""
+
+from __future__ import annotations
+
+from client.tui.model import PlayerRow, RaceModel
+from client.tui.race_commands import (
+    HELP,
+    LOBBY_HELP,
+    RACE_HELP,
+    finish_prompt,
+    help_text,
+    hints_possible,
+    menu_refusal,
+)
+
+
+def model(status: str, my_status: str | None = "playing", home: int = 3, seats: int = 2) -> RaceModel:
+    m = RaceModel(me="p1", race_id="r1", status=status, total=52, seats=seats)
+    m.players["p1"] = PlayerRow("p1", "ada", home=home)
+    m.my_status = my_status
+    return m
+
+
+def test_menu_is_refused_while_the_players_game_is_on() -> None:
+    assert "'leave' it first" in (menu_refusal(model("lobby"), None) or "")
+    assert "about to start" in (menu_refusal(model("countdown"), None) or "")
+    assert "'finish' declares it over" in (menu_refusal(model("running"), None) or "")
+    assert "Daily challenge takes you back" in (menu_refusal(model("running"), "r1") or "")
+    assert menu_refusal(model("running", my_status="finished"), None) is None  # the others play on
+    assert menu_refusal(model("finished"), None) is None
+    assert menu_refusal(RaceModel(me="p1", status="running"), None) is None  # no seat: watching
+
+
+def test_finish_asks_first_while_cards_are_out() -> None:
+    assert finish_prompt(model("running"), None) == (
+        "'finish' ends your game now, with 3/52 cards home: type 'finish' again to confirm"
+    )
+    assert "your one ranked attempt of the day" in (finish_prompt(model("running"), "r1") or "")
+    assert finish_prompt(model("running", home=52), None) is None
+    assert finish_prompt(model("running", my_status="won"), None) is None
+    assert finish_prompt(model("lobby"), None) is None
+
+
+def test_hints_and_the_help_follow_the_race() -> None:
+    solo, duo = model("running", seats=1), model("running")
+    assert hints_possible(solo, True, None) and not hints_possible(solo, True, "r1")
+    assert not hints_possible(duo, True, None) and hints_possible(duo, False, None)  # offline: always
+    assert help_text(solo, True) == RACE_HELP + " hint" and help_text(duo, False) == RACE_HELP
+    assert help_text(model("lobby"), True) == LOBBY_HELP and help_text(model("none"), True) == HELP
