@@ -110,14 +110,19 @@ def footer_keys(app) -> dict[str, bool]:
 
 
 def offline_play(
-    game: str = "racing-aces", seed: str | None = "0123456789abcdef0123456789abcdef", **session: Any
+    game: str = "racing-aces",
+    seed: str | None = "0123456789abcdef0123456789abcdef",
+    kind: type | None = None,
+    **session: Any,
 ):
-    """The play app on an offline session (client/tui/offline.py) that quick-matches `game`
-    at once: (app, session). `session`: LocalSession's settings (countdown, rivals' pace…)."""
+    """The play app on an offline session (client/tui/offline.py, or its subclass `kind`)
+    that quick-matches `game` at once: (app, session). `session`: LocalSession's settings
+    (countdown, rivals' pace…)."""
     from client.tui.offline import LocalSession
     from client.tui.play_app import Intent, PlayApp
 
-    local = LocalSession(**{"name": "ada", "seed": seed, "countdown_ms": 100, "rival_interval": 5, **session})
+    settings = {"name": "ada", "seed": seed, "countdown_ms": 100, "rival_interval": 5, **session}
+    local = (kind or LocalSession)(**settings)
 
     async def connect() -> LocalSession:
         return local

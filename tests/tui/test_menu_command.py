@@ -13,7 +13,7 @@ import pytest
 
 from client.tui.menu import MenuScreen
 from client.tui.offline import LocalSession
-from client.tui.play_app import Intent, PlayApp
+from client.tui.play_app import PlayApp
 from tests.tui.helpers import DEADLINE, click_shown, offline_play, race_started, rendered, until
 
 SEED = "0123456789abcdef0123456789abcdef"
@@ -68,12 +68,7 @@ class QueueForEver(LocalSession):
 
 @pytest.mark.parametrize("word", ["menu", "leave"])
 async def test_menu_or_leave_from_the_queue_leaves_it(word: str) -> None:
-    session = QueueForEver(name="ada", seed=SEED)
-
-    async def connect() -> LocalSession:
-        return session
-
-    app = PlayApp(connect, Intent("quick", "racing-aces", 2))
+    app, session = offline_play(kind=QueueForEver)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.model.status == "queued", what="queued")
         assert "'menu' (or 'leave') stops waiting" in rendered(app.query_one("#board"))
@@ -131,12 +126,7 @@ async def test_finish_asks_to_be_confirmed_while_cards_are_out() -> None:
 
 
 async def test_the_queue_says_how_long_it_has_waited_and_draws_no_stray_scrollbar() -> None:
-    session = QueueForEver(name="ada", seed=SEED)
-
-    async def connect() -> LocalSession:
-        return session
-
-    app = PlayApp(connect, Intent("quick", "racing-aces", 2))
+    app, session = offline_play(kind=QueueForEver)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.model.status == "queued", what="queued")
         info = app.query_one("#info")
