@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -22,7 +22,7 @@ from textual.widgets import Button, DataTable, Label, Static
 from protocol.rules.facts import game_name
 from protocol.rules.games import GAMES
 
-from .daily_text import closes_text, daily_row, leaderboard_text
+from .daily_text import closes_text, daily_row, in_progress, leaderboard_text
 from .intent import Intent
 from .session import ServerError, Session
 from .tables import cut_rows, fixed_widths, list_widths, table_width
@@ -38,7 +38,7 @@ class DailyScreen(ModalScreen[Intent | None]):
 
     DEFAULT_CSS = """
     DailyScreen { align: center middle; }
-    #daily { width: 96%; height: 90%; border: round $accent; padding: 0 1; }
+    #daily { width: 100%; max-width: 120; height: 90%; border: round $accent; padding: 0 1; }
     #daily-games { height: auto; max-height: 8; }
     #daily Horizontal { height: auto; }
     #daily Button { margin: 0 1 0 0; }
@@ -91,6 +91,15 @@ class DailyScreen(ModalScreen[Intent | None]):
             for column, cell in zip(table.ordered_columns, cells, strict=True):
                 table.update_cell(gid, column.key, cell)
 
+    def on_resize(self, event: events.Resize) -> None:
+        self.draw_rows(self.query_one("#daily-games", DataTable))
+
+    @on(DataTable.RowHighlighted, "#daily-games")
+    def label_play(self) -> None:
+        """Play says what it does for the highlighted game: resume an attempt under way."""
+        resume = in_progress(self.infos.get(self.selected()))
+        self.query_one("#daily-play", Button).label = "Resume today's" if resume else "Play today's"
+
     def say(self, text: str) -> None:
         self.query_one("#daily-error", Label).update(Text(text))
 
@@ -120,6 +129,7 @@ class DailyScreen(ModalScreen[Intent | None]):
                 self.query_one("#daily-closes", Label).update(closes_text(info, self.session.server_now()))
             self.rows[gid] = daily_row(gid, info, history)
             self.draw_rows(table)
+            self.label_play()
         if errors:
             self.say("; ".join(errors))
 

@@ -21,20 +21,28 @@ def entry_result(entry: dict[str, Any]) -> str:
 
 
 def closes_text(info: dict[str, Any], now_ms: int) -> str:
-    """When today's dailies close (midnight UTC, the same for every game)."""
+    """When today's dailies close (midnight UTC) and an attempt's clock: both the same for
+    every game, so said once here rather than in every row (at 80 columns the rows had
+    no room for them)."""
+    per_attempt = f" · {clock((info.get('time_limit_s') or 0) * 1000)} per attempt"
     if info.get("status") != "open" or not info.get("closes"):
         return "today's dailies are closed"
-    return f"today's dailies close in {clock(info['closes'] - now_ms)} (midnight UTC)"
+    return f"today's dailies close in {clock(info['closes'] - now_ms)} (midnight UTC){per_attempt}"
 
 
 def today_cell(info: dict[str, Any]) -> str:
-    """The day's facts: attempts so far, the clock, a deal proved winnable; closed if it is."""
+    """The day's facts: attempts so far and a deal proved winnable; closed if it is."""
     parts = [] if info.get("status") == "open" else [str(info.get("status", "?"))]
-    parts.append(plural(int(info.get("entries") or 0), "attempt"))
-    parts.append(f"{clock((info.get('time_limit_s') or 0) * 1000)} clock")
+    parts.append(f"{int(info.get('entries') or 0)} played")
     if info.get("certified"):
         parts.append("winnable")
     return ", ".join(parts)
+
+
+def in_progress(info: dict[str, Any] | None) -> bool:
+    """The player's attempt of the day has started and is not over (Play resumes it)."""
+    you = (info or {}).get("you") or {}
+    return bool(you) and (you.get("status") != "done" or not you.get("entry"))
 
 
 def you_cell(info: dict[str, Any]) -> str:
@@ -44,7 +52,7 @@ def you_cell(info: dict[str, Any]) -> str:
         return "not played yet"
     entry = you.get("entry")
     if you.get("status") != "done" or not entry:
-        return "in progress: Play resumes it"
+        return "in progress"
     result = time_text(entry) if entry.get("won") else f"{entry.get('home', 0)}/{entry.get('total', 0)} home"
     return f"{result} · #{entry.get('rank', '?')} of {info.get('entries') or '?'}"
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -89,6 +89,10 @@ class RecentScreen(ModalScreen[None]):
         self.say("")
         self.races = [r for r in reply.get("races") or [] if isinstance(r, dict)]
         self.draw()
+
+    def on_resize(self, event: events.Resize) -> None:
+        if self.races:
+            self.draw()
 
     def draw(self) -> None:
         now = self.session.server_now()

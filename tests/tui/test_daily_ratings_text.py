@@ -8,6 +8,7 @@ from client.tui.daily_text import (
     closes_text,
     daily_row,
     entry_result,
+    in_progress,
     leaderboard_text,
     streak_cell,
     you_cell,
@@ -71,11 +72,12 @@ def daily(you: dict | None = None, **kw) -> dict:
 
 def test_a_daily_row_not_played_yet() -> None:
     cells = daily_row("fours-up", daily(certified=True), None)
-    assert cells == ("Fours Up", "41 attempts, 10:00 clock, winnable", "not played yet", "—")
+    assert cells == ("Fours Up", "41 played, winnable", "not played yet", "—")
+    assert daily_row("fours-up", daily(status="closed", entries=1), None)[1] == "closed, 1 played"
     assert (
-        daily_row("fours-up", daily(status="closed", entries=1), None)[1] == "closed, 1 attempt, 10:00 clock"
+        closes_text(daily(), DAY - 3_600_000)
+        == "today's dailies close in 1:00:00 (midnight UTC) · 10:00 per attempt"
     )
-    assert closes_text(daily(), DAY - 3_600_000) == "today's dailies close in 1:00:00 (midnight UTC)"
     assert closes_text(daily(status="closed"), DAY) == "today's dailies are closed"
 
 
@@ -90,8 +92,10 @@ def test_a_daily_row_played_shows_the_result_place_and_streak() -> None:
     assert cells[3] == "4 days (best 7)"
     lost = entry(18, "p1", "ada", home=97)
     assert you_cell(daily({"race": "r1", "status": "done", "entry": lost})) == "97/104 home · #18 of 41"
-    assert (
-        you_cell(daily({"race": "r1", "status": "playing", "entry": None})) == "in progress: Play resumes it"
+    playing = daily({"race": "r1", "status": "playing", "entry": None})
+    assert you_cell(playing) == "in progress" and in_progress(playing)
+    assert not in_progress(daily()) and not in_progress(
+        daily({"race": "r1", "status": "done", "entry": lost})
     )
 
 

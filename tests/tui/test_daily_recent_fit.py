@@ -56,6 +56,18 @@ async def test_the_daily_and_recent_tables_fit_80x24(make_server, tmp_path) -> N
             for line in lines
         )
         assert any("0/208 home · #1 of 1" in line and "1 day" in line for line in lines), lines
+        # The day's facts whole in every row (the clock is said once, above the table).
+        assert any("Double Aces and Kings" in line and "1 played" in line for line in lines), lines
+        assert sum("0 played" in line for line in lines) == 3, lines
+        assert any(line.rstrip(" │").endswith("per attempt") for line in lines), lines
+        # A narrower window cuts the rows again; a wider one gives their cells back whole.
+        await pilot.resize_terminal(60, 24)
+        await until(
+            pilot, lambda: any("Double Aces and Kin… " in line for line in screen_lines(app)), what="cut"
+        )
+        await pilot.resize_terminal(120, 24)
+        await until(pilot, lambda: any("Kings  1 played" in line for line in screen_lines(app)), what="whole")
+        await pilot.resize_terminal(80, 24)
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
         await click_shown(pilot, "#recent")
@@ -64,3 +76,10 @@ async def test_the_daily_and_recent_tables_fit_80x24(make_server, tmp_path) -> N
         lines = screen_lines(app)
         assert any(" when " in line and " rating " in line for line in lines), lines
         assert any("0/208" in line and "daily" in line and "0:0" in line for line in lines), lines
+        assert not any("Double Aces and Kings" in line and "0/208" in line for line in lines), lines
+
+        def whole() -> bool:
+            return any("Double Aces and Kings" in line and "0/208" in line for line in screen_lines(app))
+
+        await pilot.resize_terminal(140, 24)
+        await until(pilot, whole, what="the game's name whole in a wider window")

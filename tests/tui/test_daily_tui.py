@@ -42,8 +42,9 @@ async def test_play_todays_daily_then_see_its_leaderboard(make_server, tmp_path)
     async with app.run_test(size=(120, 45)) as pilot:
         screen = await open_daily(pilot, app)
         assert cell(screen, GAME, 0) == "Fours Up"
-        assert cell(screen, GAME, 1).startswith("0 attempts, ") and cell(screen, GAME, 1).endswith(" clock")
-        assert "today's dailies close in " in rendered(screen.query_one("#daily-closes"))
+        assert cell(screen, GAME, 1).startswith("0 played")
+        closes = rendered(screen.query_one("#daily-closes"))
+        assert "today's dailies close in " in closes and closes.endswith(" per attempt")
         assert cell(screen, GAME, 2) == "not played yet"
 
         await click_shown(pilot, "#daily-play")
