@@ -85,16 +85,16 @@ class Players(StorePart):
         if not ids:
             return []
         pending = {i.decode() for i in reserved}
+        entries = [_quick_entry(rid) for rid in ids]
         pipe = self.redis.pipeline(transaction=False)
-        for rid in ids:
-            entry = _quick_entry(rid)
+        for rid, entry in zip(ids, entries):
             if entry is not None:
                 pipe.exists(quick_holders(*entry, pid))
             else:
                 pipe.hmget(race_key(rid), "status", "players")
         live, gone = [], []
-        for rid, reply in zip(ids, await pipe.execute()):
-            if _quick_entry(rid) is not None:
+        for rid, entry, reply in zip(ids, entries, await pipe.execute()):
+            if entry is not None:
                 if not reply and rid not in pending:  # the entry left (seated, unqueued, closed)
                     gone.append(rid)
                 continue
