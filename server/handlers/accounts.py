@@ -161,8 +161,9 @@ class AccountHandlers:
         found = await self._resume_guest(s, token, name)
         if found is not None and found.account:
             # Claimed: only the account's own sessions resume it now. A guest token that
-            # outlived its claim (claims before tokens were ended) has just renamed the
-            # account and cut its records' life to a guest's: end it, and undo both.
+            # outlived its claim (claims before tokens were ended) has just cut the
+            # account's records' life to a guest's (and renamed it, given a name): end it,
+            # and undo that.
             await self.svc.store.sessions.end_session(token)
             acct = await self.accounts.account(found.player)
             if acct is not None:

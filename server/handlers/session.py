@@ -37,21 +37,29 @@ class SessionHandlers:
         """§2: the server's clock (an estimate of Redis' TIME), for the client's offset."""
         return m.Pong(rid=msg.rid, time=self.svc.now_ms())
 
-    async def hello(self, s: Session, msg: m.Hello) -> m.Welcome:
+    async def hello(
+        self, s: Session, msg: m.Hello, admit: Callable[[str], Awaitable[bool]] | None = None
+    ) -> m.Welcome | None:
+        """The welcome; None if `admit` refused the player (too many connections), before
+        anything of the player changed: a resumed guest's new name is stored only once the
+        connection is admitted (a refused hello renamed the player)."""
         svc = self.svc
         st = svc.settings
         plan = hello_rules.plan_hello(
             msg.v, msg.name, msg.token, s.addr, max_name=st.max_name, exempt=self.exempt
         )
         seats: list[str] | None = []  # a new session holds none
+        rename = None
         if plan.resume is not None:
-            found = await svc.resume(s, plan.resume, msg.name)  # a guest's or an account's token
+            found = await svc.resume(s, plan.resume, None)  # a guest's or an account's token
             if found is None:
                 raise hello_rules.unknown_token()
             pid, name, seats = found.player, found.name, found.seats
             token = plan.resume
             if not found.account:
                 s.guest_token = token
+                if msg.name is not None and msg.name != name:
+                    rename = name = msg.name
         else:
             if plan.count_new:
                 wait_ms = await svc.store.sessions.admit_new(s.addr)
@@ -60,6 +68,10 @@ class SessionHandlers:
             name = hello_rules.new_session_name(msg.name, secrets.token_hex(2))
             pid, token = await svc.store.sessions.new_session(name)
             s.guest_token = token
+        if admit is not None and not await admit(pid):
+            return None
+        if rename is not None:
+            await svc.store.sessions.rename(pid, rename)
         s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
         svc.bus.subscribe(keys.player_channel(pid))

@@ -474,24 +474,33 @@ class Gateway:
 
     async def _answer_hello(self, link: Inbound, msg: m.Hello, slot: Later) -> None:
         conn = link.conn
+
+        async def admit(player: str) -> bool:
+            """Counted as one of the player's connections (released when it closes), before
+            hello changes anything of the player: refused, it changes nothing."""
+            link.player = player
+            # From now on the player's credits, whichever of its connections spends them.
+            link.rate, admitted = await self.admission.player_joined(player)
+            return admitted
+
         try:
-            welcome = await self.service.hello(link.session, msg)
-        except RaceError as exc:
-            slot.settle()
-            self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
-            return
+            welcome = await self.service.hello(link.session, msg, admit)
         except Exception as exc:
-            if is_outage(exc):
-                self.service.store.health.failed(exc)
-            else:
-                log.exception("hello failed")
             slot.settle()
-            self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; try again")
+            if isinstance(exc, RaceError):
+                self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
+            else:
+                if is_outage(exc):
+                    self.service.store.health.failed(exc)
+                else:
+                    log.exception("hello failed")
+                self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; try again")
+            if link.player is not None:
+                # Failed after it was admitted, with the connection half made one of the
+                # player's: closed, so that its cleanup undoes all of that; a new one retries.
+                conn.abort(CloseCode.INTERNAL, "hello failed: connect again")
             return
-        link.player = welcome.player
-        # From now on the player's credits, whichever of its connections spends them.
-        link.rate, admitted = await self.admission.player_joined(welcome.player)
-        if not admitted:
+        if welcome is None:
             conn.abort(CloseCode.POLICY, "too many connections for this player")
             return
         slot(encode(welcome))

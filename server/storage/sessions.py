@@ -211,6 +211,11 @@ class Sessions:
             pid_s, text_or_none(stored) or name or "player", sorted(r.decode() for r in rids), account
         )
 
+    async def rename(self, pid: str, name: str) -> None:
+        """A resumed guest's new display name (hello's `name`, once its connection is admitted)."""
+        profile = profile_key(pid)
+        await self._batch([(profile, ["HSET", profile, "name", name])])
+
     async def end_session(self, token: str) -> None:
         """The guest session of `token` is over (its player became an account)."""
         await self._batch([(session_key(token), ["DEL", session_key(token)])])

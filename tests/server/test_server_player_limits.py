@@ -110,3 +110,26 @@ async def test_a_stopped_process_leaves_no_connection_counts(serve_process):
     # a's counts are gone from Redis, not merely expiring (30 s): b admits two at once.
     again = [await player(b, "b1"), await player(b, "b2")]
     assert [(await c.request("ping"))["t"] for c in again] == ["pong", "pong"]
+
+
+async def test_a_hello_refused_for_too_many_connections_changes_nothing(make_server):
+    """The refused hello's new name is not stored: the player keeps its name."""
+    app = await make_server(max_conn_per_player=1)
+    one = await player(app.ws_url, "ada")
+    extra = await Raw.open(app.ws_url)
+    await extra.send({"t": "hello", "rid": next(extra.rids), "v": 1, "token": one.token, "name": "RENAMED"})
+    assert await closed_code(extra) == 1008
+    # The player's own connection still plays as "ada".
+    created = await one.request("create", game="fours-up", seats=2)
+    assert [p["name"] for p in created["players"]] == ["ada"], created
+    await one.close()
+    deadline = asyncio.get_running_loop().time() + DEADLINE
+    while True:  # admitted once the first connection's close is counted
+        again = await Raw.open(app.ws_url)
+        try:
+            welcome = await again.hello(token=one.token)
+            break
+        except (ConnectionError, ConnectionClosed, AssertionError):
+            assert asyncio.get_running_loop().time() < deadline, "never admitted again"
+            await asyncio.sleep(0.05)  # poll interval between attempts
+    assert welcome["name"] == "ada"
