@@ -26,7 +26,7 @@ Design:
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, get_args
 
 import msgspec
 
@@ -89,7 +89,7 @@ def decode_client(frame: bytes) -> ClientMessage:
     try:
         return _client_decoder.decode(frame)
     except msgspec.ValidationError as exc:
-        raise _classify(frame, str(exc)) from None
+        raise _classify(frame, str(exc), _CLIENT_TAGS) from None
     except Exception as exc:  # DecodeError, TypeError (str frame), anything else
         raise _bad_frame(frame, exc) from None
 
@@ -99,7 +99,7 @@ def decode_server(frame: bytes) -> ServerMessage:
     try:
         return _server_decoder.decode(frame)
     except msgspec.ValidationError as exc:
-        raise _classify(frame, str(exc)) from None
+        raise _classify(frame, str(exc), _SERVER_TAGS) from None
     except Exception as exc:
         raise _bad_frame(frame, exc) from None
 
@@ -113,6 +113,9 @@ _AT = re.compile(r" - at `(.*?)`(?: in `(.*?)`)?$")
 _FIELD = re.compile(r"field `(.*?)`")
 _TOP_FIELD = re.compile(r"^\$\.([^.\[]+)")
 # What a failed pattern means, per field (the default is the display-name rule).
+#: The message types (`t`) of each direction.
+_CLIENT_TAGS = frozenset(cls.__struct_config__.tag for cls in get_args(ClientMessage))
+_SERVER_TAGS = frozenset(cls.__struct_config__.tag for cls in get_args(ServerMessage))
 _PATTERN_MEANING = {"date": "`date`: must be a UTC date written YYYY-MM-DD"}
 
 
@@ -146,7 +149,7 @@ def _bad_frame(frame: Any, exc: BaseException) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_FRAME, f"not valid MessagePack: {exc}")
 
 
-def _classify(frame: Any, text: str) -> ProtocolError:
+def _classify(frame: Any, text: str, tags: frozenset[str]) -> ProtocolError:
     """Map a msgspec ValidationError message onto (code, field).
 
     A frame that is not well-formed MessagePack throughout is `bad-frame`
@@ -156,7 +159,7 @@ def _classify(frame: Any, text: str) -> ProtocolError:
     whole frame untyped. Only refused frames pay for that second decode.
     """
     try:
-        msgspec.msgpack.decode(frame)
+        untyped = msgspec.msgpack.decode(frame)
     except Exception as exc:  # DecodeError; anything else is no better a frame
         return _bad_frame(frame, exc)
     at = _AT.search(text)
@@ -178,6 +181,9 @@ def _classify(frame: Any, text: str) -> ProtocolError:
     if field == "t":
         if text.startswith("Object missing required field"):
             return ProtocolError(ErrorCode.BAD_MESSAGE, "missing message type `t`", field="t", rid=rid)
+        if text.startswith("Invalid value") and untyped.get("t") in tags:
+            # The type is known, but a first `t` key named another: the key is there twice.
+            return ProtocolError(ErrorCode.BAD_MESSAGE, "message type `t` given twice", field="t", rid=rid)
         return ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type: {detail}", field="t", rid=rid)
     if text.startswith("Object missing required field"):
         message = f"missing field `{field}`"

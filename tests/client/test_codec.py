@@ -598,6 +598,9 @@ BAD_INPUTS: list[tuple[str, Any, str, str | None]] = [
     ("invalid utf-8 in a key", b"\x82\xa1t\xa4ping\xa2\xff\xfe\xc0", "bad-frame", None),
     ("invalid utf-8 with an unknown t", _raw_map({"t": "teleport"}, zz=BAD_UTF8), "bad-frame", None),
     ("invalid utf-8 nested", _raw_map(MOVE, race=b"\x91" + BAD_UTF8), "bad-frame", None),
+    # Two `t` keys naming different types (a map's keys are not checked for repeats: the last wins).
+    ("t twice", b"\x83\xa1t\xa4ping\xa3rid\x06\xa1t\xa5hello", "bad-message", "t"),
+    ("t twice, a server type last", b"\x82\xa1t\xa4ping\xa1t\xa7welcome", "unknown-type", "t"),
     # Well-formed, 4 KB, but nested 4,000 deep in an unknown field: deeper than the decoder goes.
     ("nested too deeply", b"\x82\xa1t\xa4ping\xa2zz" + b"\x91" * 4000 + b"\xc0", "bad-frame", None),
 ]
