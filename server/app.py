@@ -182,7 +182,13 @@ class App:
         self.rated = install_rated(self.service, self.accounts, self.ratings, Pool(redis, clock), self.daily)
         await self.service.start()
         install_arena(
-            self.service, ArenaStore(self.store.redis, clock=self.service.now_ms, race_id=new_race_id)
+            self.service,
+            ArenaStore(
+                self.store.redis,
+                clock=self.service.now_ms,
+                race_id=new_race_id,
+                countdown_ms=self.settings.countdown_ms,
+            ),
         )
         cap = connection_cap(self.settings, nofile)
         log.info("open-files limit %d: at most %d connections", nofile, cap)

@@ -24,10 +24,14 @@ class StoreBase:
         clock: Clock = system_clock,
         window: Window | None = None,
         race_id: Callable[[], str] = new_race_id,
+        countdown_ms: int = 0,
     ) -> None:
         """``redis``: a ``redis.asyncio`` client (bytes or decoded responses).
-        ``window``: how pairing widens with waiting. ``race_id``: ids of formed races."""
+        ``window``: how pairing widens with waiting. ``race_id``: ids of formed races.
+        ``countdown_ms``: the countdown before a formed race starts (its clock runs after
+        it), which the grace after the end adds to the race clock."""
         self.r = redis
+        self.countdown_ms = countdown_ms
         self.clock = clock
         self.window = window or Window()
         self.race_id = race_id

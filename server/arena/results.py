@@ -180,7 +180,7 @@ class Results(StoreBase):
                 keys.last(a),
                 keys.channel(a),
             ],
-            [self.clock(), arena.grace_ms],
+            [self.clock(), arena.grace_ms + self.countdown_ms],
         )
         return _s(out[0])
 

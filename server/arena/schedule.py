@@ -69,7 +69,8 @@ class Arena:
 
     @property
     def grace_ms(self) -> int:
-        """How long after ``ends`` races formed before it may still finish and count."""
+        """How long after ``ends`` races formed before it may still finish and count (the
+        store adds the countdown before their clocks start)."""
         return self.time_limit_s * 1000 + 5_000
 
     def to_dict(self) -> dict[str, str | int | bool]:

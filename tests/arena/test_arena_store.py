@@ -307,6 +307,19 @@ async def test_finalize_drops_races_past_the_grace(store, arena, clock):
     assert [r.standing.points for r in await store.final(arena.id)] == [0, 0]
 
 
+async def test_the_grace_includes_the_countdown(clients, clock, arena):
+    """A race formed just before the end starts its clock after the countdown: the grace
+    waits for that too (a countdown over 5 s dropped such a race unplayed)."""
+    store = ArenaStore(clients(), clock=clock, window=NOW_WINDOW, countdown_ms=10_000)
+    assert await store.create(arena)
+    race = await formed_pair(store, "a", "b", arena)
+    clock.now = arena.ends + arena.grace_ms
+    assert await store.finalize(arena.id) == "waiting"
+    await store.apply(arena.id, race.race, [row("a", 9), row("b", 3)])
+    assert await store.finalize(arena.id) == "ok"
+    assert [r.standing.points for r in await store.final(arena.id)] == [2, 1]
+
+
 async def test_packed_scores_in_redis_are_exact(store, arena, clock):
     race = await formed_pair(store, "a", "b", arena)
     clock.now += 123_456
