@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TypeVar
 
 import client
@@ -48,7 +49,7 @@ async def play_arena(
 ) -> None:
     """Join ``arena`` and play each race it pairs ``c`` into, until the arena is over;
     ``berserk``: take half the clock of every race (where the arena allows it)."""
-    joined: m.ArenaData = await c.request(m.ArenaJoin(arena=arena))
+    joined: m.ArenaData = await _unhurried(lambda: c.request(m.ArenaJoin(arena=arena)))
     bot.player = c.player or ""
     played: set[str] = set()
     time_limit_s = joined.arena.time_limit_s
@@ -61,7 +62,7 @@ async def play_arena(
             )
             race, started = snap.race, False
         except TimeoutError:
-            info = await _between_reconnects(c, arena_status(c, arena))
+            info = await _between_reconnects(c, lambda: arena_status(c, arena))
             if info is None:
                 continue
             if info.race is None or info.race in played:
@@ -71,7 +72,7 @@ async def play_arena(
             # Paired while the notice could not reach us (a reconnect): catch up from a resync.
             race = info.race
             try:
-                st = await _between_reconnects(c, c.resync(race))
+                st = await _between_reconnects(c, partial(c.resync, race))
             except client.ServerError as e:
                 if e.code == m.ErrorCode.NO_SUCH_RACE:  # formed, its race not created yet
                     continue
@@ -97,11 +98,23 @@ async def play_arena(
                 result.status = row.status
 
 
-async def _between_reconnects(c: client.Client, request: Awaitable[T]) -> T | None:
-    """The reply, or None when the connection dropped under the request and the client is
-    reconnecting (it resyncs its races itself; the caller asks again)."""
+async def _unhurried(ask: Callable[[], Awaitable[T]]) -> T:
+    """The reply of ``ask()``, asked again after the wait the server names while the
+    player's message credits are spent (its moves share them): nothing was done."""
+    while True:
+        try:
+            return await ask()
+        except client.ServerError as e:
+            if e.code != m.ErrorCode.RATE_LIMITED:
+                raise
+            await asyncio.sleep((e.retry_ms or 100) / 1000)
+
+
+async def _between_reconnects(c: client.Client, ask: Callable[[], Awaitable[T]]) -> T | None:
+    """The reply (`_unhurried`), or None when the connection dropped under the request and
+    the client is reconnecting (it resyncs its races itself; the caller asks again)."""
     try:
-        return await request
+        return await _unhurried(ask)
     except client.Disconnected:
         if c.closed:
             raise
@@ -110,7 +123,7 @@ async def _between_reconnects(c: client.Client, request: Awaitable[T]) -> T | No
 
 async def _berserk(c: client.Client, arena: str, race: str, bot: ArenaBot) -> None:
     try:
-        await c.request(m.ArenaBerserk(arena=arena, race=race))
+        await _unhurried(lambda: c.request(m.ArenaBerserk(arena=arena, race=race)))
     except client.ServerError as e:  # the countdown ended first: play the full clock
         bot.errors.append(f"berserk: {e.code}")
 
@@ -123,7 +136,7 @@ async def _started(c: client.Client, race: str) -> bool:
             await c.wait_for(m.Started, _in_race(race), timeout=2.0)
             return True
         except TimeoutError:
-            st = await _between_reconnects(c, c.resync(race))
+            st = await _between_reconnects(c, lambda: c.resync(race))
             if st is None:
                 continue
             if st.race.status == m.RaceStatus.RUNNING:
@@ -141,7 +154,7 @@ async def _ranking(c: client.Client, race: str, timeout: float) -> list[m.RankEn
             end: m.End = await c.wait_for(m.End, _in_race(race), timeout=2.0)
             return list(end.ranking)
         except TimeoutError:
-            st = await _between_reconnects(c, c.resync(race))
+            st = await _between_reconnects(c, lambda: c.resync(race))
             if st is not None and st.race.status == m.RaceStatus.FINISHED and st.race.ranking is not None:
                 return list(st.race.ranking)
             if asyncio.get_running_loop().time() > deadline:
