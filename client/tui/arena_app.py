@@ -87,6 +87,9 @@ class ArenaApp(BrowseApp):
         self.paired_starts: int | None = None
         #: the races whose state is known (seen, or asked for): not asked for again
         self.known_races: set[str] = set()
+        #: the races the shown arena's `arena` reply named as mine: a snapshot of any other
+        #: race of mine (another arena's, one played from another terminal) is not this one's
+        self.arena_races: set[str] = set()
         #: set by `p`: the race to play once the app has exited (client/cli/arena.py)
         self.play_next: PlayNext | None = None
         self.shown_bindings: tuple[bool | None, ...] = ()
@@ -141,6 +144,9 @@ class ArenaApp(BrowseApp):
         race = snap.get("race")
         if mine is None or not race:
             return
+        if race != self.paired and race not in self.arena_races:
+            self.refresh_arena()  # its reply names the arena's race of mine (`learn_race`)
+            return
         self.known_races.add(race)
         status = snap.get("status")
         if status == "finished" or mine.get("status") in OVER_FOR_ME:
@@ -176,6 +182,8 @@ class ArenaApp(BrowseApp):
         """The `arena` reply names my race being played: one not seen yet (paired before this
         app connected, e.g. while its player played the last one) is asked for."""
         race = data.get("race")
+        if race:
+            self.arena_races.add(race)
         if race and race != self.paired and race not in self.known_races:
             self.known_races.add(race)
             self.resync_race(race)
@@ -274,6 +282,8 @@ class ArenaApp(BrowseApp):
         if board is None:
             return
         self.data, self.board = data, board
+        if arena != self.arena_id:
+            self.arena_races.clear()
         self.arena_id = arena
         self.query_one("#list-view").display = False
         self.query_one("#arena-view").display = True

@@ -69,6 +69,27 @@ async def test_p_exits_with_the_paired_race_to_play(make_server, tmp_path):
 
 
 @pytest.mark.timeout(120)
+async def test_a_race_of_mine_the_arena_does_not_name_is_not_its_pairing(make_server, tmp_path):
+    """A player in two arenas (or racing from another terminal) receives the snapshots of
+    all their races: only the race the `arena` reply names is this arena's pairing."""
+    from client.library.connection import connect
+
+    server = await make_server(**SERVER)
+    async with connect(server.ws_url, name="host") as host:
+        await host.request(m.ArenaCreate(arena=ARENA, game="fours-up", duration_ms=120_000, name="Play Cup"))
+        app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "token")), arena=ARENA, refresh_s=0.3)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await joined(pilot, app)
+            me = app.session.player
+            elsewhere = {"race": "r-elsewhere", "status": "countdown", "players": [{"player": me}]}
+            app.seen_race(elsewhere)
+            assert app.paired is None and "paired: race" not in rendered(app.query_one("#status"))
+            await host.arena_join(ARENA)
+            await until(pilot, lambda: app.paired is not None, what="paired")
+            assert app.paired == app.data.get("race") != "r-elsewhere"
+
+
+@pytest.mark.timeout(120)
 async def test_once_the_race_is_on_berserk_closes_and_the_arena_reopened_finds_the_race(
     make_server, tmp_path
 ):
