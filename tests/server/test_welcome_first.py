@@ -14,20 +14,17 @@ from wsclient import Raw, player
 
 async def test_an_event_during_a_hello_waits_for_the_welcome(server, monkeypatch) -> None:
     first = await player(server.ws_url, "ada")
-    admission = server.gateway.admission
-    real = admission.player_joined
+    hooks = server.service.session.registered_hooks
     entered, go = asyncio.Event(), asyncio.Event()
 
-    async def slow_join(pid: str):  # the hello's last step, after the connection is registered
+    async def slow_hook(s) -> None:  # run by hello once the connection is registered
         entered.set()
         await go.wait()
-        return await real(pid)
 
-    monkeypatch.setattr(admission, "player_joined", slow_join)
+    monkeypatch.setattr(server.service.session, "registered_hooks", [slow_hook, *hooks])
     second = await Raw.open(server.ws_url)
     await second.send({"t": "hello", "v": 1, "token": first.token, "rid": 1})
     await asyncio.wait_for(entered.wait(), 30)
-    monkeypatch.setattr(admission, "player_joined", real)
     race = await first.request("create", game="fours-up", seats=2)  # seated: every connection hears it
     assert race["t"] == "race"
     go.set()
