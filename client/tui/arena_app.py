@@ -145,8 +145,11 @@ class ArenaApp(BrowseApp):
         if mine is None or not race:
             return
         if race != self.paired and race not in self.arena_races:
-            self.refresh_arena()  # its reply names the arena's race of mine (`learn_race`)
-            return
+            if snap.get("arena") != self.arena_id:
+                if "arena" not in snap:  # a server that does not name it: the reply will
+                    self.refresh_arena()  # (`learn_race`)
+                return
+            self.arena_races.add(race)
         self.known_races.add(race)
         status = snap.get("status")
         if status == "finished" or mine.get("status") in OVER_FOR_ME:

@@ -161,6 +161,8 @@ class RaceSnapshot(ServerMsg, tag="race"):
     invite: str | None = None  # a private race's secret: only in direct replies to its players
     certified: bool | None = None  # the deal was proved winnable (its proof is published at the end)
     rated: bool = False  # a rated race (docs/protocol.md §9); absent: casual
+    daily: bool = False  # a daily challenge attempt (§5); absent: not one
+    arena: str | None = None  # the arena that paired this race (§8); absent: none
 
 
 class Queued(ServerMsg, tag="queued"):

@@ -46,6 +46,8 @@ def snapshot(race: Race) -> dict[str, Any]:
         "ranking": [m.RankEntry(**e) for e in race.ranking or []] if race.status == FINISHED else None,
         "certified": race.certified,
         "rated": race.rated,
+        "daily": race.sealed,
+        "arena": race.arena or None,
     }
 
 

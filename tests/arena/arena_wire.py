@@ -25,6 +25,7 @@ async def race_the_pairing(a: client.Client, b: client.Client, arena: str) -> st
         m.RaceSnapshot, lambda s: any(p.player == b.player for p in s.players), timeout=DEADLINE
     )
     race = snap.race
+    assert snap.arena == arena and not snap.daily  # the snapshot names the arena that paired it
     for c in (a, b):
         await c.arena_withdraw(arena)
     await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)

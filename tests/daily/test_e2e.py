@@ -67,6 +67,7 @@ async def test_a_daily_over_the_wire(server):
             rid = snaps[0].race
             snap = snaps[0]
             assert snap.private and snap.seats == 1 and snap.seed is None
+            assert snap.daily and snap.arena is None  # a second device knows it for a daily attempt
             assert snap.commitment == info.commitment
             # A reconnect resumes the same attempt.
             again = await ada2.request(m.DailyStart(game=GAME))

@@ -82,7 +82,8 @@ async def test_a_race_of_mine_the_arena_does_not_name_is_not_its_pairing(make_se
             await joined(pilot, app)
             me = app.session.player
             elsewhere = {"race": "r-elsewhere", "status": "countdown", "players": [{"player": me}]}
-            app.seen_race(elsewhere)
+            app.seen_race(elsewhere)  # named by no arena: the `arena` reply is asked
+            app.seen_race({**elsewhere, "race": "r-other-cup", "arena": "other-cup"})
             assert app.paired is None and "paired: race" not in rendered(app.query_one("#status"))
             await host.arena_join(ARENA)
             await until(pilot, lambda: app.paired is not None, what="paired")

@@ -91,3 +91,24 @@ def test_the_daily_flag() -> None:
         parse("--daily", "--quick", "--game", GAME)
     with pytest.raises(SystemExit, match="--offline"):
         play.build_app(parse("--daily", "--game", GAME, "--offline"))
+
+
+@pytest.mark.timeout(120)
+async def test_a_relaunch_into_a_daily_attempt_knows_it_is_one(make_server, tmp_path) -> None:
+    """A relaunch resumes the attempt as a race the token sits in: its snapshot says it is a
+    daily attempt, so the screen treats it as one (no hints, `finish` ends the one attempt)."""
+    server = await make_server()
+    token = str(tmp_path / "token")
+    app = PlayApp(connector(server.ws_url, "ada", token), intent=Intent("daily", GAME))
+    async with app.run_test(size=(120, 45)) as pilot:
+        await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="attempt runs")
+        race = app.model.race_id
+    again = PlayApp(connector(server.ws_url, "ada", token))
+    async with again.run_test(size=(120, 45)) as pilot:
+        await until(pilot, lambda: again.model.race_id == race and again.model.legal, what="resumed")
+        assert again.daily_race == race
+        await pilot.press(*"finish", "enter")
+        status = again.query_one("#status")
+        await until(
+            pilot, lambda: "ranked attempt of the day" in rendered(status), what="the finish question"
+        )

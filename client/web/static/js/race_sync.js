@@ -5,16 +5,28 @@ import { toast } from "./dom.js";
 import { setEnd } from "./result.js";
 import { renderRace } from "./race_page.js";
 import { app, conn, inviteSuffix, keepInvite, mySeat, withInvite } from "./state.js";
+import { dailyOf, rememberDailyRace } from "./daily.js";
+import { arenaOf, rememberArenaRace } from "./arena.js";
 
 /** Take a snapshot of the race on screen (the watch page's too). */
 export function applySnapshot(snap) {
   if (!snap || snap.race !== app.raceId) return;
   keepInvite(snap);
+  noteKind(snap);
   app.race = snap;
   app.lastVer = Math.max(app.lastVer, snap.ver || 0);
   if (snap.status === "finished" && (snap.seed || snap.ranking) && !app.end) {
     setEnd({ race: snap.race, ver: snap.ver, seed: snap.seed, ranking: snap.ranking || [] });
   }
+}
+
+/** A daily attempt or an arena race, as its snapshot says: noted as this browser notes the
+ *  ones it started, so that a race opened on another device (or from "Your races") shows as one. */
+function noteKind(snap) {
+  if (snap.daily && !dailyOf(snap.race) && snap.created) {
+    rememberDailyRace(snap.race, snap.game, new Date(snap.created).toISOString().slice(0, 10));
+  }
+  if (snap.arena && !arenaOf(snap.race)) rememberArenaRace(snap.race, snap.arena);
 }
 
 /** A race event's version: one skipped means an event was missed, and the page asks for the state again. */

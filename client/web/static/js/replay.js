@@ -9,6 +9,7 @@
 // race record is gone, the attempt is replayed from the day's published replays
 // (`daily_replay`, docs/protocol.md §5), which are kept longer.
 import { Board, moveMarks } from "./board.js";
+import { dailyOf } from "./daily.js";
 import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
 import { deal } from "./rules.js";
@@ -110,6 +111,7 @@ export class ReplayPage {
     this.data = null;
     this.step = 0;
     this.error = null;
+    this.errorCode = null;
     this.verify = null;
     this.speed = 5;
     this.boards = [];
@@ -153,6 +155,7 @@ export class ReplayPage {
         this.fromDaily = true;
       } else {
         this.error = e.code === "race-not-over" ? "This race is not over yet: its replay opens when it ends." : errorText(e);
+        this.errorCode = e.code;
         return this.render();
       }
     }
@@ -261,12 +264,13 @@ export class ReplayPage {
     );
   }
 
-  /** Beside an error: the day's leaderboard for a daily attempt not found, watching a race not over. */
+  /** Beside an error: the day's leaderboard for a daily attempt not found or not public yet,
+   *  watching a race not over (a private race or a daily attempt cannot be watched). */
   errorLink() {
     const { h } = this.ctx;
-    if (this.error === NOT_A_RACE_ID) return null;
-    if (this.error === NO_SUCH_RACE) return this.daily ? h("a", { class: "btn ghost", id: "replay-day", href: `#daily=${this.daily.game}&date=${this.daily.date}` }, "The day's leaderboard") : null;
-    return this.id ? h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live") : null;
+    const day = this.daily || (this.id && dailyOf(this.id));
+    if (this.error === NO_SUCH_RACE || this.errorCode === "daily-open") return day ? h("a", { class: "btn ghost", id: "replay-day", href: `#daily=${day.game}&date=${day.date}` }, "The day's leaderboard") : null;
+    return this.id && this.errorCode === "race-not-over" ? h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live") : null;
   }
 
   render() {
