@@ -397,7 +397,8 @@ def test_spectate_two_bots(new_page, make_bot):
     )
     at = page.evaluate("window.solrace.app.boardsAt")
     assert at and at < page.evaluate("window.solrace.conn.now()")
-    assert "late" in page.locator(".delay-note").inner_text()
+    note = page.locator(".delay-note").inner_text()
+    assert "late" in note and "has not seen yet show their backs" in note
     page.wait_for_timeout(600)
     shot(page, "watch-race", full_page=True)
     a.stop_playing()
@@ -488,6 +489,9 @@ def test_phone_sized_board(new_page, game):
     """On a phone the side panel goes on top and the board's columns stack."""
     page = new_page("pocket", width=412, height=915)
     create_in_ui(page, game, 1)
+    # A race of one's own: nobody to wait for, no link to share, no bot to add, no early start.
+    assert page.locator("#lobby-panel h2").inner_text() == "A race of your own"
+    assert page.locator("#share-link, #bot-cmd, #start-btn, #add-bot").count() == 0
     page.click("#ready-btn")
     wait_board(page)
     assert page.evaluate("window.solrace.app.board.stacked")

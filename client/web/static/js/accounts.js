@@ -215,7 +215,7 @@ export class AccountPage {
       "div",
       { class: "account-forms" },
       form("claim-form", "Keep this player", "Make this player an account: your races and daily history stay with it, you can log in on other devices, and you can play rated races.", "Create account", (n, p) => this.claim(n, p), claimName(conn.welcome)),
-      form("login-form", "Log in", "Already have an account? Log in to play as it on this browser.", "Log in", (n, p) => this.login(n, p)),
+      form("login-form", "Log in", "Already have an account? Log in to play as it on this browser. This guest's races and daily history stay with the guest: to keep them, create an account from it instead.", "Log in", (n, p) => this.login(n, p)),
     );
   }
 

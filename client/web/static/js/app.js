@@ -26,7 +26,7 @@ import { markMovable, renderMini, rivalToast, sendMove } from "./race_play.js";
 import { applySnapshot, applyState, checkVer, openRace, resync } from "./race_sync.js";
 import { leaveResult, renderResult, setEnd } from "./result.js";
 import { app, conn, myId, mySeat, pages, spectatorDelayMs } from "./state.js";
-import { openWatch, renderBoards, renderWatch, renderWatchList, tickWatch } from "./watch.js";
+import { delayNote, openWatch, renderBoards, renderWatch, renderWatchList, tickWatch } from "./watch.js";
 
 window.solrace = { app, conn };
 restoreRaceLabels();
@@ -286,7 +286,7 @@ conn.on("boards", (m) => {
   const note = $(".delay-note");
   if (note && m.at) {
     const delay = spectatorDelayMs();
-    note.textContent = `Spectating — boards are shown ${Math.round(delay / 1000)} s late (as of ${new Date(m.at).toLocaleTimeString()})`;
+    note.textContent = delayNote(delay, m.at);
   }
 });
 

@@ -261,13 +261,14 @@ function renderLobbyPanel() {
   const isHost = race.host && race.host === myId();
   const allReady = race.players.every((p) => p.ready);
   const free = race.seats - race.players.length;
+  const solo = race.seats === 1; // a race of one's own: nobody to wait for, nothing to share
   box.replaceChildren(
     h(
       "div",
       { class: "panel lobby-panel" },
-      h("h2", {}, "Waiting for players"),
-      h("p", {}, free > 0 ? `${free} seat${free > 1 ? "s" : ""} free. Share this link with a friend:` : "Every seat is taken. The race starts when everybody is ready."),
-      h("div", { class: "share" }, h("input", { id: "share-link", readonly: true, value: link, onfocus: (e) => e.target.select() }), h("button", { class: "btn", onclick: () => copyLink(link) }, "Copy")),
+      h("h2", {}, solo ? "A race of your own" : "Waiting for players"),
+      h("p", {}, solo ? "It starts when you are ready." : free > 0 ? `${free} seat${free > 1 ? "s" : ""} free. Share this link with a friend:` : "Every seat is taken. The race starts when everybody is ready."),
+      solo ? null : h("div", { class: "share" }, h("input", { id: "share-link", readonly: true, value: link, onfocus: (e) => e.target.select() }), h("button", { class: "btn", onclick: () => copyLink(link) }, "Copy")),
       me && free > 0
         ? h(
             "form",
@@ -284,7 +285,7 @@ function renderLobbyPanel() {
             h("button", { class: "btn small", type: "submit", id: "add-bot" }, "Add a bot"),
           )
         : null,
-      h(
+      solo ? null : h(
         "p",
         { class: "muted small" },
         "Or bring your own bot from a terminal: ",
@@ -296,7 +297,7 @@ function renderLobbyPanel() {
         me
           ? h("button", { class: `btn ${me.ready ? "" : "primary"}`, id: "ready-btn", onclick: () => setReady(!me.ready) }, me.ready ? "Not ready" : "I'm ready")
           : null,
-        isHost ? h("button", { class: "btn", id: "start-btn", disabled: !allReady || null, onclick: hostStart, title: "Start with the players present (all ready)" }, "Start now") : null,
+        isHost && !solo ? h("button", { class: "btn", id: "start-btn", disabled: !allReady || null, onclick: hostStart, title: "Start with the players present (all ready)" }, "Start now") : null,
         me ? h("button", { class: "btn ghost", onclick: leaveRace }, "Leave") : null,
       ),
     ),

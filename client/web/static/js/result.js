@@ -160,7 +160,9 @@ export function renderResult() {
           ? `Daily attempt over: ${myRank && myRank.won ? "all cards home!" : `${homeText(myRank ? myRank.home : "?", race.total)} home`}`
           : myRank
             ? myRank.rank === 1 && (end.ranking || []).length > 1
-              ? "★ You win the race!"
+              ? myRank.won
+                ? "★ You win the race!"
+                : `★ You win the race, with ${homeText(myRank.home, race.total)} cards home` // nobody got them all: the most home ranks first
               : `You finished #${myRank.rank}`
             : "Race over",
       ),
@@ -217,7 +219,8 @@ export function renderResult() {
         offer && !daily ? h("button", { class: "btn primary", id: "accept-rematch", onclick: () => takeRematch(offer) }, `Accept ${offer.name}'s rematch`) : null,
         myRank && !daily && !offer && !arenaOf(race.race) ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: rematchTitle(race) }, "Rematch") : null,
         race.game && !daily && !arenaOf(race.race) ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
-        race.game && !daily && !arenaOf(race.race) ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
+        // Not after a bot race: the new race would wait for a human in the bot's seat (Rematch deals again with the bot).
+        race.game && !daily && !arenaOf(race.race) && !(race.players || []).some((p) => isBot(p.player)) ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
         sealed && !dailyClosed(daily) ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
         sealed || (app.analysis && app.analysis.race === race.race && !app.analysis.error)
           ? null

@@ -73,7 +73,7 @@ export function renderWatch() {
   const delay = spectatorDelayMs();
   notice.replaceChildren(
     race.status === "running" || race.status === "countdown"
-      ? h("p", { class: "muted small delay-note" }, `Spectating — boards are shown ${Math.round(delay / 1000)} s late`, app.boardsAt ? ` (as of ${new Date(app.boardsAt).toLocaleTimeString()})` : "")
+      ? h("p", { class: "muted small delay-note" }, delayNote(delay, app.boardsAt))
       : race.status === "lobby"
         ? h("p", { class: "muted" }, "The race has not started yet.")
         : "",
@@ -84,6 +84,14 @@ export function renderWatch() {
   renderBoards();
   renderResult();
   tickWatch();
+}
+
+/** What a spectator is told about the boards: how late they are, and why some cards show
+ *  their backs (every player has the same deal: a card a rival still playing has not turned
+ *  up would tell them their own, docs/protocol.md §4). */
+export function delayNote(delay, at) {
+  const late = `Spectating — boards are shown ${Math.round(delay / 1000)} s late${at ? ` (as of ${new Date(at).toLocaleTimeString()})` : ""}`;
+  return `${late}. Cards a rival still playing has not seen yet show their backs.`;
 }
 
 export function renderBoards() {
