@@ -114,6 +114,8 @@ OPTIONAL = {
     "Error.reason": "and extra fields named below",
     "RaceSnapshot.invite": "| `invite` | str, optional |",
     "RaceSnapshot.rated": "| `rated` | bool, optional |",
+    "RaceSnapshot.daily": "| `daily` | bool, optional |",
+    "RaceSnapshot.arena": "| `arena` | str, optional |",
     "RaceSnapshot.certified": "`false` for an ordinary deal",
     "PlayerInfo.berserk": "`berserk` (bool, optional, absent when false",
     "Queued.rated": "and `rated: true` for the rated queue",
