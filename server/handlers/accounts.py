@@ -162,8 +162,7 @@ class AccountHandlers:
         if found is not None and found.account:
             # Claimed: only the account's own sessions resume it now. A guest token that
             # outlived its claim (claims before tokens were ended) has just cut the
-            # account's records' life to a guest's (and renamed it, given a name): end it,
-            # and undo that.
+            # account's records' life to a guest's: end it, and undo that.
             await self.svc.store.sessions.end_session(token)
             acct = await self.accounts.account(found.player)
             if acct is not None:

@@ -70,14 +70,14 @@ class SessionHandlers:
             s.guest_token = token
         if admit is not None and not await admit(pid):
             return None
-        if rename is not None:
-            await svc.store.sessions.rename(pid, rename)
         s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
         svc.bus.subscribe(keys.player_channel(pid))
         for hook in self.registered_hooks:
             await hook(s)
         rids = await self._rejoin(s, pid, seats)
+        if rename is not None:  # the last step: a hello that fails before it renames nobody
+            await svc.store.sessions.rename(pid, rename)
         return m.Welcome(
             rid=msg.rid,
             v=m.PROTOCOL_VERSION,

@@ -410,6 +410,10 @@ class Gateway:
                 return None
             return None if slow is None else self._run(conn, msg, slow)
         if session.pid is None:
+            if link.player is not None:
+                # A hello was admitted, then refused or failed: the connection is closing
+                # (queued frames may still come). Another hello would be counted again.
+                return None
             if kind is not _Hello:
                 self._error(conn, msg.rid, ErrorCode.HELLO_FIRST, "say hello first")
                 return None

@@ -9,8 +9,12 @@ taken on another connection (of another process).
 from __future__ import annotations
 
 import asyncio
+import base64
+import os
+import struct
 import time
 
+import msgpack
 from waiting import DEADLINE
 from websockets.exceptions import ConnectionClosed
 from wsclient import Raw, player
@@ -133,3 +137,65 @@ async def test_a_hello_refused_for_too_many_connections_changes_nothing(make_ser
             assert asyncio.get_running_loop().time() < deadline, "never admitted again"
             await asyncio.sleep(0.05)  # poll interval between attempts
     assert welcome["name"] == "ada"
+
+
+def _frame(opcode: int, payload: bytes) -> bytes:
+    """One masked client WebSocket frame (payload under 64 KiB)."""
+    mask = os.urandom(4)
+    n = len(payload)
+    head = bytes([0x80 | opcode]) + (
+        bytes([0x80 | n]) if n < 126 else bytes([0x80 | 126]) + struct.pack(">H", n)
+    )
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+async def test_hellos_queued_behind_a_refused_one_are_not_counted(make_server):
+    """Hellos and a close frame all on the wire at once, the first hello refused (too many
+    connections): the hellos behind it are dropped, not admitted again, so the player's
+    count goes back down once the connection is gone (it stayed up for good)."""
+    from waiting import until
+
+    app = await make_server(max_conn_per_player=1)
+    one = await player(app.ws_url, "ada")
+    host, port = app.ws_url.split("//")[1].split("/")[0].split(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    writer.write(
+        f"GET /ws HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+    )
+    assert b" 101 " in (await reader.readuntil(b"\r\n\r\n")).split(b"\r\n")[0]
+    hellos = (msgpack.packb({"t": "hello", "rid": rid, "v": 1, "token": one.token}) for rid in (1, 2, 3))
+    writer.write(b"".join(_frame(2, h) for h in hellos) + _frame(8, struct.pack(">H", 1000)))
+    await writer.drain()
+    conns = app.gateway.admission.player_conns
+    await until(lambda: (conns.get(one.player) or 0) >= 2, what="the first hello counted")
+    writer.transport.abort()
+    await until(lambda: conns.get(one.player) == 1, what="the count back to ada's own connection")
+    await one.close()
+    again = await Raw.open(app.ws_url)
+    assert (await again.hello(token=one.token))["player"] == one.player
+
+
+async def test_a_hello_that_fails_after_admission_renames_nobody(make_server, monkeypatch):
+    """A hello failing part-way (here a registered hook) answers `internal`, closes the
+    connection (1011) so that its cleanup undoes the half-made connection, and stores no
+    new name: the rename is its last step."""
+    app = await make_server()
+    one = await player(app.ws_url, "ada")
+    session = app.service.session
+
+    async def failing(s) -> None:
+        raise RuntimeError("a hook that fails")
+
+    monkeypatch.setattr(session, "registered_hooks", [failing, *session.registered_hooks])
+    broken = await Raw.open(app.ws_url)
+    await broken.send({"t": "hello", "rid": 1, "v": 1, "token": one.token, "name": "bob"})
+    error = await broken.wait("error")
+    assert error["code"] == "internal" and error["rid"] == 1
+    assert await closed_code(broken) == 1011
+    monkeypatch.setattr(
+        session, "registered_hooks", [h for h in session.registered_hooks if h is not failing]
+    )
+    again = await Raw.open(app.ws_url)
+    assert (await again.hello(token=one.token))["name"] == "ada"
