@@ -181,7 +181,8 @@ def _classify(frame: Any, text: str, tags: frozenset[str]) -> ProtocolError:
     if field == "t":
         if text.startswith("Object missing required field"):
             return ProtocolError(ErrorCode.BAD_MESSAGE, "missing message type `t`", field="t", rid=rid)
-        if text.startswith("Invalid value") and untyped.get("t") in tags:
+        last = untyped.get("t") if isinstance(untyped, dict) else None
+        if text.startswith("Invalid value") and isinstance(last, str) and last in tags:
             # The type is known, but a first `t` key named another: the key is there twice.
             return ProtocolError(ErrorCode.BAD_MESSAGE, "message type `t` given twice", field="t", rid=rid)
         return ProtocolError(ErrorCode.UNKNOWN_TYPE, f"unknown message type: {detail}", field="t", rid=rid)

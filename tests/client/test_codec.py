@@ -601,6 +601,8 @@ BAD_INPUTS: list[tuple[str, Any, str, str | None]] = [
     # Two `t` keys naming different types (a map's keys are not checked for repeats: the last wins).
     ("t twice", b"\x83\xa1t\xa4ping\xa3rid\x06\xa1t\xa5hello", "bad-message", "t"),
     ("t twice, a server type last", b"\x82\xa1t\xa4ping\xa1t\xa7welcome", "unknown-type", "t"),
+    ("t twice, a list last", b"\x83\xa1t\xa8teleport\xa3rid\x07\xa1t\x91\x01", "unknown-type", "t"),
+    ("t twice, a map last", b"\x82\xa1t\xa7welcome\xa1t\x81\xa1a\x01", "unknown-type", "t"),
     # Well-formed, 4 KB, but nested 4,000 deep in an unknown field: deeper than the decoder goes.
     ("nested too deeply", b"\x82\xa1t\xa4ping\xa2zz" + b"\x91" * 4000 + b"\xc0", "bad-frame", None),
 ]
