@@ -146,8 +146,8 @@ class ArenaApp(BrowseApp):
             return
         if race != self.paired and race not in self.arena_races:
             if snap.get("arena") != self.arena_id:
-                if "arena" not in snap:  # a server that does not name it: the reply will
-                    self.refresh_arena()  # (`learn_race`)
+                # Another race of mine (or a server that does not name its arena: the
+                # periodic `arena` reply names the race then, `learn_race`).
                 return
             self.arena_races.add(race)
         self.known_races.add(race)
