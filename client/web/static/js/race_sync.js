@@ -23,7 +23,7 @@ export function applySnapshot(snap) {
 /** A daily attempt or an arena race, as its snapshot says: noted as this browser notes the
  *  ones it started, so that a race opened on another device (or from "Your races") shows as one. */
 function noteKind(snap) {
-  if (snap.daily && !dailyOf(snap.race) && snap.created) {
+  if (snap.daily && mySeat(snap) && !dailyOf(snap.race) && snap.created) {
     rememberDailyRace(snap.race, snap.game, new Date(snap.created).toISOString().slice(0, 10));
   }
   if (snap.arena && !arenaOf(snap.race)) rememberArenaRace(snap.race, snap.arena);

@@ -270,7 +270,9 @@ export class ReplayPage {
     const { h } = this.ctx;
     const day = this.daily || (this.id && dailyOf(this.id));
     if (this.error === NO_SUCH_RACE || this.errorCode === "daily-open") return day ? h("a", { class: "btn ghost", id: "replay-day", href: `#daily=${day.game}&date=${day.date}` }, "The day's leaderboard") : null;
-    return this.id && this.errorCode === "race-not-over" ? h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live") : null;
+    if (this.errorCode !== "race-not-over" || !this.id) return null;
+    // One's own daily attempt under way cannot be watched: it can be played.
+    return day ? h("a", { class: "btn ghost", href: `#race=${this.id}` }, "Back to the attempt") : h("a", { class: "btn ghost", href: `#watch=${this.id}` }, "Watch it live");
   }
 
   render() {
