@@ -68,7 +68,7 @@ class ArenaApp(BrowseApp):
         Binding("w", "withdraw", "withdraw"),
         Binding("b", "berserk", "berserk"),
         Binding("p", "play", "play your race"),
-        Binding("ctrl+q", "quit", "quit"),
+        Binding("ctrl+q", "quit", "quit", priority=True),  # on a modal screen (the menu) too
     ]
 
     def __init__(
@@ -304,7 +304,9 @@ class ArenaApp(BrowseApp):
         # less the padding; Text: an arena's name is not markup
         header = arena_header(self.data, self.now(), (width or self.size.width) - 2)
         self.query_one("#arena-info", Static).update(Text(header))
-        self.query_one("#arena-races", Static).update(races_line({**self.data, **self._featured()}))
+        # my race as this app knows it (the `arena` reply may be older: a race just over)
+        mine = {"race": self.paired}
+        self.query_one("#arena-races", Static).update(races_line({**self.data, **mine, **self._featured()}))
         self.query_one("#arena-winners", Static).update(winners_line(self.board) or "")
         self.query_one("#standings-title", Static).update(standings_title(self.board))
         self.query_one("#standings", Static).update("\n".join(standings_lines(self.board, me)))
@@ -390,6 +392,7 @@ class ArenaApp(BrowseApp):
                 pass
         self.query_one("#arena-view").display = False
         self.query_one("#list-view").display = True
+        self.query_one("#arenas", DataTable).focus()  # Enter and the arrows act on the list
         self.say("")
         self.sync_bindings()
         await self.load_list()

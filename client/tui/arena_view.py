@@ -66,7 +66,8 @@ def standing_line(row: dict[str, Any], me: str | None) -> str:
     mark = ">" if row.get("player") == me else " "
     fire = "  on fire" if row.get("fire") else ""
     return (
-        f"{mark}{row.get('rank', 0):>4}. {row.get('name', '')[:16]:<16} {row.get('points', 0):>4} pts"
+        f"{mark}{row.get('rank', 0):>4}. {row.get('name', '')[:16]:<16} {row.get('points', 0):>4} "
+        f"{'pt ' if row.get('points', 0) == 1 else 'pts'}"
         f"  {row.get('wins', 0)}/{row.get('races', 0)} wins{fire}"
     )
 
@@ -98,7 +99,7 @@ def winners_line(board: dict[str, Any]) -> str | None:
     if not podium:
         return "Winners: nobody scored"
     return "Winners: " + ", ".join(
-        f"{r['rank']}. {r.get('name', '')} ({r.get('points', 0)} pts)" for r in podium
+        f"{r['rank']}. {r.get('name', '')} ({points_text(r.get('points', 0))})" for r in podium
     )
 
 
@@ -136,13 +137,20 @@ def paired_line(race: str, running: bool, berserk: bool) -> str:
     return f"paired: race {race} — p: play it now (or: solrace play --race {race}){offer}"
 
 
+def points_text(points: int) -> str:
+    """``1 pt``, ``3 pts``."""
+    return f"{points} pt" if points == 1 else f"{points} pts"
+
+
 def races_line(data: dict[str, Any]) -> str:
-    """Your race being played, your past races' places and points, the featured race."""
+    """Your race being played, your past races' places and points (the latest last), the
+    featured race."""
     parts = []
     if data.get("race"):
         parts.append(f"your race: {data['race']}")
     past = data.get("races") or []
     if past:
-        parts.append("your races: " + " ".join(f"#{r['rank']}:{r['points']}" for r in past[-12:]))
-    parts.append(f"featured: {data['featured']}" if data.get("featured") else "no race being played")
+        places = ", ".join(f"#{r['rank']} +{points_text(r['points'])}" for r in past[-8:])
+        parts.append(f"your places: {places}")
+    parts.append(f"featured: {data['featured']}" if data.get("featured") else "no featured race now")
     return " · ".join(parts)

@@ -24,12 +24,12 @@ from .model import RaceModel
 from .race_commands import (
     HELP,
     PLACEHOLDER,
-    PLACEHOLDERS,
     finish_prompt,
     help_text,
     hints_possible,
     info_text,
     menu_refusal,
+    placeholder,
 )
 from .race_text import NO_BOT, connection_text, lobby_text, rating_change_text, result_text, started_text
 from .ratings_text import rated_needs_account
@@ -74,7 +74,7 @@ class PlayApp(App[int]):
     SHORT_ROWS = 32
     BINDINGS = [
         Binding("escape", "deselect", "clear selection", show=False),
-        Binding("ctrl+q", "quit", "quit"),
+        Binding("ctrl+q", "quit", "quit", priority=True),  # on a modal screen (the menu) too
         # The command line keeps the focus: these scroll the board all the same.
         Binding("pageup", "scroll_board(-1)", "board up", show=False),
         Binding("pagedown", "scroll_board(1)", "board down", show=False),
@@ -240,8 +240,8 @@ class PlayApp(App[int]):
         m = self.model
         if self.back_to:
             self.say(
-                f"no menu here: ctrl+q {self.back_to}"
-                + (" once your game is over" if m.my_status == "playing" else "")
+                f"no menu here: ctrl+q goes {self.back_to}"
+                + (" (your game and its clock go on meanwhile)" if m.my_status == "playing" else "")
             )
         elif self.session is None:
             self.say("not connected: nothing to choose from (ctrl+q to quit)", error=True)
@@ -300,7 +300,10 @@ class PlayApp(App[int]):
             else:
                 self.say(f"{e.describe()} — type 'menu' to choose again", error=True)
             return
-        self.say(started_text(intent, reply))
+        if self.back_to and intent.mode == "resume":  # played for another app: not "back in"
+            self.say(f"race {intent.race} — ctrl+q goes {self.back_to}")
+        else:
+            self.say(started_text(intent, reply))
         self.model.apply(reply)
         inner = reply.get("race")
         snap: dict[str, Any] = inner if isinstance(inner, dict) else reply
@@ -413,7 +416,7 @@ class PlayApp(App[int]):
             result.display = True
         else:
             result.display = False
-        self.query_one("#cmd", Input).placeholder = PLACEHOLDERS.get(m.status, PLACEHOLDER)
+        self.query_one("#cmd", Input).placeholder = placeholder(m.status, self.back_to)
         self.refresh_info()
 
     def refresh_info(self) -> None:

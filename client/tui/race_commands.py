@@ -38,6 +38,17 @@ PLACEHOLDERS = {
 PLACEHOLDER = "move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)"
 
 
+def placeholder(status: str, back_to: str | None = None) -> str:
+    """The command line's placeholder for the race's state; a race played for another app
+    (``back_to``: `solrace arena`) has no menu, and ctrl+q goes back there."""
+    text = PLACEHOLDERS.get(status, PLACEHOLDER)
+    if not back_to:
+        return text
+    if status == "finished":
+        return f"ctrl+q goes {back_to}"
+    return text.replace("menu, ", "").replace(", menu", "")
+
+
 def hints_possible(m: RaceModel, online: bool, daily_race: str | None) -> bool:
     """Whether hints may be given (server/certify/rules.py): in a casual race of one seat
     that is not a daily attempt; offline, always."""

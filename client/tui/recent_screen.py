@@ -57,6 +57,11 @@ class RecentScreen(ModalScreen[None]):
     def logged_in(self) -> bool:
         return bool(getattr(self.session, "logged_in", False))
 
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """A guest plays no rated race: no rating column (its room goes to the others)."""
+        return COLUMNS if self.logged_in else COLUMNS[:-1]
+
     def compose(self) -> ComposeResult:
         with Vertical(id="recent"):
             yield Label(title_text([], self.logged_in), id="recent-title")
@@ -71,7 +76,7 @@ class RecentScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         table = self.query_one("#recent-races", DataTable)
-        table.add_columns(*COLUMNS)
+        table.add_columns(*self.columns)
         table.focus()
         self.load()
 
@@ -99,11 +104,14 @@ class RecentScreen(ModalScreen[None]):
         table = self.query_one("#recent-races", DataTable)
         cursor = table.cursor_row
         table.clear()
-        rows = [recent_row(race, now) for race in self.races]
+        columns = self.columns
+        rows = [recent_row(race, now)[: len(columns)] for race in self.races]
         # Nine columns in 70 cells at 80 columns: the game gives way first (down to 10 cells),
         # then the result, the time ago, the game again, the rating.
-        give_way = ((1, 10), (4, 6), (0, 8), (1, 6), (8, 7))
-        widths = list_widths(rows, table_width(self, table, len(rows)), COLUMNS, give_way)
+        give_way = tuple(
+            (c, floor) for c, floor in ((1, 10), (4, 6), (0, 8), (1, 6), (8, 7)) if c < len(columns)
+        )
+        widths = list_widths(rows, table_width(self, table, len(rows)), columns, give_way)
         fixed_widths(table, widths)
         for i, row in enumerate(cut_rows(rows, widths)):
             table.add_row(*row, key=str(i))

@@ -94,7 +94,7 @@ class WatchApp(BrowseApp):
         Binding("pagedown", "scroll_boards(1, True)", "boards down", priority=True),
         Binding("up", "scroll_boards(-1, False)", "boards up", show=False, priority=True),
         Binding("down", "scroll_boards(1, False)", "boards down", show=False, priority=True),
-        Binding("ctrl+q", "quit", "quit"),
+        Binding("ctrl+q", "quit", "quit", priority=True),  # on a modal screen (the menu) too
     ]
 
     def __init__(

@@ -120,8 +120,10 @@ def test_header_and_races_line():
         "2 seats · 5 min races · berserk allowed · 9:00 left",
         "you are in: paired whenever free · id a-1",  # the list has no id column
     ]
-    assert races_line(data) == "your race: r1 · your races: #1:2 · featured: r9"
-    assert races_line({"races": []}) == "no race being played"
+    assert races_line(data) == "your race: r1 · your places: #1 +2 pts · featured: r9"
+    two = [{"race": "r0", "rank": 2, "points": 1}, {"race": "r2", "rank": 1, "points": 3}]
+    assert races_line({"races": two}) == "your places: #2 +1 pt, #1 +3 pts · no featured race now"
+    assert races_line({"races": []}) == "no featured race now"
 
 
 # The paired race stays in its countdown for the whole test: once it starts, the app forgets it

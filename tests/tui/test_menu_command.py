@@ -146,10 +146,15 @@ async def test_a_race_played_for_the_arena_has_no_menu_and_says_where_ctrl_q_lea
         await race_started(pilot)
         status = app.query_one("#status")
         await pilot.press(*"menu", "enter")
-        await until(pilot, lambda: "no menu here: ctrl+q back to the arena" in rendered(status), what="said")
+        await until(
+            pilot, lambda: "no menu here: ctrl+q goes back to the arena" in rendered(status), what="said"
+        )
+        assert "its clock go on" in rendered(status)  # ctrl+q works mid-game too
+        assert "menu" not in app.query_one("#cmd").placeholder
         await pilot.press(*"finish", "enter", *"finish", "enter")
         await until(pilot, lambda: app.model.status == "finished", what="race end")
         assert "ctrl+q: back to the arena" in rendered(status) and "'menu'" not in rendered(status)
+        assert app.query_one("#cmd").placeholder == "ctrl+q goes back to the arena"
 
 
 async def test_practice_alone_starts_a_race_of_one_seat_with_hints() -> None:
