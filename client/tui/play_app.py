@@ -17,7 +17,7 @@ from textual.widgets import Input, Static
 from protocol.rules.facts import UnknownGame
 from protocol.rules.games import GAMES
 
-from .board import Marks, click, complete, home_move, targets_for
+from .board import Marks, card_text, click, complete, home_move, targets_for
 from .hints import ask_hint
 from .menu import Intent, MenuScreen
 from .model import RaceModel
@@ -562,7 +562,7 @@ class PlayApp(App[int]):
                     self.resync()
                 return
             m.apply(ack)
-            rev = ", ".join(f"{p}←{c}" for p, c in ack.get("revealed") or [])
+            rev = ", ".join(f"{p}←{card_text(c).strip()}" for p, c in ack.get("revealed") or [])
             self.say(
                 f"{move} ✓"
                 + (f"  revealed {rev}" if rev else "")
