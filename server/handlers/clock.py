@@ -171,7 +171,9 @@ class Clock:
             try:
                 await hook(race, logs)
             except Exception:
-                log.exception("end hook failed for race %s", race.race)
+                # Done again later with the rest (a daily result must reach its board).
+                recorded = False
+                log.exception("end hook failed for race %s (done again later)", race.race)
         if recorded:
             await store.schedule(race.race, None)
             return

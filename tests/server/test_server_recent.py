@@ -282,3 +282,34 @@ async def test_a_recent_write_that_keeps_failing_is_retried_less_and_less_often(
     assert [e["race"] for e in await listed(ada, 1)] == [rid]
     assert await store.scheduled_at(rid) is None
     await ada.close()
+
+
+async def test_an_end_hook_that_fails_is_run_again_later(app, r):
+    """An end hook that fails (a daily result, a rating: Redis out for a moment) keeps the
+    race's timer like a failed recent write: the follow-up, hooks included, is done again."""
+    runs: list[str] = []
+
+    async def flaky(race: Any, logs: Any) -> None:
+        runs.append(race.race)
+        if len(runs) == 1:
+            raise RuntimeError("Redis out for a moment")
+
+    svc, store = app.service, app.service.store
+    svc.end_hooks.append(flaky)
+    try:
+        ada = await player(app.ws_url, "ada")
+        rid = await solo_race(ada)
+        _now, race = await store.load_race(rid)
+        assert race is not None and race.ended is not None
+
+        async def retry_at() -> int | None:
+            at = await store.scheduled_at(rid)
+            return at if runs and at is not None and at >= race.ended + AFTER_END_RETRY_MIN_MS else None
+
+        await until(retry_at, what="the follow-up's retry scheduled")
+        await svc.clock._after_end_left_over(race, svc.now_ms() + AFTER_END_RETRY_MAX_MS)
+        assert runs == [rid, rid]
+        assert await store.scheduled_at(rid) is None
+        await ada.close()
+    finally:
+        svc.end_hooks.remove(flaky)
