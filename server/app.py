@@ -168,6 +168,9 @@ class App:
             min_attempt_s=st.time_limit_min_s,
             start_lead_ms=st.countdown_ms + 2000,
             replay_top=st.daily_replay_top,
+            # An attempt's race record lives --finished-ttl-s after its end (at the latest
+            # the close): its mark (the day it belongs to) as long, and a day more.
+            race_mark_ms=(st.finished_ttl_s + 86_400) * 1000,
             # Every process reads the same pinned choice; those with a worker also search ahead.
             certified_games=certified_games(st.certified_games),
         )

@@ -121,6 +121,8 @@ class DailyBoards(DailyDeals):
             return True
         if self.clock() < deal.closes + self.finalize_grace_ms:
             return False
+        if self.before_finalize is not None:
+            await self.before_finalize(deal.game, deal.date)  # raising: not final yet, asked again
         await self.finalize(deal.game, deal.date)
         return True
 

@@ -167,6 +167,7 @@ class DailyDeals:
         replay_top: int = 10,
         finalize_grace_ms: int = 60_000,
         keep_ms: int = WEEK_MS,
+        race_mark_ms: int = 0,
         pending_stale_ms: int = 15_000,
         busy_wait_ms: int = 10_000,
         certified_games: frozenset[str] = frozenset(),
@@ -180,7 +181,10 @@ class DailyDeals:
         room for the race's countdown when cutting the time limit to the close.
         ``replay_top``: entries whose replays are published after the close.
         ``keep_ms``: how long after the close the temporary keys (attempt
-        claims, all move logs, race markers) live. ``pending_stale_ms``: a
+        claims, all move logs, race markers) live. ``race_mark_ms``: a race
+        marker lives at least this long after the close (as long as the race's
+        own record: without its mark an attempt's race is refused to everyone,
+        its replay too). ``pending_stale_ms``: a
         claim whose race was never created (its process died) is taken over
         after this. ``busy_wait_ms``: how long a racing second start waits for
         the first one's race. ``certified_games``: games whose dailies deal a
@@ -200,7 +204,11 @@ class DailyDeals:
         self.start_lead_ms = start_lead_ms
         self.replay_top = replay_top
         self.finalize_grace_ms = finalize_grace_ms
+        #: Run before a closed day is finalized (game, date): the race side records any
+        #: finished attempt whose end was not (a record refused once the day is final).
+        self.before_finalize: Callable[[str, str], Awaitable[None]] | None = None
         self.keep_ms = keep_ms
+        self.race_mark_ms = max(keep_ms, race_mark_ms)
         self.pending_stale_ms = pending_stale_ms
         self.busy_wait_ms = busy_wait_ms
         self._claim = redis.register_script(scripts.CLAIM)

@@ -95,6 +95,7 @@ class DailyHandlers:
         s.spectate_guard = self.guard
         s.replay_guard = self.guard
         s.end_hooks.append(self.on_end)
+        self.daily.before_finalize = self.record_unrecorded
         s.disconnect_hooks.append(self.on_disconnect)
         s.bus_hooks[b"{daily:"] = self.on_bus
 
@@ -129,6 +130,16 @@ class DailyHandlers:
                 await self.on_end(race, await self.service.store.move_logs(race))
                 entry = await self.daily.entry(game, date, pid)
         return race_id, entry
+
+    async def record_unrecorded(self, game: str, date: str) -> None:
+        """Before the day is final: every finished attempt whose end was not recorded (an end
+        hook that failed, a process that died) is recorded now; once final, it never could be."""
+        for pid, race_id in (await self.daily.attempts_of(game, date)).items():
+            if await self.daily.entry(game, date, pid) is not None:
+                continue
+            _now, race = await self.service.store.load_race(race_id)
+            if race is not None and race.status == RaceStatus.FINISHED:
+                await self.on_end(race, await self.service.store.move_logs(race))
 
     async def info(self, conn: Conn, msg: m.Daily) -> m.DailyInfo:
         info = await self._call(self.daily.info(msg.game, msg.date))

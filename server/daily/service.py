@@ -34,6 +34,12 @@ class Daily(DailyBoards):
         v = None if v is None else as_text(v)
         return v[5:] if v and v.startswith("race:") else None
 
+    async def attempts_of(self, game: str, date: str) -> dict[str, str]:
+        """player -> race id of every attempt on that day (claims not bound to a race yet left out)."""
+        raw = await self.redis.hgetall(keys.attempts(game, date))
+        pairs = ((as_text(p), as_text(v)) for p, v in raw.items())
+        return {p: v[5:] for p, v in pairs if v.startswith("race:")}
+
     async def start(
         self, game: str, player: str, create_race: CreateRace, discard_race: DiscardRace | None = None
     ) -> Attempt:
@@ -84,7 +90,7 @@ class Daily(DailyBoards):
             await self.redis.set(
                 keys.race(race),
                 f"{game}|{date}|{player}",
-                px=max(1000, deal.closes + self.keep_ms - self.clock()),
+                px=max(1000, deal.closes + self.race_mark_ms - self.clock()),
             )
         except BaseException:
             await self._bind(keys=[att], args=[player, token, ""])
@@ -138,7 +144,7 @@ class Daily(DailyBoards):
 
         A ``sealed`` race (made for a daily attempt) with no mark is refused for good
         (``private-race``): its mark's write failed, so its day is unknown. (A mark
-        outlives its race's record: it is kept a week past the close.)"""
+        outlives its race's record: it is kept `race_mark_ms` past the close.)"""
         d = await self.race_daily(race)
         if d is None and sealed:
             raise DailyError(ErrorCode.PRIVATE_RACE, "this race is private")

@@ -166,6 +166,47 @@ async def test_an_unrecorded_end_is_repaired(server):
         assert board.count == 1 and board.me.moves == 1
 
 
+async def test_an_unrecorded_end_is_recorded_before_the_day_is_final(server):
+    """An attempt whose end was never recorded (its end hook failed, its process died) and
+    whose player never asks again: the day's finalization records it first (a record is
+    refused once the day is final: the result was lost for good)."""
+    base = server.daily.clock
+    shift = {"ms": 0}
+    server.daily.clock = lambda: base() + shift["ms"]
+    hooks = list(server.service.end_hooks)
+    server.service.end_hooks.clear()  # the end is committed, the record is lost
+    async with connect(server.ws_url, name="ada") as ada, connect(server.ws_url, name="bob") as bob:
+        snap = await ada.request(m.DailyStart(game=GAME))
+        await ada.wait_for("start", lambda ev: ev.race == snap.race)
+        await ada.move(snap.race, "draw")
+        await ada.finish(snap.race)
+        await ada.wait_for("end", lambda ev: ev.race == snap.race)
+        server.service.end_hooks.extend(hooks)
+        info = await bob.request(m.Daily(game=GAME))
+        assert info.entries == 0
+        shift["ms"] = days.closes_at(info.date) - base() + server.daily.finalize_grace_ms
+        final = await bob.request(m.Leaderboard(game=GAME, date=info.date))
+        assert final.final and [e.player for e in final.top] == [ada.player]
+
+
+async def test_an_attempts_day_mark_lives_as_long_as_its_race(make_server):
+    """The mark naming an attempt's day lives as long as the race's own record: without it
+    the race is refused to everyone, its own player's replay too (it lived a week, the race
+    30 days)."""
+    from server.daily import keys as daily_keys
+    from server.storage.keys import race_key
+
+    app = await make_server(finished_ttl_s=30 * 86_400)
+    async with connect(app.ws_url, name="ada") as ada:
+        snap = await ada.request(m.DailyStart(game=GAME))
+        await ada.wait_for("start", lambda ev: ev.race == snap.race)
+        await ada.finish(snap.race)
+        await ada.wait_for("end", lambda ev: ev.race == snap.race)
+        redis = app.store.redis
+        mark, record = await redis.pttl(daily_keys.race(snap.race)), await redis.pttl(race_key(snap.race))
+        assert record > 29 * 86_400_000 and mark >= record, (mark, record)
+
+
 async def test_a_daily_ranks_playing_above_doing_nothing(server):
     """Fours Up deals its eight 4s home: a finish at once (0 moves) and a few
     moves that bring no card home leave the same cards home; the player who
