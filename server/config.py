@@ -70,7 +70,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "max_pending_per_addr": (0, None),
     "max_connections": (0, None),
     "daily_time_limit_s": (1, None),
-    "daily_replay_top": (0, None),
+    "daily_replay_top": (1, None),
     "arena_update_ms": (50, None),
     "arena_tick_ms": (50, None),
     "arena_create": (0, 1),
@@ -534,6 +534,11 @@ class Settings:
             )
         if not least <= self.time_limit_s <= most:
             raise ValueError(f"--time-limit-s must lie within {least}..{most} s, not {self.time_limit_s}")
+        if not least <= self.daily_time_limit_s <= most:
+            # Below the least, every attempt would be refused as too close to the close.
+            raise ValueError(
+                f"--daily-time-limit-s must lie within {least}..{most} s, not {self.daily_time_limit_s}"
+            )
 
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""
