@@ -13,3 +13,16 @@ def test_the_browser_says_what_the_terminal_says(new_page) -> None:
         """async (ranking) => (await import("./js/words.js")).tieBreakNotes(ranking)""", TIE_RANKING
     )
     assert notes == tie_break_notes(TIE_RANKING) and len(notes) == 2
+
+
+def test_the_result_heading_says_a_win_on_cards_home_is_one(new_page) -> None:
+    page = new_page("ada")
+    heading = """async ([daily, mine, players]) =>
+        (await import("./js/words.js")).resultHeading(daily, mine, players, 104)"""
+    assert page.evaluate(heading, [False, {"rank": 1, "won": True, "home": 104}, 2]) == "★ You win the race!"
+    stopped = {"rank": 1, "won": False, "home": 17}
+    assert page.evaluate(heading, [False, stopped, 2]) == "★ You win the race, with 17/104 cards home"
+    assert page.evaluate(heading, [False, stopped, 1]) == "You finished #1"  # a race of one
+    assert page.evaluate(heading, [False, {"rank": 2, "won": False, "home": 9}, 2]) == "You finished #2"
+    assert page.evaluate(heading, [False, None, 2]) == "Race over"
+    assert page.evaluate(heading, [True, stopped, 1]) == "Daily attempt over: 17/104 home"

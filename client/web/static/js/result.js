@@ -4,7 +4,7 @@
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily.js";
 import { arenaOf } from "./arena.js";
-import { analysisItem, errorText as errText, homeText, tieBreakNotes, timeCell } from "./words.js";
+import { analysisItem, errorText as errText, homeText, resultHeading, tieBreakNotes, timeCell } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
 import { $, h } from "./dom.js";
@@ -156,15 +156,7 @@ export function renderResult() {
       h(
         "h2",
         {},
-        daily
-          ? `Daily attempt over: ${myRank && myRank.won ? "all cards home!" : `${homeText(myRank ? myRank.home : "?", race.total)} home`}`
-          : myRank
-            ? myRank.rank === 1 && (end.ranking || []).length > 1
-              ? myRank.won
-                ? "★ You win the race!"
-                : `★ You win the race, with ${homeText(myRank.home, race.total)} cards home` // nobody got them all: the most home ranks first
-              : `You finished #${myRank.rank}`
-            : "Race over",
+        resultHeading(!!daily, myRank, (end.ranking || []).length, race.total),
       ),
       pages.account.ratingLine(race.race, myId()),
       arenaResultView(race, myRank),

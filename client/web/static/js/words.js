@@ -148,6 +148,15 @@ export function homeText(home, total) {
   return `${home}/${total || "?"}`;
 }
 
+/** The result panel's heading for your ranking row (`mine`, or null for a visitor) in a race
+ *  of `players`; a win on cards home (nobody got them all) says how many. */
+export function resultHeading(daily, mine, players, total) {
+  if (daily) return `Daily attempt over: ${mine && mine.won ? "all cards home!" : `${homeText(mine ? mine.home : "?", total)} home`}`;
+  if (!mine) return "Race over";
+  if (mine.rank !== 1 || players < 2) return `You finished #${mine.rank}`;
+  return mine.won ? "★ You win the race!" : `★ You win the race, with ${homeText(mine.home, total)} cards home`;
+}
+
 // Scheduled arenas are named by their UTC start ("Daily Racing Aces · 20:00 UTC") and the daily
 // challenge closes at a UTC midnight: every arena and daily time is written in UTC, 24-hour, so a
 // time shown beside a name never reads as another clock (the browser's zone, or its 12-hour habit).
