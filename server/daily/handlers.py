@@ -33,6 +33,7 @@ from protocol.messages import ErrorCode, RaceStatus
 from protocol.ranking import Result
 from protocol.rules import GAMES
 
+from . import keys as daily_keys
 from .service import Daily, DailyDeal, DailyError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -238,8 +239,14 @@ class DailyHandlers:
         )
 
     async def unwatch(self, conn: Conn, msg: m.LeaderboardUnwatch) -> m.Ok:
-        date = msg.date or self.daily.today()
-        self._drop_watch(conn, self.daily.channel(msg.game, date))
+        if msg.date:
+            self._drop_watch(conn, self.daily.channel(msg.game, msg.date))
+        else:
+            # Every day of the game this connection watches: "today" may have changed at
+            # midnight since the watch began (yesterday's then went on, counted in the limit).
+            prefix = daily_keys.channel_prefix(msg.game)
+            for channel in [c for c in self.watching.get(conn, ()) if c.startswith(prefix)]:
+                self._drop_watch(conn, channel)
         return m.Ok(rid=msg.rid)
 
     def _check_watch_limit(self, conn: Conn) -> None:

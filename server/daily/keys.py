@@ -72,6 +72,11 @@ def channel(game: str, date: str) -> str:
     return tag(game, date) + ":live"
 
 
+def channel_prefix(game: str) -> str:
+    """What every day's `channel` of ``game`` starts with."""
+    return "{daily:" + game + ":"
+
+
 def race(race_id: str) -> str:
     return "{dailyrace:" + race_id + "}"
 

@@ -58,6 +58,19 @@ async def test_a_connection_watches_a_bounded_number_of_leaderboards(server):
     await until(lambda: not daily_channels(server), what="the watches dropped at the disconnect")
 
 
+async def test_an_unwatch_without_a_date_stops_every_day_of_the_game(server):
+    """Today's board watched before midnight is yesterday's after it: an unwatch without a
+    date (today's) left it running, counted in the limit. It stops every day of the game."""
+    async with connect(server.ws_url, name="ada") as ada:
+        today = (await ada.request(m.Daily(game=GAME))).date
+        for back in (0, 1):
+            await ada.request(m.Leaderboard(game=GAME, date=past(today, back), watch=True))
+        await ada.request(m.Leaderboard(game="fours-up", watch=True))
+        assert len(daily_channels(server)) == 3
+        await ada.request(m.LeaderboardUnwatch(game=GAME))
+        assert daily_channels(server) == {f"{{daily:fours-up:{today}}}:live"}
+
+
 async def test_a_watch_subscribes_only_once_its_game_and_date_are_checked(server, monkeypatch):
     bus = server.service.bus
     subscribed: list[str] = []
