@@ -328,12 +328,16 @@ async def fetch(
     from client.library import ServerError, connect
     from protocol import messages as m
 
+    proof: list[str] | None = None
     try:
         async with connect(url, name=name, token=token) as c:
             if race is not None:
                 reply = await c.replay(race, invite=invite)
             elif daily is not None and date is not None:
                 reply = await c.request(m.DailyReplay(game=daily, date=date, player=player))
+                # The day's proof (a certified deal's winning line) is in its `daily` reply.
+                info = await c.request(m.Daily(game=daily, date=date))
+                proof = info.proof
             else:
                 raise InputError("fetching needs a race, or a daily's game and date")
     except ServerError as e:
@@ -351,6 +355,8 @@ async def fetch(
     out: dict[str, Any] = msgspec.to_builtins(reply)
     out.pop("t", None)
     out.pop("rid", None)
+    if daily is not None and proof and "proof" not in out:
+        out["proof"], out["par"] = list(proof), len(proof)
     return out
 
 

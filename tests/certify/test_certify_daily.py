@@ -9,6 +9,7 @@ import pytest
 from certify_settings import CERTIFY, GAME
 from waiting import DEADLINE, until
 
+from client.cli import verify
 from client.library import connect
 from protocol import messages as m
 from protocol import rules
@@ -57,8 +58,18 @@ async def test_a_certified_daily(make_server, r):
         daily._picks.clear()
         again = await ada.request(m.Daily(game=GAME))
         assert again.commitment == info.commitment
+        snap = await ada.request(m.DailyStart(game=GAME))  # an attempt: the day has a replay
+        await ada.wait_for("start", lambda ev: ev.race == snap.race)
+        await ada.finish(snap.race)
+        await ada.wait_for("end", lambda ev: ev.race == snap.race)
         # After the close: the seed and its proof.
         shift["ms"] = days.closes_at(today) - base() + 1
         closed = await ada.request(m.Daily(game=GAME, date=today))
         assert closed.seed == seed and closed.proof == found["line"]
         assert rules.replay(GAME, closed.seed, closed.proof).won
+    # `solrace verify --daily` checks the day's proof too (from its `daily` reply).
+    shift["ms"] = days.closes_at(today) - base() + daily.finalize_grace_ms
+    doc = await verify.fetch(app.ws_url, daily=GAME, date=today)
+    assert doc["proof"] == found["line"] and doc["par"] == len(found["line"])
+    report = verify.verify(doc, commitment=info.commitment)
+    assert report.confirmed and any("proof wins" in line for line in report.checked), report.text()
