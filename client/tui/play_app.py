@@ -163,7 +163,7 @@ class PlayApp(App[int]):
 
     def help_text(self) -> str:
         online = bool(getattr(self.session, "online", False))
-        return help_text(self.model, hints_possible(self.model, online, self.daily_race))
+        return help_text(self.model, hints_possible(self.model, online, self.daily_race), self.back_to)
 
     def say(self, text: str, error: bool = False) -> None:
         st = self.query_one("#status", Static)
@@ -416,7 +416,8 @@ class PlayApp(App[int]):
             result.display = True
         else:
             result.display = False
-        self.query_one("#cmd", Input).placeholder = placeholder(m.status, self.back_to)
+        mine_over = m.my_status not in (None, "playing")
+        self.query_one("#cmd", Input).placeholder = placeholder(m.status, self.back_to, mine_over)
         self.refresh_info()
 
     def refresh_info(self) -> None:

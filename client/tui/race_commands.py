@@ -38,9 +38,12 @@ PLACEHOLDERS = {
 PLACEHOLDER = "move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)"
 
 
-def placeholder(status: str, back_to: str | None = None) -> str:
-    """The command line's placeholder for the race's state; a race played for another app
-    (``back_to``: `solrace arena`) has no menu, and ctrl+q goes back there."""
+def placeholder(status: str, back_to: str | None = None, mine_over: bool = False) -> str:
+    """The command line's placeholder for the race's state (``mine_over``: the player's own
+    game is over while the race runs on: as once it is finished); a race played for another
+    app (``back_to``: `solrace arena`) has no menu, and ctrl+q goes back there."""
+    if status == "running" and mine_over:
+        status = "finished"
     text = PLACEHOLDERS.get(status, PLACEHOLDER)
     if not back_to:
         return text
@@ -55,12 +58,16 @@ def hints_possible(m: RaceModel, online: bool, daily_race: str | None) -> bool:
     return not online or (m.seats == 1 and not m.rated and m.race_id != daily_race)
 
 
-def help_text(m: RaceModel, hints: bool) -> str:
+def help_text(m: RaceModel, hints: bool, back_to: str | None = None) -> str:
+    """The status line's help for the race's state; without `menu` in a race played for
+    another app (``back_to``)."""
     if m.status in ("lobby", "countdown"):
-        return LOBBY_HELP
-    if m.status == "running":
-        return RACE_HELP + (" hint" if hints else "")
-    return HELP
+        text = LOBBY_HELP
+    elif m.status == "running":
+        text = RACE_HELP + (" hint" if hints else "")
+    else:
+        text = HELP
+    return text.replace(" menu", "") if back_to else text
 
 
 def menu_refusal(m: RaceModel, daily_race: str | None) -> str | None:

@@ -151,7 +151,13 @@ async def test_a_race_played_for_the_arena_has_no_menu_and_says_where_ctrl_q_lea
         )
         assert "its clock go on" in rendered(status)  # ctrl+q works mid-game too
         assert "menu" not in app.query_one("#cmd").placeholder
+        assert "menu" not in app.help_text()
         await pilot.press(*"finish", "enter", *"finish", "enter")
+        # my game is over while the rival plays on: the command line says where to go
+        await until(pilot, lambda: app.model.my_status == "finished", what="my game over")
+        await until(
+            pilot, lambda: app.query_one("#cmd").placeholder == "ctrl+q goes back to the arena", what="said"
+        )
         await until(pilot, lambda: app.model.status == "finished", what="race end")
         assert "ctrl+q: back to the arena" in rendered(status) and "'menu'" not in rendered(status)
         assert app.query_one("#cmd").placeholder == "ctrl+q goes back to the arena"

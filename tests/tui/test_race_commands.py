@@ -48,3 +48,15 @@ def test_hints_and_the_help_follow_the_race() -> None:
     assert not hints_possible(duo, True, None) and hints_possible(duo, False, None)  # offline: always
     assert help_text(solo, True) == RACE_HELP + " hint" and help_text(duo, False) == RACE_HELP
     assert help_text(model("lobby"), True) == LOBBY_HELP and help_text(model("none"), True) == HELP
+
+
+def test_the_placeholder_once_my_game_is_over_and_in_a_race_for_the_arena() -> None:
+    from client.tui.race_commands import PLACEHOLDERS, placeholder
+
+    assert placeholder("running") == PLACEHOLDERS["running"]
+    # my game over while the race runs on: what is left to do is what follows a race
+    assert placeholder("running", mine_over=True) == PLACEHOLDERS["finished"]
+    arena = "back to the arena"
+    assert "menu" not in placeholder("lobby", arena) and "menu" not in placeholder("running", arena)
+    assert placeholder("running", arena, mine_over=True) == "ctrl+q goes back to the arena"
+    assert placeholder("finished", arena) == "ctrl+q goes back to the arena"
