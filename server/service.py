@@ -78,8 +78,8 @@ class Service:
         self.end_hooks: list[Callable[[R.Race, dict[str, list[tuple[int, int, str]]]], Awaitable[None]]] = []
         self.disconnect_hooks: list[Callable[[Session], Awaitable[None]]] = []
         # hello's token -> the resumed session; accounts (server/handlers/accounts.py) wrap it.
-        self.resume: Callable[[Session, str, str | None], Awaitable[Resumed | None]] = (
-            lambda _s, token, name: store.sessions.resume_session(token, name)
+        self.resume: Callable[[Session, str], Awaitable[Resumed | None]] = lambda _s, token: (
+            store.sessions.resume_session(token)
         )
         self.bus_hooks: dict[bytes, Callable[[bytes, bytes], None]] = {}  # channel prefix -> handler
         # A player-channel notice type -> its handler (player id, the notice), instead of

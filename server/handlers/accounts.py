@@ -149,7 +149,7 @@ class AccountHandlers:
 
     # --- identity ---------------------------------------------------------------------------
 
-    async def resume(self, s: Session, token: str, name: str | None) -> Resumed | None:
+    async def resume(self, s: Session, token: str) -> Resumed | None:
         """hello's token: an account's session, or a guest's (not once it became an account)."""
         if "." in token:
             sess = await self.accounts.resume(token)  # and renews it: a session lives from its last use
@@ -158,7 +158,7 @@ class AccountHandlers:
             self.logged_in[s] = LoggedIn(sess.player, sess.name, sess.session, token)
             await self.svc.store.touch_player(sess.player, sess.name)
             return Resumed(sess.player, sess.name, None, True)
-        found = await self._resume_guest(s, token, name)
+        found = await self._resume_guest(s, token)
         if found is not None and found.account:
             # Claimed: only the account's own sessions resume it now. A guest token that
             # outlived its claim (claims before tokens were ended) has just cut the

@@ -36,7 +36,7 @@ class Runtime(Protocol):
     end_hooks: list[Callable[[R.Race, dict[str, list[tuple[int, int, str]]]], Awaitable[None]]]
     disconnect_hooks: list[Callable[[Session], Awaitable[None]]]
     # hello's token -> the resumed session, None if unknown (server/handlers/accounts.py adds account tokens)
-    resume: Callable[[Session, str, str | None], Awaitable[Resumed | None]]
+    resume: Callable[[Session, str], Awaitable[Resumed | None]]
     bus_hooks: dict[bytes, Callable[[bytes, bytes], None]]
     notice_hooks: dict[str, Callable[[str, bytes], None]]
     # A coalescible frame to many sessions; one with a backlog skips it (set by the gateway).

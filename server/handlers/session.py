@@ -51,7 +51,7 @@ class SessionHandlers:
         seats: list[str] | None = []  # a new session holds none
         rename = None
         if plan.resume is not None:
-            found = await svc.resume(s, plan.resume, None)  # a guest's or an account's token
+            found = await svc.resume(s, plan.resume)  # a guest's or an account's token
             if found is None:
                 raise hello_rules.unknown_token()
             pid, name, seats = found.player, found.name, found.seats

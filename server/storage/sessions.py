@@ -167,7 +167,7 @@ class Sessions:
         await pipe.execute()
         return pid, token
 
-    async def resume_session(self, token: str, name: str | None) -> Resumed | None:
+    async def resume_session(self, token: str) -> Resumed | None:
         """The session of a valid token, its TTL renewed; None if unknown/expired.
 
         Two round trips on the pipelined connection: the token's player, then
@@ -184,10 +184,7 @@ class Sessions:
         pid_s = text[: -len(FRESH)] if fresh else text
         ttl = self.fresh_ttl if fresh else self.ttl
         profile, seats = profile_key(pid_s), seats_key(pid_s)
-        cmds: list[tuple[str, list[Any]]] = []
-        if name is not None:
-            cmds.append((profile, ["HSET", profile, "name", name]))
-        cmds += [
+        cmds: list[tuple[str, list[Any]]] = [
             (profile, ["HGET", profile, "name"]),
             (key, ["EXPIRE", key, ttl]),
             (profile, ["EXPIRE", profile, ttl]),
@@ -204,12 +201,9 @@ class Sessions:
             for key in (recent_key(pid_s), recent_entries_key(pid_s)):
                 cmds.append((key, ["EXPIRE", key, self.ttl]))
         replies = await self._batch(cmds)
-        at = 1 if name is not None else 0
-        stored, rids = replies[at], replies[at + 4]
-        account = self.account_key is not None and bool(replies[at + 5])
-        return Resumed(
-            pid_s, text_or_none(stored) or name or "player", sorted(r.decode() for r in rids), account
-        )
+        stored, rids = replies[0], replies[4]
+        account = self.account_key is not None and bool(replies[5])
+        return Resumed(pid_s, text_or_none(stored) or "player", sorted(r.decode() for r in rids), account)
 
     async def rename(self, pid: str, name: str) -> None:
         """A resumed guest's new display name (hello's `name`, once its connection is admitted)."""
