@@ -42,6 +42,8 @@ class RaceModel:
     private: bool = False
     #: a rated race (docs/protocol.md §9), or the rated quick-match queue
     rated: bool = False
+    #: a daily challenge attempt (the snapshot's `daily`, docs/protocol.md §3)
+    daily: bool = False
     #: a rated race's rating change for the player (their map of the `rating` event:
     #: rank, weight, before, after), once the ratings are updated
     rating: dict[str, Any] | None = None
@@ -144,6 +146,7 @@ class RaceModel:
         self.seats = snap.get("seats", self.seats)
         self.private = snap.get("private", self.private)
         self.rated = bool(snap.get("rated", self.rated))
+        self.daily = bool(snap.get("daily", self.daily))
         self.invite = snap.get("invite") or self.invite
         self.time_limit_s = snap.get("time_limit_s", self.time_limit_s)
         self.starts_at = snap.get("starts_at", self.starts_at)

@@ -305,9 +305,7 @@ class PlayApp(App[int]):
         else:
             self.say(started_text(intent, reply))
         self.model.apply(reply)
-        inner = reply.get("race")
-        snap: dict[str, Any] = inner if isinstance(inner, dict) else reply
-        if intent.mode == "daily" or snap.get("daily"):  # resumed from "Your races" or a relaunch too
+        if intent.mode == "daily" or self.model.daily:  # resumed from "Your races" or a relaunch too
             self.daily_race = self.model.race_id
         if intent.mode == "daily" and self.model.status == "running":
             self.resync()  # a resumed attempt: its board
