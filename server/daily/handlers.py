@@ -124,23 +124,23 @@ class DailyHandlers:
         race_id = await self.daily.attempt(game, pid, date)
         if race_id is None:
             return None, None
+        return race_id, await self._recorded(game, date, pid, race_id)
+
+    async def _recorded(self, game: str, date: str, pid: str, race_id: str) -> dict[str, Any] | None:
+        """The attempt's entry; recorded first if its race is over and it was not."""
         entry = await self.daily.entry(game, date, pid)
         if entry is None:
             _now, race = await self.service.store.load_race(race_id)
             if race is not None and race.status == RaceStatus.FINISHED:
                 await self.on_end(race, await self.service.store.move_logs(race))
                 entry = await self.daily.entry(game, date, pid)
-        return race_id, entry
+        return entry
 
     async def record_unrecorded(self, game: str, date: str) -> None:
         """Before the day is final: every finished attempt whose end was not recorded (an end
         hook that failed, a process that died) is recorded now; once final, it never could be."""
         for pid, race_id in (await self.daily.attempts_of(game, date)).items():
-            if await self.daily.entry(game, date, pid) is not None:
-                continue
-            _now, race = await self.service.store.load_race(race_id)
-            if race is not None and race.status == RaceStatus.FINISHED:
-                await self.on_end(race, await self.service.store.move_logs(race))
+            await self._recorded(game, date, pid, race_id)
 
     async def info(self, conn: Conn, msg: m.Daily) -> m.DailyInfo:
         info = await self._call(self.daily.info(msg.game, msg.date))
