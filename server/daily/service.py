@@ -24,6 +24,12 @@ log = logging.getLogger("solrace.daily")
 __all__ = ["Attempt", "CreateRace", "Daily", "DailyDeal", "DailyError", "DiscardRace"]
 
 
+def _bound_race(claim: str | bytes) -> str | None:
+    """The race id of an attempt's claim (``race:ID``), None while it is pending."""
+    text = as_text(claim)
+    return text[5:] if text.startswith("race:") else None
+
+
 class Daily(DailyBoards):
     # -- attempts ------------------------------------------------------------
 
@@ -31,14 +37,13 @@ class Daily(DailyBoards):
         """The race id of the player's attempt on that day, if any."""
         date = await self.checked_date(game, date)
         v = await self.redis.hget(keys.attempts(game, date), player)
-        v = None if v is None else as_text(v)
-        return v[5:] if v and v.startswith("race:") else None
+        return None if v is None else _bound_race(v)
 
     async def attempts_of(self, game: str, date: str) -> dict[str, str]:
         """player -> race id of every attempt on that day (claims not bound to a race yet left out)."""
         raw = await self.redis.hgetall(keys.attempts(game, date))
-        pairs = ((as_text(p), as_text(v)) for p, v in raw.items())
-        return {p: v[5:] for p, v in pairs if v.startswith("race:")}
+        races = ((as_text(p), _bound_race(v)) for p, v in raw.items())
+        return {p: race for p, race in races if race is not None}
 
     async def start(
         self, game: str, player: str, create_race: CreateRace, discard_race: DiscardRace | None = None
