@@ -4,16 +4,13 @@ keys that act in the view at hand."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from client.tui.arena_app import ArenaApp
 from client.tui.arena_view import arena_header
 from client.tui.net import connector
-from protocol import messages as m
 from tests.tui.helpers import footer_keys, rendered, until
-from tests.tui.test_arena_tui import LONG, T
+from tests.tui.test_arena_tui import LONG, T, create_long
 
 
 def lines(widget) -> list[str]:
@@ -44,16 +41,7 @@ async def test_an_arena_at_80_columns(make_server, tmp_path):
         arena_create=1, arena_schedule="off", arena_tick_ms=100, arena_update_ms=100, countdown_ms=600_000
     )
     async with connect(server.ws_url, name="host") as host:
-        await host.request(
-            m.ArenaCreate(
-                arena=LONG["id"],
-                game=LONG["game"],
-                duration_ms=3_600_000,
-                starts=int(time.time() * 1000),
-                name=LONG["name"],
-                berserk=True,
-            )
-        )
+        await create_long(host, berserk=True)
         app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "token")), refresh_s=60)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.arenas, what="listed")

@@ -138,6 +138,20 @@ SERVER = {
 
 
 @pytest.mark.timeout(120)
+async def create_long(host, in_ms: int = 0, **extra) -> None:
+    """The LONG arena, for an hour from `in_ms` from now."""
+    await host.request(
+        m.ArenaCreate(
+            arena=LONG["id"],
+            game=LONG["game"],
+            duration_ms=3_600_000,
+            starts=int(time.time() * 1000) + in_ms,
+            name=LONG["name"],
+            **extra,
+        )
+    )
+
+
 async def test_list_open_join_and_follow_the_standings(make_server, tmp_path):
     from client.library.connection import connect
 
@@ -182,15 +196,7 @@ async def test_the_list_at_80_columns_shows_every_column(make_server, tmp_path):
 
     server = await make_server(arena_create=1, arena_schedule="off")
     async with connect(server.ws_url, name="host") as host:
-        await host.request(
-            m.ArenaCreate(
-                arena=LONG["id"],
-                game=LONG["game"],
-                duration_ms=3_600_000,
-                starts=int(time.time() * 1000) + 2_950_000,  # listed: it starts within the hour
-                name=LONG["name"],
-            )
-        )
+        await create_long(host, in_ms=2_950_000)  # listed: it starts within the hour
         app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "token")), refresh_s=60)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.arenas, what="listed")
