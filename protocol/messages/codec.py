@@ -26,13 +26,13 @@ Design:
 from __future__ import annotations
 
 import re
-from typing import Any, get_args
+from typing import Any
 
 import msgspec
 
-from .client_messages import ClientMessage
+from .client_messages import CLIENT_TYPES, ClientMessage
 from .constants import MAX_RID, ErrorCode
-from .server_messages import Error, ServerMessage
+from .server_messages import SERVER_TYPES, Error, ServerMessage
 
 __all__ = [
     "ProtocolError",
@@ -114,8 +114,8 @@ _FIELD = re.compile(r"field `(.*?)`")
 _TOP_FIELD = re.compile(r"^\$\.([^.\[]+)")
 # What a failed pattern means, per field (the default is the display-name rule).
 #: The message types (`t`) of each direction.
-_CLIENT_TAGS = frozenset(cls.__struct_config__.tag for cls in get_args(ClientMessage))
-_SERVER_TAGS = frozenset(cls.__struct_config__.tag for cls in get_args(ServerMessage))
+_CLIENT_TAGS: frozenset[object] = frozenset(cls.__struct_config__.tag for cls in CLIENT_TYPES)
+_SERVER_TAGS: frozenset[object] = frozenset(cls.__struct_config__.tag for cls in SERVER_TYPES)
 _PATTERN_MEANING = {"date": "`date`: must be a UTC date written YYYY-MM-DD"}
 
 
@@ -149,7 +149,7 @@ def _bad_frame(frame: Any, exc: BaseException) -> ProtocolError:
     return ProtocolError(ErrorCode.BAD_FRAME, f"not valid MessagePack: {exc}")
 
 
-def _classify(frame: Any, text: str, tags: frozenset[str]) -> ProtocolError:
+def _classify(frame: Any, text: str, tags: frozenset[object]) -> ProtocolError:
     """Map a msgspec ValidationError message onto (code, field).
 
     A frame that is not well-formed MessagePack throughout is `bad-frame`
