@@ -65,6 +65,8 @@ def entries(race: Race) -> dict[str, m.RecentRace]:
             arena=race.arena or None,
             # The day of its creation: an attempt cut to the close ends on the next day's first ms.
             date=day_of(race.created) if what == DAILY else None,
-            private=race.private,
+            # A daily attempt is stored private (no invite, no spectators) but its replay is
+            # anyone's once its day closes (privacy.py): `private` promises players-only.
+            private=race.private and not race.sealed,
         )
     return out

@@ -120,3 +120,12 @@ def test_a_private_race_says_so_whatever_its_kind():
     entry = recent.entries(finished(race))["p1"]
     assert (entry.kind, entry.private) == (recent.BOT, True)
     assert not any(e.private for e in recent.entries(finished(two_players())).values())
+
+
+def test_a_daily_attempt_is_not_called_private():
+    """Stored private (nobody joins or spectates it), an attempt's replay is open to anyone
+    once its day closes: `private` would send a client for a token it does not need."""
+    race = two_players()
+    race.sealed = race.private = True
+    entry = recent.entries(finished(race))["p1"]
+    assert (entry.kind, entry.private) == (recent.DAILY, False)
