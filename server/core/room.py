@@ -24,13 +24,16 @@ are held back and forwarded after it.
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from protocol.messages import PlayerStatus, RaceStatus
+
+if TYPE_CHECKING:
+    from .spectators import DealTrack
 
 
 class Member(Protocol):
@@ -64,7 +67,7 @@ class Room(Generic[M]):
     timer_at: int | None = None  # when the local timer is armed for (None: not armed)
     dirty: bool = True  # positions changed since the last spectator sample
     samples: deque[tuple[int, list[Any]]] = field(default_factory=deque)  # newest last
-    seen: dict[str, Counter[int]] = field(default_factory=dict)  # player -> faces seen (spectators.py)
+    tracks: dict[str, DealTrack] = field(default_factory=dict)  # player -> their game (spectators.py)
     boards_frame: bytes | None = None  # the boards frame last sent to spectators
     boards_at: int | None = None
     filling: list[bytes] | None = None  # events held back while a gap fill runs

@@ -9,56 +9,43 @@ board `delay` ms after it was played, never sooner, and never the same
 sample twice.
 
 No spectator sees a card of the deal that a rival still playing has not
-seen. Every player has the same deal, so a card lying where the deal put
-it (dealt, turned up, drawn or refilled from the stock, not moved since)
-tells whoever sees it what that rival's own board holds at that place: a
-player who watched their own race from a second identity would read their
-own face-down cards and the stock cards they have not drawn yet (and the
-delay does not help: the deal is fixed for the whole race). The rival has
-seen the deal's cards their own board turned up: read from it (face-down
-counts and stock size only ever shrink). So `spectator_boards` writes as
-`??`, like a face-down card, every face-up card of one player's board that
-may lie where the deal put it, at a place the rival has not seen
-(`unseen_places`, which errs on the side of hiding):
+seen. Every player has the same deal, so a card on one player's board tells
+whoever sees it what lies at the same place of every rival's deal: a player
+who watched their own race from a second identity would read their own
+face-down cards and the stock cards they have not drawn yet (and the delay
+does not help: the deal is fixed for the whole race).
 
-- a Rouge et Noir tableau pile's bottom face-up card (the dealt card turned
-  up, when any lie face down under it) at an index the rival still has
-  face down;
-- a waste card that may be a stock card the rival has not drawn: the waste
-  holds drawn cards in the order drawn, so its card j is at most the
-  (taken - waste size + j)-th card taken from the stock; it is hidden
-  unless that bound is below the number the rival has taken;
-- while the player has taken more cards from the stock than the rival: in
-  Rouge et Noir, every face-up card of each tableau pile a draw dealt one
-  of those cards to (moves and later draws may have covered it), but its
-  dealt bottom card; in Racing Aces, every tableau card unless all the
-  cards taken still lie on the waste (one may have refilled any pile).
+So each card is followed by its place in the deal, not by its face (faces
+repeat: the games hold two to four copies of each). A `DealTrack` replays a
+player's moves from the deal with every card numbered by its place there;
+a rival has seen a card once it has left their face-down cards and their
+stock (cards never go back). `spectator_boards` shows each player's board
+as their view text except that a face-up card some rival still playing has
+not seen is hidden:
 
-That holds even where the rival's own board shows the same face in the
-same place (it may be another copy). Every other face-up card (reserves
-and bases, seen by all from the deal; cards moved by play) is shown only
-while every other player still playing has had that face up too, counted
-per face (the games hold two to four of each): first the copies that the
-rival's own board shows in the same place, then the others in pile order;
-the rest are `??`. What a player has had face up is what their sampled
-boards showed, so it starts when the first spectator does and may count
-less than they saw: it hides more, never less.
+- on the waste, as `??` (a waste holds drawn cards in the order drawn: its
+  place says nothing of its face);
+- anywhere else (a tableau pile, a foundation), the pile is cut below it:
+  neither that card nor any card above it is shown, nor how many there
+  are. A `??` there would still say much of its face (a foundation's next
+  place takes one face; a tableau card is bound by its neighbours).
 
-What this does not hide: a card moved by play may have come from a place
-the rival has not seen. Its face is shown when the rival has seen as many
-copies, so a spectator who compares successive boards (a `??` waste card
-that reaches a foundation where its face is shown) may learn that face.
-The piles' sizes, and so the ranks a foundation's places must hold, are
-never hidden.
+Face-down cards stay `??` and the stock a count, as in the player's view.
+Players who finished, resigned or ran out of time no longer count.
+
+What this does not hide: the boards' sizes and the public progress (moves
+made, cards home) still tell that a hidden card moved, so a spectator may
+narrow its face down to the few that the player's piles could take then.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
+from protocol import rules
 from protocol.rules import Game
 from protocol.rules.cards import CODE
+from protocol.rules.games import DRAW
 from protocol.rules.view import HIDDEN
 
 from .room import Room
@@ -99,117 +86,110 @@ def due_boards(room: Room[Any], now: int, delay_ms: int) -> tuple[int, Boards] |
     return due
 
 
-def face_up(game: Game) -> Counter[int]:
-    """The faces showing on a board (the stock is face down), with how many of each."""
-    stock = game.game.stock_idx
-    return Counter(f for i, p in enumerate(game.piles) if i != stock for f in p[game.down[i] :])
+class DealTrack:
+    """One player's game, with each card numbered by its place in the deal (the order of
+    `game.piles` as dealt): which cards of the shared deal the player has seen, and which
+    card of the deal each card on their board is. `play` mirrors the engine's moves (a draw,
+    a move of the top cards, a refill from the stock; a flip moves nothing)."""
 
+    __slots__ = ("game", "places", "n")
 
-def spectator_boards(
-    seen: dict[str, Counter[int]], boards: list[tuple[str, int, Game, bool]]
-) -> list[tuple[str, int, str]]:
-    """The view texts spectators may see of `boards` (player, n, game, still playing): each
-    card a rival still playing has not seen is `??` (module doc). `seen` (player -> the most
-    copies of each face they had face up at once) is updated from these boards first."""
-    for pid, _n, game, _playing in boards:
-        known = seen.setdefault(pid, Counter())
-        for f, k in face_up(game).items():
-            if k > known[f]:
-                known[f] = k
-    playing = [(pid, game) for pid, _n, game, still in boards if still]
-    out = []
-    for pid, n, game, _still in boards:
-        shown: set[tuple[int, int]] | None = None
-        for rival, theirs in playing:
-            if rival != pid:
-                mine = shown_to(game, seen[rival], theirs)
-                shown = mine if shown is None else shown & mine
-        out.append((pid, n, game.view_text() if shown is None else board_text(game, shown)))
-    return out
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.places: list[list[int]] = []
+        k = 0
+        for p in game.piles:
+            self.places.append(list(range(k, k + len(p))))
+            k += len(p)
+        self.n = 0  # moves played
 
+    def play(self, move: str) -> None:
+        """Play a legal move (IllegalMove, nothing changed, if it is not)."""
+        g = self.game
+        gdef = g.game
+        parsed = gdef.parse_move(move)
+        g.play(move)
+        places = self.places
+        stock = places[gdef.stock_idx]
+        if parsed == DRAW:
+            if gdef.draw_to_tableau:
+                for t in gdef.tab_idx:
+                    if not stock:
+                        break
+                    places[t].append(stock.pop())
+            else:
+                assert gdef.waste_idx is not None
+                places[gdef.waste_idx].append(stock.pop())
+        else:
+            src, k, dst = parsed
+            sp = places[src]
+            cut = len(sp) - k
+            places[dst].extend(sp[cut:])
+            del sp[cut:]
+            if not sp and gdef.refill and gdef.is_tab[src] and stock:
+                sp.append(stock.pop())
+        self.n += 1
 
-def shown_to(game: Game, seen: Counter[int], board: Game) -> set[tuple[int, int]]:
-    """The (pile, index) of the face-up cards of `game` a rival who has seen `seen` and now
-    sees `board` may be shown (module doc): none of `unseen_places`, and of the others as
-    many copies of each face as the rival has seen, first those where their own board shows
-    that face in the same place (most likely the same card of the deal, so a copy shown
-    elsewhere says nothing of where it came from), then the others in pile order."""
-    left = Counter(seen)
-    stock = game.game.stock_idx
-    unseen = unseen_places(game, board)
-    faces = [
-        (i, j, p[j])
-        for i, p in enumerate(game.piles)
-        if i != stock
-        for j in range(game.down[i], len(p))
-        if (i, j) not in unseen
-    ]
-    shown = set()
-    theirs = board.piles
-    for i, j, f in faces:
-        t = theirs[i]
-        if j < len(t) and t[j] == f and j >= board.down[i] and left[f] > 0:
-            left[f] -= 1
-            shown.add((i, j))
-    for i, j, f in faces:
-        if (i, j) not in shown and left[f] > 0:
-            left[f] -= 1
-            shown.add((i, j))
-    return shown
-
-
-def unseen_places(game: Game, board: Game) -> set[tuple[int, int]]:
-    """The (pile, index) of the face-up cards of `game` that may lie where the deal put them
-    (dealt, turned up, drawn or refilled from the stock, not moved since) while the rival,
-    who sees `board` (the same deal), has not seen that card of the deal (module doc). The
-    face-down counts and the stock only ever shrink, so `board` tells all the rival saw."""
-    g = game.game
-    piles = game.piles
-    down = game.down
-    out: set[tuple[int, int]] = set()
-    # A tableau pile's bottom face-up card is the dealt one when cards lie face down under it
-    # (taking it away turns the next one up); on an emptied pile, perhaps not: hidden alike.
-    for i in g.tab_idx:
-        d = down[i]
-        if d < len(piles[i]) and d < board.down[i]:
-            out.add((i, d))
-    stock = g.stock_idx
-    taken = g.stock_size - len(piles[stock])  # stock cards the player has taken, in order
-    known = g.stock_size - len(board.piles[stock])  # ... and the rival: all seen face up
-    if taken <= known:
+    def unseen(self) -> set[int]:
+        """The places of the deal this player has not seen: their stock and face-down cards."""
+        g = self.game
+        out = set(self.places[g.game.stock_idx])
+        for i, d in enumerate(g.down):
+            if d:
+                out.update(self.places[i][:d])
         return out
-    w = g.waste_idx
-    waste = 0
-    if w is not None:
-        # The waste is a subsequence of the cards taken, in order: its card j is at most the
-        # (taken - len + j)-th.
-        waste = len(piles[w])
-        out.update((w, j) for j in range(waste) if taken - waste + j >= known)
-    if g.draw_to_tableau:
-        # A draw deals stock card m to the (m mod n)-th tableau pile, on top; later moves and
-        # draws may cover it: every face-up card of that pile but its dealt bottom one.
-        tab = g.tab_idx
-        n = len(tab)
-        dealt_to = {tab[m % n] for m in range(known, min(taken, known + n))}
-        for i in dealt_to:
-            d = down[i]
-            out.update((i, j) for j in range(d + 1 if d else 0, len(piles[i])))
-    elif g.refill and waste < taken:
-        # A card taken from the stock and no longer on the waste may have refilled any
-        # tableau pile (all of whose cards are face up).
-        for i in g.tab_idx:
-            out.update((i, j) for j in range(down[i], len(piles[i])))
+
+
+def caught_up(room: Room[Any], pid: str, moves: list[str]) -> DealTrack:
+    """`pid`'s track in `room` after `moves`, the moves of their log it did not have (a new
+    track replays the whole log from the deal). A move that does not replay drops the track:
+    the next sample starts it again from the whole log."""
+    track = room.tracks.get(pid)
+    if track is None:
+        track = room.tracks[pid] = DealTrack(rules.deal(room.game, room.seed))
+    try:
+        for mv in moves:
+            track.play(mv)
+    except Exception:
+        del room.tracks[pid]
+        raise
+    return track
+
+
+def spectator_boards(boards: list[tuple[str, DealTrack, bool]]) -> list[tuple[str, int, str]]:
+    """The view texts spectators may see of `boards` (player, their game, still playing):
+    (player, moves made, view), hiding what a rival still playing has not seen (module doc)."""
+    unseen = {pid: track.unseen() for pid, track, still in boards if still}
+    out = []
+    for pid, track, _still in boards:
+        hidden: set[int] = set()
+        for rival, theirs in unseen.items():
+            if rival != pid:
+                hidden |= theirs
+        text = board_text(track, hidden) if hidden else track.game.view_text()
+        out.append((pid, track.n, text))
     return out
 
 
-def board_text(game: Game, shown: set[tuple[int, int]]) -> str:
-    """`game`'s view text with every face-up card not in `shown` as `??`."""
+def board_text(track: DealTrack, hidden: set[int]) -> str:
+    """The view text of `track`'s game with the cards of the deal in `hidden` hidden: `??` on
+    the waste, elsewhere the pile cut below the first of them (module doc)."""
+    game = track.game
     g = game.game
     parts = [g.id]
     for i, p in enumerate(game.piles):
         if i == g.stock_idx:
             parts.append(f"s:#{len(p)}")
             continue
-        cards = [CODE[f] if (i, j) in shown else HIDDEN for j, f in enumerate(p)]
+        d = game.down[i]
+        cards = [HIDDEN] * d
+        places = track.places[i]
+        for j in range(d, len(p)):
+            if places[j] not in hidden:
+                cards.append(CODE[p[j]])
+            elif i == g.waste_idx:
+                cards.append(HIDDEN)
+            else:
+                break
         parts.append(g.pile_names[i] + ":" + "".join(cards))
     return " ".join(parts)

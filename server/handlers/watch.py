@@ -17,7 +17,6 @@ from ..core.race_list import race_list
 from ..core.races import RaceError
 from ..core.room import Room
 from ..core.session import Session
-from ..storage import decode_position
 from .lobby import race_id, snapshot_reply
 from .runtime import Runtime
 
@@ -159,19 +158,20 @@ class Watch:
     async def _sample(self, room: Room[Session], now: int) -> None:
         if boards.begin_sample(room):
             sample: list[m.BoardView] = []
-            # Stamped with the server time read together with the positions, after them:
-            # the boards show every move made up to `at` and none made later.
+            # Stamped with the server time read together with the moves, after them: the
+            # boards show every move made up to `at` and none made later.
+            tracks = room.tracks
+            have = [tracks[pid].n if pid in tracks else 0 for pid in room.pids]
             try:
-                read_at, positions = await self.svc.store.positions(room.rid, room.pids)
+                read_at, logs = await self.svc.store.logs_since(room.rid, room.pids, have)
+                games = [
+                    (pid, boards.caught_up(room, pid, moves), status == "playing")
+                    for pid, (_n, moves, status) in zip(room.pids, logs, strict=True)
+                ]
             except Exception:
                 boards.sample_failed(room)
                 raise
-            games = [
-                (pid, n, decode_position(pos), status == "playing")
-                for pid, (n, pos, status) in zip(room.pids, positions, strict=True)
-                if pos
-            ]
-            for pid, n, view in boards.spectator_boards(room.seen, games):
+            for pid, n, view in boards.spectator_boards(games):
                 sample.append(m.BoardView(player=pid, n=n, view=view))
             boards.add_sample(room, read_at, sample)
         due = boards.due_boards(room, now, self.svc.settings.spectator_delay_ms)

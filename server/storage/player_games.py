@@ -8,7 +8,7 @@ from typing import Any
 from ..core import races as R
 from .keys import log_key, player_key, race_key, stream_key
 from .parts import StorePart
-from .positions import encode_position, replay
+from .positions import log_move, replay
 from .records import text_or_none
 from .scripts import POSITIONS
 
@@ -91,23 +91,20 @@ class PlayerGames(StorePart):
             out[p.player] = rows
         return out
 
-    async def positions(self, rid: str, pids: list[str]) -> tuple[int, list[tuple[int, bytes | None, str]]]:
-        """The server time just after reading them, and (n, compact position, status) of each
-        player (spectator boards; see decode_position), in one atomic call: each stored
-        snapshot brought up to date with the log entries after it."""
+    async def logs_since(
+        self, rid: str, pids: list[str], have: list[int]
+    ) -> tuple[int, list[tuple[int, list[str], str]]]:
+        """The server time just after reading them, and for each player (n, the moves of their
+        log after the first `have[i]`, status), in one atomic call (spectator boards)."""
         if not pids:
             return await self.time_ms(), []
         keys = [player_key(rid, pid) for pid in pids] + [log_key(rid, pid) for pid in pids]
-        reply = await POSITIONS(self.redis, keys, [])
-        out: list[tuple[int, bytes | None, str]] = []
-        for i in range(1, len(reply), 5):
-            n, pos, pn, since, status = reply[i : i + 5]
+        reply = await POSITIONS(self.redis, keys, list(have))
+        out: list[tuple[int, list[str], str]] = []
+        for i in range(1, len(reply), 3):
+            n, entries, status = reply[i : i + 3]
             status = status.decode() if isinstance(status, bytes) else str(status)
-            if pos is None or pn is None:  # (a game stored before snapshots: its pos is at n)
-                out.append((int(n or 0), pos, status))
-            else:
-                pos = encode_position(replay(pos, since)) if since else pos
-                out.append((int(pn) + len(since), pos, status))
+            out.append((int(n or 0), [log_move(e) for e in entries], status))
         return int(reply[0]), out
 
     async def events_since(self, rid: str, since: int, limit: int | None = None) -> list[bytes] | None:

@@ -251,8 +251,14 @@ MASKED_VIEW = re.compile(r"[a-z-]+( s:#\d+| [a-z]+\d*:(\?\?|[A2-9TJQK][cdhs])*)+
 
 
 def masked_of(masked: str, views: set[str]) -> bool:
-    """Whether `masked` is one of `views` with some of its cards shown as ??."""
-    pattern = re.compile(re.escape(masked).replace(re.escape("??"), r"(?:\?\?|[A2-9TJQK][cdhs])"))
+    """Whether `masked` is one of `views` with some of its cards shown as ?? and some piles
+    but the waste cut short (spectators.py)."""
+    card = r"(?:\?\?|[A2-9TJQK][cdhs])"
+    parts = []
+    for token in masked.split(" "):
+        part = re.escape(token).replace(re.escape("??"), card)
+        parts.append(part if token.startswith(("s:", "w:")) or ":" not in token else part + card + "*")
+    pattern = re.compile(" ".join(parts))
     return any(pattern.fullmatch(view) for view in views)
 
 
