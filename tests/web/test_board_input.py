@@ -264,6 +264,35 @@ def test_the_keyboard_alone_plays_a_race(new_page):
         assert f["pile"] == "r0" and f["outline"] == "none", f
 
 
+def test_space_presses_what_has_the_focus_and_draws_only_from_nowhere(new_page):
+    """Space on a button presses it (it drew a card, a move that cannot be taken back); on a card
+    it is Enter; with nothing focused it is still the race page's draw. A click with no pointer
+    behind it (a screen reader pressing a card) selects as Enter does."""
+    page = new_page("spacer")
+    solo_race_with_a_home_move(page)
+    n0 = you(page)["n"]
+    asked: list[str] = []
+    page.on("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    page.focus("#finish-btn")
+    page.keyboard.press(" ")
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'finish-btn'")
+    assert asked and "Stop playing" in asked[0], asked  # the button was pressed (and dismissed) ...
+    assert you(page)["n"] == n0  # ... and nothing drawn
+    src = home_moves(page)[0].split(">")[0]
+    tab_to(page, "#board", src)
+    page.keyboard.press(" ")
+    page.wait_for_selector(f'#board .pile[data-pile="{src}"] .selected')
+    assert you(page)["n"] == n0
+    page.keyboard.press("Escape")
+    page.wait_for_function("document.querySelectorAll('#board .selected').length === 0")
+    page.evaluate(f"""document.querySelector('#board .pile[data-pile="{src}"] .card[data-idx]:last-of-type').click()""")
+    page.wait_for_selector(f'#board .pile[data-pile="{src}"] .selected')
+    page.keyboard.press("Escape")
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press(" ")  # nothing has the focus: the page's draw
+    page.wait_for_function(f"window.solrace.app.you.n === {n0 + 1}")
+
+
 # ----------------------------------------------------------------------------- style policy
 
 

@@ -16,7 +16,7 @@ import { ReplayPage } from "./replay.js";
 import { HowtoPage } from "./howto.js";
 import { errorText as errText } from "./words.js";
 import { AccountPage } from "./accounts.js";
-import { $, copyLink, h, toast } from "./dom.js";
+import { $, copyLink, h, keyForTarget, toast } from "./dom.js";
 import { initHeader, showConnBack } from "./header.js";
 import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, refreshRecent, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
 import { createRace, quick, renderQueueBanner, renderRematchBanner } from "./matchmaking.js";
@@ -318,7 +318,8 @@ setInterval(() => (app.route.kind === "watch" ? tickWatch() : tickRace()), 200);
 initHeader(onRoute);
 window.addEventListener("hashchange", onRoute);
 document.addEventListener("keydown", (e) => {
-  if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT")) return;
+  // Space on a button or a card presses it (a card: as Enter, board_keys.js), never draws
+  if (e.defaultPrevented || keyForTarget(e)) return;
   if (app.board && (e.key === " " || e.key === "d") && app.route.kind === "race" && conn.status === "online") {
     e.preventDefault();
     if (app.board.legal.draw && !app.board.busy) app.board.play("draw");

@@ -4,8 +4,10 @@
 // Keys (an interactive board): Tab and Shift+Tab go from pile to pile (a pile's stop is its top
 // face-up card, or the pile itself when it has none: an empty pile, the stock); in a pile whose
 // cards fan down, ArrowUp and ArrowDown move to the face-up card above or below (to take a run
-// from there). Enter acts as a click on the focused card or pile, "h" as a double-click (sends
-// the card home), Escape clears the selection. Space and "d" stay the race page's draw (app.js).
+// from there). Enter and Space act as a click on the focused card or pile (they press a button:
+// a card is one), "h" as a double-click (sends the card home), Escape clears the selection. "d",
+// and Space where nothing has the focus, are the race page's draw (app.js). A click with no
+// pointer (a screen reader pressing a card) is a click too.
 import { cardName } from "./cards.js";
 import { pileText } from "./words.js";
 
@@ -21,6 +23,13 @@ document.addEventListener("pointerdown", () => (keyboardInput = false), true);
 export const keyInput = {
   bindKeys() {
     this.root.addEventListener("keydown", (e) => this.onKey(e));
+    // Pointers play through pointerdown/up (board_pointer.js); a click event with no pointer
+    // behind it (detail 0: a screen reader's or a script's activation) plays as Enter does.
+    this.root.addEventListener("click", (e) => {
+      if (e.detail !== 0 || getComputedStyle(this.root).pointerEvents === "none") return;
+      const h = this.hit(e.target);
+      if (h) this.click(h);
+    });
     this.root.addEventListener("focusin", () => this.root.classList.toggle("keys", keyboardInput));
     // a click on the card that already has the focus moves no focus (no focusin): the ring goes here
     this.root.addEventListener("pointerdown", () => this.root.classList.remove("keys"), true);
@@ -79,7 +88,7 @@ export const keyInput = {
     if (getComputedStyle(this.root).pointerEvents === "none") return;
     const h = this.hit(e.target);
     if (!h) return;
-    if (e.key === "Enter") {
+    if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
       if (!e.repeat) this.click(h);
     } else if (e.key === "h" || e.key === "H") {

@@ -26,6 +26,20 @@ export function h(tag, attrs = {}, ...kids) {
   return el;
 }
 
+// What the browser itself gives keys to: typing into a field, or Space/Enter pressing a
+// button, link, disclosure or a card (role=button). A page-wide key shortcut leaves these alone.
+const TYPED = "input, select, textarea, [contenteditable='true']";
+const PRESSED = "button, a[href], summary, [role='button']";
+
+/** Whether a key on `target` belongs to it rather than to a page shortcut: any key in a field,
+ *  Space (and Enter) on something a press activates. */
+export function keyForTarget(e) {
+  const t = e.target && e.target.closest ? e.target : null;
+  if (!t) return false;
+  if (t.closest(TYPED)) return true;
+  return (e.key === " " || e.key === "Enter") && !!t.closest(PRESSED);
+}
+
 export function toast(text, kind = "info", ms = 3500) {
   const t = h("div", { class: `toast ${kind}` }, text);
   $("#toasts").appendChild(t);

@@ -13,6 +13,7 @@ import { dailyOf } from "./daily.js";
 import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
 import { deal } from "./rules.js";
+import { keyForTarget } from "./dom.js";
 import { sha256Hex } from "./sha256.js";
 import { analysisItem, clockText, errorText, homeText, moveText, timeCell } from "./words.js";
 
@@ -86,7 +87,7 @@ export class ReplayPage {
     this.reset();
     document.addEventListener("keydown", (e) => {
       if (document.body.dataset.route !== "replay" || !this.data) return;
-      if (e.target && (e.target.tagName === "INPUT" || e.target.tagName === "SELECT")) return;
+      if (e.defaultPrevented || keyForTarget(e)) return; // Space on a button presses it
       const keys = {
         ArrowLeft: () => this.go(this.step - 1),
         ArrowRight: () => this.go(this.step + 1),
