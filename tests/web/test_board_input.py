@@ -285,12 +285,47 @@ def test_space_presses_what_has_the_focus_and_draws_only_from_nowhere(new_page):
     assert you(page)["n"] == n0
     page.keyboard.press("Escape")
     page.wait_for_function("document.querySelectorAll('#board .selected').length === 0")
-    page.evaluate(f"""document.querySelector('#board .pile[data-pile="{src}"] .card[data-idx]:last-of-type').click()""")
+    page.evaluate(
+        f"""document.querySelector('#board .pile[data-pile="{src}"] .card[data-idx]:last-of-type').click()"""
+    )
     page.wait_for_selector(f'#board .pile[data-pile="{src}"] .selected')
     page.keyboard.press("Escape")
     page.evaluate("document.activeElement.blur()")
     page.keyboard.press(" ")  # nothing has the focus: the page's draw
     page.wait_for_function(f"window.solrace.app.you.n === {n0 + 1}")
+
+
+def test_what_the_eye_gets_from_motion_is_said_to_a_screen_reader(new_page):
+    """The countdown and the start, a card that shakes for a key that does nothing, and the
+    result, each said once in the polite live region #say."""
+    page = new_page("listener")
+    page.evaluate(
+        """() => { window.__said = []; new MutationObserver(() => window.__said.push(
+             document.querySelector('#say').textContent.trim())).observe(
+             document.querySelector('#say'), {childList: true, characterData: true, subtree: true}); }"""
+    )
+    moves = solo_race_with_a_home_move(page)
+    said = page.evaluate("window.__said")
+    assert any("starts in" in x for x in said) and "Go" in said, said
+    sources = {m.split(">")[0] for m in moves}
+    legal = you(page)["legal"]
+    idle = next(
+        p
+        for p in page.evaluate("Object.keys(window.solrace.app.board.view.piles)")
+        if p[0] in "rt"
+        and p not in sources
+        and page.evaluate(f"window.solrace.app.board.view.piles[{p!r}].length")
+        and not any(m.startswith(p + ">f") for m in legal)
+    )
+    tab_to(page, "#board", idle)
+    page.keyboard.press("h")  # this card cannot go home
+    page.wait_for_function("window.__said.some((x) => x.startsWith('no move for'))")
+    page.on("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel h2")
+    heading = page.inner_text("#result-panel h2")
+    page.wait_for_function("(h) => window.__said.includes(h)", arg=heading)
+    assert page.evaluate("(h) => window.__said.filter((x) => x === h).length", heading) == 1
 
 
 # ----------------------------------------------------------------------------- style policy

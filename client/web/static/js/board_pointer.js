@@ -1,6 +1,7 @@
 // Mouse and finger input on an interactive Board (mixed into its class by board.js): click to
 // select then click a destination, drag a card or run there, a double-click sends a card home.
 import { cardEl } from "./cards.js";
+import { announce } from "./dom.js";
 
 // Two clicks (or taps) on one card within this time are a double-click. A page cannot read the
 // platform's own setting; half a second is the usual default (Windows, GTK, Chromium's own).
@@ -162,6 +163,7 @@ export const pointerInput = {
   /** Shake a card that cannot do what was asked. */
   nope(cardE) {
     if (!cardE) return;
+    announce(`no move for ${cardE.getAttribute("aria-label") || "this card"}`);
     cardE.classList.remove("nope");
     void cardE.offsetWidth;
     cardE.classList.add("nope");

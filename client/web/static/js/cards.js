@@ -54,13 +54,16 @@ export function cardEl(code) {
   const el = document.createElement("div");
   if (!code) {
     el.className = "card back";
-    // face down, or (on a spectator's board) a card a rival has not seen yet
-    el.setAttribute("aria-label", "hidden card");
+    // face down, or (on a spectator's board) a card a rival has not seen yet; an image, so that
+    // a screen reader says it (a label on a plain div is not read)
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", "face-down card");
     return el;
   }
   const red = isRed(code);
   el.className = `card face ${red ? "red" : "black"}`;
   el.dataset.card = code;
+  el.setAttribute("role", "img"); // read as its name, not as its corner marks (a playable one is a button: board_keys.js)
   el.setAttribute("aria-label", cardName(code));
   el.title = cardName(code);
   const r = rankLabel(code);

@@ -1,7 +1,7 @@
 // The race clock, as the race page and the watch page both show it: the time left (a berserk
 // player's own half clock), the time elapsed, and the countdown over the stage before the start.
 import { gameName } from "./games.js";
-import { $, fmtClock, h } from "./dom.js";
+import { $, announce, fmtClock, h } from "./dom.js";
 import { mySeat } from "./state.js";
 
 // How far the page's estimate of the server's clock may be off (net.js: half a round trip at
@@ -21,6 +21,16 @@ export function timeIsUp(race, now) {
   if (race.status === "finished") return true;
   const end = myDeadline(race);
   return !!end && race.status === "running" && now >= end - CLOCK_SLACK_MS;
+}
+
+// What the clock last said aloud (announce): each second of the countdown, the start and the
+// last half minute once each, not on every redraw.
+let said = "";
+
+function sayOnce(key, text) {
+  if (key === said) return;
+  said = key;
+  announce(text);
 }
 
 /** Draws `race`'s clock at `now` (server time) into the page's #clock, if the page has one;
@@ -47,6 +57,8 @@ export function drawClock(race, now, last = null) {
     text = fmtClock(Math.max(0, left));
     lab = `left${berserk ? " (berserk: half the clock)" : ""} · ${fmtClock(now - race.starts_at)} elapsed`;
     urgent = left < 30000;
+    if (now >= race.starts_at && now - race.starts_at < 5000) sayOnce(`${race.race}:go`, "Go");
+    if (urgent && left > 0) sayOnce(`${race.race}:urgent`, `${Math.ceil(left / 1000)} seconds left`);
   } else if (race.status === "finished") {
     text = "done";
     lab = "race finished";
@@ -64,6 +76,7 @@ export function drawClock(race, now, last = null) {
     cd.hidden = !counting;
     if (counting) {
       const s = Math.ceil((race.starts_at - now) / 1000);
+      sayOnce(`${race.race}:${s}`, said.startsWith(`${race.race}:`) ? `${s}` : `${gameName(race.game)} starts in ${s}`);
       const kids = [h("div", { class: "cd-num" }, s), h("div", { class: "cd-label" }, `${gameName(race.game)} — get ready`)];
       if (last) kids.push(h("div", { class: "cd-last", id: "countdown-last" }, `Your last race: ${last}`)); // the DOM writes a null as "null"
       cd.replaceChildren(...kids);

@@ -40,6 +40,15 @@ export function keyForTarget(e) {
   return (e.key === " " || e.key === "Enter") && !!t.closest(PRESSED);
 }
 
+/** Say `text` to a screen reader (a polite live region, never drawn): what the eye gets from
+ *  motion or colour (the countdown, a card that shakes, the result). The same text twice in a
+ *  row is said again. */
+export function announce(text) {
+  const say = $("#say");
+  if (!say) return;
+  say.textContent = say.textContent === text ? text + "\u00a0" : text;
+}
+
 export function toast(text, kind = "info", ms = 3500) {
   const t = h("div", { class: `toast ${kind}` }, text);
   $("#toasts").appendChild(t);

@@ -7,7 +7,7 @@ import { arenaOf } from "./arena.js";
 import { analysisItem, errorText as errText, homeText, resultHeading, tieBreakNotes, timeCell } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
-import { $, h } from "./dom.js";
+import { $, announce, h } from "./dom.js";
 import { askRematch, createRace, quick, takeRematch } from "./matchmaking.js";
 import { STATUS_LABEL, botBadge } from "./players.js";
 import { app, conn, myId, pages, withInvite } from "./state.js";
@@ -149,6 +149,11 @@ export function renderResult() {
   const sealed = !end.seed;
   const offer = app.rematchOffer && app.rematchOffer.race === race.race ? app.rematchOffer : null;
   redrawAtClose(sealed && daily && !dailyClosed(daily) ? daily : null);
+  const heading = resultHeading(!!daily, myRank, (end.ranking || []).length, race.total);
+  if (box.dataset.said !== race.race) {
+    box.dataset.said = race.race; // once per race, not on every redraw of the panel
+    announce(heading);
+  }
   box.replaceChildren(
     h(
       "div",
@@ -156,7 +161,7 @@ export function renderResult() {
       h(
         "h2",
         {},
-        resultHeading(!!daily, myRank, (end.ranking || []).length, race.total),
+        heading,
       ),
       pages.account.ratingLine(race.race, myId()),
       arenaResultView(race, myRank),
