@@ -328,6 +328,26 @@ def test_what_the_eye_gets_from_motion_is_said_to_a_screen_reader(new_page):
     assert page.evaluate("(h) => window.__said.filter((x) => x === h).length", heading) == 1
 
 
+def test_a_new_page_takes_the_focus_and_names_itself_and_arrows_go_pile_to_pile(new_page):
+    """A screen reader starts a new page at its content, under its own title; a pile's name says
+    how many cards lie face down in it; ArrowLeft/ArrowRight step between piles."""
+    page = new_page("stepper")
+    assert page.title().endswith("solrace")
+    create_in_ui(page, "rouge-et-noir", 1)
+    assert page.title() == "Race — solrace"
+    assert page.evaluate("document.activeElement.id") == "main"
+    page.click("#ready-btn")
+    wait_board(page)
+    first = tab_to(page, "#board", "t1")
+    label = page.evaluate("document.activeElement.getAttribute('aria-label')")
+    assert ", tableau" in label and "face down" in label, label
+    page.keyboard.press("ArrowRight")
+    assert focused(page)["pile"] != first["pile"]
+    page.keyboard.press("ArrowLeft")
+    assert focused(page)["pile"] == first["pile"]
+    assert you(page)["n"] == 0  # stepping plays nothing
+
+
 # ----------------------------------------------------------------------------- style policy
 
 

@@ -74,6 +74,10 @@ function leaveRoute(next) {
   clearInterval(app.listTimer);
 }
 
+// The page's title per route, read first by a screen reader when the page changes.
+const ROUTE_TITLES = { lobby: "Lobby", race: "Race", watchlist: "Live races", watch: "Watching a race", daily: "Daily challenge", arena: "Arenas", replay: "Replay", howto: "How to play", account: "Account", profile: "Profile", ratings: "Ratings" };
+let routed = false;
+
 function onRoute() {
   const next = parseHash();
   leaveRoute(next);
@@ -91,8 +95,13 @@ function onRoute() {
   const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily", arena: "arena", replay: "watch", howto: "howto", account: "account", profile: "account", ratings: "account" }[next.kind];
   document.querySelectorAll(".topnav a").forEach((a) => a.classList.toggle("on", a.dataset.nav === navKey));
   document.body.dataset.route = next.kind;
+  document.title = `${ROUTE_TITLES[next.kind] || "race the same deal"} — solrace`;
   if (next.kind === "howto") howtoPage.open(next.id || GAME_IDS[0]);
   render();
+  // A new page: a screen reader starts reading at its content, and Tab goes on from there (not
+  // from a button of the page that is gone). Not at the first load: the browser's own start.
+  if (routed) $("#main").focus({ preventScroll: true });
+  routed = true;
   if (conn.status === "online") enterRoute();
 }
 

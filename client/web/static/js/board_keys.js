@@ -1,13 +1,13 @@
 // Keyboard play on an interactive Board (mixed into its class by board.js): Tab stops, the focus
 // kept through redraws, and the keys.
 //
-// Keys (an interactive board): Tab and Shift+Tab go from pile to pile (a pile's stop is its top
-// face-up card, or the pile itself when it has none: an empty pile, the stock); in a pile whose
-// cards fan down, ArrowUp and ArrowDown move to the face-up card above or below (to take a run
-// from there). Enter and Space act as a click on the focused card or pile (they press a button:
-// a card is one), "h" as a double-click (sends the card home), Escape clears the selection. "d",
-// and Space where nothing has the focus, are the race page's draw (app.js). A click with no
-// pointer (a screen reader pressing a card) is a click too.
+// Keys (an interactive board): Tab and Shift+Tab, or ArrowLeft and ArrowRight, go from pile to
+// pile (a pile's stop is its top face-up card, or the pile itself when it has none: an empty
+// pile, the stock); in a pile whose cards fan down, ArrowUp and ArrowDown move to the face-up
+// card above or below (to take a run from there). Enter and Space act as a click on the focused
+// card or pile (they press a button: a card is one), "h" as a double-click (sends the card
+// home), Escape clears the selection. "d", and Space where nothing has the focus, are the race
+// page's draw (app.js). A click with no pointer (a screen reader pressing a card) is a click too.
 import { cardName } from "./cards.js";
 import { pileText } from "./words.js";
 
@@ -41,17 +41,19 @@ export const keyInput = {
     const faces = [...pileEl.querySelectorAll(".card.face[data-idx]")];
     const stop = faces.length ? faces[faces.length - 1] : pileEl;
     const dest = targets.has(name) ? ", takes the selected cards" : "";
+    const backs = pileEl.querySelectorAll(".card.back").length;
+    const under = backs ? `, ${backs} face down` : "";
     for (const c of faces) {
       c.tabIndex = c === stop ? 0 : -1;
       c.setAttribute("role", "button");
       const selected = c.classList.contains("selected") ? ", selected" : "";
-      c.setAttribute("aria-label", `${cardName(c.dataset.card)}, ${pileText(name)}${selected}${dest}`);
+      c.setAttribute("aria-label", `${cardName(c.dataset.card)}, ${pileText(name)}${c === stop ? under : ""}${selected}${dest}`);
     }
     if (stop !== pileEl) return;
     pileEl.tabIndex = 0;
     pileEl.setAttribute("role", "button");
     const what = name === "s" ? `${this.view.stock} card${this.view.stock === 1 ? "" : "s"}` : "no card to play";
-    pileEl.setAttribute("aria-label", `${pileText(name)}, ${what}${dest}`);
+    pileEl.setAttribute("aria-label", `${pileText(name)}, ${what}${under}${dest}`);
   },
 
   /** Where the focus is on this board: {pile, idx (null: the pile itself), top (its Tab stop)}. */
@@ -99,6 +101,16 @@ export const keyInput = {
       if (!next) return;
       e.preventDefault();
       this.focusIn(h.pileEl, next);
+    } else if (e.key === "ArrowLeft" || e.key === "ArrowRight") {
+      // pile to pile without a Tab per foundation: the next (or previous) pile's Tab stop
+      const stops = [...this.root.querySelectorAll(".pile")]
+        .map((p) => (p.tabIndex === 0 ? p : p.querySelector('[tabindex="0"]')))
+        .filter(Boolean);
+      const at = stops.findIndex((el) => el.closest(".pile") === h.pileEl);
+      const next = stops[at + (e.key === "ArrowRight" ? 1 : -1)];
+      if (at < 0 || !next) return;
+      e.preventDefault();
+      next.focus();
     } else if (e.key === "Escape" && this.sel) {
       this.sel = null;
       this.render();
