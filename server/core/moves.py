@@ -117,6 +117,18 @@ class Entry:
             self.idle.clear()
 
 
+def may_win(game: rules.Game, move: str) -> bool:
+    """Whether `move` may be the one that wins `game` (cards to a foundation that would bring
+    every card home): such a move may end the race, and is stored after the race's end check
+    is armed (handlers/play.py). Cheap and pure; a notation it cannot parse is not one."""
+    parsed = game.game.parse_cache.get(move) if isinstance(move, str) else None
+    if parsed is None or not isinstance(parsed, tuple):
+        return False
+    src, k, dst = parsed
+    gdef = game.game
+    return gdef.is_found[dst] and not gdef.is_found[src] and game.cards_home + k >= gdef.total
+
+
 def on_fast_path(e: Entry | None, n: int) -> bool:
     """The cache can decide: the player's game is cached, still playing, and `n` is its count."""
     return e is not None and n == e.n and e.status == PLAYING

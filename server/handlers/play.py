@@ -39,6 +39,10 @@ from .runtime import Runtime
 
 log = logging.getLogger("solrace.play")
 
+# How soon after a move or finish that may end the race its stored timer falls due at the
+# latest (`_end_check`): what a process dying right after storing the last game's end costs.
+END_CHECK_MS = 2_000
+
 encode = m.encode
 
 
@@ -53,6 +57,8 @@ class Play:
         gateway awaits before reading the connection's next frame.
         """
         e = self.svc.games.get((msg.race, s.player))
+        if e is not None and core.may_win(e.game, msg.move):
+            return self._move_ending(s, msg)
         if e is None or not core.on_fast_path(e, msg.n):
             return self._move_slow(s, msg)
         try:
@@ -176,6 +182,24 @@ class Play:
     def _refused(self, code: str) -> None:
         self.svc.metrics.moves_refused[code] += 1
 
+    async def _end_check(self, rid: str) -> None:
+        """Before a move or finish that may end the player's game, and so the race if theirs
+        was the last: the race's stored timer no later than END_CHECK_MS from now. Were this
+        process to die between storing it and ending the race (`tick_soon`), the timer left
+        ends the race then, not at its deadline; a tick that finds nothing due (others play
+        on) puts the deadline back. A failure here only loses that safety net."""
+        svc = self.svc
+        try:
+            await svc.store.schedule_ahead(rid, svc.now_ms() + END_CHECK_MS)
+        except Exception as exc:
+            svc.failed(f"could not arm the end check of race {rid}", exc)
+
+    async def _move_ending(self, s: Session, msg: m.Move) -> None:
+        """A move that may win the game: the end check first, then the move as any other (the
+        slow path: its settle and checks hold across the wait)."""
+        await self._end_check(msg.race)
+        await self._move_slow(s, msg)
+
     async def _move_slow(self, s: Session, msg: m.Move) -> None:
         """Cache miss, dup, or n mismatch: settle in-flight moves, reload from Redis, decide."""
         svc = self.svc
@@ -250,6 +274,7 @@ class Play:
         if race.seat_of(pid) is None:
             raise not_in_race()
         key = (rid, pid)
+        await self._end_check(rid)
         await self.settled(key)
         fut: asyncio.Future[MoveReply] = asyncio.get_running_loop().create_future()
         svc.store.moves.finish(rid, pid, fut.set_result)
