@@ -50,6 +50,33 @@ function racesToGo(r) {
  * The account page controller (routes #account, #profile=PID, #ratings=GAME).
  * ctx: {conn, h, $, toast, errText, go(hash), onRating(event)}
  */
+/** Say a refused form's reason in the form itself, tied to its fields (a screen reader reads it
+ *  with them, and now: role=alert), the first field focused; `text` null clears it. The toast
+ *  says it too, but goes in seconds. */
+function formError(form, text) {
+  if (!form) return;
+  const fields = [...form.querySelectorAll("input:not([hidden])")];
+  let p = form.querySelector(".form-error");
+  if (!text) {
+    if (p) p.remove();
+    for (const f of fields) f.removeAttribute("aria-invalid");
+    return;
+  }
+  if (!p) {
+    p = document.createElement("p");
+    p.className = "form-error error";
+    p.id = `${form.id}-error`;
+    p.setAttribute("role", "alert");
+    form.appendChild(p);
+  }
+  p.textContent = text;
+  for (const f of fields) {
+    f.setAttribute("aria-invalid", "true");
+    f.setAttribute("aria-describedby", p.id);
+  }
+  if (fields.length) fields[0].focus();
+}
+
 export class AccountPage {
   constructor(ctx) {
     this.ctx = ctx;
@@ -117,7 +144,7 @@ export class AccountPage {
 
   // --- requests ------------------------------------------------------------------------------
 
-  async claim(name, password) {
+  async claim(name, password, form = null) {
     const { conn, toast, errText } = this.ctx;
     try {
       const acct = await conn.request({ t: "claim", name, password });
@@ -127,10 +154,11 @@ export class AccountPage {
       conn.reconnect(); // a hello with the account's token: the same player, logged in
     } catch (e) {
       toast(`Could not claim: ${accountError(e, errText)}`, "error");
+      formError(form, accountError(e, errText));
     }
   }
 
-  async login(name, password) {
+  async login(name, password, form = null) {
     const { conn, toast, errText } = this.ctx;
     try {
       const acct = await conn.request({ t: "login", name, password });
@@ -140,6 +168,7 @@ export class AccountPage {
       conn.reconnect();
     } catch (e) {
       toast(`Could not log in: ${accountError(e, errText)}`, "error");
+      formError(form, accountError(e, errText));
     }
   }
 
@@ -156,13 +185,14 @@ export class AccountPage {
     conn.reconnect();
   }
 
-  async changePassword(old, nw) {
+  async changePassword(old, nw, form = null) {
     const { conn, toast, errText } = this.ctx;
     try {
       await conn.request({ t: "password", old, new: nw });
       toast("Password changed; your other devices are logged out.", "info");
     } catch (e) {
       toast(`Could not change the password: ${accountError(e, errText)}`, "error");
+      formError(form, accountError(e, errText));
     }
   }
 
@@ -202,7 +232,8 @@ export class AccountPage {
           id,
           onsubmit: (e) => {
             e.preventDefault();
-            submit(e.target.account.value.trim(), e.target.password.value);
+            formError(e.target, null);
+            submit(e.target.account.value.trim(), e.target.password.value, e.target);
           },
         },
         h("h2", {}, title),
@@ -214,8 +245,8 @@ export class AccountPage {
     return h(
       "div",
       { class: "account-forms" },
-      form("claim-form", "Keep this player", "Make this player an account: your races and daily history stay with it, you can log in on other devices, and you can play rated races.", "Create account", (n, p) => this.claim(n, p), claimName(conn.welcome)),
-      form("login-form", "Log in", "Already have an account? Log in to play as it on this browser. This guest's races and daily history stay with the guest: to keep them, create an account from it instead.", "Log in", (n, p) => this.login(n, p)),
+      form("claim-form", "Keep this player", "Make this player an account: your races and daily history stay with it, you can log in on other devices, and you can play rated races.", "Create account", (n, p, f) => this.claim(n, p, f), claimName(conn.welcome)),
+      form("login-form", "Log in", "Already have an account? Log in to play as it on this browser. This guest's races and daily history stay with the guest: to keep them, create an account from it instead.", "Log in", (n, p, f) => this.login(n, p, f)),
     );
   }
 
@@ -233,14 +264,15 @@ export class AccountPage {
           id: "password-form",
           onsubmit: (e) => {
             e.preventDefault();
-            this.changePassword(e.target.old.value, e.target.new.value);
+            formError(e.target, null);
+            this.changePassword(e.target.old.value, e.target.new.value, e.target);
             e.target.reset();
           },
         },
         // the account's name, for password managers (and the accessibility of password forms)
         h("input", { name: "username", autocomplete: "username", value: (this.ctx.conn.welcome && this.ctx.conn.welcome.name) || "", hidden: true, readonly: true }),
-        h("input", { name: "old", type: "password", placeholder: "current password", autocomplete: "current-password", required: true }),
-        h("input", { name: "new", type: "password", placeholder: "new password", autocomplete: "new-password", required: true, minlength: 8 }),
+        h("input", { name: "old", type: "password", placeholder: "current password", "aria-label": "current password", autocomplete: "current-password", required: true }),
+        h("input", { name: "new", type: "password", placeholder: "new password", "aria-label": "new password", autocomplete: "new-password", required: true, minlength: 8 }),
         h("button", { class: "btn small", type: "submit" }, "Change password"),
       ),
     );

@@ -341,6 +341,30 @@ function chosen(key, name, fallback) {
   return c && name in c ? c[name] : fallback;
 }
 
+/** The button that opens and closes a tile's form: it says whether the form is open (for a
+ *  screen reader), opening puts the focus in the form, and Escape there closes it and gives the
+ *  focus back to the button. `label` names the game: four tiles have the same buttons. */
+function disclosure(form, act, label, text, remember) {
+  const button = h("button", { class: "btn", dataset: { act }, "aria-label": label, "aria-expanded": String(!form.hidden) }, text);
+  const toggle = (open) => {
+    form.hidden = !open;
+    button.setAttribute("aria-expanded", String(open));
+    remember(open);
+  };
+  button.addEventListener("click", (e) => {
+    toggle(form.hidden);
+    // a keyboard press (detail 0) goes on in the form; a mouse click leaves the focus alone
+    if (!form.hidden && e.detail === 0) form.querySelector("select, input, button").focus();
+  });
+  form.addEventListener("keydown", (e) => {
+    if (e.key !== "Escape") return;
+    e.preventDefault();
+    toggle(false);
+    button.focus();
+  });
+  return button;
+}
+
 export function renderLobby() {
   const main = $("#main");
   const tiles = GAME_IDS.map((id) => {
@@ -405,31 +429,9 @@ export function renderLobby() {
       h(
         "div",
         { class: "tile-actions" },
-        h("button", { class: "btn primary", onclick: () => quick(id), dataset: { act: "quick" } }, "Quick match"),
-        h(
-          "button",
-          {
-            class: "btn",
-            dataset: { act: "create" },
-            onclick: () => {
-              form.hidden = !form.hidden;
-              app.createOpen = form.hidden ? null : id;
-            },
-          },
-          "Create race…",
-        ),
-        h(
-          "button",
-          {
-            class: "btn",
-            dataset: { act: "bot" },
-            onclick: () => {
-              botForm.hidden = !botForm.hidden;
-              app.botOpen = botForm.hidden ? null : id;
-            },
-          },
-          "Race a bot…",
-        ),
+        h("button", { class: "btn primary", onclick: () => quick(id), dataset: { act: "quick" }, "aria-label": `Quick match: ${g.name}` }, "Quick match"),
+        disclosure(form, "create", `Create race… (${g.name})`, "Create race…", (open) => (app.createOpen = open ? id : null)),
+        disclosure(botForm, "bot", `Race a bot… (${g.name})`, "Race a bot…", (open) => (app.botOpen = open ? id : null)),
         app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}`, dataset: { act: "daily" } }, "Daily") : null,
         h("a", { class: "btn ghost", href: `#howto=${id}`, dataset: { act: "howto" } }, "How to play"),
       ),
@@ -455,7 +457,7 @@ export function renderLobby() {
               joinByText(e.target.link.value);
             },
           },
-          h("input", { name: "link", placeholder: "Paste a race link or id to join", autocomplete: "off" }),
+          h("input", { name: "link", placeholder: "Paste a race link or id to join", "aria-label": "race link or id to join", autocomplete: "off" }),
           h("button", { class: "btn", type: "submit" }, "Join"),
         ),
         loggedIn()

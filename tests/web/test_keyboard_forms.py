@@ -1,0 +1,55 @@
+"""The lobby's forms and the account forms for a keyboard and a screen reader (an accessibility
+audit): a tile's "Create race…" and "Race a bot…" say whether their form is open and name their
+game, a key press opens the form with the focus in it and Escape closes it back onto its button;
+a refused account form says why in the form, tied to its fields, not only in a passing toast."""
+
+from __future__ import annotations
+
+import pytest
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def active(page) -> dict:
+    return page.evaluate(
+        """() => { const a = document.activeElement;
+             return { tag: a.tagName, act: a.dataset.act || null, name: a.name || null,
+                      expanded: a.getAttribute('aria-expanded') }; }"""
+    )
+
+
+def test_a_tiles_form_opens_and_closes_from_the_keyboard(new_page):
+    page = new_page("keyboarder")
+    tile = '.tile[data-game="fours-up"]'
+    button = page.locator(f'{tile} [data-act="create"]')
+    assert button.get_attribute("aria-expanded") == "false"
+    assert "Fours Up" in (button.get_attribute("aria-label") or "")
+    button.focus()
+    page.keyboard.press("Enter")
+    assert button.get_attribute("aria-expanded") == "true"
+    assert active(page)["name"] == "seats"  # the focus went on into the form
+    page.keyboard.press("Escape")
+    assert page.locator(f"{tile} .create-form").first.is_hidden()
+    assert active(page) == {"tag": "BUTTON", "act": "create", "name": None, "expanded": "false"}
+    # a mouse opens it too, leaving the focus where the click put it
+    page.click(f'{tile} [data-act="bot"]')
+    assert page.locator(f'{tile} [data-act="bot"]').get_attribute("aria-expanded") == "true"
+    assert page.locator(f"{tile} .bot-form").is_visible()
+
+
+def test_a_refused_login_says_why_in_the_form(new_page):
+    page = new_page("forgetful")
+    page.goto(page.url.split("#")[0] + "#account")
+    page.wait_for_selector("#login-form")
+    page.fill("#login-form input[name=account]", "nobody-here")
+    page.fill("#login-form input[name=password]", "not the password")
+    page.click("#login-form button[type=submit]")
+    error = page.wait_for_selector("#login-form .form-error[role=alert]")
+    assert error.inner_text().strip()
+    name = page.locator("#login-form input[name=account]")
+    assert name.get_attribute("aria-invalid") == "true"
+    assert name.get_attribute("aria-describedby") == "login-form-error"
+    assert active(page)["name"] == "account"
+    # trying again clears it first
+    page.click("#login-form button[type=submit]")
+    page.wait_for_selector("#login-form .form-error[role=alert]")
