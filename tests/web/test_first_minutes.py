@@ -200,6 +200,8 @@ def test_finishing_early_says_what_next_and_keeps_the_result(new_page, make_bot,
     cover.locator("text=Your result is kept").wait_for()
     text = cover.inner_text()
     assert "when the others finish" in text and re.search(r"\b[0-4]:\d\d\b", text), text
+    # the board under the cover takes no focus and offers nothing to press (inert)
+    assert page.evaluate("document.querySelector('#board').inert")
     shot(page, f"first-finished-waiting-{size[0]}", full_page=True)
     # back to the lobby: nothing is given up, and the end is announced there
     page.click("#cover-lobby")

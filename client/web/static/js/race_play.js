@@ -140,12 +140,14 @@ export function renderBoard() {
     const home = you.home !== undefined ? you.home : me ? me.home : 0;
     const key = `${st}:${home}`;
     cover.hidden = false;
+    $("#board").inert = true; // under the cover: no Tab stops, nothing a screen reader offers to press
     if (cover.dataset.key !== key) {
       cover.dataset.key = key; // rebuilt only when it changes: a click on its button is not lost
       cover.replaceChildren(gameOverCover(st, home, race.total));
     }
   } else {
     cover.hidden = true;
+    $("#board").inert = false;
     delete cover.dataset.key;
   }
 }
