@@ -53,3 +53,13 @@ def test_a_refused_login_says_why_in_the_form(new_page):
     # trying again clears it first
     page.click("#login-form button[type=submit]")
     page.wait_for_selector("#login-form .form-error[role=alert]")
+
+
+def test_the_first_tab_stop_skips_the_header(new_page):
+    page = new_page("skipper")
+    page.evaluate("document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "skip"
+    assert page.locator("#skip").bounding_box()["y"] >= 0  # shown once focused
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"

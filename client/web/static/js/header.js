@@ -6,6 +6,9 @@ import { app, conn } from "./state.js";
 
 /** `reroute()` shows the current route again (the router's): the session note's link needs it. */
 export function initHeader(reroute) {
+  // The first Tab stop, shown only when focused: past the header's eight stops to the content
+  // (a button: a link to #main would be taken for a route).
+  $("#skip").addEventListener("click", () => $("#main").focus());
   const input = $("#name");
   input.value = storedName();
   const commit = () => {
