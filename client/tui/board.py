@@ -240,8 +240,8 @@ class _Painter:
         cards = self.b.cards(pile)
         if cards:
             i = len(cards) - 1
-            # A hidden top (a spectator's board: a card a rival has not seen) says how many
-            # cards the pile holds, as the face-up top's rank does.
+            # A hidden top (a spectator's board: a waste card a rival has not drawn) says how
+            # many cards the pile holds, as the face-up top's rank does.
             text = card_text(cards[i]) if cards[i] is not None else f"{len(cards):^{CARD_W}}"
             self.c.put(x, y + 1, text, self.style_for(pile, i, cards[i]), pile, i)
         else:

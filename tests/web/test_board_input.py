@@ -286,13 +286,21 @@ def test_space_presses_what_has_the_focus_and_draws_only_from_nowhere(new_page):
     page.keyboard.press("Escape")
     page.wait_for_function("document.querySelectorAll('#board .selected').length === 0")
     page.evaluate(
-        f"""document.querySelector('#board .pile[data-pile="{src}"] .card[data-idx]:last-of-type').click()"""
+        f"""[...document.querySelectorAll('#board .pile[data-pile="{src}"] .card[data-idx]')].at(-1).click()"""
     )
     page.wait_for_selector(f'#board .pile[data-pile="{src}"] .selected')
     page.keyboard.press("Escape")
     page.evaluate("document.activeElement.blur()")
     page.keyboard.press(" ")  # nothing has the focus: the page's draw
     page.wait_for_function(f"window.solrace.app.you.n === {n0 + 1}")
+    # a mouse click leaves the focus on a card (no ring): Space there is still the draw
+    page.locator('#board .pile[data-pile="s"]').click()
+    page.wait_for_function(f"window.solrace.app.you.n === {n0 + 2}")
+    page.locator(f'#board .pile[data-pile="{src}"] .card[data-idx]').last.click()
+    assert page.evaluate("document.activeElement.closest('#board .pile') !== null")
+    if "draw" in you(page)["legal"]:
+        page.keyboard.press(" ")
+        page.wait_for_function(f"window.solrace.app.you.n === {n0 + 3}")
 
 
 def test_what_the_eye_gets_from_motion_is_said_to_a_screen_reader(new_page):
@@ -341,6 +349,8 @@ def test_a_new_page_takes_the_focus_and_names_itself_and_arrows_go_pile_to_pile(
     first = tab_to(page, "#board", "t1")
     label = page.evaluate("document.activeElement.getAttribute('aria-label')")
     assert ", tableau" in label and "face down" in label, label
+    stock = page.get_attribute('#board .pile[data-pile="s"]', "aria-label")
+    assert stock.startswith("stock") and "face down" not in stock, stock  # its back is the stock
     page.keyboard.press("ArrowRight")
     assert focused(page)["pile"] != first["pile"]
     page.keyboard.press("ArrowLeft")

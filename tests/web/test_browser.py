@@ -398,7 +398,7 @@ def test_spectate_two_bots(new_page, make_bot):
     at = page.evaluate("window.solrace.app.boardsAt")
     assert at and at < page.evaluate("window.solrace.conn.now()")
     note = page.locator(".delay-note").inner_text()
-    assert "late" in note and "has not seen yet show their backs" in note
+    assert "late" in note and "has not seen yet are left out" in note
     page.wait_for_timeout(600)
     shot(page, "watch-race", full_page=True)
     a.stop_playing()

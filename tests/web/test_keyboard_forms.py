@@ -63,3 +63,16 @@ def test_the_first_tab_stop_skips_the_header(new_page):
     assert page.locator("#skip").bounding_box()["y"] >= 0  # shown once focused
     page.keyboard.press("Enter")
     assert page.evaluate("document.activeElement.id") == "main"
+
+
+def test_a_page_change_leaves_the_focus_in_a_field_being_typed(new_page):
+    """A quick match found (or any page change the server makes) while the header's name is being
+    edited: the focus stays there, and no half-typed name is saved."""
+    page = new_page("typist")
+    page.focus("#name")
+    page.keyboard.press("End")
+    page.keyboard.type("Zed")
+    page.evaluate("location.hash = '#watch'")
+    page.wait_for_function("document.title.startsWith('Live races')")
+    assert page.evaluate("document.activeElement.id") == "name"
+    assert page.evaluate("localStorage.getItem('solrace.name')") == "typist"

@@ -100,7 +100,9 @@ function onRoute() {
   render();
   // A new page: a screen reader starts reading at its content, and Tab goes on from there (not
   // from a button of the page that is gone). Not at the first load: the browser's own start.
-  if (routed) $("#main").focus({ preventScroll: true });
+  // Not from a field (the header's name being typed: its blur would save half a name).
+  const at = document.activeElement;
+  if (routed && (!at || at === document.body || $("#main").contains(at))) $("#main").focus({ preventScroll: true });
   routed = true;
   if (conn.status === "online") enterRoute();
 }
@@ -327,8 +329,10 @@ setInterval(() => (app.route.kind === "watch" ? tickWatch() : tickRace()), 200);
 initHeader(onRoute);
 window.addEventListener("hashchange", onRoute);
 document.addEventListener("keydown", (e) => {
-  // Space on a button or a card presses it (a card: as Enter, board_keys.js), never draws
-  if (e.defaultPrevented || keyForTarget(e)) return;
+  // Space on a button presses it, never draws; on a card it is a press in keyboard play (the
+  // board took it: defaultPrevented) and the draw after a mouse click (board_keys.js)
+  const mouseCard = e.key === " " && e.target.closest && e.target.closest(".board:not(.keys) .pile");
+  if (e.defaultPrevented || (keyForTarget(e) && !mouseCard)) return;
   if (app.board && (e.key === " " || e.key === "d") && app.route.kind === "race" && conn.status === "online") {
     e.preventDefault();
     if (app.board.legal.draw && !app.board.busy) app.board.play("draw");

@@ -5,9 +5,9 @@
 // pile (a pile's stop is its top face-up card, or the pile itself when it has none: an empty
 // pile, the stock); in a pile whose cards fan down, ArrowUp and ArrowDown move to the face-up
 // card above or below (to take a run from there). Enter and Space act as a click on the focused
-// card or pile (they press a button: a card is one), "h" as a double-click (sends the card
-// home), Escape clears the selection. "d", and Space where nothing has the focus, are the race
-// page's draw (app.js). A click with no pointer (a screen reader pressing a card) is a click too.
+// card or pile (they press a button: a card is one; Space only in keyboard play: after a mouse
+// click it still draws), "h" as a double-click (sends the card home), Escape clears the
+// selection. "d", and Space where no button has the focus, are the race page's draw (app.js). A click with no pointer (a screen reader pressing a card) is a click too.
 import { cardName } from "./cards.js";
 import { pileText } from "./words.js";
 
@@ -41,7 +41,7 @@ export const keyInput = {
     const faces = [...pileEl.querySelectorAll(".card.face[data-idx]")];
     const stop = faces.length ? faces[faces.length - 1] : pileEl;
     const dest = targets.has(name) ? ", takes the selected cards" : "";
-    const backs = pileEl.querySelectorAll(".card.back").length;
+    const backs = name === "s" ? 0 : pileEl.querySelectorAll(".card.back").length; // the stock's back is itself
     const under = backs ? `, ${backs} face down` : "";
     for (const c of faces) {
       c.tabIndex = c === stop ? 0 : -1;
@@ -90,7 +90,9 @@ export const keyInput = {
     if (getComputedStyle(this.root).pointerEvents === "none") return;
     const h = this.hit(e.target);
     if (!h) return;
-    if (e.key === "Enter" || e.key === " ") {
+    // Space is a press only in keyboard play (the ring shows): after a mouse click the card
+    // keeps the focus, and Space stays the race page's draw (app.js).
+    if (e.key === "Enter" || (e.key === " " && this.root.classList.contains("keys"))) {
       e.preventDefault();
       if (!e.repeat) this.click(h);
     } else if (e.key === "h" || e.key === "H") {

@@ -86,12 +86,13 @@ export function renderWatch() {
   tickWatch();
 }
 
-/** What a spectator is told about the boards: how late they are, and why some cards show
- *  their backs (every player has the same deal: a card a rival still playing has not turned
- *  up would tell them their own, docs/protocol.md §4). */
+/** What a spectator is told about the boards: how late they are, and why some cards are left
+ *  out (every player has the same deal: a card a rival still playing has not turned up would
+ *  tell them their own, docs/protocol.md §4: on the waste it shows its back, elsewhere its
+ *  pile stops below it). */
 export function delayNote(delay, at) {
   const late = `Spectating — boards are shown ${Math.round(delay / 1000)} s late${at ? ` (as of ${new Date(at).toLocaleTimeString()})` : ""}`;
-  return `${late}. Cards a rival still playing has not seen yet show their backs.`;
+  return `${late}. Cards a rival still playing has not seen yet are left out (on the waste they show their backs).`;
 }
 
 export function renderBoards() {
