@@ -33,9 +33,16 @@ not seen is hidden:
 Face-down cards stay `??` and the stock a count, as in the player's view.
 Players who finished, resigned or ran out of time no longer count.
 
+A track is built by replaying the player's moves from the deal; a long log
+(a back-and-forth may be repeated at will) is read `REPLAY_PER_SAMPLE` moves
+a sample, and the board is left out of the samples until its track has
+caught up. As a rival a track behind hides more, never less: cards only ever
+leave a player's unseen places.
+
 What this does not hide: the boards' sizes and the public progress (moves
 made, cards home) still tell that a hidden card moved, so a spectator may
-narrow its face down to the few that the player's piles could take then.
+narrow its face down to the few that the player's piles could take then
+(in a game that builds by suit a later move may even pin it).
 """
 
 from __future__ import annotations
@@ -51,6 +58,11 @@ from protocol.rules.view import HIDDEN
 from .room import Room
 
 Boards = list[Any]  # the boards of one sample (BoardView messages)
+
+# The most moves of one player's log a sample reads and replays (about 4 µs each): a room made
+# for a race with a very long log (a spectator may make one on any process) costs the process
+# at most this much per player and flush, not the whole log at once.
+REPLAY_PER_SAMPLE = 2_000
 
 
 def begin_sample(room: Room[Any]) -> bool:

@@ -57,7 +57,7 @@ class Play:
         gateway awaits before reading the connection's next frame.
         """
         e = self.svc.games.get((msg.race, s.player))
-        if e is not None and core.may_win(e.game, msg.move):
+        if e is not None and e.status == PlayerStatus.PLAYING and core.may_win(e.game, msg.move):
             return self._move_ending(s, msg)
         if e is None or not core.on_fast_path(e, msg.n):
             return self._move_slow(s, msg)
@@ -190,7 +190,8 @@ class Play:
         on) puts the deadline back. A failure here only loses that safety net."""
         svc = self.svc
         try:
-            await svc.store.schedule_ahead(rid, svc.now_ms() + END_CHECK_MS)
+            # XX: never a timer for a race that has none (one ended and followed up)
+            await svc.store.schedule_sooner(rid, svc.now_ms() + END_CHECK_MS)
         except Exception as exc:
             svc.failed(f"could not arm the end check of race {rid}", exc)
 
@@ -198,9 +199,9 @@ class Play:
         """A move that may win the game: the end check first, then the move as any other (the
         slow path: its settle and checks hold across the wait)."""
         await self._end_check(msg.race)
-        await self._move_slow(s, msg)
+        await self._move_slow(s, msg, checked=True)
 
-    async def _move_slow(self, s: Session, msg: m.Move) -> None:
+    async def _move_slow(self, s: Session, msg: m.Move, checked: bool = False) -> None:
         """Cache miss, dup, or n mismatch: settle in-flight moves, reload from Redis, decide."""
         svc = self.svc
         rid, pid = msg.race, s.player
@@ -242,6 +243,11 @@ class Play:
             self._error(s.send, m.Error(rid=msg.rid, code=code, message=core.MESSAGES[code], n=e.n))
             await self._send_state(s, rid)
             return
+        if not checked and core.may_win(e.game, msg.move):
+            # (a game just loaded: the fast path had no game to ask) the end check, then the
+            # move decided again from the start, as after any wait
+            await self._end_check(rid)
+            return await self._move_slow(s, msg, checked=True)
         try:
             res = e.game.apply(msg.move)
         except rules.IllegalMove as exc:
@@ -274,7 +280,8 @@ class Play:
         if race.seat_of(pid) is None:
             raise not_in_race()
         key = (rid, pid)
-        await self._end_check(rid)
+        if race.status == RaceStatus.RUNNING:
+            await self._end_check(rid)
         await self.settled(key)
         fut: asyncio.Future[MoveReply] = asyncio.get_running_loop().create_future()
         svc.store.moves.finish(rid, pid, fut.set_result)

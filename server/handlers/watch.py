@@ -160,18 +160,26 @@ class Watch:
             sample: list[m.BoardView] = []
             # Stamped with the server time read together with the moves, after them: the
             # boards show every move made up to `at` and none made later.
-            tracks = room.tracks
-            have = [tracks[pid].n if pid in tracks else 0 for pid in room.pids]
+            tracks, pids = room.tracks, list(room.pids)  # the order asked in is the order read
+            have = [tracks[pid].n if pid in tracks else 0 for pid in pids]
             try:
-                read_at, logs = await self.svc.store.logs_since(room.rid, room.pids, have)
+                read_at, logs = await self.svc.store.logs_since(
+                    room.rid, pids, have, boards.REPLAY_PER_SAMPLE
+                )
                 games = [
                     (pid, boards.caught_up(room, pid, moves), status == "playing")
-                    for pid, (_n, moves, status) in zip(room.pids, logs, strict=True)
+                    for pid, (_n, moves, status) in zip(pids, logs, strict=True)
                 ]
+                behind = {
+                    pid for pid, (n, _moves, _status) in zip(pids, logs, strict=True) if tracks[pid].n < n
+                }
             except Exception:
                 boards.sample_failed(room)
                 raise
             for pid, n, view in boards.spectator_boards(games):
+                if pid in behind:  # a long log still being read (boards.REPLAY_PER_SAMPLE)
+                    room.dirty = True
+                    continue
                 sample.append(m.BoardView(player=pid, n=n, view=view))
             boards.add_sample(room, read_at, sample)
         due = boards.due_boards(room, now, self.svc.settings.spectator_delay_ms)

@@ -92,14 +92,15 @@ class PlayerGames(StorePart):
         return out
 
     async def logs_since(
-        self, rid: str, pids: list[str], have: list[int]
+        self, rid: str, pids: list[str], have: list[int], most: int
     ) -> tuple[int, list[tuple[int, list[str], str]]]:
         """The server time just after reading them, and for each player (n, the moves of their
-        log after the first `have[i]`, status), in one atomic call (spectator boards)."""
+        log after the first `have[i]`, at most `most` of them, status), in one atomic call
+        (spectator boards)."""
         if not pids:
             return await self.time_ms(), []
         keys = [player_key(rid, pid) for pid in pids] + [log_key(rid, pid) for pid in pids]
-        reply = await POSITIONS(self.redis, keys, list(have))
+        reply = await POSITIONS(self.redis, keys, [*have, most])
         out: list[tuple[int, list[str], str]] = []
         for i in range(1, len(reply), 3):
             n, entries, status = reply[i : i + 3]

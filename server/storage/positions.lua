@@ -3,14 +3,17 @@
 -- atomic call (no move lands in between, so the boards show exactly the race at that time).
 -- The player keys share the race's hash tag: one cluster slot.
 -- KEYS: the P player hashes, then their P move logs in the same order
--- ARGV: for each player, how many of their log's entries the caller has (0: all of them)
+-- ARGV: for each player, how many of their log's entries the caller has (0: none yet), then
+--       the most entries to return per player (a long log is read over several calls)
 -- Returns {now_ms, n1, entries1, status1, n2, ...} (n: the moves made; status: playing, won, ...)
 local out = {0}
 local np = #KEYS / 2
+local most = tonumber(ARGV[np + 1])
 for i = 1, np do
   local p = redis.call('HMGET', KEYS[i], 'n', 'status')
   out[#out + 1] = p[1] or 0
-  out[#out + 1] = redis.call('LRANGE', KEYS[np + i], ARGV[i], -1)
+  local from = tonumber(ARGV[i])
+  out[#out + 1] = redis.call('LRANGE', KEYS[np + i], from, from + most - 1)
   out[#out + 1] = p[2] or 'playing'
 end
 local t = redis.call('TIME')

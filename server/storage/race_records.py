@@ -174,6 +174,10 @@ class RaceRecords(StorePart):
         timer is gone has been followed up to its end by another process)."""
         await self.redis.zadd(TIMERS, {rid: at}, xx=True, lt=True)
 
+    async def schedule_later(self, rid: str, at: int) -> None:
+        """Move the race's stored timer to `at` if that is later; add none."""
+        await self.redis.zadd(TIMERS, {rid: at}, xx=True, gt=True)
+
     async def scheduled_at(self, rid: str) -> int | None:
         """The race's stored timer (ms), or None."""
         at = await self.redis.zscore(TIMERS, rid)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 from test_server_race import WIN, make_race, play
+from waiting import until
 from wsclient import player
 
 from server.handlers.play import END_CHECK_MS
@@ -24,11 +25,28 @@ async def test_a_race_whose_last_player_finished_ends_though_its_process_never_e
     rid = (await ada.request("create", game="fours-up", seats=1, time_limit_s=600))["race"]
     assert (await ada.request("ready", race=rid))["t"] == "race"
     await ada.wait(lambda m: m.get("t") == "start" and m["race"] == rid)
+
+    # The start's own tick stores the deadline as the timer just after it commits: a finish in
+    # between would have its end check overwritten (a window the end check does not close: the
+    # process would have to die in it too). Wait for the deadline's timer.
+    async def counting_down_to_the_deadline() -> bool:
+        at = await server.store.scheduled_at(rid)
+        return at is not None and at > server.service.now_ms() + 60_000
+
+    await until(counting_down_to_the_deadline, what="the deadline's timer")
     t0 = time.monotonic()
     assert (await ada.request("finish", race=rid))["t"] == "ok"
     end = await ada.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
     assert end["ranking"][0]["status"] == "finished"
     assert time.monotonic() - t0 < 60  # the deadline is 600 s away; END_CHECK_MS is 2 s
+
+    # followed up (its timer gone): a late finish puts none back (the sweep would redo it all)
+    async def followed_up() -> bool:
+        return await server.store.scheduled_at(rid) is None
+
+    await until(followed_up, what="the follow-up of the end")
+    assert (await ada.request("finish", race=rid))["t"] == "error"
+    assert await server.store.scheduled_at(rid) is None
     await ada.close()
 
 

@@ -77,10 +77,12 @@ async def test_position_is_a_snapshot_and_the_log_replays_the_rest(server):
     assert load.game is not None and load.game.n == done and load.game.last == WIN["moves"][done - 1]
     assert load.game.game() == now and load.game.home == now.cards_home
     # the spectator boards' read: the moves after those the caller has, in log order
-    assert (await store.logs_since(rid, [a.player], [done - 3]))[1] == [
+    assert (await store.logs_since(rid, [a.player], [done - 3], 100))[1] == [
         (done, WIN["moves"][done - 3 : done], "playing")
     ]
-    assert (await store.logs_since(rid, [a.player], [0]))[1] == [(done, WIN["moves"][:done], "playing")]
+    assert (await store.logs_since(rid, [a.player], [0], 100))[1] == [(done, WIN["moves"][:done], "playing")]
+    # a long log is read a part at a time
+    assert (await store.logs_since(rid, [a.player], [2], 5))[1] == [(done, WIN["moves"][2:7], "playing")]
     # the process forgets its cached game: the next move reloads it from snapshot + log
     server.service.games.clear()
     ack = await a.request("move", race=rid, n=done, move=WIN["moves"][done])
@@ -108,7 +110,7 @@ async def test_a_game_stored_before_snapshots_loads_as_stored(server):
     await r.aclose()
     load = await server.store.load_player(rid, a.player)
     assert load.game is not None and load.game.n == done and load.game.game() == now
-    assert (await server.store.logs_since(rid, [a.player], [0]))[1] == [
+    assert (await server.store.logs_since(rid, [a.player], [0], 100))[1] == [
         (done, WIN["moves"][:done], "playing")
     ]
     server.service.games.clear()

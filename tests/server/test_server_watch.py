@@ -228,3 +228,28 @@ async def test_an_event_between_the_streams_two_reads_is_not_taken_for_a_loss(se
     assert got is not None and [msgpack.unpackb(f)["ver"] for f in got] == [ver + 1]
     for x in (a, b):
         await x.close()
+
+
+async def test_a_long_log_is_caught_up_over_several_samples(make_server, monkeypatch):
+    """A spectator's first sample of a race replays each log from the deal, a few moves per
+    flush (spectators.REPLAY_PER_SAMPLE): the board of a player whose log is still being read
+    is left out, then shown at the player's true count."""
+    from server.core import spectators
+
+    monkeypatch.setattr(spectators, "REPLAY_PER_SAMPLE", 2)
+    app = await make_server(spectator_delay_ms=0, spectator_flush_ms=20)
+    c = await player(app.ws_url, "cyd")
+    eve = await player(app.ws_url, "eve")
+    rid = await make_race(app, [c], "racing-aces")
+    await play(c, rid, ["draw"] * 9)
+    await eve.request("spectate", race=rid)
+    frames = []
+
+    def full(msg) -> bool:
+        if msg.get("t") != "boards":
+            return False
+        frames.append(msg)
+        return any(b["n"] == 9 for b in msg["boards"])
+
+    await eve.wait(full)
+    assert all(b["n"] == 9 for f in frames for b in f["boards"]), frames  # never a partial board
