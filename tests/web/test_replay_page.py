@@ -62,3 +62,29 @@ def test_the_replay_lists_players_by_place(new_page, make_bot):
     names = page.locator("#replay-page .ranking tbody td.name").all_inner_texts()
     assert names == ["seat-two", "seat-one"]
     shot(page, "replay-by-place", full_page=True)
+
+
+def test_space_on_a_replay_button_presses_it_and_plays_from_nowhere(new_page, make_bot):
+    """Space toggled the auto-play whatever had the focus: on "« Deal" it played instead of going
+    to the deal (an accessibility audit). Now a focused button takes its Space."""
+    bot = make_bot("spaced")
+    rid = bot.call(lambda c: c.create("racing-aces", seats=1, time_limit_s=120)).race
+    bot.call(lambda c: c.ready(rid))
+    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == rid, timeout=DEADLINE))
+    bot.play(rid, delay=0.02, max_moves=8)
+    bot.task.result(DEADLINE)
+    bot.call(lambda c: c.finish(rid))
+    bot.call(lambda c: c.wait_for("end", lambda ev: ev.race == rid, timeout=DEADLINE))
+
+    page = new_page("space-replay")
+    page.goto(page.url.split("#")[0] + f"#replay={rid}")
+    page.wait_for_selector("#replay-first")
+    page.keyboard.press("End")  # (nothing focused: the page's keys) to the end
+    page.wait_for_function("window.solrace.replayPage.step > 0")
+    page.focus("#replay-first")
+    page.keyboard.press(" ")
+    page.wait_for_function("window.solrace.replayPage.step === 0")
+    assert not page.evaluate("!!window.solrace.replayPage.timer")  # pressed, not auto-play
+    page.evaluate("document.activeElement.blur()")
+    page.keyboard.press(" ")
+    page.wait_for_function("!!window.solrace.replayPage.timer || window.solrace.replayPage.step > 0")
