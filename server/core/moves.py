@@ -121,7 +121,7 @@ def may_win(game: rules.Game, move: str) -> bool:
     """Whether `move` may be the one that wins `game` (cards to a foundation that would bring
     every card home): such a move may end the race, and is stored after the race's end check
     is armed (handlers/play.py). Cheap and pure; a notation it cannot parse is not one."""
-    parsed = game.game.parse_cache.get(move) if isinstance(move, str) else None
+    parsed = game.game.parse_cache.get(move)
     if parsed is None or not isinstance(parsed, tuple):
         return False
     src, k, dst = parsed

@@ -168,6 +168,23 @@ def caught_up(room: Room[Any], pid: str, moves: list[str]) -> DealTrack:
     return track
 
 
+def sample_boards(
+    room: Room[Any], pids: list[str], logs: list[tuple[int, list[str], str]]
+) -> list[tuple[str, int, str]]:
+    """The boards of one sample from what the read of `pids` gave ((n, moves after those the
+    room's tracks have, status) each): the tracks caught up, and the boards of those whose
+    track has (a long log still being read is left out, and the room asks for the next
+    sample at once)."""
+    games = [
+        (pid, caught_up(room, pid, moves), status == "playing")
+        for pid, (_n, moves, status) in zip(pids, logs, strict=True)
+    ]
+    behind = {pid for pid, (n, _moves, _status) in zip(pids, logs, strict=True) if room.tracks[pid].n < n}
+    if behind:
+        room.dirty = True
+    return [b for b in spectator_boards(games) if b[0] not in behind]
+
+
 def spectator_boards(boards: list[tuple[str, DealTrack, bool]]) -> list[tuple[str, int, str]]:
     """The view texts spectators may see of `boards` (player, their game, still playing):
     (player, moves made, view), hiding what a rival still playing has not seen (module doc)."""

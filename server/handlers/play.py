@@ -57,9 +57,8 @@ class Play:
         gateway awaits before reading the connection's next frame.
         """
         e = self.svc.games.get((msg.race, s.player))
-        if e is not None and e.status == PlayerStatus.PLAYING and core.may_win(e.game, msg.move):
-            return self._move_ending(s, msg)
-        if e is None or not core.on_fast_path(e, msg.n):
+        # A move that may win the game goes the slow way: the end check is written first.
+        if e is None or not core.on_fast_path(e, msg.n) or core.may_win(e.game, msg.move):
             return self._move_slow(s, msg)
         try:
             res = e.game.apply(msg.move)
@@ -195,12 +194,6 @@ class Play:
         except Exception as exc:
             svc.failed(f"could not arm the end check of race {rid}", exc)
 
-    async def _move_ending(self, s: Session, msg: m.Move) -> None:
-        """A move that may win the game: the end check first, then the move as any other (the
-        slow path: its settle and checks hold across the wait)."""
-        await self._end_check(msg.race)
-        await self._move_slow(s, msg, checked=True)
-
     async def _move_slow(self, s: Session, msg: m.Move, checked: bool = False) -> None:
         """Cache miss, dup, or n mismatch: settle in-flight moves, reload from Redis, decide."""
         svc = self.svc
@@ -244,8 +237,7 @@ class Play:
             await self._send_state(s, rid)
             return
         if not checked and core.may_win(e.game, msg.move):
-            # (a game just loaded: the fast path had no game to ask) the end check, then the
-            # move decided again from the start, as after any wait
+            # the end check, then the move decided again from the start, as after any wait
             await self._end_check(rid)
             return await self._move_slow(s, msg, checked=True)
         try:

@@ -157,7 +157,6 @@ class Watch:
 
     async def _sample(self, room: Room[Session], now: int) -> None:
         if boards.begin_sample(room):
-            sample: list[m.BoardView] = []
             # Stamped with the server time read together with the moves, after them: the
             # boards show every move made up to `at` and none made later.
             tracks, pids = room.tracks, list(room.pids)  # the order asked in is the order read
@@ -166,21 +165,11 @@ class Watch:
                 read_at, logs = await self.svc.store.logs_since(
                     room.rid, pids, have, boards.REPLAY_PER_SAMPLE
                 )
-                games = [
-                    (pid, boards.caught_up(room, pid, moves), status == "playing")
-                    for pid, (_n, moves, status) in zip(pids, logs, strict=True)
-                ]
-                behind = {
-                    pid for pid, (n, _moves, _status) in zip(pids, logs, strict=True) if tracks[pid].n < n
-                }
+                shown = boards.sample_boards(room, pids, logs)
             except Exception:
                 boards.sample_failed(room)
                 raise
-            for pid, n, view in boards.spectator_boards(games):
-                if pid in behind:  # a long log still being read (boards.REPLAY_PER_SAMPLE)
-                    room.dirty = True
-                    continue
-                sample.append(m.BoardView(player=pid, n=n, view=view))
+            sample = [m.BoardView(player=pid, n=n, view=view) for pid, n, view in shown]
             boards.add_sample(room, read_at, sample)
         due = boards.due_boards(room, now, self.svc.settings.spectator_delay_ms)
         if due is None:

@@ -1,4 +1,5 @@
-"""Players' games in a race as stored: the move cache's loader, move logs, positions, the event stream."""
+"""Players' games in a race as stored: the move cache's loader, move logs (whole, or read on for
+the spectator boards), the event stream."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from .keys import log_key, player_key, race_key, stream_key
 from .parts import StorePart
 from .positions import log_move, replay
 from .records import text_or_none
-from .scripts import POSITIONS
+from .scripts import SPECTATOR_LOGS
 
 
 @dataclass(slots=True)
@@ -100,7 +101,7 @@ class PlayerGames(StorePart):
         if not pids:
             return await self.time_ms(), []
         keys = [player_key(rid, pid) for pid in pids] + [log_key(rid, pid) for pid in pids]
-        reply = await POSITIONS(self.redis, keys, [*have, most])
+        reply = await SPECTATOR_LOGS(self.redis, keys, [*have, most])
         out: list[tuple[int, list[str], str]] = []
         for i in range(1, len(reply), 3):
             n, entries, status = reply[i : i + 3]

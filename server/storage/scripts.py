@@ -5,7 +5,8 @@
 ``load``    a whole race (the race hash and every seat's game) in one call
 ``quick``   the quick-match queue: queue a player (held by its connection), take out a full
             group; a holder lets go, an entry leaves
-``positions`` the spectator boards: every player's count and position, then the time
+``spectator_logs`` the spectator boards: every player's count, status and the moves of
+            their log after those the caller has, then the time
 ``recent``  one finished race into a player's capped list of recent races (recent.py)
 ``seats``   a player's seats: reserve one (count and add in one step, MAX_RACES_PER_PLAYER),
             settle or give back reservations, prune the seats of gone races (players.py)
@@ -57,6 +58,6 @@ MOVE = Script("move")
 COMMIT = Script("commit")
 LOAD = Script("load")
 QUICK = Script("quick")
-POSITIONS = Script("positions")
+SPECTATOR_LOGS = Script("spectator_logs")
 RECENT = Script("recent")
 SEATS = Script("seats")

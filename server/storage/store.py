@@ -12,7 +12,7 @@ ranking) for ``finished_ttl_s``.
 ``players`` (`Players`) and ``recent`` (`RecentRaces`), which it inherits.
 
 API (all async but ``moves`` and ``subscriber``):
-- races: `load_race`, `load_races`, `commit`, `load_player`, `move_logs`, `positions`,
+- races: `load_race`, `load_races`, `commit`, `load_player`, `move_logs`, `logs_since`,
   `events_since`, `public_races`, `index`, `spectators`, `race_counts`
 - the move path: `moves` (a `MovePipe`: `play`, `finish`, `reack`, typed replies)
 - the bus: `subscriber(on_message, on_reconnect)` (pub/sub), `publish_player`
@@ -45,7 +45,7 @@ from .pubsub import Subscriber
 from .race_records import Conflict, RaceRecords
 from .recent import RecentRaces
 from .resp import Pipe
-from .scripts import COMMIT, LOAD, MOVE, POSITIONS, QUICK, RECENT
+from .scripts import COMMIT, LOAD, MOVE, QUICK, RECENT, SPECTATOR_LOGS
 from .sessions import Sessions
 
 log = logging.getLogger("solrace.redis")
@@ -153,7 +153,7 @@ class Store(RaceRecords, PlayerGames, Players, RecentRaces):
         if self.sentinel is not None and await self.sentinel.lookup() is None:
             raise ConnectionError(f"no sentinel of {self.url} names a primary")
         await self.redis.ping()
-        for script in (MOVE, COMMIT, LOAD, QUICK, POSITIONS, RECENT):
+        for script in (MOVE, COMMIT, LOAD, QUICK, SPECTATOR_LOGS, RECENT):
             await self.redis.script_load(script.source)
         await self.pipe.connect()
 
