@@ -23,14 +23,18 @@ export function timeIsUp(race, now) {
   return !!end && race.status === "running" && now >= end - CLOCK_SLACK_MS;
 }
 
-// What the clock has said aloud (announce): each second of the countdown, the start and the
-// last half minute once each, not on every redraw (keys of the current race only).
+// What the clock has said aloud of one race (announce): each second of the countdown, the
+// start and the last half minute once each, not on every redraw.
+let saidOf = null;
 let said = new Set();
 
-function sayOnce(key, text) {
-  if (said.has(key)) return;
-  if (![...said].some((k) => k.split(":")[0] === key.split(":")[0])) said = new Set();
-  said.add(key);
+function sayOnce(race, what, text) {
+  if (race !== saidOf) {
+    saidOf = race;
+    said = new Set();
+  }
+  if (said.has(what)) return;
+  said.add(what);
   announce(text);
 }
 
@@ -58,9 +62,9 @@ export function drawClock(race, now, last = null) {
     text = fmtClock(Math.max(0, left));
     lab = `left${berserk ? " (berserk: half the clock)" : ""} · ${fmtClock(now - race.starts_at)} elapsed`;
     urgent = left < 30000;
-    if (now >= race.starts_at && now - race.starts_at < 5000) sayOnce(`${race.race}:go`, "Go");
+    if (now >= race.starts_at && now - race.starts_at < 5000) sayOnce(race.race, "go", "Go");
     // (not in the start's own seconds: a clock of 30 s is urgent from its start)
-    if (urgent && left > 0 && now - race.starts_at >= 5000) sayOnce(`${race.race}:urgent`, `${Math.ceil(left / 1000)} seconds left`);
+    if (urgent && left > 0 && now - race.starts_at >= 5000) sayOnce(race.race, "urgent", `${Math.ceil(left / 1000)} seconds left`);
   } else if (race.status === "finished") {
     text = "done";
     lab = "race finished";
@@ -78,7 +82,8 @@ export function drawClock(race, now, last = null) {
     cd.hidden = !counting;
     if (counting) {
       const s = Math.ceil((race.starts_at - now) / 1000);
-      sayOnce(`${race.race}:${s}`, [...said].some((k) => k.startsWith(`${race.race}:`)) ? `${s}` : `${gameName(race.game)} starts in ${s}`);
+      const first = saidOf !== race.race || !said.size;
+      sayOnce(race.race, `cd${s}`, first ? `${gameName(race.game)} starts in ${s}` : `${s}`);
       const kids = [h("div", { class: "cd-num" }, s), h("div", { class: "cd-label" }, `${gameName(race.game)} — get ready`)];
       if (last) kids.push(h("div", { class: "cd-last", id: "countdown-last" }, `Your last race: ${last}`)); // the DOM writes a null as "null"
       cd.replaceChildren(...kids);
