@@ -253,3 +253,4 @@ async def test_a_long_log_is_caught_up_over_several_samples(make_server, monkeyp
 
     await eve.wait(full)
     assert all(b["n"] == 9 for f in frames for b in f["boards"]), frames  # never a partial board
+    assert any(not f["boards"] for f in frames), frames  # left out while its log was being read
