@@ -7,7 +7,8 @@
 // card above or below (to take a run from there). Enter and Space act as a click on the focused
 // card or pile (they press a button: a card is one; Space only in keyboard play: after a mouse
 // click it still draws), "h" as a double-click (sends the card home), Escape clears the
-// selection. "d", and Space where no button has the focus, are the race page's draw (app.js). A click with no pointer (a screen reader pressing a card) is a click too.
+// selection. "d", and Space where no button has the focus, are the race page's draw (app.js).
+// A click with no pointer (a screen reader pressing a card) is a click too.
 import { cardName } from "./cards.js";
 import { pileText } from "./words.js";
 
