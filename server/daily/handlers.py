@@ -116,6 +116,14 @@ class DailyHandlers:
         except DailyError as exc:
             raise self._race_error(exc) from None
 
+    async def _by_account_names(self, *entries: dict[str, Any] | None) -> None:
+        """Entries keep the name their player raced under: a guest who has claimed an
+        account since is shown by the account's name (read now, in place)."""
+        named = await self.service.store.account_names(e["player"] for e in entries if e is not None)
+        for e in entries:
+            if e is not None and e["player"] in named:
+                e["name"] = named[e["player"]]
+
     # --- requests ----------------------------------------------------------------
 
     async def _repair(self, game: str, date: str, pid: str) -> tuple[str | None, dict[str, Any] | None]:
@@ -146,6 +154,7 @@ class DailyHandlers:
         info = await self._call(self.daily.info(msg.game, msg.date))
         you = None
         race, entry = await self._repair(msg.game, info["date"], conn.player)
+        await self._by_account_names(entry)
         if race is not None:
             you = m.DailyYou(race=race, status="done" if entry else "playing", entry=_maybe_entry(entry))
         return m.DailyInfo(rid=msg.rid, you=you, **info)
@@ -223,6 +232,7 @@ class DailyHandlers:
             if channel is not None and not watched:
                 self._drop_watch(conn, channel)
             raise
+        await self._by_account_names(*board["top"], *board["around"], board["me"])
         if channel is not None and channel != self.daily.channel(msg.game, board["date"]):
             self._drop_watch(conn, channel)  # the day turned meanwhile: watch the day read
             self._add_watch(conn, self.daily.channel(msg.game, board["date"]))
@@ -293,6 +303,7 @@ class DailyHandlers:
 
     async def replay(self, conn: Conn, msg: m.DailyReplay) -> m.DailyReplayData:
         doc = await self._call(self.daily.replay(msg.game, msg.date, msg.player))
+        await self._by_account_names(*doc["ranking"], *doc["players"])
         return m.DailyReplayData(
             rid=msg.rid,
             game=doc["game"],
@@ -342,7 +353,9 @@ class DailyHandlers:
             last_move_ms=row.get("last_move_ms"),
         )
         moves = [[mv, at] for at, _home, mv in logs.get(player, [])]
-        await self.daily.record(game, date, player, row["name"], race.race, result, moves, race.starts_at)
+        named = await self.service.store.account_names([player])  # claimed during the attempt
+        name = named.get(player, row["name"])
+        await self.daily.record(game, date, player, name, race.race, result, moves, race.starts_at)
 
     def on_bus(self, channel: bytes, data: bytes) -> None:
         """A live leaderboard update (JSON from Daily.record) → watchers of that day."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -76,13 +77,14 @@ def podium(p: Podium) -> m.ArenaPodium:
     )
 
 
-def row(r: Row, accounts: set[str]) -> m.ArenaRow:
-    """A standings row on the wire; `accounts`: the players known to be accounts."""
+def row(r: Row, accounts: Mapping[str, str]) -> m.ArenaRow:
+    """A standings row on the wire; `accounts`: the players known to be accounts -> their
+    account names (a guest who joined and claimed an account since shows by that name)."""
     s = r.standing
     return m.ArenaRow(
         rank=r.rank,
         player=s.player,
-        name=s.name,
+        name=accounts.get(s.player, s.name),
         points=s.points,
         races=s.races,
         wins=s.wins,
@@ -307,7 +309,7 @@ class ArenaHandlers:
             self.watching.setdefault(conn, set()).add(msg.arena)
         featured = await self.store.featured(msg.arena)
         # Read now, not kept with the standings: a guest who claims an account meanwhile is one.
-        accounts = await self.service.store.accounts_among(board_players(b))
+        accounts = await self.service.store.account_names(board_players(b))
         return m.ArenaStandingsData(
             rid=msg.rid,
             arena=msg.arena,
@@ -409,7 +411,7 @@ class ArenaHandlers:
         for i in range(0, len(wanted), UPDATE_READS_AT_ONCE):
             await asyncio.gather(*(read(k) for k in wanted[i : i + UPDATE_READS_AT_ONCE]))
         # Which players are accounts: one read for every row of the pass, not one per watcher.
-        accounts = await self.service.store.accounts_among(
+        accounts = await self.service.store.account_names(
             p for b in boards.values() for p in board_players(b)
         )
         frames: dict[tuple[str, int, int], bytes] = {}

@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from ..core.bots import is_bot
 from .keys import recent_entries_key, recent_key
 from .parts import StorePart
+from .records import text_or_none
 from .scripts import RECENT
 from .sessions import Sessions
 
@@ -51,17 +52,24 @@ class RecentRaces(StorePart):
     sessions: Sessions
 
     async def accounts_among(self, pids: Iterable[str]) -> set[str]:
-        """The players of `pids` who are accounts: one EXISTS each of their account record, in
-        one non-transactional pipeline (split per node in a cluster). Without accounts on this
+        """The players of `pids` who are accounts (see `account_names`)."""
+        return set(await self.account_names(pids))
+
+    async def account_names(self, pids: Iterable[str]) -> dict[str, str]:
+        """The players of `pids` who are accounts -> their account names: one HGET each of
+        their account record, in one non-transactional pipeline (split per node in a
+        cluster). Boards keep the name a player raced under; a guest who has claimed an
+        account since is shown by the account's name, read here. Without accounts on this
         server (no account key known to the sessions), none."""
         key_of = self.sessions.account_key
         wanted = [p for p in dict.fromkeys(pids) if not is_bot(p)]
         if key_of is None or not wanted:
-            return set()
+            return {}
         pipe = self.redis.pipeline(transaction=False)
         for p in wanted:
-            pipe.exists(key_of(p))
-        return {p for p, n in zip(wanted, await pipe.execute()) if n}
+            pipe.hget(key_of(p), "name")
+        names = [text_or_none(n) for n in await pipe.execute()]
+        return {p: n for p, n in zip(wanted, names) if n is not None}
 
     async def note_recent(
         self, rid: str, at: int, values: Mapping[str, bytes], *, rating: bool = False

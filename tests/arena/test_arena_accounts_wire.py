@@ -46,7 +46,8 @@ async def test_standings_rows_tell_accounts_from_guests(make_server) -> None:
             races = await until(listed, what="the arena race in the recent races")
             assert [(e.race, e.kind, e.arena, e.players) for e in races] == [(race, "arena", "cup", 2)]
 
-        # A guest who claims an account shows as one from then on.
-        await b.request(m.Claim(name="bob", password="correct horse"))
+        # A guest who claims an account shows as one from then on, by the account's name.
+        await b.request(m.Claim(name="Bobby", password="correct horse"))
         board = await b.arena_standings("cup")
         assert accounts(board.top) == {a.player: True, b.player: True}
+        assert {r.player: r.name for r in board.top} == {a.player: "ada", b.player: "Bobby"}

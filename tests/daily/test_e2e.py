@@ -427,3 +427,48 @@ async def test_an_attempt_bound_but_not_started_is_started_by_the_next_start(ser
         again = await kay.request(m.DailyStart(game=GAME), timeout=5)
         assert again.race == rid
         await finished(app, kay, rid)
+
+
+async def test_a_guest_who_claims_an_account_is_shown_by_its_name(server):
+    """The board keeps the name an attempt was raced under; a guest who claims an account
+    afterwards (Ann) or while the attempt runs (Cy) shows by the account's name on the
+    board, in `daily`, in the live update and in the day's published replays."""
+    app = server
+    shift = {"ms": 0}
+    base = app.daily.clock
+    app.daily.clock = lambda: base() + shift["ms"]
+    url = app.ws_url
+    game = "fours-up"  # its 4s start home: a finish at once is an entry
+    async with connect(url, name="ann") as ann, connect(url, name="cy") as cy:
+        info = await ann.request(m.Daily(game=game))
+        snap = await ann.request(m.DailyStart(game=game))
+        await ann.wait_for("start", lambda ev: ev.race == snap.race)
+        await ann.finish(snap.race)
+        await ann.wait_for("end", lambda ev: ev.race == snap.race)
+
+        board = await cy.request(m.Leaderboard(game=game, watch=True))
+        snap_cy = await cy.request(m.DailyStart(game=game))
+        await cy.wait_for("start", lambda ev: ev.race == snap_cy.race)
+        await cy.request(m.Claim(name="Cyrus", password="correct horse"))
+        await cy.finish(snap_cy.race)
+        update = await cy.wait_for(
+            "leaderboard_update", lambda u: u.entry.player == cy.player, timeout=DEADLINE
+        )
+        assert update.entry.name == "Cyrus"  # recorded by the account's name
+
+        assert board.count <= 1
+        page = await ann.request(m.Leaderboard(game=game, top=10))
+        assert {e.player: e.name for e in page.top} == {ann.player: "ann", cy.player: "Cyrus"}
+
+        await ann.request(m.Claim(name="Annie", password="correct horse"))
+        page = await ann.request(m.Leaderboard(game=game, top=10, around=1))
+        assert {e.player: e.name for e in page.top} == {ann.player: "Annie", cy.player: "Cyrus"}
+        assert page.me is not None and page.me.name == "Annie"
+        assert {e.name for e in page.around} >= {"Annie"}
+        mine = await ann.request(m.Daily(game=game))
+        assert mine.you is not None and mine.you.entry is not None and mine.you.entry.name == "Annie"
+
+        shift["ms"] = days.closes_at(info.date) - base() + app.daily.finalize_grace_ms
+        replay = await ann.request(m.DailyReplay(game=game, date=info.date))
+        assert {e.player: e.name for e in replay.ranking} == {ann.player: "Annie", cy.player: "Cyrus"}
+        assert {p.player: p.name for p in replay.players} == {ann.player: "Annie", cy.player: "Cyrus"}
