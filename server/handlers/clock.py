@@ -108,7 +108,7 @@ class Clock:
                 elif what == "timeout":
                     await self._time_out(race, now)
                 else:
-                    await svc.store.schedule(rid, R.next_timer(race))
+                    await self._set_timer(rid, now, R.next_timer(race))
                     return
             except Conflict:
                 continue
@@ -131,12 +131,22 @@ class Clock:
     async def _begin(self, race: R.Race, now: int) -> None:
         t = transitions.start(race)
         await self._commit(race, t, now)
-        await self.svc.store.schedule(race.race, t.timer)
+        await self._set_timer(race.race, now, t.timer)
 
     async def _time_out(self, race: R.Race, now: int) -> None:
         t = transitions.stop_out_of_time(race, now)
         await self._commit(race, t, now)
-        await self.svc.store.schedule(race.race, t.timer)
+        await self._set_timer(race.race, now, t.timer)
+
+    async def _set_timer(self, rid: str, now: int, at: int | None) -> None:
+        """The race's next timer after a tick that read it at `now`, but never later than a
+        timer set in the future since (the end check of a winning move or a finish, which
+        another process may have set between this tick's read and this write, and died
+        after): reschedule.lua."""
+        if at is None:
+            await self.svc.store.schedule(rid, None)
+        else:
+            await self.svc.store.reschedule(rid, now, at)
 
     async def _end(self, race: R.Race, now: int) -> None:
         svc = self.svc

@@ -186,7 +186,8 @@ class Play:
         was the last: the race's stored timer no later than END_CHECK_MS from now. Were this
         process to die between storing it and ending the race (`tick_soon`), the timer left
         ends the race then, not at its deadline; a tick that finds nothing due (others play
-        on) puts the deadline back. A failure here only loses that safety net."""
+        on) puts the deadline back, and a tick that read the race before this write never
+        raises it (clock.py `_set_timer`). A failure here only loses that safety net."""
         svc = self.svc
         try:
             # XX: never a timer for a race that has none (one ended and followed up)

@@ -19,7 +19,7 @@ from .keys import (
 )
 from .parts import StorePart
 from .records import race_fields, race_from_load
-from .scripts import COMMIT, LOAD, pipelined
+from .scripts import COMMIT, LOAD, RESCHEDULE, pipelined
 
 
 class Conflict(Exception):
@@ -177,6 +177,11 @@ class RaceRecords(StorePart):
     async def schedule_later(self, rid: str, at: int) -> None:
         """Move the race's stored timer to `at` if that is later; add none."""
         await self.redis.zadd(TIMERS, {rid: at}, xx=True, gt=True)
+
+    async def reschedule(self, rid: str, now: int, at: int) -> None:
+        """After a tick at `now` found nothing due: the race's timer to `at`, unless a timer
+        later than `now` and earlier than `at` was set meanwhile (reschedule.lua)."""
+        await RESCHEDULE(self.redis, [TIMERS], [rid, now, at])
 
     async def scheduled_at(self, rid: str) -> int | None:
         """The race's stored timer (ms), or None."""

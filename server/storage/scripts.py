@@ -8,6 +8,8 @@
 ``spectator_logs`` the spectator boards: every player's count, status and the moves of
             their log after those the caller has, then the time
 ``recent``  one finished race into a player's capped list of recent races (recent.py)
+``reschedule`` a race's next timer after a tick that found nothing due, never later than one
+            set in the future meanwhile (race_records.py)
 ``seats``   a player's seats: reserve one (count and add in one step, MAX_RACES_PER_PLAYER),
             settle or give back reservations, prune the seats of gone races (players.py)
 """
@@ -61,3 +63,4 @@ QUICK = Script("quick")
 SPECTATOR_LOGS = Script("spectator_logs")
 RECENT = Script("recent")
 SEATS = Script("seats")
+RESCHEDULE = Script("reschedule")

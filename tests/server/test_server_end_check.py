@@ -6,6 +6,7 @@ running, everyone finished, until the deadline). The death is played by a proces
 
 from __future__ import annotations
 
+import asyncio
 import time
 
 from test_server_race import WIN, make_race, play
@@ -19,6 +20,11 @@ def _no_tick_soon(server) -> None:
     server.service.tick_soon = lambda rid: None
 
 
+async def _counting_down_to_the_deadline(server, rid: str) -> bool:
+    at = await server.store.scheduled_at(rid)
+    return at is not None and at > server.service.now_ms() + 60_000
+
+
 async def test_a_race_whose_last_player_finished_ends_though_its_process_never_ended_it(server):
     _no_tick_soon(server)
     ada = await player(server.ws_url, "ada")
@@ -26,14 +32,7 @@ async def test_a_race_whose_last_player_finished_ends_though_its_process_never_e
     assert (await ada.request("ready", race=rid))["t"] == "race"
     await ada.wait(lambda m: m.get("t") == "start" and m["race"] == rid)
 
-    # The start's own tick stores the deadline as the timer just after it commits: a finish in
-    # between would have its end check overwritten (a window the end check does not close: the
-    # process would have to die in it too). Wait for the deadline's timer.
-    async def counting_down_to_the_deadline() -> bool:
-        at = await server.store.scheduled_at(rid)
-        return at is not None and at > server.service.now_ms() + 60_000
-
-    await until(counting_down_to_the_deadline, what="the deadline's timer")
+    await until(lambda: _counting_down_to_the_deadline(server, rid), what="the deadline's timer")
     t0 = time.monotonic()
     assert (await ada.request("finish", race=rid))["t"] == "ok"
     end = await ada.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
@@ -63,3 +62,60 @@ async def test_a_race_won_by_its_last_player_ends_though_its_process_never_ended
     end = await ada.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
     assert end["ranking"][0]["status"] == "won"
     await ada.close()
+
+
+async def test_an_end_check_set_while_another_tick_runs_is_not_raised_to_the_deadline(server, monkeypatch):
+    """Another process's tick read the race still running (nothing due) just before the last
+    player's finish set the end check; its write of the next timer comes after. Were that write
+    the deadline, a finishing process that died would leave the race running until then."""
+    _no_tick_soon(server)
+    ada = await player(server.ws_url, "ada")
+    rid = await make_race(server, [ada], "fours-up", time_limit_s=600)
+    store, clock = server.store, server.service.clock
+    await until(lambda: _counting_down_to_the_deadline(server, rid), what="the deadline's timer")
+    await until(lambda: rid not in clock.ticking, what="the start's tick over")
+    load_race = store.load_race
+    read, release = asyncio.Event(), asyncio.Event()
+
+    async def held_after_reading(race_id: str):
+        got = await load_race(race_id)
+        if race_id == rid and not read.is_set():
+            read.set()
+            await release.wait()
+        return got
+
+    monkeypatch.setattr(store, "load_race", held_after_reading)
+    other = asyncio.create_task(clock.tick(rid))  # stands for another process's tick
+    await until(read.is_set, what="the tick read the race")
+    t0 = time.monotonic()
+    assert (await ada.request("finish", race=rid))["t"] == "ok"
+    checked = await store.scheduled_at(rid)
+    assert checked is not None and checked <= server.service.now_ms() + END_CHECK_MS
+    release.set()
+    await other
+    assert await store.scheduled_at(rid) == checked  # not raised to the deadline
+    end = await ada.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
+    assert end["ranking"][0]["status"] == "finished"
+    assert time.monotonic() - t0 < 60
+    await ada.close()
+
+
+async def test_a_ticks_next_timer_is_kept_below_a_timer_set_in_the_future_since(server):
+    """reschedule.lua: a due timer (or none) takes the next one; a timer later than the tick's
+    now stays when it is earlier than the next one, and is lowered when it is later."""
+    store = server.store
+    now = server.service.now_ms()
+    cases = [  # (stored before, next timer, stored after)
+        (None, now + 5_000, now + 5_000),
+        (now - 10, now + 5_000, now + 5_000),
+        (now, now + 5_000, now + 5_000),
+        (now + 2_000, now + 5_000, now + 2_000),
+        (now + 9_000, now + 5_000, now + 5_000),
+    ]
+    for i, (before, at, after) in enumerate(cases):
+        rid = f"reschedule-{i}"
+        if before is not None:
+            await store.schedule(rid, before)
+        await store.reschedule(rid, now, at)
+        assert await store.scheduled_at(rid) == after, (before, at)
+        await store.schedule(rid, None)
