@@ -83,7 +83,7 @@ def _wait_port(host: str, port: int, proc: subprocess.Popen, timeout: float, pin
                 if not ping:
                     return
                 s.sendall(b"PING\r\n")
-                if s.recv(64).startswith(b"+PONG"):
+                if s.recv(64).startswith((b"+PONG", b"-NOAUTH")):  # -NOAUTH: up, with a password
                     return
         time.sleep(0.02)
     raise TimeoutError(f"nothing answered on {host}:{port}")
@@ -101,8 +101,10 @@ class RedisNode:
         appendonly: bool = True,
         appendfsync: str = "always",
         cluster: bool = False,
+        password: str | None = None,
     ) -> None:
         self.procs = procs
+        self.password = password
         self.dir = Path(data_dir)
         self.port = port or (cluster_port() if cluster else free_port())
         self.appendonly = appendonly
@@ -112,7 +114,8 @@ class RedisNode:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        auth = f":{self.password}@" if self.password else ""
+        return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self, timeout: float = 20.0) -> RedisNode:
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -137,6 +140,8 @@ class RedisNode:
             "--logfile",
             "redis.log",
         ]
+        if self.password:
+            args += ["--requirepass", self.password]
         if self.cluster:
             args += [
                 "--cluster-enabled",
@@ -169,7 +174,7 @@ class RedisNode:
         self.proc.wait(5)
 
     def client(self) -> redis.Redis:
-        return redis.Redis(host="127.0.0.1", port=self.port)
+        return redis.Redis(host="127.0.0.1", port=self.port, password=self.password)
 
 
 def cluster_port() -> int:

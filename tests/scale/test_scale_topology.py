@@ -85,30 +85,42 @@ def test_compose_file_matches_the_server():
     assert _pairs(rcmd)["--appendfsync"] == "always"
     # a memory cap that refuses writes past it, never evicts a race (operations.md, Memory)
     assert _pairs(rcmd)["--maxmemory-policy"] == "noeviction" and _pairs(rcmd)["--maxmemory"]
-    assert _pairs(command)["--redis"] == "redis://redis:6379/0"
+    # Redis asks for a password, and the servers get theirs in the environment, not in a flag
+    assert _pairs(rcmd)["--requirepass"].startswith("${REDIS_PASSWORD:?")
+    assert services["redis"]["environment"]["REDISCLI_AUTH"] == "${REDIS_PASSWORD}"
+    assert "--redis" not in command
+    assert server["environment"]["SOLRACE_REDIS"].startswith("redis://:${REDIS_PASSWORD:?")
+
+
+def interpolated(value: str, variables: dict[str, str]) -> str:
+    """Compose's ``${VAR}`` and ``${VAR:?message}`` in `value`, from `variables`."""
+    return re.sub(r"\$\{(\w+)(?::\?[^}]*)?\}", lambda m: variables[m.group(1)], value)
 
 
 async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start_server, balancer):
     services = compose()["services"]
     # Redis with the compose file's persistence flags
-    rflags = _pairs(services["redis"]["command"])
+    variables = {"REDIS_PASSWORD": "a-compose-password"}  # what .env would hold
+    rflags = {k: interpolated(v, variables) for k, v in _pairs(services["redis"]["command"]).items()}
     node = RedisNode(
         procs,
         tmp_path / "redis",
         appendonly=rflags["--appendonly"] == "yes",
         appendfsync=rflags["--appendfsync"],
+        password=rflags["--requirepass"],
     ).start()
     # the replicas with the compose file's flags and environment, on loopback
     flags = _pairs(services["server"]["command"])
-    for own in ("--host", "--port", "--redis"):  # start_server gives loopback ones
+    for own in ("--host", "--port"):  # start_server gives loopback ones
         del flags[own]
     flags["--trusted-proxies"] = "127.0.0.1/32"
     args = [x for kv in flags.items() for x in kv]
-    env = {k: str(v) for k, v in services["server"]["environment"].items()}
+    env = {k: interpolated(str(v), variables) for k, v in services["server"]["environment"].items()}
+    # the compose file's Redis URL, password included, with the loopback address of this Redis
+    url = env.pop("SOLRACE_REDIS").replace("@redis:6379/", f"@127.0.0.1:{node.port}/")
+    assert url == node.url
     replicas = services["server"]["deploy"]["replicas"]
-    servers = [
-        start_server(node.url, *args, env=env, fast=False, name=f"replica{i}") for i in range(replicas)
-    ]
+    servers = [start_server(url, *args, env=env, fast=False, name=f"replica{i}") for i in range(replicas)]
     lb = balancer(servers)
     players = [await client.connect(lb.url, name=f"p{i}", reconnect=True) for i in range(2 * replicas)]
     try:
@@ -130,6 +142,7 @@ async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start
         assert r.config_get("appendonly")["appendonly"] == "yes"
     for s in servers:
         assert "Traceback" not in s.log_text()
+        assert variables["REDIS_PASSWORD"] not in s.log_text()
     assert os.path.exists(node.dir / "appendonly.aof")
 
 
