@@ -88,3 +88,30 @@ def test_space_on_a_replay_button_presses_it_and_plays_from_nowhere(new_page, ma
     page.evaluate("document.activeElement.blur()")
     page.keyboard.press(" ")
     page.wait_for_function("!!window.solrace.replayPage.timer || window.solrace.replayPage.step > 0")
+
+
+def test_a_replay_boards_piles_are_named_for_a_screen_reader(new_page, make_bot):
+    """A read-only board's cards were read without their pile (an accessibility audit): each pile
+    is a group named by its pile, its count and its face-down cards (Rouge et Noir deals its
+    tableau face down but for each pile's top card)."""
+    bot = make_bot("named")
+    rid = bot.call(lambda c: c.create("rouge-et-noir", seats=1, time_limit_s=120)).race
+    bot.call(lambda c: c.ready(rid))
+    bot.call(lambda c: c.wait_for("start", lambda ev: ev.race == rid, timeout=DEADLINE))
+    bot.call(lambda c: c.finish(rid))
+    bot.call(lambda c: c.wait_for("end", lambda ev: ev.race == rid, timeout=DEADLINE))
+
+    page = new_page("named-piles")
+    page.goto(page.url.split("#")[0] + f"#replay={rid}")
+    page.wait_for_selector("#replay-page .replay-player .pile")
+    labels = page.eval_on_selector_all(
+        "#replay-page .replay-player .pile",
+        "els => els.map(e => [e.dataset.pile, e.getAttribute('role'), e.getAttribute('aria-label')])",
+    )
+    by_pile = {pile: (role, label) for pile, role, label in labels}
+    assert all(role == "group" for role, _ in by_pile.values()), labels
+    assert by_pile["s"][1].startswith("stock, ") and by_pile["s"][1].endswith(" cards")
+    assert by_pile["f0"][1] == "foundation 1, empty"
+    assert by_pile["t0"][1] == "tableau 1, 8 cards, 7 face down"
+    assert by_pile["t8"][1] == "tableau 9, 1 card"
+    assert by_pile["t9"][1] == "tableau 10, empty"

@@ -6,6 +6,7 @@ import { GAMES } from "./games.js";
 import { parseView, cardEl } from "./cards.js";
 import { keyInput } from "./board_keys.js";
 import { pointerInput } from "./board_pointer.js";
+import { countText, pileText } from "./words.js";
 
 // Gaps in card widths: between piles of a group, between groups; narrower
 // ones when the board would not fit the width otherwise (phones).
@@ -183,6 +184,7 @@ export class Board {
           for (const name of group.piles) {
             const pileEl = this.pileEl(name, group, game, targets);
             if (this.opts.interactive) this.tabStops(pileEl, name, targets);
+            else this.pileLabel(pileEl, name);
             piles.appendChild(pileEl);
           }
           gEl.appendChild(piles);
@@ -194,6 +196,15 @@ export class Board {
     }
     this.root.replaceChildren(frag);
     if (focus) this.restoreFocus(focus);
+  }
+
+  /** A read-only board (a rival's, a replay's): each pile a labelled group, so that a screen
+   *  reader says which pile the cards it reads lie in, and how many it holds face down. */
+  pileLabel(pileEl, name) {
+    const n = name === "s" ? this.view.stock : (this.view.piles[name] || []).length;
+    const backs = name === "s" ? 0 : pileEl.querySelectorAll(".card.back").length;
+    pileEl.setAttribute("role", "group");
+    pileEl.setAttribute("aria-label", `${pileText(name)}, ${n ? countText(n, "card") : "empty"}${backs ? `, ${backs} face down` : ""}`);
   }
 
   pileEl(name, group, game, targets) {
