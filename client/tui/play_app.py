@@ -219,7 +219,7 @@ class PlayApp(App[int]):
         seated = list(getattr(self.session, "seated_races", None) or [])
         if intent is None and seated and await self.resume_seated(seated):
             return
-        if intent is None:
+        while intent is None:  # the first menu has nothing to go back to: no None from it
             intent = await self.choose()
         await self.begin(intent)
 
@@ -245,16 +245,21 @@ class PlayApp(App[int]):
             )
         return False
 
-    async def choose(self) -> Intent:
-        """The menu's choice. The race screen shows dimmed around the menu: its command line
-        and help (ready, start, leave…) have nothing to act on until a race is chosen."""
+    async def choose(self, back_to_race: str | None = None) -> Intent | None:
+        """The menu's choice, or None when Esc went back to ``back_to_race``. The race screen
+        shows dimmed around the menu: its command line and help (ready, start, leave…) have
+        nothing to act on until a race is chosen."""
         self.say("")
         self.redraw()  # "choose a game…" where the board goes, the connection in the header
         cmd = self.query_one("#cmd", Input)
         cmd.display = False
         intent = await self.push_screen_wait(
             MenuScreen(
-                self.model.game or self.default_game, self.default_seats, self.session, self.server_url
+                self.model.game or self.default_game,
+                self.default_seats,
+                self.session,
+                self.server_url,
+                back_to_race,
             )
         )
         cmd.display = True
@@ -311,9 +316,22 @@ class PlayApp(App[int]):
         self.model = RaceModel(me=m.me, game=m.game)
         self.selected = None
         self.moves_sent.clear()
-        intent = await self.choose()
+        intent = await self.choose(m.race_id)
+        if intent is None:
+            self.back_to_race(m)
+            return
         self.model.game = None
         await self.begin(intent)
+
+    def back_to_race(self, m: RaceModel) -> None:
+        """Esc on the menu: the race the `menu` command left, shown again; its events
+        count again, and a resync brings what came while the menu was open."""
+        assert m.race_id is not None
+        self.races_left.discard(m.race_id)
+        self.model = m
+        self.say(f"back in race {m.race_id} — " + self.next_text())
+        self.redraw()
+        self.resync()
 
     async def begin(self, intent: Intent) -> None:
         s = self.session
