@@ -11,7 +11,7 @@ from rich.cells import cell_len
 
 from protocol.rules.facts import game_name
 
-from .tables import cut_rows, fit, list_widths
+from .tables import fit, list_widths, wrap_rows
 from .text import clock, plural
 
 
@@ -55,10 +55,12 @@ def arena_list(
     arenas: Sequence[dict[str, Any]], now: int, width: int
 ) -> tuple[list[int], list[tuple[str, ...]]]:
     """The arena list for a table ``width`` cells wide: the column widths and the rows,
-    their cells cut to them."""
+    their cells fitted to them: a name or game too long goes on a second line (a
+    scheduled arena's name, "Hourly Double Aces and Kings · 20:00 UTC", is read whole at
+    80 columns), then is cut."""
     rows = [arena_row(a, now) for a in arenas]
     widths = list_widths(rows, width, LIST_COLUMNS, ((0, NAME_MIN), (1, GAME_MIN), (0, 1)))
-    return widths, cut_rows(rows, widths)
+    return widths, wrap_rows(rows, widths, (0, 1))
 
 
 def standing_line(row: dict[str, Any], me: str | None) -> str:

@@ -82,7 +82,8 @@ class BrowseApp(App[int]):
             fixed_widths(table, widths)
         table.clear()
         for key, cells in rows:
-            table.add_row(*cells, key=key)
+            # A cell wrapped on more lines (tables.wrap_rows) makes its row as tall.
+            table.add_row(*cells, key=key, height=None if any("\n" in c for c in cells) else 1)
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
         self.query_one("#list-title", Static).update(title)

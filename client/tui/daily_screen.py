@@ -63,7 +63,7 @@ class DailyScreen(ModalScreen[Intent | None]):
             with Horizontal():
                 yield Button("Play today's", id="daily-play", variant="primary")
                 yield Button("Leaderboard", id="daily-board")
-                yield Button("Back", id="daily-back")
+                yield Button("Back (Esc)", id="daily-back")
             yield Label("", id="daily-error")
             with VerticalScroll(id="daily-board-scroll"):
                 yield Static("", id="daily-board-text")

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet
@@ -38,9 +39,14 @@ def identity_text(name: str, logged_in: bool) -> str:
     )
 
 
-class MenuScreen(ModalScreen[Intent]):
+class MenuScreen(ModalScreen[Intent | None]):
     """Choose a game and how to play it. With an online ``session``: a race against a bot,
-    the daily challenge, ratings and your races too, and for an account the rated box."""
+    the daily challenge, ratings and your races too, and for an account the rated box.
+
+    Esc goes back one level: to the race the `menu` command left (``back_to_race``: the
+    screen dismisses with None), else out of a field to Quick match; it never quits."""
+
+    BINDINGS = [Binding("escape", "back", "back")]
 
     DEFAULT_CSS = """
     MenuScreen { align: center middle; }
@@ -60,9 +66,12 @@ class MenuScreen(ModalScreen[Intent]):
         seats: int = 2,
         session: Session | None = None,
         server_url: str | None = None,
+        back_to_race: str | None = None,
     ):
         super().__init__()
         self.game = game or "racing-aces"
+        #: the race the `menu` command left, which Esc goes back to
+        self.back_to_race = back_to_race
         self.seats = seats
         #: the menu covers most of the race screen, whose header says it too
         self.connection = connection_text(session, server_url)
@@ -78,7 +87,8 @@ class MenuScreen(ModalScreen[Intent]):
     def compose(self) -> ComposeResult:
         # Scrolls rather than cut off what a short terminal has no rows for.
         with VerticalScroll(id="menu"):
-            yield Label("[b]solrace[/b] — choose a game")
+            back = f" · Esc: back to race {self.back_to_race}" if self.back_to_race else ""
+            yield Label(f"[b]solrace[/b] — choose a game{back}", id="menu-title")
             if self.session is not None:
                 yield Label(identity_text(self.session.name, self.logged_in), id="menu-you")
             yield Label(f"{self.connection} · ctrl+q quits", id="menu-conn", markup=False)
@@ -128,6 +138,14 @@ class MenuScreen(ModalScreen[Intent]):
             self.add_class("short")
             for widget in self.query("Button, Input, Checkbox, RadioSet"):
                 widget.compact = True  # type: ignore[attr-defined]
+
+    def action_back(self) -> None:
+        if self.back_to_race:
+            self.dismiss(None)
+            return
+        # The top of the menu: nothing to go back to, and quitting is ctrl+q's.
+        self.query_one("#menu-error", Label).update("")
+        self.query_one("#quick", Button).focus()
 
     def _game(self) -> str:
         rs = self.query_one("#games", RadioSet)

@@ -31,7 +31,16 @@ from .race_commands import (
     menu_refusal,
     placeholder,
 )
-from .race_text import NO_BOT, connection_text, lobby_text, rating_change_text, result_text, started_text
+from .race_text import (
+    NO_BOT,
+    RANKING_KEYS,
+    connection_text,
+    lobby_text,
+    ranking_toggled_text,
+    rating_change_text,
+    result_text,
+    started_text,
+)
 from .ratings_text import rated_needs_account
 from .session import ServerError, Session, start
 from .widgets import BoardView, bar_width, bars_text
@@ -61,6 +70,8 @@ class PlayApp(App[int]):
             text-wrap: nowrap; text-overflow: ellipsis; }
     #hints { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
     #result { height: auto; padding: 0 1; display: none; border: round $success; }
+    /* Once the race is over the ranking takes the bars' place: the same players, ranked. */
+    .over #bars { display: none; }
     #status { height: auto; max-height: 3; padding: 0 1; }
     #status.error { color: $error; }
     #cmd { dock: bottom; }
@@ -69,6 +80,8 @@ class PlayApp(App[int]):
     .short #hints { max-height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
     .short #bars { max-height: 5; }
     .short #cmd { border: none; height: 1; padding: 0 1; background: $boost; }
+    /* The ranking under a rule like the bars': a box's two rows go to the board. */
+    .short #result { border: none; border-top: solid $success; }
     """
     #: Below this many rows the race screen is laid out for a short terminal (`.short`).
     SHORT_ROWS = 32
@@ -78,6 +91,8 @@ class PlayApp(App[int]):
         # The command line keeps the focus: these scroll the board all the same.
         Binding("pageup", "scroll_board(-1)", "board up", show=False),
         Binding("pagedown", "scroll_board(1)", "board down", show=False),
+        # A tall final board and the ranking do not both fit 80x24: this hides the ranking.
+        Binding("ctrl+r", "toggle_ranking", "hide/show the ranking", show=False),
     ]
 
     def __init__(
@@ -115,6 +130,8 @@ class PlayApp(App[int]):
         self.finish_armed: str | None = None
         #: when the wait in the quick-match queue began (server ms), 0 when not queued
         self._queued_since = 0
+        #: the finished race whose ranking ctrl+r hid (the next race's shows again)
+        self.ranking_hidden: str | None = None
 
     # -- layout -------------------------------------------------------------
 
@@ -152,6 +169,16 @@ class PlayApp(App[int]):
     def fit(self, rows: int) -> None:
         self.screen_stack[0].set_class(rows < self.SHORT_ROWS, "short")
 
+    def action_toggle_ranking(self) -> None:
+        m = self.model
+        if not (m.status == "finished" and m.ranking):
+            self.say("no ranking yet: it comes when the race ends")
+            return
+        hide = self.ranking_hidden != m.race_id
+        self.ranking_hidden = m.race_id if hide else None
+        self.say(ranking_toggled_text(hide))
+        self.redraw()
+
     def action_scroll_board(self, pages: int) -> None:
         scroll = self.screen_stack[0].query_one("#board-scroll", VerticalScroll)
         if pages < 0:
@@ -169,6 +196,9 @@ class PlayApp(App[int]):
         st = self.query_one("#status", Static)
         st.update(Text(text))
         st.set_class(error, "error")
+        # Two lines said before the next layout (the end's right after the `finish` reply's)
+        # kept the first's height: textual sizes the line again only on a later refresh.
+        self.call_after_refresh(st.refresh, layout=True)
 
     # -- connection ---------------------------------------------------------
 
@@ -189,7 +219,7 @@ class PlayApp(App[int]):
         seated = list(getattr(self.session, "seated_races", None) or [])
         if intent is None and seated and await self.resume_seated(seated):
             return
-        if intent is None:
+        while intent is None:  # the first menu has nothing to go back to: no None from it
             intent = await self.choose()
         await self.begin(intent)
 
@@ -215,16 +245,21 @@ class PlayApp(App[int]):
             )
         return False
 
-    async def choose(self) -> Intent:
-        """The menu's choice. The race screen shows dimmed around the menu: its command line
-        and help (ready, start, leave…) have nothing to act on until a race is chosen."""
+    async def choose(self, back_to_race: str | None = None) -> Intent | None:
+        """The menu's choice, or None when Esc went back to ``back_to_race``. The race screen
+        shows dimmed around the menu: its command line and help (ready, start, leave…) have
+        nothing to act on until a race is chosen."""
         self.say("")
         self.redraw()  # "choose a game…" where the board goes, the connection in the header
         cmd = self.query_one("#cmd", Input)
         cmd.display = False
         intent = await self.push_screen_wait(
             MenuScreen(
-                self.model.game or self.default_game, self.default_seats, self.session, self.server_url
+                self.model.game or self.default_game,
+                self.default_seats,
+                self.session,
+                self.server_url,
+                back_to_race,
             )
         )
         cmd.display = True
@@ -281,9 +316,22 @@ class PlayApp(App[int]):
         self.model = RaceModel(me=m.me, game=m.game)
         self.selected = None
         self.moves_sent.clear()
-        intent = await self.choose()
+        intent = await self.choose(m.race_id)
+        if intent is None:
+            self.back_to_race(m)
+            return
         self.model.game = None
         await self.begin(intent)
+
+    def back_to_race(self, m: RaceModel) -> None:
+        """Esc on the menu: the race the `menu` command left, shown again; its events
+        count again, and a resync brings what came while the menu was open."""
+        assert m.race_id is not None
+        self.races_left.discard(m.race_id)
+        self.model = m
+        self.say(f"back in race {m.race_id} — " + self.next_text())
+        self.redraw()
+        self.resync()
 
     async def begin(self, intent: Intent) -> None:
         s = self.session
@@ -354,7 +402,7 @@ class PlayApp(App[int]):
             self.say("Go! " + self.help_text())
             self.resync()
         elif t == "end":
-            self.say("race over — see the ranking above; " + self.next_text())
+            self.say(f"race over — {RANKING_KEYS}; " + self.next_text())
         elif t == "rating" and self.model.rating is not None:
             self.say(f"your {rating_change_text(self.model.rating)} — " + self.next_text())
         elif t == "race" and ev.get("status") == "countdown":
@@ -402,14 +450,18 @@ class PlayApp(App[int]):
         bars = self.query_one("#bars", Static)
         bars.update(bars_text(m, width=bar_width(bars.content_region.width or self.size.width - 2, m)))
         hints = self.query_one("#hints", Static)
-        if m.status == "running" and m.my_status == "playing":
+        playing = m.status == "running" and m.my_status == "playing"
+        hints.display = playing  # else no row of hints: its row goes to the board
+        if playing:
             legal = m.legal
             shown = " ".join(legal[:40]) + (" …" if len(legal) > 40 else "")
             hints.update(Text(f"legal ({len(legal)}): {shown}" if legal else "legal: (asking…)"))
         else:
             hints.update("")
         result = self.query_one("#result", Static)
-        if m.status == "finished" and m.ranking:
+        over = m.status == "finished" and bool(m.ranking)
+        self.screen_stack[0].set_class(over, "over")
+        if over and self.ranking_hidden != m.race_id:
             result.update(result_text(self.model))
             result.display = True
         else:

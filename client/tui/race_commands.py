@@ -1,7 +1,8 @@
 """What the race screen says and decides around its commands, as plain functions over the
 :class:`RaceModel` (no terminal needed to test them): the help and the command line's
-placeholder for the race's state, whether hints may be given, why `menu` is refused, when
-`finish` asks to be confirmed, and the header. ``play_app`` acts on what they return."""
+placeholder for the race's state (once it is over, the key that hides its ranking),
+whether hints may be given, why `menu` is refused, when `finish` asks to be confirmed,
+and the header. ``play_app`` acts on what they return."""
 
 from __future__ import annotations
 
@@ -29,6 +30,13 @@ RACE_HELP = (
     "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
     "Commands: finish resync menu quit"
 )
+#: Once the race is over (its final ranking under the board).
+OVER_HELP = (
+    "The race is over: its final ranking is under the board; ctrl+r hides it (the board gets "
+    "its rows) or shows it again; PgUp/PgDn scroll the board.  Commands: menu quit"
+)
+#: The command line's reminder of the ranking's key once the race is over.
+RANKING_KEY = " · ctrl+r: ranking"
 PLACEHOLDERS = {
     "lobby": "command: ready, unready, start, leave, menu, quit",
     "countdown": "moves once the race starts; command: menu, quit",
@@ -42,13 +50,14 @@ def placeholder(status: str, back_to: str | None = None, mine_over: bool = False
     """The command line's placeholder for the race's state (``mine_over``: the player's own
     game is over while the race runs on: as once it is finished); a race played for another
     app (``back_to``: `solrace arena`) has no menu, and ctrl+q goes back there."""
+    ranking = RANKING_KEY if status == "finished" else ""
     if status == "running" and mine_over:
         status = "finished"
     text = PLACEHOLDERS.get(status, PLACEHOLDER)
     if not back_to:
-        return text
+        return text + ranking
     if status == "finished":
-        return f"ctrl+q goes {back_to}"
+        return f"ctrl+q goes {back_to}" + ranking
     return text.replace("menu, ", "").replace(", menu", "")
 
 
@@ -65,6 +74,8 @@ def help_text(m: RaceModel, hints: bool, back_to: str | None = None) -> str:
         text = LOBBY_HELP
     elif m.status == "running":
         text = RACE_HELP + (" hint" if hints else "")
+    elif m.status == "finished" and m.ranking:
+        text = OVER_HELP
     else:
         text = HELP
     return text.replace(" menu", "") if back_to else text

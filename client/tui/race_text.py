@@ -24,6 +24,17 @@ RATING_PENDING = "rated race: your new rating comes once the ratings are updated
 NO_BOT = "no bot is free right now (the server's bot workers are all busy): try again in a moment"
 
 
+#: Where the final ranking is and the keys around it, said when the race ends.
+RANKING_KEYS = "the final ranking is under the board (ctrl+r hides it; PgUp/PgDn scroll the board)"
+
+
+def ranking_toggled_text(hidden: bool) -> str:
+    """What ctrl+r says once it hid the final ranking, or showed it again."""
+    if hidden:
+        return "ranking hidden: the board has its rows (ctrl+r shows the ranking again)"
+    return RANKING_KEYS
+
+
 def connection_text(session: object | None, server_url: str | None, failed: bool = False) -> str:
     """The connection's state as the play app and its menu say it: "connecting to HOST…"
     until the session opens (or "cannot connect to HOST" once that failed), then "connected

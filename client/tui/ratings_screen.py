@@ -63,7 +63,7 @@ class RatingsScreen(ModalScreen[None]):
                 yield Static(board_pending_text(self.game, "loading…"), id="ratings-board")
             yield Label("", id="ratings-error")
             with Horizontal():
-                yield Button("Back", id="ratings-back")
+                yield Button("Back (Esc)", id="ratings-back")
 
     def on_mount(self) -> None:
         self.query_one("#ratings-games", GameChoice).focus()

@@ -72,7 +72,7 @@ class RecentScreen(ModalScreen[None]):
             with Horizontal():
                 yield Button("Replay", id="recent-replay", variant="primary")
                 yield Button("Refresh", id="recent-refresh")
-                yield Button("Back", id="recent-back")
+                yield Button("Back (Esc)", id="recent-back")
 
     def on_mount(self) -> None:
         table = self.query_one("#recent-races", DataTable)

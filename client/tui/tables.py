@@ -1,10 +1,12 @@
 """Tables that fit the window: each column as wide as its widest cell, and when the row is
 wider than the table, named columns give way in turn (each down to a floor), their cells cut
 with an ellipsis, while the others stay whole. The race, arena, daily and "Your races" lists
-use it: at 80 columns a long cell pushed the later columns off the screen."""
+use it: at 80 columns a long cell pushed the later columns off the screen. A list whose
+names are read rather than scanned (the arenas') wraps them on a second line instead."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from rich.cells import cell_len, set_cell_size
@@ -40,6 +42,30 @@ def list_widths(
 def cut_rows(rows: Sequence[tuple[str, ...]], widths: Sequence[int]) -> list[tuple[str, ...]]:
     """Each cell cut to its column's width (an ellipsis marking the cut)."""
     return [tuple(fit(c, w) for c, w in zip(r, widths, strict=True)) for r in rows]
+
+
+def wrap(text: str, width: int, lines: int) -> str:
+    """``text`` on at most ``lines`` lines of ``width`` cells, broken between words; what
+    is left for the last line is cut with an ellipsis."""
+    if cell_len(text) <= width or width < 1:
+        return fit(text, width)
+    parts = textwrap.wrap(text, width) or [text]
+    kept = parts[: lines - 1] + [" ".join(parts[lines - 1 :])]
+    return "\n".join(fit(part, width) for part in kept)
+
+
+def wrap_rows(
+    rows: Sequence[tuple[str, ...]], widths: Sequence[int], wrapped: Sequence[int], lines: int = 2
+) -> list[tuple[str, ...]]:
+    """As :func:`cut_rows`, but the ``wrapped`` columns' cells too long for their column
+    go on up to ``lines`` lines (the row grows) before they are cut."""
+    return [
+        tuple(
+            wrap(c, w, lines) if i in wrapped else fit(c, w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in rows
+    ]
 
 
 def fixed_widths(table: DataTable[str], widths: Sequence[int]) -> None:

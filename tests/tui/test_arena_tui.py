@@ -68,20 +68,23 @@ def test_the_list_fits_the_window_every_column_visible(width):
     widths, rows = arena_list([LONG, ARENA], T - 5_290_000, width)
     assert sum(widths) + 2 * len(widths) <= width  # and each cell padded 1 either side
     for row in rows:
-        assert all(len(cell) <= w for cell, w in zip(row, widths, strict=True))
+        for cell, w in zip(row, widths, strict=True):
+            assert all(len(line) <= w for line in cell.split("\n"))
     assert rows[0][1:] == ("Double Aces and Kings", "upcoming", "in 1:28:10", "123")
     assert LONG["id"] not in rows[0]
-    if width < 100:  # the name gives way, cut with an ellipsis
-        assert rows[0][0].endswith("…") and LONG["name"].startswith(rows[0][0][:-1])
+    if width < 100:  # the name gives way: whole on two lines, broken between words
+        assert rows[0][0] == "Hourly Double Aces and\nKings · 20:00 UTC"
     else:
         assert rows[0][0] == LONG["name"]
     assert rows[1][0] == "Cup"
 
 
-def test_a_very_narrow_list_cuts_the_game_then_the_name():
+def test_a_very_narrow_list_wraps_then_cuts_the_game_then_the_name():
     widths, rows = arena_list([LONG], T - 5_290_000, 60)
     assert sum(widths) + 2 * len(widths) <= 60
-    assert rows[0][1].endswith("…") and rows[0][2:] == ("upcoming", "in 1:28:10", "123")
+    assert rows[0][2:] == ("upcoming", "in 1:28:10", "123")
+    # two lines each at most, the rest cut with an ellipsis
+    assert rows[0][1] == "Double\nAces and …" and rows[0][0].count("\n") == 1 and rows[0][0].endswith("…")
 
 
 def test_standings_lines_mark_me_and_show_the_rows_around_me():
@@ -191,7 +194,8 @@ async def test_list_open_join_and_follow_the_standings(make_server, tmp_path):
 
 
 async def test_the_list_at_80_columns_shows_every_column(make_server, tmp_path):
-    """Each column of an arena's row is on the screen at 80 columns; widened, the name is whole."""
+    """Each column of an arena's row is on the screen at 80 columns, and its long name whole
+    on two lines; widened, the name is whole on one."""
     from client.library.connection import connect
 
     server = await make_server(arena_create=1, arena_schedule="off")
@@ -210,6 +214,8 @@ async def test_the_list_at_80_columns_shows_every_column(make_server, tmp_path):
             for column in ("arena", "game", "status", "time", "players"):
                 assert column in header
             assert "upcoming" in line() and "in 49:" in line() and line().rstrip().endswith("0")
-            assert "Hourly Double" in line() and "…" in line()
+            # the name whole on two lines of its row; the next row under them
+            assert "Hourly Double Aces and" in line() and "…" not in line()
+            assert table.render_line(2).text.strip().startswith("Kings · 20:00 UTC")
             await pilot.resize_terminal(130, 24)
             await until(pilot, lambda: LONG["name"] in line(), what="the whole name once wider")

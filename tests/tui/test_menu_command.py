@@ -156,11 +156,13 @@ async def test_a_race_played_for_the_arena_has_no_menu_and_says_where_ctrl_q_lea
         # my game is over while the rival plays on: the command line says where to go
         await until(pilot, lambda: app.model.my_status == "finished", what="my game over")
         await until(
-            pilot, lambda: app.query_one("#cmd").placeholder == "ctrl+q goes back to the arena", what="said"
+            pilot,
+            lambda: app.query_one("#cmd").placeholder.startswith("ctrl+q goes back to the arena"),
+            what="said",
         )
         await until(pilot, lambda: app.model.status == "finished", what="race end")
         assert "ctrl+q: back to the arena" in rendered(status) and "'menu'" not in rendered(status)
-        assert app.query_one("#cmd").placeholder == "ctrl+q goes back to the arena"
+        assert app.query_one("#cmd").placeholder == "ctrl+q goes back to the arena · ctrl+r: ranking"
 
 
 async def test_practice_alone_starts_a_race_of_one_seat_with_hints() -> None:

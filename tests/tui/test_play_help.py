@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from client.tui.play_app import PlayApp
-from client.tui.race_commands import HELP, LOBBY_HELP, RACE_HELP
+from client.tui.race_commands import HELP, LOBBY_HELP, OVER_HELP, RACE_HELP
 from tests.tui.helpers import rendered, until
 
 
@@ -29,7 +29,7 @@ async def test_the_help_is_whole_in_the_status_line(columns: int) -> None:
         assert needed <= status.region.height, (needed, status.region)
 
 
-@pytest.mark.parametrize("text", ["Go! " + RACE_HELP + " hint", LOBBY_HELP])
+@pytest.mark.parametrize("text", ["Go! " + RACE_HELP + " hint", LOBBY_HELP, OVER_HELP])
 async def test_the_race_and_lobby_helps_are_whole_at_80_columns(text: str) -> None:
     app = PlayApp(never_connects)
     async with app.run_test(size=(80, 30)) as pilot:

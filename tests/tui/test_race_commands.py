@@ -7,6 +7,7 @@ from client.tui.model import PlayerRow, RaceModel
 from client.tui.race_commands import (
     HELP,
     LOBBY_HELP,
+    OVER_HELP,
     RACE_HELP,
     finish_prompt,
     help_text,
@@ -48,6 +49,10 @@ def test_hints_and_the_help_follow_the_race() -> None:
     assert not hints_possible(duo, True, None) and hints_possible(duo, False, None)  # offline: always
     assert help_text(solo, True) == RACE_HELP + " hint" and help_text(duo, False) == RACE_HELP
     assert help_text(model("lobby"), True) == LOBBY_HELP and help_text(model("none"), True) == HELP
+    over = model("finished", my_status="finished")
+    over.ranking = [{"rank": 1, "player": "p1"}]
+    assert help_text(over, False) == OVER_HELP and "ctrl+r hides it" in OVER_HELP
+    assert "menu" not in help_text(over, False, "back to the arena")
 
 
 def test_the_placeholder_once_my_game_is_over_and_in_a_race_for_the_arena() -> None:
@@ -56,7 +61,9 @@ def test_the_placeholder_once_my_game_is_over_and_in_a_race_for_the_arena() -> N
     assert placeholder("running") == PLACEHOLDERS["running"]
     # my game over while the race runs on: what is left to do is what follows a race
     assert placeholder("running", mine_over=True) == PLACEHOLDERS["finished"]
+    # once the race is over its ranking is under the board, and ctrl+r hides it
+    assert placeholder("finished") == PLACEHOLDERS["finished"] + " · ctrl+r: ranking"
     arena = "back to the arena"
     assert "menu" not in placeholder("lobby", arena) and "menu" not in placeholder("running", arena)
     assert placeholder("running", arena, mine_over=True) == "ctrl+q goes back to the arena"
-    assert placeholder("finished", arena) == "ctrl+q goes back to the arena"
+    assert placeholder("finished", arena) == "ctrl+q goes back to the arena · ctrl+r: ranking"
