@@ -41,8 +41,7 @@ class LobbyPresence:
         store = self.svc.store
         connected = await store.sessions.connected([pid for r in lobbies for pid in P.people(r)])
         hidden = P.hidden(lobbies, connected)
-        for rid in hidden:
-            await store.schedule_if_none(rid, self.svc.now_ms())
+        await store.schedule_if_none(hidden, self.svc.now_ms())
         return hidden
 
     async def check(self, race: R.Race, now: int) -> None:

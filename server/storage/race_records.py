@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from typing import Any
 
 from ..core import races as R
@@ -199,9 +200,10 @@ class RaceRecords(StorePart):
         """Move the race's stored timer to `at` if that is later; add none."""
         await self.redis.zadd(TIMERS, {rid: at}, xx=True, gt=True)
 
-    async def schedule_if_none(self, rid: str, at: int) -> None:
-        """A timer at `at` for a race that has none; a stored one stays as it is."""
-        await self.redis.zadd(TIMERS, {rid: at}, nx=True)
+    async def schedule_if_none(self, rids: Collection[str], at: int) -> None:
+        """A timer at `at` for each of these races that has none; a stored one stays as it is."""
+        if rids:
+            await self.redis.zadd(TIMERS, dict.fromkeys(rids, at), nx=True)
 
     async def scheduled_at(self, rid: str) -> int | None:
         """The race's stored timer (ms), or None."""
