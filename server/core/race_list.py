@@ -15,13 +15,14 @@ def race_list(
     game: str | None,
     most: int,
     unattended: Collection[str] = (),
+    now: int = 0,
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """(the entries shown, the ids to drop from the public index) from the indexed
     races, newest first, as loaded (a race, None when gone, or the error of its read).
 
     Shown: public races not finished, of `game` if given, at most `most`, but the
-    `unattended` lobbies (none of their people connected: core/presence.py), which stay
-    indexed (their people may come back). Dropped: races gone or finished, and lobbies
+    `unattended` lobbies (none of their people connected: core/presence.py) and the lobbies
+    not to be listed before a later time than `now` (a fresh rematch), which stay indexed. Dropped: races gone or finished, and lobbies
     everybody left (seen before the list filled up). A race whose read failed is neither.
     """
     shown: list[dict[str, Any]] = []
@@ -33,6 +34,8 @@ def race_list(
             stale.append(rid)
             continue
         if race.private or rid in unattended or (game is not None and race.game != game):
+            continue
+        if race.status == LOBBY and now < race.listed_from:
             continue
         shown.append(summary(race))
         if len(shown) >= most:

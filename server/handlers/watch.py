@@ -79,7 +79,7 @@ class Watch:
         ids = await svc.store.public_races(most)
         loaded = await svc.store.load_races(ids)
         hidden = await self.unattended(loaded) if self.unattended is not None else set()
-        shown, stale = race_list(ids, loaded, msg.game, most, hidden)
+        shown, stale = race_list(ids, loaded, msg.game, most, hidden, svc.now_ms())
         for rid in stale:
             await svc.store.index(rid, None)
         return m.RaceList(rid=msg.rid, races=[m.RaceSummary(**e) for e in shown])

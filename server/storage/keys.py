@@ -12,6 +12,7 @@ key                                type    contents
                                            rules_version deal_version quick status ver
                                            starts_at deadline ended live spectators
                                            rated arena (the pairing arena's id, or "")
+                                           listed_from (a rematch: unlisted before, ms)
                                            players (JSON seats: player, name, ready)
                                            ranking (JSON, once finished)
 ``{race:ID}:p:PID``                hash    a player's game (from the start): n home
