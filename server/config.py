@@ -57,6 +57,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "stream_maxlen": (16, None),
     "finished_ttl_s": (60, None),
     "lobby_ttl_s": (60, None),
+    "lobby_away_ms": (100, None),
     "sweep_ms": (10, 3_600_000),
     "max_list": (1, None),
     "max_spectating": (0, None),
@@ -266,6 +267,13 @@ class Settings:
     )
     lobby_ttl_s: int = field(
         default=86400, metadata=_doc("how long a race may sit in its lobby before it expires")
+    )
+    lobby_away_ms: int = field(
+        default=60_000,
+        metadata=_doc(
+            "how long a public lobby none of whose seated persons is connected (any process) keeps "
+            "their seats; it leaves the race list at once, and is emptied after this"
+        ),
     )
     sweep_ms: int = field(
         default=250, metadata=_doc("interval of the deadline sweeper (backstop of local timers)")

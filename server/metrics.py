@@ -116,6 +116,7 @@ class Metrics:
         self.accept_refused: Counter[str] = Counter()  # sockets dropped at accept, by limit
         self.races_created = 0
         self.races_finished = 0
+        self.lobbies_released = 0  # public lobbies emptied because nobody waited (handlers/presence.py)
         self.move_latency = Histogram(LATENCY_BUCKETS)
         self.version = software_version()
 
@@ -167,6 +168,12 @@ class Metrics:
             "counter",
             "Races finished on this process.",
             [f"solrace_races_finished_total {self.races_finished}"],
+        )
+        lines += family(
+            "solrace_lobbies_released_total",
+            "counter",
+            "Public lobbies emptied on this process because none of their people was connected.",
+            [f"solrace_lobbies_released_total {self.lobbies_released}"],
         )
         lines += family(
             "solrace_messages_total",

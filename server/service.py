@@ -40,6 +40,7 @@ from .handlers.clock import Clock
 from .handlers.fanout import Fanout
 from .handlers.lobby import Lobby
 from .handlers.play import Play
+from .handlers.presence import LobbyPresence
 from .handlers.recent import RecentHandlers
 from .handlers.rematch import Rematch
 from .handlers.session import SessionHandlers
@@ -97,6 +98,11 @@ class Service:
         self.bots = Bots(self, self.lobby)
         self.rematch = Rematch(self, self.lobby, self.bots)
         self.recent = RecentHandlers(self)
+        self.presence = LobbyPresence(self, self.lobby)
+        self.clock.lobby_check = self.presence.check
+        self.watch.unattended = self.presence.hidden
+        self.session.rejoined_hooks.append(self.presence.came_back)
+        self.session.last_closed_hooks.append(self.presence.last_connection_closed)
         self.bus = store.subscriber(
             self.fanout.on_bus, self.fanout.on_bus_reconnect, self.fanout.on_subscribed
         )

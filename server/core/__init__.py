@@ -20,6 +20,7 @@ server/handlers and server/service.py do it. Tested alone in tests/server/core.
 ``room``         one race on this process: event order, who receives what, its timer
 ``spectators``   spectator boards: sampling and the delay
 ``race_list``    the race list: which indexed races show, which leave the index
+``presence``     who waits in a public lobby: the list's filter, the away clock, the release
 ``gap_fill``     after a pub/sub reconnect: what a room missed, the retries
 ``frames``       the progress event, built in one place
 ``session``      a connection's session: its player and where it takes part

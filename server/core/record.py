@@ -87,6 +87,9 @@ class Race:
     # The arena that paired its players (server/handlers/arena_loop.py), "" for any other race:
     # it tells an arena race from a quick-match in a player's recent races (core/recent.py).
     arena: str = ""
+    # A public lobby is left out of the race list before this time (ms): a rematch, so that its
+    # previous players may take their seats before strangers see it (core/bots.py). 0: at once.
+    listed_from: int = 0
 
     def seat_of(self, player: str) -> Player | None:
         for p in self.players:

@@ -6,6 +6,7 @@
 ``play``     the move path, finish, resync
 ``watch``    spectating and the delayed boards, the race list, replays
 ``clock``    countdown ends and deadlines: start and end of races
+``presence`` who waits in a public lobby: unattended ones off the race list, their seats given back
 ``fanout``   published race events to this process's members and spectators; gap fill
 ``accounts`` claim, login, logout, password, profile, rating boards; account tokens in hello
 ``rated``    rated create/join/start/quick, the rating pool's matchmaking, rating a race's end

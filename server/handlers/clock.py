@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 from protocol import messages as m
 from protocol.messages import RaceStatus
@@ -51,6 +52,8 @@ class Clock:
         # Races asked to tick while their tick was running: that tick may have read the race
         # before the change that asked (a finish that leaves nobody playing), so it runs again.
         self.again: set[str] = set()
+        # A race in its lobby whose timer is due: a public lobby's away clock (handlers/presence.py).
+        self.lobby_check: Callable[[R.Race, int], Awaitable[None]] | None = None
 
     async def tick(self, rid: str) -> None:
         """Do what the clock says for this race (idempotent; any process may call it)."""
@@ -107,6 +110,9 @@ class Clock:
                     await self._end(race, now)
                 elif what == "timeout":
                     await self._time_out(race, now)
+                elif race.status == RaceStatus.LOBBY and self.lobby_check is not None:
+                    await self.lobby_check(race, now)
+                    return
                 else:
                     await self._set_timer(rid, now, R.next_timer(race))
                     return

@@ -31,7 +31,7 @@ from protocol.messages import ErrorCode, RaceStatus
 from ..config import Settings
 from ..core import checks as check
 from ..core import hello as hello_rules
-from ..core import privacy
+from ..core import presence, privacy
 from ..core import races as R
 from ..core.lobby import CAS_ATTEMPTS, lobby_commit, open_lobbies, retry_delay_s
 from ..core.races import RaceError
@@ -341,6 +341,8 @@ class Lobby:
         for p in race.players:
             await store.hold_seat(p.player, race.race)
         timer = R.next_timer(race)
+        if timer is None and presence.watched(race):  # its away clock (handlers/presence.py)
+            timer = now + self.svc.settings.lobby_away_ms
         if timer is not None:
             await store.schedule_ahead(race.race, timer)
         await store.commit(
@@ -380,6 +382,8 @@ class Lobby:
         race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name))
         self.svc.add_member(s, race)  # a member before its seat's notice: the notice then finds it one
         await self.svc.store.add_seat(pid, rid)
+        if presence.watched(race) and pid in presence.people(race):  # someone waits here now
+            await self.svc.store.clear_away(rid)
         return race
 
     async def leave(self, s: Session, msg: m.Leave) -> m.RaceSnapshot:

@@ -144,6 +144,8 @@ class Rematch:
         )
         if new.private:
             new.invite = new_invite()
+        else:
+            new.listed_from = now + B.REMATCH_UNLISTED_MS
         reply = await self.lobby._publish_new(s, msg, new, now)
         return claimed, new, reply, now
 

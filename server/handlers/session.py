@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from protocol import messages as m
 
 from ..core import hello as hello_rules
+from ..core import races as R
 from ..core.session import Session
 from ..storage import keys
 from .runtime import Runtime
@@ -32,6 +33,10 @@ class SessionHandlers:
         # races and the welcome; raising refuses the hello. Accounts check the token again here:
         # a revocation's close that ran since the first check did not see the connection.
         self.registered_hooks: list[Callable[[Session], Awaitable[None]]] = []
+        # Run by hello with the unfinished races it rejoined (the player is back in them).
+        self.rejoined_hooks: list[Callable[[Session, list[R.Race]], Awaitable[None]]] = []
+        # Run when a player's last connection here closes, before it leaves its races' rooms.
+        self.last_closed_hooks: list[Callable[[Session], None]] = []
 
     async def ping(self, s: Session, msg: m.Ping) -> m.Pong:
         """§2: the server's clock (an estimate of Redis' TIME), for the client's offset."""
@@ -103,18 +108,21 @@ class SessionHandlers:
         seats = [rid for rid in seats if keys.valid_race_id(rid)]
         if not seats:
             return []
-        live, gone = [], []
+        live: list[R.Race] = []
+        gone: list[str] = []
         for rid, race in zip(seats, await svc.store.load_races(seats)):
             if isinstance(race, BaseException):
                 raise race
             if hello_rules.rejoins(race) and race.seat_of(pid) is not None:
                 svc.add_member(s, race)
-                live.append(rid)
+                live.append(race)
             else:
                 gone.append(rid)
         if gone:
             await svc.store.prune_seats(pid, *gone)
-        return sorted(live)
+        for hook in self.rejoined_hooks if live else ():
+            await hook(s, live)
+        return sorted(r.race for r in live)
 
     def _unsubscribe_player(self, pid: str) -> None:
         if pid not in self.svc.players:
@@ -130,6 +138,11 @@ class SessionHandlers:
             sessions.discard(s)
             if not sessions:
                 del svc.players[pid]
+                for closed_hook in self.last_closed_hooks:
+                    try:
+                        closed_hook(s)
+                    except Exception as exc:
+                        svc.failed("a last-connection clean-up failed", exc)
                 # Kept a while: a player who reconnects soon (a dropped link, a storm) costs no
                 # unsubscribe and subscribe; notices meanwhile find no connection and are dropped.
                 asyncio.get_running_loop().call_later(PLAYER_CHANNEL_LINGER_S, self._unsubscribe_player, pid)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable, Sequence
 
 from protocol import messages as m
 from protocol.messages import ErrorCode, RaceStatus
@@ -45,6 +46,10 @@ async def finished_race(
 class Watch:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
+        # The unattended public lobbies among loaded races (handlers/presence.py), left out of the list.
+        self.unattended: Callable[[Sequence[R.Race | None | BaseException]], Awaitable[set[str]]] | None = (
+            None
+        )
 
     async def replay(self, s: Session, msg: m.Replay) -> m.ReplayData:
         rid = race_id(msg.race)
@@ -72,7 +77,9 @@ class Watch:
         svc = self.svc
         most = svc.settings.max_list
         ids = await svc.store.public_races(most)
-        shown, stale = race_list(ids, await svc.store.load_races(ids), msg.game, most)
+        loaded = await svc.store.load_races(ids)
+        hidden = await self.unattended(loaded) if self.unattended is not None else set()
+        shown, stale = race_list(ids, loaded, msg.game, most, hidden, svc.now_ms())
         for rid in stale:
             await svc.store.index(rid, None)
         return m.RaceList(rid=msg.rid, races=[m.RaceSummary(**e) for e in shown])

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..config import Settings
 from ..storage.health import Health, is_outage
-from ..storage.sessions import Sessions, address_group
+from ..storage.sessions import Sessions, address_group, player_conns_name
 from .ratelimit import RateLimit
 
 log = logging.getLogger("solrace.admission")
@@ -178,7 +178,7 @@ class SocketGate:
 
 def player_key(pid: str) -> str:
     """The name a player's connection count has beside the addresses' counts."""
-    return "player " + pid
+    return player_conns_name(pid)
 
 
 class Admission:

@@ -12,6 +12,7 @@ key                                type    contents
                                            rules_version deal_version quick status ver
                                            starts_at deadline ended live spectators
                                            rated arena (the pairing arena's id, or "")
+                                           listed_from (a rematch: unlisted before, ms)
                                            players (JSON seats: player, name, ready)
                                            ranking (JSON, once finished)
 ``{race:ID}:p:PID``                hash    a player's game (from the start): n home
@@ -26,6 +27,9 @@ key                                type    contents
                                            truth of the game (pos + the log after pn)
 ``{race:ID}:ev``                   stream  public race events, id ``VER-0``, field m =
                                            the msgpack frame as sent; MAXLEN ~
+``{race:ID}:away``                 string  when (ms) the public lobby was first found with
+                                           none of its people connected (core/presence.py);
+                                           deleted by their hello or join; TTL the lobby's
 ``sess:SHA256(token)``             string  player id (+ " fresh" until the first seat); TTL
                                            FRESH_SESSION_TTL, then SESSION_TTL
 ``lim:sess:ADDR``                  string  sessions created from ADDR this minute
@@ -51,7 +55,8 @@ key                                type    contents
 ``{quick:GAME:SEATS}:held:PID``    set     ids of the connections that queued PID (its
                                            holders); same slot as the queue, same TTL
 ``races:timers``                   zset    race id -> next time the race must be looked
-                                           at (starts_at in countdown, deadline running)
+                                           at (starts_at in countdown, deadline running,
+                                           a public lobby's away check in its lobby)
 ``races:public``                   zset    race id -> created, public unfinished races
 ``race:ID`` (pub/sub channel)              the race's events, as published frames
 ``player:PID`` (pub/sub channel)           notices for one player (quick-match seat)
@@ -84,6 +89,11 @@ def player_key(rid: str, pid: str) -> str:
 
 def log_key(rid: str, pid: str) -> str:
     return "{race:" + rid + "}:log:" + pid
+
+
+def away_key(rid: str) -> str:
+    """``{race:ID}:away``: when the public lobby was first found unattended (core/presence.py)."""
+    return "{race:" + rid + "}:away"
 
 
 def race_channel(rid: str) -> str:

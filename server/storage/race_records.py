@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Collection
 from typing import Any
 
 from ..core import races as R
@@ -10,6 +11,7 @@ from .failover import NotReplicated
 from .keys import (
     PUBLIC,
     TIMERS,
+    away_key,
     log_key,
     player_key,
     race_channel,
@@ -152,6 +154,26 @@ class RaceRecords(StorePart):
         else:
             await self.redis.zadd(PUBLIC, {rid: created})
 
+    # --- the away clock of public lobbies (core/presence.py) ------------------------------
+
+    async def away_since(self, rid: str, now: int, ttl_ms: int) -> int:
+        """The lobby's away mark, set to `now` if it has none (it lives `ttl_ms`, as the lobby)."""
+        key = away_key(rid)
+        pipe = self.redis.pipeline(transaction=False)  # one key: the commands run in order
+        pipe.set(key, now, nx=True, px=ttl_ms)
+        pipe.get(key)
+        stored = (await pipe.execute())[1]
+        return now if stored is None else int(stored)
+
+    async def clear_away(self, *rids: str) -> None:
+        """These lobbies' people came back (a hello, a join): their away clocks start again."""
+        if not rids:
+            return
+        pipe = self.redis.pipeline(transaction=False)
+        for rid in rids:  # one key per command: the races live in different cluster slots
+            pipe.delete(away_key(rid))
+        await pipe.execute()
+
     # --- timers (the deadline sweeper) ---------------------------------------------------
 
     async def schedule(self, rid: str, at: int | None) -> None:
@@ -182,6 +204,11 @@ class RaceRecords(StorePart):
         """After a tick at `now` found nothing due: the race's timer to `at`, unless a timer
         later than `now` and earlier than `at` was set meanwhile (reschedule.lua)."""
         await RESCHEDULE(self.redis, [TIMERS], [rid, now, at])
+
+    async def schedule_if_none(self, rids: Collection[str], at: int) -> None:
+        """A timer at `at` for each of these races that has none; a stored one stays as it is."""
+        if rids:
+            await self.redis.zadd(TIMERS, dict.fromkeys(rids, at), nx=True)
 
     async def scheduled_at(self, rid: str) -> int | None:
         """The race's stored timer (ms), or None."""

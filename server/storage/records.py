@@ -52,6 +52,7 @@ def race_fields(r: R.Race) -> dict[str, Any]:
         "hints": int(r.hints),
         "rated": int(r.rated),
         "arena": r.arena,
+        "listed_from": r.listed_from,
         "status": r.status,
         "starts_at": "" if r.starts_at is None else r.starts_at,
         "deadline": "" if r.deadline is None else r.deadline,
@@ -88,6 +89,7 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
         hints=h.get(b"hints") != b"0",
         rated=h.get(b"rated") == b"1",
         arena=(h.get(b"arena") or b"").decode(),  # absent in races stored before the field
+        listed_from=int(h.get(b"listed_from") or 0),  # the same
         status=h[b"status"].decode(),
         ver=int(h[b"ver"]),
         starts_at=int_or_none(h.get(b"starts_at")),

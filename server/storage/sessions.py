@@ -18,7 +18,9 @@ name, a field per process holding that process's count and a field saying
 until when it holds unless renewed, so the counts of a process that died
 disappear with it. `conn_counts` writes this process's current counts of
 many names and reads the others' in one pipeline (the admission batches
-every connection of a moment into one call).
+every connection of a moment into one call). `connected` reads the players'
+counts to tell who is connected anywhere (a public lobby's presence,
+server/handlers/presence.py).
 """
 
 from __future__ import annotations
@@ -104,6 +106,11 @@ def new_session_key(addr: str) -> str:
 
 def conns_key(addr: str) -> str:
     return "conns:{" + addr + "}"
+
+
+def player_conns_name(pid: str) -> str:
+    """The name a player's open connections are counted under beside the addresses' (`conns_key`)."""
+    return "player " + pid
 
 
 def lobbies_key(addr: str) -> str:
@@ -258,6 +265,24 @@ class Sessions:
         await pipe.execute()
 
     # --- open connections per name (address or player), all processes -----------------------------
+
+    async def connected(self, pids: list[str]) -> set[str]:
+        """The players among `pids` with an open connection on some live process (this one too),
+        as the connection counts say: one round trip. A process that died counts until its
+        counts lapse (`conn_ttl_ms`); a closed connection leaves them within a batch (50 ms)."""
+        names = list(dict.fromkeys(pids))
+        if not names:
+            return set()
+        keys = [conns_key(player_conns_name(pid)) for pid in names]
+        replies = await self._batch([(key, ["HGETALL", key]) for key in keys])
+        now = int(time.time() * 1000)
+        live: set[str] = set()
+        for pid, flat in zip(names, replies, strict=True):
+            fields = dict(zip(flat[::2], flat[1::2]))
+            count, _dead = _others(fields, b"", now)
+            if count > 0:
+                live.add(pid)
+        return live
 
     async def conn_counts(self, counts: dict[str, int]) -> dict[str, int]:
         """Store this process's open connections per name; for each, the total of the other live processes.

@@ -5,6 +5,7 @@ Asking again (either player) gives the same new race, whichever process they are
 from __future__ import annotations
 
 import pytest
+from waiting import until
 
 import client
 from protocol import messages as m
@@ -69,3 +70,32 @@ async def test_rematch_refusals(server) -> None:
         with pytest.raises(client.ServerError) as e:
             await a.request(m.Rematch(race="nosuchrace"))
         assert e.value.code == "no-such-race"
+
+
+async def test_a_public_rematch_is_unlisted_while_its_players_may_accept(make_server, monkeypatch) -> None:
+    """A stranger browsing the list must not take the rival's seat before the rival could
+    accept: the rematch of a public race is listed only REMATCH_UNLISTED_MS after it was made."""
+    from server.core import bots as B
+
+    monkeypatch.setattr(B, "REMATCH_UNLISTED_MS", 1500)
+    app = await make_server()
+    async with (
+        client.connect(app.ws_url, name="ada") as a,
+        client.connect(app.ws_url, name="bob") as b,
+        client.connect(app.ws_url, name="eve") as eve,
+    ):
+        old = await finished_race(a, b, private=False)
+        made_at = await app.store.time_ms()
+        new = await a.request(m.Rematch(race=old.race))
+        listing = await eve.request(m.Races())
+        if await app.store.time_ms() < made_at + B.REMATCH_UNLISTED_MS:
+            assert new.race not in [r.race for r in listing.races]
+        offer = await b.wait_for(m.RematchOffer, lambda ev: ev.race == old.race, timeout=20)
+        assert offer.rematch == new.race  # the rival may still accept it by its id
+        # Once the hold is over it is an open lobby like any other (a seat is still free).
+        await until(lambda: _listed(eve, new.race), what="the rematch listed after its hold")
+        assert await app.store.time_ms() >= made_at + B.REMATCH_UNLISTED_MS - 50
+
+
+async def _listed(c: client.Client, rid: str) -> bool:
+    return rid in [r.race for r in (await c.request(m.Races())).races]

@@ -61,3 +61,14 @@ def test_the_fill_is_the_missed_events_or_else_the_snapshot():
 def test_retries_back_off_doubling():
     delays = [gap.retry_delay_s(a) for a in range(gap.ATTEMPTS - 1)]
     assert delays == [0.05, 0.1, 0.2, 0.4, 0.8]
+
+
+def test_a_lobby_is_listed_only_from_its_listed_from_time():
+    held = race("a")
+    held.listed_from = 5000  # a fresh rematch
+    running = race("b", status=R.RUNNING)
+    running.listed_from = 5000  # only a lobby is held out
+    shown, stale = race_list(["a", "b"], [held, running], None, 10, now=4999)
+    assert [e["race"] for e in shown] == ["b"] and stale == []  # still indexed
+    shown, _stale = race_list(["a", "b"], [held, running], None, 10, now=5000)
+    assert [e["race"] for e in shown] == ["a", "b"]

@@ -1,0 +1,173 @@
+"""A public lobby nobody waits in (server/handlers/presence.py): it leaves the race list as soon
+as none of its seated persons is connected to any process, and once that lasted
+`--lobby-away-ms` its seats are given back; a person back within that grace keeps their seat.
+Real sockets, two server processes on one Redis, one of them killed."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from typing import Any
+
+import redis.asyncio as aioredis
+from waiting import until
+from wsclient import Raw, player
+
+from server.storage import keys
+from server.storage.bots import BotQueue
+from server.storage.sessions import conns_key, player_conns_name
+
+GAME = "fours-up"
+AWAY_MS = 300
+
+
+async def listed(c: Raw) -> set[str]:
+    return {x["race"] for x in (await c.request("races"))["races"]}
+
+
+async def seated(app: Any, rid: str) -> list[str]:
+    _now, race = await app.store.load_race(rid)
+    assert race is not None
+    return [p.player for p in race.players]
+
+
+async def test_an_abandoned_lobby_leaves_the_list_at_once_and_gives_its_seats_back(make_server):
+    # Loopback is exempt by default (--limit-exempt): these servers exempt nobody.
+    settings = dict(lobby_away_ms=AWAY_MS, max_public_lobbies_per_addr=1, limit_exempt="")
+    app1, app2 = await make_server(**settings), await make_server(**settings)
+    ada = await player(app1.ws_url, "ada")
+    eve = await player(app2.ws_url, "eve")
+    rid = (await ada.request("create", game=GAME))["race"]
+    assert rid in await listed(eve)
+    assert (await eve.request("create", game=GAME))["code"] == "too-many-races"  # the address's one
+    token = ada.token
+    await ada.close()
+    # Nobody waits in it any more: out of the list on the other process, long before the grace
+    # ends (the seat is still ada's meanwhile).
+    await until(lambda: _not_listed(eve, rid), what="the lobby left the list")
+    # Once nobody came back for the grace, the seat is given back: the lobby is empty and
+    # unlisted, and counts no longer against its creator's address.
+    await until(lambda: _empty(app2, rid), what="the lobby's seats given back")
+    await until(lambda: _no_timer(app1, rid), what="no clock left to tick")
+    assert await app1.store.player_races(ada.player) == []
+    made = await eve.request("create", game=GAME)
+    assert made["t"] == "race", made
+    assert app1.service.metrics.lobbies_released + app2.service.metrics.lobbies_released == 1
+    # ada comes back later: the lobby is no longer hers.
+    back = await Raw.open(app1.ws_url)
+    assert (await back.hello(token=token))["races"] == []
+    await asyncio.gather(back.close(), eve.close())
+
+
+async def _not_listed(c: Raw, rid: str) -> bool:
+    return rid not in await listed(c)
+
+
+async def _no_timer(app: Any, rid: str) -> bool:
+    return await app.store.scheduled_at(rid) is None
+
+
+async def _empty(app: Any, rid: str) -> bool:
+    return await seated(app, rid) == []
+
+
+async def test_a_player_back_within_the_grace_keeps_their_seat(make_server):
+    away_ms = 2000  # room for the hello below on a loaded machine
+    app1, app2 = await make_server(lobby_away_ms=away_ms), await make_server(lobby_away_ms=away_ms)
+    ada = await player(app1.ws_url, "ada")
+    eve = await player(app2.ws_url, "eve")
+    rid = (await ada.request("create", game=GAME))["race"]
+    token = ada.token
+    await ada.close()
+    r = app1.store.redis
+    # The lobby's clock found it unattended: its away mark is set.
+    mark = await until(lambda: r.get(keys.away_key(rid)), what="the away mark")
+    left_at = int(mark)
+    # ada comes back, on the other process, within the grace: her hello restarts the clock,
+    # the lobby is listed again.
+    ada = await Raw.open(app2.ws_url)
+    assert (await ada.hello(token=token))["races"] == [rid]
+    assert await r.get(keys.away_key(rid)) is None
+    assert rid in await listed(eve)
+    # Past the grace counted from her first absence, the clock has looked again (found her
+    # here, it looks a whole grace later): she still sits there, the host.
+    await until(
+        lambda: _scheduled_after(app1, rid, left_at + away_ms), what="a look after the first grace's end"
+    )
+    assert await seated(app1, rid) == [ada.player]
+    assert rid in await listed(eve)
+    # Gone again: the grace starts from this absence, not from the first.
+    closed_at = await app1.store.time_ms()
+    await ada.close()
+    mark = await until(lambda: r.get(keys.away_key(rid)), what="the away mark again")
+    assert int(mark) >= closed_at
+    await eve.close()
+
+
+async def _scheduled_after(app: Any, rid: str, at: int) -> bool:
+    when = await app.store.scheduled_at(rid)
+    return when is not None and when > at
+
+
+async def test_a_bot_alone_in_a_lobby_is_nobody_waiting(make_server):
+    app = await make_server(lobby_away_ms=AWAY_MS)
+    ada = await player(app.ws_url, "ada")
+    eve = await player(app.ws_url, "eve")
+    rid = (await ada.request("create", game=GAME, seats=3))["race"]
+    # A bot identity, as the server mints them for a bot worker, joins over a socket of its own.
+    bot_pid, bot_token = await BotQueue(app.store.redis).new_bot("greedy", "Greedy bot", 600)
+    bot = await Raw.open(app.ws_url)
+    await bot.hello(token=bot_token)
+    assert (await bot.request("join", race=rid))["t"] == "race"
+    await ada.close()
+    await until(lambda: _not_listed(eve, rid), what="the lobby of a bot alone left the list")
+    await until(lambda: _empty(app, rid), what="the bot's seat given back too")
+    assert await app.store.player_races(bot_pid) == []
+    # The bot's connection was told: a snapshot of the lobby without it.
+    await bot.wait(lambda f: f.get("t") == "race" and f.get("race") == rid and not f["players"])
+    await asyncio.gather(bot.close(), eve.close())
+
+
+async def test_a_person_still_connected_keeps_the_lobby_listed(make_server):
+    app = await make_server(lobby_away_ms=AWAY_MS)
+    ada = await player(app.ws_url, "ada")
+    bob = await player(app.ws_url, "bob")
+    eve = await player(app.ws_url, "eve")
+    rid = (await ada.request("create", game=GAME, seats=3))["race"]
+    assert (await bob.request("join", race=rid))["t"] == "race"
+    await ada.close()  # the host leaves; bob still waits there
+    await until(
+        lambda: _scheduled_after(app, rid, app.service.now_ms() + AWAY_MS // 2),
+        what="the clock looked after ada left and found bob",
+    )
+    assert await seated(app, rid) == [ada.player, bob.player]
+    assert rid in await listed(eve)
+    await asyncio.gather(bob.close(), eve.close())
+
+
+async def test_a_lobby_of_a_process_that_died_is_given_back_by_another(make_server, serve_process):
+    """No lobby is held by a dead process: its connections count until their counts lapse
+    (30 s, hurried here by moving their expiry), then any other process's sweeper gives the seat back."""
+    app = await make_server(lobby_away_ms=AWAY_MS)
+    url, proc = serve_process("--lobby-away-ms", str(AWAY_MS))
+    ada = await player(url, "ada")
+    eve = await player(app.ws_url, "eve")
+    rid = (await ada.request("create", game=GAME))["race"]
+    assert rid in await listed(eve)
+    os.kill(proc.pid, signal.SIGKILL)  # no close, no clean-up: the process is gone
+    await asyncio.to_thread(proc.wait)
+    await asyncio.gather(ada.close(), return_exceptions=True)
+    r: aioredis.Redis = app.store.redis
+    assert rid in await listed(eve)  # the dead process's count of ada still holds
+    key = conns_key(player_conns_name(ada.player))
+    fields = await r.hgetall(key)
+    assert fields, "ada's connection was counted"
+    await r.hset(key, mapping={f: 0 for f in fields if f.endswith(b":t")})  # lapsed
+    # And no clock either, as for a lobby stored by a version before the away clock: the list
+    # that leaves it out gives it one.
+    await r.zrem(keys.TIMERS, rid)
+    await until(lambda: _not_listed(eve, rid), what="the dead process's lobby left the list")
+    await until(lambda: _empty(app, rid), what="its seat given back by the live process")
+    await until(lambda: app.service.metrics.lobbies_released == 1, what="counted where it was done")
+    await eve.close()
