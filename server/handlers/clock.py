@@ -148,11 +148,8 @@ class Clock:
         """The race's next timer after a tick that read it at `now`, but never later than a
         timer set in the future since (the end check of a winning move or a finish, which
         another process may have set between this tick's read and this write, and died
-        after): reschedule.lua."""
-        if at is None:
-            await self.svc.store.schedule(rid, None)
-        else:
-            await self.svc.store.reschedule(rid, now, at)
+        after), nor none instead of it: reschedule.lua."""
+        await self.svc.store.reschedule(rid, now, at)
 
     async def _end(self, race: R.Race, now: int) -> None:
         svc = self.svc

@@ -49,10 +49,12 @@ class LobbyPresence:
         release the lobby or look again later."""
         store = self.svc.store
         rid = race.race
+        # Timers below as every tick writes them (reschedule.lua): never over one set in the
+        # future since this read (a countdown started meanwhile on another process).
         if not P.watched(race):
             if not race.players and not race.private:  # emptied: off the list (idempotent)
                 await store.index(rid, None)
-            await store.schedule(rid, None)
+            await store.reschedule(rid, now, None)
             return
         away_ms = self.svc.settings.lobby_away_ms
         connected = await store.sessions.connected(P.people(race))
@@ -67,7 +69,7 @@ class LobbyPresence:
         if step.release:
             await self._release(race, now)
         else:
-            await store.schedule(rid, step.next_at)
+            await store.reschedule(rid, now, step.next_at)
 
     async def _release(self, race: R.Race, now: int) -> None:
         """Give back every seat of a lobby found unattended for the whole grace."""
@@ -76,7 +78,7 @@ class LobbyPresence:
         away_ms = self.svc.settings.lobby_away_ms
         seated = [p.player for p in race.players]
         if await store.sessions.connected(P.people(race)):  # came back since the tick's read
-            await store.schedule(rid, now + away_ms)
+            await store.reschedule(rid, now, now + away_ms)
             return
         released = False  # by this call's commit (not found so by another process)
 
@@ -88,7 +90,7 @@ class LobbyPresence:
 
         after = await self.lobby.mutate(rid, release)
         if after.players:  # changed since (a join): the next tick decides again
-            await store.schedule(rid, self.svc.now_ms())
+            await store.schedule_ahead(rid, self.svc.now_ms())
             return
         if released:
             self.svc.metrics.lobbies_released += 1
@@ -99,7 +101,7 @@ class LobbyPresence:
                 self.svc.remove_member(other, rid)
         await store.index(rid, None)
         await store.clear_away(rid)
-        await store.schedule(rid, None)
+        await store.reschedule(rid, now, None)
 
     async def came_back(self, s: Session, races: Sequence[R.Race]) -> None:
         """`s` said hello, seated in these races: if it is one of their people (not a bot), the

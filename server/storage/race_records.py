@@ -200,10 +200,10 @@ class RaceRecords(StorePart):
         """Move the race's stored timer to `at` if that is later; add none."""
         await self.redis.zadd(TIMERS, {rid: at}, xx=True, gt=True)
 
-    async def reschedule(self, rid: str, now: int, at: int) -> None:
-        """After a tick at `now` found nothing due: the race's timer to `at`, unless a timer
-        later than `now` and earlier than `at` was set meanwhile (reschedule.lua)."""
-        await RESCHEDULE(self.redis, [TIMERS], [rid, now, at])
+    async def reschedule(self, rid: str, now: int, at: int | None) -> None:
+        """A tick that read the race at `now`: its timer to `at` (None: no timer), unless a
+        timer later than `now`, and earlier than `at`, was set since (reschedule.lua)."""
+        await RESCHEDULE(self.redis, [TIMERS], [rid, now, "" if at is None else at])
 
     async def schedule_if_none(self, rids: Collection[str], at: int) -> None:
         """A timer at `at` for each of these races that has none; a stored one stays as it is."""

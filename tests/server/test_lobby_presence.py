@@ -171,3 +171,37 @@ async def test_a_lobby_of_a_process_that_died_is_given_back_by_another(make_serv
     await until(lambda: _empty(app, rid), what="its seat given back by the live process")
     await until(lambda: app.service.metrics.lobbies_released == 1, what="counted where it was done")
     await eve.close()
+
+
+async def test_a_lobby_check_keeps_a_countdown_started_since_it_read_the_lobby(make_server, monkeypatch):
+    """A lobby's away-clock tick (another process's) read the lobby; its players readied before
+    it wrote its next look, a grace away. Were that written over the countdown's timer, the race
+    would start a grace late if the process that started the countdown died."""
+    app = await make_server(lobby_away_ms=60_000)
+    ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
+    rid = (await ada.request("create", game=GAME, seats=2))["race"]
+    await bob.request("join", race=rid)
+    store, clock = app.store, app.service.clock
+    load_race = store.load_race
+    read, release = asyncio.Event(), asyncio.Event()
+
+    async def held_after_reading(race_id: str):
+        got = await load_race(race_id)
+        if race_id == rid and not read.is_set():
+            read.set()
+            await release.wait()
+        return got
+
+    monkeypatch.setattr(store, "load_race", held_after_reading)
+    other = asyncio.create_task(clock.tick(rid))  # stands for another process's sweep
+    await until(read.is_set, what="the tick read the lobby")
+    monkeypatch.setattr(store, "load_race", load_race)
+    for c in (ada, bob):
+        await c.request("ready", race=rid)
+    _now, race = await load_race(rid)
+    assert race is not None and race.status == "countdown"
+    assert await store.scheduled_at(rid) == race.starts_at
+    release.set()
+    await other
+    assert await store.scheduled_at(rid) == race.starts_at  # not a grace later
+    await asyncio.gather(ada.close(), bob.close())

@@ -101,8 +101,9 @@ async def test_an_end_check_set_while_another_tick_runs_is_not_raised_to_the_dea
 
 
 async def test_a_ticks_next_timer_is_kept_below_a_timer_set_in_the_future_since(server):
-    """reschedule.lua: a due timer (or none) takes the next one; a timer later than the tick's
-    now stays when it is earlier than the next one, and is lowered when it is later."""
+    """reschedule.lua: a due timer (or none) takes the next one (or goes, for none); a timer
+    later than the tick's now stays when it is earlier than the next one or there is none, and
+    is lowered when it is later."""
     store = server.store
     now = server.service.now_ms()
     cases = [  # (stored before, next timer, stored after)
@@ -111,6 +112,9 @@ async def test_a_ticks_next_timer_is_kept_below_a_timer_set_in_the_future_since(
         (now, now + 5_000, now + 5_000),
         (now + 2_000, now + 5_000, now + 2_000),
         (now + 9_000, now + 5_000, now + 5_000),
+        (None, None, None),
+        (now - 10, None, None),
+        (now + 2_000, None, now + 2_000),
     ]
     for i, (before, at, after) in enumerate(cases):
         rid = f"reschedule-{i}"
