@@ -11,6 +11,7 @@ import signal
 from typing import Any
 
 import redis.asyncio as aioredis
+from held_tick import HeldTick
 from waiting import until
 from wsclient import Raw, player
 
@@ -181,27 +182,12 @@ async def test_a_lobby_check_keeps_a_countdown_started_since_it_read_the_lobby(m
     ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
     rid = (await ada.request("create", game=GAME, seats=2))["race"]
     await bob.request("join", race=rid)
-    store, clock = app.store, app.service.clock
-    load_race = store.load_race
-    read, release = asyncio.Event(), asyncio.Event()
-
-    async def held_after_reading(race_id: str):
-        got = await load_race(race_id)
-        if race_id == rid and not read.is_set():
-            read.set()
-            await release.wait()
-        return got
-
-    monkeypatch.setattr(store, "load_race", held_after_reading)
-    other = asyncio.create_task(clock.tick(rid))  # stands for another process's sweep
-    await until(read.is_set, what="the tick read the lobby")
-    monkeypatch.setattr(store, "load_race", load_race)
-    for c in (ada, bob):
-        await c.request("ready", race=rid)
-    _now, race = await load_race(rid)
-    assert race is not None and race.status == "countdown"
-    assert await store.scheduled_at(rid) == race.starts_at
-    release.set()
-    await other
+    store = app.store
+    async with HeldTick(app, rid, monkeypatch):  # another process's sweep, held after its read
+        for c in (ada, bob):
+            await c.request("ready", race=rid)
+        _now, race = await store.load_race(rid)
+        assert race is not None and race.status == "countdown"
+        assert await store.scheduled_at(rid) == race.starts_at
     assert await store.scheduled_at(rid) == race.starts_at  # not a grace later
     await asyncio.gather(ada.close(), bob.close())

@@ -6,9 +6,9 @@ running, everyone finished, until the deadline). The death is played by a proces
 
 from __future__ import annotations
 
-import asyncio
 import time
 
+from held_tick import HeldTick
 from test_server_race import WIN, make_race, play
 from waiting import until
 from wsclient import player
@@ -74,25 +74,11 @@ async def test_an_end_check_set_while_another_tick_runs_is_not_raised_to_the_dea
     store, clock = server.store, server.service.clock
     await until(lambda: _counting_down_to_the_deadline(server, rid), what="the deadline's timer")
     await until(lambda: rid not in clock.ticking, what="the start's tick over")
-    load_race = store.load_race
-    read, release = asyncio.Event(), asyncio.Event()
-
-    async def held_after_reading(race_id: str):
-        got = await load_race(race_id)
-        if race_id == rid and not read.is_set():
-            read.set()
-            await release.wait()
-        return got
-
-    monkeypatch.setattr(store, "load_race", held_after_reading)
-    other = asyncio.create_task(clock.tick(rid))  # stands for another process's tick
-    await until(read.is_set, what="the tick read the race")
-    t0 = time.monotonic()
-    assert (await ada.request("finish", race=rid))["t"] == "ok"
-    checked = await store.scheduled_at(rid)
-    assert checked is not None and checked <= server.service.now_ms() + END_CHECK_MS
-    release.set()
-    await other
+    async with HeldTick(server, rid, monkeypatch):  # another process's tick, held after its read
+        t0 = time.monotonic()
+        assert (await ada.request("finish", race=rid))["t"] == "ok"
+        checked = await store.scheduled_at(rid)
+        assert checked is not None and checked <= server.service.now_ms() + END_CHECK_MS
     assert await store.scheduled_at(rid) == checked  # not raised to the deadline
     end = await ada.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
     assert end["ranking"][0]["status"] == "finished"
