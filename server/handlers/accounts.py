@@ -11,7 +11,7 @@ out everywhere, a password change) stops counting at once.
 
 Revoking is not enough for a connection already open with a revoked token: it
 still plays as the account's player (moves, the daily, casual races). So
-``logout_all`` and ``password`` close (1008) every other connection of the
+``logout``, ``logout_all`` and ``password`` close (1008) every other connection of the
 player whose token no longer holds, on every process: here at once, elsewhere
 through a ``revoked`` notice, which names the asking connection (a random id per
 connection) so that it is spared. A connection whose token still holds (a login
@@ -226,7 +226,7 @@ class AccountHandlers:
         li = await self.account_of(s)  # a token revoked meanwhile (elsewhere) is not logged in
         self.logged_in.pop(s, None)
         await self.accounts.logout(li.token)
-        await self._revoked(li.player)
+        await self._close_others(s, li.player)  # the token's other connections, wherever they are
         return m.Ok(rid=msg.rid)
 
     async def logout_all(self, s: Session, msg: m.LogoutAll) -> m.Ok:

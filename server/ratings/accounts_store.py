@@ -13,8 +13,12 @@ Session tokens are ``PLAYER.SECRET``; only sha256(SECRET), the session id,
 is stored, with its expiry, in the account's slot. A session lives
 ``session_ttl_ms`` from its last use: each hello with its token renews it
 (``resume``, in the same single round trip that checks it), so a player who
-plays within every such span stays logged in; there is no cap besides
-(revoking is ``logout``, ``logout_everywhere``, a password change). Login
+plays within every such span stays logged in. An account keeps at most
+``MAX_SESSIONS`` sessions: a new one beyond them ends the least recently used.
+Revoking is ``logout``, ``logout_everywhere`` and a password change; the last
+two also move the account's revocation count (``epoch``) on, and a login makes
+its session only if the password hash it verified and that count are still the
+account's (a login in flight when the password changed makes none). Login
 attempts take a token from a bucket per name and per address group first
 (``accounts.take``); a password change takes one from a bucket of its session
 instead (not the name's, which strangers can empty).
@@ -54,6 +58,7 @@ from .accounts import (
 from .common import DAY_MS, Clock, system_clock, text
 
 SESSION_TTL_MS = 30 * DAY_MS  # from the session's last hello (sliding)
+MAX_SESSIONS = 20  # per account (devices, browsers): a login beyond them ends the least recently used
 RESERVATION_STALE_MS = 60_000
 
 # A session's check at hello that renews it (sliding expiry): one script, so one round
@@ -136,6 +141,8 @@ class Accounts:
         self._confirm = redis.register_script(scripts.CONFIRM)
         self._create = redis.register_script(scripts.CREATE)
         self._set_password = redis.register_script(scripts.SET_PASSWORD)
+        self._new_session_script = redis.register_script(scripts.NEW_SESSION)
+        self._logout_everywhere = redis.register_script(scripts.LOGOUT_EVERYWHERE)
         self._resume = redis.register_script(RESUME)
         # A hash to verify against when the name is unknown, so that a login
         # for a missing account costs the same time as one for a real account.
@@ -177,7 +184,10 @@ class Accounts:
                 await self._release(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
             raise AccountError("already-account", "this player already has an account")
         await self._confirm(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
-        return Login(player, name, await self._new_session(player))
+        token = await self._new_session(player, pw, "0")
+        if token is None:  # cannot happen: the account was made just now, with this hash
+            raise AccountError("conflict", "the account changed while it was made")
+        return Login(player, name, token)
 
     async def _reserve_name(self, key: str, player: str) -> bool:
         """Reserve the name for ``player`` (in one slot: the index), before the
@@ -227,12 +237,17 @@ class Accounts:
         pid = text(player)
         await self._refill(name_bucket, self.account_policy, now)
         await self._give_back(addr_bucket, self.address_policy, now)
-        if needs_rehash(rec["pw"], self.hasher):
+        verified = rec["pw"]
+        if needs_rehash(verified, self.hasher):
             new_pw = await asyncio.to_thread(hash_password, password, self.hasher)
-            await self._set_password(
-                keys=[keys.account(pid), keys.sessions(pid)], args=[rec["pw"], new_pw, now, "", "0"]
-            )
-        return Login(pid, rec["name"], await self._new_session(pid))
+            if await self._set_password(
+                keys=[keys.account(pid), keys.sessions(pid)], args=[verified, new_pw, now, "", "0"]
+            ):
+                verified = new_pw
+        token = await self._new_session(pid, verified, rec.get("epoch", "0"))
+        if token is None:  # the password changed, or every session was revoked, since the read
+            raise AccountError("bad-login", "unknown name or wrong password")
+        return Login(pid, rec["name"], token)
 
     async def _dummy(self) -> str:
         if self.stand_in is None:
@@ -241,19 +256,24 @@ class Accounts:
             )
         return await asyncio.shield(self.stand_in)
 
-    async def _new_session(self, player: str) -> str:
+    async def _new_session(self, player: str, verified_pw: str, epoch: str) -> str | None:
+        """A new session's token, or None when the account is no longer as the caller verified
+        it (`verified_pw`, `epoch`: scripts.NEW_SESSION)."""
         secret = secrets.token_urlsafe(32)
         now = self.clock()
-        skey = keys.sessions(player)
-        old = await self.redis.hgetall(skey)
-        expired = [k for k, v in old.items() if int(text(v)) <= now]
-        pipe = self.redis.pipeline(transaction=False)
-        if expired:
-            pipe.hdel(skey, *expired)
-        pipe.hset(skey, session_id(secret), now + self.session_ttl_ms)
-        pipe.pexpire(skey, self.session_ttl_ms)
-        await pipe.execute()
-        return f"{player}.{secret}"
+        made = await self._new_session_script(
+            keys=[keys.account(player), keys.sessions(player)],
+            args=[
+                verified_pw,
+                epoch,
+                session_id(secret),
+                now + self.session_ttl_ms,
+                self.session_ttl_ms,
+                now,
+                MAX_SESSIONS,
+            ],
+        )
+        return f"{player}.{secret}" if int(made) else None
 
     async def session(self, token: str) -> Session | None:
         """The session of a token, or None (unknown, revoked or expired)."""
@@ -293,8 +313,8 @@ class Accounts:
             await self.redis.hdel(keys.sessions(player), session_id(secret))
 
     async def logout_everywhere(self, player: str) -> None:
-        """Revoke every session of the account."""
-        await self.redis.delete(keys.sessions(player))
+        """Revoke every session of the account (and any login in flight: scripts.NEW_SESSION)."""
+        await self._logout_everywhere(keys=[keys.account(player), keys.sessions(player)], args=[])
 
     async def change_password(self, token: str, old: str, new: str) -> None:
         """Change the password of the token's account and revoke its other sessions.

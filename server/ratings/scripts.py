@@ -89,16 +89,59 @@ return {'ok'}
 """
 
 # Replace the password hash if it is still the one verified; unless ARGV[5] is
-# '0' (a rehash with new cost parameters), revoke every session but the one kept.
+# '0' (a rehash with new cost parameters), revoke every session but the one kept, and
+# move the account's revocation count (`epoch`) on: a login verified before this
+# change then makes no session (NEW_SESSION).
 # KEYS: account, sessions. ARGV: old hash, new hash, now, kept session or '', revoke '1'|'0'.
 # -> 1 | 0 (the password changed meanwhile)
 SET_PASSWORD = """
 if redis.call('HGET', KEYS[1], 'pw') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'pw', ARGV[2], 'updated', ARGV[3])
 if ARGV[5] == '0' then return 1 end
+redis.call('HINCRBY', KEYS[1], 'epoch', 1)
 local kept = ARGV[4] ~= '' and redis.call('HGET', KEYS[2], ARGV[4])
 redis.call('DEL', KEYS[2])
 if kept then redis.call('HSET', KEYS[2], ARGV[4], kept) end
+return 1
+"""
+
+# Revoke every session of the account, and move its revocation count on (as SET_PASSWORD).
+# KEYS: account, sessions. -> 1
+LOGOUT_EVERYWHERE = """
+redis.call('DEL', KEYS[2])
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'epoch', 1) end
+return 1
+"""
+
+# A new session for a login (or a claim), only if the account is still as the login
+# verified it: the same password hash and no revocation since (`epoch`). A login checks
+# its password for tens of milliseconds; a `password` or `logout_all` landing meanwhile
+# must not be followed by a session made from the old password. Expired sessions go, and
+# beyond ARGV[7] live ones the least recently used (a session's value is its expiry,
+# renewed at each use) make room.
+# KEYS: account, sessions. ARGV: hash verified, epoch read ('0' if none), session id,
+# its expiry, sessions key TTL ms, now, most sessions. -> 1 | 0 (changed since: no session)
+NEW_SESSION = """
+if redis.call('HGET', KEYS[1], 'pw') ~= ARGV[1] then return 0 end
+if (redis.call('HGET', KEYS[1], 'epoch') or '0') ~= ARGV[2] then return 0 end
+local now = tonumber(ARGV[6])
+local flat = redis.call('HGETALL', KEYS[2])
+local live = {}
+for i = 1, #flat, 2 do
+  local expires = tonumber(flat[i + 1])
+  if expires <= now then
+    redis.call('HDEL', KEYS[2], flat[i])
+  else
+    live[#live + 1] = {flat[i], expires}
+  end
+end
+local over = #live - tonumber(ARGV[7]) + 1
+if over > 0 then
+  table.sort(live, function(a, b) return a[2] < b[2] end)
+  for i = 1, over do redis.call('HDEL', KEYS[2], live[i][1]) end
+end
+redis.call('HSET', KEYS[2], ARGV[3], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[5])
 return 1
 """
 

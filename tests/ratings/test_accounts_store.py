@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 
 import pytest
 import redis.asyncio as aioredis
@@ -123,6 +124,63 @@ async def test_change_password_revokes_the_other_sessions(accounts):
     with pytest.raises(AccountError):
         await accounts.login("Ada", PW, "10.0.0.1")
     assert (await accounts.login("Ada", "new password 1", "10.0.0.1")).player == "p1"
+
+
+async def _login_while(accounts: Accounts, monkeypatch, change) -> None:
+    """A login whose password check is under way when `change` (a coroutine function) runs:
+    the check passes, then the change lands, then the login goes on to make its session."""
+    checking, checked = threading.Event(), threading.Event()
+    real = accounts_store.verify_password
+
+    def slow_check(encoded: str, password: str, ph: PasswordHasher) -> bool:
+        ok = real(encoded, password, ph)
+        if password == PW and not checking.is_set():  # the login's (not the change's own check)
+            checking.set()
+            checked.wait(10)
+        return ok
+
+    monkeypatch.setattr(accounts_store, "verify_password", slow_check)
+    login = asyncio.create_task(accounts.login("Ada", PW, "10.0.0.9"))
+    await asyncio.to_thread(checking.wait, 10)
+    monkeypatch.setattr(accounts_store, "verify_password", real)
+    await change()
+    checked.set()
+    with pytest.raises(AccountError) as refused:
+        await login
+    assert refused.value.code == "bad-login"
+
+
+async def test_a_login_checked_before_a_password_change_makes_no_session(accounts, monkeypatch):
+    """The owner changes the password while an attacker's login with the old one is being
+    checked (a security audit: the session it made outlived the change, 3 of 3)."""
+    here = await accounts.claim("p1", "Ada", PW)
+    await _login_while(
+        accounts, monkeypatch, lambda: accounts.change_password(here.token, PW, "new password 1")
+    )
+    assert await accounts.session(here.token) is not None
+    assert len(await accounts.redis.hgetall(keys.sessions("p1"))) == 1  # the owner's only
+
+
+async def test_a_login_checked_before_a_logout_everywhere_makes_no_session(accounts, monkeypatch):
+    await accounts.claim("p1", "Ada", PW)
+    await _login_while(accounts, monkeypatch, lambda: accounts.logout_everywhere("p1"))
+    assert await accounts.redis.hgetall(keys.sessions("p1")) == {}
+    assert (await accounts.login("Ada", PW, "10.0.0.1")).player == "p1"  # a login after it does
+
+
+async def test_an_account_keeps_its_most_recently_used_sessions(r, clock, accounts):
+    first = await accounts.claim("p1", "Ada", PW)
+    logins = []
+    for _ in range(accounts_store.MAX_SESSIONS):
+        clock.ms += 1000
+        logins.append(await accounts.login("Ada", PW, "10.0.0.1"))
+    assert len(await r.hgetall(keys.sessions("p1"))) == accounts_store.MAX_SESSIONS
+    assert await accounts.session(first.token) is None  # the least recently used made room
+    clock.ms += 1000
+    assert await accounts.resume(logins[0].token) is not None  # used: now the most recent
+    await accounts.login("Ada", PW, "10.0.0.1")
+    assert await accounts.session(logins[0].token) is not None
+    assert await accounts.session(logins[1].token) is None
 
 
 async def test_login_rehashes_with_new_cost_parameters(r, clock, accounts):

@@ -405,6 +405,24 @@ async def test_password_and_logout_all_close_the_other_connections_on_every_proc
     await asyncio.gather(*(c.close() for c in (twin, bob, again)))
 
 
+async def test_logout_closes_the_other_connections_of_its_token_on_every_process(make_server):
+    """`logout` ended the token, but a connection opened with it before went on playing as the
+    account (a security audit): it is closed (1008) too, here and on the other process; another
+    device's token holds, and its connection stays."""
+    app1, app2 = await make_server(**CHEAP_HASH), await make_server(**CHEAP_HASH)
+    ada = await account(app1.ws_url, "ada")
+    same_here, same_there = await Raw.open(app1.ws_url), await Raw.open(app2.ws_url)
+    for c in (same_here, same_there):
+        await c.hello(token=ada.token)
+    other_device = await logged_in(app2.ws_url, ada, "ada")
+    assert (await ada.request("logout"))["t"] == "ok"
+    for c in (same_here, same_there):
+        await closed_revoked(c)
+    assert (await ada.request("ping"))["t"] == "pong"  # the asker stays, logged out
+    assert (await other_device.request("quick", game=GAME, rated=True))["t"] == "queued"
+    await asyncio.gather(*(c.close() for c in (ada, other_device)))
+
+
 @pytest.mark.parametrize("asked_here", [False, True], ids=["asked-elsewhere", "asked-here"])
 async def test_a_hello_racing_a_revocation_is_not_left_open(make_server, monkeypatch, asked_here):
     """hello checks its token, then makes the connection one of its player's; a revocation
@@ -469,9 +487,9 @@ async def test_logout_on_a_token_revoked_elsewhere_is_not_logged_in(make_server)
     same = await Raw.open(app2.ws_url)  # the same token on another process
     await same.hello(token=ada.token)
     assert (await ada.request("logout"))["t"] == "ok"
-    assert (await same.request("logout"))["code"] == "not-logged-in"
+    await closed_revoked(same)  # it cannot log out again: closed with the token
     assert (await ada.request("logout"))["code"] == "not-logged-in"
-    await asyncio.gather(ada.close(), same.close())
+    await ada.close()
 
 
 async def test_revoked_sessions_leave_the_rated_pool_and_are_never_seated(make_server):
