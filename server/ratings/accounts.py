@@ -27,10 +27,12 @@ name exists) and one per client address. A bucket holds at most
 with an empty bucket is refused with the time until the next token. A failed
 attempt keeps its token spent; a successful one gives the account bucket back
 its full capacity (the owner is not locked out by an attacker once they got
-in) and the address its token back. With the defaults an attacker gets
-5 guesses at once on one account and then 1 every 5 minutes (288 a day),
-and one address gets 20 guesses at once and then 1 every 30 seconds across
-all accounts. An address is counted by its group (``address_group``, as every
+in), while the address keeps its token spent: every login costs an argon2
+check, and knowing one account's password (anyone can make an account) must
+not buy an address an unlimited number of them. With the defaults an attacker
+gets 5 guesses at once on one account and then 1 every 5 minutes (288 a day),
+and one address gets 20 logins at once, failed or not, and then 1 every 30
+seconds across all accounts. An address is counted by its group (``address_group``, as every
 per-address limit): an IPv4 address itself, an IPv6 address its /64, which
 one host is usually given whole and could rotate through.
 

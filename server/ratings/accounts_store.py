@@ -235,8 +235,10 @@ class Accounts:
         if not await asyncio.to_thread(verify_password, rec["pw"], password, self.hasher):
             raise AccountError("bad-login", "unknown name or wrong password")
         pid = text(player)
+        # The name's bucket is full again (the owner is in); the address keeps its token spent:
+        # every login costs an argon2 check, and an account's own password must not buy one
+        # address an unlimited number of them.
         await self._refill(name_bucket, self.account_policy, now)
-        await self._give_back(addr_bucket, self.address_policy, now)
         verified = rec["pw"]
         if needs_rehash(verified, self.hasher):
             new_pw = await asyncio.to_thread(hash_password, password, self.hasher)

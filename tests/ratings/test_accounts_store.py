@@ -171,9 +171,9 @@ async def test_a_login_checked_before_a_logout_everywhere_makes_no_session(accou
 async def test_an_account_keeps_its_most_recently_used_sessions(r, clock, accounts):
     first = await accounts.claim("p1", "Ada", PW)
     logins = []
-    for _ in range(accounts_store.MAX_SESSIONS):
+    for i in range(accounts_store.MAX_SESSIONS):
         clock.ms += 1000
-        logins.append(await accounts.login("Ada", PW, "10.0.0.1"))
+        logins.append(await accounts.login("Ada", PW, f"10.0.1.{i}"))
     assert len(await r.hgetall(keys.sessions("p1"))) == accounts_store.MAX_SESSIONS
     assert await accounts.session(first.token) is None  # the least recently used made room
     clock.ms += 1000
@@ -303,6 +303,21 @@ async def test_password_changes_are_limited_per_session(r, clock, hasher):
         assert e.value.code == "bad-login"
     clock.ms += 300_000
     await accounts.change_password(here.token, "new password 2", "new password 3")
+
+
+async def test_successful_logins_count_against_their_address(r, clock, hasher):
+    """Every login costs an argon2 check: one address knowing an account's password (anyone can
+    make one) must not buy an unlimited number of them (a security audit: 40 in a row)."""
+    accounts = Accounts(r, clock=clock, hasher=hasher, address_policy=LoginPolicy(3, 30_000))
+    await accounts.claim("p1", "Ada", PW)
+    for _ in range(3):
+        await accounts.login("Ada", PW, "10.0.0.1")
+    with pytest.raises(AccountError) as limited:
+        await accounts.login("Ada", PW, "10.0.0.1")
+    assert limited.value.code == "login-limited"
+    assert (await accounts.login("Ada", PW, "10.0.0.2")).player == "p1"  # the name is not
+    clock.ms += 30_000
+    assert (await accounts.login("Ada", PW, "10.0.0.1")).player == "p1"
 
 
 async def test_one_ipv6_64_is_one_address_for_login_limits(r, clock, hasher):
