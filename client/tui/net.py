@@ -54,6 +54,7 @@ def write_token(path: Path, token: str) -> None:
     """Write the token file, readable by its owner only; `OSError` if it cannot be written."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    os.fchmod(fd, 0o600)  # a file made before (or by hand) with a wider mode is narrowed too
     with os.fdopen(fd, "w") as f:
         f.write(token + "\n")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 import redis.asyncio as aioredis
 
-from client.tui.net import connector, open_session
+from client.tui.net import connector, open_session, write_token
 from client.tui.play_app import PlayApp
 from client.tui.session import ServerError
 from client.tui.widgets import BoardView
@@ -144,3 +144,14 @@ async def test_the_apps_show_the_new_guest_line_as_a_notification(app, tmp_path)
             await until(pilot, lambda a=shown: "new guest" in toasts(a), what="the notification")
             assert "you now play as a new guest" in toasts(shown)
         assert path.read_text().strip() != "no-such-token"
+
+
+def test_a_token_written_over_a_wider_file_leaves_it_readable_by_its_owner_only(tmp_path):
+    """The mode given at creation does not apply to a file that exists: an account token written
+    into one made readable by others stayed readable (a security audit)."""
+    path = tmp_path / "token"
+    path.write_text("a guest's token\n")
+    path.chmod(0o644)
+    write_token(path, "p1.secret")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert path.read_text() == "p1.secret\n"
