@@ -1,13 +1,13 @@
 """A pure simulation of an arena over pairing and scoring: who lands in the smaller races.
 
 No Redis, no sockets: the arena's state is what the store keeps (standings, free since,
-last race, smaller races), moved forward tick by tick the way every server process's loop
+last race and how many it had), moved forward tick by tick the way every server process's loop
 does it: pair the free players (``pairing.pair``), run each race for a drawn length, score
 it (``scoring.score_race``) and free its players at its end. Races last from half a minute
 to the full five-minute clock: a race ends when its last player is done, so races formed
 together end apart, and a smaller race (fewer players to wait for) tends to end sooner.
 
-Measured with it (docs/arenas.md "Smaller races"): in a 3-seat arena of 5 players one
+Measured with it (docs/arenas.md section 4, "Small arenas split into fixed groups"): in a 3-seat arena of 5 players one
 player sat in a smaller race in 99% of their races, and about 95% of the smaller races
 formed when their players were the only ones free, so a pairing rule alone cannot
 choose who sits in them.
