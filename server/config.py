@@ -325,6 +325,14 @@ class Settings:
             "the client address (for MAX_CONN_PER_ADDR); empty: trust none"
         ),
     )
+    allowed_origins: str = field(
+        default="",
+        metadata=_doc(
+            "comma-separated origins (https://play.example.com) whose pages may open a WebSocket besides "
+            "the server's own (the Origin naming the request's Host); a request with no Origin (not a "
+            "browser) is always let in; empty: the server's own pages only"
+        ),
+    )
     max_pending_per_addr: int = field(
         default=64,
         metadata=_doc(

@@ -117,6 +117,7 @@ class Metrics:
         self.races_created = 0
         self.races_finished = 0
         self.lobbies_released = 0  # public lobbies emptied because nobody waited (handlers/presence.py)
+        self.refused_origin = 0  # WebSocket upgrades from another site's page (net/http.py)
         self.move_latency = Histogram(LATENCY_BUCKETS)
         self.version = software_version()
 
@@ -174,6 +175,12 @@ class Metrics:
             "counter",
             "Public lobbies emptied on this process because none of their people was connected.",
             [f"solrace_lobbies_released_total {self.lobbies_released}"],
+        )
+        lines += family(
+            "solrace_ws_origin_refused_total",
+            "counter",
+            "WebSocket upgrades refused (403) for coming from another site's page (--allowed-origins).",
+            [f"solrace_ws_origin_refused_total {self.refused_origin}"],
         )
         lines += family(
             "solrace_messages_total",

@@ -16,6 +16,12 @@ long, unreadable) gets 404, never a traceback. Responses that websockets makes i
 handshake, a request line over 8 KiB, header lines too large, 503 while stopping) get them too:
 `SecureProtocol` adds them to every response as it is sent, but the 101 that opens a WebSocket.
 
+A WebSocket upgrade from a browser page of another site is refused (403, `origin_allowed`): its
+`Origin` must name the request's own `Host` or be one of `--allowed-origins`; a request with no
+`Origin` is not a browser's (the terminal client, bots, scripts) and is let in. Tokens live in the
+page's storage, not in cookies, so such a page could not act as its visitor, but it could spend the
+visitor's address allowances (connections, new sessions a minute) for every player behind that address.
+
 `/metrics` answers only clients whose address (the peer's, or the one a trusted proxy forwarded) lies in
 `--metrics-from` (default: loopback and the private ranges); everyone else gets the 404 of a missing file,
 so that the counters of a public server are not public. It waits at most RACE_COUNT_TIMEOUT_S for Redis's
@@ -81,6 +87,35 @@ CSP = (
 _HOST = re.compile(r"(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::[0-9]{1,5})?")
 
 
+def _authority(host: str) -> str:
+    """`host[:port]` lower-cased, without the scheme's default port (80 for ws/http, 443 for wss/https)."""
+    host = host.strip().lower()
+    for default in (":80", ":443"):
+        if host.endswith(default):
+            return host[: -len(default)]
+    return host
+
+
+def origin_allowed(headers: Headers, allowed: frozenset[str]) -> bool:
+    """Whether a WebSocket upgrade may come from the page that sent it (see the module docstring)."""
+    origins = headers.get_all("Origin")
+    if not origins:
+        return True
+    if len(origins) > 1:
+        return False
+    origin = origins[0].strip().lower().rstrip("/")
+    if origin in allowed:
+        return True
+    scheme, sep, rest = origin.partition("://")
+    hosts = headers.get_all("Host")
+    return (
+        bool(sep)
+        and scheme in ("http", "https")
+        and len(hosts) == 1
+        and _authority(rest) == _authority(hosts[0])
+    )
+
+
 def _csp(headers: Headers | None) -> str:
     hosts = [] if headers is None else headers.get_all("Host")
     connect = "'self'"
@@ -137,6 +172,9 @@ class Http:
         self.metrics = metrics
         self.trusted = parse_networks(settings.trusted_proxies, "trusted-proxies")
         self.metrics_from = parse_networks(settings.metrics_from, "metrics-from", private=True)
+        self.allowed_origins = frozenset(
+            o.strip().lower().rstrip("/") for o in settings.allowed_origins.split(",") if o.strip()
+        )
         self.static = Path(settings.static).resolve() if settings.static else DEFAULT_STATIC
         self.games_json = json.dumps(game_facts(), ensure_ascii=False).encode()
         self._check: asyncio.Future[str | None] | None = None  # the /healthz check under way
@@ -146,7 +184,12 @@ class Http:
             response = self._response(405, b"method not allowed\n", "text/plain")
             response.headers["Allow"] = ", ".join(METHODS)
         elif is_websocket_upgrade(request):
-            return None
+            if origin_allowed(request.headers, self.allowed_origins):
+                return None
+            self.metrics.refused_origin += 1
+            response = self._response(
+                403, b"this page's origin may not open a WebSocket here\n", "text/plain"
+            )
         else:
             response = await self._route(request.path.split("?", 1)[0], connection, request)
         response.headers["Content-Security-Policy"] = _csp(request.headers)

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from websockets.datastructures import Headers
 
-from server.net.http import MAX_PATH
+from server.net.http import MAX_PATH, origin_allowed
 
 ROOT = Path(__file__).resolve().parents[2]
 INDEX = ROOT / "client" / "web" / "static" / "index.html"
@@ -168,3 +169,43 @@ async def test_upgrade_is_a_token_not_a_substring(server) -> None:
     # Among other tokens it is still an upgrade, handed to the handshake, which wants it alone (426).
     reply = await request(server, "GET", "/ws", upgrade_headers("h2c, websocket"))
     assert reply.status == 426
+
+
+async def test_a_websocket_from_another_sites_page_is_refused(make_server) -> None:
+    """Any page a player visits could open sockets here from their browser and spend their
+    address's allowances (a security audit): an upgrade whose Origin is neither the server's own
+    host nor one of --allowed-origins gets 403; one with no Origin (not a browser) is let in."""
+    server = await make_server(allowed_origins="https://Play.Example.com/, http://10.0.0.7:8080")
+    own = f"http://127.0.0.1:{server.port}"
+    cases = [
+        ({}, 101),  # the terminal client, bots, scripts
+        ({"Origin": own}, 101),  # the server's own page
+        ({"Origin": "https://play.example.com"}, 101),  # allowed by the setting
+        ({"Origin": "http://10.0.0.7:8080"}, 101),
+        ({"Origin": "https://evil.example"}, 403),
+        ({"Origin": f"https://127.0.0.1:{server.port}.evil.example"}, 403),
+        ({"Origin": "null"}, 403),  # a sandboxed frame or a file: page
+        ({"Origin": "http://10.0.0.7:8081"}, 403),
+    ]
+    for extra, status in cases:
+        reply = await request(server, "GET", "/ws", {**upgrade_headers("websocket"), **extra})
+        assert reply.status == status, extra
+        if status == 403:
+            assert_secure(reply, server.port)
+    assert server.service.metrics.refused_origin == 4
+    metrics = await request(server, "GET", "/metrics")
+    assert b"solrace_ws_origin_refused_total 4" in metrics.body
+
+
+def test_an_origin_and_a_host_name_the_same_server_with_or_without_the_default_port() -> None:
+    def allowed(origin: str, host: str) -> bool:
+        return origin_allowed(Headers([("Origin", origin), ("Host", host)]), frozenset())
+
+    assert allowed("https://Example.COM", "example.com:443")
+    assert allowed("http://example.com:80", "example.com")
+    assert allowed("https://[::1]:8765", "[::1]:8765")
+    assert not allowed("https://example.com", "example.com:8443")
+    assert not allowed("ftp://example.com", "example.com")
+    assert not origin_allowed(
+        Headers([("Origin", "https://a.example"), ("Origin", "https://a.example")]), frozenset()
+    )
