@@ -46,10 +46,12 @@ async def test_the_daily_and_recent_tables_fit_80x24(make_server, tmp_path) -> N
         await click_shown(pilot, "#daily")
         await until(pilot, lambda: isinstance(app.screen, DailyScreen), what="daily")
 
-        def row_drawn() -> bool:
-            return any("#1 of 1" in line and "1 day" in line for line in screen_lines(app))
+        def rows_drawn() -> bool:  # each game's row is filled by its own request
+            lines = screen_lines(app)
+            attempt = any("#1 of 1" in line and "1 day" in line for line in lines)
+            return attempt and sum("0 played" in line for line in lines) == 3
 
-        await until(pilot, row_drawn, what="the attempt's row")
+        await until(pilot, rows_drawn, what="every game's row")
         lines = screen_lines(app)
         assert any(
             "game" in line and "today" in line and "your attempt" in line and "streak" in line
