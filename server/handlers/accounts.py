@@ -199,7 +199,7 @@ class AccountHandlers:
 
     async def claim(self, s: Session, msg: m.Claim) -> m.Account:
         try:
-            login = await self.accounts.claim(s.player, msg.name, msg.password)
+            login = await self.accounts.claim(s.player, msg.name, msg.password, s.addr or None)
         except AccountError as exc:
             raise account_error(exc) from None
         sess = await self.accounts.session(login.token)

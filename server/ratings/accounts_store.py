@@ -35,6 +35,7 @@ from typing import Any
 
 from argon2 import PasswordHasher
 
+from ..storage.sessions import address_group
 from . import keys, scripts
 from .accounts import (
     ACCOUNT_POLICY,
@@ -59,6 +60,7 @@ from .common import DAY_MS, Clock, system_clock, text
 
 SESSION_TTL_MS = 30 * DAY_MS  # from the session's last hello (sliding)
 MAX_SESSIONS = 20  # per account (devices, browsers): a login beyond them ends the least recently used
+KNOWN_ADDRESS_MS = 30 * DAY_MS  # an address an account logged in from skips the name's login bucket
 RESERVATION_STALE_MS = 60_000
 
 # A session's check at hello that renews it (sliding expiry): one script, so one round
@@ -82,6 +84,12 @@ if now + ttl > tonumber(exp) then
 end
 return name
 """
+
+
+def _address_id(address: str) -> str:
+    """What an account keeps of an address it logged in from: a digest of its group (an IPv6
+    address's /64), not the address itself."""
+    return hashlib.sha256(address_group(address).encode()).hexdigest()[:32]
 
 
 def session_id(secret: str) -> str:
@@ -161,8 +169,9 @@ class Accounts:
 
     # --- claim ------------------------------------------------------------------------------
 
-    async def claim(self, player: str, name: str, password: str) -> Login:
+    async def claim(self, player: str, name: str, password: str, address: str | None = None) -> Login:
         """Make the guest ``player`` an account named ``name``; returns a logged-in session.
+        ``address``: the claiming client's, known from then on (as a login's).
 
         Errors: ``bad-name``, ``bad-password``, ``name-taken``, ``already-account``.
         """
@@ -187,6 +196,8 @@ class Accounts:
         token = await self._new_session(player, pw, "0")
         if token is None:  # cannot happen: the account was made just now, with this hash
             raise AccountError("conflict", "the account changed while it was made")
+        if address is not None:
+            await self._remember(player, address, self.clock())
         return Login(player, name, token)
 
     async def _reserve_name(self, key: str, player: str) -> bool:
@@ -215,15 +226,18 @@ class Accounts:
         now = self.clock()
         name_bucket = keys.login_name(key)
         addr_bucket = keys.login_address(address)
-        wait = await self._take(name_bucket, self.account_policy, now)
+        player = await self.redis.hget(keys.NAMES, key)
+        # An address the account logged in from before is not held back by the name's bucket:
+        # strangers failing on purpose empty that one, and must not lock the owner out.
+        known = player is not None and await self._known(text(player), address, now)
+        wait = 0 if known else await self._take(name_bucket, self.account_policy, now)
         if wait == 0:
             wait = await self._take(addr_bucket, self.address_policy, now)
-            if wait:
+            if wait and not known:
                 await self._give_back(name_bucket, self.account_policy, now)
         if wait:
             raise AccountError("login-limited", "too many login attempts", retry_after_ms=wait)
         dummy = await self._dummy()  # every login waits for it, known name or not
-        player = await self.redis.hget(keys.NAMES, key)
         rec = (
             {text(k): text(v) for k, v in (await self.redis.hgetall(keys.account(text(player)))).items()}
             if player
@@ -239,6 +253,7 @@ class Accounts:
         # every login costs an argon2 check, and an account's own password must not buy one
         # address an unlimited number of them.
         await self._refill(name_bucket, self.account_policy, now)
+        await self._remember(pid, address, now)
         verified = rec["pw"]
         if needs_rehash(verified, self.hasher):
             new_pw = await asyncio.to_thread(hash_password, password, self.hasher)
@@ -250,6 +265,22 @@ class Accounts:
         if token is None:  # the password changed, or every session was revoked, since the read
             raise AccountError("bad-login", "unknown name or wrong password")
         return Login(pid, rec["name"], token)
+
+    async def _known(self, player: str, address: str, now: int) -> bool:
+        until = await self.redis.hget(keys.known_addresses(player), _address_id(address))
+        return until is not None and int(text(until)) > now
+
+    async def _remember(self, player: str, address: str, now: int) -> None:
+        """The address logged the account in: known for KNOWN_ADDRESS_MS (renewed by each login
+        from it); the ones known no longer are dropped."""
+        kkey = keys.known_addresses(player)
+        stale = [f for f, until in (await self.redis.hgetall(kkey)).items() if int(text(until)) <= now]
+        pipe = self.redis.pipeline(transaction=False)
+        if stale:
+            pipe.hdel(kkey, *stale)
+        pipe.hset(kkey, _address_id(address), now + KNOWN_ADDRESS_MS)
+        pipe.pexpire(kkey, KNOWN_ADDRESS_MS)
+        await pipe.execute()
 
     async def _dummy(self) -> str:
         if self.stand_in is None:

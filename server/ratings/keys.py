@@ -28,8 +28,10 @@ key                             type    contents
 ``{rating:G}:pending``          zset    rated race → ms from which to check it was rated (``pending``)
 ``{accounts}:names``            hash    lower-cased name → player id
 ``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
-``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated
+``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated,
+                                        epoch (revocations: password changes, logout_all)
 ``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret
+``{acct:P}:known``              hash    digest of an address group P logged in from → until (ms); expires
 ``{login:name:KEY}``            string  login bucket ``tokens:at_ms`` of an account name; expires
 ``{login:addr:GROUP}``          string  login bucket of a client address group (``address_group``: an
                                         IPv4 address, an IPv6 /64); expires
@@ -80,6 +82,12 @@ def account(player: str) -> str:
 
 def sessions(player: str) -> str:
     return "{acct:" + player + "}:sessions"
+
+
+def known_addresses(player: str) -> str:
+    """``{acct:P}:known`` hash: a hash of each address group an account logged in from →
+    until when (ms) it is known; such an address is not held back by the name's login bucket."""
+    return "{acct:" + player + "}:known"
 
 
 def login_name(key: str) -> str:

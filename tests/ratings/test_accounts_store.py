@@ -320,6 +320,38 @@ async def test_successful_logins_count_against_their_address(r, clock, hasher):
     assert (await accounts.login("Ada", PW, "10.0.0.1")).player == "p1"
 
 
+async def test_strangers_failing_on_purpose_do_not_lock_the_owner_out_where_they_logged_in(r, clock, hasher):
+    """Five wrong passwords from anywhere emptied the name's bucket and the owner's right one
+    was refused (a security audit: one guess every 5 minutes kept an account locked). An
+    address the account logged in from (or was claimed from) is not held back by it."""
+    accounts = Accounts(r, clock=clock, hasher=hasher, account_policy=LoginPolicy(5, 300_000))
+    await accounts.claim("p1", "Ada", PW, "10.0.0.1")  # at home
+    await accounts.login("Ada", PW, "2001:db8:1:2::5")  # and on the phone
+
+    async def lock_out() -> None:
+        for _ in range(5):
+            with pytest.raises(AccountError):
+                await accounts.login("Ada", "a wrong guess", "10.0.0.66")
+
+    async def refused(address: str) -> None:
+        with pytest.raises(AccountError) as e:
+            await accounts.login("Ada", PW, address)
+        assert e.value.code == "login-limited"
+
+    await lock_out()
+    await refused("10.0.0.66")
+    await refused("10.0.0.2")  # a new place waits, as a stranger does
+    assert (await accounts.login("Ada", PW, "10.0.0.1")).player == "p1"
+    await lock_out()
+    assert (await accounts.login("Ada", PW, "2001:db8:1:2::77")).player == "p1"  # its /64
+    # the addresses are kept as digests, and forgotten after a while without a login
+    known = await r.hgetall(keys.known_addresses("p1"))
+    assert len(known) == 2 and not any(b"10.0.0" in f or b"2001" in f for f in known)
+    clock.ms += accounts_store.KNOWN_ADDRESS_MS
+    await lock_out()
+    await refused("10.0.0.1")
+
+
 async def test_one_ipv6_64_is_one_address_for_login_limits(r, clock, hasher):
     """Every address of an IPv6 /64 (one host may hold it all) shares one login bucket, as in
     every per-address limit (``address_group``); another /64 has its own."""
