@@ -18,6 +18,7 @@ from client.cli import play
 from client.library.connection import ServerError, connect
 from client.tui import account
 from client.tui.net import is_account_token, open_session
+from server.ratings import keys as rkeys
 from tests.tui.helpers import rendered, until
 
 pytestmark = pytest.mark.timeout(120)
@@ -97,7 +98,9 @@ async def test_login_from_the_terminal_then_the_app_plays_as_the_account(server,
 
 async def test_a_wrong_password_and_the_login_limit_are_said_plainly(server, tmp_path, capsys) -> None:
     url = server.ws_url
-    await make_account(url, "bob")
+    pid = await make_account(url, "bob")
+    # Every client here is 127.0.0.1: as if bob had claimed elsewhere, the address is not known.
+    await server.store.redis.delete(rkeys.known_addresses(pid))
     path = tmp_path / "token"
     path.write_text("kept\n")
     argv = ("--login", "bob", "--url", url, "--token-file", str(path))
