@@ -236,6 +236,7 @@ class Service:
         self.bus.unsubscribe(keys.race_channel(room.rid))
         for pid in room.pids:
             self.games.pop((room.rid, pid), None)
+        self.store.moves.forget(room.rid, room.pids)
 
     def add_member(self, s: Session, race: R.Race) -> None:
         room = self.ensure_room(race)

@@ -17,7 +17,7 @@ built once per (race, player).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 from protocol.messages import ErrorCode
@@ -175,6 +175,12 @@ class MovePipe:
             on_reply(decode_reply(reply, n + 1))
 
         self.pipe.call_packed(packed, done, rk)
+
+    def forget(self, rid: str, pids: Iterable[str]) -> None:
+        """The race's room left this process: its players' command parts go (a race's players
+        stay cached for its life here, not for the process's)."""
+        for pid in pids:
+            self._heads.pop((rid, pid), None)
 
     def _head(self, rid: str, pid: str) -> tuple[bytes, bytes, bytes]:
         """The constant parts of a player's move command and of its progress frame."""
