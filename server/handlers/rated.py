@@ -237,7 +237,7 @@ class RatedHandlers:
                 # The entry stays while another connection of the player that queued for it is
                 # open, here or on another process; its seat goes with it.
                 if await self.pool.release(game, s.pid, self.identity.conn_id(s)):
-                    await self.svc.store.release_seats(s.pid, rated_hold(game))
+                    await self._left(game, s.pid)
             except Exception as exc:
                 self.svc.failed("could not leave the rated pool", exc)
 
@@ -276,8 +276,17 @@ class RatedHandlers:
             failed = 0
 
     async def form(self, game: str) -> None:
-        for group in await self.pool.form(game):
+        stale: list[str] = []  # entries older than the pool's stale_ms, dropped
+        groups = await self.pool.form(game, stale)
+        for pid in stale:
+            await self._left(game, pid)
+        for group in groups:
             await self.seat(game, group)
+
+    async def _left(self, game: str, pid: str) -> None:
+        """`pid`'s entry left the pool unseated: its login session's record and its seat go."""
+        await self.sessions.forget(game, pid)
+        await self.svc.store.release_seats(pid, rated_hold(game))
 
     async def seat(self, game: str, group: list[Waiting]) -> None:
         """Seat a formed group in a new rated quick race (as the lobby seats a quick group).

@@ -98,14 +98,18 @@ class Pool:
             out.append(Waiting(text(player), float(d["mu"]), int(d["joined"]), int(d["seats"])))
         return out
 
-    async def form(self, game: str) -> list[list[Waiting]]:
-        """The races this call took out of the pool (each a list of ``Waiting``)."""
+    async def form(self, game: str, dropped: list[str] | None = None) -> list[list[Waiting]]:
+        """The races this call took out of the pool (each a list of ``Waiting``). The players
+        whose stale entries it dropped are added to ``dropped`` (their session and seat are
+        the caller's to let go)."""
         now = self.clock()
         pool = await self.waiting(game)
         fresh = []
         for w in pool:
             if now - w.joined_ms >= self.stale_ms:
-                await self._drop(keys=[keys.pool(game)], args=[w.player, _entry(w.mu, w.joined_ms, w.seats)])
+                entry = _entry(w.mu, w.joined_ms, w.seats)
+                if await self._drop(keys=[keys.pool(game)], args=[w.player, entry]) and dropped is not None:
+                    dropped.append(w.player)
             else:
                 fresh.append(w)
         taken = []

@@ -77,6 +77,7 @@ async def test_the_entry_leaves_with_the_last_connection_that_queued(make_server
     assert await pool.has(GAME, pid)
     await close(here, seen)
     assert not await pool.has(GAME, pid)
+    assert await app1.rated.sessions.get(GAME, pid) == ""  # its login session's record went too
     # Queued again, from the idle connection this time: its entry, whoever closes.
     await queued(idle)
     assert await pool.has(GAME, pid)
@@ -106,3 +107,29 @@ async def test_unqueue_from_any_connection_of_the_player_leaves_the_pool(make_se
     await close(ada, seen)
     assert not await pool.has(GAME, pid) and await pool.has(GAME, bob.player)
     await asyncio.gather(here.close(), there.close(), bob.close())
+
+
+async def test_a_stale_entry_dropped_by_the_pool_leaves_no_session_record(make_server):
+    """The pool drops an entry older than its stale_ms (a player whose process died without
+    leaving); the record of the entry's login session went with it only on `unqueue` (a soak
+    audit: one field per player and game, renewed with every queue, so never expiring)."""
+    app = await make_server(**CHEAP_HASH)
+    ada, bob = await account(app.ws_url, "ada"), await account(app.ws_url, "bob")
+    await queued(ada)
+    assert await app.rated.sessions.get(GAME, ada.player) != ""
+    app.rated.pool.stale_ms = 0  # every entry is stale from now on: the next forming drops them
+    await queued(bob)
+
+    async def dropped() -> bool:
+        return not await app.rated.pool.has(GAME, ada.player) and not await app.rated.pool.has(
+            GAME, bob.player
+        )
+
+    await until(dropped, what="the stale entries dropped")
+    for c in (ada, bob):
+        await until(lambda c=c: _no_session(app, c.player), what="the session record gone")
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def _no_session(app: Any, pid: str) -> bool:
+    return await app.rated.sessions.get(GAME, pid) == ""
