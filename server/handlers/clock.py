@@ -96,8 +96,9 @@ class Clock:
         svc = self.svc
         for _attempt in range(20):
             now, race = await svc.store.load_race(rid)
-            if race is None:
+            if race is None:  # expired (a lobby after --lobby-ttl-s): its listing goes too
                 await svc.store.schedule(rid, None)
+                await svc.store.index(rid, None)
                 return
             if race.status == RaceStatus.FINISHED:
                 await self._after_end_left_over(race, now)
