@@ -126,6 +126,24 @@ class DailyBoards(DailyDeals):
         await self.finalize(deal.game, deal.date)
         return True
 
+    async def finalize_closed(self, days: int) -> list[tuple[str, str]]:
+        """Finalize each day of the last `days` closed ones that has a record (someone asked
+        for its deal) and is past its grace but not final: finalizing is otherwise done by
+        the first request about the closed day, and a day nobody asks about would keep its
+        attempts forever and lose its replays when its moves expire (a week after the
+        close). Idempotent; returns the (game, date) this call made final."""
+        today = self.clock() // 86_400_000
+        done: list[tuple[str, str]] = []
+        for back in range(1, days + 1):
+            date = date_of_day(today - back)
+            for game in GAMES:
+                meta = keys.meta(game, date)
+                if not await self.redis.exists(meta) or await self.redis.hexists(meta, "finalized"):
+                    continue
+                if await self._maybe_finalize(await self.deal(game, date)):
+                    done.append((game, date))
+        return done
+
     async def finalize(self, game: str, date: str) -> bool:
         """Freeze a closed day: keep its seed with the record, publish the top
         entries' replays. Idempotent; True if this call did it."""

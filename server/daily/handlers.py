@@ -24,6 +24,7 @@ service (server/service.py) without the race code knowing about dailies:
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from server.service import Service
 
 log = logging.getLogger("solrace.daily")
+
+#: How often each process finalizes the closed days nobody asked about since (s), and how
+#: many days back it looks (the moves that make a day's replays are kept a week after it).
+FINALIZE_SWEEP_S = 300.0
+FINALIZE_LOOKBACK_DAYS = 6
 
 #: Most leaderboards (game and day) one connection watches at once: every game's
 #: board of today and of yesterday (around midnight) fit.
@@ -99,6 +105,22 @@ class DailyHandlers:
         self.daily.before_finalize = self.record_unrecorded
         s.disconnect_hooks.append(self.on_disconnect)
         s.bus_hooks[b"{daily:"] = self.on_bus
+        s.spawn(self.finalizer())
+
+    async def finalizer(self) -> None:
+        """Every FINALIZE_SWEEP_S: the closed days past their grace that no request made final
+        (Daily.finalize_closed; every process does it, the finalization is idempotent)."""
+        while True:
+            try:
+                for game, date in await self.daily.finalize_closed(FINALIZE_LOOKBACK_DAYS):
+                    log.info("daily %s %s: made final by the sweep", game, date)
+            except Exception as exc:
+                self.service.failed("the daily finalization sweep failed", exc)
+            # A stop's cancel that landed in a Redis call may not come back as a cancel (it was
+            # seen swallowed): the stop must not then wait for a whole sweep's sleep.
+            if self.service.stopping:
+                return
+            await asyncio.sleep(FINALIZE_SWEEP_S)
 
     # --- errors ------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from client.cli import verify as v
 from client.library import ServerError, connect
 from protocol import messages as m
 from server.daily import days
+from server.daily import handlers as daily_handlers
 from server.daily import keys as dkeys
 
 GAME = "racing-aces"
@@ -472,3 +473,31 @@ async def test_a_guest_who_claims_an_account_is_shown_by_its_name(server):
         replay = await ann.request(m.DailyReplay(game=game, date=info.date))
         assert {e.player: e.name for e in replay.ranking} == {ann.player: "Annie", cy.player: "Cyrus"}
         assert {p.player: p.name for p in replay.players} == {ann.player: "Annie", cy.player: "Cyrus"}
+
+
+async def test_a_closed_day_nobody_asks_about_is_made_final_by_the_sweep(make_server, monkeypatch):
+    """Finalizing waited for the first request about the closed day: a day nobody asked about
+    kept its attempts for ever, and lost its replays once its moves expired, a week after the
+    close (a soak audit). Every process's sweep makes it final past its grace."""
+    monkeypatch.setattr(daily_handlers, "FINALIZE_SWEEP_S", 0.05)
+    app = await make_server()
+    shift = {"ms": 0}
+    base = app.daily.clock
+    app.daily.clock = lambda: base() + shift["ms"]
+    game = "fours-up"
+    async with connect(app.ws_url, name="ann") as ann:
+        snap = await ann.request(m.DailyStart(game=game))
+        await ann.wait_for("start", lambda ev: ev.race == snap.race)
+        await ann.finish(snap.race)
+        await ann.wait_for("end", lambda ev: ev.race == snap.race)
+        date = (await ann.request(m.Daily(game=game))).date
+    r = app.store.redis
+    assert not await r.hexists(dkeys.meta(game, date), "finalized")
+    shift["ms"] = days.closes_at(date) - base() + app.daily.finalize_grace_ms
+
+    async def final() -> bool:
+        return bool(await r.hexists(dkeys.meta(game, date), "finalized"))
+
+    await until(final, what="the day made final with no request")
+    assert await r.hexists(dkeys.replays(game, date), ann.player)  # its replay published
+    assert await r.ttl(dkeys.attempts(game, date)) > 0
