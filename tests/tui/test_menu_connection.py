@@ -57,6 +57,7 @@ async def test_offline_menu_after_connecting() -> None:
         )
         await until(pilot, lambda: "connecting" not in rendered(board), what="the board no longer connecting")
         assert not race_commands_shown(app)
+        await until(pilot, lambda: bool(app.screen.query("#menu-conn")), what="the menu's widgets")
         assert rendered(app.screen.query_one("#menu-conn")).startswith("offline")
         await click_shown(pilot, "#quick")
         await until(pilot, lambda: app.model.status == "running", what="the race")
@@ -73,4 +74,6 @@ async def test_online_menu_says_connected_to_the_host(make_server, tmp_path) -> 
         assert "connecting" not in rendered(app.query_one("#board"))
         assert not race_commands_shown(app)
         await until(pilot, lambda: f"connected to {host}" in rendered(app.query_one("#info")), what="header")
+        # The menu screen is pushed before its widgets are mounted (a loaded machine shows it).
+        await until(pilot, lambda: bool(app.screen.query("#menu-conn")), what="the menu's widgets")
         assert rendered(app.screen.query_one("#menu-conn")) == f"connected to {host} · ctrl+q quits"
