@@ -20,10 +20,11 @@ def race_list(
     """(the entries shown, the ids to drop from the public index) from the indexed
     races, newest first, as loaded (a race, None when gone, or the error of its read).
 
-    Shown: public races not finished, of `game` if given, at most `most`, but the
-    `unattended` lobbies (none of their people connected: core/presence.py) and the lobbies
-    not to be listed before a later time than `now` (a fresh rematch), which stay indexed. Dropped: races gone or finished, and lobbies
-    everybody left (seen before the list filled up). A race whose read failed is neither.
+    Shown: public races not finished, of `game` if given, at most `most`, but neither the
+    `unattended` lobbies (none of their people connected: core/presence.py) nor the lobbies
+    listed only from a time later than `now` (a fresh rematch); both stay indexed.
+    Dropped: races gone or finished, and lobbies everybody left (seen before the list
+    filled up). A race whose read failed is neither.
     """
     shown: list[dict[str, Any]] = []
     stale: list[str] = []
