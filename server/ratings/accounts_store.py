@@ -249,11 +249,6 @@ class Accounts:
         if not await asyncio.to_thread(verify_password, rec["pw"], password, self.hasher):
             raise AccountError("bad-login", "unknown name or wrong password")
         pid = text(player)
-        # The name's bucket is full again (the owner is in); the address keeps its token spent:
-        # every login costs an argon2 check, and an account's own password must not buy one
-        # address an unlimited number of them.
-        await self._refill(name_bucket, self.account_policy, now)
-        await self._remember(pid, address, now)
         verified = rec["pw"]
         if needs_rehash(verified, self.hasher):
             new_pw = await asyncio.to_thread(hash_password, password, self.hasher)
@@ -264,6 +259,11 @@ class Accounts:
         token = await self._new_session(pid, verified, rec.get("epoch", "0"))
         if token is None:  # the password changed, or every session was revoked, since the read
             raise AccountError("bad-login", "unknown name or wrong password")
+        # In: the name's bucket is full again, and the address is known. Its own token stays
+        # spent: every login costs an argon2 check, and an account's own password must not
+        # buy one address an unlimited number of them.
+        await self._refill(name_bucket, self.account_policy, now)
+        await self._remember(pid, address, now)
         return Login(pid, rec["name"], token)
 
     async def _known(self, player: str, address: str, now: int) -> bool:

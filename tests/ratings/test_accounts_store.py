@@ -159,6 +159,7 @@ async def test_a_login_checked_before_a_password_change_makes_no_session(account
     )
     assert await accounts.session(here.token) is not None
     assert len(await accounts.redis.hgetall(keys.sessions("p1"))) == 1  # the owner's only
+    assert await accounts.redis.hgetall(keys.known_addresses("p1")) == {}  # nor a known address
 
 
 async def test_a_login_checked_before_a_logout_everywhere_makes_no_session(accounts, monkeypatch):
