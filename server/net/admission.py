@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from ..config import Settings
 from ..storage.health import Health, is_outage
-from ..storage.sessions import Sessions, address_group, player_conns_name
+from ..storage.sessions import PLAYER_CONNS_PREFIX, Sessions, address_group, player_conns_name
 from .ratelimit import RateLimit
 
 log = logging.getLogger("solrace.admission")
@@ -176,11 +176,6 @@ class SocketGate:
                 del self.by_addr[name]
 
 
-def player_key(pid: str) -> str:
-    """The name a player's connection count has beside the addresses' counts."""
-    return player_conns_name(pid)
-
-
 class Admission:
     def __init__(self, settings: Settings, sessions: Sessions, health: Health) -> None:
         self.settings = settings
@@ -227,15 +222,15 @@ class Admission:
         # two periods, well within its lifetime of three.
         period = self.sessions.conn_ttl_ms / 3000
         while True:
-            names = [*self.per_addr, *(player_key(p) for p in self.player_conns)]
+            names = [*self.per_addr, *(player_conns_name(p) for p in self.player_conns)]
             for k in range(RENEW_SLICES):
                 await asyncio.sleep(period / RENEW_SLICES)
                 self.changed.update(names[k::RENEW_SLICES])
                 self._write_soon()
 
     def _count_here(self, name: str) -> int:
-        if name.startswith("player "):
-            return self.player_conns.get(name[7:], 0)
+        if name.startswith(PLAYER_CONNS_PREFIX):
+            return self.player_conns.get(name[len(PLAYER_CONNS_PREFIX) :], 0)
         return self.per_addr.get(name, 0)
 
     def _write_soon(self, now: bool = False) -> None:
@@ -328,7 +323,7 @@ class Admission:
             self.per_addr.pop(addr, None)
         self.changed.add(addr)
         if player is not None:
-            self.changed.add(player_key(player))
+            self.changed.add(player_conns_name(player))
             left = self.player_conns.get(player, 1) - 1
             if left:
                 self.player_conns[player] = left
@@ -345,4 +340,4 @@ class Admission:
         rate = self.player_rates.get(pid)
         if rate is None:
             rate = self.player_rates[pid] = RateLimit(self.settings.rate, self.settings.burst)
-        return rate, rank + await self._counted(player_key(pid)) <= self.settings.max_conn_per_player
+        return rate, rank + await self._counted(player_conns_name(pid)) <= self.settings.max_conn_per_player

@@ -108,9 +108,13 @@ def conns_key(addr: str) -> str:
     return "conns:{" + addr + "}"
 
 
+#: What a player's connection count's name starts with (an address never has a space).
+PLAYER_CONNS_PREFIX = "player "
+
+
 def player_conns_name(pid: str) -> str:
     """The name a player's open connections are counted under beside the addresses' (`conns_key`)."""
-    return "player " + pid
+    return PLAYER_CONNS_PREFIX + pid
 
 
 def lobbies_key(addr: str) -> str:
