@@ -47,7 +47,9 @@ class Recorder:
         self.errors: dict[str, int] = {}
         self.late_sends = 0  # sends that went out after their due time (server behind schedule)
         self.draws = 0  # of `sent`: draws (the rest are card moves); the move mix
-        self.full_legal = 0  # full legal_moves() computations (the rest: a cached candidate, checked)
+        self.full_legal = (
+            0  # moves sent that needed a full legal_moves() (the rest: a cached candidate, checked)
+        )
 
     def start(self) -> None:
         self.reset()
