@@ -16,9 +16,11 @@ from pathlib import Path
 
 import yaml
 from scale_play import assert_acked_kept, finish, play, seated_race, stored_moves, wait_end
-from scale_procs import ROOT, Procs, RedisNode
+from scale_procs import ROOT, Procs, RedisNode, _readline
+from waiting import until
 
 import client
+from protocol import messages as m
 from server.config import Settings
 
 COMPOSE = ROOT / "docker-compose.yml"
@@ -51,10 +53,22 @@ def _pairs(command: list[str]) -> dict[str, str]:
     return flags
 
 
+def bots_flags() -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-m", "client.cli", "bots", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    return set(re.findall(r"(--[a-z][a-z0-9-]*)", out))
+
+
 def test_compose_file_matches_the_server():
     doc = compose()
     services = doc["services"]
-    assert {"redis", "server", "proxy"} <= set(services)
+    assert {"redis", "server", "bots", "proxy"} <= set(services)
     server = services["server"]
     assert server["deploy"]["replicas"] >= 2
     command = server["command"]
@@ -90,11 +104,72 @@ def test_compose_file_matches_the_server():
     assert services["redis"]["environment"]["REDISCLI_AUTH"] == "${REDIS_PASSWORD}"
     assert "--redis" not in command
     assert server["environment"]["SOLRACE_REDIS"].startswith("redis://:${REDIS_PASSWORD:?")
+    # the bots are their own service: the replicas start no workers, the workers reach the
+    # servers through the proxy and Redis with the servers' URL
+    assert _pairs(command)["--bot-workers"] == "0"
+    bots = services["bots"]
+    bcommand = bots["command"]
+    assert bcommand[0] == "bots" and "--redis" not in bcommand
+    used = {a for a in bcommand if a.startswith("--")}
+    assert used <= bots_flags(), used - bots_flags()
+    assert _pairs(bcommand)["--url"] == f"ws://proxy:{port}/ws"
+    assert bots["environment"]["SOLRACE_REDIS"] == server["environment"]["SOLRACE_REDIS"]
+    assert bots["healthcheck"] == {"disable": True}  # the image's check asks a server's /healthz
 
 
 def interpolated(value: str, variables: dict[str, str]) -> str:
     """Compose's ``${VAR}`` and ``${VAR:?message}`` in `value`, from `variables`."""
     return re.sub(r"\$\{(\w+)(?::\?[^}]*)?\}", lambda m: variables[m.group(1)], value)
+
+
+def start_bots_service(procs: Procs, log_dir: Path, command: list[str], env: dict[str, str]) -> None:
+    """The compose file's `bots` service as a process (command and environment as given)."""
+    log = open(log_dir / "bots.log", "wb")
+    proc = procs.add(
+        subprocess.Popen(
+            [sys.executable, "-m", "client.cli", *command],
+            cwd=ROOT,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            start_new_session=True,
+            env={**os.environ, **env},
+        )
+    )
+    line = _readline(proc, 30.0)  # "solrace bots: worker wXXXX, up to N bots"
+    assert "worker " in line, (line, (log_dir / "bots.log").read_text())
+
+
+async def race_with_a_bot(c: client.Client) -> None:
+    """A private race of `c` and a random bot, played by the bots service until the bot's
+    first move is stored."""
+    snap = await c.create("racing-aces", seats=2, time_limit_s=300, private=True)
+    race = snap.race
+
+    async def asked() -> bool:
+        try:
+            await c.request(m.Bot(race=race, level="random"))
+        except client.ServerError as e:
+            if e.code != "no-bots":  # until the worker has reported its slots
+                raise
+            return False
+        return True
+
+    await until(asked, interval=0.2, what="the bots service's worker")
+
+    def bot_ready() -> bool:
+        s = c.races_seen.get(race)
+        return bool(s) and any(p.player.startswith("bot-") and p.ready for p in s.players)
+
+    await until(bot_ready, what="the bot seated and ready")
+    await c.ready(race)
+    await c.wait_for(m.Started, lambda ev: ev.race == race, timeout=30)
+
+    async def bot_moved() -> bool:
+        st = await c.resync(race)
+        return any(p.player.startswith("bot-") and p.n > 0 for p in st.race.players)
+
+    await until(bot_moved, interval=0.2, what="the bot's first move")
 
 
 async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start_server, balancer):
@@ -122,6 +197,13 @@ async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start
     replicas = services["server"]["deploy"]["replicas"]
     servers = [start_server(url, *args, env=env, fast=False, name=f"replica{i}") for i in range(replicas)]
     lb = balancer(servers)
+    # the bots service, through the proxy (the balancer) and with the servers' Redis URL
+    bots = services["bots"]
+    bcommand = list(bots["command"])
+    bcommand[bcommand.index("--url") + 1] = lb.url
+    benv = {k: interpolated(str(v), variables) for k, v in bots["environment"].items()}
+    benv["SOLRACE_REDIS"] = url
+    start_bots_service(procs, tmp_path, bcommand, benv)
     players = [await client.connect(lb.url, name=f"p{i}", reconnect=True) for i in range(2 * replicas)]
     try:
         assert {port for _h, port in lb.picked} == {s.port for s in servers}  # clients on every replica
@@ -135,6 +217,7 @@ async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start
         for c, res in zip(players, results):
             n, log = await stored_moves(node.url, rid, c.player)
             assert_acked_kept(res.acks, n, log)
+        await race_with_a_bot(players[0])
     finally:
         for c in players:
             await c.close()
@@ -143,6 +226,8 @@ async def test_compose_topology_as_processes(procs: Procs, tmp_path: Path, start
     for s in servers:
         assert "Traceback" not in s.log_text()
         assert variables["REDIS_PASSWORD"] not in s.log_text()
+    bots_log = (tmp_path / "bots.log").read_text()
+    assert "Traceback" not in bots_log and variables["REDIS_PASSWORD"] not in bots_log
     assert os.path.exists(node.dir / "appendonly.aof")
 
 
