@@ -48,6 +48,7 @@ from .handlers.watch import Watch
 from .metrics import Metrics
 from .storage import Store, is_outage, keys
 from .storage.sessions import Resumed
+from .tasks import cancel_and_wait, task_name
 
 log = logging.getLogger("solrace.service")
 
@@ -146,13 +147,9 @@ class Service:
         self.stopping = True
         for timer in self.timers.values():
             timer.cancel()
-        for t in list(self.tasks):
-            t.cancel()
-        for t in list(self.tasks):
-            try:
-                await t
-            except (asyncio.CancelledError, Exception):
-                pass
+        # Not one cancel each and an unbounded wait: a cancel landing in a Redis call can be
+        # lost, and the task would go on (server/tasks.py).
+        await cancel_and_wait(list(self.tasks))
         await self.bus.close()
 
     def now_ms(self) -> int:
@@ -161,6 +158,8 @@ class Service:
 
     def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
         task = asyncio.ensure_future(coro)
+        if asyncio.iscoroutine(coro):
+            task.set_name(task_name(coro))  # what a stop's log names (server/tasks.py)
         self.tasks.add(task)
         task.add_done_callback(self._task_done)
         return task

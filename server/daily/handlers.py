@@ -116,8 +116,9 @@ class DailyHandlers:
                     log.info("daily %s %s: made final by the sweep", game, date)
             except Exception as exc:
                 self.service.failed("the daily finalization sweep failed", exc)
-            # A stop's cancel that landed in a Redis call may not come back as a cancel (it was
-            # seen swallowed): the stop must not then wait for a whole sweep's sleep.
+            # A stop's cancel that lands while redis-py sends a command is lost on Python 3.11
+            # (server/tasks.py): the stop would cancel again after TASK_STOP_GRACE_S; this ends
+            # the sweep at once instead.
             if self.service.stopping:
                 return
             await asyncio.sleep(FINALIZE_SWEEP_S)
