@@ -70,3 +70,14 @@ async def cancel_and_wait(tasks: Iterable[asyncio.Task[Any]]) -> set[asyncio.Tas
                 names,
             )
     return running
+
+
+async def stop_task(task: asyncio.Task[Any] | None) -> None:
+    """Cancel `task`, a helper task nobody else awaits, and wait until it ends (`cancel_and_wait`);
+    how it ended is moot at a stop (its exception is retrieved, not raised). Unlike awaiting
+    it under ``except (CancelledError, Exception)``, a cancel of the caller itself goes on up."""
+    if task is None:
+        return
+    await cancel_and_wait([task])
+    if task.done() and not task.cancelled():
+        task.exception()

@@ -42,6 +42,7 @@ from ..config import Settings
 from ..daily.days import day_of
 from ..daily.deals import DailyDeals
 from ..storage.health import OutageLog, is_outage
+from ..tasks import stop_task
 from . import keys, pool, work
 from .rules import certified_games
 
@@ -193,11 +194,7 @@ class Certifier:
             if executor is not None:
                 setattr(self, name, None)
                 await asyncio.to_thread(end_workers, executor)
-        if self.task is not None:
-            try:
-                await self.task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await stop_task(self.task)
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(*args)` in a worker process; the event loop only waits for it."""

@@ -42,6 +42,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..config import Settings
 from ..storage.health import Health, is_outage
 from ..storage.sessions import PLAYER_CONNS_PREFIX, Sessions, address_group, player_conns_name
+from ..tasks import stop_task
 from .ratelimit import RateLimit
 
 log = logging.getLogger("solrace.admission")
@@ -202,12 +203,7 @@ class Admission:
     async def close(self) -> None:
         """Every connection is gone (the process stops): write the last counts now, then no more."""
         self.stop()
-        if self.writing is not None:
-            self.writing.cancel()
-            try:
-                await self.writing
-            except (asyncio.CancelledError, Exception):
-                pass
+        await stop_task(self.writing)
         self.stopped = True
         names, self.changed = self.changed, set()
         if names:

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
+from ..tasks import stop_task
 from .health import OutageLog
 from .resp import ReplyError, RespProtocol, open_connection, pack
 
@@ -193,9 +194,4 @@ class Subscriber:
         self._stopping = True
         if self.proto is not None and self.proto.transport is not None:
             self.proto.transport.close()
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):
-                pass
+        await stop_task(self._task)

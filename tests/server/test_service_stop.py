@@ -98,3 +98,41 @@ async def test_a_task_that_drops_every_cancel_is_left_behind_and_named(
     assert "stopping without them: stubborn" in caplog.text
     release.set()
     await a
+
+
+async def test_stop_task_lets_a_cancel_of_its_caller_through() -> None:
+    # The closes of the bus, the admission counts and the solver service awaited their task
+    # under `except (CancelledError, Exception): pass`, which also swallowed a cancel aimed at
+    # the close itself (a stop given up on, say): the close then went on as if not cancelled.
+    release = asyncio.Event()
+
+    async def slow_to_clean_up() -> None:
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:
+            await release.wait()  # a clean-up that takes its time
+            raise
+
+    task = asyncio.create_task(slow_to_clean_up())
+    await asyncio.sleep(0)
+    closing = asyncio.create_task(tasks.stop_task(task))
+    await asyncio.sleep(0)
+    closing.cancel()
+    async with asyncio.timeout(DEADLINE):
+        with pytest.raises(asyncio.CancelledError):
+            await closing
+    release.set()
+    async with asyncio.timeout(DEADLINE):
+        await tasks.stop_task(task)  # and once it ends, its outcome is retrieved, not raised
+    assert task.cancelled()
+
+
+async def test_stop_task_retrieves_a_failure() -> None:
+    async def fails() -> None:
+        raise ValueError("moot at a stop")
+
+    task = asyncio.create_task(fails())
+    await asyncio.sleep(0)
+    await tasks.stop_task(task)  # no raise; and no "exception was never retrieved" later
+    assert isinstance(task.exception(), ValueError)
+    await tasks.stop_task(None)
