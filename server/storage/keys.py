@@ -45,7 +45,10 @@ key                                type    contents
                                            progress, a quick entry waiting (seats.lua)
 ``pl:{PID}:claims:HOLD``           set     tokens of the requests that claimed a queue
                                            entry's seat HOLD (quick:G:S, rquick:G): it
-                                           goes with the last claim (seats.lua `drop`)
+                                           goes with the last claim (seats.lua `drop`);
+                                           the entry carries its tokens (quick:G:S's in
+                                           ``{quick:G:S}:tok:PID``, rquick:G's in the
+                                           rated pool's ``{mm:G}:tok:PID``, ratings/keys.py)
 ``pl:{PID}:bots``                  zset    "RACE BOT" -> when asked (ms): bots the player asked
                                            for with `bot` (handlers/bots.py counts those not in a
                                            started race); TTL 70 s + the bot wait, from the last

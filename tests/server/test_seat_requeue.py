@@ -9,8 +9,9 @@ entry once the old one was taken. Without a claim per `quick`, the seating then 
 seat the new entry counts on: a waiting entry with no seat, one race over the player's limit
 once it is seated. Each `quick` now claims the hold with a token of its own, the entry carries
 its tokens, and the seating gives back only the claims of the entry it took (seats.lua `drop`).
-The rated pool has the same window, wider (its seating also forgets the holders of the
-player's entry); it is not fixed yet: its test is an expected failure until it is.
+The rated pool had the same window, wider: its seating also forgot the holders of the player's
+entry (a new one, made meanwhile). Its entries now carry their tokens too, and the group's take
+takes each entry's holders and tokens with it, in the same step (server/ratings/pool.py).
 """
 
 from __future__ import annotations
@@ -18,14 +19,24 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
+import redis.asyncio as aioredis
 from seat_probe import seat_set
 from test_server_accounts import CHEAP_HASH, account, logged_in
 from test_server_quick_queue import GAME, queued, same_player, seated, waiting
 from waiting import until
 from wsclient import player
 
+from server.ratings import keys as rated_keys
 from server.storage.players import quick_hold, rated_hold
+
+
+async def held_by(redis_url: str, game: str, pid: str) -> set[str]:
+    """The connection ids that hold `pid`'s rated pool entry (read straight from Redis)."""
+    r = aioredis.Redis.from_url(redis_url)
+    try:
+        return {x.decode() for x in await r.smembers(rated_keys.held(game, pid))}
+    finally:
+        await r.aclose()
 
 
 class HeldSeating:
@@ -77,11 +88,6 @@ async def test_a_requeue_while_the_group_is_seated_keeps_its_seat(make_server, c
     await asyncio.gather(cy.close(), bob.close(), twin.close())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="not fixed yet: the rated pool's seating gives back the seat (and forgets the holders)"
-    " of a rated entry made while its group is being seated (docs/protocol.md §3 `quick`)",
-)
 async def test_a_rated_requeue_while_the_group_is_seated_keeps_its_seat(
     make_server, clean_redis, monkeypatch
 ):
@@ -95,5 +101,90 @@ async def test_a_rated_requeue_while_the_group_is_seated_keeps_its_seat(
         await until(held.reached.is_set, what="the rated group taken out, its race not committed yet")
         assert (await twin.request("quick", game=GAME, rated=True))["t"] == "queued"
     race = (await ada.wait(lambda f: f.get("t") == "race" and f.get("rated") is True))["race"]
+    # The race's seat replaced the old entry's; the new entry waits, held by the twin's
+    # connection (the seating took the old entry's holders, not the new one's), with its seat.
     assert await seat_set(clean_redis, ada.player) == {race, rated_hold(GAME)}
-    await asyncio.gather(ada.close(), bob.close(), twin.close())
+    assert await app1.rated.pool.has(GAME, ada.player)
+    assert len(await held_by(clean_redis, GAME, ada.player)) == 1
+    assert (await ada.request("create", game=GAME))["code"] == "too-many-races"
+    # The new entry leaves with its last holder, and its seat with it.
+    await twin.close()
+
+    async def seat_given_back() -> bool:
+        return await seat_set(clean_redis, ada.player) == {race}
+
+    await until(seat_given_back, what="the new entry's seat given back with its last holder")
+    assert not await app1.rated.pool.has(GAME, ada.player)
+    await asyncio.gather(ada.close(), bob.close())
+
+
+class HeldJoin:
+    """``async with HeldJoin(app, monkeypatch)``: `app`'s next rated pool join (a rated `quick`
+    that has claimed its entry's seat) is held right before it runs until the block ends."""
+
+    def __init__(self, app: Any, monkeypatch: Any) -> None:
+        self.pool, self.monkeypatch = app.rated.pool, monkeypatch
+        self.reached, self.go = asyncio.Event(), asyncio.Event()
+
+    async def __aenter__(self) -> HeldJoin:
+        join = self.pool.join
+
+        async def held_join(*args: Any, **kwargs: Any) -> Any:
+            if not self.reached.is_set():
+                self.reached.set()
+                await self.go.wait()
+            return await join(*args, **kwargs)
+
+        self.monkeypatch.setattr(self.pool, "join", held_join)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.go.set()
+
+
+async def rated_queued(c: Any) -> None:
+    assert (await c.request("quick", game=GAME, rated=True))["t"] == "queued"
+
+
+async def test_an_unqueue_racing_a_rated_requeue_leaves_the_new_entry_its_seat(
+    make_server, clean_redis, monkeypatch
+):
+    """`unqueue` gives back only the claims of the entry it took out: a rated `quick` of the
+    player's that claimed the seat meanwhile (its entry not in the pool yet) keeps it."""
+    app1 = await make_server(max_races_per_player=1, **CHEAP_HASH)
+    app2 = await make_server(max_races_per_player=1, **CHEAP_HASH)
+    ada = await account(app1.ws_url, "ada")
+    twin = await logged_in(app2.ws_url, ada, "ada")
+    await rated_queued(ada)
+    async with HeldJoin(app2, monkeypatch) as held:
+        requeue = asyncio.create_task(rated_queued(twin))
+        await until(held.reached.is_set, what="the twin's quick, its seat claimed, not joined yet")
+        assert (await ada.request("unqueue", game=GAME))["t"] == "ok"
+        assert await seat_set(clean_redis, ada.player) == {rated_hold(GAME)}
+    await requeue
+    assert await app1.rated.pool.has(GAME, ada.player)
+    assert (await ada.request("create", game=GAME))["code"] == "too-many-races"
+    assert (await twin.request("unqueue", game=GAME))["t"] == "ok"
+    assert await seat_set(clean_redis, ada.player) == set()
+    await asyncio.gather(ada.close(), twin.close())
+
+
+async def test_a_revoked_entry_racing_a_rated_requeue_leaves_the_new_entry_its_seat(
+    make_server, clean_redis, monkeypatch
+):
+    """A revoked login session's entry gives back only the claims it carried: a rated `quick`
+    from another of the player's sessions that claimed the seat meanwhile keeps it."""
+    app = await make_server(max_races_per_player=1, **CHEAP_HASH)
+    ada = await account(app.ws_url, "ada")
+    other = await logged_in(app.ws_url, ada, "ada")  # another login session of ada's
+    await rated_queued(ada)
+    async with HeldJoin(app, monkeypatch) as held:
+        requeue = asyncio.create_task(rated_queued(other))
+        await until(held.reached.is_set, what="the other session's quick, its seat claimed, not joined yet")
+        assert (await ada.request("logout"))["t"] == "ok"  # ada's entry leaves: its session is revoked
+        assert not await app.rated.pool.has(GAME, ada.player)
+        assert await seat_set(clean_redis, ada.player) == {rated_hold(GAME)}
+    await requeue
+    assert await app.rated.pool.has(GAME, other.player)
+    assert (await other.request("create", game=GAME))["code"] == "too-many-races"
+    await asyncio.gather(ada.close(), other.close())
