@@ -211,10 +211,9 @@ class RatedHandlers:
         await self.svc.lobby._reserve(li.player, hold, self.pool.stale_ms, renew=True, claim=claim)
         try:
             mu = (await self.ratings.rating(gdef.id, li.player)).mu
-            await self.sessions.put(gdef.id, li.player, li.session)
             # Noted before the join: a close from here on lets go of the hold.
             self.waiting.setdefault(s, {})[gdef.id] = li.session
-            await self.pool.join(gdef.id, li.player, mu, seats, self.identity.conn_id(s), claim)
+            await self.pool.join(gdef.id, li.player, mu, seats, self.identity.conn_id(s), claim, li.session)
         except BaseException:
             await self.svc.store.drop_claims(li.player, hold, [claim])  # stays if another entry claims it
             raise
@@ -231,9 +230,7 @@ class RatedHandlers:
             pid = s.player
             for c in self.svc.players.get(pid, ()):
                 self.waiting.get(c, {}).pop(msg.game, None)
-            claims = await self.pool.leave(msg.game, pid)
-            if claims is not None:
-                await self.sessions.forget(msg.game, pid)
+            claims = await self.pool.leave(msg.game, pid)  # its session record with it
             # No entry: the seat goes if nothing claims it.
             await self.svc.store.drop_claims(pid, rated_hold(msg.game), claims or ())
         return await self.svc.lobby.unqueue(s, msg)
@@ -269,7 +266,6 @@ class RatedHandlers:
                 continue
             if not await self.accounts.session_alive(pid, await self.sessions.get(game, pid)):
                 claims = await self.pool.leave(game, pid)
-                await self.sessions.forget(game, pid)
                 if claims is not None:
                     await store.drop_claims(pid, rated_hold(game), claims)
 
@@ -299,9 +295,8 @@ class RatedHandlers:
             await self.seat(game, group)
 
     async def _left(self, game: str, pid: str, claims: tuple[str, ...]) -> None:
-        """`pid`'s entry left the pool unseated: its login session's record goes, and its seat
-        with the `claims` it carried."""
-        await self.sessions.forget(game, pid)
+        """`pid`'s entry left the pool unseated (its login session's record with it): its seat
+        goes with the `claims` it carried."""
         await self.svc.store.drop_claims(pid, rated_hold(game), claims)
 
     async def seat(self, game: str, group: Formed) -> None:
@@ -326,13 +321,12 @@ class RatedHandlers:
         gdef = check.game(game)
         group = formed.members
         pids = [w.player for w in group]
-        sessions = await self.sessions.take(game, pids)
+        sessions = {p: formed.taken[p].session for p in pids}  # taken with the entries
         alive = [await self.accounts.session_alive(pid, sessions[pid]) for pid in pids]
         if not all(alive):
             # Someone's login session was revoked while waiting: they are dropped, the others go
-            # back (sessions first: a group formed from a restored entry needs its session).
+            # back, with their sessions (a group formed from a restored entry needs its session).
             back = [w for w, ok in zip(group, alive, strict=True) if ok]
-            await self.sessions.restore(game, {w.player: sessions[w.player] for w in back})
             await self.pool.restore(game, back, formed.taken)
             restored.update(w.player for w in back)
             dropped = [w.player for w, ok in zip(group, alive, strict=True) if not ok]

@@ -23,7 +23,8 @@ key                             type    contents
 ``{rating:G}:pair:A|B``         string  JSON [end time, share] of A's and B's recent rated races of G;
                                         expires after the fairness window
 ``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats)
-``{mm:G}:sessions``             hash    player → login session id of their pool entry (``seats``)
+``{mm:G}:sessions``             hash    player → login session id of their pool entry, written and taken
+                                        out with it by the pool's scripts (``pool``, ``seats``)
 ``{mm:G}:held:P``               set     ids of the connections that queued for P's pool entry; expires
 ``{mm:G}:tok:P``                set     the seat claim tokens (``pl:{P}:claims:rquick:G``) of P's pool
                                         entry, one per rated ``quick`` that queued it; expires

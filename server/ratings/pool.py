@@ -13,12 +13,14 @@ moment therefore never put one player in two races; a group one of them
 lost is simply formed again on the next call from what is left.
 
 Each ``join`` may also bring the token with which that request claimed the
-entry's seat (storage/seats.lua, handlers/rated.py): the entry carries its
-tokens (a set next to the pool), and whatever takes it out (``form``, ``leave``,
-the last holder's ``release``) takes its holders and tokens in the same step and
-returns the tokens, so that only those claims are given back. A player joining
-again while their group is being seated makes a new entry, with holders and
-tokens of its own, which the seating neither forgets nor gives back.
+entry's seat (storage/seats.lua, handlers/rated.py) and the login session it
+was made with: the entry carries its tokens (a set next to the pool) and its
+session (``{mm:G}:sessions``, read by ``seats.PoolSessions``), and whatever
+takes it out (``form``, ``leave``, the last holder's ``release``) takes its
+holders, tokens and session in the same step and returns the tokens, so that
+only those claims are given back. A player joining again while their group is
+being seated makes a new entry, with holders, tokens and a session of its own,
+which the seating neither forgets, gives back nor takes.
 
 Entries older than ``stale_ms`` (a player whose process died without
 ``leave``) are dropped by ``form``; a holder set expires ``stale_ms`` after
@@ -37,6 +39,7 @@ from . import keys, scripts
 from .common import Clock, compact_json, text
 from .matchmaking import DEFAULT_CURVE, Curve, Waiting, form_races
 from .rating import MAX_PLAYERS, MIN_PLAYERS
+from .seats import TTL_S as SESSIONS_TTL_S
 
 STALE_MS = 600_000
 
@@ -47,11 +50,12 @@ def _entry(mu: float, joined_ms: int, seats: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Taken:
-    """What a player's entry carried when it was taken out: the connections that held it and
-    the tokens of the requests that claimed its seat."""
+    """What a player's entry carried when it was taken out: the connections that held it, the
+    tokens of the requests that claimed its seat, and the login session it was made with."""
 
     holders: tuple[str, ...] = ()
     claims: tuple[str, ...] = ()
+    session: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,13 +91,21 @@ class Pool:
         self._restore = redis.register_script(scripts.RESTORE)
 
     async def join(
-        self, game: str, player: str, mu: float, seats: int, holder: str = "", claim: str = ""
+        self,
+        game: str,
+        player: str,
+        mu: float,
+        seats: int,
+        holder: str = "",
+        claim: str = "",
+        session: str = "",
     ) -> bool:
         """Wait for a rated race of ``seats``; False if already waiting for that size
         (the player keeps their place). Joining for another size replaces the entry.
         ``holder``: the asking connection's id, which holds the entry until ``release``;
         ``claim``: the token with which the request claimed the entry's seat, which the entry
-        carries until it is taken out."""
+        carries until it is taken out; ``session``: the login session the entry is made with
+        (a player already waiting: their entry's from now on)."""
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise ValueError(f"a rated race has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
         return bool(
@@ -107,6 +119,8 @@ class Pool:
                     self.stale_ms,
                     claim,
                     self._tokens_ms,
+                    session,
+                    SESSIONS_TTL_S,
                 ],
             )
         )
@@ -114,10 +128,8 @@ class Pool:
     async def release(self, game: str, player: str, holder: str) -> tuple[str, ...] | None:
         """``holder`` lets go of the player's entry (its connection closed): the claims the
         entry carried if it left with it, the last holder, else None."""
-        reply = await self._release(
-            keys=[keys.held(game, player), keys.pool(game), keys.claim_tokens(game, player)],
-            args=[holder, player],
-        )
+        pool, held, tokens, sessions = self._entry_keys(game, player)
+        reply = await self._release(keys=[held, pool, tokens, sessions], args=[holder, player])
         return _left(reply)
 
     async def leave(self, game: str, player: str) -> tuple[str, ...] | None:
@@ -131,13 +143,18 @@ class Pool:
 
     @staticmethod
     def _entry_keys(game: str, player: str) -> list[str]:
-        """The pool, and the player's holder and token sets (one slot)."""
-        return [keys.pool(game), keys.held(game, player), keys.claim_tokens(game, player)]
+        """The pool, the player's holder and token sets, and the pool's sessions (one slot)."""
+        return [
+            keys.pool(game),
+            keys.held(game, player),
+            keys.claim_tokens(game, player),
+            keys.pool_sessions(game),
+        ]
 
     @staticmethod
     def _member_keys(game: str, players: Iterable[str]) -> list[str]:
-        """The pool, then each player's holder and token sets."""
-        out = [keys.pool(game)]
+        """The pool and its sessions, then each player's holder and token sets."""
+        out = [keys.pool(game), keys.pool_sessions(game)]
         for p in players:
             out += [keys.held(game, p), keys.claim_tokens(game, p)]
         return out
@@ -148,13 +165,15 @@ class Pool:
     async def restore(self, game: str, group: list[Waiting], taken: Mapping[str, Taken]) -> None:
         """Put back players that ``form`` took out but who were not seated after all, each with
         their entry as it was (their waiting time kept) unless they joined again meanwhile,
-        and with what it carried (``taken``: its holders and claims, merged into a new entry's)."""
+        and with what it carried (``taken``: its holders and claims, merged into a new entry's,
+        and its session, unless a new entry has one)."""
         if not group:
             return
-        args: list[Any] = [self.stale_ms, self._tokens_ms]
+        args: list[Any] = [self.stale_ms, self._tokens_ms, SESSIONS_TTL_S]
         for w in group:
             t = taken.get(w.player, Taken())
-            args += [w.player, _entry(w.mu, w.joined_ms, w.seats), " ".join(t.holders), " ".join(t.claims)]
+            entry = _entry(w.mu, w.joined_ms, w.seats)
+            args += [w.player, entry, " ".join(t.holders), " ".join(t.claims), t.session]
         await self._restore(keys=self._member_keys(game, (w.player for w in group)), args=args)
 
     async def waiting(self, game: str) -> list[Waiting]:
@@ -168,7 +187,7 @@ class Pool:
     async def form(self, game: str, dropped: dict[str, tuple[str, ...]] | None = None) -> list[Formed]:
         """The races this call took out of the pool. The players whose stale entries it
         dropped are added to ``dropped``, each with the claims their entry carried (their
-        session and seat are the caller's to let go)."""
+        seat is the caller's to let go; their session left with the entry)."""
         now = self.clock()
         pool = await self.waiting(game)
         fresh = []
@@ -190,8 +209,8 @@ class Pool:
             reply = await self._take(keys=self._member_keys(game, (w.player for w in group)), args=args)
             if reply:
                 carried = {
-                    w.player: Taken(tuple(map(text, holders)), tuple(map(text, claims)))
-                    for w, (holders, claims) in zip(group, reply, strict=True)
+                    w.player: Taken(tuple(map(text, holders)), tuple(map(text, claims)), text(session))
+                    for w, (holders, claims, session) in zip(group, reply, strict=True)
                 }
                 taken.append(Formed(group, carried))
         return taken

@@ -10,6 +10,7 @@ import redis.asyncio as aioredis
 
 from server.ratings.matchmaking import spread, window
 from server.ratings.pool import Pool, Taken
+from server.ratings.seats import PoolSessions
 
 GAME = "rouge-et-noir"
 
@@ -37,25 +38,29 @@ def carried(t: Taken) -> tuple[set[str], set[str]]:
 
 
 async def test_an_entry_takes_its_holders_and_claims_out_with_it(r, clock):
-    """What takes an entry out takes its holders and its seat claims with it, in the same step:
-    the player joining again right after makes an entry with holders and claims of its own."""
-    pool = Pool(r, clock)
-    await pool.join(GAME, "a", 20.0, 2, "conn-a", "tok-a1")
-    await pool.join(GAME, "a", 20.0, 2, "conn-a2", "tok-a2")  # the same entry, queued again
-    await pool.join(GAME, "b", 20.0, 2, "conn-b", "tok-b")
+    """What takes an entry out takes its holders, its seat claims and its session with it, in
+    the same step: the player joining again right after makes an entry with its own."""
+    pool, sessions = Pool(r, clock), PoolSessions(r)
+    await pool.join(GAME, "a", 20.0, 2, "conn-a", "tok-a1", "s-a1")
+    await pool.join(GAME, "a", 20.0, 2, "conn-a2", "tok-a2", "s-a2")  # the same entry, queued again
+    await pool.join(GAME, "b", 20.0, 2, "conn-b", "tok-b", "s-b")
     [formed] = await pool.form(GAME)
     assert carried(formed.taken["a"]) == ({"conn-a", "conn-a2"}, {"tok-a1", "tok-a2"})
+    assert formed.taken["a"].session == "s-a2" and formed.taken["b"].session == "s-b"
     assert formed.claims()["b"] == ("tok-b",)
-    # a, again while the group is being seated: the new entry's own holder and claim
-    assert await pool.join(GAME, "a", 20.0, 2, "conn-a3", "tok-a3")
+    assert await sessions.get(GAME, "a") == ""
+    # a, again while the group is being seated: the new entry's own holder, claim and session
+    assert await pool.join(GAME, "a", 20.0, 2, "conn-a3", "tok-a3", "s-a3")
     assert await pool.release(GAME, "a", "conn-a") is None  # a holder of the taken entry: nothing
     # Not seated after all: put back, a's merged into the new entry (the player's).
     await pool.restore(GAME, formed.members, formed.taken)
+    assert await sessions.get(GAME, "a") == "s-a3" and await sessions.get(GAME, "b") == "s-b"
     assert await pool.release(GAME, "a", "conn-a3") is None  # conn-a, conn-a2 hold it still
     assert set(await pool.leave(GAME, "a") or ()) == {"tok-a1", "tok-a2", "tok-a3"}
+    assert await sessions.get(GAME, "a") == ""
     assert await pool.release(GAME, "b", "conn-b") == ("tok-b",)  # its last holder
     assert await pool.leave(GAME, "b") is None
-    assert await pool.waiting(GAME) == []
+    assert await pool.waiting(GAME) == [] and await sessions.get(GAME, "b") == ""
 
 
 async def test_a_stale_entry_is_dropped_with_its_claims(r, clock):

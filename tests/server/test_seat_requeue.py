@@ -118,24 +118,53 @@ async def test_a_rated_requeue_while_the_group_is_seated_keeps_its_seat(
     await asyncio.gather(ada.close(), bob.close())
 
 
-class HeldJoin:
-    """``async with HeldJoin(app, monkeypatch)``: `app`'s next rated pool join (a rated `quick`
-    that has claimed its entry's seat) is held right before it runs until the block ends."""
+async def test_a_rated_requeue_right_after_the_group_is_taken_keeps_its_session(
+    make_server, clean_redis, monkeypatch
+):
+    """The new entry's login session is the entry's, written and taken out with it: the seating
+    of the group taken before it neither takes nor forgets it, so the new entry is seated later."""
+    app1 = await make_server(max_races_per_player=2, rated_form_ms=600_000, **CHEAP_HASH)
+    app2 = await make_server(max_races_per_player=2, rated_form_ms=600_000, **CHEAP_HASH)
+    ada, bob = await account(app1.ws_url, "ada"), await account(app1.ws_url, "bob")
+    twin = await logged_in(app2.ws_url, ada, "ada")
+    async with HeldCall(app1.rated, "_seat", monkeypatch) as held:
+        for c in (ada, bob):
+            await rated_queued(c)
+        await until(held.reached.is_set, what="the rated group taken out, its seating not begun")
+        await rated_queued(twin)
+    first = (await ada.wait(lambda f: f.get("t") == "race" and f.get("rated") is True))["race"]
+    assert await seat_set(clean_redis, ada.player) == {first, rated_hold(GAME)}
+    assert await app1.rated.sessions.get(GAME, ada.player) != ""
+    cyd = await account(app1.ws_url, "cyd")
+    await rated_queued(cyd)  # forms a group with ada's new entry
 
-    def __init__(self, app: Any, monkeypatch: Any) -> None:
-        self.pool, self.monkeypatch = app.rated.pool, monkeypatch
+    def second(f: dict[str, Any]) -> bool:  # the twin was shown the first race too
+        return f.get("t") == "race" and f.get("rated") is True and f.get("race") != first
+
+    races = [await c.wait(second) for c in (twin, cyd)]
+    assert races[0]["race"] == races[1]["race"]
+    assert await seat_set(clean_redis, ada.player) == {first, races[0]["race"]}
+    await asyncio.gather(ada.close(), bob.close(), twin.close(), cyd.close())
+
+
+class HeldCall:
+    """``async with HeldCall(obj, name, monkeypatch)``: the next call of `obj`'s method `name`
+    is held right before it runs until the block ends."""
+
+    def __init__(self, obj: Any, name: str, monkeypatch: Any) -> None:
+        self.obj, self.name, self.monkeypatch = obj, name, monkeypatch
         self.reached, self.go = asyncio.Event(), asyncio.Event()
 
-    async def __aenter__(self) -> HeldJoin:
-        join = self.pool.join
+    async def __aenter__(self) -> HeldCall:
+        method = getattr(self.obj, self.name)
 
-        async def held_join(*args: Any, **kwargs: Any) -> Any:
+        async def held(*args: Any, **kwargs: Any) -> Any:
             if not self.reached.is_set():
                 self.reached.set()
                 await self.go.wait()
-            return await join(*args, **kwargs)
+            return await method(*args, **kwargs)
 
-        self.monkeypatch.setattr(self.pool, "join", held_join)
+        self.monkeypatch.setattr(self.obj, self.name, held)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -156,7 +185,7 @@ async def test_an_unqueue_racing_a_rated_requeue_leaves_the_new_entry_its_seat(
     ada = await account(app1.ws_url, "ada")
     twin = await logged_in(app2.ws_url, ada, "ada")
     await rated_queued(ada)
-    async with HeldJoin(app2, monkeypatch) as held:
+    async with HeldCall(app2.rated.pool, "join", monkeypatch) as held:
         requeue = asyncio.create_task(rated_queued(twin))
         await until(held.reached.is_set, what="the twin's quick, its seat claimed, not joined yet")
         assert (await ada.request("unqueue", game=GAME))["t"] == "ok"
@@ -178,7 +207,7 @@ async def test_a_revoked_entry_racing_a_rated_requeue_leaves_the_new_entry_its_s
     ada = await account(app.ws_url, "ada")
     other = await logged_in(app.ws_url, ada, "ada")  # another login session of ada's
     await rated_queued(ada)
-    async with HeldJoin(app, monkeypatch) as held:
+    async with HeldCall(app.rated.pool, "join", monkeypatch) as held:
         requeue = asyncio.create_task(rated_queued(other))
         await until(held.reached.is_set, what="the other session's quick, its seat claimed, not joined yet")
         assert (await ada.request("logout"))["t"] == "ok"  # ada's entry leaves: its session is revoked
