@@ -14,13 +14,20 @@ queue takes its holders with it. ``Session.quick`` records what a connection
 queued for, so that its close lets go: a record may outlive its entry (seated
 or unqueued elsewhere), which is harmless, since letting go of an entry one no
 longer holds removes it only if nobody holds it.
+
+The entry's seat (`quick_hold`) is claimed by each `quick` with a token of its own, which
+the entry carries (storage/seats.lua, quick.lua): whatever takes an entry out (a seated
+group, `unqueue`, the last holder's close) gives back only the claims it carried. So the
+same player queueing again while their group is being seated (the seat still held when
+their `quick` counts it, the group taken out before their push) keeps the seat for the new
+entry: it goes with the last claim, never under an entry that still waits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -37,7 +44,7 @@ from ..core.lobby import CAS_ATTEMPTS, lobby_commit, open_lobbies, retry_delay_s
 from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import Conflict, keys
-from ..storage.players import QUICK_TTL_S, RESERVE_MS, quick_hold
+from ..storage.players import QUICK_TTL_S, RESERVE_MS, new_claim, quick_hold
 from .runtime import Runtime
 
 encode = m.encode
@@ -99,15 +106,18 @@ class Lobby:
         svc.disconnect_hooks.append(self.on_disconnect)
         self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
 
-    async def _reserve(self, pid: str, seat: str, ms: int = RESERVE_MS, *, renew: bool = False) -> bool:
+    async def _reserve(
+        self, pid: str, seat: str, ms: int = RESERVE_MS, *, renew: bool = False, claim: str = ""
+    ) -> bool:
         """Count `pid`'s seats and take `seat` (a race id, or a queue entry's `quick_hold` or
         `rated_hold`) in one step in Redis, for all processes (storage/seats.lua): of several
         requests at once, never more pass than MAX_RACES_PER_PLAYER allows. `too-many-races`
         if the player holds that many already. True if reserved (the caller settles or gives
         it back), False if `seat` was held already (nothing to give back; `renew`: a queue
-        entry's seat, queued again, is reserved for `ms` from now all the same)."""
+        entry's seat, queued again, is reserved for `ms` from now all the same). `claim`: the
+        token with which a queueing request claims its entry's seat (module docstring)."""
         most = self.svc.settings.max_races_per_player
-        status, held = await self.svc.store.reserve_seat(pid, seat, most, ms, renew=renew)
+        status, held = await self.svc.store.reserve_seat(pid, seat, most, ms, renew=renew, claim=claim)
         if status < 0:
             check.seat_limit(max(held, most), most)  # raises too-many-races
         return status > 0
@@ -331,10 +341,18 @@ class Lobby:
         return snapshot_reply(msg, race, s.player)
 
     async def _publish_new(
-        self, s: Session | None, msg: Any, race: R.Race, now: int, hold: str = ""
+        self,
+        s: Session | None,
+        msg: Any,
+        race: R.Race,
+        now: int,
+        hold: str = "",
+        claims: Mapping[str, Sequence[str]] | None = None,
     ) -> m.RaceSnapshot:
         """Store a new race and seat its players. `hold`: a seat its players reserved for it
-        (a quick-match entry's, `seat_group`), given back once the race's seats replace it."""
+        (a quick-match entry's, `seat_group`), whose `claims` (by player: those their entries
+        carried) end once the race's seats replace it: the seat goes unless a new entry
+        claimed it meanwhile."""
         store = self.svc.store
         # Seats and timer first: a process dying after the commit must not leave a race that
         # counts down with no timer (it would never start) or players who cannot resume it.
@@ -350,7 +368,7 @@ class Lobby:
         )
         self.svc.metrics.races_created += 1
         for p in race.players if hold else ():  # before the seats' notices: counted once
-            await store.release_seats(p.player, hold)
+            await store.drop_claims(p.player, hold, (claims or {}).get(p.player, ()))
         if s is not None:  # a member before its seat's notice: the notice then finds it one
             self.svc.add_member(s, race)
         for p in race.players:
@@ -423,15 +441,14 @@ class Lobby:
         pid = s.player
         # The entry holds a seat while it waits (module docstring), reserved and counted in one
         # step: queued on several connections at once, never more than the limit pass.
-        hold = quick_hold(gdef.id, seats)
-        reserved = await self._reserve(pid, hold, QUICK_TTL_S * 1000, renew=True)
+        hold, claim = quick_hold(gdef.id, seats), new_claim()
+        await self._reserve(pid, hold, QUICK_TTL_S * 1000, renew=True, claim=claim)
         # Noted before the push: whatever becomes of it, this connection's close lets go of its hold.
         s.quick.add((gdef.id, seats))
         try:
-            group = await svc.store.quick_push(gdef.id, seats, pid, s.conn_id)
+            group = await svc.store.quick_push(gdef.id, seats, pid, s.conn_id, claim)
         except BaseException:
-            if reserved:
-                await svc.store.release_seats(pid, hold)
+            await svc.store.drop_claims(pid, hold, [claim])  # the seat stays if another entry claims it
             raise
         s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats)))
         if not group:
@@ -440,7 +457,7 @@ class Lobby:
         # public race. Only this connection's record goes: another of the player's may be queueing
         # for the same size again right now, and a stale record is harmless (module docstring).
         s.quick.discard((gdef.id, seats))
-        await self.seat_group(gdef.id, group, svc.settings.time_limit_s, hold=hold)
+        await self.seat_group(gdef.id, list(group), svc.settings.time_limit_s, hold=hold, claims=group)
 
     async def seat_group(
         self,
@@ -451,16 +468,18 @@ class Lobby:
         *,
         arena: str = "",
         hold: str = "",
+        claims: Mapping[str, Sequence[str]] | None = None,
     ) -> R.Race:
         """A new public race of `group`, counting down at once, under id `race` (default: a
         new one), paired by `arena` if given; each player is notified (`seated`) wherever
-        they are connected. `hold`: the group's quick-match entries' seat (`quick_hold`), given
-        back by each player once the race's seat replaces it, or if the race failed."""
+        they are connected. `hold`: the group's quick-match entries' seat (`quick_hold`), whose
+        `claims` (those the entries carried, by player) end once the race's seat replaces it,
+        or if the race failed."""
         try:
-            new = await self._seat_group(game, group, time_limit_s, race, arena, hold)
+            new = await self._seat_group(game, group, time_limit_s, race, arena, hold, claims)
         except BaseException:
             for p in group if hold else ():  # no race: the entries' seats are free again
-                await self.svc.store.release_seats(p, hold)
+                await self.svc.store.drop_claims(p, hold, (claims or {}).get(p, ()))
             raise
         notice = encode({"t": "seated", "race": new.race})
         for p in group:
@@ -468,7 +487,14 @@ class Lobby:
         return new
 
     async def _seat_group(
-        self, game: str, group: list[str], time_limit_s: int, race: str | None, arena: str, hold: str
+        self,
+        game: str,
+        group: list[str],
+        time_limit_s: int,
+        race: str | None,
+        arena: str,
+        hold: str,
+        claims: Mapping[str, Sequence[str]] | None,
     ) -> R.Race:
         svc = self.svc
         gdef = check.game(game)
@@ -490,16 +516,20 @@ class Lobby:
         )
         new.certified, new.proof = proof is not None, " ".join(proof or ())
         new.arena = arena
-        await self._publish_new(None, None, new, now, hold)
+        await self._publish_new(None, None, new, now, hold, claims)
         return new
 
     async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
         """The player's entries for the game (every size) leave, whichever of their connections
-        queued them, here or on another process: gone from Redis before the `ok`."""
+        queued them, here or on another process: gone from Redis before the `ok`, and their seats
+        with the claims they carried (a `quick` of the player's landing at once may have
+        claimed one for an entry of its own)."""
         if msg.game in rules.GAMES:
-            await self.svc.store.quick_leave(msg.game, QUICK_SIZES, s.player)
+            store = self.svc.store
+            left = await store.quick_leave(msg.game, QUICK_SIZES, s.player)
             s.quick = {(game, seats) for game, seats in s.quick if game != msg.game}
-            await self.svc.store.release_seats(s.player, *(quick_hold(msg.game, n) for n in QUICK_SIZES))
+            for n in QUICK_SIZES:  # a size with no entry: its seat goes if nothing claims it
+                await store.drop_claims(s.player, quick_hold(msg.game, n), left.get(n, ()))
         return m.Ok(rid=msg.rid)
 
     async def on_disconnect(self, s: Session) -> None:
@@ -509,7 +539,8 @@ class Lobby:
             return
         for game, seats in list(s.quick):
             try:
-                if await self.svc.store.quick_release(game, seats, pid, s.conn_id):
-                    await self.svc.store.release_seats(pid, quick_hold(game, seats))  # the entry left
+                claims = await self.svc.store.quick_release(game, seats, pid, s.conn_id)
+                if claims is not None:  # the entry left: its claims on its seat end
+                    await self.svc.store.drop_claims(pid, quick_hold(game, seats), claims)
             except Exception as exc:
                 self.svc.failed("could not leave the quick-match queue", exc)

@@ -13,7 +13,12 @@ module adds what a rated race needs around it:
   ``rated_form_ms`` and on each arrival, and seats each group as a quick race;
   the entry is the player's: ``unqueue`` from any of their connections takes it
   out, and it leaves with the last of the connections that queued for it
-  (each holds it, by its id, on whichever process);
+  (each holds it, by its id, on whichever process); each rated ``quick`` claims
+  the entry's seat (`rated_hold`) with a token of its own, which the entry
+  carries (server/ratings/pool.py), and whatever takes the entry out (a group
+  seated, ``unqueue``, the last close, a revoked session, a stale entry) gives
+  back only the claims it carried: the same player queueing again while their
+  group is being seated keeps the seat for the new entry;
   a player whose login session was revoked (``logout``, ``logout_all``,
   ``password``) leaves the pools, and a group with one is not seated: the
   others go back to the pool with their waiting time;
@@ -43,11 +48,12 @@ from ..core import races as R
 from ..core import rated as rated_rules
 from ..core.races import RaceError
 from ..core.session import Session
-from ..ratings import Accounts, Entrant, Pool, RaceOutcome, RatingError, Ratings, Waiting
+from ..ratings import Accounts, Entrant, Pool, RaceOutcome, RatingError, Ratings
 from ..ratings.pending import PendingRaces
+from ..ratings.pool import Formed
 from ..ratings.seats import PoolSessions
 from ..storage import keys
-from ..storage.players import rated_hold
+from ..storage.players import new_claim, rated_hold
 from .accounts import AccountHandlers, rating_value
 from .lobby import new_invite, race_id, snapshot_reply
 from .recent import record_rating
@@ -200,17 +206,16 @@ class RatedHandlers:
         # The entry holds a seat while it waits, as a casual one (handlers/lobby.py `quick`),
         # reserved and counted in one step; one per game (the pool has one entry per game and
         # player), for as long as the entry may wait (the pool drops it `stale_ms` after).
-        hold = rated_hold(gdef.id)
-        reserved = await self.svc.lobby._reserve(li.player, hold, self.pool.stale_ms, renew=True)
+        # Claimed with a token of this request's, which the entry carries (module docstring).
+        hold, claim = rated_hold(gdef.id), new_claim()
+        await self.svc.lobby._reserve(li.player, hold, self.pool.stale_ms, renew=True, claim=claim)
         try:
             mu = (await self.ratings.rating(gdef.id, li.player)).mu
-            await self.sessions.put(gdef.id, li.player, li.session)
             # Noted before the join: a close from here on lets go of the hold.
             self.waiting.setdefault(s, {})[gdef.id] = li.session
-            await self.pool.join(gdef.id, li.player, mu, seats, self.identity.conn_id(s))
+            await self.pool.join(gdef.id, li.player, mu, seats, self.identity.conn_id(s), claim, li.session)
         except BaseException:
-            if reserved:
-                await self.svc.store.release_seats(li.player, hold)
+            await self.svc.store.drop_claims(li.player, hold, [claim])  # stays if another entry claims it
             raise
         s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats, rated=True)))
         self.svc.spawn(self.form(gdef.id))
@@ -218,14 +223,16 @@ class RatedHandlers:
 
     async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
         """The entry is the player's, not this connection's: it leaves whichever of the
-        player's connections (here or elsewhere) queued, so that the `ok` holds."""
+        player's connections (here or elsewhere) queued, so that the `ok` holds; its seat with
+        the claims it carried (a rated `quick` of the player's landing at once may have claimed
+        it for an entry of its own)."""
         if msg.game in rules.GAMES:
             pid = s.player
             for c in self.svc.players.get(pid, ()):
                 self.waiting.get(c, {}).pop(msg.game, None)
-            if await self.pool.leave(msg.game, pid):
-                await self.sessions.forget(msg.game, pid)
-            await self.svc.store.release_seats(pid, rated_hold(msg.game))
+            claims = await self.pool.leave(msg.game, pid)  # its session record with it
+            # No entry: the seat goes if nothing claims it.
+            await self.svc.store.drop_claims(pid, rated_hold(msg.game), claims or ())
         return await self.svc.lobby.unqueue(s, msg)
 
     async def on_disconnect(self, s: Session) -> None:
@@ -236,27 +243,31 @@ class RatedHandlers:
             try:
                 # The entry stays while another connection of the player that queued for it is
                 # open, here or on another process; its seat goes with it.
-                if await self.pool.release(game, s.pid, self.identity.conn_id(s)):
-                    await self._left(game, s.pid)
+                claims = await self.pool.release(game, s.pid, self.identity.conn_id(s))
+                if claims is not None:
+                    await self._left(game, s.pid, claims)
             except Exception as exc:
                 self.svc.failed("could not leave the rated pool", exc)
 
     async def on_revoked(self, pid: str) -> None:
-        """Sessions of `pid` were revoked: leave each pool whose entry was made with one."""
+        """Sessions of `pid` were revoked: leave each pool whose entry was made with one (its
+        seat with the claims it carried, as `unqueue`)."""
+        store = self.svc.store
         for c in list(self.svc.players.get(pid, ())):
             games = self.waiting.get(c, {})
             for game, session in list(games.items()):
                 if not await self.accounts.session_alive(pid, session):
                     del games[game]
-                    if await self.pool.release(game, pid, self.identity.conn_id(c)):
-                        await self.svc.store.release_seats(pid, rated_hold(game))
+                    claims = await self.pool.release(game, pid, self.identity.conn_id(c))
+                    if claims is not None:
+                        await store.drop_claims(pid, rated_hold(game), claims)
         for game in rules.GAMES:
             if not await self.pool.has(game, pid):
                 continue
             if not await self.accounts.session_alive(pid, await self.sessions.get(game, pid)):
-                await self.pool.leave(game, pid)
-                await self.sessions.forget(game, pid)
-                await self.svc.store.release_seats(pid, rated_hold(game))
+                claims = await self.pool.leave(game, pid)
+                if claims is not None:
+                    await store.drop_claims(pid, rated_hold(game), claims)
 
     async def matchmaker(self) -> None:
         """Form rated races from every game's pool, every ``rated_form_ms``."""
@@ -276,52 +287,53 @@ class RatedHandlers:
             failed = 0
 
     async def form(self, game: str) -> None:
-        stale: list[str] = []  # entries older than the pool's stale_ms, dropped
+        stale: dict[str, tuple[str, ...]] = {}  # entries older than the pool's stale_ms, dropped
         groups = await self.pool.form(game, stale)
-        for pid in stale:
-            await self._left(game, pid)
+        for pid, claims in stale.items():
+            await self._left(game, pid, claims)
         for group in groups:
             await self.seat(game, group)
 
-    async def _left(self, game: str, pid: str) -> None:
-        """`pid`'s entry left the pool unseated: its login session's record and its seat go."""
-        await self.sessions.forget(game, pid)
-        await self.svc.store.release_seats(pid, rated_hold(game))
+    async def _left(self, game: str, pid: str, claims: tuple[str, ...]) -> None:
+        """`pid`'s entry left the pool unseated (its login session's record with it): its seat
+        goes with the `claims` it carried."""
+        await self.svc.store.drop_claims(pid, rated_hold(game), claims)
 
-    async def seat(self, game: str, group: list[Waiting]) -> None:
+    async def seat(self, game: str, group: Formed) -> None:
         """Seat a formed group in a new rated quick race (as the lobby seats a quick group).
-        Each entry's seat (`rated_hold`) is given back once the race's seat replaces it, or
-        if the group is not seated (out of the pool for good: no entry holds it)."""
+        Each entry's claims on its seat (`rated_hold`) end once the race's seat replaces it, or
+        if the group is not seated (out of the pool for good: no entry carries them)."""
         back: set[str] = set()  # put back in the pool: their entries keep their seats
         try:
             await self._seat(game, group, back)
         except BaseException:
-            for pid in [w.player for w in group if w.player not in back]:
+            for w in group.members:
+                if w.player in back:
+                    continue
                 try:
-                    await self.svc.store.release_seats(pid, rated_hold(game))
+                    await self.svc.store.drop_claims(w.player, rated_hold(game), group.taken[w.player].claims)
                 except Exception as exc:  # its reservation lapses (the pool's `stale_ms`)
                     self.svc.failed("could not give back a rated entry's seat", exc)
             raise
 
-    async def _seat(self, game: str, group: list[Waiting], restored: set[str]) -> None:
+    async def _seat(self, game: str, formed: Formed, restored: set[str]) -> None:
         svc = self.svc
         gdef = check.game(game)
+        group = formed.members
         pids = [w.player for w in group]
-        sessions = await self.sessions.take(game, pids)
+        sessions = {p: formed.taken[p].session for p in pids}  # taken with the entries
         alive = [await self.accounts.session_alive(pid, sessions[pid]) for pid in pids]
         if not all(alive):
             # Someone's login session was revoked while waiting: they are dropped, the others go
-            # back (sessions first: a group formed from a restored entry needs its session).
+            # back, with their sessions (a group formed from a restored entry needs its session).
             back = [w for w, ok in zip(group, alive, strict=True) if ok]
-            await self.sessions.restore(game, {w.player: sessions[w.player] for w in back})
-            await self.pool.restore(game, back)
+            await self.pool.restore(game, back, formed.taken)
             restored.update(w.player for w in back)
             dropped = [w.player for w, ok in zip(group, alive, strict=True) if not ok]
-            await self.pool.forget_holders(game, dropped)
-            for pid in dropped:
+            for pid in dropped:  # their holders left the pool with their entries
                 for c in svc.players.get(pid, ()):
                     self.waiting.get(c, {}).pop(game, None)
-                await svc.store.release_seats(pid, rated_hold(game))
+                await svc.store.drop_claims(pid, rated_hold(game), formed.taken[pid].claims)
             if back:
                 svc.spawn(self.form(game))
             return
@@ -351,10 +363,10 @@ class RatedHandlers:
         for pid in pids:
             for c in svc.players.get(pid, ()):
                 self.waiting.get(c, {}).pop(game, None)
-        # Seated: a connection that held an entry (here or elsewhere) holds nothing now.
-        await self.pool.forget_holders(game, pids)
+        # Seated: the connections that held the entries hold nothing now (their holder sets left
+        # the pool with the entries: a new entry of a player's, made meanwhile, keeps its own).
         await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
-        await svc.lobby._publish_new(None, None, race, now, rated_hold(game))
+        await svc.lobby._publish_new(None, None, race, now, rated_hold(game), formed.claims())
         notice = encode({"t": "seated", "race": race.race})
         for pid in pids:
             await svc.store.publish_player(pid, notice)

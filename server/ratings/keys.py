@@ -23,8 +23,11 @@ key                             type    contents
 ``{rating:G}:pair:A|B``         string  JSON [end time, share] of A's and B's recent rated races of G;
                                         expires after the fairness window
 ``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats)
-``{mm:G}:sessions``             hash    player → login session id of their pool entry (``seats``)
+``{mm:G}:sessions``             hash    player → login session id of their pool entry, written and taken
+                                        out with it by the pool's scripts (``pool``, ``seats``)
 ``{mm:G}:held:P``               set     ids of the connections that queued for P's pool entry; expires
+``{mm:G}:tok:P``                set     the seat claim tokens (``pl:{P}:claims:rquick:G``) of P's pool
+                                        entry, one per rated ``quick`` that queued it; expires
 ``{rating:G}:pending``          zset    rated race → ms from which to check it was rated (``pending``)
 ``{accounts}:names``            hash    lower-cased name → player id
 ``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
@@ -117,6 +120,12 @@ def pool_sessions(game: str) -> str:
 def held(game: str, player: str) -> str:
     """``{mm:G}:held:P`` set: the connections (random ids) that queued for P's pool entry (``pool``)."""
     return "{mm:" + game + "}:held:" + player
+
+
+def claim_tokens(game: str, player: str) -> str:
+    """``{mm:G}:tok:P`` set: the tokens of the requests that claimed the seat of P's pool entry
+    (storage/seats.lua): whatever takes the entry out gives back only those claims."""
+    return "{mm:" + game + "}:tok:" + player
 
 
 def pending(game: str) -> str:

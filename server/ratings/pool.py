@@ -12,26 +12,67 @@ with the entry the group was formed from. Two processes forming at the same
 moment therefore never put one player in two races; a group one of them
 lost is simply formed again on the next call from what is left.
 
+Each ``join`` may also bring the token with which that request claimed the
+entry's seat (storage/seats.lua, handlers/rated.py) and the login session it
+was made with: the entry carries its tokens (a set next to the pool) and its
+session (``{mm:G}:sessions``, read by ``seats.PoolSessions``), and whatever
+takes it out (``form``, ``leave``, the last holder's ``release``) takes its
+holders, tokens and session in the same step and returns the tokens, so that
+only those claims are given back. A player joining again while their group is
+being seated makes a new entry, with holders, tokens and a session of its own,
+which the seating neither forgets, gives back nor takes.
+
 Entries older than ``stale_ms`` (a player whose process died without
 ``leave``) are dropped by ``form``; a holder set expires ``stale_ms`` after
-its last join, so the ids of a dead process's connections keep nothing longer.
+its last join, so the ids of a dead process's connections keep nothing longer;
+a token set twice that, so that it outlives its entry until ``form`` drops it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from . import keys, scripts
 from .common import Clock, compact_json, text
 from .matchmaking import DEFAULT_CURVE, Curve, Waiting, form_races
 from .rating import MAX_PLAYERS, MIN_PLAYERS
+from .seats import TTL_S as SESSIONS_TTL_S
 
 STALE_MS = 600_000
 
 
 def _entry(mu: float, joined_ms: int, seats: int) -> str:
     return compact_json({"mu": mu, "joined": joined_ms, "seats": seats})
+
+
+@dataclass(frozen=True, slots=True)
+class Taken:
+    """What a player's entry carried when it was taken out: the connections that held it, the
+    tokens of the requests that claimed its seat, and the login session it was made with."""
+
+    holders: tuple[str, ...] = ()
+    claims: tuple[str, ...] = ()
+    session: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Formed:
+    """A group ``form`` took out of the pool: its members, and what each one's entry carried."""
+
+    members: list[Waiting]
+    taken: dict[str, Taken]
+
+    def claims(self) -> dict[str, tuple[str, ...]]:
+        """Each member's claims on its entry's seat."""
+        return {p: t.claims for p, t in self.taken.items()}
+
+
+def _left(reply: Any) -> tuple[str, ...] | None:
+    """The reply of DROP, LEAVE or RELEASE_HOLD: the tokens of the entry that left, None if none did."""
+    return tuple(text(t) for t in reply[1:]) if int(reply[0]) else None
 
 
 class Pool:
@@ -47,48 +88,93 @@ class Pool:
         self._drop = redis.register_script(scripts.DROP)
         self._release = redis.register_script(scripts.RELEASE_HOLD)
         self._leave = redis.register_script(scripts.LEAVE)
+        self._restore = redis.register_script(scripts.RESTORE)
 
-    async def join(self, game: str, player: str, mu: float, seats: int, holder: str = "") -> bool:
+    async def join(
+        self,
+        game: str,
+        player: str,
+        mu: float,
+        seats: int,
+        holder: str = "",
+        claim: str = "",
+        session: str = "",
+    ) -> bool:
         """Wait for a rated race of ``seats``; False if already waiting for that size
         (the player keeps their place). Joining for another size replaces the entry.
-        ``holder``: the asking connection's id, which holds the entry until ``release``."""
+        ``holder``: the asking connection's id, which holds the entry until ``release``;
+        ``claim``: the token with which the request claimed the entry's seat, which the entry
+        carries until it is taken out; ``session``: the login session the entry is made with
+        (a player already waiting: their entry's from now on)."""
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise ValueError(f"a rated race has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
         return bool(
             await self._join(
-                keys=[keys.pool(game), keys.held(game, player)],
-                args=[player, _entry(mu, self.clock(), seats), seats, holder, self.stale_ms],
+                keys=self._entry_keys(game, player),
+                args=[
+                    player,
+                    _entry(mu, self.clock(), seats),
+                    seats,
+                    holder,
+                    self.stale_ms,
+                    claim,
+                    self._tokens_ms,
+                    session,
+                    SESSIONS_TTL_S,
+                ],
             )
         )
 
-    async def release(self, game: str, player: str, holder: str) -> bool:
-        """``holder`` lets go of the player's entry (its connection closed); True if the entry
-        left with it, the last holder."""
-        return bool(
-            await self._release(keys=[keys.held(game, player), keys.pool(game)], args=[holder, player])
-        )
+    async def release(self, game: str, player: str, holder: str) -> tuple[str, ...] | None:
+        """``holder`` lets go of the player's entry (its connection closed): the claims the
+        entry carried if it left with it, the last holder, else None."""
+        pool, held, tokens, sessions = self._entry_keys(game, player)
+        reply = await self._release(keys=[held, pool, tokens, sessions], args=[holder, player])
+        return _left(reply)
 
-    async def leave(self, game: str, player: str) -> bool:
-        """Take the player's entry out, whoever holds it; True if there was one."""
-        return bool(await self._leave(keys=[keys.pool(game), keys.held(game, player)], args=[player]))
+    async def leave(self, game: str, player: str) -> tuple[str, ...] | None:
+        """Take the player's entry out, whoever holds it: the claims it carried, None if there
+        was none."""
+        return _left(await self._leave(keys=self._entry_keys(game, player), args=[player]))
 
-    async def forget_holders(self, game: str, players: list[str]) -> None:
-        """The players' entries were taken out for good (seated, or dropped: a revoked session)."""
-        if players:
-            await self.redis.delete(*(keys.held(game, p) for p in players))
+    @property
+    def _tokens_ms(self) -> int:
+        return 2 * self.stale_ms
+
+    @staticmethod
+    def _entry_keys(game: str, player: str) -> list[str]:
+        """The pool, the player's holder and token sets, and the pool's sessions (one slot)."""
+        return [
+            keys.pool(game),
+            keys.held(game, player),
+            keys.claim_tokens(game, player),
+            keys.pool_sessions(game),
+        ]
+
+    @staticmethod
+    def _member_keys(game: str, players: Iterable[str]) -> list[str]:
+        """The pool and its sessions, then each player's holder and token sets."""
+        out = [keys.pool(game), keys.pool_sessions(game)]
+        for p in players:
+            out += [keys.held(game, p), keys.claim_tokens(game, p)]
+        return out
 
     async def has(self, game: str, player: str) -> bool:
         return bool(await self.redis.hexists(keys.pool(game), player))
 
-    async def restore(self, game: str, group: list[Waiting]) -> None:
+    async def restore(self, game: str, group: list[Waiting], taken: Mapping[str, Taken]) -> None:
         """Put back players that ``form`` took out but who were not seated after all, each with
-        their entry as it was (their waiting time kept), unless they joined again meanwhile."""
+        their entry as it was (their waiting time kept) unless they joined again meanwhile,
+        and with what it carried (``taken``: its holders and claims, merged into a new entry's,
+        and its session, unless a new entry has one)."""
         if not group:
             return
-        pipe = self.redis.pipeline(transaction=False)
+        args: list[Any] = [self.stale_ms, self._tokens_ms, SESSIONS_TTL_S]
         for w in group:
-            pipe.hsetnx(keys.pool(game), w.player, _entry(w.mu, w.joined_ms, w.seats))
-        await pipe.execute()
+            t = taken.get(w.player, Taken())
+            entry = _entry(w.mu, w.joined_ms, w.seats)
+            args += [w.player, entry, " ".join(t.holders), " ".join(t.claims), t.session]
+        await self._restore(keys=self._member_keys(game, (w.player for w in group)), args=args)
 
     async def waiting(self, game: str) -> list[Waiting]:
         raw = await self.redis.hgetall(keys.pool(game))
@@ -98,18 +184,21 @@ class Pool:
             out.append(Waiting(text(player), float(d["mu"]), int(d["joined"]), int(d["seats"])))
         return out
 
-    async def form(self, game: str, dropped: list[str] | None = None) -> list[list[Waiting]]:
-        """The races this call took out of the pool (each a list of ``Waiting``). The players
-        whose stale entries it dropped are added to ``dropped`` (their session and seat are
-        the caller's to let go)."""
+    async def form(self, game: str, dropped: dict[str, tuple[str, ...]] | None = None) -> list[Formed]:
+        """The races this call took out of the pool. The players whose stale entries it
+        dropped are added to ``dropped``, each with the claims their entry carried (their
+        seat is the caller's to let go; their session left with the entry)."""
         now = self.clock()
         pool = await self.waiting(game)
         fresh = []
         for w in pool:
             if now - w.joined_ms >= self.stale_ms:
                 entry = _entry(w.mu, w.joined_ms, w.seats)
-                if await self._drop(keys=[keys.pool(game)], args=[w.player, entry]) and dropped is not None:
-                    dropped.append(w.player)
+                claims = _left(
+                    await self._drop(keys=self._entry_keys(game, w.player), args=[w.player, entry])
+                )
+                if claims is not None and dropped is not None:
+                    dropped[w.player] = claims
             else:
                 fresh.append(w)
         taken = []
@@ -117,6 +206,11 @@ class Pool:
             args: list[Any] = []
             for w in group:
                 args += [w.player, _entry(w.mu, w.joined_ms, w.seats)]
-            if await self._take(keys=[keys.pool(game)], args=args):
-                taken.append(group)
+            reply = await self._take(keys=self._member_keys(game, (w.player for w in group)), args=args)
+            if reply:
+                carried = {
+                    w.player: Taken(tuple(map(text, holders)), tuple(map(text, claims)), text(session))
+                    for w, (holders, claims, session) in zip(group, reply, strict=True)
+                }
+                taken.append(Formed(group, carried))
         return taken

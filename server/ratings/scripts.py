@@ -150,16 +150,50 @@ return 1
 # -> {count, {top [player, record, rank]...}, my index0 or -1, {around [player, record, rank]...}}
 BOARD = board_read(higher_first=True, with_member=True)
 
+# The rated pool's entries (pool.py). Each entry is held by the connections that asked
+# for it (`{mm:G}:held:P`), carries the tokens with which those requests claimed its
+# seat (`{mm:G}:tok:P`, storage/seats.lua) and the login session it was made with
+# (`{mm:G}:sessions`): whatever takes an entry out takes its holders, tokens and
+# session with it, in the same step, and returns the tokens, so that only those claims
+# are given back (a new entry of the player's, made meanwhile, keeps the seat, the
+# holders and the session of its own).
+_TAKE_TOKENS = """
+local function take_tokens(key)
+  local tokens = redis.call('SMEMBERS', key)
+  redis.call('DEL', key)
+  return tokens
+end
+local function left(n, key, sessions, player)
+  local tokens = take_tokens(key)
+  if n == 0 then return {0} end
+  redis.call('HDEL', sessions, player)
+  local out = {1}
+  for _, t in ipairs(tokens) do out[#out + 1] = t end
+  return out
+end
+"""
+
 # Join the rated quick-match pool; a player already waiting for the same size
 # keeps their place (their original join time). The connection that asked, if
-# given, becomes one of the entry's holders (in the same step: a holder letting
-# go meanwhile must not find the new entry without one).
-# KEYS: pool, holders. ARGV: player, entry json, seats, holder or '', holders ttl ms.
+# given, becomes one of the entry's holders, and the request's claim token, if
+# given, one of its tokens, and its login session, if given, the entry's (in the
+# same step: a holder letting go meanwhile must not find the new entry without one,
+# nor a group taken out an entry without its tokens or session).
+# KEYS: pool, holders, tokens, sessions. ARGV: player, entry json, seats, holder or '',
+# holders ttl ms, claim token or '', tokens ttl ms, login session or '', sessions ttl s.
 # -> 1 joined now | 0 already waiting
 JOIN = """
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[4], ARGV[1], ARGV[8])
+  redis.call('EXPIRE', KEYS[4], ARGV[9])
+end
 if ARGV[4] ~= '' then
   redis.call('SADD', KEYS[2], ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[5])
+end
+if ARGV[6] ~= '' then
+  redis.call('SADD', KEYS[3], ARGV[6])
+  redis.call('PEXPIRE', KEYS[3], ARGV[7])
 end
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if v and cjson.decode(v).seats == tonumber(ARGV[3]) then return 0 end
@@ -169,32 +203,83 @@ return 1
 
 # Take a formed group out of the pool, all of it or nothing: every member must
 # still wait with the entry it was formed from (another process may have taken
-# or the player withdrawn it meanwhile).
-# KEYS: pool. ARGV: player1, entry1, player2, entry2, ... -> 1 taken | 0 not
-TAKE = """
+# or the player withdrawn it meanwhile). Each member's holders, tokens and session go
+# with its entry: a player joining again right after gets a holder set, tokens and a
+# session of their own (the seating must neither forget nor give back nor take them).
+# KEYS: pool, sessions, then per member: holders, tokens.
+# ARGV: player1, entry1, player2, entry2, ...
+# -> 0 not taken | per member {holders, tokens, session or ''}
+TAKE = (
+    _TAKE_TOKENS
+    + """
 for i = 1, #ARGV, 2 do
   if redis.call('HGET', KEYS[1], ARGV[i]) ~= ARGV[i + 1] then return 0 end
 end
-for i = 1, #ARGV, 2 do redis.call('HDEL', KEYS[1], ARGV[i]) end
-return 1
+local out = {}
+for i = 1, #ARGV, 2 do
+  local m = (i + 1) / 2
+  redis.call('HDEL', KEYS[1], ARGV[i])
+  local session = redis.call('HGET', KEYS[2], ARGV[i]) or ''
+  redis.call('HDEL', KEYS[2], ARGV[i])
+  out[m] = {take_tokens(KEYS[2 * m + 1]), take_tokens(KEYS[2 * m + 2]), session}
+end
+return out
+"""
+)
+
+# Put back members of a taken group that were not seated after all, each with its
+# entry as it was (its waiting time kept) unless the player joined again meanwhile
+# (the new entry stays, with its session), and with its holders and tokens, merged
+# into the new entry's if there is one: the entry is the player's, whoever queued it.
+# KEYS: pool, sessions, then per member: holders, tokens. ARGV: holders ttl ms, tokens
+# ttl ms, sessions ttl s, then per member: player, entry, holders joined by ' ', tokens
+# joined by ' ', session or ''. -> members
+RESTORE = """
+local m = 0
+for i = 4, #ARGV, 5 do
+  m = m + 1
+  local player = ARGV[i]
+  if redis.call('HSETNX', KEYS[1], player, ARGV[i + 1]) == 1 and ARGV[i + 4] ~= '' then
+    redis.call('HSET', KEYS[2], player, ARGV[i + 4])
+  end
+  for h in string.gmatch(ARGV[i + 2], '%S+') do redis.call('SADD', KEYS[2 * m + 1], h) end
+  for t in string.gmatch(ARGV[i + 3], '%S+') do redis.call('SADD', KEYS[2 * m + 2], t) end
+  redis.call('PEXPIRE', KEYS[2 * m + 1], ARGV[1])
+  redis.call('PEXPIRE', KEYS[2 * m + 2], ARGV[2])
+end
+redis.call('EXPIRE', KEYS[2], ARGV[3])
+return m
 """
 
-# Remove an entry if unchanged. KEYS: pool. ARGV: player, entry. -> 1 | 0
-DROP = """
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end
-return 0
+# Remove a (stale) entry if unchanged, with its holders, tokens and session.
+# KEYS: pool, holders, tokens, sessions. ARGV: player, entry. -> {1, tokens...} | {0}
+DROP = (
+    _TAKE_TOKENS
+    + """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return {0} end
+redis.call('DEL', KEYS[2])
+return left(redis.call('HDEL', KEYS[1], ARGV[1]), KEYS[3], KEYS[4], ARGV[1])
 """
+)
 
 # A holder of a player's entry lets go (its connection closed); the entry leaves
-# with its last holder. KEYS: holders, pool. ARGV: holder, player. -> 1 left | 0 not
-RELEASE_HOLD = """
+# with its last holder, and its tokens and session with it.
+# KEYS: holders, pool, tokens, sessions. ARGV: holder, player. -> {1, tokens...} left | {0} not
+RELEASE_HOLD = (
+    _TAKE_TOKENS
+    + """
 redis.call('SREM', KEYS[1], ARGV[1])
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-return redis.call('HDEL', KEYS[2], ARGV[2])
+if redis.call('EXISTS', KEYS[1]) == 1 then return {0} end
+return left(redis.call('HDEL', KEYS[2], ARGV[2]), KEYS[3], KEYS[4], ARGV[2])
 """
+)
 
-# A player's entry leaves the pool with its holders. KEYS: pool, holders. ARGV: player.
-LEAVE = """
+# A player's entry leaves the pool with its holders, tokens and session.
+# KEYS: pool, holders, tokens, sessions. ARGV: player. -> {1, tokens...} | {0} (no entry)
+LEAVE = (
+    _TAKE_TOKENS
+    + """
 redis.call('DEL', KEYS[2])
-return redis.call('HDEL', KEYS[1], ARGV[1])
+return left(redis.call('HDEL', KEYS[1], ARGV[1]), KEYS[3], KEYS[4], ARGV[1])
 """
+)

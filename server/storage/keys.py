@@ -43,6 +43,12 @@ key                                type    contents
                                            seats reserved below; a quick entry's is quick:G:S)
 ``pl:{PID}:seating``               zset    reserved seat -> deadline (ms): a create or join in
                                            progress, a quick entry waiting (seats.lua)
+``pl:{PID}:claims:HOLD``           set     tokens of the requests that claimed a queue
+                                           entry's seat HOLD (quick:G:S, rquick:G): it
+                                           goes with the last claim (seats.lua `drop`);
+                                           the entry carries its tokens (quick:G:S's in
+                                           ``{quick:G:S}:tok:PID``, rquick:G's in the
+                                           rated pool's ``{mm:G}:tok:PID``, ratings/keys.py)
 ``pl:{PID}:bots``                  zset    "RACE BOT" -> when asked (ms): bots the player asked
                                            for with `bot` (handlers/bots.py counts those not in a
                                            started race); TTL 70 s + the bot wait, from the last
@@ -54,6 +60,8 @@ key                                type    contents
 ``quick:GAME:SEATS``               list    quick-match queue (player ids)
 ``{quick:GAME:SEATS}:held:PID``    set     ids of the connections that queued PID (its
                                            holders); same slot as the queue, same TTL
+``{quick:GAME:SEATS}:tok:PID``     set     the seat claim tokens of PID's entry (one per
+                                           `quick` that queued it); same slot, same TTL
 ``races:timers``                   zset    race id -> next time the race must be looked
                                            at (starts_at in countdown, deadline running,
                                            a public lobby's away check in its lobby)
@@ -139,6 +147,16 @@ def quick_holders_prefix(game: str, seats: int) -> str:
 def quick_holders(game: str, seats: int, pid: str) -> str:
     """``{quick:GAME:SEATS}:held:PID`` set: the connections (Session ``conn_id``) holding PID's entry."""
     return quick_holders_prefix(game, seats) + pid
+
+
+def quick_tokens_prefix(game: str, seats: int) -> str:
+    """The token sets of one queue (``quick_tokens`` without the player), in the queue's slot."""
+    return "{" + quick_key(game, seats) + "}:tok:"
+
+
+def quick_tokens(game: str, seats: int, pid: str) -> str:
+    """``{quick:GAME:SEATS}:tok:PID`` set: the seat claims (seats.lua) carried by PID's entry."""
+    return quick_tokens_prefix(game, seats) + pid
 
 
 TIMERS = "races:timers"

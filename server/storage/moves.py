@@ -13,6 +13,12 @@ trip per move) and calls ``on_reply`` with one of the typed replies of
 Redis answers. Only the arguments that change per move are packed per call;
 the rest of the command, and of the progress frame the script publishes, is
 built once per (race, player).
+
+A player's first move (``play`` with n 0) creates their move log, after the start commit
+gave the race's other keys their TTL: it is followed, in the same write, by ``log_ttl.lua``,
+which gives the new log the race's TTL, so that no key of a running race lives forever
+(every process dead for good). Once per player and race, never per move: the move script,
+run on every move, is unchanged (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ from ..core.moves import Applied, Duplicate, Failed, MoveReply, Refused
 from . import keys
 from .positions import revealed_list
 from .resp import ReplyError, ReplyLost, pack
-from .scripts import MOVE
+from .scripts import LOG_TTL, MOVE
 
 _REFUSALS = {
     b"race-not-running": ErrorCode.RACE_NOT_RUNNING,
@@ -61,6 +67,10 @@ def decode_reply(reply: Any, n_after: int = 0) -> MoveReply:
     if isinstance(reply, BaseException):
         return Failed(reply, unconfirmed=isinstance(reply, ReplyLost))
     return Failed(ValueError(f"unexpected move script reply {reply!r}"))
+
+
+def _ignore(_reply: Any) -> None:
+    pass
 
 
 class PackedCaller(Protocol):
@@ -171,10 +181,21 @@ class MovePipe:
                     prog,
                 )
                 self.pipe.call_packed(pack(args), lambda r: on_reply(decode_reply(r, n + 1)), rk)
+                if first:  # the log's TTL again: the one sent with the lost EVALSHA found no log
+                    self._log_ttl(rid, pid)
                 return
             on_reply(decode_reply(reply, n + 1))
 
+        first = kind == b"m" and n == 0
         self.pipe.call_packed(packed, done, rk)
+        if first:  # in the same write: the log this move creates gets its TTL right after it
+            self._log_ttl(rid, pid)
+
+    def _log_ttl(self, rid: str, pid: str) -> None:
+        """Give `pid`'s move log the race's TTL (log_ttl.lua, by EVAL: it never misses the script
+        cache). Its reply is not waited for: were it lost, the end commit's TTL still applies."""
+        rk = keys.race_key(rid)
+        self.pipe.call_packed(pack((b"EVAL", LOG_TTL.source, b"2", rk, keys.log_key(rid, pid))), _ignore, rk)
 
     def forget(self, rid: str, pids: Iterable[str]) -> None:
         """The race's room left this process: its players' command parts go (a race's players

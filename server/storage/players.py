@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+import secrets
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -14,6 +15,8 @@ from .keys import (
     quick_holders,
     quick_holders_prefix,
     quick_key,
+    quick_tokens,
+    quick_tokens_prefix,
     race_key,
     recent_entries_key,
     recent_key,
@@ -32,6 +35,17 @@ RESERVE_MS = 60_000  # a seat reserved for a create or join in progress counts t
 def reservations_key(pid: str) -> str:
     """``pl:{PID}:seating`` zset: id -> deadline (ms), the player's reserved seats (seats.lua)."""
     return "pl:{" + pid + "}:seating"
+
+
+def claims_key(pid: str, hold: str) -> str:
+    """``pl:{PID}:claims:HOLD`` set: the tokens of the requests that claimed the queue entry's
+    seat `hold` (seats.lua): it is given back with the last claim (`drop_claims`)."""
+    return "pl:{" + pid + "}:claims:" + hold
+
+
+def new_claim() -> str:
+    """A token for one queueing request's claim on its entry's seat."""
+    return secrets.token_hex(8)
 
 
 def quick_hold(game: str, seats: int) -> str:
@@ -114,11 +128,12 @@ class Players(StorePart):
         if ids:
             await self._seats(pid, "prune", *ids)
 
-    async def _seats(self, pid: str, op: str, *args: object) -> Any:
-        return await SEATS(self.redis, [seats_key(pid), reservations_key(pid)], [op, *args])
+    async def _seats(self, pid: str, op: str, *args: object, hold: str = "") -> Any:
+        keys = [seats_key(pid), reservations_key(pid)]
+        return await SEATS(self.redis, [*keys, claims_key(pid, hold)] if hold else keys, [op, *args])
 
     async def reserve_seat(
-        self, pid: str, rid: str, most: int, ms: int = RESERVE_MS, *, renew: bool = False
+        self, pid: str, rid: str, most: int, ms: int = RESERVE_MS, *, renew: bool = False, claim: str = ""
     ) -> tuple[int, int]:
         """Count `pid`'s seats and take one more, `rid`, in one step (all processes): so two
         requests at once never both pass the limit. Returns (status, seats held before):
@@ -126,11 +141,18 @@ class Players(StorePart):
         holds the player): `settle_seats` once the race holds the player, else
         `release_seats`; 0: `rid` was a seat already, nothing reserved (`renew`: a queue
         entry's seat, queued again: reserved again for `ms`, nothing to give back either);
-        -1: refused, `most` seats held already."""
+        -1: refused, `most` seats held already. `claim`: a token claiming the seat of a queue
+        entry (`rid` a hold) unless refused: `drop_claims` gives it back."""
         await self.player_races(pid)  # the seats of gone races leave first: they do not count
         ttl_s = max(self.settings.session_ttl_s, ms // 1000 + 1)
-        status, held = await self._seats(pid, "reserve", rid, most, ms, ttl_s, "1" if renew else "0")
+        args = [rid, most, ms, ttl_s, "1" if renew else "0", *([claim] if claim else [])]
+        status, held = await self._seats(pid, "reserve", *args, hold=rid if claim else "")
         return int(status), int(held)
+
+    async def drop_claims(self, pid: str, hold: str, tokens: Sequence[str]) -> bool:
+        """These claims on `pid`'s queue entry seat `hold` end (the entry that carried them was
+        seated, or left); the seat goes with the last claim. True if it went."""
+        return bool(await self._seats(pid, "drop", hold, *tokens, hold=hold))
 
     async def settle_seats(self, pid: str, *ids: str) -> None:
         """Reservations of `pid` end: their races hold the player (the seats stay)."""
@@ -167,29 +189,48 @@ class Players(StorePart):
     # in the queue's slot, server/storage/quick.lua); it leaves with its last holder or by
     # `quick_leave`, and a group taken out takes its holders with it.
 
-    async def quick_push(self, game: str, seats: int, pid: str, holder: str) -> list[str]:
-        """Queue `pid`, its entry held by the connection `holder`; the group taken out if this
-        completes one (any process may take it)."""
+    async def quick_push(
+        self, game: str, seats: int, pid: str, holder: str, claim: str
+    ) -> dict[str, list[str]]:
+        """Queue `pid`, its entry held by the connection `holder` and carrying `claim` (the
+        token of its seat's claim, `reserve_seat`); the group taken out if this completes one
+        (any process may take it): each player with the claims their entry carried."""
         reply = await QUICK(
             self.redis,
-            [quick_key(game, seats), quick_holders(game, seats, pid)],
-            ["q", pid, holder, seats, QUICK_TTL_S, quick_holders_prefix(game, seats)],
+            [quick_key(game, seats), quick_holders(game, seats, pid), quick_tokens(game, seats, pid)],
+            [
+                "q",
+                pid,
+                holder,
+                seats,
+                QUICK_TTL_S,
+                quick_holders_prefix(game, seats),
+                claim,
+                quick_tokens_prefix(game, seats),
+            ],
         )
-        return [x.decode() for x in reply]
+        flat = [x.decode() for x in reply]
+        return {p: tokens.split() for p, tokens in zip(flat[::2], flat[1::2], strict=True)}
 
-    async def quick_release(self, game: str, seats: int, pid: str, holder: str) -> bool:
-        """The connection `holder` lets go of `pid`'s entry (it closed); True if the entry left
-        with it, the last holder."""
-        return bool(
-            await QUICK(
-                self.redis, [quick_key(game, seats), quick_holders(game, seats, pid)], ["r", pid, holder]
-            )
-        )
+    async def quick_release(self, game: str, seats: int, pid: str, holder: str) -> list[str] | None:
+        """The connection `holder` lets go of `pid`'s entry (it closed): the claims the entry
+        carried if it left with it, the last holder, else None."""
+        return _left(await QUICK(self.redis, self._quick_keys(game, seats, pid), ["r", pid, holder]))
 
-    async def quick_leave(self, game: str, sizes: Iterable[int], pid: str) -> bool:
+    async def quick_leave(self, game: str, sizes: Iterable[int], pid: str) -> dict[int, list[str]]:
         """`pid`'s entries for `game` in the queues of `sizes` leave, with their holders, whichever
-        connections (on whichever process) queued them; True if there was one."""
-        left = await asyncio.gather(
-            *(QUICK(self.redis, [quick_key(game, n), quick_holders(game, n, pid)], ["l", pid]) for n in sizes)
+        connections (on whichever process) queued them: the claims each carried, by size."""
+        sizes = list(sizes)
+        replies = await asyncio.gather(
+            *(QUICK(self.redis, self._quick_keys(game, n, pid), ["l", pid]) for n in sizes)
         )
-        return any(left)
+        return {n: tokens for n, tokens in zip(sizes, map(_left, replies)) if tokens is not None}
+
+    @staticmethod
+    def _quick_keys(game: str, seats: int, pid: str) -> list[str]:
+        return [quick_key(game, seats), quick_holders(game, seats, pid), quick_tokens(game, seats, pid)]
+
+
+def _left(reply: list[Any]) -> list[str] | None:
+    """quick.lua's reply to 'r' or 'l': the claims of the entry that left, None if none did."""
+    return [t.decode() for t in reply[1:]] if int(reply[0]) else None

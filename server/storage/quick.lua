@@ -5,26 +5,43 @@
 -- in the player's holder set, in the queue's slot, living as long as the
 -- queue); it leaves by 'l' (unqueue, from any connection) or with its last
 -- holder ('r'); a group taken out takes its holder sets with it.
--- KEYS: 1 queue list   2 the player's holder set
+-- Each 'q' also brings the token with which that request claimed the entry's seat
+-- (seats.lua): the entry keeps its tokens (KEYS[3]), and whatever takes it out returns
+-- them, so that only those claims are given back: a player queued again meanwhile
+-- claimed the seat with a token of a new entry, which keeps it.
+-- KEYS: 1 queue list   2 the player's holder set   3 the player's token set
 -- ARGV: 1 op   2 player id   then, per op:
 --   'q' queue the player, held by ARGV[3] (a connection id), in the same step:
 --       a holder letting go meanwhile must not find the entry without one.
 --       3 holder   4 seats   5 TTL s of the queue   6 the holder sets' key prefix
---       Returns the group (list of player ids) or an empty list.
+--       7 the seat's claim token   8 the token sets' key prefix
+--       Returns the group taken out, {player, its tokens joined by ' ', ...}, or an empty list.
 --   'r' holder ARGV[3] lets go ('': a connection that holds nothing); the entry
---       leaves if no holder is left. Returns 1 if it left, else 0.
---   'l' the entry leaves, with its holders. Returns 1 if there was one, else 0.
+--       leaves if no holder is left. Returns {1, tokens...} if it left, else {0}.
+--   'l' the entry leaves, with its holders. Returns {1, tokens...} if there was one, else {0}.
 local op, pid = ARGV[1], ARGV[2]
+local function taken_tokens(key)
+  local tokens = redis.call('SMEMBERS', key)
+  redis.call('DEL', key)
+  return tokens
+end
+local function left(n)
+  local out = {n}
+  for _, t in ipairs(taken_tokens(KEYS[3])) do out[#out + 1] = t end
+  if n == 0 then return {0} end
+  return out
+end
 if op == 'r' then
   redis.call('SREM', KEYS[2], ARGV[3])
-  if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-  return redis.call('LREM', KEYS[1], 0, pid)
+  if redis.call('EXISTS', KEYS[2]) == 1 then return {0} end
+  return left(redis.call('LREM', KEYS[1], 0, pid))
 elseif op == 'l' then
   redis.call('DEL', KEYS[2])
-  return redis.call('LREM', KEYS[1], 0, pid)
+  return left(redis.call('LREM', KEYS[1], 0, pid))
 end
 local ttl = tonumber(ARGV[5])
 redis.call('SADD', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[7])
 redis.call('LREM', KEYS[1], 0, pid)
 redis.call('RPUSH', KEYS[1], pid)
 redis.call('EXPIRE', KEYS[1], ttl)
@@ -32,13 +49,16 @@ local seats = tonumber(ARGV[4])
 if redis.call('LLEN', KEYS[1]) >= seats then
   local group = {}
   for k = 1, seats do
-    group[k] = redis.call('LPOP', KEYS[1])
-    redis.call('DEL', ARGV[6] .. group[k])
+    local p = redis.call('LPOP', KEYS[1])
+    redis.call('DEL', ARGV[6] .. p)
+    group[#group + 1] = p
+    group[#group + 1] = table.concat(taken_tokens(ARGV[8] .. p), ' ')
   end
   return group
 end
--- Fewer than `seats` wait: each one's holders live as long as the queue.
+-- Fewer than `seats` wait: each one's holders and tokens live as long as the queue.
 for _, p in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   redis.call('EXPIRE', ARGV[6] .. p, ttl)
+  redis.call('EXPIRE', ARGV[8] .. p, ttl)
 end
 return {}

@@ -1,6 +1,7 @@
 """The Lua scripts of races (this folder's ``*.lua``), called by EVALSHA.
 
 ``move``    one accepted move, a declared finish or a duplicate's re-ack (the hot path)
+``log_ttl`` a move log created by a player's first move gets the race's TTL (moves.py)
 ``commit``  compare-and-set of a race record, publishing its events
 ``load``    a whole race (the race hash and every seat's game) in one call
 ``quick``   the quick-match queue: queue a player (held by its connection), take out a full
@@ -57,6 +58,7 @@ async def pipelined(r: aioredis.Redis, script: Script, build: Callable[[Any], No
 
 
 MOVE = Script("move")
+LOG_TTL = Script("log_ttl")
 COMMIT = Script("commit")
 LOAD = Script("load")
 QUICK = Script("quick")
