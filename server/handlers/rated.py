@@ -331,8 +331,7 @@ class RatedHandlers:
             restored.update(w.player for w in back)
             dropped = [w.player for w, ok in zip(group, alive, strict=True) if not ok]
             for pid in dropped:  # their holders left the pool with their entries
-                for c in svc.players.get(pid, ()):
-                    self.waiting.get(c, {}).pop(game, None)
+                self._taken_from(game, pid, formed.taken[pid].holders)
                 await svc.store.drop_claims(pid, rated_hold(game), formed.taken[pid].claims)
             if back:
                 svc.spawn(self.form(game))
@@ -360,16 +359,23 @@ class RatedHandlers:
         race.certified, race.proof = proof is not None, " ".join(proof or ())
         for p in race.players:
             p.session = sessions.get(p.player, "")
-        for pid in pids:
-            for c in svc.players.get(pid, ()):
-                self.waiting.get(c, {}).pop(game, None)
         # Seated: the connections that held the entries hold nothing now (their holder sets left
         # the pool with the entries: a new entry of a player's, made meanwhile, keeps its own).
+        for pid in pids:
+            self._taken_from(game, pid, formed.taken[pid].holders)
         await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
         await svc.lobby._publish_new(None, None, race, now, rated_hold(game), formed.claims())
         notice = encode({"t": "seated", "race": race.race})
         for pid in pids:
             await svc.store.publish_player(pid, notice)
+
+    def _taken_from(self, game: str, pid: str, holders: tuple[str, ...]) -> None:
+        """`pid`'s entry in `game`'s pool was taken out, with its `holders`: those of the player's
+        connections here wait for nothing now. Not the others: one that queued again since holds
+        the new entry, and its close must still let go of it."""
+        for c in self.svc.players.get(pid, ()):
+            if self.identity.conn_id(c) in holders:
+                self.waiting.get(c, {}).pop(game, None)
 
     # --- the end --------------------------------------------------------------------------------
 

@@ -217,3 +217,30 @@ async def test_a_revoked_entry_racing_a_rated_requeue_leaves_the_new_entry_its_s
     assert await app.rated.pool.has(GAME, other.player)
     assert (await other.request("create", game=GAME))["code"] == "too-many-races"
     await asyncio.gather(ada.close(), other.close())
+
+
+async def test_a_rated_requeue_on_the_seating_process_leaves_with_its_connection(
+    make_server, clean_redis, monkeypatch
+):
+    """The seating forgets the waiting records of the connections that held the entries it took,
+    not those of a connection of the player's that queued again meanwhile on the same process:
+    that connection's close still takes the new entry (and its seat) out of the pool."""
+    app = await make_server(max_races_per_player=2, rated_form_ms=600_000, **CHEAP_HASH)
+    ada, bob = await account(app.ws_url, "ada"), await account(app.ws_url, "bob")
+    twin = await logged_in(app.ws_url, ada, "ada")  # ada again, on the seating process
+    async with HeldCall(app.rated, "_seat", monkeypatch) as held:
+        for c in (ada, bob):
+            await rated_queued(c)
+        await until(held.reached.is_set, what="the rated group taken out, its seating not begun")
+        await rated_queued(twin)
+    race = (await ada.wait(lambda f: f.get("t") == "race" and f.get("rated") is True))["race"]
+    assert await seat_set(clean_redis, ada.player) == {race, rated_hold(GAME)}
+    await twin.close()
+
+    async def left_with_its_connection() -> bool:
+        return not await app.rated.pool.has(GAME, ada.player) and await seat_set(clean_redis, ada.player) == {
+            race
+        }
+
+    await until(left_with_its_connection, what="the new entry and its seat gone with the twin's close")
+    await asyncio.gather(ada.close(), bob.close())
