@@ -11,7 +11,9 @@ once it is seated. Each `quick` now claims the hold with a token of its own, the
 its tokens, and the seating gives back only the claims of the entry it took (seats.lua `drop`).
 The rated pool had the same window, wider: its seating also forgot the holders of the player's
 entry (a new one, made meanwhile). Its entries now carry their tokens too, and the group's take
-takes each entry's holders and tokens with it, in the same step (server/ratings/pool.py).
+takes each entry's holders, tokens and login session with it, in the same step
+(server/ratings/pool.py); the seating process forgets only the waiting records of the
+connections that held the entries it took.
 """
 
 from __future__ import annotations
