@@ -55,12 +55,12 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ..core.hello import SERVER_NAMES
+
 NAME_MIN, NAME_MAX = 3, 20
 PASSWORD_MIN, PASSWORD_MAX = 8, 256
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
-RESERVED_NAMES = frozenset(
-    {"admin", "administrator", "bot", "guest", "moderator", "root", "server", "solrace", "system"}
-)
+RESERVED_NAMES = SERVER_NAMES | {"bot", "guest"}
 
 
 class AccountError(Exception):

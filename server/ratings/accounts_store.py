@@ -215,6 +215,13 @@ class Accounts:
         res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, owner, now])
         return text(res[0]) == "ok"
 
+    async def names_held(self, name_keys: list[str]) -> bool:
+        """Whether an account holds one of these name keys, or a claim in flight reserved it:
+        one HMGET of the names' index (one slot)."""
+        if not name_keys:
+            return False
+        return any(owner is not None for owner in await self.redis.hmget(keys.NAMES, name_keys))
+
     async def _holds_name(self, player: str, key: str) -> bool:
         return text(await self.redis.hget(keys.account(player), "key") or b"") == key
 

@@ -74,3 +74,55 @@ async def test_a_claim_marks_the_seats_taken_after_it(app):
     after = await c.request("create", game=GAME, seats=2)
     assert marks(after["players"]) == {"zed": True}
     await c.close()
+
+
+async def refused(url: str, **hello: object) -> dict:
+    c = await Raw.open(url)
+    try:
+        return await c.request("hello", v=1, **hello)
+    finally:
+        await c.close()
+
+
+async def test_a_guest_cannot_take_an_accounts_name_or_a_reserved_one(app):
+    url = app.ws_url
+    ada = await account(url, "ada")
+    for name in ("ada", "ADA", "ada 2", "admin", "Search bot"):
+        err = await refused(url, name=name)
+        assert (err["t"], err.get("code"), err.get("field")) == ("error", "name-taken", "name"), (name, err)
+    # A guest's rename is refused alike, and renames nobody.
+    guest = await player(url, "eve")
+    err = await refused(url, token=guest.token, name="Ada")
+    assert err.get("code") == "name-taken", err
+    again = await Raw.open(url)
+    assert (await again.hello(token=guest.token))["name"] == "eve"
+    # The account's own token keeps its name (a `name` beside it is ignored, as ever).
+    mine = await Raw.open(url)
+    assert (await mine.hello(name="ADA", token=ada.token))["name"] == "ada"
+    await asyncio.gather(ada.close(), guest.close(), again.close(), mine.close())
+
+
+async def test_only_a_hello_that_takes_an_account_shaped_name_reads_the_index(app):
+    url = app.ws_url
+    handlers = app.service.session
+    held = handlers.account_names_held
+    asked: list[list[str]] = []
+
+    async def counting(keys: list[str]) -> bool:
+        asked.append(keys)
+        return await held(keys)
+
+    handlers.account_names_held = counting
+    c = await Raw.open(url)
+    w = await c.hello()  # no name: nothing to check
+    assert w["name"].startswith("player-") and asked == []
+    await c.close()
+    spaced = await player(url, "Grand master")  # no account can be called so
+    assert asked == []
+    again = await Raw.open(url)
+    await again.hello(name="Grand master", token=spaced.token)  # kept, not taken
+    assert asked == []
+    await again.close()
+    ada = await player(url, "ada")
+    assert asked == [["ada"]]
+    await asyncio.gather(spaced.close(), ada.close())
