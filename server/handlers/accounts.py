@@ -200,7 +200,13 @@ class AccountHandlers:
 
     async def claim(self, s: Session, msg: m.Claim) -> m.Account:
         try:
-            login = await self.accounts.claim(s.player, msg.name, msg.password, s.addr or None)
+            login = await self.accounts.claim(
+                s.player,
+                msg.name,
+                msg.password,
+                s.addr or None,
+                limited=not hello_rules.limit_exempt(s.addr, self.svc.session.exempt),
+            )
         except AccountError as exc:
             raise account_error(exc) from None
         sess = await self.accounts.session(login.token)

@@ -126,3 +126,18 @@ async def test_only_a_hello_that_takes_an_account_shaped_name_reads_the_index(ap
     ada = await player(url, "ada")
     assert asked == [["ada"]]
     await asyncio.gather(spaced.close(), ada.close())
+
+
+async def test_claims_from_one_address_are_limited(make_server):
+    """Beyond CLAIM_POLICY's bucket (5 at once), `claim-limited` with `retry_ms`; loopback is
+    exempt by default (`--limit-exempt`), so this server exempts nobody."""
+    app = await make_server(limit_exempt="", **CHEAP_HASH)
+    url = app.ws_url
+    guests = [await player(url, f"claimer{i}") for i in range(6)]
+    replies = [
+        await g.request("claim", name=f"claimer{i}", password="correct horse") for i, g in enumerate(guests)
+    ]
+    assert [r["t"] for r in replies] == ["account"] * 5 + ["error"]
+    assert replies[5]["code"] == "claim-limited" and replies[5]["retry_ms"] > 0
+    assert (await guests[5].request("logout"))["code"] == "not-logged-in"  # still a guest
+    await asyncio.gather(*(g.close() for g in guests))

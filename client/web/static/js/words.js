@@ -91,6 +91,7 @@ const ERRORS = {
   "name-taken": "That account name is taken.",
   "already-account": "This player already is an account.",
   "login-limited": "Too many login attempts: wait a few minutes.",
+  "claim-limited": "Too many accounts made from this address: wait a few minutes.",
   "bad-login": "Unknown name or wrong password.",
   "not-logged-in": "Rated races are for accounts: log in (Account, at the top) first.",
   conflict: "The password was changed meanwhile.",
