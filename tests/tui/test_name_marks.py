@@ -14,6 +14,7 @@ from client.tui.net import connector
 from client.tui.play_app import PlayApp
 from client.tui.race_text import lobby_text
 from client.tui.text import marked_name, ranking_lines
+from client.tui.watch_app import race_row
 from client.tui.widgets import bars_text
 from protocol import messages as m
 from tests.tui.helpers import CHEAP_HASH, PW, click_shown, rendered, until
@@ -48,6 +49,17 @@ def test_the_lobby_the_bars_the_ranking_and_the_standings_show_the_marks() -> No
         [{**row, "player": "p1", "name": "ada", "account": True}, {**row, "player": "p2", "name": "ada 2"}]
     )
     assert "ada ✓" in lines[0] and "✓" not in lines[1]
+    listed = {
+        "race": "r1",
+        "game": "fours-up",
+        "status": "lobby",
+        "total": 52,
+        "players": [
+            {"name": "ada", "home": 0, "status": "ready", "account": True},
+            {"name": "Greedy bot", "home": 0, "status": "ready", "bot": True},
+        ],
+    }
+    assert "ada ✓ 0/52, Greedy bot [bot] 0/52" in race_row(listed, 0)
     standing = dict(rank=1, points=4, wins=2, races=2)
     assert "ada ✓" in standing_line({**standing, "player": "p1", "name": "ada", "account": True}, None)
     assert "✓" not in standing_line({**standing, "player": "p2", "name": "ada"}, None)
