@@ -41,6 +41,7 @@ ERROR_TEXTS = {
     "already-account": "this player already is an account",
     "not-logged-in": "not logged in",
     "login-limited": "too many login attempts for this name or from this address",
+    "claim-limited": "too many accounts made from this address",
     "conflict": "the account changed meanwhile (another password change?)",
     "rate-limited": "too many requests",
 }
@@ -76,7 +77,7 @@ def error_text(code: str, message: str = "", retry_ms: int | None = None) -> str
         text = message  # the server names the one rule broken, and its figures
     elif code == "bad-name" and message:
         text = f"{message} ({text})"
-    if retry_ms is not None or code in ("login-limited", "rate-limited"):
+    if retry_ms is not None or code in ("login-limited", "claim-limited", "rate-limited"):
         text += f": try again in {retry_text(retry_ms)}" if retry_ms else ": try again later"
     return text
 

@@ -12,7 +12,7 @@ from rich.cells import cell_len
 from protocol.rules.facts import game_name
 
 from .tables import fit, list_widths, wrap_rows
-from .text import clock, plural
+from .text import clock, marked_name, plural
 
 
 def time_left(arena: dict[str, Any], now: int) -> str:
@@ -68,7 +68,7 @@ def standing_line(row: dict[str, Any], me: str | None) -> str:
     mark = ">" if row.get("player") == me else " "
     fire = "  on fire" if row.get("fire") else ""
     return (
-        f"{mark}{row.get('rank', 0):>4}. {row.get('name', '')[:16]:<16} {row.get('points', 0):>4} "
+        f"{mark}{row.get('rank', 0):>4}. {marked_name(row, 16)} {row.get('points', 0):>4} "
         f"{'pt ' if row.get('points', 0) == 1 else 'pts'}"
         f"  {row.get('wins', 0)}/{row.get('races', 0)} wins{fire}"
     )

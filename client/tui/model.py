@@ -28,6 +28,11 @@ class PlayerRow:
     status: str = "waiting"
     ready: bool = False
     berserk: bool = False  # an arena player who took half the clock
+    account: bool = False  # seated as an account (the snapshot's `account`)
+
+    def who(self) -> dict[str, Any]:
+        """The row as a player map, for the name marks (text.py `marked_name`)."""
+        return {"player": self.player, "name": self.name, "account": self.account}
 
 
 @dataclass
@@ -168,6 +173,7 @@ class RaceModel:
                     p.get("status", "waiting"),
                     bool(p.get("ready")),
                     bool(p.get("berserk")),
+                    bool(p.get("account")),
                 )
             self.players = rows
 

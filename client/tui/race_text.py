@@ -15,7 +15,7 @@ from .intent import BOT_LEVELS, Intent
 from .links import make_link
 from .model import RaceModel
 from .ratings_text import change_text
-from .text import clock, ranking_lines, tie_break_notes
+from .text import clock, marked_name, ranking_lines, tie_break_notes
 
 #: What a rated race's result says until its `rating` event comes (docs/protocol.md §9).
 RATING_PENDING = "rated race: your new rating comes once the ratings are updated…"
@@ -71,8 +71,9 @@ def lobby_text(m: RaceModel, server_url: str | None) -> str:
         "",
     ]
     for row in m.ordered():
+        name = marked_name(row.who())
         lines.append(
-            f"  {'✔' if row.ready else '·'} {row.name}{'  (host)' if row.player == m.host else ''}"
+            f"  {'✔' if row.ready else '·'} {name}{'  (host)' if row.player == m.host else ''}"
             f"{'  (you)' if row.player == m.me else ''}"
         )
     if m.status == "lobby" and m.seats == 1:

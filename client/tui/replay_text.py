@@ -10,7 +10,7 @@ from rich.text import Text
 from protocol.rules.facts import game_name
 
 from .replay_model import Cursor, RaceReplay, at_end, frame, moment
-from .text import duration, time_text
+from .text import duration, marked_name, time_text
 
 #: Seconds between two moves of the auto-play: steady, whatever the race's own pace was.
 AUTOPLAY_S = 0.5
@@ -38,7 +38,8 @@ def player_label(replay: RaceReplay, i: int) -> str:
     p = replay.players[i]
     key = f"{i + 1} " if i < 9 else ""
     result = f" · {time_text(p.entry)}" if p.entry else ""
-    return f"{key}{p.name}{result}"
+    who = {"player": p.player, "name": p.name, "account": (p.entry or {}).get("account")}
+    return f"{key}{marked_name(who)}{result}"
 
 
 def players_text(replay: RaceReplay, cursor: Cursor) -> Text:

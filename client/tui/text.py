@@ -4,9 +4,38 @@ the seed's commitment check. Plain functions, no terminal."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from typing import Any
 
 _EIGHTHS = " ▏▎▍▌▋▊▉"
+
+#: The marks after a name that the server vouches for (docs/protocol.md §3): anyone may take
+#: any display name, so these tell an account, or a bot, from a guest who looks like one.
+ACCOUNT_MARK = "✓"
+BOT_MARK = "[bot]"
+
+
+def name_mark(who: Mapping[str, Any]) -> str:
+    """``ACCOUNT_MARK`` for an account (the map's `account`), ``BOT_MARK`` for a bot (a player
+    id starting ``bot-``, or a `race_list` seat's `bot`), else ""."""
+    if who.get("account"):
+        return ACCOUNT_MARK
+    pid = who.get("player")
+    if who.get("bot") or (isinstance(pid, str) and pid.startswith("bot-")):
+        return BOT_MARK
+    return ""
+
+
+def marked_name(who: Mapping[str, Any], width: int | None = None) -> str:
+    """The map's name (its player id without one) and its mark; with ``width``, the name cut so
+    that both fit, padded to it: the mark is never the part cut off."""
+    name = str(who.get("name") or who.get("player") or "")
+    mark = name_mark(who)
+    if width is None:
+        return f"{name} {mark}" if mark else name
+    if not mark:
+        return f"{name[:width]:<{width}}"
+    return f"{name[: max(width - len(mark) - 1, 1)]} {mark}".ljust(width)
 
 
 def bar(home: int, total: int, width: int = 30) -> str:
@@ -104,7 +133,7 @@ def ranking_lines(ranking: list[dict[str, Any]]) -> list[str]:
     for r in ranking:
         t = time_text(r)
         out.append(
-            f"{r.get('rank', '?'):>2}. {str(r.get('name') or r.get('player'))[:16]:<16} "
+            f"{r.get('rank', '?'):>2}. {marked_name(r, 16)} "
             f"{STATUS_WORDS.get(str(r.get('status', '')), r.get('status', '')):<8} {r.get('home', 0):>3} home  {moves_cell(int(r.get('moves') or 0))}  {t}"
         )
     return out

@@ -27,7 +27,7 @@ from .model import RaceModel
 from .replay_model import ReplayError, build_replay
 from .session import ServerError, Session
 from .tables import cut_rows, list_widths
-from .text import clock, plural, ranking_lines
+from .text import clock, marked_name, plural, ranking_lines
 from .widgets import BoardView, bar_width, bars_text
 
 #: The race list's columns.
@@ -43,7 +43,7 @@ RETRIES, RETRY_S = 3, 0.3
 def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
     """One line of the race list, in full (plain function, for tests)."""
     total = r.get("total") or 0
-    players = ", ".join(f"{p.get('name')} {p.get('home', 0)}/{total}" for p in r.get("players") or [])
+    players = ", ".join(f"{marked_name(p)} {p.get('home', 0)}/{total}" for p in r.get("players") or [])
     status = r.get("status", "")
     if status == "countdown" and r.get("starts_at"):
         when = f"in {max(0, r['starts_at'] - now) / 1000:.0f}s"  # the status says what starts

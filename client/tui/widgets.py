@@ -14,7 +14,7 @@ from textual.widgets import RadioSet
 
 from .board import Board, Canvas, Marks, layout_board
 from .model import PlayerRow, RaceModel
-from .text import progress_line
+from .text import marked_name, progress_line
 
 
 def canvas_text(canvas: Canvas) -> Text:
@@ -133,7 +133,7 @@ def bars_text(model: RaceModel, width: int = 30) -> Text:
     total = model.total or 1
     for i, row in enumerate(model.ordered()):
         me = row.player == model.me
-        line = progress_line(row.name, row.home, total, row.n, _status(row), width, me)
+        line = progress_line(marked_name(row.who(), 16), row.home, total, row.n, _status(row), width, me)
         style = "bold" if me else ""
         if row.status == "won":
             style += " green"

@@ -59,8 +59,9 @@ class ErrorCode(StrEnum):
     # accounts and ratings (docs/protocol.md §9)
     BAD_NAME = "bad-name"  # claim: the account name breaks the naming rule
     BAD_PASSWORD = "bad-password"  # claim/password: the new password breaks the password rule
-    NAME_TAKEN = "name-taken"  # claim: another account has this name
+    NAME_TAKEN = "name-taken"  # claim: another account has this name; hello: a name a guest may not take
     ALREADY_ACCOUNT = "already-account"  # claim by a player who already is an account
+    CLAIM_LIMITED = "claim-limited"  # claim: too many accounts made from the address (+retry_ms)
     LOGIN_LIMITED = "login-limited"  # too many logins for the name or address, or password checks for the session (+retry_ms)
     BAD_LOGIN = "bad-login"  # unknown name or wrong password
     NOT_LOGGED_IN = "not-logged-in"  # the request needs a logged-in account on this connection

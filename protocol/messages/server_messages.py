@@ -42,6 +42,7 @@ class PlayerInfo(Nested):
     status: str  # PlayerStatus
     at: int | None  # time of the last status change; nil before the start
     berserk: bool = False  # an arena player on half the clock (docs/protocol.md §5a)
+    account: bool = False  # seated as an account (docs/protocol.md §3); absent: a guest or a bot
 
 
 class RankEntry(ResultRow):
@@ -55,12 +56,15 @@ class RankEntry(ResultRow):
     time_ms: int | None  # start → win/finish; nil for a timeout
     home_at_ms: int | None  # start → the moment the final `home` was reached
     last_move_ms: int | None = None  # start → the player's last move; nil with none (shown, not ranked)
+    account: bool = False  # the player raced as an account (false: a guest or a bot)
 
 
 class SummaryPlayer(Nested):
     name: str
     home: int
     status: str
+    account: bool = False  # as in PlayerInfo
+    bot: bool = False  # a bot's seat (a `race_list` entry carries no player ids)
 
 
 class RaceSummary(Nested):
@@ -87,6 +91,7 @@ class ReplayPlayer(Nested):
     player: str
     name: str
     moves: list[tuple[str, int]]  # [move, at]
+    account: bool = False  # as in PlayerInfo
 
 
 class You(Nested):
@@ -275,6 +280,7 @@ class DailyEntry(ResultRow):
     home_at_ms: int | None
     race: str
     last_move_ms: int | None = None  # as in RankEntry
+    account: bool = False  # the player is an account now (its name is the account's)
 
 
 class DailyYou(Nested):
@@ -356,6 +362,7 @@ class DailyReplayPlayer(Nested):
     starts_at: int | None
     race: str | None
     moves: list[tuple[str, int]]  # [move, at]
+    account: bool = False  # as in DailyEntry
 
 
 class DailyReplayData(ServerMsg, tag="daily_replay"):
@@ -611,6 +618,7 @@ class RematchOffer(ServerMsg, tag="rematch"):
     by: str  # player id of who asked
     name: str  # their name
     invite: str | None = None  # the new race's invite, if it is private (for `join`)
+    account: bool = False  # who asked is an account (as in PlayerInfo)
 
 
 ServerMessage: TypeAlias = (

@@ -11,19 +11,14 @@ from dataclasses import dataclass
 from protocol.messages import ErrorCode, RaceStatus
 
 from .races import Race, RaceError
+from .record import BOT_PREFIX as BOT_PREFIX  # re-exported: defined beside the seats it tells apart
+from .record import is_bot as is_bot
 
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "search": "Search bot"}
-# Every bot's player id starts with this (the server mints player ids, so no person's does):
-# server/storage/bots.py mints them with it.
-BOT_PREFIX = "bot-"
 #: A rematch of a public race is left out of the race list this long after it was made (ms):
 #: its offer reaches the previous players at once, and a stranger browsing the list must not
 #: take a rival's seat before they could accept. Once it is over, it is listed like any lobby.
 REMATCH_UNLISTED_MS = 20_000
-
-
-def is_bot(pid: str) -> bool:
-    return pid.startswith(BOT_PREFIX)
 
 
 def bot_name(level: str) -> str:

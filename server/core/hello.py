@@ -5,11 +5,19 @@ without creates a session, counted against the client address's limit of
 new sessions unless the address is exempt (local tools). After it, the
 connection takes part in every race where the player holds a seat and which
 is not finished.
+
+A guest's display name is free-form, but a hello that *takes* one (a new session
+with `name`, or a guest's rename) may not take a name that would pass for someone
+it is not: an account's name, a name that speaks for the server, or a bot's name
+(compared as `name_keys` says). The reserved ones are decided here; the accounts'
+names are looked up by the caller, only for the forms `account_name_keys` gives.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeGuard
@@ -17,7 +25,18 @@ from typing import TypeGuard
 from protocol import messages as m
 from protocol.messages import ErrorCode, RaceStatus
 
+from .bots import BOT_NAMES
 from .record import Race, RaceError
+
+#: Names that speak for the server or its staff: neither an account (ratings/accounts.py
+#: reserves them too) nor a guest takes them.
+SERVER_NAMES = frozenset({"admin", "administrator", "moderator", "root", "server", "solrace", "system"})
+#: Names a guest may not take as a display name: those, and the names the server's bots play under.
+RESERVED_DISPLAY_NAMES = SERVER_NAMES | {n.casefold() for n in BOT_NAMES.values()}
+#: What a race appends to a name someone in it already has ("ada 2": core/lobby.py `seat_name`).
+_SEAT_SUFFIX = re.compile(r" [0-9]+$")
+#: The shape of an account name's key (ratings/accounts.py: 3 to 20 ASCII characters, lower-cased).
+_ACCOUNT_KEY = re.compile(r"[a-z0-9][a-z0-9_-]{2,19}")
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
@@ -58,6 +77,33 @@ def plan_hello(
     if token is not None:
         return HelloPlan(resume=token, count_new=False)
     return HelloPlan(resume=None, count_new=not limit_exempt(addr, exempt))
+
+
+def name_keys(name: str) -> frozenset[str]:
+    """The forms a display name is compared under: compatibility-normalized (NFKC: a
+    full-width "ａｄｍｉｎ" is "admin"), case-folded, its spaces collapsed; and the same
+    without a race's " 2" suffix, so that "ada 2" passes for nobody's second seat."""
+    key = " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    return frozenset({key, _SEAT_SUFFIX.sub("", key)})
+
+
+def reserved_name(name: str) -> bool:
+    """Whether a guest may not take `name`: it speaks for the server or names a bot."""
+    return not name_keys(name).isdisjoint(RESERVED_DISPLAY_NAMES)
+
+
+def account_name_keys(name: str) -> list[str]:
+    """The account name keys `name` could pass for, to look up in the accounts' index: none
+    for a name no account can have (no Redis read then)."""
+    return sorted(k for k in name_keys(name) if _ACCOUNT_KEY.fullmatch(k))
+
+
+def name_taken() -> RaceError:
+    return RaceError(
+        ErrorCode.NAME_TAKEN,
+        "this name belongs to an account, a bot or the server: choose another",
+        field="name",
+    )
 
 
 def unknown_token() -> RaceError:

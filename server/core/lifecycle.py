@@ -95,21 +95,32 @@ def end(race: Race, now: int, logs: dict[str, list[tuple[int, int]]], initial_ho
 
 
 def rank(race: Race, logs: dict[str, list[tuple[int, int]]], initial_home: int = 0) -> list[dict[str, Any]]:
-    """The race's ranking rows by the rule in `protocol.ranking`."""
+    """The race's ranking rows by the rule in `protocol.ranking`; an account's row says so."""
     start = race.starts_at or 0
     return ranking.rank(
         [
-            ranking.entry(
-                player=p.player,
-                name=p.name,
-                status=p.status,
-                home=p.home,
-                moves=p.n,
-                at=p.at,
-                starts_at=start,
-                log=logs.get(p.player, []),
-                initial_home=initial_home,
+            _marked(
+                p,
+                ranking.entry(
+                    player=p.player,
+                    name=p.name,
+                    status=p.status,
+                    home=p.home,
+                    moves=p.n,
+                    at=p.at,
+                    starts_at=start,
+                    log=logs.get(p.player, []),
+                    initial_home=initial_home,
+                ),
             )
             for p in race.players
         ]
     )
+
+
+def _marked(p: Player, row: dict[str, Any]) -> dict[str, Any]:
+    """`row` with `account` when its seat was an account's (absent otherwise: rows stored
+    before the field read alike)."""
+    if p.account:
+        row["account"] = True
+    return row

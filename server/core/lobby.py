@@ -10,7 +10,7 @@ on a conflict it waits `retry_delay_s` and starts again, at most
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from protocol import messages as m
@@ -97,8 +97,9 @@ def new_race(
     commitment: str,
     rules_version: int = 1,
     deal_version: int = 1,
+    host_account: bool = False,
 ) -> Race:
-    """A race in its lobby with the host in seat 0."""
+    """A race in its lobby with the host in seat 0 (`host_account`: the host is an account)."""
     r = Race(
         race=race,
         game=game,
@@ -114,7 +115,7 @@ def new_race(
         deal_version=deal_version,
         ver=1,
     )
-    r.players.append(Player(host, host_name))
+    r.players.append(Player(host, host_name, account=host_account))
     return r
 
 
@@ -131,8 +132,10 @@ def new_quick_race(
     commitment: str,
     rules_version: int = 1,
     deal_version: int = 1,
+    accounts: Collection[str] = (),
 ) -> Race:
-    """A public quick-match race, full at once, counting down immediately (no `ready`)."""
+    """A public quick-match race, full at once, counting down immediately (no `ready`);
+    the players of `accounts` sit as accounts."""
     r = new_race(
         race=race,
         game=game,
@@ -151,13 +154,14 @@ def new_quick_race(
     r.quick = True
     r.players = []  # no host: the players, as the queue matched them
     for pid, name in players:
-        r.players.append(Player(pid, seat_name(r, name), ready=True, status=READY))
+        r.players.append(Player(pid, seat_name(r, name), ready=True, status=READY, account=pid in accounts))
     _start_countdown(r, now, countdown_ms)
     return r
 
 
-def join(race: Race, player: str, name: str) -> Race:
-    """Take a free seat. Joining a race you sit in is a no-op (returns it unchanged)."""
+def join(race: Race, player: str, name: str, account: bool = False) -> Race:
+    """Take a free seat (`account`: as an account). Joining a race you sit in is a no-op
+    (returns it unchanged)."""
     if race.seat_of(player) is not None:
         return race
     if race.status != LOBBY:
@@ -165,7 +169,7 @@ def join(race: Race, player: str, name: str) -> Race:
     if len(race.players) >= race.seats:
         raise RaceError(ErrorCode.RACE_FULL, "every seat is taken")
     r = race.copy()
-    r.players.append(Player(player, seat_name(r, name)))
+    r.players.append(Player(player, seat_name(r, name), account=account))
     return r
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from protocol import messages as m
 
-from .record import FINISHED, Race
+from .record import FINISHED, Race, is_bot
 
 
 def snapshot(race: Race) -> dict[str, Any]:
@@ -40,6 +40,7 @@ def snapshot(race: Race) -> dict[str, Any]:
                 status=p.status,
                 at=p.at,
                 berserk=p.berserk,
+                account=p.account,
             )
             for p in race.players
         ],
@@ -67,7 +68,12 @@ def summary(race: Race) -> dict[str, Any]:
         "race": race.race,
         "game": race.game,
         "status": race.status,
-        "players": [{"name": p.name, "home": p.home, "status": p.status} for p in race.players],
+        "players": [
+            m.SummaryPlayer(
+                name=p.name, home=p.home, status=p.status, account=p.account, bot=is_bot(p.player)
+            )
+            for p in race.players
+        ],
         "total": race.total,
         "starts_at": race.starts_at,
         "deadline": race.deadline,

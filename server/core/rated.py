@@ -18,8 +18,8 @@ LOBBY_RECHECK_MS = 300_000  # a rated race still in its lobby is looked at again
 
 
 def seat(race: R.Race, player: str, name: str, session: str) -> R.Race:
-    """``races.join`` for a rated race: the seat also records the login session."""
-    new = R.join(race, player, name)
+    """``races.join`` for a rated race (an account's seat): it also records the login session."""
+    new = R.join(race, player, name, account=True)
     if new is race:
         return race
     p = new.seat_of(player)

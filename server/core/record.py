@@ -24,6 +24,13 @@ LOBBY, COUNTDOWN, RUNNING, FINISHED = (
 WAITING, READY, PLAYING = PlayerStatus.WAITING, PlayerStatus.READY, PlayerStatus.PLAYING
 WON, DECLARED, TIMEOUT = PlayerStatus.WON, PlayerStatus.FINISHED, PlayerStatus.TIMEOUT
 DONE = frozenset((WON, DECLARED, TIMEOUT))
+# Every bot's player id starts with this (the server mints player ids, so no person's does):
+# server/storage/bots.py mints them with it.
+BOT_PREFIX = "bot-"
+
+
+def is_bot(pid: str) -> bool:
+    return pid.startswith(BOT_PREFIX)
 
 
 class RaceError(Exception):
@@ -47,6 +54,9 @@ class Player:
     at: int | None = None  # time of the last status change (ms), None before the start
     session: str = ""  # a rated race's seat: the account's login session id (never on the wire)
     berserk: bool = False  # an arena player who took half the clock (their own deadline)
+    # The seat was taken by an account (logged in, or a rated/matched account read when seated):
+    # shown as such on the wire, so a guest who took an account's display name is told apart.
+    account: bool = False
 
 
 @dataclass(slots=True)

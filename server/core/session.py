@@ -52,6 +52,7 @@ class Session:
         "spectating",
         "quick",
         "guest_token",
+        "account",
         "__weakref__",
     )
 
@@ -75,6 +76,9 @@ class Session:
         self.spectating: set[str] = set()
         self.quick: set[tuple[str, int]] = set()  # (game, seats) queues joined
         self.guest_token: str | None = None  # the guest session token of its hello (None: an account's)
+        # Its player is an account (hello with an account's token, or a claim on it): the seats it
+        # takes are marked as an account's on the wire (core/record.py `Player.account`).
+        self.account = False
 
     @property
     def player(self) -> str:

@@ -71,7 +71,7 @@ _ENTRY_FIELDS = (
 
 def _entry(e: dict[str, Any]) -> m.DailyEntry:
     fields: dict[str, Any] = {k: e.get(k) for k in _ENTRY_FIELDS}
-    return m.DailyEntry(**fields)
+    return m.DailyEntry(**fields, account=bool(e.get("account")))
 
 
 def _maybe_entry(e: dict[str, Any] | None) -> m.DailyEntry | None:
@@ -141,11 +141,12 @@ class DailyHandlers:
 
     async def _by_account_names(self, *entries: dict[str, Any] | None) -> None:
         """Entries keep the name their player raced under: a guest who has claimed an
-        account since is shown by the account's name (read now, in place)."""
+        account since is shown by the account's name, and marked an account (read now, in
+        place); a guest named like an account is not marked."""
         named = await self.service.store.account_names(e["player"] for e in entries if e is not None)
         for e in entries:
             if e is not None and e["player"] in named:
-                e["name"] = named[e["player"]]
+                e["name"], e["account"] = named[e["player"]], True
 
     # --- requests ----------------------------------------------------------------
 
@@ -344,6 +345,7 @@ class DailyHandlers:
                     starts_at=p["starts_at"],
                     race=p["race"],
                     moves=[(mv, at) for mv, at in p["moves"]],
+                    account=bool(p.get("account")),
                 )
                 for p in doc["players"]
             ],
@@ -378,7 +380,9 @@ class DailyHandlers:
         moves = [[mv, at] for at, _home, mv in logs.get(player, [])]
         named = await self.service.store.account_names([player])  # claimed during the attempt
         name = named.get(player, row["name"])
-        await self.daily.record(game, date, player, name, race.race, result, moves, race.starts_at)
+        await self.daily.record(
+            game, date, player, name, race.race, result, moves, race.starts_at, account=player in named
+        )
 
     def on_bus(self, channel: bytes, data: bytes) -> None:
         """A live leaderboard update (JSON from Daily.record) → watchers of that day."""

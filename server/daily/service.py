@@ -170,11 +170,14 @@ class Daily(DailyBoards):
         result: Result,
         moves: list[tuple[str, int]] | list[list[Any]],
         starts_at: int | None,
+        *,
+        account: bool = False,
     ) -> dict[str, Any] | None:
         """Record the end of an attempt's race; idempotent (several processes may
         report the same end). Returns the entry with its ``rank`` and the board's
         ``count``, or None if ``race`` is not the player's bound attempt (an
-        orphan) or the day is already frozen."""
+        orphan) or the day is already frozen. ``account``: the player is an account
+        (the entry, and so its live update, says so; reads mark accounts afresh anyway)."""
         now = self.clock()
         entry = {
             "player": player,
@@ -184,6 +187,8 @@ class Daily(DailyBoards):
             "starts_at": starts_at,
             "recorded": now,
         }
+        if account:
+            entry["account"] = True
         ttl = max(1000, closes_at(date) + self.keep_ms - now)
         res = await self._record(
             keys=[

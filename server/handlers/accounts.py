@@ -140,6 +140,7 @@ class AccountHandlers:
         )
         svc.resume = self.resume
         svc.session.registered_hooks.append(self.recheck)
+        svc.session.account_names_held = self.accounts.names_held
         svc.store.sessions.account_key = rkeys.account  # read in the guest's resume round trip
         # Before the service starts: its bus confirms this subscription before it takes connections.
         svc.bus.subscribe(REVOKED_CHANNEL)
@@ -199,13 +200,19 @@ class AccountHandlers:
 
     async def claim(self, s: Session, msg: m.Claim) -> m.Account:
         try:
-            login = await self.accounts.claim(s.player, msg.name, msg.password, s.addr or None)
+            login = await self.accounts.claim(
+                s.player,
+                msg.name,
+                msg.password,
+                s.addr or None,
+                limited=not hello_rules.limit_exempt(s.addr, self.svc.session.exempt),
+            )
         except AccountError as exc:
             raise account_error(exc) from None
         sess = await self.accounts.session(login.token)
         assert sess is not None  # just created
         for other in list(self.svc.players.get(s.player, ())):
-            other.name = login.name
+            other.name, other.account = login.name, True
         self.logged_in[s] = LoggedIn(login.player, login.name, sess.session, login.token)
         await self.svc.store.touch_player(login.player, login.name)
         if s.guest_token is not None:  # the guest's token resumes nothing from now on

@@ -239,6 +239,7 @@ class Lobby:
             private=private,
             host=s.player,
             host_name=s.name,
+            host_account=s.account,
             now=now,
             seed=seed,
             commitment=rules.seed_commitment(seed),
@@ -397,7 +398,7 @@ class Lobby:
 
     async def _join(self, s: Session, rid: str) -> R.Race:
         pid = s.player
-        race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name))
+        race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name, s.account))
         self.svc.add_member(s, race)  # a member before its seat's notice: the notice then finds it one
         await self.svc.store.add_seat(pid, rid)
         if presence.watched(race) and pid in presence.people(race):  # someone waits here now
@@ -499,6 +500,7 @@ class Lobby:
         svc = self.svc
         gdef = check.game(game)
         names = [await svc.store.player_name(p) for p in group]
+        accounts = await svc.store.accounts_among(group)
         seed, proof = await self._deal(gdef.id, None)
         now = await svc.store.time_ms()
         new = R.new_quick_race(
@@ -507,6 +509,7 @@ class Lobby:
             total=gdef.total,
             time_limit_s=time_limit_s,
             players=list(zip(group, names, strict=True)),
+            accounts=accounts,
             now=now,
             countdown_ms=svc.settings.countdown_ms,
             seed=seed,

@@ -153,7 +153,7 @@ class RatedHandlers:
             now = await self.svc.store.time_ms()
             race = lobby._new_race(s, gdef, seats, st.time_limit_s, bool(msg.private), seed, now, rid)
             race.rated = True
-            race.players[0].session = li.session
+            race.players[0].session, race.players[0].account = li.session, True
             if race.private:
                 race.invite = new_invite()
             await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
@@ -348,6 +348,7 @@ class RatedHandlers:
             total=gdef.total,
             time_limit_s=svc.settings.time_limit_s,
             players=list(zip(pids, names, strict=True)),
+            accounts=pids,  # a rated pool holds accounts only
             now=now,
             countdown_ms=svc.settings.countdown_ms,
             seed=seed,

@@ -85,7 +85,14 @@ class Rematch:
         if new is None or reply is None:
             return await self._accept(s, msg, claimed)
         offer = encode(
-            m.RematchOffer(race=rid, rematch=new_rid, by=s.player, name=s.name, invite=new.invite or None)
+            m.RematchOffer(
+                race=rid,
+                rematch=new_rid,
+                by=s.player,
+                name=s.name,
+                invite=new.invite or None,
+                account=s.account,
+            )
         )
         bots_left = True  # while the host may have one more bot waiting (bots.py)
         for pid in B.offer_to(race, s.player):
@@ -136,6 +143,7 @@ class Rematch:
             private=settings.private,
             host=s.player,
             host_name=s.name,
+            host_account=s.account,
             now=now,
             seed=seed,
             commitment=rules.seed_commitment(seed),

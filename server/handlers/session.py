@@ -37,6 +37,9 @@ class SessionHandlers:
         self.rejoined_hooks: list[Callable[[Session, list[R.Race]], Awaitable[None]]] = []
         # Run when a player's last connection here closes, before it leaves its races' rooms.
         self.last_closed_hooks: list[Callable[[Session], None]] = []
+        # Whether an account holds one of these name keys (set by the accounts handlers): a guest's
+        # hello may not take an account's name. None: no accounts here.
+        self.account_names_held: Callable[[list[str]], Awaitable[bool]] | None = None
 
     async def ping(self, s: Session, msg: m.Ping) -> m.Pong:
         """§2: the server's clock (an estimate of Redis' TIME), for the client's offset."""
@@ -61,11 +64,15 @@ class SessionHandlers:
                 raise hello_rules.unknown_token()
             pid, name, seats = found.player, found.name, found.seats
             token = plan.resume
+            account = found.account
             if not found.account:
                 s.guest_token = token
                 if msg.name is not None and msg.name != name:
+                    await self._check_name(msg.name)
                     rename = name = msg.name
         else:
+            if msg.name is not None:  # before the address's allowance is spent on it
+                await self._check_name(msg.name)
             if plan.count_new:
                 wait_ms = await svc.store.sessions.admit_new(s.addr)
                 if wait_ms:
@@ -73,9 +80,10 @@ class SessionHandlers:
             name = hello_rules.new_session_name(msg.name, secrets.token_hex(2))
             pid, token = await svc.store.sessions.new_session(name)
             s.guest_token = token
+            account = False
         if admit is not None and not await admit(pid):
             return None
-        s.pid, s.name = pid, name
+        s.pid, s.name, s.account = pid, name, account
         svc.players.setdefault(pid, set()).add(s)
         svc.bus.subscribe(keys.player_channel(pid))
         for hook in self.registered_hooks:
@@ -93,6 +101,16 @@ class SessionHandlers:
             time=svc.now_ms(),
             limits=st.limits(),
         )
+
+    async def _check_name(self, name: str) -> None:
+        """Refuse (`name-taken`) a name a guest may not take: reserved, or an account's (a read
+        of the accounts' index, only for a name shaped like an account's)."""
+        if hello_rules.reserved_name(name):
+            raise hello_rules.name_taken()
+        held = self.account_names_held
+        wanted = hello_rules.account_name_keys(name)
+        if held is not None and wanted and await held(wanted):
+            raise hello_rules.name_taken()
 
     async def _rejoin(self, s: Session, pid: str, seats: list[str] | None) -> list[str]:
         """Make `s` a member of the player's unfinished races (one round trip); their ids, sorted.

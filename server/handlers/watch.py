@@ -55,7 +55,12 @@ class Watch:
         rid = race_id(msg.race)
         race, logs = await finished_race(self.svc, s, rid, msg.invite)
         players = [
-            m.ReplayPlayer(player=p.player, name=p.name, moves=[(mv, at) for at, _h, mv in logs[p.player]])
+            m.ReplayPlayer(
+                player=p.player,
+                name=p.name,
+                moves=[(mv, at) for at, _h, mv in logs[p.player]],
+                account=p.account,
+            )
             for p in race.players
         ]
         proof, par = R.published_proof(race, day_closed=True)  # finished_race: a daily's day closed

@@ -36,6 +36,13 @@ seconds across all accounts. An address is counted by its group (``address_group
 per-address limit): an IPv4 address itself, an IPv6 address its /64, which
 one host is usually given whole and could rotate through.
 
+Claims are limited per address group too (``CLAIM_POLICY``: 5 at once, then 1
+every 10 minutes): every claim costs an argon2 hash and makes an account, and
+new sessions per minute alone would let one address make hundreds of accounts
+an hour (names taken, leaderboards filled). A claim refused for its own input
+(``bad-name``, ``bad-password``, ``already-account``, ``name-taken`` found before
+hashing) spends nothing.
+
 A password change from a logged-in session checks the old password too, but
 does not draw from the name's bucket: anyone may empty that one by failing
 logins, and the owner must still be able to change a password they fear is
@@ -55,12 +62,12 @@ from dataclasses import dataclass
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from ..core.hello import SERVER_NAMES
+
 NAME_MIN, NAME_MAX = 3, 20
 PASSWORD_MIN, PASSWORD_MAX = 8, 256
 _NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
-RESERVED_NAMES = frozenset(
-    {"admin", "administrator", "bot", "guest", "moderator", "root", "server", "solrace", "system"}
-)
+RESERVED_NAMES = SERVER_NAMES | {"bot", "guest"}
 
 
 class AccountError(Exception):
@@ -158,6 +165,8 @@ ACCOUNT_POLICY = LoginPolicy(capacity=5, refill_ms=300_000)
 ADDRESS_POLICY = LoginPolicy(capacity=20, refill_ms=30_000)
 #: ``password`` changes (old-password checks) per login session of an account.
 PASSWORD_POLICY = LoginPolicy(capacity=5, refill_ms=300_000)
+#: ``claim``s (accounts made) per client address group.
+CLAIM_POLICY = LoginPolicy(capacity=5, refill_ms=600_000)
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ from . import keys, scripts
 from .accounts import (
     ACCOUNT_POLICY,
     ADDRESS_POLICY,
+    CLAIM_POLICY,
     DEFAULT_HASHER,
     PASSWORD_POLICY,
     AccountError,
@@ -129,12 +130,14 @@ class Accounts:
         account_policy: LoginPolicy = ACCOUNT_POLICY,
         address_policy: LoginPolicy = ADDRESS_POLICY,
         password_policy: LoginPolicy = PASSWORD_POLICY,
+        claim_policy: LoginPolicy = CLAIM_POLICY,
         session_ttl_ms: int = SESSION_TTL_MS,
     ) -> None:
         """
         ``hasher``: the argon2id parameters (tests use cheap ones).
         ``account_policy``, ``address_policy``: login buckets per name and per address group.
         ``password_policy``: the bucket of password changes per login session.
+        ``claim_policy``: the bucket of claims per address group.
         """
         self.redis = redis
         self.clock = clock
@@ -142,6 +145,7 @@ class Accounts:
         self.account_policy = account_policy
         self.address_policy = address_policy
         self.password_policy = password_policy
+        self.claim_policy = claim_policy
         self.session_ttl_ms = session_ttl_ms
         self._cas = redis.register_script(scripts.CAS)
         self._reserve = redis.register_script(scripts.RESERVE)
@@ -169,11 +173,16 @@ class Accounts:
 
     # --- claim ------------------------------------------------------------------------------
 
-    async def claim(self, player: str, name: str, password: str, address: str | None = None) -> Login:
+    async def claim(
+        self, player: str, name: str, password: str, address: str | None = None, *, limited: bool = True
+    ) -> Login:
         """Make the guest ``player`` an account named ``name``; returns a logged-in session.
-        ``address``: the claiming client's, known from then on (as a login's).
+        ``address``: the claiming client's, known from then on (as a login's), whose claims
+        bucket the claim draws from (unless not ``limited``: an exempt address), once its
+        cheap checks passed and before the hash.
 
-        Errors: ``bad-name``, ``bad-password``, ``name-taken``, ``already-account``.
+        Errors: ``bad-name``, ``bad-password``, ``name-taken``, ``already-account``,
+        ``claim-limited`` (``retry_after_ms``).
         """
         check_name(name)
         check_password(password, name)
@@ -184,6 +193,12 @@ class Accounts:
         owner = await self.redis.hget(keys.NAMES, key)
         if owner is not None and text(owner) != player and await self._holds_name(text(owner), key):
             raise AccountError("name-taken", "this name is taken")
+        if address is not None and limited:
+            wait = await self._take(keys.claim_address(address), self.claim_policy, self.clock())
+            if wait:
+                raise AccountError(
+                    "claim-limited", "too many accounts made from this address", retry_after_ms=wait
+                )
         pw = await asyncio.to_thread(hash_password, password, self.hasher)
         if not await self._reserve_name(key, player):
             raise AccountError("name-taken", "this name is taken")
@@ -214,6 +229,13 @@ class Accounts:
             return False
         res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, owner, now])
         return text(res[0]) == "ok"
+
+    async def names_held(self, name_keys: list[str]) -> bool:
+        """Whether an account holds one of these name keys, or a claim in flight reserved it:
+        one HMGET of the names' index (one slot)."""
+        if not name_keys:
+            return False
+        return any(owner is not None for owner in await self.redis.hmget(keys.NAMES, name_keys))
 
     async def _holds_name(self, player: str, key: str) -> bool:
         return text(await self.redis.hget(keys.account(player), "key") or b"") == key

@@ -97,6 +97,11 @@ def login_name(key: str) -> str:
     return "{login:name:" + key + "}"
 
 
+def claim_address(address: str) -> str:
+    """The claims bucket of a client address (its group, as `login_address`)."""
+    return "{claim:addr:" + address_group(address) + "}"
+
+
 def login_address(address: str) -> str:
     """The login bucket of a client address: counted by its group, as every per-address
     limit is (an IPv6 client by its /64, which one host can rotate through)."""

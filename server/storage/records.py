@@ -26,6 +26,8 @@ def _seat(p: R.Player) -> dict[str, Any]:
         seat["session"] = p.session
     if p.berserk:  # arena races only
         seat["berserk"] = True
+    if p.account:
+        seat["account"] = True
     return seat
 
 
@@ -108,6 +110,7 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
             ready=s["ready"],
             session=s.get("session", ""),
             berserk=s.get("berserk", False),
+            account=s.get("account", False),
         )
         p.status = R.READY if p.ready else R.WAITING
         st = states.get(p.player)

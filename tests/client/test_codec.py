@@ -272,7 +272,7 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
         win_streak=1,
         best_win_streak=1,
         # the day of DAILY_ENTRY in ada's history
-        days=[m.HistoryDay(date="2025-03-14", count=1, **_without(DAILY_ENTRY, "player", "name"))],
+        days=[m.HistoryDay(date="2025-03-14", count=1, **_without(DAILY_ENTRY, "player", "name", "account"))],
     ),
     m.DailyReplayData(
         game="racing-aces",

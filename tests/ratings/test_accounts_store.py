@@ -400,3 +400,25 @@ async def test_the_first_login_makes_the_stand_in_whatever_the_name(r, clock, ha
     with pytest.raises(AccountError) as refused:
         await accounts.login("nobody", PW, "10.0.0.1")  # an unknown one later: no new hash
     assert refused.value.code == "bad-login" and len(made) == 1
+
+
+async def test_claims_are_limited_per_address(r, clock, hasher):
+    """An address makes `capacity` accounts at once, then one per `refill_ms`; a claim refused for
+    its own input spends nothing, and an exempt claim (`limited=False`) draws from no bucket."""
+    accounts = Accounts(r, clock=clock, hasher=hasher, claim_policy=LoginPolicy(2, 60_000))
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p0", "x", PW, "10.0.0.1")
+    assert e.value.code == "bad-name"
+    await accounts.claim("p1", "Ada", PW, "10.0.0.1")
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p2", "ADA", PW, "10.0.0.1")
+    assert e.value.code == "name-taken"
+    await accounts.claim("p3", "Bob", PW, "10.0.0.2")  # another address: its own bucket
+    await accounts.claim("p4", "Cyd", PW, "10.0.0.1")
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p5", "Dee", PW, "10.0.0.1")
+    assert e.value.code == "claim-limited" and e.value.extra["retry_after_ms"] == 60_000
+    assert await accounts.account("p5") is None and await r.hget(keys.NAMES, "dee") is None
+    await accounts.claim("p6", "Eve", PW, "10.0.0.1", limited=False)
+    clock.ms += 60_000
+    await accounts.claim("p5", "Dee", PW, "10.0.0.1")

@@ -69,7 +69,7 @@ def recomputed(results: dict[str, dict]) -> dict[str, int]:
 
 async def test_bots_run_an_arena_across_two_processes(redis_node, start_server):
     servers = [start_server(redis_node.url, *ARENA_FLAGS) for _ in range(2)]
-    admin = await client.connect(servers[0].url, name="admin")
+    admin = await client.connect(servers[0].url, name="organizer")
     watchers = [await client.connect(s.url, name=f"watch{i}") for i, s in enumerate(servers)]
     bots_c = [await client.connect(servers[i % 2].url, name=f"bot{i}") for i in range(BOTS)]
     r = aioredis.from_url(redis_node.url)
@@ -141,7 +141,7 @@ PLAY_ON_MS = 15_000
 async def test_an_arena_survives_a_kill9(redis_node, start_server):
     servers = [start_server(redis_node.url, *ARENA_FLAGS) for _ in range(2)]
     urls = [s.url for s in servers]
-    admin = await client.connect(servers[1].url, name="admin")
+    admin = await client.connect(servers[1].url, name="organizer")
     # each bot on one process first, the other as its failover
     bots_c = [
         await client.connect(urls[i % 2 :] + urls[: i % 2], name=f"bot{i}", reconnect=True)

@@ -74,7 +74,7 @@ def overlapping(results: dict[str, dict]) -> list[tuple[str, list[tuple[int, int
 async def test_200_bots_in_one_arena_on_two_processes(redis_node, start_server):
     servers = [start_server(redis_node.url, *FLAGS) for _ in range(2)]
     r = aioredis.from_url(redis_node.url)
-    admin = await client.connect(servers[0].url, name="admin")
+    admin = await client.connect(servers[0].url, name="organizer")
     watchers = [await client.connect(s.url, name=f"watch{i}") for i, s in enumerate(servers)]
     conns = []
     try:

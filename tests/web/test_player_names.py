@@ -34,7 +34,7 @@ WORDS = """(sel) => [...document.querySelectorAll(sel)].map((el) => {
 def test_names_on_a_finished_race_wrap_between_words_only(new_page, make_bot):
     page = new_page("player-aabc", width=1280, height=800)
     rid = create_in_ui(page, "racing-aces", 3)
-    bots = [make_bot("Greedy bot"), make_bot(LONG)]
+    bots = [make_bot("Greedy rival"), make_bot(LONG)]
     for bot in bots:
         bot.call(lambda c: c.join(rid))
         bot.call(lambda c: c.ready(rid))
@@ -49,10 +49,10 @@ def test_names_on_a_finished_race_wrap_between_words_only(new_page, make_bot):
     shot(page, "names-finished-race")
 
     names = {n["name"]: n for n in page.evaluate(WORDS, "#players .pname")}
-    assert set(names) == {"player-aabc", "Greedy bot", LONG}, names
+    assert set(names) == {"player-aabc", "Greedy rival", LONG}, names
     for n in names.values():
         assert all(lines == 1 for _, lines in n["words"]), n  # no word broken across lines
-    for name in ("player-aabc", "Greedy bot"):
+    for name in ("player-aabc", "Greedy rival"):
         assert names[name]["need"] <= names[name]["has"], names[name]  # shown whole
     # the name with no space to wrap at: cut short, with an ellipsis
     long = names[LONG]

@@ -65,3 +65,38 @@ def test_a_hello_rejoins_the_races_not_finished():
     r.status = R.FINISHED
     assert not H.rejoins(r)
     assert not H.rejoins(None)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "admin",
+        "ADMIN",
+        "Administrator",
+        "ａｄｍｉｎ",
+        "system",
+        "Search bot",
+        "search  BOT",
+        "Greedy bot 2",
+        "Random bot",
+    ],
+)
+def test_a_guest_may_not_take_a_name_that_speaks_for_the_server_or_a_bot(name: str):
+    assert H.reserved_name(name)
+
+
+@pytest.mark.parametrize("name", ["ada", "bot", "guest", "bot-1", "Searchbot", "my admin", "player-ab12"])
+def test_other_names_are_not_reserved(name: str):
+    assert not H.reserved_name(name)
+
+
+def test_the_account_names_a_display_name_could_pass_for():
+    assert H.account_name_keys("Ada") == ["ada"]
+    assert H.account_name_keys("ＡＤＡ") == ["ada"]  # full-width: the same name on screen
+    assert H.account_name_keys("ada 2") == ["ada"]  # as a race shows a second "ada"
+    # No account can have these: no lookup at all.
+    assert H.account_name_keys("Grand master") == []
+    assert H.account_name_keys("al") == []
+    assert H.account_name_keys("Zoë") == []
+    err = H.name_taken()
+    assert err.code == m.ErrorCode.NAME_TAKEN and err.extra == {"field": "name"}

@@ -455,6 +455,7 @@ const ACCOUNT_ERRORS = {
   "name-taken": "that name is taken.",
   "already-account": "this player already is an account.",
   "login-limited": "too many attempts: wait a few minutes.",
+  "claim-limited": "too many accounts made from this address: wait a few minutes.",
   "bad-login": "unknown name or wrong password.",
   "not-logged-in": "log in first.",
   conflict: "the password was changed meanwhile.",

@@ -4,7 +4,7 @@
 // when it ends). While you are joined, each race
 // the server pairs you into opens by itself (app.js asks `paired`).
 import { gameName } from "./games.js";
-import { countText, utcTimeText } from "./words.js";
+import { countText, nameMarks, utcTimeText } from "./words.js";
 
 const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
 
@@ -424,7 +424,8 @@ export class ArenaPage {
    */
   nameEl(r) {
     const { h } = this.ctx;
-    return r.account ? h("a", { class: "profile-link", href: `#profile=${r.player}` }, r.name) : h("span", {}, r.name);
+    const name = r.account ? h("a", { class: "profile-link", href: `#profile=${r.player}` }, r.name) : h("span", {}, r.name);
+    return h("span", { class: "standing-name" }, name, nameMarks(h, r));
   }
 
   standingsPanel() {

@@ -3,7 +3,7 @@
 // close the revealed seed checked against the commitment.
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { sha256Hex } from "./sha256.js";
-import { clockText, countText, timeCell, utcDateTimeText } from "./words.js";
+import { clockText, countText, nameMarks, timeCell, utcDateTimeText } from "./words.js";
 
 const DAILY_KEY = "solrace.dailies"; // race id -> "game|date", to recognise attempt races
 
@@ -450,7 +450,7 @@ export class DailyPage {
           "tr",
           { class: `${e.player === myId() ? "mine" : ""} ${e.player === this.flash ? "flash" : ""}`, dataset: { player: e.player } },
           h("td", {}, e.rank),
-          h("td", { class: "name" }, e.name),
+          h("td", { class: "name" }, e.name, nameMarks(h, e)),
           h("td", {}, h("span", { class: `pill p-${e.status}` }, e.won ? "won" : e.status === "timeout" ? "time up" : e.status)),
           h("td", {}, `${e.home}/${e.total}`),
           h("td", {}, e.moves),

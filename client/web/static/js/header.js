@@ -1,7 +1,7 @@
 // The page header and the notes under it: the player's name (or account), the connection dot,
 // the banner while the connection is lost, and why this browser is no longer the player it was.
 import { isAccountToken, storedName } from "./net.js";
-import { $, h } from "./dom.js";
+import { $, h, toast } from "./dom.js";
 import { app, conn } from "./state.js";
 
 /** `reroute()` shows the current route again (the router's): the session note's link needs it. */
@@ -48,6 +48,9 @@ export function initHeader(reroute) {
   conn.on("welcome", (w) => {
     showWho(isAccountToken(w.token), w.name);
     if (isAccountToken(w.token)) hideSessionNote();
+  });
+  conn.on("_name_refused", ({ name }) => {
+    toast(`"${name}" is the name of an account, a bot or the server: choose another name.`, "error", 6000);
   });
   conn.on("_session_lost", ({ account }) => {
     if (account) {

@@ -9,7 +9,7 @@ import { $, h, setBanner, toast } from "./dom.js";
 import { createRace, quick, startBotRace } from "./matchmaking.js";
 import { dailyClosed } from "./result.js";
 import { app, conn, inviteSuffix, myId } from "./state.js";
-import { agoText, ordinal, signedText } from "./words.js";
+import { agoText, nameMarks, ordinal, signedText } from "./words.js";
 
 export async function refreshRaces() {
   if (conn.status !== "online") return;
@@ -308,6 +308,7 @@ export function raceListEl() {
                 "span",
                 { class: "mini-player" },
                 p.name,
+                nameMarks(h, p),
                 r.status !== "lobby" ? h("span", { class: "mini-bar" }, h("i", { style: { width: `${Math.round((100 * p.home) / (r.total || 1))}%` } })) : null,
               ),
             )),

@@ -188,6 +188,17 @@ export class Connection {
         this.sayHello(true);
         return;
       }
+      if (t === "error" && msg.code === "name-taken" && msg.field === "name") {
+        // An account's, a bot's or the server's name (docs/protocol.md §2): back to the guest's
+        // name before it (never the refused one again: no loop), else the server's default.
+        const refused = storedName().trim();
+        const kept = this.welcome && !isAccountToken(this.welcome.token) ? this.welcome.name : "";
+        if (kept && kept !== refused) localStorage.setItem(NAME_KEY, kept);
+        else localStorage.removeItem(NAME_KEY);
+        this.emit("_name_refused", { name: refused });
+        this.sayHello(true);
+        return;
+      }
     }
     if (msg.rid !== undefined && this.pending.has(msg.rid)) {
       const p = this.pending.get(msg.rid);

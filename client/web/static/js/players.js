@@ -1,7 +1,6 @@
 // The players of a race as the race page, the watch page and the result panel show them:
 // each one's progress bar and status, ranked once the race is over.
-import { countText } from "./words.js";
-import { isBot } from "./botrace.js";
+import { countText, nameMarks } from "./words.js";
 import { h } from "./dom.js";
 import { app, myId } from "./state.js";
 
@@ -32,7 +31,7 @@ export function playerRows(race) {
         { class: "prog-head" },
         rk ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
         h("span", { class: "pname", title: p.name }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
-        isBot(p.player) ? botBadge() : null,
+        nameMarks(h, p),
         p.berserk ? h("span", { class: "pill p-berserk", title: "took half the clock for one more point if they win" }, "berserk") : null,
         h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
       ),
@@ -40,8 +39,4 @@ export function playerRows(race) {
       h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, countText(p.n || 0, "move"))),
     );
   });
-}
-
-export function botBadge() {
-  return h("span", { class: "bot-badge", title: "a computer player" }, "bot");
 }

@@ -15,7 +15,7 @@ import { parseView } from "./cards.js";
 import { deal } from "./rules.js";
 import { keyForTarget } from "./dom.js";
 import { sha256Hex } from "./sha256.js";
-import { analysisItem, clockText, errorText, homeText, moveText, timeCell } from "./words.js";
+import { analysisItem, clockText, errorText, homeText, moveText, nameMarks, timeCell } from "./words.js";
 
 const SPEEDS = [1, 2, 5, 10, 30];
 
@@ -330,7 +330,7 @@ export class ReplayPage {
       const el = h(
         "section",
         { class: "replay-player", dataset: { player: p.player } },
-        h("div", { class: "replay-name" }, r ? h("span", { class: "rank" }, `#${r.rank}`) : null, " ", h("b", {}, p.name), " ", h("span", { class: "replay-stat muted small" })),
+        h("div", { class: "replay-name" }, r ? h("span", { class: "rank" }, `#${r.rank}`) : null, " ", h("b", {}, p.name), nameMarks(h, p), " ", h("span", { class: "replay-stat muted small" })),
         h("div", { class: "replay-last muted small" }),
         h("div", { class: "replay-board" }),
         this.chart(p),
@@ -429,7 +429,7 @@ export class ReplayPage {
             "tr",
             {},
             h("td", {}, r.rank),
-            h("td", { class: "name" }, r.name),
+            h("td", { class: "name" }, r.name, nameMarks(h, r)),
             h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : r.status === "timeout" ? "time up" : r.status)),
             h("td", {}, homeText(r.home, total)),
             h("td", {}, r.moves, this.rep.par ? h("span", { class: "muted small par" }, ` / par ${this.rep.par}`) : null),

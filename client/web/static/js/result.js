@@ -4,12 +4,12 @@
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily.js";
 import { arenaOf } from "./arena.js";
-import { analysisItem, errorText as errText, homeText, resultHeading, tieBreakNotes, timeCell } from "./words.js";
+import { analysisItem, errorText as errText, homeText, nameMarks, resultHeading, tieBreakNotes, timeCell } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
 import { $, announce, h } from "./dom.js";
 import { askRematch, createRace, quick, takeRematch } from "./matchmaking.js";
-import { STATUS_LABEL, botBadge } from "./players.js";
+import { STATUS_LABEL } from "./players.js";
 import { app, conn, myId, pages, withInvite } from "./state.js";
 
 /** The race is over (its `end` event, or a finished snapshot): keep it, check its seed, fetch what the panel shows. */
@@ -178,7 +178,7 @@ export function renderResult() {
               "tr",
               { class: r.player === myId() ? "mine" : "", dataset: { player: r.player } },
               h("td", {}, r.rank),
-              h("td", { class: "name" }, r.name, isBot(r.player) ? botBadge() : null),
+              h("td", { class: "name" }, r.name, nameMarks(h, r)),
               h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : STATUS_LABEL[r.status] || r.status)),
               h("td", {}, homeText(r.home, race.total)),
               h("td", {}, r.moves, end.par ? h("span", { class: "muted small par" }, ` / par ${end.par}`) : null),

@@ -91,6 +91,7 @@ const ERRORS = {
   "name-taken": "That account name is taken.",
   "already-account": "This player already is an account.",
   "login-limited": "Too many login attempts: wait a few minutes.",
+  "claim-limited": "Too many accounts made from this address: wait a few minutes.",
   "bad-login": "Unknown name or wrong password.",
   "not-logged-in": "Rated races are for accounts: log in (Account, at the top) first.",
   conflict: "The password was changed meanwhile.",
@@ -241,4 +242,18 @@ export function analysisItem(h, p) {
     p.text.replace(whole, short),
     h("details", { class: "line" }, h("summary", {}, "The whole line"), h("code", {}, whole)),
   );
+}
+
+/**
+ * The marks beside a player's name that the server vouches for (docs/protocol.md §3): ✓ for an
+ * account (`account` of a player map, ranking row, board entry or standings row) and "bot" for
+ * a bot (an id starting "bot-", or a `race_list` seat's `bot`). Anyone may take any display
+ * name: these tell the real player from a look-alike. Each mark has an accessible label.
+ */
+export function nameMarks(h, who) {
+  const bot = who.bot || (typeof who.player === "string" && who.player.startsWith("bot-"));
+  return [
+    who.account ? h("span", { class: "acct-badge", role: "img", "aria-label": "account", title: "a registered account" }, "✓") : null,
+    bot ? h("span", { class: "bot-badge", role: "img", "aria-label": "bot", title: "a computer player" }, "bot") : null,
+  ].filter(Boolean);
 }
