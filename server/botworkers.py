@@ -111,7 +111,8 @@ class BotWorkers:
                     proc.terminate()
         for proc in list(self.procs):
             try:
-                await asyncio.wait_for(proc.wait(), WORKER_STOP_S)
+                async with asyncio.timeout(WORKER_STOP_S):
+                    await proc.wait()
             except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):
                     proc.kill()

@@ -53,9 +53,10 @@ class CertifyHandlers:
         try:
             # On timeout the search is cancelled: a queued one never runs, a running one
             # finishes unread (hints are never cached).
-            move = await asyncio.wait_for(
-                self.certifier.ask(work.hint, pg.game().view_text(), self.svc.settings.hint_nodes), wait
-            )
+            async with asyncio.timeout(wait):
+                move = await self.certifier.ask(
+                    work.hint, pg.game().view_text(), self.svc.settings.hint_nodes
+                )
         except NoWorker:
             raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
         except TimeoutError:
@@ -70,9 +71,8 @@ class CertifyHandlers:
         try:
             # The analysis itself is shielded: it goes on past the wait and caches its
             # result, which a later request reads.
-            out = await asyncio.wait_for(
-                self.certifier.analysis(rid, race.game, race.seed, players, asker=s.player), wait
-            )
+            async with asyncio.timeout(wait):
+                out = await self.certifier.analysis(rid, race.game, race.seed, players, asker=s.player)
         except Busy as exc:
             raise RaceError(ErrorCode.SOLVER_BUSY, str(exc), retry_ms=SOLVER_RETRY_MS) from None
         except NoWorker:

@@ -301,7 +301,8 @@ class Certifier:
             if not worked:
                 self.wake.clear()
                 try:
-                    await asyncio.wait_for(self.wake.wait(), timeout=1.0)
+                    async with asyncio.timeout(1.0):
+                        await self.wake.wait()
                 except TimeoutError:
                     pass
 

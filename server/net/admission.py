@@ -274,7 +274,8 @@ class Admission:
         if not self.waiters:
             self.urgent.clear()
             try:
-                await asyncio.wait_for(self.urgent.wait(), delay)
+                async with asyncio.timeout(delay):
+                    await self.urgent.wait()
             except TimeoutError:
                 pass
 

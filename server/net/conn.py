@@ -340,7 +340,8 @@ class Conn:
         try:
             # close() waits for the peer's close frame up to the server's close_timeout;
             # the outer bound covers a peer that stops reading during the handshake.
-            await asyncio.wait_for(ws.close(code, reason), CLOSE_LIMIT)
+            async with asyncio.timeout(CLOSE_LIMIT):
+                await ws.close(code, reason)
         except TimeoutError:
             transport.abort()
         except Exception:

@@ -532,7 +532,8 @@ class Gateway:
         self.outbox.flush()  # the acks of the last moves go out before the close frames
         self.server.close(close_connections=True, code=CloseCode.RESTART, reason="server restarting")
         try:
-            await asyncio.wait_for(self.server.wait_closed(), timeout)
+            async with asyncio.timeout(timeout):
+                await self.server.wait_closed()
         except TimeoutError:
             log.warning("some connections did not close in time")
         await self.admission.close()  # the closed connections' counts, written before Redis goes

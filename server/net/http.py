@@ -243,7 +243,8 @@ class Http:
         """The whole-cluster race count, or None when Redis fails it or does not answer within
         RACE_COUNT_TIMEOUT_S (the scrape then shows `solrace_redis_up 0` and no `solrace_races`)."""
         try:
-            return await asyncio.wait_for(self.store.race_counts(), RACE_COUNT_TIMEOUT_S)
+            async with asyncio.timeout(RACE_COUNT_TIMEOUT_S):
+                return await self.store.race_counts()
         except Exception:
             return None
 

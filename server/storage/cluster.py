@@ -122,8 +122,10 @@ class ClusterPipe:
         for addr in dict.fromkeys(self.known + self.cu.nodes):  # known first, seeds as fallback
             pipe = self._pipe(addr)
             try:
-                await asyncio.wait_for(pipe.connect(), 2.0)
-                table = await asyncio.wait_for(pipe.execute("CLUSTER", "SLOTS"), 2.0)
+                async with asyncio.timeout(2.0):
+                    await pipe.connect()
+                async with asyncio.timeout(2.0):
+                    table = await pipe.execute("CLUSTER", "SLOTS")
             except (OSError, ConnectionError, TimeoutError) as exc:
                 errors.append(f"{addr[0]}:{addr[1]}: {exc}")
                 continue
@@ -141,7 +143,8 @@ class ClusterPipe:
             self.known = list(dict.fromkeys(primaries))
             for node in self.known:
                 try:
-                    await asyncio.wait_for(self._pipe(node).connect(), 2.0)
+                    async with asyncio.timeout(2.0):
+                        await self._pipe(node).connect()
                 except (OSError, ConnectionError, TimeoutError) as exc:
                     log.warning("cluster node %s:%d unreachable: %s", node[0], node[1], exc)
             return
@@ -225,7 +228,8 @@ class ClusterPipe:
 
         async def later() -> None:
             try:
-                await asyncio.wait_for(pipe.connect(), 2.0)
+                async with asyncio.timeout(2.0):
+                    await pipe.connect()
             except Exception as exc:
                 callback(ConnectionError(f"cluster node {addr[0]}:{addr[1]} unreachable: {exc}"))
                 return

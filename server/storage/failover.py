@@ -138,12 +138,14 @@ class SentinelPrimary:
         """Ask the sentinels, in turn, where the primary is; its URL, or None if none answers."""
         for host, port in self.sentinels:
             try:
-                reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 1.0)
+                async with asyncio.timeout(1.0):
+                    reader, writer = await asyncio.open_connection(host, port)
             except (OSError, TimeoutError):
                 continue
             try:
                 writer.write(pack(["SENTINEL", "get-master-addr-by-name", self.service]))
-                reply = await asyncio.wait_for(_read_pair(reader), 1.0)
+                async with asyncio.timeout(1.0):
+                    reply = await _read_pair(reader)
             except (OSError, TimeoutError, ValueError):
                 continue
             finally:

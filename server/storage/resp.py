@@ -249,7 +249,8 @@ class Pipe:
         for cmd in [*setup, ["PING"]]:
             try:
                 # A stalled Redis still accepts connections (the kernel does): bound the wait.
-                reply = await asyncio.wait_for(_call_once(proto, cmd), self.reply_timeout)
+                async with asyncio.timeout(self.reply_timeout):
+                    reply = await _call_once(proto, cmd)
             except TimeoutError:
                 reply = TimeoutError(f"no reply within {self.reply_timeout:g} s")
             if isinstance(reply, Exception):
