@@ -32,9 +32,10 @@ def compose() -> dict:
     return yaml.safe_load(COMPOSE.read_text())
 
 
-def serve_flags() -> set[str]:
+def help_flags(command: str) -> set[str]:
+    """The flags `solrace COMMAND --help` lists."""
     out = subprocess.run(
-        [sys.executable, "-m", "client.cli", "serve", "--help"],
+        [sys.executable, "-m", "client.cli", command, "--help"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -53,18 +54,6 @@ def _pairs(command: list[str]) -> dict[str, str]:
     return flags
 
 
-def bots_flags() -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-m", "client.cli", "bots", "--help"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    ).stdout
-    return set(re.findall(r"(--[a-z][a-z0-9-]*)", out))
-
-
 def test_compose_file_matches_the_server():
     doc = compose()
     services = doc["services"]
@@ -73,7 +62,7 @@ def test_compose_file_matches_the_server():
     assert server["deploy"]["replicas"] >= 2
     command = server["command"]
     assert command[0] == "serve"
-    known = serve_flags()
+    known = help_flags("serve")
     used = [a for a in command if a.startswith("--")]
     assert used and set(used) <= known, set(used) - known
     # every SOLRACE_* variable names a setting
@@ -111,7 +100,7 @@ def test_compose_file_matches_the_server():
     bcommand = bots["command"]
     assert bcommand[0] == "bots" and "--redis" not in bcommand
     used = {a for a in bcommand if a.startswith("--")}
-    assert used <= bots_flags(), used - bots_flags()
+    assert used <= help_flags("bots"), used - help_flags("bots")
     assert _pairs(bcommand)["--url"] == f"ws://proxy:{port}/ws"
     assert bots["environment"]["SOLRACE_REDIS"] == server["environment"]["SOLRACE_REDIS"]
     assert bots["healthcheck"] == {"disable": True}  # the image's check asks a server's /healthz

@@ -127,14 +127,7 @@ async def test_a_rated_requeue_right_after_the_group_is_taken_keeps_its_session(
     of the group taken before it neither takes nor forgets it, so the new entry is seated later."""
     app1 = await make_server(max_races_per_player=2, rated_form_ms=600_000, **CHEAP_HASH)
     app2 = await make_server(max_races_per_player=2, rated_form_ms=600_000, **CHEAP_HASH)
-    ada, bob = await account(app1.ws_url, "ada"), await account(app1.ws_url, "bob")
-    twin = await logged_in(app2.ws_url, ada, "ada")
-    async with HeldCall(app1.rated, "_seat", monkeypatch) as held:
-        for c in (ada, bob):
-            await rated_queued(c)
-        await until(held.reached.is_set, what="the rated group taken out, its seating not begun")
-        await rated_queued(twin)
-    first = (await ada.wait(lambda f: f.get("t") == "race" and f.get("rated") is True))["race"]
+    ada, bob, twin, first = await requeued_before_seating(app1, app2, monkeypatch)
     assert await seat_set(clean_redis, ada.player) == {first, rated_hold(GAME)}
     assert await app1.rated.sessions.get(GAME, ada.player) != ""
     cyd = await account(app1.ws_url, "cyd")
@@ -175,6 +168,21 @@ class HeldCall:
 
 async def rated_queued(c: Any) -> None:
     assert (await c.request("quick", game=GAME, rated=True))["t"] == "queued"
+
+
+async def requeued_before_seating(seating: Any, other: Any, monkeypatch: Any) -> tuple[Any, Any, Any, str]:
+    """ada and bob queue rated on `seating`, which takes their group out; before its seating
+    begins, ada queues again from a twin connection on `other`. (ada, bob, the twin, the race
+    of the group.)"""
+    ada, bob = await account(seating.ws_url, "ada"), await account(seating.ws_url, "bob")
+    twin = await logged_in(other.ws_url, ada, "ada")
+    async with HeldCall(seating.rated, "_seat", monkeypatch) as held:
+        for c in (ada, bob):
+            await rated_queued(c)
+        await until(held.reached.is_set, what="the rated group taken out, its seating not begun")
+        await rated_queued(twin)
+    race = (await ada.wait(lambda f: f.get("t") == "race" and f.get("rated") is True))["race"]
+    return ada, bob, twin, race
 
 
 async def test_an_unqueue_racing_a_rated_requeue_leaves_the_new_entry_its_seat(
@@ -228,14 +236,7 @@ async def test_a_rated_requeue_on_the_seating_process_leaves_with_its_connection
     not those of a connection of the player's that queued again meanwhile on the same process:
     that connection's close still takes the new entry (and its seat) out of the pool."""
     app = await make_server(max_races_per_player=2, rated_form_ms=600_000, **CHEAP_HASH)
-    ada, bob = await account(app.ws_url, "ada"), await account(app.ws_url, "bob")
-    twin = await logged_in(app.ws_url, ada, "ada")  # ada again, on the seating process
-    async with HeldCall(app.rated, "_seat", monkeypatch) as held:
-        for c in (ada, bob):
-            await rated_queued(c)
-        await until(held.reached.is_set, what="the rated group taken out, its seating not begun")
-        await rated_queued(twin)
-    race = (await ada.wait(lambda f: f.get("t") == "race" and f.get("rated") is True))["race"]
+    ada, bob, twin, race = await requeued_before_seating(app, app, monkeypatch)  # twin: same process
     assert await seat_set(clean_redis, ada.player) == {race, rated_hold(GAME)}
     await twin.close()
 

@@ -6,26 +6,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from test_server_accounts import CHEAP_HASH, account
 from wsclient import Raw, player
 
 GAME = "racing-aces"
-CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
 
 
 @pytest.fixture
 async def app(make_server):
     return await make_server(**CHEAP_HASH)
-
-
-async def account(url: str, name: str) -> Raw:
-    """A connection logged in to a new account `name` (claimed by a guest, resumed by its token)."""
-    guest = await player(url, name)
-    acct = await guest.request("claim", name=name, password="correct horse")
-    assert acct["t"] == "account", acct
-    await guest.close()
-    c = await Raw.open(url)
-    await c.hello(token=acct["token"])
-    return c
 
 
 def marks(players: list[dict]) -> dict[str, bool]:

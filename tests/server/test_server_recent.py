@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 import redis.asyncio as aioredis
+from test_server_accounts import CHEAP_HASH, account
 from waiting import until
 from wsclient import Raw, player
 
@@ -19,7 +20,6 @@ from server.storage.keys import recent_entries_key, recent_key
 from server.storage.recent import ACCOUNT_RECENT_TTL_S, RECENT_CAP
 
 GAME = "racing-aces"
-CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
 DAY_S = 86_400
 
 
@@ -200,17 +200,6 @@ async def test_a_guest_s_list_lives_as_its_session_and_an_account_s_longer(app, 
         assert await r.ttl(key) > ACCOUNT_RECENT_TTL_S - 60
     assert ACCOUNT_RECENT_TTL_S >= 90 * DAY_S > session_ttl
     await asyncio.gather(ada.close(), acct.close(), other.close())
-
-
-async def account(url: str, name: str) -> Raw:
-    """A guest that claims an account, then a connection logged in with its token."""
-    guest = await player(url, name)
-    acct = await guest.request("claim", name=name, password="correct horse")
-    assert acct["t"] == "account", acct
-    await guest.close()
-    c = await Raw.open(url)
-    await c.hello(token=acct["token"])
-    return c
 
 
 async def test_a_rated_race_shows_each_player_s_rating_change(app):
