@@ -10,7 +10,8 @@ A guest's display name is free-form, but a hello that *takes* one (a new session
 with `name`, or a guest's rename) may not take a name that would pass for someone
 it is not: an account's name, a name that speaks for the server, or a bot's name
 (compared as `name_keys` says). The reserved ones are decided here; the accounts'
-names are looked up by the caller, only for the forms `account_name_keys` gives.
+names are looked up by the caller, only for the forms `account_name_keys` gives; a name
+in another alphabet is compared by its Latin look-alike too (Cyrillic "аdа" passes for "ada").
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from protocol import messages as m
 from protocol.messages import ErrorCode, RaceStatus
 
 from .bots import BOT_NAMES
+from .lookalikes import latin_lookalike
 from .record import Race, RaceError
 
 #: Names that speak for the server or its staff: neither an account (ratings/accounts.py
@@ -79,12 +81,22 @@ def plan_hello(
     return HelloPlan(resume=None, count_new=not limit_exempt(addr, exempt))
 
 
+def _key(name: str) -> str:
+    return " ".join(name.casefold().split())
+
+
 def name_keys(name: str) -> frozenset[str]:
     """The forms a display name is compared under: compatibility-normalized (NFKC: a
-    full-width "ａｄｍｉｎ" is "admin"), case-folded, its spaces collapsed; and the same
-    without a race's " 2" suffix, so that "ada 2" passes for nobody's second seat."""
-    key = " ".join(unicodedata.normalize("NFKC", name).casefold().split())
-    return frozenset({key, _SEAT_SUFFIX.sub("", key)})
+    full-width "ａｄｍｉｎ" is "admin"), case-folded, its spaces collapsed; the same read as
+    Latin (core/lookalikes.py: a Cyrillic "аdmin" is "admin"); and each without a race's " 2"
+    suffix, so that "ada 2" passes for nobody's second seat.
+
+    The look-alikes are read both before and after case folding: a capital can look like
+    another letter than its small form (Greek "Ν" is drawn as N, "ν" as v; Cyrillic "І" is
+    given the prototype l, its small "і" the prototype i)."""
+    shown = unicodedata.normalize("NFKC", name)
+    keys = {_key(shown), _key(latin_lookalike(shown)), _key(latin_lookalike(shown.casefold()))}
+    return frozenset(form for key in keys for form in (key, _SEAT_SUFFIX.sub("", key)))
 
 
 def reserved_name(name: str) -> bool:

@@ -130,3 +130,25 @@ async def test_claims_from_one_address_are_limited(make_server):
     assert replies[5]["code"] == "claim-limited" and replies[5]["retry_ms"] > 0
     assert (await guests[5].request("logout"))["code"] == "not-logged-in"  # still a guest
     await asyncio.gather(*(g.close() for g in guests))
+
+
+async def test_a_look_alike_in_another_alphabet_is_refused_and_an_ordinary_name_is_not(app):
+    """Cyrillic "а" (U+0430) is drawn as "a": "аdа" would pass for the account ada. A Cyrillic
+    name drawn like no account's is taken, and reads nothing from the accounts' index."""
+    url = app.ws_url
+    ada = await account(url, "ada")
+    for name in ("\u0430d\u0430", "\u0410D\u0410", "\u0405earch bot", "\u0430dmin"):
+        err = await refused(url, name=name)
+        assert (err["t"], err.get("code"), err.get("field")) == ("error", "name-taken", "name"), (name, err)
+    handlers = app.service.session
+    held = handlers.account_names_held
+    asked: list[list[str]] = []
+
+    async def counting(keys: list[str]) -> bool:
+        asked.append(keys)
+        return await held(keys)
+
+    handlers.account_names_held = counting
+    anna = await player(url, "\u0410\u043d\u043d\u0430")  # Анна
+    assert asked == []
+    await asyncio.gather(ada.close(), anna.close())

@@ -100,3 +100,46 @@ def test_the_account_names_a_display_name_could_pass_for():
     assert H.account_name_keys("Zoë") == []
     err = H.name_taken()
     assert err.code == m.ErrorCode.NAME_TAKEN and err.extra == {"field": "name"}
+
+
+# Look-alikes from other alphabets (core/lookalikes.py, Unicode TR39 confusables).
+CYRILLIC_A, CYRILLIC_DZE, GREEK_OMICRON = "\u0430", "\u0405", "\u03bf"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        f"{CYRILLIC_A}dmin",  # Cyrillic а
+        f"{CYRILLIC_DZE}earch bot",  # Cyrillic Ѕ
+        f"Rand{GREEK_OMICRON}m bot",  # Greek ο
+        "\u0251dmin",  # Latin alpha ɑ: not ASCII, not folded by NFKC
+        "\U0001d68admin 2",  # mathematical monospace a, and a race's suffix
+        "ad\u00admin",  # a soft hyphen, invisible
+        "\u0405\u0423\u0405\u0422\u0415\u039c",  # "SYSTEM" all in Cyrillic and Greek capitals
+    ],
+)
+def test_a_look_alike_of_a_reserved_name_is_reserved(name: str):
+    assert H.reserved_name(name)
+
+
+def test_a_name_in_another_alphabet_is_compared_by_its_latin_look_alike():
+    assert "ada" in H.account_name_keys(f"{CYRILLIC_A}d{CYRILLIC_A}")
+    assert "ada" in H.account_name_keys(f"{CYRILLIC_A.upper()}D{CYRILLIC_A.upper()}")
+    # A capital read both as it is drawn and as its small form: Cyrillic "І" is drawn as "I".
+    assert "ian" in H.account_name_keys("\u0406an")
+    # Greek "ΝΟRΑ" is drawn as "NORA".
+    assert "nora" in H.account_name_keys("\u039d\u039fR\u0391")
+
+
+@pytest.mark.parametrize("name", ["Анна", "李雷", "Zoë", "Ωmega", "Вася"])
+def test_ordinary_names_in_other_alphabets_look_like_no_account_and_read_nothing(name: str):
+    """Only characters drawn like Latin ones are mapped: a name with any other letter is not
+    account-shaped, so it costs no lookup and is refused by nobody."""
+    assert H.account_name_keys(name) == []
+    assert not H.reserved_name(name)
+
+
+def test_ascii_is_never_mapped_to_its_own_look_alikes():
+    """TR39 gives "m" the prototype "rn" and "1" the prototype "l": those differ on screen."""
+    assert H.name_keys("admin") == {"admin"}
+    assert H.account_name_keys("l33t") == ["l33t"]

@@ -7,7 +7,7 @@
 // guest's in localStorage, so every hello after a claim or a login is the
 // account's.
 import { GAME_IDS, gameName } from "./games.js";
-import { signedText, utcDateTimeText } from "./words.js";
+import { nameMarks, signedText, utcDateTimeText } from "./words.js";
 
 const TOKEN_KEY = "solrace.token";
 const NAME_KEY = "solrace.name";
@@ -290,7 +290,8 @@ export class AccountPage {
     return h(
       "div",
       { class: "profile", id: "profile", dataset: { player: p.player } },
-      h("h1", {}, p.name, h("span", { class: "muted small" }, ` · since ${new Date(p.created).toLocaleDateString()}`)),
+      // a profile is an account's: marked as its name is everywhere else
+      h("h1", {}, p.name, nameMarks(h, { account: true, player: p.player }), h("span", { class: "muted small" }, ` · since ${new Date(p.created).toLocaleDateString()}`)),
       h(
         "div",
         { class: "rating-cards" },

@@ -14,7 +14,7 @@ import { DailyPage } from "./daily.js";
 import { ArenaPage, arenaOf } from "./arena.js";
 import { ReplayPage } from "./replay.js";
 import { HowtoPage } from "./howto.js";
-import { errorText as errText } from "./words.js";
+import { errorText as errText, nameMarks } from "./words.js";
 import { AccountPage } from "./accounts.js";
 import { $, copyLink, h, keyForTarget, toast } from "./dom.js";
 import { initHeader, showConnBack } from "./header.js";
@@ -250,7 +250,7 @@ conn.on("progress", (m) => {
   if (m.race !== app.raceId || !app.race) return;
   checkVer(m);
   const p = app.race.players.find((x) => x.player === m.player);
-  if (p && p.status === "playing" && m.player !== myId()) rivalToast(p.name, m);
+  if (p && p.status === "playing" && m.player !== myId()) rivalToast(p, m);
   if (p) Object.assign(p, { n: m.n, home: m.home, status: m.status, at: m.at });
   if (m.total) app.race.total = m.total;
   const li = document.querySelector(`#players li[data-player="${m.player}"]`);
@@ -306,7 +306,7 @@ conn.on("queued", () => {});
 conn.on("rematch", (m) => {
   app.rematchOffer = m;
   if (app.route.kind === "race" && app.raceId === m.race) {
-    toast(`${m.name} offers a rematch`, "info", 4000);
+    toast([m.name, ...nameMarks(h, { account: m.account, player: m.by }), " offers a rematch"], "info", 4000);
     renderResult();
   } else renderRematchBanner();
 });

@@ -49,8 +49,9 @@ export function announce(text) {
   say.textContent = say.textContent === text ? text + "\u00a0" : text;
 }
 
-export function toast(text, kind = "info", ms = 3500) {
-  const t = h("div", { class: `toast ${kind}` }, text);
+/** A passing note: `content` is a string, or an array of strings and elements (a marked name). */
+export function toast(content, kind = "info", ms = 3500) {
+  const t = h("div", { class: `toast ${kind}` }, content);
   $("#toasts").appendChild(t);
   setTimeout(() => t.classList.add("gone"), ms);
   setTimeout(() => t.remove(), ms + 400);

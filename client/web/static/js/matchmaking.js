@@ -1,7 +1,7 @@
 // The ways into a race that the lobby and the result panel both offer: quick match (with its
 // banner while we wait), a new race, a race against a bot, and rematches (asked or offered).
 import { gameName } from "./games.js";
-import { errorText as errText } from "./words.js";
+import { errorText as errText, nameMarks } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { acceptRematch, raceBot, rematch } from "./botrace.js";
 import { h, setBanner, toast } from "./dom.js";
@@ -101,7 +101,9 @@ export function renderRematchBanner() {
     h(
       "div",
       { class: "queue rematch-offer" },
-      `${offer.name} offers a rematch. `,
+      offer.name,
+      nameMarks(h, { account: offer.account, player: offer.by }),
+      " offers a rematch. ",
       h("button", { class: "btn small primary", id: "accept-rematch-banner", onclick: () => takeRematch(offer) }, "Accept"),
       " ",
       h("button", { class: "btn small ghost", onclick: () => ((app.rematchOffer = null), setBanner(null)) }, "No thanks"),

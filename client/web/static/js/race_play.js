@@ -4,7 +4,7 @@ import { Board, moveMarks } from "./board.js";
 import { parseView } from "./cards.js";
 import { dailyOf } from "./daily.js";
 import { legendEl } from "./howto.js";
-import { errorText as errText, moveText } from "./words.js";
+import { errorText as errText, moveText, nameMarks } from "./words.js";
 import { timeIsUp } from "./clock.js";
 import { $, fmtClock, h, toast } from "./dom.js";
 import { STATUS_LABEL } from "./players.js";
@@ -212,14 +212,24 @@ export function renderMini() {
   $("#mini-rivals").replaceChildren(
     ...race.players
       .filter((p) => p.player !== myId())
-      .map((p) => h("span", { class: `mini-rival st-${p.status}`, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` }, `${p.name} ${p.home}${p.status === "won" ? " ★" : ""}`)),
+      .map((p) =>
+        h(
+          "span",
+          { class: `mini-rival st-${p.status}`, dataset: { player: p.player }, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` },
+          h("span", { class: "mini-name" }, p.name),
+          nameMarks(h, p),
+          ` ${p.home}${p.status === "won" ? " ★" : ""}`,
+        ),
+      ),
   );
 }
 
-/** A toast when a rival wins or stops (not for time-outs: everyone stops then, and the result says it). */
-export function rivalToast(name, m) {
+/** A toast when a rival (a player map) wins or stops, its name marked as everywhere (not for
+ *  time-outs: everyone stops then, and the result says it). */
+export function rivalToast(rival, m) {
   const race = app.race;
   const t = race && race.starts_at && m.at ? ` in ${fmtClock(m.at - race.starts_at)}` : "";
-  if (m.status === "won") toast(`${name} got every card home${t}!`, "warn", 5000);
-  else if (m.status === "finished") toast(`${name} finished with ${m.home}/${m.total || race.total} cards home`, "info", 4000);
+  const who = [rival.name, ...nameMarks(h, rival)];
+  if (m.status === "won") toast([...who, ` got every card home${t}!`], "warn", 5000);
+  else if (m.status === "finished") toast([...who, ` finished with ${m.home}/${m.total || race.total} cards home`], "info", 4000);
 }

@@ -1,0 +1,62 @@
+"""The marks beside a name (words.js `nameMarks`) where the side panel is not: the phone's
+rivals line above the board, the toasts that name a rival, and an account's profile heading;
+in headless Chromium, each mark labelled for screen readers."""
+
+from __future__ import annotations
+
+import pytest
+
+from protocol import messages as m
+
+from .conftest import shot
+from .test_browser import create_in_ui, wait_board
+
+pytestmark = pytest.mark.timeout(180)
+
+PHONE = {"width": 360, "height": 640}
+
+
+def labels(page, selector: str) -> list[str]:
+    """The accessible labels of the marks inside the first element `selector` finds."""
+    return page.locator(selector).first.evaluate(
+        "(el) => [...el.querySelectorAll('.acct-badge, .bot-badge')].map((b) => b.getAttribute('aria-label'))"
+    )
+
+
+def test_the_rivals_line_and_a_rivals_toast_mark_an_account(new_page, make_bot):
+    page = new_page("marked-me")
+    rid = create_in_ui(page, "fours-up", 2)
+    rival = make_bot("Marka")
+    assert rival.call(lambda c: c.request(m.Claim(name="Marka", password="correct horse"))).name == "Marka"
+    rival.call(lambda c: c.join(rid))
+    rival.call(lambda c: c.ready(rid))
+    page.wait_for_selector(f'#players li[data-player="{rival.client.player}"] .pill.p-ready')
+    page.click("#ready-btn")
+    wait_board(page)
+
+    # On a phone the side panel is below the board: the line above it names the rival, marked.
+    page.set_viewport_size(PHONE)
+    line = f'#mini-rivals .mini-rival[data-player="{rival.client.player}"]'
+    page.wait_for_selector(line)
+    assert page.locator(f"{line} .mini-name").inner_text() == "Marka"
+    assert labels(page, line) == ["account"]
+    shot(page, "phone360-rival-account-mark")
+
+    # The toast of the rival's finish marks the name as well.
+    rival.call(lambda c: c.finish(rid))
+    toast = page.locator(".toast", has_text="finished with")
+    toast.wait_for()
+    assert toast.inner_text().startswith("Marka")
+    assert labels(page, ".toast:has-text('finished with')") == ["account"]
+    shot(page, "toast-rival-account-mark")
+
+
+def test_a_profile_heading_marks_the_account(new_page, make_bot):
+    owner = make_bot("Profiled")
+    assert (
+        owner.call(lambda c: c.request(m.Claim(name="Profiled", password="correct horse"))).name == "Profiled"
+    )
+    page = new_page("reader")
+    page.goto(page.url.split("#")[0] + f"#profile={owner.client.player}")
+    page.wait_for_selector('#profile h1:has-text("Profiled")')
+    assert labels(page, "#profile h1") == ["account"]
