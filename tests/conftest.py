@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -74,7 +75,7 @@ def pytest_runtest_protocol(item, nextitem):
 
 
 # Short clocks so that whole races run in well under a second.
-FAST = dict(
+FAST: dict[str, Any] = dict(
     countdown_ms=100,
     spectator_delay_ms=200,
     spectator_flush_ms=50,
@@ -187,6 +188,7 @@ async def serve_process(fast_settings):
             text=True,
         )
         procs.append(proc)
+        assert proc.stdout is not None and proc.stderr is not None  # both piped
         line = proc.stdout.readline()  # "solrace listening on ws://127.0.0.1:PORT/ws ..."
         if "ws://" not in line:
             proc.kill()

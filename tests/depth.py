@@ -16,4 +16,6 @@ DEEP = 10 * QUICK
 
 def examples(quick: int) -> int:
     """`quick` in the default run, scaled by the active profile (deep: ten times)."""
-    return max(1, quick * settings.default.max_examples // QUICK)
+    profile = settings.default
+    assert profile is not None  # hypothesis loads its default profile on import
+    return max(1, quick * profile.max_examples // QUICK)

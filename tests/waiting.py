@@ -21,7 +21,10 @@ DEADLINE = 30.0
 
 
 def wait_until(
-    predicate: Callable[[], T], timeout: float = DEADLINE, interval: float = 0.01, what: str = "condition"
+    predicate: Callable[[], T | None],
+    timeout: float = DEADLINE,
+    interval: float = 0.01,
+    what: str = "condition",
 ) -> T:
     """Block until `predicate()` is true; its value, or `TimeoutError` after `timeout` seconds."""
     end = time.monotonic() + timeout

@@ -26,6 +26,7 @@ from pathlib import Path
 import psutil
 import pytest
 import redis
+from redis_replies import text
 from test_bot_worker import ask_bot, is_bot
 from waiting import until
 
@@ -189,7 +190,7 @@ class Worker:
 def owner_of(r: redis.Redis, bot: str) -> str | None:
     """The worker holding the bot's lease, from its record ("EPOCH WORKER REQUEST")."""
     raw = r.hget(BOTS_KEY, bot)
-    return None if raw is None else raw.decode().split(" ", 2)[1]
+    return None if raw is None else text(raw).split(" ", 2)[1]
 
 
 def free_slots(r: redis.Redis, worker: str) -> int | None:

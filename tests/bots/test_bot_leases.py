@@ -8,6 +8,7 @@ import json
 
 import pytest
 import redis.asyncio as aioredis
+from redis_replies import text
 
 from server.storage.bots import (
     BOTS,
@@ -41,7 +42,7 @@ async def record(r: aioredis.Redis, bot: str) -> tuple[int, str, BotRequest] | N
     raw = await r.hget(BOTS, bot)
     if raw is None:
         return None
-    epoch, worker, body = raw.decode().split(" ", 2)
+    epoch, worker, body = text(raw).split(" ", 2)
     return int(epoch), worker, BotRequest.from_json(body)
 
 
@@ -118,7 +119,8 @@ async def test_an_unclaimed_resume_request_is_replaced_and_the_old_one_refused(r
     swallowed = await q.take(timeout_s=1)
     assert swallowed is not None
     assert await q.rescue(now + 15_000) == 1
-    assert (await record(r, "bot-a"))[:2] == (3, "-")
+    rescued = await record(r, "bot-a")
+    assert rescued is not None and rescued[:2] == (3, "-")
     assert await q.claim("w1", 2, now + 15_000, swallowed) == (0, None, "taken")
     assert (await r.hget(SLOTS, "w1")).decode() == f"2 {now + 15_000}"  # no slot used
     epoch, got, _ = await taken_by(q, "w2", 2, now + 15_002)
@@ -169,7 +171,8 @@ async def test_a_lost_record_is_written_again_by_its_holder_only(r) -> None:
     assert await record(r, "bot-a") == (4, "w1", req)
     seated = BotRequest(**{**json.loads(req.to_json()), "race": "r2"})
     assert await q.put("w1", 4, seated, now + 10)  # its own: the race it found
-    assert (await record(r, "bot-a"))[2].race == "r2"
+    kept = await record(r, "bot-a")
+    assert kept is not None and kept[2].race == "r2"
     assert not await q.put("w2", 4, req, now)
     assert not await q.put("w1", 3, req, now)
     assert await r.zscore(LEASES, "bot-a") == now + 10 + 5000

@@ -16,6 +16,7 @@ import contextlib
 
 import pytest
 import redis.asyncio as aioredis
+from redis_replies import text
 
 import client
 from protocol import messages as m
@@ -61,7 +62,7 @@ async def test_a_rematch_replaces_at_most_the_hosts_bot_cap(server) -> None:
             queued = [BotRequest.from_json(x) for x in await r.lrange(REQUESTS, 0, -1)]
             assert len(queued) == MAX_WAITING_BOTS_PER_PLAYER, queued
             assert {q.race for q in queued} == {new.race}
-            asked = {x.decode() for x in await r.zrange(asked_key(eve.player), 0, -1)}
+            asked = {text(x) for x in await r.zrange(asked_key(eve.player), 0, -1)}
             assert asked == {f"{new.race} {q.player}" for q in queued}
             # So eve may ask for no more bot, though a worker has free slots.
             await queue.heartbeat("w1", await now_ms(r), 20)

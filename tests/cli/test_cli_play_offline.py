@@ -7,9 +7,9 @@ import argparse
 from typing import Any
 
 import pytest
+from tui.helpers import until
 
 from client.cli import play
-from tests.tui.helpers import until
 
 
 def parse(*argv: str) -> argparse.Namespace:

@@ -25,7 +25,7 @@ DECODE_CODES = {m.ErrorCode.BAD_FRAME, m.ErrorCode.BAD_MESSAGE, m.ErrorCode.UNKN
 # two rows of a ranking, one a line: ada won, bob ran out of time
 RANK_FIELDS = ("rank", "player", "name", "status", "won", "home", "moves", "time_ms", "home_at_ms")
 RANK, RANK2 = (
-    m.RankEntry(**dict(zip(RANK_FIELDS, row)))
+    m.RankEntry(**dict[str, Any](zip(RANK_FIELDS, row)))
     for row in [
         (1, "p1", "ada", "won", True, 156, 300, 61_000, 61_000),
         (2, "p2", "bob", "timeout", False, 40, 90, None, 20_000),
@@ -165,7 +165,9 @@ DAILY_OPEN = m.DailyInfo(
 def _recent(race: str, **fields: Any) -> m.RecentRace:
     """A `recent_races` row: a won public race of Racing Aces (201 moves, 60 s, rated), but for
     the `fields` given."""
-    won = dict(game="racing-aces", kind="public", at=5, rank=1, players=2, status="won", home=156, total=156)
+    won: dict[str, Any] = dict(
+        game="racing-aces", kind="public", at=5, rank=1, players=2, status="won", home=156, total=156
+    )
     return m.RecentRace(race=race, **(won | dict(moves=201, time_ms=60_000, rated=True) | fields))
 
 
@@ -639,8 +641,10 @@ def test_error_echoes_rid_when_readable() -> None:
 
 
 def test_valid_edge_values() -> None:
-    assert m.decode_client(_enc({"t": "hello", "v": 1, "name": "é ü — 名前"})).name == "é ü — 名前"
-    assert m.decode_client(_enc({**MOVE, "n": 2**31 - 1, "move": "x" * 16})).n == 2**31 - 1
+    hello = m.decode_client(_enc({"t": "hello", "v": 1, "name": "é ü — 名前"}))
+    assert isinstance(hello, m.Hello) and hello.name == "é ü — 名前"
+    move = m.decode_client(_enc({**MOVE, "n": 2**31 - 1, "move": "x" * 16}))
+    assert isinstance(move, m.Move) and move.n == 2**31 - 1
     # The tag may come anywhere in the map.
     assert m.decode_client(_enc({"race": "r1", "n": 0, "move": "draw", "t": "move"})) == m.Move(
         race="r1", n=0, move="draw"
@@ -693,7 +697,7 @@ msgpack_values = st.recursive(
     max_leaves=10,
 )
 FIELD_NAMES = sorted({f.encode_name for cls in m.CLIENT_TYPES for f in msgspec.structs.fields(cls)})
-TAGS = sorted({cls.__struct_config__.tag for cls in m.CLIENT_TYPES})
+TAGS = sorted({str(cls.__struct_config__.tag) for cls in m.CLIENT_TYPES})
 edgy_values = msgpack_scalars | st.sampled_from(
     [
         0,

@@ -1,4 +1,4 @@
-"""The client library against the in-process fake server (tests/client/fake_server.py).
+"""The client library against the in-process fake server (tests/fake_server.py).
 
 Covers what the real server cannot easily be made to do on cue: a connection
 dropped after a move is applied but before its ack, a withheld event (version

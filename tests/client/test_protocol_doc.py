@@ -37,8 +37,8 @@ def _tags(cell: str) -> set[str]:
 GLANCE = DOC.split("### Messages at a glance", 1)[1].split("\n## ", 1)[0]
 CLIENT_ROWS = _table_after(GLANCE, "Client → server")
 SERVER_ROWS = _table_after(GLANCE, "Server → client")
-CLIENT_TAGS = {cls.__struct_config__.tag for cls in m.CLIENT_TYPES}
-SERVER_TAGS = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
+CLIENT_TAGS = {str(cls.__struct_config__.tag) for cls in m.CLIENT_TYPES}
+SERVER_TAGS = {str(cls.__struct_config__.tag) for cls in m.SERVER_TYPES}
 
 
 def test_client_message_types_match_protocol_md() -> None:

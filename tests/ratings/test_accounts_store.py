@@ -202,8 +202,8 @@ async def test_brute_force_on_one_account_is_limited(r, clock, hasher):
         try:
             await accounts.login("Ada", f"guess {i:04d}", f"10.0.0.{i}")
             codes.append("ok")
-        except AccountError as e:
-            codes.append(e.code)
+        except AccountError as err:
+            codes.append(err.code)
     assert codes == ["bad-login"] * 5 + ["login-limited"] * 3
     with pytest.raises(AccountError) as e:  # even the right password waits
         await accounts.login("Ada", PW, "10.0.1.1")
@@ -241,8 +241,8 @@ async def test_one_address_guessing_many_accounts_is_limited(r, clock, hasher):
     for i in range(12):
         try:
             await accounts.login(f"user{i}", "wrong password", "10.9.9.9")
-        except AccountError as e:
-            codes.append(e.code)
+        except AccountError as err:
+            codes.append(err.code)
     assert codes == ["bad-login"] * 10 + ["login-limited"] * 2
     # the refused attempts did not spend the accounts' own tokens
     assert await r.get(keys.login_name("user11")) is not None
@@ -282,8 +282,8 @@ async def test_password_changes_are_limited_per_session(r, clock, hasher):
         try:
             await accounts.change_password(stolen.token, f"guess {i:04d}", "new password 1")
             codes.append("ok")
-        except AccountError as e:
-            codes.append(e.code)
+        except AccountError as err:
+            codes.append(err.code)
     assert codes == ["bad-login"] * 5 + ["login-limited"] * 2
     with pytest.raises(AccountError) as e:  # even the right old password waits, on that session
         await accounts.change_password(stolen.token, PW, "new password 1")
@@ -361,8 +361,8 @@ async def test_one_ipv6_64_is_one_address_for_login_limits(r, clock, hasher):
     for i in range(12):
         try:
             await accounts.login(f"user{i}", "wrong password", f"2001:db8:1:2:{i:x}::{i + 1:x}")
-        except AccountError as e:
-            codes.append(e.code)
+        except AccountError as err:
+            codes.append(err.code)
     assert codes == ["bad-login"] * 10 + ["login-limited"] * 2
     with pytest.raises(AccountError) as e:
         await accounts.login("user12", "wrong password", "2001:db8:1:3::1")

@@ -52,7 +52,7 @@ def naive_deal_text(game_id: str, seed: str) -> str:
         decks, nf, nr, nt = (3, 16, 3, 6) if game_id == "racing-aces" else (4, 16, 4, 8)
         cards = naive_shuffle(list(range(decks * 52)), seed)
         piles.update({f"f{i}": "" for i in range(nf)})
-        reserves = {f"r{i}": [] for i in range(nr)}
+        reserves: dict[str, list[int]] = {f"r{i}": [] for i in range(nr)}
         for _ in range(13):
             for r in reserves.values():
                 r.append(cards.pop(0))

@@ -4,6 +4,7 @@ the server's own views of it are what those tests check)."""
 from __future__ import annotations
 
 import redis.asyncio as aioredis
+from redis_replies import text
 
 from server.storage.keys import seats_key
 
@@ -12,6 +13,6 @@ async def seat_set(redis_url: str, pid: str) -> set[str]:
     """The ids in the player's seat set: races, and queue entries' holds."""
     r = aioredis.Redis.from_url(redis_url)
     try:
-        return {x.decode() for x in await r.smembers(seats_key(pid))}
+        return {text(x) for x in await r.smembers(seats_key(pid))}
     finally:
         await r.aclose()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 
 import redis.asyncio as aioredis
+from redis_replies import text
 from test_server_race import make_race, play
 from waiting import until
 from wsclient import player
@@ -26,7 +27,7 @@ async def race_ttls(redis_url: str, rid: str) -> dict[str, int]:
     """Each key of the race, with its PTTL (ms; -1: none)."""
     r = aioredis.Redis.from_url(redis_url)
     try:
-        names = [k.decode() for k in await r.keys(f"{{race:{rid}}}*")]
+        names = [text(k) for k in await r.keys(f"{{race:{rid}}}*")]
         return {k: await r.pttl(k) for k in names}
     finally:
         await r.aclose()

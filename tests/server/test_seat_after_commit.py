@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from redis_replies import text
 from wsclient import Raw, player
 
 from server.core import races as R
@@ -32,8 +33,8 @@ async def seat_keys(redis_url: str, pid: str) -> tuple[set[str], set[str]]:
     """(the seats set, the reserved ids) of `pid`."""
     r = aioredis.Redis.from_url(redis_url)
     try:
-        seats = {x.decode() for x in await r.smembers(seats_key(pid))}
-        reserved = {x.decode() for x in await r.zrange(reservations_key(pid), 0, -1)}
+        seats = {text(x) for x in await r.smembers(seats_key(pid))}
+        reserved = {text(x) for x in await r.zrange(reservations_key(pid), 0, -1)}
         return seats, reserved
     finally:
         await r.aclose()

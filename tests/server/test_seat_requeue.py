@@ -22,6 +22,7 @@ import asyncio
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis_replies import text
 from seat_probe import seat_set
 from test_server_accounts import CHEAP_HASH, account, logged_in
 from test_server_quick_queue import GAME, queued, same_player, seated, waiting
@@ -36,7 +37,7 @@ async def held_by(redis_url: str, game: str, pid: str) -> set[str]:
     """The connection ids that hold `pid`'s rated pool entry (read straight from Redis)."""
     r = aioredis.Redis.from_url(redis_url)
     try:
-        return {x.decode() for x in await r.smembers(rated_keys.held(game, pid))}
+        return {text(x) for x in await r.smembers(rated_keys.held(game, pid))}
     finally:
         await r.aclose()
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from test_server_accounts import CHEAP_HASH, account
@@ -65,7 +66,7 @@ async def test_a_claim_marks_the_seats_taken_after_it(app):
     await c.close()
 
 
-async def refused(url: str, **hello: object) -> dict:
+async def refused(url: str, **hello: Any) -> dict:
     c = await Raw.open(url)
     try:
         return await c.request("hello", v=1, **hello)

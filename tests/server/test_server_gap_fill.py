@@ -112,7 +112,8 @@ class Mover:
     """One player making legal moves one at a time; `move()` returns the stored version."""
 
     def __init__(self, c: Raw, rid: str) -> None:
-        self.c, self.rid, self.n, self.legal = c, rid, 0, []
+        self.c, self.rid, self.n = c, rid, 0
+        self.legal: list[str] = []
 
     async def first(self) -> None:
         state = await self.c.request("resync", race=self.rid)

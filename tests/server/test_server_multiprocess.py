@@ -6,6 +6,7 @@ import signal
 
 import msgpack
 import redis.asyncio as aioredis
+from redis_replies import raw
 from test_server_race import WIN, end_clock_now, play
 from waiting import until
 from wsclient import Raw, player
@@ -66,7 +67,7 @@ async def _stored_position(app, rid: str, pid: str) -> bytes:
         since = await r.lrange(S.log_key(rid, pid), int(h[b"pn"]), -1)
     finally:
         await r.aclose()
-    return S.encode_position(S.replay(h[b"pos"], since))
+    return S.encode_position(S.replay(raw(h[b"pos"]), [raw(entry) for entry in since]))
 
 
 async def test_deadline_fires_when_the_starting_process_died(server, serve_process):

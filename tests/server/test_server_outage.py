@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Any
 
 import hiredis
 import pytest
@@ -108,7 +109,7 @@ def test_an_unknown_fsync_policy_is_refused() -> None:
 
 
 @pytest.mark.parametrize("changes", [{"hint_wait_s": 0.0}, {"analysis_wait_s": -1.0}])
-def test_a_solver_wait_must_be_positive(changes: dict[str, float]) -> None:
+def test_a_solver_wait_must_be_positive(changes: dict[str, Any]) -> None:
     with pytest.raises(ValueError, match=r"--(hint|analysis)-wait-s must be at least 0\.001, not "):
         Settings(**changes)
 

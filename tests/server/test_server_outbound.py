@@ -16,6 +16,7 @@ from pathlib import Path
 
 import msgpack
 import redis.asyncio as aioredis
+from redis_replies import raw
 from test_server_race import make_race, play
 from waiting import until
 from wsclient import Raw, player
@@ -67,7 +68,7 @@ async def long_race(url: str, redis_url: str) -> tuple[str, int, list[Raw]]:
     # `resync since` from the stream as stored).
     r = aioredis.Redis.from_url(redis_url)
     try:
-        ver = int(await r.hget(race_key(rid), "ver"))
+        ver = int(raw(await r.hget(race_key(rid), "ver")))
         pipe = r.pipeline(transaction=False)
         for v in range(ver + 1, ver + EVENTS + 1):
             frame = msgpack.packb({"t": "progress", "race": rid, "ver": v, "pad": "x" * EVENT_BYTES})

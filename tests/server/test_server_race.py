@@ -10,6 +10,7 @@ from typing import Any
 
 import msgpack
 import redis.asyncio as aioredis
+from redis_replies import raw, raw_hash
 from wsclient import Raw, player
 
 from protocol import rules
@@ -71,7 +72,7 @@ async def play(c: Raw, rid: str, moves: list[str], start_n: int = 0) -> list[dic
 async def stored_player(app, rid: str, pid: str) -> dict[bytes, bytes]:
     r = aioredis.Redis.from_url(app.settings.redis)
     try:
-        return await r.hgetall(S.player_key(rid, pid))
+        return raw_hash(await r.hgetall(S.player_key(rid, pid)))
     finally:
         await r.aclose()
 
@@ -84,7 +85,7 @@ async def stored_position(app, rid: str, pid: str) -> bytes:
         since = await r.lrange(S.log_key(rid, pid), int(h[b"pn"]), -1)
     finally:
         await r.aclose()
-    return S.encode_position(S.replay(h[b"pos"], since))
+    return S.encode_position(S.replay(raw(h[b"pos"]), [raw(entry) for entry in since]))
 
 
 async def test_full_race_to_a_win(server):

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from tui.helpers import offline_play, race_started, rendered, until
+
 from client.tui.hints import ask_hint, offline_hint
 from client.tui.model import RaceModel
 from client.tui.offline import LocalSession
 from client.tui.session import ServerError
 from protocol import rules
 from protocol.solver import best_move
-from tests.tui.helpers import offline_play, race_started, rendered, until
 
 SEED = "0123456789abcdef0123456789abcdef"
 

@@ -46,7 +46,9 @@ def test_a_card_home_can_lose_a_won_game(game: str) -> None:
     assert move != won.line[0]
     after = start.copy()
     after.play(move)  # legal: a card from the waste's top to a foundation
-    src, _k, dst = start.game.parse_cache[move]  # type: ignore[misc]
+    parsed = start.game.parse_cache[move]
+    assert isinstance(parsed, tuple)  # a card's move, not the draw
+    src, _k, dst = parsed
     assert src == start.game.waste_idx and start.game.is_found[dst]
     assert exhaustive(after, limit=200_000) is False
     assert solve(after, nodes=20_000).status == "lost"

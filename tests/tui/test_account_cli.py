@@ -19,7 +19,8 @@ from client.library.connection import ServerError, connect
 from client.tui import account
 from client.tui.net import is_account_token, open_session
 from server.ratings import keys as rkeys
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 pytestmark = pytest.mark.timeout(120)
 

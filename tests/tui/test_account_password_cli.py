@@ -18,7 +18,8 @@ import pytest
 
 from client.library.connection import ServerError, connect
 from client.tui.net import AccountSessionEnded, is_account_token, open_session
-from tests.tui.test_account_cli import Typist, make_account, step
+
+from .test_account_cli import Typist, make_account, step
 
 pytestmark = pytest.mark.timeout(120)
 

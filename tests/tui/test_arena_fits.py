@@ -9,8 +9,9 @@ import pytest
 from client.tui.arena_app import ArenaApp
 from client.tui.arena_view import arena_header
 from client.tui.net import connector
-from tests.tui.helpers import footer_keys, rendered, until
-from tests.tui.test_arena_tui import LONG, T, create_long
+
+from .helpers import footer_keys, rendered, until
+from .test_arena_tui import LONG, T, create_long
 
 
 def lines(widget) -> list[str]:

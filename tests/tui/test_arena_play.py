@@ -12,8 +12,9 @@ from client.tui.arena_app import ArenaApp, PlayNext
 from client.tui.arena_view import paired_line
 from client.tui.net import connector
 from protocol import messages as m
-from tests.tui.helpers import footer_keys, rendered, until
-from tests.tui.test_arena_tui import SERVER
+
+from .helpers import footer_keys, rendered, until
+from .test_arena_tui import SERVER
 
 ARENA = "play-cup"
 

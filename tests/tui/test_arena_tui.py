@@ -21,7 +21,8 @@ from client.tui.arena_view import (
 )
 from client.tui.net import connector
 from protocol import messages as m
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 T = 1_764_547_200_000
 ARENA = {"id": "a-1", "name": "Cup", "game": "fours-up", "starts": T, "ends": T + 600_000, "players": 7}

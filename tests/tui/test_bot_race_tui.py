@@ -13,7 +13,8 @@ from client.tui.menu import MenuScreen
 from client.tui.net import connector
 from client.tui.play_app import PlayApp
 from client.tui.race_text import NO_BOT
-from tests.tui.helpers import bot_worker, click_shown, rendered, until
+
+from .helpers import bot_worker, click_shown, rendered, until
 
 pytestmark = pytest.mark.timeout(120)
 

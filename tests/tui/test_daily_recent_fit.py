@@ -13,7 +13,8 @@ from client.tui.menu import MenuScreen
 from client.tui.net import connector
 from client.tui.play_app import PlayApp
 from client.tui.recent_screen import RecentScreen
-from tests.tui.helpers import click_shown, until
+
+from .helpers import click_shown, until
 
 pytestmark = pytest.mark.daily
 

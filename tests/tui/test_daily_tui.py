@@ -15,7 +15,8 @@ from client.tui.intent import Intent
 from client.tui.menu import MenuScreen
 from client.tui.net import connector
 from client.tui.play_app import PlayApp
-from tests.tui.helpers import click_shown, rendered, until
+
+from .helpers import click_shown, rendered, until
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.daily]
 

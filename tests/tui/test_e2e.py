@@ -17,7 +17,8 @@ from client.tui.net import connector
 from client.tui.play_app import Intent, PlayApp
 from client.tui.watch_app import WatchApp
 from client.tui.widgets import BoardView
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -19,7 +19,8 @@ from client.tui.model import RaceModel
 from client.tui.net import connector, open_session
 from client.tui.play_app import Intent, PlayApp
 from client.tui.session import ServerError
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 pytestmark = pytest.mark.timeout(180)
 

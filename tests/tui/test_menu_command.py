@@ -14,7 +14,8 @@ import pytest
 from client.tui.menu import MenuScreen
 from client.tui.offline import LocalSession
 from client.tui.play_app import PlayApp
-from tests.tui.helpers import DEADLINE, click_shown, offline_play, race_started, rendered, until
+
+from .helpers import DEADLINE, click_shown, offline_play, race_started, rendered, until
 
 SEED = "0123456789abcdef0123456789abcdef"
 

@@ -12,7 +12,8 @@ from client.tui.offline import LocalSession
 from client.tui.play_app import PlayApp
 from client.tui.race_text import connection_text
 from client.tui.widgets import BoardView
-from tests.tui.helpers import click_shown, rendered, until
+
+from .helpers import click_shown, rendered, until
 
 SEED = "0123456789abcdef0123456789abcdef"
 

@@ -12,7 +12,8 @@ from client.tui.offline import LocalSession
 from client.tui.play_app import PlayApp
 from client.tui.ratings_screen import RatingsScreen
 from client.tui.recent_screen import RecentScreen
-from tests.tui.helpers import click_shown, offline_play, race_started, rendered, until
+
+from .helpers import click_shown, offline_play, race_started, rendered, until
 
 
 async def test_esc_on_the_first_menu_leaves_a_field_and_never_quits() -> None:

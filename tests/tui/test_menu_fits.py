@@ -6,7 +6,8 @@ from __future__ import annotations
 from client.tui.menu import MenuScreen
 from client.tui.net import connector, write_token
 from client.tui.play_app import PlayApp
-from tests.tui.helpers import CHEAP_HASH, account_token, until
+
+from .helpers import CHEAP_HASH, account_token, until
 
 
 async def test_the_online_menu_fits_80x24(make_server, tmp_path) -> None:

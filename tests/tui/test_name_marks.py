@@ -17,8 +17,9 @@ from client.tui.text import marked_name, ranking_lines
 from client.tui.watch_app import race_row
 from client.tui.widgets import bars_text
 from protocol import messages as m
-from tests.tui.helpers import CHEAP_HASH, PW, click_shown, rendered, until
-from tests.tui.test_daily_tui import GAME, open_daily
+
+from .helpers import CHEAP_HASH, PW, click_shown, rendered, until
+from .test_daily_tui import GAME, open_daily
 
 
 def test_an_account_and_a_bot_are_marked_and_a_look_alike_guest_is_not() -> None:

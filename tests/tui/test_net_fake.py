@@ -7,10 +7,12 @@ flow against `solrace serve`.
 
 from __future__ import annotations
 
+import fake_server
+
 from client.tui.net import connector
 from client.tui.play_app import Intent, PlayApp
-from tests.client import fake_server  # noqa: E402
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 
 async def test_create_ready_move_against_fake_server(tmp_path):

@@ -10,7 +10,8 @@ import pytest
 from client.tui.offline import LocalSession
 from client.tui.replay_model import build_replay
 from client.tui.session import ServerError
-from tests.tui.helpers import DEADLINE
+
+from .helpers import DEADLINE
 
 
 async def test_a_finished_offline_race_replays_to_its_boards() -> None:

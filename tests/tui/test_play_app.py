@@ -9,7 +9,8 @@ from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
 from client.tui.widgets import BoardView
 from protocol.rules.engine import deal
-from tests.tui.helpers import click_pile, rendered, until
+
+from .helpers import click_pile, rendered, until
 
 SEED = "0123456789abcdef0123456789abcdef"
 

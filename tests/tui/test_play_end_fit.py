@@ -5,7 +5,7 @@ again. The status line says so, whole."""
 
 from __future__ import annotations
 
-from tests.tui.helpers import offline_play, race_started, rendered, until
+from .helpers import offline_play, race_started, rendered, until
 
 
 def needed_rows(widget) -> int:

@@ -9,7 +9,8 @@ import pytest
 
 from client.tui.play_app import PlayApp
 from client.tui.race_commands import HELP, LOBBY_HELP, OVER_HELP, RACE_HELP
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 
 async def never_connects():

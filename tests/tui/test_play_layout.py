@@ -4,7 +4,7 @@ command line keeps the focus, and a click on the board leaves the focus there.""
 
 from __future__ import annotations
 
-from tests.tui.helpers import offline_play, race_started, until
+from .helpers import offline_play, race_started, until
 
 
 async def test_a_racing_aces_board_is_whole_in_80x24() -> None:

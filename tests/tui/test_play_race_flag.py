@@ -13,7 +13,8 @@ from client.cli import play
 from client.tui.arena_app import ArenaApp
 from client.tui.net import connector
 from protocol import messages as m
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 pytestmark = pytest.mark.timeout(120)
 

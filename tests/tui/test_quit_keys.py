@@ -6,7 +6,8 @@ from __future__ import annotations
 from client.tui.menu import MenuScreen
 from client.tui.offline import LocalSession
 from client.tui.play_app import PlayApp
-from tests.tui.helpers import until
+
+from .helpers import until
 
 
 async def test_ctrl_q_quits_from_the_menu() -> None:

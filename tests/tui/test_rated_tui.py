@@ -23,7 +23,8 @@ from client.tui.race_text import rating_change_text
 from client.tui.ratings_text import rated_needs_account
 from client.tui.recent_screen import RecentScreen
 from client.tui.recent_text import rating_cell
-from tests.tui.helpers import CHEAP_HASH, account_token, click_shown, rendered, until
+
+from .helpers import CHEAP_HASH, account_token, click_shown, rendered, until
 
 pytestmark = pytest.mark.timeout(120)
 

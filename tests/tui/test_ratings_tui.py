@@ -19,7 +19,8 @@ from client.tui.ratings_screen import RatingsScreen
 from protocol import messages as m
 from protocol.rules.facts import game_name
 from protocol.rules.games import GAMES
-from tests.tui.helpers import CHEAP_HASH, account_token, click_shown, rendered, until
+
+from .helpers import CHEAP_HASH, account_token, click_shown, rendered, until
 
 pytestmark = pytest.mark.timeout(120)
 

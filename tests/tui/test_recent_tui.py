@@ -14,7 +14,8 @@ from client.tui.net import connector
 from client.tui.play_app import PlayApp
 from client.tui.recent_screen import RecentScreen
 from client.tui.recent_text import EMPTY_TEXT, GUEST_NOTE
-from tests.tui.helpers import click_shown, rendered, until
+
+from .helpers import click_shown, rendered, until
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -22,8 +22,9 @@ from client.tui.board import layout_board, parse_view
 from client.tui.replay_model import build_replay
 from client.tui.replay_screen import ReplayApp, ReplayScreen
 from protocol import messages as m
-from tests.tui.helpers import rendered, until
-from tests.tui.test_replay_model import document
+
+from .helpers import rendered, until
+from .test_replay_model import document
 
 pytestmark = pytest.mark.timeout(120)
 

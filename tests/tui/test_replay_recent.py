@@ -17,8 +17,9 @@ from client.tui.recent_screen import RecentScreen
 from client.tui.replay_screen import ReplayScreen
 from client.tui.replay_text import refusal_text
 from protocol import messages as m
-from tests.tui.helpers import click_shown, rendered, until
-from tests.tui.test_replay_cli import finished_race
+
+from .helpers import click_shown, rendered, until
+from .test_replay_cli import finished_race
 
 # A daily attempt starts on the real clock (tests/conftest.py: pytest_runtest_protocol).
 pytestmark = [pytest.mark.timeout(120), pytest.mark.daily]

@@ -10,12 +10,13 @@ SEED = "0123456789abcdef0123456789abcdef"
 
 
 def _seat(player: str, status: str, moves: list[str], at: int) -> Seat:
-    s = Seat(player, player, game=deal("fours-up", SEED), status=status)
-    s.initial_home = s.game.cards_home
+    game = deal("fours-up", SEED)
+    s = Seat(player, player, game=game, status=status)
+    s.initial_home = game.cards_home
     for i, move in enumerate(moves):
-        s.game.play(move)
+        game.play(move)
         s.n += 1
-        s.home_log.append((at - len(moves) + i + 1, s.game.cards_home))
+        s.home_log.append((at - len(moves) + i + 1, game.cards_home))
     s.end_at = at if status == "finished" else None
     return s
 

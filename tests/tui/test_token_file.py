@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import pytest
 import redis.asyncio as aioredis
+from wsclient import Raw, player
 
 from client.tui.net import connector, open_session, write_token
 from client.tui.play_app import PlayApp
 from client.tui.session import ServerError
 from client.tui.widgets import BoardView
 from server.storage.keys import session_key
-from tests.server.wsclient import Raw, player
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from client.tui.offline import LocalSession
 from client.tui.watch_app import WatchApp, race_row
 from client.tui.widgets import BoardView
-from tests.tui.helpers import rendered, until
+
+from .helpers import rendered, until
 
 
 def test_race_row():

@@ -11,7 +11,8 @@ from client.tui.net import connector
 from client.tui.watch_app import WatchApp, race_list
 from client.tui.widgets import BoardView
 from protocol import rules
-from tests.tui.helpers import footer_keys, rendered, until
+
+from .helpers import footer_keys, rendered, until
 
 
 def view_after(game: str, seed: str, moves: list[str]) -> str:

@@ -9,7 +9,8 @@ from textual.widgets import Footer
 from client.tui.offline import LocalSession
 from client.tui.watch_app import WatchApp
 from client.tui.widgets import BoardView
-from tests.tui.helpers import footer_keys, rendered, until
+
+from .helpers import footer_keys, rendered, until
 
 
 async def test_the_boards_scroll_at_80x24_and_the_list_keeps_its_keys():

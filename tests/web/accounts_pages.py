@@ -39,7 +39,9 @@ def create_from_lobby(page, game: str) -> str:
     page.click(f'{tile} [data-act="create"]')
     page.click(f'{tile} button[type="submit"]')
     page.wait_for_url(re.compile(r"#race="))
-    return re.search(r"#race=([\w-]+)", page.url).group(1)
+    found = re.search(r"#race=([\w-]+)", page.url)
+    assert found, page.url
+    return found.group(1)
 
 
 def create_rated_race(host, game: str) -> tuple[str, str]:

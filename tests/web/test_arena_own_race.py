@@ -47,7 +47,9 @@ def paired_with(page, rival, arena: str, name: str) -> str:
     page.wait_for_selector("#arena-withdraw")
     rival.call(lambda c: c.request(m.ArenaJoin(arena=arena)))
     page.wait_for_url(re.compile(r"#race="), timeout=30_000)
-    return re.search(r"#race=([\w-]+)", page.url).group(1)
+    found = re.search(r"#race=([\w-]+)", page.url)
+    assert found, page.url
+    return found.group(1)
 
 
 def on_the_arena_page_in_its_one_race(page, rival, arena: str, name: str) -> str:

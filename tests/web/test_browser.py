@@ -28,7 +28,9 @@ GAMES = list(rules.GAMES)  # every game of the engine: the browser must know eac
 
 def race_id(page) -> str:
     page.wait_for_url(re.compile(r"#race=|#watch="))
-    return re.search(r"#(?:race|watch)=([\w-]+)", page.url).group(1)
+    found = re.search(r"#(?:race|watch)=([\w-]+)", page.url)
+    assert found, page.url
+    return found.group(1)
 
 
 def create_in_ui(page, game: str, seats: int) -> str:

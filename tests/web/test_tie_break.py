@@ -3,8 +3,9 @@ browser's copy of client/tui/text.py `tie_break_notes`): both say the same of on
 
 from __future__ import annotations
 
+from tui.test_board import TIE_RANKING
+
 from client.tui.text import tie_break_notes
-from tests.tui.test_board import TIE_RANKING
 
 
 def test_the_browser_says_what_the_terminal_says(new_page) -> None:

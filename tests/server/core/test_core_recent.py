@@ -21,9 +21,9 @@ def finished(race: R.Race, *, won: str | None = None) -> R.Race:
     assert race.status == R.COUNTDOWN
     race = R.begin(race)
     if won is not None:
-        p = race.seat_of(won)
-        assert p is not None
-        p.status, p.at, p.n, p.home = R.WON, 5000, 3, race.total
+        winner = race.seat_of(won)
+        assert winner is not None
+        winner.status, winner.at, winner.n, winner.home = R.WON, 5000, 3, race.total
     return R.end(race, 9000, {won: [(5000, race.total)]} if won else {})
 
 
