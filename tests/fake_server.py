@@ -35,6 +35,11 @@ class Seat:
     status: str = "waiting"
     ready: bool = False
 
+    def dealt(self) -> rules.Game:
+        """The seat's game (dealt when the race starts)."""
+        assert self.game is not None, "the race has not started"
+        return self.game
+
 
 @dataclass
 class FakeRace:
@@ -113,6 +118,7 @@ class FakeServer:
         player = None
         try:
             async for frame in ws:
+                assert isinstance(frame, bytes), "the clients under test send binary frames only"
                 try:
                     msg = m.decode_client(frame)
                 except m.ProtocolError as e:
@@ -184,24 +190,30 @@ class FakeServer:
         if isinstance(msg, m.Ping):
             await reply(m.Pong(time=1_700_000_000_000))
         elif isinstance(msg, m.Create):
-            r = FakeRace(race=f"r{next(self.ids)}", game=msg.game, seats=msg.seats, seed=rules.random_seed())
+            r = FakeRace(
+                race=f"r{next(self.ids)}",
+                game=msg.game,
+                seats=msg.seats or m.DEFAULT_SEATS,
+                seed=rules.random_seed(),
+            )
             self.races[r.race] = r
             r.players[player] = Seat(player=player, name=self.name_of(player))
             self.bump(r)
             r.events.append(r.snapshot())
             await reply(r.snapshot())
         elif isinstance(msg, (m.Join, m.Ready, m.Resync, m.Move, m.Finish)):
-            r = self.races.get(msg.race)
-            if r is None:
+            found = self.races.get(msg.race)
+            if found is None:
                 await error("no-such-race")
                 return
+            r = found
             if isinstance(msg, m.Join):
                 r.players.setdefault(player, Seat(player=player, name=self.name_of(player)))
                 self.bump(r)
                 await self.publish(r, r.snapshot(), skip=player)
                 await reply(r.snapshot())
             elif isinstance(msg, m.Ready):
-                r.players[player].ready = msg.ready
+                r.players[player].ready = msg.ready is not False  # absent or nil: true
                 r.players[player].status = "ready"
                 self.bump(r)
                 await self.publish(r, r.snapshot(), skip=player)

@@ -80,6 +80,7 @@ async def test_berserk_halves_one_clock_and_wins_one_more_point(make_server) -> 
 
         # the arena's record of the race: the berserk, and points equal to the recomputation
         result = (await ArenaStore(app.store.redis).results("bz"))[race]
+        assert a.player is not None
         assert result["berserk"] == [a.player]
         again = {rp.player: rp.points for rp in score_race(result["ranking"], {}, {a.player})}
         assert {rp["player"]: rp["points"] for rp in result["points"]} == again == {a.player: 3, b.player: 0}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 from waiting import until
@@ -15,7 +16,12 @@ from protocol import messages as m
 
 pytestmark = pytest.mark.timeout(120)
 
-ARENA = {"arena_create": 1, "arena_schedule": "off", "arena_tick_ms": 200, "arena_update_ms": 200}
+ARENA: dict[str, Any] = {
+    "arena_create": 1,
+    "arena_schedule": "off",
+    "arena_tick_ms": 200,
+    "arena_update_ms": 200,
+}
 
 
 async def test_requests_and_their_errors(make_server) -> None:

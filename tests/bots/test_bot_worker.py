@@ -15,6 +15,7 @@ import client
 from client.bots.online import BotResult, play_race
 from client.bots.strategies import GreedyStrategy
 from protocol import messages as m
+from protocol.messages.client_messages import BotLevel
 from server import botworkers
 
 pytestmark = pytest.mark.timeout(120)
@@ -26,7 +27,7 @@ def is_bot(pid: str) -> bool:
     return pid.startswith("bot-")
 
 
-async def ask_bot(c: client.Client, race: str, level: str) -> None:
+async def ask_bot(c: client.Client, race: str, level: BotLevel) -> None:
     """`bot`, once the worker has said it is there (it starts with the server)."""
 
     async def asked() -> bool:

@@ -37,7 +37,7 @@ async def race_with_bots_finished(url: str, eve: client.Client, queue: BotQueue,
         for _ in range(bots):
             _pid, token = await queue.new_bot("greedy", "Greedy bot", 3600)
             bot = await stack.enter_async_context(client.connect(url, token=token))
-            assert bot.player.startswith("bot-")
+            assert bot.player is not None and bot.player.startswith("bot-")
             await bot.join(snap.race, invite=snap.invite)
             await bot.ready(snap.race)
             players.append(bot)
@@ -62,6 +62,7 @@ async def test_a_rematch_replaces_at_most_the_hosts_bot_cap(server) -> None:
             queued = [BotRequest.from_json(x) for x in await r.lrange(REQUESTS, 0, -1)]
             assert len(queued) == MAX_WAITING_BOTS_PER_PLAYER, queued
             assert {q.race for q in queued} == {new.race}
+            assert eve.player is not None
             asked = {text(x) for x in await r.zrange(asked_key(eve.player), 0, -1)}
             assert asked == {f"{new.race} {q.player}" for q in queued}
             # So eve may ask for no more bot, though a worker has free slots.
@@ -85,6 +86,7 @@ async def test_a_rematch_within_the_cap_replaces_every_bot(server) -> None:
             new = await ann.request(m.Rematch(race=old))
             queued = [BotRequest.from_json(x) for x in await r.lrange(REQUESTS, 0, -1)]
             assert [(q.kind, q.level, q.race, q.game) for q in queued] == [("race", "greedy", new.race, GAME)]
+            assert ann.player is not None
             assert await r.zcard(asked_key(ann.player)) == 1
             # One place left under the cap: a `bot` of ann's is still taken.
             await queue.heartbeat("w1", await now_ms(r), 20)

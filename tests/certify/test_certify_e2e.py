@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 import msgspec
 import pytest
@@ -35,7 +36,7 @@ async def pool_entries(r, game: str) -> list[dict]:
     return [json.loads(x) for x in await r.lrange(keys.pool(game), 0, -1)]
 
 
-async def solo(c, game: str = GAME, **create: object) -> m.RaceSnapshot:
+async def solo(c, game: str = GAME, **create: Any) -> m.RaceSnapshot:
     snap = await c.request(m.Create(game=game, seats=1, **create))
     await c.ready(snap.race)
     await c.wait_for("start", lambda ev: ev.race == snap.race, timeout=DEADLINE)

@@ -36,23 +36,24 @@ async def test_board_tracks_the_server_through_a_game(game: str) -> None:
         race = await _solo_race(c, game)
         seat = fake.races[race].players[c.player]
         board = c.board(race)
-        assert board.view_text == seat.game.view_text() and board.n == 0
+        assert board.view_text == seat.dealt().view_text() and board.n == 0
         rng = random.Random(game)
         for i in range(60):
-            legal = seat.game.legal_moves()
+            legal = seat.dealt().legal_moves()
             if not legal:  # a stuck deal (the fake deals a random seed: about 1 in 250 Rouge et Noir)
                 break
             plays = [mv for mv in legal if mv != "draw"]
             mv = rng.choice(plays) if plays and rng.random() < 0.7 else rng.choice(legal)
             ack = await c.move(race, mv, view=(i % 10 == 0))
             assert ack.n == i + 1 and board.n == i + 1
-            assert board.view_text == seat.game.view_text()
+            assert board.view_text == seat.dealt().view_text()
         assert not any(isinstance(f, m.Resync) for f in fake.frames_in)  # never needed one
 
 
 async def test_illegal_move_and_out_of_sync() -> None:
     async with FakeServer() as fake, client.connect(fake.url) as c:
         race = await _solo_race(c)
+        assert c.player is not None
         before = c.board(race).view_text
         with pytest.raises(client.IllegalMoveError) as info:
             await c.move(race, "w>f0")
@@ -65,7 +66,7 @@ async def test_illegal_move_and_out_of_sync() -> None:
         assert info2.value.code == "out-of-sync" and info2.value.n == 1
         await wait_until(lambda: c.board(race).n == 1)  # the state that follows fixes the board
         await c.move(race, "draw")
-        assert c.board(race).view_text == fake.races[race].players[c.player].game.view_text()
+        assert c.board(race).view_text == fake.races[race].players[c.player].dealt().view_text()
 
 
 async def test_a_state_older_than_the_board_is_not_adopted() -> None:
@@ -74,6 +75,7 @@ async def test_a_state_older_than_the_board_is_not_adopted() -> None:
     async with FakeServer() as fake, client.connect(fake.url) as c:
         race = await _solo_race(c)
         old_view = c.board(race).view_text
+        assert old_view is not None and c.player is not None
         await c.move(race, "draw")
         seat = fake.races[race].players[c.player]
         late = m.State(
@@ -81,9 +83,9 @@ async def test_a_state_older_than_the_board_is_not_adopted() -> None:
             you=m.You(n=0, view=old_view, legal=[], home=0, status="playing"),
         )
         c._dispatch(late)
-        assert c.board(race).n == 1 and c.board(race).view_text == seat.game.view_text()
+        assert c.board(race).n == 1 and c.board(race).view_text == seat.dealt().view_text()
         await c.move(race, "draw")
-        assert c.board(race).view_text == seat.game.view_text()
+        assert c.board(race).view_text == seat.dealt().view_text()
 
 
 async def test_two_players_progress_versions_and_gap_resync() -> None:
@@ -123,18 +125,19 @@ async def test_reconnect_resends_an_unacknowledged_move_once() -> None:
     async with FakeServer() as fake, client.connect(fake.url, name="ada", reconnect=True) as c:
         race = await _solo_race(c)
         player = c.player
+        assert player is not None
         fake.drop_before_ack = 1  # applied on the server, then the socket dies before the ack
         ack = await c.move(race, "draw")
         assert ack.dup and ack.n == 1
         seat = fake.races[race].players[player]
         assert seat.n == 1  # applied once
         assert c.player == player
-        assert c.board(race).n == 1 and c.board(race).view_text == seat.game.view_text()
+        assert c.board(race).n == 1 and c.board(race).view_text == seat.dealt().view_text()
         lost = await c.wait_for(ConnectionLost, timeout=DEADLINE)
         assert lost.code == m.CloseCode.RESTART
         await c.wait_for(Reconnected, timeout=DEADLINE)
         await c.move(race, "draw")
-        assert seat.n == 2 and c.board(race).view_text == seat.game.view_text()
+        assert seat.n == 2 and c.board(race).view_text == seat.dealt().view_text()
 
 
 async def test_reconnect_after_restart_resyncs() -> None:
@@ -179,6 +182,7 @@ async def test_bad_token_ping_and_wait_for_keeps_other_events() -> None:
             # Two lobby snapshots are buffered; taking the second leaves the first.
             second = await c.wait_for("race", lambda ev: ev.ver == 3, timeout=DEADLINE)
             first = await c.next_event(timeout=1)
+            assert isinstance(first, m.RaceSnapshot)
             assert (first.ver, second.ver) == (2, 3)
             with pytest.raises(TimeoutError):
                 await c.wait_for("end", timeout=0.05)

@@ -29,7 +29,9 @@ async def _play(c: client.Client, race: str, rng: random.Random, moves: int) -> 
     legal = c.board(race).legal
     for _ in range(moves):
         if not legal:
-            ack = await c.move(race, "draw", view=True) if c.board(race).view.stock else None
+            view = c.board(race).view
+            assert view is not None
+            ack = await c.move(race, "draw", view=True) if view.stock else None
             if ack is None:
                 break
         else:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 from waiting import DEADLINE
@@ -54,7 +55,7 @@ async def analysis_when_done(c: client.Client, race: str) -> m.AnalysisData:
                 raise
 
 
-async def solo(c: client.Client, **create: object) -> m.RaceSnapshot:
+async def solo(c: client.Client, **create: Any) -> m.RaceSnapshot:
     """A running casual race of one seat."""
     snap = await c.request(m.Create(game=GAME, seats=1, **create))
     await c.ready(snap.race)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import copy
 import json
+from typing import Any
 
 import msgpack
 import pytest
@@ -26,11 +27,11 @@ def greedy(seed: str, limit: int = 5000) -> list[str]:
         legal = g.legal_moves()
         home = [m for m in legal if ">f" in m and not m.startswith("f")]
         tab = [m for m in legal if ">t" in m and m[0] not in "tf"]
-        pick = (home or tab or [m for m in legal if m == "draw"] or [None])[0]
-        if pick is None:
+        choices = home or tab or [m for m in legal if m == "draw"]
+        if not choices:
             break
-        g.play(pick)
-        moves.append(pick)
+        g.play(choices[0])
+        moves.append(choices[0])
     return moves
 
 
@@ -38,7 +39,7 @@ def figures(seed: str, moves: list[str], start: int) -> tuple[Result, list[list]
     """The honest result of playing `moves` one per second from `start`."""
     g = rules.deal(GAME, seed)
     first = {0: start}
-    timed = []
+    timed: list[list[Any]] = []
     for i, m in enumerate(moves):
         at = start + 1000 * (i + 1)
         g.play(m)

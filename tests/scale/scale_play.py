@@ -74,6 +74,7 @@ async def play(
     board = c.board(rid)
     done = 0
     while done < count and not board.won:
+        assert board.view is not None  # seated in a started race
         mv = strategy.choose(board.view)
         if mv is None:
             break
@@ -147,8 +148,9 @@ async def wait_end(c: client.Client, rid: str, timeout: float = DEADLINE) -> m.E
     raise TimeoutError(f"no end of {rid}")
 
 
-async def stored_moves(redis_url: str, rid: str, pid: str, r: Any = None) -> tuple[int, list[str]]:
-    """(n, moves of the log) of one player, straight from Redis."""
+async def stored_moves(redis_url: str, rid: str, pid: str | None, r: Any = None) -> tuple[int, list[str]]:
+    """(n, moves of the log) of one player (a client's id once it said hello), straight from Redis."""
+    assert pid is not None
     own = r is None
     if own:
         r = aioredis.Redis.from_url(redis_url)

@@ -20,6 +20,7 @@ from scale_play import seated_race
 from waiting import DEADLINE, wait_until
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import ClientConnection
 from websockets.sync.client import connect as sync_connect
 
 import client
@@ -150,8 +151,8 @@ FRAMES_WANTED = examples(2_000)
 MAX_FRAME = 4096
 ERROR_CODES = {c.value for c in m.ErrorCode} - {"internal"}
 SERVER_TAGS = {cls.__struct_config__.tag for cls in m.SERVER_TYPES}
-CLIENT_FIELDS = {
-    cls.__struct_config__.tag: [f.name for f in __import__("msgspec").structs.fields(cls)]
+CLIENT_FIELDS: dict[str, list[str]] = {
+    str(cls.__struct_config__.tag): [f.name for f in __import__("msgspec").structs.fields(cls)]
     for cls in m.CLIENT_TYPES
 }
 
@@ -246,7 +247,7 @@ def frames(draw: Any, races: list[str]) -> list[bytes | str]:
         return [draw(st.text(max_size=64))]  # a text frame
     rng = draw(st.randoms(use_true_random=False))
     assert isinstance(base, bytes)
-    return [base] + [_mutate(base, rng) for _ in range(3)]
+    return [base, *(_mutate(base, rng) for _ in range(3))]
 
 
 @st.composite
@@ -269,14 +270,15 @@ async def _prepare(url: str) -> tuple[list[str], list[str]]:
     for c in (a, b):
         await c.finish(done)
     await a.wait_for("end", lambda e: e.race == done)
+    assert a.player is not None and b.player is not None
     pids = [a.player, b.player]
     await a.close()
     await b.close()
     return [running, done], pids
 
 
-def _race_state(r: redis.Redis, rids: list[str], pids: list[str]) -> list:
-    out = []
+def _race_state(r: redis.Redis, rids: list[str], pids: list[str]) -> list[Any]:
+    out: list[Any] = []
     for rid in rids:
         rec = r.hgetall(S.race_key(rid))
         rec.pop(b"spectators", None)  # a spectator coming and going is not a change of the race
@@ -298,26 +300,29 @@ class Fuzzer:
 
     def __init__(self, url: str) -> None:
         self.url = url
-        self.ws = None
+        self.ws: ClientConnection | None = None
         self.sent = 0
         self.closes: list[int | None] = []
         self.replies = 0
         self.rid = itertools.count(10**9)
 
-    def _open(self) -> None:
-        self.ws = sync_connect(self.url, compression=None, max_size=None, open_timeout=DEADLINE).__enter__()
+    def _open(self) -> ClientConnection:
+        ws = self.ws = sync_connect(
+            self.url, compression=None, max_size=None, open_timeout=DEADLINE
+        ).__enter__()
         # Say hello first on most connections, so that frames reach the handlers.
-        self.ws.send(msgpack.packb({"t": "hello", "v": 1, "name": "fuzz"}))
-        assert msgpack.unpackb(self.ws.recv(DEADLINE))["t"] == "welcome"
+        ws.send(msgpack.packb({"t": "hello", "v": 1, "name": "fuzz"}))
+        welcome = ws.recv(DEADLINE)
+        assert isinstance(welcome, bytes) and msgpack.unpackb(welcome)["t"] == "welcome"
+        return ws
 
     def batch(self, frames: list[bytes | str]) -> None:
-        if self.ws is None:
-            self._open()
+        ws = self.ws or self._open()
         oversized = False
         sent = 0
         for f in frames:
             try:
-                self.ws.send(f)
+                ws.send(f)
             except ConnectionClosed:
                 break
             self.sent += 1
@@ -327,24 +332,24 @@ class Fuzzer:
         sentinel = next(self.rid)
         try:
             if not oversized:
-                self.ws.send(msgpack.packb({"t": "ping", "rid": sentinel}))
+                ws.send(msgpack.packb({"t": "ping", "rid": sentinel}))
             answers = 0
             while True:
-                data = self.ws.recv(DEADLINE)
+                data = ws.recv(DEADLINE)
                 msg = self._check(data)
                 if msg.get("rid") == sentinel and msg["t"] == "pong":
                     # Frames are handled in order, each with one direct answer: none went unanswered.
                     # But `hint` and `analysis` are answered when ready, not in order (protocol.md
                     # §1): their answers may still come after the pong.
                     while answers < sent:
-                        self._check(self.ws.recv(DEADLINE))
+                        self._check(ws.recv(DEADLINE))
                         answers += 1
                     return
                 answers += 1
         except ConnectionClosed:
-            code = self.ws.close_code
+            code = ws.close_code
             self.closes.append(code)
-            assert oversized and code == 1009, f"closed with {code} ({self.ws.close_reason})"
+            assert oversized and code == 1009, f"closed with {code} ({ws.close_reason})"
             self.ws = None
         except TimeoutError:
             raise AssertionError("the server stopped answering") from None

@@ -66,6 +66,7 @@ async def _race_through_a_kill(
         for c in (p0, p1):
             await finish(c, rid)
         end = await wait_end(p0, rid)
+        assert p0.player is not None and p1.player is not None
         assert sorted(r.player for r in end.ranking) == sorted([p0.player, p1.player])
         n, log = await stored_moves(redis_url, rid, p0.player)
         assert_acked_kept(played.acks, n, log)

@@ -148,7 +148,7 @@ async def race_with_a_bot(c: client.Client) -> None:
 
     def bot_ready() -> bool:
         s = c.races_seen.get(race)
-        return bool(s) and any(p.player.startswith("bot-") and p.ready for p in s.players)
+        return s is not None and any(p.player.startswith("bot-") and p.ready for p in s.players)
 
     await until(bot_ready, what="the bot seated and ready")
     await c.ready(race)

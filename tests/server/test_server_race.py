@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,11 @@ async def end_clock_now(redis_url: str, rid: str) -> int:
     return now
 
 
+def reply_to(rid: int) -> Callable[[dict[str, Any]], bool]:
+    """Whether a frame is the reply to request `rid`."""
+    return lambda frame: frame.get("rid") == rid
+
+
 async def play(c: Raw, rid: str, moves: list[str], start_n: int = 0) -> list[dict[str, Any]]:
     """Send moves pipelined (without waiting), then collect their acks in order."""
     rids = []
@@ -63,7 +69,7 @@ async def play(c: Raw, rid: str, moves: list[str], start_n: int = 0) -> list[dic
         rid_ = next(c.rids)
         rids.append(rid_)
         await c.send({"t": "move", "rid": rid_, "race": rid, "n": start_n + i, "move": mv})
-    acks = [await c.wait(lambda m, r=r: m.get("rid") == r) for r in rids]
+    acks = [await c.wait(reply_to(r)) for r in rids]
     for a in acks:
         assert a["t"] == "ack", a
     return acks

@@ -14,6 +14,7 @@ run in the test thread.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import os
 import re
@@ -61,7 +62,7 @@ def _wait_for_function_under_csp(self, expression: str, *args, **kwargs):
     return _wait_for_function(self, wrapped, *args, **kwargs)
 
 
-sync_api.Page.wait_for_function = _wait_for_function_under_csp
+setattr(sync_api.Page, "wait_for_function", _wait_for_function_under_csp)  # noqa: B010  # a method replaced
 
 
 def free_port() -> int:
@@ -161,12 +162,15 @@ def new_page(browser, web_server):
         page = ctx.new_page()
         page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
         page.on("console", lambda m: print(f"[{name}] {m.text}"))
-        # What the Content-Security-Policy of server/net/http.py blocks, Chromium reports on the
-        # console ("Refused to … because it violates the following Content Security Policy
-        # directive"): the page must need nothing it refuses.
-        page.on(
-            "console", lambda m: "Content Security Policy" in m.text and errors.append(f"{name}: {m.text}")
-        )
+
+        def refused(msg: sync_api.ConsoleMessage, name: str | None = name) -> None:
+            # What the Content-Security-Policy of server/net/http.py blocks, Chromium reports on
+            # the console ("Refused to … because it violates the following Content Security
+            # Policy directive"): the page must need nothing it refuses.
+            if "Content Security Policy" in msg.text:
+                errors.append(f"{name}: {msg.text}")
+
+        page.on("console", refused)
         page.set_default_timeout(DEADLINE * 1000)
         if os.environ.get("SOLRACE_DEBUG"):
             page.add_init_script("globalThis.SOLRACE_DEBUG = true")
@@ -216,7 +220,7 @@ class Bot:
         self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
         self.thread.start()
         self.strategy_name = strategy
-        self.task = None
+        self.task: concurrent.futures.Future[None] | None = None
         self.moves = 0
         self.client = self.call(lambda _: connect(ws_url, name=name).__aenter__())
 

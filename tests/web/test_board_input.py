@@ -60,7 +60,9 @@ def tab_to(page, root: str, pile: str) -> dict:
             [root, pile],
         )
         if way == 0:
-            return focused(page)
+            now = focused(page)
+            assert now is not None  # in the pile
+            return now
         page.keyboard.press("Tab" if way > 0 else "Shift+Tab")
     raise AssertionError(f"Tab never reached {root} {pile}; the focus is on {focused(page)}")
 

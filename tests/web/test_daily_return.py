@@ -16,6 +16,7 @@ import re
 import threading
 
 import pytest
+from playwright import sync_api
 from waiting import DEADLINE, wait_until
 
 from client.library import ServerError, connect
@@ -40,9 +41,11 @@ class ThreadServer:
         self.app = App(settings)
         self.run(self.app.start())
         self.shift_ms = 0
-        base = self.app.daily.clock
+        daily = self.app.daily
+        assert daily is not None  # App.start made it
+        base = daily.clock
         self.base = base
-        self.app.daily.clock = lambda: base() + self.shift_ms
+        daily.clock = lambda: base() + self.shift_ms
         self.http = self.app.http_url
         self.ws = self.app.ws_url
 
@@ -76,10 +79,12 @@ def open_page(browser, daily_server):
         page = ctx.new_page()
         page.on("pageerror", lambda e: errors.append(f"{name}: {e}"))
         page.on("console", lambda msg: print(f"[{name}] {msg.text}"))
-        page.on(
-            "console",
-            lambda msg: "Content Security Policy" in msg.text and errors.append(f"{name}: {msg.text}"),
-        )
+
+        def refused(msg: sync_api.ConsoleMessage) -> None:
+            if "Content Security Policy" in msg.text:
+                errors.append(f"{name}: {msg.text}")
+
+        page.on("console", refused)
         page.set_default_timeout(DEADLINE * 1000)
         page.add_init_script(f"localStorage.setItem('solrace.name', {name!r})")
         page.goto(daily_server.http)
@@ -104,15 +109,16 @@ async def bot_attempt(url: str, name: str, moves: int) -> tuple[str, str]:
                 break
             legal = ack.legal or []
             home = [x for x in legal if ">f" in x and not x.startswith("f")]
-            pick = (home or [x for x in legal if x == "draw"] or legal or [None])[0]
-            if pick is None:
+            choices = home or [x for x in legal if x == "draw"] or legal
+            if not choices:
                 break
-            ack = await c.move(rid, pick, view=True)
+            ack = await c.move(rid, choices[0], view=True)
         try:
             await c.finish(rid)
         except ServerError:
             pass  # won: the race is over already
         await c.wait_for("end", lambda ev: ev.race == rid, timeout=DEADLINE)
+        assert c.player is not None
         return c.player, rid
 
 

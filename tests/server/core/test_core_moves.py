@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 from protocol import messages as m
 from protocol import rules
@@ -15,7 +16,7 @@ from server.storage.moves import decode_reply
 from server.storage.positions import PositionCache
 
 
-def make_room() -> Room[object]:
+def make_room() -> Room[Any]:
     return Room("r" + "0" * 16, "racing-aces", "running", 5, "s", ["a"], 0, 60_000, 104, "c", sent=5)
 
 
