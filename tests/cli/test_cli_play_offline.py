@@ -49,7 +49,7 @@ async def test_offline_without_game_asks_with_the_rivals_as_seats() -> None:
     app = play.build_app(parse("--offline", "--rivals", "3"))
     async with app.run_test(size=(110, 45)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
-        assert app.screen.seats == 4
+        assert isinstance(app.screen, MenuScreen) and app.screen.seats == 4
 
 
 def test_online_takes_several_urls() -> None:

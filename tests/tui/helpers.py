@@ -6,14 +6,24 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from waiting import DEADLINE
+
+if TYPE_CHECKING:
+    from client.library import Client
 
 #: Server settings for tests that make accounts: one cheap argon2 pass instead of the real cost.
 CHEAP_HASH = dict(password_hash_passes=1, password_hash_memory_kib=1024)
 #: The password of the accounts these tests make.
 PW = "correct horse battery"
+
+
+def player_id(c: Client) -> str:
+    """``c``'s player id: the library's `player` is None until the server answers its hello,
+    and a test asks only after that."""
+    assert c.player is not None, "no hello answered yet"
+    return c.player
 
 
 async def account_token(url: str, name: str) -> str:

@@ -4,6 +4,7 @@ server (in this process): list the arenas, open one, join, follow the live stand
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 from waiting import DEADLINE
@@ -53,7 +54,7 @@ def test_time_left_and_the_list_row():
 
 
 # A scheduled arena as the server names it: a long id, a long name, the longest game name.
-LONG = {
+LONG: dict[str, Any] = {
     "id": "hourly-double-aces-and-kings-29412480",
     "name": "Hourly Double Aces and Kings · 20:00 UTC",
     "game": "double-aces-and-kings",

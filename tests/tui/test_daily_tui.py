@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
+from textual.widgets import DataTable
 
 from client.cli import play
 from client.tui.daily_screen import DailyScreen
@@ -24,7 +25,7 @@ GAME = "fours-up"
 
 
 def cell(screen: DailyScreen, game: str, column: int) -> str:
-    table = screen.query_one("#daily-games")
+    table = screen.query_one("#daily-games", DataTable)
     return str(table.get_row(game)[column])
 
 

@@ -75,6 +75,7 @@ async def test_hint_in_a_race_of_two_says_why_there_is_none(make_server, tmp_pat
     async with app.run_test(size=(110, 45)) as pilot:
         await until(pilot, lambda: app.model.race_id is not None, what="race created")
         race = app.model.race_id
+        assert race is not None
         async with connect(server.ws_url, name="bob") as bob:
             await bob.join(race)
             await bob.ready(race)

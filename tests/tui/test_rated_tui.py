@@ -11,6 +11,7 @@ import asyncio
 
 import pytest
 import waiting
+from textual.widgets import DataTable
 from waiting import DEADLINE
 
 from client.cli import play
@@ -88,8 +89,10 @@ async def test_a_rated_quick_match_from_the_terminal(make_server, tmp_path) -> N
         screen: RecentScreen = await until(
             pilot, lambda: isinstance(app.screen, RecentScreen) and app.screen, what="Your races"
         )
-        await until(pilot, lambda: screen.query_one("#recent-races").row_count == 1, what="the row")
-        cells = [str(c) for c in screen.query_one("#recent-races").get_row_at(0)]
+        await until(
+            pilot, lambda: screen.query_one("#recent-races", DataTable).row_count == 1, what="the row"
+        )
+        cells = [str(c) for c in screen.query_one("#recent-races", DataTable).get_row_at(0)]
         assert cells[2] == "quick match · rated" and cells[3] == "1 of 2"
         assert cells[8] == rating_cell(screen.races[0]) and cells[8].endswith(")")
         text = rendered(screen.query_one("#recent-detail"))

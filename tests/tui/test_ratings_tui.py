@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from textual.widgets import RadioButton
 from waiting import DEADLINE
 
 from client.library.connection import Client, connect
@@ -84,7 +85,7 @@ async def test_ratings_show_the_provisional_marker_and_the_board(make_server, tm
         assert "no established Fours Up rating yet" in text
 
         # Another game: its board, where ada has not played rated yet.
-        screen.query_one("#ratings-games").query_one("RadioButton").value = True  # Racing Aces
+        screen.query_one("#ratings-games").query_one(RadioButton).value = True  # Racing Aces
         await until(pilot, lambda: "Racing Aces ratings" in rendered(board), what="the other board")
         assert "you: no rated Racing Aces race yet" in rendered(board)
         await pilot.press("escape")

@@ -211,7 +211,8 @@ def test_the_rated_flag() -> None:
     assert play.intent_from_args(
         parse("--game", "fours-up", "--create", "--seats", "3", "--rated")
     ) == Intent("create", "fours-up", 3, rated=True)
-    assert not play.intent_from_args(parse("--game", "fours-up", "--quick")).rated
+    unrated = play.intent_from_args(parse("--game", "fours-up", "--quick"))
+    assert unrated is not None and not unrated.rated
     with pytest.raises(SystemExit, match="--rated goes with --quick or --create"):
         play.intent_from_args(parse("--rated"))
     with pytest.raises(SystemExit, match="--rated goes with"):

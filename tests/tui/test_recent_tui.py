@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 import waiting
+from textual.widgets import DataTable
 
 from client.tui.intent import Intent
 from client.tui.menu import MenuScreen
@@ -23,7 +24,7 @@ GAME = "fours-up"
 
 
 def row(screen: RecentScreen, index: int) -> list[str]:
-    table = screen.query_one("#recent-races")
+    table = screen.query_one("#recent-races", DataTable)
     return [str(c) for c in table.get_row_at(index)]
 
 
@@ -59,7 +60,9 @@ async def test_a_guest_sees_the_race_it_just_played(make_server, tmp_path) -> No
         await until(pilot, lambda: app.model.n == 1, what="a move acked")
         await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
         await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the end")
-        home = app.model.players[app.model.me].home
+        me = app.model.me
+        assert me is not None
+        home = app.model.players[me].home
 
         # The server writes it within moments of the end: wait for that, then back to the
         # menu, where Your races lists it.
@@ -74,7 +77,9 @@ async def test_a_guest_sees_the_race_it_just_played(make_server, tmp_path) -> No
         screen = await open_recent(pilot, app)
         await until(pilot, lambda: screen.races, what="the list loaded")
         assert [r["race"] for r in screen.races] == [race]
-        await until(pilot, lambda: screen.query_one("#recent-races").row_count == 1, what="the row")
+        await until(
+            pilot, lambda: screen.query_one("#recent-races", DataTable).row_count == 1, what="the row"
+        )
         cells = row(screen, 0)
         # a guest's table has no rating column (a guest plays no rated race)
         assert cells[1:] == ["Fours Up", "public", "solo", "finished", f"{home}/104", "1", cells[7]]

@@ -21,9 +21,10 @@ from client.cli import replay as cli
 from client.tui.board import layout_board, parse_view
 from client.tui.replay_model import build_replay
 from client.tui.replay_screen import ReplayApp, ReplayScreen
+from client.tui.widgets import BoardView
 from protocol import messages as m
 
-from .helpers import rendered, until
+from .helpers import player_id, rendered, until
 from .test_replay_model import document
 
 pytestmark = pytest.mark.timeout(120)
@@ -47,10 +48,10 @@ async def play(c: client.Client, race: str, moves: int) -> list[m.Ack]:
     while len(acks) < moves and not acks[-1].won:
         legal = acks[-1].legal or []
         home = [x for x in legal if ">f" in x and not x.startswith("f")]
-        pick = (home or [x for x in legal if x == "draw"] or legal or [None])[0]
-        if pick is None:
+        picks = home or [x for x in legal if x == "draw"] or legal
+        if not picks:
             break
-        acks.append(await c.move(race, pick, view=True))
+        acks.append(await c.move(race, picks[0], view=True))
     return acks
 
 
@@ -66,9 +67,9 @@ async def finished_race(
     for c in players:
         await c.ready(snap.race)
     starts = [await c.wait_for(m.Started, lambda ev: ev.race == snap.race, timeout=20) for c in players]
-    acks = {}
+    acks: dict[str, list[m.Ack]] = {}
     for c, count in zip(players, moves, strict=False):
-        acks[c.player] = await play(c, snap.race, count)
+        acks[player_id(c)] = await play(c, snap.race, count)
         await c.finish(snap.race)
     for c in players:
         await c.wait_for(m.End, lambda ev: ev.race == snap.race, timeout=20)
@@ -90,6 +91,7 @@ async def test_a_finished_race_is_fetched_replayed_and_viewed(server) -> None:
     doc = await cli.obtain(parsed("--url", url, "--race", race))
     replay = build_replay(doc)
     assert replay.race == race and replay.game == GAME
+    ada_id, bob_id = player_id(a), player_id(b)
     for p in replay.players:
         mine = acks[p.player]
         assert [f.move for f in p.frames[1:]] == [ack.move for ack in mine]
@@ -99,7 +101,7 @@ async def test_a_finished_race_is_fetched_replayed_and_viewed(server) -> None:
         assert [f.home for f in p.frames[1:]] == [ack.home for ack in mine]
 
     bob = replay.index_of("bob")
-    na, nb = len(acks[a.player]), len(acks[b.player])  # 12 and 5 unless a game ran dry
+    na, nb = len(acks[ada_id]), len(acks[bob_id])  # 12 and 5 unless a game ran dry
     app = ReplayApp(replay, bob, pace_s=0.02)
     async with app.run_test(size=(130, 45)) as pilot:
         screen: ReplayScreen = await until(pilot, lambda: isinstance(app.screen, ReplayScreen) and app.screen)
@@ -109,13 +111,18 @@ async def test_a_finished_race_is_fetched_replayed_and_viewed(server) -> None:
             return text in rendered(status)
 
         await until(pilot, lambda: says(f"bob · move 0 of {nb} · the deal"), what="bob's deal")
-        board = screen.query_one("#replay-board")
-        assert board.canvas.text() == layout_board(parse_view(replay.players[bob].frames[0].view)).text()
+        board = screen.query_one("#replay-board", BoardView)
+
+        def drawn() -> str:
+            assert board.canvas is not None, "the board is not drawn"
+            return board.canvas.text()
+
+        assert drawn() == layout_board(parse_view(replay.players[bob].frames[0].view)).text()
         await pilot.press("right")
-        await until(pilot, lambda: says(f"move 1 of {nb} · {acks[b.player][0].move}"), what="move 1")
+        await until(pilot, lambda: says(f"move 1 of {nb} · {acks[bob_id][0].move}"), what="move 1")
         await pilot.press("end")
         await until(pilot, lambda: says(f"move {nb} of {nb}") and says("declared finished"), what="the end")
-        assert board.canvas.text() == layout_board(parse_view(acks[b.player][-1].view or "")).text()
+        assert drawn() == layout_board(parse_view(acks[bob_id][-1].view or "")).text()
         await pilot.press("n")  # past the end: stays
         await pilot.press("p", "left")
         await until(pilot, lambda: says(f"move {nb - 2} of {nb}"), what="two back")
@@ -162,7 +169,7 @@ async def test_a_saved_document_is_viewed_offline(server, tmp_path) -> None:
     packed.write_bytes(msgspec.msgpack.encode(doc))
     for path in (saved, packed):
         again = build_replay(await cli.obtain(parsed(str(path))))
-        assert again == build_replay(doc) and again.players[0].last == len(acks[a.player])
+        assert again == build_replay(doc) and again.players[0].last == len(acks[player_id(a)])
 
 
 async def test_refusals_are_one_sentence(server, tmp_path, capsys) -> None:
@@ -273,4 +280,5 @@ async def test_a_board_taller_than_the_terminal_scrolls_with_the_arrows() -> Non
         await until(pilot, lambda: board.scroll_y == board.max_scroll_y, what="the bottom")
         await pilot.press("up")
         await until(pilot, lambda: board.scroll_y == board.max_scroll_y - 1, what="a row up")
+        assert isinstance(app.screen, ReplayScreen)
         assert app.screen.cursor.index == 0  # scrolling moves no move

@@ -6,6 +6,7 @@ sentences for refused replays. No sockets, no terminal."""
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
@@ -48,10 +49,12 @@ def document(game: str, logs: dict[str, list[str]], *, step_ms: dict[str, int] |
     """A `replay` reply for ``logs`` (player id -> moves), each player's moves timed
     ``step_ms[player]`` apart (700 by default) from START, ranked by cards home (the figures
     as the ranking entries carry them)."""
-    players, entries = [], []
+    players: list[dict[str, Any]] = []
+    entries: list[dict[str, Any]] = []
     for who, moves in logs.items():
         every = (step_ms or {}).get(who, 700)
-        timed = [[m, START + (i + 1) * every] for i, m in enumerate(moves)]
+        times = [START + (i + 1) * every for i in range(len(moves))]
+        timed = [[m, at] for m, at in zip(moves, times, strict=True)]
         players.append({"player": who, "name": who.upper(), "moves": timed})
         g = rules.replay(game, SEED, moves)
         entries.append(
@@ -62,9 +65,9 @@ def document(game: str, logs: dict[str, list[str]], *, step_ms: dict[str, int] |
                 "won": g.won,
                 "home": g.cards_home,
                 "moves": len(moves),
-                "time_ms": timed[-1][1] - START if g.won else None,
+                "time_ms": times[-1] - START if g.won else None,
                 "home_at_ms": None,
-                "last_move_ms": timed[-1][1] - START if timed else None,
+                "last_move_ms": times[-1] - START if times else None,
             }
         )
     entries.sort(key=lambda e: -e["home"])
@@ -165,6 +168,7 @@ def test_after_a_switch_the_line_says_the_moment_and_an_end_only_once_it_came() 
 def test_a_time_up_shows_only_once_nothing_else_is_left_in_the_race() -> None:
     replay, fast, slow = switched_race({"status": "timeout", "time_ms": None})
     fast_end = jump(replay, Cursor(fast), True)
+    assert fast_end.at_ms is not None
     # The deadline is not in the document: it comes after fast's last move, the race's last event.
     assert fast_end.at_ms == replay.players[fast].frames[-1].at_ms
     for ms in (9_000, fast_end.at_ms - 300):

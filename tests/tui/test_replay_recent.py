@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import waiting
+from textual.widgets import DataTable
 
 from client import library as client
 from client.tui.menu import MenuScreen
@@ -18,7 +19,7 @@ from client.tui.replay_screen import ReplayScreen
 from client.tui.replay_text import refusal_text
 from protocol import messages as m
 
-from .helpers import click_shown, rendered, until
+from .helpers import click_shown, player_id, rendered, until
 from .test_replay_cli import finished_race
 
 # A daily attempt starts on the real clock (tests/conftest.py: pytest_runtest_protocol).
@@ -35,7 +36,8 @@ async def test_enter_on_a_race_opens_its_replay(server, tmp_path) -> None:
         await a.finish(daily.race)
         await a.wait_for(m.End, lambda ev: ev.race == daily.race, timeout=20)
         race, _, acks, _ = await finished_race(a, None, moves=(9, 0), private=True)
-        moves = len(acks[a.player])
+        mine = acks[player_id(a)]
+        moves = len(mine)
         token_file = tmp_path / "token"
         token_file.write_text(f"{a.token}\n")
 
@@ -53,7 +55,9 @@ async def test_enter_on_a_race_opens_its_replay(server, tmp_path) -> None:
         screen: RecentScreen = await until(
             pilot, lambda: isinstance(app.screen, RecentScreen) and app.screen, what="Your races"
         )
-        await until(pilot, lambda: screen.query_one("#recent-races").row_count == 2, what="both rows")
+        await until(
+            pilot, lambda: screen.query_one("#recent-races", DataTable).row_count == 2, what="both rows"
+        )
         assert [r["race"] for r in screen.races] == [race, daily.race]  # newest first
         assert "move by move:           Enter here, or solrace replay" in rendered(
             screen.query_one("#recent-detail")
@@ -68,13 +72,15 @@ async def test_enter_on_a_race_opens_its_replay(server, tmp_path) -> None:
         await until(pilot, lambda: f"move 0 of {moves} · the deal" in rendered(status), what="the deal")
         assert race in rendered(viewer.query_one("#replay-title"))
         await pilot.press("end")
-        await until(pilot, lambda: f"move {moves} of {moves} · {acks[a.player][-1].move}" in rendered(status))
+        await until(pilot, lambda: f"move {moves} of {moves} · {mine[-1].move}" in rendered(status))
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is screen, what="back to Your races")
 
         # Today's daily attempt: refused, in one sentence under the list; the Replay button too.
         await pilot.press("down")
-        await until(pilot, lambda: screen.query_one("#recent-races").cursor_row == 1, what="the daily row")
+        await until(
+            pilot, lambda: screen.query_one("#recent-races", DataTable).cursor_row == 1, what="the daily row"
+        )
         sealed = refusal_text("daily-open", daily.race, flags=False)
         await pilot.press("enter")
         await until(pilot, lambda: rendered(screen.query_one("#recent-error")) == sealed, what="the refusal")

@@ -101,6 +101,7 @@ async def test_a_refused_guest_token_makes_a_new_guest_and_says_so(app, tmp_path
     url = app.ws_url
     old = await player(url, "bob")
     old_token = old.token
+    assert old_token is not None
     await old.close()
     r = aioredis.Redis.from_url(app.settings.redis)
     try:
