@@ -21,7 +21,7 @@ import re
 import unicodedata
 from collections.abc import Iterable, Mapping
 
-from confusable_homoglyphs import confusables
+from confusable_homoglyphs.utils import load
 
 #: A prototype a character may be replaced by: Latin letters, digits and what names join them with.
 _LATIN = re.compile(r"[A-Za-z0-9_ -]+")
@@ -42,8 +42,10 @@ def latin_table(data: Mapping[str, Iterable[Mapping[str, str]]]) -> dict[int, st
     return table
 
 
-#: Read once, when the server starts (about 0.1 s and a few MB: the package's data is one JSON file).
-_TABLE = latin_table(confusables.confusables_data)
+#: Read once, when the server starts (about 0.1 s). The package's data file is read through its
+#: loader, not its `confusables` module, which would keep all of it (~10 MB per process) for
+#: good: only the table (1,440 characters) stays.
+_TABLE = latin_table(load("confusables.json"))
 
 
 def latin_lookalike(text: str) -> str:
