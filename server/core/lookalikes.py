@@ -17,11 +17,11 @@ ASCII itself is never mapped: TR39 also gives "m" the prototype "rn" and "1" the
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-
-from confusable_homoglyphs.utils import load
+from importlib import resources
 
 #: A prototype a character may be replaced by: Latin letters, digits and what names join them with.
 _LATIN = re.compile(r"[A-Za-z0-9_ -]+")
@@ -42,10 +42,13 @@ def latin_table(data: Mapping[str, Iterable[Mapping[str, str]]]) -> dict[int, st
     return table
 
 
-#: Read once, when the server starts (about 0.1 s). The package's data file is read through its
-#: loader, not its `confusables` module, which would keep all of it (~10 MB per process) for
-#: good: only the table (1,440 characters) stays.
-_TABLE = latin_table(load("confusables.json"))
+#: Read once, when the server starts (about 0.1 s). The package's data file is read here, not
+#: through its `confusables` module, which would keep all of it (~10 MB per process) for good
+#: (only the table, 1,440 characters, stays), nor through its loader, which an environment
+#: variable (CONFUSABLE_DATA) would send to another folder.
+_TABLE = latin_table(
+    json.loads(resources.files("confusable_homoglyphs").joinpath("confusables.json").read_text("utf-8"))
+)
 
 
 def latin_lookalike(text: str) -> str:
