@@ -92,8 +92,8 @@ async def test_a_guest_cannot_take_an_accounts_name_or_a_reserved_one(app):
     await asyncio.gather(ada.close(), guest.close(), again.close(), mine.close())
 
 
-async def test_only_a_hello_that_takes_an_account_shaped_name_reads_the_index(app):
-    url = app.ws_url
+def index_reads(app) -> list[list[str]]:
+    """The name keys each later hello looks up in the accounts' index (one list per read)."""
     handlers = app.service.session
     held = handlers.account_names_held
     asked: list[list[str]] = []
@@ -103,6 +103,12 @@ async def test_only_a_hello_that_takes_an_account_shaped_name_reads_the_index(ap
         return await held(keys)
 
     handlers.account_names_held = counting
+    return asked
+
+
+async def test_only_a_hello_that_takes_an_account_shaped_name_reads_the_index(app):
+    url = app.ws_url
+    asked = index_reads(app)
     c = await Raw.open(url)
     w = await c.hello()  # no name: nothing to check
     assert w["name"].startswith("player-") and asked == []
@@ -141,15 +147,7 @@ async def test_a_look_alike_in_another_alphabet_is_refused_and_an_ordinary_name_
     for name in ("\u0430d\u0430", "\u0410D\u0410", "\u0405earch bot", "\u0430dmin"):
         err = await refused(url, name=name)
         assert (err["t"], err.get("code"), err.get("field")) == ("error", "name-taken", "name"), (name, err)
-    handlers = app.service.session
-    held = handlers.account_names_held
-    asked: list[list[str]] = []
-
-    async def counting(keys: list[str]) -> bool:
-        asked.append(keys)
-        return await held(keys)
-
-    handlers.account_names_held = counting
+    asked = index_reads(app)
     anna = await player(url, "\u0410\u043d\u043d\u0430")  # Анна
     assert asked == []
     await asyncio.gather(ada.close(), anna.close())
