@@ -181,10 +181,10 @@ class PlayApp(App[int]):
 
     def action_scroll_board(self, pages: int) -> None:
         scroll = self.screen_stack[0].query_one("#board-scroll", VerticalScroll)
-        if pages < 0:
-            scroll.scroll_page_up()
+        if pages < 0:  # at once, as the watch app's boards (WatchApp.action_scroll_boards)
+            scroll.scroll_page_up(animate=False)
         else:
-            scroll.scroll_page_down()
+            scroll.scroll_page_down(animate=False)
 
     # -- status line ----------------------------------------------------------
 

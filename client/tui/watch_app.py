@@ -161,16 +161,18 @@ class WatchApp(BrowseApp):
         return True
 
     def action_scroll_boards(self, direction: int, page: bool) -> None:
-        """Scroll the boards a page (PgUp, PgDn) or a line (up, down)."""
+        """Scroll the boards a page (PgUp, PgDn) or a line (up, down), at once: a smooth scroll
+        redraws the whole screen frame by frame (slow over a remote terminal), and a board update
+        landing during it could leave it short of its page (a test under load saw none)."""
         boards = self.query_one("#boards", VerticalScroll)
         if page and direction > 0:
-            boards.scroll_page_down()
+            boards.scroll_page_down(animate=False)
         elif page:
-            boards.scroll_page_up()
+            boards.scroll_page_up(animate=False)
         elif direction > 0:
-            boards.scroll_down()
+            boards.scroll_down(animate=False)
         else:
-            boards.scroll_up()
+            boards.scroll_up(animate=False)
 
     # -- the list -------------------------------------------------------------
 

@@ -60,8 +60,8 @@ async def test_the_boards_scroll_at_80x24_and_the_list_keeps_its_keys():
             await pilot.press("pagedown")
             await until(pilot, lambda at=at: boards.scroll_y > at, what="another page down")
         await until(pilot, second_shown, what="the second board on the screen")
-        # A page down scrolls smoothly: read where it ends, not where it passes (a loaded
-        # machine read a mid-way line, and "a line up" from there never came).
+        # Read where the scroll ends, not where it passes (when a page down scrolled smoothly, a
+        # loaded machine read a mid-way line, and "a line up" from there never came).
         await until(pilot, lambda: boards.scroll_y == boards.scroll_target_y, what="the scroll settled")
         at = boards.scroll_y
         await pilot.press("up")
