@@ -52,7 +52,6 @@ class Session:
         "spectating",
         "quick",
         "guest_token",
-        "account",
         "__weakref__",
     )
 
@@ -76,9 +75,12 @@ class Session:
         self.spectating: set[str] = set()
         self.quick: set[tuple[str, int]] = set()  # (game, seats) queues joined
         self.guest_token: str | None = None  # the guest session token of its hello (None: an account's)
-        # Its player is an account (hello with an account's token, or a claim on it): the seats it
-        # takes are marked as an account's on the wire (core/record.py `Player.account`).
-        self.account = False
+
+    @property
+    def account(self) -> bool:
+        """Its player is an account (hello with an account's token, or a claim: no guest token
+        then): the seats it takes are marked as an account's on the wire (`Player.account`)."""
+        return self.pid is not None and self.guest_token is None
 
     @property
     def player(self) -> str:

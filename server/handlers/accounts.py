@@ -212,7 +212,7 @@ class AccountHandlers:
         sess = await self.accounts.session(login.token)
         assert sess is not None  # just created
         for other in list(self.svc.players.get(s.player, ())):
-            other.name, other.account = login.name, True
+            other.name = login.name
         self.logged_in[s] = LoggedIn(login.player, login.name, sess.session, login.token)
         await self.svc.store.touch_player(login.player, login.name)
         if s.guest_token is not None:  # the guest's token resumes nothing from now on

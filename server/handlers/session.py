@@ -64,7 +64,6 @@ class SessionHandlers:
                 raise hello_rules.unknown_token()
             pid, name, seats = found.player, found.name, found.seats
             token = plan.resume
-            account = found.account
             if not found.account:
                 s.guest_token = token
                 if msg.name is not None and msg.name != name:
@@ -80,10 +79,9 @@ class SessionHandlers:
             name = hello_rules.new_session_name(msg.name, secrets.token_hex(2))
             pid, token = await svc.store.sessions.new_session(name)
             s.guest_token = token
-            account = False
         if admit is not None and not await admit(pid):
             return None
-        s.pid, s.name, s.account = pid, name, account
+        s.pid, s.name = pid, name
         svc.players.setdefault(pid, set()).add(s)
         svc.bus.subscribe(keys.player_channel(pid))
         for hook in self.registered_hooks:
