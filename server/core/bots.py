@@ -11,8 +11,6 @@ from dataclasses import dataclass
 from protocol.messages import ErrorCode, RaceStatus
 
 from .races import Race, RaceError
-from .record import BOT_PREFIX as BOT_PREFIX  # re-exported: defined beside the seats it tells apart
-from .record import is_bot as is_bot
 
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "search": "Search bot"}
 #: A rematch of a public race is left out of the race list this long after it was made (ms):

@@ -26,8 +26,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from .bots import is_bot
-from .record import LOBBY, Race
+from .record import LOBBY, Race, is_bot
 
 #: After a person's last connection on a process closes, the lobby's check is brought forward to
 #: this long from then (ms): long enough for the closed connection to leave the counts in Redis

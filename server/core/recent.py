@@ -12,8 +12,7 @@ from __future__ import annotations
 from protocol import messages as m
 
 from ..daily.days import day_of
-from .bots import is_bot
-from .record import FINISHED, Race
+from .record import FINISHED, Race, is_bot
 
 # The kinds of race, checked in this order: a race is of the first kind that fits.
 DAILY = "daily"  # a daily challenge attempt (sealed)

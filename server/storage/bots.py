@@ -71,8 +71,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.bots import BOT_PREFIX as BOT_PREFIX  # re-exported: the bot ids' prefix, one definition
-from ..core.bots import is_bot as is_bot
+from ..core.record import BOT_PREFIX as BOT_PREFIX  # re-exported: the bot ids' prefix, one definition
+from ..core.record import is_bot as is_bot
 from .cluster import cold_client, is_cluster_url
 from .failover import SentinelPrimary, is_sentinel_url
 from .keys import profile_key, session_key

@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable, Mapping
 
-from ..core.bots import is_bot
+from ..core.record import is_bot
 from .keys import recent_entries_key, recent_key
 from .parts import StorePart
 from .records import text_or_none
