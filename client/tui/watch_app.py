@@ -79,7 +79,10 @@ class WatchApp(BrowseApp):
     #race-info { height: 2; padding: 0 1; background: $boost; }
     #race-bars { height: auto; padding: 0 1; border-bottom: solid $primary-darken-2;
                  text-wrap: nowrap; text-overflow: ellipsis; }
-    #race-result { height: auto; padding: 0 1; display: none; border: round $success; }
+    /* Once the race is over the ranking takes the bars' place (the same players, ranked), under
+       a rule like the bars': the rows of the bars and of a box go to the boards. */
+    #race-result { height: auto; padding: 0 1; display: none; border-top: solid $success; }
+    .over #race-bars { display: none; }
     #boards { height: 1fr; }
     .board-title { padding: 0 1; text-style: bold; margin-top: 1; }
     #status { height: auto; max-height: 3; padding: 0 1; }
@@ -291,9 +294,11 @@ class WatchApp(BrowseApp):
         bars = self.query_one("#race-bars", Static)
         bars.update(bars_text(m, width=bar_width(bars.content_region.width or self.size.width - 2, m)))
         result = self.query_one("#race-result", Static)
-        if m.status == "finished" and m.ranking:
+        ranking = m.ranking if m.status == "finished" else None
+        self.query_one("#race-view").set_class(bool(ranking), "over")
+        if ranking:
             t = Text("Final ranking\n", style="bold")
-            t.append("\n".join(ranking_lines(m.ranking)) + "\n")
+            t.append("\n".join(ranking_lines(ranking)) + "\n")
             ok = m.commitment_verified
             t.append(f"seed {m.seed} ")
             t.append(

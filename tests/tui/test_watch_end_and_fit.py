@@ -59,6 +59,11 @@ async def test_the_final_boards_show_once_the_race_ends(make_server, tmp_path):
             assert any(t.startswith("alice · 3 moves") for t in titles)
             assert any(t.startswith("bob · 1 move ·") for t in titles)
             assert "final boards" in rendered(app.query_one("#race-info"))
+            # The ranking takes the bars' place, under a rule: at 80x24 the rows go to the boards.
+            result, bars = app.query_one("#race-result"), app.query_one("#race-bars")
+            await until(pilot, lambda: result.display and not bars.display, what="the ranking for the bars")
+            assert "alice" in rendered(result) and "bob" in rendered(result)
+            assert result.styles.border_top[0] and not result.styles.border_bottom[0]
             await pilot.press("escape")
             await until(pilot, lambda: app.model is None, what="back to the list")
             await until(pilot, lambda: "refresh list" in footer_keys(app), what="the list's keys")
