@@ -12,10 +12,11 @@ import { Board, moveMarks } from "./board.js";
 import { dailyOf } from "./daily.js";
 import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
-import { deal } from "./rules.js";
+import { dailyOfRoute, fromDailyReplay, rebuild } from "./replay_data.js";
 import { keyForTarget } from "./dom.js";
 import { sha256Hex } from "./sha256.js";
-import { analysisItem, clockText, errorText, homeText, moveText, nameMarks, timeCell } from "./words.js";
+import { analysisPanel, homeChart, moveList, rankingTable, verifyPanel } from "./replay_views.js";
+import { clockText, errorText, homeText, moveText, nameMarks } from "./words.js";
 
 const SPEEDS = [1, 2, 5, 10, 30];
 
@@ -25,60 +26,6 @@ export const NO_SUCH_RACE = "No race with this id: it may be mistyped, or too ol
 // Race ids are an "r" and 16 hex digits (server/storage/keys.py): anything else is mistyped.
 const RACE_ID = /^r[0-9a-f]{16}$/;
 export const NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link.";
-
-/** The daily day of a replay route, `&daily=GAME&date=YYYY-MM-DD`, or null. */
-export function dailyOfRoute(hash) {
-  const game = /[#&]daily=([\w-]+)/.exec(hash || "");
-  const date = /[#&]date=(\d{4}-\d{2}-\d{2})/.exec(hash || "");
-  return game && date ? { game: game[1], date: date[1] } : null;
-}
-
-/** A `replay` and a snapshot of one attempt, from a day's `daily_replay` (null if not published). */
-export function fromDailyReplay(day, race) {
-  const p = (day.players || []).find((x) => x.race === race);
-  if (!p) return null;
-  const rep = {
-    race,
-    game: day.game,
-    rules_version: day.rules_version,
-    deal_version: day.deal_version,
-    seed: day.seed,
-    ranking: (day.ranking || []).filter((r) => r.player === p.player),
-    players: [{ player: p.player, name: p.name, moves: p.moves }],
-  };
-  return { rep, snap: { starts_at: p.starts_at, commitment: day.commitment } };
-}
-
-/** Re-play a replay message: every player's view after each of their moves, and the merged timeline. */
-export function rebuild(rep, startsAt) {
-  const players = rep.players.map((p, pi) => {
-    const g = deal(rep.game, rep.seed);
-    const views = [g.viewText()];
-    const homes = [g.home];
-    let broken = null;
-    for (let i = 0; i < p.moves.length; i++) {
-      try {
-        g.play(p.moves[i][0]);
-      } catch (err) {
-        broken = { index: i, move: p.moves[i][0] };
-        break;
-      }
-      views.push(g.viewText());
-      homes.push(g.home);
-    }
-    return { ...p, pi, views, homes, broken, total: g.total };
-  });
-  const events = [];
-  for (const p of players) {
-    const played = p.views.length - 1;
-    p.moves.slice(0, played).forEach(([move, at], n) => events.push({ pi: p.pi, n: n + 1, move, at }));
-  }
-  events.sort((a, b) => a.at - b.at || a.pi - b.pi || a.n - b.n);
-  for (const p of players) p.stepOf = [0];
-  events.forEach((e, i) => (players[e.pi].stepOf[e.n] = i + 1));
-  const start = startsAt || (events.length ? events[0].at : 0);
-  return { players, events, start };
-}
 
 export class ReplayPage {
   /** ctx: {conn, h, $, copyLink(url)} */
@@ -167,7 +114,7 @@ export class ReplayPage {
       sha256Hex(this.rep.seed).then(({ hex, how }) => {
         this.verify = { ok: hex === commitment, hex, how };
         const el = document.getElementById("replay-verify");
-        if (el) el.replaceWith(this.verifyEl());
+        if (el) el.replaceWith(verifyPanel(this.ctx.h, this.verify, this.rep, this.data));
       });
     }
     this.render();
@@ -240,31 +187,6 @@ export class ReplayPage {
 
   // ------------------------------------------------------------------ drawing
 
-  verifyEl() {
-    const { h } = this.ctx;
-    const v = this.verify;
-    const d = this.data;
-    const broken = d && d.players.find((p) => p.broken);
-    const homeOk = d && !broken && d.players.every((p) => {
-      const r = (this.rep.ranking || []).find((x) => x.player === p.player);
-      return !r || r.home === p.homes[p.homes.length - 1];
-    });
-    return h(
-      "div",
-      { id: "replay-verify", class: "fair" },
-      h("div", { class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` }, v ? (v.ok ? `✔ sha256(seed) matches the race's commitment (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the commitment`) : "checking sha256(seed)…"),
-      h(
-        "div",
-        { class: `verify ${homeOk ? "ok" : "bad"}`, id: "replay-check" },
-        broken
-          ? `✘ ${broken.name}'s move ${broken.broken.index + 1} (${broken.broken.move}) is not legal in the re-dealt game`
-          : homeOk
-            ? "✔ every board re-dealt from the seed and re-played in your browser reaches the cards home of the ranking"
-            : "✘ a re-played board does not match the ranking",
-      ),
-    );
-  }
-
   /** Beside an error: the day's leaderboard for a daily attempt not found or not public yet,
    *  watching a race not over (a private race or a daily attempt cannot be watched). */
   errorLink() {
@@ -321,6 +243,7 @@ export class ReplayPage {
       slider,
       h("span", { id: "replay-pos", class: "replay-pos" }),
     );
+    const jump = (step) => (this.pause(), this.go(step));
     const ranking = new Map((this.rep.ranking || []).map((r) => [r.player, r]));
     // by place, as the result table lists them (the race page's players too, once ranked); a
     // player without a place (none is, in a finished race) after those with one, by seat
@@ -333,8 +256,8 @@ export class ReplayPage {
         h("div", { class: "replay-name" }, r ? h("span", { class: "rank" }, `#${r.rank}`) : null, " ", h("b", {}, p.name), nameMarks(h, p), " ", h("span", { class: "replay-stat muted small" })),
         h("div", { class: "replay-last muted small" }),
         h("div", { class: "replay-board" }),
-        this.chart(p),
-        this.moveList(p),
+        homeChart(d, p, jump),
+        moveList(h, d, p, jump),
       );
       return { p, el };
     });
@@ -358,11 +281,11 @@ export class ReplayPage {
           "div",
           { class: "panel" },
           h("h2", {}, "Result"),
-          this.rankingTable(),
+          rankingTable(h, this.rep, d),
           h("div", {}, "Seed ", h("code", { id: "replay-seed" }, this.rep.seed)),
           h("div", {}, "Commitment ", h("code", {}, snap.commitment || "—")),
-          this.verifyEl(),
-          this.analysisEl(),
+          verifyPanel(h, this.verify, this.rep, d),
+          analysisPanel(h, this.analysis),
           h(
             "div",
             { class: "result-actions" },
@@ -396,105 +319,6 @@ export class ReplayPage {
       this.analysis = { error: errorText(e) };
     }
     this.render();
-  }
-
-  analysisEl() {
-    const { h } = this.ctx;
-    const a = this.analysis;
-    if (!a) return null;
-    if (a.pending) return h("div", { id: "replay-analysis", class: "muted" }, "Analysing the race…");
-    if (a.error) return h("div", { id: "replay-analysis", class: "bad" }, a.error);
-    return h(
-      "ul",
-      { id: "replay-analysis", class: "analysis" },
-      a.players.map((p) => analysisItem(h, p)),
-    );
-  }
-
-  rankingTable() {
-    const { h } = this.ctx;
-    const d = this.data;
-    const lastMove = new Map(d.players.map((p) => [p.player, p.moves.length ? p.moves[p.moves.length - 1][1] - d.start : null]));
-    const total = d.players.length ? d.players[0].total : null; // one deal: every board has the same cards
-    return h(
-      "table",
-      { class: "ranking" },
-      h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves", "Time"].map((x) => h("th", {}, x)))),
-      h(
-        "tbody",
-        {},
-        (this.rep.ranking || []).map((r) => {
-          const t = timeCell(r, lastMove.get(r.player));
-          return h(
-            "tr",
-            {},
-            h("td", {}, r.rank),
-            h("td", { class: "name" }, r.name, nameMarks(h, r)),
-            h("td", {}, h("span", { class: `pill p-${r.status}` }, r.won ? "won" : r.status === "timeout" ? "time up" : r.status)),
-            h("td", {}, homeText(r.home, total)),
-            h("td", {}, r.moves, this.rep.par ? h("span", { class: "muted small par" }, ` / par ${this.rep.par}`) : null),
-            h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text),
-          );
-        }),
-      ),
-    );
-  }
-
-  /** The player's moves in words, each a link to that moment (filled when first opened). */
-  moveList(p) {
-    const { h } = this.ctx;
-    const list = h("ol", { class: "replay-moves-list" });
-    const details = h("details", { class: "replay-moves" }, h("summary", {}, `Moves (${p.views.length - 1})`), list);
-    details.addEventListener("toggle", () => {
-      if (!details.open || list.childElementCount) return;
-      const start = this.data.start;
-      list.replaceChildren(
-        ...p.moves.slice(0, p.views.length - 1).map(([move, at], i) => {
-          const before = parseView(p.views[i]);
-          return h(
-            "li",
-            {},
-            h("button", { class: "linkish", dataset: { step: p.stepOf[i + 1] }, onclick: () => (this.pause(), this.go(p.stepOf[i + 1])) }, moveText(move, (pile) => before.piles[pile])),
-            h("span", { class: "muted small" }, ` ${clockText(at - start)}`),
-          );
-        }),
-      );
-    });
-    return details;
-  }
-
-  /** An SVG chart of cards home over the race's time, with a cursor; a click jumps there. */
-  chart(p) {
-    const d = this.data;
-    const end = Math.max(1, d.events.length ? d.events[d.events.length - 1].at - d.start : 1);
-    const W = 300;
-    const H = 40;
-    const pts = [`0,${H}`];
-    p.homes.forEach((home, n) => {
-      if (n === 0) return;
-      const x = ((p.moves[n - 1][1] - d.start) / end) * W;
-      pts.push(`${x.toFixed(1)},${(H - (home / p.total) * H).toFixed(1)}`);
-    });
-    const ns = "http://www.w3.org/2000/svg";
-    const svg = document.createElementNS(ns, "svg");
-    svg.setAttribute("viewBox", `0 0 ${W} ${H}`);
-    svg.setAttribute("preserveAspectRatio", "none");
-    svg.setAttribute("class", "replay-chart");
-    svg.setAttribute("aria-label", `${p.name}: cards home over time`);
-    svg.innerHTML = `<polyline points="${pts.join(" ")}" fill="none" stroke="currentColor" stroke-width="1.5" vector-effect="non-scaling-stroke"/><line class="cursor" x1="0" x2="0" y1="0" y2="${H}" vector-effect="non-scaling-stroke"/>`;
-    svg.addEventListener("click", (e) => {
-      const box = svg.getBoundingClientRect();
-      const t = ((e.clientX - box.left) / box.width) * end;
-      let s = 0;
-      while (s < d.events.length && d.events[s].at - d.start <= t) s++;
-      this.pause();
-      this.go(s);
-    });
-    const wrap = document.createElement("div");
-    wrap.className = "replay-chart-wrap";
-    wrap.title = "cards home over time — click to jump";
-    wrap.appendChild(svg);
-    return wrap;
   }
 
   update() {
