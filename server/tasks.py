@@ -12,8 +12,8 @@ takes to be sent is dropped there, the command's reply is read and returned, and
 on to its next await (a sweep's sleep of minutes, say) as if no stop had come
 (tests/server/test_service_stop.py shows it against a real Redis).
 
-The server's own code bounds its waits with `asyncio.timeout`, which raises the cancel, never
-with `asyncio.wait_for` (tests/server/test_service_stop.py checks). The library's are out of
+The server's own code, and the clients', bounds its waits with `asyncio.timeout`, which raises
+the cancel, never with `asyncio.wait_for` (tests/server/test_service_stop.py checks both). The library's are out of
 reach, so a stop does not trust one cancel: it waits `TASK_STOP_GRACE_S` for the tasks it cancelled,
 cancels those still running again, naming them in the log, and after `TASK_STOP_CANCELS`
 cancels goes on without the ones that are left (named too), instead of waiting for them for ever.

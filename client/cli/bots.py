@@ -109,7 +109,8 @@ async def refused_password(redis_url: str) -> str | None:
 
     redis = connect(redis_url)
     try:
-        await asyncio.wait_for(redis.ping(), AUTH_CHECK_S)
+        async with asyncio.timeout(AUTH_CHECK_S):
+            await redis.ping()
     except AuthenticationError as exc:
         return str(exc)
     except ResponseError as exc:

@@ -138,7 +138,8 @@ class Bot(Sender):
 
     async def connect(self, host: str, port: int, name: str) -> None:
         self.ws = await open_ws(host, port, "/ws", on_message=self.on_message, on_close=self.on_close)
-        welcome = await asyncio.wait_for(self.request({"t": "hello", "v": 1, "name": name}), 30)
+        async with asyncio.timeout(30):
+            welcome = await self.request({"t": "hello", "v": 1, "name": name})
         self.pid = welcome["player"]
 
     def on_close(self) -> None:

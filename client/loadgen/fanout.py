@@ -94,10 +94,12 @@ async def fanout_mode(a: Any, log: Log) -> dict[str, Any]:
                     server.host, server.port, "/ws", on_message=w.on_message, timeout=60
                 )
                 ws.send(encode({"t": "hello", "v": 1, "name": f"spec-{i}"}))
-                await asyncio.wait_for(w.fut, 60)
+                async with asyncio.timeout(60):
+                    await w.fut
                 w.fut = asyncio.get_running_loop().create_future()
                 ws.send(encode({"t": "spectate", "rid": 1, "race": race}))
-                await asyncio.wait_for(w.fut, 60)
+                async with asyncio.timeout(60):
+                    await w.fut
 
         t = now()
         await asyncio.gather(*(watch(w, i) for i, w in enumerate(watchers)))

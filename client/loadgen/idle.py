@@ -35,7 +35,8 @@ async def _open_idle(
             c = _Idle()
             ws = c.ws = await open_ws(host, port, path, on_message=c.on_message, timeout=60)
             ws.send(first)
-            await asyncio.wait_for(c.fut, 60)
+            async with asyncio.timeout(60):
+                await c.fut
             conns.append(c)
 
     await asyncio.gather(*(one(i) for i in range(n)))

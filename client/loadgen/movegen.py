@@ -31,9 +31,10 @@ class Group:
 
     async def setup_race(self) -> None:
         host = self.bots[0]
-        snap = await asyncio.wait_for(
-            host.request({"t": "create", "game": self.game, "seats": self.players, "time_limit_s": 7200}), 30
-        )
+        async with asyncio.timeout(30):
+            snap = await host.request(
+                {"t": "create", "game": self.game, "seats": self.players, "time_limit_s": 7200}
+            )
         rid = snap["race"]
         self.race = rid
         loop = asyncio.get_running_loop()
@@ -43,11 +44,13 @@ class Group:
             started.append(b.started)
             b.race = ""
         for b in self.bots[1:]:
-            await asyncio.wait_for(b.request({"t": "join", "race": rid}), 30)
-        await asyncio.gather(
-            *(asyncio.wait_for(b.request({"t": "ready", "race": rid}), 30) for b in self.bots)
-        )
-        await asyncio.wait_for(asyncio.gather(*started), 60)
+            async with asyncio.timeout(30):
+                await b.request({"t": "join", "race": rid})
+        # Every ready is sent at once, so one deadline for them all is each one's deadline.
+        async with asyncio.timeout(30):
+            await asyncio.gather(*(b.request({"t": "ready", "race": rid}) for b in self.bots))
+        async with asyncio.timeout(60):
+            await asyncio.gather(*started)
         self.running = True
         self.races_played += 1
 

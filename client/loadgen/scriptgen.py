@@ -135,10 +135,12 @@ class ScriptGen(Generator):
         if where.password:
             authed: asyncio.Future[Any] = loop.create_future()
             pipe.call(_pack(b"AUTH", unquote(where.password).encode()), authed.set_result)
-            assert await asyncio.wait_for(authed, 10) == b"OK"
+            async with asyncio.timeout(10):
+                assert await authed == b"OK"
         fut: asyncio.Future[Any] = loop.create_future()
         pipe.call(_pack(b"SCRIPT", b"LOAD", self.script), fut.set_result)
-        sha = await asyncio.wait_for(fut, 10)
+        async with asyncio.timeout(10):
+            sha = await fut
         assert sha == hashlib.sha1(self.script).hexdigest().encode(), sha
         cmd = _pack(b"EVALSHA", sha, b"1", b"{race:bench-baseline}", self.payload)
         for c in self.conns:

@@ -198,10 +198,12 @@ async def open_ws(
     timeout: float = 30.0,
 ) -> WSClient:
     loop = asyncio.get_running_loop()
-    _t, proto = await asyncio.wait_for(
-        loop.create_connection(lambda: WSClient(host, port, path, on_message, on_close), host, port), timeout
-    )
-    await asyncio.wait_for(proto.ready, timeout)
+    async with asyncio.timeout(timeout):
+        _t, proto = await loop.create_connection(
+            lambda: WSClient(host, port, path, on_message, on_close), host, port
+        )
+    async with asyncio.timeout(timeout):
+        await proto.ready
     return proto
 
 

@@ -158,7 +158,8 @@ class PlayApp(App[int]):
             return
         if self.model.status == "queued" and self.model.game:
             try:  # leave the quick-match queue rather than be seated in absence
-                await asyncio.wait_for(self.session.request("unqueue", game=self.model.game), 2)
+                async with asyncio.timeout(2):
+                    await self.session.request("unqueue", game=self.model.game)
             except (TimeoutError, ServerError):
                 pass
         await self.session.close()

@@ -60,3 +60,41 @@ def test_a_profile_heading_marks_the_account(new_page, make_bot):
     page.goto(page.url.split("#")[0] + f"#profile={owner.client.player}")
     page.wait_for_selector('#profile h1:has-text("Profiled")')
     assert labels(page, "#profile h1") == ["account"]
+
+
+def test_a_rematch_offer_marks_the_account_that_offers_it(new_page, make_bot):
+    """The offer's banner (away from its race's page) and the result panel's "Accept …'s
+    rematch" button (on that page) each mark the account that asked."""
+    page = new_page("offered")
+    rid = create_in_ui(page, "fours-up", 2)
+    rival = make_bot("Rematcha")
+    assert (
+        rival.call(lambda c: c.request(m.Claim(name="Rematcha", password="correct horse"))).name == "Rematcha"
+    )
+    rival.call(lambda c: c.join(rid))
+    rival.call(lambda c: c.ready(rid))
+    page.wait_for_selector(f'#players li[data-player="{rival.client.player}"] .pill.p-ready')
+    page.click("#ready-btn")
+    wait_board(page)
+    rival.call(lambda c: c.finish(rid))
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    page.wait_for_selector("#result-panel")
+
+    # Away from the race: the offer comes as a banner.
+    page.click("#result-panel a[href='#/']")
+    page.wait_for_function("window.solrace.app.route.kind === 'lobby'")
+    rival.call(lambda c: c.request(m.Rematch(race=rid)))
+    banner = page.locator(".rematch-offer")
+    banner.wait_for()
+    assert banner.inner_text().startswith("Rematcha")
+    assert labels(page, ".rematch-offer") == ["account"]
+    shot(page, "rematch-banner-account-mark")
+
+    # Back on the race's page: the result panel's button names and marks who offers.
+    page.goto(page.url.split("#")[0] + f"#race={rid}")
+    button = page.locator("#accept-rematch")
+    button.wait_for()
+    assert " ".join(button.inner_text().split()) == "Accept Rematcha✓'s rematch"
+    assert labels(page, "#accept-rematch") == ["account"]
+    shot(page, "rematch-button-account-mark", full_page=True)

@@ -213,7 +213,7 @@ export function renderResult() {
         { class: "result-actions" },
         daily ? h("a", { class: "btn primary", id: "to-leaderboard", href: `#daily=${daily.game}` }, "See the leaderboard") : null,
         arenaOf(race.race) ? h("a", { class: "btn primary", id: "to-arena", href: `#arena=${arenaOf(race.race)}` }, "Back to the arena") : null,
-        offer && !daily ? h("button", { class: "btn primary", id: "accept-rematch", onclick: () => takeRematch(offer) }, `Accept ${offer.name}'s rematch`) : null,
+        offer && !daily ? h("button", { class: "btn primary", id: "accept-rematch", onclick: () => takeRematch(offer) }, h("span", {}, "Accept ", offer.name, nameMarks(h, { account: offer.account, player: offer.by }), "'s rematch")) : null, // one span: the mark stays beside the name, not a flex item spaced off
         myRank && !daily && !offer && !arenaOf(race.race) ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: rematchTitle(race) }, "Rematch") : null,
         race.game && !daily && !arenaOf(race.race) ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
         // Not after a bot race: the new race would wait for a human in the bot's seat (Rematch deals again with the bot).
