@@ -1,8 +1,8 @@
 """The race service: the rooms this process holds, its bus, its timers, and the request table.
 
-The gateway (server/net/gateway.py) decodes frames and calls the handlers of
-`handlers` (server/handlers/, by feature); each either returns the reply
-message or raises `RaceError` (the gateway turns it into an `error`).
+The gateway (server/net/gateway.py, its frames decoded in server/net/dispatch.py)
+calls the handlers of `handlers` (server/handlers/, by feature); each either returns
+the reply message or raises `RaceError` (the gateway turns it into an `error`).
 Everything authoritative goes through `store` (server/storage/); this
 process keeps only caches:
 
