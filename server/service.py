@@ -1,8 +1,8 @@
 """The race service: the rooms this process holds, its bus, its timers, and the request table.
 
-The gateway (server/net/gateway.py) decodes frames and calls the handlers of
-`handlers` (server/handlers/, by feature); each either returns the reply
-message or raises `RaceError` (the gateway turns it into an `error`).
+The gateway (server/net/gateway.py, its frames decoded in server/net/dispatch.py)
+calls the handlers of `handlers` (server/handlers/, by feature); each either returns
+the reply message or raises `RaceError` (the gateway turns it into an `error`).
 Everything authoritative goes through `store` (server/storage/); this
 process keeps only caches:
 
@@ -41,6 +41,7 @@ from .handlers.fanout import Fanout
 from .handlers.lobby import Lobby
 from .handlers.play import Play
 from .handlers.presence import LobbyPresence
+from .handlers.quick_match import QuickMatch
 from .handlers.recent import RecentHandlers
 from .handlers.rematch import Rematch
 from .handlers.session import SessionHandlers
@@ -92,11 +93,12 @@ class Service:
         self.broadcast_latest: Callable[[Iterable[Session], bytes], object] = self._send_each
         self.session = SessionHandlers(self)
         self.lobby = Lobby(self)
+        self.quick_match = QuickMatch(self, self.lobby)
         self.play = Play(self)
         self.watch = Watch(self)
         self.clock = Clock(self)
         self.fanout = Fanout(self)
-        self.bots = Bots(self, self.lobby)
+        self.bots = Bots(self, self.quick_match)
         self.rematch = Rematch(self, self.lobby, self.bots)
         self.recent = RecentHandlers(self)
         self.presence = LobbyPresence(self, self.lobby)
@@ -114,8 +116,8 @@ class Service:
             m.Leave: self.lobby.leave,
             m.Ready: self.lobby.ready,
             m.Start: self.lobby.host_start,
-            m.Quick: self.bots.quick,  # the lobby's quick-match, plus a bot for a lonely player
-            m.Unqueue: self.lobby.unqueue,
+            m.Quick: self.bots.quick,  # the casual quick-match, plus a bot for a lonely player
+            m.Unqueue: self.quick_match.unqueue,
             m.Finish: self.play.finish,
             m.Resync: self.play.resync,
             m.Replay: self.watch.replay,

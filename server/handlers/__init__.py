@@ -1,8 +1,9 @@
 """The requests of docs/protocol.md, by feature, over the race core and the store.
 
 ``runtime``  what the handlers need of the process that runs them (a Protocol)
-``session``  hello (identity, resumed seats) and disconnect
-``lobby``    create, join, leave, ready, start, quick-match, ping
+``session``  hello (identity, resumed seats), ping and disconnect
+``lobby``    create, join, leave, ready, start
+``quick_match`` casual quick-match: quick, unqueue, and seating a matched group (arenas' too)
 ``play``     the move path, finish, resync
 ``watch``    spectating and the delayed boards, the race list, replays
 ``clock``    countdown ends and deadlines: start and end of races

@@ -183,7 +183,7 @@ class AccountHandlers:
         raise hello_rules.unknown_token()
 
     def conn_id(self, s: Session) -> str:
-        """The connection's random id (the Session's, which the lobby's quick-match uses too): it
+        """The connection's random id (the Session's, which the casual quick-match uses too): it
         names the connection that asked to revoke sessions in the `revoked` notice, and a holder
         of a rated pool entry."""
         return s.conn_id

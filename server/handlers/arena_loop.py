@@ -7,7 +7,7 @@ not yet finalized:
 
 - ``tick`` pairs its free players; each group formed here becomes a normal
   public race under the id the store gave it, seated and notified as a
-  quick-match group is (``Lobby.seat_group``); a group whose race could not
+  quick-match group is (``QuickMatch.seat_group``); a group whose race could not
   be created is released (its players are free again);
 - now and then (``REPAIR_EVERY`` ticks) its formed races are checked: one
   that finished without its result applied (the process that ended it died
@@ -107,7 +107,7 @@ class ArenaLoop:
         """Create a formed race and seat its players; release it if that fails."""
         async with gate:
             try:
-                await self.service.lobby.seat_group(
+                await self.service.quick_match.seat_group(
                     arena.game, list(formed.players), arena.time_limit_s, formed.race, arena=arena.id
                 )
             except Exception:

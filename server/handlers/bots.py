@@ -22,7 +22,8 @@ from ..core.races import Race, RaceError
 from ..core.session import Session
 from ..storage import keys
 from ..storage.bots import BotQueue, BotRequest
-from .lobby import Lobby, race_id
+from .lobby import race_id
+from .quick_match import QuickMatch
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.bots")
@@ -78,9 +79,9 @@ def waiting_bots(
 
 
 class Bots:
-    def __init__(self, svc: Runtime, lobby: Lobby) -> None:
+    def __init__(self, svc: Runtime, quick_match: QuickMatch) -> None:
         self.svc = svc
-        self.lobby = lobby
+        self.quick_match = quick_match
         self.queue = BotQueue(svc.store.redis)
         self.waiting: set[tuple[str, str, int]] = set()  # (player, game, seats) with a fallback armed
 
@@ -237,11 +238,11 @@ class Bots:
         )
 
     async def quick(self, s: Session, msg: m.Quick) -> None:
-        """Quick-match as the lobby does it; then, if the player still waits alone after
+        """Quick-match (server/handlers/quick_match.py); then, if the player still waits alone after
         QUICK_BOT_AFTER_S, bots take the empty seats."""
-        await self.lobby.quick(s, msg)
+        await self.quick_match.quick(s, msg)
         after = self.svc.settings.quick_bot_after_s
-        seats = msg.seats or m.DEFAULT_SEATS  # as the lobby took it
+        seats = msg.seats or m.DEFAULT_SEATS  # as quick-match took it
         key = (s.player, msg.game, seats)
         if after > 0 and (msg.game, seats) in s.quick and key not in self.waiting:
             self.waiting.add(key)

@@ -174,7 +174,7 @@ class Play:
 
     def _error(self, send: Callable[[bytes], None], error: m.Error) -> None:
         """An error reply sent here rather than raised to the gateway: counted like the
-        gateway's (`errors_total`, docs/operations.md §10)."""
+        gateway's own (server/net/dispatch.py; `errors_total`, docs/operations.md §10)."""
         self.svc.metrics.errors[error.code] += 1
         send(encode(error))
 

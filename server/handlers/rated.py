@@ -1,7 +1,7 @@
 """Rated races on the wire (docs/protocol.md §9): rated create/join/start, rated quick-match, the rating update.
 
-Casual requests go straight to the lobby (server/handlers/lobby.py); this
-module adds what a rated race needs around it:
+Casual requests go straight to the lobby (server/handlers/lobby.py) and the casual
+quick-match (server/handlers/quick_match.py); this module adds what a rated race needs around it:
 
 - ``create`` with ``rated``: a logged-in account, at least two seats, the
   server's clock; each seat records its login session (``Player.session``);
@@ -107,8 +107,8 @@ class RatedHandlers:
 
     def install(self) -> None:
         svc = self.svc
-        # A casual quick-match goes to the handler installed before this one (the lobby's, with
-        # a bot for a lonely player), not straight to the lobby.
+        # A casual quick-match goes to the handler installed before this one (handlers/bots.py's,
+        # a bot for a lonely player), not straight to handlers/quick_match.py.
         self.casual_quick = svc.handlers[m.Quick]
         self.casual_bot = svc.handlers[m.Bot]
         svc.handlers.update(
@@ -203,7 +203,7 @@ class RatedHandlers:
         li = await self.identity.account_of(s)
         gdef = check.game(msg.game)
         seats = check.seats(msg.seats, m.DEFAULT_SEATS, self.svc.settings.max_seats)
-        # The entry holds a seat while it waits, as a casual one (handlers/lobby.py `quick`),
+        # The entry holds a seat while it waits, as a casual one (handlers/quick_match.py `quick`),
         # reserved and counted in one step; one per game (the pool has one entry per game and
         # player), for as long as the entry may wait (the pool drops it `stale_ms` after).
         # Claimed with a token of this request's, which the entry carries (module docstring).
@@ -233,7 +233,7 @@ class RatedHandlers:
             claims = await self.pool.leave(msg.game, pid)  # its session record with it
             # No entry: the seat goes if nothing claims it.
             await self.svc.store.drop_claims(pid, rated_hold(msg.game), claims or ())
-        return await self.svc.lobby.unqueue(s, msg)
+        return await self.svc.quick_match.unqueue(s, msg)
 
     async def on_disconnect(self, s: Session) -> None:
         games = self.waiting.pop(s, {})

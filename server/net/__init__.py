@@ -1,6 +1,7 @@
 """The network edge: the WebSocket endpoint and the HTTP side of the same port.
 
-``gateway``    accepts connections, the hello phase, dispatch in order
+``gateway``    accepts connections; each connection's life (admission, hello timeout, closes), its requests in order
+``dispatch``   one frame to its answer: rate credits, decoding, the move's fast path, hello, the handlers, errors
 ``admission``  connections per address and per player (all processes), each player's rate credits
 ``wsconn``     the binary-frame fast lane under websockets
 ``conn``       one connection's transport: the outbound queue, the ordered replies, flow control, close

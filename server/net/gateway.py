@@ -1,4 +1,5 @@
-"""The WebSocket endpoint and the HTTP side of the same port.
+"""The WebSocket endpoint and the HTTP side of the same port: accepting connections,
+each connection's life, and the order in which its requests are run.
 
 Per connection: from the moment it is accepted, a count of TCP connections
 per peer address and in all (MAX_CONN_PER_ADDR + MAX_PENDING_PER_ADDR,
@@ -7,19 +8,14 @@ server/net/wsconn.py before a byte is read); once the WebSocket is open, a
 per-address connection limit (MAX_CONN_PER_ADDR, checked
 here at once and then over all processes in Redis), the hello phase (with
 its timeout; then MAX_CONN_PER_PLAYER over all processes, and the player's
-rate credits, shared by its connections on this process), then each frame is rate-limited, decoded (protocol/messages, one C
-call that validates everything) and dispatched **synchronously, as it is
-parsed** (server/net/wsconn.py hands us the frames): a move on the hot path is
-validated, sent to Redis and done without a task switch. A request that must
-wait (hello, the cold paths, a move that needs a reload) becomes the
-connection's job, run by its handler task (`_worker`); frames arriving
+rate credits, shared by its connections on this process). server/net/wsconn.py
+hands us each data frame as it is parsed, and server/net/dispatch.py handles it
+**synchronously** (rate credits, decoding, the move's fast path, the handlers). A
+request that must wait (hello, the cold paths, a move that needs a reload) becomes
+the connection's job, run by its handler task (`_worker`); frames arriving
 meanwhile queue behind it (reading pauses at INBOUND_HIGH), so every
 connection's requests are still answered in order, but for the few the
-service marks `detached` (the solver's `hint` and `analysis`): they run
-beside the queue, at most ASIDE_MAX per connection, and their reply goes out
-when ready, so that seconds of solving hold no ping and no move. Bad input gets its error
-code and changes nothing; an unexpected exception in a handler gets
-`internal` and is logged; nothing dies on input. Oversized frames are closed
+service marks `detached` (the solver's: server/net/dispatch.py). Oversized frames are closed
 with 1009 by websockets itself (max_size); a text message that is not UTF-8
 with 1007 (RFC 6455 §8.1), counted like our own closes.
 
@@ -46,7 +42,7 @@ import logging
 import socket
 import sys
 from collections import deque
-from collections.abc import Awaitable, Iterable
+from collections.abc import Iterable
 from functools import partial
 from typing import Any
 
@@ -55,30 +51,24 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode as WsCloseCode
 from websockets.http11 import Request, Response
 
-from protocol import messages as m
-from protocol.messages import CloseCode, ErrorCode
+from protocol.messages import CloseCode
 
 from ..config import Settings
-from ..core.races import RaceError
 from ..core.session import Session
 from ..metrics import Metrics
 from ..service import Service
-from ..storage import is_outage
 from .admission import Admission, SocketGate, client_address, parse_networks
 from .backlog import Backlog
 from .broadcast import broadcast_latest
 from .close_log import CloseLog
-from .conn import Conn, Later, Outbox
+from .conn import Conn, Outbox
+from .dispatch import Dispatcher
 from .http import Http, SecureProtocol
 from .inbound import INBOUND_HIGH, INBOUND_LOW, Inbound
 from .ratelimit import RateLimit
 from .wsconn import FastConnection
 
 LISTEN_BACKLOG = 4096  # capped by the kernel's net.core.somaxconn
-#: ASIDE_MAX: detached requests (hint, analysis) one connection may have waiting at once;
-#: one more is answered `solver-busy` with ASIDE_RETRY_MS (docs/protocol.md §1, §7).
-ASIDE_MAX = 2
-ASIDE_RETRY_MS = 1000
 #: What websockets' own writes (pongs) may hold for a connection when OUTBOUND_BYTES is 0
 #: (no bound on our frames): a ping flood that reads nothing must still end.
 CONTROL_BACKLOG = 2**18
@@ -88,11 +78,6 @@ CONTROL_BACKLOG = 2**18
 NORMAL_CLOSES = frozenset({WsCloseCode.NORMAL_CLOSURE, WsCloseCode.GOING_AWAY, CloseCode.RESTART})
 
 log = logging.getLogger("solrace.gateway")
-
-encode = m.encode
-decode_client = m.decode_client
-_Move = m.Move
-_Hello = m.Hello
 
 
 def _connection_class(gate: SocketGate) -> type[FastConnection]:
@@ -122,6 +107,8 @@ class Gateway:
         self.service = service
         self.metrics = metrics
         self.admission = Admission(settings, service.store.sessions, service.store.health)
+        # Bound once: the frame path looks it up for every frame.
+        self._dispatch = Dispatcher(settings, service, metrics, self.admission).dispatch
         self.conns: set[Conn] = set()
         self.server: Server | None = None
         self.outbox = Outbox(Backlog(settings.outbound_total))
@@ -268,24 +255,6 @@ class Gateway:
         if code not in NORMAL_CLOSES:
             self.close_log.closed(conn.addr, code, reason)
 
-    def _error(self, conn: Conn, rid: int | None, code: ErrorCode, message: str, **extra: Any) -> None:
-        self.metrics.errors[code] += 1
-        conn.send(encode(m.Error(rid=rid, code=code, message=message, **extra)))
-
-    def _limited(self, link: Inbound, wait_ms: float, frame: bytes | str) -> None:
-        conn = link.conn
-        # Only the rid is read (docs/protocol.md §6): whatever else is wrong with the frame.
-        rid = m.probe_rid(frame) if isinstance(frame, bytes) else None
-        self._error(
-            conn,
-            rid,
-            ErrorCode.RATE_LIMITED,
-            "message credits exhausted; the message was dropped",
-            retry_ms=int(wait_ms) + 1,
-        )
-        if link.rate.limited >= self.settings.rate_close:
-            conn.abort(CloseCode.POLICY, "rate limit abused")
-
     def _on_control(self, link: Inbound) -> bool:
         """A ping or pong spends a message credit like any frame; over the rate it is dropped
         (no error message: it has no rid), and RATE_CLOSE of them close the connection."""
@@ -302,7 +271,7 @@ class Gateway:
         conn.abort(CloseCode.POLICY, reason)
         conn.ws.transport.abort()
 
-    # --- inbound: each frame handled as it is parsed, in order ---------------------------------
+    # --- inbound: each frame handled as it is parsed (server/net/dispatch.py), in order -------
 
     def _on_frame(self, link: Inbound, data: bytes | str) -> None:
         """Called by the connection for each data frame, synchronously (server/net/wsconn.py)."""
@@ -379,138 +348,6 @@ class Gateway:
         if link.session.pid is not None or link.conn.closed or link.busy:
             return
         link.conn.abort(CloseCode.POLICY, "no hello in time")
-
-    def _dispatch(self, link: Inbound, frame: bytes | str) -> Awaitable[None] | None:
-        """Rate-limit, decode and handle one frame; returns the part that must wait, if any."""
-        metrics = self.metrics
-        metrics.messages_in += 1
-        conn = link.conn
-        wait = link.rate.take()
-        if wait:
-            self._limited(link, wait, frame)
-            return None
-        try:
-            if type(frame) is str:
-                raise m.ProtocolError(ErrorCode.BAD_FRAME, "text frames are refused; send binary MessagePack")
-            assert isinstance(frame, bytes)
-            msg = decode_client(frame)
-        except m.ProtocolError as exc:
-            metrics.errors[exc.code] += 1
-            conn.send(encode(exc.to_error()))
-            return None
-        kind = type(msg)
-        session = link.session
-        if kind is _Move and session.pid is not None:
-            assert isinstance(msg, m.Move)
-            try:
-                slow = self.service.move(session, msg)
-            except Exception:
-                log.exception("move failed")
-                self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; the request had no effect")
-                return None
-            return None if slow is None else self._run(conn, msg, slow)
-        if session.pid is None:
-            if link.player is not None:
-                # A hello was admitted, then refused or failed: the connection is closing
-                # (queued frames may still come). Another hello would be counted again.
-                return None
-            if kind is not _Hello:
-                self._error(conn, msg.rid, ErrorCode.HELLO_FIRST, "say hello first")
-                return None
-            assert isinstance(msg, m.Hello)
-            return self._hello(link, msg)
-        if kind is _Hello:
-            self._error(
-                conn, msg.rid, ErrorCode.BAD_MESSAGE, "hello was already said on this connection", field="t"
-            )
-            return None
-        handler = self.service.handlers.get(kind)
-        if handler is None:  # a message type of the protocol that no handler was installed for: a bug
-            log.error("no handler for %s", kind.__name__)
-            self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; the request had no effect")
-            return None
-        if kind in self.service.detached:
-            self._aside(link, msg, handler)
-            return None
-        return self._run(conn, msg, handler(session, msg))
-
-    def _aside(self, link: Inbound, msg: Any, handler: Any) -> None:
-        """Run a detached request beside the connection's queue: its reply goes out when ready."""
-        if len(link.aside) >= ASIDE_MAX:
-            self._error(
-                link.conn,
-                msg.rid,
-                ErrorCode.SOLVER_BUSY,
-                f"{ASIDE_MAX} such requests of this connection are still waiting: ask again",
-                retry_ms=ASIDE_RETRY_MS,
-            )
-            return
-        task = asyncio.ensure_future(self._run(link.conn, msg, handler(link.session, msg)))
-        link.aside.add(task)
-        task.add_done_callback(link.aside.discard)
-
-    async def _run(self, conn: Conn, msg: Any, work: Awaitable[Any]) -> None:
-        try:
-            reply = await work
-            if reply is not None:
-                conn.send(encode(reply))
-        except RaceError as exc:
-            self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
-        except ConnectionClosed:
-            pass
-        except Exception as exc:
-            if is_outage(exc):
-                self.service.store.health.failed(exc)  # one log line per outage, not per request
-            else:
-                log.exception("handler of %s failed", type(msg).__name__)
-            self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; the request had no effect")
-
-    async def _hello(self, link: Inbound, msg: m.Hello) -> None:
-        conn = link.conn
-        # `welcome` is the first frame after hello (docs/protocol.md §2): once the hello has
-        # registered the connection, an event of the player's races (a seat taken on another
-        # connection meanwhile) can be sent to it before the welcome is; it waits behind it.
-        slot = conn.later()
-        try:
-            await self._answer_hello(link, msg, slot)
-        finally:
-            slot.settle()  # no welcome (refused, closed): the frames behind it go
-
-    async def _answer_hello(self, link: Inbound, msg: m.Hello, slot: Later) -> None:
-        conn = link.conn
-
-        async def admit(player: str) -> bool:
-            """Counted as one of the player's connections (released when it closes), before
-            hello changes anything of the player: refused, it changes nothing."""
-            link.player = player
-            # From now on the player's credits, whichever of its connections spends them.
-            link.rate, admitted = await self.admission.player_joined(player)
-            return admitted
-
-        try:
-            welcome = await self.service.hello(link.session, msg, admit)
-        except Exception as exc:
-            slot.settle()
-            if isinstance(exc, RaceError):
-                self._error(conn, msg.rid, exc.code, exc.message, **exc.extra)
-            else:
-                if is_outage(exc):
-                    self.service.store.health.failed(exc)
-                else:
-                    log.exception("hello failed")
-                self._error(conn, msg.rid, ErrorCode.INTERNAL, "server fault; try again")
-            if link.player is not None:
-                # Failed after it was admitted, with the connection half made one of the
-                # player's: closed, so that its cleanup undoes all of that; a new one retries.
-                conn.abort(CloseCode.INTERNAL, "hello failed: connect again")
-            return
-        if welcome is None:
-            conn.abort(CloseCode.POLICY, "too many connections for this player")
-            return
-        slot(encode(welcome))
-        if link.timer is not None:
-            link.timer.cancel()
-            link.timer = None
 
     def stop_accepting(self) -> None:
         """Close the listening socket (new connections go to the other processes);

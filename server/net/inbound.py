@@ -3,9 +3,9 @@
 The rate credits are the connection's own until hello, then its player's,
 shared by all the player's connections on this process (server/net/gateway.py).
 
-Frames are handled synchronously as they are parsed (server/net/gateway.py);
+Frames are handled synchronously as they are parsed (server/net/dispatch.py);
 one that needs to wait (Redis, a cold-path request) becomes the connection's
-`job`, run by its handler task, and the frames behind it wait in `inq`
+`job`, run by its handler task (server/net/gateway.py), and the frames behind it wait in `inq`
 (reading pauses beyond INBOUND_HIGH of them), so a connection's requests are
 answered in order; a detached request (the solver's) runs `aside` instead.
 """

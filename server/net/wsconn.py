@@ -18,7 +18,7 @@ take over again; an oversized frame is handed over with everything after it
 (websockets closes with 1009, as before). Data frames that websockets parses
 (text, fragmented messages, frames that arrived before `on_frame` was
 attached) reach `on_frame` too, through `process_event`, in order; a text
-frame arrives as `str` (the gateway answers `bad-frame`), unless it is not
+frame arrives as `str` (server/net/dispatch.py answers `bad-frame`), unless it is not
 valid UTF-8: websockets' own reader would fail the connection with 1007 (RFC
 6455 §8.1), and since we bypass that reader, `on_bad_text` is called instead
 (the gateway closes with 1007). If the connection

@@ -92,7 +92,7 @@ async def test_a_process_dying_right_after_creating_a_race_leaves_it_startable(s
 
     monkeypatch.setattr(store, "commit", commit_then_die)
     try:
-        await server.service.lobby.seat_group(WIN["game"], [a.player], 60)
+        await server.service.quick_match.seat_group(WIN["game"], [a.player], 60)
     except _Died:
         pass
     monkeypatch.undo()

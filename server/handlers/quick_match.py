@@ -1,0 +1,164 @@
+"""Casual quick-match (docs/protocol.md §3): the queue (`quick`, `unqueue`, a closing
+connection's entries) and the seating of a matched group in a new race (`seat_group`, which
+an arena's pairings use too: server/handlers/arena_loop.py).
+
+A quick-match entry is the player's, not the connection's (as the rated
+pool's, server/handlers/rated.py): each connection that queued holds it (its
+``conn_id``, in Redis next to the queue, server/storage/quick.lua); ``unqueue``
+from any of the player's connections, on any process, takes it out with its
+holders; it leaves with the last holder to close; a group taken out of the
+queue takes its holders with it. ``Session.quick`` records what a connection
+queued for, so that its close lets go: a record may outlive its entry (seated
+or unqueued elsewhere), which is harmless, since letting go of an entry one no
+longer holds removes it only if nobody holds it.
+
+The entry's seat (`quick_hold`) is claimed by each `quick` with a token of its own, which
+the entry carries (storage/seats.lua, quick.lua): whatever takes an entry out (a seated
+group, `unqueue`, the last holder's close) gives back only the claims it carried. So the
+same player queueing again while their group is being seated (the seat still held when
+their `quick` counts it, the group taken out before their push) keeps the seat for the new
+entry: it goes with the last claim, never under an entry that still waits.
+
+A seated group's race is made as the lobby makes every race (server/handlers/lobby.py: its
+seat count, its deal, `_publish_new`); this module adds the queue and the entries' seats.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from protocol import messages as m
+from protocol import rules
+
+from ..core import checks as check
+from ..core import races as R
+from ..core.session import Session
+from ..storage import keys
+from ..storage.players import QUICK_TTL_S, new_claim, quick_hold
+from .lobby import Lobby
+from .runtime import Runtime
+
+encode = m.encode
+
+# Every size a quick-match queue may have on any process (whatever its MAX_SEATS): `unqueue` leaves all.
+QUICK_SIZES = range(m.MIN_QUICK_SEATS, m.MAX_SEATS + 1)
+
+
+class QuickMatch:
+    def __init__(self, svc: Runtime, lobby: Lobby) -> None:
+        self.svc = svc
+        self.lobby = lobby
+        svc.disconnect_hooks.append(self.on_disconnect)
+
+    async def quick(self, s: Session, msg: m.Quick) -> None:
+        svc = self.svc
+        gdef = check.game(msg.game)
+        seats = check.seats(msg.seats, m.DEFAULT_SEATS, svc.settings.max_seats)
+        pid = s.player
+        # The entry holds a seat while it waits (module docstring), reserved and counted in one
+        # step: queued on several connections at once, never more than the limit pass.
+        hold, claim = quick_hold(gdef.id, seats), new_claim()
+        await self.lobby._reserve(pid, hold, QUICK_TTL_S * 1000, renew=True, claim=claim)
+        # Noted before the push: whatever becomes of it, this connection's close lets go of its hold.
+        s.quick.add((gdef.id, seats))
+        try:
+            group = await svc.store.quick_push(gdef.id, seats, pid, s.conn_id, claim)
+        except BaseException:
+            await svc.store.drop_claims(pid, hold, [claim])  # the seat stays if another entry claims it
+            raise
+        s.send(encode(m.Queued(rid=msg.rid, game=gdef.id, seats=seats)))
+        if not group:
+            return
+        # This process completed a group (taken out with its holders): it seats everyone in a new
+        # public race. Only this connection's record goes: another of the player's may be queueing
+        # for the same size again right now, and a stale record is harmless (module docstring).
+        s.quick.discard((gdef.id, seats))
+        await self.seat_group(gdef.id, list(group), svc.settings.time_limit_s, hold=hold, claims=group)
+
+    async def seat_group(
+        self,
+        game: str,
+        group: list[str],
+        time_limit_s: int,
+        race: str | None = None,
+        *,
+        arena: str = "",
+        hold: str = "",
+        claims: Mapping[str, Sequence[str]] | None = None,
+    ) -> R.Race:
+        """A new public race of `group`, counting down at once, under id `race` (default: a
+        new one), paired by `arena` if given; each player is notified (`seated`) wherever
+        they are connected. `hold`: the group's quick-match entries' seat (`quick_hold`), whose
+        `claims` (those the entries carried, by player) end once the race's seat replaces it,
+        or if the race failed."""
+        try:
+            new = await self._seat_group(game, group, time_limit_s, race, arena, hold, claims)
+        except BaseException:
+            for p in group if hold else ():  # no race: the entries' seats are free again
+                await self.svc.store.drop_claims(p, hold, (claims or {}).get(p, ()))
+            raise
+        notice = encode({"t": "seated", "race": new.race})
+        for p in group:
+            await self.svc.store.publish_player(p, notice)
+        return new
+
+    async def _seat_group(
+        self,
+        game: str,
+        group: list[str],
+        time_limit_s: int,
+        race: str | None,
+        arena: str,
+        hold: str,
+        claims: Mapping[str, Sequence[str]] | None,
+    ) -> R.Race:
+        svc = self.svc
+        gdef = check.game(game)
+        names = [await svc.store.player_name(p) for p in group]
+        accounts = await svc.store.accounts_among(group)
+        seed, proof = await self.lobby._deal(gdef.id, None)
+        now = await svc.store.time_ms()
+        new = R.new_quick_race(
+            race=race or keys.new_race_id(),
+            game=gdef.id,
+            total=gdef.total,
+            time_limit_s=time_limit_s,
+            players=list(zip(group, names, strict=True)),
+            accounts=accounts,
+            now=now,
+            countdown_ms=svc.settings.countdown_ms,
+            seed=seed,
+            commitment=rules.seed_commitment(seed),
+            rules_version=rules.RULES_VERSION,
+            deal_version=rules.DEAL_VERSION,
+        )
+        new.certified, new.proof = proof is not None, " ".join(proof or ())
+        new.arena = arena
+        await self.lobby._publish_new(None, None, new, now, hold, claims)
+        return new
+
+    async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:
+        """The player's entries for the game (every size) leave, whichever of their connections
+        queued them, here or on another process: gone from Redis before the `ok`, and their seats
+        with the claims they carried (a `quick` of the player's landing at once may have
+        claimed one for an entry of its own)."""
+        if msg.game in rules.GAMES:
+            store = self.svc.store
+            left = await store.quick_leave(msg.game, QUICK_SIZES, s.player)
+            s.quick = {(game, seats) for game, seats in s.quick if game != msg.game}
+            for n in QUICK_SIZES:  # a size with no entry: its seat goes if nothing claims it
+                await store.drop_claims(s.player, quick_hold(msg.game, n), left.get(n, ()))
+        return m.Ok(rid=msg.rid)
+
+    async def on_disconnect(self, s: Session) -> None:
+        """The closed connection lets go of the entries it holds: each leaves with its last holder."""
+        pid = s.pid
+        if pid is None:
+            return
+        for game, seats in list(s.quick):
+            try:
+                claims = await self.svc.store.quick_release(game, seats, pid, s.conn_id)
+                if claims is not None:  # the entry left: its claims on its seat end
+                    await self.svc.store.drop_claims(pid, quick_hold(game, seats), claims)
+            except Exception as exc:
+                self.svc.failed("could not leave the quick-match queue", exc)
