@@ -20,7 +20,7 @@ from textual.widgets import Input, Static
 from protocol.rules.facts import UnknownGame
 from protocol.rules.games import GAMES
 
-from .board import Marks, card_text, click, complete, home_move, targets_for
+from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
 from .intent import Intent
 from .menu_flow import MenuFlow
@@ -35,12 +35,12 @@ from .race_commands import (
     placeholder,
 )
 from .race_text import (
-    RANKING_KEYS,
     connection_text,
+    event_text,
+    legal_text,
     lobby_text,
-    next_text,
+    move_done_text,
     ranking_toggled_text,
-    rating_change_text,
     result_text,
 )
 from .session import ServerError, Session
@@ -238,12 +238,8 @@ class PlayApp(App[int]):
             self.selected = None
             self.say("Go! " + self.help_text())
             self.resync()
-        elif t == "end":
-            self.say(f"race over — {RANKING_KEYS}; " + next_text(self.back_to))
-        elif t == "rating" and self.model.rating is not None:
-            self.say(f"your {rating_change_text(self.model.rating)} — " + next_text(self.back_to))
-        elif t == "race" and ev.get("status") == "countdown":
-            self.say("countdown…")
+        elif said := event_text(ev, self.model, self.back_to):
+            self.say(said)
         if self.model.gap and not getattr(self.session, "handles_gaps", False):
             self.resync()
         self.redraw()
@@ -289,12 +285,7 @@ class PlayApp(App[int]):
         hints = self.query_one("#hints", Static)
         playing = m.status == "running" and m.my_status == "playing"
         hints.display = playing  # else no row of hints: its row goes to the board
-        if playing:
-            legal = m.legal
-            shown = " ".join(legal[:40]) + (" …" if len(legal) > 40 else "")
-            hints.update(Text(f"legal ({len(legal)}): {shown}" if legal else "legal: (asking…)"))
-        else:
-            hints.update("")
+        hints.update(Text(legal_text(m.legal)) if playing else "")
         result = self.query_one("#result", Static)
         over = m.status == "finished" and bool(m.ranking)
         self.screen_stack[0].set_class(over, "over")
@@ -450,10 +441,5 @@ class PlayApp(App[int]):
                     self.resync()
                 return
             m.apply(ack)
-            rev = ", ".join(f"{p}←{card_text(c).strip()}" for p, c in ack.get("revealed") or [])
-            self.say(
-                f"{move} ✓"
-                + (f"  revealed {rev}" if rev else "")
-                + ("  — YOU WON!" if ack.get("won") else "")
-            )
+            self.say(move_done_text(move, ack))
             self.redraw()
