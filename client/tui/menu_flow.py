@@ -1,8 +1,8 @@
 """The play app's way into a race and back out of it: connect (the session's events then go
 to the race screen), go back to a race the token still holds a seat in, else the menu, and
-start the chosen race; later the `menu` command
-(leave the quick-match queue, or a race the player's own game in is over, for the menu;
-Esc there goes back to that race); on quit, the queue left and the session closed.
+start the chosen race; later the `menu` command (leave the quick-match queue, or a race
+the player's own game in is over, for the menu; Esc there goes back to that race); on
+quit, the queue left and the session closed.
 
 The race screen (``play_app``) owns the widgets and the race's state; this flow acts on
 them through :class:`RaceScreen`, and what it decides and says are plain functions
