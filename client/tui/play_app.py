@@ -1,4 +1,7 @@
-"""`solrace play`: the textual app. Logic lives in board.py and model.py."""
+"""`solrace play`: the race screen, a textual app: its layout, the server's events, the
+board and the lines around it, the player's clicks and commands, the moves sent. The way
+into a race and back out to the menu is ``menu_flow``'s; what is decided and said lives in
+plain modules (``board``, ``model``, ``race_commands``, ``race_text``)."""
 
 from __future__ import annotations
 
@@ -17,9 +20,10 @@ from textual.widgets import Input, Static
 from protocol.rules.facts import UnknownGame
 from protocol.rules.games import GAMES
 
-from .board import Marks, card_text, click, complete, home_move, targets_for
+from .board import Marks, click, complete, home_move, targets_for
 from .hints import ask_hint
-from .menu import Intent, MenuScreen
+from .intent import Intent
+from .menu_flow import MenuFlow
 from .model import RaceModel
 from .race_commands import (
     HELP,
@@ -28,21 +32,18 @@ from .race_commands import (
     help_text,
     hints_possible,
     info_text,
-    menu_refusal,
     placeholder,
 )
 from .race_text import (
-    NO_BOT,
-    RANKING_KEYS,
     connection_text,
+    event_text,
+    legal_text,
     lobby_text,
+    move_done_text,
     ranking_toggled_text,
-    rating_change_text,
     result_text,
-    started_text,
 )
-from .ratings_text import rated_needs_account
-from .session import ServerError, Session, start
+from .session import ServerError, Session
 from .widgets import BoardView, bar_width, bars_text
 
 
@@ -132,6 +133,8 @@ class PlayApp(App[int]):
         self._queued_since = 0
         #: the finished race whose ranking ctrl+r hid (the next race's shows again)
         self.ranking_hidden: str | None = None
+        #: connects, leads into a race and back out to the menu
+        self.menu_flow = MenuFlow(self)
 
     # -- layout -------------------------------------------------------------
 
@@ -151,18 +154,10 @@ class PlayApp(App[int]):
         self.fit(self.size.height)
         self.query_one("#cmd", Input).focus()
         self.set_interval(0.25, self.refresh_info)
-        self.main()
+        self.menu_flow.main()
 
     async def on_unmount(self) -> None:
-        if self.session is None:
-            return
-        if self.model.status == "queued" and self.model.game:
-            try:  # leave the quick-match queue rather than be seated in absence
-                async with asyncio.timeout(2):
-                    await self.session.request("unqueue", game=self.model.game)
-            except (TimeoutError, ServerError):
-                pass
-        await self.session.close()
+        await self.menu_flow.close()
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size.height)
@@ -201,178 +196,19 @@ class PlayApp(App[int]):
         # kept the first's height: textual sizes the line again only on a later refresh.
         self.call_after_refresh(st.refresh, layout=True)
 
-    # -- connection ---------------------------------------------------------
+    # -- the way in and out (menu_flow.py) ---------------------------------------
 
-    @work(exclusive=True, group="main")
-    async def main(self) -> None:
-        try:
-            self.session = await self.connect()
-        except Exception as e:  # noqa: BLE001 — shown to the user
-            self.connect_failed = True
-            self.say(f"cannot connect: {e}", error=True)
-            self.query_one("#board", BoardView).show(None, placeholder=f"cannot connect: {e}")
-            return
-        for line in getattr(self.session, "notices", ()):  # e.g. a new guest stood in
-            self.notify(line, severity="warning", timeout=15)
-        self.model.me = self.session.player
-        self.pump()
-        intent = self.intent
-        seated = list(getattr(self.session, "seated_races", None) or [])
-        if intent is None and seated and await self.resume_seated(seated):
-            return
-        while intent is None:  # the first menu has nothing to go back to: no None from it
-            intent = await self.choose()
-        await self.begin(intent)
+    def show_cannot_connect(self, text: str) -> None:
+        self.query_one("#board", BoardView).show(None, placeholder=text)
 
-    async def resume_seated(self, seated: list[str]) -> bool:
-        """Back to a race the token still holds a seat in, if the player's own game in it is
-        not over: one that goes on only for the others is left to them (the menu instead)."""
-        over = []
-        for rid in reversed(seated):
-            await self.begin(Intent("resume", race=rid))
-            m = self.model
-            if m.race_id == rid and m.me in m.players:
-                if m.status in ("lobby", "countdown") or m.my_status in (None, "playing"):
-                    return True
-                if m.status == "running":
-                    over.append(rid)
-            self.races_left.add(rid)
-            self.model = RaceModel(me=m.me)
-        if over:
-            self.notify(
-                f"Your game in race {', '.join(over)} is over; the race goes on for the others "
-                "and its ranking will be under 'Your races'.",
-                timeout=10,
-            )
-        return False
-
-    async def choose(self, back_to_race: str | None = None) -> Intent | None:
-        """The menu's choice, or None when Esc went back to ``back_to_race``. The race screen
-        shows dimmed around the menu: its command line and help (ready, start, leave…) have
-        nothing to act on until a race is chosen."""
-        self.say("")
-        self.redraw()  # "choose a game…" where the board goes, the connection in the header
+    def show_command_line(self, shown: bool) -> None:
+        """Hidden while the menu is open: nothing to act on until a race is chosen."""
         cmd = self.query_one("#cmd", Input)
-        cmd.display = False
-        intent = await self.push_screen_wait(
-            MenuScreen(
-                self.model.game or self.default_game,
-                self.default_seats,
-                self.session,
-                self.server_url,
-                back_to_race,
-            )
-        )
-        cmd.display = True
-        cmd.focus()
-        return intent
+        cmd.display = shown
+        if shown:
+            cmd.focus()
 
-    def next_text(self) -> str:
-        return f"ctrl+q: {self.back_to}" if self.back_to else "'menu' for another race, ctrl+q to quit"
-
-    def to_menu(self) -> None:
-        """The `menu` command: choose the next race once the player's own game is over (the
-        race may go on for the others), or leave the quick-match queue for it."""
-        m = self.model
-        if self.back_to:
-            self.say(
-                f"no menu here: ctrl+q goes {self.back_to}"
-                + (" (your game and its clock go on meanwhile)" if m.my_status == "playing" else "")
-            )
-        elif self.session is None:
-            self.say("not connected: nothing to choose from (ctrl+q to quit)", error=True)
-        elif m.status == "queued":
-            self.leave_queue()
-        elif refusal := menu_refusal(m, self.daily_race):
-            self.say(refusal, error=True)
-        else:
-            if m.status == "running" and m.race_id:
-                self.notify(
-                    f"Race {m.race_id} goes on without you: its ranking will be under 'Your races'.",
-                    timeout=8,
-                )
-            self.back_to_menu()
-
-    @work(group="menu")
-    async def leave_queue(self) -> None:
-        """Leave the quick-match queue (`menu` or `leave` while waiting), then the menu."""
-        s, m = self.session, self.model
-        assert s is not None
-        try:
-            await s.request("unqueue", game=m.game)
-        except ServerError as e:
-            self.say(e.describe(), error=True)
-            return
-        if self.model is not m or m.status != "queued":
-            # Seated while the unqueue was on its way: the race was found first.
-            self.say("rivals were found before you left the queue: this is your race", error=True)
-            return
-        self.back_to_menu()
-
-    @work(group="menu")
-    async def back_to_menu(self) -> None:
-        m = self.model
-        if m.race_id:
-            self.races_left.add(m.race_id)  # its late events must not bring it back
-        self.model = RaceModel(me=m.me, game=m.game)
-        self.selected = None
-        self.moves_sent.clear()
-        intent = await self.choose(m.race_id)
-        if intent is None:
-            self.back_to_race(m)
-            return
-        self.model.game = None
-        await self.begin(intent)
-
-    def back_to_race(self, m: RaceModel) -> None:
-        """Esc on the menu: the race the `menu` command left, shown again; its events
-        count again, and a resync brings what came while the menu was open."""
-        assert m.race_id is not None
-        self.races_left.discard(m.race_id)
-        self.model = m
-        self.say(f"back in race {m.race_id} — " + self.next_text())
-        self.redraw()
-        self.resync()
-
-    async def begin(self, intent: Intent) -> None:
-        s = self.session
-        assert s is not None
-        if intent.mode in ("quick", "daily"):
-            self.model.game = intent.game
-        try:
-            reply = await start(s, intent, left=self.races_left.add)
-        except ServerError as e:
-            if e.code == "not-logged-in" and intent.rated:
-                self.say(rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again", True)
-            elif e.code == "no-bots":
-                self.say(f"{NO_BOT} — 'menu' to choose again", error=True)
-            else:
-                self.say(f"{e.describe()} — type 'menu' to choose again", error=True)
-            return
-        if self.back_to and intent.mode == "resume":  # played for another app: not "back in"
-            self.say(f"race {intent.race} — ctrl+q goes {self.back_to}")
-        else:
-            self.say(started_text(intent, reply))
-        self.model.apply(reply)
-        if intent.mode == "daily" or self.model.daily:  # resumed from "Your races" or a relaunch too
-            self.daily_race = self.model.race_id
-        if intent.mode == "daily" and self.model.status == "running":
-            self.resync()  # a resumed attempt: its board
-        if intent.mode == "resume" and self.model.me not in self.model.players:
-            # `--race` names a race this identity holds no seat in: it is shown, not played.
-            self.say(
-                f"you hold no seat in race {intent.race}: to take one, solrace play --join {intent.race}",
-                error=True,
-            )
-        self.redraw()
-
-    @work(group="pump")
-    async def pump(self) -> None:
-        s = self.session
-        assert s is not None
-        while True:
-            ev = await s.events.get()
-            self.on_server_event(ev)
+    # -- server events --------------------------------------------------------
 
     def on_server_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("t")
@@ -402,12 +238,8 @@ class PlayApp(App[int]):
             self.selected = None
             self.say("Go! " + self.help_text())
             self.resync()
-        elif t == "end":
-            self.say(f"race over — {RANKING_KEYS}; " + self.next_text())
-        elif t == "rating" and self.model.rating is not None:
-            self.say(f"your {rating_change_text(self.model.rating)} — " + self.next_text())
-        elif t == "race" and ev.get("status") == "countdown":
-            self.say("countdown…")
+        elif said := event_text(ev, self.model, self.back_to):
+            self.say(said)
         if self.model.gap and not getattr(self.session, "handles_gaps", False):
             self.resync()
         self.redraw()
@@ -453,12 +285,7 @@ class PlayApp(App[int]):
         hints = self.query_one("#hints", Static)
         playing = m.status == "running" and m.my_status == "playing"
         hints.display = playing  # else no row of hints: its row goes to the board
-        if playing:
-            legal = m.legal
-            shown = " ".join(legal[:40]) + (" …" if len(legal) > 40 else "")
-            hints.update(Text(f"legal ({len(legal)}): {shown}" if legal else "legal: (asking…)"))
-        else:
-            hints.update("")
+        hints.update(Text(legal_text(m.legal)) if playing else "")
         result = self.query_one("#result", Static)
         over = m.status == "finished" and bool(m.ranking)
         self.screen_stack[0].set_class(over, "over")
@@ -555,7 +382,7 @@ class PlayApp(App[int]):
         elif word == "hint":
             self.hint()
         elif word == "menu":
-            self.to_menu()
+            self.menu_flow.to_menu()
         elif m.status != "running":
             self.say(f"the race is {m.status}: moves wait for the start", error=True)
         else:
@@ -567,7 +394,7 @@ class PlayApp(App[int]):
         m = self.model
         s = self.session
         if s is not None and word == "leave" and m.status == "queued":
-            self.leave_queue()
+            self.menu_flow.leave_queue()
             return
         if s is None or not m.race_id:
             self.say("no race yet", error=True)
@@ -614,10 +441,5 @@ class PlayApp(App[int]):
                     self.resync()
                 return
             m.apply(ack)
-            rev = ", ".join(f"{p}←{card_text(c).strip()}" for p, c in ack.get("revealed") or [])
-            self.say(
-                f"{move} ✓"
-                + (f"  revealed {rev}" if rev else "")
-                + ("  — YOU WON!" if ack.get("won") else "")
-            )
+            self.say(move_done_text(move, ack))
             self.redraw()

@@ -2,9 +2,11 @@
 :class:`RaceModel` (no terminal needed to test them): the help and the command line's
 placeholder for the race's state (once it is over, the key that hides its ranking),
 whether hints may be given, why `menu` is refused, when `finish` asks to be confirmed,
-and the header. ``play_app`` acts on what they return."""
+which seated race a relaunch goes back to, and the header. ``play_app`` and ``menu_flow`` act on what they return."""
 
 from __future__ import annotations
+
+from typing import Literal
 
 from rich.markup import escape
 
@@ -99,6 +101,23 @@ def menu_refusal(m: RaceModel, daily_race: str | None) -> str | None:
             "takes you back to it ('finish' would end your one ranked attempt)"
         )
     return "your game is on: 'finish' declares it over (your cards home count), then 'menu'"
+
+
+#: A race the token holds a seat in, once resumed: "playing" (go back to it), "over" (the
+#: player's own game is over while the race runs on for the others), "gone" (nothing to go
+#: back to).
+SeatOnResume = Literal["playing", "over", "gone"]
+
+
+def seat_on_resume(m: RaceModel, race: str) -> SeatOnResume:
+    """What ``race``, just resumed into ``m``, is to the player: "playing" in its lobby or
+    countdown, or while their own game goes on; "over" when it runs on only for the others
+    (left to them, and said); else "gone" (finished, or no seat in it after all)."""
+    if m.race_id != race or m.me not in m.players:
+        return "gone"
+    if m.status in ("lobby", "countdown") or m.my_status in (None, "playing"):
+        return "playing"
+    return "over" if m.status == "running" else "gone"
 
 
 def finish_prompt(m: RaceModel, daily_race: str | None) -> str | None:

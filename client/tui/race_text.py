@@ -1,6 +1,6 @@
 """What the terminal race app writes where the board is not (the lobby) and under it
-(the final ranking, and a rated race's rating change): plain functions of the race
-model, no terminal."""
+(the final ranking, and a rated race's rating change), and on the status line when a race
+starts, or does not, as it goes (a move done, the row of legal moves) and once it is over: plain functions of the race model, no terminal."""
 
 from __future__ import annotations
 
@@ -11,10 +11,12 @@ from rich.text import Text
 
 from protocol.rules.facts import game_name
 
+from .board import card_text
 from .intent import BOT_LEVELS, Intent
 from .links import make_link
 from .model import RaceModel
-from .ratings_text import change_text
+from .ratings_text import change_text, rated_needs_account
+from .session import ServerError
 from .text import clock, marked_name, ranking_lines, tie_break_notes
 
 #: What a rated race's result says until its `rating` event comes (docs/protocol.md §9).
@@ -26,6 +28,41 @@ NO_BOT = "no bot is free right now (the server's bot workers are all busy): try 
 
 #: Where the final ranking is and the keys around it, said when the race ends.
 RANKING_KEYS = "the final ranking is under the board (ctrl+r hides it; PgUp/PgDn scroll the board)"
+
+
+def next_text(back_to: str | None) -> str:
+    """Where to go once the race, or the player's own game, is over: the menu, or ctrl+q back
+    to the app this race was played for (``back_to``: `solrace arena`)."""
+    return f"ctrl+q: {back_to}" if back_to else "'menu' for another race, ctrl+q to quit"
+
+
+def event_text(ev: dict[str, Any], m: RaceModel, back_to: str | None) -> str | None:
+    """What the status line says of a race event once ``m`` took it in, None: nothing new
+    (`start` says the help: the app's)."""
+    t = ev.get("t")
+    if t == "end":
+        return f"race over — {RANKING_KEYS}; " + next_text(back_to)
+    if t == "rating" and m.rating is not None:
+        return f"your {rating_change_text(m.rating)} — " + next_text(back_to)
+    if t == "race" and ev.get("status") == "countdown":
+        return "countdown…"
+    return None
+
+
+def legal_text(legal: list[str]) -> str:
+    """The row of legal moves under the board: how many, and the first 40 of them."""
+    shown = " ".join(legal[:40]) + (" …" if len(legal) > 40 else "")
+    return f"legal ({len(legal)}): {shown}" if legal else "legal: (asking…)"
+
+
+def move_done_text(move: str, ack: dict[str, Any]) -> str:
+    """What the status line says of an accepted move: the cards it turned face up, a win."""
+    revealed = ", ".join(f"{p}←{card_text(c).strip()}" for p, c in ack.get("revealed") or [])
+    return (
+        f"{move} ✓"
+        + (f"  revealed {revealed}" if revealed else "")
+        + ("  — YOU WON!" if ack.get("won") else "")
+    )
 
 
 def ranking_toggled_text(hidden: bool) -> str:
@@ -133,6 +170,15 @@ def result_text(m: RaceModel) -> Text:
     elif ok is False:
         t.append(f"✗ sha256(seed) does NOT match the commitment {m.commitment}", style="bold red")
     return t
+
+
+def start_refused_text(e: ServerError, intent: Intent) -> str:
+    """Why the chosen race did not start, and the way back to the menu."""
+    if e.code == "not-logged-in" and intent.rated:
+        return rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again"
+    if e.code == "no-bots":
+        return f"{NO_BOT} — 'menu' to choose again"
+    return f"{e.describe()} — type 'menu' to choose again"
 
 
 def started_text(intent: Intent, reply: dict[str, Any]) -> str:

@@ -44,7 +44,7 @@ async def test_offline_game_and_rivals(game: str, rivals: int) -> None:
 
 
 async def test_offline_without_game_asks_with_the_rivals_as_seats() -> None:
-    from client.tui.play_app import MenuScreen
+    from client.tui.menu import MenuScreen
 
     app = play.build_app(parse("--offline", "--rivals", "3"))
     async with app.run_test(size=(110, 45)) as pilot:

@@ -1,5 +1,6 @@
 """The race screen's decisions as plain functions (client/tui/race_commands.py): why `menu`
-is refused, when `finish` asks first, where hints may be given, which help is shown."""
+is refused, when `finish` asks first, where hints may be given, which help is shown,
+which seated race a relaunch goes back to."""
 
 from __future__ import annotations
 
@@ -67,3 +68,18 @@ def test_the_placeholder_once_my_game_is_over_and_in_a_race_for_the_arena() -> N
     assert "menu" not in placeholder("lobby", arena) and "menu" not in placeholder("running", arena)
     assert placeholder("running", arena, mine_over=True) == "ctrl+q goes back to the arena"
     assert placeholder("finished", arena) == "ctrl+q goes back to the arena · ctrl+r: ranking"
+
+
+def test_a_relaunch_goes_back_only_to_a_race_the_players_game_in_goes_on() -> None:
+    from client.tui.race_commands import seat_on_resume
+
+    assert seat_on_resume(model("lobby", my_status=None), "r1") == "playing"
+    assert seat_on_resume(model("countdown"), "r1") == "playing"
+    assert seat_on_resume(model("running"), "r1") == "playing"
+    # my game over while the race runs on for the others: left to them, and said
+    assert seat_on_resume(model("running", my_status="finished"), "r1") == "over"
+    assert seat_on_resume(model("finished", my_status="won"), "r1") == "gone"
+    assert seat_on_resume(model("running"), "r2") == "gone"  # another race came back
+    unseated = model("running")
+    unseated.players.clear()
+    assert seat_on_resume(unseated, "r1") == "gone"

@@ -1,0 +1,271 @@
+"""The play app's way into a race and back out of it: connect (the session's events then go
+to the race screen), go back to a race the token still holds a seat in, else the menu, and
+start the chosen race; later the `menu` command (leave the quick-match queue, or a race
+the player's own game in is over, for the menu; Esc there goes back to that race); on
+quit, the queue left and the session closed.
+
+The race screen (``play_app``) owns the widgets and the race's state; this flow acts on
+them through :class:`RaceScreen`, and what it decides and says are plain functions
+(``race_commands``, ``race_text``)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any, Protocol
+
+from textual.notifications import SeverityLevel
+from textual.screen import Screen
+from textual.worker import Worker
+
+from .intent import Intent
+from .menu import MenuScreen
+from .model import RaceModel
+from .race_commands import menu_refusal, seat_on_resume
+from .race_text import next_text, start_refused_text, started_text
+from .session import ServerError, Session, start
+
+
+class RaceScreen(Protocol):
+    """What the flow uses of the play app: the race's state, the status line, the board,
+    the command line, and textual's workers, screens and notifications."""
+
+    #: opens the session (tests swap it before the app runs)
+    connect: Callable[[], Awaitable[Session]]
+    #: what the command line asked for; None: the menu
+    intent: Intent | None
+    #: the menu's first choice
+    default_game: str | None
+    default_seats: int
+    server_url: str | None
+    #: where quitting leads when the race is played for another app: no menu then
+    back_to: str | None
+    session: Session | None
+    model: RaceModel
+    selected: tuple[str, int] | None
+    moves_sent: list[str]
+    #: races put behind: their events are ignored
+    races_left: set[str]
+    daily_race: str | None
+    connect_failed: bool
+
+    def say(self, text: str, error: bool = False) -> None: ...
+    def redraw(self) -> None: ...
+    def resync(self) -> Worker[None]: ...
+    def on_server_event(self, ev: dict[str, Any]) -> None: ...
+    def show_cannot_connect(self, text: str) -> None: ...
+    def show_command_line(self, shown: bool) -> None: ...
+    def notify(
+        self, message: str, *, severity: SeverityLevel = "information", timeout: float | None = None
+    ) -> None: ...
+    def run_worker(
+        self,
+        work: Callable[[], Coroutine[Any, Any, None]],
+        name: str | None = "",
+        group: str = "default",
+        *,
+        exclusive: bool = False,
+    ) -> Worker[None]: ...
+    async def push_screen_wait(self, screen: Screen[Intent | None]) -> Intent | None: ...
+
+
+class MenuFlow:
+    """Connects, then leads ``app`` into a race and, on the `menu` command, out of it."""
+
+    def __init__(self, app: RaceScreen):
+        self.app = app
+
+    def main(self) -> Worker[None]:
+        """Connect, then the race: the one asked for, a seated one, or the menu's choice."""
+        return self.app.run_worker(self._main, "main", "main", exclusive=True)
+
+    async def _main(self) -> None:
+        app = self.app
+        try:
+            app.session = await app.connect()
+        except Exception as e:  # noqa: BLE001 — shown to the user
+            app.connect_failed = True
+            app.say(f"cannot connect: {e}", error=True)
+            app.show_cannot_connect(f"cannot connect: {e}")
+            return
+        for line in getattr(app.session, "notices", ()):  # e.g. a new guest stood in
+            app.notify(line, severity="warning", timeout=15)
+        app.model.me = app.session.player
+        self.pump()
+        intent = app.intent
+        seated = list(getattr(app.session, "seated_races", None) or [])
+        if intent is None and seated and await self.resume_seated(seated):
+            return
+        while intent is None:  # the first menu has nothing to go back to: no None from it
+            intent = await self.choose()
+        await self.begin(intent)
+
+    def pump(self) -> Worker[None]:
+        """The session's events, one by one, to the race screen."""
+        return self.app.run_worker(self._pump, "pump", "pump")
+
+    async def _pump(self) -> None:
+        s = self.app.session
+        assert s is not None
+        while True:
+            ev = await s.events.get()
+            self.app.on_server_event(ev)
+
+    async def resume_seated(self, seated: list[str]) -> bool:
+        """Back to a race the token still holds a seat in, if the player's own game in it is
+        not over: one that goes on only for the others is left to them (the menu instead)."""
+        app = self.app
+        over = []
+        for rid in reversed(seated):
+            await self.begin(Intent("resume", race=rid))
+            m = app.model
+            seat = seat_on_resume(m, rid)
+            if seat == "playing":
+                return True
+            if seat == "over":
+                over.append(rid)
+            app.races_left.add(rid)
+            app.model = RaceModel(me=m.me)
+        if over:
+            app.notify(
+                f"Your game in race {', '.join(over)} is over; the race goes on for the others "
+                "and its ranking will be under 'Your races'.",
+                timeout=10,
+            )
+        return False
+
+    async def choose(self, back_to_race: str | None = None) -> Intent | None:
+        """The menu's choice, or None when Esc went back to ``back_to_race``. The race screen
+        shows dimmed around the menu: its command line and help (ready, start, leave…) have
+        nothing to act on until a race is chosen."""
+        app = self.app
+        app.say("")
+        app.redraw()  # "choose a game…" where the board goes, the connection in the header
+        app.show_command_line(False)
+        intent = await app.push_screen_wait(
+            MenuScreen(
+                app.model.game or app.default_game,
+                app.default_seats,
+                app.session,
+                app.server_url,
+                back_to_race,
+            )
+        )
+        app.show_command_line(True)
+        return intent
+
+    def to_menu(self) -> None:
+        """The `menu` command: choose the next race once the player's own game is over (the
+        race may go on for the others), or leave the quick-match queue for it."""
+        app = self.app
+        m = app.model
+        if app.back_to:
+            app.say(
+                f"no menu here: ctrl+q goes {app.back_to}"
+                + (" (your game and its clock go on meanwhile)" if m.my_status == "playing" else "")
+            )
+        elif app.session is None:
+            app.say("not connected: nothing to choose from (ctrl+q to quit)", error=True)
+        elif m.status == "queued":
+            self.leave_queue()
+        elif refusal := menu_refusal(m, app.daily_race):
+            app.say(refusal, error=True)
+        else:
+            if m.status == "running" and m.race_id:
+                app.notify(
+                    f"Race {m.race_id} goes on without you: its ranking will be under 'Your races'.",
+                    timeout=8,
+                )
+            self.back_to_menu()
+
+    def leave_queue(self) -> Worker[None]:
+        """Leave the quick-match queue (`menu` or `leave` while waiting), then the menu."""
+        return self.app.run_worker(self._leave_queue, "leave_queue", "menu")
+
+    async def _leave_queue(self) -> None:
+        app = self.app
+        s, m = app.session, app.model
+        assert s is not None
+        try:
+            await s.request("unqueue", game=m.game)
+        except ServerError as e:
+            app.say(e.describe(), error=True)
+            return
+        if app.model is not m or m.status != "queued":
+            # Seated while the unqueue was on its way: the race was found first.
+            app.say("rivals were found before you left the queue: this is your race", error=True)
+            return
+        self.back_to_menu()
+
+    def back_to_menu(self) -> Worker[None]:
+        """Put the race behind and open the menu; Esc there goes back to the race."""
+        return self.app.run_worker(self._back_to_menu, "back_to_menu", "menu")
+
+    async def _back_to_menu(self) -> None:
+        app = self.app
+        m = app.model
+        if m.race_id:
+            app.races_left.add(m.race_id)  # its late events must not bring it back
+        app.model = RaceModel(me=m.me, game=m.game)
+        app.selected = None
+        app.moves_sent.clear()
+        intent = await self.choose(m.race_id)
+        if intent is None:
+            self.back_to_race(m)
+            return
+        app.model.game = None
+        await self.begin(intent)
+
+    def back_to_race(self, m: RaceModel) -> None:
+        """Esc on the menu: the race the `menu` command left, shown again; its events
+        count again, and a resync brings what came while the menu was open."""
+        app = self.app
+        assert m.race_id is not None
+        app.races_left.discard(m.race_id)
+        app.model = m
+        app.say(f"back in race {m.race_id} — " + next_text(app.back_to))
+        app.redraw()
+        app.resync()
+
+    async def begin(self, intent: Intent) -> None:
+        """Start (create, join, queue for, resume…) the race ``intent`` asks for."""
+        app = self.app
+        s = app.session
+        assert s is not None
+        if intent.mode in ("quick", "daily"):
+            app.model.game = intent.game
+        try:
+            reply = await start(s, intent, left=app.races_left.add)
+        except ServerError as e:
+            app.say(start_refused_text(e, intent), error=True)
+            return
+        if app.back_to and intent.mode == "resume":  # played for another app: not "back in"
+            app.say(f"race {intent.race} — ctrl+q goes {app.back_to}")
+        else:
+            app.say(started_text(intent, reply))
+        app.model.apply(reply)
+        if intent.mode == "daily" or app.model.daily:  # resumed from "Your races" or a relaunch too
+            app.daily_race = app.model.race_id
+        if intent.mode == "daily" and app.model.status == "running":
+            app.resync()  # a resumed attempt: its board
+        if intent.mode == "resume" and app.model.me not in app.model.players:
+            # `--race` names a race this identity holds no seat in: it is shown, not played.
+            app.say(
+                f"you hold no seat in race {intent.race}: to take one, solrace play --join {intent.race}",
+                error=True,
+            )
+        app.redraw()
+
+    async def close(self) -> None:
+        """On quit: leave the quick-match queue rather than be seated in absence, then close
+        the session."""
+        app = self.app
+        if app.session is None:
+            return
+        if app.model.status == "queued" and app.model.game:
+            try:
+                async with asyncio.timeout(2):
+                    await app.session.request("unqueue", game=app.model.game)
+            except (TimeoutError, ServerError):
+                pass
+        await app.session.close()

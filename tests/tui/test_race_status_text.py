@@ -1,0 +1,67 @@
+"""What the race app's status line says when a chosen race does not start, of a move done and
+of a race's events, and where to go once it is over; the row of legal moves
+(client/tui/race_text.py)."""
+
+from __future__ import annotations
+
+from client.tui.intent import Intent
+from client.tui.model import RaceModel
+from client.tui.race_text import (
+    NO_BOT,
+    RANKING_KEYS,
+    event_text,
+    legal_text,
+    move_done_text,
+    next_text,
+    rating_change_text,
+    start_refused_text,
+)
+from client.tui.ratings_text import rated_needs_account
+from client.tui.session import ServerError
+
+
+def test_a_refused_start_says_why_and_leads_back_to_the_menu() -> None:
+    rated = Intent("quick", game="klondike", rated=True)
+    assert start_refused_text(ServerError("not-logged-in", "log in"), rated) == (
+        rated_needs_account("klondike", "quick") + " — 'menu' to choose again"
+    )
+    casual = Intent("quick", game="klondike")
+    assert start_refused_text(ServerError("not-logged-in", "log in"), casual) == (
+        "log in (not-logged-in) — type 'menu' to choose again"
+    )
+    assert start_refused_text(ServerError("no-bots"), Intent("bot", game="klondike")) == (
+        f"{NO_BOT} — 'menu' to choose again"
+    )
+    assert start_refused_text(ServerError("no-such-race", "no race r9"), Intent("join", race="r9")) == (
+        "no race r9 (no-such-race) — type 'menu' to choose again"
+    )
+
+
+def test_once_over_the_way_on_is_the_menu_or_back_to_the_app_the_race_was_for() -> None:
+    assert next_text(None) == "'menu' for another race, ctrl+q to quit"
+    assert next_text("back to the arena") == "ctrl+q: back to the arena"
+
+
+def test_a_move_done_says_the_cards_it_turned_and_a_win() -> None:
+    assert move_done_text("draw", {"revealed": [], "won": False}) == "draw ✓"
+    assert move_done_text("t2>f1", {"revealed": [["t2", "7c"]]}) == "t2>f1 ✓  revealed t2←7♣"
+    assert move_done_text("t1>f4", {"won": True}) == "t1>f4 ✓  — YOU WON!"
+
+
+def test_the_row_of_legal_moves_shows_the_first_forty() -> None:
+    assert legal_text([]) == "legal: (asking…)"
+    assert legal_text(["d", "w>f1"]) == "legal (2): d w>f1"
+    many = [f"t{i}>f1" for i in range(41)]
+    assert legal_text(many) == f"legal (41): {' '.join(many[:40])} …"
+
+
+def test_the_status_line_on_a_race_event() -> None:
+    m = RaceModel(me="p1", race_id="r1")
+    assert event_text({"t": "end"}, m, None) == f"race over — {RANKING_KEYS}; " + next_text(None)
+    assert event_text({"t": "race", "status": "countdown"}, m, None) == "countdown…"
+    assert event_text({"t": "race", "status": "lobby"}, m, None) is None
+    assert event_text({"t": "rating"}, m, None) is None  # nothing taken in: nothing said
+    m.rating = {"before": {"rating": 1500}, "after": {"rating": 1516}}
+    assert event_text({"t": "rating"}, m, "back to the arena") == (
+        f"your {rating_change_text(m.rating)} — ctrl+q: back to the arena"
+    )
