@@ -49,6 +49,24 @@ settings.load_profile("solrace")
 
 ROOT = Path(__file__).resolve().parent.parent
 
+
+# A deeper profile runs each property test and fuzzer that many times longer: its time limit
+# (pytest-timeout's, the ini's or the test's own marker) grows with it. A deep run on a loaded
+# machine hit the 120 s limit in the middle of a draw, which hypothesis then reports as an
+# inconsistent strategy (FlakyStrategyDefinition) instead of a time-out.
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    profile = settings.default
+    scale = (profile.max_examples if profile is not None else QUICK) // QUICK
+    if scale <= 1:
+        return
+    ini = float(config.getini("timeout") or 0)
+    for item in items:
+        own = item.get_closest_marker("timeout")
+        limit = float(own.args[0]) if own is not None and own.args else ini
+        if limit > 0:
+            item.add_marker(pytest.mark.timeout(limit * scale), append=False)
+
+
 # A `solrace serve` started as a subprocess (scale, web, terminal and command-line tests)
 # would otherwise certify deals for every game's pool and daily in its solver worker from
 # its first second: minutes of a core per server, beside the tests, for nothing they check.
