@@ -25,8 +25,21 @@ class Raw:
         self.rids = itertools.count(1)
         self.closed: Any = None  # the close frame code once closed
         self.reader = asyncio.create_task(self._read())
-        self.player: str | None = None
-        self.token: str | None = None
+        self._welcome: tuple[str, str] | None = None  # (player, token), set by hello
+
+    @property
+    def player(self) -> str:
+        """The player id the welcome gave; asking before a hello fails the test."""
+        return self._welcomed()[0]
+
+    @property
+    def token(self) -> str:
+        """The session token the welcome gave; asking before a hello fails the test."""
+        return self._welcomed()[1]
+
+    def _welcomed(self) -> tuple[str, str]:
+        assert self._welcome is not None, "no hello on this connection yet"
+        return self._welcome
 
     @classmethod
     async def open(cls, url: str, **kw: Any) -> Raw:
@@ -83,7 +96,7 @@ class Raw:
             fields["token"] = token
         w = await self.request("hello", **fields)
         assert w["t"] == "welcome", w
-        self.player, self.token = w["player"], w["token"]
+        self._welcome = (w["player"], w["token"])
         return w
 
     async def close(self) -> None:

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import redis
+from must import must
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -56,7 +57,7 @@ async def test_arena_survives_kill_9(clients, clean_redis):
             )
             procs.append(proc)
         for proc in procs:
-            assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+            assert must(proc.stdout).readline().strip() == "ready", must(proc.stderr).read()
         now = store.clock()
         # An hour long: far beyond the waits below, however loaded the machine. The test
         # ends it once the survivor has paired after the kill (end_now).
@@ -77,7 +78,7 @@ async def test_arena_survives_kill_9(clients, clean_redis):
 
         wait_for(formed_after_kill, what="a race paired and applied by the survivor after the kill")
         end_now(sync, arena)
-        assert procs[1].wait(60) == 0, procs[1].stderr.read()
+        assert procs[1].wait(60) == 0, must(procs[1].stderr).read()
         sync.close()
     finally:
         for proc in procs:
@@ -85,7 +86,7 @@ async def test_arena_survives_kill_9(clients, clean_redis):
                 proc.kill()
                 proc.wait(10)
 
-    info = await store.get(arena.id)
+    info = must(await store.get(arena.id))
     assert info.finalized is not None
     assert int((await store.r.hget("{arena:kill}:meta", "dropped")).decode()) == 0
     results = sorted((await store.results(arena.id)).values(), key=lambda r: r["seq"])
@@ -101,7 +102,7 @@ async def test_arena_survives_kill_9(clients, clean_redis):
             streaks[rp.player] = rp.streak
             totals[rp.player] += rp.points
             spans[rp.player].append((res["formed_seq"], res["seq"]))
-    final = {row.standing.player: row.standing for row in await store.final(arena.id)}
+    final = {row.standing.player: row.standing for row in must(await store.final(arena.id))}
     assert {p: s.points for p, s in final.items()} == totals
     for p in players:
         ordered = sorted(spans[p])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from server.arena import schedule
@@ -96,7 +98,7 @@ def test_recurrence_rejects_bad_rules():
 
 
 def test_schedule_from_config():
-    config = [
+    config: list[dict[str, Any]] = [
         {"kind": "hourly", "games": "*", "every": "1h", "duration": "30m"},
         {
             "kind": "daily",

@@ -6,6 +6,7 @@ import asyncio
 import json
 
 import pytest
+from must import must
 
 from server.arena import Arena, ArenaError, ArenaStore, Prepared, keys
 from server.arena.pairing import Window
@@ -317,7 +318,7 @@ async def test_the_grace_includes_the_countdown(clients, clock, arena):
     assert await store.finalize(arena.id) == "waiting"
     await store.apply(arena.id, race.race, [row("a", 9), row("b", 3)])
     assert await store.finalize(arena.id) == "ok"
-    assert [r.standing.points for r in await store.final(arena.id)] == [2, 1]
+    assert [r.standing.points for r in must(await store.final(arena.id))] == [2, 1]
 
 
 async def test_packed_scores_in_redis_are_exact(store, arena, clock):

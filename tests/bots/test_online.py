@@ -7,6 +7,7 @@ import asyncio
 import threading
 
 import pytest
+from must import must
 from waiting import wait_until
 
 import client
@@ -51,15 +52,15 @@ class _Recording(GreedyStrategy):
         self.threads: set[int] = set()
         self.calls = 0
         self.drop_at = drop_at
-        self.client = None
+        self.client: client.Client | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
 
     def choose(self, position):
         self.threads.add(threading.get_ident())
         self.calls += 1
         if self.calls == self.drop_at and self.client is not None:
-            ws = self.client._ws  # the live socket, to abort it like a dropped network
-            self.loop.call_soon_threadsafe(ws.transport.abort)
+            ws = must(self.client._ws)  # the live socket, to abort it like a dropped network
+            must(self.loop).call_soon_threadsafe(ws.transport.abort)
             # the move below is sent once the client has seen the drop (while it reconnects)
             c = self.client
             wait_until(lambda: c._ws is not ws, what="the drop noticed")

@@ -40,7 +40,11 @@ async def test_a_certified_daily(make_server, r):
     tomorrow = days.day_of(daily.clock() + 86_400_000)
     # The worker prepares today and tomorrow ahead of their first deal.
     for date in (today, tomorrow):
-        await until(lambda d=date: r.exists(daily_keys.certified(GAME, d)), timeout=DEADLINE * 4, what=date)
+
+        async def certified(date: str = date) -> int:
+            return await r.exists(daily_keys.certified(GAME, date))
+
+        await until(certified, timeout=DEADLINE * 4, what=date)
     found = json.loads(await r.get(daily_keys.certified(GAME, today)))
     secret = await daily.secret()
     seed = daily_candidate(secret, GAME, today, found["k"])

@@ -10,6 +10,7 @@ from typing import Any
 import msgspec
 import pytest
 from certify_settings import CERTIFY
+from must import must
 from waiting import DEADLINE, until
 
 from client.cli import verify as v
@@ -170,7 +171,7 @@ async def test_hints_in_a_casual_solo_race_and_nowhere_else(make_server):
         st = await ada.request(m.Resync(race=snap.race))
         hint = await first_hint(ada, snap.race)
         assert hint.n == 0 and hint.move in st.you.legal
-        ack = await ada.move(snap.race, hint.move)  # the hint is a legal move
+        ack = await ada.move(snap.race, must(hint.move))  # the hint is a legal move
         assert ack.n == 1
         # Not someone else's race.
         assert await error_of(bob.request(m.Hint(race=snap.race))) == "not-in-race"

@@ -16,7 +16,8 @@ from server.config import Settings
 
 async def test_no_refill_batch_is_queued_while_a_player_waits():
     c = Certifier(redis=None, settings=Settings(solver_request_workers=0))
-    c.executor = ThreadPoolExecutor(1)  # stands in for the worker process: same queueing
+    executor = ThreadPoolExecutor(1)  # stands in for the worker process: same queueing
+    c.executor = executor  # type: ignore[assignment]  # a thread pool, not the process pool's type
     batches: list[str] = []
 
     async def no_daily() -> bool:
@@ -44,7 +45,7 @@ async def test_no_refill_batch_is_queued_while_a_player_waits():
     finally:
         c.stopping.set()
         loop.cancel()
-        c.executor.shutdown(wait=False)
+        executor.shutdown(wait=False)
 
 
 async def test_a_players_request_does_not_wait_for_a_background_solve(r):

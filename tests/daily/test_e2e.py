@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from waiting import DEADLINE, until, wait_for_next_day
@@ -20,6 +22,11 @@ GAME = "racing-aces"
 
 # They start daily attempts on the real clock (tests/conftest.py: pytest_runtest_protocol).
 pytestmark = pytest.mark.daily
+
+
+def of_race(rid: str) -> Callable[[Any], bool]:
+    """Matches an event of race `rid`."""
+    return lambda ev: ev.race == rid
 
 
 async def error_of(coro) -> str:
@@ -222,13 +229,13 @@ async def test_a_daily_ranks_playing_above_doing_nothing(server):
         info = await idle.request(m.Daily(game=game))
         for c in (idle, busy):
             snap = await c.request(m.DailyStart(game=game))
-            await c.wait_for("start", lambda ev, rid=snap.race: ev.race == rid)
+            await c.wait_for("start", of_race(snap.race))
             if c is busy:
                 for _ in range(3):
                     ack = await c.move(snap.race, "draw")
                     assert ack.home == 8  # a draw brings no card home
             await c.finish(snap.race)
-            await c.wait_for("end", lambda ev, rid=snap.race: ev.race == rid)
+            await c.wait_for("end", of_race(snap.race))
 
         async def both_recorded() -> m.LeaderboardData | None:
             page = await idle.request(m.Leaderboard(game=game, top=10))

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import redis
+from must import must
 
 from server.ratings import keys
 from server.ratings.rating import NEW, Pairing, Rating, fairness_weights, rate_race, with_race
@@ -52,7 +53,7 @@ def test_two_processes_ending_the_same_races_apply_each_once(clean_redis):
         ]
         try:
             for proc in procs:
-                assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+                assert must(proc.stdout).readline().strip() == "ready", must(proc.stderr).read()
             r.set("go", 1)
             applied = []
             for proc in procs:

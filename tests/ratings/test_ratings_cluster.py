@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from must import must
 from redis.asyncio.cluster import ClusterNode, RedisCluster
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scale"))
@@ -42,7 +43,7 @@ async def test_ratings_on_a_cluster(cluster_nodes, hasher):
         with pytest.raises(AccountError):
             await accounts.claim("px", "NAMEP0", PW)
         login = await accounts.login("nameP3", PW, "127.0.0.1")
-        assert (await accounts.session(login.token)).player == "p3"
+        assert must(await accounts.session(login.token)).player == "p3"
         await accounts.change_password(login.token, PW, "another password")
         await accounts.logout_everywhere("p3")
         assert await accounts.session(login.token) is None

@@ -44,7 +44,7 @@ async def test_updates_match_openskill(clock, accounts, ratings, n):
             GAME, f"race{i}", race(players, ranks), ended_ms=clock.ms + i * 25 * HOUR
         )
         assert out.applied
-        rated = model.rate([[expect[p]] for p in players], ranks=ranks)
+        rated = model.rate([[expect[p]] for p in players], ranks=[float(rank) for rank in ranks])
         expect = {p: team[0] for p, team in zip(players, rated)}
         for p in players:
             got = await ratings.rating(GAME, p)

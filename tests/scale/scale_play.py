@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,6 +31,11 @@ class EndlessStrategy:
     def choose(self, view) -> str | None:
         legal = visible_game(view).legal_moves()
         return self.rng.choice(legal) if legal else None
+
+
+def move_seen(rid: str, player: str, n: int) -> Callable[[m.Progress], bool]:
+    """Matches the progress event of `player`'s move number `n` in race `rid`."""
+    return lambda e: e.race == rid and e.player == player and e.n == n
 
 
 async def seated_race(

@@ -13,6 +13,7 @@ from collections import defaultdict
 
 import pytest
 import redis.asyncio as aioredis
+from must import must_be
 from waiting import DEADLINE, until
 
 import client
@@ -164,7 +165,7 @@ async def test_an_arena_survives_a_kill9(redis_node, start_server):
         await until(some_applied, timeout=2 * DEADLINE, interval=0.1)
         servers[0].kill9()
         left_ms = created.arena.ends - int(time.time() * 1000)  # of the arena, at the kill
-        killed_at = int(await r.get(arena_keys.seq("kill-arena")))  # the arena's counter then
+        killed_at = int(must_be(await r.get(arena_keys.seq("kill-arena")), bytes))  # the arena's counter then
         formed_then = await store.formed("kill-arena")
         await asyncio.wait_for(playing, timeout=25 + 30 + 3 * DEADLINE)
 

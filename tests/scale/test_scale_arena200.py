@@ -125,8 +125,8 @@ async def test_200_bots_in_one_arena_on_two_processes(redis_node, start_server):
         standing = {row.standing.player: row.standing.points for row in final}
         assert standing == {p: expected.get(p, 0) for p in players}
         per_race: dict[str, int] = defaultdict(int)
-        for res in results.values():
-            for rp in res["points"]:
+        for result in results.values():
+            for rp in result["points"]:
                 per_race[rp["player"]] += rp["points"]
         assert {p: per_race.get(p, 0) for p in players} == standing
         assert any(res["berserk"] for res in results.values())

@@ -6,7 +6,8 @@ import asyncio
 import statistics
 import time
 
-from scale_play import assert_acked_kept, finish, seated_race, stored_moves, wait_end
+from must import must
+from scale_play import assert_acked_kept, finish, move_seen, seated_race, stored_moves, wait_end
 from scale_procs import TcpBalancer
 from waiting import DEADLINE, until
 
@@ -30,7 +31,7 @@ async def test_three_processes_one_race(redis_node, start_server):
         delays = []
         for _round in range(12):
             for i, (c, strat) in enumerate(zip(players, strategies)):
-                mv = strat.choose(c.board(rid).view)
+                mv = strat.choose(must(c.board(rid).view))
                 assert mv is not None
                 ack = await c.move(rid, mv)
                 t0 = time.perf_counter()
@@ -40,9 +41,7 @@ async def test_three_processes_one_race(redis_node, start_server):
                     if j == i:
                         continue
                     ev = await other.wait_for(
-                        m.Progress,
-                        lambda e, c=c, n=ack.n: e.player == c.player and e.n == n,
-                        timeout=DEADLINE,
+                        m.Progress, move_seen(rid, must(c.player), ack.n), timeout=DEADLINE
                     )
                     assert ev.ver == ack.ver and ev.home == ack.home
                     delays.append(time.perf_counter() - t0)
@@ -88,22 +87,23 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
         b = await client.connect(b_srv.url, name="bob")
         rid = await seated_race([a, b], "racing-aces")
         strat = GreedyStrategy()
-        first = await a.move(rid, strat.choose(a.board(rid).view))
+        first = await a.move(rid, must(strat.choose(must(a.board(rid).view))))
         await b.wait_for(m.Progress, lambda e: e.n == 1, timeout=DEADLINE)
-        resyncs = []
+        resyncs: list[tuple[str, int | None]] = []
         real_resync = b.resync
 
-        async def counting_resync(race, since=None):
+        async def counting_resync(race: str, since: int | None = None, invite: str | None = None) -> m.State:
             resyncs.append((race, since))
-            return await real_resync(race, since=since)
+            return await real_resync(race, since=since, invite=invite)
 
-        b.resync = counting_resync  # the library resyncs on a version hole: there must be none
+        # the library resyncs on a version hole: there must be none
+        b.resync = counting_resync  # type: ignore[method-assign]  # a spy on the client
         b.pending_events()
 
         link.cut()
         acked = [first]
         for _ in range(5):  # A is unaffected: these are acknowledged while B is cut off
-            acked.append(await a.move(rid, strat.choose(a.board(rid).view)))
+            acked.append(await a.move(rid, must(strat.choose(must(a.board(rid).view)))))
         await asyncio.sleep(0.3)  # not a wait: the cut lasts a while
         link.resume()
         await until(lambda: b.versions.get(rid, 0) >= acked[-1].ver, what="B's player caught up")
@@ -112,7 +112,7 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
         assert [(e.n, e.ver) for e in got] == [(x.n, x.ver) for x in acked[1:]], b_srv.log_text()[-4000:]
         assert not resyncs
         # the race goes on across the two processes
-        more = await a.move(rid, strat.choose(a.board(rid).view))
+        more = await a.move(rid, must(strat.choose(must(a.board(rid).view))))
         await b.wait_for(m.Progress, lambda e: e.n == more.n, timeout=DEADLINE)
         await finish(a, rid)
         await finish(b, rid)

@@ -99,8 +99,8 @@ def test_compose_file_matches_the_server():
     bots = services["bots"]
     bcommand = bots["command"]
     assert bcommand[0] == "bots" and "--redis" not in bcommand
-    used = {a for a in bcommand if a.startswith("--")}
-    assert used <= help_flags("bots"), used - help_flags("bots")
+    bots_used = {a for a in bcommand if a.startswith("--")}
+    assert bots_used <= help_flags("bots"), bots_used - help_flags("bots")
     assert _pairs(bcommand)["--url"] == f"ws://proxy:{port}/ws"
     assert bots["environment"]["SOLRACE_REDIS"] == server["environment"]["SOLRACE_REDIS"]
     assert bots["healthcheck"] == {"disable": True}  # the image's check asks a server's /healthz

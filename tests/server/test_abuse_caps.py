@@ -76,7 +76,11 @@ async def test_one_analysis_under_way_per_player_and_a_bounded_queue(make_server
         # Another player may start it; each further player one more, up to the bound.
         for c, rid in zip(others, races[1:limit], strict=False):
             waiting.append(asyncio.ensure_future(c.request("analysis", race=rid, timeout=DEADLINE * 5)))
-            await until(lambda rid=rid: rid in certifier.running, what="an analysis under way")
+
+            def started(rid: str = rid) -> bool:
+                return rid in certifier.running
+
+            await until(started, what="an analysis under way")
         assert len(certifier.running) == limit
         late = others[limit - 1]
         refused = await late.request("analysis", race=races[limit])
@@ -137,7 +141,11 @@ async def test_a_hint_waits_for_one_players_analysis_at_most(r, monkeypatch):
         await until(lambda: order, what="the first analysis job in the worker")
         for rid, asker in (("B", "y"), ("C", "z")):
             analyses.append(asyncio.ensure_future(c.analysis(rid, GAME, "s", [(rid, rid, [])], asker=asker)))
-            await until(lambda rid=rid: rid in c.running, what="an analysis under way")
+
+            def started(rid: str = rid) -> bool:
+                return rid in c.running
+
+            await until(started, what="an analysis under way")
 
         def queued() -> int:
             """Jobs waiting for the worker: submitted to it, or waiting for an analysis slot."""

@@ -12,6 +12,7 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from held_tick import HeldTick
+from must import must_be
 from waiting import until
 from wsclient import Raw, player
 
@@ -164,7 +165,7 @@ async def test_a_lobby_of_a_process_that_died_is_given_back_by_another(make_serv
     key = conns_key(player_conns_name(ada.player))
     fields = await r.hgetall(key)
     assert fields, "ada's connection was counted"
-    await r.hset(key, mapping={f: 0 for f in fields if f.endswith(b":t")})  # lapsed
+    await r.hset(key, mapping={f: 0 for f in fields if must_be(f, bytes).endswith(b":t")})  # lapsed
     # And no clock either, as for a lobby stored by a version before the away clock: the list
     # that leaves it out gives it one.
     await r.zrem(keys.TIMERS, rid)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from must import must_be
 from waiting import DEADLINE, until
 from wsclient import Raw, player
 
@@ -108,7 +109,7 @@ async def test_a_guest_token_that_outlived_its_claim_is_ended_and_its_harm_undon
     try:
         kept = await r.get(session_key(guest_token))
         assert (await guest.request("claim", name="ada", password="correct horse"))["t"] == "account"
-        await r.set(session_key(guest_token), kept, ex=3600)  # as an older claim left it
+        await r.set(session_key(guest_token), must_be(kept, bytes), ex=3600)  # as an older claim left it
         stale = await Raw.open(url)
         err = await stale.request("hello", v=1, token=guest_token, name="EVIL")
         assert err["code"] == "bad-token"
@@ -512,10 +513,11 @@ async def test_revoked_sessions_leave_the_rated_pool_and_are_never_seated(make_s
     assert not await pool.has(GAME, eve.player)
 
     # logout_all and password from another device (another process) while queued
-    for name, ask in (
+    asks: list[tuple[str, tuple[str, dict[str, Any]]]] = [
         ("fay", ("logout_all", {})),
         ("gus", ("password", {"old": "correct horse", "new": "x" * 12})),
-    ):
+    ]
+    for name, ask in asks:
         c = await account(url1, name)
         await queued(c)
         other = await logged_in(url2, c, name)

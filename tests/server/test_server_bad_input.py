@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
+from typing import Any
 
 import msgpack
 import pytest
@@ -13,6 +15,11 @@ from waiting import DEADLINE, until
 from wsclient import Raw, player
 
 from server import storage as S
+
+
+def reply_to(rid: int) -> Callable[[dict[str, Any]], bool]:
+    """Matches the reply that carries `rid`."""
+    return lambda m: m.get("rid") == rid
 
 
 async def snapshot_state(app, rid: str, pids: list[str]) -> tuple:
@@ -40,7 +47,7 @@ async def test_frames_and_messages(server):
     rid = await make_race(server, [a, b], "racing-aces")
     await a.request("move", race=rid, n=0, move="draw")
     before = await snapshot_state(server, rid, [a.player, b.player])
-    cases = [
+    cases: list[tuple[dict[str, Any] | bytes | str, str | None, str | None]] = [
         (b"\xc1", "bad-frame", None),  # never valid MessagePack
         (b"\x92\x01\x02", "bad-frame", None),  # an array, not a map
         (msgpack.packb({"t": "ping"}) + b"\x00", "bad-frame", None),  # trailing bytes
@@ -213,7 +220,7 @@ async def test_rate_limit(make_server):
     a = await player(app.ws_url, "ada")  # hello spent one credit
     for i in range(12):
         await a.send({"t": "ping", "rid": i})
-    replies = [await a.wait(lambda m, i=i: m.get("rid") == i) for i in range(12)]
+    replies = [await a.wait(reply_to(i)) for i in range(12)]
     elapsed = time.monotonic() - t0
     # 12 pings, at most 5 credits plus one a second: some are limited unless this took 7 s.
     limited = [r for r in replies if r["t"] == "error"]
@@ -237,7 +244,7 @@ async def test_rate_close_counts_exactly_and_a_dropped_frame_keeps_its_rid(make_
     gets its rid even when the frame is otherwise malformed (only the rid is read, §6)."""
     app = await make_server(rate=1, burst=2, rate_close=5)
     a = await player(app.ws_url, "ada")  # hello spent one credit
-    kinds = [
+    kinds: list[dict[str, Any]] = [
         {"t": "ping", "zz": 1},  # an unknown field
         {"t": "nope"},  # an unknown type
         {},  # no type at all

@@ -15,6 +15,7 @@ import random
 
 import msgpack
 import pytest
+from must import must_be
 from waiting import DEADLINE
 
 HANDSHAKE = (
@@ -109,7 +110,7 @@ async def test_stream_cut_anywhere(server):
     ws.writer.write(msg({"t": "hello", "v": 1, "name": "bytes"}))
     assert (await ws.recv_msg())["t"] == "welcome"
     stream = b""
-    expect = []
+    expect: list[tuple[str, int | bytes]] = []
     for k in range(200):
         stream += msg({"t": "ping", "rid": k})
         expect.append(("pong", k))
@@ -119,7 +120,7 @@ async def test_stream_cut_anywhere(server):
         if k % 23 == 0:
             stream += frame(b"", opcode=10)  # an unsolicited pong: ignored
     await ws.send_in_pieces(stream, rng)
-    got = []
+    got: list[tuple[str, int | bytes]] = []
     while len(got) < len(expect):
         b0, data = await ws.recv()
         if b0 == 0x8A:
@@ -206,11 +207,11 @@ async def test_keepalive_pongs_reach_websockets(make_server):
     app = await make_server(ping_interval_s=0.2, ping_timeout_s=1.0)
     ws = await connect(app.ws_url, compression=None)
     await ws.send(msgpack.packb({"t": "hello", "v": 1}))
-    assert msgpack.unpackb(await ws.recv())["t"] == "welcome"
+    assert msgpack.unpackb(must_be(await ws.recv(), bytes))["t"] == "welcome"
     reader = asyncio.ensure_future(ws.recv())  # the library answers pings while it reads
     await asyncio.sleep(2.5)  # not a wait: the time the keepalive gets to close us, twice over
     assert not reader.done(), "closed by the keepalive"
     await ws.send(msgpack.packb({"t": "ping", "rid": 1}))
-    assert msgpack.unpackb(await reader)["t"] == "pong"
+    assert msgpack.unpackb(must_be(await reader, bytes))["t"] == "pong"
     assert next(iter(app.gateway.conns)).ws.latency > 0  # pongs were matched to the server's pings
     await ws.close()

@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from must import must
 from test_server_race import make_race, play
 from waiting import DEADLINE, until
 from wsclient import Raw, player
@@ -134,14 +135,16 @@ async def test_serve_with_private_redis_and_graceful_shutdown(tmp_path):
         env={**os.environ, "SOLRACE_HOST": "127.0.0.1"},
     )
     try:
-        line = await asyncio.to_thread(proc.stdout.readline)
-        assert "ws://127.0.0.1:" in line and "http://127.0.0.1:" in line, line + proc.stderr.read()
+        line = await asyncio.to_thread(must(proc.stdout).readline)
+        assert "ws://127.0.0.1:" in line and "http://127.0.0.1:" in line, line + must(proc.stderr).read()
         url = line.split("listening on ", 1)[1].split()[0]
         a = await player(url, "ada")
         rid = await make_race_simple(a)
         ack = await a.request("move", race=rid, n=0, move="draw")
         assert ack["t"] == "ack"
-        log_line = await asyncio.to_thread(proc.stderr.readline)  # "private redis-server on redis://..."
+        log_line = await asyncio.to_thread(
+            must(proc.stderr).readline
+        )  # "private redis-server on redis://..."
         assert "private redis-server on redis://127.0.0.1:" in log_line, log_line
         redis_port = int(log_line.split("redis://127.0.0.1:", 1)[1].split("/", 1)[0])
         assert _port_open(redis_port)

@@ -111,10 +111,11 @@ async def test_stalled_resync_clients_keep_memory_bounded(serve_process, fast_se
     for _round in range(3):
         closes = metric(url, 'solrace_closes_total{code="1008"}')
         socks = [await stalled_client(port, rid, since, 55) for _ in range(20)]
-        await until(
-            lambda closes=closes: metric(url, 'solrace_closes_total{code="1008"}') >= closes + 20,
-            what="the 20 stalled clients closed",
-        )
+
+        def all_closed(closes: float = closes) -> bool:
+            return metric(url, 'solrace_closes_total{code="1008"}') >= closes + 20
+
+        await until(all_closed, what="the 20 stalled clients closed")
         for s in socks:
             s.close()
         await until(lambda: metric(url, "solrace_connections") <= 2, what="the stalled connections gone")

@@ -3,6 +3,8 @@ invites, daily attempts nobody else can follow while they run."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from test_server_race import play
 from wsclient import player
@@ -25,7 +27,7 @@ async def test_a_private_race_is_seen_only_by_its_players_and_invite_holders(ser
 
     # An outsider with the race id alone (or a wrong secret) gets nothing.
     for secret in (None, "x" * len(invite), invite[:-1]):
-        extra = {} if secret is None else {"invite": secret}
+        extra: dict[str, Any] = {} if secret is None else {"invite": secret}
         assert code(await eve.request("resync", race=rid, since=0, **extra)) == "private-race"
         assert code(await eve.request("spectate", race=rid, **extra)) == "private-race"
         assert code(await eve.request("join", race=rid, **extra)) == "private-race"

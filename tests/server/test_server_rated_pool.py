@@ -127,7 +127,11 @@ async def test_a_stale_entry_dropped_by_the_pool_leaves_no_session_record(make_s
 
     await until(dropped, what="the stale entries dropped")
     for c in (ada, bob):
-        await until(lambda c=c: _no_session(app, c.player), what="the session record gone")
+
+        async def gone(c: Raw = c) -> bool:
+            return await _no_session(app, c.player)
+
+        await until(gone, what="the session record gone")
     await asyncio.gather(ada.close(), bob.close())
 
 

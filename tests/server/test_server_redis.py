@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
+from must import must_be
 from test_server_race import WIN, make_race, play
 from wsclient import player
 
@@ -178,7 +179,7 @@ async def test_every_race_key_shares_one_hash_tag(server):
     await a.request("finish", race=rid)
     await a.wait("end")
     r = aioredis.Redis.from_url(server.settings.redis)
-    keys = sorted(k.decode() for k in await r.keys(f"*{rid}*"))
+    keys = sorted(must_be(k, bytes).decode() for k in await r.keys(f"*{rid}*"))
     await r.aclose()
     assert keys and all(k.startswith("{race:" + rid + "}") for k in keys), keys
     assert S.race_key(rid) in keys and S.stream_key(rid) in keys

@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 
 import redis.asyncio as aioredis
+from must import must_be
 from test_server_race import make_race
 from wsclient import Raw, player
 
@@ -187,8 +188,8 @@ async def test_concurrent_movers_every_request_answered(make_server):
 
     totals: dict[str, int] = {}
     for mv in movers:
-        for k, v in mv.counts.items():
-            totals[k] = totals.get(k, 0) + v
+        for kind, count in mv.counts.items():
+            totals[kind] = totals.get(kind, 0) + count
     worst = max(mv.worst for mv in movers)
     print("stress:", totals, f"worst {worst:.3f}s")
     assert totals.get("ack", 0) > ACKS, totals
@@ -202,7 +203,7 @@ async def test_concurrent_movers_every_request_answered(make_server):
         for mv in movers:
             by_player.setdefault((mv.rid, mv.c.player), set()).update(mv.acked)
         for (rid, pid), acked in by_player.items():
-            n = int(await r.hget(S.player_key(rid, pid), "n"))
+            n = int(must_be(await r.hget(S.player_key(rid, pid), "n"), bytes))
             assert acked == set(range(1, n + 1)), (rid, pid, n, sorted(set(range(1, n + 1)) - acked)[:5])
             assert await r.llen(S.log_key(rid, pid)) == n
     finally:

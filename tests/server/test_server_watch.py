@@ -7,6 +7,7 @@ import time
 
 import msgpack
 import redis.asyncio as aioredis
+from must import must_be
 from test_server_race import make_race, play
 from waiting import until
 from wsclient import player
@@ -213,7 +214,7 @@ async def test_an_event_between_the_streams_two_reads_is_not_taken_for_a_loss(se
     store = server.service.store
     r = aioredis.Redis.from_url(server.settings.redis)
     try:
-        ver = int(await r.hget(S.race_key(rid), "ver"))
+        ver = int(must_be(await r.hget(S.race_key(rid), "ver"), bytes))
     finally:
         await r.aclose()
     real = store.redis.hget

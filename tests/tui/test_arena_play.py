@@ -5,6 +5,7 @@ the race counts down. Against a real server (in this process)."""
 from __future__ import annotations
 
 import pytest
+from must import must
 from textual.widgets import Footer
 from waiting import DEADLINE
 
@@ -81,7 +82,7 @@ async def test_a_race_of_mine_the_arena_does_not_name_is_not_its_pairing(make_se
         app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "token")), arena=ARENA, refresh_s=0.3)
         async with app.run_test(size=(80, 24)) as pilot:
             await joined(pilot, app)
-            me = app.session.player
+            me = must(app.session).player
             elsewhere = {"race": "r-elsewhere", "status": "countdown", "players": [{"player": me}]}
             app.seen_race(elsewhere)  # named by no arena: the `arena` reply is asked
             app.seen_race({**elsewhere, "race": "r-other-cup", "arena": "other-cup"})
@@ -108,7 +109,7 @@ async def test_once_the_race_is_on_berserk_closes_and_the_arena_reopened_finds_t
             await host.arena_join(ARENA)
             status = app.query_one("#status")
             await until(pilot, lambda: app.paired and app.paired_running, what="the race started")
-            race = app.paired
+            race = must(app.paired)
             await until(pilot, lambda: f"your race {race} is on" in rendered(status), what="the race is on")
             await until(
                 pilot,
@@ -137,7 +138,7 @@ async def test_once_the_race_is_on_berserk_closes_and_the_arena_reopened_finds_t
                 what="p enabled, b disabled",
             )
             # both players finish: the race is over, nothing left to play
-            await again.session.request("finish", race=race)
+            await must(again.session).request("finish", race=race)
             await host.finish(race)
             await until(pilot, lambda: again.paired is None, timeout=DEADLINE, what="the race over")
             await until(pilot, lambda: "over for you" in rendered(status), what="said over")

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import pytest
+from textual.widgets import DataTable
 from waiting import DEADLINE
 
 from client.tui.arena_app import ArenaApp
@@ -168,7 +169,7 @@ async def test_list_open_join_and_follow_the_standings(make_server, tmp_path):
         app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "token")), refresh_s=0.3)
         async with app.run_test(size=(120, 40)) as pilot:
             await until(pilot, lambda: any(a["id"] == "tui-cup" for a in app.arenas), what="listed")
-            table = app.query_one("#arenas")
+            table = app.query_one("#arenas", DataTable)
             table.move_cursor(row=[a["id"] for a in app.arenas].index("tui-cup"))
             await pilot.press("enter")
             await until(pilot, lambda: app.arena_id == "tui-cup", what="opened")
@@ -206,7 +207,7 @@ async def test_the_list_at_80_columns_shows_every_column(make_server, tmp_path):
         app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "token")), refresh_s=60)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.arenas, what="listed")
-            table = app.query_one("#arenas")
+            table = app.query_one("#arenas", DataTable)
 
             def line() -> str:
                 return table.render_line(1).text  # the first row, under the header

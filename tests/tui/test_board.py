@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from must import must
 
 from client.tui.board import (
     BACK,
@@ -147,7 +148,7 @@ def test_clicking_deeper_selects_a_run():
 def test_face_down_cards_cannot_be_picked():
     b = parse_view(deal("rouge-et-noir", "abc").view_text())
     r = click(b, None, "t0", 0)
-    assert r.selected is None and "face-down" in r.note
+    assert r.selected is None and "face-down" in must(r.note)
     assert click(b, None, "t0", 7).selected == ("t0", 1)
 
 
@@ -157,9 +158,9 @@ def test_click_on_canvas_positions():
     x, y = canvas.where("t2", 0)
     assert canvas.hit(x, y) == ("t2", 0)
     x, y = canvas.where("f5")
-    assert canvas.hit(x, y)[0] == "f5"
+    assert must(canvas.hit(x, y))[0] == "f5"
     x, y = canvas.where("s")
-    assert canvas.hit(x, y)[0] == "s"
+    assert must(canvas.hit(x, y))[0] == "s"
     assert canvas.hit(500, 500) is None
 
 
@@ -335,7 +336,7 @@ def test_model_follows_a_race():
             "n": 0,
         }
     )
-    assert m.status == "running" and m.board.stock == 90 and m.remaining_ms(31000) == 30000
+    assert m.status == "running" and must(m.board).stock == 90 and m.remaining_ms(31000) == 30000
     m.apply(
         {"t": "progress", "race": "OTHER", "ver": 3, "player": "p2", "n": 9, "home": 99, "status": "playing"}
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 import waiting
+from must import must
 
 from client.tui.daily_screen import DailyScreen
 from client.tui.intent import Intent
@@ -36,7 +37,7 @@ async def test_the_daily_and_recent_tables_fit_80x24(make_server, tmp_path) -> N
         await until(pilot, lambda: app.model.n == 1, what="a move acked")
         await pilot.press(*"finish", "enter", *"finish", "enter")
         await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the end")
-        session = app.session
+        session = must(app.session)
 
         async def listed():
             return bool((await session.request("recent"))["races"])

@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from must import must
+from textual.widgets import DataTable
 from waiting import DEADLINE
 
 from client.tui.net import connector
@@ -55,7 +57,7 @@ def server_url(tmp_path_factory):
     url = None
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        line = proc.stdout.readline()
+        line = must(proc.stdout).readline()
         if not line:
             break
         if "listening on" in line:
@@ -63,7 +65,7 @@ def server_url(tmp_path_factory):
             break
     if url is None:
         proc.kill()
-        err = proc.stderr.read()
+        err = must(proc.stderr).read()
         pytest.fail(f"solrace serve did not start: {err[-2000:]}")
     yield url
     proc.terminate()
@@ -87,14 +89,14 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
                 timeout=DEADLINE,
                 what="race start",
             )
-            race = app.model.race_id
+            race = must(app.model.race_id)
             info = rendered(app.query_one("#info"))
             assert "Fours Up" in info and "left" in info
             assert "f7" in rendered(app.query_one("#board", BoardView))
             # the player moves by typing notation
             await pilot.press(*"draw", "enter")
             await until(pilot, lambda: app.model.n == 1, what="ack")
-            assert app.model.board.stock == 89
+            assert must(app.model.board).stock == 89
             # an illegal move is refused with the server's reason in the status line
             await pilot.press(*"t0>t0", "enter")
             await until(pilot, lambda: "t0>t0" in rendered(app.query_one("#status")), what="error shown")
@@ -103,7 +105,10 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
             for _ in range(3):
                 await rival.move(race, "draw")
             await until(
-                pilot, lambda: app.model.players[rival.player].n == 3, timeout=DEADLINE, what="rival bar"
+                pilot,
+                lambda: app.model.players[must(rival.player)].n == 3,
+                timeout=DEADLINE,
+                what="rival bar",
             )
             assert "rival" in rendered(app.query_one("#bars"))
             # both finish: the ranking shows with the revealed seed, checked against the commitment
@@ -137,20 +142,25 @@ async def test_watch_lists_and_spectates_a_race(server_url, tmp_path):
             await until(
                 pilot, lambda: any(r["race"] == race for r in app.races), timeout=DEADLINE, what="listed"
             )
-            table = app.query_one("#races")
+            table = app.query_one("#races", DataTable)
             table.move_cursor(row=[r["race"] for r in app.races].index(race))
             await pilot.press("enter")
             await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
             for _ in range(4):
                 await a.move(race, "draw")
             await b.move(race, "draw")
-            await until(pilot, lambda: app.model.players[a.player].n == 4, timeout=DEADLINE, what="progress")
+            await until(
+                pilot,
+                lambda: must(app.model).players[must(a.player)].n == 4,
+                timeout=DEADLINE,
+                what="progress",
+            )
             bars = rendered(app.query_one("#race-bars"))
             assert "alice" in bars and "bob" in bars
             # boards arrive with the spectator delay
             await until(
                 pilot,
-                lambda: len(app.model.boards) == 2 and app.model.boards[a.player][0] == 4,
+                lambda: len(must(app.model).boards) == 2 and must(app.model).boards[must(a.player)][0] == 4,
                 timeout=DEADLINE,
                 what="delayed boards",
             )

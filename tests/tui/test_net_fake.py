@@ -8,6 +8,7 @@ flow against `solrace serve`.
 from __future__ import annotations
 
 import fake_server
+from must import must
 
 from client.tui.net import connector
 from client.tui.play_app import Intent, PlayApp
@@ -23,7 +24,7 @@ async def test_create_ready_move_against_fake_server(tmp_path):
         app = PlayApp(connector(srv.url, "ada", str(token_file)), Intent("create", "fours-up", 2))
         async with app.run_test(size=(110, 45)) as pilot:
             await until(pilot, lambda: app.model.race_id is not None, what="race created")
-            race = app.model.race_id
+            race = must(app.model.race_id)
             assert token_file.read_text().strip()
             async with connect(srv.url, name="bob") as bob:
                 await bob.join(race)
@@ -38,7 +39,7 @@ async def test_create_ready_move_against_fake_server(tmp_path):
                 await bob.wait_for("start")
                 for _ in range(3):
                     await bob.move(race, "draw")
-                await until(pilot, lambda: app.model.players[bob.player].n == 3, what="rival progress")
+                await until(pilot, lambda: app.model.players[must(bob.player)].n == 3, what="rival progress")
                 assert "bob" in rendered(app.query_one("#bars"))
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from must import must
+from textual.widgets import DataTable
+
 from client.tui.offline import LocalSession
 from client.tui.watch_app import WatchApp, race_row
 from client.tui.widgets import BoardView
@@ -34,13 +37,13 @@ async def test_list_then_spectate_boards_and_bars():
     app = WatchApp(connect, refresh_s=0.2)
     async with app.run_test(size=(110, 50)) as pilot:
         await until(pilot, lambda: len(app.races) == 2, what="race list")
-        table = app.query_one("#races")
+        table = app.query_one("#races", DataTable)
         assert table.row_count == 2
         assert "live public race" in rendered(app.query_one("#list-title"))
         race = app.races[0]["race"]
         await pilot.press("enter")
         await until(pilot, lambda: app.model is not None and len(app.model.boards) == 2, what="boards")
-        assert app.model.race_id == race
+        assert must(app.model).race_id == race
         await until(pilot, lambda: len(app.query(BoardView)) == 2, what="board widgets")
         boards = [rendered(b) for b in app.query(BoardView)]
         assert all("f0" in b and "t0" in b for b in boards)
@@ -48,7 +51,7 @@ async def test_list_then_spectate_boards_and_bars():
             app.query_one("#race-bars")
         )
         assert "boards as of" in rendered(app.query_one("#race-info"))
-        await until(pilot, lambda: any(p.home > 0 for p in app.model.players.values()), what="progress")
+        await until(pilot, lambda: any(p.home > 0 for p in must(app.model).players.values()), what="progress")
         await pilot.press("escape")
         await until(
             pilot, lambda: app.model is None and app.query_one("#list-view").display, what="back to list"

@@ -4,7 +4,7 @@ by the footer."""
 
 from __future__ import annotations
 
-from textual.widgets import Footer
+from textual.widgets import DataTable, Footer
 
 from client.tui.offline import LocalSession
 from client.tui.watch_app import WatchApp
@@ -25,7 +25,7 @@ async def test_the_boards_scroll_at_80x24_and_the_list_keeps_its_keys():
         await until(pilot, lambda: "refresh list" in footer_keys(app), what="the list's keys")
         assert not {"boards up", "boards down"} & set(footer_keys(app))
         # on the list, down moves the table's cursor (the boards' keys are not checked in)
-        table = app.query_one("#races")
+        table = app.query_one("#races", DataTable)
         await until(pilot, lambda: table.row_count == 2, what="the rows")
         await pilot.press("down")
         assert table.cursor_row == 1

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from must import must
 from playwright.sync_api import expect
 from waiting import wait_until
 
@@ -108,7 +109,7 @@ def test_the_last_arena_race_result_goes_to_the_next_race(new_page, make_bot):
     page.once("dialog", lambda d: d.accept())
     page.click("#finish-btn")
     page.wait_for_url(re.compile(r"#race=(?!" + first + r")"), timeout=30_000)
-    second = re.search(r"#race=([\w-]+)", page.url).group(1)
+    second = must(re.search(r"#race=([\w-]+)", page.url)).group(1)
     rival.call(lambda c: c.request(m.ArenaWithdraw(arena="next-cup")))
 
     # the new race's countdown and its side panel say how the last race went

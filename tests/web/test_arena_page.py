@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from must import must
 
 from client.bots.strategies import make
 from protocol import messages as m
@@ -104,7 +105,7 @@ def test_arena_page_live_standings_featured_and_pairing(new_page, make_bot):
     rival.call(lambda c: c.request(m.ArenaJoin(arena="web-arena")))
     page.wait_for_url(re.compile(r"#race="), timeout=30000)
     page.wait_for_selector("#board .pile", timeout=20000)
-    rid = re.search(r"#race=([\w-]+)", page.url).group(1)
+    rid = must(re.search(r"#race=([\w-]+)", page.url)).group(1)
     assert rid not in races.values()
     page.goto(page.url.split("#")[0] + "#arena=web-arena")
     page.wait_for_selector(f'#arena-current[href="#race={rid}"]')

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from must import must
 from playwright.sync_api import expect
 
 from protocol import messages as m
@@ -54,7 +55,7 @@ def test_arena_race_page_berserk_points_and_back_to_the_arena(new_page, make_bot
     # the rival joins; the pairing opens the race page, in its countdown
     rival.call(lambda c: c.request(m.ArenaJoin(arena="race-cup")))
     page.wait_for_url(re.compile(r"#race="), timeout=30_000)
-    rid = re.search(r"#race=([\w-]+)", page.url).group(1)
+    rid = must(re.search(r"#race=([\w-]+)", page.url)).group(1)
     rival.call(lambda c: c.request(m.ArenaWithdraw(arena="race-cup")))  # one race only: no re-pairing
     page.wait_for_function("document.querySelector('#race-title').textContent.startsWith('Race Cup · ')")
     page.wait_for_selector("#race-berserk")

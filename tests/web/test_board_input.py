@@ -14,6 +14,7 @@ No page sets a `style` attribute: under the server's Content-Security-Policy, wh
 from __future__ import annotations
 
 import pytest
+from must import must
 from waiting import DEADLINE
 
 from .conftest import Bot, shot
@@ -152,13 +153,13 @@ def test_the_keyboard_alone_plays_the_how_to_play_board(new_page):
     open_howto(page, "racing-aces")
     root = "#howto-board"
 
-    f = tab_to(page, root, "r0")
+    f: dict | None = tab_to(page, root, "r0")
     assert f == {"board": "howto-board", "pile": "r0", "card": "4d", "outline": "solid"}, f  # a visible ring
     page.keyboard.press("Enter")
     page.wait_for_selector(f'{root} .pile[data-pile="f0"].target')
     assert page.locator(f'{root} .pile[data-pile="r0"] .card.selected').count() == 1
     shot(page, "input-keys-selected")
-    assert focused(page)["card"] == "4d"  # the redraw that showed the selection kept the focus
+    assert must(focused(page))["card"] == "4d"  # the redraw that showed the selection kept the focus
     tab_to(page, root, "f0")
     page.keyboard.press("Enter")
     page.wait_for_function(f"{PLAYED} === 1")
@@ -206,13 +207,13 @@ def test_the_arrows_take_a_run_from_inside_a_pile(new_page):
     page.keyboard.press("h")
     page.wait_for_function(f"{PLAYED} === 1")
     assert top_card(page, root, "f0") == "7c"
-    assert focused(page)["card"] == "8s"  # the source's new top card
+    assert must(focused(page))["card"] == "8s"  # the source's new top card
     page.keyboard.press("ArrowUp")
-    assert focused(page)["card"] == "9h"
+    assert must(focused(page))["card"] == "9h"
     page.keyboard.press("Enter")
     page.wait_for_selector(f'{root} .pile[data-pile="t1"].target')
     assert page.locator(f'{root} .pile[data-pile="t0"] .card.selected').count() == 2
-    assert focused(page)["card"] == "9h"  # not back on the top card
+    assert must(focused(page))["card"] == "9h"  # not back on the top card
     tab_to(page, root, "t1")
     page.keyboard.press("Enter")
     page.wait_for_function(f"{PLAYED} === 2")
@@ -240,7 +241,7 @@ def test_the_keyboard_alone_plays_a_race(new_page):
     page.wait_for_function(
         f"""document.activeElement.closest('#board .pile[data-pile="{dst}"]') !== null"""
     )  # through the server's redraw
-    f = focused(page)
+    f = must(focused(page))
     assert f["board"] == "board" and f["outline"] == "solid", f
     shot(page, "input-keys-race")
 
@@ -262,7 +263,7 @@ def test_the_keyboard_alone_plays_a_race(new_page):
     code = page.evaluate("window.solrace.app.board.view.piles.r0.at(-1)")
     if code:
         page.locator('#board .pile[data-pile="r0"] .card[data-idx]').last.click()
-        f = focused(page)
+        f = must(focused(page))
         assert f["pile"] == "r0" and f["outline"] == "none", f
 
 
@@ -274,7 +275,12 @@ def test_space_presses_what_has_the_focus_and_draws_only_from_nowhere(new_page):
     solo_race_with_a_home_move(page)
     n0 = you(page)["n"]
     asked: list[str] = []
-    page.on("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+
+    def answer(dialog):
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", answer)
     page.focus("#finish-btn")
     page.keyboard.press(" ")
     page.wait_for_function("document.activeElement && document.activeElement.id === 'finish-btn'")
@@ -354,9 +360,9 @@ def test_a_new_page_takes_the_focus_and_names_itself_and_arrows_go_pile_to_pile(
     stock = page.get_attribute('#board .pile[data-pile="s"]', "aria-label")
     assert stock.startswith("stock") and "face down" not in stock, stock  # its back is the stock
     page.keyboard.press("ArrowRight")
-    assert focused(page)["pile"] != first["pile"]
+    assert must(focused(page))["pile"] != first["pile"]
     page.keyboard.press("ArrowLeft")
-    assert focused(page)["pile"] == first["pile"]
+    assert must(focused(page))["pile"] == first["pile"]
     assert you(page)["n"] == 0  # stepping plays nothing
 
 
@@ -376,7 +382,12 @@ def test_no_page_needs_inline_styles(browser, web_server):
     try:
         page = ctx.new_page()
         page.set_default_timeout(DEADLINE * 1000)
-        page.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
+
+        def note_refusal(message):
+            if "Content Security Policy" in message.text:
+                refused.append(message.text)
+
+        page.on("console", note_refusal)
         page.on("pageerror", lambda e: refused.append(f"page error: {e}"))
         page.add_init_script("localStorage.setItem('solrace.name', 'strict')")
         first = page.goto(web_server.http + "/")

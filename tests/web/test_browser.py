@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from must import must
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from protocol import rules
@@ -698,7 +699,7 @@ def test_a_hint_in_a_solo_race_marks_its_move(new_page):
         return
     assert hint in you(page)["legal"], hint
     page.wait_for_selector(".toast >> text=Hint:")
-    frm = "s" if hint == "draw" else re.match(r"([a-z]+\d*)", hint).group(1)
+    frm = "s" if hint == "draw" else must(re.match(r"([a-z]+\d*)", hint)).group(1)
     page.wait_for_selector(f'#board .pile.hint-from[data-pile="{frm}"]')
     shot(page, "race-hint")
     # Played, the hint's marks go.

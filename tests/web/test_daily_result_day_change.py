@@ -16,6 +16,7 @@ import math
 import re
 
 import pytest
+from must import must
 
 from .conftest import shot
 
@@ -71,7 +72,7 @@ def test_a_daily_result_left_open_redraws_at_the_close(new_page):
     page.goto(page.url.split("#")[0] + f"#daily={GAME}")
     page.click("#daily-start")
     page.wait_for_url(re.compile(r"#race="))
-    rid = re.search(r"#race=([\w-]+)", page.url).group(1)
+    rid = must(re.search(r"#race=([\w-]+)", page.url)).group(1)
     page.wait_for_selector("#board .pile", timeout=60000)
     page.wait_for_function("window.solrace.app.you && window.solrace.app.you.status === 'playing'")
     page.once("dialog", lambda d: d.accept())

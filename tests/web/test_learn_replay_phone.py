@@ -10,6 +10,7 @@ import random
 import re
 
 import pytest
+from must import must
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from waiting import DEADLINE, wait_until
 
@@ -319,7 +320,7 @@ def test_phone_board_first_and_fits(phone, game):
     shot(page, f"phone360-{game}")
     # tap-tap plays
     for _ in range(3):
-        move = pick_move(you(page)["legal"])
+        move = must(pick_move(you(page)["legal"]))
         n0 = you(page)["n"]
         select_and_drop(page, "#board", move, tap=True)
         page.wait_for_function(f"window.solrace.app.you.n > {n0}")
@@ -403,7 +404,7 @@ def test_phone_touch_drag_and_cancel(phone):
     assert page.evaluate("window.solrace.app.board.sel") is None
     assert you(page)["n"] == n1
     n2 = you(page)["n"]
-    select_and_drop(page, "#board", pick_move(you(page)["legal"]), tap=True)
+    select_and_drop(page, "#board", must(pick_move(you(page)["legal"])), tap=True)
     page.wait_for_function(f"window.solrace.app.you.n > {n2}")
 
 
@@ -423,7 +424,7 @@ def test_race_toasts_time_column_and_replay(new_page, make_bot):
     wait_board(page)
     bot.play(rid, delay=0.05, max_moves=12)
     for _ in range(6):
-        move = pick_move(you(page)["legal"])
+        move = must(pick_move(you(page)["legal"]))
         n0 = you(page)["n"]
         select_and_drop(page, "#board", move)
         page.wait_for_function(f"window.solrace.app.you.n > {n0}")

@@ -14,6 +14,7 @@ import json
 import re
 
 import pytest
+from must import must
 from playwright.sync_api import expect
 
 from .conftest import shot
@@ -51,7 +52,7 @@ def test_a_private_race_is_named_at_once_after_a_reload(new_page):
     page.check(f'{tile} input[name="private"]')
     page.click(f'{tile} button[type="submit"]')
     page.wait_for_url(re.compile(r"#race="))
-    rid = re.search(r"#race=([\w-]+)", page.url).group(1)
+    rid = must(re.search(r"#race=([\w-]+)", page.url)).group(1)
     page.wait_for_selector("#ready-btn")
     assert page.evaluate("window.solrace.app.race.private") is True
 
@@ -94,7 +95,7 @@ def test_a_race_is_noted_as_soon_as_its_page_shows_it(new_page):
     page.click(f'{tile} [data-act="create"]')
     page.click(f'{tile} button[type="submit"]')
     page.wait_for_url(re.compile(r"#race="))
-    rid = re.search(r"#race=([\w-]+)", page.url).group(1)
+    rid = must(re.search(r"#race=([\w-]+)", page.url)).group(1)
     page.wait_for_selector("#ready-btn")
     page.wait_for_function(
         f"JSON.parse(localStorage.getItem({LABELS_KEY!r}) || '[]').some((e) => e[0] === {rid!r})"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from must import must
 from playwright.sync_api import expect
 
 from .accounts_pages import base, claim, create_from_lobby, create_rated_race, race_it_by_its_link
@@ -50,7 +51,7 @@ def test_provisional_player_sees_standing_and_profile_order(new_page):
     expect(standing).to_contain_text("9 more rated races")
     expect(standing).to_contain_text(re.compile(r"You: \d+\?"))
     # her displayed rating, the same as her profile's card
-    shown = int(re.search(r"You: (\d+)\?", standing.inner_text()).group(1))
+    shown = int(must(re.search(r"You: (\d+)\?", standing.inner_text())).group(1))
     # the "?" is explained, on the page and in a tooltip on her rating
     expect(carol.locator("#rating-legend")).to_contain_text("provisional")
     expect(standing.locator(".rating-value")).to_have_attribute("title", re.compile("provisional"))

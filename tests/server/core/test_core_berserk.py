@@ -4,6 +4,7 @@ and the arena points of the race that follows (server/core/berserk.py, server/ar
 from __future__ import annotations
 
 import pytest
+from must import must, must_be
 
 from protocol import messages as m
 from server.arena.scoring import score_race
@@ -35,8 +36,8 @@ def running_with_p1_berserk() -> R.Race:
 def test_berserk_before_the_start_only_and_once():
     race = counting_down()
     b = berserk(race, "p1")
-    assert b.seat_of("p1").berserk and not b.seat_of("p2").berserk
-    assert not race.seat_of("p1").berserk  # a changed copy
+    assert must(b.seat_of("p1")).berserk and not must(b.seat_of("p2")).berserk
+    assert not must(race.seat_of("p1")).berserk  # a changed copy
     assert berserk(b, "p1") is b  # twice: unchanged
     with pytest.raises(R.RaceError) as e:
         berserk(race, "p9")
@@ -62,7 +63,7 @@ def test_the_start_gives_the_move_script_the_berserk_deadline():
     assert starts is not None
     assert t.players["p1"]["dl"] == starts + 31_000 and "dl" not in t.players["p2"]
     assert t.timer == starts + 31_000
-    assert [p.berserk for p in m.decode_server(t.events[0]).players] == [True, False]
+    assert [p.berserk for p in must_be(m.decode_server(t.events[0]), m.RaceSnapshot).players] == [True, False]
 
 
 def test_the_half_clock_stops_the_berserk_player_and_the_race_goes_on():
@@ -83,7 +84,7 @@ def test_the_timeout_transition_publishes_and_counts_the_players_left():
     own = R.own_deadline(race, race.players[0])
     assert own is not None
     t = transitions.stop_out_of_time(race, own + 10)
-    events = [m.decode_server(f) for f in t.events]
+    events = [must_be(m.decode_server(f), m.Progress) for f in t.events]
     assert [(e.player, e.status, e.at, e.ver) for e in events] == [("p1", "timeout", own, race.ver + 1)]
     assert t.race.ver == race.ver + 1 and t.live == 1 and t.timer == race.deadline
     assert t.players == {"p1": {"status": "timeout", "at": own}}
@@ -97,7 +98,8 @@ def test_the_race_ends_when_the_others_are_done_and_the_berserk_is_out_of_time()
     assert R.due(race, own - 1) is None  # p1 still has time
     assert R.due(race, own) == "end"
     ended = R.end(race, own + 300, {"p1": [(starts + 500, 9)], "p2": []}, initial_home=8)
-    assert ended.seat_of("p1").status == "timeout" and ended.seat_of("p1").at == own
+    p1 = must(ended.seat_of("p1"))
+    assert p1.status == "timeout" and p1.at == own
 
 
 def test_a_berserk_win_scores_one_more_than_the_same_win_without():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from lobby_race import lobby_race
+from must import must
 
 from protocol import ranking
 from server.core import races as R
@@ -95,7 +96,7 @@ def _running(n_players: int = 3, home0: int = 8) -> R.Race:
 def test_due_end_when_everyone_is_done_or_at_the_deadline():
     r = _running(2)
     assert R.due(r, 1000) is None
-    assert R.due(r, r.deadline) == "end"
+    assert R.due(r, must(r.deadline)) == "end"
     r.players[0].status = R.WON
     assert R.due(r, 2000) is None
     r.players[1].status = R.DECLARED
@@ -105,18 +106,18 @@ def test_due_end_when_everyone_is_done_or_at_the_deadline():
 
 def test_end_marks_timeouts_and_ranks():
     r = _running(4)
-    start = r.starts_at
+    start, deadline = must(r.starts_at), must(r.deadline)
     a, b, c, d = r.players
     a.status, a.at, a.home, a.n = R.WON, start + 50_000, 104, 300
     b.status, b.at, b.home, b.n = R.WON, start + 40_000, 104, 350
     c.home, c.n = 60, 100  # still playing at the deadline
     d.status, d.at, d.home, d.n = R.DECLARED, start + 30_000, 60, 90
     logs = {"p3": [(start + 100, 9), (start + 20_000, 60)], "p4": [(start + 25_000, 60)]}
-    out = R.end(r, r.deadline + 5, logs, initial_home=8)
+    out = R.end(r, deadline + 5, logs, initial_home=8)
     assert out.status == R.FINISHED and r.status == R.RUNNING  # a copy
-    c2 = out.seat_of("p3")
-    assert c2.status == R.TIMEOUT and c2.at == r.deadline
-    ranking = out.ranking
+    c2 = must(out.seat_of("p3"))
+    assert c2.status == R.TIMEOUT and c2.at == deadline
+    ranking = must(out.ranking)
     assert [e["player"] for e in ranking] == ["p2", "p1", "p3", "p4"]
     assert [e["rank"] for e in ranking] == [1, 2, 3, 4]
     assert ranking[0]["time_ms"] == 40_000 and ranking[2]["time_ms"] is None
@@ -133,7 +134,7 @@ def test_ranking_ties_share_a_rank():
     b.home, b.n = 10, 50
     c.home, c.n = 10, 60  # same count at the same moment, more moves: ahead
     d.home, d.n = 3, 5
-    t = r.starts_at
+    t = must(r.starts_at)
     logs = {"p1": [(t + 500, 10)], "p2": [(t + 500, 10)], "p3": [(t + 500, 10)], "p4": [(t + 100, 3)]}
     ranking = R.rank(r, logs)
     assert [(e["player"], e["rank"]) for e in ranking] == [("p3", 1), ("p1", 2), ("p2", 2), ("p4", 4)]
@@ -150,7 +151,7 @@ def test_home_at_is_the_earliest_time_of_the_final_count():
 def test_snapshot_hides_the_seed_until_finished():
     r = _running(2)
     assert R.snapshot(r)["seed"] is None and R.snapshot(r)["ranking"] is None
-    done = R.end(r, r.deadline, {})
+    done = R.end(r, must(r.deadline), {})
     snap = R.snapshot(done)
     assert snap["seed"] == "s" and snap["ranking"] and snap["status"] == R.FINISHED
     assert code(R.end, done, 0, {}) == "race-not-running"
