@@ -91,7 +91,8 @@ class Conn:
         fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.futs[self.rid] = fut
         self.ws.send(encode({**msg, "rid": self.rid}))
-        return await asyncio.wait_for(fut, 60)
+        async with asyncio.timeout(60):
+            return await fut
 
     def on_message(self, data: bytes) -> None:
         msg = decode(data)
@@ -153,7 +154,8 @@ class Bench:
             if c.last is not None:
                 t.see(c, c.last)
         if len(t.arrived) < t.watchers:
-            await asyncio.wait_for(t.done, timeout)
+            async with asyncio.timeout(timeout):
+                await t.done
         return t
 
 
@@ -242,7 +244,8 @@ async def measure(
         out = await store.commit(prepared)
         assert out.status == "ok", out
         try:
-            await asyncio.wait_for(target.done, timeout)
+            async with asyncio.timeout(timeout):
+                await target.done
         except TimeoutError:
             missed += bench.n_watchers - len(target.arrived)
         lat = [t - t0 for t in target.arrived.values()]

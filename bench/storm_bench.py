@@ -60,7 +60,8 @@ class Peer:
     async def request(self, timeout: float, **fields: Any) -> dict[str, Any]:
         assert self.ws is not None
         self.ws.send(msgspec.msgpack.encode(fields))
-        return await asyncio.wait_for(self.replies.get(), timeout)
+        async with asyncio.timeout(timeout):
+            return await self.replies.get()
 
     def close(self) -> None:
         if self.ws is not None:

@@ -150,10 +150,10 @@ async def test_stop_task_retrieves_a_failure() -> None:
     await tasks.stop_task(None)
 
 
-@pytest.mark.parametrize("package", ["server", "client"])
+@pytest.mark.parametrize("package", ["server", "client", "bench"])
 def test_our_code_bounds_its_waits_with_asyncio_timeout(package: str) -> None:
     # Python 3.11's wait_for can lose a cancel (module docstring); asyncio.timeout raises it.
-    # The clients too: a bot worker's or the terminal client's stop must not be dropped either.
+    # The clients and the benchmarks too: a bot worker's or the terminal client's stop must not be dropped either.
     root = Path(__file__).resolve().parents[2] / package
     found = [
         f"{path.relative_to(root.parent)}:{n}"
