@@ -97,4 +97,8 @@ def test_a_rematch_offer_marks_the_account_that_offers_it(new_page, make_bot):
     button.wait_for()
     assert " ".join(button.inner_text().split()) == "Accept Rematcha✓'s rematch"
     assert labels(page, "#accept-rematch") == ["account"]
+    # The offer shows once there: its banner gave way to the button (and comes back elsewhere).
+    page.wait_for_function("!document.querySelector('#banner .rematch-offer')")
     shot(page, "rematch-button-account-mark", full_page=True)
+    page.goto(page.url.split("#")[0] + "#/")
+    banner.wait_for()

@@ -19,7 +19,7 @@ import { AccountPage } from "./accounts.js";
 import { $, copyLink, h, keyForTarget, toast } from "./dom.js";
 import { initHeader, showConnBack } from "./header.js";
 import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, refreshRecent, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
-import { createRace, quick, renderQueueBanner, renderRematchBanner } from "./matchmaking.js";
+import { createRace, quick, renderQueueBanner, renderRematchBanner, routeRematchBanner } from "./matchmaking.js";
 import { playerRows } from "./players.js";
 import { keepArenaResult, renderRace, tickRace } from "./race_page.js";
 import { markMovable, renderMini, rivalToast, sendMove } from "./race_play.js";
@@ -97,6 +97,7 @@ function onRoute() {
   document.body.dataset.route = next.kind;
   document.title = `${ROUTE_TITLES[next.kind] || "race the same deal"} — solrace`;
   if (next.kind === "howto") howtoPage.open(next.id || GAME_IDS[0]);
+  routeRematchBanner();
   render();
   // A new page: a screen reader starts reading at its content, and Tab goes on from there (not
   // from a button of the page that is gone). Not at the first load: the browser's own start.

@@ -94,9 +94,14 @@ export async function takeRematch(offer) {
   }
 }
 
+/** Whether the page at hand is the race an offer is for: its result panel shows the offer. */
+function onOffersRace(offer) {
+  return app.route.kind === "race" && app.raceId === offer.race;
+}
+
 export function renderRematchBanner() {
   const offer = app.rematchOffer;
-  if (!offer || (app.route.kind === "race" && app.raceId === offer.race)) return; // the result panel shows it
+  if (!offer || onOffersRace(offer)) return;
   setBanner(
     h(
       "div",
@@ -109,4 +114,15 @@ export function renderRematchBanner() {
       h("button", { class: "btn small ghost", onclick: () => ((app.rematchOffer = null), setBanner(null)) }, "No thanks"),
     ),
   );
+}
+
+/** At a route change: an offer's banner gives way on its race's page (the result panel has the
+ *  offer) and comes back elsewhere while the offer stands, unless another banner holds the place. */
+export function routeRematchBanner() {
+  const banner = document.getElementById("banner");
+  const offer = app.rematchOffer;
+  if (!banner) return;
+  if (banner.querySelector(".rematch-offer")) {
+    if (!offer || onOffersRace(offer)) setBanner(null);
+  } else if (offer && banner.hidden) renderRematchBanner();
 }
