@@ -14,7 +14,10 @@ from .helpers import footer_keys, rendered, until
 
 
 async def test_the_boards_scroll_at_80x24_and_the_list_keeps_its_keys():
-    session = LocalSession(name="w", watch_demo=True, countdown_ms=50, rival_interval=0.05)
+    # The bots make no move: a board's height follows its piles, and a board growing or
+    # shrinking under the keys moved the scroll's bounds (a page down clamped back to 0 when a
+    # board shrank; a loaded machine saw it). Dealt boards keep their height.
+    session = LocalSession(name="w", watch_demo=True, countdown_ms=50, rival_max_moves=0)
 
     async def connect():
         return session
@@ -31,6 +34,12 @@ async def test_the_boards_scroll_at_80x24_and_the_list_keeps_its_keys():
         assert table.cursor_row == 1
         await pilot.press("up")
         assert table.cursor_row == 0
+        # The three-deck game's race: its two dealt boards are taller than the view (the two
+        # races start at once, so either may be listed first).
+        tall = next(i for i, r in enumerate(app.races) if r["game"] == "racing-aces")
+        for _ in range(tall):
+            await pilot.press("down")
+        assert table.cursor_row == tall
         await pilot.press("enter")
         await until(pilot, lambda: len(app.query(BoardView)) == 2, what="two boards")
         keys = await until(pilot, lambda: footer_keys(app).get("boards down") and footer_keys(app))
