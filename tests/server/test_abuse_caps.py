@@ -210,7 +210,7 @@ async def test_one_player_cannot_take_every_bot_slot(server):
             *(c.request("bot", race=lobbies[k]) for c in (eve, twin) for k in (1, 2, 3))
         )
         assert {said(x) for x in replies} == {"no-bots"}, replies
-        assert await r.zcard(asked_key(eve.player or "")) == 2  # the refused ones left nothing
+        assert await r.zcard(asked_key(eve.player)) == 2  # the refused ones left nothing
         assert await r.llen("bots:requests") == 2  # nor a request
 
         bob_lobby = (await bob.request("create", game=GAME, seats=2, private=True))["race"]
@@ -221,7 +221,7 @@ async def test_one_player_cannot_take_every_bot_slot(server):
         assert said(await eve.request("start", race=lobbies[0])) == "race"
         await free_slots(r, 20)
         assert said(await eve.request("bot", race=lobbies[1])) == "ok"
-        assert await r.zcard(asked_key(eve.player or "")) == 1  # the started race's are forgotten
+        assert await r.zcard(asked_key(eve.player)) == 1  # the started race's are forgotten
     finally:
         await asyncio.gather(eve.close(), twin.close(), bob.close())
         await r.aclose()
