@@ -121,7 +121,7 @@ async def test_a_hint_waits_for_one_players_analysis_at_most(r, monkeypatch):
     right after the analysis job in hand: one player's analysis, not the whole queue."""
     c = Certifier(r, Settings(solver_request_workers=1, certify_workers=0, certified_games="none"))
     executor = ThreadPoolExecutor(1)
-    c.request_executor = executor  # type: ignore[assignment]
+    c.request_executor = executor
     order: list[str] = []
     tickets = threading.Semaphore(0)  # one ticket lets one job of the worker finish
 
