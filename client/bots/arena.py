@@ -50,7 +50,7 @@ async def play_arena(
     """Join ``arena`` and play each race it pairs ``c`` into, until the arena is over;
     ``berserk``: take half the clock of every race (where the arena allows it)."""
     joined: m.ArenaData = await _unhurried(lambda: c.request(m.ArenaJoin(arena=arena)))
-    bot.player = c.player or ""
+    bot.player = c.player
     played: set[str] = set()
     time_limit_s = joined.arena.time_limit_s
     while True:

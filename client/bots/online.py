@@ -59,15 +59,14 @@ async def play_race(
     result.total = board.total
     lost = 0  # consecutive requests lost to a dropped connection
     while not board.won:
-        view = board.view
-        if view is None:  # the board lost its view (a failed resync): fetch it again
+        if not board.has_view:  # a resumed race whose resync failed: fetch it again
             lost += 1
             if c.closed or lost > RECONNECT_TRIES:
                 result.errors.append("no view of the board")
                 break
             await _resynced(c, race)
             continue
-        move = await asyncio.to_thread(strategy.choose, view)
+        move = await asyncio.to_thread(strategy.choose, board.view)
         if move is None:
             try:
                 await _finish(c, race)

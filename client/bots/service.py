@@ -292,7 +292,7 @@ class BotService:
         """A resumed bot's seat: its race, if the server still seats it there (its welcome
         lists the player's unfinished races), else None (nothing is started). A quick-match
         bot that was not seated yet looks for its race there, or queues again."""
-        races = c.welcome.races if c.welcome is not None else []
+        races = c.welcome.races
         if request.race:
             if request.race not in races:
                 log.info("bot %s: race %s is over, nothing to resume", request.player, request.race)

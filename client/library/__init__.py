@@ -12,6 +12,12 @@ Used by the tests, the bots, the terminal client and the load benchmark::
         ack = await c.move(snap.race, "draw")  # n is tracked for you
         print(ack.revealed, board.view_text)
 
+Once connected, `c.player`, `c.token` (keep it to resume: `connect(token=...)`),
+`c.name` and `c.welcome` are the latest `welcome`'s (they stay after a close);
+asked before the first one they raise `NotConnected`. A board's `view` (and
+`view_text`) is there from its race's start for this player on; before, it
+raises `NoView` (`board.has_view` says which).
+
 Several servers (processes sharing one Redis) are given as a list; with
 `reconnect=True` the client fails over between them and resumes its session
 on whichever answers::
@@ -30,13 +36,14 @@ view update `apply_move` and the per-race `Board`). Everything public is
 importable from `client.library.connection` as before.
 """
 
-from .board import Board, ViewMismatch, apply_move, apply_move_text
+from .board import Board, NoView, ViewMismatch, apply_move, apply_move_text
 from .connection import (
     Client,
     ConnectionLost,
     Disconnected,
     Endpoint,
     IllegalMoveError,
+    NotConnected,
     Reconnected,
     ServerError,
     Unreachable,
@@ -52,6 +59,8 @@ __all__ = [
     "Disconnected",
     "Endpoint",
     "IllegalMoveError",
+    "NoView",
+    "NotConnected",
     "Reconnected",
     "ServerError",
     "Unreachable",

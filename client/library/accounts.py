@@ -25,7 +25,7 @@ class AccountCalls(DailyCalls):
         """Make this guest the account `name` (the same player id); its token replaces the
         guest's here. Errors `bad-name`, `bad-password`, `name-taken`, `already-account`."""
         acct: m.Account = await self.request(m.Claim(name=name, password=password))
-        self.token, self.name = acct.token, acct.name
+        self._token, self._name = acct.token, acct.name
         return acct
 
     async def login(self, name: str, password: str) -> m.Account:

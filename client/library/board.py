@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from protocol import rules
 from protocol.rules import View
 
-__all__ = ["Board", "ViewMismatch", "apply_move", "apply_move_text"]
+__all__ = ["Board", "NoView", "ViewMismatch", "apply_move", "apply_move_text"]
 
 # docs/rules.md §1.3 notation. The server has already checked the move; this is
 # only enough parsing to know which piles it touches.
@@ -108,17 +108,22 @@ def apply_move_text(view_text: str, move: str, revealed: Iterable[Sequence[str]]
     return apply_move(rules.view_from_text(view_text), move, revealed).to_text()
 
 
+class NoView(RuntimeError):
+    """Asked for a board's view before the race started for this player: wait for its
+    `start` (or check `Board.has_view`) first. A mistake in the caller."""
+
+
 @dataclass
 class Board:
     """One race as this player sees it: their own view and move count.
 
-    `view` is None until the race starts for this player. `n` is the move
-    count the server has acknowledged; `pending` is the move sent and not yet
-    acknowledged (resent after a reconnect with the same `n`).
+    `view` is there from the race's start for this player on (`has_view`); asked
+    before, it raises `NoView`. `n` is the move count the server has acknowledged;
+    `pending` is the move sent and not yet acknowledged (resent after a reconnect
+    with the same `n`).
     """
 
     race: str
-    view: View | None = None
     n: int = 0
     home: int = 0
     total: int = 0
@@ -127,10 +132,24 @@ class Board:
     legal: list[str] | None = None  # only when the server sent it (view=True, resync)
     pending: tuple[int, str] | None = None  # (n, move) in flight
     history: list[str] = field(default_factory=list)  # moves acknowledged, in order
+    _view: View | None = field(default=None, init=False)
 
     @property
-    def view_text(self) -> str | None:
-        return None if self.view is None else self.view.to_text()
+    def has_view(self) -> bool:
+        """Whether the race has started for this player: `view` is there."""
+        return self._view is not None
+
+    @property
+    def view(self) -> View:
+        """This player's view of the race, kept up to date (`NoView` before the start)."""
+        if self._view is None:
+            raise NoView(f"race {self.race} has not started for this player: no view yet")
+        return self._view
+
+    @property
+    def view_text(self) -> str:
+        """`view` as text (docs/rules.md §7.3)."""
+        return self.view.to_text()
 
     def reset(
         self,
@@ -142,11 +161,11 @@ class Board:
         legal: list[str] | None = None,
     ) -> None:
         """Adopt the server's view (start, resync): the truth replaces ours."""
-        self.view = rules.view_from_text(view_text)
+        view = self._view = rules.view_from_text(view_text)
         self.n = n
-        self.home = self.view.cards_home if home is None else home
-        self.total = self.view.total
-        self.won = self.view.won
+        self.home = view.cards_home if home is None else home
+        self.total = view.total
+        self.won = view.won
         if status is not None:
             self.status = status
         self.legal = legal
@@ -164,16 +183,16 @@ class Board:
         legal: list[str] | None = None,
     ) -> None:
         """Apply an acknowledged move; a server `view` (if sent) is checked and wins."""
-        if self.view is None:
+        if self._view is None:
             raise ViewMismatch("ack before the start")
         if n != self.n + 1:
             raise ViewMismatch(f"ack for move {n} but the board is at {self.n}")
-        new = apply_move(self.view, move, revealed)
+        new = apply_move(self._view, move, revealed)
         if new.cards_home != home:
             raise ViewMismatch(f"home {new.cards_home} locally, {home} on the server")
         if view_text is not None and new.to_text() != view_text:
             raise ViewMismatch(f"view differs after {move}: {new.to_text()} != {view_text}")
-        self.view = new
+        self._view = new
         self.n = n
         self.home = home
         self.won = won

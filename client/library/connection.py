@@ -64,7 +64,7 @@ from protocol import messages as m
 from .accounts import AccountCalls
 from .board import Board
 from .endpoints import Endpoint, endpoints
-from .errors import Disconnected, IllegalMoveError, ServerError, Unreachable, describe
+from .errors import Disconnected, IllegalMoveError, NotConnected, ServerError, Unreachable, describe
 from .events import ConnectionLost, Reconnected, event_kind
 
 __all__ = [
@@ -73,6 +73,7 @@ __all__ = [
     "Disconnected",
     "Endpoint",
     "IllegalMoveError",
+    "NotConnected",
     "Reconnected",
     "ServerError",
     "Unreachable",
@@ -173,7 +174,7 @@ class Client(AccountCalls):
             **address,
         )
         try:
-            hello = m.Hello(v=m.PROTOCOL_VERSION, token=self.token, name=self.name)
+            hello = m.Hello(v=m.PROTOCOL_VERSION, token=self._token, name=self._name)
             await ws.send(m.encode(hello))
             async with asyncio.timeout(self.timeout):
                 reply = m.decode_server(await ws.recv(decode=False))
@@ -186,8 +187,8 @@ class Client(AccountCalls):
             raise
         self._ws = ws
         self.url, self.endpoint = ep.url, ep
-        self.welcome = reply
-        self.player, self.token, self.name = reply.player, reply.token, reply.name
+        self._welcome = reply
+        self._player, self._token, self._name = reply.player, reply.token, reply.name
         self.limits = reply.limits
         for race in reply.races:
             self.boards.setdefault(race, Board(race=race))

@@ -29,6 +29,12 @@ class IllegalMoveError(ServerError):
     """`illegal-move`: the rules refused the move; `.reason` says why."""
 
 
+class NotConnected(RuntimeError):
+    """Asked for what only the server's `welcome` tells (`player`, `token`, `name`,
+    `welcome`) before the client ever connected: `await c.open()` (or `async with
+    connect(...)`) first. A mistake in the caller, not a connection failure."""
+
+
 class Disconnected(ConnectionError):
     """The connection is gone (and is not being re-established)."""
 

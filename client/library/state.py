@@ -6,7 +6,7 @@ import asyncio
 import itertools
 from collections import deque
 from collections.abc import Coroutine, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from websockets.asyncio.client import ClientConnection
 
@@ -14,6 +14,9 @@ from protocol import messages as m
 
 from .board import Board
 from .endpoints import Endpoint
+from .errors import NotConnected
+
+T = TypeVar("T")
 
 
 class ClientState:
@@ -40,10 +43,12 @@ class ClientState:
         self.url = self.urls[0]
         #: The endpoint of the current (or last) connection.
         self.endpoint: Endpoint | None = None
-        self.name: str | None = name
-        self.token: str | None = token
-        self.player: str | None = None
-        self.welcome: m.Welcome | None = None
+        # The identity to say hello with, then the one the last `welcome` gave (the
+        # public read-only `name`, `token`, `player`, `welcome` below).
+        self._name = name
+        self._token = token
+        self._player: str | None = None
+        self._welcome: m.Welcome | None = None
         self.limits: dict[str, int] = {}
         self.reconnect = reconnect
         self.timeout = timeout
@@ -82,6 +87,29 @@ class ClientState:
         self._closed = False
         self._background: set[asyncio.Task[Any]] = set()
 
+    # Set by every `welcome` (a reconnection's too) and kept after the connection closes:
+    # asked before the first one, each raises `NotConnected`.
+
+    @property
+    def welcome(self) -> m.Welcome:
+        """The server's `welcome` to the latest hello (its races, limits, ...)."""
+        return _known("welcome", self._welcome)
+
+    @property
+    def player(self) -> str:
+        """This client's player id."""
+        return _known("player", self._player)
+
+    @property
+    def token(self) -> str:
+        """The session's token: keep it to resume as this player (`connect(token=...)`)."""
+        return _known("token", self._token if self._welcome is not None else None)
+
+    @property
+    def name(self) -> str:
+        """The player's display name."""
+        return _known("name", self._name if self._welcome is not None else None)
+
     @property
     def closed(self) -> bool:
         return self._closed
@@ -99,3 +127,9 @@ class ClientState:
         if invite is not None:
             self.invites[race] = invite
         return self.invites.get(race)
+
+
+def _known(what: str, value: T | None) -> T:
+    if value is None:
+        raise NotConnected(f"the client's {what} is known once it has connected: await open() first")
+    return value

@@ -48,7 +48,7 @@ class RaceTracking(Requester):
         if ack.n <= board.n:
             return  # already reflected (a duplicate ack after a resync)
         try:
-            if ack.n != board.n + 1 or board.view is None:
+            if ack.n != board.n + 1 or not board.has_view:
                 raise ViewMismatch(f"ack {ack.n} on board {board.n}")
             board.apply_ack(
                 ack.move,
@@ -78,7 +78,7 @@ class RaceTracking(Requester):
         self.races_seen[snap.race] = snap
         if snap.invite is not None:
             self.invites[snap.race] = snap.invite
-        if self.player is not None and any(p.player == self.player for p in snap.players):
+        if any(p.player == self.player for p in snap.players):
             board = self.boards.setdefault(snap.race, Board(race=snap.race))
             board.total = snap.total
             for p in snap.players:
@@ -98,7 +98,7 @@ class RaceTracking(Requester):
         if snap is not None:
             snap.status, snap.seed, snap.ranking = m.RaceStatus.FINISHED, ev.seed, ev.ranking
         board = self.boards.get(ev.race)
-        if board is not None and self.player is not None:
+        if board is not None:
             for r in ev.ranking:
                 if r.player == self.player:
                     board.status = r.status
@@ -120,7 +120,7 @@ class RaceTracking(Requester):
             board = self.boards.setdefault(race, Board(race=race))
             # A state sent after an out-of-sync error can arrive behind the ack
             # of the next move; the board is then already newer than it.
-            if st.you.n >= board.n or board.view is None:
+            if st.you.n >= board.n or not board.has_view:
                 board.reset(st.you.view, st.you.n, home=st.you.home, status=st.you.status, legal=st.you.legal)
         self._resyncing.discard(race)
 

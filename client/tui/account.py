@@ -121,7 +121,7 @@ async def login(urls: Sequence[str], name: str, password: str, token_file: str |
     try:
         # the guest this terminal played as, if the file held one the server still knows
         resumed_guest = bool(old) and client.token == old and not is_account_token(old)
-        was = (client.name or "") if resumed_guest else ""
+        was = client.name if resumed_guest else ""
         acct = await client.login(name, password)
     except (ServerError, Disconnected, TimeoutError) as e:
         raise _failed(e, "cannot log in") from None
@@ -183,7 +183,7 @@ async def logout(urls: Sequence[str], token_file: str | None = None) -> Done:
         return Done(f"the account session had already ended; its token is removed from {path}")
     except (Disconnected, TimeoutError) as e:
         raise _failed(e, "cannot log out") from None
-    name = client.name or ""
+    name = client.name
     try:
         await client.logout()
     except ServerError as e:
@@ -238,7 +238,7 @@ async def logout_all(urls: Sequence[str], token_file: str | None = None) -> Done
 
     path = token_path(token_file)
     client, token = await _account_client(urls, path, "log out everywhere")
-    name = client.name or ""
+    name = client.name
     try:
         await client.logout_all()
     except (ServerError, Disconnected, TimeoutError) as e:
@@ -260,7 +260,7 @@ async def change_password(urls: Sequence[str], old: str, new: str, token_file: s
 
     path = token_path(token_file)
     client, token = await _account_client(urls, path, "change the password")
-    name = client.name or ""
+    name = client.name
     try:
         await client.change_password(old, new)
     except ServerError as e:

@@ -120,8 +120,8 @@ class NetSession:
     def __init__(self, client: Client):
         self.client = client
         self.token_file: Path | None = None  # where its token is kept (open_session)
-        self.player: str = client.player or ""
-        self.name: str = client.name or ""
+        self.player: str = client.player
+        self.name: str = client.name
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         #: lines for the user from the connection's opening (a new guest stood in for an
         #: expired one), for the app to show: :func:`connector` fills it
@@ -130,9 +130,8 @@ class NetSession:
         self._clock: asyncio.Task[None] | None = None
         welcome = client.welcome
         #: unfinished races where this identity holds a seat (from `welcome`)
-        self.seated_races: list[str] = list(welcome.races) if welcome is not None else []
-        t = welcome.time if welcome is not None else None
-        self._offset = (t - now_ms()) if t else 0.0
+        self.seated_races: list[str] = list(welcome.races)
+        self._offset = (welcome.time - now_ms()) if welcome.time else 0.0
 
     async def start(self) -> None:
         with contextlib.suppress(Exception):

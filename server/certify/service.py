@@ -32,7 +32,7 @@ import multiprocessing
 import os
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from multiprocessing import resource_tracker
 from typing import Any, TypeVar
 
@@ -83,8 +83,9 @@ def hopeless(tried: int, certified: int) -> bool:
     return certified == 0 and tried >= HOPELESS_AFTER
 
 
-def end_workers(executor: ProcessPoolExecutor, grace_s: float = 2.0) -> None:
-    """Stop `executor` without waiting for a solve in progress.
+def end_workers(executor: Executor, grace_s: float = 2.0) -> None:
+    """Stop `executor` (a `ProcessPoolExecutor` of `workers`) without waiting for a solve
+    in progress.
 
     `shutdown(wait=False)` alone is not enough: the interpreter's exit hook joins
     the pool's manager thread, which waits for each running task, and a search
@@ -135,8 +136,9 @@ class Certifier:
         # The games whose pools this process refills: the defaults, and any game a
         # `create` asked a certified deal of (from then on, ahead of the next demand).
         self.pool_games = set(self.default_games)
-        self.executor: ProcessPoolExecutor | None = None
-        self.request_executor: ProcessPoolExecutor | None = None
+        # `workers` pools; only what every `Executor` has is used (a test runs a thread pool).
+        self.executor: Executor | None = None
+        self.request_executor: Executor | None = None
         self.task: asyncio.Task[None] | None = None
         # Checked by the refill loop as well as cancelling it: a cancellation that
         # lands while a solve's future settles can be lost, the flag cannot.

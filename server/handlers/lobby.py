@@ -6,8 +6,8 @@ core/lobby.py's `lobby_commit` says): several processes may serve the same
 race, and a conflict just reloads and retries.
 
 Casual quick-match (its queue, and the seating of a matched group) is
-server/handlers/quick_match.py: it takes its entries' seats with `_reserve` and makes
-its races with `_deal` and `_publish_new`, as the rated handlers do.
+server/handlers/quick_match.py: it takes its entries' seats with `reserve_seat` and makes
+its races with `new_deal` and `publish_new_race`, as the rated handlers do.
 """
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def new_invite() -> str:
 
 class SeatTaken(RaceError):
     """`internal`, for a create or join that failed after its race was stored with the player
-    seated (`Lobby._reserved_seat`): the seat is kept, and the error says so."""
+    seated (`Lobby.taking_seat`): the seat is kept, and the error says so."""
 
     def __init__(self, rid: str) -> None:
         super().__init__(
@@ -89,7 +89,7 @@ class Lobby:
         self.svc = svc
         self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
 
-    async def _reserve(
+    async def reserve_seat(
         self, pid: str, seat: str, ms: int = RESERVE_MS, *, renew: bool = False, claim: str = ""
     ) -> bool:
         """Count `pid`'s seats and take `seat` (a race id, or a queue entry's `quick_hold` or
@@ -106,8 +106,8 @@ class Lobby:
         return status > 0
 
     @asynccontextmanager
-    async def _reserved_seat(self, pid: str, rid: str) -> AsyncIterator[None]:
-        """The seat of `pid` in the race `rid`, reserved (`_reserve`) for the body, which
+    async def taking_seat(self, pid: str, rid: str) -> AsyncIterator[None]:
+        """The seat of `pid` in the race `rid`, reserved (`reserve_seat`) for the body, which
         creates or joins the race: settled if it returns. If it raises (cancelled too), the
         seat is given back only if the race does not hold the player, so that a failed create
         or join costs no seat, and one that failed after its commit seated the player (a
@@ -116,7 +116,7 @@ class Lobby:
         effect"). Whether the race holds the player is read again: a commit whose reply was
         lost may have been applied; if that read fails too, the reservation is left to lapse
         at its deadline, and the seats' prune then keeps it only if the race holds the player."""
-        reserved = await self._reserve(pid, rid)
+        reserved = await self.reserve_seat(pid, rid)
         try:
             yield
         except BaseException as exc:
@@ -202,7 +202,7 @@ class Lobby:
             return plan.race
         raise RaceError(ErrorCode.INTERNAL, "the race is too busy, try again")
 
-    def _new_race(
+    def build_race(
         self,
         s: Session,
         gdef: rules.GameDef,
@@ -230,7 +230,7 @@ class Lobby:
             deal_version=rules.DEAL_VERSION,
         )
 
-    async def _deal(self, game: str, certified: bool | None) -> tuple[str, list[str] | None]:
+    async def new_deal(self, game: str, certified: bool | None) -> tuple[str, list[str] | None]:
         """A seed and, from the certified pool (server/certify), its winning line;
         `certified` None: the server's default. Never waits on the solver."""
         if self.svc.certified_deal is not None:
@@ -247,12 +247,12 @@ class Lobby:
             msg.time_limit_s, st.time_limit_s, st.time_limit_min_s, st.time_limit_max_s
         )
         rid = keys.new_race_id()
-        async with self._reserved_seat(s.player, rid):
+        async with self.taking_seat(s.player, rid):
             if not msg.private:
                 await self.public_lobby_limit(s, rid)
-            seed, proof = await self._deal(gdef.id, bool(msg.winnable))
+            seed, proof = await self.new_deal(gdef.id, bool(msg.winnable))
             now = await self.svc.store.time_ms()
-            race = self._new_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now, rid)
+            race = self.build_race(s, gdef, seats, time_limit_s, bool(msg.private), seed, now, rid)
             race.certified, race.proof, race.hints = (
                 proof is not None,
                 " ".join(proof or ()),
@@ -260,7 +260,7 @@ class Lobby:
             )
             if race.private:
                 race.invite = new_invite()
-            return await self._publish_new(s, msg, race, now)
+            return await self.publish_new_race(s, msg, race, now)
 
     async def create_solo(
         self,
@@ -282,12 +282,12 @@ class Lobby:
         gdef = check.game(game)
         rid = keys.new_race_id()
         try:
-            async with self._reserved_seat(s.player, rid):
+            async with self.taking_seat(s.player, rid):
                 now = await self.svc.store.time_ms()
-                race = self._new_race(s, gdef, 1, time_limit_s, True, seed, now, rid)
+                race = self.build_race(s, gdef, 1, time_limit_s, True, seed, now, rid)
                 race.sealed = sealed
                 race.certified, race.proof = proof is not None, " ".join(proof or ())
-                await self._publish_new(s, None, race, now)
+                await self.publish_new_race(s, None, race, now)
         except SeatTaken as exc:  # stored with the player seated
             try:
                 await self.abandon_solo(rid, s.player)
@@ -324,7 +324,7 @@ class Lobby:
             self.svc.add_member(s, race)
         return snapshot_reply(msg, race, s.player)
 
-    async def _publish_new(
+    async def publish_new_race(
         self,
         s: Session | None,
         msg: Any,
@@ -375,7 +375,7 @@ class Lobby:
         if race.seat_of(pid) is not None:  # a no-op join (core/lobby.py `join`): no new seat
             race = await self._join(s, rid)
         else:
-            async with self._reserved_seat(pid, rid):
+            async with self.taking_seat(pid, rid):
                 race = await self._join(s, rid)
         return snapshot_reply(msg, race, pid)
 

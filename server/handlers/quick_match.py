@@ -20,7 +20,7 @@ their `quick` counts it, the group taken out before their push) keeps the seat f
 entry: it goes with the last claim, never under an entry that still waits.
 
 A seated group's race is made as the lobby makes every race (server/handlers/lobby.py: its
-seat count, its deal, `_publish_new`); this module adds the queue and the entries' seats.
+seat count, its deal, `publish_new_race`); this module adds the queue and the entries' seats.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class QuickMatch:
         # The entry holds a seat while it waits (module docstring), reserved and counted in one
         # step: queued on several connections at once, never more than the limit pass.
         hold, claim = quick_hold(gdef.id, seats), new_claim()
-        await self.lobby._reserve(pid, hold, QUICK_TTL_S * 1000, renew=True, claim=claim)
+        await self.lobby.reserve_seat(pid, hold, QUICK_TTL_S * 1000, renew=True, claim=claim)
         # Noted before the push: whatever becomes of it, this connection's close lets go of its hold.
         s.quick.add((gdef.id, seats))
         try:
@@ -116,7 +116,7 @@ class QuickMatch:
         gdef = check.game(game)
         names = [await svc.store.player_name(p) for p in group]
         accounts = await svc.store.accounts_among(group)
-        seed, proof = await self.lobby._deal(gdef.id, None)
+        seed, proof = await self.lobby.new_deal(gdef.id, None)
         now = await svc.store.time_ms()
         new = R.new_quick_race(
             race=race or keys.new_race_id(),
@@ -134,7 +134,7 @@ class QuickMatch:
         )
         new.certified, new.proof = proof is not None, " ".join(proof or ())
         new.arena = arena
-        await self.lobby._publish_new(None, None, new, now, hold, claims)
+        await self.lobby.publish_new_race(None, None, new, now, hold, claims)
         return new
 
     async def unqueue(self, s: Session, msg: m.Unqueue) -> m.Ok:

@@ -145,19 +145,19 @@ class RatedHandlers:
                 field="time_limit_s",
             )
         rid = keys.new_race_id()
-        # The seat taken in the same step as it is counted (handlers/lobby.py `_reserved_seat`).
-        async with lobby._reserved_seat(li.player, rid):
+        # The seat taken in the same step as it is counted (handlers/lobby.py `taking_seat`).
+        async with lobby.taking_seat(li.player, rid):
             if not msg.private:
                 await lobby.public_lobby_limit(s, rid)
             seed = self.svc.seed_factory()
             now = await self.svc.store.time_ms()
-            race = lobby._new_race(s, gdef, seats, st.time_limit_s, bool(msg.private), seed, now, rid)
+            race = lobby.build_race(s, gdef, seats, st.time_limit_s, bool(msg.private), seed, now, rid)
             race.rated = True
             race.players[0].session, race.players[0].account = li.session, True
             if race.private:
                 race.invite = new_invite()
             await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
-            return await lobby._publish_new(s, msg, race, now)
+            return await lobby.publish_new_race(s, msg, race, now)
 
     async def join(self, s: Session, msg: m.Join) -> m.RaceSnapshot:
         lobby = self.svc.lobby
@@ -169,9 +169,9 @@ class RatedHandlers:
         # would learn that a private race it may not see is rated.
         privacy.check_join(race, s.player, msg.invite)
         li = await self.identity.account_of(s)
-        # The seat taken in the same step as it is counted (handlers/lobby.py `_reserved_seat`;
+        # The seat taken in the same step as it is counted (handlers/lobby.py `taking_seat`;
         # a player seated already reserves nothing).
-        async with lobby._reserved_seat(li.player, rid):
+        async with lobby.taking_seat(li.player, rid):
             race = await lobby.mutate(rid, lambda r, now: rated_rules.seat(r, li.player, li.name, li.session))
             await self.svc.store.add_seat(li.player, rid)
         self.svc.add_member(s, race)
@@ -208,7 +208,7 @@ class RatedHandlers:
         # player), for as long as the entry may wait (the pool drops it `stale_ms` after).
         # Claimed with a token of this request's, which the entry carries (module docstring).
         hold, claim = rated_hold(gdef.id), new_claim()
-        await self.svc.lobby._reserve(li.player, hold, self.pool.stale_ms, renew=True, claim=claim)
+        await self.svc.lobby.reserve_seat(li.player, hold, self.pool.stale_ms, renew=True, claim=claim)
         try:
             mu = (await self.ratings.rating(gdef.id, li.player)).mu
             # Noted before the join: a close from here on lets go of the hold.
@@ -340,7 +340,7 @@ class RatedHandlers:
         for pid in pids:
             acct = await self.accounts.account(pid)
             names.append(acct.name if acct is not None else "player")
-        seed, proof = await svc.lobby._deal(gdef.id, None)  # certified by default, as any quick race
+        seed, proof = await svc.lobby.new_deal(gdef.id, None)  # certified by default, as any quick race
         now = await svc.store.time_ms()
         race = R.new_quick_race(
             race=keys.new_race_id(),
@@ -365,7 +365,7 @@ class RatedHandlers:
         for pid in pids:
             self._taken_from(game, pid, formed.taken[pid].holders)
         await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
-        await svc.lobby._publish_new(None, None, race, now, rated_hold(game), formed.claims())
+        await svc.lobby.publish_new_race(None, None, race, now, rated_hold(game), formed.claims())
         notice = encode({"t": "seated", "race": race.race})
         for pid in pids:
             await svc.store.publish_player(pid, notice)

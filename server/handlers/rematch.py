@@ -76,9 +76,9 @@ class Rematch:
         if existing is not None and await self._in_lobby(existing):
             return await self._accept(s, msg, existing)
         # No rematch yet, or it is spent (started, finished, gone): a fresh one, its seat taken
-        # in the same step as it is counted (handlers/lobby.py `_reserved_seat`).
+        # in the same step as it is counted (handlers/lobby.py `taking_seat`).
         new_rid = keys.new_race_id()
-        async with self.lobby._reserved_seat(s.player, new_rid):
+        async with self.lobby.taking_seat(s.player, new_rid):
             claimed, new, reply, now = await self._fresh(s, msg, rid, settings, existing, new_rid)
             if new is None:  # another player's rematch won the claim: join that one instead
                 await svc.store.release_seats(s.player, new_rid)
@@ -154,7 +154,7 @@ class Rematch:
             new.invite = new_invite()
         else:
             new.listed_from = now + B.REMATCH_UNLISTED_MS
-        reply = await self.lobby._publish_new(s, msg, new, now)
+        reply = await self.lobby.publish_new_race(s, msg, new, now)
         return claimed, new, reply, now
 
     async def _in_lobby(self, new_rid: str) -> bool:

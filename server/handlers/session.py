@@ -1,4 +1,5 @@
-"""hello (identity, resumed seats) and disconnect (docs/protocol.md §2).
+"""hello (identity, resumed seats), ping (the server's clock) and disconnect
+(docs/protocol.md §2).
 
 A hello without a token creates a session: at most NEW_SESSIONS_PER_MIN per
 client address (all processes, server/storage/sessions.py), beyond which it

@@ -44,7 +44,7 @@ async def test_berserk_halves_one_clock_and_wins_one_more_point(make_server) -> 
         board = a.board(race)
         dealt, strategy = board.home, make("greedy")
         strategy.new_game()
-        while board.home == dealt and board.view is not None:
+        while board.home == dealt and board.has_view:
             move = strategy.choose(board.view)
             if move is None:
                 break
@@ -58,7 +58,7 @@ async def test_berserk_halves_one_clock_and_wins_one_more_point(make_server) -> 
             timeout=60,
         )
         assert stop.at == own
-        move = strategy.choose(board.view) if board.view is not None else None
+        move = strategy.choose(board.view) if board.has_view else None
         if move is not None:
             with pytest.raises(client.ServerError) as e:
                 await a.move(race, move)

@@ -6,7 +6,7 @@ import asyncio
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
 from waiting import DEADLINE, until
 
@@ -17,7 +17,7 @@ from server.config import Settings
 async def test_no_refill_batch_is_queued_while_a_player_waits():
     c = Certifier(redis=None, settings=Settings(solver_request_workers=0))
     executor = ThreadPoolExecutor(1)  # stands in for the worker process: same queueing
-    c.executor = executor  # type: ignore[assignment]  # a thread pool, not the process pool's type
+    c.executor = executor
     batches: list[str] = []
 
     async def no_daily() -> bool:
@@ -57,7 +57,10 @@ async def test_a_players_request_does_not_wait_for_a_background_solve(r):
     try:
         # A background "batch" that would outlast the test, holding the one certify worker.
         batch = asyncio.ensure_future(c.run(time.sleep, 600))
-        await until(lambda: c.executor is not None and c.executor._pending_work_items, what="batch queued")
+        await until(
+            lambda: isinstance(c.executor, ProcessPoolExecutor) and c.executor._pending_work_items,
+            what="batch queued",
+        )
         niceness = await asyncio.wait_for(c.ask(os.nice, 0), DEADLINE)
         assert niceness == os.nice(0)  # the server's own priority, not certify_nice's +10
         assert not batch.done()

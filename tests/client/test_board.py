@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from client.library.board import Board, ViewMismatch, apply_move, apply_move_text
+from client.library.board import Board, NoView, ViewMismatch, apply_move, apply_move_text
 from protocol import rules
 
 GAMES = sorted(rules.GAMES)
@@ -70,6 +70,18 @@ def test_text_variant_and_board(game_id: str) -> None:
             move, n, res.revealed, home=res.cards_home, won=res.won, status="playing", view_text=g.view_text()
         )
         assert board.n == n and board.view_text == g.view_text()
+
+
+def test_a_board_has_no_view_before_its_start() -> None:
+    board = Board(race="r1")
+    assert not board.has_view
+    with pytest.raises(NoView, match="r1 has not started"):
+        _ = board.view
+    with pytest.raises(NoView):
+        _ = board.view_text
+    g = rules.deal("racing-aces", "start")
+    board.reset(g.view_text(), 0)
+    assert board.has_view and board.view == g.view() and board.view_text == g.view_text()
 
 
 def test_mismatches_are_detected() -> None:

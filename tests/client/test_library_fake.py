@@ -164,6 +164,24 @@ async def test_without_reconnect_requests_fail_with_disconnected() -> None:
         assert [ev async for ev in c.events()] == []
 
 
+@pytest.mark.parametrize("what", ["player", "token", "name", "welcome"])
+async def test_the_identity_before_any_welcome_is_a_clear_error(what: str) -> None:
+    # Given a name and a token but never welcomed (not opened, then refused): the
+    # server has not said who this client is.
+    c = client.connect("ws://127.0.0.1:1/ws", name="ada", token="nope")
+    with pytest.raises(client.NotConnected, match=f"{what} is known once it has connected"):
+        getattr(c, what)
+    async with FakeServer() as fake:
+        c = client.connect(fake.url, name="ada", token="nope")
+        with pytest.raises(client.ServerError):
+            await c.open()
+        with pytest.raises(client.NotConnected):
+            getattr(c, what)
+        async with client.connect(fake.url, name="ada") as c:
+            pass
+        assert getattr(c, what)  # the last welcome's, after the close too
+
+
 async def test_bad_token_ping_and_wait_for_keeps_other_events() -> None:
     async with FakeServer() as fake:
         with pytest.raises(client.ServerError) as info:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import redis
-from must import must, must_be
+from must import must_be
 from redis.crc import key_slot
 from scale_play import assert_acked_kept, finish, move_seen, play, seated_race, wait_end
 from scale_procs import start_cluster
@@ -77,7 +77,7 @@ async def test_races_across_a_cluster(procs, tmp_path, start_server):
         )
         for (a, b), rid in zip(pairs, rids):
             last = a.board(rid).n
-            await b.wait_for(m.Progress, move_seen(rid, must(a.player), last), timeout=DEADLINE)
+            await b.wait_for(m.Progress, move_seen(rid, a.player, last), timeout=DEADLINE)
         # resharding mid-race: the slot of race 0 moves to another node; moves follow (MOVED)
         a0, b0 = pairs[0]
         old = _owner(nodes, S.race_key(rids[0]))
@@ -94,7 +94,7 @@ async def test_races_across_a_cluster(procs, tmp_path, start_server):
         await watcher.spectate(rids[0])
         # a session resumes on the other process
         again = await client.connect(servers[1].url, token=a0.token)
-        assert again.player == a0.player and rids[0] in must(again.welcome).races
+        assert again.player == a0.player and rids[0] in again.welcome.races
         await again.close()
         for a, b in pairs:
             for rid in rids:
@@ -120,7 +120,7 @@ async def test_races_across_a_cluster(procs, tmp_path, start_server):
             i = 0
             for (a, b), rid in zip(pairs, rids):
                 for c in (a, b):
-                    pid = must(c.player)
+                    pid = c.player
                     log = [
                         must_be(e, bytes).decode().split(" ", 2)[2]
                         for e in rc.lrange(S.log_key(rid, pid), 0, -1)
@@ -130,7 +130,7 @@ async def test_races_across_a_cluster(procs, tmp_path, start_server):
                     assert len(results[i].acks) == (20 if i < 2 else 15)
                     i += 1
             # non-race keys work too: sessions, seats, the timer index, the public index
-            assert rc.exists(S.profile_key(must(a0.player)))
+            assert rc.exists(S.profile_key(a0.player))
             # an ended race's timer goes last, after the end's follow-up
             await until(lambda: rc.zcard(S.TIMERS) == 0, what="every ended race's timer removed")
         finally:

@@ -31,7 +31,7 @@ async def test_three_processes_one_race(redis_node, start_server):
         delays = []
         for _round in range(12):
             for i, (c, strat) in enumerate(zip(players, strategies)):
-                mv = strat.choose(must(c.board(rid).view))
+                mv = strat.choose(c.board(rid).view)
                 assert mv is not None
                 ack = await c.move(rid, mv)
                 t0 = time.perf_counter()
@@ -40,9 +40,7 @@ async def test_three_processes_one_race(redis_node, start_server):
                 for j, other in enumerate(players + [watcher]):
                     if j == i:
                         continue
-                    ev = await other.wait_for(
-                        m.Progress, move_seen(rid, must(c.player), ack.n), timeout=DEADLINE
-                    )
+                    ev = await other.wait_for(m.Progress, move_seen(rid, c.player, ack.n), timeout=DEADLINE)
                     assert ev.ver == ack.ver and ev.home == ack.home
                     delays.append(time.perf_counter() - t0)
         # pushed through pub/sub, not found by a periodic sweep or a resync; bounds loose enough
@@ -87,7 +85,7 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
         b = await client.connect(b_srv.url, name="bob")
         rid = await seated_race([a, b], "racing-aces")
         strat = GreedyStrategy()
-        first = await a.move(rid, must(strat.choose(must(a.board(rid).view))))
+        first = await a.move(rid, must(strat.choose(a.board(rid).view)))
         await b.wait_for(m.Progress, lambda e: e.n == 1, timeout=DEADLINE)
         resyncs: list[tuple[str, int | None]] = []
         real_resync = b.resync
@@ -103,7 +101,7 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
         link.cut()
         acked = [first]
         for _ in range(5):  # A is unaffected: these are acknowledged while B is cut off
-            acked.append(await a.move(rid, must(strat.choose(must(a.board(rid).view)))))
+            acked.append(await a.move(rid, must(strat.choose(a.board(rid).view))))
         await asyncio.sleep(0.3)  # not a wait: the cut lasts a while
         link.resume()
         await until(lambda: b.versions.get(rid, 0) >= acked[-1].ver, what="B's player caught up")
@@ -112,7 +110,7 @@ async def test_gap_fill_after_redis_reconnect(redis_node, start_server):
         assert [(e.n, e.ver) for e in got] == [(x.n, x.ver) for x in acked[1:]], b_srv.log_text()[-4000:]
         assert not resyncs
         # the race goes on across the two processes
-        more = await a.move(rid, must(strat.choose(must(a.board(rid).view))))
+        more = await a.move(rid, must(strat.choose(a.board(rid).view)))
         await b.wait_for(m.Progress, lambda e: e.n == more.n, timeout=DEADLINE)
         await finish(a, rid)
         await finish(b, rid)

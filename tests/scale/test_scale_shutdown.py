@@ -10,7 +10,6 @@ import time
 import urllib.request
 
 import pytest
-from must import must
 from scale_play import Played, _resync, assert_acked_kept, finish, play, seated_race, stored_moves, wait_end
 from waiting import DEADLINE, until, wait_until
 
@@ -95,18 +94,18 @@ async def test_a_stalled_redis_fails_moves_in_time_and_a_stop_does_not_wait_for_
         rid = await seated_race(players, "fours-up")
         c = players[0]
         board = c.board(rid)
-        first = visible_game(must(board.view)).legal_moves()[0]
+        first = visible_game(board.view).legal_moves()[0]
         await c.move(rid, first, timeout=DEADLINE)
         os.kill(redis_pid, signal.SIGSTOP)
         try:
             t0 = time.monotonic()
             with pytest.raises(client.ServerError) as refused:
-                await c.move(rid, visible_game(must(board.view)).legal_moves()[0], timeout=DEADLINE)
+                await c.move(rid, visible_game(board.view).legal_moves()[0], timeout=DEADLINE)
             assert refused.value.code == "internal"
             assert time.monotonic() - t0 >= 1.0  # the reply timeout, not at once
             # The next move takes the slow path (the cache was dropped): its load fails too.
             with pytest.raises(client.ServerError) as refused:
-                await c.move(rid, visible_game(must(board.view)).legal_moves()[0], timeout=DEADLINE)
+                await c.move(rid, visible_game(board.view).legal_moves()[0], timeout=DEADLINE)
             assert refused.value.code == "internal"
         finally:
             os.kill(redis_pid, signal.SIGCONT)

@@ -121,7 +121,7 @@ async def test_a_hint_waits_for_one_players_analysis_at_most(r, monkeypatch):
     right after the analysis job in hand: one player's analysis, not the whole queue."""
     c = Certifier(r, Settings(solver_request_workers=1, certify_workers=0, certified_games="none"))
     executor = ThreadPoolExecutor(1)
-    c.request_executor = executor  # type: ignore[assignment]
+    c.request_executor = executor
     order: list[str] = []
     tickets = threading.Semaphore(0)  # one ticket lets one job of the worker finish
 
@@ -210,7 +210,7 @@ async def test_one_player_cannot_take_every_bot_slot(server):
             *(c.request("bot", race=lobbies[k]) for c in (eve, twin) for k in (1, 2, 3))
         )
         assert {said(x) for x in replies} == {"no-bots"}, replies
-        assert await r.zcard(asked_key(eve.player or "")) == 2  # the refused ones left nothing
+        assert await r.zcard(asked_key(eve.player)) == 2  # the refused ones left nothing
         assert await r.llen("bots:requests") == 2  # nor a request
 
         bob_lobby = (await bob.request("create", game=GAME, seats=2, private=True))["race"]
@@ -221,7 +221,7 @@ async def test_one_player_cannot_take_every_bot_slot(server):
         assert said(await eve.request("start", race=lobbies[0])) == "race"
         await free_slots(r, 20)
         assert said(await eve.request("bot", race=lobbies[1])) == "ok"
-        assert await r.zcard(asked_key(eve.player or "")) == 1  # the started race's are forgotten
+        assert await r.zcard(asked_key(eve.player)) == 1  # the started race's are forgotten
     finally:
         await asyncio.gather(eve.close(), twin.close(), bob.close())
         await r.aclose()

@@ -1,5 +1,5 @@
 """A create or join that fails after its commit seated the player keeps the seat
-(handlers/lobby.py `_reserved_seat`): the race holds the player, so `pl:{PID}:races` must
+(handlers/lobby.py `taking_seat`): the race holds the player, so `pl:{PID}:races` must
 too, else a reconnect's `welcome` would not list the race and the seat would stop counting
 against MAX_RACES_PER_PLAYER. Its error says the seat is taken (not "no effect"). A failure
 before the commit still gives the seat back."""
@@ -106,7 +106,7 @@ async def test_a_join_cancelled_after_its_commit_keeps_the_seat(make_server, cle
     bea = await player(app.ws_url, "bea")
     lobby = app.service.lobby
     with pytest.raises(asyncio.CancelledError):
-        async with lobby._reserved_seat(bea.player, rid):
+        async with lobby.taking_seat(bea.player, rid):
             await lobby.mutate(rid, lambda r, now: R.join(r, bea.player, "bea"))
             raise asyncio.CancelledError
     seats, reserved = await seat_keys(clean_redis, bea.player)

@@ -37,7 +37,7 @@ async def test_hello_keeps_the_seat_of_a_create_in_progress(make_server, clean_r
     app = await make_server(max_races_per_player=1)
     ada = await player(app.ws_url, "ada")
     lobby = app.service.lobby
-    real = lobby._deal
+    real = lobby.new_deal
     dealing, go = asyncio.Event(), asyncio.Event()
 
     async def slow_deal(game: str, certified: bool | None) -> Any:
@@ -45,7 +45,7 @@ async def test_hello_keeps_the_seat_of_a_create_in_progress(make_server, clean_r
         await go.wait()
         return await real(game, certified)
 
-    lobby._deal = slow_deal  # the create waits, its seat reserved and its race not stored
+    lobby.new_deal = slow_deal  # the create waits, its seat reserved and its race not stored
     first = asyncio.ensure_future(ada.request("create", game=GAME))
     twin = await Raw.open(app.ws_url)
     try:
@@ -54,7 +54,7 @@ async def test_hello_keeps_the_seat_of_a_create_in_progress(make_server, clean_r
         welcome = await twin.hello(token=ada.token)
         assert welcome["races"] == []  # not stored yet
         assert await seat_set(clean_redis, ada.player) == {rid}  # but not dropped
-        lobby._deal = real
+        lobby.new_deal = real
         assert (await twin.request("create", game=GAME))["code"] == "too-many-races"
     finally:
         go.set()

@@ -57,7 +57,7 @@ def check(events: list[dict], movers: dict[str, int], own: str | None) -> None:
 
 async def _play(movers_: list[Raw], watchers: list[Raw], rid: str, per: int) -> dict[str, int]:
     made = await asyncio.gather(*(mover(c, rid, per, k) for k, c in enumerate(movers_)))
-    counts = {str(c.player): k for c, k in zip(movers_, made)}  # players said hello: ids
+    counts = {c.player: k for c, k in zip(movers_, made)}
 
     def all_delivered() -> bool:
         """Every recipient has as many progress events of each rival as that rival made moves."""

@@ -106,7 +106,7 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
                 await rival.move(race, "draw")
             await until(
                 pilot,
-                lambda: app.model.players[must(rival.player)].n == 3,
+                lambda: app.model.players[rival.player].n == 3,
                 timeout=DEADLINE,
                 what="rival bar",
             )
@@ -151,7 +151,7 @@ async def test_watch_lists_and_spectates_a_race(server_url, tmp_path):
             await b.move(race, "draw")
             await until(
                 pilot,
-                lambda: must(app.model).players[must(a.player)].n == 4,
+                lambda: must(app.model).players[a.player].n == 4,
                 timeout=DEADLINE,
                 what="progress",
             )
@@ -160,7 +160,7 @@ async def test_watch_lists_and_spectates_a_race(server_url, tmp_path):
             # boards arrive with the spectator delay
             await until(
                 pilot,
-                lambda: len(must(app.model).boards) == 2 and must(app.model).boards[must(a.player)][0] == 4,
+                lambda: len(must(app.model).boards) == 2 and must(app.model).boards[a.player][0] == 4,
                 timeout=DEADLINE,
                 what="delayed boards",
             )

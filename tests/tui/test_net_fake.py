@@ -39,7 +39,7 @@ async def test_create_ready_move_against_fake_server(tmp_path):
                 await bob.wait_for("start")
                 for _ in range(3):
                     await bob.move(race, "draw")
-                await until(pilot, lambda: app.model.players[must(bob.player)].n == 3, what="rival progress")
+                await until(pilot, lambda: app.model.players[bob.player].n == 3, what="rival progress")
                 assert "bob" in rendered(app.query_one("#bars"))
 
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from client.tui.net import NetSession
+from protocol import messages as m
 
 TUI = Path(__file__).resolve().parents[2] / "client" / "tui"
 
@@ -43,7 +44,8 @@ def requested_types() -> set[str]:
 class _Recording:
     """The library client's surface as NetSession uses it: records the methods called."""
 
-    player, name, welcome, clock_offset_ms = "p1", "ada", None, None
+    player, name, clock_offset_ms = "p1", "ada", None
+    welcome = m.Welcome(v=1, player="p1", name="ada", token="t", races=[], time=0, limits={})
 
     def __init__(self) -> None:
         self.called: list[str] = []

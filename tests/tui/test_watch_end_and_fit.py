@@ -46,15 +46,15 @@ async def test_the_final_boards_show_once_the_race_ends(make_server, tmp_path):
             for _ in range(3):
                 await a.move(race, "draw")
             await b.move(race, "draw")
-            await until(pilot, lambda: must(app.model).players[must(a.player)].n == 3, what="progress")
+            await until(pilot, lambda: must(app.model).players[a.player].n == 3, what="progress")
             assert not must(app.model).boards  # the delay holds them back
             await a.finish(race)
             await b.finish(race)
             await until(pilot, lambda: len(app.query(BoardView)) == 2, what="the final boards")
             m = must(app.model)
             assert m.status == "finished" and m.seed
-            assert m.boards[must(a.player)] == (3, view_after("racing-aces", m.seed, ["draw"] * 3))
-            assert m.boards[must(b.player)] == (1, view_after("racing-aces", m.seed, ["draw"]))
+            assert m.boards[a.player] == (3, view_after("racing-aces", m.seed, ["draw"] * 3))
+            assert m.boards[b.player] == (1, view_after("racing-aces", m.seed, ["draw"]))
             assert all("??" not in view for _n, view in m.boards.values())
             titles = [rendered(t) for t in app.query(".board-title")]
             assert any(t.startswith("alice · 3 moves") for t in titles)

@@ -239,7 +239,7 @@ class Bot:
         async def run(c):
             board = c.board(race)
             while not self._stop and (max_moves is None or self.moves < max_moves):
-                if board.view is None:
+                if not board.has_view:
                     await asyncio.sleep(0.05)
                     continue
                 if board.status != "playing" and board.status != "ready" and board.status != "waiting":
