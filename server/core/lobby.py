@@ -14,6 +14,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from protocol import messages as m
+from protocol import rules
 from protocol.messages import ErrorCode
 
 from .lifecycle import ttl_ms
@@ -94,12 +95,11 @@ def new_race(
     host_name: str,
     now: int,
     seed: str,
-    commitment: str,
-    rules_version: int = 1,
-    deal_version: int = 1,
     host_account: bool = False,
 ) -> Race:
-    """A race in its lobby with the host in seat 0 (`host_account`: the host is an account)."""
+    """A race in its lobby with the host in seat 0 (`host_account`: the host is an account).
+    The seed's commitment and the rules' and deal's versions are this server's, taken here
+    so that no caller can record another."""
     r = Race(
         race=race,
         game=game,
@@ -110,9 +110,9 @@ def new_race(
         host=host,
         created=now,
         seed=seed,
-        commitment=commitment,
-        rules_version=rules_version,
-        deal_version=deal_version,
+        commitment=rules.seed_commitment(seed),
+        rules_version=rules.RULES_VERSION,
+        deal_version=rules.DEAL_VERSION,
         ver=1,
     )
     r.players.append(Player(host, host_name, account=host_account))
@@ -129,9 +129,6 @@ def new_quick_race(
     now: int,
     countdown_ms: int,
     seed: str,
-    commitment: str,
-    rules_version: int = 1,
-    deal_version: int = 1,
     accounts: Collection[str] = (),
 ) -> Race:
     """A public quick-match race, full at once, counting down immediately (no `ready`);
@@ -147,9 +144,6 @@ def new_quick_race(
         host_name="",
         now=now,
         seed=seed,
-        commitment=commitment,
-        rules_version=rules_version,
-        deal_version=deal_version,
     )
     r.quick = True
     r.players = []  # no host: the players, as the queue matched them

@@ -225,9 +225,6 @@ class Lobby:
             host_account=s.account,
             now=now,
             seed=seed,
-            commitment=rules.seed_commitment(seed),
-            rules_version=rules.RULES_VERSION,
-            deal_version=rules.DEAL_VERSION,
         )
 
     async def new_deal(self, game: str, certified: bool | None) -> tuple[str, list[str] | None]:

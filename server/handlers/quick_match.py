@@ -128,9 +128,6 @@ class QuickMatch:
             now=now,
             countdown_ms=svc.settings.countdown_ms,
             seed=seed,
-            commitment=rules.seed_commitment(seed),
-            rules_version=rules.RULES_VERSION,
-            deal_version=rules.DEAL_VERSION,
         )
         new.certified, new.proof = proof is not None, " ".join(proof or ())
         new.arena = arena

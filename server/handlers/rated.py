@@ -352,9 +352,6 @@ class RatedHandlers:
             now=now,
             countdown_ms=svc.settings.countdown_ms,
             seed=seed,
-            commitment=rules.seed_commitment(seed),
-            rules_version=rules.RULES_VERSION,
-            deal_version=rules.DEAL_VERSION,
         )
         race.rated = True
         race.certified, race.proof = proof is not None, " ".join(proof or ())

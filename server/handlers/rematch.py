@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 
 from protocol import messages as m
-from protocol import rules
 from protocol.messages import ErrorCode, RaceStatus
 
 from ..core import bots as B
@@ -146,9 +145,6 @@ class Rematch:
             host_account=s.account,
             now=now,
             seed=seed,
-            commitment=rules.seed_commitment(seed),
-            rules_version=rules.RULES_VERSION,
-            deal_version=rules.DEAL_VERSION,
         )
         if new.private:
             new.invite = new_invite()

@@ -25,7 +25,6 @@ def race(seats: int = 1, players: int = 1, **fields: object) -> R.Race:
         host_name="P0",
         now=0,
         seed="s",
-        commitment=rules.seed_commitment("s"),
     )
     for i in range(1, players):
         r = R.join(r, f"p{i}", f"P{i}")

@@ -25,5 +25,4 @@ def lobby_race(
         host_name="ada",
         now=1000,
         seed="s",
-        commitment="c",
     )

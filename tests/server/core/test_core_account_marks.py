@@ -26,7 +26,6 @@ def test_a_seat_taken_as_an_account_is_marked_and_a_guest_seat_is_not():
         host_account=True,
         now=1000,
         seed="s",
-        commitment="c",
     )
     race = R.join(race, "p2", "ada")  # a guest taking the account's name: "ada 2", unmarked
     race = R.join(race, "bot-1", "Search bot")
@@ -54,7 +53,6 @@ def test_a_quick_race_marks_the_accounts_it_was_given():
         now=1000,
         countdown_ms=3000,
         seed="s",
-        commitment="c",
     )
     assert [p.account for p in race.players] == [False, True]
 

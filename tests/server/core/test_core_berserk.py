@@ -25,7 +25,6 @@ def counting_down() -> R.Race:
         now=1_000,
         countdown_ms=3_000,
         seed="0" * 32,
-        commitment="c",
     )
 
 

@@ -6,7 +6,7 @@ import pytest
 from lobby_race import lobby_race
 from must import must
 
-from protocol import ranking
+from protocol import ranking, rules
 from server.core import races as R
 from server.core.races import RaceError
 
@@ -23,8 +23,23 @@ def lobby(seats: int = 3) -> R.Race:
         host_name="ada",
         now=1000,
         seed="s",
-        commitment="c",
     )
+
+
+def test_a_new_race_commits_to_its_seed_under_this_servers_versions():
+    quick = R.new_quick_race(
+        race="r2",
+        game="fours-up",
+        total=104,
+        time_limit_s=60,
+        players=[("p1", "ada"), ("p2", "bob")],
+        now=1000,
+        countdown_ms=100,
+        seed="s2",
+    )
+    for r in (lobby(), quick):
+        assert r.commitment == rules.seed_commitment(r.seed)
+        assert (r.rules_version, r.deal_version) == (rules.RULES_VERSION, rules.DEAL_VERSION)
 
 
 def code(fn, *args) -> str:
@@ -77,7 +92,6 @@ def test_quick_race_counts_down_at_once():
         now=0,
         countdown_ms=100,
         seed="s",
-        commitment="c",
     )
     assert r.status == R.COUNTDOWN and r.host == "" and r.quick and all(p.ready for p in r.players)
 
@@ -174,6 +188,5 @@ def test_a_name_taken_in_the_race_gets_a_number():
         now=0,
         countdown_ms=100,
         seed="s",
-        commitment="c",
     )
     assert [(p.player, p.name) for p in quick.players] == [("p1", "ada"), ("p2", "ada 2"), ("p3", "ada 3")]

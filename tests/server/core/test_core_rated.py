@@ -66,5 +66,4 @@ def _args() -> dict:
         host_name="ada",
         now=1000,
         seed="s",
-        commitment="c",
     )

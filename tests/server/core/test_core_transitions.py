@@ -21,7 +21,6 @@ def counting_down() -> R.Race:
         host_name="ada",
         now=1_000,
         seed="0" * 32,
-        commitment="c",
     )
     r = R.join(r, "p2", "bob")
     r = R.set_ready(r, "p1", True, 1_000, 3_000)
