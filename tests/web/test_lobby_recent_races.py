@@ -6,7 +6,7 @@ its cards home, a replay link and an analysis link, and again after a reload (th
 the list, not the browser). The lobby asks `recent` once per visit, not at every re-render.
 A player with no finished race sees no panel. The rows' wording (places, kinds, rating changes,
 relative times, a daily attempt's replay only once its day has closed) is checked on a list set
-in the page (client/web/static/js/lobby.js `recent`).
+in the page (client/web/static/js/lobby_recent.js `recent`).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def test_a_finished_race_is_listed_in_the_lobby(new_page, make_bot):
 # Set a list of recent races in the page and draw the lobby: the rows' wording, whatever the
 # server's list. `now` is the page's server clock; returns it and the texts the page made.
 SET_RECENT = """async (races) => {
-  const { recent } = await import("/js/lobby.js");
+  const { recent } = await import("/js/lobby_recent.js");
   const me = window.solrace.app.me.player;
   Object.assign(recent, { player: me, races, more: false, applied: 1e9 }); // later replies are older
   window.solrace.render();

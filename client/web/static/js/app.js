@@ -3,7 +3,8 @@
 //
 // This is the entry point: the router (one page per route, over the shared state of state.js),
 // the page controllers, and the wiring of the connection's events to the pages. The pages:
-//   lobby.js       the lobby (#/) and "Your races"; matchmaking.js its quick match, new races, rematches
+//   lobby.js       the lobby (#/) and "Your races"; lobby_recent.js its "Your recent races";
+//                  matchmaking.js its quick match, new races, rematches
 //   race_page.js   a race we play (#race=ID); race_sync.js keeps it in step with the server,
 //                  race_play.js its board and moves, result.js its result panel, players.js its players
 //   watch.js       the live races (#watch) and a race watched (#watch=ID)
@@ -18,7 +19,8 @@ import { errorText as errText, nameMarks } from "./words.js";
 import { AccountPage } from "./accounts.js";
 import { $, copyLink, h, keyForTarget, toast } from "./dom.js";
 import { initHeader, showConnBack } from "./header.js";
-import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, refreshRecent, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
+import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
+import { refreshRecent } from "./lobby_recent.js";
 import { createRace, quick, renderQueueBanner, renderRematchBanner, routeRematchBanner } from "./matchmaking.js";
 import { playerRows } from "./players.js";
 import { keepArenaResult, renderRace, tickRace } from "./race_page.js";

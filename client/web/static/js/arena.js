@@ -3,8 +3,9 @@
 // through the spectate view, with the spectator delay, switching to the next featured race
 // when it ends). While you are joined, each race
 // the server pairs you into opens by itself (app.js asks `paired`).
+import { arenaListEl, featuredEl, leftText, standingsPanel, winnersPanel } from "./arena_views.js";
 import { gameName } from "./games.js";
-import { countText, nameMarks, utcTimeText } from "./words.js";
+import { utcTimeText } from "./words.js";
 
 const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
 
@@ -26,15 +27,6 @@ export function arenaOf(race) {
   } catch (e) {
     return null;
   }
-}
-
-function left(ms) {
-  let s = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
 }
 
 /**
@@ -281,57 +273,18 @@ export class ArenaPage {
 
   tick() {
     const el = this.ctx.$("#arena-left");
-    if (el && this.data) el.textContent = this.leftText(this.data.arena);
+    if (el && this.data) el.textContent = leftText(this.data.arena, this.now());
     if (this.ctx.$("#arena-berserk") && this.data && !this.notStarted(this.data.race)) this.render();
   }
 
-  leftText(a) {
-    const now = this.now();
-    if (now < a.starts) return `starts in ${left(a.starts - now)}`;
-    if (now < a.ends) return `${left(a.ends - now)} left`;
-    return a.final ? "final standings" : "over: the last races are finishing";
-  }
-
   // ------------------------------------------------------------------ drawing
+  // (the parts drawn from the page's data alone are in arena_views.js)
 
   render() {
     const { $ } = this.ctx;
     const main = $("#main");
     if (!main || document.body.dataset.route !== "arena") return;
-    main.replaceChildren(this.id === null ? this.listView() : this.arenaView());
-  }
-
-  listView() {
-    const { h } = this.ctx;
-    const head = h("div", { class: "daily-head" }, h("h1", {}, "Arenas"), h("p", { class: "muted" }, "Join an arena and you are paired into race after race, with players of close standing, until it ends (withdraw to stop). Each race scores its placement (in a race of n players: n points for 1st, n − 1 for 2nd, down to 1 for last; players tied for a place each get its points) and 1 more for finishing the deal (every card home). A player who made no move scores 0 whatever their place: a 2nd place can earn nothing. Two wins in a row put you on fire: from your third race on, each race counts double (placement and finish bonus) until one you do not win. Berserk, where the arena allows it, before a race starts: half your clock, and 1 more point if you win (not doubled). The standings are live."));
-    if (this.error) return h("div", { class: "arena" }, head, h("div", { class: "panel error-panel" }, h("h2", {}, this.error)));
-    if (!this.list) return h("div", { class: "arena" }, head, h("p", { class: "muted" }, "Loading…"));
-    // the arenas of the next hour, running or ended; later ones (scheduled, listed before the
-    // server creates them: opening or joining one creates it) under "Later today"
-    const soon = this.list.now + 3600_000;
-    const row = (a, later) =>
-      h(
-        "tr",
-        { class: `arena-row ${a.status}${later ? " later" : ""}`, dataset: { arena: a.id } },
-        h("td", {}, h("a", { href: `#arena=${a.id}` }, a.name || a.id)),
-        h("td", {}, gameName(a.game)),
-        later ? h("td", {}, utcTimeText(a.starts)) : h("td", {}, a.status),
-        h("td", {}, this.leftText(a)),
-        h("td", { class: "num" }, String(a.players)),
-      );
-    const table = (rows, cls, third) =>
-      h("table", { class: `ranking ${cls}` }, h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, third), h("th", {}, "Time"), h("th", {}, "Players"))), h("tbody", {}, rows));
-    const rows = this.list.arenas.filter((a) => a.starts < soon).map((a) => row(a, false));
-    const later = this.list.arenas.filter((a) => a.starts >= soon).map((a) => row(a, true));
-    return h(
-      "div",
-      { class: "arena" },
-      head,
-      h("h2", { id: "arena-now" }, "Now and within the hour"),
-      rows.length ? table(rows, "arena-list", "Status") : h("p", { class: "muted" }, "No arena now or within the hour."),
-      later.length ? h("h2", { id: "arena-later" }, "Later today") : null,
-      later.length ? table(later, "arena-list arena-later", "Starts") : null,
-    );
+    main.replaceChildren(this.id === null ? arenaListEl(this.ctx.h, this.list, this.error, this.now()) : this.arenaView());
   }
 
   arenaView() {
@@ -351,7 +304,7 @@ export class ArenaPage {
         `${gameName(a.game)} · ${a.seats} seats · ${Math.round(a.time_limit_s / 60)} min races · `,
         h("span", { id: "arena-when" }, `${utcTimeText(a.starts)}–${utcTimeText(a.ends)}`),
         " · ",
-        h("span", { id: "arena-left" }, this.leftText(a)),
+        h("span", { id: "arena-left" }, leftText(a, this.now())),
       ),
       h(
         "p",
@@ -386,72 +339,8 @@ export class ArenaPage {
       "div",
       { class: "panel", id: "arena-featured" },
       h("h2", {}, "Featured race"),
-      this.featuredEl(d),
+      featuredEl(h, d, this.id),
     );
-    return h("div", { class: "arena" }, head, this.winnersPanel(), h("div", { class: "daily-grid" }, h("div", {}, mine, featured), this.standingsPanel()));
-  }
-
-  /** The featured race: watched with the spectator delay, unless it is yours (the server refuses `is-player`). */
-  featuredEl(d) {
-    const { h } = this.ctx;
-    if (!d.featured) return h("p", { class: "muted" }, "No race being played.");
-    if (d.featured === d.race)
-      return h("p", { id: "arena-featured-mine" }, "The race of the highest-ranked players is yours. ", h("a", { class: "btn", href: `#race=${d.race}` }, "Back to your race"));
-    return h("p", {}, "The race of the highest-ranked players, shown with the spectator delay. ", h("a", { class: "btn", id: "arena-watch", href: `#watch=${d.featured}&arena=${this.id}` }, "Watch it"));
-  }
-
-  /** Once the standings are final: the podium (the first three places with points). */
-  winnersPanel() {
-    const { h } = this.ctx;
-    const b = this.board;
-    if (!b || !b.final) return null;
-    const medals = ["🥇", "🥈", "🥉"];
-    const podium = b.top.filter((r) => r.rank <= 3 && r.points > 0);
-    return h(
-      "div",
-      { class: "panel", id: "arena-winners" },
-      h("h2", {}, "Winners"),
-      podium.length
-        ? h("ol", { class: "arena-podium" }, podium.map((r) => h("li", { dataset: { player: r.player, rank: String(r.rank) } }, `${medals[r.rank - 1]} `, this.nameEl(r), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
-        : h("p", { class: "muted" }, "Nobody scored in this arena."),
-    );
-  }
-
-  /**
-   * A standings row's name: a link to the player's profile for an account (the row's
-   * `account`, docs/protocol.md §5a, read as the rows are sent: a guest who claimed an account
-   * since shows as one), plain text for a guest or a bot, who have none.
-   */
-  nameEl(r) {
-    const { h } = this.ctx;
-    const name = r.account ? h("a", { class: "profile-link", href: `#profile=${r.player}` }, r.name) : h("span", {}, r.name);
-    return h("span", { class: "standing-name" }, name, nameMarks(h, r));
-  }
-
-  standingsPanel() {
-    const { h, myId } = this.ctx;
-    const b = this.board;
-    if (!b) return h("div", { class: "panel" }, h("h2", {}, "Standings"), h("p", { class: "muted" }, "Loading…"));
-    const me = myId();
-    const line = (r) =>
-      h(
-        "tr",
-        { class: r.player === me ? "me" : "", dataset: { player: r.player } },
-        h("td", { class: "num" }, String(r.rank)),
-        h("td", {}, this.nameEl(r), r.fire ? h("span", { title: "on fire: a win counts double" }, " 🔥") : null),
-        h("td", { class: "num points" }, String(r.points)),
-        h("td", { class: "num" }, `${r.wins}/${r.races}`),
-      );
-    const rows = b.top.map(line);
-    const shown = new Set(b.top.map((r) => r.player));
-    const rest = b.around.filter((r) => !shown.has(r.player));
-    if (rest.length) rows.push(h("tr", { class: "gap" }, h("td", { colspan: "4" }, "…")), ...rest.map(line));
-    return h(
-      "div",
-      { class: "panel" },
-      h("h2", {}, b.final ? "Final standings" : "Standings", h("span", { class: "muted small" }, ` · ${countText(b.count, "player")}`)),
-      h("table", { class: "ranking arena-standings", id: "arena-standings" }, h("thead", {}, h("tr", {}, h("th", {}, "#"), h("th", {}, "Player"), h("th", {}, "Points"), h("th", {}, "Wins"))), h("tbody", {}, rows)),
-      b.count ? null : h("p", { class: "muted", id: "arena-nobody" }, b.final ? "Nobody played in this arena." : "Nobody has joined yet."),
-    );
+    return h("div", { class: "arena" }, head, winnersPanel(h, this.board), h("div", { class: "daily-grid" }, h("div", {}, mine, featured), standingsPanel(h, this.board, this.ctx.myId())));
   }
 }

@@ -3,7 +3,8 @@
 // close the revealed seed checked against the commitment.
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { sha256Hex } from "./sha256.js";
-import { clockText, countText, nameMarks, timeCell, utcDateTimeText } from "./words.js";
+import { boardPanel, entryLine, fmtDur, historyPanel } from "./daily_views.js";
+import { utcDateTimeText } from "./words.js";
 
 const DAILY_KEY = "solrace.dailies"; // race id -> "game|date", to recognise attempt races
 
@@ -34,21 +35,6 @@ export function dailyOf(race) {
  *  (--finished-ttl-s), the replay page falls back to the day's published replays. */
 export function dailyReplayHref(race, game, date) {
   return `#replay=${race}&daily=${game}&date=${date}`;
-}
-
-function fmtDur(ms) {
-  if (ms === null || ms === undefined || !isFinite(ms)) return "—";
-  let s = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
-}
-
-function timeTd(h, e) {
-  const t = timeCell(e);
-  return h("td", { class: "time", title: t.title }, h("span", { class: "tlabel" }, t.label), " ", t.text);
 }
 
 /**
@@ -295,6 +281,7 @@ export class DailyPage {
   }
 
   // ------------------------------------------------------------------ drawing
+  // (the parts drawn from the page's data alone are in daily_views.js)
 
   render() {
     const { h, $ } = this.ctx;
@@ -329,7 +316,7 @@ export class DailyPage {
         "div",
         { class: "daily" },
         head,
-        h("div", { class: "daily-grid" }, h("div", {}, this.infoPanel(), this.historyPanel()), this.boardPanel()),
+        h("div", { class: "daily-grid" }, h("div", {}, this.infoPanel(), historyPanel(h, this.history)), this.leaderboard()),
       ),
     );
     this.tick();
@@ -346,14 +333,14 @@ export class DailyPage {
       action = h("p", { class: "muted", id: "daily-closing" }, this.date ? "The day has closed: its seed is on its way…" : "The day has closed: the next day's deal is on its way…");
     } else if (d.status !== "open") {
       if (you && you.race) rememberDailyRace(you.race, d.game, d.date);
-      action = you && you.entry ? this.entryLine(you.entry, d.entries) : h("p", { class: "muted" }, "This day is closed.");
+      action = you && you.entry ? this.myEntry(you.entry, d.entries) : h("p", { class: "muted" }, "This day is closed.");
     } else if (!you) {
       action = h("button", { class: "btn primary big", id: "daily-start", onclick: () => this.start() }, `Play today's ${gameName(d.game)}`);
     } else if (you.status === "playing") {
       action = h("a", { class: "btn primary big", id: "daily-resume", href: `#race=${you.race}` }, "Resume your attempt");
       rememberDailyRace(you.race, d.game, d.date);
     } else {
-      action = you.entry ? this.entryLine(you.entry, d.entries) : h("p", {}, "Your attempt is over.");
+      action = you.entry ? this.myEntry(you.entry, d.entries) : h("p", {}, "Your attempt is over.");
     }
     const v = this.verify;
     return h(
@@ -385,93 +372,16 @@ export class DailyPage {
     );
   }
 
-  entryLine(e, count) {
-    const { h } = this.ctx;
-    // the leaderboard is fresher than the `daily` reply (it is refetched on every update)
-    const b = this.board;
-    if (b && !b.error && b.me && b.date === (this.info && this.info.date)) {
-      e = b.me;
-      count = b.count;
-    }
-    return h(
-      "div",
-      { class: "my-entry", id: "daily-mine" },
-      h("div", { class: "big-rank" }, `#${e.rank}`, h("span", { class: "muted small" }, ` of ${count}`)),
-      h("div", {}, e.won ? `Won in ${clockText(e.time_ms)}` : `${e.home}/${e.total} home · ${e.status === "timeout" ? "time up" : e.status}`, ` · ${countText(e.moves, "move")}`),
-      this.replayOf(e) ? h("a", { class: "btn small", id: "daily-my-replay", href: this.replayHref(e) }, "Watch your replay") : null,
-    );
+  /** The leaderboard panel: a closed day's rows link the replays this page knows of (replayHref). */
+  leaderboard() {
+    const replayHref = (e) => this.replayHref(e);
+    return boardPanel(this.ctx.h, { board: this.board, info: this.info, me: this.ctx.myId(), flash: this.flash, live: !!this.watching, published: !!this.replays, replayHref });
   }
 
-  historyPanel() {
-    const { h } = this.ctx;
-    const hi = this.history;
-    if (!hi) return null;
-    return h(
-      "section",
-      { class: "panel daily-history", id: "daily-history" },
-      h("h2", {}, "Your record"),
-      h(
-        "div",
-        { class: "stats" },
-        stat(h, hi.played, "days played"),
-        stat(h, hi.wins, "wins"),
-        stat(h, hi.streak, `streak (best ${hi.best_streak})`),
-        stat(h, hi.win_streak, `win streak (best ${hi.best_win_streak})`),
-      ),
-      hi.days && hi.days.length
-        ? h(
-            "table",
-            { class: "ranking" },
-            h("tbody", {}, hi.days.map((d) => h("tr", {}, h("td", {}, h("a", { href: `#daily=${hi.game}&date=${d.date}` }, d.date)), h("td", {}, d.won ? "won" : `${d.home}/${d.total}`), h("td", {}, d.rank ? `#${d.rank} of ${d.count}` : "")))),
-          )
-        : null,
-    );
-  }
-
-  boardPanel() {
-    const { h, myId } = this.ctx;
-    const b = this.board;
-    const body = [];
-    if (!b) body.push(h("p", { class: "muted" }, "Loading…"));
-    else if (b.error) body.push(h("p", { class: "muted" }, b.error));
-    else if (!b.count)
-      body.push(
-        h("p", { class: "muted", id: "daily-empty" }, (this.info && this.info.status !== "open") || b.status === "closed" ? "Nobody played this day." : "Nobody has played this deal yet. Be the first!"),
-      );
-    else {
-      const closed = this.info && this.info.status !== "open";
-      const winner = b.top && b.top[0] && this.replays ? this.replayHref(b.top[0]) : null;
-      if (winner) body.push(h("p", { class: "daily-winner" }, h("a", { class: "btn small primary", id: "daily-winner", href: winner }, `▶ Watch the winner, ${b.top[0].name}`)));
-      const rows = [...b.top];
-      const seen = new Set(rows.map((e) => e.player));
-      const extra = (b.around || []).filter((e) => !seen.has(e.player));
-      const row = (e) =>
-        h(
-          "tr",
-          { class: `${e.player === myId() ? "mine" : ""} ${e.player === this.flash ? "flash" : ""}`, dataset: { player: e.player } },
-          h("td", {}, e.rank),
-          h("td", { class: "name" }, e.name, nameMarks(h, e)),
-          h("td", {}, h("span", { class: `pill p-${e.status}` }, e.won ? "won" : e.status === "timeout" ? "time up" : e.status)),
-          h("td", {}, `${e.home}/${e.total}`),
-          h("td", {}, e.moves),
-          timeTd(h, e),
-          closed ? h("td", { class: "replay" }, this.replayOf(e) ? h("a", { class: "replay-link", href: this.replayHref(e), title: `Watch ${e.name}'s attempt` }, "replay") : null) : null,
-        );
-      body.push(
-        h(
-          "table",
-          { class: "ranking", id: "leaderboard" },
-          h("thead", {}, h("tr", {}, ["#", "Player", "Result", "Home", "Moves"].map((x) => h("th", {}, x)), h("th", { title: "Winners: the time to win. Others: when they stopped, or their last move when the clock ran out." }, "Time"), closed ? h("th", { title: "Published once the day is final: the top entries' replays, and your own" }, "Replay") : null)),
-          h("tbody", {}, rows.map(row), extra.length ? h("tr", { class: "gap" }, h("td", { colspan: closed ? 7 : 6 }, "⋯")) : null, extra.map(row)),
-        ),
-      );
-    }
-    return h(
-      "section",
-      { class: "panel daily-board" },
-      h("h2", {}, "Leaderboard", b && b.count ? h("span", { class: "muted small" }, ` · ${countText(b.count, "attempt")}`) : null, this.watching ? h("span", { class: "pill p-running live" }, "live") : null),
-      ...body,
-    );
+  /** Your entry's line (`count` attempts): the leaderboard's, fresher, once it has come. */
+  myEntry(e, count) {
+    const replayHref = (x) => this.replayHref(x);
+    return entryLine(this.ctx.h, e, count, { board: this.board, date: this.info && this.info.date, replayHref });
   }
 
   tick() {
@@ -488,8 +398,4 @@ export class DailyPage {
     const d = this.info;
     return !!d && d.status === "open" && this.closing === this.visit && this.ctx.conn.now() >= d.closes;
   }
-}
-
-function stat(h, value, label) {
-  return h("div", { class: "stat" }, h("b", {}, value ?? 0), h("span", { class: "muted small" }, label));
 }
