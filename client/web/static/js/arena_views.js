@@ -3,21 +3,12 @@
 // (arena.js) owns the requests, the watch, joining and Berserk, and the server clock's offset.
 
 import { gameName } from "./games.js";
-import { countText, nameMarks, utcTimeText } from "./words.js";
-
-function left(ms) {
-  let s = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
-}
+import { countText, nameMarks, timeLeftText, utcTimeText } from "./words.js";
 
 /** What an arena's clock says at `now` (the server's time): before it starts, while it runs, after. */
 export function leftText(a, now) {
-  if (now < a.starts) return `starts in ${left(a.starts - now)}`;
-  if (now < a.ends) return `${left(a.ends - now)} left`;
+  if (now < a.starts) return `starts in ${timeLeftText(a.starts - now)}`;
+  if (now < a.ends) return `${timeLeftText(a.ends - now)} left`;
   return a.final ? "final standings" : "over: the last races are finishing";
 }
 

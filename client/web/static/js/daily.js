@@ -3,8 +3,8 @@
 // close the revealed seed checked against the commitment.
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { sha256Hex } from "./sha256.js";
-import { boardPanel, entryLine, fmtDur, historyPanel } from "./daily_views.js";
-import { utcDateTimeText } from "./words.js";
+import { boardPanel, entryLine, historyPanel } from "./daily_views.js";
+import { timeLeftText, utcDateTimeText } from "./words.js";
 
 const DAILY_KEY = "solrace.dailies"; // race id -> "game|date", to recognise attempt races
 
@@ -390,7 +390,7 @@ export class DailyPage {
     const left = d.closes - this.ctx.conn.now();
     if (left <= 0) return this.reloadAtClose(); // redraws itself: "Closed", then the new info
     const el = document.getElementById("daily-left");
-    if (el) el.textContent = fmtDur(left);
+    if (el) el.textContent = timeLeftText(left);
   }
 
   /** The open day on screen is past its close, its info being asked again (reloadAtClose). */

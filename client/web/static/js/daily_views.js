@@ -1,19 +1,8 @@
 // The parts of the daily page drawn from its data alone: your entry's line, your record, the
-// leaderboard, the time left. The page (daily.js) owns the requests and the day shown; which
+// leaderboard. The page (daily.js) owns the requests and the day shown; which
 // attempts have a replay it says through `replayHref(entry)` (null: none).
 
 import { clockText, countText, nameMarks, timeCell } from "./words.js";
-
-/** The time left before the close: "4:05", "2h 07m"; "—" when unknown. */
-export function fmtDur(ms) {
-  if (ms === null || ms === undefined || !isFinite(ms)) return "—";
-  let s = Math.max(0, Math.floor(ms / 1000));
-  const h = Math.floor(s / 3600);
-  s -= h * 3600;
-  const m = Math.floor(s / 60);
-  s -= m * 60;
-  return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
-}
 
 function timeTd(h, e) {
   const t = timeCell(e);

@@ -172,6 +172,17 @@ export function utcDateTimeText(ms) {
   return `${new Date(ms).toISOString().slice(0, 10)} ${utcTimeText(ms)}`;
 }
 
+/** A time left, coarse: "m:ss", or "Hh MMm" from an hour on ("—" if unknown). */
+export function timeLeftText(ms) {
+  if (ms === null || ms === undefined || !isFinite(ms)) return "—";
+  let s = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  return h ? `${h}h ${String(m).padStart(2, "0")}m` : `${m}:${String(s).padStart(2, "0")}`;
+}
+
 /** mm:ss (or h:mm:ss) of a duration in ms. */
 export function clockText(ms) {
   if (ms === null || ms === undefined || !isFinite(ms)) return "—";
