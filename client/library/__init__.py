@@ -33,7 +33,8 @@ method per request of races and watching, `hint` and `analysis` too),
 (claim, login, logout here or everywhere, the password, profiles, rating
 boards, your recent races); `errors`, `endpoints`, and `board` (the pure
 view update `apply_move` and the per-race `Board`). Everything public is
-importable from `client.library.connection` as before.
+importable from `client.library` itself; `client.library.connection` keeps
+the client, its errors and its events, as before.
 """
 
 from .board import Board, NoView, ViewMismatch, apply_move, apply_move_text

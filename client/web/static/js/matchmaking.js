@@ -106,9 +106,8 @@ export function renderRematchBanner() {
     h(
       "div",
       { class: "queue rematch-offer" },
-      offer.name,
-      nameMarks(h, { account: offer.account, player: offer.by }),
-      " offers a rematch. ",
+      // one flex item: the mark beside the name, not spaced off by the banner's gap
+      h("span", {}, offer.name, nameMarks(h, { account: offer.account, player: offer.by }), " offers a rematch."),
       h("button", { class: "btn small primary", id: "accept-rematch-banner", onclick: () => takeRematch(offer) }, "Accept"),
       " ",
       h("button", { class: "btn small ghost", onclick: () => ((app.rematchOffer = null), setBanner(null)) }, "No thanks"),

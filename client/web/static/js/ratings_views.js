@@ -15,7 +15,7 @@ export function ratingText(r) {
 const PROVISIONAL_RACES = 10;
 const PROVISIONAL_HELP = `A ? after a rating means provisional: it has counted in fewer than ${PROVISIONAL_RACES} rated races, so it is still a rough estimate, and it stays off the rating boards until then.`;
 
-/** Rated races still needed before a provisional rating map is established. */
+/** Rated races still needed before a provisional rating is established. */
 function racesToGo(r) {
   return Math.max(1, PROVISIONAL_RACES - (r.races || 0));
 }
