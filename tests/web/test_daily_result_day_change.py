@@ -28,7 +28,7 @@ GAME = "fours-up"
 # race `rid`, and the race page redrawn there. Returns what the result showed just then.
 CLOCK_TO_BEFORE_THE_CLOSE = """async ([rid, before]) => {
   const { dailyClosesAt } = await import("/js/result.js");
-  const { dailyOf } = await import("/js/daily.js");
+  const { dailyOf } = await import("/js/daily_attempts.js");
   const c = window.solrace.conn;
   const closes = dailyClosesAt(dailyOf(rid));
   const shift = closes - before - (Date.now() + c.offset);

@@ -3,39 +3,9 @@
 // close the revealed seed checked against the commitment.
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { sha256Hex } from "./sha256.js";
+import { dailyReplayHref, rememberDailyRace } from "./daily_attempts.js";
 import { boardPanel, entryLine, historyPanel } from "./daily_views.js";
 import { timeLeftText, utcDateTimeText } from "./words.js";
-
-const DAILY_KEY = "solrace.dailies"; // race id -> "game|date", to recognise attempt races
-
-export function rememberDailyRace(race, game, date) {
-  try {
-    const map = JSON.parse(localStorage.getItem(DAILY_KEY) || "{}");
-    map[race] = `${game}|${date || ""}`;
-    const keys = Object.keys(map);
-    for (const k of keys.slice(0, Math.max(0, keys.length - 50))) delete map[k];
-    localStorage.setItem(DAILY_KEY, JSON.stringify(map));
-  } catch (e) {
-    /* private mode */
-  }
-}
-
-export function dailyOf(race) {
-  try {
-    const v = JSON.parse(localStorage.getItem(DAILY_KEY) || "{}")[race];
-    if (!v) return null;
-    const [game, date] = v.split("|");
-    return { game, date };
-  } catch (e) {
-    return null;
-  }
-}
-
-/** The replay page of a daily attempt, with its day: once the race's own record has expired
- *  (--finished-ttl-s), the replay page falls back to the day's published replays. */
-export function dailyReplayHref(race, game, date) {
-  return `#replay=${race}&daily=${game}&date=${date}`;
-}
 
 /**
  * The daily page controller. ctx: {conn, h, $, toast, errText, myId, go(hash), setPending(snap)}

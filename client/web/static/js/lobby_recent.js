@@ -1,7 +1,7 @@
 // The lobby's "Your recent races" panel: its list asked for and kept here (`recent`), drawn into
 // the lobby (lobby.js) by `recentEl`, redrawn in place as replies come and as its rows'
 // clock-dependent words change.
-import { dailyReplayHref } from "./daily.js";
+import { dailyReplayHref } from "./daily_attempts.js";
 import { $, h } from "./dom.js";
 import { gameName } from "./games.js";
 import { dailyClosed } from "./result.js";

@@ -3,7 +3,7 @@
 // in step with the server, race_play.js runs the board, result.js shows the end.
 import { Connection } from "./net.js";
 import { GAMES, gameName } from "./games.js";
-import { dailyOf } from "./daily.js";
+import { dailyOf } from "./daily_attempts.js";
 import { arenaOf } from "./arena.js";
 import { errorText as errText, homeText, ordinal } from "./words.js";
 import { BOT_LEVELS, addBot } from "./botrace.js";

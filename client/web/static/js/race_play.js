@@ -2,7 +2,7 @@
 // out), hints, finishing early, the game-over cover until the race ends, the rivals' line on phones.
 import { Board, moveMarks } from "./board.js";
 import { parseView } from "./cards.js";
-import { dailyOf } from "./daily.js";
+import { dailyOf } from "./daily_attempts.js";
 import { legendEl } from "./howto.js";
 import { errorText as errText, moveText, nameMarks } from "./words.js";
 import { timeIsUp } from "./clock.js";

@@ -5,7 +5,7 @@ import { toast } from "./dom.js";
 import { setEnd } from "./result.js";
 import { renderRace } from "./race_page.js";
 import { app, conn, inviteSuffix, keepInvite, mySeat, withInvite } from "./state.js";
-import { dailyOf, rememberDailyRace } from "./daily.js";
+import { dailyOf, rememberDailyRace } from "./daily_attempts.js";
 import { arenaOf, rememberArenaRace } from "./arena.js";
 
 /** Take a snapshot of the race on screen (the watch page's too). */

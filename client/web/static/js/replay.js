@@ -9,7 +9,7 @@
 // race record is gone, the attempt is replayed from the day's published replays
 // (`daily_replay`, docs/protocol.md §5), which are kept longer.
 import { Board, moveMarks } from "./board.js";
-import { dailyOf } from "./daily.js";
+import { dailyOf } from "./daily_attempts.js";
 import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
 import { dailyOfRoute, fromDailyReplay, rebuild } from "./replay_data.js";

@@ -2,7 +2,7 @@
 // seed checked against the commitment (or, for a daily attempt, where it will be revealed), the
 // arena points or rating it earned, the solver's analysis, and what to play next.
 import { sha256Hex } from "./sha256.js";
-import { dailyOf } from "./daily.js";
+import { dailyOf } from "./daily_attempts.js";
 import { arenaOf } from "./arena.js";
 import { analysisItem, errorText as errText, homeText, nameMarks, resultHeading, tieBreakNotes, timeCell } from "./words.js";
 import { loggedIn } from "./accounts.js";
