@@ -26,18 +26,21 @@ def lobby(seats: int = 3) -> R.Race:
     )
 
 
-def test_a_new_race_commits_to_its_seed_under_this_servers_versions():
-    quick = R.new_quick_race(
+def quick_race() -> R.Race:
+    return R.new_quick_race(
         race="r2",
         game="fours-up",
         total=104,
         time_limit_s=60,
-        players=[("p1", "ada"), ("p2", "bob")],
-        now=1000,
+        players=[("p1", "a"), ("p2", "b")],
+        now=0,
         countdown_ms=100,
         seed="s2",
     )
-    for r in (lobby(), quick):
+
+
+def test_a_new_race_commits_to_its_seed_under_this_servers_versions():
+    for r in (lobby(), quick_race()):
         assert r.commitment == rules.seed_commitment(r.seed)
         assert (r.rules_version, r.deal_version) == (rules.RULES_VERSION, rules.DEAL_VERSION)
 
@@ -83,16 +86,7 @@ def test_host_start_with_the_players_present():
 
 
 def test_quick_race_counts_down_at_once():
-    r = R.new_quick_race(
-        race="r2",
-        game="fours-up",
-        total=104,
-        time_limit_s=60,
-        players=[("p1", "a"), ("p2", "b")],
-        now=0,
-        countdown_ms=100,
-        seed="s",
-    )
+    r = quick_race()
     assert r.status == R.COUNTDOWN and r.host == "" and r.quick and all(p.ready for p in r.players)
 
 
