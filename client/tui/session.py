@@ -115,6 +115,12 @@ async def start(
         return await race_bot(session, intent.game, intent.level, intent.time_limit_s, left=left)
     if intent.mode == "daily":
         return await session.request("daily_start", game=intent.game)
+    if intent.mode == "rematch":  # ready at once, as the browser's Rematch button
+        asked = await session.request("rematch", race=intent.race)
+        return await session.request("ready", race=asked["race"], ready=True)
+    if intent.mode == "accept":  # the offered rematch: its seat, then ready (botrace.js)
+        await session.request("join", race=intent.race, **invite)
+        return await session.request("ready", race=intent.race, ready=True)
     if intent.mode == "resume":
         return await session.request("resync", race=intent.race, **invite)
     return await session.request("join", race=intent.race, **invite)
