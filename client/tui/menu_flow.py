@@ -48,6 +48,8 @@ class RaceScreen(Protocol):
     races_left: set[str]
     daily_race: str | None
     connect_failed: bool
+    #: a rival's latest rematch offer
+    rematch_offer: dict[str, Any] | None
 
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
@@ -226,6 +228,34 @@ class MenuFlow:
         app.say(f"back in race {m.race_id} — " + next_text(app.back_to))
         app.redraw()
         app.resync()
+
+    def play_again(self, intent: Intent) -> Worker[None]:
+        """A rematch of the finished race on screen, asked for or accepted (``intent``): on
+        to its lobby, or, refused, the finished race stays with the server's reason."""
+
+        async def play_again() -> None:
+            await self._play_again(intent)
+
+        return self.app.run_worker(play_again, "play_again", "menu", exclusive=True)
+
+    async def _play_again(self, intent: Intent) -> None:
+        app = self.app
+        s, old = app.session, app.model
+        assert s is not None
+        try:
+            reply = await start(s, intent)
+        except ServerError as e:
+            app.say(start_refused_text(e, intent), error=True)
+            return
+        if old.race_id:
+            app.races_left.add(old.race_id)  # its late events must not bring it back
+        app.model = RaceModel(me=old.me)
+        app.selected = None
+        app.moves_sent.clear()
+        app.rematch_offer = None
+        app.model.apply(reply)
+        app.say(started_text(intent, reply))
+        app.redraw()
 
     async def begin(self, intent: Intent) -> None:
         """Start (create, join, queue for, resume…) the race ``intent`` asks for."""
