@@ -22,7 +22,7 @@ from .intent import Intent
 from .menu import MenuScreen
 from .model import RaceModel
 from .race_commands import menu_refusal, seat_on_resume
-from .race_text import next_text, start_refused_text, started_text
+from .race_text import next_text, rematch_not_ready_text, start_refused_text, started_text
 from .session import ServerError, Session, start
 
 
@@ -231,7 +231,9 @@ class MenuFlow:
 
     def play_again(self, intent: Intent) -> Worker[None]:
         """A rematch of the finished race on screen, asked for or accepted (``intent``): on
-        to its lobby, or, refused, the finished race stays with the server's reason."""
+        to its lobby, ready at once (as the browser's Rematch and Accept buttons), or,
+        refused, the finished race stays with the server's reason. Once seated the screen
+        follows the seat even if the `ready` fails (said: 'ready' again)."""
 
         async def play_again() -> None:
             await self._play_again(intent)
@@ -254,7 +256,13 @@ class MenuFlow:
         app.moves_sent.clear()
         app.rematch_offer = None
         app.model.apply(reply)
-        app.say(started_text(intent, reply))
+        try:
+            reply = await s.request("ready", race=app.model.race_id, ready=True)
+        except ServerError as e:
+            app.say(rematch_not_ready_text(e, app.model.race_id or ""), error=True)
+        else:
+            app.model.apply(reply)
+            app.say(started_text(intent, reply))
         app.redraw()
 
     async def begin(self, intent: Intent) -> None:

@@ -179,6 +179,11 @@ def rematch_offer_text(offer: dict[str, Any]) -> str:
     return f"{marked_name(who)} offers a rematch (race {offer.get('rematch')}): 'accept' takes it"
 
 
+def rematch_not_ready_text(e: ServerError, race: str) -> str:
+    """A rematch's seat was taken but the `ready` after it failed: the lobby is on screen."""
+    return f"rematch {race}: you hold a seat, but not ready: {e.describe()} — type 'ready'"
+
+
 def start_refused_text(e: ServerError, intent: Intent) -> str:
     """Why the chosen race did not start, and the way back to the menu; a rematch asked or
     accepted stays on the finished race."""

@@ -14,6 +14,7 @@ from waiting import DEADLINE
 from client.tui.net import connector
 from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
+from client.tui.session import ServerError
 from protocol import messages as m
 
 from .helpers import rendered, until
@@ -125,3 +126,59 @@ async def test_offline_a_rematch_needs_a_server() -> None:
         await until(pilot, lambda: app.model.status == "finished", what="the race's end")
         await pilot.press(*"rematch", "enter")
         await until(pilot, lambda: "need a server" in status(app), what="the refusal")
+
+
+class _ReadyRefused:
+    """A session over a finished race r1 whose rematch r2 seats the player, and whose `ready`
+    then fails (the lobby went on without waiting)."""
+
+    player, name, online = "p1", "ada", True
+
+    def __init__(self) -> None:
+        self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+
+    def server_now(self) -> int:
+        return 0
+
+    @staticmethod
+    def snapshot(race: str, status: str) -> dict[str, Any]:
+        players = [{"player": "p1", "name": "ada"}, {"player": "p2", "name": "bob"}]
+        ranking = [{"rank": 1, "player": "p1"}, {"rank": 2, "player": "p2"}] if status == "finished" else None
+        return dict(
+            t="race",
+            race=race,
+            ver=1,
+            game="fours-up",
+            status=status,
+            seats=2,
+            players=players,
+            ranking=ranking,
+        )
+
+    async def request(self, t: str, **fields: Any) -> dict[str, Any]:
+        if t == "resync":
+            return {"t": "state", "race": self.snapshot("r1", "finished")}
+        if t == "rematch":
+            return self.snapshot("r2", "lobby")
+        raise ServerError("race-started", "the race has started")
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_once_seated_in_the_rematch_the_screen_follows_even_if_ready_fails() -> None:
+    session = _ReadyRefused()
+
+    async def connect() -> _ReadyRefused:
+        return session
+
+    app = PlayApp(connect, Intent("resume", race="r1"))  # type: ignore[arg-type]
+    async with app.run_test(size=(100, 40)) as pilot:
+        await until(pilot, lambda: app.model.status == "finished", what="the finished race")
+        await pilot.press(*"rematch", "enter")
+        await until(pilot, lambda: app.model.race_id == "r2", what="the rematch's lobby")
+        await until(pilot, lambda: "not ready" in status(app), what="the failed ready said")
+        assert (
+            status(app)
+            == "rematch r2: you hold a seat, but not ready: the race has started (race-started) — type 'ready'"
+        )
