@@ -22,7 +22,7 @@ from .intent import Intent
 from .menu import MenuScreen
 from .model import RaceModel
 from .race_commands import menu_refusal, seat_on_resume
-from .race_text import next_text, start_refused_text, started_text
+from .race_text import next_text, rematch_not_ready_text, start_refused_text, started_text
 from .session import ServerError, Session, start
 
 
@@ -48,6 +48,8 @@ class RaceScreen(Protocol):
     races_left: set[str]
     daily_race: str | None
     connect_failed: bool
+    #: a rival's latest rematch offer
+    rematch_offer: dict[str, Any] | None
 
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
@@ -226,6 +228,42 @@ class MenuFlow:
         app.say(f"back in race {m.race_id} — " + next_text(app.back_to))
         app.redraw()
         app.resync()
+
+    def play_again(self, intent: Intent) -> Worker[None]:
+        """A rematch of the finished race on screen, asked for or accepted (``intent``): on
+        to its lobby, ready at once (as the browser's Rematch and Accept buttons), or,
+        refused, the finished race stays with the server's reason. Once seated the screen
+        follows the seat even if the `ready` fails (said: 'ready' again)."""
+
+        async def play_again() -> None:
+            await self._play_again(intent)
+
+        return self.app.run_worker(play_again, "play_again", "menu", exclusive=True)
+
+    async def _play_again(self, intent: Intent) -> None:
+        app = self.app
+        s, old = app.session, app.model
+        assert s is not None
+        try:
+            reply = await start(s, intent)
+        except ServerError as e:
+            app.say(start_refused_text(e, intent), error=True)
+            return
+        if old.race_id:
+            app.races_left.add(old.race_id)  # its late events must not bring it back
+        app.model = RaceModel(me=old.me)
+        app.selected = None
+        app.moves_sent.clear()
+        app.rematch_offer = None
+        app.model.apply(reply)
+        try:
+            reply = await s.request("ready", race=app.model.race_id, ready=True)
+        except ServerError as e:
+            app.say(rematch_not_ready_text(e, app.model.race_id or ""), error=True)
+        else:
+            app.model.apply(reply)
+            app.say(started_text(intent, reply))
+        app.redraw()
 
     async def begin(self, intent: Intent) -> None:
         """Start (create, join, queue for, resume…) the race ``intent`` asks for."""

@@ -49,6 +49,8 @@ class RaceModel:
     rated: bool = False
     #: a daily challenge attempt (the snapshot's `daily`, docs/protocol.md §3)
     daily: bool = False
+    #: the arena that paired this race (the snapshot's `arena`, docs/protocol.md §5a)
+    arena: str | None = None
     #: a rated race's rating change for the player (their map of the `rating` event:
     #: rank, weight, before, after), once the ratings are updated
     rating: dict[str, Any] | None = None
@@ -152,6 +154,7 @@ class RaceModel:
         self.private = snap.get("private", self.private)
         self.rated = bool(snap.get("rated", self.rated))
         self.daily = bool(snap.get("daily", self.daily))
+        self.arena = snap.get("arena") or self.arena
         self.invite = snap.get("invite") or self.invite
         self.time_limit_s = snap.get("time_limit_s", self.time_limit_s)
         self.starts_at = snap.get("starts_at", self.starts_at)

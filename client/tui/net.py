@@ -202,6 +202,10 @@ class NetSession:
                 from protocol.messages import Bot
 
                 reply = await c.request(Bot(race=f["race"], level=f.get("level")))
+            elif t == "rematch":
+                from protocol.messages import Rematch
+
+                reply = await c.request(Rematch(race=f["race"]))
             elif t.startswith("arena"):
                 from .arena_net import arena_request
 

@@ -28,11 +28,15 @@ from .model import RaceModel
 from .race_commands import (
     HELP,
     PLACEHOLDER,
+    RematchWord,
     finish_prompt,
     help_text,
     hints_possible,
     info_text,
+    offer_for,
     placeholder,
+    rematch_refusal,
+    rematch_word,
 )
 from .race_text import (
     connection_text,
@@ -41,6 +45,7 @@ from .race_text import (
     lobby_text,
     move_done_text,
     ranking_toggled_text,
+    rematch_offer_text,
     result_text,
 )
 from .session import ServerError, Session
@@ -133,6 +138,8 @@ class PlayApp(App[int]):
         self._queued_since = 0
         #: the finished race whose ranking ctrl+r hid (the next race's shows again)
         self.ranking_hidden: str | None = None
+        #: a rival's latest rematch offer (its `rematch` event), for the race it names
+        self.rematch_offer: dict[str, Any] | None = None
         #: connects, leads into a race and back out to the menu
         self.menu_flow = MenuFlow(self)
 
@@ -184,9 +191,16 @@ class PlayApp(App[int]):
 
     # -- status line ----------------------------------------------------------
 
+    @property
+    def online(self) -> bool:
+        return bool(getattr(self.session, "online", False))
+
+    def rematch_word(self) -> RematchWord:
+        return rematch_word(self.model, self.rematch_offer, self.daily_race, self.back_to, self.online)
+
     def help_text(self) -> str:
-        online = bool(getattr(self.session, "online", False))
-        return help_text(self.model, hints_possible(self.model, online, self.daily_race), self.back_to)
+        hints = hints_possible(self.model, self.online, self.daily_race)
+        return help_text(self.model, hints, self.back_to, self.rematch_word())
 
     def say(self, text: str, error: bool = False) -> None:
         st = self.query_one("#status", Static)
@@ -227,6 +241,9 @@ class PlayApp(App[int]):
             self.say("reconnected")
             self.resync()
             return
+        if t == "rematch":
+            self.rematch_offered(ev)
+            return
         self.model.apply(ev)
         game = self.model.game
         if t in ("race", "start") and game and game not in GAMES:
@@ -242,6 +259,16 @@ class PlayApp(App[int]):
             self.say(said)
         if self.model.gap and not getattr(self.session, "handles_gaps", False):
             self.resync()
+        self.redraw()
+
+    def rematch_offered(self, ev: dict[str, Any]) -> None:
+        """A rival asked for a rematch: said, and kept for `accept`, when it is for the race
+        on screen (an offer for a race put behind is left: the screen is this race's). Not in
+        a race played for another app (an arena's: no rematches there)."""
+        if self.back_to or ev.get("race") != self.model.race_id:
+            return
+        self.rematch_offer = ev
+        self.say(rematch_offer_text(ev))
         self.redraw()
 
     @work(group="resync")
@@ -295,7 +322,9 @@ class PlayApp(App[int]):
         else:
             result.display = False
         mine_over = m.my_status not in (None, "playing")
-        self.query_one("#cmd", Input).placeholder = placeholder(m.status, self.back_to, mine_over)
+        self.query_one("#cmd", Input).placeholder = placeholder(
+            m.status, self.back_to, mine_over, self.rematch_word()
+        )
         self.refresh_info()
 
     def refresh_info(self) -> None:
@@ -383,6 +412,10 @@ class PlayApp(App[int]):
             self.hint()
         elif word == "menu":
             self.menu_flow.to_menu()
+        elif word == "rematch":
+            self.ask_rematch()
+        elif word == "accept":
+            self.accept_rematch()
         elif m.status != "running":
             self.say(f"the race is {m.status}: moves wait for the start", error=True)
         else:
@@ -418,6 +451,25 @@ class PlayApp(App[int]):
         except ServerError as e:
             self.say(e.describe(), error=True)
         self.redraw()
+
+    def ask_rematch(self) -> None:
+        """`rematch`: the same players again in a new race, this one's settings (ready at
+        once, as the browser's Rematch button); refused, said why."""
+        m = self.model
+        refusal = rematch_refusal(m, self.daily_race, self.back_to, self.online)
+        if refusal:
+            self.say(refusal, error=True)
+            return
+        self.menu_flow.play_again(Intent("rematch", race=m.race_id))
+
+    def accept_rematch(self) -> None:
+        """`accept`: a rival's rematch offer for this race taken (its seat, with its invite,
+        then ready: the browser's takeRematch)."""
+        offer = offer_for(self.model, self.rematch_offer)
+        if offer is None or self.back_to:
+            self.say("no rematch is offered for this race", error=True)
+            return
+        self.menu_flow.play_again(Intent("accept", race=offer.get("rematch"), invite=offer.get("invite")))
 
     @work(group="commands")
     async def hint(self) -> None:

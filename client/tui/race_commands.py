@@ -2,11 +2,12 @@
 :class:`RaceModel` (no terminal needed to test them): the help and the command line's
 placeholder for the race's state (once it is over, the key that hides its ranking),
 whether hints may be given, why `menu` is refused, when `finish` asks to be confirmed,
-which seated race a relaunch goes back to, and the header. ``play_app`` and ``menu_flow`` act on what they return."""
+whether a rematch may be asked or taken, which seated race a relaunch goes back to, and
+the header. ``play_app`` and ``menu_flow`` act on what they return."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from rich.markup import escape
 
@@ -45,17 +46,24 @@ PLACEHOLDERS = {
     "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
     "finished": "command: menu (another race), quit",
 }
+#: What the finished race's placeholder offers first, by the rematch command at hand.
+REMATCH_PLACEHOLDERS = {"rematch": "rematch (same players), ", "accept": "accept (the rematch), "}
 PLACEHOLDER = "move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit)"
 
 
-def placeholder(status: str, back_to: str | None = None, mine_over: bool = False) -> str:
+def placeholder(
+    status: str, back_to: str | None = None, mine_over: bool = False, rematch: RematchWord = ""
+) -> str:
     """The command line's placeholder for the race's state (``mine_over``: the player's own
     game is over while the race runs on: as once it is finished); a race played for another
-    app (``back_to``: `solrace arena`) has no menu, and ctrl+q goes back there."""
+    app (``back_to``: `solrace arena`) has no menu, and ctrl+q goes back there. Once the race
+    is over, ``rematch`` (:func:`rematch_word`) comes first."""
     ranking = RANKING_KEY if status == "finished" else ""
     if status == "running" and mine_over:
         status = "finished"
     text = PLACEHOLDERS.get(status, PLACEHOLDER)
+    if status == "finished" and rematch and ranking:
+        text = text.replace("command: ", "command: " + REMATCH_PLACEHOLDERS[rematch])
     if not back_to:
         return text + ranking
     if status == "finished":
@@ -69,15 +77,15 @@ def hints_possible(m: RaceModel, online: bool, daily_race: str | None) -> bool:
     return not online or (m.seats == 1 and not m.rated and m.race_id != daily_race)
 
 
-def help_text(m: RaceModel, hints: bool, back_to: str | None = None) -> str:
+def help_text(m: RaceModel, hints: bool, back_to: str | None = None, rematch: RematchWord = "") -> str:
     """The status line's help for the race's state; without `menu` in a race played for
-    another app (``back_to``)."""
+    another app (``back_to``); once the race is over, with ``rematch`` (:func:`rematch_word`)."""
     if m.status in ("lobby", "countdown"):
         text = LOBBY_HELP
     elif m.status == "running":
         text = RACE_HELP + (" hint" if hints else "")
     elif m.status == "finished" and m.ranking:
-        text = OVER_HELP
+        text = OVER_HELP.replace("Commands: ", f"Commands: {rematch} " if rematch else "Commands: ")
     else:
         text = HELP
     return text.replace(" menu", "") if back_to else text
@@ -101,6 +109,49 @@ def menu_refusal(m: RaceModel, daily_race: str | None) -> str | None:
             "takes you back to it ('finish' would end your one ranked attempt)"
         )
     return "your game is on: 'finish' declares it over (your cards home count), then 'menu'"
+
+
+#: The command that plays a finished race again: "rematch" (ask for one), "accept" (the one
+#: offered), "" (neither).
+RematchWord = Literal["rematch", "accept", ""]
+
+
+def rematch_refusal(m: RaceModel, daily_race: str | None, back_to: str | None, online: bool) -> str | None:
+    """Why `rematch` cannot be asked for the race on screen, or None: it may (as the browser's
+    Rematch button: a finished race the player played in, not a daily attempt nor an arena
+    race; docs/protocol.md §3 `rematch`)."""
+    again = "'menu' for another race"
+    if back_to:
+        return f"an arena pairs its own races: no rematch here (ctrl+q goes {back_to})"
+    if m.status != "finished" or not m.race_id:
+        return "a rematch is for once the race is over"
+    if m.me not in m.players:
+        return "you did not play in this race: no rematch to ask for"
+    if m.daily or m.race_id == daily_race:
+        return f"a daily attempt has no rematch: one ranked attempt a day ({again})"
+    if m.arena:
+        return f"an arena pairs its own races: no rematch of an arena race ({again})"
+    if not online:
+        return f"rematches need a server: an offline race has none ({again})"
+    return None
+
+
+def offer_for(m: RaceModel, offer: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The rematch ``offer`` (a `rematch` event) when it is for the race on screen, else None."""
+    return offer if offer is not None and m.race_id and offer.get("race") == m.race_id else None
+
+
+def rematch_word(
+    m: RaceModel, offer: dict[str, Any] | None, daily_race: str | None, back_to: str | None, online: bool
+) -> RematchWord:
+    """The rematch command the finished race's help and placeholder offer: "accept" while a
+    rival's offer for it stands (the browser's "Accept X's rematch" in place of "Rematch"),
+    "rematch" when one may be asked for, else ""."""
+    if back_to or m.status != "finished":
+        return ""
+    if offer_for(m, offer) is not None:
+        return "accept"
+    return "rematch" if rematch_refusal(m, daily_race, back_to, online) is None else ""
 
 
 #: A race the token holds a seat in, once resumed: "playing" (go back to it), "over" (the

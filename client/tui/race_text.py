@@ -172,8 +172,26 @@ def result_text(m: RaceModel) -> Text:
     return t
 
 
+def rematch_offer_text(offer: dict[str, Any]) -> str:
+    """What the status line says of a rival's rematch offer (a `rematch` event): who offers
+    it, with the mark the server vouches for, and the command that takes it."""
+    who = {"player": offer.get("by"), "name": offer.get("name"), "account": offer.get("account")}
+    return f"{marked_name(who)} offers a rematch (race {offer.get('rematch')}): 'accept' takes it"
+
+
+def rematch_not_ready_text(e: ServerError, race: str) -> str:
+    """A rematch's seat was taken but the `ready` after it failed: the lobby is on screen."""
+    return f"rematch {race}: you hold a seat, but not ready: {e.describe()} — type 'ready'"
+
+
 def start_refused_text(e: ServerError, intent: Intent) -> str:
-    """Why the chosen race did not start, and the way back to the menu."""
+    """Why the chosen race did not start, and the way back to the menu; a rematch asked or
+    accepted stays on the finished race."""
+    if intent.mode in ("rematch", "accept"):
+        if e.code == "unknown-type":  # a server without rematches
+            return "rematches need a server that has them: this one does not — 'menu' for another race"
+        what = "no rematch" if intent.mode == "rematch" else "could not join the rematch"
+        return f"{what}: {e.describe()} — 'menu' for another race"
     if e.code == "not-logged-in" and intent.rated:
         return rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again"
     if e.code == "no-bots":
@@ -204,6 +222,11 @@ def started_text(intent: Intent, reply: dict[str, Any]) -> str:
     if intent.mode == "bot":
         level = dict(BOT_LEVELS).get(intent.level, intent.level)
         return f"a private {game} race against a bot ({level}): you are ready, it starts once the bot is"
+    if intent.mode in ("rematch", "accept"):
+        return (
+            f"rematch {reply.get('race')}: you are ready ('unready' takes it back); it starts once "
+            "every seat is taken and ready"
+        )
     if intent.mode == "resume":
         return f"back in race {intent.race}"
     return f"joined {intent.race} — type 'ready'"

@@ -93,7 +93,8 @@ async def start(
     session: Session, intent: Intent, left: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
     """The request (or requests) that does what the player chose: the reply is the race's
-    snapshot, its state, or `queued`. ``left``: as for :func:`race_bot`."""
+    snapshot, its state, or `queued`. ``left``: as for :func:`race_bot`. A rematch asked
+    (``rematch``) or accepted (``accept``: a `join` with its invite) is not readied here."""
     rated = {"rated": True} if intent.rated else {}
     invite = {"invite": intent.invite} if intent.invite else {}
     if intent.mode == "quick":
@@ -115,9 +116,11 @@ async def start(
         return await race_bot(session, intent.game, intent.level, intent.time_limit_s, left=left)
     if intent.mode == "daily":
         return await session.request("daily_start", game=intent.game)
+    if intent.mode == "rematch":  # the seat only: the caller readies (menu_flow.play_again)
+        return await session.request("rematch", race=intent.race)
     if intent.mode == "resume":
         return await session.request("resync", race=intent.race, **invite)
-    return await session.request("join", race=intent.race, **invite)
+    return await session.request("join", race=intent.race, **invite)  # join, accept
 
 
 def now_ms() -> int:

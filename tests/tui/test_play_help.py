@@ -30,7 +30,10 @@ async def test_the_help_is_whole_in_the_status_line(columns: int) -> None:
         assert needed <= status.region.height, (needed, status.region)
 
 
-@pytest.mark.parametrize("text", ["Go! " + RACE_HELP + " hint", LOBBY_HELP, OVER_HELP])
+OVER_WITH_REMATCH = OVER_HELP.replace("Commands: ", "Commands: rematch ")
+
+
+@pytest.mark.parametrize("text", ["Go! " + RACE_HELP + " hint", LOBBY_HELP, OVER_HELP, OVER_WITH_REMATCH])
 async def test_the_race_and_lobby_helps_are_whole_at_80_columns(text: str) -> None:
     app = PlayApp(never_connects)
     async with app.run_test(size=(80, 30)) as pilot:

@@ -83,3 +83,47 @@ def test_a_relaunch_goes_back_only_to_a_race_the_players_game_in_goes_on() -> No
     unseated = model("running")
     unseated.players.clear()
     assert seat_on_resume(unseated, "r1") == "gone"
+
+
+def over(**fields: object) -> RaceModel:
+    m = model("finished", my_status="finished")
+    m.ranking = [{"rank": 1, "player": "p1"}]
+    for k, v in fields.items():
+        setattr(m, k, v)
+    return m
+
+
+def test_a_rematch_is_asked_as_the_browser_offers_it() -> None:
+    from client.tui.race_commands import rematch_refusal
+
+    assert rematch_refusal(over(), None, None, True) is None
+    assert "once the race is over" in (rematch_refusal(model("running"), None, None, True) or "")
+    assert "daily attempt has no rematch" in (rematch_refusal(over(), "r1", None, True) or "")
+    assert "daily attempt has no rematch" in (rematch_refusal(over(daily=True), None, None, True) or "")
+    assert "arena race" in (rematch_refusal(over(arena="a1"), None, None, True) or "")
+    assert "ctrl+q goes back to the arena" in (rematch_refusal(over(), None, "back to the arena", True) or "")
+    assert "need a server" in (rematch_refusal(over(), None, None, False) or "")
+    watched = over()
+    watched.players.clear()
+    assert "did not play" in (rematch_refusal(watched, None, None, True) or "")
+
+
+def test_an_offer_for_this_race_makes_accept_the_command_over_rematch() -> None:
+    from client.tui.race_commands import offer_for, placeholder, rematch_word
+
+    offer = {"t": "rematch", "race": "r1", "rematch": "r2", "by": "p2", "name": "bob"}
+    elsewhere = dict(offer, race="r0")
+    assert offer_for(over(), offer) is offer and offer_for(over(), elsewhere) is None
+    assert rematch_word(over(), None, None, None, True) == "rematch"
+    assert rematch_word(over(), offer, None, None, True) == "accept"
+    assert rematch_word(over(), elsewhere, None, None, True) == "rematch"
+    assert rematch_word(over(), None, "r1", None, True) == ""  # a daily attempt
+    assert rematch_word(over(), offer, None, "back to the arena", True) == ""
+    assert rematch_word(model("running"), offer, None, None, True) == ""
+    assert help_text(over(), False, None, "rematch").endswith("Commands: rematch menu quit")
+    assert help_text(over(), False, None, "accept").endswith("Commands: accept menu quit")
+    assert help_text(over(), False) == OVER_HELP
+    assert placeholder("finished", rematch="rematch").startswith("command: rematch (same players), menu")
+    assert placeholder("finished", rematch="accept").startswith("command: accept (the rematch), menu")
+    # fits an 80-column command line
+    assert max(len(placeholder("finished", rematch=w)) for w in ("rematch", "accept")) <= 76

@@ -65,3 +65,27 @@ def test_the_status_line_on_a_race_event() -> None:
     assert event_text({"t": "rating"}, m, "back to the arena") == (
         f"your {rating_change_text(m.rating)} — ctrl+q: back to the arena"
     )
+
+
+def test_a_rematch_offer_names_who_offers_it_with_their_mark() -> None:
+    from client.tui.race_text import rematch_offer_text
+
+    offer = {"t": "rematch", "race": "r1", "rematch": "r2", "by": "p2", "name": "bob", "account": True}
+    assert rematch_offer_text(offer) == "bob ✓ offers a rematch (race r2): 'accept' takes it"
+    assert rematch_offer_text(dict(offer, account=False)).startswith("bob offers a rematch")
+    assert rematch_offer_text(dict(offer, by="bot-1", name="Greedy", account=False)).startswith(
+        "Greedy [bot] offers"
+    )
+
+
+def test_a_refused_rematch_says_the_servers_reason_and_a_missing_one_plainly() -> None:
+    from client.tui.intent import Intent
+    from client.tui.race_text import start_refused_text
+    from client.tui.session import ServerError
+
+    full = start_refused_text(ServerError("race-full", "the race is full"), Intent("accept", race="r2"))
+    assert full == "could not join the rematch: the race is full (race-full) — 'menu' for another race"
+    asked = start_refused_text(ServerError("too-many-races", "too many"), Intent("rematch", race="r1"))
+    assert asked.startswith("no rematch: too many (too-many-races)")
+    old = start_refused_text(ServerError("unknown-type", "rematch"), Intent("rematch", race="r1"))
+    assert old.startswith("rematches need a server that has them")
