@@ -1,7 +1,8 @@
 """The play app's way into a race and back out of it: connect (the session's events then go
 to the race screen), go back to a race the token still holds a seat in, else the menu, and
 start the chosen race; later the `menu` command (leave the quick-match queue, or a race
-the player's own game in is over, for the menu; Esc there goes back to that race); on
+the player's own game in is over, for the menu; Esc there goes back to that race); a
+rematch of a finished race, asked for (`rematch`) or offered by a rival (`accept`); on
 quit, the queue left and the session closed.
 
 The race screen (``play_app``) owns the widgets and the race's state; this flow acts on
@@ -21,7 +22,7 @@ from textual.worker import Worker
 from .intent import Intent
 from .menu import MenuScreen
 from .model import RaceModel
-from .race_commands import menu_refusal, seat_on_resume
+from .race_commands import menu_refusal, offer_for, rematch_refusal, seat_on_resume
 from .race_text import next_text, rematch_not_ready_text, start_refused_text, started_text
 from .session import ServerError, Session, start
 
@@ -50,6 +51,9 @@ class RaceScreen(Protocol):
     connect_failed: bool
     #: a rival's latest rematch offer
     rematch_offer: dict[str, Any] | None
+
+    @property
+    def online(self) -> bool: ...
 
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
@@ -228,6 +232,26 @@ class MenuFlow:
         app.say(f"back in race {m.race_id} — " + next_text(app.back_to))
         app.redraw()
         app.resync()
+
+    def ask_rematch(self) -> None:
+        """`rematch`: the same players again in a new race, this one's settings (ready at
+        once, as the browser's Rematch button); refused, said why."""
+        app = self.app
+        refusal = rematch_refusal(app.model, app.daily_race, app.back_to, app.online)
+        if refusal:
+            app.say(refusal, error=True)
+            return
+        self.play_again(Intent("rematch", race=app.model.race_id))
+
+    def accept_rematch(self) -> None:
+        """`accept`: a rival's rematch offer for this race taken (its seat, with its invite,
+        then ready: the browser's takeRematch)."""
+        app = self.app
+        offer = offer_for(app.model, app.rematch_offer)
+        if offer is None or app.back_to:
+            app.say("no rematch is offered for this race", error=True)
+            return
+        self.play_again(Intent("accept", race=offer.get("rematch"), invite=offer.get("invite")))
 
     def play_again(self, intent: Intent) -> Worker[None]:
         """A rematch of the finished race on screen, asked for or accepted (``intent``): on

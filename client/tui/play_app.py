@@ -33,9 +33,7 @@ from .race_commands import (
     help_text,
     hints_possible,
     info_text,
-    offer_for,
     placeholder,
-    rematch_refusal,
     rematch_word,
 )
 from .race_text import (
@@ -413,9 +411,9 @@ class PlayApp(App[int]):
         elif word == "menu":
             self.menu_flow.to_menu()
         elif word == "rematch":
-            self.ask_rematch()
+            self.menu_flow.ask_rematch()
         elif word == "accept":
-            self.accept_rematch()
+            self.menu_flow.accept_rematch()
         elif m.status != "running":
             self.say(f"the race is {m.status}: moves wait for the start", error=True)
         else:
@@ -451,25 +449,6 @@ class PlayApp(App[int]):
         except ServerError as e:
             self.say(e.describe(), error=True)
         self.redraw()
-
-    def ask_rematch(self) -> None:
-        """`rematch`: the same players again in a new race, this one's settings (ready at
-        once, as the browser's Rematch button); refused, said why."""
-        m = self.model
-        refusal = rematch_refusal(m, self.daily_race, self.back_to, self.online)
-        if refusal:
-            self.say(refusal, error=True)
-            return
-        self.menu_flow.play_again(Intent("rematch", race=m.race_id))
-
-    def accept_rematch(self) -> None:
-        """`accept`: a rival's rematch offer for this race taken (its seat, with its invite,
-        then ready: the browser's takeRematch)."""
-        offer = offer_for(self.model, self.rematch_offer)
-        if offer is None or self.back_to:
-            self.say("no rematch is offered for this race", error=True)
-            return
-        self.menu_flow.play_again(Intent("accept", race=offer.get("rematch"), invite=offer.get("invite")))
 
     @work(group="commands")
     async def hint(self) -> None:
