@@ -26,14 +26,6 @@ def status(app: PlayApp) -> str:
     return rendered(app.query_one("#status"))
 
 
-async def next_of(client: Any, kind: type) -> Any:
-    """``client``'s next event of ``kind``."""
-    while True:
-        ev = await asyncio.wait_for(client.next_event(), DEADLINE)
-        if isinstance(ev, kind):
-            return ev
-
-
 async def race_over(pilot: Any, app: PlayApp, bob: Any) -> str:
     """Ada's app and bob race in her race of two seats (private: with its invite), and both finish."""
     await until(pilot, lambda: app.model.race_id is not None, what="race created")
@@ -66,7 +58,7 @@ async def test_rematch_takes_the_screen_to_the_new_lobby_and_offers_it_to_the_ri
         new = app.model
         assert new.status == "lobby" and new.players[app.model.me or ""].ready, new
         assert status(app).startswith(f"rematch {new.race_id}: you are ready"), status(app)
-        offer = await next_of(bob, m.RematchOffer)
+        offer = await bob.wait_for(m.RematchOffer, timeout=DEADLINE)
         assert (offer.race, offer.rematch, offer.name) == (old, new.race_id, "ada")
         # bob takes it: the countdown starts, and the screen goes on with the new race
         await bob.join(offer.rematch, invite=offer.invite)
