@@ -49,6 +49,10 @@ from playwright import sync_api  # noqa: E402
 if not Path(CHROMIUM).exists():  # pragma: no cover - make test installs it
     pytest.fail(f"{CHROMIUM} is missing (make test installs Debian's chromium)", pytrace=False)
 
+# expect() waits 5 s by default, apart from the pages' own timeout (DEADLINE, below): a loaded
+# machine (load average 30 on two cores, two suites at once) can take longer to redraw.
+sync_api.expect.set_options(timeout=DEADLINE * 1000)
+
 # The pages run under the server's Content-Security-Policy (server/net/http.py: no 'unsafe-eval'),
 # and playwright's wait_for_function polls a string expression with eval() from the page: refused
 # after the first try. Wrapped in a function, the expression is compiled once, with the rest of
