@@ -2,8 +2,8 @@
 
     solrace serve [--host 127.0.0.1] [--port 8765] [--redis URL] [--data ./data] [--LIMIT VALUE ...]
 
-Every setting of server/config.py is a flag and a SOLRACE_* variable. Prints
-the WebSocket and HTTP URLs once listening (tests read the first line to
+Every setting of server/config/settings.py is a flag and a SOLRACE_* variable.
+Prints the WebSocket and HTTP URLs once listening (tests read the first line to
 learn the port when started with --port 0), and logs one line with the
 version, where it listens, its Redis and every setting that differs from its
 default. SIGTERM, SIGINT and SIGHUP: graceful stop (docs/operations.md §8).

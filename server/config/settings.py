@@ -1,9 +1,8 @@
-"""Server settings: every limit has a name, a default and a line of docs.
+"""The server's settings: every limit has a name, a default and a line of docs.
 
-Each setting can be given as a command-line flag (``--max-frame 8192``) or a
-``SOLRACE_*`` environment variable (``SOLRACE_MAX_FRAME=8192``); flags win over
-the environment, the environment over the defaults. The names in capitals are
-the ones docs/protocol.md §7 uses and `welcome.limits` reports.
+The names in capitals are the ones docs/protocol.md §7 uses and `welcome.limits`
+reports. What values each setting may take is checked in checks.py, how flags
+and SOLRACE_* variables become settings in flags.py.
 """
 
 from __future__ import annotations
@@ -11,113 +10,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-import os
-from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 from typing import Any
+
+from . import flags
+from .checks import check_settings
 
 
 def _doc(text: str, limit: str | None = None) -> dict[str, Any]:
     """Field metadata: the help line and, for client-visible limits, the §7 name."""
     return {"doc": text, "limit": limit}
-
-
-#: The range of every numeric setting, (least, most), None: unbounded. A value outside it is
-#: refused at start, in one line, instead of running a broken server (a 0 ms sweep is a busy
-#: loop, a 0 s session lifetime fails every hello, a 0-byte frame limit closes every client).
-#: Some settings have further checks in `Settings.__post_init__`.
-RANGES: dict[str, tuple[float | None, float | None]] = {
-    "port": (0, 65535),
-    "redis_wait_replicas": (0, None),
-    "redis_wait_timeout_ms": (1, None),
-    "redis_timeout_s": (0.001, 3600),
-    "redis_maxmemory_mb": (-1, None),
-    "max_frame": (256, 1 << 24),
-    "rate": (1, None),
-    "burst": (1, None),
-    "max_name": (1, None),
-    "max_seats": (1, None),
-    "time_limit_min_s": (1, None),
-    "time_limit_max_s": (1, None),
-    "time_limit_s": (1, None),
-    "max_races_per_player": (1, None),
-    "countdown_ms": (0, 600_000),
-    "spectator_delay_ms": (0, 86_400_000),
-    "spectator_flush_ms": (10, 3_600_000),
-    "outbound_queue": (1, None),
-    "outbound_bytes": (1024, None),
-    "resync_events": (1, None),
-    "hello_timeout_s": (0.1, 3600),
-    "session_ttl_s": (60, None),
-    "fresh_session_ttl_s": (60, None),
-    "new_sessions_per_min": (0, None),
-    "max_conn_per_player": (1, None),
-    "max_conn_per_addr": (1, None),
-    "outbound_total": (1024, None),
-    "stream_maxlen": (16, None),
-    "finished_ttl_s": (60, None),
-    "lobby_ttl_s": (60, None),
-    "lobby_away_ms": (100, None),
-    "sweep_ms": (10, 3_600_000),
-    "max_list": (1, None),
-    "max_spectating": (0, None),
-    "max_public_lobbies_per_addr": (0, None),
-    "redis_pool": (1, None),
-    "rate_close": (1, None),
-    "sndbuf": (0, None),
-    "ping_interval_s": (0, None),
-    "ping_timeout_s": (0.1, None),
-    "close_timeout_s": (0.1, None),
-    "max_pending_per_addr": (0, None),
-    "max_connections": (0, None),
-    "daily_time_limit_s": (1, None),
-    "daily_replay_top": (1, None),
-    "arena_update_ms": (50, None),
-    "arena_tick_ms": (50, None),
-    "arena_create": (0, 1),
-    "certify_workers": (0, None),
-    "certify_nice": (0, 19),
-    "solver_request_workers": (0, None),
-    "certify_pool": (0, None),
-    "certify_nodes": (1, None),
-    "certify_batch": (1, None),
-    "certify_backoff_s": (0, None),
-    "analysis_nodes": (1, None),
-    "hint_nodes": (1, None),
-    "hint_wait_s": (0.001, None),
-    "analysis_wait_s": (0.001, None),
-    "password_hash_passes": (1, None),
-    "password_hash_memory_kib": (1024, None),
-    "rated_form_ms": (50, None),
-    "bot_workers": (0, None),
-    "bot_nice": (0, 19),
-    "bots_max": (1, None),
-    "bot_think_ms": (1, None),
-    "bot_move_ms": (0, None),
-    "bot_wait_s": (1, None),
-    "quick_bot_after_s": (0, None),
-}
-#: What a Redis URL may start with: redis-py's schemes and ours (server/storage/failover.py, cluster.py).
-REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
-
-
-def _check_range(name: str, value: float) -> None:
-    least, most = RANGES[name]
-    flag = "--" + name.replace("_", "-")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{flag} must be a finite number, not {value}")
-    if (least is not None and value < least) or (most is not None and value > most):
-        if most is None:
-            bounds = f"at least {_number(least)}"
-        elif least is None:
-            bounds = f"at most {_number(most)}"
-        else:
-            bounds = f"{_number(least)} to {_number(most)}"
-        raise ValueError(f"{flag} must be {bounds}, not {_number(value)}")
-
-
-def _number(x: float | None) -> str:
-    return "-" if x is None else str(int(x)) if float(x).is_integer() else str(x)
 
 
 @dataclass(slots=True)
@@ -482,79 +384,7 @@ class Settings:
 
     def __post_init__(self) -> None:
         # Checked here, so that a flag and a SOLRACE_* variable are refused alike.
-        for name in RANGES:
-            _check_range(name, getattr(self, name))
-        self._check_names()
-        if self.redis_wait_replicas and self.redis_timeout_s * 1000 <= self.redis_wait_timeout_ms:
-            # A WAIT holds the move pipe's connection for up to --redis-wait-timeout-ms.
-            raise ValueError("--redis-timeout-s must be longer than --redis-wait-timeout-ms")
-        if self.redis_wait_replicas and self.redis.startswith("redis+cluster://"):
-            raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
-        self._check_wire_bounds()
-        from .net.admission import parse_networks
-
-        parse_networks(self.metrics_from, "metrics-from", private=True)  # ValueError naming the setting
-        if self.redis_fsync not in ("always", "everysec", "no"):
-            raise ValueError(f"--redis-fsync must be always, everysec or no, not {self.redis_fsync!r}")
-        if self.arena_schedule.strip() not in ("", "off"):
-            from protocol.rules import GAMES
-
-            from .arena.schedule import parse_schedule
-
-            parse_schedule(self.arena_schedule, list(GAMES))  # ValueError naming the setting
-
-    def _check_names(self) -> None:
-        """The settings that name things: a URL, networks, games, a folder."""
-        if self.redis and not self.redis.startswith(REDIS_SCHEMES):
-            raise ValueError(f"--redis must start with one of {', '.join(REDIS_SCHEMES)}, not {self.redis!r}")
-        if (
-            self.redis.startswith(("redis://", "rediss://"))
-            and not self.redis.split("://", 1)[1].split("/")[0]
-        ):
-            raise ValueError(f"--redis names no host: {self.redis!r} (e.g. redis://127.0.0.1:6379/0)")
-        from .net.admission import parse_networks
-
-        for name in ("trusted_proxies", "limit_exempt"):
-            parse_networks(getattr(self, name), name.replace("_", "-"))  # ValueError naming the setting
-        if self.certified_games not in ("all", "none"):
-            from protocol.rules import GAMES
-
-            unknown = [g for g in self.certified_games.split(",") if g.strip() and g.strip() not in GAMES]
-            if unknown:
-                raise ValueError(
-                    f"--certified-games: no game {', '.join(unknown)} (all, none, or some of {', '.join(GAMES)})"
-                )
-        if self.static and not os.path.isdir(self.static):
-            raise ValueError(f"--static: {self.static} is not a folder")
-
-    def _check_wire_bounds(self) -> None:
-        """The limits that bound a request's fields may only narrow the wire format's bounds
-        (docs/protocol.md §7), and the defaults a request falls back on must lie within
-        them: `welcome.limits` then says exactly what is accepted."""
-        from protocol import messages as m
-
-        if not 1 <= self.max_name <= m.MAX_NAME:
-            raise ValueError(
-                f"--max-name must be 1 to {m.MAX_NAME} (the wire format's bound), not {self.max_name}"
-            )
-        if not m.DEFAULT_SEATS <= self.max_seats <= m.MAX_SEATS:
-            raise ValueError(
-                f"--max-seats must be {m.DEFAULT_SEATS} (the default of create and quick) to {m.MAX_SEATS}"
-                f" (the wire format's bound), not {self.max_seats}"
-            )
-        least, most = self.time_limit_min_s, self.time_limit_max_s
-        if not m.MIN_TIME_LIMIT_S <= least <= most <= m.MAX_TIME_LIMIT_S:
-            raise ValueError(
-                f"--time-limit-min-s and --time-limit-max-s must lie within {m.MIN_TIME_LIMIT_S}..{m.MAX_TIME_LIMIT_S} s"
-                f" (the wire format's bounds), the least first, not {least}..{most}"
-            )
-        if not least <= self.time_limit_s <= most:
-            raise ValueError(f"--time-limit-s must lie within {least}..{most} s, not {self.time_limit_s}")
-        if not least <= self.daily_time_limit_s <= most:
-            # Below the least, every attempt would be refused as too close to the close.
-            raise ValueError(
-                f"--daily-time-limit-s must lie within {least}..{most} s, not {self.daily_time_limit_s}"
-            )
+        check_settings(self)
 
     def limits(self) -> dict[str, int]:
         """The client-visible limits, keyed by their §7 names (`welcome.limits`)."""
@@ -574,33 +404,12 @@ class Settings:
 
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        """One flag per setting; defaults stay None so we can tell 'not given'."""
-        for f in fields(cls):
-            flag = "--" + f.name.replace("_", "-")
-            kind = type(f.default)
-            parser.add_argument(
-                flag,
-                dest=f.name,
-                type=kind,
-                default=None,
-                help=f"{f.metadata.get('doc', '')} (default {f.default!r}; env SOLRACE_{f.name.upper()})",
-            )
+        """One flag per setting (flags.py)."""
+        flags.add_arguments(cls, parser)
 
     @classmethod
     def from_env(
         cls, environ: dict[str, str] | None = None, args: argparse.Namespace | None = None
     ) -> Settings:
-        environ = dict(os.environ if environ is None else environ)
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            kind: Callable[[str], Any] = type(f.default)
-            raw = environ.get("SOLRACE_" + f.name.upper())
-            if raw is not None:
-                try:
-                    values[f.name] = kind(raw)
-                except ValueError:
-                    what = "an integer" if kind is int else "a number" if kind is float else kind.__name__
-                    raise ValueError(f"SOLRACE_{f.name.upper()}={raw!r} is not {what}") from None
-            if args is not None and getattr(args, f.name, None) is not None:
-                values[f.name] = getattr(args, f.name)
-        return cls(**values)
+        """The settings of the SOLRACE_* variables and the flags given, flags first (flags.py)."""
+        return flags.from_env(cls, environ, args)

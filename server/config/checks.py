@@ -1,0 +1,193 @@
+"""What values the settings may take: the range of every numeric one and the checks
+of the others, run when a `Settings` is made (a value from a flag, a SOLRACE_* variable
+or a test is refused alike).
+
+What the checks use is imported inside them, when needed: server.net imports this
+package, so it cannot be imported at the top.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .settings import Settings
+
+
+#: The range of every numeric setting, (least, most), None: unbounded. A value outside it is
+#: refused at start, in one line, instead of running a broken server (a 0 ms sweep is a busy
+#: loop, a 0 s session lifetime fails every hello, a 0-byte frame limit closes every client).
+#: Some settings have further checks in `check_settings`.
+RANGES: dict[str, tuple[float | None, float | None]] = {
+    "port": (0, 65535),
+    "redis_wait_replicas": (0, None),
+    "redis_wait_timeout_ms": (1, None),
+    "redis_timeout_s": (0.001, 3600),
+    "redis_maxmemory_mb": (-1, None),
+    "max_frame": (256, 1 << 24),
+    "rate": (1, None),
+    "burst": (1, None),
+    "max_name": (1, None),
+    "max_seats": (1, None),
+    "time_limit_min_s": (1, None),
+    "time_limit_max_s": (1, None),
+    "time_limit_s": (1, None),
+    "max_races_per_player": (1, None),
+    "countdown_ms": (0, 600_000),
+    "spectator_delay_ms": (0, 86_400_000),
+    "spectator_flush_ms": (10, 3_600_000),
+    "outbound_queue": (1, None),
+    "outbound_bytes": (1024, None),
+    "resync_events": (1, None),
+    "hello_timeout_s": (0.1, 3600),
+    "session_ttl_s": (60, None),
+    "fresh_session_ttl_s": (60, None),
+    "new_sessions_per_min": (0, None),
+    "max_conn_per_player": (1, None),
+    "max_conn_per_addr": (1, None),
+    "outbound_total": (1024, None),
+    "stream_maxlen": (16, None),
+    "finished_ttl_s": (60, None),
+    "lobby_ttl_s": (60, None),
+    "lobby_away_ms": (100, None),
+    "sweep_ms": (10, 3_600_000),
+    "max_list": (1, None),
+    "max_spectating": (0, None),
+    "max_public_lobbies_per_addr": (0, None),
+    "redis_pool": (1, None),
+    "rate_close": (1, None),
+    "sndbuf": (0, None),
+    "ping_interval_s": (0, None),
+    "ping_timeout_s": (0.1, None),
+    "close_timeout_s": (0.1, None),
+    "max_pending_per_addr": (0, None),
+    "max_connections": (0, None),
+    "daily_time_limit_s": (1, None),
+    "daily_replay_top": (1, None),
+    "arena_update_ms": (50, None),
+    "arena_tick_ms": (50, None),
+    "arena_create": (0, 1),
+    "certify_workers": (0, None),
+    "certify_nice": (0, 19),
+    "solver_request_workers": (0, None),
+    "certify_pool": (0, None),
+    "certify_nodes": (1, None),
+    "certify_batch": (1, None),
+    "certify_backoff_s": (0, None),
+    "analysis_nodes": (1, None),
+    "hint_nodes": (1, None),
+    "hint_wait_s": (0.001, None),
+    "analysis_wait_s": (0.001, None),
+    "password_hash_passes": (1, None),
+    "password_hash_memory_kib": (1024, None),
+    "rated_form_ms": (50, None),
+    "bot_workers": (0, None),
+    "bot_nice": (0, 19),
+    "bots_max": (1, None),
+    "bot_think_ms": (1, None),
+    "bot_move_ms": (0, None),
+    "bot_wait_s": (1, None),
+    "quick_bot_after_s": (0, None),
+}
+#: What a Redis URL may start with: redis-py's schemes and ours (server/storage/failover.py, cluster.py).
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
+
+
+def _check_range(name: str, value: float) -> None:
+    least, most = RANGES[name]
+    flag = "--" + name.replace("_", "-")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{flag} must be a finite number, not {value}")
+    if (least is not None and value < least) or (most is not None and value > most):
+        if most is None:
+            bounds = f"at least {_number(least)}"
+        elif least is None:
+            bounds = f"at most {_number(most)}"
+        else:
+            bounds = f"{_number(least)} to {_number(most)}"
+        raise ValueError(f"{flag} must be {bounds}, not {_number(value)}")
+
+
+def _number(x: float | None) -> str:
+    return "-" if x is None else str(int(x)) if float(x).is_integer() else str(x)
+
+
+def check_settings(settings: Settings) -> None:
+    """Refuse, with a ValueError naming the flag, a value that would run a broken server."""
+    for name in RANGES:
+        _check_range(name, getattr(settings, name))
+    _check_names(settings)
+    if settings.redis_wait_replicas and settings.redis_timeout_s * 1000 <= settings.redis_wait_timeout_ms:
+        # A WAIT holds the move pipe's connection for up to --redis-wait-timeout-ms.
+        raise ValueError("--redis-timeout-s must be longer than --redis-wait-timeout-ms")
+    if settings.redis_wait_replicas and settings.redis.startswith("redis+cluster://"):
+        raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
+    _check_wire_bounds(settings)
+    from ..net.admission import parse_networks
+
+    parse_networks(settings.metrics_from, "metrics-from", private=True)  # ValueError naming the setting
+    if settings.redis_fsync not in ("always", "everysec", "no"):
+        raise ValueError(f"--redis-fsync must be always, everysec or no, not {settings.redis_fsync!r}")
+    if settings.arena_schedule.strip() not in ("", "off"):
+        from protocol.rules import GAMES
+
+        from ..arena.schedule import parse_schedule
+
+        parse_schedule(settings.arena_schedule, list(GAMES))  # ValueError naming the setting
+
+
+def _check_names(settings: Settings) -> None:
+    """The settings that name things: a URL, networks, games, a folder."""
+    if settings.redis and not settings.redis.startswith(REDIS_SCHEMES):
+        raise ValueError(f"--redis must start with one of {', '.join(REDIS_SCHEMES)}, not {settings.redis!r}")
+    if (
+        settings.redis.startswith(("redis://", "rediss://"))
+        and not settings.redis.split("://", 1)[1].split("/")[0]
+    ):
+        raise ValueError(f"--redis names no host: {settings.redis!r} (e.g. redis://127.0.0.1:6379/0)")
+    from ..net.admission import parse_networks
+
+    for name in ("trusted_proxies", "limit_exempt"):
+        parse_networks(getattr(settings, name), name.replace("_", "-"))  # ValueError naming the setting
+    if settings.certified_games not in ("all", "none"):
+        from protocol.rules import GAMES
+
+        unknown = [g for g in settings.certified_games.split(",") if g.strip() and g.strip() not in GAMES]
+        if unknown:
+            raise ValueError(
+                f"--certified-games: no game {', '.join(unknown)} (all, none, or some of {', '.join(GAMES)})"
+            )
+    if settings.static and not os.path.isdir(settings.static):
+        raise ValueError(f"--static: {settings.static} is not a folder")
+
+
+def _check_wire_bounds(settings: Settings) -> None:
+    """The limits that bound a request's fields may only narrow the wire format's bounds
+    (docs/protocol.md §7), and the defaults a request falls back on must lie within
+    them: `welcome.limits` then says exactly what is accepted."""
+    from protocol import messages as m
+
+    if not 1 <= settings.max_name <= m.MAX_NAME:
+        raise ValueError(
+            f"--max-name must be 1 to {m.MAX_NAME} (the wire format's bound), not {settings.max_name}"
+        )
+    if not m.DEFAULT_SEATS <= settings.max_seats <= m.MAX_SEATS:
+        raise ValueError(
+            f"--max-seats must be {m.DEFAULT_SEATS} (the default of create and quick) to {m.MAX_SEATS}"
+            f" (the wire format's bound), not {settings.max_seats}"
+        )
+    least, most = settings.time_limit_min_s, settings.time_limit_max_s
+    if not m.MIN_TIME_LIMIT_S <= least <= most <= m.MAX_TIME_LIMIT_S:
+        raise ValueError(
+            f"--time-limit-min-s and --time-limit-max-s must lie within {m.MIN_TIME_LIMIT_S}..{m.MAX_TIME_LIMIT_S} s"
+            f" (the wire format's bounds), the least first, not {least}..{most}"
+        )
+    if not least <= settings.time_limit_s <= most:
+        raise ValueError(f"--time-limit-s must lie within {least}..{most} s, not {settings.time_limit_s}")
+    if not least <= settings.daily_time_limit_s <= most:
+        # Below the least, every attempt would be refused as too close to the close.
+        raise ValueError(
+            f"--daily-time-limit-s must lie within {least}..{most} s, not {settings.daily_time_limit_s}"
+        )
