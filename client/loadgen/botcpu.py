@@ -18,7 +18,7 @@ import time
 
 import msgspec
 
-from protocol.messages import server_messages as T
+from protocol.messages import server_race as T
 from protocol.rules.engine import deal
 
 from .movegen import MoveGen

@@ -15,10 +15,13 @@ Usage (server side)::
 
 Client side: `m.decode_server(frame)` and `m.encode(m.Move(...))`.
 
-Layout: `client_messages` and `server_messages` (the Structs and the two
-unions), `fields` (the client fields' constrained types), `codec` (decode/encode and
-`ProtocolError`), `constants` (version, error and close codes, statuses,
-limits with their defaults).
+Layout: `client_messages` (the client's Structs and their union); the server's
+Structs by what they serve, on the bases and wire conventions of `server_base`:
+`server_lobby` (session, race list, queue, rematch offers), `server_race` (one race,
+hints, analysis), `server_daily_arena`, `server_accounts` (accounts, ratings,
+profiles), and their union in `server_union`; `fields` (the client fields'
+constrained types), `codec` (decode/encode and `ProtocolError`), `constants`
+(version, error and close codes, statuses, limits with their defaults).
 """
 
 from .client_messages import (
@@ -92,47 +95,12 @@ from .constants import (
     PlayerStatus,
     RaceStatus,
 )
-from .server_messages import (
-    SERVER_TYPES,
+from .server_accounts import (
     Account,
-    Ack,
-    AnalysisData,
-    ArenaData,
-    ArenaListData,
     ArenaPodium,
-    ArenaRace,
-    ArenaRow,
-    ArenaStandingsData,
-    ArenaSummary,
-    ArenaUpdate,
-    Boards,
-    BoardView,
-    DailyEntry,
-    DailyInfo,
-    DailyReplayData,
-    DailyReplayPlayer,
     DailyStreak,
-    DailyYou,
-    End,
-    Error,
     GameRating,
-    HintData,
-    HistoryData,
-    HistoryDay,
-    LeaderboardData,
-    LeaderboardUpdate,
-    Ok,
-    PlayerAnalysis,
-    PlayerInfo,
-    Pong,
     ProfileData,
-    Progress,
-    Queued,
-    RaceEvent,
-    RaceList,
-    RaceSnapshot,
-    RaceSummary,
-    RankEntry,
     RatedRace,
     RatingBoardData,
     RatingChange,
@@ -141,17 +109,57 @@ from .server_messages import (
     RatingValue,
     RecentRace,
     RecentRaces,
+)
+from .server_base import ServerMsg
+from .server_daily_arena import (
+    ArenaData,
+    ArenaListData,
+    ArenaRace,
+    ArenaRow,
+    ArenaStandingsData,
+    ArenaSummary,
+    ArenaUpdate,
+    DailyEntry,
+    DailyInfo,
+    DailyReplayData,
+    DailyReplayPlayer,
+    DailyYou,
+    HistoryData,
+    HistoryDay,
+    LeaderboardData,
+    LeaderboardUpdate,
+)
+from .server_lobby import (
+    Error,
+    Ok,
+    Pong,
+    Queued,
+    RaceList,
+    RaceSummary,
     RematchOffer,
-    ReplayData,
-    ReplayPlayer,
-    ServerMessage,
-    ServerMsg,
-    Started,
-    State,
     SummaryPlayer,
     Welcome,
+)
+from .server_race import (
+    Ack,
+    AnalysisData,
+    Boards,
+    BoardView,
+    End,
+    HintData,
+    PlayerAnalysis,
+    PlayerInfo,
+    Progress,
+    RaceEvent,
+    RaceSnapshot,
+    RankEntry,
+    ReplayData,
+    ReplayPlayer,
+    Started,
+    State,
     You,
 )
+from .server_union import SERVER_TYPES, ServerMessage
 
 # Spelled out (not computed) so that type checkers see the re-exports.
 __all__ = [

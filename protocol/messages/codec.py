@@ -32,7 +32,8 @@ import msgspec
 
 from .client_messages import CLIENT_TYPES, ClientMessage
 from .constants import MAX_RID, ErrorCode
-from .server_messages import SERVER_TYPES, Error, ServerMessage
+from .server_lobby import Error
+from .server_union import SERVER_TYPES, ServerMessage
 
 __all__ = [
     "ProtocolError",

@@ -386,6 +386,13 @@ def test_every_message_type_has_an_example() -> None:
     assert {type(x) for x in SERVER_EXAMPLES} == set(m.SERVER_TYPES)
 
 
+def test_every_server_message_struct_is_in_the_union() -> None:
+    """The server's messages live in one module per feature and their union in another
+    (server_union.py): a struct left out of the union would not decode."""
+    assert set(m.ServerMsg.__subclasses__()) == set(m.SERVER_TYPES)
+    assert all(cls.__name__ in m.__all__ for cls in m.SERVER_TYPES)
+
+
 @pytest.mark.parametrize("msg", CLIENT_EXAMPLES, ids=lambda x: type(x).__name__)
 def test_client_round_trip(msg: m.ClientMsg) -> None:
     frame = m.encode(msg)
