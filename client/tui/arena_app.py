@@ -49,6 +49,7 @@ class PlayNext:
 
 class ArenaApp(BrowseApp):
     TITLE = "solrace arena"
+    REFRESH_GROUPS = ("list", "arena")
     CSS = """
     #list-view { height: 1fr; }
     #list-title { height: 1; padding: 0 1; }

@@ -15,12 +15,16 @@ from rich.text import Text
 from textual import work
 from textual.app import App
 from textual.widgets import DataTable, Static
+from textual.worker import WorkerState
 
 from .session import ServerError, Session
 from .tables import fixed_widths
 
 
 class BrowseApp(App[int]):
+    #: the worker groups of the refreshes the timer starts (`refresh_due`)
+    REFRESH_GROUPS: tuple[str, ...] = ("list",)
+
     def __init__(self, connect: Callable[[], Awaitable[Session]], refresh_s: float) -> None:
         super().__init__()
         self.connect = connect
@@ -100,7 +104,15 @@ class BrowseApp(App[int]):
         self.pump()
         if not await self.open_initial():
             await self.load_list()
-        self.set_interval(self.refresh_s, self.action_refresh)
+        self.set_interval(self.refresh_s, self.refresh_due)
+
+    def refresh_due(self) -> None:
+        """The timer's refresh, skipped while the last one still waits for its reply: the
+        refreshes are exclusive workers, and one started on every tick cancelled the one before,
+        so over a link slower than the timer (or on a loaded machine) no refresh ever ended."""
+        waiting = (WorkerState.PENDING, WorkerState.RUNNING)
+        if not any(w.group in self.REFRESH_GROUPS and w.state in waiting for w in self.workers):
+            self.action_refresh()
 
     @work(group="pump")
     async def pump(self) -> None:

@@ -90,7 +90,7 @@ def test_bots_play_an_arena_through_the_command(serve_process) -> None:
     async def create() -> None:
         async with client.connect(url, name="host") as c:
             await c.request(
-                m.ArenaCreate(arena="cli-arena", game="racing-aces", duration_ms=10_000, time_limit_s=30)
+                m.ArenaCreate(arena="cli-arena", game="racing-aces", duration_ms=20_000, time_limit_s=30)
             )
 
     asyncio.run(create())
