@@ -97,7 +97,8 @@ class Server:
             cmd += [f"--{k.replace('_', '-')}", str(v)]
         self.log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, cwd=ROOT, stdout=self.log, stderr=subprocess.STDOUT)
-        deadline = time.monotonic() + 30
+        # (a machine loaded by other work took over 30 s to bring one up, its log still empty)
+        deadline = time.monotonic() + 2 * DEADLINE
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"solrace serve exited: {self.log_path.read_text()[-3000:]}")
