@@ -26,6 +26,7 @@ from .daily_text import closes_text, daily_row, in_progress, leaderboard_text
 from .intent import Intent
 from .session import ServerError, Session
 from .tables import cut_rows, fixed_widths, list_widths, table_width
+from .widgets import leave_screen
 
 DAILY_COLUMNS = ("game", "today", "your attempt", "streak")
 #: Entries of the leaderboard shown: the top ones, and either side of yours.
@@ -142,7 +143,7 @@ class DailyScreen(ModalScreen[Intent | None]):
             self.say(f"today's {game_name(gid)} attempt is over: one ranked attempt a day")
             self.show_board(gid)
             return
-        self.dismiss(Intent("daily", gid))
+        leave_screen(self, Intent("daily", gid))
 
     @on(Button.Pressed, "#daily-board")
     @on(DataTable.RowSelected, "#daily-games")
@@ -161,4 +162,4 @@ class DailyScreen(ModalScreen[Intent | None]):
 
     @on(Button.Pressed, "#daily-back")
     def action_back(self) -> None:
-        self.dismiss(None)
+        leave_screen(self, None)

@@ -23,7 +23,7 @@ from protocol.rules.games import GAMES
 
 from .ratings_text import GUEST_TEXT, board_pending_text, board_text, my_game_rating, profile_text
 from .session import ServerError, Session
-from .widgets import GameChoice
+from .widgets import GameChoice, leave_screen
 
 #: Entries of the rating board shown: the top ones, and either side of yours.
 BOARD_TOP = 20
@@ -112,4 +112,4 @@ class RatingsScreen(ModalScreen[None]):
 
     @on(Button.Pressed, "#ratings-back")
     def action_back(self) -> None:
-        self.dismiss(None)
+        leave_screen(self, None)

@@ -30,6 +30,7 @@ from .replay_screen import ReplayScreen
 from .replay_text import refusal_text
 from .session import ServerError, Session
 from .tables import cut_rows, fixed_widths, list_widths, table_width
+from .widgets import leave_screen
 
 
 class RecentScreen(ModalScreen[None]):
@@ -165,4 +166,4 @@ class RecentScreen(ModalScreen[None]):
 
     @on(Button.Pressed, "#recent-back")
     def action_back(self) -> None:
-        self.dismiss(None)
+        leave_screen(self, None)

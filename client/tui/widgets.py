@@ -9,6 +9,7 @@ from textual import events
 from textual.binding import Binding
 from textual.geometry import Size
 from textual.message import Message
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import RadioSet
 
@@ -145,3 +146,11 @@ def bars_text(model: RaceModel, width: int = 30) -> Text:
     if not model.players:
         out.append("(no players yet)", style="grey62")
     return out
+
+
+def leave_screen(screen: Screen[Any], result: Any) -> None:
+    """Dismiss `screen` with `result`, its workers cancelled first. Its widgets go before the
+    screen does, and only the screen's own unmount cancels its workers: a request's reply
+    landing in between found no widget to write to, and the failed worker took the app down."""
+    screen.workers.cancel_node(screen)
+    screen.dismiss(result)
