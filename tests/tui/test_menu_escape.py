@@ -65,7 +65,8 @@ async def test_esc_closes_each_screen_the_menu_opens(make_server, tmp_path) -> N
         for button, kind in (("#daily", DailyScreen), ("#ratings", RatingsScreen), ("#recent", RecentScreen)):
             await click_shown(pilot, button)
             screen = await until(pilot, lambda k=kind: isinstance(app.screen, k) and app.screen, what=button)
-            assert "Esc" in str(screen.query_one(f"{button}-back").label)  # said on its Back button
+            back = await until(pilot, lambda s=screen, b=button: s.query(f"{b}-back"), what="its Back button")
+            assert "Esc" in str(back.first().label)  # said on its Back button
             await pilot.press("escape")
             await until(pilot, lambda: app.screen is menu, what=f"the menu again from {button}")
         await pilot.press("escape")
