@@ -26,6 +26,12 @@ def status(app: PlayApp) -> str:
     return rendered(app.query_one("#status"))
 
 
+def ready(app: PlayApp) -> bool:
+    """The player's seat in the race on screen is ready (its `ready` answered after the seat)."""
+    me = app.model.players.get(app.model.me or "")
+    return me is not None and me.ready
+
+
 async def race_over(pilot: Any, app: PlayApp, bob: Any) -> str:
     """Ada's app and bob race in her race of two seats (private: with its invite), and both finish."""
     await until(pilot, lambda: app.model.race_id is not None, what="race created")
@@ -56,8 +62,11 @@ async def test_rematch_takes_the_screen_to_the_new_lobby_and_offers_it_to_the_ri
         await pilot.press(*"rematch", "enter")
         await until(pilot, lambda: app.model.race_id not in (None, old), what="the rematch's lobby")
         new = app.model
-        assert new.status == "lobby" and new.players[app.model.me or ""].ready, new
-        assert status(app).startswith(f"rematch {new.race_id}: you are ready"), status(app)
+        # the seat first, then its 'ready' (a loaded machine read the seat before the ready)
+        await until(
+            pilot, lambda: status(app).startswith(f"rematch {new.race_id}: you are ready"), what="ready"
+        )
+        assert new.status == "lobby" and new.players[new.me or ""].ready, new
         offer = await bob.wait_for(m.RematchOffer, timeout=DEADLINE)
         assert (offer.race, offer.rematch, offer.name) == (old, new.race_id, "ada")
         # bob takes it: the countdown starts, and the screen goes on with the new race
@@ -84,7 +93,8 @@ async def test_accept_takes_the_rivals_offer_with_its_invite_and_readies(make_se
         assert "Commands: accept menu quit" in app.help_text()
         await pilot.press(*"accept", "enter")
         await until(pilot, lambda: app.model.race_id == asked.race, what="the rematch joined")
-        assert app.model.players[app.model.me or ""].ready and app.model.private
+        await until(pilot, lambda: ready(app), what="ready in the rematch")
+        assert app.model.private
         await bob.ready(asked.race)
         await until(pilot, lambda: app.model.status == "running", what="the rematch's start")
 
