@@ -14,6 +14,7 @@ import re
 import pytest
 from must import must
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
+from waiting import wait_until
 
 from protocol import rules
 
@@ -114,7 +115,9 @@ def click_move(page, move: str) -> None:
 
 
 def pile_click_point(page, pile: str) -> dict:
-    box = page.locator(f'#board .pile[data-pile="{pile}"]').bounding_box()
+    # No box while the board is being redrawn (a loaded machine read it then): asked again.
+    pile_el = page.locator(f'#board .pile[data-pile="{pile}"]')
+    box = wait_until(pile_el.bounding_box, what=f"pile {pile} drawn")
     return {"x": box["width"] / 2, "y": min(box["height"] - 5, box["width"] * 0.7)}
 
 
