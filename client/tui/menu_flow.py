@@ -22,7 +22,7 @@ from textual.worker import Worker
 from .intent import Intent
 from .menu import MenuScreen
 from .model import RaceModel
-from .race_commands import menu_refusal, offer_for, rematch_refusal, seat_on_resume
+from .race_commands import RematchWord, menu_refusal, offer_for, rematch_refusal, seat_on_resume
 from .race_text import next_text, rematch_not_ready_text, start_refused_text, started_text
 from .session import ServerError, Session, start
 
@@ -55,6 +55,7 @@ class RaceScreen(Protocol):
     @property
     def online(self) -> bool: ...
 
+    def rematch_word(self) -> RematchWord: ...
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
     def resync(self) -> Worker[None]: ...
@@ -229,7 +230,7 @@ class MenuFlow:
         assert m.race_id is not None
         app.races_left.discard(m.race_id)
         app.model = m
-        app.say(f"back in race {m.race_id} — " + next_text(app.back_to))
+        app.say(f"back in race {m.race_id} — " + next_text(app.back_to, app.rematch_word()))
         app.redraw()
         app.resync()
 

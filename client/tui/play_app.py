@@ -253,7 +253,7 @@ class PlayApp(App[int]):
             self.selected = None
             self.say("Go! " + self.help_text())
             self.resync()
-        elif said := event_text(ev, self.model, self.back_to):
+        elif said := event_text(ev, self.model, self.back_to, self.rematch_word()):
             self.say(said)
         if self.model.gap and not getattr(self.session, "handles_gaps", False):
             self.resync()

@@ -1,7 +1,8 @@
 """Rematches in the race screen (docs/protocol.md §3 `rematch`), against a real server in this
-process, with bob played through the client library: once the race is over `rematch` takes
-ada to the new race's lobby, ready, and bob gets the offer; bob's offer shows on ada's status
-line and `accept` seats her in it, ready. Offline, `rematch` says it needs a server."""
+process, with bob played through the client library: once the race is over the status line
+names `rematch`, which takes ada to the new race's lobby, ready, and bob gets the offer;
+bob's offer shows on ada's status line and `accept` seats her in it, ready. Offline, no
+rematch is named, and `rematch` says it needs a server."""
 
 from __future__ import annotations
 
@@ -35,7 +36,8 @@ def ready_in_rematch(app: PlayApp, old: str) -> bool:
 
 
 async def race_over(pilot: Any, app: PlayApp, bob: Any) -> str:
-    """Ada's app and bob race in her race of two seats (private: with its invite), and both finish."""
+    """Ada's app and bob race in her race of two seats (private: with its invite), and both
+    finish: ada first, so that the race's end, not her `finish`'s reply, has the last word."""
     await until(pilot, lambda: app.model.race_id is not None, what="race created")
     race = app.model.race_id
     assert race is not None
@@ -43,10 +45,11 @@ async def race_over(pilot: Any, app: PlayApp, bob: Any) -> str:
     await bob.ready(race)
     await pilot.press(*"ready", "enter")
     await until(pilot, lambda: app.model.status == "running", what="race start")
-    await bob.finish(race)
     for _ in range(2):  # `finish` asks once more while cards are out
         await pilot.press(*"finish", "enter")
         await pilot.pause()
+    await until(pilot, lambda: app.model.my_status not in (None, "playing"), what="ada's game over")
+    await bob.finish(race)
     await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the race's end")
     return race
 
@@ -61,6 +64,9 @@ async def test_rematch_takes_the_screen_to_the_new_lobby_and_offers_it_to_the_ri
     async with app.run_test(size=(100, 40)) as pilot, connect(server.ws_url, name="bob") as bob:
         old = await race_over(pilot, app, bob)
         assert "Commands: rematch menu quit" in app.help_text()
+        assert status(app).startswith("race over — ") and status(app).endswith(
+            "; 'rematch' for the same players again, 'menu' for another race, ctrl+q to quit"
+        ), status(app)
         await pilot.press(*"rematch", "enter")
         await until(pilot, lambda: ready_in_rematch(app, old), what="ready in the rematch's lobby")
         new = app.model
@@ -124,6 +130,7 @@ async def test_offline_a_rematch_needs_a_server() -> None:
             await pilot.press(*"finish", "enter")
             await pilot.pause()
         await until(pilot, lambda: app.model.status == "finished", what="the race's end")
+        assert "rematch" not in app.help_text() and "rematch" not in status(app), status(app)
         await pilot.press(*"rematch", "enter")
         await until(pilot, lambda: "need a server" in status(app), what="the refusal")
 
