@@ -191,6 +191,13 @@ def rematch_offer_text(offer: dict[str, Any]) -> str:
     return f"{marked_name(who)} offers a rematch (race {offer.get('rematch')}): 'accept' takes it"
 
 
+def menu_offer_text(offer: dict[str, Any]) -> str:
+    """The menu's line of a rival's rematch offer for the race the menu was opened from
+    (its Accept button beside it)."""
+    who = {"player": offer.get("by"), "name": offer.get("name"), "account": offer.get("account")}
+    return f"{marked_name(who)} offers a rematch of race {offer.get('race')}:"
+
+
 def rematch_not_ready_text(e: ServerError, race: str) -> str:
     """A rematch's seat was taken but the `ready` after it failed: the lobby is on screen."""
     return f"rematch {race}: you hold a seat, but not ready: {e.describe()} — type 'ready'"

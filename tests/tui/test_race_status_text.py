@@ -79,7 +79,7 @@ def test_the_status_line_on_a_race_event() -> None:
 
 
 def test_a_rematch_offer_names_who_offers_it_with_their_mark() -> None:
-    from client.tui.race_text import rematch_offer_text
+    from client.tui.race_text import menu_offer_text, rematch_offer_text
 
     offer = {"t": "rematch", "race": "r1", "rematch": "r2", "by": "p2", "name": "bob", "account": True}
     assert rematch_offer_text(offer) == "bob ✓ offers a rematch (race r2): 'accept' takes it"
@@ -87,6 +87,7 @@ def test_a_rematch_offer_names_who_offers_it_with_their_mark() -> None:
     assert rematch_offer_text(dict(offer, by="bot-1", name="Greedy", account=False)).startswith(
         "Greedy [bot] offers"
     )
+    assert menu_offer_text(offer) == "bob ✓ offers a rematch of race r1:"  # the race it was left for
 
 
 def test_a_refused_rematch_says_the_servers_reason_and_a_missing_one_plainly() -> None:
