@@ -2,8 +2,9 @@
 to the race screen), go back to a race the token still holds a seat in, else the menu, and
 start the chosen race; later the `menu` command (leave the quick-match queue, or a race
 the player's own game in is over, for the menu; Esc there goes back to that race); a
-rematch of a finished race, asked for (`rematch`) or offered by a rival (`accept`, or the
-menu's Accept when the offer comes once the `menu` command left the race); on quit, the queue left and the session closed.
+rematch of a finished race, asked for (`rematch`, or `--rematch` on the command line) or
+offered by a rival (`accept`, or the menu's Accept when the offer comes once the `menu`
+command left the race); on quit, the queue left and the session closed.
 
 The race screen (``play_app``) owns the widgets and the race's state; this flow acts on
 them through :class:`RaceScreen`, and what it decides and says are plain functions
@@ -329,7 +330,7 @@ class MenuFlow:
 
     async def begin(self, intent: Intent) -> None:
         """Start (create, join, queue for, resume…) the race ``intent`` asks for; a rematch
-        (the menu's Accept) as the `accept` command: ready at once."""
+        (the menu's Accept, `--rematch`) as the `rematch` and `accept` commands: ready at once."""
         app = self.app
         s = app.session
         assert s is not None
