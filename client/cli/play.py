@@ -6,6 +6,7 @@
     solrace play --game fours-up --create --seats 3 --time-limit 300
     solrace play --join r8a1c…                     # or a link: http://HOST:PORT/#race=ID
     solrace play --race r8a1c…                     # back to a race you hold a seat in (an arena pairing)
+    solrace play --rematch r8a1c…                  # a finished race you played, again: its rematch
     solrace play --game fours-up --daily           # today's daily challenge (one ranked attempt)
     solrace play --offline --game fours-up --rivals 2   # practise against local bots, no server
     solrace play --url ws://a:8765/ws --url ws://b:8765/ws ...   # failover between processes
@@ -18,7 +19,9 @@
 The session token is kept in ~/.config/solrace/token (``--token-file``), so a
 restarted client resumes the same identity and seats (without a mode it goes
 back to the last race it holds a seat in; ``--race`` names one, e.g. the race
-``solrace arena`` paired it in). ``--login`` and ``--claim`` put an account's
+``solrace arena`` paired it in). ``--rematch`` asks for the rematch of a finished race
+this identity played (the same players and settings, a new deal), or takes the seat in
+the one a rival already asked for, and readies in its lobby. ``--login`` and ``--claim`` put an account's
 token there (the password is asked for with getpass: never echoed, never an
 argument, never kept; from a pipe, each password asked for is one line of
 stdin), ``--logout`` takes it out, ``--logout-all`` ends every session of the
@@ -89,6 +92,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="go back to a race you hold a seat in (e.g. an arena pairing, which `solrace arena` names)",
     )
     mode.add_argument(
+        "--rematch",
+        metavar="ID_OR_LINK",
+        help="a finished race you played, again: its rematch (a rival's, if one asked first), ready",
+    )
+    mode.add_argument(
         "--daily", action="store_true", help="play today's daily challenge of --game (one ranked attempt)"
     )
     account = parser.add_mutually_exclusive_group()
@@ -155,7 +163,12 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
 
     if args.rated and not (args.quick or args.create):
         raise SystemExit("solrace play: --rated goes with --quick or --create (and --game)")
-    for flag, mode, value in (("--join", "join", args.join), ("--race", "resume", args.race)):
+    races = (
+        ("--join", "join", args.join),
+        ("--race", "resume", args.race),
+        ("--rematch", "rematch", args.rematch),
+    )
+    for flag, mode, value in races:
         if value:
             try:
                 url, race = parse_link(value)
@@ -185,8 +198,10 @@ def build_app(args: argparse.Namespace) -> PlayApp:
     from client.tui.intent import Intent
     from client.tui.play_app import PlayApp
 
-    if args.offline and (args.join or args.race or args.daily):
-        raise SystemExit("solrace play: --offline cannot play a server race (--join, --race, --daily)")
+    if args.offline and (args.join or args.race or args.rematch or args.daily):
+        raise SystemExit(
+            "solrace play: --offline cannot play a server race (--join, --race, --rematch, --daily)"
+        )
     if args.offline and args.rated:
         raise SystemExit("solrace play: --offline races are not rated: rated races are played on a server")
     if args.offline and not 1 <= args.rivals <= 7:

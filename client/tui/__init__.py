@@ -11,8 +11,9 @@
 * ``widgets``, ``play_app``, ``watch_app`` — thin textual layers; ``browse`` the frame that
   ``watch_app`` and ``arena_app`` share (a list, then one item). ``play_app`` is the race
   screen; ``menu_flow`` its way in and out (connect, resume a seated race, the menu, start
-  the chosen race; the `menu` command, and a finished race's `rematch` and `accept`); ``race_commands`` and ``race_text`` what it
-  decides and says, as plain functions.
+  the chosen race; the `menu` command, and a finished race's `rematch` and `accept`, a
+  rival's offer shown on the menu too); ``race_commands`` and ``race_text`` what it decides
+  and says, as plain functions.
 * ``arena_view`` (plain functions: the arena list, standings, winners),
   ``arena_net`` (the arena requests through the library) and ``arena_app``
   (list arenas, open one, join, withdraw, berserk, live standings).

@@ -8,21 +8,27 @@ races (the "rated" box: Quick match then waits in the rating pool, Create makes 
 lobby), and opens the daily challenge (client/tui/daily_screen.py, whose Play comes back
 here as the intent), the ratings (client/tui/ratings_screen.py) and your recent races
 (client/tui/recent_screen.py).
+
+Opened from a finished race (the `menu` command), it shows a rival's rematch offer for that
+race with an Accept button, as the browser's banner away from the race's page.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet
 
 from protocol.rules.games import GAMES
 
 from .intent import BOT_LEVELS, DEFAULT_BOT_LEVEL, Intent
-from .race_text import connection_text
+from .race_text import connection_text, menu_offer_text
 from .session import Session
 from .widgets import GameChoice
 
@@ -58,6 +64,9 @@ class MenuScreen(ModalScreen[Intent | None]):
     #menu Input { width: 1fr; }
     #menu Button { margin: 0 1 0 0; }
     #menu-error { color: $error; }
+    #menu-rematch { display: none; }
+    #menu-rematch.offered { display: block; }
+    #menu-rematch Label { width: auto; margin-right: 1; }
     """
 
     def __init__(
@@ -67,11 +76,14 @@ class MenuScreen(ModalScreen[Intent | None]):
         session: Session | None = None,
         server_url: str | None = None,
         back_to_race: str | None = None,
+        rematch_offer: dict[str, Any] | None = None,
     ):
         super().__init__()
         self.game = game or "racing-aces"
         #: the race the `menu` command left, which Esc goes back to
         self.back_to_race = back_to_race
+        #: a rival's rematch offer for that race (a `rematch` event), which Accept takes
+        self.rematch_offer = rematch_offer
         self.seats = seats
         #: the menu covers most of the race screen, whose header says it too
         self.connection = connection_text(session, server_url)
@@ -89,6 +101,9 @@ class MenuScreen(ModalScreen[Intent | None]):
         with VerticalScroll(id="menu"):
             back = f" · Esc: back to race {self.back_to_race}" if self.back_to_race else ""
             yield Label(f"[b]solrace[/b] — choose a game{back}", id="menu-title")
+            with Horizontal(id="menu-rematch"):
+                yield Label("", id="menu-rematch-text", markup=False)
+                yield Button("Accept", id="accept-rematch", variant="success")
             if self.session is not None:
                 yield Label(identity_text(self.session.name, self.logged_in), id="menu-you")
             yield Label(f"{self.connection} · ctrl+q quits", id="menu-conn", markup=False)
@@ -138,6 +153,24 @@ class MenuScreen(ModalScreen[Intent | None]):
             self.add_class("short")
             for widget in self.query("Button, Input, Checkbox, RadioSet"):
                 widget.compact = True  # type: ignore[attr-defined]
+        if self.rematch_offer is not None:
+            self.show_rematch_offer(self.rematch_offer)
+
+    def show_rematch_offer(self, offer: dict[str, Any]) -> None:
+        """A rival's rematch offer for the race the menu was opened from: its line and Accept.
+        The focus stays where it is: the player may be typing in a field."""
+        self.rematch_offer = offer
+        try:
+            self.query_one("#menu-rematch-text", Label).update(menu_offer_text(offer))
+        except NoMatches:
+            return  # not composed yet: on_mount shows it
+        self.query_one("#menu-rematch").add_class("offered")
+
+    @on(Button.Pressed, "#accept-rematch")
+    def _accept_rematch(self) -> None:
+        offer = self.rematch_offer
+        if offer is not None:
+            self.dismiss(Intent("accept", race=offer.get("rematch"), invite=offer.get("invite")))
 
     def action_back(self) -> None:
         if self.back_to_race:

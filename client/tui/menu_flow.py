@@ -2,8 +2,9 @@
 to the race screen), go back to a race the token still holds a seat in, else the menu, and
 start the chosen race; later the `menu` command (leave the quick-match queue, or a race
 the player's own game in is over, for the menu; Esc there goes back to that race); a
-rematch of a finished race, asked for (`rematch`) or offered by a rival (`accept`); on
-quit, the queue left and the session closed.
+rematch of a finished race, asked for (`rematch`, or `--rematch` on the command line) or
+offered by a rival (`accept`, or the menu's Accept when the offer comes once the `menu`
+command left the race); on quit, the queue left and the session closed.
 
 The race screen (``play_app``) owns the widgets and the race's state; this flow acts on
 them through :class:`RaceScreen`, and what it decides and says are plain functions
@@ -22,8 +23,21 @@ from textual.worker import Worker
 from .intent import Intent
 from .menu import MenuScreen
 from .model import RaceModel
-from .race_commands import menu_refusal, offer_for, rematch_refusal, seat_on_resume
-from .race_text import next_text, rematch_not_ready_text, start_refused_text, started_text
+from .race_commands import (
+    RematchWord,
+    menu_refusal,
+    offer_for,
+    offer_place,
+    rematch_refusal,
+    seat_on_resume,
+)
+from .race_text import (
+    next_text,
+    rematch_not_ready_text,
+    rematch_offer_text,
+    start_refused_text,
+    started_text,
+)
 from .session import ServerError, Session, start
 
 
@@ -55,6 +69,7 @@ class RaceScreen(Protocol):
     @property
     def online(self) -> bool: ...
 
+    def rematch_word(self) -> RematchWord: ...
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
     def resync(self) -> Worker[None]: ...
@@ -80,6 +95,9 @@ class MenuFlow:
 
     def __init__(self, app: RaceScreen):
         self.app = app
+        #: the menu while it is open, and the race the `menu` command left for it
+        self.menu: MenuScreen | None = None
+        self.left: RaceModel | None = None
 
     def main(self) -> Worker[None]:
         """Connect, then the race: the one asked for, a seated one, or the menu's choice."""
@@ -140,25 +158,45 @@ class MenuFlow:
             )
         return False
 
-    async def choose(self, back_to_race: str | None = None) -> Intent | None:
-        """The menu's choice, or None when Esc went back to ``back_to_race``. The race screen
-        shows dimmed around the menu: its command line and help (ready, start, leave…) have
-        nothing to act on until a race is chosen."""
+    async def choose(self, left: RaceModel | None = None) -> Intent | None:
+        """The menu's choice, or None when Esc went back to the race it was opened from
+        (``left``, whose rival's rematch offer it shows). The race screen shows dimmed around
+        the menu: its command line and help (ready, start, leave…) have nothing to act on
+        until a race is chosen."""
         app = self.app
         app.say("")
         app.redraw()  # "choose a game…" where the board goes, the connection in the header
         app.show_command_line(False)
-        intent = await app.push_screen_wait(
-            MenuScreen(
-                app.model.game or app.default_game,
-                app.default_seats,
-                app.session,
-                app.server_url,
-                back_to_race,
-            )
+        self.left = left
+        self.menu = MenuScreen(
+            app.model.game or app.default_game,
+            app.default_seats,
+            app.session,
+            app.server_url,
+            left.race_id if left is not None else None,
+            offer_for(left, app.rematch_offer) if left is not None else None,
         )
+        try:
+            intent = await app.push_screen_wait(self.menu)
+        finally:
+            self.menu = self.left = None
         app.show_command_line(True)
         return intent
+
+    def rematch_offered(self, ev: dict[str, Any]) -> None:
+        """A rival asked for a rematch: said on the status line for the race on screen, on
+        the menu for the race it was opened from, and kept for `accept` (the race comes back
+        on screen with Esc); an offer for any other race is left."""
+        app = self.app
+        place = offer_place(ev, app.model, self.left, app.back_to)
+        if not place:
+            return
+        app.rematch_offer = ev
+        if place == "menu" and self.menu is not None:
+            self.menu.show_rematch_offer(ev)
+            return
+        app.say(rematch_offer_text(ev))
+        app.redraw()
 
     def to_menu(self) -> None:
         """The `menu` command: choose the next race once the player's own game is over (the
@@ -215,11 +253,12 @@ class MenuFlow:
         app.model = RaceModel(me=m.me, game=m.game)
         app.selected = None
         app.moves_sent.clear()
-        intent = await self.choose(m.race_id)
+        intent = await self.choose(m)
         if intent is None:
             self.back_to_race(m)
             return
         app.model.game = None
+        app.rematch_offer = None  # the race it was for is behind for good
         await self.begin(intent)
 
     def back_to_race(self, m: RaceModel) -> None:
@@ -229,7 +268,7 @@ class MenuFlow:
         assert m.race_id is not None
         app.races_left.discard(m.race_id)
         app.model = m
-        app.say(f"back in race {m.race_id} — " + next_text(app.back_to))
+        app.say(f"back in race {m.race_id} — " + next_text(app.back_to, app.rematch_word()))
         app.redraw()
         app.resync()
 
@@ -290,10 +329,14 @@ class MenuFlow:
         app.redraw()
 
     async def begin(self, intent: Intent) -> None:
-        """Start (create, join, queue for, resume…) the race ``intent`` asks for."""
+        """Start (create, join, queue for, resume…) the race ``intent`` asks for; a rematch
+        (the menu's Accept, `--rematch`) as the `rematch` and `accept` commands: ready at once."""
         app = self.app
         s = app.session
         assert s is not None
+        if intent.mode in ("rematch", "accept"):
+            await self._play_again(intent)
+            return
         if intent.mode in ("quick", "daily"):
             app.model.game = intent.game
         try:

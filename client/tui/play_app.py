@@ -43,7 +43,6 @@ from .race_text import (
     lobby_text,
     move_done_text,
     ranking_toggled_text,
-    rematch_offer_text,
     result_text,
 )
 from .session import ServerError, Session
@@ -224,6 +223,9 @@ class PlayApp(App[int]):
 
     def on_server_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("t")
+        if t == "rematch":  # an offer for a race left for the menu may show there
+            self.menu_flow.rematch_offered(ev)
+            return
         race = ev.get("race")
         if isinstance(race, dict):  # a `state` carries the snapshot
             race = race.get("race")
@@ -239,9 +241,6 @@ class PlayApp(App[int]):
             self.say("reconnected")
             self.resync()
             return
-        if t == "rematch":
-            self.rematch_offered(ev)
-            return
         self.model.apply(ev)
         game = self.model.game
         if t in ("race", "start") and game and game not in GAMES:
@@ -253,20 +252,10 @@ class PlayApp(App[int]):
             self.selected = None
             self.say("Go! " + self.help_text())
             self.resync()
-        elif said := event_text(ev, self.model, self.back_to):
+        elif said := event_text(ev, self.model, self.back_to, self.rematch_word()):
             self.say(said)
         if self.model.gap and not getattr(self.session, "handles_gaps", False):
             self.resync()
-        self.redraw()
-
-    def rematch_offered(self, ev: dict[str, Any]) -> None:
-        """A rival asked for a rematch: said, and kept for `accept`, when it is for the race
-        on screen (an offer for a race put behind is left: the screen is this race's). Not in
-        a race played for another app (an arena's: no rematches there)."""
-        if self.back_to or ev.get("race") != self.model.race_id:
-            return
-        self.rematch_offer = ev
-        self.say(rematch_offer_text(ev))
         self.redraw()
 
     @work(group="resync")

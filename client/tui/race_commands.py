@@ -2,8 +2,9 @@
 :class:`RaceModel` (no terminal needed to test them): the help and the command line's
 placeholder for the race's state (once it is over, the key that hides its ranking),
 whether hints may be given, why `menu` is refused, when `finish` asks to be confirmed,
-whether a rematch may be asked or taken, which seated race a relaunch goes back to, and
-the header. ``play_app`` and ``menu_flow`` act on what they return."""
+whether a rematch may be asked or taken (and where a rival's offer shows), which seated
+race a relaunch goes back to, and the header. ``play_app`` and ``menu_flow`` act on what
+they return."""
 
 from __future__ import annotations
 
@@ -152,6 +153,29 @@ def rematch_word(
     if offer_for(m, offer) is not None:
         return "accept"
     return "rematch" if rematch_refusal(m, daily_race, back_to, online) is None else ""
+
+
+#: Where a rival's rematch offer shows: "race" (the status line, for the race on screen),
+#: "menu" (the menu opened from the race it is for), "" (nowhere).
+OfferPlace = Literal["race", "menu", ""]
+
+
+def offer_place(
+    offer: dict[str, Any], on_screen: RaceModel, left: RaceModel | None, back_to: str | None
+) -> OfferPlace:
+    """Where a rival's rematch ``offer`` (a `rematch` event) shows: for the race on screen,
+    on its status line; for the race the menu was opened from (``left``, by `menu`), on the
+    menu (as the browser's banner away from the race's page); else nowhere: a race the player
+    did not play in, one put behind earlier, or any race played for another app
+    (``back_to``: an arena's, which has no rematches)."""
+    if back_to:
+        return ""
+    race = offer.get("race")
+    if race and race == on_screen.race_id and on_screen.me in on_screen.players:
+        return "race"
+    if left is not None and race and race == left.race_id and left.me in left.players:
+        return "menu"
+    return ""
 
 
 #: A race the token holds a seat in, once resumed: "playing" (go back to it), "over" (the

@@ -15,6 +15,7 @@ from .board import card_text
 from .intent import BOT_LEVELS, Intent
 from .links import make_link
 from .model import RaceModel
+from .race_commands import RematchWord
 from .ratings_text import change_text, rated_needs_account
 from .session import ServerError
 from .text import clock, marked_name, ranking_lines, tie_break_notes
@@ -30,20 +31,31 @@ NO_BOT = "no bot is free right now (the server's bot workers are all busy): try 
 RANKING_KEYS = "the final ranking is under the board (ctrl+r hides it; PgUp/PgDn scroll the board)"
 
 
-def next_text(back_to: str | None) -> str:
-    """Where to go once the race, or the player's own game, is over: the menu, or ctrl+q back
-    to the app this race was played for (``back_to``: `solrace arena`)."""
-    return f"ctrl+q: {back_to}" if back_to else "'menu' for another race, ctrl+q to quit"
+#: What the way on says first once the race is over, by the rematch command at hand
+#: (race_commands.rematch_word).
+REMATCH_NEXT = {"rematch": "'rematch' for the same players again, ", "accept": "'accept' for the rematch, "}
 
 
-def event_text(ev: dict[str, Any], m: RaceModel, back_to: str | None) -> str | None:
+def next_text(back_to: str | None, rematch: RematchWord = "") -> str:
+    """Where to go once the race, or the player's own game, is over: the rematch when one
+    may be asked or taken (``rematch``), the menu, or ctrl+q back to the app this race was
+    played for (``back_to``: `solrace arena`)."""
+    if back_to:
+        return f"ctrl+q: {back_to}"
+    return REMATCH_NEXT.get(rematch, "") + "'menu' for another race, ctrl+q to quit"
+
+
+def event_text(
+    ev: dict[str, Any], m: RaceModel, back_to: str | None, rematch: RematchWord = ""
+) -> str | None:
     """What the status line says of a race event once ``m`` took it in, None: nothing new
-    (`start` says the help: the app's)."""
+    (`start` says the help: the app's). Once the race is over, ``rematch``
+    (race_commands.rematch_word) is the way on it names first."""
     t = ev.get("t")
     if t == "end":
-        return f"race over — {RANKING_KEYS}; " + next_text(back_to)
+        return f"race over — {RANKING_KEYS}; " + next_text(back_to, rematch)
     if t == "rating" and m.rating is not None:
-        return f"your {rating_change_text(m.rating)} — " + next_text(back_to)
+        return f"your {rating_change_text(m.rating)} — " + next_text(back_to, rematch)
     if t == "race" and ev.get("status") == "countdown":
         return "countdown…"
     return None
@@ -177,6 +189,13 @@ def rematch_offer_text(offer: dict[str, Any]) -> str:
     it, with the mark the server vouches for, and the command that takes it."""
     who = {"player": offer.get("by"), "name": offer.get("name"), "account": offer.get("account")}
     return f"{marked_name(who)} offers a rematch (race {offer.get('rematch')}): 'accept' takes it"
+
+
+def menu_offer_text(offer: dict[str, Any]) -> str:
+    """The menu's line of a rival's rematch offer for the race the menu was opened from
+    (its Accept button beside it)."""
+    who = {"player": offer.get("by"), "name": offer.get("name"), "account": offer.get("account")}
+    return f"{marked_name(who)} offers a rematch of race {offer.get('race')}:"
 
 
 def rematch_not_ready_text(e: ServerError, race: str) -> str:

@@ -127,3 +127,18 @@ def test_an_offer_for_this_race_makes_accept_the_command_over_rematch() -> None:
     assert placeholder("finished", rematch="accept").startswith("command: accept (the rematch), menu")
     # fits an 80-column command line
     assert max(len(placeholder("finished", rematch=w)) for w in ("rematch", "accept")) <= 76
+
+
+def test_an_offer_shows_for_the_race_on_screen_or_the_one_the_menu_left_and_no_other() -> None:
+    from client.tui.race_commands import offer_place
+
+    offer = {"t": "rematch", "race": "r1", "rematch": "r2", "by": "p2", "name": "bob"}
+    blank = RaceModel(me="p1")  # the menu's screen: no race
+    assert offer_place(offer, over(), None, None) == "race"
+    assert offer_place(offer, blank, over(), None) == "menu"
+    assert offer_place(dict(offer, race="r0"), over(), over(), None) == ""  # a race put behind earlier
+    assert offer_place(offer, blank, None, None) == ""  # the first menu: no race left for it
+    assert offer_place(offer, over(), None, "back to the arena") == ""
+    watched = over()
+    watched.players.clear()
+    assert offer_place(offer, watched, None, None) == offer_place(offer, blank, watched, None) == ""

@@ -40,6 +40,11 @@ def test_a_refused_start_says_why_and_leads_back_to_the_menu() -> None:
 def test_once_over_the_way_on_is_the_menu_or_back_to_the_app_the_race_was_for() -> None:
     assert next_text(None) == "'menu' for another race, ctrl+q to quit"
     assert next_text("back to the arena") == "ctrl+q: back to the arena"
+    # a rematch may be asked or taken (race_commands.rematch_word): named first
+    assert next_text(None, "rematch") == (
+        "'rematch' for the same players again, 'menu' for another race, ctrl+q to quit"
+    )
+    assert next_text(None, "accept") == "'accept' for the rematch, 'menu' for another race, ctrl+q to quit"
 
 
 def test_a_move_done_says_the_cards_it_turned_and_a_win() -> None:
@@ -58,6 +63,9 @@ def test_the_row_of_legal_moves_shows_the_first_forty() -> None:
 def test_the_status_line_on_a_race_event() -> None:
     m = RaceModel(me="p1", race_id="r1")
     assert event_text({"t": "end"}, m, None) == f"race over — {RANKING_KEYS}; " + next_text(None)
+    assert event_text({"t": "end"}, m, None, "rematch") == (
+        f"race over — {RANKING_KEYS}; " + next_text(None, "rematch")
+    )
     assert event_text({"t": "race", "status": "countdown"}, m, None) == "countdown…"
     assert event_text({"t": "race", "status": "lobby"}, m, None) is None
     assert event_text({"t": "rating"}, m, None) is None  # nothing taken in: nothing said
@@ -65,10 +73,13 @@ def test_the_status_line_on_a_race_event() -> None:
     assert event_text({"t": "rating"}, m, "back to the arena") == (
         f"your {rating_change_text(m.rating)} — ctrl+q: back to the arena"
     )
+    assert event_text({"t": "rating"}, m, None, "accept") == (
+        f"your {rating_change_text(m.rating)} — " + next_text(None, "accept")
+    )
 
 
 def test_a_rematch_offer_names_who_offers_it_with_their_mark() -> None:
-    from client.tui.race_text import rematch_offer_text
+    from client.tui.race_text import menu_offer_text, rematch_offer_text
 
     offer = {"t": "rematch", "race": "r1", "rematch": "r2", "by": "p2", "name": "bob", "account": True}
     assert rematch_offer_text(offer) == "bob ✓ offers a rematch (race r2): 'accept' takes it"
@@ -76,6 +87,7 @@ def test_a_rematch_offer_names_who_offers_it_with_their_mark() -> None:
     assert rematch_offer_text(dict(offer, by="bot-1", name="Greedy", account=False)).startswith(
         "Greedy [bot] offers"
     )
+    assert menu_offer_text(offer) == "bob ✓ offers a rematch of race r1:"  # the race it was left for
 
 
 def test_a_refused_rematch_says_the_servers_reason_and_a_missing_one_plainly() -> None:

@@ -1,7 +1,8 @@
 """Rematches in the race screen (docs/protocol.md §3 `rematch`), against a real server in this
-process, with bob played through the client library: once the race is over `rematch` takes
-ada to the new race's lobby, ready, and bob gets the offer; bob's offer shows on ada's status
-line and `accept` seats her in it, ready. Offline, `rematch` says it needs a server."""
+process, with bob played through the client library: once the race is over the status line
+names `rematch`, which takes ada to the new race's lobby, ready, and bob gets the offer;
+bob's offer shows on ada's status line and `accept` seats her in it, ready. Offline, no
+rematch is named, and `rematch` says it needs a server."""
 
 from __future__ import annotations
 
@@ -26,14 +27,17 @@ def status(app: PlayApp) -> str:
     return rendered(app.query_one("#status"))
 
 
-def ready(app: PlayApp) -> bool:
-    """The player's seat in the race on screen is ready (its `ready` answered after the seat)."""
-    me = app.model.players.get(app.model.me or "")
-    return me is not None and me.ready
+def ready_in_rematch(app: PlayApp, old: str) -> bool:
+    """The screen is on a race other than ``old`` and ada is ready there (the `ready` after
+    the seat's reply is a second request: until its reply the seat shows not ready)."""
+    m = app.model
+    row = m.players.get(m.me or "")
+    return m.race_id not in (None, old) and row is not None and row.ready
 
 
 async def race_over(pilot: Any, app: PlayApp, bob: Any) -> str:
-    """Ada's app and bob race in her race of two seats (private: with its invite), and both finish."""
+    """Ada's app and bob race in her race of two seats (private: with its invite), and both
+    finish: ada first, so that the race's end, not her `finish`'s reply, has the last word."""
     await until(pilot, lambda: app.model.race_id is not None, what="race created")
     race = app.model.race_id
     assert race is not None
@@ -41,10 +45,11 @@ async def race_over(pilot: Any, app: PlayApp, bob: Any) -> str:
     await bob.ready(race)
     await pilot.press(*"ready", "enter")
     await until(pilot, lambda: app.model.status == "running", what="race start")
-    await bob.finish(race)
     for _ in range(2):  # `finish` asks once more while cards are out
         await pilot.press(*"finish", "enter")
         await pilot.pause()
+    await until(pilot, lambda: app.model.my_status not in (None, "playing"), what="ada's game over")
+    await bob.finish(race)
     await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the race's end")
     return race
 
@@ -59,14 +64,14 @@ async def test_rematch_takes_the_screen_to_the_new_lobby_and_offers_it_to_the_ri
     async with app.run_test(size=(100, 40)) as pilot, connect(server.ws_url, name="bob") as bob:
         old = await race_over(pilot, app, bob)
         assert "Commands: rematch menu quit" in app.help_text()
+        assert status(app).startswith("race over — ") and status(app).endswith(
+            "; 'rematch' for the same players again, 'menu' for another race, ctrl+q to quit"
+        ), status(app)
         await pilot.press(*"rematch", "enter")
-        await until(pilot, lambda: app.model.race_id not in (None, old), what="the rematch's lobby")
+        await until(pilot, lambda: ready_in_rematch(app, old), what="ready in the rematch's lobby")
         new = app.model
-        # the seat first, then its 'ready' (a loaded machine read the seat before the ready)
-        await until(
-            pilot, lambda: status(app).startswith(f"rematch {new.race_id}: you are ready"), what="ready"
-        )
-        assert new.status == "lobby" and new.players[new.me or ""].ready, new
+        assert new.status == "lobby", new
+        assert status(app).startswith(f"rematch {new.race_id}: you are ready"), status(app)
         offer = await bob.wait_for(m.RematchOffer, timeout=DEADLINE)
         assert (offer.race, offer.rematch, offer.name) == (old, new.race_id, "ada")
         # bob takes it: the countdown starts, and the screen goes on with the new race
@@ -92,9 +97,8 @@ async def test_accept_takes_the_rivals_offer_with_its_invite_and_readies(make_se
         assert status(app) == f"bob offers a rematch (race {asked.race}): 'accept' takes it"
         assert "Commands: accept menu quit" in app.help_text()
         await pilot.press(*"accept", "enter")
-        await until(pilot, lambda: app.model.race_id == asked.race, what="the rematch joined")
-        await until(pilot, lambda: ready(app), what="ready in the rematch")
-        assert app.model.private
+        await until(pilot, lambda: ready_in_rematch(app, old), what="ready in the rematch joined")
+        assert app.model.race_id == asked.race and app.model.private
         await bob.ready(asked.race)
         await until(pilot, lambda: app.model.status == "running", what="the rematch's start")
 
@@ -126,6 +130,7 @@ async def test_offline_a_rematch_needs_a_server() -> None:
             await pilot.press(*"finish", "enter")
             await pilot.pause()
         await until(pilot, lambda: app.model.status == "finished", what="the race's end")
+        assert "rematch" not in app.help_text() and "rematch" not in status(app), status(app)
         await pilot.press(*"rematch", "enter")
         await until(pilot, lambda: "need a server" in status(app), what="the refusal")
 

@@ -1,0 +1,112 @@
+"""Rematches away from the finished race's screen, against a real server in this process (bob
+played through the client library): a rival's offer that comes once `menu` left the race shows
+on the menu, with an Accept button that seats ada in the rematch, ready; Esc back to the race
+keeps it for `accept`; an offer for any other race shows nowhere. `solrace play --rematch RACE`
+asks for the rematch of a race played before."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from waiting import DEADLINE
+
+from client.cli import play
+from client.tui.menu import MenuScreen
+from client.tui.net import connector, write_token
+from client.tui.play_app import Intent, PlayApp
+from protocol import messages as m
+
+from .helpers import click_shown, until
+from .test_rematch_tui import race_over, ready_in_rematch, status
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def offered(app: PlayApp) -> bool:
+    """The menu is on screen and shows a rematch offer."""
+    screen = app.screen
+    return isinstance(screen, MenuScreen) and screen.query_one("#menu-rematch").has_class("offered")
+
+
+async def test_an_offer_that_comes_on_the_menu_shows_there_and_accept_takes_it(make_server, tmp_path) -> None:
+    from client.library.connection import connect
+
+    server = await make_server(countdown_ms=100)
+    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 2))
+    async with app.run_test(size=(80, 24)) as pilot, connect(server.ws_url, name="bob") as bob:
+        old = await race_over(pilot, app, bob)
+        await pilot.press(*"menu", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        # An offer for a race ada did not leave for this menu (the server sends none, so it is
+        # handed in here): nowhere to show, nothing kept.
+        app.on_server_event({"t": "rematch", "race": "r0", "rematch": "r9", "by": "p9", "name": "eve"})
+        await pilot.pause()
+        assert not offered(app) and app.rematch_offer is None
+
+        asked = await bob.request(m.Rematch(race=old))
+        await until(pilot, lambda: offered(app), what="bob's offer on the menu")
+        assert (
+            str(app.screen.query_one("#menu-rematch-text").render()) == f"bob offers a rematch of race {old}:"
+        )
+
+        # Esc: back to the race, where the offer stands for `accept`.
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, MenuScreen), what="back in the race")
+        assert (
+            status(app)
+            == f"back in race {old} — 'accept' for the rematch, 'menu' for another race, ctrl+q to quit"
+        )
+        assert app.model.race_id == old and "Commands: accept menu quit" in app.help_text()
+
+        # The menu again shows the standing offer at once; its Accept seats ada, ready.
+        await pilot.press(*"menu", "enter")
+        await until(pilot, lambda: offered(app), what="the offer on the menu again")
+        accept = app.screen.query_one("#accept-rematch")
+        await until(pilot, lambda: app.screen.region.contains_region(accept.region), what="Accept on screen")
+        await click_shown(pilot, "#accept-rematch")
+        await until(pilot, lambda: ready_in_rematch(app, old), what="ready in the rematch joined")
+        assert app.model.race_id == asked.race, app.model
+        assert status(app).startswith(f"rematch {asked.race}: you are ready"), status(app)
+        await bob.ready(asked.race)
+        await until(pilot, lambda: app.model.status == "running", what="the rematch's start")
+
+
+def parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    play.add_arguments(parser)
+    return parser.parse_args(list(argv))
+
+
+async def test_the_rematch_flag_asks_for_the_rematch_of_a_race_played_before(make_server, tmp_path) -> None:
+    from client.library.connection import connect
+
+    server = await make_server(countdown_ms=100)
+    token = tmp_path / "token"
+    async with connect(server.ws_url, name="bob") as bob:
+        async with connect(server.ws_url, name="ada") as ada:  # ada's race, played before this run
+            old = await ada.create("fours-up", seats=2)
+            await bob.join(old.race)
+            for c in (ada, bob):
+                await c.ready(old.race)
+            for c in (ada, bob):
+                await c.wait_for(m.Started, lambda ev: ev.race == old.race, timeout=DEADLINE)
+                await c.finish(old.race)
+            await ada.wait_for(m.End, lambda ev: ev.race == old.race, timeout=DEADLINE)
+            write_token(token, ada.token)
+        app = play.build_app(parse("--rematch", old.race, "--url", server.ws_url, "--token-file", str(token)))
+        async with app.run_test(size=(100, 40)) as pilot:
+            await until(pilot, lambda: ready_in_rematch(app, old.race), what="ready in the rematch's lobby")
+            new = app.model
+            assert new.status == "lobby", new
+            assert status(app).startswith(f"rematch {new.race_id}: you are ready"), status(app)
+            offer = await bob.wait_for(m.RematchOffer, timeout=DEADLINE)
+            assert (offer.race, offer.rematch, offer.name) == (old.race, new.race_id, "ada")
+
+
+def test_the_rematch_flag_is_a_mode_of_its_own_and_needs_a_server() -> None:
+    assert play.intent_from_args(parse("--rematch", "r1")) == Intent("rematch", race="r1")
+    with pytest.raises(SystemExit):
+        parse("--rematch", "r1", "--race", "r2")
+    with pytest.raises(SystemExit, match="--offline"):
+        play.build_app(parse("--rematch", "r1", "--offline"))
