@@ -200,7 +200,10 @@ class PlayApp(App[int]):
         return help_text(self.model, hints, self.back_to, self.rematch_word())
 
     def say(self, text: str, error: bool = False) -> None:
-        st = self.query_one("#status", Static)
+        shown = self.query("#status")
+        if not shown:  # the app is closing: as redraw, an event may come after the widgets went
+            return
+        st = shown.first(Static)
         st.update(Text(text))
         st.set_class(error, "error")
         # Two lines said before the next layout (the end's right after the `finish` reply's)
