@@ -1,16 +1,8 @@
 """A real 3-master Redis Cluster on loopback, started once per test module and emptied per test.
 
 Starting a cluster takes seconds; its tests each want an empty one, which FLUSHALL on every
-primary gives in milliseconds. In a test module::
-
-    @pytest.fixture(scope="module")
-    def cluster(tmp_path_factory):
-        with LocalCluster(tmp_path_factory.mktemp("cluster")) as c:
-            yield c
-
-    @pytest.fixture
-    def cluster_url(cluster):
-        return cluster.emptied()
+primary gives in milliseconds: tests/server/conftest.py's fixtures `cluster` (one per test
+module) and `cluster_url` (emptied for each test).
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ import asyncio
 
 import pytest
 from argon2 import PasswordHasher
-from local_cluster import LocalCluster
 from must import must_be
 from test_server_accounts import CHEAP_HASH, account, closed_revoked, logged_in
 from waiting import until
@@ -24,17 +23,6 @@ pytestmark = pytest.mark.timeout(180)
 
 GAME = "racing-aces"
 PW = "correct horse"
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    with LocalCluster(tmp_path_factory.mktemp("cluster")) as c:
-        yield c
-
-
-@pytest.fixture
-def cluster_url(cluster: LocalCluster) -> str:
-    return cluster.emptied()
 
 
 async def test_a_claimed_guest_is_the_account_on_every_process(cluster_url, make_server):

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from local_cluster import LocalCluster
 from must import must_be
+from test_lobby_presence import listed, seated
 from waiting import until
 from wsclient import Raw, player
 
@@ -23,27 +24,6 @@ pytestmark = pytest.mark.timeout(180)
 
 GAME = "fours-up"
 AWAY_MS = 300
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    with LocalCluster(tmp_path_factory.mktemp("cluster")) as c:
-        yield c
-
-
-@pytest.fixture
-def cluster_url(cluster: LocalCluster) -> str:
-    return cluster.emptied()
-
-
-async def listed(c: Raw) -> set[str]:
-    return {x["race"] for x in (await c.request("races"))["races"]}
-
-
-async def seated(app: Any, rid: str) -> list[str]:
-    _now, race = await app.store.load_race(rid)
-    assert race is not None
-    return [p.player for p in race.players]
 
 
 def released(*apps: Any) -> int:
