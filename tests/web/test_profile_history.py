@@ -107,6 +107,8 @@ def test_the_rating_graph_follows_the_history_oldest_to_newest(daily_server, ada
     expect(card.locator("svg.rating-graph")).to_have_count(1)
     graph = card.locator("svg.rating-graph").element_handle().evaluate(GRAPH_OF_SVG)
     assert graph["label"] == f"rating from {expected[0]} to {expected[-1]}"
+    # the line has no scale of its own: its range in words under it
+    expect(card.locator(".rating-range")).to_have_text(f"lowest {min(expected)} · highest {max(expected)}")
     # the last point is the rating the card shows
     expect(card.locator(".rating-value")).to_have_text(str(expected[-1]))
 

@@ -51,7 +51,7 @@ export function profileEl(h, p) {
               )
             : h("p", { class: "small not-played" }, "Not played rated yet · starts at ", h("b", { class: "rating-value" }, String(g.rating.rating))),
           h("p", { class: "muted small" }, `${g.rating.races} rated race${g.rating.races === 1 ? "" : "s"}`),
-          g.history.length ? graphEl(g.history) : null,
+          g.history.length ? graphEls(h, g.history) : null,
         ),
       ),
     ),
@@ -106,9 +106,19 @@ function racesEl(h, races) {
   );
 }
 
-/** The displayed rating after each rated race, oldest to newest, as a small line graph. */
-function graphEl(history) {
-  const pts = [history[history.length - 1].before.rating, ...history.slice().reverse().map((r) => r.after.rating)];
+/** The rating before the oldest rated race, then after each, oldest to newest (`history` is newest first). */
+function ratingPoints(history) {
+  return [history[history.length - 1].before.rating, ...history.slice().reverse().map((r) => r.after.rating)];
+}
+
+/** The graph of `history`, and its range in words: the line alone has no scale. */
+function graphEls(h, history) {
+  const pts = ratingPoints(history);
+  return [graphEl(pts), h("p", { class: "muted small rating-range" }, `lowest ${Math.min(...pts)} · highest ${Math.max(...pts)}`)];
+}
+
+/** Ratings, oldest to newest, as a small line graph. */
+function graphEl(pts) {
   const lo = Math.min(...pts);
   const hi = Math.max(...pts);
   const w = 220;
