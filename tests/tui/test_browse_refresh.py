@@ -18,7 +18,8 @@ class HeldList(LocalSession):
     """A session whose race lists after the first wait for `gate`: a reply slower than the timer."""
 
     def __init__(self) -> None:
-        super().__init__(name="w", watch_demo=True, countdown_ms=50, rival_max_moves=0)
+        # the bots' first move an hour away: both races stay on the list all along
+        super().__init__(name="w", watch_demo=True, countdown_ms=50, rival_interval=3600)
         self.gate = asyncio.Event()
         self.asked = 0
         self.cancelled = 0

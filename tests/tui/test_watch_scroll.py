@@ -16,8 +16,10 @@ from .helpers import footer_keys, rendered, until
 async def test_the_boards_scroll_at_80x24_and_the_list_keeps_its_keys():
     # The bots make no move: a board's height follows its piles, and a board growing or
     # shrinking under the keys moved the scroll's bounds (a page down clamped back to 0 when a
-    # board shrank; a loaded machine saw it). Dealt boards keep their height.
-    session = LocalSession(name="w", watch_demo=True, countdown_ms=50, rival_max_moves=0)
+    # board shrank; a loaded machine saw it). Dealt boards keep their height. Their first move
+    # is an hour away, so both races run all along (bots allowed no move at all finished at
+    # their first turn, and the races left the list under the keys).
+    session = LocalSession(name="w", watch_demo=True, countdown_ms=50, rival_interval=3600)
 
     async def connect():
         return session
