@@ -31,7 +31,10 @@ def records(text: str) -> list[dict[str, str]]:
     """Every line of `text` as a JSON object with the four fields (asserted)."""
     out = []
     for line in text.splitlines():
-        record = json.loads(line)
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise AssertionError(f"not a JSON record: {line!r} in\n{text}") from None
         assert set(record) >= {"time", "level", "logger", "message"}, line
         assert TIME.fullmatch(record["time"]), line
         out.append(record)
@@ -276,6 +279,8 @@ def test_a_killed_server_leaves_no_plain_line_in_a_json_log(tmp_path: Path) -> N
             "0",
             "--certify-workers",
             "1",
+            "--certify-nice",  # what shows the worker past its start (the tests' default is 0)
+            "1",
         ],
         cwd=ROOT,
         # Its pools of certified deals filled at once: the solver pool is at work from the start.
@@ -294,12 +299,19 @@ def test_a_killed_server_leaves_no_plain_line_in_a_json_log(tmp_path: Path) -> N
     reader.start()
     try:
         assert "listening on" in proc.stdout.readline()
-        # Its solver pool at work: the pool's worker is up.
+        # Its solver pool at work: the pool's worker is up, past its start (its initializer
+        # lowered its priority). Killed while the worker still read its start-up data from the
+        # server, the worker printed multiprocessing's traceback in plain text, before any code
+        # of ours ran there (a loaded machine killed it then): not the kill this test is about.
         server = psutil.Process(proc.pid)
-        wait_until(
-            lambda: any("spawn_main" in " ".join(c.cmdline()) for c in server.children(recursive=True)),
-            what="the solver pool's worker",
-        )
+
+        def worker_started() -> bool:
+            return any(
+                "spawn_main" in " ".join(c.cmdline()) and c.nice() > server.nice()
+                for c in server.children(recursive=True)
+            )
+
+        wait_until(worker_started, what="the solver pool's worker started")
     finally:
         proc.kill()
         proc.wait(DEADLINE)

@@ -17,7 +17,11 @@ def _account_form(page, form: str, name: str, password: str) -> str:
     page.fill(f"#{form} input[name=account]", name)
     page.fill(f"#{form} input[name=password]", password)
     page.click(f"#{form} button[type=submit]")
-    page.wait_for_selector("#logout-btn")
+    # Logged in, or the form says why not: a refused or timed-out request fails here with its
+    # reason (a login once waited out the whole wait, and the failure did not say why).
+    page.wait_for_selector(f"#logout-btn, #{form} .form-error")
+    refused = page.locator(f"#{form} .form-error")
+    assert not refused.count(), f"{form}: {refused.inner_text()}"
     page.wait_for_selector(f'#profile h1:has-text("{name}")')
     return page.evaluate("window.solrace.app.me.player")
 
