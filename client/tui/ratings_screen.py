@@ -48,6 +48,9 @@ class RatingsScreen(ModalScreen[None]):
         self.session = session
         self.game = game if game in GAMES else next(iter(GAMES))
         self.profile: dict[str, Any] | None = None
+        #: what each part ("profile", "board") could not load, shown together on the error line:
+        #: the board's next success must not clear the profile's failure
+        self.errors: dict[str, str] = {}
 
     @property
     def logged_in(self) -> bool:
@@ -69,8 +72,10 @@ class RatingsScreen(ModalScreen[None]):
         self.query_one("#ratings-games", GameChoice).focus()
         self.load()
 
-    def say(self, text: str) -> None:
-        self.query_one("#ratings-error", Label).update(Text(text))
+    def say(self, part: str, text: str) -> None:
+        """`part`'s error ('': none)."""
+        self.errors[part] = text
+        self.query_one("#ratings-error", Label).update(Text("; ".join(t for t in self.errors.values() if t)))
 
     @work(group="ratings-load")
     async def load(self) -> None:
@@ -86,7 +91,7 @@ class RatingsScreen(ModalScreen[None]):
                     shown.update(Text(GUEST_TEXT))
                 else:
                     shown.update("")
-                    self.say(f"your ratings: {e.describe()}")
+                    self.say("profile", f"your ratings: {e.describe()}")
         self.show_board(self.game)
 
     @on(RadioSet.Changed, "#ratings-games")
@@ -104,9 +109,9 @@ class RatingsScreen(ModalScreen[None]):
             board = await self.session.request("rating_board", game=game, top=BOARD_TOP, around=BOARD_AROUND)
         except ServerError as e:
             shown.update(board_pending_text(game, "not available (see below)"))
-            self.say(f"{game_name(game)} rating board: {e.describe()}")
+            self.say("board", f"{game_name(game)} rating board: {e.describe()}")
             return
-        self.say("")
+        self.say("board", "")
         mine = my_game_rating(self.profile, game)
         shown.update(board_text(board, mine, self.logged_in, self.session.player))
 

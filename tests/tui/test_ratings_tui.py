@@ -128,3 +128,30 @@ async def test_the_highlighted_game_is_the_one_whose_board_is_shown(make_server,
             await until(pilot, lambda: f"{game_name(screen.game)} ratings ·" in rendered(board))
             assert highlighted(screen) == [screen.game]
         assert screen.game != GAME  # the keys did change the game shown
+
+
+async def test_a_profile_that_failed_stays_said_once_the_board_loads(make_server, tmp_path) -> None:
+    """The profile's failure (here the session's reply to `profile` is a timeout) stays on the
+    error line when the board loads after it: the board clears only its own error."""
+    from client.tui.session import ServerError
+
+    server = await make_server(**CHEAP_HASH)
+    path = tmp_path / "token"
+    write_token(path, await account_token(server.ws_url, "ada"))
+    app = PlayApp(connector(server.ws_url, None, str(path)), default_game=GAME)
+    async with app.run_test(size=(120, 50)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        session = app.session
+        assert session is not None
+        ask = session.request
+
+        async def no_profile(t: str, **f):
+            if t == "profile":
+                raise ServerError("timeout", "no reply from the server")
+            return await ask(t, **f)
+
+        session.request = no_profile  # type: ignore[method-assign]
+        screen = await open_ratings(pilot, app)
+        board = screen.query_one("#ratings-board")
+        await until(pilot, lambda: "Fours Up" in rendered(board) and "loading" not in rendered(board))
+        assert "your ratings: " in rendered(screen.query_one("#ratings-error"))
