@@ -15,7 +15,7 @@ SERVER = {
     "arena_schedule": "off",
     "arena_tick_ms": 100,
     "arena_update_ms": 100,
-    "countdown_ms": 3000,  # time to berserk
+    "countdown_ms": 30_000,  # time to berserk (the test never waits for the start: a long one costs nothing)
 }
 
 
