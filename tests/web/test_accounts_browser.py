@@ -25,7 +25,7 @@ def rating_card(page) -> dict:
     card = page.locator(f'.rating-card[data-game="{GAME}"]')
     return {
         "rating": int(card.locator(".rating-value").inner_text()),
-        "races": card.locator("p.muted").inner_text(),
+        "races": card.locator(".rated-races").inner_text(),
     }
 
 

@@ -50,7 +50,7 @@ export function profileEl(h, p) {
                 g.rating.provisional ? h("span", { class: "pill provisional", title: PROVISIONAL_HELP }, `provisional · ${racesToGo(g.rating)} more rated race${racesToGo(g.rating) === 1 ? "" : "s"}`) : null,
               )
             : h("p", { class: "small not-played" }, "Not played rated yet · starts at ", h("b", { class: "rating-value" }, String(g.rating.rating))),
-          h("p", { class: "muted small" }, `${g.rating.races} rated race${g.rating.races === 1 ? "" : "s"}`),
+          h("p", { class: "muted small rated-races" }, `${g.rating.races} rated race${g.rating.races === 1 ? "" : "s"}`),
           g.history.length ? graphEls(h, g.history) : null,
         ),
       ),
