@@ -170,10 +170,9 @@ def offer_place(
     (``back_to``: an arena's, which has no rematches)."""
     if back_to:
         return ""
-    race = offer.get("race")
-    if race and race == on_screen.race_id and on_screen.me in on_screen.players:
+    if offer_for(on_screen, offer) and on_screen.me in on_screen.players:
         return "race"
-    if left is not None and race and race == left.race_id and left.me in left.players:
+    if left is not None and offer_for(left, offer) and left.me in left.players:
         return "menu"
     return ""
 

@@ -184,18 +184,23 @@ def result_text(m: RaceModel) -> Text:
     return t
 
 
+def _offered_by(offer: dict[str, Any]) -> str:
+    """Who offers a rematch (a `rematch` event), with the mark the server vouches for."""
+    return marked_name(
+        {"player": offer.get("by"), "name": offer.get("name"), "account": offer.get("account")}
+    )
+
+
 def rematch_offer_text(offer: dict[str, Any]) -> str:
-    """What the status line says of a rival's rematch offer (a `rematch` event): who offers
-    it, with the mark the server vouches for, and the command that takes it."""
-    who = {"player": offer.get("by"), "name": offer.get("name"), "account": offer.get("account")}
-    return f"{marked_name(who)} offers a rematch (race {offer.get('rematch')}): 'accept' takes it"
+    """What the status line says of a rival's rematch offer: who offers it and the command
+    that takes it."""
+    return f"{_offered_by(offer)} offers a rematch (race {offer.get('rematch')}): 'accept' takes it"
 
 
 def menu_offer_text(offer: dict[str, Any]) -> str:
     """The menu's line of a rival's rematch offer for the race the menu was opened from
     (its Accept button beside it)."""
-    who = {"player": offer.get("by"), "name": offer.get("name"), "account": offer.get("account")}
-    return f"{marked_name(who)} offers a rematch of race {offer.get('race')}:"
+    return f"{_offered_by(offer)} offers a rematch of race {offer.get('race')}:"
 
 
 def rematch_not_ready_text(e: ServerError, race: str) -> str:
