@@ -1,4 +1,5 @@
-"""Thin textual widgets over the plain functions of ``client.tui.board``."""
+"""Thin textual widgets over the plain functions of ``client.tui.board``, and ``leave_screen``,
+how the menu's screens close."""
 
 from __future__ import annotations
 
