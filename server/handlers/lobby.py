@@ -339,28 +339,47 @@ class Lobby:
         # counts down with no timer (it would never start) or players who cannot resume it.
         for p in race.players:
             await store.hold_seat(p.player, race.race)
-        timer = R.next_timer(race)
-        if timer is None and presence.watched(race):  # its away clock (handlers/presence.py)
-            timer = now + self.svc.settings.lobby_away_ms
+        timer = self.new_race_timer(race, now)
         if timer is not None:
             await store.schedule_ahead(race.race, timer)
         await store.commit(
             0, race, encode(m.RaceSnapshot(**R.snapshot(race))), ttl_ms=ttl(self.svc.settings, race, now)
         )
         self.svc.metrics.races_created += 1
-        for p in race.players if hold else ():  # before the seats' notices: counted once
-            await store.drop_claims(p.player, hold, (claims or {}).get(p.player, ()))
         if s is not None:  # a member before its seat's notice: the notice then finds it one
             self.svc.add_member(s, race)
+        await self.seat_new_race(race, timer, hold, claims)
+        if s is not None:
+            return snapshot_reply(msg, race, s.player)
+        return snapshot_reply(msg, race)
+
+    def new_race_timer(self, race: R.Race, now: int) -> int | None:
+        """When a new race's timer fires: its countdown's end, else its away clock
+        (handlers/presence.py) if someone waits in it."""
+        timer = R.next_timer(race)
+        if timer is None and presence.watched(race):
+            timer = now + self.svc.settings.lobby_away_ms
+        return timer
+
+    async def seat_new_race(
+        self,
+        race: R.Race,
+        timer: int | None,
+        hold: str = "",
+        claims: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        """What `publish_new_race` does after the commit: the queue entries' seats (`hold`)
+        end, each player is seated (a `seated` notice), the race listed and its timer set.
+        Each step may be run again (server/handlers/seating.py finishes a group's race with it)."""
+        store = self.svc.store
+        for p in race.players if hold else ():  # before the seats' notices: counted once
+            await store.drop_claims(p.player, hold, (claims or {}).get(p.player, ()))
         for p in race.players:
             await store.add_seat(p.player, race.race)
         if not race.private:
             await store.index(race.race, race.created)
         if timer is not None:  # again: a sweep before the commit found no race and dropped it
             await store.schedule(race.race, timer)
-        if s is not None:
-            return snapshot_reply(msg, race, s.player)
-        return snapshot_reply(msg, race)
 
     async def join(self, s: Session, msg: m.Join) -> m.RaceSnapshot:
         rid = race_id(msg.race)

@@ -25,6 +25,7 @@ seat count, its deal, `publish_new_race`); this module adds the queue and the en
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping, Sequence
 
 from protocol import messages as m
@@ -32,9 +33,11 @@ from protocol import rules
 
 from ..core import checks as check
 from ..core import races as R
+from ..core.gap_fill import retry_delay_s
 from ..core.session import Session
 from ..storage import keys
-from ..storage.players import QUICK_TTL_S, new_claim, quick_hold
+from ..storage.players import QUICK_TTL_S, QuickEntry, new_claim, quick_hold
+from . import seating
 from .lobby import Lobby
 from .runtime import Runtime
 
@@ -42,6 +45,8 @@ encode = m.encode
 
 # Every size a quick-match queue may have on any process (whatever its MAX_SEATS): `unqueue` leaves all.
 QUICK_SIZES = range(m.MIN_QUICK_SEATS, m.MAX_SEATS + 1)
+# Tries at seating a matched group before it goes back to its queue (`seat_queued`).
+SEAT_ATTEMPTS = 3
 
 
 class QuickMatch:
@@ -70,33 +75,57 @@ class QuickMatch:
         if not group:
             return
         # This process completed a group (taken out with its holders): it seats everyone in a new
-        # public race. Only this connection's record goes: another of the player's may be queueing
-        # for the same size again right now, and a stale record is harmless (module docstring).
-        s.quick.discard((gdef.id, seats))
-        await self.seat_group(gdef.id, list(group), svc.settings.time_limit_s, hold=hold, claims=group)
+        # public race. Only this connection's record goes, once seated: another of the player's may
+        # be queueing for the same size again right now, and a stale record is harmless (module
+        # docstring); a group put back is held by this connection again.
+        if await self.seat_queued(gdef.id, seats, group):
+            s.quick.discard((gdef.id, seats))
+
+    async def seat_queued(self, game: str, seats: int, taken: dict[str, QuickEntry]) -> bool:
+        """Seat a group that `quick_push` took out of the queue of (`game`, `seats`) in a new
+        public race. A failure that stored no race (server/handlers/seating.py) is tried again,
+        SEAT_ATTEMPTS times in all, each with a new race; then the group goes back to the head
+        of its queue, each entry with what it carried: nobody loses their place, and the next
+        arrival forms a group again. One that stored its race is finished (the players sit in
+        it); one Redis cannot tell gives the entries' seats back and raises. True if seated."""
+        hold, group = quick_hold(game, seats), list(taken)
+        claims = {p: entry.claims for p, entry in taken.items()}
+        for attempt in range(SEAT_ATTEMPTS):
+            rid = keys.new_race_id()
+            try:
+                await self._seat_group(game, group, self.svc.settings.time_limit_s, rid, "", hold, claims)
+                break
+            except Exception as exc:
+                self.svc.failed(f"could not seat a quick-match group in race {rid}", exc)
+                outcome = await seating.after_failure(self.lobby, rid, group, hold, claims)
+                if outcome is seating.Outcome.STORED:
+                    break
+                if outcome is seating.Outcome.UNKNOWN:
+                    raise
+            except BaseException:  # cancelled (a shutdown): the entries are gone, and their seats
+                await seating.give_back(self.lobby, group, hold, claims)
+                raise
+            if attempt + 1 < SEAT_ATTEMPTS:
+                await asyncio.sleep(retry_delay_s(attempt))
+        else:
+            try:
+                await self.svc.store.quick_put_back(game, seats, taken)
+            except BaseException:
+                await seating.give_back(self.lobby, group, hold, claims)
+                raise
+            return False
+        notice = encode({"t": "seated", "race": rid})
+        for p in group:
+            await self.svc.store.publish_player(p, notice)
+        return True
 
     async def seat_group(
-        self,
-        game: str,
-        group: list[str],
-        time_limit_s: int,
-        race: str | None = None,
-        *,
-        arena: str = "",
-        hold: str = "",
-        claims: Mapping[str, Sequence[str]] | None = None,
+        self, game: str, group: list[str], time_limit_s: int, race: str | None = None, *, arena: str = ""
     ) -> R.Race:
         """A new public race of `group`, counting down at once, under id `race` (default: a
         new one), paired by `arena` if given; each player is notified (`seated`) wherever
-        they are connected. `hold`: the group's quick-match entries' seat (`quick_hold`), whose
-        `claims` (those the entries carried, by player) end once the race's seat replaces it,
-        or if the race failed."""
-        try:
-            new = await self._seat_group(game, group, time_limit_s, race, arena, hold, claims)
-        except BaseException:
-            for p in group if hold else ():  # no race: the entries' seats are free again
-                await self.svc.store.drop_claims(p, hold, (claims or {}).get(p, ()))
-            raise
+        they are connected."""
+        new = await self._seat_group(game, group, time_limit_s, race, arena, "", None)
         notice = encode({"t": "seated", "race": new.race})
         for p in group:
             await self.svc.store.publish_player(p, notice)

@@ -54,6 +54,7 @@ from ..ratings.pool import Formed
 from ..ratings.seats import PoolSessions
 from ..storage import keys
 from ..storage.players import new_claim, rated_hold
+from . import seating
 from .accounts import AccountHandlers, rating_value
 from .lobby import new_invite, race_id, snapshot_reply
 from .recent import record_rating
@@ -301,22 +302,37 @@ class RatedHandlers:
 
     async def seat(self, game: str, group: Formed) -> None:
         """Seat a formed group in a new rated quick race (as the lobby seats a quick group).
-        Each entry's claims on its seat (`rated_hold`) end once the race's seat replaces it, or
-        if the group is not seated (out of the pool for good: no entry carries them)."""
+        Each entry's claims on its seat (`rated_hold`) end once the race's seat replaces it.
+        If seating fails (server/handlers/seating.py) before the race was stored, the group
+        goes back to the pool, each entry as it was (the next round forms it again); after,
+        the race's seating is finished; if Redis cannot tell, the entries' seats are given
+        back (out of the pool for good: no entry carries them). One group's failure is
+        logged, not raised: the round's other groups are seated all the same."""
         back: set[str] = set()  # put back in the pool: their entries keep their seats
+        rid, hold, claims = keys.new_race_id(), rated_hold(game), group.claims()
         try:
-            await self._seat(game, group, back)
-        except BaseException:
-            for w in group.members:
-                if w.player in back:
-                    continue
+            await self._seat(game, group, back, rid)
+        except Exception as exc:
+            self.svc.failed(f"could not seat a rated group in race {rid}", exc)
+            rest = [w for w in group.members if w.player not in back]
+            pids = [w.player for w in rest]
+            outcome = await seating.after_failure(self.svc.lobby, rid, pids, hold, claims)
+            if outcome is seating.Outcome.STORED:
+                for pid in pids:
+                    self._taken_from(game, pid, group.taken[pid].holders)
+            elif outcome is seating.Outcome.NOT_STORED:
                 try:
-                    await self.svc.store.drop_claims(w.player, rated_hold(game), group.taken[w.player].claims)
-                except Exception as exc:  # its reservation lapses (the pool's `stale_ms`)
-                    self.svc.failed("could not give back a rated entry's seat", exc)
+                    await self.pool.restore(game, rest, group.taken)
+                except Exception as again:
+                    self.svc.failed("could not put a rated group back in the pool", again)
+                    await seating.give_back(self.svc.lobby, pids, hold, claims)
+        except BaseException:  # cancelled (a shutdown): the entries are gone, and their seats
+            await seating.give_back(
+                self.svc.lobby, [w.player for w in group.members if w.player not in back], hold, claims
+            )
             raise
 
-    async def _seat(self, game: str, formed: Formed, restored: set[str]) -> None:
+    async def _seat(self, game: str, formed: Formed, restored: set[str], rid: str) -> None:
         svc = self.svc
         gdef = check.game(game)
         group = formed.members
@@ -343,7 +359,7 @@ class RatedHandlers:
         seed, proof = await svc.lobby.new_deal(gdef.id, None)  # certified by default, as any quick race
         now = await svc.store.time_ms()
         race = R.new_quick_race(
-            race=keys.new_race_id(),
+            race=rid,
             game=gdef.id,
             total=gdef.total,
             time_limit_s=svc.settings.time_limit_s,
@@ -357,12 +373,12 @@ class RatedHandlers:
         race.certified, race.proof = proof is not None, " ".join(proof or ())
         for p in race.players:
             p.session = sessions.get(p.player, "")
+        await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
+        await svc.lobby.publish_new_race(None, None, race, now, rated_hold(game), formed.claims())
         # Seated: the connections that held the entries hold nothing now (their holder sets left
         # the pool with the entries: a new entry of a player's, made meanwhile, keeps its own).
         for pid in pids:
             self._taken_from(game, pid, formed.taken[pid].holders)
-        await self.pending.add(race.game, race.race, rated_rules.check_at(race, now))
-        await svc.lobby.publish_new_race(None, None, race, now, rated_hold(game), formed.claims())
         notice = encode({"t": "seated", "race": race.race})
         for pid in pids:
             await svc.store.publish_player(pid, notice)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -27,6 +27,15 @@ from .recent import recent_ttl_s
 from .records import text_or_none
 from .scripts import QUICK, SEATS
 from .sessions import Sessions
+
+
+class QuickEntry(NamedTuple):
+    """What a quick-match entry taken out of its queue carried: the claims on its seat
+    (`reserve_seat` tokens) and the connections that held it (`Session.conn_id`)."""
+
+    claims: tuple[str, ...]
+    holders: tuple[str, ...]
+
 
 QUICK_TTL_S = 3600  # a quick-match queue, and its holder sets, live this long after its last arrival
 RESERVE_MS = 60_000  # a seat reserved for a create or join in progress counts this long at most
@@ -191,10 +200,10 @@ class Players(StorePart):
 
     async def quick_push(
         self, game: str, seats: int, pid: str, holder: str, claim: str
-    ) -> dict[str, list[str]]:
+    ) -> dict[str, QuickEntry]:
         """Queue `pid`, its entry held by the connection `holder` and carrying `claim` (the
         token of its seat's claim, `reserve_seat`); the group taken out if this completes one
-        (any process may take it): each player with the claims their entry carried."""
+        (any process may take it): each player with what their entry carried."""
         reply = await QUICK(
             self.redis,
             [quick_key(game, seats), quick_holders(game, seats, pid), quick_tokens(game, seats, pid)],
@@ -210,7 +219,22 @@ class Players(StorePart):
             ],
         )
         flat = [x.decode() for x in reply]
-        return {p: tokens.split() for p, tokens in zip(flat[::2], flat[1::2], strict=True)}
+        return {
+            p: QuickEntry(tuple(tokens.split()), tuple(holders.split()))
+            for p, tokens, holders in zip(flat[::3], flat[1::3], flat[2::3], strict=True)
+        }
+
+    async def quick_put_back(self, game: str, seats: int, group: dict[str, QuickEntry]) -> int:
+        """Put a group that `quick_push` took out but nobody could seat back at the head of
+        its queue, in its order, each entry with its holders and claims (a player who queued
+        again meanwhile keeps their place and their new entry takes these on). The queue's
+        length after."""
+        keys = [quick_key(game, seats)]
+        args: list[Any] = ["u", "", QUICK_TTL_S]
+        for pid, entry in group.items():
+            keys += [quick_holders(game, seats, pid), quick_tokens(game, seats, pid)]
+            args += [pid, " ".join(entry.holders), " ".join(entry.claims)]
+        return int(await QUICK(self.redis, keys, args))
 
     async def quick_release(self, game: str, seats: int, pid: str, holder: str) -> list[str] | None:
         """The connection `holder` lets go of `pid`'s entry (it closed): the claims the entry

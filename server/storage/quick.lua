@@ -15,11 +15,32 @@
 --       a holder letting go meanwhile must not find the entry without one.
 --       3 holder   4 seats   5 TTL s of the queue   6 the holder sets' key prefix
 --       7 the seat's claim token   8 the token sets' key prefix
---       Returns the group taken out, {player, its tokens joined by ' ', ...}, or an empty list.
+--       Returns the group taken out, {player, its tokens joined by ' ', its holders joined
+--       by ' ', ...}, or an empty list.
 --   'r' holder ARGV[3] lets go ('': a connection that holds nothing); the entry
 --       leaves if no holder is left. Returns {1, tokens...} if it left, else {0}.
 --   'l' the entry leaves, with its holders. Returns {1, tokens...} if there was one, else {0}.
+--   'u' put back a group taken out by 'q' that could not be seated, at the head of the
+--       queue in its order, each entry with what it carried. A player queued again
+--       meanwhile keeps their place, their entry taking on the old one's holders and tokens.
+--       Here KEYS are 1 the queue, then per player its holder set and token set;
+--       ARGV: 2 '', 3 TTL s of the queue, then per player: id, holders, tokens (joined by ' ').
+--       Returns the queue's length.
 local op, pid = ARGV[1], ARGV[2]
+if op == 'u' then
+  local ttl = tonumber(ARGV[3])
+  local count = (#ARGV - 3) / 3
+  for k = count, 1, -1 do
+    local p = ARGV[3 * k + 1]  -- its holder set is KEYS[2k], its token set KEYS[2k+1]
+    if not redis.call('LPOS', KEYS[1], p) then redis.call('LPUSH', KEYS[1], p) end
+    for h in string.gmatch(ARGV[3 * k + 2], '%S+') do redis.call('SADD', KEYS[2 * k], h) end
+    for t in string.gmatch(ARGV[3 * k + 3], '%S+') do redis.call('SADD', KEYS[2 * k + 1], t) end
+    redis.call('EXPIRE', KEYS[2 * k], ttl)
+    redis.call('EXPIRE', KEYS[2 * k + 1], ttl)
+  end
+  redis.call('EXPIRE', KEYS[1], ttl)
+  return redis.call('LLEN', KEYS[1])
+end
 local function taken_tokens(key)
   local tokens = redis.call('SMEMBERS', key)
   redis.call('DEL', key)
@@ -50,9 +71,9 @@ if redis.call('LLEN', KEYS[1]) >= seats then
   local group = {}
   for k = 1, seats do
     local p = redis.call('LPOP', KEYS[1])
-    redis.call('DEL', ARGV[6] .. p)
     group[#group + 1] = p
     group[#group + 1] = table.concat(taken_tokens(ARGV[8] .. p), ' ')
+    group[#group + 1] = table.concat(taken_tokens(ARGV[6] .. p), ' ')
   end
   return group
 end

@@ -1,0 +1,71 @@
+"""What becomes of a matched group when its race could not be made.
+
+A group taken out of a casual queue (server/handlers/quick_match.py) or the rated
+pool (server/handlers/rated.py) waits for nothing any more: if seating it fails
+(a Redis blip, a deal that could not be made) and nothing is done, its players
+are out of the queue and in no race, their clients saying "waiting" forever.
+Which way out depends on whether the race's commit was applied, which the
+failure alone does not say (a commit whose reply was lost may have been):
+
+- stored: the players sit in it. What `publish_new_race` had left to do after
+  the commit (`Lobby.seat_new_race`: the entries' seats, the players' seats and
+  `seated` notices, the index, the timer) is done again;
+- not stored: nobody sits anywhere, and the entries still hold their seats. The
+  caller puts the group back where it waited, with what the entries carried;
+- unknown (Redis could not be read): the entries' seats are given back, as
+  before this module, and the failure is logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+import logging
+from collections.abc import Mapping, Sequence
+
+from ..core.gap_fill import ATTEMPTS, retry_delay_s
+from .lobby import Lobby
+
+log = logging.getLogger(__name__)
+
+
+class Outcome(enum.Enum):
+    STORED = "stored"
+    NOT_STORED = "not stored"
+    UNKNOWN = "unknown"
+
+
+async def after_failure(
+    lobby: Lobby, rid: str, players: Sequence[str], hold: str, claims: Mapping[str, Sequence[str]]
+) -> Outcome:
+    """Seating `players` (whose queue entries' seat is `hold`, carrying `claims`) in the new
+    race `rid` failed: find out whether the race was stored and finish its seating if so
+    (module docstring). Read a few times: right after a blip, pooled connections may still
+    be stale."""
+    store = lobby.svc.store
+    for attempt in range(ATTEMPTS):
+        try:
+            _now, race = await store.load_race(rid)
+            if race is None:
+                return Outcome.NOT_STORED
+            now = await store.time_ms()
+            await lobby.seat_new_race(race, lobby.new_race_timer(race, now), hold, claims)
+            return Outcome.STORED
+        except Exception:
+            if attempt == ATTEMPTS - 1:
+                log.warning("could not tell whether race %s was stored for its group", rid, exc_info=True)
+                break
+            await asyncio.sleep(retry_delay_s(attempt))
+    await give_back(lobby, players, hold, claims)
+    return Outcome.UNKNOWN
+
+
+async def give_back(
+    lobby: Lobby, players: Sequence[str], hold: str, claims: Mapping[str, Sequence[str]]
+) -> None:
+    """The entries of `players` are gone for good: their seats go with the claims they carried."""
+    for pid in players:
+        try:
+            await lobby.svc.store.drop_claims(pid, hold, claims.get(pid, ()))
+        except Exception as exc:  # its reservation lapses at its deadline
+            lobby.svc.failed("could not give back a queue entry's seat", exc)
