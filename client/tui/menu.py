@@ -10,11 +10,13 @@ here as the intent), the ratings (client/tui/ratings_screen.py) and your recent 
 (client/tui/recent_screen.py).
 
 Opened from a finished race (the `menu` command), it shows a rival's rematch offer for that
-race with an Accept button, as the browser's banner away from the race's page.
+race with an Accept button and a "No thanks" one (the offer hidden and forgotten, in this
+client only: the server has no decline), as the browser's banner away from the race's page.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import on, work
@@ -66,7 +68,9 @@ class MenuScreen(ModalScreen[Intent | None]):
     #menu-error { color: $error; }
     #menu-rematch { display: none; }
     #menu-rematch.offered { display: block; }
-    #menu-rematch Label { width: auto; margin-right: 1; }
+    /* The offer's line wraps rather than push its buttons out of the menu's box. */
+    #menu-rematch Label { width: 1fr; margin-right: 1; }
+    #menu-rematch Button { min-width: 0; }
     """
 
     def __init__(
@@ -77,6 +81,7 @@ class MenuScreen(ModalScreen[Intent | None]):
         server_url: str | None = None,
         back_to_race: str | None = None,
         rematch_offer: dict[str, Any] | None = None,
+        declined: Callable[[dict[str, Any]], None] | None = None,
     ):
         super().__init__()
         self.game = game or "racing-aces"
@@ -84,6 +89,8 @@ class MenuScreen(ModalScreen[Intent | None]):
         self.back_to_race = back_to_race
         #: a rival's rematch offer for that race (a `rematch` event), which Accept takes
         self.rematch_offer = rematch_offer
+        #: told of the offer "No thanks" hid, so that it is forgotten beyond the menu too
+        self.declined = declined
         self.seats = seats
         #: the menu covers most of the race screen, whose header says it too
         self.connection = connection_text(session, server_url)
@@ -104,6 +111,7 @@ class MenuScreen(ModalScreen[Intent | None]):
             with Horizontal(id="menu-rematch"):
                 yield Label("", id="menu-rematch-text", markup=False)
                 yield Button("Accept", id="accept-rematch", variant="success")
+                yield Button("No thanks", id="decline-rematch")
             if self.session is not None:
                 yield Label(identity_text(self.session.name, self.logged_in), id="menu-you")
             yield Label(f"{self.connection} · ctrl+q quits", id="menu-conn", markup=False)
@@ -157,8 +165,8 @@ class MenuScreen(ModalScreen[Intent | None]):
             self.show_rematch_offer(self.rematch_offer)
 
     def show_rematch_offer(self, offer: dict[str, Any]) -> None:
-        """A rival's rematch offer for the race the menu was opened from: its line and Accept.
-        The focus stays where it is: the player may be typing in a field."""
+        """A rival's rematch offer for the race the menu was opened from: its line, Accept and
+        No thanks. The focus stays where it is: the player may be typing in a field."""
         self.rematch_offer = offer
         try:
             self.query_one("#menu-rematch-text", Label).update(menu_offer_text(offer))
@@ -171,6 +179,19 @@ class MenuScreen(ModalScreen[Intent | None]):
         offer = self.rematch_offer
         if offer is not None:
             self.dismiss(Intent("accept", race=offer.get("rematch"), invite=offer.get("invite")))
+
+    @on(Button.Pressed, "#decline-rematch")
+    def _decline_rematch(self) -> None:
+        """No thanks: the offer hidden and forgotten (the browser banner's "No thanks"); the
+        rival is not told, and a new offer shows again."""
+        offer, self.rematch_offer = self.rematch_offer, None
+        row = self.query_one("#menu-rematch")
+        row.remove_class("offered")
+        focused = self.focused
+        if focused is not None and row in focused.ancestors:
+            self.query_one("#quick", Button).focus()  # not left on a hidden button
+        if offer is not None and self.declined is not None:
+            self.declined(offer)
 
     def action_back(self) -> None:
         if self.back_to_race:

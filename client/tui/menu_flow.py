@@ -4,7 +4,8 @@ start the chosen race; later the `menu` command (leave the quick-match queue, or
 the player's own game in is over, for the menu; Esc there goes back to that race); a
 rematch of a finished race, asked for (`rematch`, or `--rematch` on the command line) or
 offered by a rival (`accept`, or the menu's Accept when the offer comes once the `menu`
-command left the race); on quit, the queue left and the session closed.
+command left the race; its "No thanks" forgets the offer); on quit, the queue left and the
+session closed.
 
 The race screen (``play_app``) owns the widgets and the race's state; this flow acts on
 them through :class:`RaceScreen`, and what it decides and says are plain functions
@@ -175,6 +176,7 @@ class MenuFlow:
             app.server_url,
             left.race_id if left is not None else None,
             offer_for(left, app.rematch_offer) if left is not None else None,
+            declined=self.rematch_declined,
         )
         try:
             intent = await app.push_screen_wait(self.menu)
@@ -197,6 +199,13 @@ class MenuFlow:
             return
         app.say(rematch_offer_text(ev))
         app.redraw()
+
+    def rematch_declined(self, offer: dict[str, Any]) -> None:
+        """The menu's "No thanks": the offer is forgotten, so that `accept` back in the race
+        does not take it either (the server has no decline: the rival is not told); a new
+        offer shows again."""
+        if self.app.rematch_offer == offer:
+            self.app.rematch_offer = None
 
     def to_menu(self) -> None:
         """The `menu` command: choose the next race once the player's own game is over (the

@@ -199,7 +199,7 @@ def rematch_offer_text(offer: dict[str, Any]) -> str:
 
 def menu_offer_text(offer: dict[str, Any]) -> str:
     """The menu's line of a rival's rematch offer for the race the menu was opened from
-    (its Accept button beside it)."""
+    (its Accept and No thanks buttons beside it)."""
     return f"{_offered_by(offer)} offers a rematch of race {offer.get('race')}:"
 
 

@@ -7,12 +7,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from typing import Any
 
 import pytest
 from local_cluster import LocalCluster
 from must import must_be
-from test_lobby_presence import listed, seated
+from test_lobby_presence import abandoned_lobby_is_unlisted_then_given_back, listed, released, seated
 from waiting import until
 from wsclient import Raw, player
 
@@ -26,41 +25,8 @@ GAME = "fours-up"
 AWAY_MS = 300
 
 
-def released(*apps: Any) -> int:
-    """Lobbies given back by these processes (the one whose tick found it, either)."""
-    return sum(app.service.metrics.lobbies_released for app in apps)
-
-
 async def test_an_abandoned_lobby_is_unlisted_then_given_back_across_processes(cluster_url, make_server):
-    # Loopback is exempt by default (--limit-exempt): these servers exempt nobody.
-    settings = dict(redis=cluster_url, lobby_away_ms=AWAY_MS, max_public_lobbies_per_addr=1, limit_exempt="")
-    app1, app2 = await make_server(**settings), await make_server(**settings)
-    ada = await player(app1.ws_url, "ada")
-    eve = await player(app2.ws_url, "eve")
-    rid = (await ada.request("create", game=GAME))["race"]
-    assert rid in await listed(eve)
-    assert (await eve.request("create", game=GAME))["code"] == "too-many-races"  # the address's one
-    token = ada.token
-    await ada.close()
-
-    async def unlisted() -> bool:
-        return rid not in await listed(eve)
-
-    async def emptied() -> bool:
-        return await seated(app2, rid) == []
-
-    async def no_timer() -> bool:
-        return await app1.store.scheduled_at(rid) is None
-
-    await until(unlisted, what="the lobby left the list")
-    await until(emptied, what="the lobby's seats given back")
-    await until(no_timer, what="no clock left to tick")
-    assert await app1.store.player_races(ada.player) == []
-    assert (await eve.request("create", game=GAME))["t"] == "race"  # no longer counted
-    await until(lambda: released(app1, app2) == 1, what="the release counted")
-    back = await Raw.open(app1.ws_url)
-    assert (await back.hello(token=token))["races"] == []
-    await asyncio.gather(back.close(), eve.close())
+    await abandoned_lobby_is_unlisted_then_given_back(make_server, redis=cluster_url)
 
 
 async def test_a_return_restarts_the_clocks_of_lobbies_on_several_nodes(

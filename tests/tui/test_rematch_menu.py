@@ -1,14 +1,16 @@
 """Rematches away from the finished race's screen, against a real server in this process (bob
 played through the client library): a rival's offer that comes once `menu` left the race shows
 on the menu, with an Accept button that seats ada in the rematch, ready; Esc back to the race
-keeps it for `accept`; an offer for any other race shows nowhere. `solrace play --rematch RACE`
-asks for the rematch of a race played before."""
+keeps it for `accept`; an offer for any other race shows nowhere. Its "No thanks" hides the
+offer and forgets it (no `accept` takes it later), and a new offer shows again. `solrace play
+--rematch RACE` asks for the rematch of a race played before."""
 
 from __future__ import annotations
 
 import argparse
 
 import pytest
+from textual.widgets import Button
 from waiting import DEADLINE
 
 from client.cli import play
@@ -17,7 +19,7 @@ from client.tui.net import connector, write_token
 from client.tui.play_app import Intent, PlayApp
 from protocol import messages as m
 
-from .helpers import click_shown, until
+from .helpers import click_shown, player_id, until
 from .test_rematch_tui import race_over, ready_in_rematch, status
 
 pytestmark = pytest.mark.timeout(120)
@@ -70,6 +72,74 @@ async def test_an_offer_that_comes_on_the_menu_shows_there_and_accept_takes_it(m
         assert status(app).startswith(f"rematch {asked.race}: you are ready"), status(app)
         await bob.ready(asked.race)
         await until(pilot, lambda: app.model.status == "running", what="the rematch's start")
+
+
+def whole_in_menu(app: PlayApp, selector: str) -> bool:
+    """The menu's widget ``selector`` is drawn whole inside the menu's box (not cut off by it)."""
+    screen = app.screen
+    region = screen.query_one(selector).region
+    return region.area > 0 and screen.query_one("#menu").region.contains_region(region)
+
+
+async def test_no_thanks_hides_the_offer_and_forgets_it_until_a_new_one(make_server, tmp_path) -> None:
+    from client.library.connection import connect
+
+    server = await make_server(countdown_ms=100)
+    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 2))
+    async with app.run_test(size=(80, 24)) as pilot, connect(server.ws_url, name="bob") as bob:
+        old = await race_over(pilot, app, bob)
+        await pilot.press(*"menu", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        asked = await bob.request(m.Rematch(race=old))
+        await until(pilot, lambda: offered(app), what="bob's offer on the menu")
+        # Beside Accept, both whole in an 80x24 terminal.
+        for button in ("#accept-rematch", "#decline-rematch"):
+            await until(pilot, lambda b=button: whole_in_menu(app, b), what=f"{button} whole in the menu")
+        assert str(app.screen.query_one("#decline-rematch", Button).label) == "No thanks"
+
+        # No thanks: the offer hidden, the menu still on screen, the focus on a shown button.
+        await click_shown(pilot, "#decline-rematch")
+        await until(pilot, lambda: not offered(app), what="the offer hidden")
+        menu = app.screen
+        assert isinstance(menu, MenuScreen) and menu.rematch_offer is None and app.rematch_offer is None
+        assert app.focused is not None and app.focused.id == "quick"
+
+        # Forgotten: back in the race, `accept` takes nothing and the race names `rematch` again.
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, MenuScreen), what="back in the race")
+        assert status(app) == (
+            f"back in race {old} — 'rematch' for the same players again, 'menu' for another race, "
+            "ctrl+q to quit"
+        )
+        assert "Commands: rematch menu quit" in app.help_text()
+        await pilot.press(*"accept", "enter")
+        await until(
+            pilot, lambda: status(app) == "no rematch is offered for this race", what="accept refused"
+        )
+        assert app.model.race_id == old and app.rematch_offer is None
+        lobby = await bob.ready(asked.race)  # nobody joined bob's rematch
+        assert [p.player for p in lobby.players] == [player_id(bob)], lobby
+
+        # The menu again: the declined offer stays hidden.
+        await pilot.press(*"menu", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu again")
+        menu = app.screen
+        await until(pilot, lambda: menu.query_one("#quick").region.area > 0, what="the menu laid out")
+        assert isinstance(menu, MenuScreen) and menu.rematch_offer is None and not offered(app)
+
+        # bob's rematch leaves its lobby, and his next ask is a new rematch, offered anew: it
+        # shows, and Accept takes it.
+        await bob.start(asked.race)
+        again = await bob.request(m.Rematch(race=old))
+        assert again.race != asked.race
+        await until(pilot, lambda: offered(app), what="bob's new offer on the menu")
+        menu = app.screen
+        assert isinstance(menu, MenuScreen) and menu.rematch_offer is not None
+        assert menu.rematch_offer["rematch"] == again.race
+        await until(pilot, lambda: whole_in_menu(app, "#accept-rematch"), what="Accept whole in the menu")
+        await click_shown(pilot, "#accept-rematch")
+        await until(pilot, lambda: ready_in_rematch(app, old), what="ready in the new rematch")
+        assert app.model.race_id == again.race, app.model
 
 
 def parse(*argv: str) -> argparse.Namespace:
