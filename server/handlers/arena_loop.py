@@ -8,7 +8,8 @@ not yet finalized:
 - ``tick`` pairs its free players; each group formed here becomes a normal
   public race under the id the store gave it, seated and notified as a
   quick-match group is (``QuickMatch.seat_group``); a group whose race could not
-  be created is released (its players are free again);
+  be created is released (its players are free again), one whose race was stored
+  before the failure is seated in it all the same;
 - now and then (``REPAIR_EVERY`` ticks) its formed races are checked: one
   that finished without its result applied (the process that ended it died
   in between) is applied here; one never created is released.
@@ -34,6 +35,7 @@ from ..arena import (
 )
 from ..arena import keys as arena_keys
 from ..arena.schedule import HOUR_MS, RUNNING, parse_schedule, status
+from . import seating
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..service import Service
@@ -104,17 +106,26 @@ class ArenaLoop:
             self.handlers.dirty.add(arena.id)  # the status shown to watchers moves on
 
     async def seat(self, arena: Arena, formed: Formed, gate: asyncio.Semaphore) -> None:
-        """Create a formed race and seat its players; release it if that fails."""
+        """Create a formed race and seat its players. If that fails, release it (its players
+        free to be paired again) only if the race was not stored: one that was has its players
+        seated after all (server/handlers/seating.py), and one Redis cannot tell about is left
+        to `repair`, which releases it once it is clearly lost."""
         async with gate:
             try:
                 await self.service.quick_match.seat_group(
                     arena.game, list(formed.players), arena.time_limit_s, formed.race, arena=arena.id
                 )
             except Exception:
+                outcome = await seating.after_failure(self.service.lobby, formed.race, list(formed.players))
                 log.warning(
-                    "arena %s: race %s not created; releasing it", arena.id, formed.race, exc_info=True
+                    "arena %s: seating race %s failed (the race %s)",
+                    arena.id,
+                    formed.race,
+                    outcome.value,
+                    exc_info=True,
                 )
-                await self.store.release(arena.id, formed.race)
+                if outcome is seating.Outcome.NOT_STORED:
+                    await self.store.release(arena.id, formed.race)
 
     async def repair(self, arena_id: str) -> None:
         """Apply the finished races whose end hook never ran; release the races never created."""

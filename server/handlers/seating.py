@@ -36,12 +36,17 @@ class Outcome(enum.Enum):
 
 
 async def after_failure(
-    lobby: Lobby, rid: str, players: Sequence[str], hold: str, claims: Mapping[str, Sequence[str]]
+    lobby: Lobby,
+    rid: str,
+    players: Sequence[str],
+    hold: str = "",
+    claims: Mapping[str, Sequence[str]] | None = None,
 ) -> Outcome:
-    """Seating `players` (whose queue entries' seat is `hold`, carrying `claims`) in the new
-    race `rid` failed: find out whether the race was stored and finish its seating if so
-    (module docstring). Read a few times: right after a blip, pooled connections may still
-    be stale."""
+    """Seating `players` (whose queue entries' seat is `hold`, carrying `claims`; an arena's
+    pairing has none) in the new race `rid` failed: find out whether the race was stored and
+    finish its seating if so (module docstring). Read a few times: right after a blip,
+    pooled connections may still be stale."""
+    claims = claims or {}
     store = lobby.svc.store
     for attempt in range(ATTEMPTS):
         try:
@@ -64,7 +69,7 @@ async def give_back(
     lobby: Lobby, players: Sequence[str], hold: str, claims: Mapping[str, Sequence[str]]
 ) -> None:
     """The entries of `players` are gone for good: their seats go with the claims they carried."""
-    for pid in players:
+    for pid in players if hold else ():
         try:
             await lobby.svc.store.drop_claims(pid, hold, claims.get(pid, ()))
         except Exception as exc:  # its reservation lapses at its deadline
