@@ -4,7 +4,7 @@ the standings, finalize the permanent record (docs/arenas.md §5)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
@@ -23,9 +23,11 @@ class Results(StoreBase):
     # --- results ------------------------------------------------------------------------
 
     async def prepare(
-        self, arena_id: str, race: str, rows: Sequence[Mapping[str, Any]]
+        self, arena_id: str, race: str, rows: Sequence[Mapping[str, Any]], berserked: Collection[str] = ()
     ) -> Prepared | Applied:
-        """Compute ``race``'s points from its ranking rows and the standings now.
+        """Compute ``race``'s points from its ranking rows and the standings now. A player
+        berserks if the arena recorded it or the race says so (``berserked``: the race took
+        the berserk, and its record may have failed after).
 
         Returns ``Applied`` instead when there is nothing to write (already
         applied, unknown race, arena finalized). Raises ``ValueError`` when the rows' players
@@ -49,7 +51,8 @@ class Results(StoreBase):
         if len(before) != len(players):
             raise ValueError(f"race {race} has a player with no standing")
         flags = await self.r.hmget(keys.berserk(arena_id), [f"{race}|{p}" for p in players])
-        berserk = [p for p, f in zip(players, flags, strict=True) if f is not None] if arena.berserk else []
+        took = [p for p, f in zip(players, flags, strict=True) if f is not None or p in berserked]
+        berserk = took if arena.berserk else []
         now = self.clock()
         points = score_race(rows, {p: s.streak for p, s in before.items()}, berserk)
         by_player = {str(r["player"]): r for r in rows}
@@ -106,10 +109,13 @@ class Results(StoreBase):
             return Applied("ok", int(out[1]), p.points)
         return Applied(status)
 
-    async def apply(self, arena_id: str, race: str, rows: Sequence[Mapping[str, Any]]) -> Applied:
-        """Apply a finished race's ranking rows, exactly once (any process, any number of times)."""
+    async def apply(
+        self, arena_id: str, race: str, rows: Sequence[Mapping[str, Any]], berserked: Collection[str] = ()
+    ) -> Applied:
+        """Apply a finished race's ranking rows, exactly once (any process, any number of times);
+        ``berserked``: its players who berserked, as the race says (``prepare``)."""
         for _ in range(10):
-            prepared = await self.prepare(arena_id, race, rows)
+            prepared = await self.prepare(arena_id, race, rows, berserked)
             if isinstance(prepared, Applied):
                 return prepared
             out = await self.commit(prepared)

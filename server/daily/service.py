@@ -21,6 +21,9 @@ from .deals import Attempt, CreateRace, DailyDeal, DailyError, DiscardRace, as_t
 
 log = logging.getLogger("solrace.daily")
 
+# Tries at binding an attempt's race to its claim (`Daily._bind_race`).
+BIND_ATTEMPTS = 4
+
 __all__ = ["Attempt", "CreateRace", "Daily", "DailyDeal", "DailyError", "DiscardRace"]
 
 
@@ -98,11 +101,12 @@ class Daily(DailyBoards):
                 px=max(1000, deal.closes + self.race_mark_ms - self.clock()),
             )
         except BaseException:
-            await self._bind(keys=[att], args=[player, token, ""])
-            await self._discard(discard_race, race)
+            try:
+                await self._bind(keys=[att], args=[player, token, ""])
+            finally:  # a claim not given back goes stale; a race not discarded holds a seat
+                await self._discard(discard_race, race)
             raise
-        res = [as_text(x) for x in await self._bind(keys=[att], args=[player, token, race])]
-        if res[0] == "ok":
+        if await self._bind_race(att, player, token, race):
             return Attempt(game, date, race, False)
         # Our claim went stale and another call took over: theirs is the attempt; the race
         # we made is an orphan. It keeps its mark, so it stays hidden with its seed until the
@@ -110,6 +114,25 @@ class Daily(DailyBoards):
         # attempt's bound race), and it is discarded before it ever runs.
         await self._discard(discard_race, race)
         return await self.start(game, player, create_race, discard_race)
+
+    async def _bind_race(self, att: str, player: str, token: str, race: str) -> bool:
+        """Bind ``race`` to the claim of ``token``: True if it is the attempt (bound here, or
+        by an earlier try whose reply was lost), False if the claim was lost to another call.
+        A failed try is tried again (BIND_ATTEMPTS in all): a race made and marked but never
+        bound is an orphan nobody discards, sealed in its lobby with the player's seat (which
+        they cannot leave) until it expires, and their next start waits for a stale claim.
+        The last try's failure is raised: whether it bound the race cannot be told."""
+
+        async def bind() -> bool:
+            res = [as_text(x) for x in await self._bind(keys=[att], args=[player, token, race])]
+            return res[0] == "ok" or res == ["lost", f"race:{race}"]
+
+        for attempt in range(BIND_ATTEMPTS - 1):
+            try:
+                return await bind()
+            except Exception:
+                await asyncio.sleep(0.05 * 2**attempt)
+        return await bind()
 
     def attempt_limit(self, date: str, limit_s: int, now: int) -> int:
         """The clock (s) of an attempt of ``date`` counted down from ``now``: ``limit_s``,

@@ -29,7 +29,7 @@ from ..arena.records import Podium
 from ..arena.schedule import DAY_MS, HOUR_MS, MAX_DURATION_MS, scheduled, status, upcoming
 from ..core.berserk import berserk
 from ..core.races import RaceError
-from .arena_loop import ArenaLoop
+from .arena_loop import ArenaLoop, berserk_players
 from .lobby import snapshot_reply
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -249,7 +249,9 @@ class ArenaHandlers:
 
     async def berserk(self, conn: Conn, msg: m.ArenaBerserk) -> m.RaceSnapshot:
         """Half the clock of the player's arena race, before it starts. The race is changed
-        first (it refuses once started): a berserk recorded for scoring always had half the clock."""
+        first (it refuses once started): a berserk recorded for scoring always had half the clock.
+        A record that fails after the race took it scores all the same: the race's own flags
+        count when it is applied (arena_loop.py `berserk_players`)."""
         info = await self._info(msg.arena)
         pid = conn.player
         formed = (await self.store.formed(msg.arena)).get(msg.race)
@@ -359,7 +361,7 @@ class ArenaHandlers:
 
     async def on_end(self, race: Race, logs: dict[str, list[tuple[int, int, str]]]) -> None:
         """A race ended: if it is an arena's, apply its ranking (exactly once)."""
-        await self.loop.race_ended(race.race, list(race.ranking or []))
+        await self.loop.race_ended(race.race, list(race.ranking or []), berserk_players(race))
 
     def on_bus(self, channel: bytes, data: bytes) -> None:
         """An arena's standings changed (a race applied, in any process)."""

@@ -38,6 +38,7 @@ from ..arena.schedule import HOUR_MS, RUNNING, parse_schedule, status
 from . import seating
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..core.races import Race
     from ..service import Service
     from .arena import ArenaHandlers
 
@@ -47,6 +48,14 @@ SCHEDULE_EVERY_MS = 60_000  # how often the scheduled arenas of the next hour ar
 REPAIR_EVERY = 5  # ticks between two checks of the formed races
 LOST_AFTER_MS = 30_000  # a formed race with no race record this long after forming is released
 SEAT_AT_ONCE = 32  # races of one pairing created at the same time
+
+
+def berserk_players(race: Race) -> list[str]:
+    """The players who berserked in `race`, as the race says: it takes the berserk before the
+    arena records it (handlers/arena.py `berserk`), so a record lost between the two (a Redis
+    blip, a shutdown) still scores when the race is applied; once it started, the record
+    could never be written again."""
+    return [p.player for p in race.players if p.berserk]
 
 
 class ArenaLoop:
@@ -138,17 +147,23 @@ class ArenaLoop:
                     log.warning("arena %s: formed race %s never created; releasing it", arena_id, rid)
                     await self.store.release(arena_id, rid)
             elif race.status == RaceStatus.FINISHED:
-                await self.apply(arena_id, rid, list(race.ranking or []))
+                await self.apply(arena_id, rid, list(race.ranking or []), berserk_players(race))
 
-    async def race_ended(self, rid: str, ranking: Sequence[Mapping[str, Any]]) -> None:
+    async def race_ended(
+        self, rid: str, ranking: Sequence[Mapping[str, Any]], berserked: Sequence[str] = ()
+    ) -> None:
+        """The race `rid` ended with this ranking (`berserked`: its players who berserked,
+        `berserk_players`): if it is an arena's, apply it."""
         arenas = self.active or await self.store.active()
         for info in arenas:
             if await self.store.has_race(info.arena.id, rid):
-                await self.apply(info.arena.id, rid, ranking)
+                await self.apply(info.arena.id, rid, ranking, berserked)
                 return
 
-    async def apply(self, arena_id: str, rid: str, ranking: Sequence[Mapping[str, Any]]) -> None:
-        out = await self.store.apply(arena_id, rid, ranking)
+    async def apply(
+        self, arena_id: str, rid: str, ranking: Sequence[Mapping[str, Any]], berserked: Sequence[str] = ()
+    ) -> None:
+        out = await self.store.apply(arena_id, rid, ranking, berserked)
         if out.status == "ok":
             self.handlers.dirty.add(arena_id)
         elif out.status not in ("dup", "final"):

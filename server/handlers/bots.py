@@ -253,14 +253,26 @@ class Bots:
         queue_key = keys.quick_key(game, seats)
         try:
             await asyncio.sleep(after_s)
-            # While the workers have too few free slots (busy, or starting), look again every second.
+            # While the workers have too few free slots (busy, or starting), look again every
+            # second; and after a failure (a Redis blip): ended by it, the fallback would leave
+            # the player waiting alone for good (nothing arms it again while they wait).
             for _ in range(self.svc.settings.bot_wait_s):
-                if not await self.queue.in_queue(queue_key, pid):
-                    return  # seated, or gone
-                now = await self.svc.store.time_ms()
-                needed = B.quick_bots_needed(seats, await self.queue.queued_players(queue_key))
-                if await self.send_bots(needed, "quick", "greedy", game, now, seats=seats):
-                    return
+                try:
+                    if await self._quick_bots(pid, game, seats, queue_key):
+                        return
+                except Exception as exc:
+                    self.svc.failed(f"could not ask for bots for {pid}'s quick-match", exc)
                 await asyncio.sleep(1)
         finally:
             self.waiting.discard(key)
+
+    async def _quick_bots(self, pid: str, game: str, seats: int, queue_key: str) -> bool:
+        """Ask for the bots that fill `pid`'s quick-match group: True once asked for, or once
+        the player no longer waits (seated, or gone); False if the workers have no free slots.
+        (A try that failed after its requests were queued is made again only while the player
+        still waits: at worst one bot too many, which leaves the queue after its wait.)"""
+        if not await self.queue.in_queue(queue_key, pid):
+            return True
+        now = await self.svc.store.time_ms()
+        needed = B.quick_bots_needed(seats, await self.queue.queued_players(queue_key))
+        return await self.send_bots(needed, "quick", "greedy", game, now, seats=seats)

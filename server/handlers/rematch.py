@@ -94,15 +94,20 @@ class Rematch:
             )
         )
         bots_left = True  # while the host may have one more bot waiting (bots.py)
+        # The race is made and its host seated: an offer that fails (a Redis blip) fails neither
+        # the host's reply nor the others' offers. The rival not told finds it by asking too.
         for pid in B.offer_to(race, s.player):
-            if is_bot(pid):
-                if bots_left:
-                    level = await queue.level_of(pid) or "greedy"
-                    bots_left = await self.bots.send_rematch_bot(
-                        s.player, level, settings.game, now, race=new_rid, invite=new.invite
-                    )
-            else:
-                await svc.store.publish_player(pid, offer)
+            try:
+                if is_bot(pid):
+                    if bots_left:
+                        level = await queue.level_of(pid) or "greedy"
+                        bots_left = await self.bots.send_rematch_bot(
+                            s.player, level, settings.game, now, race=new_rid, invite=new.invite
+                        )
+                else:
+                    await svc.store.publish_player(pid, offer)
+            except Exception as exc:
+                svc.failed(f"could not offer the rematch {new_rid} to {pid}", exc)
         return reply
 
     async def _fresh(
