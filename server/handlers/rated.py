@@ -399,7 +399,9 @@ class RatedHandlers:
 
     async def rate(self, race: R.Race) -> RaceOutcome | None:
         """Update the ratings of a finished rated race (exactly once, whoever calls) and
-        tell its players (the call that applied it does); None if it cannot be rated."""
+        tell its players: the call that takes it out of the pending list does, so that a call
+        that applied it and failed before (the players' recent races, a Redis blip) leaves the
+        telling to the repair that rates it again. None if it cannot be rated."""
         try:
             outcome = await self.ratings.record_race(
                 race.game, race.race, [Entrant(*e) for e in rated_rules.entrants(race)], ended_ms=race.ended
@@ -416,8 +418,9 @@ class RatedHandlers:
             race.ended if race.ended is not None else outcome.at_ms,
             [(p.player, rating_value(p.before), rating_value(p.after)) for p in outcome.players],
         )
-        await self.pending.remove(race.game, race.race)
-        if outcome.applied:
+        # Every rated race is pending from before it is stored (module docstring): of the
+        # calls that rate it, one takes it out, once.
+        if await self.pending.remove(race.game, race.race):
             frame = encode(change_event(outcome))
             for p in outcome.players:
                 await self.svc.store.publish_player(p.player, frame)

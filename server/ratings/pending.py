@@ -23,8 +23,9 @@ class PendingRaces:
     async def add(self, game: str, race: str, check_at_ms: int) -> None:
         await self.redis.zadd(keys.pending(game), {race: check_at_ms})
 
-    async def remove(self, game: str, race: str) -> None:
-        await self.redis.zrem(keys.pending(game), race)
+    async def remove(self, game: str, race: str) -> bool:
+        """True if this call took the race out (of several at once, one does)."""
+        return bool(await self.redis.zrem(keys.pending(game), race))
 
     async def due(self, game: str, now_ms: int, limit: int = 20) -> list[str]:
         raw = await self.redis.zrangebyscore(keys.pending(game), "-inf", now_ms, start=0, num=limit)
