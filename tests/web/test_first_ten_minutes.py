@@ -1,0 +1,53 @@
+"""A new player's first ten minutes in the browser, from a newcomer's walk through README.md.
+
+"Finish my game" on a daily attempt says it ends the day's one ranked attempt (it asked
+the casual race's question, and a click ended the attempt for good).
+Screenshots: test-artifacts/web/ten-*.png.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from waiting import wait_until
+
+from .conftest import shot
+from .test_browser import create_in_ui, wait_board
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def finish_question(page) -> str:
+    """The question "Finish my game" asks, answered No: the game goes on."""
+    asked: list[str] = []
+
+    def answer(dialog) -> None:
+        asked.append(dialog.message)
+        dialog.dismiss()
+
+    page.once("dialog", answer)
+    page.click("#finish-btn")
+    return wait_until(lambda: asked and asked[0], what="the question asked")
+
+
+@pytest.mark.daily  # a daily attempt on the real clock (tests/conftest.py)
+def test_finishing_a_daily_attempt_says_it_is_the_one_ranked_attempt(new_page):
+    page = new_page("dora")
+    page.goto(page.url.split("#")[0] + "#daily=fours-up")
+    page.click("#daily-start")
+    page.wait_for_url(re.compile(r"#race="))
+    wait_board(page)
+    question = finish_question(page)
+    assert "one ranked attempt" in question and "daily" in question, question
+    assert page.evaluate("window.solrace.app.you.status") == "playing"  # No keeps it going
+    shot(page, "ten-daily-finish-asked")
+
+
+def test_finishing_a_casual_race_asks_the_plain_question(new_page):
+    page = new_page("cass")
+    create_in_ui(page, "fours-up", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    question = finish_question(page)
+    assert question == "Stop playing and keep the cards you have home?", question
