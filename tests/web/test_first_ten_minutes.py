@@ -1,7 +1,9 @@
 """A new player's first ten minutes in the browser, from a newcomer's walk through README.md.
 
 "Finish my game" on a daily attempt says it ends the day's one ranked attempt (it asked
-the casual race's question, and a click ended the attempt for good).
+the casual race's question, and a click ended the attempt for good). A tile's "Create race…"
+and "Race a bot…" bring their form into view on a 1280x720 screen (it opened under the fold,
+and the click seemed to do nothing).
 Screenshots: test-artifacts/web/ten-*.png.
 """
 
@@ -51,3 +53,14 @@ def test_finishing_a_casual_race_asks_the_plain_question(new_page):
     wait_board(page)
     question = finish_question(page)
     assert question == "Stop playing and keep the cards you have home?", question
+
+
+@pytest.mark.parametrize("act", ["create", "bot"])
+def test_a_tiles_form_opens_in_view_at_1280x720(new_page, act):
+    page = new_page("tilly", width=1280, height=720)
+    tile = '.tile[data-game="double-aces-and-kings"]'
+    page.click(f'{tile} [data-act="{act}"]')
+    submit = page.locator(f'{tile} form:visible button[type="submit"]')
+    box = wait_until(submit.bounding_box, what="the form drawn")
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
+    shot(page, f"ten-tile-{act}-form")
