@@ -3,7 +3,8 @@
 "Finish my game" on a daily attempt says it ends the day's one ranked attempt (it asked
 the casual race's question, and a click ended the attempt for good). A tile's "Create race…"
 and "Race a bot…" bring their form into view on a 1280x720 screen (it opened under the fold,
-and the click seemed to do nothing).
+and the click seemed to do nothing). The lobby's Join box says a text that is no race id is
+not one (it opened the race page, which said "no such race (it may have expired)").
 Screenshots: test-artifacts/web/ten-*.png.
 """
 
@@ -64,3 +65,25 @@ def test_a_tiles_form_opens_in_view_at_1280x720(new_page, act):
     box = wait_until(submit.bounding_box, what="the form drawn")
     assert box["y"] >= 0 and box["y"] + box["height"] <= 720, box
     shot(page, f"ten-tile-{act}-form")
+
+
+@pytest.mark.parametrize(
+    "text", ["hello", "r2070f124", "http://127.0.0.1:8765/#replay=r20708f12451f0f65&step=3"]
+)
+def test_the_join_box_says_a_mistyped_id_is_not_a_race_id(new_page, text):
+    page = new_page("jo")
+    page.fill('input[name="link"]', text)
+    page.press('input[name="link"]', "Enter")
+    page.wait_for_selector(".toast.error:has-text('not a race link or id')")
+    assert page.evaluate("location.hash") in ("", "#/"), page.url  # still in the lobby
+    shot(page, "ten-join-mistyped")
+
+
+def test_the_join_box_opens_a_race_by_its_link(new_page):
+    page = new_page("jo")
+    rid = create_in_ui(page, "fours-up", 2)
+    other = new_page("jim")
+    other.fill('input[name="link"]', f"{other.url.split('#')[0]}#race={rid}")
+    other.press('input[name="link"]', "Enter")
+    other.wait_for_selector("#lobby-panel .lobby-panel")
+    assert f"#race={rid}" in other.url

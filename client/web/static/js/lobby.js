@@ -350,6 +350,8 @@ function decoCards(game) {
 function joinByText(text) {
   const t = (text || "").trim();
   const m = /(?:race=|watch=)?([\w-]+)(?:&invite=([\w-]+))?\s*$/.exec(t);
-  if (!m) return toast("That is not a race link", "error");
+  // Race ids are an "r" and 16 hex digits (server/storage/keys.py): anything else was mistyped
+  // or cut short, and the race page would only say "no such race (it may have expired)".
+  if (!m || !/^r[0-9a-f]{16}$/.test(m[1])) return toast("That is not a race link or id (an id is an r and 16 hex digits): check what you pasted.", "error", 6000);
   location.hash = `race=${m[1]}${m[2] ? `&invite=${m[2]}` : ""}`;
 }
