@@ -4,7 +4,9 @@
 the casual race's question, and a click ended the attempt for good). A tile's "Create race…"
 and "Race a bot…" bring their form into view on a 1280x720 screen (it opened under the fold,
 and the click seemed to do nothing). The lobby's Join box says a text that is no race id is
-not one (it opened the race page, which said "no such race (it may have expired)").
+not one (it opened the race page, which said "no such race (it may have expired)"). A
+result offers "Quick match again" to a player of a quick match only: a spectator, or the
+player of a race made by hand, is offered "Quick match".
 Screenshots: test-artifacts/web/ten-*.png.
 """
 
@@ -16,7 +18,7 @@ import pytest
 from waiting import wait_until
 
 from .conftest import shot
-from .test_browser import create_in_ui, wait_board
+from .test_browser import create_in_ui, finished_solo_race, race_id, wait_board
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -87,3 +89,26 @@ def test_the_join_box_opens_a_race_by_its_link(new_page):
     other.press('input[name="link"]', "Enter")
     other.wait_for_selector("#lobby-panel .lobby-panel")
     assert f"#race={rid}" in other.url
+
+
+def test_quick_match_again_is_offered_to_a_quick_matchs_players_only(new_page):
+    a, b = new_page("quin"), new_page("quade")
+    for page in (a, b):
+        page.click('.tile[data-game="fours-up"] [data-act="quick"]')
+    rid = race_id(a)
+    assert race_id(b) == rid
+    for page in (a, b):
+        wait_board(page)
+        page.once("dialog", lambda d: d.accept())
+        page.click("#finish-btn")
+    for page in (a, b):
+        page.wait_for_selector("#result-panel")
+        assert page.locator("#quick-again").inner_text() == "Quick match again"
+    visitor = new_page("vic")
+    visitor.goto(visitor.url.split("#")[0] + f"#race={rid}")
+    visitor.wait_for_selector("#result-panel")
+    assert visitor.locator("#quick-again").inner_text() == "Quick match"  # never in it
+    shot(visitor, "ten-visitor-result")
+    visitor.click('a[data-nav="lobby"]')
+    finished_solo_race(visitor)
+    assert visitor.locator("#quick-again").inner_text() == "Quick match"  # a race made by hand
