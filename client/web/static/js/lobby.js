@@ -192,8 +192,8 @@ function chosen(key, name, fallback) {
 }
 
 /** The button that opens and closes a tile's form: it says whether the form is open (for a
- *  screen reader), opening puts the focus in the form, and Escape there closes it and gives the
- *  focus back to the button. `label` names the game: four tiles have the same buttons. */
+ *  screen reader), opening scrolls the form into view and puts the focus in it, and Escape there
+ *  closes it and gives the focus back to the button. `label` names the game: four tiles have the same buttons. */
 function disclosure(form, act, label, text, remember) {
   const button = h("button", { class: "btn", dataset: { act }, "aria-label": label, "aria-expanded": String(!form.hidden) }, text);
   const toggle = (open) => {
@@ -203,8 +203,11 @@ function disclosure(form, act, label, text, remember) {
   };
   button.addEventListener("click", (e) => {
     toggle(form.hidden);
+    if (form.hidden) return;
+    // Opened below the fold (a 1280x720 screen: under the tiles' buttons), it is brought into view.
+    form.scrollIntoView({ block: "nearest" });
     // a keyboard press (detail 0) goes on in the form; a mouse click leaves the focus alone
-    if (!form.hidden && e.detail === 0) form.querySelector("select, input, button").focus();
+    if (e.detail === 0) form.querySelector("select, input, button").focus();
   });
   form.addEventListener("keydown", (e) => {
     if (e.key !== "Escape") return;
@@ -347,6 +350,8 @@ function decoCards(game) {
 function joinByText(text) {
   const t = (text || "").trim();
   const m = /(?:race=|watch=)?([\w-]+)(?:&invite=([\w-]+))?\s*$/.exec(t);
-  if (!m) return toast("That is not a race link", "error");
+  // Race ids are an "r" and 16 hex digits (server/storage/keys.py): anything else was mistyped
+  // or cut short, and the race page would only say "no such race (it may have expired)".
+  if (!m || !/^r[0-9a-f]{16}$/.test(m[1])) return toast("That is not a race link or id (an id is an r and 16 hex digits): check what you pasted.", "error", 6000);
   location.hash = `race=${m[1]}${m[2] ? `&invite=${m[2]}` : ""}`;
 }

@@ -14,8 +14,16 @@ import { app, conn, myId, mySeat } from "./state.js";
 
 // ---------------------------------------------------------------- your moves
 
+/** What "Finish my game" asks first: for a daily attempt, that it is the day's one ranked attempt. */
+export function finishQuestion(race) {
+  const daily = race && (race.daily || dailyOf(race.race));
+  return daily
+    ? "Stop playing? This ends your one ranked attempt at today's daily challenge: the cards you have home are your result, and you cannot play this deal again."
+    : "Stop playing and keep the cards you have home?";
+}
+
 export async function finishGame() {
-  if (!confirm("Stop playing and keep the cards you have home?")) return;
+  if (!confirm(finishQuestion(app.race))) return;
   try {
     const ok = await conn.request({ t: "finish", race: app.raceId });
     if (typeof ok.ver === "number") app.lastVer = Math.max(app.lastVer, ok.ver);

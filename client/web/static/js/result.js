@@ -215,7 +215,8 @@ export function renderResult() {
         arenaOf(race.race) ? h("a", { class: "btn primary", id: "to-arena", href: `#arena=${arenaOf(race.race)}` }, "Back to the arena") : null,
         offer && !daily ? h("button", { class: "btn primary", id: "accept-rematch", onclick: () => takeRematch(offer) }, h("span", {}, "Accept ", offer.name, nameMarks(h, { account: offer.account, player: offer.by }), "'s rematch")) : null, // one span: the mark stays beside the name, not a flex item spaced off
         myRank && !daily && !offer && !arenaOf(race.race) ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: rematchTitle(race) }, "Rematch") : null,
-        race.game && !daily && !arenaOf(race.race) ? h("button", { class: "btn", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, "Quick match again") : null,
+        // "again" only to a player of a quick match (no host): not to a spectator, nor after a race made by hand
+        race.game && !daily && !arenaOf(race.race) ? h("button", { class: "btn", id: "quick-again", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, myRank && !race.host ? "Quick match again" : "Quick match") : null,
         // Not after a bot race: the new race would wait for a human in the bot's seat (Rematch deals again with the bot).
         race.game && !daily && !arenaOf(race.race) && !(race.players || []).some((p) => isBot(p.player)) ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
         sealed && !dailyClosed(daily) ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
