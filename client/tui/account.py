@@ -19,32 +19,18 @@ A refusal raises :class:`AccountFailed` with a sentence for the user
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .errors import WORDS
+from .errors import error_text as player_error_text
 from .net import is_account_token, load_token, token_path, write_token
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from client.library.connection import Client
-
-#: What the user reads for an account error code (the server's own message is added
-#: where it says more, e.g. which naming rule a name breaks).
-ERROR_TEXTS = {
-    "bad-login": "unknown name or wrong password",
-    "bad-name": "names are 3 to 20 letters, digits, _ or -, starting with a letter or a digit",
-    "bad-password": "passwords are 8 to 256 characters, not only spaces, and not the name",
-    "name-taken": "that name is taken by another account",
-    "already-account": "this player already is an account",
-    "not-logged-in": "not logged in",
-    "login-limited": "too many login attempts for this name or from this address",
-    "claim-limited": "too many accounts made from this address",
-    "conflict": "the account changed meanwhile (another password change?)",
-    "rate-limited": "too many requests",
-}
 
 
 class AccountFailed(Exception):
@@ -59,27 +45,15 @@ class Done:
     name: str = ""
 
 
-def retry_text(ms: int | None) -> str:
-    """A wait in words: ``45 s``, ``4 min 10 s``, ``5 min``."""
-    s = max(1, math.ceil((ms or 0) / 1000))
-    m, s = divmod(s, 60)
-    if not m:
-        return f"{s} s"
-    return f"{m} min {s} s" if s else f"{m} min"
-
-
 def error_text(code: str, message: str = "", retry_ms: int | None = None) -> str:
-    """A server refusal as one sentence (no traceback, no code to look up)."""
-    text = ERROR_TEXTS.get(code)
-    if text is None:
-        text = f"{code}: {message}" if message else code
-    elif code == "bad-password" and message:
-        text = message  # the server names the one rule broken, and its figures
-    elif code == "bad-name" and message:
-        text = f"{message} ({text})"
-    if retry_ms is not None or code in ("login-limited", "claim-limited", "rate-limited"):
-        text += f": try again in {retry_text(retry_ms)}" if retry_ms else ": try again later"
-    return text
+    """A server refusal as one sentence (no traceback, no code to look up): the words of
+    client/tui/errors.py, but the server's own message where it says more of an account's
+    rules (which one a password or a name breaks, and its figures)."""
+    if code == "bad-password" and message:
+        return message
+    if code == "bad-name" and message:
+        return f"{message} ({WORDS[code]})"
+    return player_error_text(code, message, retry_ms)
 
 
 def _failed(exc: Exception, doing: str) -> AccountFailed:

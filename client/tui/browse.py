@@ -97,7 +97,8 @@ class BrowseApp(App[int]):
         try:
             self.session = await self.connect()
         except Exception as e:  # noqa: BLE001
-            self.say(f"cannot connect: {e}", error=True)
+            why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
+            self.say(f"cannot connect: {why}", error=True)
             return
         for line in getattr(self.session, "notices", ()):  # e.g. a new guest stood in
             self.notify(line, severity="warning", timeout=15)

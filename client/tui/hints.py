@@ -34,21 +34,6 @@ def offline_hint(view_text: str, nodes: int = DEFAULT_HINT_NODES) -> str | None:
 #: The status line when the search finds no move worth playing.
 NO_MOVE = "hint: no move helps any more (declare your game finished)"
 
-#: Why there is no hint, per error code (the code follows in brackets, as in the app's
-#: other error lines; the sentence says what it means here).
-REFUSALS: dict[str, str] = {
-    "hints-forbidden": "hints are for a casual race of one seat (not with rivals, rated, "
-    "a daily, or one made without hints)",
-    "solver-busy": "the server's solver is busy: ask again in a moment",
-    "race-not-running": "hints are given only while the race is running",
-    "game-over": "your game is over",
-    "not-in-race": "you have no seat in this race",
-    "no-such-race": "the server no longer knows this race",
-    "unknown-type": "this server does not give hints",
-    "timeout": "the server did not answer in time: ask again",
-    "disconnected": "not connected to the server: ask again once reconnected",
-}
-
 
 def hint_text(move: str | None) -> str:
     if move is None:
@@ -57,15 +42,11 @@ def hint_text(move: str | None) -> str:
 
 
 def refusal_text(e: ServerError) -> str:
-    """A refused hint as a sentence: ``hint: why (CODE)``."""
-    retry_ms = e.extra.get("retry_ms")
-    if e.code == "solver-busy" and isinstance(retry_ms, int | float) and retry_ms > 0:
-        why = f"the server's solver is busy: ask again in {retry_ms / 1000:g} s"
-    else:
-        # Unlisted codes (e.g. `internal`, from a server without a solver worker) keep
-        # the server's own sentence.
-        why = REFUSALS.get(e.code) or e.message or "the server gave no hint"
-    return f"hint: {why} ({e.code})"
+    """A refused hint as a sentence: ``hint: why`` (client/tui/errors.py's words, or the
+    server's), no code."""
+    if e.code == "unknown-type":
+        return "hint: this server does not give hints"
+    return f"hint: {e.describe()}"
 
 
 async def ask_hint(session: Session, model: RaceModel, asking: Callable[[str], object] | None = None) -> str:

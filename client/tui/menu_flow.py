@@ -110,8 +110,9 @@ class MenuFlow:
             app.session = await app.connect()
         except Exception as e:  # noqa: BLE001 — shown to the user
             app.connect_failed = True
-            app.say(f"cannot connect: {e}", error=True)
-            app.show_cannot_connect(f"cannot connect: {e}")
+            why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
+            app.say(f"cannot connect: {why}", error=True)
+            app.show_cannot_connect(f"cannot connect: {why}")
             return
         for line in getattr(app.session, "notices", ()):  # e.g. a new guest stood in
             app.notify(line, severity="warning", timeout=15)

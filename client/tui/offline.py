@@ -72,7 +72,7 @@ class LocalSession:
     def _race(self, rid: str) -> LocalRace:
         race = self.races.get(rid)
         if race is None:
-            raise ServerError(ErrorCode.NO_SUCH_RACE, f"no race {rid!r}")
+            raise ServerError(ErrorCode.NO_SUCH_RACE, "no such race")
         return race
 
     def _new_race(self, game: str, seats: int, time_limit_s: int, private: bool, host: str) -> LocalRace:
@@ -146,9 +146,9 @@ class LocalSession:
         r = self._race(race)
         s = self.seat(r)
         if s is None:
-            raise ServerError(ErrorCode.NOT_IN_RACE)
+            raise ServerError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
         if r.status != "lobby":
-            raise ServerError(ErrorCode.RACE_STARTED)
+            raise ServerError(ErrorCode.RACE_STARTED, "the race has already started")
         s.ready = ready
         s.status = "ready" if ready else "waiting"
         r.bump()
@@ -177,7 +177,7 @@ class LocalSession:
         r = self._race(race)
         s = self.seat(r)
         if s is None:
-            raise ServerError(ErrorCode.NOT_IN_RACE)
+            raise ServerError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
         if r.status != "running":
             raise ServerError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
         if s.status != "playing":
@@ -209,9 +209,9 @@ class LocalSession:
         r = self._race(race)
         s = self.seat(r)
         if s is None:
-            raise ServerError(ErrorCode.NOT_IN_RACE)
+            raise ServerError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
         if r.status != "running":
-            raise ServerError(ErrorCode.RACE_NOT_RUNNING)
+            raise ServerError(ErrorCode.RACE_NOT_RUNNING, "the race is not running")
         r.finish(s)
         return {"t": "ok"}
 
@@ -272,9 +272,9 @@ class LocalSession:
     def _do_spectate(self, race: str) -> dict[str, Any]:
         r = self._race(race)
         if r.private:
-            raise ServerError(ErrorCode.PRIVATE_RACE)
+            raise ServerError(ErrorCode.PRIVATE_RACE, "this race is private")
         if self.seat(r) is not None:
-            raise ServerError(ErrorCode.IS_PLAYER)
+            raise ServerError(ErrorCode.IS_PLAYER, "you play in this race")
         self._watching.add(race)
 
         async def flush() -> None:

@@ -235,7 +235,10 @@ class PlayApp(App[int]):
         if isinstance(race, str) and race in self.races_left:
             return
         if t == "error":
-            self.say(f"{ev.get('code')}: {ev.get('message', '')}", error=True)
+            refused = ServerError(
+                str(ev.get("code")), str(ev.get("message") or ""), retry_ms=ev.get("retry_ms")
+            )
+            self.say(refused.describe(), error=True)  # in words, as a reply's error
             return
         if t == "disconnected":
             self.say(f"connection lost ({ev.get('reason') or ev.get('code')}); reconnecting…", error=True)

@@ -220,6 +220,8 @@ def start_refused_text(e: ServerError, intent: Intent) -> str:
         return rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again"
     if e.code == "no-bots":
         return f"{NO_BOT} — 'menu' to choose again"
+    if intent.mode == "join":  # `--join RACE`: the race named, the server's reason in words
+        return f"cannot join race {intent.race}: {e.describe()} — type 'menu' to choose again"
     return f"{e.describe()} — type 'menu' to choose again"
 
 

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from .errors import error_text
 from .intent import Intent
 
 
@@ -31,24 +32,16 @@ class ServerError(Exception):
         self.extra = extra
 
     def describe(self) -> str:
-        """The message, then its code: "w is empty (illegal-move)". What the message already
-        says is not repeated: the rules engine's own "illegal move 'w>f3' (reason): " head,
-        whose move the apps show before this, nor the `reason` and `field` it names."""
+        """The error as a sentence for the player (client/tui/errors.py: the words for its
+        code, else the server's message), no code: "the race has already started". What the
+        message already says is not repeated: the rules engine's own "illegal move 'w>f3'
+        (reason): " head, whose move the apps show before this."""
         text = self.message
         reason = self.extra.get("reason")
         if reason and text.startswith("illegal move "):
             head, sep, rest = text.partition(f"({reason}): ")
             text = rest if sep else text
-        parts = [text] if text else []
-        retry_ms = self.extra.get("retry_ms")
-        if isinstance(retry_ms, int | float):
-            parts.append(f"try again in {max(retry_ms, 0) / 1000:.1f} s")
-        parts += [
-            f"{k}={v}"
-            for k, v in self.extra.items()
-            if k not in ("t", "rid", "reason", "field", "retry_ms") and v is not None
-        ]
-        return " · ".join(parts) + f" ({self.code})" if parts else self.code
+        return error_text(self.code, text, self.extra.get("retry_ms"))
 
 
 class Session(Protocol):

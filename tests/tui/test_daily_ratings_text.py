@@ -3,7 +3,7 @@ functions of the wire dicts (docs/protocol.md §5, §9), no terminal, no socket.
 
 from __future__ import annotations
 
-from client.tui.account import error_text, retry_text
+from client.tui.account import error_text
 from client.tui.daily_text import (
     closes_text,
     daily_row,
@@ -13,6 +13,7 @@ from client.tui.daily_text import (
     streak_cell,
     you_cell,
 )
+from client.tui.errors import retry_text
 from client.tui.menu import identity_text
 from client.tui.ratings_text import (
     GUEST_TEXT,
@@ -273,7 +274,7 @@ def test_account_errors_read_as_sentences() -> None:
         == "passwords are 8 to 256 characters, not only spaces, and not the name"
     )
     assert error_text("name-taken", "this name is taken") == "that name is taken by another account"
-    assert error_text("internal", "oops") == "internal: oops"
+    assert error_text("internal", "oops") == "oops"  # the server's sentence, no code
     assert [retry_text(ms) for ms in (1, 30_000, 60_000, 300_000, 61_500)] == [
         "1 s",
         "30 s",

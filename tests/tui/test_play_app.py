@@ -66,7 +66,8 @@ async def test_typed_notation_and_draw():
         assert parse_view(app.model.view).stock == 109
         # an illegal move: the server's error is shown in the status line, nothing changes
         await pilot.press(*"t0>t1", "enter")
-        await until(pilot, lambda: "illegal-move" in rendered(app.query_one("#status")), what="error shown")
+        await until(pilot, lambda: "t0>t1: " in rendered(app.query_one("#status")), what="error shown")
+        assert "illegal-move" not in rendered(app.query_one("#status"))  # words, not the code
         assert app.model.n == 2
         # Tab completes the first legal move from a prefix, Enter plays it
         await pilot.press("t", "tab")
@@ -162,7 +163,11 @@ async def test_join_unknown_race_shows_error():
     app, session = make_app(intent=None)
     app.intent = Intent("join", race="nope")
     async with app.run_test(size=(110, 45)) as pilot:
-        await until(pilot, lambda: "no-such-race" in rendered(app.query_one("#status")), what="error")
+        await until(
+            pilot,
+            lambda: "cannot join race nope: no such race" in rendered(app.query_one("#status")),
+            what="error",
+        )
 
 
 async def test_double_click_sends_a_card_home():

@@ -27,13 +27,13 @@ def test_a_refused_start_says_why_and_leads_back_to_the_menu() -> None:
     )
     casual = Intent("quick", game="klondike")
     assert start_refused_text(ServerError("not-logged-in", "log in"), casual) == (
-        "log in (not-logged-in) — type 'menu' to choose again"
+        "log in — type 'menu' to choose again"
     )
     assert start_refused_text(ServerError("no-bots"), Intent("bot", game="klondike")) == (
         f"{NO_BOT} — 'menu' to choose again"
     )
-    assert start_refused_text(ServerError("no-such-race", "no race r9"), Intent("join", race="r9")) == (
-        "no race r9 (no-such-race) — type 'menu' to choose again"
+    assert start_refused_text(ServerError("no-such-race", "no such race"), Intent("join", race="r9")) == (
+        "cannot join race r9: no such race — type 'menu' to choose again"
     )
 
 
@@ -96,8 +96,8 @@ def test_a_refused_rematch_says_the_servers_reason_and_a_missing_one_plainly() -
     from client.tui.session import ServerError
 
     full = start_refused_text(ServerError("race-full", "the race is full"), Intent("accept", race="r2"))
-    assert full == "could not join the rematch: the race is full (race-full) — 'menu' for another race"
+    assert full == "could not join the rematch: the race is full — 'menu' for another race"
     asked = start_refused_text(ServerError("too-many-races", "too many"), Intent("rematch", race="r1"))
-    assert asked.startswith("no rematch: too many (too-many-races)")
+    assert asked.startswith("no rematch: too many — ")
     old = start_refused_text(ServerError("unknown-type", "rematch"), Intent("rematch", race="r1"))
     assert old.startswith("rematches need a server that has them")

@@ -116,7 +116,7 @@ async def test_a_refused_rematch_stays_on_the_race_with_the_servers_reason(make_
             await cy.join(asked.race)
             await pilot.press(*"accept", "enter")
             await until(pilot, lambda: "could not join the rematch" in status(app), what="the refusal")
-        assert "(race-full)" in status(app) and app.model.race_id == old
+        assert "every seat is taken" in status(app) and app.model.race_id == old
 
 
 async def test_offline_a_rematch_needs_a_server() -> None:
@@ -186,6 +186,5 @@ async def test_once_seated_in_the_rematch_the_screen_follows_even_if_ready_fails
         await until(pilot, lambda: app.model.race_id == "r2", what="the rematch's lobby")
         await until(pilot, lambda: "not ready" in status(app), what="the failed ready said")
         assert (
-            status(app)
-            == "rematch r2: you hold a seat, but not ready: the race has started (race-started) — type 'ready'"
+            status(app) == "rematch r2: you hold a seat, but not ready: the race has started — type 'ready'"
         )

@@ -1,0 +1,64 @@
+"""Server errors in the player's words: the one place the terminal apps map an error code
+(docs/protocol.md §6) to what a player reads.
+
+The server's `message`s are mostly sentences for people already ("the race has already
+started", "every seat is taken", "only the host may start the race"), and many carry what
+only the server knows (how many seats, which game ids, which rule a name breaks): those are
+shown as they are. ``WORDS`` lists only the codes whose every message the apps can say
+better to a player: one in protocol terms ("move count mismatch; state follows"), the
+errors the client itself makes (``timeout``, ``disconnected``), and the account commands'
+(their words name the rule). The code itself is not shown: it is for programs, and a
+player cannot act on it; it appears only when neither a message nor words say anything.
+
+Nothing in server/ uses this: the server's messages are its own.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: What the player reads for an error code, in place of the server's message (see above).
+WORDS: dict[str, str] = {
+    # in a race
+    "out-of-sync": "your board was behind the server's: it is brought up to date, play the move again",
+    "hints-forbidden": "hints are for a casual race of one seat (not with rivals, rated, a daily, "
+    "or one made without hints)",
+    "solver-busy": "the server's solver is busy",
+    # the connection, and the client's own
+    "rate-limited": "too many requests",
+    "unknown-type": "this server does not know that request (an older server?)",
+    "timeout": "the server did not answer in time: try again",
+    "disconnected": "not connected to the server: try again once reconnected",
+    # accounts (docs/protocol.md §9)
+    "bad-login": "unknown name or wrong password",
+    "bad-name": "names are 3 to 20 letters, digits, _ or -, starting with a letter or a digit",
+    "bad-password": "passwords are 8 to 256 characters, not only spaces, and not the name",
+    "name-taken": "that name is taken by another account",
+    "already-account": "this player already is an account",
+    "login-limited": "too many login attempts for this name or from this address",
+    "claim-limited": "too many accounts made from this address",
+    "conflict": "the account changed meanwhile (another password change?)",
+}
+
+#: The codes that mean "not now": their words end with when to try again.
+WAIT_CODES = ("login-limited", "claim-limited", "rate-limited", "solver-busy")
+
+
+def retry_text(ms: int | float | None) -> str:
+    """A wait in words: ``45 s``, ``4 min 10 s``, ``5 min``."""
+    s = max(1, math.ceil((ms or 0) / 1000))
+    m, s = divmod(s, 60)
+    if not m:
+        return f"{s} s"
+    return f"{m} min {s} s" if s else f"{m} min"
+
+
+def error_text(code: str, message: str = "", retry_ms: int | float | None = None) -> str:
+    """An error as one sentence for a player: ``WORDS``' for its code, else the server's
+    message; then when to try again (``retry_ms``). No code, unless nothing else is known."""
+    text = WORDS.get(code) or message or f"the server refused the request ({code})"
+    if isinstance(retry_ms, int | float) and retry_ms > 0:
+        text += f": try again in {retry_text(retry_ms)}"
+    elif code in WAIT_CODES:
+        text += ": try again later"
+    return text
