@@ -99,6 +99,8 @@ class MenuFlow:
         #: the menu while it is open, and the race the `menu` command left for it
         self.menu: MenuScreen | None = None
         self.left: RaceModel | None = None
+        #: why the race asked for was refused, while no other is chosen (on the board)
+        self.refused: str | None = None
 
     def main(self) -> Worker[None]:
         """Connect, then the race: the one asked for, a seated one, or the menu's choice."""
@@ -166,6 +168,7 @@ class MenuFlow:
         the menu: its command line and help (ready, start, leave…) have nothing to act on
         until a race is chosen."""
         app = self.app
+        self.refused = None
         app.say("")
         app.redraw()  # "choose a game…" where the board goes, the connection in the header
         app.show_command_line(False)
@@ -352,8 +355,12 @@ class MenuFlow:
         try:
             reply = await start(s, intent, left=app.races_left.add)
         except ServerError as e:
-            app.say(start_refused_text(e, intent), error=True)
+            # No race on screen: the board, the help and the command line say what to do.
+            self.refused = start_refused_text(e, intent, app.back_to)
+            app.say(self.refused, error=True)
+            app.redraw()
             return
+        self.refused = None
         if app.back_to and intent.mode == "resume":  # played for another app: not "back in"
             app.say(f"race {intent.race} — ctrl+q goes {app.back_to}")
         else:

@@ -33,6 +33,7 @@ from .race_commands import (
     help_text,
     hints_possible,
     info_text,
+    no_race_text,
     placeholder,
     rematch_word,
 )
@@ -299,7 +300,7 @@ class PlayApp(App[int]):
         if m.board is not None:
             board.show(m.board, self.marks())
         else:
-            board.show(None, placeholder=lobby_text(self.model, self.server_url))
+            board.show(None, placeholder=lobby_text(self.model, self.server_url, self.menu_flow.refused))
         bars = self.query_one("#bars", Static)
         bars.update(bars_text(m, width=bar_width(bars.content_region.width or self.size.width - 2, m)))
         hints = self.query_one("#hints", Static)
@@ -409,6 +410,8 @@ class PlayApp(App[int]):
             self.menu_flow.ask_rematch()
         elif word == "accept":
             self.menu_flow.accept_rematch()
+        elif m.status == "none":
+            self.say(no_race_text(self.back_to), error=True)
         elif m.status != "running":
             self.say(f"the race is {m.status}: moves wait for the start", error=True)
         else:
@@ -423,7 +426,7 @@ class PlayApp(App[int]):
             self.menu_flow.leave_queue()
             return
         if s is None or not m.race_id:
-            self.say("no race yet", error=True)
+            self.say(no_race_text(self.back_to), error=True)
             return
         if word == "resync":
             self.resync()

@@ -23,6 +23,12 @@ HELP = (
     "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
     "Commands: ready unready start leave finish resync hint menu quit"
 )
+#: No race on screen (none chosen yet, or the one asked for was refused: a `--join` of a race
+#: that started or does not exist): the menu or quit, nothing of a lobby's.
+NO_RACE_HELP = (
+    "No race here: 'menu' chooses one (join another, create one, a quick match…); "
+    "ctrl+q quits.  Commands: menu quit"
+)
 #: In a lobby: what readies and starts it.
 LOBBY_HELP = (
     "'ready' when set ('unready' takes it back); the host's 'start' begins with those present once "
@@ -46,6 +52,7 @@ PLACEHOLDERS = {
     "countdown": "moves once the race starts; command: menu, quit",
     "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
     "finished": "command: menu (another race), quit",
+    "none": "command: menu (choose a race), quit",
 }
 #: What the finished race's placeholder offers first, by the rematch command at hand.
 REMATCH_PLACEHOLDERS = {"rematch": "rematch (same players), ", "accept": "accept (the rematch), "}
@@ -59,6 +66,8 @@ def placeholder(
     game is over while the race runs on: as once it is finished); a race played for another
     app (``back_to``: `solrace arena`) has no menu, and ctrl+q goes back there. Once the race
     is over, ``rematch`` (:func:`rematch_word`) comes first."""
+    if status == "none" and back_to:
+        return f"ctrl+q goes {back_to}"
     ranking = RANKING_KEY if status == "finished" else ""
     if status == "running" and mine_over:
         status = "finished"
@@ -81,6 +90,8 @@ def hints_possible(m: RaceModel, online: bool, daily_race: str | None) -> bool:
 def help_text(m: RaceModel, hints: bool, back_to: str | None = None, rematch: RematchWord = "") -> str:
     """The status line's help for the race's state; without `menu` in a race played for
     another app (``back_to``); once the race is over, with ``rematch`` (:func:`rematch_word`)."""
+    if m.status == "none":
+        return no_race_text(back_to) if back_to else NO_RACE_HELP
     if m.status in ("lobby", "countdown"):
         text = LOBBY_HELP
     elif m.status == "running":
@@ -90,6 +101,14 @@ def help_text(m: RaceModel, hints: bool, back_to: str | None = None, rematch: Re
     else:
         text = HELP
     return text.replace(" menu", "") if back_to else text
+
+
+def no_race_text(back_to: str | None = None) -> str:
+    """What a race command or a move says while there is no race on screen: what can be done
+    instead (the menu, or ctrl+q back to the app this race was for, ``back_to``)."""
+    if back_to:
+        return f"no race here: ctrl+q goes {back_to}"
+    return "no race here: 'menu' to choose one, ctrl+q to quit"
 
 
 def menu_refusal(m: RaceModel, daily_race: str | None) -> str | None:

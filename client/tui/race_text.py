@@ -99,10 +99,12 @@ def connection_text(session: object | None, server_url: str | None, failed: bool
     return f"connected{at}"
 
 
-def lobby_text(m: RaceModel, server_url: str | None) -> str:
-    """The race's seats and how to invite, before it starts (`server_url` makes links)."""
+def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None) -> str:
+    """The race's seats and how to invite, before it starts (`server_url` makes links); with
+    no race, the menu's "choose a game…", or why the race asked for was refused (``refused``,
+    :func:`start_refused_text`): what to do then is said with it."""
     if m.status == "none":
-        return "choose a game…"
+        return refused or "choose a game…"
     if m.status == "queued":
         if m.rated:
             waiting = f"Rated quick match: waiting for rivals of close rating for {game_name(m.game or '')}…"
@@ -208,9 +210,12 @@ def rematch_not_ready_text(e: ServerError, race: str) -> str:
     return f"rematch {race}: you hold a seat, but not ready: {e.describe()} — type 'ready'"
 
 
-def start_refused_text(e: ServerError, intent: Intent) -> str:
-    """Why the chosen race did not start, and the way back to the menu; a rematch asked or
-    accepted stays on the finished race."""
+def start_refused_text(e: ServerError, intent: Intent, back_to: str | None = None) -> str:
+    """Why the chosen race did not start, and the way back to the menu (or, for a race
+    played for another app, ``back_to``: ctrl+q back there); a rematch asked or accepted
+    stays on the finished race."""
+    if back_to:
+        return f"race {intent.race or ''}: {e.describe()} — ctrl+q goes {back_to}"
     if intent.mode in ("rematch", "accept"):
         if e.code == "unknown-type":  # a server without rematches
             return "rematches need a server that has them: this one does not — 'menu' for another race"
@@ -221,7 +226,7 @@ def start_refused_text(e: ServerError, intent: Intent) -> str:
     if e.code == "no-bots":
         return f"{NO_BOT} — 'menu' to choose again"
     if intent.mode == "join":  # `--join RACE`: the race named, the server's reason in words
-        return f"cannot join race {intent.race}: {e.describe()} — type 'menu' to choose again"
+        return f"cannot join race {intent.race}: {e.describe()} — 'menu' for another race, ctrl+q to quit"
     return f"{e.describe()} — type 'menu' to choose again"
 
 

@@ -33,8 +33,13 @@ def test_a_refused_start_says_why_and_leads_back_to_the_menu() -> None:
         f"{NO_BOT} — 'menu' to choose again"
     )
     assert start_refused_text(ServerError("no-such-race", "no such race"), Intent("join", race="r9")) == (
-        "cannot join race r9: no such race — type 'menu' to choose again"
+        "cannot join race r9: no such race — 'menu' for another race, ctrl+q to quit"
     )
+    # a race played for another app (`solrace arena`): no menu, ctrl+q goes back there
+    arena = start_refused_text(
+        ServerError("no-such-race", "no such race"), Intent("resume", race="r9"), "back to the arena"
+    )
+    assert arena == "race r9: no such race — ctrl+q goes back to the arena"
 
 
 def test_once_over_the_way_on_is_the_menu_or_back_to_the_app_the_race_was_for() -> None:
