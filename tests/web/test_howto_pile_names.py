@@ -16,9 +16,15 @@ pytestmark = pytest.mark.timeout(120)
 
 # game: (moves on its try-it position, what the status says after the last)
 CASES = {
-    "racing-aces": (["r0>f0", "w>f0", "t0>f12"], "You moved J♥ from tableau 1 to Kings foundation 1. 8 cards home."),
+    "racing-aces": (
+        ["r0>f0", "w>f0", "t0>f12"],
+        "You moved J♥ from tableau 1 to Kings foundation 1. 8 cards home.",
+    ),
     "double-aces-and-kings": (["w>f8"], "You moved J♣ from waste to Kings foundation 1. 5 cards home."),
-    "rouge-et-noir": (["t2>f0", "t3>f1"], "You moved A♣ from tableau 4 to colour foundation 2. 3 cards home."),
+    "rouge-et-noir": (
+        ["t2>f0", "t3>f1"],
+        "You moved A♣ from tableau 4 to colour foundation 2. 3 cards home.",
+    ),
     "fours-up": (["t0>f0"], "You moved 7♣ from tableau 1 to foundation 1. 5 cards home."),
 }
 

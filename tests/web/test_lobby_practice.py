@@ -26,6 +26,11 @@ def practise(page, game: str) -> str:
     return rid
 
 
+def a_practice_race(game: str) -> dict:
+    """What the_race says of a practice race of `game`: one seat, private, casual, the server's clock."""
+    return {"seats": 1, "private": True, "rated": False, "clock": SERVER_CLOCK_S, "game": game}
+
+
 def the_race(page) -> dict:
     return page.evaluate(
         """() => { const r = window.solrace.app.race;
@@ -54,7 +59,7 @@ def test_practice_on_a_tile_starts_a_private_race_of_one(new_page, width, height
     assert quick and box and abs(quick["y"] - box["y"]) < 2, (quick, box)
     shot(page, f"practice-tile-{width}")
     practise(page, "rouge-et-noir")
-    assert the_race(page) == {"seats": 1, "private": True, "rated": False, "clock": SERVER_CLOCK_S, "game": "rouge-et-noir"}
+    assert the_race(page) == a_practice_race("rouge-et-noir")
     shot(page, f"practice-race-page-{width}")
     play_with_a_hint(page)
     shot(page, f"practice-hint-{width}")
@@ -67,5 +72,5 @@ def test_practice_is_never_rated(new_page):
     page.goto(page.url.split("#")[0] + "#/")
     page.check("#rated-toggle")
     practise(page, "fours-up")
-    assert the_race(page) == {"seats": 1, "private": True, "rated": False, "clock": SERVER_CLOCK_S, "game": "fours-up"}
+    assert the_race(page) == a_practice_race("fours-up")
     play_with_a_hint(page)
