@@ -75,6 +75,7 @@ export class AccountPage {
     this.board = null;
     this.mine = null; // on the board page: my own profile (my rating in the game, provisional or not)
     this.error = null;
+    this.guestSelf = false; // the profile asked for is our own, and we are a guest: there is none
     this.active = false; // the page is on screen (between open and leave)
     this.changes = new Map(); // race id -> its `rating` event
     ctx.conn.on("rating", (m) => this.onRating(m));
@@ -85,6 +86,7 @@ export class AccountPage {
     this.kind = kind;
     this.id = id || null;
     this.profile = this.board = this.mine = this.error = null;
+    this.guestSelf = false;
     this.render();
     const { conn } = this.ctx;
     try {
@@ -101,6 +103,8 @@ export class AccountPage {
         this.profile = await conn.request(this.id ? { t: "profile", player: this.id } : { t: "profile" });
       }
     } catch (e) {
+      const me = conn.welcome && conn.welcome.player;
+      this.guestSelf = e.code === "no-such-account" && kind === "profile" && (!this.id || this.id === me);
       this.error = e.code === "no-such-account" ? "This player has no account." : this.ctx.errText(e);
     }
     if (this.active) this.render();
@@ -192,7 +196,8 @@ export class AccountPage {
     const main = $("#main");
     if (!main) return;
     let body;
-    if (this.error) body = h("p", { class: "error", id: "account-error" }, this.error);
+    if (this.guestSelf) body = this.guestProfileEl();
+    else if (this.error) body = h("p", { class: "error", id: "account-error" }, this.error);
     else if (this.kind === "ratings") body = boardEl(h, this.board, { guest: !loggedIn(), mine: this.mine });
     else if (this.kind === "profile") body = this.profile ? profileEl(h, this.profile) : h("p", { class: "muted" }, "Loading…");
     else body = loggedIn() ? [this.actionsEl(), this.profile ? profileEl(h, this.profile) : h("p", { class: "muted" }, "Loading…")] : this.guestEl();
@@ -236,6 +241,27 @@ export class AccountPage {
       { class: "account-forms" },
       form("claim-form", "Keep this player", "Make this player an account: your races and daily history stay with it, you can log in on other devices, and you can play rated races.", "Create account", (n, p, f) => this.claim(n, p, f), claimName(conn.welcome)),
       form("login-form", "Log in", "Already have an account? Log in to play as it on this browser. This guest's races and daily history stay with the guest: to keep them, create an account from it instead.", "Log in", (n, p, f) => this.login(n, p, f)),
+    );
+  }
+
+  /** Our own profile while we are a guest: there is none, and the way to one is an account. */
+  guestProfileEl() {
+    const { h } = this.ctx;
+    return h(
+      "section",
+      { class: "panel guest-profile", id: "guest-profile" },
+      h("h2", {}, "You are playing as a guest"),
+      h(
+        "p",
+        {},
+        "Only accounts have a profile. Create an account from this player to keep your races and daily history, see your ratings here, play rated races and log in on other devices.",
+      ),
+      h(
+        "p",
+        { class: "guest-profile-actions" },
+        h("a", { class: "btn primary", id: "guest-profile-claim", href: "#account" }, "Create an account"),
+        h("a", { class: "btn ghost", id: "guest-profile-login", href: "#account" }, "Log in"),
+      ),
     );
   }
 

@@ -5,7 +5,7 @@
 import { Board } from "./board.js";
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { position } from "./rules.js";
-import { moveText } from "./words.js";
+import { boardPileText, moveText } from "./words.js";
 import { parseView } from "./cards.js";
 
 /** Per game: what each pile group is for, keyed by the group's first pile. */
@@ -225,7 +225,8 @@ export class HowtoPage {
   async move(m) {
     const before = parseView(this.example.viewText());
     this.example.play(m);
-    this.played.push(moveText(m, (pile) => before.piles[pile]));
+    // the piles as the board above labels them ("Kings foundation 1", not "foundation 13")
+    this.played.push(moveText(m, (pile) => before.piles[pile], (pile) => boardPileText(GAMES[this.game], pile)));
     this.draw();
   }
 }

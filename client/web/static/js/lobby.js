@@ -1,4 +1,4 @@
-// The lobby page: a tile per game (quick match, a new race, a bot race, daily, how to play),
+// The lobby page: a tile per game (quick match, practice alone, a new race, a bot race, daily, how to play),
 // the races we sit in ("Your races"), the races we played lately ("Your recent races", drawn
 // by lobby_recent.js) and the live public races (also the watch list's table).
 import { GAMES, GAME_IDS, gameName } from "./games.js";
@@ -6,7 +6,7 @@ import { loggedIn } from "./accounts.js";
 import { BOT_LEVELS } from "./botrace.js";
 import { $, h, setBanner, toast } from "./dom.js";
 import { recentEl } from "./lobby_recent.js";
-import { createRace, quick, startBotRace } from "./matchmaking.js";
+import { createRace, practise, quick, startBotRace } from "./matchmaking.js";
 import { app, conn, inviteSuffix, myId } from "./state.js";
 import { nameMarks } from "./words.js";
 
@@ -283,6 +283,11 @@ export function renderLobby() {
         "div",
         { class: "tile-actions" },
         h("button", { class: "btn primary", onclick: () => quick(id), dataset: { act: "quick" }, "aria-label": `Quick match: ${g.name}` }, "Quick match"),
+        h(
+          "button",
+          { class: "btn", onclick: () => practise(id), dataset: { act: "practice" }, "aria-label": `Practice alone: ${g.name}`, title: "A private race of your own, with hints, on the usual clock" },
+          "Practice",
+        ),
         disclosure(form, "create", `Create race… (${g.name})`, "Create race…", (open) => (app.createOpen = open ? id : null)),
         disclosure(botForm, "bot", `Race a bot… (${g.name})`, "Race a bot…", (open) => (app.botOpen = open ? id : null)),
         app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}`, dataset: { act: "daily" } }, "Daily") : null,

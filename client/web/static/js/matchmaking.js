@@ -45,10 +45,12 @@ function quickBotNote() {
   return after ? h("span", { class: "muted small" }, `(a bot joins after ${after} s if nobody comes) `) : null;
 }
 
+/** A new race (the lobby's "Create race…" form); `limit` null: on the server's clock (TIME_LIMIT_S). */
 export async function createRace(game, seats, limit, priv, rated = app.rated && loggedIn()) {
   try {
     // A rated race runs on the server's clock and has at least 2 seats.
-    const msg = rated ? { t: "create", game, seats: Math.max(2, seats), private: priv, rated } : { t: "create", game, seats, time_limit_s: limit, private: priv };
+    const clock = limit == null ? {} : { time_limit_s: limit };
+    const msg = rated ? { t: "create", game, seats: Math.max(2, seats), private: priv, rated } : { t: "create", game, seats, ...clock, private: priv };
     const race = await conn.request(msg);
     keepInvite(race);
     app.pendingSnapshot = race;
@@ -56,6 +58,12 @@ export async function createRace(game, seats, limit, priv, rated = app.rated && 
   } catch (e) {
     toast(`Could not create the race: ${errText(e)}`, "error");
   }
+}
+
+/** Practice alone (the terminal's "Practice alone"): a private race of one seat on the server's
+ *  clock, never rated (whatever the Rated box says), where the server gives hints. */
+export function practise(game) {
+  return createRace(game, 1, null, true, false);
 }
 
 export async function startBotRace(game, level, limit) {

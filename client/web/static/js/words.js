@@ -25,11 +25,37 @@ export function pileText(name) {
   return String(name);
 }
 
+// A foundation group's label on the board (games.json: "Kings ↓ K→A", "Sequences K…A", …) by its
+// first word, as a pile's name: ranks as the board writes them, common nouns singular.
+const GROUP_NOUNS = { Colour: "colour", Sequences: "sequence" };
+
+/**
+ * A pile named the way `game`'s board (a GAMES entry) labels it: f12 of Racing Aces, the first
+ * pile of the group "Kings ↓ K→A", is "Kings foundation 1", not "foundation 13". A pile of a group
+ * labelled plainly (Foundations, Tableau, Reserves, Stock, Waste) is named as pileText names it.
+ */
+export function boardPileText(game, name) {
+  for (const col of (game && game.cols) || []) {
+    for (const row of col) {
+      for (const group of row) {
+        const i = group.piles.indexOf(name);
+        if (i < 0) continue;
+        const word = group.label.split(" ")[0];
+        if (name[0] !== "f" || word === "Foundations") return pileText(name);
+        const noun = `${GROUP_NOUNS[word] || word} foundation`;
+        return group.piles.length > 1 ? `${noun} ${i + 1}` : noun;
+      }
+    }
+  }
+  return pileText(name);
+}
+
 /**
  * A move in words. `cardsOf(pile)` (optional) gives the pile's cards before
- * the move, so the card moved can be named.
+ * the move, so the card moved can be named; `pileName(pile)` names a pile
+ * (boardPileText for the board's own words).
  */
-export function moveText(move, cardsOf) {
+export function moveText(move, cardsOf, pileName = pileText) {
   if (move === "draw") return "draw from the stock";
   const m = /^([a-z]+\d*)(?::(\d+))?>([a-z]+\d*)$/.exec(move || "");
   if (!m) return String(move);
@@ -38,7 +64,7 @@ export function moveText(move, cardsOf) {
   const first = cards.length >= k ? cards[cards.length - k] : null;
   let what = k === 1 ? "a card" : `${k} cards`;
   if (first) what = k === 1 ? cardText(first) : `${cardText(first)} and the ${k - 1} card${k > 2 ? "s" : ""} on it`;
-  return `${what} from ${pileText(m[1])} to ${pileText(m[3])}`;
+  return `${what} from ${pileName(m[1])} to ${pileName(m[3])}`;
 }
 
 /** Card codes and pile names inside a server message, in words. */
