@@ -687,6 +687,33 @@ def test_the_replay_page_asks_for_the_analysis_until_the_solver_has_it(new_page)
     analysis_verdict(page, "#replay-analyze", "#replay-analysis")
 
 
+def test_a_hint_names_piles_as_the_board_labels_them(new_page):
+    """In Racing Aces every foundation group is labelled by what it builds ("Aces ↑ A→K",
+    "Sixes ↓ 6→A", "Sevens ↑ 7→K", "Kings ↓ K→A"): a hint's words name a foundation that way
+    ("to Kings foundation 1"), never by the engine's index ("to foundation 13")."""
+    page = new_page("ada")
+    create_in_ui(page, "racing-aces", 1)
+    page.click("#ready-btn")
+    wait_board(page)
+    for _ in range(12):  # hints until one ends on a foundation (most deals: the first or second)
+        page.evaluate("window.solrace.app.hint = undefined")
+        page.click("#hint-btn")
+        page.wait_for_function("window.solrace.app.hint !== undefined", timeout=60_000)
+        hint = page.evaluate("window.solrace.app.hint")
+        if hint is None:
+            pytest.skip("a deal with nothing worth playing")
+        toast = page.locator(".toast", has_text="Hint:").last
+        text = must(toast.text_content())
+        if re.search(r">f\d+$", hint):
+            assert re.search(r"to (Aces|Sixes|Sevens|Kings) foundation \d", text), (hint, text)
+            assert not re.search(r"to foundation \d", text), (hint, text)
+            return
+        n = you(page)["n"]
+        page.evaluate(f"window.solrace.sendMove({hint!r})")
+        page.wait_for_function(f"window.solrace.app.you.n === {n + 1}")
+    pytest.skip("no hint ended on a foundation in twelve moves")
+
+
 def test_a_hint_in_a_solo_race_marks_its_move(new_page):
     """A casual race of one seat has a Hint button: the server's search names a legal move,
     the page says it in words and marks its piles until the next move."""

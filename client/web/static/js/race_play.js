@@ -4,7 +4,8 @@ import { Board, moveMarks } from "./board.js";
 import { parseView } from "./cards.js";
 import { dailyOf } from "./daily_attempts.js";
 import { legendEl } from "./howto.js";
-import { errorText as errText, moveText, nameMarks } from "./words.js";
+import { GAMES } from "./games.js";
+import { boardPileText, errorText as errText, moveText, nameMarks } from "./words.js";
 import { timeIsUp } from "./clock.js";
 import { $, fmtClock, h, toast } from "./dom.js";
 import { STATUS_LABEL } from "./players.js";
@@ -115,7 +116,8 @@ export async function askHint() {
       renderBoard();
     }
     const piles = parseView(app.you.view).piles;
-    toast(`Hint: ${moveText(rep.move, (pile) => piles[pile])}`, "good", 6000);
+    // the piles as the board labels them ("Kings foundation 1", not "foundation 13")
+    toast(`Hint: ${moveText(rep.move, (pile) => piles[pile], (pile) => boardPileText(GAMES[app.race.game], pile))}`, "good", 6000);
   } catch (e) {
     toast(`No hint: ${errText(e)}`, "error");
   } finally {

@@ -10,13 +10,13 @@
 // (`daily_replay`, docs/protocol.md §5), which are kept longer.
 import { Board, moveMarks } from "./board.js";
 import { dailyOf } from "./daily_attempts.js";
-import { gameName } from "./games.js";
+import { GAMES, gameName } from "./games.js";
 import { parseView } from "./cards.js";
 import { dailyOfRoute, fromDailyReplay, rebuild } from "./replay_data.js";
 import { keyForTarget } from "./dom.js";
 import { sha256Hex } from "./sha256.js";
 import { analysisPanel, homeChart, moveList, rankingTable, verifyPanel } from "./replay_views.js";
-import { clockText, errorText, homeText, moveText, nameMarks } from "./words.js";
+import { boardPileText, clockText, errorText, homeText, moveText, nameMarks } from "./words.js";
 
 const SPEEDS = [1, 2, 5, 10, 30];
 
@@ -257,7 +257,7 @@ export class ReplayPage {
         h("div", { class: "replay-last muted small" }),
         h("div", { class: "replay-board" }),
         homeChart(d, p, jump),
-        moveList(h, d, p, jump),
+        moveList(h, d, p, jump, (pile) => boardPileText(GAMES[this.rep.game], pile)),
       );
       return { p, el };
     });
@@ -335,7 +335,7 @@ export class ReplayPage {
         b.board.marks = moveMarks(last && last[0], "last");
         b.board.set(view, []);
         b.drawn = view;
-        const text = last ? `last: ${moveText(last[0], (pile) => parseView(b.p.views[n - 1]).piles[pile])} at ${clockText(last[1] - d.start)}` : "the deal";
+        const text = last ? `last: ${moveText(last[0], (pile) => parseView(b.p.views[n - 1]).piles[pile], (pile) => boardPileText(GAMES[this.rep.game], pile))} at ${clockText(last[1] - d.start)}` : "the deal";
         b.el.querySelector(".replay-last").textContent = text;
       }
       b.el.querySelector(".replay-stat").textContent = `${n}/${b.p.views.length - 1} moves · ${homeText(b.p.homes[n], b.p.total)} home`;

@@ -70,8 +70,8 @@ export function analysisPanel(h, a) {
 }
 
 /** The player's moves in words, each a link to that moment (filled when first opened);
- *  `jump(step)` goes there. */
-export function moveList(h, d, p, jump) {
+ *  `jump(step)` goes there; `pileName(pile)` names a pile as the board labels it. */
+export function moveList(h, d, p, jump, pileName) {
   const list = h("ol", { class: "replay-moves-list" });
   const details = h("details", { class: "replay-moves" }, h("summary", {}, `Moves (${p.views.length - 1})`), list);
   details.addEventListener("toggle", () => {
@@ -83,7 +83,7 @@ export function moveList(h, d, p, jump) {
         return h(
           "li",
           {},
-          h("button", { class: "linkish", dataset: { step: p.stepOf[i + 1] }, onclick: () => jump(p.stepOf[i + 1]) }, moveText(move, (pile) => before.piles[pile])),
+          h("button", { class: "linkish", dataset: { step: p.stepOf[i + 1] }, onclick: () => jump(p.stepOf[i + 1]) }, moveText(move, (pile) => before.piles[pile], pileName)),
           h("span", { class: "muted small" }, ` ${clockText(at - start)}`),
         );
       }),
