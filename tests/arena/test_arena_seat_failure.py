@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from injected import fail_first
 from waiting import DEADLINE
 
 import client
@@ -18,26 +19,11 @@ pytestmark = pytest.mark.timeout(120)
 ARENA: dict[str, Any] = {"arena_create": 1, "arena_schedule": "off", "arena_tick_ms": 100}
 
 
-def failing_seat_once(app: Any, pid: str) -> None:
-    """The store's `add_seat` fails once for `pid`: after the race's commit."""
-    store = app.service.store
-    real = store.add_seat
-    calls = {"n": 0}
-
-    async def flaky(who: str, *args: Any, **kw: Any) -> Any:
-        if who == pid and calls["n"] == 0:
-            calls["n"] += 1
-            raise ConnectionError("redis blip after the commit")
-        return await real(who, *args, **kw)
-
-    store.add_seat = flaky
-
-
 async def test_a_pairing_failing_after_its_race_was_stored_is_played(make_server) -> None:
     app = await make_server(**ARENA)
     async with client.connect(app.ws_url, name="ann") as a, client.connect(app.ws_url, name="ben") as b:
         await a.request(m.ArenaCreate(arena="blip", game="fours-up", duration_ms=60_000))
-        failing_seat_once(app, a.player)
+        fail_first(app.service.store, "add_seat", who=a.player, why="redis blip after the commit")
         for c in (a, b):
             await c.request(m.ArenaJoin(arena="blip"))
         snaps = [

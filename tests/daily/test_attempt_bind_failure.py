@@ -11,26 +11,15 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from injected import Blip
 from redis_replies import text
+from seat_probe import seat_set
 from wsclient import player
 
 from server.daily import Daily, days
 from server.daily import keys as dkeys
-from server.storage.keys import seats_key
 
 GAME = "racing-aces"
-
-
-class Blip(ConnectionError):
-    """What the injected failures raise: a Redis connection lost mid-way."""
-
-
-async def seat_set(redis_url: str, pid: str) -> set[str]:
-    r = aioredis.Redis.from_url(redis_url)
-    try:
-        return {text(x) for x in await r.smembers(seats_key(pid))}
-    finally:
-        await r.aclose()
 
 
 def failing_bind_once(daily: Daily, *, applied: bool) -> list[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import redis.asyncio as aioredis
+from injected import fail_first
 from test_server_quick_queue import GAME, queued
 from waiting import until
 from wsclient import player
@@ -18,18 +19,7 @@ from server.storage.bots import REQUESTS, BotQueue, BotRequest, now_ms
 
 def failing_in_queue_once(app: Any) -> dict[str, int]:
     """The bot queue's `in_queue` (the fallback's first read) fails once."""
-    queue = app.service.bots.queue
-    real = queue.in_queue
-    calls = {"n": 0}
-
-    async def flaky(*args: Any, **kw: Any) -> Any:
-        calls["n"] += 1
-        if calls["n"] == 1:
-            raise ConnectionError("redis blip while the player waits for a bot")
-        return await real(*args, **kw)
-
-    queue.in_queue = flaky
-    return calls
+    return fail_first(app.service.bots.queue, "in_queue", why="redis blip while the player waits for a bot")
 
 
 async def test_a_lonely_player_gets_a_bot_after_a_blip(make_server, clean_redis):

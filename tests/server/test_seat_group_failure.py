@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from injected import fail_first
 from seat_probe import seat_set
 from test_server_accounts import CHEAP_HASH, account
 from test_server_quick_queue import GAME, queued, waiting
@@ -24,39 +25,14 @@ from server.handlers import quick_match
 from server.storage.players import quick_hold
 
 
-class Blip(ConnectionError):
-    """What the injected failures raise: a Redis connection lost mid-way."""
-
-
 def failing_deals(app: Any, times: int) -> dict[str, int]:
     """The lobby's `new_deal` fails its first `times` calls (before any race is stored)."""
-    lobby = app.service.lobby
-    real = lobby.new_deal
-    calls = {"n": 0}
-
-    async def flaky(*args: Any, **kw: Any) -> Any:
-        calls["n"] += 1
-        if calls["n"] <= times:
-            raise Blip("redis blip while dealing")
-        return await real(*args, **kw)
-
-    lobby.new_deal = flaky
-    return calls
+    return fail_first(app.service.lobby, "new_deal", times, why="redis blip while dealing")
 
 
 def failing_seat_once(app: Any, pid: str) -> None:
     """The store's `add_seat` fails once for `pid`: after the race's commit."""
-    store = app.service.store
-    real = store.add_seat
-    calls = {"n": 0}
-
-    async def flaky(who: str, *args: Any, **kw: Any) -> Any:
-        if who == pid and calls["n"] == 0:
-            calls["n"] += 1
-            raise Blip("redis blip after the commit")
-        return await real(who, *args, **kw)
-
-    store.add_seat = flaky
+    fail_first(app.service.store, "add_seat", who=pid, why="redis blip after the commit")
 
 
 def in_race(frame: dict[str, Any]) -> bool:

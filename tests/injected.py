@@ -1,0 +1,31 @@
+"""Failures injected into a live server: one method of its store, lobby or queue replaced by
+one that raises for its first calls (a Redis blip), everything else real (Redis, sockets,
+scripts). For the tests of what a failure part-way through an operation leaves behind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class Blip(ConnectionError):
+    """What the injected failures raise: a Redis connection lost mid-way."""
+
+
+def fail_first(
+    obj: Any, name: str, times: int = 1, *, who: str | None = None, why: str = ""
+) -> dict[str, int]:
+    """`obj.name(...)` raises `Blip` for its first `times` calls (only those whose first
+    argument is `who`, if given), then does its work. Returns the count of calls seen
+    (``{"n": ...}``, of `who`'s only if given), to wait on."""
+    real = getattr(obj, name)
+    calls = {"n": 0}
+
+    async def flaky(*args: Any, **kw: Any) -> Any:
+        if who is None or (args and args[0] == who):
+            calls["n"] += 1
+            if calls["n"] <= times:
+                raise Blip(why or f"redis blip in {name}")
+        return await real(*args, **kw)
+
+    setattr(obj, name, flaky)
+    return calls
