@@ -3,9 +3,12 @@ server they start, and one arena race played between two clients."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from waiting import DEADLINE
 
 import client
+from client.bots.strategies import Strategy, make
 from protocol import messages as m
 
 #: clients may create arenas, none is scheduled, a fast loop; cheap password hashes
@@ -34,3 +37,18 @@ async def race_the_pairing(a: client.Client, b: client.Client, arena: str) -> st
     await b.finish(race)
     await a.wait_for(m.End, lambda ev: ev.race == race, timeout=DEADLINE)
     return race
+
+
+async def one_card_more_home(c: client.Client, race: str) -> tuple[Any, Strategy]:
+    """`c` plays (the greedy bot's choices) until it has a card more home than the deal gave;
+    its board and the strategy, to play on."""
+    board = c.board(race)
+    dealt, strategy = board.home, make("greedy")
+    strategy.new_game()
+    while board.home == dealt and board.has_view:
+        move = strategy.choose(board.view)
+        if move is None:
+            break
+        await c.move(race, move)
+    assert board.home > dealt
+    return board, strategy

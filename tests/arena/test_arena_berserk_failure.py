@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from arena_wire import one_card_more_home
 from waiting import DEADLINE, until
 
 import client
-from client.bots.strategies import make
 from protocol import messages as m
 from server.arena import ArenaStore
 
@@ -62,15 +62,7 @@ async def test_a_berserk_whose_record_failed_still_scores(make_server) -> None:
         await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)
 
         # ann gets a card more home than the deal gave, and both stop: her win
-        board = a.board(race)
-        dealt, strategy = board.home, make("greedy")
-        strategy.new_game()
-        while board.home == dealt and board.has_view:
-            move = strategy.choose(board.view)
-            if move is None:
-                break
-            await a.move(race, move)
-        assert board.home > dealt
+        await one_card_more_home(a, race)
         for c in (a, b):
             await c.finish(race)
         end: m.End = await a.wait_for(m.End, lambda ev: ev.race == race, timeout=DEADLINE)

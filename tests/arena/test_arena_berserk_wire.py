@@ -4,10 +4,10 @@ player only, their moves refused after it, and one more point for the win."""
 from __future__ import annotations
 
 import pytest
+from arena_wire import one_card_more_home
 from waiting import until
 
 import client
-from client.bots.strategies import make
 from protocol import messages as m
 from server.arena import ArenaStore
 from server.arena.scoring import score_race
@@ -41,15 +41,7 @@ async def test_berserk_halves_one_clock_and_wins_one_more_point(make_server) -> 
         assert app.service.games[(race, b.player)].dl is None
 
         # ann plays until she has a card more home than the deal gave, then waits
-        board = a.board(race)
-        dealt, strategy = board.home, make("greedy")
-        strategy.new_game()
-        while board.home == dealt and board.has_view:
-            move = strategy.choose(board.view)
-            if move is None:
-                break
-            await a.move(race, move)
-        assert board.home > dealt
+        board, strategy = await one_card_more_home(a, race)
 
         # her half clock runs out: she is stopped there while bob plays on
         stop: m.Progress = await b.wait_for(
