@@ -12,8 +12,10 @@ failure alone does not say (a commit whose reply was lost may have been):
   `seated` notices, the index, the timer) is done again;
 - not stored: nobody sits anywhere, and the entries still hold their seats. The
   caller puts the group back where it waited, with what the entries carried;
-- unknown (Redis could not be read): the entries' seats are given back, as
-  before this module, and the failure is logged.
+- unknown (Redis could not be read, or a stored race's seating could not be
+  finished: its players hold its seats all the same, from before its commit):
+  the entries' seats are given back, as before this module, and the failure
+  is logged.
 """
 
 from __future__ import annotations
