@@ -130,8 +130,15 @@ async def _scheduled_after(app: Any, rid: str, at: int) -> bool:
     return when is not None and when > at
 
 
-async def test_a_bot_alone_in_a_lobby_is_nobody_waiting(make_server):
-    app = await make_server(lobby_away_ms=AWAY_MS)
+async def bot_alone_in_a_lobby_is_nobody_waiting(
+    make_server: Callable[..., Awaitable[Any]], redis: str | None = None
+) -> None:
+    """The test body of a lobby left with a bot alone: on this module's Redis, or on the one at
+    ``redis`` (test_lobby_presence_cluster.py's Redis Cluster)."""
+    settings: dict[str, Any] = dict(lobby_away_ms=AWAY_MS)
+    if redis is not None:
+        settings["redis"] = redis
+    app = await make_server(**settings)
     ada = await player(app.ws_url, "ada")
     eve = await player(app.ws_url, "eve")
     rid = (await ada.request("create", game=GAME, seats=3))["race"]
@@ -147,6 +154,10 @@ async def test_a_bot_alone_in_a_lobby_is_nobody_waiting(make_server):
     # The bot's connection was told: a snapshot of the lobby without it.
     await bot.wait(lambda f: f.get("t") == "race" and f.get("race") == rid and not f["players"])
     await asyncio.gather(bot.close(), eve.close())
+
+
+async def test_a_bot_alone_in_a_lobby_is_nobody_waiting(make_server):
+    await bot_alone_in_a_lobby_is_nobody_waiting(make_server)
 
 
 async def test_a_person_still_connected_keeps_the_lobby_listed(make_server):

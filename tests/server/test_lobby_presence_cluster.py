@@ -11,12 +11,17 @@ import signal
 import pytest
 from local_cluster import LocalCluster
 from must import must_be
-from test_lobby_presence import abandoned_lobby_is_unlisted_then_given_back, listed, released, seated
+from test_lobby_presence import (
+    abandoned_lobby_is_unlisted_then_given_back,
+    bot_alone_in_a_lobby_is_nobody_waiting,
+    listed,
+    released,
+    seated,
+)
 from waiting import until
 from wsclient import Raw, player
 
 from server.storage import keys
-from server.storage.bots import BotQueue
 from server.storage.sessions import conns_key, player_conns_name
 
 pytestmark = pytest.mark.timeout(180)
@@ -94,23 +99,7 @@ async def test_a_person_still_connected_keeps_the_lobby(cluster_url, make_server
 
 
 async def test_a_bot_alone_in_a_lobby_is_given_back_too(cluster_url, make_server):
-    app = await make_server(redis=cluster_url, lobby_away_ms=AWAY_MS)
-    ada, eve = await player(app.ws_url, "ada"), await player(app.ws_url, "eve")
-    rid = (await ada.request("create", game=GAME, seats=3))["race"]
-    # A bot identity, as the server mints them for a bot worker, joins over a socket of its own.
-    bot_pid, bot_token = await BotQueue(app.store.redis).new_bot("greedy", "Greedy bot", 600)
-    bot = await Raw.open(app.ws_url)
-    await bot.hello(token=bot_token)
-    assert (await bot.request("join", race=rid))["t"] == "race"
-    await ada.close()
-
-    async def emptied() -> bool:
-        return rid not in await listed(eve) and await seated(app, rid) == []
-
-    await until(emptied, what="the lobby of a bot alone unlisted and given back")
-    assert await app.store.player_races(bot_pid) == []
-    await bot.wait(lambda f: f.get("t") == "race" and f.get("race") == rid and not f["players"])
-    await asyncio.gather(bot.close(), eve.close())
+    await bot_alone_in_a_lobby_is_nobody_waiting(make_server, redis=cluster_url)
 
 
 async def test_a_lobby_of_a_process_that_died_is_given_back_by_another(
