@@ -11,10 +11,7 @@ gap-filled from its event stream (`on_subscribed`, server/core/gap_fill.py).
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TypeVar
 
 import msgspec
 
@@ -29,11 +26,11 @@ from ..core.moves import PLAYING, Entry
 from ..core.room import Delivery, Room
 from ..core.session import Session
 from ..storage import PositionCache
+from .retries import retried
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.fanout")
 
-T = TypeVar("T")
 
 SEATED_LOADS = 3  # loads of a race a seated notice makes before it gives up on a quiet moment
 
@@ -67,20 +64,6 @@ def _started(rid: str, snap: m.RaceSnapshot | R.Race, ver: int, view: str, n: in
             n=n,
         )
     )
-
-
-async def _retried(read: Callable[[], Awaitable[T]], failed: str) -> T | None:
-    """`read()`, tried a few times: right after Redis came back, pooled connections may still
-    be stale. None, and one warning, if every try failed."""
-    for attempt in range(gap.ATTEMPTS):
-        try:
-            return await read()
-        except Exception:
-            if attempt == gap.ATTEMPTS - 1:
-                log.warning(failed, exc_info=True)
-                return None
-            await asyncio.sleep(gap.retry_delay_s(attempt))
-    return None
 
 
 class Fanout:
@@ -158,7 +141,9 @@ class Fanout:
             _now, race = await store.load_race(rid)  # the stream no longer reaches back
             return gap.fill_frames(race, None) if gap.needs_fill(race, room.sent) else []
 
-        missed = await _retried(read, f"gap fill of race {rid} failed; clients resync on the version jump")
+        missed = await retried(
+            read, f"gap fill of race {rid} failed; clients resync on the version jump", log
+        )
         return missed or []
 
     def _forward_all(self, room: Room[Session], frames: list[bytes]) -> None:
@@ -242,7 +227,7 @@ class Fanout:
                 await self.seated(pid, rid)
             return True
 
-        await _retried(recheck, f"could not look up the seats of {pid} after a pub/sub reconnect")
+        await retried(recheck, f"could not look up the seats of {pid} after a pub/sub reconnect", log)
 
     async def seated(self, pid: str, rid: str) -> None:
         """A quick-match group seated this player (maybe by another process)."""

@@ -20,13 +20,12 @@ failure alone does not say (a commit whose reply was lost may have been):
 
 from __future__ import annotations
 
-import asyncio
 import enum
 import logging
 from collections.abc import Mapping, Sequence
 
-from ..core.gap_fill import ATTEMPTS, retry_delay_s
 from .lobby import Lobby
+from .retries import retried
 
 log = logging.getLogger(__name__)
 
@@ -46,23 +45,21 @@ async def after_failure(
 ) -> Outcome:
     """Seating `players` (whose queue entries' seat is `hold`, carrying `claims`; an arena's
     pairing has none) in the new race `rid` failed: find out whether the race was stored and
-    finish its seating if so (module docstring). Read a few times: right after a blip,
-    pooled connections may still be stale."""
+    finish its seating if so (module docstring), trying a few times (`retried`)."""
     claims = claims or {}
     store = lobby.svc.store
-    for attempt in range(ATTEMPTS):
-        try:
-            _now, race = await store.load_race(rid)
-            if race is None:
-                return Outcome.NOT_STORED
-            now = await store.time_ms()
-            await lobby.seat_new_race(race, lobby.new_race_timer(race, now), hold, claims)
-            return Outcome.STORED
-        except Exception:
-            if attempt == ATTEMPTS - 1:
-                log.warning("could not tell whether race %s was stored for its group", rid, exc_info=True)
-                break
-            await asyncio.sleep(retry_delay_s(attempt))
+
+    async def look() -> Outcome:
+        _now, race = await store.load_race(rid)
+        if race is None:
+            return Outcome.NOT_STORED
+        now = await store.time_ms()
+        await lobby.seat_new_race(race, lobby.new_race_timer(race, now), hold, claims)
+        return Outcome.STORED
+
+    outcome = await retried(look, f"could not tell whether race {rid} was stored for its group", log)
+    if outcome is not None:
+        return outcome
     await give_back(lobby, players, hold, claims)
     return Outcome.UNKNOWN
 
