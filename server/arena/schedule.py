@@ -165,6 +165,8 @@ class Recurrence:
             raise ArenaError("bad-schedule", f"{self.kind}: need every > 0 and 0 <= offset < every")
         if self.every_ms % 60_000 or self.offset_ms % 60_000:
             raise ArenaError("bad-schedule", f"{self.kind}: every and offset in whole minutes (arena ids)")
+        if self.duration_ms <= 0:
+            raise ArenaError("bad-schedule", f"{self.kind}: need duration > 0")
         if self.duration_ms > self.every_ms:
             raise ArenaError("bad-schedule", f"{self.kind}: arenas of one rule must not overlap")
 
@@ -308,8 +310,9 @@ def schedule_from_config(rules: Sequence[Mapping[str, Any]], games: Sequence[str
         for g in r.games:
             if g not in games:
                 raise ArenaError("unknown-game", f"no game {g!r}")
-        # every arena of the rule must be valid; check one
-        validate(occurrences(r, 0, r.every_ms)[0], games)
+        # every arena of the rule must be valid; check one (the first starting at or after 0:
+        # one that runs across 0 started before it)
+        validate(next(a for a in occurrences(r, 0, r.every_ms) if a.starts >= 0), games)
         out.append(r)
     return Schedule(tuple(out))
 

@@ -127,9 +127,19 @@ def test_schedule_from_config():
         ({"kind": "x", "games": "*", "every": "1h", "duration": "half"}, "bad-schedule"),
         ({"kind": "x", "games": "*", "every": "1h", "duration": "30m", "seats": 9}, "bad-arena"),
         ({"kind": "x", "games": "*", "every": "90s", "duration": "30s"}, "bad-schedule"),
+        ({"kind": "x", "games": "*", "every": "1h", "duration": "0m"}, "bad-schedule"),
     ],
 )
 def test_schedule_config_errors(rule, code):
     with pytest.raises(ArenaError) as e:
         schedule.schedule_from_config([rule], GAMES)
     assert e.value.code == code
+
+
+def test_a_rule_whose_arenas_run_across_midnight_is_accepted():
+    # 23:31 UTC for 30 minutes: each arena ends the next day (the check of the rule's arenas
+    # had looked at the one of the day before the epoch, "negative start time")
+    rule = {"kind": "late", "games": ["fours-up"], "every": "1d", "offset": "1411m", "duration": "30m"}
+    [late] = schedule.schedule_from_config([rule], GAMES).rules
+    [a] = [a for a in arenas_between(Schedule((late,)), T, T + 86_400_000) if a.starts >= T]
+    assert a.starts == T + 1411 * 60_000 and a.ends == T + 86_400_000 + 60_000
