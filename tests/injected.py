@@ -4,6 +4,7 @@ scripts). For the tests of what a failure part-way through an operation leaves b
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 
@@ -29,3 +30,21 @@ def fail_first(
 
     setattr(obj, name, flaky)
     return calls
+
+
+def stop_first(obj: Any, name: str) -> tuple[asyncio.Event, asyncio.Event]:
+    """`obj.name(...)`'s first call stops: it sets the first event returned (reached) and waits
+    for the second (go on), then raises `Blip`; later calls do their work. For a failure that
+    takes a while, while the test does something meanwhile."""
+    real = getattr(obj, name)
+    reached, go_on = asyncio.Event(), asyncio.Event()
+
+    async def stopped(*args: Any, **kw: Any) -> Any:
+        if not reached.is_set():
+            reached.set()
+            await go_on.wait()
+            raise Blip(f"redis blip in {name}, after a while")
+        return await real(*args, **kw)
+
+    setattr(obj, name, stopped)
+    return reached, go_on

@@ -90,30 +90,33 @@ class QuickMatch:
         it); one Redis cannot tell gives the entries' seats back and raises. True if seated."""
         hold, group = quick_hold(game, seats), list(taken)
         claims = {p: entry.claims for p, entry in taken.items()}
-        for attempt in range(SEAT_ATTEMPTS):
-            rid = keys.new_race_id()
-            try:
-                await self._seat_group(game, group, self.svc.settings.time_limit_s, rid, "", hold, claims)
-                break
-            except Exception as exc:
-                self.svc.failed(f"could not seat a quick-match group in race {rid}", exc)
-                outcome = await seating.after_failure(self.lobby, rid, group, hold, claims)
-                if outcome is seating.Outcome.STORED:
+        rid = ""
+        try:
+            for attempt in range(SEAT_ATTEMPTS):
+                rid = keys.new_race_id()
+                try:
+                    await self._seat_group(game, group, self.svc.settings.time_limit_s, rid, "", hold, claims)
                     break
-                if outcome is seating.Outcome.UNKNOWN:
-                    raise
-            except BaseException:  # cancelled (a shutdown): the entries are gone, and their seats
-                await seating.give_back(self.lobby, group, hold, claims)
-                raise
-            if attempt + 1 < SEAT_ATTEMPTS:
-                await asyncio.sleep(retry_delay_s(attempt))
-        else:
-            try:
-                await self.svc.store.quick_put_back(game, seats, taken)
-            except BaseException:
-                await seating.give_back(self.lobby, group, hold, claims)
-                raise
-            return False
+                except Exception as exc:
+                    self.svc.failed(f"could not seat a quick-match group in race {rid}", exc)
+                    outcome = await seating.after_failure(self.lobby, rid, group, hold, claims)
+                    if outcome is seating.Outcome.STORED:
+                        break
+                    if outcome is seating.Outcome.UNKNOWN:  # its seats given back
+                        group = []
+                        raise
+                if attempt + 1 < SEAT_ATTEMPTS:
+                    await asyncio.sleep(retry_delay_s(attempt))
+            else:
+                left = await self.svc.store.quick_put_back(game, seats, taken)
+                group = []  # back in the queue with their seats, but for those that left meanwhile
+                await seating.give_back(self.lobby, list(left), hold, left)
+                return False
+        except BaseException:
+            # Cancelled (a shutdown) at any point before the group was seated or put back: the
+            # entries are gone, and their seats (nothing once seated: `group` is then empty).
+            await seating.give_back(self.lobby, group, hold, claims)
+            raise
         notice = encode({"t": "seated", "race": rid})
         for p in group:
             await self.svc.store.publish_player(p, notice)

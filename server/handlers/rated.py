@@ -49,6 +49,7 @@ from ..core import rated as rated_rules
 from ..core.races import RaceError
 from ..core.session import Session
 from ..ratings import Accounts, Entrant, Pool, RaceOutcome, RatingError, Ratings
+from ..ratings.matchmaking import Waiting
 from ..ratings.pending import PendingRaces
 from ..ratings.pool import Formed
 from ..ratings.seats import PoolSessions
@@ -308,29 +309,40 @@ class RatedHandlers:
         the race's seating is finished; if Redis cannot tell, the entries' seats are given
         back (out of the pool for good: no entry carries them). One group's failure is
         logged, not raised: the round's other groups are seated all the same."""
-        back: set[str] = set()  # put back in the pool: their entries keep their seats
+        back: set[str] = set()  # put back in the pool (or given back): nothing more to do
         rid, hold, claims = keys.new_race_id(), rated_hold(game), group.claims()
         try:
-            await self._seat(game, group, back, rid)
-        except Exception as exc:
-            self.svc.failed(f"could not seat a rated group in race {rid}", exc)
-            rest = [w for w in group.members if w.player not in back]
-            pids = [w.player for w in rest]
-            outcome = await seating.after_failure(self.svc.lobby, rid, pids, hold, claims)
-            if outcome is seating.Outcome.STORED:
-                for pid in pids:
-                    self._taken_from(game, pid, group.taken[pid].holders)
-            elif outcome is seating.Outcome.NOT_STORED:
-                try:
-                    await self.pool.restore(game, rest, group.taken)
-                except Exception as again:
-                    self.svc.failed("could not put a rated group back in the pool", again)
-                    await seating.give_back(self.svc.lobby, pids, hold, claims)
-        except BaseException:  # cancelled (a shutdown): the entries are gone, and their seats
-            await seating.give_back(
-                self.svc.lobby, [w.player for w in group.members if w.player not in back], hold, claims
-            )
+            try:
+                await self._seat(game, group, back, rid)
+            except Exception as exc:
+                self.svc.failed(f"could not seat a rated group in race {rid}", exc)
+                rest = [w for w in group.members if w.player not in back]
+                pids = [w.player for w in rest]
+                outcome = await seating.after_failure(self.svc.lobby, rid, pids, hold, claims)
+                back.update(pids)  # seated, given back, or put back below
+                if outcome is seating.Outcome.STORED:
+                    for pid in pids:
+                        self._taken_from(game, pid, group.taken[pid].holders)
+                elif outcome is seating.Outcome.NOT_STORED:
+                    try:
+                        await self._put_back(game, rest, group)
+                    except Exception as again:
+                        self.svc.failed("could not put a rated group back in the pool", again)
+                        await seating.give_back(self.svc.lobby, pids, hold, claims)
+        except BaseException:
+            # Cancelled (a shutdown) at any point before the group was seated or put back: the
+            # entries are gone, and their seats.
+            unseated = [w.player for w in group.members if w.player not in back]
+            await seating.give_back(self.svc.lobby, unseated, hold, claims)
             raise
+
+    async def _put_back(self, game: str, members: list[Waiting], formed: Formed) -> None:
+        """Put `members` of the `formed` group back in the pool; those who left it meanwhile
+        (pool.restore) leave for good, their seats with the claims their entries carried."""
+        left = await self.pool.restore(game, members, formed.taken)
+        for pid, claims in left.items():
+            self._taken_from(game, pid, formed.taken[pid].holders)
+            await self._left(game, pid, claims)
 
     async def _seat(self, game: str, formed: Formed, restored: set[str], rid: str) -> None:
         svc = self.svc
@@ -343,7 +355,7 @@ class RatedHandlers:
             # Someone's login session was revoked while waiting: they are dropped, the others go
             # back, with their sessions (a group formed from a restored entry needs its session).
             back = [w for w, ok in zip(group, alive, strict=True) if ok]
-            await self.pool.restore(game, back, formed.taken)
+            await self._put_back(game, back, formed)
             restored.update(w.player for w in back)
             dropped = [w.player for w, ok in zip(group, alive, strict=True) if not ok]
             for pid in dropped:  # their holders left the pool with their entries

@@ -28,6 +28,8 @@ key                             type    contents
 ``{mm:G}:held:P``               set     ids of the connections that queued for P's pool entry; expires
 ``{mm:G}:tok:P``                set     the seat claim tokens (``pl:{P}:claims:rquick:G``) of P's pool
                                         entry, one per rated ``quick`` that queued it; expires
+``{mm:G}:gone:P``               set     P's connections that let go of a pool entry, ``*`` once P left
+                                        the pool (a group taken out and put back heeds them); expires
 ``{rating:G}:pending``          zset    rated race → ms from which to check it was rated (``pending``)
 ``{accounts}:names``            hash    lower-cased name → player id
 ``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
@@ -125,6 +127,12 @@ def pool_sessions(game: str) -> str:
 def held(game: str, player: str) -> str:
     """``{mm:G}:held:P`` set: the connections (random ids) that queued for P's pool entry (``pool``)."""
     return "{mm:" + game + "}:held:" + player
+
+
+def gone(game: str, player: str) -> str:
+    """``{mm:G}:gone:P`` set: P's connections (``held``) that let go of their pool entry, and ``*``
+    once P left the pool (scripts.RESTORE puts back only what they left)."""
+    return "{mm:" + game + "}:gone:" + player
 
 
 def claim_tokens(game: str, player: str) -> str:

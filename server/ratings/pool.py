@@ -128,14 +128,16 @@ class Pool:
     async def release(self, game: str, player: str, holder: str) -> tuple[str, ...] | None:
         """``holder`` lets go of the player's entry (its connection closed): the claims the
         entry carried if it left with it, the last holder, else None."""
-        pool, held, tokens, sessions = self._entry_keys(game, player)
-        reply = await self._release(keys=[held, pool, tokens, sessions], args=[holder, player])
+        pool, held, tokens, sessions, gone = self._entry_keys(game, player)
+        reply = await self._release(
+            keys=[held, pool, tokens, sessions, gone], args=[holder, player, self._tokens_ms]
+        )
         return _left(reply)
 
     async def leave(self, game: str, player: str) -> tuple[str, ...] | None:
         """Take the player's entry out, whoever holds it: the claims it carried, None if there
         was none."""
-        return _left(await self._leave(keys=self._entry_keys(game, player), args=[player]))
+        return _left(await self._leave(keys=self._entry_keys(game, player), args=[player, self._tokens_ms]))
 
     @property
     def _tokens_ms(self) -> int:
@@ -143,38 +145,48 @@ class Pool:
 
     @staticmethod
     def _entry_keys(game: str, player: str) -> list[str]:
-        """The pool, the player's holder and token sets, and the pool's sessions (one slot)."""
+        """The pool, the player's holder and token sets, the pool's sessions and the player's
+        gone set (one slot)."""
         return [
             keys.pool(game),
             keys.held(game, player),
             keys.claim_tokens(game, player),
             keys.pool_sessions(game),
+            keys.gone(game, player),
         ]
 
     @staticmethod
     def _member_keys(game: str, players: Iterable[str]) -> list[str]:
-        """The pool and its sessions, then each player's holder and token sets."""
+        """The pool and its sessions, then each player's holder, token and gone sets."""
         out = [keys.pool(game), keys.pool_sessions(game)]
         for p in players:
-            out += [keys.held(game, p), keys.claim_tokens(game, p)]
+            out += [keys.held(game, p), keys.claim_tokens(game, p), keys.gone(game, p)]
         return out
 
     async def has(self, game: str, player: str) -> bool:
         return bool(await self.redis.hexists(keys.pool(game), player))
 
-    async def restore(self, game: str, group: list[Waiting], taken: Mapping[str, Taken]) -> None:
+    async def restore(
+        self, game: str, group: list[Waiting], taken: Mapping[str, Taken]
+    ) -> dict[str, tuple[str, ...]]:
         """Put back players that ``form`` took out but who were not seated after all, each with
         their entry as it was (their waiting time kept) unless they joined again meanwhile,
         and with what it carried (``taken``: its holders and claims, merged into a new entry's,
-        and its session, unless a new entry has one)."""
+        and its session, unless a new entry has one), less what they did meanwhile: one who
+        left the pool, or whose every holder let go, is not put back. Those players, each with
+        the claims their entry carried (the caller's to give back)."""
         if not group:
-            return
+            return {}
         args: list[Any] = [self.stale_ms, self._tokens_ms, SESSIONS_TTL_S]
         for w in group:
             t = taken.get(w.player, Taken())
             entry = _entry(w.mu, w.joined_ms, w.seats)
             args += [w.player, entry, " ".join(t.holders), " ".join(t.claims), t.session]
-        await self._restore(keys=self._member_keys(game, (w.player for w in group)), args=args)
+        flat = [
+            text(x)
+            for x in await self._restore(keys=self._member_keys(game, (w.player for w in group)), args=args)
+        ]
+        return {p: tuple(tokens.split()) for p, tokens in zip(flat[::2], flat[1::2], strict=True)}
 
     async def waiting(self, game: str) -> list[Waiting]:
         raw = await self.redis.hgetall(keys.pool(game))

@@ -156,12 +156,21 @@ BOARD = board_read(higher_first=True, with_member=True)
 # (`{mm:G}:sessions`): whatever takes an entry out takes its holders, tokens and
 # session with it, in the same step, and returns the tokens, so that only those claims
 # are given back (a new entry of the player's, made meanwhile, keeps the seat, the
-# holders and the session of its own).
+# holders and the session of its own). A group taken out is out of the pool while its
+# race is made; if that fails it is put back (RESTORE), as its players left it: a
+# connection letting go (RELEASE_HOLD) or the player leaving (LEAVE) is noted in the
+# player's gone set (``{mm:G}:gone:P``: the connection's id, or '*' for a leave; JOIN
+# clears the '*': a new entry). A closed connection's id is never used again, so a note
+# of one stays true until it expires.
 _TAKE_TOKENS = """
 local function take_tokens(key)
   local tokens = redis.call('SMEMBERS', key)
   redis.call('DEL', key)
   return tokens
+end
+local function noted_gone(key, who, ttl)
+  redis.call('SADD', key, who)
+  redis.call('PEXPIRE', key, ttl)
 end
 local function left(n, key, sessions, player)
   local tokens = take_tokens(key)
@@ -179,10 +188,11 @@ end
 # given, one of its tokens, and its login session, if given, the entry's (in the
 # same step: a holder letting go meanwhile must not find the new entry without one,
 # nor a group taken out an entry without its tokens or session).
-# KEYS: pool, holders, tokens, sessions. ARGV: player, entry json, seats, holder or '',
+# KEYS: pool, holders, tokens, sessions, gone. ARGV: player, entry json, seats, holder or '',
 # holders ttl ms, claim token or '', tokens ttl ms, login session or '', sessions ttl s.
 # -> 1 joined now | 0 already waiting
 JOIN = """
+redis.call('SREM', KEYS[5], '*')
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[1], ARGV[8])
   redis.call('EXPIRE', KEYS[4], ARGV[9])
@@ -206,7 +216,7 @@ return 1
 # or the player withdrawn it meanwhile). Each member's holders, tokens and session go
 # with its entry: a player joining again right after gets a holder set, tokens and a
 # session of their own (the seating must neither forget nor give back nor take them).
-# KEYS: pool, sessions, then per member: holders, tokens.
+# KEYS: pool, sessions, then per member: holders, tokens, gone.
 # ARGV: player1, entry1, player2, entry2, ...
 # -> 0 not taken | per member {holders, tokens, session or ''}
 TAKE = (
@@ -221,7 +231,7 @@ for i = 1, #ARGV, 2 do
   redis.call('HDEL', KEYS[1], ARGV[i])
   local session = redis.call('HGET', KEYS[2], ARGV[i]) or ''
   redis.call('HDEL', KEYS[2], ARGV[i])
-  out[m] = {take_tokens(KEYS[2 * m + 1]), take_tokens(KEYS[2 * m + 2]), session}
+  out[m] = {take_tokens(KEYS[3 * m]), take_tokens(KEYS[3 * m + 1]), session}
 end
 return out
 """
@@ -229,26 +239,43 @@ return out
 
 # Put back members of a taken group that were not seated after all, each with its
 # entry as it was (its waiting time kept) unless the player joined again meanwhile
-# (the new entry stays, with its session), and with its holders and tokens, merged
-# into the new entry's if there is one: the entry is the player's, whoever queued it.
-# KEYS: pool, sessions, then per member: holders, tokens. ARGV: holders ttl ms, tokens
-# ttl ms, sessions ttl s, then per member: player, entry, holders joined by ' ', tokens
-# joined by ' ', session or ''. -> members
+# (the new entry stays, with its session), and with its holders, less those gone
+# meanwhile, and tokens, merged into the new entry's if there is one: the entry is the
+# player's, whoever queued it. Not put back: a member who left the pool meanwhile, or
+# whose every holder let go (and who has no new entry).
+# KEYS: pool, sessions, then per member: holders, tokens, gone. ARGV: holders ttl ms,
+# tokens ttl ms, sessions ttl s, then per member: player, entry, holders joined by ' ',
+# tokens joined by ' ', session or ''. -> the members not put back, {player, tokens
+# joined by ' ', ...}: their claims are the caller's to give back.
 RESTORE = """
 local m = 0
+local dropped = {}
 for i = 4, #ARGV, 5 do
   m = m + 1
-  local player = ARGV[i]
-  if redis.call('HSETNX', KEYS[1], player, ARGV[i + 1]) == 1 and ARGV[i + 4] ~= '' then
-    redis.call('HSET', KEYS[2], player, ARGV[i + 4])
+  local player = ARGV[i]  -- its holder set is KEYS[3m], its token set KEYS[3m+1], its gone set KEYS[3m+2]
+  local waits = redis.call('HEXISTS', KEYS[1], player) == 1
+  local holders = {}
+  if redis.call('SISMEMBER', KEYS[3 * m + 2], '*') == 0 then
+    for h in string.gmatch(ARGV[i + 2], '%S+') do
+      if redis.call('SISMEMBER', KEYS[3 * m + 2], h) == 0 then holders[#holders + 1] = h end
+    end
   end
-  for h in string.gmatch(ARGV[i + 2], '%S+') do redis.call('SADD', KEYS[2 * m + 1], h) end
-  for t in string.gmatch(ARGV[i + 3], '%S+') do redis.call('SADD', KEYS[2 * m + 2], t) end
-  redis.call('PEXPIRE', KEYS[2 * m + 1], ARGV[1])
-  redis.call('PEXPIRE', KEYS[2 * m + 2], ARGV[2])
+  if #holders == 0 and not waits then
+    dropped[#dropped + 1] = player
+    dropped[#dropped + 1] = ARGV[i + 3]
+  else
+    if not waits then
+      redis.call('HSET', KEYS[1], player, ARGV[i + 1])
+      if ARGV[i + 4] ~= '' then redis.call('HSET', KEYS[2], player, ARGV[i + 4]) end
+    end
+    for _, h in ipairs(holders) do redis.call('SADD', KEYS[3 * m], h) end
+    for t in string.gmatch(ARGV[i + 3], '%S+') do redis.call('SADD', KEYS[3 * m + 1], t) end
+    redis.call('PEXPIRE', KEYS[3 * m], ARGV[1])
+    redis.call('PEXPIRE', KEYS[3 * m + 1], ARGV[2])
+  end
 end
-redis.call('EXPIRE', KEYS[2], ARGV[3])
-return m
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('EXPIRE', KEYS[2], ARGV[3]) end
+return dropped
 """
 
 # Remove a (stale) entry if unchanged, with its holders, tokens and session.
@@ -264,10 +291,12 @@ return left(redis.call('HDEL', KEYS[1], ARGV[1]), KEYS[3], KEYS[4], ARGV[1])
 
 # A holder of a player's entry lets go (its connection closed); the entry leaves
 # with its last holder, and its tokens and session with it.
-# KEYS: holders, pool, tokens, sessions. ARGV: holder, player. -> {1, tokens...} left | {0} not
+# KEYS: holders, pool, tokens, sessions, gone. ARGV: holder, player, gone ttl ms.
+# -> {1, tokens...} left | {0} not
 RELEASE_HOLD = (
     _TAKE_TOKENS
     + """
+noted_gone(KEYS[5], ARGV[1], ARGV[3])
 redis.call('SREM', KEYS[1], ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 1 then return {0} end
 return left(redis.call('HDEL', KEYS[2], ARGV[2]), KEYS[3], KEYS[4], ARGV[2])
@@ -275,10 +304,12 @@ return left(redis.call('HDEL', KEYS[2], ARGV[2]), KEYS[3], KEYS[4], ARGV[2])
 )
 
 # A player's entry leaves the pool with its holders, tokens and session.
-# KEYS: pool, holders, tokens, sessions. ARGV: player. -> {1, tokens...} | {0} (no entry)
+# KEYS: pool, holders, tokens, sessions, gone. ARGV: player, gone ttl ms.
+# -> {1, tokens...} | {0} (no entry)
 LEAVE = (
     _TAKE_TOKENS
     + """
+noted_gone(KEYS[5], '*', ARGV[2])
 redis.call('DEL', KEYS[2])
 return left(redis.call('HDEL', KEYS[1], ARGV[1]), KEYS[3], KEYS[4], ARGV[1])
 """

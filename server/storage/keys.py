@@ -62,6 +62,8 @@ key                                type    contents
                                            holders); same slot as the queue, same TTL
 ``{quick:GAME:SEATS}:tok:PID``     set     the seat claim tokens of PID's entry (one per
                                            `quick` that queued it); same slot, same TTL
+``{quick:GAME:SEATS}:gone:PID``    set     PID's connections that let go of an entry, ``*``
+                                           once PID unqueued (quick.lua); same slot, same TTL
 ``races:timers``                   zset    race id -> next time the race must be looked
                                            at (starts_at in countdown, deadline running,
                                            a public lobby's away check in its lobby)
@@ -157,6 +159,12 @@ def quick_tokens_prefix(game: str, seats: int) -> str:
 def quick_tokens(game: str, seats: int, pid: str) -> str:
     """``{quick:GAME:SEATS}:tok:PID`` set: the seat claims (seats.lua) carried by PID's entry."""
     return quick_tokens_prefix(game, seats) + pid
+
+
+def quick_gone(game: str, seats: int, pid: str) -> str:
+    """``{quick:GAME:SEATS}:gone:PID`` set: PID's connections that let go of their entry, and
+    ``*`` once PID unqueued (quick.lua: a group taken out and put back heeds them)."""
+    return "{" + quick_key(game, seats) + "}:gone:" + pid
 
 
 TIMERS = "races:timers"

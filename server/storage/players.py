@@ -12,6 +12,7 @@ import msgspec
 from .keys import (
     player_channel,
     profile_key,
+    quick_gone,
     quick_holders,
     quick_holders_prefix,
     quick_key,
@@ -206,7 +207,7 @@ class Players(StorePart):
         (any process may take it): each player with what their entry carried."""
         reply = await QUICK(
             self.redis,
-            [quick_key(game, seats), quick_holders(game, seats, pid), quick_tokens(game, seats, pid)],
+            self._quick_keys(game, seats, pid),
             [
                 "q",
                 pid,
@@ -224,35 +225,48 @@ class Players(StorePart):
             for p, tokens, holders in zip(flat[::3], flat[1::3], flat[2::3], strict=True)
         }
 
-    async def quick_put_back(self, game: str, seats: int, group: dict[str, QuickEntry]) -> int:
+    async def quick_put_back(
+        self, game: str, seats: int, group: dict[str, QuickEntry]
+    ) -> dict[str, tuple[str, ...]]:
         """Put a group that `quick_push` took out but nobody could seat back at the head of
         its queue, in its order, each entry with its holders and claims (a player who queued
-        again meanwhile keeps their place and their new entry takes these on). The queue's
-        length after."""
+        again meanwhile keeps their place and their new entry takes these on), less what its
+        player did meanwhile (quick.lua): an entry unqueued, or whose every holder closed, is
+        not put back. Those entries, each with the claims it carried (the caller's to give
+        back)."""
         keys = [quick_key(game, seats)]
         args: list[Any] = ["u", "", QUICK_TTL_S]
         for pid, entry in group.items():
-            keys += [quick_holders(game, seats, pid), quick_tokens(game, seats, pid)]
+            keys += self._quick_keys(game, seats, pid)[1:]
             args += [pid, " ".join(entry.holders), " ".join(entry.claims)]
-        return int(await QUICK(self.redis, keys, args))
+        flat = [x.decode() for x in await QUICK(self.redis, keys, args)]
+        return {p: tuple(tokens.split()) for p, tokens in zip(flat[::2], flat[1::2], strict=True)}
 
     async def quick_release(self, game: str, seats: int, pid: str, holder: str) -> list[str] | None:
         """The connection `holder` lets go of `pid`'s entry (it closed): the claims the entry
         carried if it left with it, the last holder, else None."""
-        return _left(await QUICK(self.redis, self._quick_keys(game, seats, pid), ["r", pid, holder]))
+        return _left(
+            await QUICK(self.redis, self._quick_keys(game, seats, pid), ["r", pid, holder, QUICK_TTL_S])
+        )
 
     async def quick_leave(self, game: str, sizes: Iterable[int], pid: str) -> dict[int, list[str]]:
         """`pid`'s entries for `game` in the queues of `sizes` leave, with their holders, whichever
         connections (on whichever process) queued them: the claims each carried, by size."""
         sizes = list(sizes)
         replies = await asyncio.gather(
-            *(QUICK(self.redis, self._quick_keys(game, n, pid), ["l", pid]) for n in sizes)
+            *(QUICK(self.redis, self._quick_keys(game, n, pid), ["l", pid, QUICK_TTL_S]) for n in sizes)
         )
         return {n: tokens for n, tokens in zip(sizes, map(_left, replies)) if tokens is not None}
 
     @staticmethod
     def _quick_keys(game: str, seats: int, pid: str) -> list[str]:
-        return [quick_key(game, seats), quick_holders(game, seats, pid), quick_tokens(game, seats, pid)]
+        """The queue, then `pid`'s holder, token and gone sets (one slot)."""
+        return [
+            quick_key(game, seats),
+            quick_holders(game, seats, pid),
+            quick_tokens(game, seats, pid),
+            quick_gone(game, seats, pid),
+        ]
 
 
 def _left(reply: list[Any]) -> list[str] | None:

@@ -9,7 +9,14 @@
 -- (seats.lua): the entry keeps its tokens (KEYS[3]), and whatever takes it out returns
 -- them, so that only those claims are given back: a player queued again meanwhile
 -- claimed the seat with a token of a new entry, which keeps it.
+-- A group taken out is out of the queue while its race is made; if that fails, 'u' puts
+-- it back. What its players did meanwhile must hold then: a connection that let go ('r')
+-- or an unqueue ('l') while the entry was out is noted in the player's gone set (KEYS[4]:
+-- the holder's id, or '*' for an unqueue), and 'u' puts back only entries with a holder
+-- left and no unqueue since they were made ('q' clears the '*': a new entry). A closed
+-- connection's id is never used again, so a note of one stays true until it expires.
 -- KEYS: 1 queue list   2 the player's holder set   3 the player's token set
+--       4 the player's gone set
 -- ARGV: 1 op   2 player id   then, per op:
 --   'q' queue the player, held by ARGV[3] (a connection id), in the same step:
 --       a holder letting go meanwhile must not find the entry without one.
@@ -18,28 +25,51 @@
 --       Returns the group taken out, {player, its tokens joined by ' ', its holders joined
 --       by ' ', ...}, or an empty list.
 --   'r' holder ARGV[3] lets go ('': a connection that holds nothing); the entry
---       leaves if no holder is left. Returns {1, tokens...} if it left, else {0}.
---   'l' the entry leaves, with its holders. Returns {1, tokens...} if there was one, else {0}.
+--       leaves if no holder is left. ARGV[4] TTL s of the gone set.
+--       Returns {1, tokens...} if it left, else {0}.
+--   'l' the entry leaves, with its holders. ARGV[3] TTL s of the gone set.
+--       Returns {1, tokens...} if there was one, else {0}.
 --   'u' put back a group taken out by 'q' that could not be seated, at the head of the
---       queue in its order, each entry with what it carried. A player queued again
---       meanwhile keeps their place, their entry taking on the old one's holders and tokens.
---       Here KEYS are 1 the queue, then per player its holder set and token set;
+--       queue in its order, each entry with what it carried, less the holders gone
+--       meanwhile. A player queued again meanwhile keeps their place, their entry taking on
+--       the old one's holders and tokens. Not put back: an entry unqueued meanwhile, or one
+--       with no holder left and no new entry to join.
+--       Here KEYS are 1 the queue, then per player its holder, token and gone sets;
 --       ARGV: 2 '', 3 TTL s of the queue, then per player: id, holders, tokens (joined by ' ').
---       Returns the queue's length.
+--       Returns the entries not put back, {player, its tokens joined by ' ', ...}: their
+--       claims are the caller's to give back.
 local op, pid = ARGV[1], ARGV[2]
 if op == 'u' then
   local ttl = tonumber(ARGV[3])
   local count = (#ARGV - 3) / 3
+  local dropped = {}
   for k = count, 1, -1 do
-    local p = ARGV[3 * k + 1]  -- its holder set is KEYS[2k], its token set KEYS[2k+1]
-    if not redis.call('LPOS', KEYS[1], p) then redis.call('LPUSH', KEYS[1], p) end
-    for h in string.gmatch(ARGV[3 * k + 2], '%S+') do redis.call('SADD', KEYS[2 * k], h) end
-    for t in string.gmatch(ARGV[3 * k + 3], '%S+') do redis.call('SADD', KEYS[2 * k + 1], t) end
-    redis.call('EXPIRE', KEYS[2 * k], ttl)
-    redis.call('EXPIRE', KEYS[2 * k + 1], ttl)
+    -- its holder set is KEYS[3k-1], its token set KEYS[3k], its gone set KEYS[3k+1]
+    local p = ARGV[3 * k + 1]
+    local queued = redis.call('LPOS', KEYS[1], p)
+    local holders = {}
+    if redis.call('SISMEMBER', KEYS[3 * k + 1], '*') == 0 then
+      for h in string.gmatch(ARGV[3 * k + 2], '%S+') do
+        if redis.call('SISMEMBER', KEYS[3 * k + 1], h) == 0 then holders[#holders + 1] = h end
+      end
+    end
+    if #holders == 0 and not queued then
+      dropped[#dropped + 1] = p
+      dropped[#dropped + 1] = ARGV[3 * k + 3]
+    else
+      if not queued then redis.call('LPUSH', KEYS[1], p) end
+      for _, h in ipairs(holders) do redis.call('SADD', KEYS[3 * k - 1], h) end
+      for t in string.gmatch(ARGV[3 * k + 3], '%S+') do redis.call('SADD', KEYS[3 * k], t) end
+      redis.call('EXPIRE', KEYS[3 * k - 1], ttl)
+      redis.call('EXPIRE', KEYS[3 * k], ttl)
+    end
   end
-  redis.call('EXPIRE', KEYS[1], ttl)
-  return redis.call('LLEN', KEYS[1])
+  if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('EXPIRE', KEYS[1], ttl) end
+  return dropped
+end
+local function noted_gone(who, ttl)
+  redis.call('SADD', KEYS[4], who)
+  redis.call('EXPIRE', KEYS[4], ttl)
 end
 local function taken_tokens(key)
   local tokens = redis.call('SMEMBERS', key)
@@ -53,14 +83,17 @@ local function left(n)
   return out
 end
 if op == 'r' then
+  if ARGV[3] ~= '' then noted_gone(ARGV[3], ARGV[4]) end
   redis.call('SREM', KEYS[2], ARGV[3])
   if redis.call('EXISTS', KEYS[2]) == 1 then return {0} end
   return left(redis.call('LREM', KEYS[1], 0, pid))
 elseif op == 'l' then
+  noted_gone('*', ARGV[3])
   redis.call('DEL', KEYS[2])
   return left(redis.call('LREM', KEYS[1], 0, pid))
 end
 local ttl = tonumber(ARGV[5])
+redis.call('SREM', KEYS[4], '*')  -- a new entry: an unqueue before it is not its
 redis.call('SADD', KEYS[2], ARGV[3])
 redis.call('SADD', KEYS[3], ARGV[7])
 redis.call('LREM', KEYS[1], 0, pid)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from injected import fail_first
+import pytest
+from injected import fail_first, stop_first
 from seat_probe import seat_set
 from test_server_accounts import CHEAP_HASH, account
 from test_server_quick_queue import GAME, queued, waiting
@@ -28,6 +29,13 @@ from server.storage.players import quick_hold
 def failing_deals(app: Any, times: int) -> dict[str, int]:
     """The lobby's `new_deal` fails its first `times` calls (before any race is stored)."""
     return fail_first(app.service.lobby, "new_deal", times, why="redis blip while dealing")
+
+
+def failing_deals_after_a_while(app: Any, times: int) -> tuple[asyncio.Event, asyncio.Event]:
+    """The lobby's `new_deal` fails its first `times` calls, the first of them only once the
+    test says so: (reached, go on) (`stop_first`)."""
+    failing_deals(app, times - 1)
+    return stop_first(app.service.lobby, "new_deal")
 
 
 def failing_seat_once(app: Any, pid: str) -> None:
@@ -133,3 +141,105 @@ async def test_a_rated_group_failing_after_its_race_was_stored_is_seated(make_se
         assert await seat_set(clean_redis, c.player) == {races[0]["race"]}
         assert not await app.rated.pool.has(GAME, c.player)
     await asyncio.gather(ada.close(), bob.close())
+
+
+# --- what the players did while their group was out -----------------------------------------
+# A group is out of its queue while its race is made. If it goes back, an entry whose player
+# unqueued meanwhile, or whose every connection closed, must not: it would be matched again,
+# and its player seated in a race they left (or are not there to play).
+
+
+async def test_a_casual_entry_unqueued_while_its_group_was_out_is_not_put_back(make_server, clean_redis):
+    app = await make_server()
+    reached, go_on = failing_deals_after_a_while(app, quick_match.SEAT_ATTEMPTS)
+    ada, bob, cy = [await player(app.ws_url, n) for n in ("ada", "bob", "cy")]
+    for c in (ada, bob):
+        await queued(c)
+    await reached.wait()
+    assert (await ada.request("unqueue", game=GAME))["t"] == "ok"
+    go_on.set()
+    await until(lambda: waiting(app), what="the group back in its queue")
+    assert await waiting(app) == [bob.player]
+    assert await seat_set(clean_redis, ada.player) == set()  # the entry's seat went with it
+    assert await seat_set(clean_redis, bob.player) == {quick_hold(GAME, 2)}
+    await queued(cy)
+    races = [await c.wait(in_race) for c in (bob, cy)]
+    assert races[0]["race"] == races[1]["race"]
+    assert not [f for f in ada.unread if in_race(f)]
+    await asyncio.gather(ada.close(), bob.close(), cy.close())
+
+
+async def test_a_casual_entry_whose_connection_closed_while_its_group_was_out_is_not_put_back(
+    make_server, clean_redis
+):
+    app = await make_server()
+    reached, go_on = failing_deals_after_a_while(app, quick_match.SEAT_ATTEMPTS)
+    seen = closes_seen(app)
+    ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
+    for c in (ada, bob):
+        await queued(c)
+    await reached.wait()
+    await close(ada, seen)
+    go_on.set()
+    await until(lambda: waiting(app), what="the group back in its queue")
+    assert await waiting(app) == [bob.player]
+    assert await seat_set(clean_redis, ada.player) == set()
+    await bob.close()
+
+
+def task_in(name: str) -> asyncio.Task[Any]:
+    """The one task whose chain of awaits runs through a coroutine function named `name`."""
+    found = []
+    for task in asyncio.all_tasks():
+        coro: Any = task.get_coro()
+        while coro is not None and hasattr(coro, "cr_code"):
+            if coro.cr_code.co_name == name:
+                found.append(task)
+                break
+            coro = coro.cr_await
+    [task] = found
+    return task
+
+
+async def test_a_group_cancelled_while_finding_out_gives_its_seats_back(make_server, clean_redis):
+    app = await make_server()
+    failing_deals(app, 1)
+    reached, _go_on = stop_first(app.service.store, "load_race")  # "was the race stored?"
+    ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
+    for c in (ada, bob):
+        await queued(c)
+    await reached.wait()
+    # Cancelled there (as at the end of a shutdown): the entries are out of the queue for good.
+    task = task_in("seat_queued")
+    task.cancel()
+    await asyncio.wait([task])
+    assert await waiting(app) == []
+    for c in (ada, bob):
+        assert await seat_set(clean_redis, c.player) == set()
+    await asyncio.gather(ada.close(), bob.close())
+
+
+@pytest.mark.parametrize("how", ["unqueue", "close"])
+async def test_a_rated_entry_left_while_its_group_was_out_is_not_put_back(how, make_server, clean_redis):
+    app = await make_server(**CHEAP_HASH)
+    reached, go_on = failing_deals_after_a_while(app, 1)
+    seen = closes_seen(app)
+    ada, bob, cyd = [await account(app.ws_url, n) for n in ("ada", "bob", "cyd")]
+    for c in (ada, bob):
+        assert (await c.request("quick", game=GAME, rated=True))["t"] == "queued"
+    await reached.wait()
+    if how == "unqueue":
+        assert (await ada.request("unqueue", game=GAME))["t"] == "ok"
+    else:
+        await close(ada, seen)
+    go_on.set()
+    await until(lambda: app.rated.pool.has(GAME, bob.player), what="bob back in the pool")
+    assert not await app.rated.pool.has(GAME, ada.player)
+    assert await seat_set(clean_redis, ada.player) == set()  # the entry's seat went with it
+    assert (await cyd.request("quick", game=GAME, rated=True))["t"] == "queued"
+    races = [await c.wait(lambda f: in_race(f) and f.get("rated") is True) for c in (bob, cyd)]
+    assert races[0]["race"] == races[1]["race"]
+    if how == "unqueue":
+        assert not [f for f in ada.unread if in_race(f)]
+        await ada.close()
+    await asyncio.gather(bob.close(), cyd.close())
