@@ -177,7 +177,7 @@ async def requeued_before_seating(seating: Any, other: Any, monkeypatch: Any) ->
     of the group.)"""
     ada, bob = await account(seating.ws_url, "ada"), await account(seating.ws_url, "bob")
     twin = await logged_in(other.ws_url, ada, "ada")
-    async with HeldCall(seating.rated, "_seat", monkeypatch) as held:
+    async with HeldCall(seating.rated.queue, "_seat", monkeypatch) as held:
         for c in (ada, bob):
             await rated_queued(c)
         await until(held.reached.is_set, what="the rated group taken out, its seating not begun")
