@@ -35,7 +35,7 @@ from protocol.ranking import Result
 from protocol.rules import GAMES
 
 from . import keys as daily_keys
-from .service import Daily, DailyDeal, DailyError
+from .service import Attempt, Daily, DailyDeal, DailyError
 
 if TYPE_CHECKING:  # pragma: no cover
     from server.core.record import Race
@@ -205,12 +205,36 @@ class DailyHandlers:
 
         lobby = self.service.lobby
         att = await self._call(self.daily.start(msg.game, pid, create, discard))
+        await self._discard_orphans(pid, att)
         # Bound: count it down (a resumed attempt already does, unless the process that made
         # it stopped before this step). Its clock is cut first to what is left of the day: an
         # attempt resumed hours after it was made must still end by the close.
         await self._call(self._cut_clock(att.race, att.date))
         await lobby.start_solo(att.race, pid)
         return await lobby.attach(conn, msg, att.race)
+
+    async def _discard_orphans(self, pid: str, att: Attempt) -> None:
+        """Take the player out of their races made for this attempt that did not become it:
+        sealed lobbies marked as their attempt of the same game and day, but not its race. A
+        start leaves one behind only when Redis failed through its bind and every try to
+        give its claim back (``Daily._unbind``): the race then held the player's seat, in a
+        lobby they cannot leave, until it expired. Best effort: a failure is logged, and the
+        next start tries again."""
+        try:
+            rids = [rid for rid in await self.service.store.player_races(pid) if rid != att.race]
+            if not rids:
+                return
+            races = await self.service.store.load_races(rids)
+            for rid, race in zip(rids, races, strict=True):
+                if isinstance(race, BaseException) or race is None:
+                    continue
+                if not race.sealed or race.status != RaceStatus.LOBBY:
+                    continue
+                if await self.daily.race_daily(rid) == (att.game, att.date, pid):
+                    log.info("daily %s %s: discarding %s's orphan race %s", att.game, att.date, pid, rid)
+                    await self.service.lobby.abandon_solo(rid, pid)
+        except Exception as exc:
+            self.service.failed(f"could not discard {pid}'s orphan daily races", exc)
 
     async def _cut_clock(self, race_id: str, date: str) -> None:
         """Cut the clock of an attempt's race still in its lobby so that, counted down now,

@@ -106,7 +106,13 @@ class Daily(DailyBoards):
             finally:  # a claim not given back goes stale; a race not discarded holds a seat
                 await self._discard(discard_race, race)
             raise
-        if await self._bind_race(att, player, token, race):
+        try:
+            bound = await self._bind_race(att, player, token, race)
+        except Exception:
+            if await self._unbind(att, player, token, race, discard_race):
+                return Attempt(game, date, race, False)
+            raise
+        if bound:
             return Attempt(game, date, race, False)
         # Our claim went stale and another call took over: theirs is the attempt; the race
         # we made is an orphan. It keeps its mark, so it stays hidden with its seed until the
@@ -121,7 +127,8 @@ class Daily(DailyBoards):
         A failed try is tried again (BIND_ATTEMPTS in all): a race made and marked but never
         bound is an orphan nobody discards, sealed in its lobby with the player's seat (which
         they cannot leave) until it expires, and their next start waits for a stale claim.
-        The last try's failure is raised: whether it bound the race cannot be told."""
+        The last try's failure is raised: whether it bound the race cannot be told (``start``
+        then asks ``_unbind``)."""
 
         async def bind() -> bool:
             res = [as_text(x) for x in await self._bind(keys=[att], args=[player, token, race])]
@@ -133,6 +140,37 @@ class Daily(DailyBoards):
             except Exception:
                 await asyncio.sleep(0.05 * 2**attempt)
         return await bind()
+
+    async def _unbind(
+        self, att: str, player: str, token: str, race: str, discard_race: DiscardRace | None
+    ) -> bool:
+        """Every try of ``_bind_race`` failed: whether ``race`` is the attempt after all (a try
+        whose reply was lost bound it): True. Else the claim is given back, if still ours,
+        and the race discarded, so that the player's next start makes their attempt at once
+        (left pending, the claim made it wait until stale, and the race, sealed in its lobby
+        with the player's seat, was an orphan nobody discarded). Tried BIND_ATTEMPTS times;
+        if none answers, the race is left as it is (it may be the attempt) and the claim
+        goes stale: the player's next start resumes the race if it was bound, else makes
+        another attempt and discards this race (the handlers' ``_discard_orphans``)."""
+        for attempt in range(BIND_ATTEMPTS):
+            try:
+                res = [as_text(x) for x in await self._bind(keys=[att], args=[player, token, ""])]
+            except Exception:
+                if attempt == BIND_ATTEMPTS - 1:
+                    log.warning(
+                        "daily: whether race %s is %s's attempt cannot be told (Redis failing); "
+                        "their next start resumes or discards it",
+                        race,
+                        player,
+                    )
+                    return False
+                await asyncio.sleep(0.05 * 2**attempt)
+                continue
+            if res == ["lost", f"race:{race}"]:
+                return True  # bound by a try whose reply was lost
+            await self._discard(discard_race, race)  # given back, or another call's attempt
+            return False
+        return False
 
     def attempt_limit(self, date: str, limit_s: int, now: int) -> int:
         """The clock (s) of an attempt of ``date`` counted down from ``now``: ``limit_s``,

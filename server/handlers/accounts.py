@@ -51,7 +51,9 @@ from ..core.races import RaceError
 from ..core.session import Session
 from ..ratings import AccountError, Accounts, Rating, RatingError, Ratings
 from ..ratings import keys as rkeys
+from ..ratings.accounts_store import session_id
 from ..storage.sessions import Resumed
+from .retries import retried
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..daily import Daily
@@ -209,14 +211,25 @@ class AccountHandlers:
             )
         except AccountError as exc:
             raise account_error(exc) from None
-        sess = await self.accounts.session(login.token)
-        assert sess is not None  # just created
+        # The account is made and the token is the client's: what follows must not turn the
+        # reply into an error (the claim could not be sent again: `already-account`).
         for other in list(self.svc.players.get(s.player, ())):
             other.name = login.name
-        self.logged_in[s] = LoggedIn(login.player, login.name, sess.session, login.token)
-        await self.svc.store.touch_player(login.player, login.name)
-        if s.guest_token is not None:  # the guest's token resumes nothing from now on
-            await self.svc.store.sessions.end_session(s.guest_token)
+        sid = session_id(login.token.partition(".")[2])
+        self.logged_in[s] = LoggedIn(login.player, login.name, sid, login.token)
+        await retried(
+            lambda: self.svc.store.touch_player(login.player, login.name),
+            f"claim of {login.player}: its name and records' life not updated (its next hello does it)",
+            log,
+        )
+        guest = s.guest_token
+        if guest is not None:  # the guest's token resumes nothing from now on
+            # (Left, `resume` ends it: the player is an account now.)
+            await retried(
+                lambda: self.svc.store.sessions.end_session(guest),
+                f"claim of {login.player}: its guest token not ended (its next hello does it)",
+                log,
+            )
             for other in self.svc.players.get(s.player, ()):
                 other.guest_token = None
         return m.Account(rid=msg.rid, player=login.player, name=login.name, token=login.token)

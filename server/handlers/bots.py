@@ -43,6 +43,11 @@ MAX_WAITING_BOTS_PER_PLAYER = 2
 ASKED_GRACE_MS = REQUEST_TTL_MS + 10_000
 PENDING = "?"  # the bot of a member being asked for: not minted yet
 
+#: `_asked`'s `note`: counts the requests about to be pushed against the asking player.
+Note = Callable[[list[BotRequest]], Awaitable[None]]
+#: What `_asked` runs to push bots: given `note`, returns the requests it pushed.
+Send = Callable[[Note], Awaitable[list[BotRequest]]]
+
 
 def asked_key(pid: str) -> str:
     """``pl:{PID}:bots`` (zset): "RACE BOT" -> when asked (ms, Redis clock), the bots the
@@ -96,29 +101,44 @@ class Bots:
             s.player,
             rid,
             now,
-            lambda: self._send_bots(1, "race", level, race.game, now, race=rid, invite=race.invite),
+            lambda note: self._send_bots(
+                1, "race", level, race.game, now, race=rid, invite=race.invite, note=note
+            ),
         )
         if not sent:
             raise RaceError(ErrorCode.NO_BOTS, "no bot worker has a free slot: retry later")
         return m.Ok(rid=msg.rid)
 
-    async def _asked(
-        self, player: str, rid: str, now: int, send: Callable[[], Awaitable[list[BotRequest]]]
-    ) -> list[BotRequest]:
+    async def _asked(self, player: str, rid: str, now: int, send: Send) -> list[BotRequest]:
         """`send` a bot for the lobby `rid`, counted against `player` (`_count_asked`: refused
-        with `no-bots` past MAX_WAITING_BOTS_PER_PLAYER); the requests it made are noted."""
+        with `no-bots` past MAX_WAITING_BOTS_PER_PLAYER); the requests it made are noted.
+
+        `send` notes its requests (the `note` it is given) *before* it pushes them, in place
+        of the pending member: a push whose reply is lost (Redis failed after the script ran)
+        may have queued the bot, which must count. Only the requests `send` says it did not
+        push are forgotten; after a failure every request noted stays counted (it stops
+        counting ASKED_GRACE_MS after it was asked for, if the bot never sits: `waiting_bots`)."""
         key = asked_key(player)
         pending = f"{rid} {PENDING}{secrets.token_hex(6)}"
         await self._count_asked(key, pending, now)
-        sent: list[BotRequest] = []
-        try:
-            sent = await send()
-        finally:
-            pipe = self.svc.store.redis.pipeline(transaction=False)  # one key: in order
-            for r in sent:
+        redis = self.svc.store.redis
+        noted: list[BotRequest] = []
+
+        async def note(requests: list[BotRequest]) -> None:
+            pipe = redis.pipeline(transaction=False)  # one key: in order
+            for r in requests:
                 pipe.zadd(key, {f"{rid} {r.player}": now})
             pipe.zrem(key, pending)
             await pipe.execute()
+            noted.extend(requests)
+
+        sent: list[BotRequest] | None = None
+        try:
+            sent = await send(note)
+        finally:
+            # `sent` is None when `send` failed: whether its requests were pushed is unknown.
+            unsent = [] if sent is None else [r for r in noted if r not in sent]
+            await redis.zrem(key, pending, *(f"{rid} {r.player}" for r in unsent))
         return sent
 
     async def _count_asked(self, key: str, pending: str, now: int) -> None:
@@ -183,14 +203,18 @@ class Bots:
         race: str = "",
         invite: str = "",
         seats: int = 2,
+        note: Note | None = None,
     ) -> list[BotRequest]:
-        """`send_bots` (count > 0): the requests queued, or [] (none queued)."""
+        """`send_bots` (count > 0): the requests queued, or [] (none queued). `note`: run
+        with the requests before they are pushed (`_asked`)."""
         if await self.queue.free_slots(now, WORKER_ALIVE_MS) < count:
             return []  # mint no identity for nothing
         requests = [
             await self._request(kind, level, game, now, race=race, invite=invite, seats=seats)
             for _ in range(count)
         ]
+        if note is not None:
+            await note(requests)
         if await self.queue.reserve(requests, now, WORKER_ALIVE_MS):
             return requests
         for r in requests:  # another request took the slot meanwhile
@@ -205,8 +229,9 @@ class Bots:
         against the rematch's `host` like a `bot` of theirs: False (nothing queued) when
         the host has MAX_WAITING_BOTS_PER_PLAYER bots waiting already."""
 
-        async def push() -> list[BotRequest]:
+        async def push(note: Note) -> list[BotRequest]:
             request = await self._request("race", level, game, now, race=race, invite=invite)
+            await note([request])
             await self.queue.push(request)
             return [request]
 

@@ -28,13 +28,15 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from argon2 import PasswordHasher
 
+from ..core.gap_fill import ATTEMPTS, retry_delay_s
 from ..storage.sessions import address_group
 from . import keys, scripts
 from .accounts import (
@@ -58,6 +60,9 @@ from .accounts import (
     verify_password,
 )
 from .common import DAY_MS, Clock, system_clock, text
+
+log = logging.getLogger("solrace.accounts")
+T = TypeVar("T")
 
 SESSION_TTL_MS = 30 * DAY_MS  # from the session's last hello (sliding)
 MAX_SESSIONS = 20  # per account (devices, browsers): a login beyond them ends the least recently used
@@ -181,6 +186,13 @@ class Accounts:
         bucket the claim draws from (unless not ``limited``: an exempt address), once its
         cheap checks passed and before the hash.
 
+        The account is made marked ``claiming`` until the claim's later steps are done
+        (``_finish_claim``, tried a few times). Should they fail all the same, the client got
+        no token, though the account exists: the same claim again (same name, same
+        password, same player) finishes it and returns a token; the guest's token still
+        resumes the player meanwhile (storage/sessions.py), so that it can be sent again
+        from a new connection too.
+
         Errors: ``bad-name``, ``bad-password``, ``name-taken``, ``already-account``,
         ``claim-limited`` (``retry_after_ms``).
         """
@@ -188,32 +200,65 @@ class Accounts:
         check_password(password, name)
         key = name_key(name)
         # Cheap refusals first: hashing costs real CPU time.
-        if await self.redis.hexists(keys.account(player), "key"):
+        made = await self.redis.hmget(keys.account(player), "key", "claiming", "pw", "epoch", "name")
+        unfinished = made[0] is not None and text(made[0]) == key and made[1] is not None
+        if made[0] is not None and not unfinished:
             raise AccountError("already-account", "this player already has an account")
-        owner = await self.redis.hget(keys.NAMES, key)
-        if owner is not None and text(owner) != player and await self._holds_name(text(owner), key):
-            raise AccountError("name-taken", "this name is taken")
+        if not unfinished:
+            owner = await self.redis.hget(keys.NAMES, key)
+            if owner is not None and text(owner) != player and await self._holds_name(text(owner), key):
+                raise AccountError("name-taken", "this name is taken")
         if address is not None and limited:
             wait = await self._take(keys.claim_address(address), self.claim_policy, self.clock())
             if wait:
                 raise AccountError(
                     "claim-limited", "too many accounts made from this address", retry_after_ms=wait
                 )
-        pw = await asyncio.to_thread(hash_password, password, self.hasher)
-        if not await self._reserve_name(key, player):
-            raise AccountError("name-taken", "this name is taken")
-        res = await self._create(keys=[keys.account(player)], args=[name, key, pw, self.clock()])
-        if text(res[0]) == "exists":
-            if text(res[1]) != key:
-                await self._release(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
-            raise AccountError("already-account", "this player already has an account")
-        await self._confirm(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
-        token = await self._new_session(player, pw, "0")
-        if token is None:  # cannot happen: the account was made just now, with this hash
-            raise AccountError("conflict", "the account changed while it was made")
+        if unfinished:
+            # This claim again: its account was made, and a step after it failed. With the
+            # same password it is finished now (a wrong one is refused as any second claim).
+            pw, epoch, name = text(made[2]), text(made[3] or b"0"), text(made[4])
+            if not await asyncio.to_thread(verify_password, pw, password, self.hasher):
+                raise AccountError("already-account", "this player already has an account")
+        else:
+            pw, epoch = await asyncio.to_thread(hash_password, password, self.hasher), "0"
+            if not await self._reserve_name(key, player):
+                raise AccountError("name-taken", "this name is taken")
+            res = await self._create(keys=[keys.account(player)], args=[name, key, pw, self.clock()])
+            if text(res[0]) == "exists":
+                if text(res[1]) != key:
+                    await self._release(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
+                raise AccountError("already-account", "this player already has an account")
+        token = await self._tried(lambda: self._finish_claim(player, key, pw, epoch))
         if address is not None:
-            await self._remember(player, address, self.clock())
+            try:  # what it costs if lost: this address is not known to the account's logins
+                await self._remember(player, address, self.clock())
+            except Exception:
+                log.warning("account %s: its claim's address not remembered", player, exc_info=True)
         return Login(player, name, token)
+
+    async def _finish_claim(self, player: str, key: str, pw: str, epoch: str) -> str:
+        """The steps of a claim once its account exists (each may be made again): its name
+        final, a session, and the account no longer marked ``claiming``. The session's token."""
+        await self._confirm(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
+        token = await self._new_session(player, pw, epoch)
+        if token is None:  # the password changed, or every session was revoked, meanwhile
+            raise AccountError("conflict", "the account changed while it was made")
+        await self.redis.hdel(keys.account(player), "claiming")
+        return token
+
+    @staticmethod
+    async def _tried(call: Callable[[], Awaitable[T]]) -> T:
+        """`call()`, tried ATTEMPTS times (50 ms apart, doubling) while it fails for other
+        reasons than an AccountError: the last failure is raised."""
+        for attempt in range(ATTEMPTS - 1):
+            try:
+                return await call()
+            except AccountError:
+                raise
+            except Exception:
+                await asyncio.sleep(retry_delay_s(attempt))
+        return await call()
 
     async def _reserve_name(self, key: str, player: str) -> bool:
         """Reserve the name for ``player`` (in one slot: the index), before the

@@ -34,7 +34,8 @@ key                             type    contents
 ``{accounts}:names``            hash    lower-cased name → player id
 ``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
 ``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated,
-                                        epoch (revocations: password changes, logout_all)
+                                        epoch (revocations: password changes, logout_all), claiming
+                                        (ms; until the claim that made it is finished)
 ``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret
 ``{acct:P}:known``              hash    digest of an address group P logged in from → until (ms); expires
 ``{login:name:KEY}``            string  login bucket ``tokens:at_ms`` of an account name; expires

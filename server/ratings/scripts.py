@@ -79,19 +79,22 @@ end
 return 0
 """
 
-# Create an account record unless the player already has one.
+# Create an account record unless the player already has one; marked `claiming` until its
+# claim's later steps are done (accounts_store.Accounts.claim).
 # KEYS: account. ARGV: name, key, pw hash, now. -> {"ok"} | {"exists", key}
 CREATE = """
 local k = redis.call('HGET', KEYS[1], 'key')
 if k then return {'exists', k} end
-redis.call('HSET', KEYS[1], 'name', ARGV[1], 'key', ARGV[2], 'pw', ARGV[3], 'created', ARGV[4], 'updated', ARGV[4])
+redis.call('HSET', KEYS[1], 'name', ARGV[1], 'key', ARGV[2], 'pw', ARGV[3], 'created', ARGV[4], 'updated', ARGV[4],
+  'claiming', ARGV[4])
 return {'ok'}
 """
 
 # Replace the password hash if it is still the one verified; unless ARGV[5] is
 # '0' (a rehash with new cost parameters), revoke every session but the one kept, and
 # move the account's revocation count (`epoch`) on: a login verified before this
-# change then makes no session (NEW_SESSION).
+# change then makes no session (NEW_SESSION); an unfinished claim (`claiming`) ends with it:
+# the guest's token no longer resumes the player.
 # KEYS: account, sessions. ARGV: old hash, new hash, now, kept session or '', revoke '1'|'0'.
 # -> 1 | 0 (the password changed meanwhile)
 SET_PASSWORD = """
@@ -99,17 +102,22 @@ if redis.call('HGET', KEYS[1], 'pw') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'pw', ARGV[2], 'updated', ARGV[3])
 if ARGV[5] == '0' then return 1 end
 redis.call('HINCRBY', KEYS[1], 'epoch', 1)
+redis.call('HDEL', KEYS[1], 'claiming')
 local kept = ARGV[4] ~= '' and redis.call('HGET', KEYS[2], ARGV[4])
 redis.call('DEL', KEYS[2])
 if kept then redis.call('HSET', KEYS[2], ARGV[4], kept) end
 return 1
 """
 
-# Revoke every session of the account, and move its revocation count on (as SET_PASSWORD).
+# Revoke every session of the account, and move its revocation count on and end an unfinished
+# claim (as SET_PASSWORD).
 # KEYS: account, sessions. -> 1
 LOGOUT_EVERYWHERE = """
 redis.call('DEL', KEYS[2])
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HINCRBY', KEYS[1], 'epoch', 1) end
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'epoch', 1)
+  redis.call('HDEL', KEYS[1], 'claiming')
+end
 return 1
 """
 

@@ -203,8 +203,10 @@ class Sessions:
             (seats, ["SMEMBERS", seats]),
         ]
         if self.account_key is not None:
+            # An account's, unless its claim is unfinished (made, and no token given yet:
+            # ratings/accounts_store.py `claim`): the guest then resumes to send it again.
             account_key = self.account_key(pid_s)
-            cmds.append((account_key, ["EXISTS", account_key]))
+            cmds.append((account_key, ["HMGET", account_key, "key", "claiming"]))
         if not fresh:
             # Its recent races (recent.py) live as long as the session that can read them. An
             # account's are cut here only by a guest token that outlived its claim: the
@@ -213,7 +215,7 @@ class Sessions:
                 cmds.append((key, ["EXPIRE", key, self.ttl]))
         replies = await self._batch(cmds)
         stored, rids = replies[0], replies[4]
-        account = self.account_key is not None and bool(replies[5])
+        account = self.account_key is not None and replies[5][0] is not None and replies[5][1] is None
         return Resumed(pid_s, text_or_none(stored) or "player", sorted(r.decode() for r in rids), account)
 
     async def rename(self, pid: str, name: str) -> None:

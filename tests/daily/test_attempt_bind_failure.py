@@ -7,6 +7,7 @@ claim, then made a second race. The failures are injected into the real server's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -121,3 +122,85 @@ async def test_a_race_whose_mark_failed_is_discarded_though_the_claim_could_not_
     att = await daily.start(GAME, "ada", races.create, races.discard)
     assert att.race == "r2" and races.discarded == ["r1"]
     await r.aclose()
+
+
+def failing_binds(daily: Daily, *, releases: bool) -> tuple[list[str], Callable[[], None]]:
+    """Every BIND of a race fails (each try of `_bind_race`), and, if `releases`, every
+    release of a claim too: Redis failing through the whole start. Returns the races whose
+    binds failed (one per try), and what makes the binds work again."""
+    real = daily._bind
+    failed: list[str] = []
+
+    def mend() -> None:
+        daily._bind = real  # type: ignore[method-assign]
+
+    async def flaky(*, keys: Any, args: Any) -> Any:
+        if args[2]:
+            failed.append(args[2])
+            raise Blip("redis blip while binding the attempt's race")
+        if releases:
+            raise Blip("redis blip while giving the claim back")
+        return await real(keys=keys, args=args)
+
+    daily._bind = flaky  # type: ignore[method-assign]
+    return failed, mend
+
+
+async def seated(app: Any, rid: str, pid: str) -> bool:
+    _now, race = await app.service.store.load_race(rid)
+    return race is not None and race.seat_of(pid) is not None
+
+
+@pytest.mark.daily
+async def test_a_race_whose_every_bind_failed_is_discarded_and_the_next_start_plays(make_server, clean_redis):
+    """Every bind try fails, the claim's release works: the race made is discarded and the
+    claim given back, so the next start makes the attempt at once (it used to wait for the
+    claim to go stale, `daily-busy`, with the race left in its lobby holding the seat)."""
+    app = await make_server()
+    made = noting_races(app)
+    failed, mend = failing_binds(app.daily, releases=False)
+    ada = await player(app.ws_url, "ada")
+    reply = await ada.request("daily_start", game=GAME)
+    assert reply.get("code") == "internal", reply
+    (orphan,) = made
+    assert failed == [orphan] * 4  # BIND_ATTEMPTS
+    assert await app.daily.attempt(GAME, ada.player) is None
+    assert not await seated(app, orphan, ada.player)
+    assert await seat_set(clean_redis, ada.player) == set()
+    mend()
+    reply = await ada.request("daily_start", game=GAME)
+    assert reply["t"] == "race", reply
+    rid = reply["race"]
+    assert made == [orphan, rid] and rid != orphan
+    assert await app.daily.attempt(GAME, ada.player) == rid
+    assert await seat_set(clean_redis, ada.player) == {rid}
+    await ada.close()
+
+
+@pytest.mark.daily
+async def test_a_race_left_unbound_by_an_outage_is_discarded_by_the_next_start(make_server, clean_redis):
+    """Every bind and every release fail: whether the race is the attempt cannot be told, so
+    it is left, and the claim goes stale. The next start makes the attempt and takes the
+    player out of the race left behind (it used to stay, sealed in its lobby with the
+    player's seat, until it expired)."""
+    app = await make_server()
+    made = noting_races(app)
+    _failed, mend = failing_binds(app.daily, releases=True)
+    ada = await player(app.ws_url, "ada")
+    reply = await ada.request("daily_start", game=GAME)
+    assert reply.get("code") == "internal", reply
+    (orphan,) = made
+    assert await seated(app, orphan, ada.player)  # left: it might have been the attempt
+    assert text(await app.daily.redis.hget(dkeys.attempts(GAME, app.daily.today()), ada.player)).startswith(
+        "pending:"
+    )
+    mend()
+    app.daily.pending_stale_ms = 0  # the claim goes stale at once
+    reply = await ada.request("daily_start", game=GAME)
+    assert reply["t"] == "race", reply
+    rid = reply["race"]
+    assert made == [orphan, rid]
+    assert await app.daily.attempt(GAME, ada.player) == rid
+    assert not await seated(app, orphan, ada.player)
+    assert await seat_set(clean_redis, ada.player) == {rid}
+    await ada.close()

@@ -422,3 +422,36 @@ async def test_claims_are_limited_per_address(r, clock, hasher):
     await accounts.claim("p6", "Eve", PW, "10.0.0.1", limited=False)
     clock.ms += 60_000
     await accounts.claim("p5", "Dee", PW, "10.0.0.1")
+
+
+async def test_an_unfinished_claim_is_finished_by_the_same_claim_until_revoked(r, accounts, monkeypatch):
+    """A claim whose steps after the account failed (every try: `Accounts._tried`): the same
+    claim finishes it, with the same password only; `logout_everywhere` (or a password
+    change) ends that chance, as it ends every way back in but the password."""
+    real = accounts._new_session
+    failing = [True]
+
+    async def flaky(*args, **kw):
+        if failing[0]:
+            raise ConnectionError("redis blip after the account was made")
+        return await real(*args, **kw)
+
+    monkeypatch.setattr(accounts, "_new_session", flaky)
+    for player in ("p1", "p2"):
+        with pytest.raises(ConnectionError):
+            await accounts.claim(player, f"Ada{player}", PW)
+    failing[0] = False
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p1", "Adap1", "another password")
+    assert e.value.code == "already-account"
+    done = await accounts.claim("p1", "adaP1", PW)
+    assert done.name == "Adap1" and (await accounts.session(done.token)).player == "p1"
+    assert await r.hget(keys.account("p1"), "claiming") is None
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p1", "Adap1", PW)
+    assert e.value.code == "already-account"
+    await accounts.logout_everywhere("p2")  # the unfinished claim of p2 ends with it
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p2", "Adap2", PW)
+    assert e.value.code == "already-account"
+    assert (await accounts.login("adap2", PW, "10.0.0.1")).player == "p2"  # the password still works
