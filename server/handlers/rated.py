@@ -72,22 +72,17 @@ def change_event(outcome: RaceOutcome) -> m.RatingChange:
 
 
 class RatedHandlers:
-    def __init__(
-        self,
-        svc: Service,
-        accounts: Accounts,
-        ratings: Ratings,
-        pool: Pool,
-        sessions: PoolSessions,
-        identity: AccountHandlers,
-        pending: PendingRaces,
-    ) -> None:
-        self.svc = svc
-        self.ratings = ratings
-        self.identity = identity
-        self.pending = pending
-        self.queue = RatedQueue(svc, accounts, ratings, pool, sessions, identity, pending)
-        self.pool, self.sessions = pool, sessions  # the queue's, for tests and tools
+    def __init__(self, queue: RatedQueue) -> None:
+        """Around the rated quick-match `queue`, with its service, ratings, identity and
+        pending races."""
+        self.queue = queue
+        self.svc, self.ratings, self.identity, self.pending = (
+            queue.svc,
+            queue.ratings,
+            queue.identity,
+            queue.pending,
+        )
+        self.pool, self.sessions = queue.pool, queue.sessions  # for tests and tools
 
     def install(self) -> None:
         svc = self.svc
@@ -260,6 +255,7 @@ def install(svc: Service, accounts: Accounts, ratings: Ratings, pool: Pool, dail
     identity = AccountHandlers(svc, accounts, ratings, daily)
     identity.install()
     redis = accounts.redis
-    rated = RatedHandlers(svc, accounts, ratings, pool, PoolSessions(redis), identity, PendingRaces(redis))
+    queue = RatedQueue(svc, accounts, ratings, pool, PoolSessions(redis), identity, PendingRaces(redis))
+    rated = RatedHandlers(queue)
     rated.install()
     return rated
