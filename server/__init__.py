@@ -12,7 +12,7 @@ reaches up only to parse its settings' values with the parsers of the layers tha
 ``handlers/``      the requests by feature (handlers/__init__.py lists them)
 ``storage/``       everything that talks to Redis: keys, Lua scripts, records, the typed move pipe
 ``core/``          the race core, no I/O: lifecycle, transitions, move decisions, event order, sampling
-``config``, ``metrics``, ``logs``
+``config``, ``metrics``, ``logs``, ``tasks``, ``retries``
 
 Where to change what: a request or message type: protocol/messages, then a
 handler in handlers/ and its entry in ``Service.handlers`` (or its feature's ``install``); a rule of racing

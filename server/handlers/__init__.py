@@ -10,7 +10,9 @@
 ``presence`` who waits in a public lobby: unattended ones off the race list, their seats given back
 ``fanout``   published race events to this process's members and spectators; gap fill
 ``accounts`` claim, login, logout, password, profile, rating boards; account tokens in hello
-``rated``    rated create/join/start/quick, the rating pool's matchmaking, rating a race's end
+``rated``    rated create/join/start, the rating pool's matchmaking loop, rating a race's end
+``rated_queue`` rated quick-match: the rating pool's entries, seating the groups formed from it
+``seating``  what becomes of a matched group whose race could not be made
 ``recent``   recent: a player's own finished races, written at each race's end
 ``rematch``  rematch: a new race of the same players, or a seat in the one asked already
 ``bots``     bot: a bot seated by a bot worker (the request queue in storage/bots.py)

@@ -52,8 +52,8 @@ from ..core.session import Session
 from ..ratings import AccountError, Accounts, Rating, RatingError, Ratings
 from ..ratings import keys as rkeys
 from ..ratings.accounts_store import session_id
+from ..retries import retried
 from ..storage.sessions import Resumed
-from .retries import retried
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..daily import Daily

@@ -25,8 +25,8 @@ from ..core import room as rooms
 from ..core.moves import PLAYING, Entry
 from ..core.room import Delivery, Room
 from ..core.session import Session
+from ..retries import retried
 from ..storage import PositionCache
-from .retries import retried
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.fanout")

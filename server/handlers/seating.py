@@ -24,8 +24,8 @@ import enum
 import logging
 from collections.abc import Mapping, Sequence
 
+from ..retries import retried
 from .lobby import Lobby
-from .retries import retried
 
 log = logging.getLogger(__name__)
 

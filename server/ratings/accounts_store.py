@@ -30,13 +30,13 @@ import asyncio
 import hashlib
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
 from argon2 import PasswordHasher
 
-from ..core.gap_fill import ATTEMPTS, retry_delay_s
+from ..retries import tried
 from ..storage.sessions import address_group
 from . import keys, scripts
 from .accounts import (
@@ -62,7 +62,6 @@ from .accounts import (
 from .common import DAY_MS, Clock, system_clock, text
 
 log = logging.getLogger("solrace.accounts")
-T = TypeVar("T")
 
 SESSION_TTL_MS = 30 * DAY_MS  # from the session's last hello (sliding)
 MAX_SESSIONS = 20  # per account (devices, browsers): a login beyond them ends the least recently used
@@ -229,7 +228,7 @@ class Accounts:
                 if text(res[1]) != key:
                     await self._release(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
                 raise AccountError("already-account", "this player already has an account")
-        token = await self._tried(lambda: self._finish_claim(player, key, pw, epoch))
+        token = await tried(lambda: self._finish_claim(player, key, pw, epoch), unless=(AccountError,))
         if address is not None:
             try:  # what it costs if lost: this address is not known to the account's logins
                 await self._remember(player, address, self.clock())
@@ -246,19 +245,6 @@ class Accounts:
             raise AccountError("conflict", "the account changed while it was made")
         await self.redis.hdel(keys.account(player), "claiming")
         return token
-
-    @staticmethod
-    async def _tried(call: Callable[[], Awaitable[T]]) -> T:
-        """`call()`, tried ATTEMPTS times (50 ms apart, doubling) while it fails for other
-        reasons than an AccountError: the last failure is raised."""
-        for attempt in range(ATTEMPTS - 1):
-            try:
-                return await call()
-            except AccountError:
-                raise
-            except Exception:
-                await asyncio.sleep(retry_delay_s(attempt))
-        return await call()
 
     async def _reserve_name(self, key: str, player: str) -> bool:
         """Reserve the name for ``player`` (in one slot: the index), before the

@@ -425,7 +425,7 @@ async def test_claims_are_limited_per_address(r, clock, hasher):
 
 
 async def test_an_unfinished_claim_is_finished_by_the_same_claim_until_revoked(r, accounts, monkeypatch):
-    """A claim whose steps after the account failed (every try: `Accounts._tried`): the same
+    """A claim whose steps after the account failed (every try: `retries.tried`): the same
     claim finishes it, with the same password only; `logout_everywhere` (or a password
     change) ends that chance, as it ends every way back in but the password."""
     real = accounts._new_session

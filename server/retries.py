@@ -1,0 +1,36 @@
+"""A Redis read or step tried a few times before it counts as failed: right after a blip (or
+Redis back from a restart), pooled connections may still be stale, and the next try works."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from .core.gap_fill import ATTEMPTS, retry_delay_s
+
+T = TypeVar("T")
+
+
+async def tried(call: Callable[[], Awaitable[T]], unless: tuple[type[Exception], ...] = ()) -> T:
+    """`call()`, tried ATTEMPTS times (50 ms apart, doubling): the last failure is raised, and
+    at once one of `unless` (a refusal, which no second try changes)."""
+    for attempt in range(ATTEMPTS - 1):
+        try:
+            return await call()
+        except unless:
+            raise
+        except Exception:
+            await asyncio.sleep(retry_delay_s(attempt))
+    return await call()
+
+
+async def retried(call: Callable[[], Awaitable[T]], failed: str, log: logging.Logger) -> T | None:
+    """`call()`, tried ATTEMPTS times (`tried`); None, and one warning `failed` on `log`, if
+    every try raised."""
+    try:
+        return await tried(call)
+    except Exception:
+        log.warning(failed, exc_info=True)
+        return None
