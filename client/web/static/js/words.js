@@ -51,6 +51,19 @@ export function boardPileText(game, name) {
 }
 
 /**
+ * A group's label as the board shows it: a pile the label names (Rouge et Noir's "Colour ↑ A→K
+ * (pairs f0·f1, f2·f3)", the engine's names, which the terminal's board shows over its piles) by
+ * its place in the group, from 1, as boardPileText numbers it: "(pairs 1·2, 3·4)", so that a hint
+ * "to colour foundation 2" is the second pile of the first pair.
+ */
+export function groupLabelText(group) {
+  return String(group.label).replace(/\b[ftr]\d+\b/g, (name) => {
+    const i = group.piles.indexOf(name);
+    return i >= 0 ? String(i + 1) : pileText(name);
+  });
+}
+
+/**
  * A move in words. `cardsOf(pile)` (optional) gives the pile's cards before
  * the move, so the card moved can be named; `pileName(pile)` names a pile
  * (boardPileText for the board's own words).
