@@ -87,6 +87,19 @@ export function humanize(text) {
     .replace(/\b([ftr])(\d+)\b/g, (_, p, n) => pileText(p + n));
 }
 
+// Race ids are an "r" and 16 hex digits (server/storage/keys.py): any other text (a link's
+// `#race=hello`, the Join box's paste) is mistyped or cut short, and the server would only say
+// "no such race", as it does of an expired one.
+const RACE_ID = /^r[0-9a-f]{16}$/;
+
+/** Whether `text` is shaped like a race id (the server still has to know it). */
+export function isRaceId(text) {
+  return RACE_ID.test(String(text || ""));
+}
+
+/** What a link (race page, watching, replay) says of a text that is no race id. */
+export const NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link.";
+
 const REFUSALS = {
   "bad-notation": "that is not a move",
   "no-such-pile": "this game has no such pile",
