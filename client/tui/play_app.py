@@ -26,9 +26,10 @@ from .intent import Intent
 from .menu_flow import MenuFlow
 from .model import RaceModel
 from .race_commands import (
-    HELP,
-    PLACEHOLDER,
+    CANNOT_CONNECT_PLACEHOLDER,
+    CONNECTING_PLACEHOLDER,
     RematchWord,
+    connecting_help,
     finish_prompt,
     help_text,
     hints_possible,
@@ -152,8 +153,9 @@ class PlayApp(App[int]):
         yield Static(id="result")
         yield Static(id="bars")
         yield Static(id="hints")
-        yield Static(HELP, id="status")
-        yield MoveInput(placeholder=PLACEHOLDER, id="cmd")
+        # Until the session opens nothing typed acts: the help says it is connecting.
+        yield Static(connecting_help(connecting), id="status")
+        yield MoveInput(placeholder=CONNECTING_PLACEHOLDER, id="cmd")
 
     def on_mount(self) -> None:
         self.fit(self.size.height)
@@ -215,6 +217,7 @@ class PlayApp(App[int]):
 
     def show_cannot_connect(self, text: str) -> None:
         self.query_one("#board", BoardView).show(None, placeholder=text)
+        self.query_one("#cmd", Input).placeholder = CANNOT_CONNECT_PLACEHOLDER
 
     def show_command_line(self, shown: bool) -> None:
         """Hidden while the menu is open: nothing to act on until a race is chosen."""
@@ -398,6 +401,9 @@ class PlayApp(App[int]):
             return
         if word in ("quit", "exit", "q"):
             self.exit(0)
+        elif self.session is None:  # still connecting (or failed to): nothing acts yet
+            failed = self.connect_failed
+            self.say(connecting_help(connection_text(None, self.server_url, failed), failed), error=failed)
         elif word in ("help", "?"):
             self.say(self.help_text())
         elif word in ("ready", "unready", "start", "leave", "finish", "resync"):

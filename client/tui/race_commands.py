@@ -23,6 +23,22 @@ HELP = (
     "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
     "Commands: ready unready start leave finish resync hint menu quit"
 )
+#: The command line's placeholder until the session opens: nothing it offers would act yet.
+CONNECTING_PLACEHOLDER = "connecting…: ctrl+q quits"
+#: ...and once connecting failed.
+CANNOT_CONNECT_PLACEHOLDER = "not connected: ctrl+q quits"
+
+
+def connecting_help(connection: str, failed: bool = False) -> str:
+    """The status line until the session opens (``connection``: race_text.connection_text's
+    "connecting to HOST…"), and what a command typed meanwhile is told: no race, move or
+    command acts before then (HELP's would have done nothing); once connecting ``failed``,
+    only quitting is left."""
+    if failed:
+        return f"{connection}: nothing to act on (ctrl+q quits)"
+    return f"{connection} Moves and commands work once connected; ctrl+q quits."
+
+
 #: No race on screen (none chosen yet, or the one asked for was refused: a `--join` of a race
 #: that started or does not exist): the menu or quit, nothing of a lobby's.
 NO_RACE_HELP = (

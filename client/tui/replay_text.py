@@ -1,6 +1,7 @@
 """What the terminal replay viewer writes (client/tui/replay_screen.py): its heading, the
 players to switch between, the line under the board (move k of N, the move, cards home,
-the time into the race), and the one sentence that says why a replay was refused.
+the time into the race), and the one sentence that says why a replay was refused (and the
+watch app's short one, when a finished race's final boards did not come).
 Plain functions of client/tui/replay_model.py's data, no terminal."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from rich.text import Text
 
 from protocol.rules.facts import game_name
 
+from .errors import WORDS, error_text
 from .replay_model import Cursor, RaceReplay, at_end, frame, moment
 from .text import duration, marked_name, time_text
 
@@ -95,5 +97,25 @@ def refusal_text(code: str, race: str, message: str = "", *, flags: bool = True)
         return "The server does not know this token (its session ended): log in again with solrace play."
     if code in ("disconnected", "timeout"):
         return f"The server did not answer for race {race} (the connection is down or slow): try again."
-    detail = f" ({message})" if message else ""
-    return f"The server refused the replay of race {race}: {code}{detail}."
+    if code in WORDS or message:  # client/tui/errors.py's words, else the server's: no code
+        return f"The server refused the replay of race {race}: {error_text(code, message)}."
+    return f"The server refused the replay of race {race} ({code})."  # nothing else is known
+
+
+#: Why a finished race's final boards did not come (the watch app's line over the boards), by
+#: the code of the `replay` refused: short, the whole sentence (:func:`refusal_text`) is said
+#: on the message line.
+NO_FINAL_BOARDS = {
+    "race-not-over": "the server has not closed the race yet",
+    "no-such-race": "the race is no longer kept",
+    "private-race": "a private race: its invite link is needed",
+    "daily-open": "a daily attempt: sealed until its day closes",
+    "bad-token": "the session ended",
+    "disconnected": "the server did not answer",
+    "timeout": "the server did not answer",
+}
+
+
+def no_final_boards_text(code: str, message: str = "") -> str:
+    """``no final boards (why)``: a refused `replay` in a player's words, never its code."""
+    return f"no final boards ({NO_FINAL_BOARDS.get(code) or error_text(code, message)})"

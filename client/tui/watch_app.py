@@ -25,6 +25,7 @@ from .board import parse_view
 from .browse import BrowseApp
 from .model import RaceModel
 from .replay_model import ReplayError, build_replay
+from .replay_text import no_final_boards_text, refusal_text
 from .session import ServerError, Session
 from .tables import cut_rows, list_widths
 from .text import clock, marked_name, plural, ranking_lines
@@ -351,14 +352,15 @@ class WatchApp(BrowseApp):
                     await asyncio.sleep(RETRY_S)
                     continue
                 if e.code == ErrorCode.UNKNOWN_TYPE:  # offline: the last boards hide nothing
-                    self.no_final_boards(race, "no replays here", "")
-                else:
-                    self.no_final_boards(race, e.code, e.describe())
+                    self.no_final_boards(race, "no final boards (no replays here)", "")
+                else:  # in words, as `solrace replay` says them: no code
+                    why = refusal_text(e.code, race, e.message, flags=False)
+                    self.no_final_boards(race, no_final_boards_text(e.code, e.message), why)
                 return
         try:
             replay = build_replay(reply)
         except ReplayError as e:
-            self.no_final_boards(race, "the replay does not play", str(e))
+            self.no_final_boards(race, "no final boards (the replay does not play)", f"final boards: {e}")
             return
         m = self.model
         if m is None or m.race_id != race:
@@ -367,10 +369,11 @@ class WatchApp(BrowseApp):
         self.final_shown = True
         self.draw_race()
 
-    def no_final_boards(self, race: str, why: str, error: str) -> None:
+    def no_final_boards(self, race: str, missing: str, error: str) -> None:
+        """``missing`` over the boards (``no final boards (why)``), ``error`` on the message line."""
         if self.model is None or self.model.race_id != race:
             return
-        self.final_missing = f"no final boards ({why})"
+        self.final_missing = missing
         if error:
-            self.say(f"final boards: {error}", error=True)
+            self.say(error, error=True)
         self.draw_info()

@@ -1,5 +1,6 @@
 """The race screen's help is whole in its status line, from an 80-column terminal on (it was
-cut after two rows even at 110 columns)."""
+cut after two rows even at 110 columns); until the session opens, the line says it is
+connecting (tests/tui/test_connecting_help.py), and is whole too."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import asyncio
 import pytest
 
 from client.tui.play_app import PlayApp
-from client.tui.race_commands import HELP, LOBBY_HELP, OVER_HELP, RACE_HELP
+from client.tui.race_commands import HELP, LOBBY_HELP, OVER_HELP, RACE_HELP, connecting_help
+from client.tui.race_text import connection_text
 
 from .helpers import rendered, until
 
@@ -23,7 +25,8 @@ async def test_the_help_is_whole_in_the_status_line(columns: int) -> None:
     async with app.run_test(size=(columns, 30)) as pilot:
         status = app.query_one("#status")
         await until(pilot, lambda: status.region.height > 0, what="the status line drawn")
-        assert " ".join(rendered(status).split()) == " ".join(HELP.split())
+        connecting = connecting_help(connection_text(None, None))
+        assert " ".join(rendered(status).split()) == " ".join(connecting.split())
         needed = status.get_content_height(
             status.container_size, status.container_viewport.size, status.content_region.width
         )
@@ -33,7 +36,9 @@ async def test_the_help_is_whole_in_the_status_line(columns: int) -> None:
 OVER_WITH_REMATCH = OVER_HELP.replace("Commands: ", "Commands: rematch ")
 
 
-@pytest.mark.parametrize("text", ["Go! " + RACE_HELP + " hint", LOBBY_HELP, OVER_HELP, OVER_WITH_REMATCH])
+@pytest.mark.parametrize(
+    "text", [HELP, "Go! " + RACE_HELP + " hint", LOBBY_HELP, OVER_HELP, OVER_WITH_REMATCH]
+)
 async def test_the_race_and_lobby_helps_are_whole_at_80_columns(text: str) -> None:
     app = PlayApp(never_connects)
     async with app.run_test(size=(80, 30)) as pilot:

@@ -310,7 +310,12 @@ def test_a_refusal_is_one_sentence() -> None:
     )
     assert "--token-file" in texts["private-race"] and "--invite" in texts["private-race"]
     assert "--token-file" not in refusal_text("private-race", "r8a1c", flags=False)
-    assert texts["internal"] == "The server refused the replay of race r8a1c: internal."
+    # a code without words: the server's message, its code only when it sent none
+    fault = "server fault; the request had no effect"
+    assert (
+        refusal_text("internal", "r8a1c", fault) == f"The server refused the replay of race r8a1c: {fault}."
+    )
+    assert texts["internal"] == "The server refused the replay of race r8a1c (internal)."
     assert texts["disconnected"].startswith("The server did not answer for race r8a1c")
     for text in texts.values():
         assert "\n" not in text and text.endswith(".") and text.count(". ") == 0

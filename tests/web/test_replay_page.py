@@ -111,7 +111,8 @@ def test_a_replay_boards_piles_are_named_for_a_screen_reader(new_page, make_bot)
     by_pile = {pile: (role, label) for pile, role, label in labels}
     assert all(role == "group" for role, _ in by_pile.values()), labels
     assert by_pile["s"][1].startswith("stock, ") and by_pile["s"][1].endswith(" cards")
-    assert by_pile["f0"][1] == "foundation 1, empty"
+    assert by_pile["f0"][1] == "colour foundation 1, empty"  # as the hints name it
+    assert by_pile["f4"][1] == "sequence foundation 1, empty"
     assert by_pile["t0"][1] == "tableau 1, 8 cards, 7 face down"
     assert by_pile["t8"][1] == "tableau 9, 1 card"
     assert by_pile["t9"][1] == "tableau 10, empty"

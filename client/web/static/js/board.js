@@ -6,7 +6,7 @@ import { GAMES } from "./games.js";
 import { parseView, cardEl } from "./cards.js";
 import { keyInput } from "./board_keys.js";
 import { pointerInput } from "./board_pointer.js";
-import { countText, pileText } from "./words.js";
+import { boardPileText, countText, groupLabelText } from "./words.js";
 
 // Gaps in card widths: between piles of a group, between groups; narrower
 // ones when the board would not fit the width otherwise (phones).
@@ -176,7 +176,7 @@ export class Board {
           gEl.className = `group fan-${group.fan}`;
           const label = document.createElement("div");
           label.className = "glabel";
-          label.textContent = group.label;
+          label.textContent = groupLabelText(group);
           gEl.appendChild(label);
           const piles = document.createElement("div");
           piles.className = "piles";
@@ -204,7 +204,7 @@ export class Board {
     const n = name === "s" ? this.view.stock : (this.view.piles[name] || []).length;
     const backs = name === "s" ? 0 : pileEl.querySelectorAll(".card.back").length;
     pileEl.setAttribute("role", "group");
-    pileEl.setAttribute("aria-label", `${pileText(name)}, ${n ? countText(n, "card") : "empty"}${backs ? `, ${backs} face down` : ""}`);
+    pileEl.setAttribute("aria-label", `${boardPileText(GAMES[this.view.game], name)}, ${n ? countText(n, "card") : "empty"}${backs ? `, ${backs} face down` : ""}`);
   }
 
   pileEl(name, group, game, targets) {

@@ -10,7 +10,8 @@
 // selection. "d", and Space where no button has the focus, are the race page's draw (app.js).
 // A click with no pointer (a screen reader pressing a card) is a click too.
 import { cardName } from "./cards.js";
-import { pileText } from "./words.js";
+import { GAMES } from "./games.js";
+import { boardPileText } from "./words.js";
 
 // Whether the last input was a key (not a pointer): the focus ring shows for keyboard play only.
 // Not :focus-visible: the board puts the focus back itself after each redraw, and Chromium's
@@ -44,17 +45,18 @@ export const keyInput = {
     const dest = targets.has(name) ? ", takes the selected cards" : "";
     const backs = name === "s" ? 0 : pileEl.querySelectorAll(".card.back").length; // the stock's back is itself
     const under = backs ? `, ${backs} face down` : "";
+    const pile = boardPileText(GAMES[this.view.game], name); // as the hints and replays name it
     for (const c of faces) {
       c.tabIndex = c === stop ? 0 : -1;
       c.setAttribute("role", "button");
       const selected = c.classList.contains("selected") ? ", selected" : "";
-      c.setAttribute("aria-label", `${cardName(c.dataset.card)}, ${pileText(name)}${c === stop ? under : ""}${selected}${dest}`);
+      c.setAttribute("aria-label", `${cardName(c.dataset.card)}, ${pile}${c === stop ? under : ""}${selected}${dest}`);
     }
     if (stop !== pileEl) return;
     pileEl.tabIndex = 0;
     pileEl.setAttribute("role", "button");
     const what = name === "s" ? `${this.view.stock} card${this.view.stock === 1 ? "" : "s"}` : "no card to play";
-    pileEl.setAttribute("aria-label", `${pileText(name)}, ${what}${under}${dest}`);
+    pileEl.setAttribute("aria-label", `${pile}, ${what}${under}${dest}`);
   },
 
   /** Where the focus is on this board: {pile, idx (null: the pile itself), top (its Tab stop)}. */

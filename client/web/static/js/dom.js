@@ -49,10 +49,12 @@ export function announce(text) {
   say.textContent = say.textContent === text ? text + "\u00a0" : text;
 }
 
-/** A passing note: `content` is a string, or an array of strings and elements (a marked name). */
-export function toast(content, kind = "info", ms = 3500) {
+/** A passing note: `content` is a string, or an array of strings and elements (a marked name).
+ *  `into`: a box in the page's flow to show it in (the race page's hint note, under the side
+ *  buttons) rather than over the page's bottom, where on a phone it covered buttons. */
+export function toast(content, kind = "info", ms = 3500, into = null) {
   const t = h("div", { class: `toast ${kind}` }, content);
-  $("#toasts").appendChild(t);
+  (into || $("#toasts")).appendChild(t);
   setTimeout(() => t.classList.add("gone"), ms);
   setTimeout(() => t.remove(), ms + 400);
 }

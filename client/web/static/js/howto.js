@@ -5,7 +5,7 @@
 import { Board } from "./board.js";
 import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { position } from "./rules.js";
-import { boardPileText, moveText } from "./words.js";
+import { boardPileText, groupLabelText, moveText } from "./words.js";
 import { parseView } from "./cards.js";
 
 /** Per game: what each pile group is for, keyed by the group's first pile. */
@@ -51,7 +51,7 @@ export function legendOf(game) {
     for (const row of col) {
       for (const group of row) {
         const t = text[group.piles[0]];
-        if (t) out.push([group.label, t]);
+        if (t) out.push([groupLabelText(group), t]); // as the board labels the group
       }
     }
   }

@@ -8,7 +8,7 @@ import { $, h, setBanner, toast } from "./dom.js";
 import { recentEl } from "./lobby_recent.js";
 import { createRace, practise, quick, startBotRace } from "./matchmaking.js";
 import { app, conn, inviteSuffix, myId } from "./state.js";
-import { nameMarks } from "./words.js";
+import { isRaceId, nameMarks } from "./words.js";
 
 export async function refreshRaces() {
   if (conn.status !== "online") return;
@@ -355,8 +355,7 @@ function decoCards(game) {
 function joinByText(text) {
   const t = (text || "").trim();
   const m = /(?:race=|watch=)?([\w-]+)(?:&invite=([\w-]+))?\s*$/.exec(t);
-  // Race ids are an "r" and 16 hex digits (server/storage/keys.py): anything else was mistyped
-  // or cut short, and the race page would only say "no such race (it may have expired)".
-  if (!m || !/^r[0-9a-f]{16}$/.test(m[1])) return toast("That is not a race link or id (an id is an r and 16 hex digits): check what you pasted.", "error", 6000);
+  // anything but a race id (words.isRaceId) was mistyped or cut short: said here, in the lobby
+  if (!m || !isRaceId(m[1])) return toast("That is not a race link or id (an id is an r and 16 hex digits): check what you pasted.", "error", 6000);
   location.hash = `race=${m[1]}${m[2] ? `&invite=${m[2]}` : ""}`;
 }

@@ -32,6 +32,9 @@ function raceSkeleton() {
         h("ul", { id: "players", class: "players" }),
         h("div", { id: "last-race", class: "last-race", hidden: true }),
         h("div", { id: "side-actions", class: "side-actions" }),
+        // the hint's words (race_play.js askHint): under the buttons, in the page's flow, so that
+        // they cover nothing (a toast at the bottom of a phone's screen covered the buttons)
+        h("div", { id: "hint-note", class: "hint-note", "aria-live": "polite" }),
       ),
       h(
         "section",

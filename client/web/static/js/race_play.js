@@ -97,6 +97,15 @@ export function hintsGiven(race) {
   return race.seats === 1 && race.hints !== false && !race.rated && !dailyOf(race.race);
 }
 
+/** What a hint says, under the side buttons (race_page.js #hint-note): one at a time, for 6 s,
+ *  scrolled into sight if the buttons were at the screen's bottom edge (a phone's). */
+function hintNote(text, kind) {
+  const box = $("#hint-note");
+  if (box) box.replaceChildren();
+  toast(text, kind, 6000, box);
+  if (box) box.scrollIntoView({ block: "nearest" });
+}
+
 /** Ask the server for a hint and mark its move's piles on the board until the next move. */
 export async function askHint() {
   const raceId = app.raceId;
@@ -108,7 +117,7 @@ export async function askHint() {
     if (raceId !== app.raceId || rep.n !== app.you.n) return; // moved on meanwhile: the hint is stale
     app.hint = rep.move;
     if (!rep.move) {
-      toast("Hint: nothing helps any more. Finish your game to keep your cards home.", "info", 6000);
+      hintNote("Hint: nothing helps any more. Finish your game to keep your cards home.", "info");
       return;
     }
     if (app.board) {
@@ -117,9 +126,9 @@ export async function askHint() {
     }
     const piles = parseView(app.you.view).piles;
     // the piles as the board labels them ("Kings foundation 1", not "foundation 13")
-    toast(`Hint: ${moveText(rep.move, (pile) => piles[pile], (pile) => boardPileText(GAMES[app.race.game], pile))}`, "good", 6000);
+    hintNote(`Hint: ${moveText(rep.move, (pile) => piles[pile], (pile) => boardPileText(GAMES[app.race.game], pile))}`, "good");
   } catch (e) {
-    toast(`No hint: ${errText(e)}`, "error");
+    hintNote(`No hint: ${errText(e)}`, "error");
   } finally {
     const b = $("#hint-btn");
     if (b) b.disabled = false;

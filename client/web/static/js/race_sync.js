@@ -1,6 +1,6 @@
 // Opening a race (#race=ID) and keeping it in step with the server: snapshots, event versions,
 // resyncs; a player's seat found again, or taken (a visitor of a finished race only looks).
-import { errorText as errText } from "./words.js";
+import { NOT_A_RACE_ID, errorText as errText, isRaceId } from "./words.js";
 import { toast } from "./dom.js";
 import { setEnd } from "./result.js";
 import { renderRace } from "./race_page.js";
@@ -66,6 +66,11 @@ export function applyState(st) {
 }
 
 export async function openRace(id) {
+  if (!isRaceId(id)) {
+    // `#race=hello`: no race id at all, which the server would call "no such race" (expired?)
+    app.error = NOT_A_RACE_ID;
+    return renderRace();
+  }
   if (app.pendingSnapshot && app.pendingSnapshot.race === id) {
     applySnapshot(app.pendingSnapshot);
     app.pendingSnapshot = null;

@@ -16,16 +16,13 @@ import { dailyOfRoute, fromDailyReplay, rebuild } from "./replay_data.js";
 import { keyForTarget } from "./dom.js";
 import { sha256Hex } from "./sha256.js";
 import { analysisPanel, homeChart, moveList, rankingTable, verifyPanel } from "./replay_views.js";
-import { boardPileText, clockText, errorText, homeText, moveText, nameMarks } from "./words.js";
+import { NOT_A_RACE_ID, boardPileText, clockText, errorText, homeText, isRaceId, moveText, nameMarks } from "./words.js";
 
 const SPEEDS = [1, 2, 5, 10, 30];
 
 // The server says `no-such-race` alike for an id never given and for a race whose record has
 // expired: the words must hold for both.
 export const NO_SUCH_RACE = "No race with this id: it may be mistyped, or too old for its replay to be kept.";
-// Race ids are an "r" and 16 hex digits (server/storage/keys.py): anything else is mistyped.
-const RACE_ID = /^r[0-9a-f]{16}$/;
-export const NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link.";
 
 export class ReplayPage {
   /** ctx: {conn, h, $, copyLink(url)} */
@@ -74,7 +71,7 @@ export class ReplayPage {
     this.leave();
     this.id = id;
     this.daily = dailyOfRoute(location.hash);
-    if (!RACE_ID.test(id)) {
+    if (!isRaceId(id)) {
       this.error = NOT_A_RACE_ID;
       return this.render();
     }

@@ -2,7 +2,7 @@
 // player's board comes one spectator delay late (SPECTATOR_DELAY) and their progress live.
 import { gameName } from "./games.js";
 import { Board } from "./board.js";
-import { countText, errorText as errText } from "./words.js";
+import { NOT_A_RACE_ID, countText, errorText as errText, isRaceId } from "./words.js";
 import { drawClock } from "./clock.js";
 import { $, h } from "./dom.js";
 import { raceListEl } from "./lobby.js";
@@ -18,6 +18,10 @@ export function renderWatchList() {
 }
 
 export async function openWatch(id) {
+  if (!isRaceId(id)) {
+    app.error = NOT_A_RACE_ID; // `#watch=hello`, as the race page and the replay say it
+    return renderWatch();
+  }
   try {
     const snap = await conn.request(withInvite({ t: "spectate", race: id }));
     app.mode = "spectator";

@@ -51,6 +51,19 @@ export function boardPileText(game, name) {
 }
 
 /**
+ * A group's label as the board shows it: a pile the label names (Rouge et Noir's "Colour ↑ A→K
+ * (pairs f0·f1, f2·f3)", the engine's names, which the terminal's board shows over its piles) by
+ * its place in the group, from 1, as boardPileText numbers it: "(pairs 1·2, 3·4)", so that a hint
+ * "to colour foundation 2" is the second pile of the first pair.
+ */
+export function groupLabelText(group) {
+  return String(group.label).replace(/\b[ftr]\d+\b/g, (name) => {
+    const i = group.piles.indexOf(name);
+    return i >= 0 ? String(i + 1) : pileText(name);
+  });
+}
+
+/**
  * A move in words. `cardsOf(pile)` (optional) gives the pile's cards before
  * the move, so the card moved can be named; `pileName(pile)` names a pile
  * (boardPileText for the board's own words).
@@ -73,6 +86,19 @@ export function humanize(text) {
     .replace(/\b([A2-9TJQK])([cdhs])\b/g, (_, r, s) => cardText(r + s))
     .replace(/\b([ftr])(\d+)\b/g, (_, p, n) => pileText(p + n));
 }
+
+// Race ids are an "r" and 16 hex digits (server/storage/keys.py): any other text (a link's
+// `#race=hello`, the Join box's paste) is mistyped or cut short, and the server would only say
+// "no such race", as it does of an expired one.
+const RACE_ID = /^r[0-9a-f]{16}$/;
+
+/** Whether `text` is shaped like a race id (the server still has to know it). */
+export function isRaceId(text) {
+  return RACE_ID.test(String(text || ""));
+}
+
+/** What a link (race page, watching, replay) says of a text that is no race id. */
+export const NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link.";
 
 const REFUSALS = {
   "bad-notation": "that is not a move",
