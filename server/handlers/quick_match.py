@@ -3,7 +3,7 @@ connection's entries) and the seating of a matched group in a new race (`seat_gr
 an arena's pairings use too: server/handlers/arena_loop.py).
 
 A quick-match entry is the player's, not the connection's (as the rated
-pool's, server/handlers/rated.py): each connection that queued holds it (its
+pool's, server/handlers/rated_queue.py): each connection that queued holds it (its
 ``conn_id``, in Redis next to the queue, server/storage/quick.lua); ``unqueue``
 from any of the player's connections, on any process, takes it out with its
 holders; it leaves with the last holder to close; a group taken out of the

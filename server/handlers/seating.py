@@ -1,7 +1,7 @@
 """What becomes of a matched group when its race could not be made.
 
 A group taken out of a casual queue (server/handlers/quick_match.py) or the rated
-pool (server/handlers/rated.py) waits for nothing any more: if seating it fails
+pool (server/handlers/rated_queue.py) waits for nothing any more: if seating it fails
 (a Redis blip, a deal that could not be made) and nothing is done, its players
 are out of the queue and in no race, their clients saying "waiting" forever.
 Which way out depends on whether the race's commit was applied, which the

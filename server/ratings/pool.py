@@ -13,7 +13,7 @@ moment therefore never put one player in two races; a group one of them
 lost is simply formed again on the next call from what is left.
 
 Each ``join`` may also bring the token with which that request claimed the
-entry's seat (storage/seats.lua, handlers/rated.py) and the login session it
+entry's seat (storage/seats.lua, handlers/rated_queue.py) and the login session it
 was made with: the entry carries its tokens (a set next to the pool) and its
 session (``{mm:G}:sessions``, read by ``seats.PoolSessions``), and whatever
 takes it out (``form``, ``leave``, the last holder's ``release``) takes its
