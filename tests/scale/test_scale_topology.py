@@ -106,6 +106,39 @@ def test_compose_file_matches_the_server():
     assert bots["healthcheck"] == {"disable": True}  # the image's check asks a server's /healthz
 
 
+def haproxy_sections(text: str) -> dict[str, list[str]]:
+    """A HAProxy configuration's sections (`defaults`, `frontend solrace`, ...) -> their lines,
+    comments and blank lines left out."""
+    sections: dict[str, list[str]] = {}
+    lines: list[str] = []
+    for raw in text.splitlines():
+        line = raw.split("#", 1)[0].rstrip()
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            lines = sections.setdefault(line.strip(), [])
+        else:
+            lines.append(line.strip())
+    return sections
+
+
+def test_the_documented_haproxy_without_docker_is_the_shipped_one_with_fixed_servers():
+    """docs/operations.md §2 "HAProxy without Docker" is deploy/haproxy.cfg but for Docker's
+    DNS (its resolvers, the servers found by name) and the global maxconn: the two do not drift."""
+    doc = (ROOT / "docs" / "operations.md").read_text()
+    documented = haproxy_sections(doc.split("#### HAProxy without Docker", 1)[1].split("```\n", 2)[1])
+    shipped = haproxy_sections(HAPROXY.read_text())
+    assert set(documented) == {"defaults", "frontend solrace", "backend replicas"}, set(documented)
+    assert documented["defaults"] == shipped["defaults"]
+    assert documented["frontend solrace"] == shipped["frontend solrace"]
+    docker_only = [" resolvers docker init-addr none"]
+    backend = [line for line in shipped["backend replicas"] if not line.startswith("server-template ")]
+    backend = [line.replace(docker_only[0], "") for line in backend]
+    servers = [line for line in documented["backend replicas"] if line.startswith("server ")]
+    assert [line for line in documented["backend replicas"] if not line.startswith("server ")] == backend
+    assert len(servers) == 2 and all(re.fullmatch(r"server s\d 127\.0\.0\.1:880\d", s) for s in servers)
+
+
 def interpolated(value: str, variables: dict[str, str]) -> str:
     """Compose's ``${VAR}`` and ``${VAR:?message}`` in `value`, from `variables`."""
     return re.sub(r"\$\{(\w+)(?::\?[^}]*)?\}", lambda m: variables[m.group(1)], value)
