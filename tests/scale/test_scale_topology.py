@@ -79,6 +79,9 @@ def test_compose_file_matches_the_server():
     assert "option httpchk GET /healthz" in cfg and "timeout tunnel" in cfg and "option forwardfor" in cfg
     assert services["proxy"]["ports"] == [f"{port}:{port}"]
     assert any("haproxy.cfg" in v for v in services["proxy"]["volumes"])
+    # HAProxy needs two open files per connection of its maxconn (and a few more), or it exits
+    maxconn = int(re.search(r"^\s*maxconn (\d+)", cfg, re.M).group(1))  # type: ignore[union-attr]
+    assert services["proxy"]["ulimits"]["nofile"] >= 2 * maxconn + 100
     # the proxy's network is the one the servers trust for X-Forwarded-For
     subnet = doc["networks"]["solrace"]["ipam"]["config"][0]["subnet"]
     assert _pairs(command)["--trusted-proxies"] == subnet
