@@ -21,7 +21,8 @@ from protocol.rules.engine import Game
 from protocol.rules.facts import game_def
 from protocol.rules.view import View
 
-from .search import _ordered_moves, _value, position_key
+from .positions import ordered_moves, position_key
+from .search import _value
 
 #: Default budget: positions generated per call (a few ms to a few tens of ms).
 DEFAULT_HINT_NODES = 2_000
@@ -85,7 +86,7 @@ def best_move(position: View | str, *, nodes: int = DEFAULT_HINT_NODES) -> str |
     generated = 0
     while frontier and generated < nodes:
         _, _, node, first, depth = heapq.heappop(frontier)
-        for move in _ordered_moves(node):
+        for move in ordered_moves(node):
             head = first or move
             child = node.copy()
             revealed = child.apply(move).revealed
