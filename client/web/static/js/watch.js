@@ -2,7 +2,7 @@
 // player's board comes one spectator delay late (SPECTATOR_DELAY) and their progress live.
 import { gameName } from "./games.js";
 import { Board } from "./board.js";
-import { NOT_A_RACE_ID, countText, errorText as errText, isRaceId } from "./words.js";
+import { NOT_A_RACE_ID, NO_SUCH_RACE, countText, errorText as errText, isRaceId } from "./words.js";
 import { drawClock } from "./clock.js";
 import { $, h } from "./dom.js";
 import { raceListEl } from "./lobby.js";
@@ -37,7 +37,7 @@ export async function openWatch(id) {
     app.error =
       {
         "private-race": "This race is private: it can be watched only with its invite link.",
-        "no-such-race": "There is no such race (it may have expired).",
+        "no-such-race": NO_SUCH_RACE, // as the race page and the replay say it
         "daily-open": "Daily challenge boards are secret until the day closes.",
       }[e.code] || errText(e);
     renderWatch();

@@ -100,6 +100,11 @@ export function isRaceId(text) {
 /** What a link (race page, watching, replay) says of a text that is no race id. */
 export const NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link.";
 
+/** What a link (race page, watching, replay) says of a race id the server does not know: its
+ *  `no-such-race` is the same for an id never given and for a race whose record has expired,
+ *  so the words hold for both, and the three pages say them alike. */
+export const NO_SUCH_RACE = "No race has this id: it may be mistyped, or too old to be kept.";
+
 const REFUSALS = {
   "bad-notation": "that is not a move",
   "no-such-pile": "this game has no such pile",
