@@ -56,6 +56,9 @@ export function renderRace() {
   raceSkeleton();
   const race = app.race;
   const notice = $("#notice");
+  // No race (an unknown id, a text that is none, not loaded yet): no side panel, which would only
+  // say "Race –:––" over nothing; the stage takes the page's width.
+  showSide(!!race);
   if (app.error) {
     // Someone without a seat sees why, and what they can do: never the players' lobby panel.
     $("#lobby-panel").replaceChildren();
@@ -63,7 +66,10 @@ export function renderRace() {
     $("#board-wrap").hidden = true;
     $("#mini-status").hidden = true;
     renderBoardExtras(null);
-    if (race) renderSideActions();
+    if (race) {
+      renderSideHead(race);
+      renderSideActions();
+    }
     notice.replaceChildren(raceErrorPanel());
     return;
   }
@@ -72,6 +78,26 @@ export function renderRace() {
     return;
   }
   notice.replaceChildren();
+  renderSideHead(race);
+  renderLastArenaRace(race);
+  renderSideActions();
+  renderLobbyPanel();
+  renderBoard();
+  renderResult();
+  tickRace();
+}
+
+/** The race page's (or the watch page's) side panel shown, or not: without it the stage takes
+ *  the page's width (`.race-page.no-side`). */
+export function showSide(shown) {
+  const page = $("#main .race-page");
+  if (!page) return;
+  $(".side", page).hidden = !shown;
+  page.classList.toggle("no-side", !shown);
+}
+
+/** The side panel's title, status line and players. */
+function renderSideHead(race) {
   const arena = arenaOf(race.race); // an arena race: its arena's name (once known) before the game's
   const arenaInfo = arena ? pages.arena.arenaInfo(arena) : null;
   $("#race-title").textContent = (dailyOf(race.race) ? "Daily · " : "") + (arena ? `${(arenaInfo && arenaInfo.arena.name) || "Arena race"} · ` : "") + gameName(race.game);
@@ -82,12 +108,6 @@ export function renderRace() {
     race.rated ? h("span", { class: "pill rated", id: "race-rated" }, "rated") : "", // the DOM writes a null as "null"
   );
   $("#players").replaceChildren(...playerRows(race));
-  renderLastArenaRace(race);
-  renderSideActions();
-  renderLobbyPanel();
-  renderBoard();
-  renderResult();
-  tickRace();
 }
 
 /** Why the race page cannot seat us; watching instead when the race is known and may be watched. */

@@ -7,6 +7,7 @@ import { drawClock } from "./clock.js";
 import { $, h } from "./dom.js";
 import { raceListEl } from "./lobby.js";
 import { playerRows } from "./players.js";
+import { showSide } from "./race_page.js";
 import { applySnapshot } from "./race_sync.js";
 import { renderResult } from "./result.js";
 import { app, conn, spectatorDelayMs, withInvite } from "./state.js";
@@ -65,6 +66,7 @@ export function renderWatch() {
     );
   }
   const notice = $("#notice");
+  showSide(!!app.race); // no race (an unknown id): no "Watching –:––" panel over nothing
   if (app.error) {
     notice.replaceChildren(h("div", { class: "panel error-panel" }, h("h2", {}, app.error), h("a", { class: "btn", href: "#watch" }, "All races")));
     return;
