@@ -34,7 +34,7 @@ export async function finishGame() {
     renderRace();
   } catch (e) {
     if (refusedForTime(e)) noteTimeUp();
-    else toast(errText(e), "error");
+    else toast(refusalText(e), "error");
   }
 }
 
@@ -53,6 +53,17 @@ function noteTimeUp() {
   if (timeUpNoted === app.raceId) return;
   timeUpNoted = app.raceId;
   toast("Time is up.", "info");
+}
+
+/** A pile as this race's board names it (words.boardPileText): in hints, and in the server's
+ *  refusals, which name piles the engine's way ("f4", said "foundation 5" before). */
+function boardPile(pile) {
+  return boardPileText(app.race && GAMES[app.race.game], pile);
+}
+
+/** A refusal of the server as a sentence, its piles named as the board names them. */
+function refusalText(e) {
+  return errText(e, boardPile);
 }
 
 /** Called by the board: send one move, apply the ack. */
@@ -82,11 +93,11 @@ export async function sendMove(move) {
     if (ack.won) toast("All cards home — you won!", "good", 5000);
   } catch (e) {
     if (refusedForTime(e)) noteTimeUp();
-    else if (e.code === "illegal-move") toast(errText(e), "error");
+    else if (e.code === "illegal-move") toast(refusalText(e), "error");
     else if (e.code === "out-of-sync") resync(app.lastVer);
     else if (e.code === "timeout") resync(app.lastVer); // the truth about n and the board
     else if (e.code === "disconnected") toast("Connection lost — your board is resynced after reconnecting", "warn");
-    else toast(errText(e), "error");
+    else toast(refusalText(e), "error");
   }
 }
 
@@ -126,9 +137,9 @@ export async function askHint() {
     }
     const piles = parseView(app.you.view).piles;
     // the piles as the board labels them ("Kings foundation 1", not "foundation 13")
-    hintNote(`Hint: ${moveText(rep.move, (pile) => piles[pile], (pile) => boardPileText(GAMES[app.race.game], pile))}`, "good");
+    hintNote(`Hint: ${moveText(rep.move, (pile) => piles[pile], boardPile)}`, "good");
   } catch (e) {
-    hintNote(`No hint: ${errText(e)}`, "error");
+    hintNote(`No hint: ${refusalText(e)}`, "error");
   } finally {
     const b = $("#hint-btn");
     if (b) b.disabled = false;
