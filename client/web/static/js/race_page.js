@@ -32,9 +32,10 @@ function raceSkeleton() {
         h("ul", { id: "players", class: "players" }),
         h("div", { id: "last-race", class: "last-race", hidden: true }),
         h("div", { id: "side-actions", class: "side-actions" }),
-        // the hint's words (race_play.js askHint): under the buttons, in the page's flow, so that
-        // they cover nothing (a toast at the bottom of a phone's screen covered the buttons)
-        h("div", { id: "hint-note", class: "hint-note", "aria-live": "polite" }),
+        // the page's passing notes (dom.js toast: a hint's words, a rival's finish, "Link copied",
+        // a refused move): under the buttons, in the page's flow, so that they cover nothing (at
+        // the bottom of a phone's screen they lay over these buttons, or the board's cards)
+        h("div", { id: "race-notes", class: "race-notes", dataset: { notes: "" }, "aria-live": "polite" }),
       ),
       h(
         "section",

@@ -7,7 +7,7 @@ import { legendEl } from "./howto.js";
 import { GAMES } from "./games.js";
 import { boardPileText, errorText as errText, moveText, nameMarks } from "./words.js";
 import { timeIsUp } from "./clock.js";
-import { $, fmtClock, h, toast } from "./dom.js";
+import { $, fmtClock, h, reveal, toast } from "./dom.js";
 import { STATUS_LABEL } from "./players.js";
 import { renderRace } from "./race_page.js";
 import { checkVer, resync } from "./race_sync.js";
@@ -34,7 +34,7 @@ export async function finishGame() {
     renderRace();
   } catch (e) {
     if (refusedForTime(e)) noteTimeUp();
-    else toast(refusalText(e), "error");
+    else reveal(toast(refusalText(e), "error")); // under the button just pressed
   }
 }
 
@@ -108,13 +108,13 @@ export function hintsGiven(race) {
   return race.seats === 1 && race.hints !== false && !race.rated && !dailyOf(race.race);
 }
 
-/** What a hint says, under the side buttons (race_page.js #hint-note): one at a time, for 6 s,
- *  scrolled into sight if the buttons were at the screen's bottom edge (a phone's). */
+/** What a hint says, under the side buttons (race_page.js #race-notes, with the page's other
+ *  notes): one hint at a time, for 6 s, scrolled into sight if the buttons were at the screen's
+ *  bottom edge (a phone's). */
 function hintNote(text, kind) {
-  const box = $("#hint-note");
-  if (box) box.replaceChildren();
-  toast(text, kind, 6000, box);
-  if (box) box.scrollIntoView({ block: "nearest" });
+  const box = $("#race-notes");
+  if (box) box.querySelectorAll(".toast.hint").forEach((t) => t.remove());
+  reveal(toast(text, `${kind} hint`, 6000, box));
 }
 
 /** Ask the server for a hint and mark its move's piles on the board until the next move. */
