@@ -2,7 +2,7 @@
 the screen, lay over the side buttons (Hint, Finish my game, Copy race link, Lobby) the player
 had just scrolled to. It now shows under them, in the side panel's flow: its box meets none of
 theirs, and each button is still what a tap at its centre reaches while the words show.
-Screenshots: test-artifacts/web/hint-note-GAME-WIDTH.png."""
+Screenshots: test-artifacts/web/hint-note-GAME-WIDTH.png. (The page's other notes: test_notes_cover_nothing.py.)"""
 
 from __future__ import annotations
 

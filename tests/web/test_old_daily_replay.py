@@ -30,7 +30,7 @@ daily_server = test_daily_return.daily_server
 open_page = test_daily_return.open_page
 
 # the server's `no-such-race` is the same for an expired race and a mistyped id
-NO_SUCH_RACE = "No race with this id: it may be mistyped, or too old for its replay to be kept."
+NO_SUCH_RACE = "No race has this id: it may be mistyped, or too old to be kept."
 
 
 def expire_race(url: str, rid: str) -> int:

@@ -11,7 +11,7 @@ from .conftest import shot
 
 pytestmark = pytest.mark.timeout(180)
 
-NO_SUCH_RACE = "No race with this id: it may be mistyped, or too old for its replay to be kept."
+NO_SUCH_RACE = "No race has this id: it may be mistyped, or too old to be kept."
 NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link."
 
 

@@ -49,12 +49,40 @@ export function announce(text) {
   say.textContent = say.textContent === text ? text + "\u00a0" : text;
 }
 
-/** A passing note: `content` is a string, or an array of strings and elements (a marked name).
- *  `into`: a box in the page's flow to show it in (the race page's hint note, under the side
- *  buttons) rather than over the page's bottom, where on a phone it covered buttons. */
+// A page's notes box shows the newest few: more would push the last ones out of a wide screen's
+// sticky side panel.
+const NOTES_SHOWN = 2;
+
+/** The page's own box for passing notes (`data-notes`: the race page's, under its side buttons),
+ *  if it shows one; else null, and notes go to the fixed box at the screen's bottom. */
+function notesBox() {
+  const box = $("#main [data-notes]");
+  return box && !box.closest("[hidden]") ? box : null;
+}
+
+/** A passing note (returned): `content` is a string, or an array of strings and elements (a marked name).
+ *  `kind`: its classes ("info", "good", "warn", "error"; more after a space). It goes to `into`,
+ *  else to the page's notes box (the race page's, in the side panel's flow under its buttons: at
+ *  the screen's bottom, on a phone, a note lay over the buttons and the board), else over the
+ *  bottom of the screen. */
 export function toast(content, kind = "info", ms = 3500, into = null) {
   const t = h("div", { class: `toast ${kind}` }, content);
-  (into || $("#toasts")).appendChild(t);
+  const box = into || notesBox();
+  fading(t, box || $("#toasts"), ms);
+  if (box) while (box.children.length > NOTES_SHOWN) box.firstElementChild.remove();
+  return t;
+}
+
+/** A note that answers a press of a button above it (a hint, "Link copied"): scrolled into sight
+ *  if it is in the page's flow and the button was at the screen's bottom edge (a phone's). The
+ *  notes nobody asked for (a rival's finish) leave the page where the player has it. */
+export function reveal(note) {
+  if (note && note.isConnected && note.closest("[data-notes]")) note.scrollIntoView({ block: "nearest" });
+}
+
+/** `t` shown in `box` for `ms`, then faded out and removed. */
+function fading(t, box, ms) {
+  box.appendChild(t);
   setTimeout(() => t.classList.add("gone"), ms);
   setTimeout(() => t.remove(), ms + 400);
 }
@@ -84,7 +112,7 @@ export function fmtClock(ms) {
 }
 
 export function copyLink(link) {
-  const done = () => toast("Link copied", "good", 1500);
+  const done = () => reveal(toast("Link copied", "good", 1500));
   if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(link).then(done, () => prompt("Copy this link", link));
   else prompt("Copy this link", link);
 }

@@ -32,9 +32,10 @@ function raceSkeleton() {
         h("ul", { id: "players", class: "players" }),
         h("div", { id: "last-race", class: "last-race", hidden: true }),
         h("div", { id: "side-actions", class: "side-actions" }),
-        // the hint's words (race_play.js askHint): under the buttons, in the page's flow, so that
-        // they cover nothing (a toast at the bottom of a phone's screen covered the buttons)
-        h("div", { id: "hint-note", class: "hint-note", "aria-live": "polite" }),
+        // the page's passing notes (dom.js toast: a hint's words, a rival's finish, "Link copied",
+        // a refused move): under the buttons, in the page's flow, so that they cover nothing (at
+        // the bottom of a phone's screen they lay over these buttons, or the board's cards)
+        h("div", { id: "race-notes", class: "race-notes", dataset: { notes: "" }, "aria-live": "polite" }),
       ),
       h(
         "section",
@@ -56,6 +57,9 @@ export function renderRace() {
   raceSkeleton();
   const race = app.race;
   const notice = $("#notice");
+  // No race (an unknown id, a text that is none, not loaded yet): no side panel, which would only
+  // say "Race –:––" over nothing; the stage takes the page's width.
+  showSide(!!race);
   if (app.error) {
     // Someone without a seat sees why, and what they can do: never the players' lobby panel.
     $("#lobby-panel").replaceChildren();
@@ -63,7 +67,10 @@ export function renderRace() {
     $("#board-wrap").hidden = true;
     $("#mini-status").hidden = true;
     renderBoardExtras(null);
-    if (race) renderSideActions();
+    if (race) {
+      renderSideHead(race);
+      renderSideActions();
+    }
     notice.replaceChildren(raceErrorPanel());
     return;
   }
@@ -72,6 +79,26 @@ export function renderRace() {
     return;
   }
   notice.replaceChildren();
+  renderSideHead(race);
+  renderLastArenaRace(race);
+  renderSideActions();
+  renderLobbyPanel();
+  renderBoard();
+  renderResult();
+  tickRace();
+}
+
+/** The race page's (or the watch page's) side panel shown, or not: without it the stage takes
+ *  the page's width (`.race-page.no-side`). */
+export function showSide(shown) {
+  const page = $("#main .race-page");
+  if (!page) return;
+  $(".side", page).hidden = !shown;
+  page.classList.toggle("no-side", !shown);
+}
+
+/** The side panel's title, status line and players. */
+function renderSideHead(race) {
   const arena = arenaOf(race.race); // an arena race: its arena's name (once known) before the game's
   const arenaInfo = arena ? pages.arena.arenaInfo(arena) : null;
   $("#race-title").textContent = (dailyOf(race.race) ? "Daily · " : "") + (arena ? `${(arenaInfo && arenaInfo.arena.name) || "Arena race"} · ` : "") + gameName(race.game);
@@ -82,12 +109,6 @@ export function renderRace() {
     race.rated ? h("span", { class: "pill rated", id: "race-rated" }, "rated") : "", // the DOM writes a null as "null"
   );
   $("#players").replaceChildren(...playerRows(race));
-  renderLastArenaRace(race);
-  renderSideActions();
-  renderLobbyPanel();
-  renderBoard();
-  renderResult();
-  tickRace();
 }
 
 /** Why the race page cannot seat us; watching instead when the race is known and may be watched. */

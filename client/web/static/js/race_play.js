@@ -7,7 +7,7 @@ import { legendEl } from "./howto.js";
 import { GAMES } from "./games.js";
 import { boardPileText, errorText as errText, moveText, nameMarks } from "./words.js";
 import { timeIsUp } from "./clock.js";
-import { $, fmtClock, h, toast } from "./dom.js";
+import { $, fmtClock, h, reveal, toast } from "./dom.js";
 import { STATUS_LABEL } from "./players.js";
 import { renderRace } from "./race_page.js";
 import { checkVer, resync } from "./race_sync.js";
@@ -34,7 +34,7 @@ export async function finishGame() {
     renderRace();
   } catch (e) {
     if (refusedForTime(e)) noteTimeUp();
-    else toast(errText(e), "error");
+    else reveal(toast(refusalText(e), "error")); // under the button just pressed
   }
 }
 
@@ -53,6 +53,17 @@ function noteTimeUp() {
   if (timeUpNoted === app.raceId) return;
   timeUpNoted = app.raceId;
   toast("Time is up.", "info");
+}
+
+/** A pile as this race's board names it (words.boardPileText): in hints, and in the server's
+ *  refusals, which name piles the engine's way ("f4", said "foundation 5" before). */
+function boardPile(pile) {
+  return boardPileText(app.race && GAMES[app.race.game], pile);
+}
+
+/** A refusal of the server as a sentence, its piles named as the board names them. */
+function refusalText(e) {
+  return errText(e, boardPile);
 }
 
 /** Called by the board: send one move, apply the ack. */
@@ -82,11 +93,11 @@ export async function sendMove(move) {
     if (ack.won) toast("All cards home — you won!", "good", 5000);
   } catch (e) {
     if (refusedForTime(e)) noteTimeUp();
-    else if (e.code === "illegal-move") toast(errText(e), "error");
+    else if (e.code === "illegal-move") toast(refusalText(e), "error");
     else if (e.code === "out-of-sync") resync(app.lastVer);
     else if (e.code === "timeout") resync(app.lastVer); // the truth about n and the board
     else if (e.code === "disconnected") toast("Connection lost — your board is resynced after reconnecting", "warn");
-    else toast(errText(e), "error");
+    else toast(refusalText(e), "error");
   }
 }
 
@@ -97,13 +108,13 @@ export function hintsGiven(race) {
   return race.seats === 1 && race.hints !== false && !race.rated && !dailyOf(race.race);
 }
 
-/** What a hint says, under the side buttons (race_page.js #hint-note): one at a time, for 6 s,
- *  scrolled into sight if the buttons were at the screen's bottom edge (a phone's). */
+/** What a hint says, under the side buttons (race_page.js #race-notes, with the page's other
+ *  notes): one hint at a time, for 6 s, scrolled into sight if the buttons were at the screen's
+ *  bottom edge (a phone's). */
 function hintNote(text, kind) {
-  const box = $("#hint-note");
-  if (box) box.replaceChildren();
-  toast(text, kind, 6000, box);
-  if (box) box.scrollIntoView({ block: "nearest" });
+  const box = $("#race-notes");
+  if (box) box.querySelectorAll(".toast.hint").forEach((t) => t.remove());
+  reveal(toast(text, `${kind} hint`, 6000, box));
 }
 
 /** Ask the server for a hint and mark its move's piles on the board until the next move. */
@@ -126,9 +137,9 @@ export async function askHint() {
     }
     const piles = parseView(app.you.view).piles;
     // the piles as the board labels them ("Kings foundation 1", not "foundation 13")
-    hintNote(`Hint: ${moveText(rep.move, (pile) => piles[pile], (pile) => boardPileText(GAMES[app.race.game], pile))}`, "good");
+    hintNote(`Hint: ${moveText(rep.move, (pile) => piles[pile], boardPile)}`, "good");
   } catch (e) {
-    hintNote(`No hint: ${errText(e)}`, "error");
+    hintNote(`No hint: ${refusalText(e)}`, "error");
   } finally {
     const b = $("#hint-btn");
     if (b) b.disabled = false;

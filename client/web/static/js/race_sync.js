@@ -1,6 +1,6 @@
 // Opening a race (#race=ID) and keeping it in step with the server: snapshots, event versions,
 // resyncs; a player's seat found again, or taken (a visitor of a finished race only looks).
-import { NOT_A_RACE_ID, errorText as errText, isRaceId } from "./words.js";
+import { NOT_A_RACE_ID, NO_SUCH_RACE, errorText as errText, isRaceId } from "./words.js";
 import { toast } from "./dom.js";
 import { setEnd } from "./result.js";
 import { renderRace } from "./race_page.js";
@@ -85,7 +85,7 @@ export async function openRace(id) {
   } catch (e) {
     if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
     if (e.code === "no-such-race") {
-      app.error = "There is no such race (it may have expired).";
+      app.error = NO_SUCH_RACE;
       return renderRace();
     }
     if (e.code === "private-race") {
@@ -127,7 +127,7 @@ export async function openRace(id) {
     }
     app.error =
       {
-        "no-such-race": "There is no such race (it may have expired).",
+        "no-such-race": NO_SUCH_RACE,
         "race-full": "This race is full.",
         "private-race": "This race is private: open it with the full link its players share (it carries the invite).",
         "too-many-races": "You already sit in too many races.",

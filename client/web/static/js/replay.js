@@ -16,13 +16,9 @@ import { dailyOfRoute, fromDailyReplay, rebuild } from "./replay_data.js";
 import { keyForTarget } from "./dom.js";
 import { sha256Hex } from "./sha256.js";
 import { analysisPanel, homeChart, moveList, rankingTable, verifyPanel } from "./replay_views.js";
-import { NOT_A_RACE_ID, boardPileText, clockText, errorText, homeText, isRaceId, moveText, nameMarks } from "./words.js";
+import { NOT_A_RACE_ID, NO_SUCH_RACE, boardPileText, clockText, errorText, homeText, isRaceId, moveText, nameMarks } from "./words.js";
 
 const SPEEDS = [1, 2, 5, 10, 30];
-
-// The server says `no-such-race` alike for an id never given and for a race whose record has
-// expired: the words must hold for both.
-export const NO_SUCH_RACE = "No race with this id: it may be mistyped, or too old for its replay to be kept.";
 
 export class ReplayPage {
   /** ctx: {conn, h, $, copyLink(url)} */

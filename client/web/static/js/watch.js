@@ -2,11 +2,12 @@
 // player's board comes one spectator delay late (SPECTATOR_DELAY) and their progress live.
 import { gameName } from "./games.js";
 import { Board } from "./board.js";
-import { NOT_A_RACE_ID, countText, errorText as errText, isRaceId } from "./words.js";
+import { NOT_A_RACE_ID, NO_SUCH_RACE, countText, errorText as errText, isRaceId } from "./words.js";
 import { drawClock } from "./clock.js";
 import { $, h } from "./dom.js";
 import { raceListEl } from "./lobby.js";
 import { playerRows } from "./players.js";
+import { showSide } from "./race_page.js";
 import { applySnapshot } from "./race_sync.js";
 import { renderResult } from "./result.js";
 import { app, conn, spectatorDelayMs, withInvite } from "./state.js";
@@ -37,7 +38,7 @@ export async function openWatch(id) {
     app.error =
       {
         "private-race": "This race is private: it can be watched only with its invite link.",
-        "no-such-race": "There is no such race (it may have expired).",
+        "no-such-race": NO_SUCH_RACE, // as the race page and the replay say it
         "daily-open": "Daily challenge boards are secret until the day closes.",
       }[e.code] || errText(e);
     renderWatch();
@@ -65,6 +66,7 @@ export function renderWatch() {
     );
   }
   const notice = $("#notice");
+  showSide(!!app.race); // no race (an unknown id): no "Watching –:––" panel over nothing
   if (app.error) {
     notice.replaceChildren(h("div", { class: "panel error-panel" }, h("h2", {}, app.error), h("a", { class: "btn", href: "#watch" }, "All races")));
     return;

@@ -80,11 +80,12 @@ export function moveText(move, cardsOf, pileName = pileText) {
   return `${what} from ${pileName(m[1])} to ${pileName(m[3])}`;
 }
 
-/** Card codes and pile names inside a server message, in words. */
-export function humanize(text) {
+/** Card codes and pile names inside a server message, in words; `pileName` names a pile (a race
+ *  page's: boardPileText for its game, as its board and hints name them). */
+export function humanize(text, pileName = pileText) {
   return String(text || "")
     .replace(/\b([A2-9TJQK])([cdhs])\b/g, (_, r, s) => cardText(r + s))
-    .replace(/\b([ftr])(\d+)\b/g, (_, p, n) => pileText(p + n));
+    .replace(/\b([ftr])(\d+)\b/g, (_, p, n) => pileName(p + n));
 }
 
 // Race ids are an "r" and 16 hex digits (server/storage/keys.py): any other text (a link's
@@ -99,6 +100,11 @@ export function isRaceId(text) {
 
 /** What a link (race page, watching, replay) says of a text that is no race id. */
 export const NOT_A_RACE_ID = "This is not a race id (an r and 16 hex digits): check the link.";
+
+/** What a link (race page, watching, replay) says of a race id the server does not know: its
+ *  `no-such-race` is the same for an id never given and for a race whose record has expired,
+ *  so the words hold for both, and the three pages say them alike. */
+export const NO_SUCH_RACE = "No race has this id: it may be mistyped, or too old to be kept.";
 
 const REFUSALS = {
   "bad-notation": "that is not a move",
@@ -155,18 +161,20 @@ const ERRORS = {
   disconnected: "The connection was lost.",
 };
 
-/** An error reply (or thrown error) as a sentence. */
-export function errorText(e) {
+/** An error reply (or thrown error) as a sentence. The server names piles the engine's way
+ *  ("f4"); `pileName` says them as the page's board does: a race page gives boardPileText for its
+ *  game (Rouge et Noir's f4 is "sequence foundation 1", not "foundation 5"). */
+export function errorText(e, pileName = pileText) {
   if (!e) return "Something went wrong.";
   if (e.code === "illegal-move") {
     const why = REFUSALS[e.reason];
     // the server's message starts with the move and the code: keep only its explanation
-    const detail = humanize(String(e.message || "").replace(/^illegal move '[^']*' \([\w-]+\):\s*/, ""));
+    const detail = humanize(String(e.message || "").replace(/^illegal move '[^']*' \([\w-]+\):\s*/, ""), pileName);
     return `Not allowed: ${detail || why || "that move breaks the rules"}.`;
   }
   if (e.code && ERRORS[e.code]) return ERRORS[e.code];
-  if (e.message) return humanize(e.message);
-  return typeof e === "string" ? humanize(e) : "Something went wrong.";
+  if (e.message) return humanize(e.message, pileName);
+  return typeof e === "string" ? humanize(e, pileName) : "Something went wrong.";
 }
 
 /** "1st", "2nd", "3rd", "4th", "11th", "22nd": a place. */
