@@ -41,9 +41,16 @@ def test_the_rivals_line_and_a_rivals_toast_mark_an_account(new_page, make_bot):
     assert page.locator(f"{line} .mini-name").inner_text() == "Marka"
     assert labels(page, line) == ["account"]
     shot(page, "phone360-rival-account-mark")
+    # Their cards home stand apart from the name and its mark ("Marka ✓ 0", not "Marka✓0").
+    gaps = page.locator(line).evaluate(
+        """(el) => { const b = [...el.children].map((c) => c.getBoundingClientRect());
+                     return b.slice(1).map((r, i) => r.left - b[i].right); }"""
+    )
+    assert len(gaps) == 2 and min(gaps) >= 2, gaps
 
-    # The toast of the rival's finish marks the name as well.
+    # The toast of the rival's finish marks the name as well; the line says they are done.
     rival.call(lambda c: c.finish(rid))
+    page.wait_for_function(f"document.querySelector('{line} .mini-count')?.textContent.endsWith(' done')")
     toast = page.locator(".toast", has_text="finished with")
     toast.wait_for()
     assert toast.inner_text().startswith("Marka")

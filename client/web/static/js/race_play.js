@@ -231,6 +231,9 @@ export function markMovable() {
   return localStorage.getItem("solrace.markMovable") === "1";
 }
 
+// A rival's game over, after their cards home on the phone's line: a win, or done playing.
+const MINI_END = { won: " ★", finished: " done", timeout: " time up" };
+
 /** On phones the side panel is below the board: a line above it keeps the clock, you and your rivals in view. */
 export function renderMini() {
   const race = app.race;
@@ -248,7 +251,9 @@ export function renderMini() {
           { class: `mini-rival st-${p.status}`, dataset: { player: p.player }, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` },
           h("span", { class: "mini-name" }, p.name),
           nameMarks(h, p),
-          ` ${p.home}${p.status === "won" ? " ★" : ""}`,
+          // a flex item of its own, spaced by the line's gap (a leading space collapses there;
+          // it stays for the text read out)
+          h("span", { class: "mini-count" }, ` ${p.home}${MINI_END[p.status] || ""}`),
         ),
       ),
   );
