@@ -123,7 +123,15 @@ SET_RECENT = """async (races) => {
 def test_recent_rows_say_place_kind_rating_time_and_replay(new_page):
     page = new_page("theo")
     page.wait_for_function("window.solrace.app.me !== null")
-    now = page.evaluate("window.solrace.conn.now()")
+    # The page's server clock at noon UTC of its day, from which it runs on: the rows below are
+    # drawn at times relative to it, and a run across the real midnight would have the page
+    # redraw them at that close (today's daily attempt no longer sealed) before the test moves
+    # the clock past it itself.
+    now = page.evaluate(
+        """() => { const c = window.solrace.conn; const real = c.now(); const day = 86_400_000;
+             const shift = real - (real % day) + day / 2 - real;
+             c.now = () => Date.now() + c.offset + shift; return c.now(); }"""
+    )
     day = 86_400_000
     today = now - now % day
     # a daily attempt of today (its day open: no replay yet) and one of three days ago (closed)
@@ -244,8 +252,8 @@ def test_recent_rows_say_place_kind_rating_time_and_replay(new_page):
     # left open past the day's close: the rows redraw by themselves (their times, and today's
     # daily attempt's replay, no longer sealed), with no request and no re-render of the lobby
     page.evaluate(
-        """(at) => { const c = window.solrace.conn; const shift = at - c.now();
-             c.now = () => Date.now() + c.offset + shift; }""",
+        """(at) => { const c = window.solrace.conn; const pinned = c.now.bind(c); const shift = at - pinned();
+             c.now = () => pinned() + shift; }""",
         today + day + 3 * 3_600_000,
     )
     expect(row(2).locator(".recent-replay")).to_have_count(1, timeout=30_000)

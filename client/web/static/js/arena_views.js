@@ -3,7 +3,7 @@
 // (arena.js) owns the requests, the watch, joining and Berserk, and the server clock's offset.
 
 import { gameName } from "./games.js";
-import { countText, nameMarks, timeLeftText, utcTimeText } from "./words.js";
+import { countText, nameMarks, timeLeftText, utcDateTimeText, utcTimeText } from "./words.js";
 
 /** What an arena's clock says at `now` (the server's time): before it starts, while it runs, after. */
 export function leftText(a, now) {
@@ -18,29 +18,33 @@ export function arenaListEl(h, list, error, now) {
   if (error) return h("div", { class: "arena" }, head, h("div", { class: "panel error-panel" }, h("h2", {}, error)));
   if (!list) return h("div", { class: "arena" }, head, h("p", { class: "muted" }, "Loading…"));
   // the arenas of the next hour, running or ended; later ones (scheduled, listed before the
-  // server creates them: opening or joining one creates it) under "Later today"
+  // server creates them: opening or joining one creates it) under "Later today", or "Later"
+  // once one starts on a later UTC day (the list runs a day ahead): that one's start with its date
   const soon = list.now + 3600_000;
+  const today = (ms) => Math.floor(ms / 86_400_000) === Math.floor(list.now / 86_400_000);
+  const startsText = (ms) => (today(ms) ? utcTimeText(ms) : utcDateTimeText(ms));
   const row = (a, later) =>
     h(
       "tr",
       { class: `arena-row ${a.status}${later ? " later" : ""}`, dataset: { arena: a.id } },
       h("td", {}, h("a", { href: `#arena=${a.id}` }, a.name || a.id)),
       h("td", {}, gameName(a.game)),
-      later ? h("td", {}, utcTimeText(a.starts)) : h("td", {}, a.status),
+      later ? h("td", {}, startsText(a.starts)) : h("td", {}, a.status),
       h("td", {}, leftText(a, now)),
       h("td", { class: "num" }, String(a.players)),
     );
   const table = (rows, cls, third) =>
     h("table", { class: `ranking ${cls}` }, h("thead", {}, h("tr", {}, h("th", {}, "Arena"), h("th", {}, "Game"), h("th", {}, third), h("th", {}, "Time"), h("th", {}, "Players"))), h("tbody", {}, rows));
   const rows = list.arenas.filter((a) => a.starts < soon).map((a) => row(a, false));
-  const later = list.arenas.filter((a) => a.starts >= soon).map((a) => row(a, true));
+  const laterOnes = list.arenas.filter((a) => a.starts >= soon);
+  const later = laterOnes.map((a) => row(a, true));
   return h(
     "div",
     { class: "arena" },
     head,
     h("h2", { id: "arena-now" }, "Now and within the hour"),
     rows.length ? table(rows, "arena-list", "Status") : h("p", { class: "muted" }, "No arena now or within the hour."),
-    later.length ? h("h2", { id: "arena-later" }, "Later today") : null,
+    later.length ? h("h2", { id: "arena-later" }, laterOnes.every((a) => today(a.starts)) ? "Later today" : "Later") : null,
     later.length ? table(later, "arena-list arena-later", "Starts") : null,
   );
 }
