@@ -44,6 +44,16 @@ def create_in_ui(page, game: str, seats: int) -> str:
     return race_id(page)
 
 
+def race_against(page, rival, rid: str) -> None:
+    """`rival` (a `make_bot` client) joins the lobby `rid` the page sits in and is ready; the page
+    sees it, readies too, and waits for the board of the started race."""
+    rival.call(lambda c: c.join(rid))
+    rival.call(lambda c: c.ready(rid))
+    page.wait_for_selector(f'#players li[data-player="{rival.client.player}"] .pill.p-ready')
+    page.click("#ready-btn")
+    wait_board(page)
+
+
 def wait_board(page) -> None:
     # The start comes after the countdown; beside a second copy of the suite the page can
     # take well over 20 s to get there and draw (one such run timed out at 20 s, and one at

@@ -17,7 +17,7 @@ from waiting import DEADLINE, wait_until
 from protocol import rules
 
 from .conftest import sha256_hex, shot
-from .test_browser import GAMES, create_in_ui, pick_move, wait_board, you
+from .test_browser import GAMES, create_in_ui, pick_move, race_against, wait_board, you
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -417,11 +417,7 @@ def test_race_toasts_time_column_and_replay(new_page, make_bot):
     page = new_page("ada")
     rid = create_in_ui(page, "fours-up", 2)
     bot = make_bot("robo")
-    bot.call(lambda c: c.join(rid))
-    bot.call(lambda c: c.ready(rid))
-    page.wait_for_selector(f'#players li[data-player="{bot.client.player}"] .pill.p-ready')
-    page.click("#ready-btn")
-    wait_board(page)
+    race_against(page, bot, rid)
     bot.play(rid, delay=0.05, max_moves=12)
     for _ in range(6):
         move = must(pick_move(you(page)["legal"]))

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .test_browser import create_in_ui, wait_board
+from .test_browser import create_in_ui, race_against
 from .test_hint_note_phone import meet
 
 pytestmark = pytest.mark.timeout(180)
@@ -60,11 +60,7 @@ def test_no_note_covers_a_control(new_page, make_bot, width, height, game):
     page = new_page("thumb", width=width, height=height, permissions=["clipboard-read", "clipboard-write"])
     rid = create_in_ui(page, game, 2)
     rival = make_bot("Rivalry")
-    rival.call(lambda c: c.join(rid))
-    rival.call(lambda c: c.ready(rid))
-    page.wait_for_selector(f'#players li[data-player="{rival.client.player}"] .pill.p-ready')
-    page.click("#ready-btn")
-    wait_board(page)
+    race_against(page, rival, rid)
     # the side buttons at the screen's bottom edge, as a thumb scrolls to them
     page.evaluate(
         "() => { const b = [...document.querySelectorAll('#side-actions .btn')].pop();"

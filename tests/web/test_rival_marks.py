@@ -9,7 +9,7 @@ import pytest
 from protocol import messages as m
 
 from .conftest import shot
-from .test_browser import create_in_ui, wait_board
+from .test_browser import create_in_ui, race_against
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -28,11 +28,7 @@ def test_the_rivals_line_and_a_rivals_toast_mark_an_account(new_page, make_bot):
     rid = create_in_ui(page, "fours-up", 2)
     rival = make_bot("Marka")
     assert rival.call(lambda c: c.request(m.Claim(name="Marka", password="correct horse"))).name == "Marka"
-    rival.call(lambda c: c.join(rid))
-    rival.call(lambda c: c.ready(rid))
-    page.wait_for_selector(f'#players li[data-player="{rival.client.player}"] .pill.p-ready')
-    page.click("#ready-btn")
-    wait_board(page)
+    race_against(page, rival, rid)
 
     # On a phone the side panel is below the board: the line above it names the rival, marked.
     page.set_viewport_size(PHONE)
@@ -78,11 +74,7 @@ def test_a_rematch_offer_marks_the_account_that_offers_it(new_page, make_bot):
     assert (
         rival.call(lambda c: c.request(m.Claim(name="Rematcha", password="correct horse"))).name == "Rematcha"
     )
-    rival.call(lambda c: c.join(rid))
-    rival.call(lambda c: c.ready(rid))
-    page.wait_for_selector(f'#players li[data-player="{rival.client.player}"] .pill.p-ready')
-    page.click("#ready-btn")
-    wait_board(page)
+    race_against(page, rival, rid)
     rival.call(lambda c: c.finish(rid))
     page.once("dialog", lambda d: d.accept())
     page.click("#finish-btn")
