@@ -60,19 +60,20 @@ def test_arena_start_times_are_utc_like_the_names(new_page):
         row.get_attribute("data-arena"),
     )
     day = datetime.fromtimestamp(listed["starts"] / 1000, UTC).date()
+    on_its_day = f"{day.isoformat()} {starts.group(0)}"  # a start of another day than now's
     if day == datetime.fromtimestamp(listed["now"] / 1000, UTC).date():
         assert cells.nth(2).inner_text() == starts.group(0)
         assert page.locator("#arena-later").inner_text() == "Later today"
     else:
-        assert cells.nth(2).inner_text() == f"{day.isoformat()} {starts.group(0)}"
+        assert cells.nth(2).inner_text() == on_its_day
         assert page.locator("#arena-later").inner_text() == "Later"
     shot(page, "arena-list-later-utc")
 
     cells.nth(0).locator("a").click()
     page.wait_for_selector("#arena-when")
     begin, end = page.locator("#arena-when").inner_text().split("–")
-    assert begin == starts.group(0)
-    assert re.fullmatch(r"\d{2}:\d{2} UTC", end), end
+    assert begin in (starts.group(0), on_its_day)  # (the page's now may be past midnight)
+    assert re.fullmatch(r"(\d{4}-\d{2}-\d{2} )?\d{2}:\d{2} UTC", end), end
 
 
 # The list drawn from a list of arenas at `now` (its `now` is the server's): the heading over the
@@ -102,3 +103,20 @@ def test_a_later_arena_of_the_next_utc_day_is_not_later_today(new_page):
     # just before midnight, an arena of the next day within the hour is not a later one
     soon = page.evaluate(LATER, [now + 2 * hour + 25 * 60_000, [now + 3 * hour]])
     assert soon == {"heading": None, "starts": []}
+
+
+def test_an_arena_pages_hours_carry_the_date_of_another_day(new_page):
+    # words.utcSpanText, as the arena page writes its hours (#arena-when), at 21:30 UTC
+    page = new_page("hours-owl", timezone_id="Asia/Kolkata", locale="en-US")
+    now = int(datetime(2026, 12, 4, 21, 30, tzinfo=UTC).timestamp() * 1000)
+    minute = 60_000
+    span = "async ([s, e, now]) => (await import('/js/words.js')).utcSpanText(s, e, now)"
+    assert page.evaluate(span, [now + 30 * minute, now + 90 * minute, now]) == "22:00 UTC–23:00 UTC"
+    # running across midnight: its end is tomorrow's
+    assert page.evaluate(span, [now + 120 * minute, now + 150 * minute, now]) == (
+        "23:30 UTC–2026-12-05 00:00 UTC"
+    )
+    # a start of the next day: the hours alone would read as today's
+    assert page.evaluate(span, [now + 165 * minute, now + 195 * minute, now]) == (
+        "2026-12-05 00:15 UTC–00:45 UTC"
+    )

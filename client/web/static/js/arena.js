@@ -5,7 +5,7 @@
 // the server pairs you into opens by itself (app.js asks `paired`).
 import { arenaListEl, featuredEl, leftText, standingsPanel, winnersPanel } from "./arena_views.js";
 import { gameName } from "./games.js";
-import { utcTimeText } from "./words.js";
+import { utcSpanText } from "./words.js";
 
 const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
 
@@ -302,7 +302,7 @@ export class ArenaPage {
         "p",
         { class: "muted" },
         `${gameName(a.game)} · ${a.seats} seats · ${Math.round(a.time_limit_s / 60)} min races · `,
-        h("span", { id: "arena-when" }, `${utcTimeText(a.starts)}–${utcTimeText(a.ends)}`),
+        h("span", { id: "arena-when" }, utcSpanText(a.starts, a.ends, this.now())),
         " · ",
         h("span", { id: "arena-left" }, leftText(a, this.now())),
       ),

@@ -232,6 +232,15 @@ export function utcDateTimeText(ms) {
   return `${new Date(ms).toISOString().slice(0, 10)} ${utcTimeText(ms)}`;
 }
 
+/** An arena's hours at `now`, in UTC: "14:00 UTC–15:00 UTC"; a start on another UTC day than
+ *  `now` carries its date, and so does an end on another day than the start ("23:30 UTC–
+ *  2026-12-05 00:00 UTC"): the hours alone read as today's. */
+export function utcSpanText(starts, ends, now) {
+  const day = (ms) => Math.floor(ms / 86_400_000);
+  const begin = day(starts) === day(now) ? utcTimeText(starts) : utcDateTimeText(starts);
+  return `${begin}–${day(ends) === day(starts) ? utcTimeText(ends) : utcDateTimeText(ends)}`;
+}
+
 /** A time left, coarse: "m:ss", or "Hh MMm" from an hour on ("—" if unknown). */
 export function timeLeftText(ms) {
   if (ms === null || ms === undefined || !isFinite(ms)) return "—";
