@@ -55,6 +55,8 @@ class DailyScreen(ModalScreen[Intent | None]):
         self.infos: dict[str, dict[str, Any] | None] = {}
         #: each game's row in full (cut to the table's width when drawn)
         self.rows: dict[str, tuple[str, ...]] = {}
+        #: the close (ms) a reload was asked for at: once per day
+        self.reloaded_at_close = 0
 
     def compose(self) -> ComposeResult:
         with Vertical(id="daily"):
@@ -78,6 +80,21 @@ class DailyScreen(ModalScreen[Intent | None]):
         table.move_cursor(row=list(GAMES).index(self.game))
         table.focus()
         self.load()
+        self.set_interval(1.0, self.tick)
+
+    def tick(self) -> None:
+        """The close's countdown, each second; at the close, the new day's dailies (the screen
+        may stay open across midnight UTC: it said "close in" a time long past)."""
+        info = next((i for i in self.infos.values() if i is not None and i.get("closes")), None)
+        if info is None:
+            return
+        now = self.session.server_now()
+        if now >= info["closes"]:
+            if self.reloaded_at_close != info["closes"]:
+                self.reloaded_at_close = info["closes"]
+                self.load()
+            return
+        self.query_one("#daily-closes", Label).update(closes_text(info, now))
 
     def draw_rows(self, table: DataTable[str]) -> None:
         """Every row, cut to the table's width: "today" gives way first, then "your attempt",

@@ -114,3 +114,32 @@ async def test_a_relaunch_into_a_daily_attempt_knows_it_is_one(make_server, tmp_
         await until(
             pilot, lambda: "ranked attempt of the day" in rendered(status), what="the finish question"
         )
+
+
+async def test_the_close_counts_down_and_the_next_day_is_loaded_at_it(make_server, tmp_path) -> None:
+    """The screen may stay open across midnight UTC: its "close in" counts down each second,
+    and at the close it asks for the new day's dailies (it said a close long past)."""
+    server = await make_server()
+    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), default_game=GAME)
+    async with app.run_test(size=(120, 45)) as pilot:
+        screen = await open_daily(pilot, app)
+        label = screen.query_one("#daily-closes")
+        first = rendered(label)
+        await until(pilot, lambda: rendered(label) != first, what="the close's countdown ticking")
+        asked: list[str] = []
+        session, real_request = screen.session, screen.session.request
+
+        async def request(t: str, **fields):  # type: ignore[no-untyped-def]
+            asked.append(t)
+            return await real_request(t, **fields)
+
+        closes = screen.infos[GAME]["closes"]  # type: ignore[index]
+        session.request = request  # type: ignore[method-assign]
+        session.server_now = lambda: closes + 1_000  # type: ignore[method-assign]
+        await until(pilot, lambda: asked.count("daily") >= len(screen.infos), what="the new day asked for")
+        # Once at that close, not on every tick after it.
+        loads: list[int] = []
+        screen.load = lambda: loads.append(1)  # type: ignore[method-assign,misc,assignment]
+        screen.tick()
+        screen.tick()
+        assert loads == [] and screen.reloaded_at_close == closes
