@@ -70,7 +70,8 @@ def test_no_note_covers_a_control(new_page, make_bot, width, height, game):
     rival.call(lambda c: c.finish(rid))  # "Rivalry finished with 0/104 cards home"
     expect(page.locator(".toast", has_text="finished with")).to_be_visible()
     covers_nothing(page)
-    page.evaluate("window.solrace.sendMove('t0>f4')")  # never legal (a refusal, as from a stale board)
+    # never legal in any game or deal (t0>f4 is, in some Racing Aces deals): refused, as from a stale board
+    page.evaluate("window.solrace.sendMove('t0>t0')")
     expect(page.locator(".toast", has_text="Not allowed")).to_be_visible()
     covers_nothing(page)
     page.click("#side-actions button:has-text('Copy race link')")
