@@ -13,10 +13,12 @@ from .core.gap_fill import ATTEMPTS, retry_delay_s
 T = TypeVar("T")
 
 
-async def tried(call: Callable[[], Awaitable[T]], unless: tuple[type[Exception], ...] = ()) -> T:
-    """`call()`, tried ATTEMPTS times (50 ms apart, doubling): the last failure is raised, and
+async def tried(
+    call: Callable[[], Awaitable[T]], unless: tuple[type[Exception], ...] = (), attempts: int = ATTEMPTS
+) -> T:
+    """`call()`, tried `attempts` times (50 ms apart, doubling): the last failure is raised, and
     at once one of `unless` (a refusal, which no second try changes)."""
-    for attempt in range(ATTEMPTS - 1):
+    for attempt in range(attempts - 1):
         try:
             return await call()
         except unless:
@@ -26,11 +28,13 @@ async def tried(call: Callable[[], Awaitable[T]], unless: tuple[type[Exception],
     return await call()
 
 
-async def retried(call: Callable[[], Awaitable[T]], failed: str, log: logging.Logger) -> T | None:
-    """`call()`, tried ATTEMPTS times (`tried`); None, and one warning `failed` on `log`, if
+async def retried(
+    call: Callable[[], Awaitable[T]], failed: str, log: logging.Logger, attempts: int = ATTEMPTS
+) -> T | None:
+    """`call()`, tried `attempts` times (`tried`); None, and one warning `failed` on `log`, if
     every try raised."""
     try:
-        return await tried(call)
+        return await tried(call, attempts=attempts)
     except Exception:
         log.warning(failed, exc_info=True)
         return None

@@ -14,6 +14,7 @@ from typing import Any
 from protocol.messages import ErrorCode
 from protocol.ranking import Result, pack
 
+from ..retries import retried, tried
 from . import keys
 from .boards import DailyBoards
 from .days import closes_at
@@ -134,12 +135,7 @@ class Daily(DailyBoards):
             res = [as_text(x) for x in await self._bind(keys=[att], args=[player, token, race])]
             return res[0] == "ok" or res == ["lost", f"race:{race}"]
 
-        for attempt in range(BIND_ATTEMPTS - 1):
-            try:
-                return await bind()
-            except Exception:
-                await asyncio.sleep(0.05 * 2**attempt)
-        return await bind()
+        return await tried(bind, attempts=BIND_ATTEMPTS)
 
     async def _unbind(
         self, att: str, player: str, token: str, race: str, discard_race: DiscardRace | None
@@ -152,24 +148,22 @@ class Daily(DailyBoards):
         if none answers, the race is left as it is (it may be the attempt) and the claim
         goes stale: the player's next start resumes the race if it was bound, else makes
         another attempt and discards this race (the handlers' ``_discard_orphans``)."""
-        for attempt in range(BIND_ATTEMPTS):
-            try:
-                res = [as_text(x) for x in await self._bind(keys=[att], args=[player, token, ""])]
-            except Exception:
-                if attempt == BIND_ATTEMPTS - 1:
-                    log.warning(
-                        "daily: whether race %s is %s's attempt cannot be told (Redis failing); "
-                        "their next start resumes or discards it",
-                        race,
-                        player,
-                    )
-                    return False
-                await asyncio.sleep(0.05 * 2**attempt)
-                continue
-            if res == ["lost", f"race:{race}"]:
-                return True  # bound by a try whose reply was lost
-            await self._discard(discard_race, race)  # given back, or another call's attempt
+
+        async def unbind() -> list[str]:
+            return [as_text(x) for x in await self._bind(keys=[att], args=[player, token, ""])]
+
+        res = await retried(
+            unbind,
+            f"daily: whether race {race} is {player}'s attempt cannot be told (Redis failing); "
+            "their next start resumes or discards it",
+            log,
+            attempts=BIND_ATTEMPTS,
+        )
+        if res is None:
             return False
+        if res == ["lost", f"race:{race}"]:
+            return True  # bound by a try whose reply was lost
+        await self._discard(discard_race, race)  # given back, or another call's attempt
         return False
 
     def attempt_limit(self, date: str, limit_s: int, now: int) -> int:
