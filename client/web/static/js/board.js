@@ -204,7 +204,7 @@ export class Board {
     const n = name === "s" ? this.view.stock : (this.view.piles[name] || []).length;
     const backs = name === "s" ? 0 : pileEl.querySelectorAll(".card.back").length;
     pileEl.setAttribute("role", "group");
-    pileEl.setAttribute("aria-label", `${boardPileText(GAMES[this.view.game], name)}, ${n ? countText(n, "card") : "empty"}${backs ? `, ${backs} face down` : ""}`);
+    pileEl.setAttribute("aria-label", `${boardPileText(this.view.game, name)}, ${n ? countText(n, "card") : "empty"}${backs ? `, ${backs} face down` : ""}`);
   }
 
   pileEl(name, group, game, targets) {

@@ -10,7 +10,6 @@
 // selection. "d", and Space where no button has the focus, are the race page's draw (app.js).
 // A click with no pointer (a screen reader pressing a card) is a click too.
 import { cardName } from "./cards.js";
-import { GAMES } from "./games.js";
 import { boardPileText } from "./words.js";
 
 // Whether the last input was a key (not a pointer): the focus ring shows for keyboard play only.
@@ -45,7 +44,7 @@ export const keyInput = {
     const dest = targets.has(name) ? ", takes the selected cards" : "";
     const backs = name === "s" ? 0 : pileEl.querySelectorAll(".card.back").length; // the stock's back is itself
     const under = backs ? `, ${backs} face down` : "";
-    const pile = boardPileText(GAMES[this.view.game], name); // as the hints and replays name it
+    const pile = boardPileText(this.view.game, name); // as the hints and replays name it
     for (const c of faces) {
       c.tabIndex = c === stop ? 0 : -1;
       c.setAttribute("role", "button");

@@ -226,7 +226,7 @@ export class HowtoPage {
     const before = parseView(this.example.viewText());
     this.example.play(m);
     // the piles as the board above labels them ("Kings foundation 1", not "foundation 13")
-    this.played.push(moveText(m, (pile) => before.piles[pile], (pile) => boardPileText(GAMES[this.game], pile)));
+    this.played.push(moveText(m, (pile) => before.piles[pile], (pile) => boardPileText(this.game, pile)));
     this.draw();
   }
 }

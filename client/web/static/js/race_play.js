@@ -4,7 +4,6 @@ import { Board, moveMarks } from "./board.js";
 import { parseView } from "./cards.js";
 import { dailyOf } from "./daily_attempts.js";
 import { legendEl } from "./howto.js";
-import { GAMES } from "./games.js";
 import { boardPileText, errorText as errText, moveText, nameMarks } from "./words.js";
 import { timeIsUp } from "./clock.js";
 import { $, fmtClock, h, reveal, toast } from "./dom.js";
@@ -58,7 +57,7 @@ function noteTimeUp() {
 /** A pile as this race's board names it (words.boardPileText): in hints, and in the server's
  *  refusals, which name piles the engine's way ("f4", said "foundation 5" before). */
 function boardPile(pile) {
-  return boardPileText(app.race && GAMES[app.race.game], pile);
+  return boardPileText(app.race && app.race.game, pile);
 }
 
 /** A refusal of the server as a sentence, its piles named as the board names them. */

@@ -10,7 +10,7 @@
 // (`daily_replay`, docs/protocol.md §5), which are kept longer.
 import { Board, moveMarks } from "./board.js";
 import { dailyOf } from "./daily_attempts.js";
-import { GAMES, gameName } from "./games.js";
+import { gameName } from "./games.js";
 import { parseView } from "./cards.js";
 import { dailyOfRoute, fromDailyReplay, rebuild } from "./replay_data.js";
 import { keyForTarget } from "./dom.js";
@@ -250,7 +250,7 @@ export class ReplayPage {
         h("div", { class: "replay-last muted small" }),
         h("div", { class: "replay-board" }),
         homeChart(d, p, jump),
-        moveList(h, d, p, jump, (pile) => boardPileText(GAMES[this.rep.game], pile)),
+        moveList(h, d, p, jump, (pile) => boardPileText(this.rep.game, pile)),
       );
       return { p, el };
     });
@@ -328,7 +328,7 @@ export class ReplayPage {
         b.board.marks = moveMarks(last && last[0], "last");
         b.board.set(view, []);
         b.drawn = view;
-        const text = last ? `last: ${moveText(last[0], (pile) => parseView(b.p.views[n - 1]).piles[pile], (pile) => boardPileText(GAMES[this.rep.game], pile))} at ${clockText(last[1] - d.start)}` : "the deal";
+        const text = last ? `last: ${moveText(last[0], (pile) => parseView(b.p.views[n - 1]).piles[pile], (pile) => boardPileText(this.rep.game, pile))} at ${clockText(last[1] - d.start)}` : "the deal";
         b.el.querySelector(".replay-last").textContent = text;
       }
       b.el.querySelector(".replay-stat").textContent = `${n}/${b.p.views.length - 1} moves · ${homeText(b.p.homes[n], b.p.total)} home`;

@@ -2,6 +2,7 @@
 // English, and the protocol's error and refusal codes as sentences. Nothing
 // the page shows should be an internal code.
 import { SUITS, rankLabel } from "./cards.js";
+import { GAMES } from "./games.js";
 
 const PILE_WORDS = { f: "foundation", t: "tableau", r: "reserve" };
 
@@ -30,11 +31,12 @@ export function pileText(name) {
 const GROUP_NOUNS = { Colour: "colour", Sequences: "sequence" };
 
 /**
- * A pile named the way `game`'s board (a GAMES entry) labels it: f12 of Racing Aces, the first
+ * A pile named the way the board of the game `gameId` labels it: f12 of Racing Aces, the first
  * pile of the group "Kings ↓ K→A", is "Kings foundation 1", not "foundation 13". A pile of a group
  * labelled plainly (Foundations, Tableau, Reserves, Stock, Waste) is named as pileText names it.
  */
-export function boardPileText(game, name) {
+export function boardPileText(gameId, name) {
+  const game = GAMES[gameId];
   for (const col of (game && game.cols) || []) {
     for (const row of col) {
       for (const group of row) {
