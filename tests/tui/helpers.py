@@ -144,3 +144,14 @@ async def race_started(pilot) -> None:
     """Until the play app's race runs and its legal moves are in."""
     app = pilot.app
     await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
+
+
+async def two_player_race(a: Client, b: Client, game: str) -> str:
+    """A race of `game` that `a` creates and `b` joins, both ready, started for both: its id."""
+    race = (await a.create(game, seats=2)).race
+    await b.join(race)
+    await b.ready(race)
+    await a.ready(race)
+    await a.wait_for("start", timeout=DEADLINE)
+    await b.wait_for("start", timeout=DEADLINE)
+    return race

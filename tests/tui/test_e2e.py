@@ -20,7 +20,7 @@ from client.tui.play_app import Intent, PlayApp
 from client.tui.watch_app import WatchApp
 from client.tui.widgets import BoardView
 
-from .helpers import rendered, until
+from .helpers import rendered, two_player_race, until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,13 +130,7 @@ async def test_watch_lists_and_spectates_a_race(server_url, tmp_path):
     from client.library.connection import connect
 
     async with connect(server_url, name="alice") as a, connect(server_url, name="bob") as b:
-        snap = await a.create("racing-aces", seats=2)
-        race = snap.race
-        await b.join(race)
-        await b.ready(race)
-        await a.ready(race)
-        await a.wait_for("start", timeout=DEADLINE)
-        await b.wait_for("start", timeout=DEADLINE)
+        race = await two_player_race(a, b, "racing-aces")
         app = WatchApp(connector(server_url, "watcher", str(tmp_path / "wtoken")), refresh_s=0.3)
         async with app.run_test(size=(110, 50)) as pilot:
             await until(

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import pytest
 from must import must
-from waiting import DEADLINE
 
 from client.tui.net import connector
 from client.tui.watch_app import WatchApp, race_list
 from client.tui.widgets import BoardView
 from protocol import rules
 
-from .helpers import footer_keys, rendered, until
+from .helpers import footer_keys, rendered, two_player_race, until
 
 
 def view_after(game: str, seed: str, moves: list[str]) -> str:
@@ -32,12 +31,7 @@ async def test_the_final_boards_show_once_the_race_ends(make_server, tmp_path):
 
     server = await make_server(spectator_delay_ms=600_000)
     async with connect(server.ws_url, name="alice") as a, connect(server.ws_url, name="bob") as b:
-        race = (await a.create("racing-aces", seats=2)).race
-        await b.join(race)
-        await b.ready(race)
-        await a.ready(race)
-        await a.wait_for("start", timeout=DEADLINE)
-        await b.wait_for("start", timeout=DEADLINE)
+        race = await two_player_race(a, b, "racing-aces")
         app = WatchApp(connector(server.ws_url, "watcher", str(tmp_path / "token")), race=race)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")

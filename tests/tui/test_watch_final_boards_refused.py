@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import pytest
 from must import must
-from waiting import DEADLINE
 
 from client.tui.net import connector
 from client.tui.replay_text import refusal_text
 from client.tui.watch_app import WatchApp
 
-from .helpers import rendered, until
+from .helpers import rendered, two_player_race, until
 
 CODES = ("race-not-over", "no-such-race", "private-race", "daily-open", "internal", "rate-limited")
 
@@ -25,11 +24,7 @@ async def test_final_boards_of_a_race_not_over_are_refused_in_words(make_server,
 
     server = await make_server(spectator_delay_ms=600_000)
     async with connect(server.ws_url, name="alice") as a, connect(server.ws_url, name="bob") as b:
-        race = (await a.create("fours-up", seats=2)).race
-        await b.join(race)
-        await b.ready(race)
-        await a.ready(race)
-        await a.wait_for("start", timeout=DEADLINE)
+        race = await two_player_race(a, b, "fours-up")
         app = WatchApp(connector(server.ws_url, "watcher", str(tmp_path / "token")), race=race)
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
