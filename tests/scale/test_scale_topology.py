@@ -268,3 +268,12 @@ def test_the_image_runs_as_a_user_that_owns_its_data_folder():
     user = re.search(r"^USER (\w+)$", docker, re.M)
     assert user and f"chown {user.group(1)} {env['SOLRACE_DATA']}" in docker
     assert 'CMD ["serve"]' in docker  # no flags: they would win over a deployment's variables
+
+
+def test_the_image_gives_no_container_an_anonymous_volume():
+    """A VOLUME in the image gave every compose replica and bot worker (on the external Redis,
+    writing nothing in /data) an anonymous volume, a new one at each recreation; the one
+    container that needs /data kept is told to mount it, in the operations guide."""
+    assert not re.search(r"^VOLUME\b", DOCKERFILE.read_text(), re.M)
+    guide = (ROOT / "docs" / "operations.md").read_text()
+    assert re.search(r"docker run [^\n]*-v [\w.-]+:/data ", guide)
