@@ -12,6 +12,8 @@ import math
 import os
 from typing import TYPE_CHECKING
 
+from ..net.addresses import parse_networks
+
 if TYPE_CHECKING:
     from .settings import Settings
 
@@ -125,8 +127,6 @@ def check_settings(settings: Settings) -> None:
     if settings.redis_wait_replicas and settings.redis.startswith("redis+cluster://"):
         raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
     _check_wire_bounds(settings)
-    from ..net.admission import parse_networks
-
     parse_networks(settings.metrics_from, "metrics-from", private=True)  # ValueError naming the setting
     if settings.redis_fsync not in ("always", "everysec", "no"):
         raise ValueError(f"--redis-fsync must be always, everysec or no, not {settings.redis_fsync!r}")
@@ -147,8 +147,6 @@ def _check_names(settings: Settings) -> None:
         and not settings.redis.split("://", 1)[1].split("/")[0]
     ):
         raise ValueError(f"--redis names no host: {settings.redis!r} (e.g. redis://127.0.0.1:6379/0)")
-    from ..net.admission import parse_networks
-
     for name in ("trusted_proxies", "limit_exempt"):
         parse_networks(getattr(settings, name), name.replace("_", "-"))  # ValueError naming the setting
     if settings.certified_games not in ("all", "none"):

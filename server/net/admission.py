@@ -34,15 +34,15 @@ cap bounds what a player spread over processes can spend
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import itertools
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 from ..config import Settings
 from ..storage.health import Health, is_outage
 from ..storage.sessions import PLAYER_CONNS_PREFIX, Sessions, address_group, player_conns_name
 from ..tasks import stop_task
+from .addresses import Network, in_networks
 from .ratelimit import RateLimit
 
 log = logging.getLogger("solrace.admission")
@@ -50,62 +50,6 @@ log = logging.getLogger("solrace.admission")
 BATCH_S = 0.05  # closed connections are written at most this late
 RENEW_SLICES = 10  # the periodic renewal writes this fraction of the names at a time...
 RENEW_BATCH = 500  # ...in batches of at most this many names (a batch nobody waits for)
-
-
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-#: What `--metrics-from private` stands for: addresses no packet from the public internet
-#: carries (loopback, RFC 1918, link-local, IPv6 unique-local, the RFC 2544 benchmarking range).
-PRIVATE_NETWORKS = (
-    "127.0.0.0/8",
-    "::1/128",
-    "10.0.0.0/8",
-    "172.16.0.0/12",
-    "192.168.0.0/16",
-    "169.254.0.0/16",
-    "fc00::/7",
-    "fe80::/10",
-    "198.18.0.0/15",
-)
-
-
-def parse_networks(spec: str, setting: str, *, private: bool = False) -> list[Network]:
-    """Comma-separated addresses or networks (host bits allowed); with `private`, the word
-    `private` adds PRIVATE_NETWORKS. ValueError names the setting."""
-    nets: list[Network] = []
-    for item in (x.strip() for x in spec.split(",")):
-        if not item:
-            continue
-        if private and item == "private":
-            nets.extend(ipaddress.ip_network(x) for x in PRIVATE_NETWORKS)
-            continue
-        try:
-            nets.append(ipaddress.ip_network(item, strict=False))
-        except ValueError:
-            raise ValueError(f"--{setting}: {item!r} is not an address or a network") from None
-    return nets
-
-
-def in_networks(addr: str, nets: Iterable[Network]) -> bool:
-    """Whether `addr` lies in one of `nets` (an IPv4-mapped IPv6 address as its IPv4 address,
-    as a dual-stack socket reports IPv4 peers)."""
-    try:
-        ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(addr)
-    except ValueError:
-        return False
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return any(ip in net for net in nets)
-
-
-def client_address(peer: str, forwarded: Sequence[str], trusted: Sequence[Network]) -> str:
-    """The client's address: the peer's, or, from a trusted proxy, the last address of its
-    X-Forwarded-For headers (`forwarded`): the hop our proxy added; earlier ones are the client's word."""
-    if trusted and forwarded and in_networks(peer, trusted):
-        last = forwarded[-1].split(",")[-1].strip()
-        if last:
-            return last
-    return peer
 
 
 class SocketGate:

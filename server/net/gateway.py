@@ -57,7 +57,8 @@ from ..config import Settings
 from ..core.session import Session
 from ..metrics import Metrics
 from ..service import Service
-from .admission import Admission, SocketGate, client_address, parse_networks
+from .addresses import client_address, parse_networks
+from .admission import Admission, SocketGate
 from .backlog import Backlog
 from .broadcast import broadcast_latest
 from .close_log import CloseLog

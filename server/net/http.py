@@ -47,7 +47,7 @@ from protocol.rules import game_facts
 from ..config import Settings
 from ..metrics import Metrics
 from ..storage import Store
-from .admission import client_address, in_networks, parse_networks
+from .addresses import client_address, in_networks, parse_networks
 
 DEFAULT_STATIC = Path(__file__).resolve().parents[2] / "client" / "web" / "static"
 

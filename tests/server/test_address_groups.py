@@ -3,7 +3,8 @@ counting single addresses would give it 2^64 allowances) and an IPv4-mapped addr
 
 from __future__ import annotations
 
-from server.net.admission import SocketGate, parse_networks
+from server.net.addresses import parse_networks
+from server.net.admission import SocketGate
 from server.storage.sessions import address_group, lobbies_key, new_session_key
 
 
