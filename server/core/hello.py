@@ -16,10 +16,8 @@ in another alphabet is compared by its Latin look-alike too (Cyrillic "аdа" pa
 
 from __future__ import annotations
 
-import ipaddress
 import re
 import unicodedata
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeGuard
 
@@ -40,8 +38,6 @@ _SEAT_SUFFIX = re.compile(r" [0-9]+$")
 #: The shape of an account name's key (ratings/accounts.py: 3 to 20 ASCII characters, lower-cased).
 _ACCOUNT_KEY = re.compile(r"[a-z0-9][a-z0-9_-]{2,19}")
 
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
 
 @dataclass(frozen=True, slots=True)
 class HelloPlan:
@@ -49,25 +45,10 @@ class HelloPlan:
     count_new: bool  # a new session counted against the address's limit
 
 
-def exempt_networks(spec: str) -> list[Network]:
-    """The networks of the `limit_exempt` setting (comma-separated, host bits allowed)."""
-    return [ipaddress.ip_network(x.strip(), strict=False) for x in spec.split(",") if x.strip()]
-
-
-def limit_exempt(addr: str, exempt: Iterable[Network]) -> bool:
-    """Whether new sessions from `addr` go uncounted (an address in an exempt network)."""
-    try:
-        ip = ipaddress.ip_address(addr)
-    except ValueError:
-        return False
-    return any(ip in net for net in exempt)
-
-
-def plan_hello(
-    v: int, name: str | None, token: str | None, addr: str, *, max_name: int, exempt: Iterable[Network]
-) -> HelloPlan:
-    """Resume or create, and whether the address's limit counts it; refuses a protocol
-    version the server does not speak and an over-long name."""
+def plan_hello(v: int, name: str | None, token: str | None, *, max_name: int, exempt: bool) -> HelloPlan:
+    """Resume or create, and whether the address's limit counts it (not if the address is
+    `exempt`: --limit-exempt); refuses a protocol version the server does not speak and an
+    over-long name."""
     if v not in m.SUPPORTED_VERSIONS:
         raise RaceError(
             ErrorCode.BAD_VERSION,
@@ -78,7 +59,7 @@ def plan_hello(
         raise RaceError(ErrorCode.BAD_MESSAGE, f"`name`: at most {max_name} characters", field="name")
     if token is not None:
         return HelloPlan(resume=token, count_new=False)
-    return HelloPlan(resume=None, count_new=not limit_exempt(addr, exempt))
+    return HelloPlan(resume=None, count_new=not exempt)
 
 
 def _key(name: str) -> str:

@@ -207,7 +207,7 @@ class AccountHandlers:
                 msg.name,
                 msg.password,
                 s.addr or None,
-                limited=not hello_rules.limit_exempt(s.addr, self.svc.session.exempt),
+                limited=not self.svc.session.limit_exempt(s.addr),
             )
         except AccountError as exc:
             raise account_error(exc) from None

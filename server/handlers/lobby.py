@@ -24,12 +24,12 @@ from protocol.messages import ErrorCode, RaceStatus
 
 from ..config import Settings
 from ..core import checks as check
-from ..core import hello as hello_rules
 from ..core import presence, privacy
 from ..core import races as R
 from ..core.lobby import CAS_ATTEMPTS, lobby_commit, open_lobbies, retry_delay_s
 from ..core.races import RaceError
 from ..core.session import Session
+from ..net.addresses import in_networks, parse_networks
 from ..storage import Conflict, keys
 from ..storage.players import RESERVE_MS
 from .runtime import Runtime
@@ -87,7 +87,7 @@ class SeatTaken(RaceError):
 class Lobby:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
-        self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
+        self._exempt = parse_networks(svc.settings.limit_exempt, "limit-exempt")
 
     async def reserve_seat(
         self, pid: str, seat: str, ms: int = RESERVE_MS, *, renew: bool = False, claim: str = ""
@@ -159,7 +159,7 @@ class Lobby:
         seat (MAX_RACES_PER_PLAYER) like any race."""
         svc = self.svc
         most = svc.settings.max_public_lobbies_per_addr
-        if most <= 0 or not s.addr or hello_rules.limit_exempt(s.addr, self.exempt):
+        if most <= 0 or not s.addr or in_networks(s.addr, self._exempt):
             return
         sessions = svc.store.sessions
         now = await svc.store.time_ms()

@@ -18,6 +18,7 @@ from protocol import messages as m
 from ..core import hello as hello_rules
 from ..core import races as R
 from ..core.session import Session
+from ..net.addresses import in_networks, parse_networks
 from ..storage import keys
 from .runtime import Runtime
 
@@ -29,7 +30,7 @@ PLAYER_CHANNEL_LINGER_S = 30.0  # a player's channel stays subscribed this long 
 class SessionHandlers:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
-        self.exempt = hello_rules.exempt_networks(svc.settings.limit_exempt)
+        self._exempt = parse_networks(svc.settings.limit_exempt, "limit-exempt")
         # Run by hello once the connection is one of its player's here (`players`), before its
         # races and the welcome; raising refuses the hello. Accounts check the token again here:
         # a revocation's close that ran since the first check did not see the connection.
@@ -41,6 +42,10 @@ class SessionHandlers:
         # Whether an account holds one of these name keys (set by the accounts handlers): a guest's
         # hello may not take an account's name. None: no accounts here.
         self.account_names_held: Callable[[list[str]], Awaitable[bool]] | None = None
+
+    def limit_exempt(self, addr: str) -> bool:
+        """Whether `addr` is one the per-address limits do not count (--limit-exempt: local tools)."""
+        return in_networks(addr, self._exempt)
 
     async def ping(self, s: Session, msg: m.Ping) -> m.Pong:
         """§2: the server's clock (an estimate of Redis' TIME), for the client's offset."""
@@ -55,7 +60,7 @@ class SessionHandlers:
         svc = self.svc
         st = svc.settings
         plan = hello_rules.plan_hello(
-            msg.v, msg.name, msg.token, s.addr, max_name=st.max_name, exempt=self.exempt
+            msg.v, msg.name, msg.token, max_name=st.max_name, exempt=self.limit_exempt(s.addr)
         )
         seats: list[str] | None = []  # a new session holds none
         rename = None
