@@ -30,8 +30,9 @@ key                                type    contents
 ``{race:ID}:away``                 string  when (ms) the public lobby was first found with
                                            none of its people connected (core/presence.py);
                                            deleted by their hello or join; TTL the lobby's
-``{race:ID}:void``                 string  "1": the race was found not stored when a failed
-                                           creation was looked into (seating.py) and given
+``{race:ID}:void``                 string  "1": the race was found not stored after its
+                                           creation failed (a matched group's, seating.py;
+                                           a `create`'s; a lost arena pairing's) and given
                                            up: its create commit is refused (commit.lua);
                                            TTL VOID_TTL_MS (race_records.py)
 ``sess:SHA256(token)``             string  player id (+ " fresh" until the first seat); TTL
