@@ -48,3 +48,35 @@ def stop_first(obj: Any, name: str) -> tuple[asyncio.Event, asyncio.Event]:
 
     setattr(obj, name, stopped)
     return reached, go_on
+
+
+class Held:
+    """A call held back by `held_first`: `call` its arguments once made."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.call: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+
+    async def late(self) -> Any:
+        """Make the held call now, as Redis does when it reads a request its sender gave up on."""
+        assert self.call is not None, "no call held yet"
+        args, kw = self.call
+        return await self.real(*args, **kw)
+
+
+def held_first(obj: Any, name: str, *, who: Any = None) -> Held:
+    """`obj.name(...)`'s first call (the first whose first argument is `who`, if given) is not
+    made: it raises `Blip`, as a request sent on a connection that failed before the reply,
+    and is kept, to be made later (`Held.late`): such a request may still reach Redis after
+    its sender gave up on it. Later calls do their work."""
+    real = getattr(obj, name)
+    held = Held(real)
+
+    async def holding(*args: Any, **kw: Any) -> Any:
+        if held.call is None and (who is None or (args and args[0] == who)):
+            held.call = (args, kw)
+            raise Blip(f"redis blip in {name}: sent, its reply lost")
+        return await real(*args, **kw)
+
+    setattr(obj, name, holding)
+    return held

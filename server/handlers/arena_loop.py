@@ -12,7 +12,8 @@ not yet finalized:
   before the failure is seated in it all the same;
 - now and then (``REPAIR_EVERY`` ticks) its formed races are checked: one
   that finished without its result applied (the process that ended it died
-  in between) is applied here; one never created is released.
+  in between) is applied here; one never created is released, and given up
+  (``Store.load_race`` with ``void``): its creation can no longer be stored.
 
 The end of a race reaches ``race_ended`` through the service's end hooks.
 """
@@ -141,9 +142,12 @@ class ArenaLoop:
         store = self.service.store
         now = self.service.now_ms()
         for rid, formed in (await self.store.formed(arena_id)).items():
-            _now, race = await store.load_race(rid)
+            lost = now - int(formed["formed"]) > LOST_AFTER_MS
+            # A lost race is given up as it is read (seating.py): its creation, still on its way
+            # from a failed seating, would seat the players released here in it too.
+            _now, race = await store.load_race(rid, void=lost)
             if race is None:
-                if now - int(formed["formed"]) > LOST_AFTER_MS:
+                if lost:
                     log.warning("arena %s: formed race %s never created; releasing it", arena_id, rid)
                     await self.store.release(arena_id, rid)
             elif race.status == RaceStatus.FINISHED:

@@ -114,7 +114,8 @@ class Lobby:
         notice, `keep`, the index or the timer failing on a Redis blip, a shutdown) keeps it:
         `welcome` lists the race and it counts. That error says so (`internal`, not "no
         effect"). Whether the race holds the player is read again: a commit whose reply was
-        lost may have been applied; if that read fails too, the reservation is left to lapse
+        lost may have been applied (and one not yet applied never will be once that read found
+        no race: `_seated_after_failure`); if that read fails too, the reservation is left to lapse
         at its deadline, and the seats' prune then keeps it only if the race holds the player."""
         reserved = await self.reserve_seat(pid, rid)
         try:
@@ -130,10 +131,13 @@ class Lobby:
 
     async def _seated_after_failure(self, pid: str, rid: str) -> bool:
         """After a create or join of `rid` failed: settle `pid`'s reserved seat and say True if
-        the race holds the player (committed before the failure), else give the seat back."""
+        the race holds the player (committed before the failure), else give the seat back. A
+        race not stored is given up as it is read (`load_race` with `void`): its creation, sent
+        on a connection that failed, may reach Redis later, and would seat the player, told
+        "no effect" and its seat given back, in a race they know nothing of."""
         store = self.svc.store
         try:
-            _now, race = await store.load_race(rid)
+            _now, race = await store.load_race(rid, void=True)
         except Exception as exc:  # unknown: the reservation lapses, then the prune decides
             self.svc.failed(f"could not look up {rid} after a failed create or join", exc)
             return False

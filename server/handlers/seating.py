@@ -5,13 +5,18 @@ pool (server/handlers/rated_queue.py) waits for nothing any more: if seating it 
 (a Redis blip, a deal that could not be made) and nothing is done, its players
 are out of the queue and in no race, their clients saying "waiting" forever.
 Which way out depends on whether the race's commit was applied, which the
-failure alone does not say (a commit whose reply was lost may have been):
+failure alone does not say (a commit whose reply was lost may have been, and
+one sent on a connection that then failed may still be, later):
 
 - stored: the players sit in it. What `publish_new_race` had left to do after
   the commit (`Lobby.seat_new_race`: the entries' seats, the players' seats and
   `seated` notices, the index, the timer) is done again;
 - not stored: nobody sits anywhere, and the entries still hold their seats. The
-  caller puts the group back where it waited, with what the entries carried;
+  caller puts the group back where it waited, with what the entries carried.
+  The same read gives the race up (`load_race` with `void`, its `{race:ID}:void`
+  mark): a create commit of it that reaches Redis after this stores nothing,
+  so the players, back in their queue, are never seated in it too. A retry is
+  a new race, with a new id;
 - unknown (Redis could not be read, or a stored race's seating could not be
   finished: its players hold its seats all the same, from before its commit):
   the entries' seats are given back, as before this module, and the failure
@@ -50,7 +55,7 @@ async def after_failure(
     store = lobby.svc.store
 
     async def look() -> Outcome:
-        _now, race = await store.load_race(rid)
+        _now, race = await store.load_race(rid, void=True)
         if race is None:
             return Outcome.NOT_STORED
         now = await store.time_ms()

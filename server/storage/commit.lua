@@ -5,18 +5,23 @@
 -- by one per event (E >= 1); the events, already encoded with versions
 -- expected+1 .. expected+E, are appended to the race stream and published.
 --
--- KEYS: 1 race hash, 2 event stream, 3..2+P player hashes written,
+-- KEYS: 1 race hash, 2 event stream, 3 the race's void mark (load.lua),
+--       4..3+P player hashes written,
 --       then any further race keys that only get the TTL (move logs)
--- ARGV: 1 expected ver (0: create; the race must not exist)
---       2 channel   3 stream MAXLEN   4 TTL ms for every key in KEYS (0: keep)
+-- ARGV: 1 expected ver (0: create; the race must not exist, nor have been
+--         given up: its void mark set by load.lua)
+--       2 channel   3 stream MAXLEN   4 TTL ms for every key in KEYS but 3 (0: keep)
 --       5 E, then E event frames
 --       then F, then F field/value pairs of the race hash
 --       then P, then for each written player hash: C, then C pairs
--- Returns {'ok', ver} | {'conflict', current ver or -1}
+-- Returns {'ok', ver} | {'conflict', current ver or -1} | {'void'} (nothing written)
 local cur = redis.call('HGET', KEYS[1], 'ver')
 local expected = tonumber(ARGV[1])
 if expected == 0 then
   if cur then return {'conflict', tonumber(cur)} end
+  -- Given up while this commit was on the way: its players may be back in their
+  -- queue (server/handlers/seating.py), and storing it now would seat them twice.
+  if redis.call('EXISTS', KEYS[3]) == 1 then return {'void'} end
 elseif tonumber(cur or -1) ~= expected then
   return {'conflict', tonumber(cur or -1)}
 end
@@ -33,7 +38,7 @@ i = i + 1
 for k = 1, np do
   local c = tonumber(ARGV[i])
   i = i + 1
-  if c > 0 then redis.call('HSET', KEYS[2 + k], unpack(ARGV, i, i + 2 * c - 1)) end
+  if c > 0 then redis.call('HSET', KEYS[3 + k], unpack(ARGV, i, i + 2 * c - 1)) end
   i = i + 2 * c
 end
 for k = 1, ne do
@@ -42,6 +47,8 @@ for k = 1, ne do
 end
 local ttl = tonumber(ARGV[4])
 if ttl > 0 then
-  for k = 1, #KEYS do redis.call('PEXPIRE', KEYS[k], ttl) end
+  for k = 1, #KEYS do
+    if k ~= 3 then redis.call('PEXPIRE', KEYS[k], ttl) end
+  end
 end
 return {'ok', ver}

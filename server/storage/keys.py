@@ -30,6 +30,11 @@ key                                type    contents
 ``{race:ID}:away``                 string  when (ms) the public lobby was first found with
                                            none of its people connected (core/presence.py);
                                            deleted by their hello or join; TTL the lobby's
+``{race:ID}:void``                 string  "1": the race was found not stored after its
+                                           creation failed (a matched group's, seating.py;
+                                           a `create`'s; a lost arena pairing's) and given
+                                           up: its create commit is refused (commit.lua);
+                                           TTL VOID_TTL_MS (race_records.py)
 ``sess:SHA256(token)``             string  player id (+ " fresh" until the first seat); TTL
                                            FRESH_SESSION_TTL, then SESSION_TTL
 ``lim:sess:ADDR``                  string  sessions created from ADDR this minute
@@ -104,6 +109,11 @@ def log_key(rid: str, pid: str) -> str:
 def away_key(rid: str) -> str:
     """``{race:ID}:away``: when the public lobby was first found unattended (core/presence.py)."""
     return "{race:" + rid + "}:away"
+
+
+def void_key(rid: str) -> str:
+    """``{race:ID}:void``: the race was given up unstored; its create commit is refused."""
+    return "{race:" + rid + "}:void"
 
 
 def race_channel(rid: str) -> str:

@@ -18,22 +18,37 @@ from .keys import (
     race_key,
     stream_key,
     valid_race_id,
+    void_key,
 )
 from .parts import StorePart
 from .records import race_fields, race_from_load
 from .scripts import COMMIT, LOAD, RESCHEDULE, pipelined
 
+# How long a race given up unstored (`load_race` with `void`) refuses its create commit: far
+# longer than a commit sent on a connection that failed can take to reach Redis (a client
+# timeout is seconds; a TCP retransmission gives up within minutes), and one small key per
+# failed creation costs next to nothing.
+VOID_TTL_MS = 3_600_000
+
 
 class Conflict(Exception):
-    """The race changed between load and commit: reload and retry."""
+    """The race changed between load and commit: reload and retry (or, for a creation, the
+    race was given up: `load_race` with `void`)."""
 
 
 class RaceRecords(StorePart):
-    async def load_race(self, rid: str) -> tuple[int, R.Race | None]:
-        """(server time ms, the race or None). One round trip."""
+    async def load_race(self, rid: str, *, void: bool = False) -> tuple[int, R.Race | None]:
+        """(server time ms, the race or None). One round trip.
+
+        `void`: a race not stored is given up in the same step, for VOID_TTL_MS: a create
+        commit of it still on its way then stores nothing (commit.lua). For deciding that a
+        failed creation made no race (handlers/seating.py); a retry uses a new race id."""
         if not valid_race_id(rid):
             return await self.time_ms(), None
-        reply = await LOAD(self.redis, [race_key(rid)], [player_key(rid, "")])
+        if void:
+            reply = await LOAD(self.redis, [race_key(rid), void_key(rid)], [player_key(rid, ""), VOID_TTL_MS])
+        else:
+            reply = await LOAD(self.redis, [race_key(rid)], [player_key(rid, "")])
         return race_from_load(reply)
 
     async def commit(
@@ -59,9 +74,9 @@ class RaceRecords(StorePart):
         if extra_live is not None:
             fields["live"] = extra_live
         players = players or {}
-        keys = [race_key(rid), stream_key(rid)] + [player_key(rid, pid) for pid in players]
+        keys = [race_key(rid), stream_key(rid), void_key(rid)] + [player_key(rid, pid) for pid in players]
         if ttl_ms:
-            # The TTL applies to every key of the race, the logs and player hashes included.
+            # The TTL applies to every key of the race (but its void mark), the logs and player hashes included.
             keys += [player_key(rid, p.player) for p in race.players if p.player not in players]
             keys += [log_key(rid, p.player) for p in race.players]
         args: list[Any] = [
@@ -84,6 +99,8 @@ class RaceRecords(StorePart):
             reply = await self._commit_replicated(keys, args)
         else:
             reply = await COMMIT(self.redis, keys, args)
+        if reply[0] == b"void":
+            raise Conflict(f"race {rid} was given up before its creation arrived: nothing stored")
         if reply[0] != b"ok":
             raise Conflict(f"race {rid} is at version {reply[1]}, not {old_ver}")
         return int(reply[1])

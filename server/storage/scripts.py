@@ -3,7 +3,8 @@
 ``move``    one accepted move, a declared finish or a duplicate's re-ack (the hot path)
 ``log_ttl`` a move log created by a player's first move gets the race's TTL (moves.py)
 ``commit``  compare-and-set of a race record, publishing its events
-``load``    a whole race (the race hash and every seat's game) in one call
+``load``    a whole race (the race hash and every seat's game) in one call; asked to, gives up
+            a race not stored (its void mark, which makes ``commit`` refuse to create it)
 ``quick``   the quick-match queue: queue a player (held by its connection), take out a full
             group; a holder lets go, an entry leaves
 ``spectator_logs`` the spectator boards: every player's count, status and the moves of

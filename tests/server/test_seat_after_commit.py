@@ -2,7 +2,8 @@
 (handlers/lobby.py `taking_seat`): the race holds the player, so `pl:{PID}:races` must
 too, else a reconnect's `welcome` would not list the race and the seat would stop counting
 against MAX_RACES_PER_PLAYER. Its error says the seat is taken (not "no effect"). A failure
-before the commit still gives the seat back."""
+before the commit still gives the seat back, and a create commit whose reply was lost,
+reaching Redis after that, makes no race."""
 
 from __future__ import annotations
 
@@ -11,10 +12,12 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
+from injected import held_first
 from redis_replies import text
 from wsclient import Raw, player
 
 from server.core import races as R
+from server.storage import Conflict
 from server.storage.keys import seats_key
 from server.storage.players import reservations_key
 
@@ -138,6 +141,25 @@ async def test_a_join_failing_before_its_commit_gives_the_seat_back(make_server,
     assert await seat_keys(clean_redis, bea.player) == (set(), set())
     assert (await bea.request("join", race=rid))["t"] == "race"  # the limit of 1 lets it in
     await asyncio.gather(host.close(), bea.close())
+
+
+async def test_a_create_whose_commit_arrives_after_its_failure_makes_no_race(make_server, clean_redis):
+    app = await make_server(max_races_per_player=1)
+    ada = await player(app.ws_url, "ada")
+    store = app.service.store
+    held = held_first(store, "commit", who=0)
+    reply = await ada.request("create", game=GAME)
+    assert reply["t"] == "error" and reply["code"] == "internal", reply
+    assert held.call is not None
+    rid = held.call[0][1].race
+    with pytest.raises(Conflict, match="given up"):
+        await held.late()
+    _now, race = await store.load_race(rid)
+    assert race is None
+    assert await seats_of(app.ws_url, ada.token) == []
+    again = await ada.request("create", game=GAME)  # the limit of 1 lets it in
+    assert again["t"] == "race" and again["race"] != rid, again
+    await ada.close()
 
 
 @pytest.mark.daily  # starts an attempt on the real clock (tests/conftest.py)

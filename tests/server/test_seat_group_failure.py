@@ -4,8 +4,10 @@ A casual quick-match group or a rated pool group is out of its queue once formed
 seating it fails before its race is stored, the casual group is tried again and then put
 back at the head of its queue, each entry with its holders and claims; the rated group goes
 back to the pool, which forms it again. If it fails after the race was stored, the players
-sit in that race all the same. The failures are injected into the real server's lobby and
-store (Redis blips); everything else is real: Redis, sockets, the queue scripts.
+sit in that race all the same. A creation whose reply was lost, reaching Redis only after
+the group went back, stores nothing (the race was given up). The failures are injected into
+the real server's lobby and store (Redis blips); everything else is real: Redis, sockets,
+the queue scripts.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from injected import fail_first, stop_first
+from injected import Held, fail_first, held_first, stop_first
 from seat_probe import seat_set
 from test_server_accounts import CHEAP_HASH, account
 from test_server_quick_queue import GAME, queued, waiting
@@ -23,6 +25,7 @@ from waiting import until
 from wsclient import player
 
 from server.handlers import quick_match
+from server.storage import Conflict
 from server.storage.players import quick_hold
 
 
@@ -41,6 +44,26 @@ def failing_deals_after_a_while(app: Any, times: int) -> tuple[asyncio.Event, as
 def failing_seat_once(app: Any, pid: str) -> None:
     """The store's `add_seat` fails once for `pid`: after the race's commit."""
     fail_first(app.service.store, "add_seat", who=pid, why="redis blip after the commit")
+
+
+def held_creation(app: Any) -> Held:
+    """The first race creation's commit (`store.commit` from version 0) is sent, its reply
+    lost: it fails, and may still reach Redis after the failure was looked into (`Held.late`)."""
+    return held_first(app.service.store, "commit", who=0)
+
+
+async def late_creation_stores_nothing(app: Any, held: Held, players: list[str], race: str) -> None:
+    """The held creation, reaching Redis after its group was seated in `race`, stores nothing:
+    the players sit in `race` only (server/handlers/seating.py gave the first race up)."""
+    assert held.call is not None
+    first = held.call[0][1].race
+    assert first != race
+    with pytest.raises(Conflict, match="given up"):
+        await held.late()
+    _now, stored = await app.service.store.load_race(first)
+    assert stored is None
+    for pid in players:
+        assert await app.service.store.player_races(pid) == [race]
 
 
 def in_race(frame: dict[str, Any]) -> bool:
@@ -140,6 +163,41 @@ async def test_a_rated_group_failing_after_its_race_was_stored_is_seated(make_se
     for c in (ada, bob):
         assert await seat_set(clean_redis, c.player) == {races[0]["race"]}
         assert not await app.rated.pool.has(GAME, c.player)
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_a_casual_groups_lost_creation_arriving_late_stores_nothing(make_server, clean_redis):
+    await casual_lost_creation_arriving_late(make_server)
+
+
+async def test_a_lost_creation_arriving_late_stores_nothing_in_a_cluster(cluster_url, make_server):
+    """The race's void mark shares its slot: the load that sets it and the commit that reads
+    it run on one node of a real Redis Cluster."""
+    await casual_lost_creation_arriving_late(make_server, redis=cluster_url)
+
+
+async def casual_lost_creation_arriving_late(make_server: Any, **server: Any) -> None:
+    app = await make_server(**server)
+    held = held_creation(app)
+    ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
+    for c in (ada, bob):
+        await queued(c)
+    races = [await c.wait(in_race) for c in (ada, bob)]  # the second try's race
+    assert races[0]["race"] == races[1]["race"]
+    await late_creation_stores_nothing(app, held, [ada.player, bob.player], races[0]["race"])
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_a_rated_groups_lost_creation_arriving_late_stores_nothing(make_server, clean_redis):
+    app = await make_server(**CHEAP_HASH)
+    held = held_creation(app)
+    ada, bob = await account(app.ws_url, "ada"), await account(app.ws_url, "bob")
+    for c in (ada, bob):
+        assert (await c.request("quick", game=GAME, rated=True))["t"] == "queued"
+    # Back in the pool, formed again: another race.
+    races = [await c.wait(lambda f: in_race(f) and f.get("rated") is True) for c in (ada, bob)]
+    assert races[0]["race"] == races[1]["race"]
+    await late_creation_stores_nothing(app, held, [ada.player, bob.player], races[0]["race"])
     await asyncio.gather(ada.close(), bob.close())
 
 
