@@ -22,7 +22,7 @@ from .keys import (
 )
 from .parts import StorePart
 from .records import race_fields, race_from_load
-from .scripts import COMMIT, LOAD, RESCHEDULE, pipelined
+from .scripts import COMMIT, LOAD, RESCHEDULE, SPECTATORS, pipelined
 
 # How long a race given up unstored (`load_race` with `void`) refuses its create commit: far
 # longer than a commit sent on a connection that failed can take to reach Redis (a client
@@ -158,7 +158,7 @@ class RaceRecords(StorePart):
         return counts
 
     async def spectators(self, rid: str, delta: int) -> None:
-        await self.redis.hincrby(race_key(rid), "spectators", delta)
+        await SPECTATORS(self.redis, [race_key(rid)], [delta])
 
     async def public_races(self, limit: int) -> list[str]:
         ids = await self.redis.zrevrange(PUBLIC, 0, limit * 3)

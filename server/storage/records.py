@@ -70,6 +70,9 @@ def race_from_load(reply: list[Any]) -> tuple[int, R.Race | None]:
     if len(reply) < 2:
         return now, None
     h = _pairs(reply[1])
+    if b"race" not in h:
+        # Not a race: a spectator count left alone by a server before spectators.lua.
+        return now, None
     r = R.Race(
         race=h[b"race"].decode(),
         game=h[b"game"].decode(),

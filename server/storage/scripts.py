@@ -12,6 +12,7 @@
 ``recent``  one finished race into a player's capped list of recent races (recent.py)
 ``reschedule`` a race's next timer after a tick that found nothing due, never later than one
             set in the future meanwhile (race_records.py)
+``spectators`` a race's spectator count, changed only while the race exists
 ``seats``   a player's seats: reserve one (count and add in one step, MAX_RACES_PER_PLAYER),
             settle or give back reservations, prune the seats of gone races (players.py)
 """
@@ -67,3 +68,4 @@ SPECTATOR_LOGS = Script("spectator_logs")
 RECENT = Script("recent")
 SEATS = Script("seats")
 RESCHEDULE = Script("reschedule")
+SPECTATORS = Script("spectators")

@@ -255,3 +255,27 @@ async def test_a_long_log_is_caught_up_over_several_samples(make_server, monkeyp
     await eve.wait(full)
     assert all(b["n"] == 9 for f in frames for b in f["boards"]), frames  # never a partial board
     assert any(not f["boards"] for f in frames), frames  # left out while its log was being read
+
+
+async def test_a_spectator_leaving_a_race_whose_keys_expired_leaves_no_key_behind(make_server):
+    """The spectator count is a field of the race's hash: counting a spectator out of a race
+    whose keys expired meanwhile (a finished race watched past its TTL) must not create a
+    hash holding that field alone, a key with no TTL that every later look-up of the id reads
+    as a broken race."""
+    app = await make_server()
+    c = await player(app.ws_url, "cyd")
+    d = await player(app.ws_url, "dan")
+    eve = await player(app.ws_url, "eve")
+    rid = await make_race(app, [c, d], "fours-up")
+    assert (await eve.request("spectate", race=rid))["t"] == "race"
+    r = aioredis.Redis.from_url(app.settings.redis)
+    try:
+        await r.delete(S.keys.race_key(rid))  # as its TTL would
+        assert (await eve.request("unspectate", race=rid))["t"] == "ok"
+        assert not await r.exists(S.keys.race_key(rid))
+        assert (await eve.request("spectate", race=rid))["code"] == "no-such-race"
+        # Such a hash left by a server before this fix is no race either (it was `internal`).
+        await r.hset(S.keys.race_key(rid), "spectators", -1)
+        assert (await eve.request("spectate", race=rid))["code"] == "no-such-race"
+    finally:
+        await r.aclose()
