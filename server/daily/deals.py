@@ -236,13 +236,15 @@ class DailyDeals:
     def today(self) -> str:
         return day_of(self.clock())
 
-    async def checked_date(self, game: str, date: str | None) -> str:
+    async def checked_date(self, game: str, date: str | None, now: int | None = None) -> str:
         """The date a request names (None: today), once checked: a known game, a
         well-formed date, a day opened and within the history window (or recorded).
-        Writes nothing; raises ``DailyError`` (unknown-game, bad-date, daily-not-open)."""
+        Writes nothing; raises ``DailyError`` (unknown-game, bad-date, daily-not-open).
+        ``now``: the clock reading the caller's other checks use (None: read it here)."""
         if game not in GAMES:
             raise DailyError(ErrorCode.UNKNOWN_GAME, f"no such game {game!r}")
-        now = self.clock()
+        if now is None:
+            now = self.clock()
         if date is None:
             return day_of(now)
         try:
@@ -291,9 +293,10 @@ class DailyDeals:
         ttl_ms = max(1, closes_at(date) - self.clock() + self.keep_ms)
         await self.redis.set(keys.certified(game, date), compact_json({"k": k, "line": line}), px=ttl_ms)
 
-    async def deal(self, game: str, date: str | None = None) -> DailyDeal:
-        """The deal (with its secret seed: server use only) of an opened day."""
-        date = await self.checked_date(game, date)
+    async def deal(self, game: str, date: str | None = None, now: int | None = None) -> DailyDeal:
+        """The deal (with its secret seed: server use only) of an opened day; ``now`` as
+        for ``checked_date``."""
+        date = await self.checked_date(game, date, now)
         k, proof = await self._pick(game, date)
         seed = daily_candidate(await self.secret(), game, date, k)
         deal = DailyDeal(

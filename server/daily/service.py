@@ -17,7 +17,7 @@ from protocol.ranking import Result, pack
 from ..retries import retried, tried
 from . import keys
 from .boards import DailyBoards
-from .days import closes_at
+from .days import closes_at, day_of
 from .deals import Attempt, CreateRace, DailyDeal, DailyError, DiscardRace, as_text, compact_json
 
 log = logging.getLogger("solrace.daily")
@@ -69,6 +69,13 @@ class Daily(DailyBoards):
         waited = 0
         while True:
             now = self.clock()
+            if day_of(now) != date:
+                # Midnight passed since the deal was read: the claim's reading decides the day
+                # as it decides the clock's cut to the close. Yesterday's deal, cut with a time
+                # past its close, was refused as "closing" while today's was open.
+                deal = await self.deal(game, now=now)
+                date = deal.date
+                att, ent = keys.attempts(game, date), keys.entries(game, date)
             res = [
                 as_text(x)
                 for x in await self._claim(keys=[att, ent], args=[player, token, now, self.pending_stale_ms])
