@@ -20,6 +20,7 @@ from protocol.messages import ErrorCode, RaceStatus
 from ..core import bots as B
 from ..core.races import Race, RaceError
 from ..core.session import Session
+from ..retries import retried
 from ..storage import keys
 from ..storage.bots import BotQueue, BotRequest
 from .lobby import race_id
@@ -215,11 +216,28 @@ class Bots:
         ]
         if note is not None:
             await note(requests)
-        if await self.queue.reserve(requests, now, WORKER_ALIVE_MS):
+        try:
+            reserved = await self.queue.reserve(requests, now, WORKER_ALIVE_MS)
+        except Exception:
+            # The reply may be what was lost: the bots then come, and the player is told so.
+            if await self._were_pushed(requests):
+                return requests
+            raise
+        if reserved:
             return requests
         for r in requests:  # another request took the slot meanwhile
             await self.queue.forget_bot(r.player, r.token)
         return []
+
+    async def _were_pushed(self, requests: list[BotRequest]) -> bool:
+        """After a `reserve` of `requests` that raised: True if it pushed them (all or none: one
+        script), False if not or if that cannot be read (retried a few times)."""
+        found = await retried(
+            lambda: self.queue.pushed(requests[0]),
+            f"could not tell whether the bot requests for {requests[0].race or requests[0].game} were queued",
+            log,
+        )
+        return bool(found)
 
     async def send_rematch_bot(
         self, host: str, level: str, game: str, now: int, *, race: str, invite: str

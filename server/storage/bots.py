@@ -111,6 +111,7 @@ PUT = _lua("bot_put.lua")  # write a bot's record and lease
 SETTLE = _lua("bot_settle.lua")  # a worker lets bots go (drop or release)
 RESCUE = _lua("bot_rescue.lua")  # re-queue the bots whose lease has ended
 RETAKE = _lua("bot_retake.lua")  # put back the requests popped and left unclaimed
+PUSHED = _lua("bot_pushed.lua")  # whether a request was pushed (its reply lost)
 
 
 def connect(url: str) -> Any:
@@ -177,6 +178,7 @@ class BotQueue:
         self._settle = redis.register_script(SETTLE)
         self._rescue = redis.register_script(RESCUE)
         self._retake = redis.register_script(RETAKE)
+        self._pushed = redis.register_script(PUSHED)
 
     async def new_bot(self, level: str, name: str, ttl_s: int) -> tuple[str, str]:
         """A new bot identity: (player id, session token); only sha256(token) is stored."""
@@ -210,6 +212,13 @@ class BotQueue:
         `within_ms` cover them beside the requests already waiting; False: not pushed."""
         args: list[Any] = [now_ms, within_ms, *(r.to_json() for r in requests)]
         return int(await self._reserve(keys=[REQUESTS, SLOTS, TAKING], args=args)) >= len(requests)
+
+    async def pushed(self, request: BotRequest) -> bool:
+        """Whether `request` was pushed: a `reserve` that raised may have run in Redis (its
+        reply lost). Asked right after it, while a worker that took the request still holds
+        its bot's record (until the bot is through with its race)."""
+        args = [request.to_json(), request.player]
+        return bool(await self._pushed(keys=[REQUESTS, TAKING, BOTS], args=args))
 
     async def free_slots(self, now_ms: int, within_ms: int) -> int:
         """The free slots the workers reported within `within_ms`, less the requests

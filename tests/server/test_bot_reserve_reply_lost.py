@@ -2,20 +2,22 @@
 reservation script, so the bot was queued for a worker, and then the reply was lost. That bot
 counts against the player's MAX_WAITING_BOTS_PER_PLAYER like any: it used to be noted only once
 the push had answered, so a player whose pushes failed so got more bots queued than the cap.
-The failure is injected into the real server's bot queue; the rest is real."""
+And the player is answered `ok` (`Bots._were_pushed` finds the request queued): it used to be
+`internal`, and the bot came all the same. A push that failed before it ran still answers
+`internal`. The failure is injected into the real server's bot queue; the rest is real."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import redis.asyncio as aioredis
-from injected import Blip
+from injected import Blip, fail_first
 from redis_replies import text
 from test_abuse_caps import GAME, free_slots, said
 from wsclient import player
 
 from server.handlers.bots import MAX_WAITING_BOTS_PER_PLAYER, asked_key
-from server.storage.bots import REQUESTS, BotRequest
+from server.storage.bots import BOTS, REQUESTS, TAKING, BotQueue, BotRequest, now_ms
 
 
 def reserve_reply_lost_once(app: Any) -> list[list[BotRequest]]:
@@ -46,7 +48,7 @@ async def test_a_bot_whose_reservation_reply_was_lost_still_counts(make_server):
     try:
         lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
         await free_slots(r, 20)
-        assert said(await eve.request("bot", race=lobby)) == "internal"
+        assert said(await eve.request("bot", race=lobby)) == "ok"  # the bot is queued
         [[request]] = lost
         assert [BotRequest.from_json(x).player for x in await r.lrange(REQUESTS, 0, -1)] == [request.player]
         noted = {text(x) for x in await r.zrange(asked_key(eve.player), 0, -1)}
@@ -58,4 +60,44 @@ async def test_a_bot_whose_reservation_reply_was_lost_still_counts(make_server):
         assert await r.zcard(asked_key(eve.player)) == 2
     finally:
         await eve.close()
+        await r.aclose()
+
+
+async def test_a_bot_whose_reservation_failed_before_it_ran_answers_internal(make_server):
+    app = await make_server()
+    fail_first(app.service.bots.queue, "reserve")
+    r = aioredis.Redis.from_url(app.settings.redis)
+    eve = await player(app.ws_url, "eve")
+    try:
+        lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
+        await free_slots(r, 20)
+        assert said(await eve.request("bot", race=lobby)) == "internal"
+        assert await r.llen(REQUESTS) == 0
+        assert said(await eve.request("bot", race=lobby)) == "ok"
+    finally:
+        await eve.close()
+        await r.aclose()
+
+
+async def test_a_pushed_request_is_found_wherever_a_worker_moved_it(clean_redis):
+    """A worker may pop the request, and claim it, before the look after a lost reply."""
+    r = aioredis.Redis.from_url(clean_redis)
+    try:
+        queue = BotQueue(r)
+        now = await now_ms(r)
+        await queue.heartbeat("w1", now, 5)
+        first, second = (
+            BotRequest("race", "greedy", f"tok{i}", f"bot-{i}", GAME, race="R1", expires=now + 60_000)
+            for i in range(2)
+        )
+        assert not await queue.pushed(first)
+        assert await queue.reserve([first], now, 5000)
+        assert await queue.pushed(first) and not await queue.pushed(second)
+        raw = await queue.take(1)
+        assert raw is not None and await r.llen(TAKING) == 1
+        assert await queue.pushed(first)
+        epoch, _playing, why = await queue.claim("w1", 5, now, raw)
+        assert (epoch, why) == (1, "") and await r.llen(TAKING) == 0 and await r.hexists(BOTS, first.player)
+        assert await queue.pushed(first) and not await queue.pushed(second)
+    finally:
         await r.aclose()
