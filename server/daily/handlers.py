@@ -219,8 +219,11 @@ class DailyHandlers:
         start leaves one behind only when Redis failed through its bind and every try to
         give its claim back (``Daily._unbind``): the race then held the player's seat, in a
         lobby they cannot leave, until it expired. Best effort: a failure is logged, and the
-        next start tries again."""
+        next start tries again. The races are read only when the player holds a seat besides
+        the attempt's: an orphan holds one, and taking it back is all this does."""
         try:
+            if not await self.service.store.seat_ids(pid) - {att.race}:
+                return
             rids = [rid for rid in await self.service.store.player_races(pid) if rid != att.race]
             if not rids:
                 return

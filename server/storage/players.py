@@ -132,6 +132,13 @@ class Players(StorePart):
             await self.prune_seats(pid, *gone)  # again unless reserved since
         return sorted(live)
 
+    async def seat_ids(self, pid: str) -> set[str]:
+        """The ids of `pid`'s seats as they are, unpruned: races maybe finished or gone, and
+        reservations and queue entries' holds (a cheap look; `player_races` checks each)."""
+        return {
+            i.decode() if isinstance(i, bytes) else str(i) for i in await self.redis.smembers(seats_key(pid))
+        }
+
     async def prune_seats(self, pid: str, *ids: str) -> None:
         """These seats of `pid` are over (their races finished, gone, or no longer the
         player's): each leaves its seats unless it is reserved (storage/seats.lua)."""

@@ -18,8 +18,8 @@ API (all async but ``moves`` and ``subscriber``):
 - the bus: `subscriber(on_message, on_reconnect)` (pub/sub), `publish_player`
 - timers: `schedule`, `due_races`
 - sessions (``sessions``: new, resume, kept at the first seat; per-address limits),
-  players: `player_name`, `player_races`, `add_seat`, `remove_seat`; the seats counted against
-  MAX_RACES_PER_PLAYER (seats.lua): `reserve_seat`, `settle_seats`, `release_seats`, `prune_seats`
+  players: `player_name`, `player_races`, `seat_ids`, `add_seat`, `remove_seat`; the seats
+  counted against MAX_RACES_PER_PLAYER (seats.lua): `reserve_seat`, `settle_seats`, `release_seats`, `prune_seats`
 - recent races: `note_recent`, `recent_races`, `accounts_among`, `account_names`
 - quick-match: `quick_push`, `quick_release`, `quick_leave`, `quick_put_back` (an entry is held by the connections
   that queued it)

@@ -204,3 +204,38 @@ async def test_a_race_left_unbound_by_an_outage_is_discarded_by_the_next_start(m
     assert not await seated(app, orphan, ada.player)
     assert await seat_set(clean_redis, ada.player) == {rid}
     await ada.close()
+
+
+def counting(obj: Any, name: str) -> list[int]:
+    """`obj.name(...)` works as before, and each call is counted: `[calls]`."""
+    real = getattr(obj, name)
+    calls = [0]
+
+    async def counted(*args: Any, **kw: Any) -> Any:
+        calls[0] += 1
+        return await real(*args, **kw)
+
+    setattr(obj, name, counted)
+    return calls
+
+
+@pytest.mark.daily
+async def test_a_start_reads_the_players_races_only_when_they_hold_another_seat(make_server):
+    """The sweep for a start's orphans (handlers `_discard_orphans`) reads the player's races
+    only when they hold a seat besides the attempt's, as an orphan does (the test above): it
+    read them on every start."""
+    app = await make_server()
+    reads = counting(app.service.store, "player_races")
+    ada = await player(app.ws_url, "ada")
+    rid = (await ada.request("daily_start", game=GAME))["race"]
+    before = reads[0]
+    again = await ada.request("daily_start", game=GAME)
+    assert again["t"] == "race" and again["race"] == rid, again
+    assert reads[0] == before
+    lobby = (await ada.request("create", game=GAME, seats=2))["race"]
+    before = reads[0]
+    again = await ada.request("daily_start", game=GAME)
+    assert again["t"] == "race" and again["race"] == rid, again
+    assert reads[0] > before
+    assert await seated(app, lobby, ada.player)  # not an orphan: left as it is
+    await ada.close()
