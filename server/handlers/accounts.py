@@ -142,7 +142,7 @@ class AccountHandlers:
         )
         svc.resume = self.resume
         svc.session.registered_hooks.append(self.recheck)
-        svc.session.account_names_held = self.accounts.names_held
+        svc.session.account_names_held = self.accounts.names.held
         svc.store.sessions.account_key = rkeys.account  # read in the guest's resume round trip
         # Before the service starts: its bus confirms this subscription before it takes connections.
         svc.bus.subscribe(REVOKED_CHANNEL)

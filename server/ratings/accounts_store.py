@@ -5,7 +5,7 @@ or decoded responses) and knows nothing of sockets: the request handlers
 call it. Every time comes from ``clock`` (ms), injectable for tests;
 password hashing runs in a thread (it costs tens of milliseconds of CPU by
 design). The pure rules (names, passwords, login buckets) are in
-``accounts``.
+``accounts``; the name index, which a claim reserves its name in, in ``names``.
 
 A guest's player id becomes the account's id when claimed, so whatever is
 kept under that id (races, daily history, ratings) stays with the account.
@@ -60,13 +60,13 @@ from .accounts import (
     verify_password,
 )
 from .common import DAY_MS, Clock, system_clock, text
+from .names import NameIndex
 
 log = logging.getLogger("solrace.accounts")
 
 SESSION_TTL_MS = 30 * DAY_MS  # from the session's last hello (sliding)
 MAX_SESSIONS = 20  # per account (devices, browsers): a login beyond them ends the least recently used
 KNOWN_ADDRESS_MS = 30 * DAY_MS  # an address an account logged in from skips the name's login bucket
-RESERVATION_STALE_MS = 60_000
 
 # A session's check at hello that renews it (sliding expiry): one script, so one round
 # trip as the check alone was, and atomic, so that a session revoked meanwhile (HDEL, DEL)
@@ -152,9 +152,7 @@ class Accounts:
         self.claim_policy = claim_policy
         self.session_ttl_ms = session_ttl_ms
         self._cas = redis.register_script(scripts.CAS)
-        self._reserve = redis.register_script(scripts.RESERVE)
-        self._release = redis.register_script(scripts.RELEASE)
-        self._confirm = redis.register_script(scripts.CONFIRM)
+        self.names = NameIndex(redis, lambda: self.clock())  # the clock as it is set, even later
         self._create = redis.register_script(scripts.CREATE)
         self._set_password = redis.register_script(scripts.SET_PASSWORD)
         self._new_session_script = redis.register_script(scripts.NEW_SESSION)
@@ -205,7 +203,7 @@ class Accounts:
             raise AccountError("already-account", "this player already has an account")
         if not unfinished:
             owner = await self.redis.hget(keys.NAMES, key)
-            if owner is not None and text(owner) != player and await self._holds_name(text(owner), key):
+            if owner is not None and text(owner) != player and await self.names.holds(text(owner), key):
                 raise AccountError("name-taken", "this name is taken")
         if address is not None and limited:
             wait = await self._take(keys.claim_address(address), self.claim_policy, self.clock())
@@ -221,12 +219,12 @@ class Accounts:
                 raise AccountError("already-account", "this player already has an account")
         else:
             pw, epoch = await asyncio.to_thread(hash_password, password, self.hasher), "0"
-            if not await self._reserve_name(key, player):
+            if not await self.names.reserve(key, player):
                 raise AccountError("name-taken", "this name is taken")
             res = await self._create(keys=[keys.account(player)], args=[name, key, pw, self.clock()])
             if text(res[0]) == "exists":
                 if text(res[1]) != key:
-                    await self._release(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
+                    await self.names.release(key, player)
                 raise AccountError("already-account", "this player already has an account")
         token = await tried(lambda: self._finish_claim(player, key, pw, epoch), unless=(AccountError,))
         if address is not None:
@@ -239,37 +237,12 @@ class Accounts:
     async def _finish_claim(self, player: str, key: str, pw: str, epoch: str) -> str:
         """The steps of a claim once its account exists (each may be made again): its name
         final, a session, and the account no longer marked ``claiming``. The session's token."""
-        await self._confirm(keys=[keys.NAMES, keys.RESERVED], args=[key, player])
+        await self.names.confirm(key, player)
         token = await self._new_session(player, pw, epoch)
         if token is None:  # the password changed, or every session was revoked, meanwhile
             raise AccountError("conflict", "the account changed while it was made")
         await self.redis.hdel(keys.account(player), "claiming")
         return token
-
-    async def _reserve_name(self, key: str, player: str) -> bool:
-        """Reserve the name for ``player`` (in one slot: the index), before the
-        account (in another slot) is created. A reservation whose account was
-        never created (its claim died half-way) is taken over once it is
-        ``RESERVATION_STALE_MS`` old; a younger one is a claim in flight."""
-        now = self.clock()
-        res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, "", now])
-        if text(res[0]) == "ok":
-            return True
-        owner, at = text(res[1]), text(res[2])
-        if await self._holds_name(owner, key) or (at and now - int(at) < RESERVATION_STALE_MS):
-            return False
-        res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, owner, now])
-        return text(res[0]) == "ok"
-
-    async def names_held(self, name_keys: list[str]) -> bool:
-        """Whether an account holds one of these name keys, or a claim in flight reserved it:
-        one HMGET of the names' index (one slot)."""
-        if not name_keys:
-            return False
-        return any(owner is not None for owner in await self.redis.hmget(keys.NAMES, name_keys))
-
-    async def _holds_name(self, player: str, key: str) -> bool:
-        return text(await self.redis.hget(keys.account(player), "key") or b"") == key
 
     # --- login and sessions -----------------------------------------------------------------
 

@@ -47,38 +47,6 @@ redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1
 """
 
-# Reserve a name for a player while its account is created. KEYS: names,
-# reserved. ARGV: key, player, previous owner or '', now.
-# The previous owner is given only to take over a reservation whose account
-# was never created (a claim that died half-way: see accounts_store.Accounts.claim).
-# -> {"ok"} | {"taken", owner, reserved at or ''}
-RESERVE = """
-local v = redis.call('HGET', KEYS[1], ARGV[1])
-if (not v) or v == ARGV[2] or (ARGV[3] ~= '' and v == ARGV[3]) then
-  redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
-  redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
-  return {'ok'}
-end
-return {'taken', v, redis.call('HGET', KEYS[2], ARGV[1]) or ''}
-"""
-
-# The account of a reserved name exists: the reservation is final.
-# KEYS: names, reserved. ARGV: key, player.
-CONFIRM = """
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) return 1 end
-return 0
-"""
-
-# Release a name if it is still reserved for the player. KEYS: names, reserved. ARGV: key, player.
-RELEASE = """
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
-  redis.call('HDEL', KEYS[1], ARGV[1])
-  redis.call('HDEL', KEYS[2], ARGV[1])
-  return 1
-end
-return 0
-"""
-
 # Create an account record unless the player already has one; marked `claiming` until its
 # claim's later steps are done (accounts_store.Accounts.claim).
 # KEYS: account. ARGV: name, key, pw hash, now. -> {"ok"} | {"exists", key}
