@@ -34,6 +34,7 @@ everywhere leaves no way back in but the password.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import weakref
 from collections.abc import Awaitable, Callable
@@ -67,6 +68,9 @@ REVOKED = "revoked"  # the notice of revoked sessions (never sent to a client)
 REVOKED_REASON = "session revoked: log in again"
 # Every process's channel of `revoked` notices (player, spared connection), subscribed at start.
 REVOKED_CHANNEL = "{accounts}:revoked"
+#: How often each process settles the name reservations that claims left behind (s): none
+#: outlives names.RESERVATION_LAPSE_MS by more than this.
+RESERVATION_SWEEP_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +153,23 @@ class AccountHandlers:
         svc.bus_hooks[REVOKED_CHANNEL.encode()] = self.on_revoked_notice
         # The notice on a player's channel, as processes of earlier versions publish it.
         svc.notice_hooks[REVOKED] = self.on_revoked
+        svc.spawn(self.reservations_sweep())
+
+    async def reservations_sweep(self) -> None:
+        """Every RESERVATION_SWEEP_S: the name reservations of claims that stopped half-way
+        lapse (ratings/names.py `settle_lapsed`; every process does it, each settle is
+        checked against the reservation as read)."""
+        while True:
+            try:
+                if settled := await self.accounts.names.settle_lapsed():
+                    log.info("%d lapsed name reservations settled", settled)
+            except Exception as exc:
+                self.svc.failed("the name reservations' sweep failed", exc)
+            # As the daily finalizer (server/daily/handlers.py): a stop's cancel may be lost
+            # while redis-py sends a command; this ends the sweep at once instead.
+            if self.svc.stopping:
+                return
+            await asyncio.sleep(RESERVATION_SWEEP_S)
 
     # --- identity ---------------------------------------------------------------------------
 

@@ -32,7 +32,8 @@ key                             type    contents
                                         the pool (a group taken out and put back heeds them); expires
 ``{rating:G}:pending``          zset    rated race → ms from which to check it was rated (``pending``)
 ``{accounts}:names``            hash    lower-cased name → player id
-``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created
+``{accounts}:reserved``         hash    lower-cased name → ms, while its account is being created (a
+                                        claim stopped half-way: settled after a while, ``names``)
 ``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated,
                                         epoch (revocations: password changes, logout_all), claiming
                                         (ms; until the claim that made it is finished)

@@ -6,6 +6,13 @@ different slots, so a claim first *reserves* the name in the index, noting when 
 that note). A reservation is a claim in flight for ``RESERVATION_STALE_MS``; after that
 another claim of the name takes it over unless its account was made (the name is then that
 account's).
+
+A claim that stops half-way (Redis failing through its last steps, its process gone) leaves
+its note behind. None outlives ``RESERVATION_LAPSE_MS``: ``settle_lapsed``, which every
+server process runs every minute (server/handlers/accounts.py), confirms a lapsed one whose
+account was made (its password logs in; its claim, if unfinished, can still be finished:
+accounts_store.Accounts.claim) and releases one whose account never was, index entry and
+note together, so that the name is free again for claims and guests' display names alike.
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ from . import keys
 from .common import Clock, text
 
 RESERVATION_STALE_MS = 60_000
+# Far longer than a claim's steps may take: a reservation released under a claim whose
+# account is still being made would leave that account's name out of the index.
+RESERVATION_LAPSE_MS = 5 * 60_000
 
 # Reserve a name for a player while its account is created. KEYS: names,
 # reserved. ARGV: key, player, previous owner or '', now.
@@ -32,11 +42,15 @@ end
 return {'taken', v, redis.call('HGET', KEYS[2], ARGV[1]) or ''}
 """
 
-# The account of a reserved name exists: the reservation is final.
+# The account of a reserved name exists: the reservation is final. An index entry found
+# missing (a lapsed reservation released, settle_lapsed) is the account's again.
 # KEYS: names, reserved. ARGV: key, player. -> 1 | 0 (another player's)
 CONFIRM = """
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then redis.call('HDEL', KEYS[2], ARGV[1]) return 1 end
-return 0
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if v and v ~= ARGV[2] then return 0 end
+if not v then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+redis.call('HDEL', KEYS[2], ARGV[1])
+return 1
 """
 
 # Release a name if it is still reserved for the player. KEYS: names, reserved. ARGV: key, player.
@@ -49,6 +63,19 @@ end
 return 0
 """
 
+# Settle a lapsed reservation, unless reserved again since it was read (its time changed):
+# its note goes, and its index entry too unless its owner's account holds the name.
+# KEYS: names, reserved. ARGV: key, owner read ('' if none), reserved at, held '1'|'0'.
+# -> 1 settled | 0 reserved again meanwhile
+LAPSE = """
+if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[3] then return 0 end
+redis.call('HDEL', KEYS[2], ARGV[1])
+if ARGV[4] == '0' and redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  redis.call('HDEL', KEYS[1], ARGV[1])
+end
+return 1
+"""
+
 
 class NameIndex:
     def __init__(self, redis: Any, clock: Clock) -> None:
@@ -57,6 +84,7 @@ class NameIndex:
         self._reserve = redis.register_script(RESERVE)
         self._confirm = redis.register_script(CONFIRM)
         self._release = redis.register_script(RELEASE)
+        self._lapse = redis.register_script(LAPSE)
 
     async def reserve(self, key: str, player: str) -> bool:
         """Reserve the name for ``player`` before its account is created. A reservation
@@ -90,3 +118,20 @@ class NameIndex:
     async def holds(self, player: str, key: str) -> bool:
         """Whether ``player``'s account holds the name."""
         return text(await self.redis.hget(keys.account(player), "key") or b"") == key
+
+    async def settle_lapsed(self) -> int:
+        """Settle every reservation made ``RESERVATION_LAPSE_MS`` ago or more (module doc):
+        how many."""
+        due = self.clock() - RESERVATION_LAPSE_MS
+        notes = {text(k): text(v) for k, v in (await self.redis.hgetall(keys.RESERVED)).items()}
+        lapsed = [(k, at) for k, at in notes.items() if not at.isdigit() or int(at) <= due]
+        if not lapsed:
+            return 0
+        owners = await self.redis.hmget(keys.NAMES, [k for k, _ in lapsed])
+        settled = 0
+        for (key, at), raw in zip(lapsed, owners, strict=True):
+            owner = "" if raw is None else text(raw)
+            held = bool(owner) and await self.holds(owner, key)
+            args = [key, owner, at, "1" if held else "0"]
+            settled += int(await self._lapse(keys=[keys.NAMES, keys.RESERVED], args=args))
+        return settled
