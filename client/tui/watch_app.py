@@ -100,7 +100,7 @@ class WatchApp(BrowseApp):
     BINDINGS = [
         Binding("escape", "back", "back to the list"),
         Binding("r", "refresh", "refresh list"),
-        Binding("f", "final_boards_again", "ask for the final boards again"),
+        Binding("f", "final_boards_again", "ask again"),
         # In a race the boards scroll (two boards do not fit 24 rows); priority, since the
         # hidden list table may keep the focus; on the list they are not checked in
         # (`check_action`), and the keys go on to the table's cursor.
@@ -394,8 +394,10 @@ class WatchApp(BrowseApp):
                     why = final_boards_late_text(race, self.final_wait_s)
                     self.no_final_boards(race, no_final_boards_text(e.code), why, again=True)
                 else:  # in words, as `solrace replay` says them: no code
-                    why = refusal_text(e.code, race, e.message, flags=False)
                     again = e.code in ASK_AGAIN
+                    why = refusal_text(e.code, race, e.message, flags=False) + (
+                        " Press f to ask again." if again else ""
+                    )
                     self.no_final_boards(race, no_final_boards_text(e.code, e.message), why, again=again)
                 return
         self.final_waiting = False

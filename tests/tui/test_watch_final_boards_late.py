@@ -21,7 +21,8 @@ from server.core.races import RaceError
 
 from .helpers import footer_keys, rendered, two_player_race, until
 
-AGAIN = "ask for the final boards again"
+#: the f key's description in the footer (the message line says "press f to ask again")
+AGAIN = "ask again"
 
 
 def not_over(why: str) -> RaceError:
@@ -84,3 +85,27 @@ async def test_giving_up_on_the_final_boards_says_so_and_f_asks_again(make_serve
             assert app.final_shown and must(app.model).status == "finished"
             assert not rendered(status).strip()
             await until(pilot, lambda: AGAIN not in footer_keys(app), what="the f key hidden")
+
+
+@pytest.mark.timeout(120)
+async def test_f_asks_again_after_a_server_fault(make_server, tmp_path):
+    """A fault of the server (`internal`) is said as the refusal it is, and f asks again."""
+    from client.library.connection import connect
+
+    server = await make_server(spectator_delay_ms=600_000)
+    async with connect(server.ws_url, name="alice") as a, connect(server.ws_url, name="bob") as b:
+        race = await two_player_race(a, b, "fours-up")
+        app = WatchApp(connector(server.ws_url, "watcher", str(tmp_path / "token")), race=race)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
+            fail_first(server.service, "replay_guard", why="redis blip while the replay was read")
+            await a.finish(race)
+            await b.finish(race)
+            info, status = app.query_one("#race-info"), app.query_one("#status")
+            await until(pilot, lambda: "no final boards" in rendered(info), what="the fault said")
+            said = " ".join(rendered(status).split())
+            assert "internal" not in said and race in said and said.endswith("Press f to ask again."), said
+            await until(pilot, lambda: AGAIN in footer_keys(app), what="the f key in the footer")
+            await pilot.press("f")
+            await until(pilot, lambda: len(app.query(BoardView)) == 2, what="the final boards")
+            assert app.final_shown and not rendered(status).strip()
