@@ -5,6 +5,7 @@ scripts). For the tests of what a failure part-way through an operation leaves b
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 
@@ -13,11 +14,17 @@ class Blip(ConnectionError):
 
 
 def fail_first(
-    obj: Any, name: str, times: int = 1, *, who: str | None = None, why: str = ""
+    obj: Any,
+    name: str,
+    times: int = 1,
+    *,
+    who: str | None = None,
+    why: str = "",
+    error: Callable[[str], Exception] = Blip,
 ) -> dict[str, int]:
-    """`obj.name(...)` raises `Blip` for its first `times` calls (only those whose first
-    argument is `who`, if given), then does its work. Returns the count of calls seen
-    (``{"n": ...}``, of `who`'s only if given), to wait on."""
+    """`obj.name(...)` raises `error(why)` (a `Blip`, unless told) for its first `times` calls
+    (only those whose first argument is `who`, if given), then does its work. Returns the count
+    of calls seen (``{"n": ...}``, of `who`'s only if given), to wait on."""
     real = getattr(obj, name)
     calls = {"n": 0}
 
@@ -25,7 +32,7 @@ def fail_first(
         if who is None or (args and args[0] == who):
             calls["n"] += 1
             if calls["n"] <= times:
-                raise Blip(why or f"redis blip in {name}")
+                raise error(why or f"redis blip in {name}")
         return await real(*args, **kw)
 
     setattr(obj, name, flaky)

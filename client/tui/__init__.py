@@ -10,7 +10,8 @@
 * ``net``     — ``NetSession`` over the asyncio client library; token file.
 * ``widgets``, ``play_app``, ``watch_app`` — thin textual layers; ``browse`` the frame that
   ``watch_app`` and ``arena_app`` share (a list, then one item). ``play_app`` is the race
-  screen; ``menu_flow`` its way in and out (connect, resume a seated race, the menu, start
+  screen; ``command_line`` what a line typed there does (and its Tab completion);
+  ``menu_flow`` its way in and out (connect, resume a seated race, the menu, start
   the chosen race; the `menu` command, and a finished race's `rematch` and `accept`, a
   rival's offer shown on the menu too); ``race_commands`` and ``race_text`` what it decides
   and says, as plain functions.

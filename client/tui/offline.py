@@ -13,7 +13,7 @@ from typing import Any
 from protocol.messages import ErrorCode
 from protocol.rules.facts import UnknownGame, game_def
 
-from .offline_race import LocalRace, Seat
+from .offline_race import LocalRace, Pace, Seat
 from .session import ServerError, now_ms
 
 
@@ -41,13 +41,10 @@ class LocalSession:
         self.name = name
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.rivals = rivals
-        self.countdown_ms = countdown_ms
-        self.rival_interval = rival_interval
-        self.rival_max_moves = rival_max_moves
+        self.pace = Pace(countdown_ms, rival_interval, rival_max_moves)
         self.seed = seed
         self.time_limit_s = time_limit_s
         self.races: dict[str, LocalRace] = {}
-        self._watching: set[str] = set()
         self._spectate_task: asyncio.Task[None] | None = None
         self.sent: list[dict[str, Any]] = []  # every request, for tests
         self.watch_demo = watch_demo
@@ -64,10 +61,7 @@ class LocalSession:
             self._spectate_task.cancel()
 
     def seat(self, race: LocalRace) -> Seat | None:
-        return next((s for s in race.seats if s.player == self.player), None)
-
-    def spectating(self, race: LocalRace) -> bool:
-        return race.id in self._watching
+        return race.seat_of(self.player)
 
     def _race(self, rid: str) -> LocalRace:
         race = self.races.get(rid)
@@ -80,7 +74,9 @@ class LocalSession:
             game_def(game)
         except UnknownGame as e:
             raise ServerError(ErrorCode.UNKNOWN_GAME, str(e)) from None
-        race = LocalRace(self, game, seats, time_limit_s, private, host, self.seed)
+        race = LocalRace(
+            self.player, self.events, self.pace, game, seats, time_limit_s, private, host, self.seed
+        )
         self.races[race.id] = race
         return race
 
@@ -264,7 +260,7 @@ class LocalSession:
                     "total": r.total,
                     "starts_at": r.starts_at,
                     "deadline": r.deadline,
-                    "spectators": int(r.id in self._watching),
+                    "spectators": int(r.watched),
                 }
             )
         return {"t": "race_list", "races": out}
@@ -275,10 +271,10 @@ class LocalSession:
             raise ServerError(ErrorCode.PRIVATE_RACE, "this race is private")
         if self.seat(r) is not None:
             raise ServerError(ErrorCode.IS_PLAYER, "you play in this race")
-        self._watching.add(race)
+        r.watched = True
 
         async def flush() -> None:
-            while race in self._watching and r.status != "finished":
+            while r.watched and r.status != "finished":
                 await asyncio.sleep(0.2)
                 if r.status == "running":
                     self.events.put_nowait(r.boards())
@@ -287,5 +283,7 @@ class LocalSession:
         return r.snapshot()
 
     def _do_unspectate(self, race: str) -> dict[str, Any]:
-        self._watching.discard(race)
+        r = self.races.get(race)
+        if r is not None:
+            r.watched = False
         return {"t": "ok"}

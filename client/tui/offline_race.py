@@ -1,7 +1,8 @@
 """One offline race: the rules engine for the player, simulated rivals beside it.
 
 ``LocalRace`` keeps every seat's game and answers like a server would (snapshots,
-progress, the end and its ranking); ``client.tui.offline.LocalSession`` drives it.
+progress, the end and its ranking) on the events queue of the one player it serves;
+``client.tui.offline.LocalSession`` drives it.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import hashlib
 import random
 import secrets
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import ranking
 from protocol.messages import ErrorCode
@@ -19,9 +20,6 @@ from protocol.rules.engine import Game, MoveResult, deal
 from protocol.rules.facts import game_def
 
 from .session import ServerError, now_ms
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .offline import LocalSession
 
 
 def _greedy(game: Game, rng: random.Random) -> str | None:
@@ -64,10 +62,24 @@ class Seat:
         return self.game
 
 
+@dataclass(frozen=True)
+class Pace:
+    """How fast offline races run: the countdown, and the simulated rivals' moves (one every
+    ``rival_interval`` seconds; a rival finishes after ``rival_max_moves``)."""
+
+    countdown_ms: int = 3000
+    rival_interval: float = 0.5
+    rival_max_moves: int = 10_000
+
+
 class LocalRace:
+    """One race, for ``me``: its events go on ``events``, as a server's to that player."""
+
     def __init__(
         self,
-        owner: LocalSession,
+        me: str,
+        events: asyncio.Queue[dict[str, Any]],
+        pace: Pace,
         game_id: str,
         seats: int,
         time_limit_s: int,
@@ -75,7 +87,11 @@ class LocalRace:
         host: str,
         seed: str | None,
     ):
-        self.owner = owner
+        self.me = me
+        self.events = events
+        self.pace = pace
+        #: ``me`` watches it (`spectate`): the delayed boards are sent, and every progress
+        self.watched = False
         self.id = "local-" + secrets.token_hex(3)
         self.game_id = game_id
         self.seats_n = seats
@@ -126,16 +142,19 @@ class LocalRace:
             "ranking": self.ranking,
         }
 
+    def seat_of(self, player: str) -> Seat | None:
+        return next((s for s in self.seats if s.player == player), None)
+
     def bump(self) -> int:
         self.ver += 1
         return self.ver
 
     def emit(self, msg: dict[str, Any]) -> None:
-        self.owner.events.put_nowait(msg)
+        self.events.put_nowait(msg)
 
     def begin_countdown(self) -> None:
         self.status = "countdown"
-        starts_at = self.starts_at = now_ms() + self.owner.countdown_ms
+        starts_at = self.starts_at = now_ms() + self.pace.countdown_ms
         deadline = self.deadline = starts_at + self.time_limit_s * 1000
         self.bump()
         self.tasks.append(asyncio.ensure_future(self._run(starts_at, deadline)))
@@ -149,7 +168,7 @@ class LocalRace:
             s.status = "playing"
             s.at = self.starts_at
         self.emit(self.snapshot() | {"ver": self.bump()})
-        me = self.owner.seat(self)
+        me = self.seat_of(self.me)
         if me is not None:
             self.emit(
                 {
@@ -177,9 +196,9 @@ class LocalRace:
     async def _bot(self, s: Seat) -> None:
         rng = random.Random(s.player)
         while s.status == "playing" and self.status == "running":
-            await asyncio.sleep(self.owner.rival_interval)
+            await asyncio.sleep(self.pace.rival_interval)
             m = _greedy(s.dealt(), rng)
-            if m is None or s.n >= self.owner.rival_max_moves:
+            if m is None or s.n >= self.pace.rival_max_moves:
                 self.finish(s)
                 return
             self.apply(s, m)
@@ -199,7 +218,7 @@ class LocalRace:
         return result
 
     def progress(self, s: Seat) -> None:
-        if s is self.owner.seat(self) and not self.owner.spectating(self):
+        if s.player == self.me and not self.watched:
             return  # progress goes to the *other* members
         self.emit(
             {

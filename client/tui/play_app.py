@@ -1,7 +1,7 @@
 """`solrace play`: the race screen, a textual app: its layout, the server's events, the
-board and the lines around it, the player's clicks and commands, the moves sent. The way
-into a race and back out to the menu is ``menu_flow``'s; what is decided and said lives in
-plain modules (``board``, ``model``, ``race_commands``, ``race_text``)."""
+board and the lines around it, the player's clicks, the moves sent. What a typed line does is
+``command_line``'s; the way into a race and back out to the menu is ``menu_flow``'s; what is
+decided and said lives in plain modules (``board``, ``model``, ``race_commands``, ``race_text``)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from textual.widgets import Input, Static
 from protocol.rules.facts import UnknownGame
 from protocol.rules.games import GAMES
 
-from .board import Marks, click, complete, home_move, targets_for
-from .hints import ask_hint
+from .board import Marks, click, home_move, targets_for
+from .command_line import CommandLine, MoveInput
 from .intent import Intent
 from .menu_flow import MenuFlow
 from .model import RaceModel
@@ -30,11 +30,9 @@ from .race_commands import (
     CONNECTING_PLACEHOLDER,
     RematchWord,
     connecting_help,
-    finish_prompt,
     help_text,
     hints_possible,
     info_text,
-    no_race_text,
     placeholder,
     rematch_word,
 )
@@ -49,18 +47,6 @@ from .race_text import (
 )
 from .session import ServerError, Session
 from .widgets import BoardView, bar_width, bars_text
-
-
-class MoveInput(Input):
-    """The command line. Tab completes a legal move; bound here, not on the app, so
-    that a Tab typed right after a letter is handled after that letter."""
-
-    BINDINGS = [Binding("tab", "complete", "complete move", show=False)]
-
-    def action_complete(self) -> None:
-        app = self.app
-        if isinstance(app, PlayApp):
-            app.action_complete()
 
 
 class PlayApp(App[int]):
@@ -123,7 +109,6 @@ class PlayApp(App[int]):
         self.selected: tuple[str, int] | None = None
         self.move_lock = asyncio.Lock()
         self.moves_sent: list[str] = []
-        self._completion: tuple[str, str] | None = None  # (prefix typed, last completion)
         self._resyncing = False
         #: races put behind with the `menu` command: their events are ignored
         self.races_left: set[str] = set()
@@ -141,6 +126,8 @@ class PlayApp(App[int]):
         self.rematch_offer: dict[str, Any] | None = None
         #: connects, leads into a race and back out to the menu
         self.menu_flow = MenuFlow(self)
+        #: what a line typed on the command line does
+        self.command_line = CommandLine(self)
 
     # -- layout -------------------------------------------------------------
 
@@ -155,7 +142,7 @@ class PlayApp(App[int]):
         yield Static(id="hints")
         # Until the session opens nothing typed acts: the help says it is connecting.
         yield Static(connecting_help(connecting), id="status")
-        yield MoveInput(placeholder=CONNECTING_PLACEHOLDER, id="cmd")
+        yield MoveInput(lambda: self.model.legal, self.say, placeholder=CONNECTING_PLACEHOLDER, id="cmd")
 
     def on_mount(self) -> None:
         self.fit(self.size.height)
@@ -368,96 +355,12 @@ class PlayApp(App[int]):
         self.query_one("#cmd", Input).value = ""
         self.redraw()
 
-    def action_complete(self) -> None:
-        inp = self.query_one("#cmd", Input)
-        typed = inp.value.strip()
-        prefix, last = (
-            self._completion if self._completion and self._completion[1] == typed else (typed, None)
-        )
-        nxt = complete(self.model.legal, prefix, last)
-        if nxt is None:
-            self.say(f"no legal move starts with {prefix!r}" if prefix else "no legal moves")
-            return
-        self._completion = (prefix, nxt)
-        inp.value = nxt
-        inp.cursor_position = len(nxt)
-
     @on(Input.Submitted, "#cmd")
     def submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        event.input.value = ""
-        self._completion = None
+        self.query_one("#cmd", MoveInput).clear()
         if text:
-            self.command(text)
-
-    def command(self, text: str) -> None:
-        word = text.lower()
-        m = self.model
-        armed, self.finish_armed = self.finish_armed, None  # a confirmation is the very next command
-        prompt = finish_prompt(m, self.daily_race) if word == "finish" and armed != m.race_id else None
-        if prompt:
-            self.finish_armed = m.race_id
-            self.say(prompt)
-            return
-        if word in ("quit", "exit", "q"):
-            self.exit(0)
-        elif self.session is None:  # still connecting (or failed to): nothing acts yet
-            failed = self.connect_failed
-            self.say(connecting_help(connection_text(None, self.server_url, failed), failed), error=failed)
-        elif word in ("help", "?"):
-            self.say(self.help_text())
-        elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
-            self.race_command(word)
-        elif word == "hint":
-            self.hint()
-        elif word == "menu":
-            self.menu_flow.to_menu()
-        elif word == "rematch":
-            self.menu_flow.ask_rematch()
-        elif word == "accept":
-            self.menu_flow.accept_rematch()
-        elif m.status == "none":
-            self.say(no_race_text(self.back_to), error=True)
-        elif m.status != "running":
-            self.say(f"the race is {m.status}: moves wait for the start", error=True)
-        else:
-            self.selected = None
-            self.send_move("draw" if word in ("d", "draw") else text)
-
-    @work(group="commands")
-    async def race_command(self, word: str) -> None:
-        m = self.model
-        s = self.session
-        if s is not None and word == "leave" and m.status == "queued":
-            self.menu_flow.leave_queue()
-            return
-        if s is None or not m.race_id:
-            self.say(no_race_text(self.back_to), error=True)
-            return
-        if word == "resync":
-            self.resync()
-            return
-        try:
-            if word in ("ready", "unready"):
-                reply = await s.request("ready", race=m.race_id, ready=word == "ready")
-            else:
-                reply = await s.request(word, race=m.race_id)
-            if word == "finish":
-                self.say("you declared your game finished")
-                m.declared_finished()
-            elif word == "leave":
-                self.say("you left the race")
-            else:
-                self.say(f"{word}: ok")
-            m.apply(reply)
-        except ServerError as e:
-            self.say(e.describe(), error=True)
-        self.redraw()
-
-    @work(group="commands")
-    async def hint(self) -> None:
-        if self.session is not None:
-            self.say(await ask_hint(self.session, self.model, asking=self.say))
+            self.command_line.run(text)
 
     @work(group="moves")
     async def send_move(self, move: str) -> None:

@@ -116,6 +116,15 @@ NO_FINAL_BOARDS = {
 }
 
 
+def final_boards_late_text(race: str, waited_s: float) -> str:
+    """The watch app giving up on a finished race's final boards: the server still answered
+    that the race is not over after ``waited_s`` seconds of asking."""
+    return (
+        f"The server had still not closed race {race} after {waited_s:.0f} s of asking, so its "
+        "final boards did not come: press f to ask again."
+    )
+
+
 def no_final_boards_text(code: str, message: str = "") -> str:
     """``no final boards (why)``: a refused `replay` in a player's words, never its code."""
     return f"no final boards ({NO_FINAL_BOARDS.get(code) or error_text(code, message)})"

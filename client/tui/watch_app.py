@@ -2,12 +2,15 @@
 
 The server sends boards only while a race runs (docs/protocol.md §4 `spectate`); once it
 has ended nothing is secret, so the final boards come from its `replay` (§3): the seed
-and every player's moves, re-played here with the rules engine.
+and every player's moves, re-played here with the rules engine. The `end` may come before
+the server reads the race as finished: the replay is asked again for up to FINAL_WAIT_S
+(said over the boards), then `f` asks again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -25,7 +28,7 @@ from .board import parse_view
 from .browse import BrowseApp
 from .model import RaceModel
 from .replay_model import ReplayError, build_replay
-from .replay_text import no_final_boards_text, refusal_text
+from .replay_text import final_boards_late_text, no_final_boards_text, refusal_text
 from .session import ServerError, Session
 from .tables import cut_rows, list_widths
 from .text import clock, marked_name, plural, ranking_lines
@@ -37,8 +40,14 @@ LIST_COLUMNS = ("race", "game", "status", "clock", "players", "watchers")
 #: the game (down to this), then the players again; the id, status, clock and count stay whole.
 PLAYERS_MIN, GAME_MIN = 12, 10
 GIVE_WAY = ((4, PLAYERS_MIN), (1, GAME_MIN), (4, 1))
-#: How often the final boards are asked for while the server says the race is not over yet.
-RETRIES, RETRY_S = 3, 0.3
+#: How long the final boards are asked for while the server answers `race-not-over`: the `end`
+#: reaches a watcher as it is committed, and a loaded server may take seconds more before the
+#: finished race reads as finished everywhere (about a second was not enough).
+FINAL_WAIT_S = 10.0
+#: The pause before asking again, doubled after each refusal up to the second.
+FINAL_RETRY_S = (0.2, 1.0)
+#: The refusals of the final boards that asking again later may get past (the `f` key).
+ASK_AGAIN = frozenset({"disconnected", "timeout", "internal", "rate-limited"})
 
 
 def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
@@ -91,6 +100,7 @@ class WatchApp(BrowseApp):
     BINDINGS = [
         Binding("escape", "back", "back to the list"),
         Binding("r", "refresh", "refresh list"),
+        Binding("f", "final_boards_again", "ask again"),
         # In a race the boards scroll (two boards do not fit 24 rows); priority, since the
         # hidden list table may keep the focus; on the list they are not checked in
         # (`check_action`), and the keys go on to the table's cursor.
@@ -108,6 +118,7 @@ class WatchApp(BrowseApp):
         race: str | None = None,
         refresh_s: float = 2.0,
         invite: str | None = None,
+        final_wait_s: float = FINAL_WAIT_S,
     ):
         super().__init__(connect, refresh_s)
         self.game = game
@@ -119,6 +130,11 @@ class WatchApp(BrowseApp):
         self.final_race: str | None = None
         self.final_shown = False
         self.final_missing: str | None = None
+        self.final_wait_s = final_wait_s
+        #: the server has not closed the race yet, and it is asked again (said over the boards)
+        self.final_waiting = False
+        #: the final boards did not come for a reason that asking again may get past (`f`)
+        self.final_again = False
 
     def compose(self) -> ComposeResult:
         with Vertical(id="list-view"):
@@ -157,7 +173,9 @@ class WatchApp(BrowseApp):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Each view hides the other's keys: back and the boards' scrolling on the list,
-        refresh in a race."""
+        refresh in a race; asking for the final boards again only once they did not come."""
+        if action == "final_boards_again":
+            return self.model is not None and self.model.status == "finished" and self.final_again
         if action in ("back", "scroll_boards"):
             return self.model is not None
         if action == "refresh":
@@ -229,6 +247,7 @@ class WatchApp(BrowseApp):
         self.model = RaceModel(me=None)
         self.model.apply(snap)
         self.final_race, self.final_shown, self.final_missing = None, False, None
+        self.final_waiting = self.final_again = False
         self.query_one("#list-view").display = False
         self.query_one("#race-view").display = True
         self.query_one("#race-result").display = False
@@ -279,6 +298,8 @@ class WatchApp(BrowseApp):
         ago = f"boards as of {max(0, now - m.boards_at) / 1000:.0f}s ago" if m.boards_at else ""
         if self.final_shown:
             delay = "final boards (the race is over: every card shown)"
+        elif self.final_waiting:
+            delay = "final boards: the server is still closing the race; asking again…"
         elif self.final_missing:
             delay = " · ".join(filter(None, [self.final_missing, ago]))
         elif m.status == "finished":
@@ -336,27 +357,50 @@ class WatchApp(BrowseApp):
         self.final_race = m.race_id
         self.load_final_boards(m.race_id)
 
+    def action_final_boards_again(self) -> None:
+        if self.model is None or not self.final_again:
+            return
+        self.final_race, self.final_missing, self.final_again = None, None, False
+        self.say("")
+        self.refresh_bindings()
+        self.want_final_boards()
+
     @work(group="final", exclusive=True)
     async def load_final_boards(self, race: str) -> None:
         if self.session is None:
             return
         invite = {"invite": self.invite} if self.invite and race == self.initial_race else {}
-        reply: dict[str, Any] | None = None
-        for attempt in range(RETRIES):
+        give_up_at = time.monotonic() + self.final_wait_s
+        pause, most = FINAL_RETRY_S
+        while True:
             try:
                 reply = await self.session.request("replay", race=race, **invite)
                 break
             except ServerError as e:
-                # the `end` may reach us before the finished race is readable everywhere
-                if e.code == ErrorCode.RACE_NOT_OVER and attempt + 1 < RETRIES:
-                    await asyncio.sleep(RETRY_S)
+                if self.model is None or self.model.race_id != race:
+                    return  # left meanwhile: its final boards are no longer wanted
+                # the race's `end` came, but the server is still closing it: ask again, a while
+                ended = e.code == ErrorCode.RACE_NOT_OVER and self.model.status == "finished"
+                if ended and time.monotonic() + pause <= give_up_at:
+                    self.final_waiting = True
+                    self.draw_info()
+                    await asyncio.sleep(pause)
+                    pause = min(2 * pause, most)
                     continue
+                self.final_waiting = False
                 if e.code == ErrorCode.UNKNOWN_TYPE:  # offline: the last boards hide nothing
                     self.no_final_boards(race, "no final boards (no replays here)", "")
+                elif ended:
+                    why = final_boards_late_text(race, self.final_wait_s)
+                    self.no_final_boards(race, no_final_boards_text(e.code), why, again=True)
                 else:  # in words, as `solrace replay` says them: no code
-                    why = refusal_text(e.code, race, e.message, flags=False)
-                    self.no_final_boards(race, no_final_boards_text(e.code, e.message), why)
+                    again = e.code in ASK_AGAIN
+                    why = refusal_text(e.code, race, e.message, flags=False) + (
+                        " Press f to ask again." if again else ""
+                    )
+                    self.no_final_boards(race, no_final_boards_text(e.code, e.message), why, again=again)
                 return
+        self.final_waiting = False
         try:
             replay = build_replay(reply)
         except ReplayError as e:
@@ -369,11 +413,14 @@ class WatchApp(BrowseApp):
         self.final_shown = True
         self.draw_race()
 
-    def no_final_boards(self, race: str, missing: str, error: str) -> None:
-        """``missing`` over the boards (``no final boards (why)``), ``error`` on the message line."""
+    def no_final_boards(self, race: str, missing: str, error: str, again: bool = False) -> None:
+        """``missing`` over the boards (``no final boards (why)``), ``error`` on the message line;
+        ``again``: asking again may get them (the `f` key)."""
         if self.model is None or self.model.race_id != race:
             return
         self.final_missing = missing
+        self.final_again = again
         if error:
             self.say(error, error=True)
+        self.refresh_bindings()
         self.draw_info()

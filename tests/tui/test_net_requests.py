@@ -22,7 +22,7 @@ from protocol import messages as m
 
 TUI = Path(__file__).resolve().parents[2] / "client" / "tui"
 
-# `race_command` sends the typed word itself for these (play_app.PlayApp.command).
+# `race_command` sends the typed word itself for these (command_line.CommandLine.run).
 TYPED_WORDS = {"start", "leave", "finish"}
 
 

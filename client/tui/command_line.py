@@ -1,0 +1,169 @@
+"""The race screen's command line: its input, whose Tab completes a legal move, and what a
+line typed there does (a move, a race command sent, a hint asked, the words of the way out
+passed to ``menu_flow``).
+
+The race screen (``play_app``) owns the widgets and the race's state; the command line acts
+on them through :class:`CommandScreen`, and what it decides and says are plain functions
+(``race_commands``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from functools import partial
+from typing import Any, Protocol
+
+from textual.binding import Binding
+from textual.widgets import Input
+from textual.worker import Worker
+
+from .board import complete
+from .hints import ask_hint
+from .menu_flow import MenuFlow
+from .model import RaceModel
+from .race_commands import connecting_help, finish_prompt, no_race_text
+from .race_text import connection_text
+from .session import ServerError, Session
+
+
+class MoveInput(Input):
+    """The command line. Tab completes a legal move (Tab again: the next one with the same
+    prefix); bound here, not on the app, so that a Tab typed right after a letter is handled
+    after that letter."""
+
+    BINDINGS = [Binding("tab", "complete", "complete move", show=False)]
+
+    def __init__(self, legal: Callable[[], list[str]], say: Callable[[str], None], **kw: Any) -> None:
+        super().__init__(**kw)
+        self.legal = legal
+        self.say = say
+        #: (the prefix typed, the last completion shown): Tab on that completion goes on
+        self.completion: tuple[str, str] | None = None
+
+    def action_complete(self) -> None:
+        typed = self.value.strip()
+        prefix, last = self.completion if self.completion and self.completion[1] == typed else (typed, None)
+        nxt = complete(self.legal(), prefix, last)
+        if nxt is None:
+            self.say(f"no legal move starts with {prefix!r}" if prefix else "no legal moves")
+            return
+        self.completion = (prefix, nxt)
+        self.value = nxt
+        self.cursor_position = len(nxt)
+
+    def clear(self) -> None:
+        """Empty, once a line is sent: a completion is then over."""
+        super().clear()
+        self.completion = None
+
+
+class CommandScreen(Protocol):
+    """What the command line uses of the play app: the race's state, the status line, the
+    moves sent, the way out (``menu_flow``) and textual's workers."""
+
+    session: Session | None
+    model: RaceModel
+    selected: tuple[str, int] | None
+    server_url: str | None
+    back_to: str | None
+    connect_failed: bool
+    daily_race: str | None
+    #: the race whose `finish` waits for its confirmation (a second `finish`)
+    finish_armed: str | None
+    menu_flow: MenuFlow
+
+    def help_text(self) -> str: ...
+    def say(self, text: str, error: bool = False) -> None: ...
+    def redraw(self) -> None: ...
+    def resync(self) -> Worker[None]: ...
+    def send_move(self, move: str) -> Worker[None]: ...
+    def exit(self, result: int | None = None) -> None: ...
+    def run_worker(
+        self,
+        work: Callable[[], Coroutine[Any, Any, None]],
+        name: str | None = "",
+        group: str = "default",
+        *,
+        exclusive: bool = False,
+    ) -> Worker[None]: ...
+
+
+class CommandLine:
+    """What a line typed on ``app``'s command line does."""
+
+    def __init__(self, app: CommandScreen):
+        self.app = app
+
+    def run(self, text: str) -> None:
+        app = self.app
+        word = text.lower()
+        m = app.model
+        armed, app.finish_armed = app.finish_armed, None  # a confirmation is the very next command
+        prompt = finish_prompt(m, app.daily_race) if word == "finish" and armed != m.race_id else None
+        if prompt:
+            app.finish_armed = m.race_id
+            app.say(prompt)
+            return
+        if word in ("quit", "exit", "q"):
+            app.exit(0)
+        elif app.session is None:  # still connecting (or failed to): nothing acts yet
+            failed = app.connect_failed
+            app.say(connecting_help(connection_text(None, app.server_url, failed), failed), error=failed)
+        elif word in ("help", "?"):
+            app.say(app.help_text())
+        elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
+            self.race_command(word)
+        elif word == "hint":
+            self.hint()
+        elif word == "menu":
+            app.menu_flow.to_menu()
+        elif word == "rematch":
+            app.menu_flow.ask_rematch()
+        elif word == "accept":
+            app.menu_flow.accept_rematch()
+        elif m.status == "none":
+            app.say(no_race_text(app.back_to), error=True)
+        elif m.status != "running":
+            app.say(f"the race is {m.status}: moves wait for the start", error=True)
+        else:
+            app.selected = None
+            app.send_move("draw" if word in ("d", "draw") else text)
+
+    def race_command(self, word: str) -> Worker[None]:
+        return self.app.run_worker(partial(self._race_command, word), "race_command", "commands")
+
+    async def _race_command(self, word: str) -> None:
+        app = self.app
+        m = app.model
+        s = app.session
+        if s is not None and word == "leave" and m.status == "queued":
+            app.menu_flow.leave_queue()
+            return
+        if s is None or not m.race_id:
+            app.say(no_race_text(app.back_to), error=True)
+            return
+        if word == "resync":
+            app.resync()
+            return
+        try:
+            if word in ("ready", "unready"):
+                reply = await s.request("ready", race=m.race_id, ready=word == "ready")
+            else:
+                reply = await s.request(word, race=m.race_id)
+            if word == "finish":
+                app.say("you declared your game finished")
+                m.declared_finished()
+            elif word == "leave":
+                app.say("you left the race")
+            else:
+                app.say(f"{word}: ok")
+            m.apply(reply)
+        except ServerError as e:
+            app.say(e.describe(), error=True)
+        app.redraw()
+
+    def hint(self) -> Worker[None]:
+        return self.app.run_worker(self._hint, "hint", "commands")
+
+    async def _hint(self) -> None:
+        if self.app.session is not None:
+            self.app.say(await ask_hint(self.app.session, self.app.model, asking=self.app.say))
