@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from protocol import rules
+from protocol.rules.facts import game_name
 from protocol.solver import DEFAULT_NODES, Analysis, analyze
 
 from .verify import InputError, add_source_arguments, add_token_argument, fetch, load, token_of
@@ -111,7 +112,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if sys.stderr.isatty():
         print("\r\x1b[K", end="", file=sys.stderr)  # clear the progress line
-    print(f"{doc.get('game')} seed {args.seed or doc.get('seed')}")
+    # The game's name, as the replay viewers head a race (the id for a game unknown here).
+    print(f"{game_name(str(doc.get('game')))} · seed {args.seed or doc.get('seed')}")
     print(deal_line(results))
     width = shutil.get_terminal_size((80, 24)).columns
     for who, result in results:

@@ -45,6 +45,7 @@ def test_analyze_output_fits_the_terminal(
     path.write_text(json.dumps(doc))
     assert main(["analyze", str(path), "--nodes", "2000"]) == 0
     out = capsys.readouterr().out.splitlines()
+    assert out[0] == f"{rules.GAMES[GAME].name} · seed {SEED}"  # as the replay viewers head it
     start = next(i for i, text in enumerate(out) if text.startswith("stopper: "))
     player = out[start:]
     assert len(player) > 2 and all(len(text) <= width for text in out)
