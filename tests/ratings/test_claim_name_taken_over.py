@@ -62,3 +62,32 @@ async def test_the_same_claim_again_finds_its_name_taken_over(r, clock, accounts
         await accounts.claim("p1", "Ada", PW)
     assert e.value.code == "name-taken"
     await assert_only_p2_holds_ada(r, accounts)
+
+
+async def test_a_claim_cannot_take_over_a_name_confirmed_since_it_looked(r, clock, accounts):
+    """The other side of the takeover: the second claim reads the slow claim's account as not
+    made, and the slow claim then makes it and confirms its name before the takeover lands.
+    The takeover used to land all the same (two accounts, one name, both with tokens); it is
+    refused now: the name is the slow claim's, found confirmed."""
+    reached, go_on = slow_first(accounts, "_create")
+    slow = asyncio.create_task(accounts.claim("p1", "Ada", PW))
+    await reached.wait()
+    clock.ms += RESERVATION_STALE_MS
+    names = accounts.names
+    real_holds = names.holds
+    looks = []
+
+    async def overtaken(player: str, key: str) -> bool:
+        held = await real_holds(player, key)
+        looks.append(player)
+        if looks == ["p1", "p1"]:  # the takeover's own look (the first is the claim's cheap one)
+            go_on.set()
+            assert (await slow).player == "p1"
+        return held
+
+    names.holds = overtaken  # type: ignore[method-assign]
+    with pytest.raises(AccountError) as e:
+        await accounts.claim("p2", "Ada", OTHER_PW)
+    assert e.value.code == "name-taken" and looks == ["p1", "p1"]
+    assert text(await r.hget(keys.NAMES, "ada")) == "p1" and await r.exists(keys.account("p2")) == 0
+    assert (await accounts.login("ada", PW, "10.0.0.1")).player == "p1"
