@@ -216,22 +216,27 @@ class Bots:
         ]
         if note is not None:
             await note(requests)
-        try:
-            reserved = await self.queue.reserve(requests, now, WORKER_ALIVE_MS)
-        except Exception:
-            # The reply may be what was lost: the bots then come, and the player is told so.
-            if await self._were_pushed(requests):
-                return requests
-            raise
-        if reserved:
+        if await self._push(requests, lambda: self.queue.reserve(requests, now, WORKER_ALIVE_MS)):
             return requests
         for r in requests:  # another request took the slot meanwhile
             await self.queue.forget_bot(r.player, r.token)
         return []
 
+    async def _push(self, requests: list[BotRequest], push: Callable[[], Awaitable[bool]]) -> bool:
+        """`push()` the requests (all or none): True if it did, False if it refused. Should it
+        raise, its reply may be what was lost: True if they are found pushed (the bots come,
+        and the player is told so); the failure is raised if not, or if that cannot be told."""
+        try:
+            return await push()
+        except Exception:
+            if await self._were_pushed(requests):
+                return True
+            raise
+
     async def _were_pushed(self, requests: list[BotRequest]) -> bool:
-        """After a `reserve` of `requests` that raised: True if it pushed them (all or none: one
-        script), False if not or if that cannot be read (retried a few times)."""
+        """After a push of `requests` that raised: True if it pushed them (all or none: one
+        script, or one LPUSH of one), False if not or if that cannot be read (retried a few
+        times)."""
         found = await retried(
             lambda: self.queue.pushed(requests[0]),
             f"could not tell whether the bot requests for {requests[0].race or requests[0].game} were queued",
@@ -250,7 +255,12 @@ class Bots:
         async def push(note: Note) -> list[BotRequest]:
             request = await self._request("race", level, game, now, race=race, invite=invite)
             await note([request])
-            await self.queue.push(request)
+
+            async def lpush() -> bool:
+                await self.queue.push(request)
+                return True
+
+            await self._push([request], lpush)
             return [request]
 
         try:
