@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from injected import Blip
+from injected import Blip, fail_first
 from redis_replies import text
 from test_rematch_bot_cap import race_with_bots_finished
 
@@ -19,6 +19,7 @@ import client
 from protocol import messages as m
 from server.handlers.bots import asked_key
 from server.storage.bots import REQUESTS, BotQueue, BotRequest
+from server.storage.keys import profile_key, session_key
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -68,5 +69,33 @@ async def test_a_rematch_bot_whose_push_reply_was_lost_is_queued_and_no_failure(
             asked = {text(x) for x in await r.zrange(asked_key(ann.player), 0, -1)}
             assert asked == {f"{new.race} {request.player}"}
             assert failed == []
+    finally:
+        await r.aclose()
+
+
+async def test_a_rematch_bot_found_not_queued_is_forgotten(server) -> None:
+    """The push failed before it ran: the failure is reported, and the bot identity minted for
+    it is deleted (it waited out its TTL) and no longer counts against the host."""
+    r = aioredis.Redis.from_url(server.settings.redis)
+    queue = server.service.bots.queue
+    try:
+        async with client.connect(server.ws_url, name="ann") as ann:
+            old = await race_with_bots_finished(server.ws_url, ann, BotQueue(r), 1)
+            fail_first(queue, "push")
+            made: list[tuple[str, str]] = []
+            real_new_bot = queue.new_bot
+
+            async def new_bot(*args: Any) -> tuple[str, str]:
+                made.append(await real_new_bot(*args))
+                return made[-1]
+
+            queue.new_bot = new_bot
+            failed = failures(server)
+            new = await ann.request(m.Rematch(race=old))
+            assert new.race != old and len(failed) == 1
+            [(pid, token)] = made
+            assert await r.exists(profile_key(pid), session_key(token)) == 0
+            assert await r.llen(REQUESTS) == 0
+            assert ann.player is not None and await r.zcard(asked_key(ann.player)) == 0
     finally:
         await r.aclose()
