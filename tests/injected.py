@@ -57,6 +57,23 @@ def stop_first(obj: Any, name: str) -> tuple[asyncio.Event, asyncio.Event]:
     return reached, go_on
 
 
+def slow_first(obj: Any, name: str) -> tuple[asyncio.Event, asyncio.Event]:
+    """`obj.name(...)`'s first call is slow: it sets the first event returned (reached), waits for
+    the second (go on), then does its work; later calls do theirs at once. For an operation
+    overtaken part-way, while the test does something meanwhile."""
+    real = getattr(obj, name)
+    reached, go_on = asyncio.Event(), asyncio.Event()
+
+    async def slow(*args: Any, **kw: Any) -> Any:
+        if not reached.is_set():
+            reached.set()
+            await go_on.wait()
+        return await real(*args, **kw)
+
+    setattr(obj, name, slow)
+    return reached, go_on
+
+
 class Held:
     """A call held back by `held_first`: `call` its arguments once made."""
 

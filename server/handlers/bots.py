@@ -46,8 +46,9 @@ PENDING = "?"  # the bot of a member being asked for: not minted yet
 
 #: `_asked`'s `note`: counts the requests about to be pushed against the asking player.
 Note = Callable[[list[BotRequest]], Awaitable[None]]
-#: What `_asked` runs to push bots: given `note`, returns the requests it pushed.
-Send = Callable[[Note], Awaitable[list[BotRequest]]]
+#: What `_asked` runs to push bots: given `note`, and a list to put the requests it knows it did
+#: not push in should it fail (`Bots._push`), returns the requests it pushed.
+Send = Callable[[Note, list[BotRequest]], Awaitable[list[BotRequest]]]
 
 
 def asked_key(pid: str) -> str:
@@ -102,8 +103,8 @@ class Bots:
             s.player,
             rid,
             now,
-            lambda note: self._send_bots(
-                1, "race", level, race.game, now, race=rid, invite=race.invite, note=note
+            lambda note, unpushed: self._send_bots(
+                1, "race", level, race.game, now, race=rid, invite=race.invite, note=note, unpushed=unpushed
             ),
         )
         if not sent:
@@ -117,13 +118,15 @@ class Bots:
         `send` notes its requests (the `note` it is given) *before* it pushes them, in place
         of the pending member: a push whose reply is lost (Redis failed after the script ran)
         may have queued the bot, which must count. Only the requests `send` says it did not
-        push are forgotten; after a failure every request noted stays counted (it stops
-        counting ASKED_GRACE_MS after it was asked for, if the bot never sits: `waiting_bots`)."""
+        push (refused, or found not pushed after a failure) are forgotten; after a failure
+        every other request noted stays counted (it stops counting ASKED_GRACE_MS after it
+        was asked for, if the bot never sits: `waiting_bots`)."""
         key = asked_key(player)
         pending = f"{rid} {PENDING}{secrets.token_hex(6)}"
         await self._count_asked(key, pending, now)
         redis = self.svc.store.redis
         noted: list[BotRequest] = []
+        unpushed: list[BotRequest] = []
 
         async def note(requests: list[BotRequest]) -> None:
             pipe = redis.pipeline(transaction=False)  # one key: in order
@@ -135,10 +138,10 @@ class Bots:
 
         sent: list[BotRequest] | None = None
         try:
-            sent = await send(note)
+            sent = await send(note, unpushed)
         finally:
-            # `sent` is None when `send` failed: whether its requests were pushed is unknown.
-            unsent = [] if sent is None else [r for r in noted if r not in sent]
+            # `sent` is None when `send` failed: only the requests it found not pushed surely won't come.
+            unsent = unpushed if sent is None else [r for r in noted if r not in sent]
             await redis.zrem(key, pending, *(f"{rid} {r.player}" for r in unsent))
         return sent
 
@@ -205,9 +208,10 @@ class Bots:
         invite: str = "",
         seats: int = 2,
         note: Note | None = None,
+        unpushed: list[BotRequest] | None = None,
     ) -> list[BotRequest]:
         """`send_bots` (count > 0): the requests queued, or [] (none queued). `note`: run
-        with the requests before they are pushed (`_asked`)."""
+        with the requests before they are pushed (`_asked`); `unpushed`: as `_push`'s."""
         if await self.queue.free_slots(now, WORKER_ALIVE_MS) < count:
             return []  # mint no identity for nothing
         requests = [
@@ -216,28 +220,49 @@ class Bots:
         ]
         if note is not None:
             await note(requests)
-        try:
-            reserved = await self.queue.reserve(requests, now, WORKER_ALIVE_MS)
-        except Exception:
-            # The reply may be what was lost: the bots then come, and the player is told so.
-            if await self._were_pushed(requests):
-                return requests
-            raise
-        if reserved:
+        if await self._push(requests, lambda: self.queue.reserve(requests, now, WORKER_ALIVE_MS), unpushed):
             return requests
-        for r in requests:  # another request took the slot meanwhile
-            await self.queue.forget_bot(r.player, r.token)
+        await self._forget(requests)  # another request took the slot meanwhile
         return []
 
-    async def _were_pushed(self, requests: list[BotRequest]) -> bool:
-        """After a `reserve` of `requests` that raised: True if it pushed them (all or none: one
-        script), False if not or if that cannot be read (retried a few times)."""
-        found = await retried(
+    async def _push(
+        self,
+        requests: list[BotRequest],
+        push: Callable[[], Awaitable[bool]],
+        unpushed: list[BotRequest] | None,
+    ) -> bool:
+        """`push()` the requests (all or none): True if it did, False if it refused. Should it
+        raise, its reply may be what was lost: True if they are found pushed (the bots come,
+        and the player is told so). Found not pushed, their bot identities are forgotten and
+        they are put in `unpushed`; then, as when that cannot be told, the failure is raised."""
+        try:
+            return await push()
+        except Exception:
+            found = await self._were_pushed(requests)
+            if found:
+                return True
+            if found is False:
+                if unpushed is not None:
+                    unpushed.extend(requests)
+                try:
+                    await self._forget(requests)
+                except Exception:  # they lapse with their TTL: the push's own failure is raised
+                    log.warning("bot identities of requests not queued were not forgotten", exc_info=True)
+            raise
+
+    async def _were_pushed(self, requests: list[BotRequest]) -> bool | None:
+        """After a push of `requests` that raised: whether it pushed them (all or none: one
+        script, or one LPUSH of one), None if that cannot be read (retried a few times)."""
+        return await retried(
             lambda: self.queue.pushed(requests[0]),
             f"could not tell whether the bot requests for {requests[0].race or requests[0].game} were queued",
             log,
         )
-        return bool(found)
+
+    async def _forget(self, requests: list[BotRequest]) -> None:
+        """Forget the bot identities minted for requests known not queued: no worker will play them."""
+        for r in requests:
+            await self.queue.forget_bot(r.player, r.token)
 
     async def send_rematch_bot(
         self, host: str, level: str, game: str, now: int, *, race: str, invite: str
@@ -247,10 +272,15 @@ class Bots:
         against the rematch's `host` like a `bot` of theirs: False (nothing queued) when
         the host has MAX_WAITING_BOTS_PER_PLAYER bots waiting already."""
 
-        async def push(note: Note) -> list[BotRequest]:
+        async def push(note: Note, unpushed: list[BotRequest]) -> list[BotRequest]:
             request = await self._request("race", level, game, now, race=race, invite=invite)
             await note([request])
-            await self.queue.push(request)
+
+            async def lpush() -> bool:
+                await self.queue.push(request)
+                return True
+
+            await self._push([request], lpush, unpushed)
             return [request]
 
         try:

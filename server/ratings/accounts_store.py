@@ -154,6 +154,7 @@ class Accounts:
         self._cas = redis.register_script(scripts.CAS)
         self.names = NameIndex(redis, lambda: self.clock())  # the clock as it is set, even later
         self._create = redis.register_script(scripts.CREATE)
+        self._undo_claim = redis.register_script(scripts.UNDO_CLAIM)
         self._set_password = redis.register_script(scripts.SET_PASSWORD)
         self._new_session_script = redis.register_script(scripts.NEW_SESSION)
         self._logout_everywhere = redis.register_script(scripts.LOGOUT_EVERYWHERE)
@@ -236,8 +237,13 @@ class Accounts:
 
     async def _finish_claim(self, player: str, key: str, pw: str, epoch: str) -> str:
         """The steps of a claim once its account exists (each may be made again): its name
-        final, a session, and the account no longer marked ``claiming``. The session's token."""
-        await self.names.confirm(key, player)
+        final, a session, and the account no longer marked ``claiming``. The session's token.
+
+        A claim slower than a reservation's staleness may find its name taken over by another
+        claim, whose account the index now names: this one then ends as the guest it was."""
+        if not await self.names.confirm(key, player):
+            await self._undo_claim(keys=[keys.account(player), keys.sessions(player)], args=[key, pw])
+            raise AccountError("name-taken", "this name is taken")
         token = await self._new_session(player, pw, epoch)
         if token is None:  # the password changed, or every session was revoked, meanwhile
             raise AccountError("conflict", "the account changed while it was made")

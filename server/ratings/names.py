@@ -28,13 +28,15 @@ RESERVATION_STALE_MS = 60_000
 RESERVATION_LAPSE_MS = 5 * 60_000
 
 # Reserve a name for a player while its account is created. KEYS: names,
-# reserved. ARGV: key, player, previous owner or '', now.
+# reserved. ARGV: key, player, previous owner or '', now, its reservation's time read ('' none).
 # The previous owner is given only to take over a reservation whose account
-# was never created (a claim that died half-way: see NameIndex.reserve).
+# was never created (a claim that died half-way: see NameIndex.reserve), and only while that
+# reservation is as it was read: its claim may have made its account and confirmed it since.
 # -> {"ok"} | {"taken", owner, reserved at or ''}
 RESERVE = """
 local v = redis.call('HGET', KEYS[1], ARGV[1])
-if (not v) or v == ARGV[2] or (ARGV[3] ~= '' and v == ARGV[3]) then
+local stale = ARGV[3] ~= '' and v == ARGV[3] and (redis.call('HGET', KEYS[2], ARGV[1]) or '') == ARGV[5]
+if (not v) or v == ARGV[2] or stale then
   redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
   redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
   return {'ok'}
@@ -89,15 +91,17 @@ class NameIndex:
     async def reserve(self, key: str, player: str) -> bool:
         """Reserve the name for ``player`` before its account is created. A reservation
         whose account was never created (its claim died half-way) is taken over once it is
-        ``RESERVATION_STALE_MS`` old; a younger one is a claim in flight."""
+        ``RESERVATION_STALE_MS`` old; a younger one is a claim in flight. The takeover lands
+        only on the reservation as read: its account, found not made, may be made and its name
+        confirmed before it."""
         now = self.clock()
-        res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, "", now])
+        res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, "", now, ""])
         if text(res[0]) == "ok":
             return True
         owner, at = text(res[1]), text(res[2])
         if await self.holds(owner, key) or (at and now - int(at) < RESERVATION_STALE_MS):
             return False
-        res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, owner, now])
+        res = await self._reserve(keys=[keys.NAMES, keys.RESERVED], args=[key, player, owner, now, at])
         return text(res[0]) == "ok"
 
     async def confirm(self, key: str, player: str) -> bool:

@@ -58,6 +58,18 @@ redis.call('HSET', KEYS[1], 'name', ARGV[1], 'key', ARGV[2], 'pw', ARGV[3], 'cre
 return {'ok'}
 """
 
+# Undo an account whose claim lost its name (another claim took the reservation over while
+# this one was slow to make it: accounts_store.Accounts._finish_claim), only while it is still as
+# that claim made it: the player is the guest it was, free to claim another name. Its sessions
+# go too: a claim gives its token only once its name is confirmed.
+# KEYS: account, sessions. ARGV: key, pw hash. -> 1 | 0 (not that claim's unfinished account)
+UNDO_CLAIM = """
+local rec = redis.call('HMGET', KEYS[1], 'key', 'pw', 'claiming')
+if rec[1] ~= ARGV[1] or rec[2] ~= ARGV[2] or not rec[3] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1
+"""
+
 # Replace the password hash if it is still the one verified; unless ARGV[5] is
 # '0' (a rehash with new cost parameters), revoke every session but the one kept, and
 # move the account's revocation count (`epoch`) on: a login verified before this

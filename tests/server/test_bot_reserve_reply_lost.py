@@ -4,7 +4,9 @@ counts against the player's MAX_WAITING_BOTS_PER_PLAYER like any: it used to be 
 the push had answered, so a player whose pushes failed so got more bots queued than the cap.
 And the player is answered `ok` (`Bots._were_pushed` finds the request queued): it used to be
 `internal`, and the bot came all the same. A push that failed before it ran still answers
-`internal`. The failure is injected into the real server's bot queue; the rest is real."""
+`internal`; found not queued, its bot identity is deleted and no longer counts (it waited out
+its TTL, and counted for ASKED_GRACE_MS). The failure is injected into the real server's bot
+queue; the rest is real."""
 
 from __future__ import annotations
 
@@ -16,8 +18,28 @@ from redis_replies import text
 from test_abuse_caps import GAME, free_slots, said
 from wsclient import player
 
+from server.core.gap_fill import ATTEMPTS
 from server.handlers.bots import MAX_WAITING_BOTS_PER_PLAYER, asked_key
 from server.storage.bots import BOTS, REQUESTS, TAKING, BotQueue, BotRequest, now_ms
+from server.storage.keys import profile_key, session_key
+
+
+def minted(app: Any) -> list[tuple[str, str]]:
+    """The bot identities (player id, token) the server mints from now on."""
+    queue = app.service.bots.queue
+    real = queue.new_bot
+    made: list[tuple[str, str]] = []
+
+    async def new_bot(*args: Any) -> tuple[str, str]:
+        made.append(await real(*args))
+        return made[-1]
+
+    queue.new_bot = new_bot
+    return made
+
+
+async def identities_left(r: Any, made: list[tuple[str, str]]) -> int:
+    return int(await r.exists(*(k for pid, token in made for k in (profile_key(pid), session_key(token)))))
 
 
 def reserve_reply_lost_once(app: Any) -> list[list[BotRequest]]:
@@ -100,4 +122,45 @@ async def test_a_pushed_request_is_found_wherever_a_worker_moved_it(clean_redis)
         assert (epoch, why) == (1, "") and await r.llen(TAKING) == 0 and await r.hexists(BOTS, first.player)
         assert await queue.pushed(first) and not await queue.pushed(second)
     finally:
+        await r.aclose()
+
+
+async def test_a_bot_found_not_queued_after_a_failure_is_forgotten(make_server):
+    """The reservation failed before it ran, and the look after it finds its request nowhere:
+    the bot identity minted for it is deleted (as one whose slot another request took), not
+    left to its TTL, and it no longer counts against the player's bots."""
+    app = await make_server()
+    fail_first(app.service.bots.queue, "reserve")
+    made = minted(app)
+    r = aioredis.Redis.from_url(app.settings.redis)
+    eve = await player(app.ws_url, "eve")
+    try:
+        lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
+        await free_slots(r, 20)
+        assert said(await eve.request("bot", race=lobby)) == "internal"
+        assert len(made) == 1 and await identities_left(r, made) == 0
+        assert await r.zcard(asked_key(eve.player)) == 0
+    finally:
+        await eve.close()
+        await r.aclose()
+
+
+async def test_a_bot_whose_queueing_cannot_be_told_is_kept(make_server):
+    """The look after the failure fails too: the request may be queued, so its bot identity
+    stays (a worker may play it), and it counts."""
+    app = await make_server()
+    queue = app.service.bots.queue
+    fail_first(queue, "reserve")
+    fail_first(queue, "pushed", ATTEMPTS)
+    made = minted(app)
+    r = aioredis.Redis.from_url(app.settings.redis)
+    eve = await player(app.ws_url, "eve")
+    try:
+        lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
+        await free_slots(r, 20)
+        assert said(await eve.request("bot", race=lobby)) == "internal"
+        assert len(made) == 1 and await identities_left(r, made) == 2
+        assert {text(x) for x in await r.zrange(asked_key(eve.player), 0, -1)} == {f"{lobby} {made[0][0]}"}
+    finally:
+        await eve.close()
         await r.aclose()
