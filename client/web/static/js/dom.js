@@ -53,38 +53,126 @@ export function announce(text) {
 // sticky side panel.
 const NOTES_SHOWN = 2;
 
-/** The page's own box for passing notes (`data-notes`: the race page's, under its side buttons),
- *  if it shows one; else null, and notes go to the fixed box at the screen's bottom. */
-function notesBox() {
-  const box = $("#main [data-notes]");
-  return box && !box.closest("[hidden]") ? box : null;
+/** A page's box for passing notes, if it shows one: `data-notes="side"` under the side buttons
+ *  (the race and watch pages'), `"board"` above the board, which the CSS shows on phones only
+ *  (there the side panel lies under a board that can be taller than the screen). */
+function notesBox(which) {
+  const box = $(`#main [data-notes="${which}"]`);
+  if (!box || box.closest("[hidden]")) return null;
+  // the side box is display:none while empty; the board box only where it is not used
+  return which === "side" || getComputedStyle(box).display !== "none" ? box : null;
 }
 
 /** A passing note (returned): `content` is a string, or an array of strings and elements (a marked name).
  *  `kind`: its classes ("info", "good", "warn", "error"; more after a space). It goes to `into`,
- *  else to the page's notes box (the race page's, in the side panel's flow under its buttons: at
- *  the screen's bottom, on a phone, a note lay over the buttons and the board), else over the
- *  bottom of the screen. */
+ *  else to the page's notes box (on a phone the one above the board, where the player looks;
+ *  else the one under the side buttons: a note at the screen's bottom lay over the buttons and
+ *  the board's cards), else over the bottom of the screen. */
 export function toast(content, kind = "info", ms = 3500, into = null) {
   const t = h("div", { class: `toast ${kind}` }, content);
-  const box = into || notesBox();
-  fading(t, box || $("#toasts"), ms);
-  if (box) while (box.children.length > NOTES_SHOWN) box.firstElementChild.remove();
+  const box = into || notesBox("board") || notesBox("side");
+  if (!box) {
+    fading(t, $("#toasts"), ms);
+    return t;
+  }
+  const trim = () => {
+    while (box.children.length > NOTES_SHOWN) box.firstElementChild.remove();
+  };
+  if (box.dataset.notes !== "board") {
+    fading(t, box, ms);
+    trim();
+    return t;
+  }
+  // Above the board: it stays where it is on screen while notes come and go (a card under a
+  // finger stays under it), and a note is brought into sight when the player sees the board's
+  // top; one scrolled further down a tall board keeps their place.
+  const boardTopSeen = box.getBoundingClientRect().bottom >= visibleTop() - 1; // (scrolled to a fraction of a pixel)
+  keepBelowStill(box, () => {
+    // (near the page's top the page cannot scroll up by all a note took: it goes between taps)
+    fading(t, box, ms, (remove) => whenStill(() => keepBelowStill(box, remove)));
+    trim();
+  });
+  // (by hand, not scrollIntoView: that would bring it under a header that sticks)
+  const bringIn = () => {
+    const hidden = visibleTop() - t.getBoundingClientRect().top;
+    if (t.isConnected && !t.classList.contains("gone") && hidden > 0) window.scrollBy(0, -hidden);
+  };
+  if (boardTopSeen) whenStill(bringIn);
   return t;
 }
 
-/** A note that answers a press of a button above it (a hint, "Link copied"): scrolled into sight
- *  if it is in the page's flow and the button was at the screen's bottom edge (a phone's). The
- *  notes nobody asked for (a rival's finish) leave the page where the player has it. */
-export function reveal(note) {
-  if (note && note.isConnected && note.closest("[data-notes]")) note.scrollIntoView({ block: "nearest" });
+/** A note answering a press of a button (a hint, "Link copied", a refused finish): in the notes
+ *  box nearest that button, scrolled into sight (reveal). */
+export function answer(content, kind = "info", ms = 3500) {
+  // (Safari focuses no button it clicks or taps: then the last thing pressed)
+  const focused = document.activeElement !== document.body ? document.activeElement : null;
+  const pressed = focused || (lastPressed && lastPressed.isConnected ? lastPressed : null);
+  const boxes = [notesBox("board"), notesBox("side")].filter(Boolean);
+  // (an empty box is not drawn: it would show under what comes before it)
+  const place = (box) => (box.getClientRects().length || !box.previousElementSibling ? box : box.previousElementSibling).getBoundingClientRect();
+  const away = (box) => (pressed ? Math.abs(place(box).bottom - pressed.getBoundingClientRect().bottom) : 0);
+  boxes.sort((a, b) => away(a) - away(b));
+  return reveal(toast(content, kind, ms, boxes[0] || null));
 }
 
-/** `t` shown in `box` for `ms`, then faded out and removed. */
-function fading(t, box, ms) {
+/** A note that answers a press of a button above it (a hint, "Link copied"): scrolled into sight
+ *  if it is in the page's flow and the button was at the screen's bottom edge (a phone's). */
+export function reveal(note) {
+  if (note && note.isConnected && note.closest("[data-notes]")) note.scrollIntoView({ block: "nearest" });
+  return note;
+}
+
+/** Where the page's visible part starts: under the header where it sticks (wider screens). */
+function visibleTop() {
+  const top = $("header.top");
+  const pos = top ? getComputedStyle(top).position : "";
+  return pos === "sticky" || pos === "fixed" ? Math.max(0, top.getBoundingClientRect().bottom) : 0;
+}
+
+/** `change` (notes added to or taken from a box above the board) done with what follows the box
+ *  left where it was on screen: the page scrolls by what the box grew or shrank (the browser's
+ *  own scroll anchoring may have done it: then this scrolls by nothing). */
+function keepBelowStill(box, change) {
+  const before = box.getBoundingClientRect().bottom;
+  change();
+  // as much room under the page as the notes take over the board: near the page's end it could
+  // not scroll by what they grew
+  const page = box.closest(".race-page");
+  if (page) page.style.setProperty("--notes-room", `${box.offsetHeight}px`);
+  const moved = box.getBoundingClientRect().bottom - before;
+  if (moved) window.scrollBy(0, moved);
+}
+
+// Pointers down on the page now: while one is (a tap, a drag), or a card is selected for a
+// tap-then-tap move, the page is not scrolled under the player's finger.
+const pointersDown = new Set();
+let lastPressed = null; // what the last pointer pressed (answer)
+document.addEventListener(
+  "pointerdown",
+  (e) => {
+    pointersDown.add(e.pointerId);
+    lastPressed = e.target instanceof Element ? e.target : null;
+  },
+  true,
+);
+for (const type of ["pointerup", "pointercancel"]) document.addEventListener(type, (e) => pointersDown.delete(e.pointerId), true);
+
+/** `fn` run now if the player is not moving a card, else once they are done (after the board
+ *  has handled the release). */
+function whenStill(fn) {
+  if (!pointersDown.size && !$("#main .card.selected")) return void fn();
+  const again = () => {
+    for (const type of ["pointerup", "pointercancel", "keyup"]) document.removeEventListener(type, again);
+    setTimeout(() => whenStill(fn), 0);
+  };
+  for (const type of ["pointerup", "pointercancel", "keyup"]) document.addEventListener(type, again);
+}
+
+/** `t` shown in `box` for `ms`, then faded out and removed (through `removing`, given the removal). */
+function fading(t, box, ms, removing = (remove) => remove()) {
   box.appendChild(t);
   setTimeout(() => t.classList.add("gone"), ms);
-  setTimeout(() => t.remove(), ms + 400);
+  setTimeout(() => t.isConnected && removing(() => t.remove()), ms + 400);
 }
 
 /** The banner under the header (quick-match queue, rematch offer, a race over elsewhere); null hides it. */
@@ -112,7 +200,7 @@ export function fmtClock(ms) {
 }
 
 export function copyLink(link) {
-  const done = () => reveal(toast("Link copied", "good", 1500));
+  const done = () => answer("Link copied", "good", 1500);
   if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(link).then(done, () => prompt("Copy this link", link));
   else prompt("Copy this link", link);
 }

@@ -34,8 +34,9 @@ function raceSkeleton() {
         h("div", { id: "side-actions", class: "side-actions" }),
         // the page's passing notes (dom.js toast: a hint's words, a rival's finish, "Link copied",
         // a refused move): under the buttons, in the page's flow, so that they cover nothing (at
-        // the bottom of a phone's screen they lay over these buttons, or the board's cards)
-        h("div", { id: "race-notes", class: "race-notes", dataset: { notes: "" }, "aria-live": "polite" }),
+        // the bottom of a phone's screen they lay over these buttons, or the board's cards); on a
+        // phone only the answers to these buttons (board-notes has the others)
+        h("div", { id: "race-notes", class: "race-notes", dataset: { notes: "side" }, "aria-live": "polite" }),
       ),
       h(
         "section",
@@ -44,6 +45,9 @@ function raceSkeleton() {
         h("div", { id: "result" }),
         h("div", { id: "lobby-panel" }),
         h("div", { id: "mini-status", class: "mini-status", hidden: true }, h("span", { id: "clock-mini", class: "clock-mini" }), h("span", { id: "mini-rivals", class: "mini-rivals" }), h("span", { id: "mini-home" })),
+        // a phone's notes nobody asked for (a rival's finish, a refused move): where the player
+        // looks, not under a board that can be taller than the screen (dom.js toast)
+        h("div", { id: "board-notes", class: "board-notes", dataset: { notes: "board" }, "aria-live": "polite" }),
         h("div", { id: "board-wrap", class: "board-wrap" }, h("div", { id: "board" }), h("div", { id: "board-cover", class: "board-cover", hidden: true })),
         h("div", { id: "board-extras", class: "board-extras" }),
         h("div", { id: "countdown", class: "countdown", hidden: true }),

@@ -6,7 +6,7 @@ import { dailyOf } from "./daily_attempts.js";
 import { legendEl } from "./howto.js";
 import { boardPileText, errorText as errText, moveText, nameMarks } from "./words.js";
 import { timeIsUp } from "./clock.js";
-import { $, fmtClock, h, reveal, toast } from "./dom.js";
+import { $, answer, fmtClock, h, reveal, toast } from "./dom.js";
 import { STATUS_LABEL } from "./players.js";
 import { renderRace } from "./race_page.js";
 import { checkVer, resync } from "./race_sync.js";
@@ -33,7 +33,7 @@ export async function finishGame() {
     renderRace();
   } catch (e) {
     if (refusedForTime(e)) noteTimeUp();
-    else reveal(toast(refusalText(e), "error")); // under the button just pressed
+    else answer(refusalText(e), "error"); // under the button just pressed
   }
 }
 

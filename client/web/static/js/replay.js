@@ -278,7 +278,7 @@ export class ReplayPage {
           h("div", {}, "Seed ", h("code", { id: "replay-seed" }, this.rep.seed)),
           h("div", {}, "Commitment ", h("code", {}, snap.commitment || "—")),
           verifyPanel(h, this.verify, this.rep, d),
-          analysisPanel(h, this.analysis),
+          analysisPanel(h, this.analysis, (pile) => boardPileText(this.rep.game, pile)),
           h(
             "div",
             { class: "result-actions" },

@@ -3,7 +3,7 @@
 // (replay.js) owns the step; a part that moves it is given a `jump(step)`.
 
 import { parseView } from "./cards.js";
-import { analysisItem, clockText, homeText, moveText, nameMarks, timeCell } from "./words.js";
+import { analysisItem, boardPileText, clockText, homeText, moveText, nameMarks, timeCell } from "./words.js";
 
 /** The result table, by place: rank, name and marks, result, cards home, moves (and par), time. */
 export function rankingTable(h, rep, d) {
@@ -49,7 +49,7 @@ export function verifyPanel(h, v, rep, d) {
       "div",
       { class: `verify ${homeOk ? "ok" : "bad"}`, id: "replay-check" },
       broken
-        ? `✘ ${broken.name}'s move ${broken.broken.index + 1} (${broken.broken.move}) is not legal in the re-dealt game`
+        ? [`✘ ${broken.name}'s move ${broken.broken.index + 1} (`, brokenMove(h, rep, broken), ") is not legal in the re-dealt game"]
         : homeOk
           ? "✔ every board re-dealt from the seed and re-played in your browser reaches the cards home of the ranking"
           : "✘ a re-played board does not match the ranking",
@@ -57,15 +57,24 @@ export function verifyPanel(h, v, rep, d) {
   );
 }
 
-/** The solver's post-race analysis: pending, an error, or a line per player; null if not asked. */
-export function analysisPanel(h, a) {
+/** The move of `p` that did not play, in the board's words (its card, its piles as the board labels
+ *  them), the engine's text its title. */
+function brokenMove(h, rep, p) {
+  const { index, move } = p.broken;
+  const before = p.views[index] ? parseView(p.views[index]) : null; // the view the move met
+  return h("span", { class: "move", title: move }, moveText(move, (pile) => before && before.piles[pile], (pile) => boardPileText(rep.game, pile)));
+}
+
+/** The solver's post-race analysis: pending, an error, or a line per player; null if not asked.
+ *  `pileName(pile)` names a pile as the board labels it. */
+export function analysisPanel(h, a, pileName) {
   if (!a) return null;
   if (a.pending) return h("div", { id: "replay-analysis", class: "muted" }, "Analysing the race…");
   if (a.error) return h("div", { id: "replay-analysis", class: "bad" }, a.error);
   return h(
     "ul",
     { id: "replay-analysis", class: "analysis" },
-    a.players.map((p) => analysisItem(h, p)),
+    a.players.map((p) => analysisItem(h, p, pileName)),
   );
 }
 

@@ -4,7 +4,7 @@
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily_attempts.js";
 import { arenaOf } from "./arena.js";
-import { analysisItem, errorText as errText, homeText, nameMarks, resultHeading, tieBreakNotes, timeCell } from "./words.js";
+import { analysisItem, boardPileText, errorText as errText, homeText, nameMarks, resultHeading, tieBreakNotes, timeCell } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
 import { $, announce, h } from "./dom.js";
@@ -256,7 +256,7 @@ function analysisView(raceId) {
   return h(
     "ul",
     { id: "analysis", class: "analysis" },
-    a.players.map((p) => analysisItem(h, p)),
+    a.players.map((p) => analysisItem(h, p, (pile) => boardPileText(app.race && app.race.game, pile))),
   );
 }
 

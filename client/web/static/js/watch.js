@@ -60,8 +60,19 @@ export function renderWatch() {
           h("div", { class: "clock-box" }, h("div", { id: "clock", class: "clock" }, "–:––"), h("div", { id: "clock-label", class: "muted small" })),
           h("ul", { id: "players", class: "players" }),
           h("div", { class: "side-actions" }, h("a", { class: "btn ghost", href: "#watch" }, "All races"), h("a", { class: "btn ghost", href: "#/" }, "Lobby")),
+          // the race page's notes boxes (dom.js toast), in the page's flow: fixed at the bottom
+          // of a phone's screen, a player's finish lay over the boards' lower cards and buttons
+          h("div", { id: "race-notes", class: "race-notes", dataset: { notes: "side" }, "aria-live": "polite" }),
         ),
-        h("section", { class: "stage" }, h("div", { id: "notice" }), h("div", { id: "result" }), h("div", { id: "boards", class: "boards" }), h("div", { id: "countdown", class: "countdown", hidden: true })),
+        h(
+          "section",
+          { class: "stage" },
+          h("div", { id: "notice" }),
+          h("div", { id: "result" }),
+          h("div", { id: "board-notes", class: "board-notes", dataset: { notes: "board" }, "aria-live": "polite" }),
+          h("div", { id: "boards", class: "boards" }),
+          h("div", { id: "countdown", class: "countdown", hidden: true }),
+        ),
       ),
     );
   }

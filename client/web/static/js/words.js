@@ -308,21 +308,48 @@ export function tieBreakNotes(ranking) {
 /** How many moves of a winning line the analysis sentence shows; the rest fold away. */
 const LINE_SHOWN = 8;
 
-/** One player's analysis as a list item: the sentence with its winning line shortened,
- *  and the whole line under a disclosure when it is long (a line can run to hundreds of moves). */
-export function analysisItem(h, p) {
+// A move as the engine writes it ("t0>f4", "t2:3>t5"; "draw" is a word already).
+const ENGINE_MOVE = /\b[a-z]\d*(?::\d+)?>[a-z]\d*\b/g;
+
+/** A move of a solver's line, short, with the piles named by `pileName` (boardPileText for the
+ *  page's game, as its board labels them): "tableau 1 → Aces foundation 1", "3 cards: tableau 2
+ *  → tableau 5", "draw". */
+export function lineMoveText(move, pileName = pileText) {
+  const m = /^([a-z]+\d*)(?::(\d+))?>([a-z]+\d*)$/.exec(move || "");
+  if (!m) return String(move);
+  const run = m[2] && m[2] !== "1" ? `${m[2]} cards: ` : "";
+  return `${run}${pileName(m[1])} → ${pileName(m[3])}`;
+}
+
+/** One player's analysis as a list item, its moves named as the board names the piles
+ *  (`pileName`): the server's sentence writes them the engine's way ("t2>f5", piles from 0),
+ *  which the board never shows; that sentence stays the item's title, and a long winning line's
+ *  engine text stays under its disclosure (as `solrace analyze` prints them, to compare). The
+ *  line is shortened in the sentence, and shown whole, numbered from its first move, under a
+ *  disclosure when it is long (a line can run to hundreds of moves). */
+export function analysisItem(h, p, pileName = pileText) {
   const line = p.line || [];
-  const attrs = { dataset: { player: p.player, verdict: p.verdict } };
+  const attrs = { dataset: { player: p.player, verdict: p.verdict }, title: p.text };
+  const words = (text) => text.replace(ENGINE_MOVE, (move) => lineMoveText(move, pileName));
+  const inWords = (moves) => moves.map((move) => lineMoveText(move, pileName)).join(", ");
   const whole = line.join(" ");
-  if (line.length <= LINE_SHOWN || !whole || !p.text.includes(whole)) return h("li", attrs, h("b", {}, p.name), ": ", p.text);
-  const short = `${line.slice(0, LINE_SHOWN).join(" ")} … (${line.length} moves)`;
+  if (!whole || !p.text.includes(whole)) return h("li", attrs, h("b", {}, p.name), ": ", words(p.text));
+  const [before, after] = [p.text.slice(0, p.text.indexOf(whole)), p.text.slice(p.text.indexOf(whole) + whole.length)];
+  if (line.length <= LINE_SHOWN) return h("li", attrs, h("b", {}, p.name), ": ", words(before), inWords(line), words(after));
+  const first = (p.last_winnable ?? 0) + 1; // the line starts after the player's last winnable move
   return h(
     "li",
     attrs,
     h("b", {}, p.name),
     ": ",
-    p.text.replace(whole, short),
-    h("details", { class: "line" }, h("summary", {}, "The whole line"), h("code", {}, whole)),
+    `${words(before)}${inWords(line.slice(0, LINE_SHOWN))} … (${line.length} moves)${words(after)}`,
+    h(
+      "details",
+      { class: "line" },
+      h("summary", {}, "The whole line"),
+      h("ol", { start: first }, line.map((move) => h("li", {}, lineMoveText(move, pileName)))),
+      h("p", { class: "muted small" }, "As the engine writes it: ", h("code", {}, whole)),
+    ),
   );
 }
 
