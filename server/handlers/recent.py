@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import msgspec
 
@@ -26,9 +25,7 @@ from ..core.races import Race
 from ..core.session import Session
 from ..storage import Store
 from ..storage.recent import RECENT_CAP
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ..service import Service
+from .runtime import Runtime
 
 log = logging.getLogger("solrace.recent")
 
@@ -69,7 +66,7 @@ def decode(entry: bytes, change: bytes | None) -> m.RecentRace:
 
 
 class RecentHandlers:
-    def __init__(self, svc: Service) -> None:
+    def __init__(self, svc: Runtime) -> None:
         self.svc = svc
 
     async def recent(self, s: Session, msg: m.Recent) -> m.RecentRaces:
