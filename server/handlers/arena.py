@@ -104,12 +104,13 @@ class ArenaHandlers:
     def __init__(self, service: Service, store: ArenaStore) -> None:
         self.service = service
         self.store = store
-        self.loop = ArenaLoop(service, store, self)
         # arena -> local connection -> (top, around) it asked for
         self.watchers: dict[str, dict[Conn, tuple[int, int]]] = {}
         # local connection -> the arenas it watches (at most MAX_ARENA_WATCHES)
         self.watching: dict[Conn, set[str]] = {}
+        # arenas whose standings changed since last sent to their watchers (the loop adds too)
         self.dirty: set[str] = set()
+        self.loop = ArenaLoop(service, store, self.dirty)
         self.sent: dict[str, tuple[str | None, int]] = {}  # arena -> (featured, count) last sent
 
     def install(self) -> None:

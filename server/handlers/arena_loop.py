@@ -41,7 +41,6 @@ from . import seating
 if TYPE_CHECKING:  # pragma: no cover
     from ..core.races import Race
     from ..service import Service
-    from .arena import ArenaHandlers
 
 log = logging.getLogger("solrace.arena")
 
@@ -60,10 +59,10 @@ def berserk_players(race: Race) -> list[str]:
 
 
 class ArenaLoop:
-    def __init__(self, service: Service, store: ArenaStore, handlers: ArenaHandlers) -> None:
+    def __init__(self, service: Service, store: ArenaStore, dirty: set[str]) -> None:
         self.service = service
         self.store = store
-        self.handlers = handlers
+        self.dirty = dirty  # the handlers' arenas to send again to their watchers
         self.schedule = parse_schedule(service.settings.arena_schedule, list(GAMES))
         self.active: list[ArenaInfo] = []  # refreshed every tick
         self.scheduled_at = 0  # when the schedule was last expanded (ms)
@@ -111,9 +110,9 @@ class ArenaLoop:
             # once, and one after the other their creation would keep the last waiting for seconds.
             gate = asyncio.Semaphore(SEAT_AT_ONCE)
             await asyncio.gather(*(self.seat(arena, formed, gate) for formed in groups))
-            self.handlers.dirty.add(arena.id)
+            self.dirty.add(arena.id)
         if status(arena, self.service.now_ms()) != RUNNING:
-            self.handlers.dirty.add(arena.id)  # the status shown to watchers moves on
+            self.dirty.add(arena.id)  # the status shown to watchers moves on
 
     async def seat(self, arena: Arena, formed: Formed, gate: asyncio.Semaphore) -> None:
         """Create a formed race and seat its players. If that fails, release it (its players
@@ -169,6 +168,6 @@ class ArenaLoop:
     ) -> None:
         out = await self.store.apply(arena_id, rid, ranking, berserked)
         if out.status == "ok":
-            self.handlers.dirty.add(arena_id)
+            self.dirty.add(arena_id)
         elif out.status not in ("dup", "final"):
             log.warning("arena %s: result of race %s not applied: %s", arena_id, rid, out.status)
