@@ -19,6 +19,7 @@ server/handlers and server/service.py do it. Tested alone in tests/server/core.
 ``moves``        the move path's decisions: the cached game, fast or slow path, acks and refusals
 ``room``         one race on this process: event order, who receives what, its timer
 ``spectators``   spectator boards: sampling and the delay
+``deal_track``   a player's game with each card numbered by its place in the deal (for spectators)
 ``race_list``    the race list: which indexed races show, which leave the index
 ``presence``     who waits in a public lobby: the list's filter, the away clock, the release
 ``gap_fill``     after a pub/sub reconnect: what a room missed, the retries

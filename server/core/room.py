@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from protocol.messages import PlayerStatus, RaceStatus
 
 if TYPE_CHECKING:
-    from .spectators import DealTrack
+    from .deal_track import DealTrack
 
 
 class Member(Protocol):
@@ -67,7 +67,7 @@ class Room(Generic[M]):
     timer_at: int | None = None  # when the local timer is armed for (None: not armed)
     dirty: bool = True  # positions changed since the last spectator sample
     samples: deque[tuple[int, list[Any]]] = field(default_factory=deque)  # newest last
-    tracks: dict[str, DealTrack] = field(default_factory=dict)  # player -> their game (spectators.py)
+    tracks: dict[str, DealTrack] = field(default_factory=dict)  # player -> their game (deal_track.py)
     boards_frame: bytes | None = None  # the boards frame last sent to spectators
     boards_at: int | None = None
     filling: list[bytes] | None = None  # events held back while a gap fill runs

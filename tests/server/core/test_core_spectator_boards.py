@@ -10,7 +10,8 @@ import random
 import pytest
 
 from protocol import rules
-from server.core.spectators import DealTrack, spectator_boards
+from server.core.deal_track import DealTrack
+from server.core.spectators import spectator_boards
 
 GAMES = ("racing-aces", "double-aces-and-kings", "rouge-et-noir", "fours-up")
 GAME, SEED = "racing-aces", "spectated"
