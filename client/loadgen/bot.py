@@ -7,7 +7,7 @@ bot plays uniformly random legal moves computed from its own view
 the view is updated from `revealed`, the visible game is rebuilt only when a
 card was revealed (otherwise the move is simply played on it), and
 `legal_moves()` gives the choices. A bot whose game is won or without a legal
-move declares `finish`; its group (`movegen.Group`) then starts a new race.
+move declares `finish`; its group (`RaceGroup`, a `movegen.Group`) then starts a new race.
 
 Latencies: move→ack at the mover; move→rival-progress at each rival (the
 intended time of (race, player, n) is looked up in a table shared by the bots
@@ -17,7 +17,7 @@ of this process).
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import msgspec
 
@@ -30,8 +30,24 @@ from protocol.rules.games import DRAW
 from .pacing import Mode, Recorder, Sender, now
 from .wsclient import WSClient, open_ws
 
-if TYPE_CHECKING:
-    from .movegen import Group
+
+class _Generator(Protocol):
+    @property
+    def sent_log(self) -> dict[tuple[str, int], float] | None: ...
+
+
+class RaceGroup(Protocol):
+    """What a bot needs of its group (movegen.Group: its race's game and size, the generator's
+    fan-out log, and to be told when the race ends)."""
+
+    @property
+    def game(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def gen(self) -> _Generator: ...
+    def on_end(self, bot: Bot, msg: dict[str, Any]) -> None: ...
+
 
 _enc = msgspec.msgpack.Encoder()
 _dec = msgspec.msgpack.Decoder()
@@ -91,7 +107,7 @@ class Bot(Sender):
 
     def __init__(
         self,
-        group: Group,
+        group: RaceGroup,
         idx: int,
         rec: Recorder,
         mode: Mode,
