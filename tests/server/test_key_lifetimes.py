@@ -57,6 +57,7 @@ PERMANENT: dict[str, str] = {
     r"\{arenas\}:index": "the arenas by start",
     r"\{arena:[\w-]+\}:(meta|standings|board|results|final|h:(p|bot-)[0-9a-f]{16})": "an arena's record",
     r"\{arena-player:(p|bot-)[0-9a-f]{16}\}:podiums": "a player's podium places",
+    r"solrace:probe": "the private redis-server supervisor's probe write (storage/supervisor.py)",
     # the solver's certified deals (server/certify/keys.py): a pool per game, kept filled
     r"certify:pool:[a-z-]+": "a game's certified deals, each taken once",
 }
@@ -152,9 +153,19 @@ async def quick_matches(url: str) -> None:
 
 async def accounts_and_a_rated_race(url: str) -> None:
     """Two accounts (claimed, logged in again, a password changed, a session logged out) race
-    rated to its end; one waits in the rated pool and leaves it."""
+    rated twice to the end (created, then matched from the pool); one waits in the pool again
+    and leaves it."""
     hal, ivy = await account(url, "hal"), await account(url, "ivy")
-    await rated_race(hal, ivy)
+    first = await rated_race(hal, ivy)
+    for c in (hal, ivy):  # matched from the rating pool
+        await ok(c, "quick", game=GAME, rated=True)
+    snap = await hal.wait(lambda f: f.get("t") == "race" and bool(f.get("rated")) and f["race"] != first)
+    rid = snap["race"]
+    for c in (hal, ivy):
+        await c.wait(started(rid))
+    await finish_all(rid, hal, ivy)
+    for c in (hal, ivy):
+        await c.wait(lambda f: f.get("t") == "rating" and f["race"] == rid)
     await ok(hal, "quick", game=GAME, rated=True)
     await ok(hal, "unqueue", game=GAME)
     other = await Raw.open(url)
