@@ -52,7 +52,7 @@ PERMANENT: dict[str, str] = {
     # dailies (server/daily/keys.py): each day's final leaderboard is a permanent record
     r"\{daily\}:secret": "the server secret the daily seeds derive from",
     r"\{daily:[a-z-]+:\d{4}-\d\d-\d\d\}:(meta|board|entries|replays|pick)": "a day's record",
-    r"\{dailyp:(p|bot-)[0-9a-f]{16}\}:[a-z-]+": "a player's daily history (docs/protocol.md §5)",
+    r"\{dailyp:p[0-9a-f]{16}\}:[a-z-]+": "a player's daily history (docs/protocol.md §5)",
     # arenas (server/arena/keys.py): final standings and their proof are kept for good
     r"\{arenas\}:index": "the arenas by start",
     r"\{arena:[\w-]+\}:(meta|standings|board|results|final|h:(p|bot-)[0-9a-f]{16})": "an arena's record",
