@@ -214,11 +214,9 @@ async def an_arena(url: str, redis_url: str) -> None:
     try:
 
         async def final() -> bool:
-            return await r.hmget(akeys.meta("quick-one"), "finalized", "podium") != [None, None] and all(
-                await r.hmget(akeys.meta("quick-one"), "finalized", "podium")
-            )
+            return all(await r.hmget(akeys.meta("quick-one"), "finalized", "podium"))
 
-        await until(final, what="the arena finalized, its podium written")
+        await until(final, interval=0.1, what="the arena finalized (at its end), its podium written")
     finally:
         await r.aclose()
     await asyncio.gather(kim.close(), lea.close())
