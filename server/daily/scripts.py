@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from ..storage.boards_lua import BOARD_READ, RANK_OF
 
-# Claim the player's one attempt.
-# KEYS: attempts, entries. ARGV: player, token, now, stale_ms.
+# Claim the player's one attempt. The attempts expire a week after the close from the first
+# claim on (the finalization sets the same TTL): a day never finalized (no process ran within
+# FINALIZE_LOOKBACK_DAYS of its close) must not keep them for good.
+# KEYS: attempts, entries. ARGV: player, token, now, stale_ms, attempts ttl ms.
 # -> {"done"} | {"race", ID} | {"pending"} | {"claimed"}
 CLAIM = """
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {'done'} end
@@ -16,6 +18,7 @@ if v then
   if at and tonumber(ARGV[3]) - at <= tonumber(ARGV[4]) then return {'pending'} end
 end
 redis.call('HSET', KEYS[1], ARGV[1], 'pending:' .. ARGV[2] .. ':' .. ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return {'claimed'}
 """
 

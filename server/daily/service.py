@@ -78,7 +78,16 @@ class Daily(DailyBoards):
                 att, ent = keys.attempts(game, date), keys.entries(game, date)
             res = [
                 as_text(x)
-                for x in await self._claim(keys=[att, ent], args=[player, token, now, self.pending_stale_ms])
+                for x in await self._claim(
+                    keys=[att, ent],
+                    args=[
+                        player,
+                        token,
+                        now,
+                        self.pending_stale_ms,
+                        max(1000, deal.closes + self.keep_ms - now),
+                    ],
+                )
             ]
             if res[0] == "done":
                 raise DailyError(

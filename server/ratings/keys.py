@@ -37,7 +37,8 @@ key                             type    contents
 ``{acct:P}``                    hash    name, key (lower-cased), pw (argon2id hash), created, updated,
                                         epoch (revocations: password changes, logout_all), claiming
                                         (ms; until the claim that made it is finished)
-``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret
+``{acct:P}:sessions``           hash    session id → expiry (ms); session id = sha256 of the secret;
+                                        expires with its longest-lived session
 ``{acct:P}:known``              hash    digest of an address group P logged in from → until (ms); expires
 ``{login:name:KEY}``            string  login bucket ``tokens:at_ms`` of an account name; expires
 ``{login:addr:GROUP}``          string  login bucket of a client address group (``address_group``: an

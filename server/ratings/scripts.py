@@ -85,7 +85,12 @@ redis.call('HINCRBY', KEYS[1], 'epoch', 1)
 redis.call('HDEL', KEYS[1], 'claiming')
 local kept = ARGV[4] ~= '' and redis.call('HGET', KEYS[2], ARGV[4])
 redis.call('DEL', KEYS[2])
-if kept then redis.call('HSET', KEYS[2], ARGV[4], kept) end
+if kept then
+  redis.call('HSET', KEYS[2], ARGV[4], kept)
+  -- The DEL took the hash's TTL with it: the hash lives as long as the session it keeps, or a
+  -- session never used again would leave it for good (nothing else expires it).
+  redis.call('PEXPIRE', KEYS[2], string.format('%.0f', math.max(1, tonumber(kept) - tonumber(ARGV[3]))))
+end
 return 1
 """
 

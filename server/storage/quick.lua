@@ -100,19 +100,20 @@ redis.call('LREM', KEYS[1], 0, pid)
 redis.call('RPUSH', KEYS[1], pid)
 redis.call('EXPIRE', KEYS[1], ttl)
 local seats = tonumber(ARGV[4])
+local group = {}
 if redis.call('LLEN', KEYS[1]) >= seats then
-  local group = {}
   for k = 1, seats do
     local p = redis.call('LPOP', KEYS[1])
     group[#group + 1] = p
     group[#group + 1] = table.concat(taken_tokens(ARGV[8] .. p), ' ')
     group[#group + 1] = table.concat(taken_tokens(ARGV[6] .. p), ' ')
   end
-  return group
 end
--- Fewer than `seats` wait: each one's holders and tokens live as long as the queue.
+-- Those who still wait: their holders and tokens live as long as the queue. This player too
+-- when a group put back ahead of them ('u' can leave `seats` or more waiting) was taken
+-- instead: their sets were just made, with no TTL.
 for _, p in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do
   redis.call('EXPIRE', ARGV[6] .. p, ttl)
   redis.call('EXPIRE', ARGV[8] .. p, ttl)
 end
-return {}
+return group

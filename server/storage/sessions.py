@@ -47,6 +47,13 @@ if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 
+# A resumed guest's new name, only while its profile exists: a profile that expired after the
+# resume read it (its session with it) must not come back as a hash of one field with no TTL.
+_RENAME = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+return redis.call('HSET', KEYS[1], 'name', ARGV[1])
+"""
+
 NEW_SESSION_WINDOW_MS = 60_000
 # The session key's value is the player id, followed by this until the player's first seat
 # (read with the id at each hello: no second round trip to learn which lifetime applies).
@@ -221,7 +228,7 @@ class Sessions:
     async def rename(self, pid: str, name: str) -> None:
         """A resumed guest's new display name (hello's `name`, once its connection is admitted)."""
         profile = profile_key(pid)
-        await self._batch([(profile, ["HSET", profile, "name", name])])
+        await self._batch([(profile, ["EVAL", _RENAME, "1", profile, name])])
 
     async def end_session(self, token: str) -> None:
         """The guest session of `token` is over (its player became an account)."""

@@ -11,7 +11,7 @@ import pytest
 from waiting import until
 
 from server.daily import Daily, DailyError, Result, days, keys
-from server.daily.deals import CACHED_DAYS, DAILY_HISTORY_DAYS
+from server.daily.deals import CACHED_DAYS, DAILY_HISTORY_DAYS, WEEK_MS
 
 GAME = "racing-aces"
 DAY = "2025-03-14"
@@ -159,6 +159,19 @@ async def test_results_after_the_close_until_final(daily, clock):
     await daily.redis.hset(keys.attempts(GAME, DAY), "p2", "race:rX")
     assert await daily.record(GAME, DAY, "p2", "P2", "rX", result(100, at=1), [], T0) is None
     assert (await daily.leaderboard(GAME, DAY))["count"] == 1
+
+
+async def test_a_day_s_attempts_expire_from_the_first_claim(daily, clock, r):
+    """A week after the close, as the finalization says, but from the first claim on: a day
+    that no process ever finalizes (every process down past the finalizer's look-back) must
+    not keep its attempts in Redis for good."""
+    att = await daily.start(GAME, "ada", Races(0))
+    expected = days.closes_at(DAY) + WEEK_MS - clock.now
+    assert expected - 5_000 < await r.pttl(keys.attempts(GAME, DAY)) <= expected
+    clock.now += 3600_000  # a later claim sets the same end
+    await daily.start(GAME, "bob", Races(0))
+    assert expected - 3600_000 - 5_000 < await r.pttl(keys.attempts(GAME, DAY)) <= expected - 3600_000
+    assert await daily.attempt(GAME, "ada", DAY) == att.race
 
 
 # --- one attempt ----------------------------------------------------------------------

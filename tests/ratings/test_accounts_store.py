@@ -126,6 +126,19 @@ async def test_change_password_revokes_the_other_sessions(accounts):
     assert (await accounts.login("Ada", "new password 1", "10.0.0.1")).player == "p1"
 
 
+async def test_a_password_change_leaves_the_kept_session_s_hash_expiring(r, accounts, clock):
+    """The change revokes the other sessions by deleting the hash and writing the kept one
+    back: the hash must keep a TTL (the kept session's life), or a session never used again
+    (no hello to renew it) would leave it in Redis for good."""
+    here = await accounts.claim("p1", "Ada", PW)
+    await accounts.login("Ada", PW, "10.0.0.1")
+    clock.ms += 60_000  # the kept session's expiry is then a minute short of a whole lifetime
+    await accounts.change_password(here.token, PW, "new password 1")
+    ttl = await r.pttl(keys.sessions("p1"))
+    assert accounts_store.SESSION_TTL_MS - 60_000 - 5_000 < ttl <= accounts_store.SESSION_TTL_MS - 60_000
+    assert await accounts.session(here.token) is not None
+
+
 async def _login_while(accounts: Accounts, monkeypatch, change) -> None:
     """A login whose password check is under way when `change` (a coroutine function) runs:
     the check passes, then the change lands, then the login goes on to make its session."""

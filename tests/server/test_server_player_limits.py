@@ -19,6 +19,8 @@ from waiting import DEADLINE
 from websockets.exceptions import ConnectionClosed
 from wsclient import Raw, player
 
+from server.storage.keys import profile_key, session_key
+
 
 async def closed_code(c: Raw) -> int | None:
     await asyncio.wait_for(asyncio.gather(c.reader, return_exceptions=True), DEADLINE)
@@ -199,3 +201,22 @@ async def test_a_hello_that_fails_after_admission_renames_nobody(make_server, mo
     )
     again = await Raw.open(app.ws_url)
     assert (await again.hello(token=one.token))["name"] == "ada"
+
+
+async def test_a_rename_after_the_profile_expired_makes_no_profile(make_server, monkeypatch):
+    """A guest's hello that renames it writes the name last: were its session and profile to
+    expire after the resume read them (its last second), the name alone must not make the
+    profile again, with no TTL, for good."""
+    app = await make_server()
+    one = await player(app.ws_url, "ada")
+    session = app.service.session
+    redis = app.store.redis
+
+    async def expired(s) -> None:
+        await redis.delete(session_key(s.guest_token), profile_key(s.pid))
+
+    monkeypatch.setattr(session, "registered_hooks", [expired, *session.registered_hooks])
+    again = await Raw.open(app.ws_url)
+    assert (await again.hello(token=one.token, name="bob"))["name"] == "bob"
+    assert not await redis.exists(profile_key(one.player))
+    await asyncio.gather(one.close(), again.close())

@@ -157,3 +157,28 @@ async def test_seating_clears_the_holders(make_server):
     await close(again, seen)
     assert await waiting(app1) == []
     await asyncio.gather(ada.close(), twin.close(), bob.close())
+
+
+async def test_an_entry_queued_behind_a_put_back_group_expires_with_its_queue(fast_settings):
+    """A group that could not be seated is put back at the head of its queue, which may then
+    hold a whole group and more with nobody taken out (quick.lua 'u'). The next arrival takes
+    that group out, not itself: its holder and token sets, just made, must still expire with
+    the queue (they had no TTL, and outlived a queue nobody came back to for good)."""
+    from server.storage.store import Store
+
+    store = Store(fast_settings.redis, fast_settings)
+    await store.start()
+    try:
+        assert await store.quick_push(GAME, 2, "pa", "ca", "ta") == {}
+        group = await store.quick_push(GAME, 2, "pb", "cb", "tb")
+        assert set(group) == {"pa", "pb"}
+        assert await store.quick_push(GAME, 2, "pc", "cc", "tc") == {}
+        assert await store.quick_put_back(GAME, 2, group) == {}  # seating failed: back ahead of pc
+        assert set(await store.quick_push(GAME, 2, "pd", "cd", "td")) == {"pa", "pb"}
+        r = store.redis
+        assert [p.decode() for p in await r.lrange(keys.quick_key(GAME, 2), 0, -1)] == ["pc", "pd"]
+        for pid in ("pc", "pd"):
+            for key in (keys.quick_holders(GAME, 2, pid), keys.quick_tokens(GAME, 2, pid)):
+                assert await r.exists(key) and await r.ttl(key) > 0, key
+    finally:
+        await store.close()
