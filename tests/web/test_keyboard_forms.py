@@ -76,3 +76,28 @@ def test_a_page_change_leaves_the_focus_in_a_field_being_typed(new_page):
     page.wait_for_function("document.title.startsWith('Live races')")
     assert page.evaluate("document.activeElement.id") == "name"
     assert page.evaluate("localStorage.getItem('solrace.name')") == "typist"
+
+
+def test_the_lobby_drawn_again_keeps_the_focus_and_the_typed_link(new_page):
+    """The lobby is drawn again from scratch at the welcome, when the daily probe answers and at a
+    reconnect (the probe's answer adds a "Daily" link to each tile): a keyboard user in a tile's
+    form kept its open state but lost the focus to the page's body, and a link half typed into the
+    Join box was gone."""
+    page = new_page("steady")
+    tile = '.tile[data-game="rouge-et-noir"]'
+    page.locator(f'{tile} [data-act="create"]').focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")  # from the seats on to the clock
+    assert active(page)["name"] == "limit"
+    redraw = """async () => { const lobby = await import("./js/lobby.js"); lobby.renderLobby(); }"""
+    page.evaluate(redraw)
+    assert active(page)["name"] == "limit"
+    assert page.evaluate("document.activeElement.closest('.tile').dataset.game") == "rouge-et-noir"
+    box = page.locator(".join-form input[name=link]")
+    box.focus()
+    page.keyboard.type("r0123")
+    page.evaluate(redraw)
+    assert box.input_value() == "r0123"
+    assert active(page)["name"] == "link"
+    page.keyboard.type("4")  # the caret where it was: at the end
+    assert box.input_value() == "r01234"

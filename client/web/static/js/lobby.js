@@ -5,6 +5,7 @@ import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { loggedIn } from "./accounts.js";
 import { BOT_LEVELS } from "./botrace.js";
 import { $, h, setBanner, toast } from "./dom.js";
+import { placeIn, restorePlace } from "./keep_place.js";
 import { recentEl } from "./lobby_recent.js";
 import { createRace, practise, quick, startBotRace } from "./matchmaking.js";
 import { app, conn, inviteSuffix, myId } from "./state.js";
@@ -220,6 +221,7 @@ function disclosure(form, act, label, text, remember) {
 
 export function renderLobby() {
   const main = $("#main");
+  const place = placeIn(main);
   const tiles = GAME_IDS.map((id) => {
     const g = GAMES[id];
     const ck = `create:${id}`;
@@ -336,6 +338,7 @@ export function renderLobby() {
       h("section", { class: "panel" }, h("h2", {}, "Live races"), h("div", { id: "race-list" }, raceListEl())),
     ),
   );
+  restorePlace(main, place);
 }
 
 function decoCards(game) {
