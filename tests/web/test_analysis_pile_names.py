@@ -42,7 +42,8 @@ ITEMS = """async ([lost, still]) => {
   const { h } = await import("./js/dom.js");
   const pileName = (pile) => boardPileText("racing-aces", pile);
   const list = h("ul", { id: "analysis", class: "analysis" }, analysisItem(h, lost, pileName), analysisItem(h, still, pileName));
-  document.querySelector("#main").replaceChildren(h("section", { class: "panel" }, list));
+  // (on the page's body: the lobby draws #main again at the welcome and the daily probe's answer)
+  document.body.append(h("section", { class: "panel" }, list));
   const sentence = (li) => [...li.childNodes].filter((n) => n.nodeName !== "DETAILS").map((n) => n.textContent).join("");
   const [a, b] = list.children;
   return {
