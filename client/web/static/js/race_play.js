@@ -1,5 +1,5 @@
 // The race page while the race runs: the board and your moves (acks, resyncs, the clock running
-// out), hints, finishing early, the game-over cover until the race ends, the rivals' line on phones.
+// out), hints, finishing early, the game-over cover until the race ends, the race's line on phones.
 import { Board, moveMarks } from "./board.js";
 import { parseView } from "./cards.js";
 import { dailyOf } from "./daily_attempts.js";
@@ -161,7 +161,7 @@ export function renderBoard() {
     app.board = new Board($("#board"), { interactive: true, onMove: sendMove, maxCard: 104 });
   }
   const me = mySeat(race);
-  const playing = race.status === "running" && (!me || me.status === "playing") && you.status !== "won" && you.status !== "finished" && you.status !== "timeout";
+  const playing = stillPlaying(race);
   app.board.set(you.view, playing ? you.legal || [] : []);
   const cover = $("#board-cover");
   const st = (me && me.status) || you.status;
@@ -179,6 +179,13 @@ export function renderBoard() {
     $("#board").inert = false;
     delete cover.dataset.key;
   }
+}
+
+/** Whether your game is on: the race runs and you have not won, finished or run out of time. */
+function stillPlaying(race) {
+  const me = mySeat(race);
+  const st = app.you && app.you.status;
+  return race.status === "running" && (!me || me.status === "playing") && st !== "won" && st !== "finished" && st !== "timeout";
 }
 
 /** Over the board of a player whose game is over while the race runs: what happens next. */
@@ -233,28 +240,33 @@ export function markMovable() {
 // A rival's game over, after their cards home on the phone's line: a win, or done playing.
 const MINI_END = { won: " ★", finished: " done", timeout: " time up" };
 
-/** On phones the side panel is below the board: a line above it keeps the clock, you and your rivals in view. */
+/** On phones the side panel is below the board: the line under it (stuck to the screen's bottom
+ *  while you play) keeps the clock, you and your rivals in view. */
 export function renderMini() {
   const race = app.race;
   const box = $("#mini-status");
   if (!race || !box || box.hidden) return;
+  // (not once your game is over: the cover over the board says the time left, and its
+  // buttons could lie under the line)
+  box.classList.toggle("live", stillPlaying(race));
   const me = mySeat(race);
   const home = app.you && app.you.home !== undefined ? app.you.home : me ? me.home : 0;
   $("#mini-home").textContent = `you ${home}/${race.total}`;
+  const rivals = race.players.filter((p) => p.player !== myId());
+  $("#mini-lead").hidden = !rivals.length;
+  $("#mini-lead").textContent = rivals.length > 1 ? ", rivals " : ", rival ";
   $("#mini-rivals").replaceChildren(
-    ...race.players
-      .filter((p) => p.player !== myId())
-      .map((p) =>
-        h(
-          "span",
-          { class: `mini-rival st-${p.status}`, dataset: { player: p.player }, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` },
-          h("span", { class: "mini-name" }, p.name),
-          nameMarks(h, p),
-          // a flex item of its own, spaced by the line's gap (a leading space collapses there;
-          // it stays for the text read out)
-          h("span", { class: "mini-count" }, ` ${p.home}${MINI_END[p.status] || ""}`),
-        ),
+    ...rivals.map((p) =>
+      h(
+        "span",
+        { class: `mini-rival st-${p.status}`, dataset: { player: p.player }, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` },
+        h("span", { class: "mini-name" }, p.name),
+        nameMarks(h, p),
+        // a flex item of its own, spaced by the line's gap (a leading space collapses there;
+        // it stays for the text read out)
+        h("span", { class: "mini-count" }, ` ${p.home}${MINI_END[p.status] || ""}`),
       ),
+    ),
   );
 }
 
