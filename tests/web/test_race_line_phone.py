@@ -1,4 +1,4 @@
-"""On a phone the race's line (time left, your cards home, the rivals') stays in sight while
+"""On a phone the race's line (time left, your cards home, the leading rival's) stays in sight while
 you play: at 390x844 it lay above the board, off screen for a player scrolled down the board
 (Double Aces and Kings' reserves, Racing Aces' wrapped groups), who saw neither the clock nor the
 rivals. It now lies under the board, stuck to the screen's bottom while you play: scrolled to
@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .test_browser import create_in_ui, pick_move, race_against, you
+from .test_browser import create_in_ui, pick_move, race_against, wait_board, you
 from .test_hint_note_phone import meet
 
 pytestmark = pytest.mark.timeout(180)
@@ -134,3 +134,40 @@ def test_the_race_line_stays_in_sight_down_a_tall_board(new_page, make_bot):
     # A wide screen has no such line: the side panel beside the board shows the clock.
     page.set_viewport_size({"width": 1280, "height": 860})
     expect(page.locator("#mini-status")).to_be_hidden()
+
+
+def test_the_race_line_names_the_leading_rival_of_several(new_page, make_bot):
+    """One line whatever the seats: the rival with the most cards home, and how many others (the
+    side panel under the board lists them all). Every rival on it wrapped it to more lines."""
+    page = new_page("counted", width=390, height=844)
+    rid = create_in_ui(page, "racing-aces", 3)
+    idle, leader = make_bot("Idle"), make_bot("Ahead")
+    for rival in (idle, leader):
+        rival.call(lambda c: c.join(rid))
+        rival.call(lambda c: c.ready(rid))
+        page.wait_for_selector(f'#players li[data-player="{rival.client.player}"] .pill.p-ready')
+    page.click("#ready-btn")
+    wait_board(page)
+    # the first rival seated, who would be named among equals, never moves; the other plays
+    # until a card of theirs is home
+    seats = page.evaluate("window.solrace.app.race.players.map((p) => p.player)")
+    assert seats.index(idle.client.player) < seats.index(leader.client.player), seats
+    leader.play(rid, delay=0.05)
+    page.wait_for_function(
+        f"window.solrace.app.race.players.find((p) => p.player === {leader.client.player!r}).home > 0",
+        timeout=90000,
+    )
+    leader.stop_playing()
+    named = page.locator("#mini-rivals .mini-rival")
+    expect(named).to_have_count(1)
+    expect(named).to_have_attribute("data-player", leader.client.player)
+    # (a move of theirs may still be on its way: the count the page has)
+    page.wait_for_function(
+        "document.querySelector('#mini-rivals .mini-count').textContent === ' ' + "
+        f"window.solrace.app.race.players.find((p) => p.player === {leader.client.player!r}).home"
+    )
+    expect(page.locator("#mini-rivals .mini-more [aria-hidden]")).to_have_text("· 1 more")
+    expect(page.locator("#mini-status")).to_contain_text(", leading rival Ahead")  # read out
+    expect(page.locator("#mini-rivals .mini-more")).to_contain_text(", and 1 more rival")
+    assert abs(page.locator("#mini-status").evaluate("(el) => el.getBoundingClientRect().height") - 40) <= 1
+    shot(page, "race-line-three-seats")
