@@ -425,7 +425,7 @@ def test_race_toasts_time_column_and_replay(new_page, make_bot):
         select_and_drop(page, "#board", move)
         page.wait_for_function(f"window.solrace.app.you.n > {n0}")
     bot.stop_playing()
-    # on a phone the rivals' progress is above the board (the side panel is below it)
+    # on a phone the rivals' progress is on the line under the board (the side panel is below it)
     page.set_viewport_size(PHONE)
     page.wait_for_selector("#mini-rivals .mini-rival")
     page.wait_for_function(

@@ -1,5 +1,5 @@
 """The marks beside a name (words.js `nameMarks`) where the side panel is not: the phone's
-rivals line above the board, the toasts that name a rival, and an account's profile heading;
+race line under the board, the toasts that name a rival, and an account's profile heading;
 in headless Chromium, each mark labelled for screen readers."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def test_the_rivals_line_and_a_rivals_toast_mark_an_account(new_page, make_bot):
     assert rival.call(lambda c: c.request(m.Claim(name="Marka", password="correct horse"))).name == "Marka"
     race_against(page, rival, rid)
 
-    # On a phone the side panel is below the board: the line above it names the rival, marked.
+    # On a phone the side panel is below the board: the race's line names the rival, marked.
     page.set_viewport_size(PHONE)
     line = f'#mini-rivals .mini-rival[data-player="{rival.client.player}"]'
     page.wait_for_selector(line)

@@ -44,11 +44,25 @@ function raceSkeleton() {
         h("div", { id: "notice" }),
         h("div", { id: "result" }),
         h("div", { id: "lobby-panel" }),
-        h("div", { id: "mini-status", class: "mini-status", hidden: true }, h("span", { id: "clock-mini", class: "clock-mini" }), h("span", { id: "mini-rivals", class: "mini-rivals" }), h("span", { id: "mini-home" })),
         // a phone's notes nobody asked for (a rival's finish, a refused move): where the player
         // looks, not under a board that can be taller than the screen (dom.js toast)
         h("div", { id: "board-notes", class: "board-notes", dataset: { notes: "board" }, "aria-live": "polite" }),
         h("div", { id: "board-wrap", class: "board-wrap" }, h("div", { id: "board" }), h("div", { id: "board-cover", class: "board-cover", hidden: true })),
+        // a phone's line of the race (race_play.js renderMini): under the board, and stuck to the
+        // screen's bottom while you play, so that scrolled down a tall board you still see the
+        // clock and the rivals; at the board's bottom it lies under it and covers no card.
+        // Not a live region: its clock changes every second (clock.js says the last 30 s once).
+        h(
+          "div",
+          { id: "mini-status", class: "mini-status", hidden: true },
+          h("span", { class: "sr-only" }, "Time left "),
+          h("span", { id: "clock-mini", class: "clock-mini" }),
+          h("span", { id: "mini-lead", class: "sr-only" }),
+          h("span", { id: "mini-rivals", class: "mini-rivals" }),
+          h("span", { class: "sr-only" }, ", "),
+          h("span", { id: "mini-home" }),
+          h("span", { class: "sr-only" }, " cards home"),
+        ),
         h("div", { id: "board-extras", class: "board-extras" }),
         h("div", { id: "countdown", class: "countdown", hidden: true }),
       ),

@@ -1,10 +1,10 @@
 // The race page while the race runs: the board and your moves (acks, resyncs, the clock running
-// out), hints, finishing early, the game-over cover until the race ends, the rivals' line on phones.
+// out), hints, finishing early, the game-over cover until the race ends, the race's line on phones.
 import { Board, moveMarks } from "./board.js";
 import { parseView } from "./cards.js";
 import { dailyOf } from "./daily_attempts.js";
 import { legendEl } from "./howto.js";
-import { boardPileText, errorText as errText, moveText, nameMarks } from "./words.js";
+import { boardPileText, countText, errorText as errText, moveText, nameMarks } from "./words.js";
 import { timeIsUp } from "./clock.js";
 import { $, answer, fmtClock, h, reveal, toast } from "./dom.js";
 import { STATUS_LABEL } from "./players.js";
@@ -161,7 +161,7 @@ export function renderBoard() {
     app.board = new Board($("#board"), { interactive: true, onMove: sendMove, maxCard: 104 });
   }
   const me = mySeat(race);
-  const playing = race.status === "running" && (!me || me.status === "playing") && you.status !== "won" && you.status !== "finished" && you.status !== "timeout";
+  const playing = stillPlaying(race);
   app.board.set(you.view, playing ? you.legal || [] : []);
   const cover = $("#board-cover");
   const st = (me && me.status) || you.status;
@@ -179,6 +179,13 @@ export function renderBoard() {
     $("#board").inert = false;
     delete cover.dataset.key;
   }
+}
+
+/** Whether your game is on: the race runs and you have not won, finished or run out of time. */
+function stillPlaying(race) {
+  const me = mySeat(race);
+  const st = app.you && app.you.status;
+  return race.status === "running" && (!me || me.status === "playing") && st !== "won" && st !== "finished" && st !== "timeout";
 }
 
 /** Over the board of a player whose game is over while the race runs: what happens next. */
@@ -233,28 +240,52 @@ export function markMovable() {
 // A rival's game over, after their cards home on the phone's line: a win, or done playing.
 const MINI_END = { won: " ★", finished: " done", timeout: " time up" };
 
-/** On phones the side panel is below the board: a line above it keeps the clock, you and your rivals in view. */
+/** The rival the line names: the most cards home (a win first among equals, then the seat order). */
+function leadingRival(race) {
+  const rivals = race.players.filter((p) => p.player !== myId());
+  const score = (p) => (p.home || 0) * 2 + (p.status === "won" ? 1 : 0);
+  return rivals.reduce((lead, p) => (!lead || score(p) > score(lead) ? p : lead), null);
+}
+
+/** On phones the side panel is below the board: the line under it (stuck to the screen's bottom
+ *  while you play) keeps the clock, your cards home and the leading rival's in view. One
+ *  line, whatever the seats: the others are in the side panel. */
 export function renderMini() {
   const race = app.race;
   const box = $("#mini-status");
   if (!race || !box || box.hidden) return;
+  // (not once your game is over: the cover over the board says the time left, and its
+  // buttons could lie under the line)
+  box.classList.toggle("live", stillPlaying(race));
   const me = mySeat(race);
   const home = app.you && app.you.home !== undefined ? app.you.home : me ? me.home : 0;
   $("#mini-home").textContent = `you ${home}/${race.total}`;
+  const lead = leadingRival(race);
+  const others = race.players.filter((p) => p.player !== myId()).length - 1;
+  $("#mini-lead").hidden = !lead;
+  $("#mini-lead").textContent = others > 0 ? ", leading rival " : ", rival ";
   $("#mini-rivals").replaceChildren(
-    ...race.players
-      .filter((p) => p.player !== myId())
-      .map((p) =>
-        h(
-          "span",
-          { class: `mini-rival st-${p.status}`, dataset: { player: p.player }, title: `${p.name}: ${p.home}/${race.total} home, ${STATUS_LABEL[p.status] || p.status}` },
-          h("span", { class: "mini-name" }, p.name),
-          nameMarks(h, p),
-          // a flex item of its own, spaced by the line's gap (a leading space collapses there;
-          // it stays for the text read out)
-          h("span", { class: "mini-count" }, ` ${p.home}${MINI_END[p.status] || ""}`),
-        ),
-      ),
+    ...(lead
+      ? [
+          h(
+            "span",
+            { class: `mini-rival st-${lead.status}`, dataset: { player: lead.player }, title: `${lead.name}: ${lead.home}/${race.total} home, ${STATUS_LABEL[lead.status] || lead.status}` },
+            h("span", { class: "mini-name" }, lead.name),
+            nameMarks(h, lead),
+            // a flex item of its own, spaced by the line's gap (a leading space collapses there;
+            // it stays for the text read out)
+            h("span", { class: "mini-count" }, ` ${lead.home}${MINI_END[lead.status] || ""}`),
+          ),
+          others > 0
+            ? h(
+                "span",
+                { class: "mini-more", title: "The other rivals are in the list under the board" },
+                h("span", { "aria-hidden": "true" }, `· ${others} more`),
+                h("span", { class: "sr-only" }, `, and ${countText(others, "more rival")}`),
+              )
+            : null,
+        ].filter(Boolean) // (replaceChildren writes a null as "null")
+      : []),
   );
 }
 
