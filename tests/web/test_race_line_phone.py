@@ -130,6 +130,8 @@ def test_the_race_line_stays_in_sight_down_a_tall_board(new_page, make_bot):
     expect(rival_line.locator(".mini-count")).to_have_text(" 0 done")
     page.wait_for_selector("#result-panel")
     assert page.evaluate("getComputedStyle(document.querySelector('#mini-status')).position") == "static"
+    # read out as the race over ("Race done"), not "Time left done"
+    expect(page.locator("#mini-status")).to_contain_text("Race done")
 
     # A wide screen has no such line: the side panel beside the board shows the clock.
     page.set_viewport_size({"width": 1280, "height": 860})

@@ -75,6 +75,9 @@ export function drawClock(race, now, last = null) {
   if (mini) {
     mini.textContent = text;
     mini.classList.toggle("urgent", urgent);
+    // what a screen reader says before it: "Time left 9:41", and once the race is over "Race done"
+    const said = $("#clock-mini-said");
+    if (said) said.textContent = race.status === "finished" ? "Race " : "Time left ";
   }
   if (label) label.textContent = lab;
   if (cd) {

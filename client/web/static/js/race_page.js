@@ -55,7 +55,7 @@ function raceSkeleton() {
         h(
           "div",
           { id: "mini-status", class: "mini-status", hidden: true },
-          h("span", { class: "sr-only" }, "Time left "),
+          h("span", { id: "clock-mini-said", class: "sr-only" }, "Time left "),
           h("span", { id: "clock-mini", class: "clock-mini" }),
           h("span", { id: "mini-lead", class: "sr-only" }),
           h("span", { id: "mini-rivals", class: "mini-rivals" }),
