@@ -12,9 +12,10 @@ const sameCard = (a, b) => !!a && !!b && a.pile === b.pile && a.idx === b.idx;
 /** Board methods (Object.assign'd to Board.prototype). */
 export const pointerInput = {
   bindPointer() {
-    // Touch: the board has touch-action: none (no page pan under a finger) and
-    // captures the pointer, so a drag keeps its events wherever the finger goes;
-    // a cancelled pointer (the browser took the gesture) drops the drag cleanly.
+    // Touch: a face-up card has touch-action: none (no page pan under a finger on it;
+    // the rest of the board pans up and down, app.css) and the board captures the pointer,
+    // so a drag keeps its events wherever the finger goes; a cancelled pointer (the
+    // browser took the gesture: a swipe from a gap) drops the drag cleanly.
     this.root.addEventListener("pointerdown", (e) => this.onDown(e));
     this.root.addEventListener("pointermove", (e) => this.onMoveEv(e));
     this.root.addEventListener("pointerup", (e) => this.onUp(e));
