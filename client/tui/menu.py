@@ -2,7 +2,7 @@
 
 It says the connection's state ("connected to HOST", or "offline"). Online it also says
 who you play as (a guest or an account, and the commands that log in or keep a guest as
-an account), offers "Race a bot" (a private race against a bot of
+an account), takes a race id or link to join (offline there is none to join), offers "Race a bot" (a private race against a bot of
 the level chosen, at once: client/tui/session.py's race_bot), offers an account rated
 races (the "rated" box: Quick match then waits in the rating pool, Create makes a rated
 lobby), and opens the daily challenge (client/tui/daily_screen.py, whose Play comes back
@@ -141,10 +141,11 @@ class MenuScreen(ModalScreen[Intent | None]):
                             classes="bot-level",
                             variant="primary" if level == DEFAULT_BOT_LEVEL else "default",
                         )
-            with Horizontal():
-                yield Input(placeholder="race id or link", id="join-id")
-                yield Button("Join", id="join")
             if self.session is not None:
+                # Offline there is no race to join: every id typed there would be "no such race".
+                with Horizontal():
+                    yield Input(placeholder="race id or link", id="join-id")
+                    yield Button("Join", id="join")
                 with Horizontal():
                     yield Button("Daily challenge", id="daily")
                     yield Button("Ratings", id="ratings")

@@ -338,7 +338,7 @@ class MenuFlow:
             app.say(rematch_not_ready_text(e, app.model.race_id or ""), error=True)
         else:
             app.model.apply(reply)
-            app.say(started_text(intent, reply))
+            app.say(started_text(intent, reply, app.online))
         app.redraw()
 
     async def begin(self, intent: Intent) -> None:
@@ -364,7 +364,7 @@ class MenuFlow:
         if app.back_to and intent.mode == "resume":  # played for another app: not "back in"
             app.say(f"race {intent.race} — ctrl+q goes {app.back_to}")
         else:
-            app.say(started_text(intent, reply))
+            app.say(started_text(intent, reply, app.online))
         app.model.apply(reply)
         if intent.mode == "daily" or app.model.daily:  # resumed from "Your races" or a relaunch too
             app.daily_race = app.model.race_id

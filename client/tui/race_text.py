@@ -99,8 +99,9 @@ def connection_text(session: object | None, server_url: str | None, failed: bool
     return f"connected{at}"
 
 
-def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None) -> str:
-    """The race's seats and how to invite, before it starts (`server_url` makes links); with
+def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None, online: bool = True) -> str:
+    """The race's seats and how to invite, before it starts (`server_url` makes links; an
+    offline race, not ``online``, has no one to invite: its other seats are local bots); with
     no race, the menu's "choose a game…", or why the race asked for was refused (``refused``,
     :func:`start_refused_text`): what to do then is said with it."""
     if m.status == "none":
@@ -136,7 +137,10 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None)
             + ("; 'start' begins with those present, once all are ready" if m.host == m.me else ""),
         ]
         # The link alone on its line: whole in 80 columns, and copied without the rest.
-        if m.private and m.invite and server_url:
+        if not online:
+            # Nobody else can reach an in-process race: an invitation would be a dead end.
+            lines += ["offline: the other seats are local bots (no one else can join)"]
+        elif m.private and m.invite and server_url:
             # A private race opens only with its secret: share the whole link.
             lines += [
                 "invite with this link (a browser, or: solrace play --join 'LINK'):",
@@ -230,8 +234,9 @@ def start_refused_text(e: ServerError, intent: Intent, back_to: str | None = Non
     return f"{e.describe()} — type 'menu' to choose again"
 
 
-def started_text(intent: Intent, reply: dict[str, Any]) -> str:
-    """What the player reads once the request that starts `intent` was answered."""
+def started_text(intent: Intent, reply: dict[str, Any], online: bool = True) -> str:
+    """What the player reads once the request that starts `intent` was answered (not
+    ``online``: an in-process race, which nobody else can join)."""
     game = game_name(intent.game or "")
     if intent.mode == "quick":
         return f"waiting for {intent.seats - 1} rival(s) for {game}…" + (
@@ -240,8 +245,9 @@ def started_text(intent: Intent, reply: dict[str, Any]) -> str:
     if intent.mode == "create":
         if intent.seats == 1:
             return f"race {reply.get('race')} created, a race of your own: type 'ready' to begin"
+        share = f"share its id {reply.get('race')}" if online else "its other seats are local bots"
         return (
-            f"race created: share its id {reply.get('race')} — type 'ready' when set"
+            f"race created: {share} — type 'ready' when set"
             " (or, once those present are ready, 'start' to begin with them)"
         )
     if intent.mode == "practice":
