@@ -20,7 +20,7 @@ from .board import complete
 from .hints import ask_hint
 from .menu_flow import MenuFlow
 from .model import RaceModel
-from .race_commands import connecting_help, finish_prompt, no_race_text
+from .race_commands import connecting_help, finish_prompt, no_race_text, rules_text
 from .race_text import connection_text
 from .session import ServerError, Session
 
@@ -110,6 +110,8 @@ class CommandLine:
             app.say(connecting_help(connection_text(None, app.server_url, failed), failed), error=failed)
         elif word in ("help", "?"):
             app.say(app.help_text())
+        elif word == "rules":
+            app.say(rules_text(m.game))
         elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
             self.race_command(word)
         elif word == "hint":

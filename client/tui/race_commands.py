@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from rich.markup import escape
 
-from protocol.rules.facts import game_name
+from protocol.rules.facts import facts_of, game_name
+from protocol.rules.games import GAMES
 
 from .model import RaceModel
 from .text import clock, plural
@@ -21,7 +22,7 @@ from .text import clock, plural
 HELP = (
     "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
-    "Commands: ready unready start leave finish resync hint menu quit"
+    "Commands: ready unready start leave finish resync hint rules menu quit"
 )
 #: The command line's placeholder until the session opens: nothing it offers would act yet.
 CONNECTING_PLACEHOLDER = "connecting…: ctrl+q quits"
@@ -48,13 +49,13 @@ NO_RACE_HELP = (
 #: In a lobby: what readies and starts it.
 LOBBY_HELP = (
     "'ready' when set ('unready' takes it back); the host's 'start' begins with those present once "
-    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave menu quit"
+    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave rules menu quit"
 )
 #: While the race runs ("hint" is added where hints are given).
 RACE_HELP = (
     "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
-    "Commands: finish resync menu quit"
+    "Commands: finish resync rules menu quit"
 )
 #: Once the race is over (its final ranking under the board).
 OVER_HELP = (
@@ -117,6 +118,15 @@ def help_text(m: RaceModel, hints: bool, back_to: str | None = None, rematch: Re
     else:
         text = HELP
     return text.replace(" menu", "") if back_to else text
+
+
+def rules_text(game: str | None) -> str:
+    """What `rules` says: how ``game`` is played, in the blurb the browser's game pages open
+    with (the terminal had no word of a game's rules anywhere), or, with no game on screen,
+    where the games are."""
+    if game not in GAMES:
+        return "no game here yet: 'menu' lists the games; 'rules' then tells how the one chosen is played"
+    return f"{game_name(game)}: {facts_of(GAMES[game])['blurb']}"
 
 
 def no_race_text(back_to: str | None = None) -> str:

@@ -99,6 +99,12 @@ def connection_text(session: object | None, server_url: str | None, failed: bool
     return f"connected{at}"
 
 
+def learn_text(game: str | None) -> str:
+    """The line that points a player waiting for a race to the `rules` command: the wait is
+    the time to learn the game."""
+    return f"'rules' tells how {game_name(game or '')} is played"
+
+
 def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None, online: bool = True) -> str:
     """The race's seats and how to invite, before it starts (`server_url` makes links; an
     offline race, not ``online``, has no one to invite: its other seats are local bots); with
@@ -113,7 +119,8 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None,
             waiting = f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
         return (
             waiting + "\n(the server may seat a bot if nobody comes soon)"
-            "\n\n'menu' (or 'leave') stops waiting and goes back to the menu"
+            f"\n\n{learn_text(m.game)}"
+            "\n'menu' (or 'leave') stops waiting and goes back to the menu"
         )
     lines = [
         f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",
@@ -128,6 +135,8 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None,
             f"  {'✔' if row.ready else '·'} {name}{'  (host)' if row.player == m.host else ''}"
             f"{'  (you)' if row.player == m.me else ''}"
         )
+    if m.status in ("lobby", "countdown"):
+        lines += ["", learn_text(m.game)]
     if m.status == "lobby" and m.seats == 1:
         lines += ["", "a race of your own: type 'ready' to begin"]
     elif m.status == "lobby":
