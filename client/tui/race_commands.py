@@ -129,6 +129,30 @@ def rules_text(game: str | None) -> str:
     return f"{game_name(game)}: {facts_of(GAMES[game])['blurb']}"
 
 
+def looks_like_a_move(text: str) -> bool:
+    """Whether a line that is no command is meant as a move (the server judges it): a draw or
+    anything with the notation's ">"; any other word is a command mistyped."""
+    return ">" in text or text.lower() in ("d", "draw")
+
+
+def unknown_text(text: str) -> str:
+    """What a line that is neither a command nor a move is told (it was sent as a move, and
+    the server's "not a move: expected draw, SRC>DST or SRC:K>DST" never named `help`)."""
+    return f"{text!r} is not a command: 'help' lists them; a move is w>f3, t2:3>t5 or d (draw)"
+
+
+def not_now_text(m: RaceModel) -> str:
+    """Why a move typed while the race does not run goes nowhere, by the race's state (it said
+    "the race is finished: moves wait for the start" once it was over)."""
+    if m.status == "finished":
+        return "the race is over: no more moves ('help' says what is left to do)"
+    if m.status == "queued":
+        return "no race yet: you are waiting for rivals, and moves wait for the start"
+    if m.status == "countdown":
+        return "the race is about to start: moves wait for the start"
+    return "the race has not started: moves wait for the start ('help' says how it starts)"
+
+
 def no_race_text(back_to: str | None = None) -> str:
     """What a race command or a move says while there is no race on screen: what can be done
     instead (the menu, or ctrl+q back to the app this race was for, ``back_to``)."""
