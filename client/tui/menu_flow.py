@@ -38,6 +38,7 @@ from .race_text import (
     rematch_offer_text,
     start_refused_text,
     started_text,
+    unreachable_text,
 )
 from .session import ServerError, Session, start
 
@@ -114,7 +115,12 @@ class MenuFlow:
             app.connect_failed = True
             why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
             app.say(f"cannot connect: {why}", error=True)
-            app.show_cannot_connect(f"cannot connect: {why}")
+            from client.library import Unreachable  # here: the offline app needs no network
+
+            unreachable = isinstance(e, Unreachable)
+            app.show_cannot_connect(
+                unreachable_text(app.server_url) if unreachable else f"cannot connect: {why}"
+            )
             return
         for line in getattr(app.session, "notices", ()):  # e.g. a new guest stood in
             app.notify(line, severity="warning", timeout=15)

@@ -105,6 +105,23 @@ def learn_text(game: str | None) -> str:
     return f"'rules' tells how {game_name(game or '')} is played"
 
 
+def unreachable_text(server_url: str | None) -> str:
+    """The board once no server answered (the status line has the reason): the ways on. It
+    said only "cannot connect: …ConnectionRefusedError…", a dead end for a player who ran
+    `solrace play` before any server. A line each, whole in 80 columns (the board does not
+    wrap)."""
+    return "\n".join(
+        [
+            f"No solrace server answered at {server_url or 'the address given'}.",
+            "Start one there (solrace serve; in the project's folder: make run),",
+            "or name the right one: solrace play --url ws://HOST:PORT/ws",
+            "or practise without a server: solrace play --offline",
+            "",
+            "ctrl+q quits",
+        ]
+    )
+
+
 def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None, online: bool = True) -> str:
     """The race's seats and how to invite, before it starts (`server_url` makes links; an
     offline race, not ``online``, has no one to invite: its other seats are local bots); with
