@@ -46,6 +46,12 @@ NO_RACE_HELP = (
     "No race here: 'menu' chooses one (join another, create one, a quick match…); "
     "ctrl+q quits.  Commands: menu quit"
 )
+#: Waiting in the quick-match queue: no board, no seat yet; the generic HELP (moves, ready,
+#: start, finish…) offered nothing that acts there.
+QUEUE_HELP = (
+    "Waiting for rivals: the race starts once they come (the server may seat a bot); "
+    "'leave' or 'menu' stops waiting.  Commands: leave rules menu quit"
+)
 #: In a lobby: what readies and starts it.
 LOBBY_HELP = (
     "'ready' when set ('unready' takes it back); the host's 'start' begins with those present once "
@@ -65,6 +71,7 @@ OVER_HELP = (
 #: The command line's reminder of the ranking's key once the race is over.
 RANKING_KEY = " · ctrl+r: ranking"
 PLACEHOLDERS = {
+    "queued": "command: leave (stop waiting), rules, menu, quit",
     "lobby": "command: ready, unready, start, leave, menu, quit",
     "countdown": "moves once the race starts; command: menu, quit",
     "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
@@ -109,7 +116,9 @@ def help_text(m: RaceModel, hints: bool, back_to: str | None = None, rematch: Re
     another app (``back_to``); once the race is over, with ``rematch`` (:func:`rematch_word`)."""
     if m.status == "none":
         return no_race_text(back_to) if back_to else NO_RACE_HELP
-    if m.status in ("lobby", "countdown"):
+    if m.status == "queued":
+        text = QUEUE_HELP
+    elif m.status in ("lobby", "countdown"):
         text = LOBBY_HELP
     elif m.status == "running":
         text = RACE_HELP + (" hint" if hints else "")
