@@ -45,6 +45,7 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -308,6 +309,21 @@ def load(path: str) -> dict[str, Any]:
     return doc
 
 
+def refused_text(e: ServerError, race: str | None, token: str | None) -> str:
+    """A refused fetch in words, as `solrace replay` says it (client/tui/replay_text.py), with
+    the option that gets past a private race here: it read "the server refused: no-such-race:
+    no such race", the code that is for programs first."""
+    from client.tui.errors import error_text
+    from client.tui.replay_text import refusal_text
+
+    if race is None:  # a daily's
+        return f"the server refused: {error_text(str(e.code), e.message or '')}"
+    text = refusal_text(str(e.code), race, e.message or "", flags=False)
+    if e.code == "private-race" and not token:
+        text = text.removesuffix(".") + " (a private race you played in: add --token-file)."
+    return text
+
+
 async def fetch(
     url: str | list[str],
     *,
@@ -341,14 +357,7 @@ async def fetch(
             else:
                 raise InputError("fetching needs a race, or a daily's game and date")
     except ServerError as e:
-        if refusal is not None:
-            raise InputError(refusal(e)) from None
-        hint = (
-            " (a private race you played in: add --token-file)"
-            if e.code == "private-race" and not token
-            else ""
-        )
-        raise InputError(f"the server refused: {e}{hint}") from None
+        raise InputError((refusal or partial(refused_text, race=race, token=token))(e)) from None
     except (OSError, ValueError, AttributeError) as e:  # unreachable, closed, a malformed URL
         where = url if isinstance(url, str) else " or ".join(url)
         raise InputError(f"cannot fetch the replay from {where}: {e}") from None
