@@ -52,6 +52,8 @@ from typing import TYPE_CHECKING, Any
 from protocol import rules
 from protocol.ranking import entry_key
 
+from .race_link import RACE_HELP, race_source, refused_text
+
 if TYPE_CHECKING:
     from client.library import ServerError  # imported when fetching: not for a file
 
@@ -309,21 +311,6 @@ def load(path: str) -> dict[str, Any]:
     return doc
 
 
-def refused_text(e: ServerError, race: str | None, token: str | None) -> str:
-    """A refused fetch in words, as `solrace replay` says it (client/tui/replay_text.py), with
-    the option that gets past a private race here: it read "the server refused: no-such-race:
-    no such race", the code that is for programs first."""
-    from client.tui.errors import error_text
-    from client.tui.replay_text import refusal_text
-
-    if race is None:  # a daily's
-        return f"the server refused: {error_text(str(e.code), e.message or '')}"
-    text = refusal_text(str(e.code), race, e.message or "", flags=False)
-    if e.code == "private-race" and not token:
-        text = text.removesuffix(".") + " (a private race you played in: add --token-file)."
-    return text
-
-
 async def fetch(
     url: str | list[str],
     *,
@@ -384,7 +371,7 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
-    parser.add_argument("--race", help="with --url: the finished race's id")
+    parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
     parser.add_argument("--daily", metavar="GAME", help="with --url: a closed daily's game")
     parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")
     parser.add_argument("--player", help="with --daily: one player's entry (default: every published one)")
@@ -421,13 +408,15 @@ def token_of(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.url:
+        if args.url or args.race:
             if bool(args.race) == bool(args.daily) or (args.daily and not args.date):
                 raise InputError("with --url give --race ID, or --daily GAME --date YYYY-MM-DD")
+            urls, race, invite = race_source(args.race, args.url) if args.race else (args.url, None, None)
             doc = asyncio.run(
                 fetch(
-                    args.url,
-                    race=args.race,
+                    urls,
+                    race=race,
+                    invite=invite,
                     daily=args.daily,
                     date=args.date,
                     player=args.player,
