@@ -166,6 +166,10 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None,
         if not online:
             # Nobody else can reach an in-process race: an invitation would be a dead end.
             lines += ["offline: the other seats are local bots (no one else can join)"]
+        elif len(m.players) >= m.seats:
+            # An invitation to a full lobby only earns its taker "every seat is taken".
+            watch = "" if m.private else f" (others may watch: solrace watch --race {m.race_id})"
+            lines += ["every seat is taken" + watch]
         elif m.private and m.invite and server_url:
             # A private race opens only with its secret: share the whole link.
             lines += [
