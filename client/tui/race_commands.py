@@ -73,7 +73,8 @@ RANKING_KEY = " · ctrl+r: ranking"
 PLACEHOLDERS = {
     "queued": "command: leave (stop waiting), rules, menu, quit",
     "lobby": "command: ready, unready, start, leave, menu, quit",
-    "countdown": "moves once the race starts; command: menu, quit",
+    # Not `menu`: it is refused until the player's own game is over (menu_refusal).
+    "countdown": "moves once the race starts; command: rules, quit",
     "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
     "finished": "command: menu (another race), quit",
     "none": "command: menu (choose a race), quit",
