@@ -49,7 +49,7 @@ NO_RACE_HELP = (
 #: Waiting in the quick-match queue: no board, no seat yet; the generic HELP (moves, ready,
 #: start, finish…) offered nothing that acts there.
 QUEUE_HELP = (
-    "Waiting for rivals: the race starts once they come (the server may seat a bot); "
+    "Waiting for rivals: the race starts once they come (a casual one may get a bot); "
     "'leave' or 'menu' stops waiting.  Commands: leave rules menu quit"
 )
 #: In a lobby: what readies and starts it.

@@ -130,14 +130,14 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None,
     if m.status == "none":
         return refused or "choose a game…"
     if m.status == "queued":
-        if m.rated:
+        if m.rated:  # bots never sit in a rated race (server/handlers/rated.py)
             waiting = f"Rated quick match: waiting for rivals of close rating for {game_name(m.game or '')}…"
+            waiting += "\n(accounts only: a rated race seats no bot)"
         else:
             waiting = f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
+            waiting += "\n(the server may seat a bot if nobody comes soon)"
         return (
-            waiting + "\n(the server may seat a bot if nobody comes soon)"
-            f"\n\n{learn_text(m.game)}"
-            "\n'menu' (or 'leave') stops waiting and goes back to the menu"
+            waiting + f"\n\n{learn_text(m.game)}\n'menu' (or 'leave') stops waiting and goes back to the menu"
         )
     lines = [
         f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",

@@ -37,3 +37,12 @@ def test_a_full_lobby_invites_nobody() -> None:
     assert all(len(line) <= 78 for line in lines), lines
     m.private, m.invite = True, "4IjHNzwUxnLBDimq0TKqQw"
     assert "every seat is taken" in lobby_text(m, URL).splitlines()
+
+
+@pytest.mark.parametrize("rated", [False, True])
+def test_the_queue_says_whether_a_bot_may_come(rated: bool) -> None:
+    # A rated race seats no bot (server/handlers/rated.py): it promised one all the same.
+    m = RaceModel(me="p1", game="fours-up", status="queued", rated=rated)
+    text = lobby_text(m, URL)
+    assert ("may seat a bot" in text) is not rated
+    assert ("seats no bot" in text) is rated
