@@ -187,7 +187,7 @@ class PlayApp(App[int]):
 
     def help_text(self) -> str:
         hints = hints_possible(self.model, self.online, self.daily_race)
-        return help_text(self.model, hints, self.back_to, self.rematch_word())
+        return help_text(self.model, hints, self.back_to, self.rematch_word(), self.online)
 
     def say(self, text: str, error: bool = False) -> None:
         shown = self.query("#status")

@@ -68,6 +68,9 @@ OVER_HELP = (
     "The race is over: its final ranking is under the board; ctrl+r hides it (the board gets "
     "its rows) or shows it again; PgUp/PgDn scroll the board.  Commands: menu quit"
 )
+#: Where a finished race's replay is, said before OVER_HELP's commands (online: offline, the
+#: menu has no "Your races"; nor in a race played for another app, which has no menu).
+OVER_REPLAY = "  Its replay: 'menu', then Your races."
 #: The command line's reminder of the ranking's key once the race is over.
 RANKING_KEY = " · ctrl+r: ranking"
 PLACEHOLDERS = {
@@ -112,9 +115,12 @@ def hints_possible(m: RaceModel, online: bool, daily_race: str | None) -> bool:
     return not online or (m.seats == 1 and not m.rated and m.race_id != daily_race)
 
 
-def help_text(m: RaceModel, hints: bool, back_to: str | None = None, rematch: RematchWord = "") -> str:
+def help_text(
+    m: RaceModel, hints: bool, back_to: str | None = None, rematch: RematchWord = "", online: bool = False
+) -> str:
     """The status line's help for the race's state; without `menu` in a race played for
-    another app (``back_to``); once the race is over, with ``rematch`` (:func:`rematch_word`)."""
+    another app (``back_to``); once the race is over, with ``rematch`` (:func:`rematch_word`)
+    and, ``online``, where its replay is."""
     if m.status == "none":
         return no_race_text(back_to) if back_to else NO_RACE_HELP
     if m.status == "queued":
@@ -125,6 +131,8 @@ def help_text(m: RaceModel, hints: bool, back_to: str | None = None, rematch: Re
         text = RACE_HELP + (" hint" if hints else "")
     elif m.status == "finished" and m.ranking:
         text = OVER_HELP.replace("Commands: ", f"Commands: {rematch} " if rematch else "Commands: ")
+        if online and not back_to:
+            text = text.replace("  Commands: ", OVER_REPLAY + "  Commands: ")
     else:
         text = HELP
     return text.replace(" menu", "") if back_to else text

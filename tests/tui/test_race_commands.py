@@ -142,3 +142,12 @@ def test_an_offer_shows_for_the_race_on_screen_or_the_one_the_menu_left_and_no_o
     watched = over()
     watched.players.clear()
     assert offer_place(offer, watched, None, None) == offer_place(offer, blank, watched, None) == ""
+
+
+def test_the_end_help_says_where_the_replay_is_online() -> None:
+    # "Your races" replays it (the menu's, online): the race's end said nothing of a replay.
+    over = model("finished", my_status="finished")
+    over.ranking = [{"rank": 1, "player": "p1"}]
+    assert "Your races" in help_text(over, False, online=True)
+    assert "Your races" not in help_text(over, False)  # offline: the menu has no Your races
+    assert "Your races" not in help_text(over, False, "back to the arena", online=True)
