@@ -124,6 +124,7 @@ async def run_bots(
     name_prefix: str = "bot",
     on_race: Callable[[str], None] | None = None,
     on_race_game: Callable[[str, str], None] | None = None,
+    on_queued: Callable[[], None] | None = None,
 ) -> list[BotResult]:
     """Seat one bot per strategy in one race and play it to the end.
 
@@ -133,7 +134,8 @@ async def run_bots(
     bots). Otherwise the first bot creates a public race of ``game`` with one
     seat per bot and the others join it. ``on_race(race)`` and
     ``on_race_game(race, game)`` are called once per race, the latter with the
-    game the server says the race is of. Returns one result
+    game the server says the race is of; ``on_queued()`` once every bot waits in the
+    quick-match queue (it may wait long). Returns one result
     per bot, with its final rank from the ``end`` event.
     """
     names = [f"{name_prefix}-{i + 1}" for i in range(len(strategies))]
@@ -151,6 +153,8 @@ async def run_bots(
         else:
             for c in clients:
                 await c.quick(game, seats=seats or max(2, len(clients)))
+            if on_queued is not None:
+                on_queued()
             snaps = [await c.wait_for(m.RaceSnapshot, _of_game(game), timeout=None) for c in clients]
             races = [s.race for s in snaps]
             for r in sorted(set(races)):

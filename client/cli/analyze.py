@@ -38,6 +38,7 @@ from protocol import rules
 from protocol.rules.facts import game_name
 from protocol.solver import DEFAULT_NODES, Analysis, analyze
 
+from .race_link import RACE_HELP, race_source
 from .verify import InputError, add_source_arguments, add_token_argument, fetch, load, token_of
 
 
@@ -85,7 +86,7 @@ def deal_line(results: list[tuple[str, Analysis]]) -> str:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
-    parser.add_argument("--race", help="with --url: the finished race's id")
+    parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
     parser.add_argument("--seed", help="the revealed seed, if the document lacks it")
     parser.add_argument(
         "--nodes", type=int, default=DEFAULT_NODES, help=f"positions per solver run (default {DEFAULT_NODES})"
@@ -96,10 +97,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.url:
-            if not args.race:
-                raise InputError("with --url give --race ID")
-            doc = asyncio.run(fetch(args.url, race=args.race, token=token_of(args)))
+        if args.race:
+            urls, race, invite = race_source(args.race, args.url)
+            doc = asyncio.run(fetch(urls, race=race, invite=invite, token=token_of(args)))
+        elif args.url:
+            raise InputError("with --url give --race ID")
         elif args.file:
             doc = load(args.file)
         else:

@@ -267,6 +267,16 @@ def run_online(args: argparse.Namespace) -> int:
             print(f"solrace bot: note: race {race} is {game}, not {args.game}", file=sys.stderr)
         print(f"race {race}: {args.count} {args.strategy} bot(s) playing {game}", flush=True)
 
+    def queued() -> None:
+        # A quick match waits for rivals, silently until one came: say what it waits for.
+        game = args.game or DEFAULT_GAME
+        where = f" --url {urls[0]}" if args.url else ""
+        print(
+            f"{args.count} {args.strategy} bot(s) waiting for rivals in the {game} quick-match queue "
+            f"(solrace play{where} --game {game} --quick meets them; ctrl+c stops)",
+            flush=True,
+        )
+
     if args.arena:
         return run_arena(args, strategies, urls)
     try:
@@ -282,6 +292,7 @@ def run_online(args: argparse.Namespace) -> int:
                 delay_ms=args.delay_ms,
                 name_prefix=args.name,
                 on_race_game=announce,
+                on_queued=queued,
             )
         )
     except Unreachable as e:  # what each URL answered

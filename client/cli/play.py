@@ -183,6 +183,7 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
     if args.quick or args.create:
         if not args.game:
             raise SystemExit("solrace play: --quick and --create need --game")
+        check_race_settings(args)
         if args.quick:
             return Intent("quick", args.game, max(2, args.seats), rated=args.rated)
         if args.rated and args.seats < 2:
@@ -191,6 +192,20 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
             raise SystemExit("solrace play: a rated race runs on the server's clock: leave out --time-limit")
         return Intent("create", args.game, args.seats, args.time_limit, args.private, rated=args.rated)
     return None
+
+
+def check_race_settings(args: argparse.Namespace) -> None:
+    """--seats and --time-limit within the protocol's limits, said here in the flags' words:
+    the server's refusal came only once the app was up, as "`seats`: Expected `int` <= 8"."""
+    from protocol.messages import MAX_SEATS, MAX_TIME_LIMIT_S, MIN_QUICK_SEATS, MIN_SEATS, MIN_TIME_LIMIT_S
+
+    if not MIN_SEATS <= args.seats <= MAX_SEATS:  # a quick match of 1 is played as one of 2
+        low = MIN_QUICK_SEATS if args.quick else MIN_SEATS
+        raise SystemExit(f"solrace play: --seats must be {low} to {MAX_SEATS}")
+    if args.create and not MIN_TIME_LIMIT_S <= args.time_limit <= MAX_TIME_LIMIT_S:
+        raise SystemExit(
+            f"solrace play: --time-limit must be {MIN_TIME_LIMIT_S} to {MAX_TIME_LIMIT_S} seconds"
+        )
 
 
 def build_app(args: argparse.Namespace) -> PlayApp:

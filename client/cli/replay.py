@@ -24,14 +24,13 @@ import os
 import sys
 from typing import Any
 
+from .race_link import RACE_HELP, race_source
 from .verify import InputError, add_source_arguments, add_token_argument, fetch, load, token_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
-    parser.add_argument(
-        "--race", metavar="ID_OR_LINK", help="with --url: the finished race's id (or its link)"
-    )
+    parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
     parser.add_argument("--invite", help="with --race: a private race's invite (a link carries it)")
     parser.add_argument("--player", help="show this player's moves first (id or name; default: the winner)")
     add_token_argument(parser)
@@ -61,17 +60,8 @@ async def fetch_replay(
 async def obtain(args: argparse.Namespace) -> dict[str, Any]:
     """The document the arguments name: fetched (`--race`), else read from the file."""
     if args.race:
-        from client.tui.links import parse_invite, parse_link
-
-        try:
-            link_url, race = parse_link(args.race)
-        except ValueError as e:
-            raise InputError(f"--race: {e}") from None
-        urls = list(args.url or []) or ([link_url] if link_url else [])
-        if not urls:
-            raise InputError("with --race give --url ws://HOST:PORT/ws (or the race's link)")
-        invite = args.invite or parse_invite(args.race)
-        return await fetch_replay(urls, race, invite=invite, token=token_of(args))
+        urls, race, invite = race_source(args.race, args.url)
+        return await fetch_replay(urls, race, invite=args.invite or invite, token=token_of(args))
     if args.url:
         raise InputError("with --url give --race ID")
     if args.file:

@@ -45,11 +45,14 @@ import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from protocol import rules
 from protocol.ranking import entry_key
+
+from .race_link import RACE_HELP, race_source, refused_text
 
 if TYPE_CHECKING:
     from client.library import ServerError  # imported when fetching: not for a file
@@ -341,14 +344,7 @@ async def fetch(
             else:
                 raise InputError("fetching needs a race, or a daily's game and date")
     except ServerError as e:
-        if refusal is not None:
-            raise InputError(refusal(e)) from None
-        hint = (
-            " (a private race you played in: add --token-file)"
-            if e.code == "private-race" and not token
-            else ""
-        )
-        raise InputError(f"the server refused: {e}{hint}") from None
+        raise InputError((refusal or partial(refused_text, race=race, token=token))(e)) from None
     except (OSError, ValueError, AttributeError) as e:  # unreachable, closed, a malformed URL
         where = url if isinstance(url, str) else " or ".join(url)
         raise InputError(f"cannot fetch the replay from {where}: {e}") from None
@@ -375,7 +371,7 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
-    parser.add_argument("--race", help="with --url: the finished race's id")
+    parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
     parser.add_argument("--daily", metavar="GAME", help="with --url: a closed daily's game")
     parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")
     parser.add_argument("--player", help="with --daily: one player's entry (default: every published one)")
@@ -412,13 +408,15 @@ def token_of(args: argparse.Namespace) -> str | None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.url:
+        if args.url or args.race:
             if bool(args.race) == bool(args.daily) or (args.daily and not args.date):
                 raise InputError("with --url give --race ID, or --daily GAME --date YYYY-MM-DD")
+            urls, race, invite = race_source(args.race, args.url) if args.race else (args.url, None, None)
             doc = asyncio.run(
                 fetch(
-                    args.url,
-                    race=args.race,
+                    urls,
+                    race=race,
+                    invite=invite,
                     daily=args.daily,
                     date=args.date,
                     player=args.player,

@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as e:
             raise SystemExit(f"solrace watch: --race: {e}") from None
     connect: Callable[[], Awaitable[Session]]
+    server_url = None  # offline: no server to name in the commands shown at a race's end
     if args.offline:
         from client.tui.offline import LocalSession
 
@@ -48,6 +49,14 @@ def run(args: argparse.Namespace) -> int:
     else:
         from client.tui.net import connector
 
-        connect = connector(server_urls(args, link_url), args.name, args.token_file)
-    app = WatchApp(connect, game=args.game, race=race, invite=parse_invite(args.race or ""))
+        urls = server_urls(args, link_url)
+        connect = connector(urls, args.name, args.token_file)
+        server_url = urls[0]
+    app = WatchApp(
+        connect,
+        game=args.game,
+        race=race,
+        invite=parse_invite(args.race or ""),
+        server_url=server_url,
+    )
     return int(app.run() or 0)

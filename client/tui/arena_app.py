@@ -27,6 +27,7 @@ from .arena_view import (
     OVER_FOR_ME,
     arena_header,
     arena_list,
+    joined_said,
     paired_line,
     races_line,
     standings_lines,
@@ -353,7 +354,7 @@ class ArenaApp(BrowseApp):
         reply = await self._arena_request("arena_join")
         if reply is not None:
             self.data = reply
-            self.say("joined: you are paired whenever you are free")
+            self.say(joined_said(reply, self.now()))
             self.draw_arena()
 
     async def action_withdraw(self) -> None:

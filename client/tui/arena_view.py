@@ -105,6 +105,24 @@ def winners_line(board: dict[str, Any]) -> str | None:
     )
 
 
+def joined_text(data: dict[str, Any], now: int) -> str:
+    """Whether you are in the arena, and when you are paired: an arena that has not started
+    pairs nobody yet (it said "paired whenever free" half an hour before its start)."""
+    if not data.get("joined"):
+        return "not joined"
+    if now < (data.get("arena") or {}).get("starts", 0):
+        return "you are in: paired from its start"
+    return "you are in: paired whenever free"
+
+
+def joined_said(data: dict[str, Any], now: int) -> str:
+    """What a join says, by the arena's clock (:func:`joined_text`)."""
+    a = data.get("arena") or {}
+    if now < a.get("starts", 0):
+        return f"joined: you are paired from the arena's start ({time_left(a, now)})"
+    return "joined: you are paired whenever you are free"
+
+
 def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> str:
     """Three lines: the arena's name and game; its seats, clock and time left; whether you
     are in it and its id (the one `solrace arena --arena ID` opens: the list has no room
@@ -112,7 +130,7 @@ def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> st
     line of a narrow window the header wrapped mid-phrase."""
     a = data.get("arena") or {}
     minutes = max(1, round(a.get("time_limit_s", 0) / 60))
-    joined = "you are in: paired whenever free" if data.get("joined") else "not joined"
+    joined = joined_text(data, now)
     berserk = " · berserk allowed" if a.get("berserk") else ""
     game = game_name(a.get("game", ""))
     name = a.get("name") or a.get("id", "")

@@ -20,6 +20,10 @@ from textual.worker import WorkerState
 from .session import ServerError, Session
 from .tables import fixed_widths
 
+#: What a browsing app says first when no server answered: the ways on, before the reason
+#: (one row at 80 columns: the line has three).
+UNREACHABLE_WAYS = "No server answered: start one (solrace serve) or give --url ws://HOST:PORT/ws"
+
 
 class BrowseApp(App[int]):
     #: the worker groups of the refreshes the timer starts (`refresh_due`)
@@ -97,8 +101,13 @@ class BrowseApp(App[int]):
         try:
             self.session = await self.connect()
         except Exception as e:  # noqa: BLE001
+            from client.library import Unreachable  # here: the offline demo needs no network
+
             why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
-            self.say(f"cannot connect: {why}", error=True)
+            # The list's title said "connecting…" for ever, and the line only the error.
+            self.query_one("#list-title", Static).update("not connected: ctrl+q quits")
+            ways = UNREACHABLE_WAYS + "\n" if isinstance(e, Unreachable) else ""
+            self.say(f"{ways}cannot connect: {why}", error=True)
             return
         for line in getattr(self.session, "notices", ()):  # e.g. a new guest stood in
             self.notify(line, severity="warning", timeout=15)

@@ -20,7 +20,15 @@ from .board import complete
 from .hints import ask_hint
 from .menu_flow import MenuFlow
 from .model import RaceModel
-from .race_commands import connecting_help, finish_prompt, no_race_text
+from .race_commands import (
+    connecting_help,
+    finish_prompt,
+    looks_like_a_move,
+    no_race_text,
+    not_now_text,
+    rules_text,
+    unknown_text,
+)
 from .race_text import connection_text
 from .session import ServerError, Session
 
@@ -110,6 +118,8 @@ class CommandLine:
             app.say(connecting_help(connection_text(None, app.server_url, failed), failed), error=failed)
         elif word in ("help", "?"):
             app.say(app.help_text())
+        elif word == "rules":
+            app.say(rules_text(m.game))
         elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
             self.race_command(word)
         elif word == "hint":
@@ -122,8 +132,10 @@ class CommandLine:
             app.menu_flow.accept_rematch()
         elif m.status == "none":
             app.say(no_race_text(app.back_to), error=True)
+        elif not looks_like_a_move(text):
+            app.say(unknown_text(text), error=True)
         elif m.status != "running":
-            app.say(f"the race is {m.status}: moves wait for the start", error=True)
+            app.say(not_now_text(m), error=True)
         else:
             app.selected = None
             app.send_move("draw" if word in ("d", "draw") else text)

@@ -2,7 +2,7 @@
 
 It says the connection's state ("connected to HOST", or "offline"). Online it also says
 who you play as (a guest or an account, and the commands that log in or keep a guest as
-an account), offers "Race a bot" (a private race against a bot of
+an account), takes a race id or link to join (offline there is none to join), offers "Race a bot" (a private race against a bot of
 the level chosen, at once: client/tui/session.py's race_bot), offers an account rated
 races (the "rated" box: Quick match then waits in the rating pool, Create makes a rated
 lobby), and opens the daily challenge (client/tui/daily_screen.py, whose Play comes back
@@ -27,6 +27,7 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet
 
+from protocol.rules.facts import facts_of
 from protocol.rules.games import GAMES
 
 from .intent import BOT_LEVELS, DEFAULT_BOT_LEVEL, Intent
@@ -35,6 +36,11 @@ from .session import Session
 from .widgets import GameChoice
 
 __all__ = ["Intent", "MenuScreen", "identity_text"]
+
+
+def blurb(game: str) -> str:
+    """What the menu says of how ``game`` is played."""
+    return facts_of(GAMES[game])["blurb"] if game in GAMES else ""
 
 
 def identity_text(name: str, logged_in: bool) -> str:
@@ -66,6 +72,8 @@ class MenuScreen(ModalScreen[Intent | None]):
     #menu Input { width: 1fr; }
     #menu Button { margin: 0 1 0 0; }
     #menu-error { color: $error; }
+    #menu-blurb { width: 100%; color: $text-muted; margin-bottom: 1; }
+    MenuScreen.short #menu-blurb { display: none; }
     #menu-rematch { display: none; }
     #menu-rematch.offered { display: block; }
     /* The offer's line wraps rather than push its buttons out of the menu's box. */
@@ -118,6 +126,9 @@ class MenuScreen(ModalScreen[Intent | None]):
             with GameChoice(id="games"):
                 for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
+            # How the game chosen is played: the names alone told a new player nothing (a short
+            # terminal has no rows for it: the race screen's `rules` says it there).
+            yield Label(blurb(self.game), id="menu-blurb", markup=False)
             with Horizontal():
                 yield Label("seats ")
                 yield Input(str(self.seats), id="seats", type="integer")
@@ -141,10 +152,11 @@ class MenuScreen(ModalScreen[Intent | None]):
                             classes="bot-level",
                             variant="primary" if level == DEFAULT_BOT_LEVEL else "default",
                         )
-            with Horizontal():
-                yield Input(placeholder="race id or link", id="join-id")
-                yield Button("Join", id="join")
             if self.session is not None:
+                # Offline there is no race to join: every id typed there would be "no such race".
+                with Horizontal():
+                    yield Input(placeholder="race id or link", id="join-id")
+                    yield Button("Join", id="join")
                 with Horizontal():
                     yield Button("Daily challenge", id="daily")
                     yield Button("Ratings", id="ratings")
@@ -163,6 +175,10 @@ class MenuScreen(ModalScreen[Intent | None]):
                 widget.compact = True  # type: ignore[attr-defined]
         if self.rematch_offer is not None:
             self.show_rematch_offer(self.rematch_offer)
+
+    @on(RadioSet.Changed, "#games")
+    def _game_changed(self) -> None:
+        self.query_one("#menu-blurb", Label).update(blurb(self._game()))
 
     def show_rematch_offer(self, offer: dict[str, Any]) -> None:
         """A rival's rematch offer for the race the menu was opened from: its line, Accept and

@@ -38,6 +38,7 @@ from .race_text import (
     rematch_offer_text,
     start_refused_text,
     started_text,
+    unreachable_text,
 )
 from .session import ServerError, Session, start
 
@@ -114,7 +115,12 @@ class MenuFlow:
             app.connect_failed = True
             why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
             app.say(f"cannot connect: {why}", error=True)
-            app.show_cannot_connect(f"cannot connect: {why}")
+            from client.library import Unreachable  # here: the offline app needs no network
+
+            unreachable = isinstance(e, Unreachable)
+            app.show_cannot_connect(
+                unreachable_text(app.server_url) if unreachable else f"cannot connect: {why}"
+            )
             return
         for line in getattr(app.session, "notices", ()):  # e.g. a new guest stood in
             app.notify(line, severity="warning", timeout=15)
@@ -338,7 +344,7 @@ class MenuFlow:
             app.say(rematch_not_ready_text(e, app.model.race_id or ""), error=True)
         else:
             app.model.apply(reply)
-            app.say(started_text(intent, reply))
+            app.say(started_text(intent, reply, app.online))
         app.redraw()
 
     async def begin(self, intent: Intent) -> None:
@@ -364,7 +370,7 @@ class MenuFlow:
         if app.back_to and intent.mode == "resume":  # played for another app: not "back in"
             app.say(f"race {intent.race} — ctrl+q goes {app.back_to}")
         else:
-            app.say(started_text(intent, reply))
+            app.say(started_text(intent, reply, app.online))
         app.model.apply(reply)
         if intent.mode == "daily" or app.model.daily:  # resumed from "Your races" or a relaunch too
             app.daily_race = app.model.race_id

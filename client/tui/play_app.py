@@ -187,7 +187,7 @@ class PlayApp(App[int]):
 
     def help_text(self) -> str:
         hints = hints_possible(self.model, self.online, self.daily_race)
-        return help_text(self.model, hints, self.back_to, self.rematch_word())
+        return help_text(self.model, hints, self.back_to, self.rematch_word(), self.online)
 
     def say(self, text: str, error: bool = False) -> None:
         shown = self.query("#status")
@@ -290,7 +290,9 @@ class PlayApp(App[int]):
         if m.board is not None:
             board.show(m.board, self.marks())
         else:
-            board.show(None, placeholder=lobby_text(self.model, self.server_url, self.menu_flow.refused))
+            board.show(
+                None, placeholder=lobby_text(self.model, self.server_url, self.menu_flow.refused, self.online)
+            )
         bars = self.query_one("#bars", Static)
         bars.update(bars_text(m, width=bar_width(bars.content_region.width or self.size.width - 2, m)))
         hints = self.query_one("#hints", Static)

@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 from rich.markup import escape
 
-from protocol.rules.facts import game_name
+from protocol.rules.facts import facts_of, game_name
+from protocol.rules.games import GAMES
 
 from .model import RaceModel
 from .text import clock, plural
@@ -21,7 +22,7 @@ from .text import clock, plural
 HELP = (
     "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
-    "Commands: ready unready start leave finish resync hint menu quit"
+    "Commands: ready unready start leave finish resync hint rules menu quit"
 )
 #: The command line's placeholder until the session opens: nothing it offers would act yet.
 CONNECTING_PLACEHOLDER = "connecting…: ctrl+q quits"
@@ -45,27 +46,38 @@ NO_RACE_HELP = (
     "No race here: 'menu' chooses one (join another, create one, a quick match…); "
     "ctrl+q quits.  Commands: menu quit"
 )
+#: Waiting in the quick-match queue: no board, no seat yet; the generic HELP (moves, ready,
+#: start, finish…) offered nothing that acts there.
+QUEUE_HELP = (
+    "Waiting for rivals: the race starts once they come (a casual one may get a bot); "
+    "'leave' or 'menu' stops waiting.  Commands: leave rules menu quit"
+)
 #: In a lobby: what readies and starts it.
 LOBBY_HELP = (
     "'ready' when set ('unready' takes it back); the host's 'start' begins with those present once "
-    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave menu quit"
+    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave rules menu quit"
 )
 #: While the race runs ("hint" is added where hints are given).
 RACE_HELP = (
     "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
-    "Commands: finish resync menu quit"
+    "Commands: finish resync rules menu quit"
 )
 #: Once the race is over (its final ranking under the board).
 OVER_HELP = (
     "The race is over: its final ranking is under the board; ctrl+r hides it (the board gets "
     "its rows) or shows it again; PgUp/PgDn scroll the board.  Commands: menu quit"
 )
+#: Where a finished race's replay is, said before OVER_HELP's commands (online: offline, the
+#: menu has no "Your races"; nor in a race played for another app, which has no menu).
+OVER_REPLAY = "  Its replay: 'menu', then Your races."
 #: The command line's reminder of the ranking's key once the race is over.
 RANKING_KEY = " · ctrl+r: ranking"
 PLACEHOLDERS = {
+    "queued": "command: leave (stop waiting), rules, menu, quit",
     "lobby": "command: ready, unready, start, leave, menu, quit",
-    "countdown": "moves once the race starts; command: menu, quit",
+    # Not `menu`: it is refused until the player's own game is over (menu_refusal).
+    "countdown": "moves once the race starts; command: rules, quit",
     "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
     "finished": "command: menu (another race), quit",
     "none": "command: menu (choose a race), quit",
@@ -103,20 +115,60 @@ def hints_possible(m: RaceModel, online: bool, daily_race: str | None) -> bool:
     return not online or (m.seats == 1 and not m.rated and m.race_id != daily_race)
 
 
-def help_text(m: RaceModel, hints: bool, back_to: str | None = None, rematch: RematchWord = "") -> str:
+def help_text(
+    m: RaceModel, hints: bool, back_to: str | None = None, rematch: RematchWord = "", online: bool = False
+) -> str:
     """The status line's help for the race's state; without `menu` in a race played for
-    another app (``back_to``); once the race is over, with ``rematch`` (:func:`rematch_word`)."""
+    another app (``back_to``); once the race is over, with ``rematch`` (:func:`rematch_word`)
+    and, ``online``, where its replay is."""
     if m.status == "none":
         return no_race_text(back_to) if back_to else NO_RACE_HELP
-    if m.status in ("lobby", "countdown"):
+    if m.status == "queued":
+        text = QUEUE_HELP
+    elif m.status in ("lobby", "countdown"):
         text = LOBBY_HELP
     elif m.status == "running":
         text = RACE_HELP + (" hint" if hints else "")
     elif m.status == "finished" and m.ranking:
         text = OVER_HELP.replace("Commands: ", f"Commands: {rematch} " if rematch else "Commands: ")
+        if online and not back_to:
+            text = text.replace("  Commands: ", OVER_REPLAY + "  Commands: ")
     else:
         text = HELP
     return text.replace(" menu", "") if back_to else text
+
+
+def rules_text(game: str | None) -> str:
+    """What `rules` says: how ``game`` is played, in the blurb the browser's game pages open
+    with (the terminal had no word of a game's rules anywhere), or, with no game on screen,
+    where the games are."""
+    if game not in GAMES:
+        return "no game here yet: 'menu' lists the games; 'rules' then tells how the one chosen is played"
+    return f"{game_name(game)}: {facts_of(GAMES[game])['blurb']}"
+
+
+def looks_like_a_move(text: str) -> bool:
+    """Whether a line that is no command is meant as a move (the server judges it): a draw or
+    anything with the notation's ">"; any other word is a command mistyped."""
+    return ">" in text or text.lower() in ("d", "draw")
+
+
+def unknown_text(text: str) -> str:
+    """What a line that is neither a command nor a move is told (it was sent as a move, and
+    the server's "not a move: expected draw, SRC>DST or SRC:K>DST" never named `help`)."""
+    return f"{text!r} is not a command: 'help' lists them; a move is w>f3, t2:3>t5 or d (draw)"
+
+
+def not_now_text(m: RaceModel) -> str:
+    """Why a move typed while the race does not run goes nowhere, by the race's state (it said
+    "the race is finished: moves wait for the start" once it was over)."""
+    if m.status == "finished":
+        return "the race is over: no more moves ('help' says what is left to do)"
+    if m.status == "queued":
+        return "no race yet: you are waiting for rivals, and moves wait for the start"
+    if m.status == "countdown":
+        return "the race is about to start: moves wait for the start"
+    return "the race has not started: moves wait for the start ('help' says how it starts)"
 
 
 def no_race_text(back_to: str | None = None) -> str:

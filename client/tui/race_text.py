@@ -99,20 +99,45 @@ def connection_text(session: object | None, server_url: str | None, failed: bool
     return f"connected{at}"
 
 
-def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None) -> str:
-    """The race's seats and how to invite, before it starts (`server_url` makes links); with
+def learn_text(game: str | None) -> str:
+    """The line that points a player waiting for a race to the `rules` command: the wait is
+    the time to learn the game."""
+    return f"'rules' tells how {game_name(game or '')} is played"
+
+
+def unreachable_text(server_url: str | None) -> str:
+    """The board once no server answered (the status line has the reason): the ways on. It
+    said only "cannot connect: …ConnectionRefusedError…", a dead end for a player who ran
+    `solrace play` before any server. A line each, whole in 80 columns (the board does not
+    wrap)."""
+    return "\n".join(
+        [
+            f"No solrace server answered at {server_url or 'the address given'}.",
+            "Start one there (solrace serve; in the project's folder: make run),",
+            "or name the right one: solrace play --url ws://HOST:PORT/ws",
+            "or practise without a server: solrace play --offline",
+            "",
+            "ctrl+q quits",
+        ]
+    )
+
+
+def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None, online: bool = True) -> str:
+    """The race's seats and how to invite, before it starts (`server_url` makes links; an
+    offline race, not ``online``, has no one to invite: its other seats are local bots); with
     no race, the menu's "choose a game…", or why the race asked for was refused (``refused``,
     :func:`start_refused_text`): what to do then is said with it."""
     if m.status == "none":
         return refused or "choose a game…"
     if m.status == "queued":
-        if m.rated:
+        if m.rated:  # bots never sit in a rated race (server/handlers/rated.py)
             waiting = f"Rated quick match: waiting for rivals of close rating for {game_name(m.game or '')}…"
+            waiting += "\n(accounts only: a rated race seats no bot)"
         else:
             waiting = f"Quick match: waiting for rivals for {game_name(m.game or '')}…"
+            waiting += "\n(the server may seat a bot if nobody comes soon)"
         return (
-            waiting + "\n(the server may seat a bot if nobody comes soon)"
-            "\n\n'menu' (or 'leave') stops waiting and goes back to the menu"
+            waiting + f"\n\n{learn_text(m.game)}\n'menu' (or 'leave') stops waiting and goes back to the menu"
         )
     lines = [
         f"Race {m.race_id} · {game_name(m.game or '')} · {m.status}",
@@ -127,6 +152,8 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None)
             f"  {'✔' if row.ready else '·'} {name}{'  (host)' if row.player == m.host else ''}"
             f"{'  (you)' if row.player == m.me else ''}"
         )
+    if m.status in ("lobby", "countdown"):
+        lines += ["", learn_text(m.game)]
     if m.status == "lobby" and m.seats == 1:
         lines += ["", "a race of your own: type 'ready' to begin"]
     elif m.status == "lobby":
@@ -136,7 +163,14 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None)
             + ("; 'start' begins with those present, once all are ready" if m.host == m.me else ""),
         ]
         # The link alone on its line: whole in 80 columns, and copied without the rest.
-        if m.private and m.invite and server_url:
+        if not online:
+            # Nobody else can reach an in-process race: an invitation would be a dead end.
+            lines += ["offline: the other seats are local bots (no one else can join)"]
+        elif len(m.players) >= m.seats:
+            # An invitation to a full lobby only earns its taker "every seat is taken".
+            watch = "" if m.private else f" (others may watch: solrace watch --race {m.race_id})"
+            lines += ["every seat is taken" + watch]
+        elif m.private and m.invite and server_url:
             # A private race opens only with its secret: share the whole link.
             lines += [
                 "invite with this link (a browser, or: solrace play --join 'LINK'):",
@@ -230,8 +264,9 @@ def start_refused_text(e: ServerError, intent: Intent, back_to: str | None = Non
     return f"{e.describe()} — type 'menu' to choose again"
 
 
-def started_text(intent: Intent, reply: dict[str, Any]) -> str:
-    """What the player reads once the request that starts `intent` was answered."""
+def started_text(intent: Intent, reply: dict[str, Any], online: bool = True) -> str:
+    """What the player reads once the request that starts `intent` was answered (not
+    ``online``: an in-process race, which nobody else can join)."""
     game = game_name(intent.game or "")
     if intent.mode == "quick":
         return f"waiting for {intent.seats - 1} rival(s) for {game}…" + (
@@ -240,8 +275,9 @@ def started_text(intent: Intent, reply: dict[str, Any]) -> str:
     if intent.mode == "create":
         if intent.seats == 1:
             return f"race {reply.get('race')} created, a race of your own: type 'ready' to begin"
+        share = f"share its id {reply.get('race')}" if online else "its other seats are local bots"
         return (
-            f"race created: share its id {reply.get('race')} — type 'ready' when set"
+            f"race created: {share} — type 'ready' when set"
             " (or, once those present are ready, 'start' to begin with them)"
         )
     if intent.mode == "practice":

@@ -166,5 +166,17 @@ def detail_text(e: dict[str, Any], server_url: str | None, now: int, token_file:
     here = "" if sealed else "Enter here, or "  # sealed: Enter is refused until the close
     t.append(f"move by move:           {here}solrace replay --url {url} --race {race}{as_me}\n")
     t.append(f"re-play and check it:   solrace verify --url {url} --race {race}{as_me}\n")
-    t.append(f"where a win was lost:   solrace analyze --url {url} --race {race}{as_me}")
+    t.append(analyze_line(url, race, as_me))
     return t
+
+
+def analyze_line(url: str, race: str, as_me: str = "") -> str:
+    """The command that shows where each player of a finished race lost the win."""
+    return f"where a win was lost:   solrace analyze --url {url} --race {race}{as_me}"
+
+
+def watched_end_text(url: str, race: str) -> str:
+    """Under a watched race's final ranking: the commands that replay it move by move and show
+    where each win was lost (a spectator had no word of either; "Your races" lists only
+    races one played)."""
+    return f"move by move:           solrace replay --url {url} --race {race}\n" + analyze_line(url, race)

@@ -28,6 +28,7 @@ from protocol.rules.facts import game_name
 from .board import parse_view
 from .browse import BrowseApp
 from .model import RaceModel
+from .recent_text import watched_end_text
 from .replay_model import ReplayError, build_replay
 from .replay_text import final_boards_late_text, no_final_boards_text, refusal_text
 from .session import ServerError, Session
@@ -80,6 +81,15 @@ def race_list(races: list[dict[str, Any]], now: int, width: int) -> tuple[list[i
     return widths, cut_rows(rows, widths)
 
 
+def list_title(count: int, what: str = "") -> str:
+    """The race list's title (``what``: " of GAME" when one game is listed). With no race it
+    says the list refreshes itself and where races come from: "0 live public race(s) —
+    Enter: spectate" over an empty table offered a key with nothing to act on."""
+    if not count:
+        return f"[b]no live public race{what} now[/b] — one shows here once it starts (solrace play)"
+    return f"[b]{count} live public race(s){what}[/b] — Enter: spectate"
+
+
 class WatchApp(BrowseApp):
     TITLE = "solrace watch"
     CSS = """
@@ -120,11 +130,14 @@ class WatchApp(BrowseApp):
         refresh_s: float = 2.0,
         invite: str | None = None,
         final_wait_s: float = FINAL_WAIT_S,
+        server_url: str | None = None,
     ):
         super().__init__(connect, refresh_s)
         self.game = game
         self.initial_race = race
         self.invite = invite  # the initial race's, when it is private
+        #: for the commands shown once a race ends (`solrace replay --url …`); None offline
+        self.server_url = server_url
         self.races: list[dict[str, Any]] = []
         self.model: RaceModel | None = None
         #: the race whose final boards were asked for; whether they are shown, or why not
@@ -213,7 +226,7 @@ class WatchApp(BrowseApp):
         self.fill_table(
             "#races",
             zip((r.get("race") for r in self.races), rows, strict=True),
-            f"[b]{len(self.races)} live public race(s){what}[/b] — Enter: spectate",
+            list_title(len(self.races), what),
             widths,
         )
 
@@ -333,6 +346,8 @@ class WatchApp(BrowseApp):
                 "✓ matches the commitment" if ok else "✗ does not match the commitment",
                 style="green" if ok else "bold red",
             )
+            if self.server_url and not m.private:
+                t.append("\n" + watched_end_text(self.server_url, m.race_id or ""), style="dim")
             result.update(t)
             result.display = True
         boards = self.query_one("#boards", VerticalScroll)

@@ -65,6 +65,28 @@ async def test_bot_joining_a_race_announces_its_game(serve_process) -> None:
         assert f"note: race {snap.race} is rouge-et-noir, not fours-up" in bot.stderr.read()
 
 
+@pytest.mark.timeout(90)
+async def test_bot_waiting_in_the_queue_says_so(serve_process) -> None:
+    # It said nothing until a rival came: a player could not tell it was waiting, nor for what.
+    url, _proc = serve_process()
+    bot = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "bot", "--url", url, "--quick", "--game", "fours-up"],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        line = await _readline(bot)
+        assert "waiting for rivals in the fours-up quick-match queue" in line, line
+        assert f"solrace play --url {url} --game fours-up --quick" in line, line
+    finally:
+        os.killpg(bot.pid, signal.SIGKILL)
+        bot.wait(10)
+
+
 async def _readline(proc: subprocess.Popen[str]) -> str:
     import asyncio
 

@@ -110,6 +110,13 @@ def test_bad_flags(args: list[str], message: str) -> None:
         (["play", "--join", "http://127.0.0.1:1/"], "solrace play: --join: no race id"),
         (["watch", "--race", "http://127.0.0.1:1/"], "solrace watch: --race: no race id"),
         (["play", "--offline", "--rivals", "9"], "solrace play: --rivals must be 1 to 7"),
+        # Said before any connection: the server's refusal read "`seats`: Expected `int` <= 8".
+        (["play", "--game", "fours-up", "--quick", "--seats", "9"], "solrace play: --seats must be 2 to 8"),
+        (["play", "--game", "fours-up", "--create", "--seats", "0"], "solrace play: --seats must be 1 to 8"),
+        (
+            ["play", "--game", "fours-up", "--create", "--time-limit", "5"],
+            "solrace play: --time-limit must be 30 to 7200 seconds",
+        ),
     ],
 )
 def test_bad_values_found_after_parsing(args: list[str], message: str) -> None:

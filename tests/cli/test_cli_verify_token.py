@@ -31,7 +31,7 @@ async def test_a_private_race_is_verified_as_its_player(server, tmp_path, monkey
     assert token
 
     # as a new guest (the default): refused, the race is private
-    with pytest.raises(v.InputError, match="private-race.*add --token-file"):
+    with pytest.raises(v.InputError, match="is private.*add --token-file"):
         await v.fetch(server.ws_url, race=snap.race)
 
     # --token-file PATH, and --token-file alone (the file `solrace play` keeps)
@@ -61,3 +61,11 @@ async def test_a_private_race_is_verified_as_its_player(server, tmp_path, monkey
     empty.write_text("")
     with pytest.raises(v.InputError, match="no token in"):
         v.token_of(parsed(a, "--token-file", str(empty)))
+
+
+async def test_a_refusal_is_said_in_words_not_its_code(server):
+    """As `solrace replay` says it: it read "the server refused: no-such-race: no such race"."""
+    with pytest.raises(v.InputError) as refused:
+        await v.fetch(server.ws_url, race="rnosuchrace")
+    said = str(refused.value)
+    assert said.startswith("There is no race rnosuchrace on this server") and "no-such-race" not in said

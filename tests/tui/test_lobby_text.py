@@ -25,3 +25,24 @@ def test_the_link_is_a_line_of_its_own(private: bool) -> None:
     assert all(len(line) <= 78 for line in lines if line != link), lines
     if not private:
         assert f"invite: solrace play --join {RACE}" in lines
+
+
+def test_a_full_lobby_invites_nobody() -> None:
+    # Its invitation only earned a taker "every seat is taken": a public one may be watched.
+    m = RaceModel(me="p1", race_id=RACE, game="fours-up", status="lobby", host="p1", seats=2)
+    m.players["p1"], m.players["p2"] = PlayerRow("p1", "ada"), PlayerRow("p2", "bob")
+    lines = lobby_text(m, URL).splitlines()
+    assert not any("--join" in line or URL.removesuffix("/ws") in line for line in lines), lines
+    assert f"every seat is taken (others may watch: solrace watch --race {RACE})" in lines
+    assert all(len(line) <= 78 for line in lines), lines
+    m.private, m.invite = True, "4IjHNzwUxnLBDimq0TKqQw"
+    assert "every seat is taken" in lobby_text(m, URL).splitlines()
+
+
+@pytest.mark.parametrize("rated", [False, True])
+def test_the_queue_says_whether_a_bot_may_come(rated: bool) -> None:
+    # A rated race seats no bot (server/handlers/rated.py): it promised one all the same.
+    m = RaceModel(me="p1", game="fours-up", status="queued", rated=rated)
+    text = lobby_text(m, URL)
+    assert ("may seat a bot" in text) is not rated
+    assert ("seats no bot" in text) is rated

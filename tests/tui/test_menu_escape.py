@@ -26,8 +26,8 @@ async def test_esc_on_the_first_menu_leaves_a_field_and_never_quits() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         menu = await until(pilot, lambda: isinstance(app.screen, MenuScreen) and app.screen, what="menu")
         assert "Esc" not in rendered(menu.query_one("#menu-title"))  # nothing to go back to
-        await click_shown(pilot, "#join-id")
-        await pilot.press("x", "escape")
+        await click_shown(pilot, "#seats")
+        await pilot.press("3", "escape")
         await until(pilot, lambda: app.focused is menu.query_one("#quick"), what="out of the field")
         await pilot.press("escape", "escape")
         await pilot.pause()

@@ -153,7 +153,7 @@ async def test_menu_create_ready_and_countdown():
         await until(pilot, lambda: app.model.status == "lobby", what="lobby")
         assert session.sent[0]["t"] == "create" and session.sent[0]["game"] == "racing-aces"
         assert "type 'ready'" in rendered(app.query_one("#board", BoardView))
-        assert "invite: solrace play --join local-" in rendered(app.query_one("#board", BoardView))
+        assert "the other seats are local bots" in rendered(app.query_one("#board", BoardView))
         await pilot.press(*"ready", "enter")
         await until(pilot, lambda: app.model.status in ("countdown", "running"), what="countdown")
         await start_race(pilot, app)

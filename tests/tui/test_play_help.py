@@ -9,7 +9,15 @@ import asyncio
 import pytest
 
 from client.tui.play_app import PlayApp
-from client.tui.race_commands import HELP, LOBBY_HELP, OVER_HELP, RACE_HELP, connecting_help
+from client.tui.race_commands import (
+    HELP,
+    LOBBY_HELP,
+    OVER_HELP,
+    OVER_REPLAY,
+    QUEUE_HELP,
+    RACE_HELP,
+    connecting_help,
+)
 from client.tui.race_text import connection_text
 
 from .helpers import rendered, until
@@ -33,11 +41,11 @@ async def test_the_help_is_whole_in_the_status_line(columns: int) -> None:
         assert needed <= status.region.height, (needed, status.region)
 
 
-OVER_WITH_REMATCH = OVER_HELP.replace("Commands: ", "Commands: rematch ")
+OVER_WITH_REMATCH = OVER_HELP.replace("  Commands: ", OVER_REPLAY + "  Commands: rematch ")
 
 
 @pytest.mark.parametrize(
-    "text", [HELP, "Go! " + RACE_HELP + " hint", LOBBY_HELP, OVER_HELP, OVER_WITH_REMATCH]
+    "text", [HELP, "Go! " + RACE_HELP + " hint", LOBBY_HELP, QUEUE_HELP, OVER_HELP, OVER_WITH_REMATCH]
 )
 async def test_the_race_and_lobby_helps_are_whole_at_80_columns(text: str) -> None:
     app = PlayApp(never_connects)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from client.tui.model import PlayerRow, RaceModel
 from client.tui.race_commands import (
-    HELP,
     LOBBY_HELP,
     OVER_HELP,
+    QUEUE_HELP,
     RACE_HELP,
     finish_prompt,
     help_text,
@@ -49,7 +49,7 @@ def test_hints_and_the_help_follow_the_race() -> None:
     assert hints_possible(solo, True, None) and not hints_possible(solo, True, "r1")
     assert not hints_possible(duo, True, None) and hints_possible(duo, False, None)  # offline: always
     assert help_text(solo, True) == RACE_HELP + " hint" and help_text(duo, False) == RACE_HELP
-    assert help_text(model("lobby"), True) == LOBBY_HELP and help_text(model("queued"), True) == HELP
+    assert help_text(model("lobby"), True) == LOBBY_HELP and help_text(model("queued"), True) == QUEUE_HELP
     over = model("finished", my_status="finished")
     over.ranking = [{"rank": 1, "player": "p1"}]
     assert help_text(over, False) == OVER_HELP and "ctrl+r hides it" in OVER_HELP
@@ -142,3 +142,12 @@ def test_an_offer_shows_for_the_race_on_screen_or_the_one_the_menu_left_and_no_o
     watched = over()
     watched.players.clear()
     assert offer_place(offer, watched, None, None) == offer_place(offer, blank, watched, None) == ""
+
+
+def test_the_end_help_says_where_the_replay_is_online() -> None:
+    # "Your races" replays it (the menu's, online): the race's end said nothing of a replay.
+    over = model("finished", my_status="finished")
+    over.ranking = [{"rank": 1, "player": "p1"}]
+    assert "Your races" in help_text(over, False, online=True)
+    assert "Your races" not in help_text(over, False)  # offline: the menu has no Your races
+    assert "Your races" not in help_text(over, False, "back to the arena", online=True)

@@ -1,0 +1,27 @@
+"""`solrace watch` and `solrace arena` with no server at their address say the ways on first
+(start one, or name it with --url), and their list no longer says "connecting…" for ever:
+the status line had only "cannot connect: no server answered (…ConnectionRefusedError…)"."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.tui.arena_app import ArenaApp
+from client.tui.browse import UNREACHABLE_WAYS
+from client.tui.net import connector
+from client.tui.watch_app import WatchApp
+
+from .helpers import rendered, until
+from .test_no_server_help import closed_port_url
+
+
+@pytest.mark.parametrize("kind", [WatchApp, ArenaApp])
+async def test_no_server_says_the_ways_on(kind, tmp_path) -> None:
+    app = kind(connector(closed_port_url(), "ada", str(tmp_path / "token")))
+    async with app.run_test(size=(80, 24)) as pilot:
+        status = app.query_one("#status")
+        await until(pilot, lambda: "cannot connect" in rendered(status), what="the connection given up")
+        said = rendered(status)
+        assert said.startswith(UNREACHABLE_WAYS) and "solrace serve" in said, said
+        assert "connecting" not in rendered(app.query_one("#list-title"))
+        assert len(UNREACHABLE_WAYS) <= 78  # whole on its row, before the reason

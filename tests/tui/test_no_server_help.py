@@ -1,0 +1,36 @@
+"""`solrace play` with no server at its address (a player's first try, before `make run`)
+says the ways on, on the board: start a server, name the right one with --url, or practise
+offline. It said only "cannot connect: no server answered (…ConnectionRefusedError…)" and
+"ctrl+q quits": a dead end."""
+
+from __future__ import annotations
+
+import socket
+
+from client.tui.net import connector
+from client.tui.play_app import PlayApp
+from client.tui.widgets import BoardView
+
+from .helpers import rendered, until
+
+
+def closed_port_url() -> str:
+    """A URL on 127.0.0.1 where nothing listens: a port the system just gave, closed again."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"ws://127.0.0.1:{port}/ws"
+
+
+async def test_no_server_says_how_to_start_one_or_play_offline(tmp_path) -> None:
+    url = closed_port_url()
+    app = PlayApp(connector(url, "ada", str(tmp_path / "token")), server_url=url)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.connect_failed, what="the connection given up")
+        board = app.query_one("#board", BoardView)
+        await until(pilot, lambda: "solrace play --offline" in rendered(board), what="the ways on")
+        text = rendered(board)
+        assert f"No solrace server answered at {url}" in text
+        assert "solrace serve" in text and "--url" in text
+        assert all(len(line) <= 78 for line in text.splitlines()), text  # the board does not wrap
+        assert "no server answered" in rendered(app.query_one("#status"))  # the reason stays said

@@ -1,0 +1,40 @@
+"""`solrace watch` says what a spectator can do next: with no live race, that the list fills
+itself once one starts (it said "0 live public race(s) — Enter: spectate" over an empty
+table); once a watched race ends, the commands that replay it move by move and show where
+each win was lost (the spectator had no word of either: "Your races" lists only races one
+played)."""
+
+from __future__ import annotations
+
+import pytest
+
+from client.tui.net import connector
+from client.tui.watch_app import WatchApp
+
+from .helpers import rendered, two_player_race, until
+
+
+@pytest.mark.timeout(120)
+async def test_an_empty_list_and_a_finished_race_say_what_next(make_server, tmp_path):
+    from client.library.connection import connect
+
+    server = await make_server()
+    url = server.ws_url
+    app = WatchApp(connector(url, "watcher", str(tmp_path / "token")), refresh_s=0.2, server_url=url)
+    async with app.run_test(size=(80, 24)) as pilot:
+        title = app.query_one("#list-title")
+        await until(pilot, lambda: "no live public race now" in rendered(title), what="the empty list")
+        assert "Enter" not in rendered(title)
+        async with connect(url, name="alice") as a, connect(url, name="bob") as b:
+            race = await two_player_race(a, b, "fours-up")
+            await until(pilot, lambda: any(r.get("race") == race for r in app.races), what="listed")
+            assert "1 live public race(s) — Enter: spectate" in rendered(title)
+            await pilot.press("enter")
+            await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
+            await a.finish(race)
+            await b.finish(race)
+            result = app.query_one("#race-result")
+            await until(pilot, lambda: "Final ranking" in rendered(result), what="the ranking")
+            said = " ".join(rendered(result).split())
+            assert f"solrace replay --url {url} --race {race}" in said
+            assert f"solrace analyze --url {url} --race {race}" in said
