@@ -64,6 +64,8 @@ def utc_date(at: int) -> str:
 
 def kind_text(e: dict[str, Any]) -> str:
     kind = str(e.get("kind") or "")
+    if kind == "private" and e.get("players") == 1:
+        return "practice"  # a private race of one seat: "Practice alone" (menu) makes them
     return KIND_TEXTS.get(kind, kind or "?")
 
 

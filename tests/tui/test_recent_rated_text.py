@@ -86,6 +86,9 @@ def test_a_row_per_race() -> None:
     row = recent_row(recent(kind="bot", rank=2, players=3, status="timeout", time_ms=None), NOW)
     assert row[2:5] == ("vs bot", "2 of 3", "time up") and row[7] == "—"
     assert place_text(recent(rank=1, players=1)) == "solo"
+    # a private race of one seat is what "Practice alone" makes; of several, a private race
+    assert recent_row(recent(kind="private", players=1), NOW)[2] == "practice"
+    assert recent_row(recent(kind="private", players=3), NOW)[2] == "private"
 
 
 def test_the_rating_of_a_rated_race() -> None:

@@ -269,3 +269,22 @@ def test_recent_rows_say_place_kind_rating_time_and_replay(new_page):
     assert got[0] == ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th"]
     assert got[1] == ["+5", "\u22123", "\u00b10"]
     assert got[2] == ["just now", "5 min ago", "23 h ago"]
+
+
+def test_a_race_of_ones_own_is_listed_as_practice(new_page):
+    """A private race of one seat (the tiles' Practice button) reads "practice", not "private",
+    which says only that nobody else could join it; a private race of several stays "private"."""
+    page = new_page("solo")
+    page.wait_for_function("window.solrace.app.me !== null")
+    now = page.evaluate("window.solrace.conn.now()")
+
+    def race(i: int, players: int) -> dict:
+        return dict(
+            race=f"r{i:04d}", game="fours-up", kind="private", at=now - 60_000 * (i + 1), rank=1,
+            players=players, status="finished", home=30, total=104, moves=80, time_ms=90_000,
+            rated=False, private=True,
+        )  # fmt: skip
+
+    page.evaluate(SET_RECENT, [race(0, 1), race(1, 2)])
+    kinds = page.locator("#recent-races li.recent-race .recent-kind")
+    expect(kinds).to_have_text(["practice", "private"])

@@ -84,6 +84,12 @@ function shownRecent() {
 }
 
 const KIND_LABEL = { daily: "daily", arena: "arena", bot: "vs bot", quick: "quick match", private: "private", public: "public" };
+
+/** A race's kind in words: a private race of one seat is a practice (the tiles' Practice button makes them). */
+function kindLabel(r) {
+  if (r.kind === "private" && r.players === 1) return "practice";
+  return KIND_LABEL[r.kind] || r.kind;
+}
 const STATUS_WORDS = { won: "won", finished: "finished", timeout: "out of time" };
 
 /** "1st of 2" in a race of several players; alone (a daily, a solo race), how it ended. */
@@ -109,7 +115,7 @@ function recentRow(r, now) {
     h("span", { class: "recent-when muted small", title: new Date(r.at).toLocaleString() }, agoText(r.at, now)),
     r.kind === "arena" && r.arena
       ? h("a", { class: "pill recent-kind", href: `#arena=${r.arena}`, title: "the arena's page" }, KIND_LABEL.arena)
-      : h("span", { class: "pill recent-kind" }, KIND_LABEL[r.kind] || r.kind),
+      : h("span", { class: "pill recent-kind" }, kindLabel(r)),
     r.rated ? h("span", { class: "pill rated" }, "rated") : null,
     h("span", { class: `recent-place${r.rank === 1 && r.players > 1 ? " first" : ""}` }, placeText(r)),
     h("span", { class: "recent-home muted small" }, `${r.home}/${r.total} home`),
