@@ -22,6 +22,9 @@ import os
 import sys
 from typing import NoReturn
 
+#: The server a command talks to when no --url (nor a race's link) names one: `make run`'s.
+DEFAULT_URL = "ws://127.0.0.1:8765/ws"
+
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "deal": ("client.cli.deal", "deal a game from a seed and show it with its legal moves"),
     "serve": ("server.cli", "run a race server"),

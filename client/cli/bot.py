@@ -37,9 +37,9 @@ from typing import Any, TextIO
 
 from client.bots.offline import Played, deal_seed, play_one
 from client.bots.strategies import STRATEGIES, SearchStrategy, make
+from client.cli import DEFAULT_URL
 from protocol import rules
 
-DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 DEFAULT_GAME = "racing-aces"
 
 

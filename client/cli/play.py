@@ -52,6 +52,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from client.cli import DEFAULT_URL
 from protocol import rules
 
 if TYPE_CHECKING:
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
     from client.tui.play_app import PlayApp
     from client.tui.session import Session
 
-DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 DEFAULT_TIME_LIMIT_S = 600
 
 

@@ -1,6 +1,7 @@
 """`--race ID_OR_LINK` for the commands that fetch a finished race (`replay`, `verify`,
 `analyze`), read one way: a race's link (the browser's address of a race, its replay or its
-result) names its server and, for a private race, its invite; a bare id needs `--url`.
+result) names its server and, for a private race, its invite; a bare id is looked up on `--url`,
+else on the default server, as `solrace play` and `watch` do.
 `replay` took links while `verify` and `analyze` looked the whole link up as an id ("There is
 no race http://… on this server"). And a refused fetch in the three commands' words."""
 
@@ -8,19 +9,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from client import cli
+
 if TYPE_CHECKING:
     from client.library import ServerError
 
-#: When the race's server is named nowhere.
-NO_SERVER = "with --race give --url ws://HOST:PORT/ws (or the race's link)"
 #: The flag's help, the same in the three commands.
-RACE_HELP = "the finished race's id (with --url) or its link"
+RACE_HELP = f"the finished race's id (on --url, default {cli.DEFAULT_URL}) or its link"
 
 
 def race_source(race: str, urls: list[str] | None) -> tuple[list[str], str, str | None]:
     """(the server URLs, the race id, the invite) of ``--race`` and ``--url``: the URLs given,
-    else the link's server. InputError (one sentence) for a link with no race id in it, or no
-    server named at all."""
+    else the link's server, else DEFAULT_URL. InputError (one sentence) for a link with no race
+    id in it."""
     from client.tui.links import parse_invite, parse_link
 
     from .verify import InputError
@@ -29,9 +30,7 @@ def race_source(race: str, urls: list[str] | None) -> tuple[list[str], str, str 
         link_url, race_id = parse_link(race)
     except ValueError as e:
         raise InputError(f"--race: {e}") from None
-    servers = list(urls or []) or ([link_url] if link_url else [])
-    if not servers:
-        raise InputError(NO_SERVER)
+    servers = list(urls or []) or [link_url or cli.DEFAULT_URL]
     return servers, race_id, parse_invite(race)
 
 

@@ -7,12 +7,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 
-import pytest
-
 from client import library as client
 from client.cli import analyze as a
 from client.cli import verify as v
-from client.cli.verify import InputError
 
 
 def parsed(module, *argv: str) -> argparse.Namespace:
@@ -36,10 +33,12 @@ async def test_verify_and_analyze_take_a_races_link(server, capsys) -> None:
     assert "Fours Up" in out and "ada" in out
 
 
-def test_an_id_alone_names_no_server() -> None:
+def test_an_id_alone_is_looked_up_on_the_default_server() -> None:
+    """As `solrace play` and `watch` connect to the default server when no --url names one (it
+    said "with --race give --url ws://HOST:PORT/ws")."""
+    from client.cli import DEFAULT_URL
     from client.cli.race_link import race_source
 
-    with pytest.raises(InputError, match="give --url"):
-        race_source("r1", None)
+    assert race_source("r1", None) == ([DEFAULT_URL], "r1", None)
     assert race_source("r1", ["ws://h:1/ws"]) == (["ws://h:1/ws"], "r1", None)
     assert race_source("http://h:1/#race=r1&invite=s", None) == (["ws://h:1/ws"], "r1", "s")

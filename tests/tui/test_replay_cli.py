@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+import client.cli as client_cli
 from client import library as client
 from client.cli import main
 from client.cli import replay as cli
@@ -172,7 +173,7 @@ async def test_a_saved_document_is_viewed_offline(server, tmp_path) -> None:
         assert again == build_replay(doc) and again.players[0].last == len(acks[player_id(a)])
 
 
-async def test_refusals_are_one_sentence(server, tmp_path, capsys) -> None:
+async def test_refusals_are_one_sentence(server, tmp_path, capsys, monkeypatch) -> None:
     url = server.ws_url
     status, err = await replay_command(capsys, "--url", url, "--race", "rnope")
     assert status == 2
@@ -206,10 +207,14 @@ async def test_refusals_are_one_sentence(server, tmp_path, capsys) -> None:
         parsed("--race", f"{url.replace('ws://', 'http://')[: -len('/ws')]}/#race={race}&invite={invite}")
     )
     assert by_token["seed"] == by_invite["seed"] == link["seed"]
+    # An id alone is looked up on the default server, as `solrace play` connects to it (here
+    # the test's server stands in for it).
+    monkeypatch.setattr(client_cli, "DEFAULT_URL", url)
+    alone = await cli.obtain(parsed("--race", race, f"--invite={invite}"))
+    assert alone["seed"] == link["seed"]
 
     # The command's own mistakes: one line each too.
     for argv, says in (
-        (["--race", race], "with --race give --url ws://HOST:PORT/ws (or the race's link)"),
         (["--url", url], "with --url give --race ID"),
         ([], "give a replay file, or --url with --race"),
         (["--url", url, "--race", race, "--token-file", str(tmp_path / "none")], "no token in"),
