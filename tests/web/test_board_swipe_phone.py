@@ -36,7 +36,9 @@ def swipe_up(page, at: dict) -> int:
     x, y = at["x"], at["y"]
     cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
     for k in range(1, 11):
-        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 15 * k}]})
+        cdp.send(
+            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y - 15 * k}]}
+        )
     cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     cdp.detach()
     # the page's scroll is read after a frame: the swipe's scroll has been applied by then

@@ -319,7 +319,10 @@ def test_phone_board_first_and_fits(phone, game):
     # a finger on a face-up card drags it; elsewhere on the board it scrolls the page up and down
     # (test_board_swipe_phone.py swipes both)
     assert page.evaluate("getComputedStyle(document.querySelector('#board')).touchAction") == "pan-y"
-    assert page.evaluate("getComputedStyle(document.querySelector('#board .card:not(.back)')).touchAction") == "none"
+    assert (
+        page.evaluate("getComputedStyle(document.querySelector('#board .card:not(.back)')).touchAction")
+        == "none"
+    )
     shot(page, f"phone360-{game}")
     # tap-tap plays
     for _ in range(3):
