@@ -86,7 +86,7 @@ class DailyScreen(ModalScreen[Intent | None]):
         """The close's countdown, each second; at the close, the new day's dailies (the screen
         may stay open across midnight UTC: it said "close in" a time long past)."""
         info = next((i for i in self.infos.values() if i is not None and i.get("closes")), None)
-        if info is None:
+        if info is None or not self.is_attached:  # (a tick as the app shuts down: widgets gone)
             return
         now = self.session.server_now()
         if now >= info["closes"]:
@@ -142,6 +142,10 @@ class DailyScreen(ModalScreen[Intent | None]):
                 history = await self.session.request("history", game=gid, days=0)
             except ServerError:
                 pass  # the streak is extra: the row shows without it
+            if not self.is_attached:
+                # The screen left, or the app shut down, while it asked: its widgets are gone (the
+                # worker failed on them, and a failed worker ends the app).
+                return
             self.infos[gid] = info
             if info is not None:
                 self.query_one("#daily-closes", Label).update(closes_text(info, self.session.server_now()))

@@ -143,3 +143,18 @@ async def test_the_close_counts_down_and_the_next_day_is_loaded_at_it(make_serve
         screen.tick()
         screen.tick()
         assert loads == [] and screen.reloaded_at_close == closes
+
+
+async def test_a_tick_after_the_screen_is_gone_draws_nothing(make_server, tmp_path) -> None:
+    """The countdown's tick (each second) and the loader (after each answer) draw into the
+    screen's widgets; as the app shuts down they may run once more with the widgets gone, and
+    the tick's NoMatches ended a fresh-clone run of the test above. Here the tick is run by hand
+    on a screen the player has left (its widgets gone, its timer stopped)."""
+    server = await make_server()
+    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), default_game=GAME)
+    async with app.run_test(size=(120, 45)) as pilot:
+        screen = await open_daily(pilot, app)
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen) and not screen.is_attached, what="left")
+        screen.tick()  # nothing to draw into, and nothing raised
+        assert app.is_running
