@@ -20,6 +20,7 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Static
 
 from .arena_view import (
@@ -319,11 +320,20 @@ class ArenaApp(BrowseApp):
         return {"featured": self.board["featured"]} if "featured" in self.board else {}
 
     def tick(self) -> None:
-        # the start event may be late: at the start time the countdown is over
-        if self.paired_starts is not None and not self.paired_running and self.now() >= self.paired_starts:
-            self.race_started()
-        if self.arena_id is not None:
-            self.draw_arena()
+        try:
+            # the start event may be late: at the start time the countdown is over
+            if (
+                self.paired_starts is not None
+                and not self.paired_running
+                and self.now() >= self.paired_starts
+            ):
+                self.race_started()
+            if self.arena_id is not None:
+                self.draw_arena()
+        except NoMatches:
+            # A tick that lands while the app shuts down finds its widgets gone: nothing to draw
+            # (as the watch app's did, ending the app, in a loaded test run).
+            pass
 
     def action_refresh(self) -> None:
         if self.arena_id is None:
