@@ -46,9 +46,17 @@ PENDING = "?"  # the bot of a member being asked for: not minted yet
 
 #: `_asked`'s `note`: counts the requests about to be pushed against the asking player.
 Note = Callable[[list[BotRequest]], Awaitable[None]]
-#: What `_asked` runs to push bots: given `note`, and a list to put the requests it knows it did
-#: not push in should it fail (`Bots._push`), returns the requests it pushed.
-Send = Callable[[Note, list[BotRequest]], Awaitable[list[BotRequest]]]
+#: What `_asked` runs to push bots: given `note`, returns the requests it pushed.
+Send = Callable[[Note], Awaitable[list[BotRequest]]]
+
+
+class NotQueued(Exception):
+    """A push of bot requests failed, and they were then found not queued (`Bots._push`): no
+    worker will play them. Raised from the push's own failure, answered as it would be."""
+
+    def __init__(self, requests: list[BotRequest]) -> None:
+        super().__init__(f"{len(requests)} bot request(s) not queued")
+        self.requests = requests
 
 
 def asked_key(pid: str) -> str:
@@ -103,8 +111,8 @@ class Bots:
             s.player,
             rid,
             now,
-            lambda note, unpushed: self._send_bots(
-                1, "race", level, race.game, now, race=rid, invite=race.invite, note=note, unpushed=unpushed
+            lambda note: self._send_bots(
+                1, "race", level, race.game, now, race=rid, invite=race.invite, note=note
             ),
         )
         if not sent:
@@ -126,7 +134,6 @@ class Bots:
         await self._count_asked(key, pending, now)
         redis = self.svc.store.redis
         noted: list[BotRequest] = []
-        unpushed: list[BotRequest] = []
 
         async def note(requests: list[BotRequest]) -> None:
             pipe = redis.pipeline(transaction=False)  # one key: in order
@@ -136,12 +143,16 @@ class Bots:
             await pipe.execute()
             noted.extend(requests)
 
-        sent: list[BotRequest] | None = None
+        # Which noted requests will not come: those not sent; after a failure, only those found
+        # not queued (the others may have been).
+        unsent: list[BotRequest] = []
         try:
-            sent = await send(note, unpushed)
+            sent = await send(note)
+            unsent = [r for r in noted if r not in sent]
+        except NotQueued as exc:
+            unsent = exc.requests
+            raise
         finally:
-            # `sent` is None when `send` failed: only the requests it found not pushed surely won't come.
-            unsent = unpushed if sent is None else [r for r in noted if r not in sent]
             await redis.zrem(key, pending, *(f"{rid} {r.player}" for r in unsent))
         return sent
 
@@ -208,10 +219,9 @@ class Bots:
         invite: str = "",
         seats: int = 2,
         note: Note | None = None,
-        unpushed: list[BotRequest] | None = None,
     ) -> list[BotRequest]:
         """`send_bots` (count > 0): the requests queued, or [] (none queued). `note`: run
-        with the requests before they are pushed (`_asked`); `unpushed`: as `_push`'s."""
+        with the requests before they are pushed (`_asked`)."""
         if await self.queue.free_slots(now, WORKER_ALIVE_MS) < count:
             return []  # mint no identity for nothing
         requests = [
@@ -220,35 +230,29 @@ class Bots:
         ]
         if note is not None:
             await note(requests)
-        if await self._push(requests, lambda: self.queue.reserve(requests, now, WORKER_ALIVE_MS), unpushed):
+        if await self._push(requests, lambda: self.queue.reserve(requests, now, WORKER_ALIVE_MS)):
             return requests
         await self._forget(requests)  # another request took the slot meanwhile
         return []
 
-    async def _push(
-        self,
-        requests: list[BotRequest],
-        push: Callable[[], Awaitable[bool]],
-        unpushed: list[BotRequest] | None,
-    ) -> bool:
+    async def _push(self, requests: list[BotRequest], push: Callable[[], Awaitable[bool]]) -> bool:
         """`push()` the requests (all or none): True if it did, False if it refused. Should it
         raise, its reply may be what was lost: True if they are found pushed (the bots come,
         and the player is told so). Found not pushed, their bot identities are forgotten and
-        they are put in `unpushed`; then, as when that cannot be told, the failure is raised."""
+        `NotQueued` is raised from the failure; the failure itself if that cannot be told."""
         try:
             return await push()
-        except Exception:
+        except Exception as exc:
             found = await self._were_pushed(requests)
             if found:
                 return True
-            if found is False:
-                if unpushed is not None:
-                    unpushed.extend(requests)
-                try:
-                    await self._forget(requests)
-                except Exception:  # they lapse with their TTL: the push's own failure is raised
-                    log.warning("bot identities of requests not queued were not forgotten", exc_info=True)
-            raise
+            if found is None:
+                raise
+            try:
+                await self._forget(requests)
+            except Exception:  # they lapse with their TTL
+                log.warning("bot identities of requests not queued were not forgotten", exc_info=True)
+            raise NotQueued(requests) from exc
 
     async def _were_pushed(self, requests: list[BotRequest]) -> bool | None:
         """After a push of `requests` that raised: whether it pushed them (all or none: one
@@ -272,7 +276,7 @@ class Bots:
         against the rematch's `host` like a `bot` of theirs: False (nothing queued) when
         the host has MAX_WAITING_BOTS_PER_PLAYER bots waiting already."""
 
-        async def push(note: Note, unpushed: list[BotRequest]) -> list[BotRequest]:
+        async def push(note: Note) -> list[BotRequest]:
             request = await self._request("race", level, game, now, race=race, invite=invite)
             await note([request])
 
@@ -280,7 +284,7 @@ class Bots:
                 await self.queue.push(request)
                 return True
 
-            await self._push([request], lpush, unpushed)
+            await self._push([request], lpush)
             return [request]
 
         try:
