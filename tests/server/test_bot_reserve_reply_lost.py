@@ -10,6 +10,8 @@ queue; the rest is real."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -42,6 +44,20 @@ async def identities_left(r: Any, made: list[tuple[str, str]]) -> int:
     return int(await r.exists(*(k for pid, token in made for k in (profile_key(pid), session_key(token)))))
 
 
+@asynccontextmanager
+async def eve_with_a_private_lobby(app: Any) -> AsyncIterator[tuple[Any, Any, str]]:
+    """(Redis, eve connected, her private lobby of 8 seats), with workers' slots free for bots."""
+    r = aioredis.Redis.from_url(app.settings.redis)
+    eve = await player(app.ws_url, "eve")
+    try:
+        lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
+        await free_slots(r, 20)
+        yield r, eve, lobby
+    finally:
+        await eve.close()
+        await r.aclose()
+
+
 def reserve_reply_lost_once(app: Any) -> list[list[BotRequest]]:
     """The bot queue's first `reserve` runs in Redis, then fails as if its reply were lost.
     Returns the requests of that lost reply."""
@@ -65,11 +81,7 @@ async def test_a_bot_whose_reservation_reply_was_lost_still_counts(make_server):
     assert MAX_WAITING_BOTS_PER_PLAYER == 2
     app = await make_server()
     lost = reserve_reply_lost_once(app)
-    r = aioredis.Redis.from_url(app.settings.redis)
-    eve = await player(app.ws_url, "eve")
-    try:
-        lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
-        await free_slots(r, 20)
+    async with eve_with_a_private_lobby(app) as (r, eve, lobby):
         assert said(await eve.request("bot", race=lobby)) == "ok"  # the bot is queued
         [[request]] = lost
         assert [BotRequest.from_json(x).player for x in await r.lrange(REQUESTS, 0, -1)] == [request.player]
@@ -80,25 +92,15 @@ async def test_a_bot_whose_reservation_reply_was_lost_still_counts(make_server):
         assert said(refused) == "no-bots", refused
         assert await r.llen(REQUESTS) == 2
         assert await r.zcard(asked_key(eve.player)) == 2
-    finally:
-        await eve.close()
-        await r.aclose()
 
 
 async def test_a_bot_whose_reservation_failed_before_it_ran_answers_internal(make_server):
     app = await make_server()
     fail_first(app.service.bots.queue, "reserve")
-    r = aioredis.Redis.from_url(app.settings.redis)
-    eve = await player(app.ws_url, "eve")
-    try:
-        lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
-        await free_slots(r, 20)
+    async with eve_with_a_private_lobby(app) as (r, eve, lobby):
         assert said(await eve.request("bot", race=lobby)) == "internal"
         assert await r.llen(REQUESTS) == 0
         assert said(await eve.request("bot", race=lobby)) == "ok"
-    finally:
-        await eve.close()
-        await r.aclose()
 
 
 async def test_a_pushed_request_is_found_wherever_a_worker_moved_it(clean_redis):
@@ -132,17 +134,10 @@ async def test_a_bot_found_not_queued_after_a_failure_is_forgotten(make_server):
     app = await make_server()
     fail_first(app.service.bots.queue, "reserve")
     made = minted(app)
-    r = aioredis.Redis.from_url(app.settings.redis)
-    eve = await player(app.ws_url, "eve")
-    try:
-        lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
-        await free_slots(r, 20)
+    async with eve_with_a_private_lobby(app) as (r, eve, lobby):
         assert said(await eve.request("bot", race=lobby)) == "internal"
         assert len(made) == 1 and await identities_left(r, made) == 0
         assert await r.zcard(asked_key(eve.player)) == 0
-    finally:
-        await eve.close()
-        await r.aclose()
 
 
 async def test_a_bot_whose_queueing_cannot_be_told_is_kept(make_server):
@@ -153,14 +148,7 @@ async def test_a_bot_whose_queueing_cannot_be_told_is_kept(make_server):
     fail_first(queue, "reserve")
     fail_first(queue, "pushed", ATTEMPTS)
     made = minted(app)
-    r = aioredis.Redis.from_url(app.settings.redis)
-    eve = await player(app.ws_url, "eve")
-    try:
-        lobby = (await eve.request("create", game=GAME, seats=8, private=True))["race"]
-        await free_slots(r, 20)
+    async with eve_with_a_private_lobby(app) as (r, eve, lobby):
         assert said(await eve.request("bot", race=lobby)) == "internal"
         assert len(made) == 1 and await identities_left(r, made) == 2
         assert {text(x) for x in await r.zrange(asked_key(eve.player), 0, -1)} == {f"{lobby} {made[0][0]}"}
-    finally:
-        await eve.close()
-        await r.aclose()
