@@ -155,3 +155,23 @@ async def two_player_race(a: Client, b: Client, game: str) -> str:
     await a.wait_for("start", timeout=DEADLINE)
     await b.wait_for("start", timeout=DEADLINE)
     return race
+
+
+@asynccontextmanager
+async def watching_a_race(
+    make_server: Any, tmp_path: Any, game: str, **options: Any
+) -> AsyncIterator[tuple[Any, Client, Client, str, Any, Any]]:
+    """(server, a, b, race, app, pilot): a race of `game` that `a` and `b` started
+    (`two_player_race`), and `solrace watch` (`options`: the WatchApp's) spectating it at 80x24.
+    The spectator boards are delayed past the race's end: only its final boards show cards."""
+    from client.library.connection import connect
+    from client.tui.net import connector
+    from client.tui.watch_app import WatchApp
+
+    server = await make_server(spectator_delay_ms=600_000)
+    async with connect(server.ws_url, name="alice") as a, connect(server.ws_url, name="bob") as b:
+        race = await two_player_race(a, b, game)
+        app = WatchApp(connector(server.ws_url, "watcher", str(tmp_path / "token")), race=race, **options)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
+            yield server, a, b, race, app, pilot

@@ -12,7 +12,7 @@ from client.tui.watch_app import WatchApp, race_list
 from client.tui.widgets import BoardView
 from protocol import rules
 
-from .helpers import footer_keys, rendered, two_player_race, until
+from .helpers import footer_keys, rendered, until, watching_a_race
 
 
 def view_after(game: str, seed: str, moves: list[str]) -> str:
@@ -27,42 +27,35 @@ async def test_the_final_boards_show_once_the_race_ends(make_server, tmp_path):
     """The server sends boards only while the race runs, SPECTATOR_DELAY late: with a delay
     longer than the race, no board came before it ended, and none after. Once it ends the
     replay has them all, every card face up."""
-    from client.library.connection import connect
-
-    server = await make_server(spectator_delay_ms=600_000)
-    async with connect(server.ws_url, name="alice") as a, connect(server.ws_url, name="bob") as b:
-        race = await two_player_race(a, b, "racing-aces")
-        app = WatchApp(connector(server.ws_url, "watcher", str(tmp_path / "token")), race=race)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
-            await until(pilot, lambda: footer_keys(app).get("back to the list"), what="the race's keys")
-            assert "refresh list" not in footer_keys(app)
-            for _ in range(3):
-                await a.move(race, "draw")
-            await b.move(race, "draw")
-            await until(pilot, lambda: must(app.model).players[a.player].n == 3, what="progress")
-            assert not must(app.model).boards  # the delay holds them back
-            await a.finish(race)
-            await b.finish(race)
-            await until(pilot, lambda: len(app.query(BoardView)) == 2, what="the final boards")
-            m = must(app.model)
-            assert m.status == "finished" and m.seed
-            assert m.boards[a.player] == (3, view_after("racing-aces", m.seed, ["draw"] * 3))
-            assert m.boards[b.player] == (1, view_after("racing-aces", m.seed, ["draw"]))
-            assert all("??" not in view for _n, view in m.boards.values())
-            titles = [rendered(t) for t in app.query(".board-title")]
-            assert any(t.startswith("alice · 3 moves") for t in titles)
-            assert any(t.startswith("bob · 1 move ·") for t in titles)
-            assert "final boards" in rendered(app.query_one("#race-info"))
-            # The ranking takes the bars' place, under a rule: at 80x24 the rows go to the boards.
-            result, bars = app.query_one("#race-result"), app.query_one("#race-bars")
-            await until(pilot, lambda: result.display and not bars.display, what="the ranking for the bars")
-            assert "alice" in rendered(result) and "bob" in rendered(result)
-            assert result.styles.border_top[0] and not result.styles.border_bottom[0]
-            await pilot.press("escape")
-            await until(pilot, lambda: app.model is None, what="back to the list")
-            await until(pilot, lambda: "refresh list" in footer_keys(app), what="the list's keys")
-            assert "back to the list" not in footer_keys(app)
+    async with watching_a_race(make_server, tmp_path, "racing-aces") as (server, a, b, race, app, pilot):
+        await until(pilot, lambda: footer_keys(app).get("back to the list"), what="the race's keys")
+        assert "refresh list" not in footer_keys(app)
+        for _ in range(3):
+            await a.move(race, "draw")
+        await b.move(race, "draw")
+        await until(pilot, lambda: must(app.model).players[a.player].n == 3, what="progress")
+        assert not must(app.model).boards  # the delay holds them back
+        await a.finish(race)
+        await b.finish(race)
+        await until(pilot, lambda: len(app.query(BoardView)) == 2, what="the final boards")
+        m = must(app.model)
+        assert m.status == "finished" and m.seed
+        assert m.boards[a.player] == (3, view_after("racing-aces", m.seed, ["draw"] * 3))
+        assert m.boards[b.player] == (1, view_after("racing-aces", m.seed, ["draw"]))
+        assert all("??" not in view for _n, view in m.boards.values())
+        titles = [rendered(t) for t in app.query(".board-title")]
+        assert any(t.startswith("alice · 3 moves") for t in titles)
+        assert any(t.startswith("bob · 1 move ·") for t in titles)
+        assert "final boards" in rendered(app.query_one("#race-info"))
+        # The ranking takes the bars' place, under a rule: at 80x24 the rows go to the boards.
+        result, bars = app.query_one("#race-result"), app.query_one("#race-bars")
+        await until(pilot, lambda: result.display and not bars.display, what="the ranking for the bars")
+        assert "alice" in rendered(result) and "bob" in rendered(result)
+        assert result.styles.border_top[0] and not result.styles.border_bottom[0]
+        await pilot.press("escape")
+        await until(pilot, lambda: app.model is None, what="back to the list")
+        await until(pilot, lambda: "refresh list" in footer_keys(app), what="the list's keys")
+        assert "back to the list" not in footer_keys(app)
 
 
 LONG_NAMES = ["Bartholomew Longname One", "Bartholomew Longname Two", "Bartholomew Longname 3"]

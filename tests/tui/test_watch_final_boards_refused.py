@@ -9,35 +9,26 @@ from __future__ import annotations
 import pytest
 from must import must
 
-from client.tui.net import connector
 from client.tui.replay_text import refusal_text
-from client.tui.watch_app import WatchApp
 
-from .helpers import rendered, two_player_race, until
+from .helpers import rendered, until, watching_a_race
 
 CODES = ("race-not-over", "no-such-race", "private-race", "daily-open", "internal", "rate-limited")
 
 
 @pytest.mark.timeout(120)
 async def test_final_boards_of_a_race_not_over_are_refused_in_words(make_server, tmp_path):
-    from client.library.connection import connect
-
-    server = await make_server(spectator_delay_ms=600_000)
-    async with connect(server.ws_url, name="alice") as a, connect(server.ws_url, name="bob") as b:
-        race = await two_player_race(a, b, "fours-up")
-        app = WatchApp(connector(server.ws_url, "watcher", str(tmp_path / "token")), race=race)
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
-            # the final boards asked for while the race runs on: the server refuses race-not-over
-            app.load_final_boards(race)
-            info, status = app.query_one("#race-info"), app.query_one("#status")
-            await until(pilot, lambda: "no final boards" in rendered(info), what="the refusal")
-            assert "no final boards (the server has not closed the race yet)" in rendered(info)
-            said = " ".join(rendered(status).split())
-            assert said == f"Race {race} has not finished: its replay opens once it has.", said
-            for shown in (rendered(info), said):
-                assert "race-not-over" not in shown and "the race is not finished" not in shown
-            assert must(app.model).status == "running"
+    async with watching_a_race(make_server, tmp_path, "fours-up") as (server, a, b, race, app, pilot):
+        # the final boards asked for while the race runs on: the server refuses race-not-over
+        app.load_final_boards(race)
+        info, status = app.query_one("#race-info"), app.query_one("#status")
+        await until(pilot, lambda: "no final boards" in rendered(info), what="the refusal")
+        assert "no final boards (the server has not closed the race yet)" in rendered(info)
+        said = " ".join(rendered(status).split())
+        assert said == f"Race {race} has not finished: its replay opens once it has.", said
+        for shown in (rendered(info), said):
+            assert "race-not-over" not in shown and "the race is not finished" not in shown
+        assert must(app.model).status == "running"
 
 
 @pytest.mark.parametrize("code", CODES)
