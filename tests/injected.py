@@ -40,27 +40,15 @@ def fail_first(
 
 
 def stop_first(obj: Any, name: str) -> tuple[asyncio.Event, asyncio.Event]:
-    """`obj.name(...)`'s first call stops: it sets the first event returned (reached) and waits
-    for the second (go on), then raises `Blip`; later calls do their work. For a failure that
-    takes a while, while the test does something meanwhile."""
-    real = getattr(obj, name)
-    reached, go_on = asyncio.Event(), asyncio.Event()
-
-    async def stopped(*args: Any, **kw: Any) -> Any:
-        if not reached.is_set():
-            reached.set()
-            await go_on.wait()
-            raise Blip(f"redis blip in {name}, after a while")
-        return await real(*args, **kw)
-
-    setattr(obj, name, stopped)
-    return reached, go_on
+    """`slow_first` whose first call then fails (`Blip`)."""
+    return slow_first(obj, name, fails=True)
 
 
-def slow_first(obj: Any, name: str) -> tuple[asyncio.Event, asyncio.Event]:
+def slow_first(obj: Any, name: str, *, fails: bool = False) -> tuple[asyncio.Event, asyncio.Event]:
     """`obj.name(...)`'s first call is slow: it sets the first event returned (reached), waits for
-    the second (go on), then does its work; later calls do theirs at once. For an operation
-    overtaken part-way, while the test does something meanwhile."""
+    the second (go on), then does its work (`fails`: raises `Blip` instead); later calls do
+    theirs at once. For an operation overtaken part-way, or a failure that takes a while, while
+    the test does something meanwhile."""
     real = getattr(obj, name)
     reached, go_on = asyncio.Event(), asyncio.Event()
 
@@ -68,6 +56,8 @@ def slow_first(obj: Any, name: str) -> tuple[asyncio.Event, asyncio.Event]:
         if not reached.is_set():
             reached.set()
             await go_on.wait()
+            if fails:
+                raise Blip(f"redis blip in {name}, after a while")
         return await real(*args, **kw)
 
     setattr(obj, name, slow)
