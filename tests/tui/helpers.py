@@ -175,3 +175,25 @@ async def watching_a_race(
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
             yield server, a, b, race, app, pilot
+
+
+async def never_connects() -> Any:
+    """A connector that never connects (the app stays "connecting"): for what the app says alone."""
+    await asyncio.Event().wait()
+
+
+async def status_rows(text: str) -> int:
+    """The rows the play app's status line needs to show `text` whole at 80 columns."""
+    from client.tui.play_app import PlayApp
+
+    app = PlayApp(never_connects)
+    async with app.run_test(size=(80, 30)) as pilot:
+        status = app.query_one("#status")
+        await until(pilot, lambda: status.region.height > 0, what="the status line drawn")
+        app.say(text)
+        await pilot.pause()
+        return int(
+            status.get_content_height(
+                status.container_size, status.container_viewport.size, status.content_region.width
+            )
+        )

@@ -6,14 +6,12 @@ quitting is offered. Once connected, the race's own help comes."""
 
 from __future__ import annotations
 
-import asyncio
-
 from textual.widgets import Input
 
 from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
 
-from .helpers import rendered, until
+from .helpers import never_connects, rendered, until
 
 # Words of the race's help that would do nothing before the session opens.
 RACE_WORDS = ("ready", "start", "leave", "finish", "resync", "hint", "menu", "w>f3")
@@ -26,10 +24,6 @@ def status(app: PlayApp) -> str:
 
 def offers_nothing_of_a_race(text: str) -> bool:
     return not any(word in text for word in RACE_WORDS)
-
-
-async def never_connects():
-    await asyncio.Event().wait()
 
 
 async def test_while_connecting_the_help_says_so_and_offers_no_command() -> None:

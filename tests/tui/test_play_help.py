@@ -4,8 +4,6 @@ connecting (tests/tui/test_connecting_help.py), and is whole too."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from client.tui.play_app import PlayApp
@@ -20,11 +18,7 @@ from client.tui.race_commands import (
 )
 from client.tui.race_text import connection_text
 
-from .helpers import rendered, until
-
-
-async def never_connects():
-    await asyncio.Event().wait()
+from .helpers import never_connects, rendered, status_rows, until
 
 
 @pytest.mark.parametrize("columns", [80, 110, 160])
@@ -48,13 +42,5 @@ OVER_WITH_REMATCH = OVER_HELP.replace("  Commands: ", OVER_REPLAY + "  Commands:
     "text", [HELP, "Go! " + RACE_HELP + " hint", LOBBY_HELP, QUEUE_HELP, OVER_HELP, OVER_WITH_REMATCH]
 )
 async def test_the_race_and_lobby_helps_are_whole_at_80_columns(text: str) -> None:
-    app = PlayApp(never_connects)
-    async with app.run_test(size=(80, 30)) as pilot:
-        status = app.query_one("#status")
-        await until(pilot, lambda: status.region.height > 0, what="the status line drawn")
-        app.say(text)
-        await pilot.pause()
-        needed = status.get_content_height(
-            status.container_size, status.container_viewport.size, status.content_region.width
-        )
-        assert needed <= 3, needed
+    needed = await status_rows(text)
+    assert needed <= 3, needed

@@ -10,8 +10,7 @@ from client.tui.race_commands import RACE_HELP, rules_text
 from protocol.rules.facts import facts_of
 from protocol.rules.games import GAMES
 
-from .helpers import offline_play, race_started, rendered, until
-from .test_play_help import never_connects
+from .helpers import offline_play, race_started, rendered, status_rows, until
 
 
 async def test_rules_in_a_race_says_how_its_game_is_played() -> None:
@@ -38,20 +37,11 @@ async def test_a_lobby_points_to_rules() -> None:
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 async def test_each_games_rules_are_whole_at_80_columns(game: str) -> None:
-    from client.tui.play_app import PlayApp
 
     text = rules_text(game)
     assert facts_of(GAMES[game])["blurb"] in text
-    app = PlayApp(never_connects)
-    async with app.run_test(size=(80, 30)) as pilot:
-        status = app.query_one("#status")
-        await until(pilot, lambda: status.region.height > 0, what="the status line drawn")
-        app.say(text)
-        await pilot.pause()
-        needed = status.get_content_height(
-            status.container_size, status.container_viewport.size, status.content_region.width
-        )
-        assert needed <= 3, needed
+    needed = await status_rows(text)
+    assert needed <= 3, needed
 
 
 def test_rules_with_no_game_points_to_the_menu() -> None:
