@@ -20,7 +20,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
-from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Static
 
 from .arena_view import (
@@ -114,7 +113,7 @@ class ArenaApp(BrowseApp):
 
     def on_mount(self) -> None:
         self.query_one("#arenas", DataTable).add_columns(*LIST_COLUMNS)
-        self.set_interval(1.0, self.tick)
+        self.tick_every(1.0)
         self.main()
 
     async def open_initial(self) -> bool:
@@ -320,20 +319,11 @@ class ArenaApp(BrowseApp):
         return {"featured": self.board["featured"]} if "featured" in self.board else {}
 
     def tick(self) -> None:
-        try:
-            # the start event may be late: at the start time the countdown is over
-            if (
-                self.paired_starts is not None
-                and not self.paired_running
-                and self.now() >= self.paired_starts
-            ):
-                self.race_started()
-            if self.arena_id is not None:
-                self.draw_arena()
-        except NoMatches:
-            # A tick that lands while the app shuts down finds its widgets gone: nothing to draw
-            # (as the watch app's did, ending the app, in a loaded test run).
-            pass
+        # the start event may be late: at the start time the countdown is over
+        if self.paired_starts is not None and not self.paired_running and self.now() >= self.paired_starts:
+            self.race_started()
+        if self.arena_id is not None:
+            self.draw_arena()
 
     def action_refresh(self) -> None:
         if self.arena_id is None:

@@ -19,7 +19,6 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
-from textual.css.query import NoMatches
 from textual.widgets import DataTable, Footer, Static
 
 from protocol.messages import ErrorCode
@@ -165,7 +164,7 @@ class WatchApp(BrowseApp):
     def on_mount(self) -> None:
         table = self.query_one("#races", DataTable)
         table.add_columns(*LIST_COLUMNS)
-        self.set_interval(0.5, self.tick)
+        self.tick_every(0.5)
         self.main()
 
     async def open_initial(self) -> bool:
@@ -292,15 +291,10 @@ class WatchApp(BrowseApp):
                 pass
 
     def tick(self) -> None:
-        try:
-            if self.model is not None:
-                self.draw_info()
-            elif self.races:
-                self.draw_list()
-        except NoMatches:
-            # A tick that lands while the app shuts down finds its widgets gone: nothing to draw
-            # (it ended the app with that error, in a loaded run of the final boards' test).
-            pass
+        if self.model is not None:
+            self.draw_info()
+        elif self.races:
+            self.draw_list()
 
     def draw_info(self) -> None:
         m = self.model
