@@ -10,7 +10,8 @@
 --       then any further race keys that only get the TTL (move logs)
 -- ARGV: 1 expected ver (0: create; the race must not exist, nor have been
 --         given up: its void mark set by load.lua)
---       2 channel   3 stream MAXLEN   4 TTL ms for every key in KEYS but 3 (0: keep)
+--       2 channel   3 stream MAXLEN   4 TTL ms for every key in KEYS (0: keep; the void mark
+--         never exists when this writes: a PEXPIRE of it does nothing)
 --       5 E, then E event frames
 --       then F, then F field/value pairs of the race hash
 --       then P, then for each written player hash: C, then C pairs
@@ -47,8 +48,6 @@ for k = 1, ne do
 end
 local ttl = tonumber(ARGV[4])
 if ttl > 0 then
-  for k = 1, #KEYS do
-    if k ~= 3 then redis.call('PEXPIRE', KEYS[k], ttl) end
-  end
+  for k = 1, #KEYS do redis.call('PEXPIRE', KEYS[k], ttl) end
 end
 return {'ok', ver}

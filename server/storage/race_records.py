@@ -76,7 +76,7 @@ class RaceRecords(StorePart):
         players = players or {}
         keys = [race_key(rid), stream_key(rid), void_key(rid)] + [player_key(rid, pid) for pid in players]
         if ttl_ms:
-            # The TTL applies to every key of the race (but its void mark), the logs and player hashes included.
+            # The TTL applies to every key of the race, the logs and player hashes included.
             keys += [player_key(rid, p.player) for p in race.players if p.player not in players]
             keys += [log_key(rid, p.player) for p in race.players]
         args: list[Any] = [
