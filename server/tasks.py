@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, Protocol
 
 log = logging.getLogger("solrace.service")
 
@@ -83,3 +83,25 @@ async def stop_task(task: asyncio.Task[Any] | None) -> None:
     await cancel_and_wait([task])
     if task.done() and not task.cancelled():
         task.exception()
+
+
+class Stoppable(Protocol):
+    stopping: bool
+
+    def failed(self, what: str, exc: BaseException) -> None: ...
+
+
+async def sweep_every(
+    svc: Stoppable, seconds: float, sweep: Callable[[], Awaitable[object]], failed: str
+) -> None:
+    """`sweep()` now and every `seconds` until `svc` stops; a failure is reported as `failed`
+    and the next sweep comes as usual. The stop is looked at before each pause: its cancel may
+    be lost while redis-py sends a command (module docstring), and this ends the sweep at once."""
+    while True:
+        try:
+            await sweep()
+        except Exception as exc:
+            svc.failed(failed, exc)
+        if svc.stopping:
+            return
+        await asyncio.sleep(seconds)

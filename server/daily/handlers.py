@@ -24,7 +24,6 @@ service (server/service.py) without the race code knowing about dailies:
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from typing import TYPE_CHECKING, Any
@@ -34,6 +33,7 @@ from protocol.messages import ErrorCode, RaceStatus
 from protocol.ranking import Result
 from protocol.rules import GAMES
 
+from ..tasks import sweep_every
 from . import keys as daily_keys
 from .service import Attempt, Daily, DailyDeal, DailyError
 
@@ -110,18 +110,12 @@ class DailyHandlers:
     async def finalizer(self) -> None:
         """Every FINALIZE_SWEEP_S: the closed days past their grace that no request made final
         (Daily.finalize_closed; every process does it, the finalization is idempotent)."""
-        while True:
-            try:
-                for game, date in await self.daily.finalize_closed(FINALIZE_LOOKBACK_DAYS):
-                    log.info("daily %s %s: made final by the sweep", game, date)
-            except Exception as exc:
-                self.service.failed("the daily finalization sweep failed", exc)
-            # A stop's cancel that lands while redis-py sends a command is lost on Python 3.11
-            # (server/tasks.py): the stop would cancel again after TASK_STOP_GRACE_S; this ends
-            # the sweep at once instead.
-            if self.service.stopping:
-                return
-            await asyncio.sleep(FINALIZE_SWEEP_S)
+
+        async def finalize() -> None:
+            for game, date in await self.daily.finalize_closed(FINALIZE_LOOKBACK_DAYS):
+                log.info("daily %s %s: made final by the sweep", game, date)
+
+        await sweep_every(self.service, FINALIZE_SWEEP_S, finalize, "the daily finalization sweep failed")
 
     # --- errors ------------------------------------------------------------------
 

@@ -34,7 +34,6 @@ everywhere leaves no way back in but the password.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import weakref
 from collections.abc import Awaitable, Callable
@@ -55,6 +54,7 @@ from ..ratings import keys as rkeys
 from ..ratings.accounts_store import session_id
 from ..retries import retried
 from ..storage.sessions import Resumed
+from ..tasks import sweep_every
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..daily import Daily
@@ -159,17 +159,12 @@ class AccountHandlers:
         """Every RESERVATION_SWEEP_S: the name reservations of claims that stopped half-way
         lapse (ratings/names.py `settle_lapsed`; every process does it, each settle is
         checked against the reservation as read)."""
-        while True:
-            try:
-                if settled := await self.accounts.names.settle_lapsed():
-                    log.info("%d lapsed name reservations settled", settled)
-            except Exception as exc:
-                self.svc.failed("the name reservations' sweep failed", exc)
-            # As the daily finalizer (server/daily/handlers.py): a stop's cancel may be lost
-            # while redis-py sends a command; this ends the sweep at once instead.
-            if self.svc.stopping:
-                return
-            await asyncio.sleep(RESERVATION_SWEEP_S)
+
+        async def settle() -> None:
+            if settled := await self.accounts.names.settle_lapsed():
+                log.info("%d lapsed name reservations settled", settled)
+
+        await sweep_every(self.svc, RESERVATION_SWEEP_S, settle, "the name reservations' sweep failed")
 
     # --- identity ---------------------------------------------------------------------------
 
