@@ -25,18 +25,22 @@ pytestmark = pytest.mark.timeout(120)
 ARENA: dict[str, Any] = {"arena_create": 1, "arena_schedule": "off", "arena_tick_ms": 100}
 
 
+async def both_paired(a: Any, b: Any) -> str:
+    """`a` and `b` join the arena "blip" and are paired in one race: its id."""
+    for c in (a, b):
+        await c.request(m.ArenaJoin(arena="blip"))
+    snaps = [await c.wait_for(m.RaceSnapshot, lambda s: s.arena == "blip", timeout=DEADLINE) for c in (a, b)]
+    race = snaps[0].race
+    assert snaps[1].race == race
+    return race
+
+
 async def test_a_pairing_failing_after_its_race_was_stored_is_played(make_server) -> None:
     app = await make_server(**ARENA)
     async with client.connect(app.ws_url, name="ann") as a, client.connect(app.ws_url, name="ben") as b:
         await a.request(m.ArenaCreate(arena="blip", game="fours-up", duration_ms=60_000))
         fail_first(app.service.store, "add_seat", who=a.player, why="redis blip after the commit")
-        for c in (a, b):
-            await c.request(m.ArenaJoin(arena="blip"))
-        snaps = [
-            await c.wait_for(m.RaceSnapshot, lambda s: s.arena == "blip", timeout=DEADLINE) for c in (a, b)
-        ]
-        race = snaps[0].race
-        assert snaps[1].race == race
+        race = await both_paired(a, b)
         # Both stay in that race for the arena: a released pairing would have freed them (the
         # next tick pairs them again, in another race).
         await a.wait_for(m.Started, lambda ev: ev.race == race, timeout=DEADLINE)
@@ -53,13 +57,7 @@ async def paired_again_after_a_lost_creation(app: Any, held: Held) -> None:
     again in another race, and the lost creation, reaching Redis then, stores nothing."""
     async with client.connect(app.ws_url, name="ann") as a, client.connect(app.ws_url, name="ben") as b:
         await a.request(m.ArenaCreate(arena="blip", game="fours-up", duration_ms=60_000))
-        for c in (a, b):
-            await c.request(m.ArenaJoin(arena="blip"))
-        snaps = [
-            await c.wait_for(m.RaceSnapshot, lambda s: s.arena == "blip", timeout=DEADLINE) for c in (a, b)
-        ]
-        race = snaps[0].race
-        assert snaps[1].race == race
+        race = await both_paired(a, b)
         assert held.call is not None
         lost = held.call[0][1].race
         assert lost != race
