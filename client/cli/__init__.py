@@ -25,6 +25,13 @@ from typing import NoReturn
 #: The server a command talks to when no --url (nor a race's link) names one: `make run`'s.
 DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 
+
+class InputError(Exception):
+    """What a command was given cannot be used (a malformed replay document, a link with no
+    race in it, a refused fetch): one sentence for the user, no traceback. `verify`,
+    `replay` and `analyze` raise it; each says it and exits 1."""
+
+
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "deal": ("client.cli.deal", "deal a game from a seed and show it with its legal moves"),
     "serve": ("server.cli", "run a race server"),

@@ -24,12 +24,10 @@ def race_source(race: str, urls: list[str] | None) -> tuple[list[str], str, str 
     id in it."""
     from client.tui.links import parse_invite, parse_link
 
-    from .verify import InputError
-
     try:
         link_url, race_id = parse_link(race)
     except ValueError as e:
-        raise InputError(f"--race: {e}") from None
+        raise cli.InputError(f"--race: {e}") from None
     servers = list(urls or []) or [link_url or cli.DEFAULT_URL]
     return servers, race_id, parse_invite(race)
 

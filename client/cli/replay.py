@@ -24,8 +24,9 @@ import os
 import sys
 from typing import Any
 
+from . import InputError
 from .race_link import RACE_HELP, race_source
-from .verify import InputError, add_source_arguments, add_token_argument, fetch, load, token_of
+from .verify import add_source_arguments, add_token_argument, fetch, load, token_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

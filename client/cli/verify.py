@@ -52,6 +52,7 @@ from typing import TYPE_CHECKING, Any
 from protocol import rules
 from protocol.ranking import entry_key
 
+from . import InputError
 from .race_link import RACE_HELP, race_source, refused_text
 
 if TYPE_CHECKING:
@@ -86,10 +87,6 @@ class Report:
         else:
             lines.append(f"REFUTED: {len(self.problems)} problem(s)")
         return "\n".join(lines)
-
-
-class InputError(Exception):
-    """The document cannot be verified at all (malformed, unsupported)."""
 
 
 @dataclass
