@@ -3,6 +3,9 @@
 Each setting can be given as a flag (``--max-frame 8192``) or a variable
 (``SOLRACE_MAX_FRAME=8192``); flags win over the environment, the environment
 over the defaults.
+
+Nothing here knows the settings' names: any dataclass whose fields have defaults (and a
+``doc`` in their metadata) gets its flags and variables the same way.
 """
 
 from __future__ import annotations
@@ -11,13 +14,15 @@ import argparse
 import os
 from collections.abc import Callable
 from dataclasses import fields
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
-    from .settings import Settings
+    from _typeshed import DataclassInstance
+
+S = TypeVar("S", bound="DataclassInstance")
 
 
-def add_arguments(settings: type[Settings], parser: argparse.ArgumentParser) -> None:
+def add_arguments(settings: type[DataclassInstance], parser: argparse.ArgumentParser) -> None:
     """One flag per setting; defaults stay None so we can tell 'not given'."""
     for f in fields(settings):
         flag = "--" + f.name.replace("_", "-")
@@ -32,8 +37,8 @@ def add_arguments(settings: type[Settings], parser: argparse.ArgumentParser) -> 
 
 
 def from_env(
-    settings: type[Settings], environ: dict[str, str] | None = None, args: argparse.Namespace | None = None
-) -> Settings:
+    settings: type[S], environ: dict[str, str] | None = None, args: argparse.Namespace | None = None
+) -> S:
     environ = dict(os.environ if environ is None else environ)
     values: dict[str, Any] = {}
     for f in fields(settings):
