@@ -88,7 +88,7 @@ export function toast(content, kind = "info", ms = 3500, into = null) {
   // top; one scrolled further down a tall board keeps their place.
   const boardTopSeen = box.getBoundingClientRect().bottom >= visibleTop() - 1; // (scrolled to a fraction of a pixel)
   keepBelowStill(box, () => {
-    // (near the page's top the page cannot scroll up by all a note took: it goes between taps)
+    // (between taps: near the page's top the box keeps the room a note leaves, keepBelowStill)
     fading(t, box, ms, (remove) => whenStill(() => keepBelowStill(box, remove)));
     trim();
   });
@@ -131,16 +131,54 @@ function visibleTop() {
 
 /** `change` (notes added to or taken from a box above the board) done with what follows the box
  *  left where it was on screen: the page scrolls by what the box grew or shrank (the browser's
- *  own scroll anchoring may have done it: then this scrolls by nothing). */
+ *  own scroll anchoring may have done it: then this scrolls by nothing). Near the page's top the
+ *  page cannot scroll up by all the box shrank: the box keeps that room, empty (the next note
+ *  takes it), until the player scrolls it out of sight (giveRoomBack). */
 function keepBelowStill(box, change) {
   const before = box.getBoundingClientRect().bottom;
+  const kept = box.offsetHeight - window.scrollY; // as low as the box can go with the page scrolled up to its top
   change();
+  box.style.removeProperty("min-height");
+  if (box.offsetHeight < kept) {
+    box.style.setProperty("min-height", `${kept}px`);
+    giveRoomBack(box);
+  }
   // as much room under the page as the notes take over the board: near the page's end it could
   // not scroll by what they grew
   const page = box.closest(".race-page");
   if (page) page.style.setProperty("--notes-room", `${box.offsetHeight}px`);
   const moved = box.getBoundingClientRect().bottom - before;
   if (moved) window.scrollBy(0, moved);
+}
+
+// Notes boxes that keep room (keepBelowStill), watched for the player's scroll
+const keeping = new WeakSet();
+
+/** The room `box` keeps given back once the player has scrolled it, and all above it, out of
+ *  sight (at the scroll's end: the page scrolls up by as much, and nothing seen moves). */
+function giveRoomBack(box) {
+  if (keeping.has(box)) return;
+  keeping.add(box);
+  let idle = 0;
+  const stop = () => {
+    keeping.delete(box);
+    window.removeEventListener(ending, onScroll);
+  };
+  const check = () => {
+    if (!box.isConnected || !box.style.minHeight) return void stop();
+    if (box.getBoundingClientRect().bottom > visibleTop() + 1) return;
+    whenStill(() => {
+      if (box.isConnected && box.style.minHeight && box.getBoundingClientRect().bottom <= visibleTop() + 1) keepBelowStill(box, () => {});
+      if (!box.isConnected || !box.style.minHeight) stop();
+    });
+  };
+  // (no scrollend in older Safaris: a pause in the scroll events, after a flick's glide too)
+  const ending = "onscrollend" in window ? "scrollend" : "scroll";
+  const onScroll = ending === "scrollend" ? check : () => {
+    clearTimeout(idle);
+    idle = setTimeout(check, 150);
+  };
+  window.addEventListener(ending, onScroll);
 }
 
 // Pointers down on the page now: while one is (a tap, a drag), or a card is selected for a

@@ -13,7 +13,7 @@ import { playerRows } from "./players.js";
 import { renderResult } from "./result.js";
 import { askHint, finishGame, hintsGiven, raceLeftText, renderBoard, renderBoardExtras } from "./race_play.js";
 import { applySnapshot } from "./race_sync.js";
-import { app, conn, inviteSuffix, myId, mySeat, pages, raceLink, spectatorDelayMs } from "./state.js";
+import { app, conn, inviteSuffix, myId, mySeat, onRaceRedraw, pages, raceLink, spectatorDelayMs } from "./state.js";
 
 // ---------------------------------------------------------------- the page
 
@@ -69,6 +69,9 @@ function raceSkeleton() {
     ),
   );
 }
+
+// (race_play.js and race_sync.js redraw the page through state.js: it imports them)
+onRaceRedraw(renderRace);
 
 export function renderRace() {
   if (app.route.kind !== "race") return;

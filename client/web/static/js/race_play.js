@@ -8,9 +8,8 @@ import { boardPileText, countText, errorText as errText, moveText, nameMarks } f
 import { timeIsUp } from "./clock.js";
 import { $, answer, fmtClock, h, reveal, toast } from "./dom.js";
 import { STATUS_LABEL } from "./players.js";
-import { renderRace } from "./race_page.js";
 import { checkVer, resync } from "./race_sync.js";
-import { app, conn, myId, mySeat } from "./state.js";
+import { app, conn, myId, mySeat, redrawRace } from "./state.js";
 
 // ---------------------------------------------------------------- your moves
 
@@ -30,7 +29,7 @@ export async function finishGame() {
     if (app.you) app.you.status = "finished";
     const me = mySeat(app.race);
     if (me) me.status = "finished";
-    renderRace();
+    redrawRace();
   } catch (e) {
     if (refusedForTime(e)) noteTimeUp();
     else answer(refusalText(e), "error"); // under the button just pressed
@@ -88,7 +87,7 @@ export async function sendMove(move) {
     const me = mySeat(app.race);
     if (me) Object.assign(me, { n: ack.n, home: ack.home, status: ack.status });
     if (!ack.view) return resync(app.lastVer);
-    renderRace();
+    redrawRace();
     if (ack.won) toast("All cards home — you won!", "good", 5000);
   } catch (e) {
     if (refusedForTime(e)) noteTimeUp();

@@ -3,8 +3,7 @@
 import { NOT_A_RACE_ID, NO_SUCH_RACE, errorText as errText, isRaceId } from "./words.js";
 import { toast } from "./dom.js";
 import { setEnd } from "./result.js";
-import { renderRace } from "./race_page.js";
-import { app, conn, inviteSuffix, keepInvite, mySeat, withInvite } from "./state.js";
+import { app, conn, inviteSuffix, keepInvite, mySeat, redrawRace, withInvite } from "./state.js";
 import { dailyOf, rememberDailyRace } from "./daily_attempts.js";
 import { arenaOf, rememberArenaRace } from "./arena.js";
 
@@ -62,20 +61,20 @@ export function applyState(st) {
     app.mode = "player";
     app.you = { ...st.you };
   }
-  renderRace();
+  redrawRace();
 }
 
 export async function openRace(id) {
   if (!isRaceId(id)) {
     // `#race=hello`: no race id at all, which the server would call "no such race" (expired?)
     app.error = NOT_A_RACE_ID;
-    return renderRace();
+    return redrawRace();
   }
   if (app.pendingSnapshot && app.pendingSnapshot.race === id) {
     applySnapshot(app.pendingSnapshot);
     app.pendingSnapshot = null;
     app.mode = mySeat(app.race) ? "player" : app.mode;
-    renderRace();
+    redrawRace();
   }
   let st = null;
   try {
@@ -86,11 +85,11 @@ export async function openRace(id) {
     if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
     if (e.code === "no-such-race") {
       app.error = NO_SUCH_RACE;
-      return renderRace();
+      return redrawRace();
     }
     if (e.code === "private-race") {
       app.error = "This race is private: open it with the full link its players share (it carries the invite).";
-      return renderRace();
+      return redrawRace();
     }
     if (e.code === "disconnected") return;
   }
@@ -101,11 +100,11 @@ export async function openRace(id) {
     if (app.you || mySeat(app.race)) {
       app.mode = "player";
       if (app.race.status === "running" && !app.you) resync();
-      return renderRace();
+      return redrawRace();
     }
     if (app.race.status === "finished") {
       app.mode = "visitor";
-      return renderRace();
+      return redrawRace();
     }
     if (app.race.status !== "lobby") {
       location.hash = `watch=${id}${inviteSuffix(id)}`;
@@ -118,7 +117,7 @@ export async function openRace(id) {
     if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
     app.mode = "player";
     applySnapshot(snap);
-    renderRace();
+    redrawRace();
   } catch (e) {
     if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
     if (e.code === "race-started") {
@@ -132,6 +131,6 @@ export async function openRace(id) {
         "private-race": "This race is private: open it with the full link its players share (it carries the invite).",
         "too-many-races": "You already sit in too many races.",
       }[e.code] || errText(e);
-    renderRace();
+    redrawRace();
   }
 }

@@ -43,6 +43,20 @@ export const app = {
  */
 export const pages = { arena: null, account: null };
 
+// The race page's redraw (race_page.js renderRace, given as it loads) for the modules it imports
+// that change what it shows (race_play.js, race_sync.js): they cannot import it back (no module
+// imports another that imports it: tests/web/test_module_imports.py).
+let raceRedraw = () => {};
+
+export function onRaceRedraw(fn) {
+  raceRedraw = fn;
+}
+
+/** The race page drawn again for the race on screen (race_page.js renderRace). */
+export function redrawRace() {
+  raceRedraw();
+}
+
 export function myId() {
   return app.me && app.me.player;
 }
