@@ -13,6 +13,7 @@ its races with `new_deal` and `publish_new_race`, as the rated handlers do.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -30,11 +31,14 @@ from ..core.lobby import CAS_ATTEMPTS, lobby_commit, open_lobbies, retry_delay_s
 from ..core.races import RaceError
 from ..core.session import Session
 from ..net.addresses import in_networks, parse_networks
+from ..retries import until_answered
 from ..storage import Conflict, keys
 from ..storage.players import RESERVE_MS
+from ..storage.race_records import LATE_WITHIN_S
 from .runtime import Runtime
 
 encode = m.encode
+log = logging.getLogger(__name__)
 
 
 def race_id(rid: str) -> str:
@@ -138,12 +142,23 @@ class Lobby:
         `attempt` of a race stored: its creation or join commit, sent on a connection that
         failed, may reach Redis later, and would seat the player, told "no effect" and its seat
         given back, in a race they know nothing of (or had given up joining). A new join of the
-        race is a new attempt: it is not refused."""
+        race is a new attempt: it is not refused. If Redis cannot be read, the same read is
+        made again in the background until it answers (`until_answered`, within LATE_WITHIN_S:
+        the seat then taken only if such a commit arrived first, as the prune finds it)."""
         store = self.svc.store
         try:
             _now, race = await store.load_race(rid, void=True, attempt=attempt)
         except Exception as exc:  # unknown: the reservation lapses, then the prune decides
             self.svc.failed(f"could not look up {rid} after a failed create or join", exc)
+            if not self.svc.stopping:  # a task spawned as the server stops would outlive it
+                self.svc.spawn(
+                    until_answered(
+                        lambda: store.load_race(rid, void=True, attempt=attempt),
+                        LATE_WITHIN_S,
+                        f"the failed create or join of {rid} by {pid} could not be given up: Redis never answered",
+                        log,
+                    )
+                )
             return False
         if race is None or race.seat_of(pid) is None:
             try:

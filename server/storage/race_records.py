@@ -30,6 +30,11 @@ from .scripts import COMMIT, LOAD, RESCHEDULE, SPECTATORS, pipelined
 # connection that failed can take to reach Redis (a client timeout is seconds; a TCP
 # retransmission gives up within minutes), and one small key per failure costs next to nothing.
 VOID_TTL_MS = 3_600_000
+# How long after its failure such a commit may still reach Redis, at the very most: a TCP
+# connection gives up retransmitting within about 15 minutes (Linux's tcp_retries2). A server
+# that could not give a race or a join up (Redis could not be read) tries again until then
+# (handlers/seating.py); the void mark outlives it.
+LATE_WITHIN_S = 900.0
 
 
 class Conflict(Exception):

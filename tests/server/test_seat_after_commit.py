@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from injected import held_first
+from injected import fail_first, held_first
 from redis_replies import text
+from waiting import until
 from wsclient import Raw, player
 
 from server.core import races as R
 from server.storage import Conflict
-from server.storage.keys import seats_key
+from server.storage.keys import seats_key, void_key
 from server.storage.players import reservations_key
 
 GAME = "fours-up"
@@ -159,6 +160,30 @@ async def test_a_create_whose_commit_arrives_after_its_failure_makes_no_race(mak
     assert await seats_of(app.ws_url, ada.token) == []
     again = await ada.request("create", game=GAME)  # the limit of 1 lets it in
     assert again["t"] == "race" and again["race"] != rid, again
+    await ada.close()
+
+
+async def test_a_create_failing_while_redis_cannot_be_read_is_given_up_once_it_answers(
+    make_server, clean_redis
+):
+    """Redis cannot be read right after the failure (outcome unknown): the read that gives the
+    race up is made again in the background until Redis answers; the creation arriving after
+    that makes no race."""
+    app = await make_server(max_races_per_player=1)
+    ada = await player(app.ws_url, "ada")
+    store = app.service.store
+    held = held_first(store, "commit", who=0)
+    reads = fail_first(store, "load_race", times=3)  # the request's, then two in the background
+    reply = await ada.request("create", game=GAME)
+    assert reply["t"] == "error" and reply["code"] == "internal", reply
+    assert held.call is not None
+    rid = held.call[0][1].race
+    await until(lambda: store.redis.exists(void_key(rid)), what="the race given up")
+    assert reads["n"] == 4
+    with pytest.raises(Conflict, match="given up"):
+        await held.late()
+    _now, race = await store.load_race(rid)
+    assert race is None
     await ada.close()
 
 
