@@ -14,6 +14,7 @@ import pytest
 import redis.asyncio as aioredis
 from injected import fail_first, held_first
 from redis_replies import text
+from test_server_accounts import CHEAP_HASH, account
 from waiting import until
 from wsclient import Raw, player
 
@@ -191,20 +192,28 @@ async def test_a_join_whose_commit_arrives_after_its_failure_seats_nobody(make_s
     await late_join_seats_nobody(make_server)
 
 
+async def test_a_rated_join_whose_commit_arrives_after_its_failure_seats_nobody(make_server, clean_redis):
+    """A rated race's join (handlers/rated.py) carries its attempt's token the same way."""
+    await late_join_seats_nobody(make_server, rated=True)
+
+
 async def test_a_join_whose_commit_arrives_late_seats_nobody_in_a_cluster(cluster_url, make_server):
     """The voided joins share the race's slot: the load that adds to them and the commit that
     reads them run on one node of a real Redis Cluster."""
     await late_join_seats_nobody(make_server, redis=cluster_url)
 
 
-async def late_join_seats_nobody(make_server: Any, **server: Any) -> None:
+async def late_join_seats_nobody(make_server: Any, *, rated: bool = False, **server: Any) -> None:
     """A join whose commit was sent on a connection that failed, told "no effect" and its seat
     given back: that commit, reaching Redis after the failure was looked into, writes nothing
     (commit.lua refuses the attempt given up by load.lua). A new join is a new attempt."""
-    app = await make_server(max_races_per_player=1, **server)
-    host = await player(app.ws_url, "host")
-    rid = (await host.request("create", game=GAME, seats=3))["race"]
-    bea = await player(app.ws_url, "bea")
+    app = await make_server(max_races_per_player=1, **(CHEAP_HASH if rated else {}), **server)
+    join = account if rated else player
+    host = await join(app.ws_url, "host")
+    created = await host.request("create", game=GAME, seats=3, rated=rated)
+    assert created.get("rated", False) is rated, created
+    rid = created["race"]
+    bea = await join(app.ws_url, "bea")
     store = app.service.store
     held = held_first(store, "commit")
     reply = await bea.request("join", race=rid)
