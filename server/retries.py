@@ -38,3 +38,29 @@ async def retried(
     except Exception:
         log.warning(failed, exc_info=True)
         return None
+
+
+async def until_answered(
+    call: Callable[[], Awaitable[T]],
+    within_s: float,
+    failed: str,
+    log: logging.Logger,
+    first_s: float = 0.2,
+    most_s: float = 10.0,
+) -> T | None:
+    """`call()` again and again, first `first_s` from now, then ever later (doubling, up to
+    `most_s` apart), until it returns (its result) or `within_s` has passed: then None, and one
+    warning `failed` on `log`. For a step that must be done once Redis answers again, which a
+    background task waits for (a cancel, the server stopping, ends it)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + within_s
+    delay = first_s
+    while True:
+        await asyncio.sleep(min(delay, max(end - loop.time(), 0)))
+        try:
+            return await call()
+        except Exception:
+            if loop.time() >= end:
+                log.warning(failed, exc_info=True)
+                return None
+        delay = min(delay * 2, most_s)

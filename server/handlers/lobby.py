@@ -13,6 +13,7 @@ its races with `new_deal` and `publish_new_race`, as the rated handlers do.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -30,11 +31,14 @@ from ..core.lobby import CAS_ATTEMPTS, lobby_commit, open_lobbies, retry_delay_s
 from ..core.races import RaceError
 from ..core.session import Session
 from ..net.addresses import in_networks, parse_networks
+from ..retries import until_answered
 from ..storage import Conflict, keys
 from ..storage.players import RESERVE_MS
+from ..storage.race_records import LATE_WITHIN_S
 from .runtime import Runtime
 
 encode = m.encode
+log = logging.getLogger(__name__)
 
 
 def race_id(rid: str) -> str:
@@ -106,22 +110,24 @@ class Lobby:
         return status > 0
 
     @asynccontextmanager
-    async def taking_seat(self, pid: str, rid: str) -> AsyncIterator[None]:
+    async def taking_seat(self, pid: str, rid: str) -> AsyncIterator[str]:
         """The seat of `pid` in the race `rid`, reserved (`reserve_seat`) for the body, which
-        creates or joins the race: settled if it returns. If it raises (cancelled too), the
+        creates or joins the race: settled if it returns. The body gets this attempt's token,
+        which a join's commits carry (`mutate`'s `attempt`). If it raises (cancelled too), the
         seat is given back only if the race does not hold the player, so that a failed create
         or join costs no seat, and one that failed after its commit seated the player (a
         notice, `keep`, the index or the timer failing on a Redis blip, a shutdown) keeps it:
         `welcome` lists the race and it counts. That error says so (`internal`, not "no
         effect"). Whether the race holds the player is read again: a commit whose reply was
         lost may have been applied (and one not yet applied never will be once that read found
-        no race: `_seated_after_failure`); if that read fails too, the reservation is left to lapse
+        no race, or the race without the player: `_seated_after_failure`); if that read fails too, the reservation is left to lapse
         at its deadline, and the seats' prune then keeps it only if the race holds the player."""
         reserved = await self.reserve_seat(pid, rid)
+        attempt = secrets.token_hex(8)
         try:
-            yield
+            yield attempt
         except BaseException as exc:
-            if reserved and await self._seated_after_failure(pid, rid):
+            if reserved and await self._seated_after_failure(pid, rid, attempt):
                 if isinstance(exc, Exception) and not isinstance(exc, RaceError):
                     self.svc.failed(f"a request failed after {pid} took a seat in {rid}", exc)
                     raise SeatTaken(rid) from exc
@@ -129,17 +135,30 @@ class Lobby:
         if reserved:
             await self.svc.store.settle_seats(pid, rid)
 
-    async def _seated_after_failure(self, pid: str, rid: str) -> bool:
+    async def _seated_after_failure(self, pid: str, rid: str, attempt: str) -> bool:
         """After a create or join of `rid` failed: settle `pid`'s reserved seat and say True if
         the race holds the player (committed before the failure), else give the seat back. A
-        race not stored is given up as it is read (`load_race` with `void`): its creation, sent
-        on a connection that failed, may reach Redis later, and would seat the player, told
-        "no effect" and its seat given back, in a race they know nothing of."""
+        race not stored is given up as it is read (`load_race` with `void`), and so is the join
+        `attempt` of a race stored: its creation or join commit, sent on a connection that
+        failed, may reach Redis later, and would seat the player, told "no effect" and its seat
+        given back, in a race they know nothing of (or had given up joining). A new join of the
+        race is a new attempt: it is not refused. If Redis cannot be read, the same read is
+        made again in the background until it answers (`until_answered`, within LATE_WITHIN_S:
+        the seat then taken only if such a commit arrived first, as the prune finds it)."""
         store = self.svc.store
         try:
-            _now, race = await store.load_race(rid, void=True)
+            _now, race = await store.load_race(rid, void=True, attempt=attempt)
         except Exception as exc:  # unknown: the reservation lapses, then the prune decides
             self.svc.failed(f"could not look up {rid} after a failed create or join", exc)
+            if not self.svc.stopping:  # a task spawned as the server stops would outlive it
+                self.svc.spawn(
+                    until_answered(
+                        lambda: store.load_race(rid, void=True, attempt=attempt),
+                        LATE_WITHIN_S,
+                        f"the failed create or join of {rid} by {pid} could not be given up: Redis never answered",
+                        log,
+                    )
+                )
             return False
         if race is None or race.seat_of(pid) is None:
             try:
@@ -183,11 +202,12 @@ class Lobby:
                 "start or leave one, or create a private race",
             )
 
-    async def mutate(self, rid: str, change: Callable[[R.Race, int], R.Race]) -> R.Race:
-        """Load, change with a pure function of core/races.py, compare-and-set; retry on conflict."""
+    async def mutate(self, rid: str, change: Callable[[R.Race, int], R.Race], attempt: str = "") -> R.Race:
+        """Load, change with a pure function of core/races.py, compare-and-set; retry on conflict.
+        `attempt`: a join's token (`taking_seat`), carried by its commits (`Store.commit`)."""
         store = self.svc.store
         st = self.svc.settings
-        for attempt in range(CAS_ATTEMPTS):
+        for tried in range(CAS_ATTEMPTS):
             now, race = await store.load_race(rid)
             if race is None:
                 raise check.no_such_race()
@@ -197,9 +217,9 @@ class Lobby:
             if plan.timer is not None:
                 await store.schedule_ahead(rid, plan.timer)
             try:
-                await store.commit(race.ver, plan.race, plan.event, ttl_ms=plan.ttl_ms)
+                await store.commit(race.ver, plan.race, plan.event, ttl_ms=plan.ttl_ms, attempt=attempt)
             except Conflict:
-                await asyncio.sleep(retry_delay_s(attempt))
+                await asyncio.sleep(retry_delay_s(tried))
                 continue
             if plan.timer is not None:
                 await store.schedule(rid, plan.timer)
@@ -395,13 +415,13 @@ class Lobby:
         if race.seat_of(pid) is not None:  # a no-op join (core/lobby.py `join`): no new seat
             race = await self._join(s, rid)
         else:
-            async with self.taking_seat(pid, rid):
-                race = await self._join(s, rid)
+            async with self.taking_seat(pid, rid) as attempt:
+                race = await self._join(s, rid, attempt)
         return snapshot_reply(msg, race, pid)
 
-    async def _join(self, s: Session, rid: str) -> R.Race:
+    async def _join(self, s: Session, rid: str, attempt: str = "") -> R.Race:
         pid = s.player
-        race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name, s.account))
+        race = await self.mutate(rid, lambda r, now: R.join(r, pid, s.name, s.account), attempt)
         self.svc.add_member(s, race)  # a member before its seat's notice: the notice then finds it one
         await self.svc.store.add_seat(pid, rid)
         if presence.watched(race) and pid in presence.people(race):  # someone waits here now

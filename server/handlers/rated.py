@@ -149,8 +149,10 @@ class RatedHandlers:
         li = await self.identity.account_of(s)
         # The seat taken in the same step as it is counted (handlers/lobby.py `taking_seat`;
         # a player seated already reserves nothing).
-        async with lobby.taking_seat(li.player, rid):
-            race = await lobby.mutate(rid, lambda r, now: rated_rules.seat(r, li.player, li.name, li.session))
+        async with lobby.taking_seat(li.player, rid) as attempt:
+            race = await lobby.mutate(
+                rid, lambda r, now: rated_rules.seat(r, li.player, li.name, li.session), attempt
+            )
             await self.svc.store.add_seat(li.player, rid)
         self.svc.add_member(s, race)
         return snapshot_reply(msg, race, li.player)

@@ -20,16 +20,22 @@ one sent on a connection that then failed may still be, later):
 - unknown (Redis could not be read, or a stored race's seating could not be
   finished: its players hold its seats all the same, from before its commit):
   the entries' seats are given back, as before this module, and the failure
-  is logged.
+  is logged. A commit of the race may still be on its way: the same look is
+  taken again in the background (`later`), ever less often, until Redis
+  answers or no commit could arrive any more (LATE_WITHIN_S): a race not
+  stored is then given up, so that it is never made (its players went back
+  to where they were); one stored (its commit arrived first) has its seating
+  finished, its players seated in it, as for "stored".
 """
 
 from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 
-from ..retries import retried
+from ..retries import retried, until_answered
+from ..storage.race_records import LATE_WITHIN_S
 from .lobby import Lobby
 
 log = logging.getLogger(__name__)
@@ -66,7 +72,19 @@ async def after_failure(
     if outcome is not None:
         return outcome
     await give_back(lobby, players, hold, claims)
+    if not lobby.svc.stopping:  # a task spawned as the server stops would outlive it
+        lobby.svc.spawn(later(look, rid))
     return Outcome.UNKNOWN
+
+
+async def later(look: Callable[[], Awaitable[Outcome]], rid: str) -> None:
+    """`look` again once Redis answers (module docstring, "unknown"): one task per failure, ended
+    by its answer, LATE_WITHIN_S or the server's stop."""
+    outcome = await until_answered(
+        look, LATE_WITHIN_S, f"race {rid} could not be given up: Redis never answered", log
+    )
+    if outcome is not None:
+        log.warning("race %s, its group's seating unknown, is found %s", rid, outcome.value)
 
 
 async def give_back(

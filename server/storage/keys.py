@@ -35,6 +35,10 @@ key                                type    contents
                                            a `create`'s; a lost arena pairing's) and given
                                            up: its create commit is refused (commit.lua);
                                            TTL VOID_TTL_MS (race_records.py)
+``{race:ID}:void:joins``           set     tokens of the joins of the race found failed
+                                           (lobby.py `taking_seat`: the player not seated,
+                                           their seat given back): their commits are refused
+                                           (commit.lua); TTL the race's, VOID_TTL_MS at least
 ``sess:SHA256(token)``             string  player id (+ " fresh" until the first seat); TTL
                                            FRESH_SESSION_TTL, then SESSION_TTL
 ``lim:sess:ADDR``                  string  sessions created from ADDR this minute
@@ -114,6 +118,11 @@ def away_key(rid: str) -> str:
 def void_key(rid: str) -> str:
     """``{race:ID}:void``: the race was given up unstored; its create commit is refused."""
     return "{race:" + rid + "}:void"
+
+
+def void_joins_key(rid: str) -> str:
+    """``{race:ID}:void:joins``: the join attempts given up as failed; their commits are refused."""
+    return "{race:" + rid + "}:void:joins"
 
 
 def race_channel(rid: str) -> str:

@@ -18,17 +18,23 @@ from .keys import (
     race_key,
     stream_key,
     valid_race_id,
+    void_joins_key,
     void_key,
 )
 from .parts import StorePart
 from .records import race_fields, race_from_load
 from .scripts import COMMIT, LOAD, RESCHEDULE, SPECTATORS, pipelined
 
-# How long a race given up unstored (`load_race` with `void`) refuses its create commit: far
-# longer than a commit sent on a connection that failed can take to reach Redis (a client
-# timeout is seconds; a TCP retransmission gives up within minutes), and one small key per
-# failed creation costs next to nothing.
+# How long a race given up unstored (`load_race` with `void`) refuses its create commit, and
+# a join given up (with `attempt`) its commit at least: far longer than a commit sent on a
+# connection that failed can take to reach Redis (a client timeout is seconds; a TCP
+# retransmission gives up within minutes), and one small key per failure costs next to nothing.
 VOID_TTL_MS = 3_600_000
+# How long after its failure such a commit may still reach Redis, at the very most: a TCP
+# connection gives up retransmitting within about 15 minutes (Linux's tcp_retries2). A server
+# that could not give a race or a join up (Redis could not be read) tries again until then
+# (handlers/seating.py); the void mark outlives it.
+LATE_WITHIN_S = 900.0
 
 
 class Conflict(Exception):
@@ -37,15 +43,27 @@ class Conflict(Exception):
 
 
 class RaceRecords(StorePart):
-    async def load_race(self, rid: str, *, void: bool = False) -> tuple[int, R.Race | None]:
+    async def load_race(
+        self, rid: str, *, void: bool = False, attempt: str = ""
+    ) -> tuple[int, R.Race | None]:
         """(server time ms, the race or None). One round trip.
 
         `void`: a race not stored is given up in the same step, for VOID_TTL_MS: a create
         commit of it still on its way then stores nothing (commit.lua). For deciding that a
-        failed creation made no race (handlers/seating.py); a retry uses a new race id."""
+        failed creation made no race (handlers/seating.py); a retry uses a new race id.
+        With `attempt` (a join's token, `commit`), a race stored has that join given up in
+        the same step (load.lua): a commit of it still on its way stores nothing. For
+        deciding that a failed join did not seat its player (handlers/lobby.py); a retry
+        is a new attempt."""
         if not valid_race_id(rid):
             return await self.time_ms(), None
-        if void:
+        if void and attempt:
+            reply = await LOAD(
+                self.redis,
+                [race_key(rid), void_key(rid), void_joins_key(rid)],
+                [player_key(rid, ""), VOID_TTL_MS, attempt],
+            )
+        elif void:
             reply = await LOAD(self.redis, [race_key(rid), void_key(rid)], [player_key(rid, ""), VOID_TTL_MS])
         else:
             reply = await LOAD(self.redis, [race_key(rid)], [player_key(rid, "")])
@@ -60,11 +78,13 @@ class RaceRecords(StorePart):
         players: dict[str, dict[str, Any]] | None = None,
         ttl_ms: int = 0,
         extra_live: int | None = None,
+        attempt: str = "",
     ) -> int:
         """Write `race` if its stored version is still `old_ver`; publish `events`.
 
         The events must be encoded with versions old_ver + 1, old_ver + 2, ...
-        (the last one = `race.ver`). Raises Conflict if the race changed.
+        (the last one = `race.ver`). Raises Conflict if the race changed, or if
+        `attempt` (a join's token) was given up (`load_race` with `attempt`).
         Returns the new version.
         """
         if isinstance(events, bytes):
@@ -74,7 +94,8 @@ class RaceRecords(StorePart):
         if extra_live is not None:
             fields["live"] = extra_live
         players = players or {}
-        keys = [race_key(rid), stream_key(rid), void_key(rid)] + [player_key(rid, pid) for pid in players]
+        keys = [race_key(rid), stream_key(rid), void_key(rid), void_joins_key(rid)]
+        keys += [player_key(rid, pid) for pid in players]
         if ttl_ms:
             # The TTL applies to every key of the race, the logs and player hashes included.
             keys += [player_key(rid, p.player) for p in race.players if p.player not in players]
@@ -84,6 +105,7 @@ class RaceRecords(StorePart):
             race_channel(rid),
             self.settings.stream_maxlen,
             ttl_ms,
+            attempt,
             len(events),
             *events,
             len(fields),
@@ -100,6 +122,8 @@ class RaceRecords(StorePart):
         else:
             reply = await COMMIT(self.redis, keys, args)
         if reply[0] == b"void":
+            if old_ver:
+                raise Conflict(f"this join of race {rid} was given up before it arrived: nothing stored")
             raise Conflict(f"race {rid} was given up before its creation arrived: nothing stored")
         if reply[0] != b"ok":
             raise Conflict(f"race {rid} is at version {reply[1]}, not {old_ver}")

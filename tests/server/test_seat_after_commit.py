@@ -2,8 +2,8 @@
 (handlers/lobby.py `taking_seat`): the race holds the player, so `pl:{PID}:races` must
 too, else a reconnect's `welcome` would not list the race and the seat would stop counting
 against MAX_RACES_PER_PLAYER. Its error says the seat is taken (not "no effect"). A failure
-before the commit still gives the seat back, and a create commit whose reply was lost,
-reaching Redis after that, makes no race."""
+before the commit still gives the seat back, and a create or join commit whose reply was
+lost, reaching Redis after that, makes no race or seats nobody."""
 
 from __future__ import annotations
 
@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 import redis.asyncio as aioredis
-from injected import held_first
+from injected import fail_first, held_first
 from redis_replies import text
+from test_server_accounts import CHEAP_HASH, account
+from waiting import until
 from wsclient import Raw, player
 
 from server.core import races as R
 from server.storage import Conflict
-from server.storage.keys import seats_key
+from server.storage.keys import seats_key, void_key
 from server.storage.players import reservations_key
 
 GAME = "fours-up"
@@ -160,6 +162,72 @@ async def test_a_create_whose_commit_arrives_after_its_failure_makes_no_race(mak
     again = await ada.request("create", game=GAME)  # the limit of 1 lets it in
     assert again["t"] == "race" and again["race"] != rid, again
     await ada.close()
+
+
+async def test_a_create_failing_while_redis_cannot_be_read_is_given_up_once_it_answers(
+    make_server, clean_redis
+):
+    """Redis cannot be read right after the failure (outcome unknown): the read that gives the
+    race up is made again in the background until Redis answers; the creation arriving after
+    that makes no race."""
+    app = await make_server(max_races_per_player=1)
+    ada = await player(app.ws_url, "ada")
+    store = app.service.store
+    held = held_first(store, "commit", who=0)
+    reads = fail_first(store, "load_race", times=3)  # the request's, then two in the background
+    reply = await ada.request("create", game=GAME)
+    assert reply["t"] == "error" and reply["code"] == "internal", reply
+    assert held.call is not None
+    rid = held.call[0][1].race
+    await until(lambda: store.redis.exists(void_key(rid)), what="the race given up")
+    assert reads["n"] == 4
+    with pytest.raises(Conflict, match="given up"):
+        await held.late()
+    _now, race = await store.load_race(rid)
+    assert race is None
+    await ada.close()
+
+
+async def test_a_join_whose_commit_arrives_after_its_failure_seats_nobody(make_server, clean_redis):
+    await late_join_seats_nobody(make_server)
+
+
+async def test_a_rated_join_whose_commit_arrives_after_its_failure_seats_nobody(make_server, clean_redis):
+    """A rated race's join (handlers/rated.py) carries its attempt's token the same way."""
+    await late_join_seats_nobody(make_server, rated=True)
+
+
+async def test_a_join_whose_commit_arrives_late_seats_nobody_in_a_cluster(cluster_url, make_server):
+    """The voided joins share the race's slot: the load that adds to them and the commit that
+    reads them run on one node of a real Redis Cluster."""
+    await late_join_seats_nobody(make_server, redis=cluster_url)
+
+
+async def late_join_seats_nobody(make_server: Any, *, rated: bool = False, **server: Any) -> None:
+    """A join whose commit was sent on a connection that failed, told "no effect" and its seat
+    given back: that commit, reaching Redis after the failure was looked into, writes nothing
+    (commit.lua refuses the attempt given up by load.lua). A new join is a new attempt."""
+    app = await make_server(max_races_per_player=1, **(CHEAP_HASH if rated else {}), **server)
+    join = account if rated else player
+    host = await join(app.ws_url, "host")
+    created = await host.request("create", game=GAME, seats=3, rated=rated)
+    assert created.get("rated", False) is rated, created
+    rid = created["race"]
+    bea = await join(app.ws_url, "bea")
+    store = app.service.store
+    held = held_first(store, "commit")
+    reply = await bea.request("join", race=rid)
+    assert reply["t"] == "error" and reply["code"] == "internal", reply
+    assert held.call is not None and held.call[0][1].seat_of(bea.player) is not None
+    with pytest.raises(Conflict, match="given up"):
+        await held.late()
+    _now, race = await store.load_race(rid)
+    assert race is not None and race.seat_of(bea.player) is None and race.ver == held.call[0][0]
+    assert await seats_of(app.ws_url, bea.token) == []
+    again = await bea.request("join", race=rid)  # the limit of 1 lets it in
+    assert again["t"] == "race", again
+    assert await seats_of(app.ws_url, bea.token) == [rid]
+    await asyncio.gather(host.close(), bea.close())
 
 
 @pytest.mark.daily  # starts an attempt on the real clock (tests/conftest.py)

@@ -5,9 +5,10 @@ seating it fails before its race is stored, the casual group is tried again and 
 back at the head of its queue, each entry with its holders and claims; the rated group goes
 back to the pool, which forms it again. If it fails after the race was stored, the players
 sit in that race all the same. A creation whose reply was lost, reaching Redis only after
-the group went back, stores nothing (the race was given up). The failures are injected into
-the real server's lobby and store (Redis blips); everything else is real: Redis, sockets,
-the queue scripts.
+the group went back, stores nothing (the race was given up); if Redis could not be read at
+all, the race is given up once it answers (its group seated if the creation got there first).
+The failures are injected into the real server's lobby and store (Redis blips); everything
+else is real: Redis, sockets, the queue scripts.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from injected import Held, fail_first, held_first, stop_first
+from injected import Blip, Held, fail_first, held_first, stop_first
 from seat_probe import seat_set
 from test_server_accounts import CHEAP_HASH, account
 from test_server_quick_queue import GAME, queued, waiting
@@ -24,8 +25,10 @@ from test_server_rated_pool import close, closes_seen
 from waiting import until
 from wsclient import player
 
+from server import retries
 from server.handlers import quick_match
 from server.storage import Conflict
+from server.storage.keys import void_key
 from server.storage.players import quick_hold
 
 
@@ -198,6 +201,69 @@ async def test_a_rated_groups_lost_creation_arriving_late_stores_nothing(make_se
     races = [await c.wait(lambda f: in_race(f) and f.get("rated") is True) for c in (ada, bob)]
     assert races[0]["race"] == races[1]["race"]
     await late_creation_stores_nothing(app, held, [ada.player, bob.player], races[0]["race"])
+    await asyncio.gather(ada.close(), bob.close())
+
+
+# --- Redis could not tell (outcome unknown) --------------------------------------------------
+# The entries' seats are given back at once; the look is taken again in the background until
+# Redis answers: the race is then given up, or, if its creation arrived first, its group seated.
+
+
+def blind_looks(app: Any, held: Held, times: int, first_back: bool = False) -> dict[str, int]:
+    """The looks at the held creation's race (`load_race` with `void`) fail `times` times: all
+    of the seating's (retries.ATTEMPTS), then the background's. `first_back`: the held creation
+    reaches Redis as the first failing background look is made. Returns the count of looks."""
+    store = app.service.store
+    real, looks = store.load_race, {"n": 0}
+
+    async def load_race(rid: str, **kw: Any) -> Any:
+        if kw.get("void") and held.call is not None and rid == held.call[0][1].race:
+            looks["n"] += 1
+            if looks["n"] <= times:
+                if first_back and looks["n"] == retries.ATTEMPTS + 1:
+                    await held.late()
+                raise Blip("redis blip while looking for a lost race")
+        return await real(rid, **kw)
+
+    store.load_race = load_race
+    return looks
+
+
+async def test_a_group_whose_race_redis_could_not_tell_is_given_up_once_it_answers(make_server, clean_redis):
+    app = await make_server()
+    store = app.service.store
+    held = held_creation(app)
+    looks = blind_looks(app, held, retries.ATTEMPTS + 2)
+    ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
+    for c in (ada, bob):
+        await queued(c)
+    await until(lambda: held.call is not None, what="the creation sent")
+    assert held.call is not None
+    rid = held.call[0][1].race
+    await until(lambda: looks["n"] > retries.ATTEMPTS, what="a look in the background")
+    assert task_in("later") in app.service.tasks  # the server's: its stop cancels it
+    await until(lambda: store.redis.exists(void_key(rid)), what="the race given up")
+    assert looks["n"] == retries.ATTEMPTS + 3
+    with pytest.raises(Conflict, match="given up"):
+        await held.late()
+    assert (await store.load_race(rid))[1] is None
+    assert await waiting(app) == []  # unknown: the entries were dropped, as before
+    await asyncio.gather(ada.close(), bob.close())
+
+
+async def test_a_group_whose_race_arrived_before_redis_answered_is_seated_in_it(make_server, clean_redis):
+    app = await make_server()
+    held = held_creation(app)
+    looks = blind_looks(app, held, retries.ATTEMPTS + 2, first_back=True)
+    ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
+    for c in (ada, bob):
+        await queued(c)
+    races = [await c.wait(in_race) for c in (ada, bob)]
+    assert held.call is not None
+    assert races[0]["race"] == races[1]["race"] == held.call[0][1].race
+    assert looks["n"] == retries.ATTEMPTS + 3
+    for c in (ada, bob):
+        assert await seat_set(clean_redis, c.player) == {races[0]["race"]}
     await asyncio.gather(ada.close(), bob.close())
 
 
