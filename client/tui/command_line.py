@@ -120,7 +120,7 @@ class CommandLine:
             app.say(app.help_text())
         elif word == "rules":
             app.say(rules_text(m.game))
-        elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
+        elif word in ("ready", "unready", "start", "leave", "finish", "refresh", "resync"):
             self.race_command(word)
         elif word == "hint":
             self.hint()
@@ -153,7 +153,7 @@ class CommandLine:
         if s is None or not m.race_id:
             app.say(no_race_text(app.back_to), error=True)
             return
-        if word == "resync":
+        if word in ("refresh", "resync"):  # `resync`: the protocol's word, still taken as typed
             app.resync()
             return
         try:

@@ -250,14 +250,14 @@ def result_text(m: RaceModel) -> Text:
             t.append(RATING_PENDING + "\n", style="dim")
     if m.seed is None:
         # A daily attempt's race is sealed (docs/protocol.md §5): the seed comes with the day's close.
-        t.append(f"the seed stays secret until the day closes; its commitment: {m.commitment}")
+        t.append(f"the seed stays secret until the day closes; the deal's fingerprint: {m.commitment}")
         return t
     t.append(f"seed {m.seed}  ")
     ok = m.commitment_verified
     if ok:
-        t.append("✓ sha256(seed) matches the commitment", style="green")
+        t.append("✓ sha256(seed) matches the deal's fingerprint", style="green")
     elif ok is False:
-        t.append(f"✗ sha256(seed) does NOT match the commitment {m.commitment}", style="bold red")
+        t.append(f"✗ sha256(seed) does NOT match the deal's fingerprint {m.commitment}", style="bold red")
     return t
 
 

@@ -337,7 +337,7 @@ class WatchApp(BrowseApp):
             ok = m.commitment_verified
             t.append(f"seed {m.seed} ")
             t.append(
-                "✓ matches the commitment" if ok else "✗ does not match the commitment",
+                "✓ matches the deal's fingerprint" if ok else "✗ does not match the deal's fingerprint",
                 style="green" if ok else "bold red",
             )
             if self.server_url and not m.private:
