@@ -7,7 +7,7 @@ hand mouse positions back to :func:`Canvas.hit`.
 
 The board of each game is laid out on a character grid, in the labelled pile
 groups of the game's facts (``protocol.rules.facts``), one row of groups under
-the other:
+the other (a game too tall for 80x24 that way has rows of its own, TERMINAL_ROWS):
 
 * foundations as a row of slots, each labelled with its pile name so that the
   notation (``w>f3``) can be read off the screen; an empty one shows the rank
@@ -311,20 +311,44 @@ def layout_board(board: Board, marks: Marks | None = None) -> Canvas:
         return p.c
     facts = facts_of(game)
     p.hints = facts["hints"]
+    stacked = [row for col in facts["cols"] for row in col]
+    rows, gap = _terminal_rows(board.game, stacked), TIGHT_GAP
+    if rows is None:
+        rows, gap = stacked, GROUP_GAP
     y = 0
-    for col in facts["cols"]:
-        for row in col:
-            x, height = 0, 0
-            for group in row:
-                width, rows = _group(p, game, x, y, group)
-                x += width + GROUP_GAP
-                height = max(height, rows)
-            y += height
+    for row in rows:
+        x, height = 0, 0
+        for group in row:
+            width, used = _group(p, game, x, y, group)
+            x += width + gap
+            height = max(height, used)
+        y += height
     return p.c
 
 
 GROUP_GAP = 3
 WASTE_SHOWN = 6  # the waste is fanned to its last cards
+#: The games whose groups, stacked as the facts' columns are, need more rows than an 80x24
+#: terminal gives the board (Double Aces and Kings: 17, for 14 at most): their rows of groups
+#: in the terminal, each group named by its first pile. Racing Aces' arrangement (reserves,
+#: the foundations side by side, then tableau, stock and waste), in 11 rows.
+TERMINAL_ROWS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "double-aces-and-kings": (("r0",), ("f0", "f8"), ("t0", "s", "w")),
+}
+#: The gap between the groups of TERMINAL_ROWS: with 3, eight tableau spots, the stock and
+#: the waste take 78 columns, and a board beside a vertical scrollbar (the watch app's) has 76.
+TIGHT_GAP = 2
+
+
+def _terminal_rows(game_id: str, stacked: list[list[Group]]) -> list[list[Group]] | None:
+    """``game_id``'s own rows of groups (TERMINAL_ROWS), or None: the facts' rows, as stacked.
+    Rows that no longer name every group of the facts, each once, are not used: a pile a
+    newer version adds must show all the same."""
+    own = TERMINAL_ROWS.get(game_id)
+    groups = {group["piles"][0]: group for row in stacked for group in row}
+    if own is None or sorted(first for row in own for first in row) != sorted(groups):
+        return None
+    return [[groups[first] for first in row] for row in own]
 
 
 def _group(p: _Painter, game: GameDef, x: int, y: int, group: Group) -> tuple[int, int]:

@@ -29,7 +29,7 @@ from .race_commands import (
     rules_text,
     unknown_text,
 )
-from .race_text import connection_text
+from .race_text import connection_text, lobby_waits_text
 from .session import ServerError, Session
 
 
@@ -120,7 +120,7 @@ class CommandLine:
             app.say(app.help_text())
         elif word == "rules":
             app.say(rules_text(m.game))
-        elif word in ("ready", "unready", "start", "leave", "finish", "resync"):
+        elif word in ("ready", "unready", "start", "leave", "finish", "refresh", "resync"):
             self.race_command(word)
         elif word == "hint":
             self.hint()
@@ -153,7 +153,7 @@ class CommandLine:
         if s is None or not m.race_id:
             app.say(no_race_text(app.back_to), error=True)
             return
-        if word == "resync":
+        if word in ("refresh", "resync"):  # `resync`: the protocol's word, still taken as typed
             app.resync()
             return
         try:
@@ -166,9 +166,12 @@ class CommandLine:
                 m.declared_finished()
             elif word == "leave":
                 app.say("you left the race")
-            else:
-                app.say(f"{word}: ok")
             m.apply(reply)
+            if word in ("ready", "unready") and m.status == "lobby":
+                # The line said when the race was created may be stale by now: what it waits for.
+                app.say(f"{word}: ok — {lobby_waits_text(m)}")
+            elif word not in ("finish", "leave"):
+                app.say(f"{word}: ok")
         except ServerError as e:
             app.say(e.describe(), error=True)
         app.redraw()

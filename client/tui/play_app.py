@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any
 
 from rich.text import Text
@@ -40,6 +41,7 @@ from .race_text import (
     connection_text,
     event_text,
     legal_text,
+    lobby_change_text,
     lobby_text,
     move_done_text,
     ranking_toggled_text,
@@ -238,6 +240,8 @@ class PlayApp(App[int]):
             self.say("reconnected")
             self.resync()
             return
+        lobby = self.model.status == "lobby" and t == "race"
+        before = {p: replace(r) for p, r in self.model.players.items()} if lobby else None
         self.model.apply(ev)
         game = self.model.game
         if t in ("race", "start") and game and game not in GAMES:
@@ -249,7 +253,9 @@ class PlayApp(App[int]):
             self.selected = None
             self.say("Go! " + self.help_text())
             self.resync()
-        elif said := event_text(ev, self.model, self.back_to, self.rematch_word()):
+        elif said := event_text(ev, self.model, self.back_to, self.rematch_word()) or lobby_change_text(
+            self.model, before
+        ):
             self.say(said)
         if self.model.gap and not getattr(self.session, "handles_gaps", False):
             self.resync()

@@ -22,7 +22,7 @@ from .text import clock, plural
 HELP = (
     "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes.  "
-    "Commands: ready unready start leave finish resync hint rules menu quit"
+    "Commands: ready unready start leave finish refresh hint rules menu quit"
 )
 #: The command line's placeholder until the session opens: nothing it offers would act yet.
 CONNECTING_PLACEHOLDER = "connecting…: ctrl+q quits"
@@ -61,7 +61,7 @@ LOBBY_HELP = (
 RACE_HELP = (
     "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
-    "Commands: finish resync rules menu quit"
+    "Commands: finish refresh rules menu quit"
 )
 #: Once the race is over (its final ranking under the board).
 OVER_HELP = (
@@ -296,7 +296,7 @@ def info_text(
     m: RaceModel, now: int, connection: str, queued_since: int, selected: tuple[str, int] | None
 ) -> str:
     """The header's two lines (markup): the game, race, state and clock; then the player's
-    own progress, the commitment and the selection. `connection` is said before any race;
+    own progress, the deal's fingerprint (its commitment) and the selection. `connection` is said before any race;
     `queued_since`: when the wait in the quick-match queue began (server ms)."""
     game = game_name(m.game or "")
     parts = [f"[b]{game}[/b]" if game else "solrace"]
@@ -324,7 +324,8 @@ def info_text(
         half = " (berserk: half the clock)" if me.berserk else ""
         line2 = f"you: {me.home}/{m.total} home · {plural(m.n, 'move')} · {m.my_status or me.status}{half}   "
     if m.commitment:
-        line2 += f"commitment {m.commitment[:12]}…"
+        # The deal's sha256, published before the start: the word a player reads, not the protocol's.
+        line2 += f"fingerprint {m.commitment[:12]}…"
     if selected:
         line2 += f"   selected {selected[0]}" + (f":{selected[1]}" if selected[1] > 1 else "")
     return " · ".join(parts) + "\n" + line2

@@ -14,7 +14,7 @@ from protocol.rules.facts import game_name
 from .board import card_text
 from .intent import BOT_LEVELS, Intent
 from .links import make_link
-from .model import RaceModel
+from .model import PlayerRow, RaceModel
 from .race_commands import RematchWord
 from .ratings_text import change_text, rated_needs_account
 from .session import ServerError
@@ -183,6 +183,47 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None,
     return "\n".join(lines)
 
 
+def lobby_waits_text(m: RaceModel) -> str:
+    """What the lobby waits for now, for the status line: the seats left free, then the
+    player's own `ready`, the rivals still unready, or (all ready, seats free) the host's
+    `start`."""
+    free = m.seats - len(m.players)
+    seats = "every seat is taken" if free <= 0 else f"{free} seat{'s' if free > 1 else ''} free"
+    me = m.players.get(m.me) if m.me is not None else None
+    unready = [marked_name(r.who()) for r in m.ordered() if not r.ready and r.player != m.me]
+    if me is not None and not me.ready:
+        wait = "type 'ready' when set"
+    elif unready:
+        wait = f"waiting for {', '.join(unready)} to be ready"
+    elif m.host == m.me:
+        wait = "'start' begins with those present, or wait for more"
+    else:
+        wait = "waiting for more players, or for the host to start"
+    return f"{seats}: {wait}"
+
+
+def lobby_change_text(m: RaceModel, before: dict[str, PlayerRow] | None) -> str | None:
+    """What the status line says once a `race` event changed the lobby's seats or readiness
+    (``before``: its rows until then, None when the player saw no lobby of this race yet):
+    who came, left or got ready, and what the race waits for now. The line said when the race
+    was created ("share its id") would otherwise stay once a rival sat down."""
+    if before is None or m.status != "lobby" or m.me not in m.players:
+        return None
+    if {p: r.ready for p, r in before.items()} == {p: r.ready for p, r in m.players.items()}:
+        return None
+    said = []
+    for pid, row in m.players.items():
+        was = before.get(pid)
+        if pid == m.me:
+            continue
+        if was is None:
+            said.append(f"{marked_name(row.who())} joined" + (" (ready)" if row.ready else ""))
+        elif was.ready != row.ready:
+            said.append(f"{marked_name(row.who())} is {'ready' if row.ready else 'no longer ready'}")
+    said += [f"{marked_name(r.who())} left" for p, r in before.items() if p not in m.players and p != m.me]
+    return " · ".join(said + [lobby_waits_text(m)])
+
+
 def rating_change_text(change: dict[str, Any]) -> str:
     """The player's map of a `rating` event in one line: ``rating 1000? → 1016? (+16)``,
     with how much the race counted when it counted less (a repeated pairing)."""
@@ -209,14 +250,14 @@ def result_text(m: RaceModel) -> Text:
             t.append(RATING_PENDING + "\n", style="dim")
     if m.seed is None:
         # A daily attempt's race is sealed (docs/protocol.md §5): the seed comes with the day's close.
-        t.append(f"the seed stays secret until the day closes; its commitment: {m.commitment}")
+        t.append(f"the seed stays secret until the day closes; the deal's fingerprint: {m.commitment}")
         return t
     t.append(f"seed {m.seed}  ")
     ok = m.commitment_verified
     if ok:
-        t.append("✓ sha256(seed) matches the commitment", style="green")
+        t.append("✓ sha256(seed) matches the deal's fingerprint", style="green")
     elif ok is False:
-        t.append(f"✗ sha256(seed) does NOT match the commitment {m.commitment}", style="bold red")
+        t.append(f"✗ sha256(seed) does NOT match the deal's fingerprint {m.commitment}", style="bold red")
     return t
 
 

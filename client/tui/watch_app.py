@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from rich.text import Text
@@ -49,6 +51,42 @@ FINAL_WAIT_S = 10.0
 FINAL_RETRY_S = (0.2, 1.0)
 #: The refusals of the final boards that asking again later may get past (the `f` key).
 ASK_AGAIN = frozenset({"disconnected", "timeout", "internal", "rate-limited"})
+
+
+class Stage(Enum):
+    """Where the final boards of the race watched stand."""
+
+    NOT_ASKED = "not asked"  # the race has not ended yet (as far as the watcher knows)
+    ASKING = "asking"
+    #: the server has not closed the race yet, and it is asked again (said over the boards)
+    WAITING = "waiting"
+    SHOWN = "shown"
+    MISSING = "missing"  # they did not come: why is said over the boards
+
+
+@dataclass(frozen=True)
+class FinalBoards:
+    """The final boards of the race watched: which race they were asked for and where that
+    stands, one value, so that shown and missing, or waiting and shown, cannot both hold (four
+    flags beside the race could)."""
+
+    #: the race whose end asked for them (None: not yet, or asked again with `f`)
+    race: str | None = None
+    stage: Stage = Stage.NOT_ASKED
+    #: MISSING: "no final boards (why)", said over the boards
+    missing: str = ""
+    #: MISSING for a reason that asking again may get past (the `f` key)
+    again: bool = False
+
+    @property
+    def shown(self) -> bool:
+        return self.stage is Stage.SHOWN
+
+    def to(self, stage: Stage) -> FinalBoards:
+        return FinalBoards(self.race, stage)
+
+    def lacking(self, missing: str, again: bool) -> FinalBoards:
+        return FinalBoards(self.race, Stage.MISSING, missing, again)
 
 
 def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
@@ -140,14 +178,13 @@ class WatchApp(BrowseApp):
         self.races: list[dict[str, Any]] = []
         self.model: RaceModel | None = None
         #: the race whose final boards were asked for; whether they are shown, or why not
-        self.final_race: str | None = None
-        self.final_shown = False
-        self.final_missing: str | None = None
+        self.final = FinalBoards()
         self.final_wait_s = final_wait_s
-        #: the server has not closed the race yet, and it is asked again (said over the boards)
-        self.final_waiting = False
-        #: the final boards did not come for a reason that asking again may get past (`f`)
-        self.final_again = False
+
+    @property
+    def final_shown(self) -> bool:
+        """Whether the race's final boards are on screen (the late delayed samples wait on it)."""
+        return self.final.shown
 
     def compose(self) -> ComposeResult:
         with Vertical(id="list-view"):
@@ -176,7 +213,7 @@ class WatchApp(BrowseApp):
     def server_event(self, ev: dict[str, Any]) -> None:
         t = ev.get("t")
         if self.model is not None and t in ("race", "progress", "end", "boards", "state"):
-            if t == "boards" and self.final_shown:
+            if t == "boards" and self.final.shown:
                 return  # a late delayed sample would cover the final boards
             self.model.apply(ev)
             self.draw_race()
@@ -188,7 +225,7 @@ class WatchApp(BrowseApp):
         """Each view hides the other's keys: back and the boards' scrolling on the list,
         refresh in a race; asking for the final boards again only once they did not come."""
         if action == "final_boards_again":
-            return self.model is not None and self.model.status == "finished" and self.final_again
+            return self.model is not None and self.model.status == "finished" and self.final.again
         if action in ("back", "scroll_boards"):
             return self.model is not None
         if action == "refresh":
@@ -259,8 +296,7 @@ class WatchApp(BrowseApp):
             return
         self.model = RaceModel(me=None)
         self.model.apply(snap)
-        self.final_race, self.final_shown, self.final_missing = None, False, None
-        self.final_waiting = self.final_again = False
+        self.final = FinalBoards()
         self.query_one("#list-view").display = False
         self.query_one("#race-view").display = True
         self.query_one("#race-result").display = False
@@ -309,12 +345,12 @@ class WatchApp(BrowseApp):
         if rem is not None and m.status == "running":
             parts.append(f"{clock(rem)} left")
         ago = f"boards as of {max(0, now - m.boards_at) / 1000:.0f}s ago" if m.boards_at else ""
-        if self.final_shown:
+        if self.final.stage is Stage.SHOWN:
             delay = "final boards (the race is over: every card shown)"
-        elif self.final_waiting:
+        elif self.final.stage is Stage.WAITING:
             delay = "final boards: the server is still closing the race; asking again…"
-        elif self.final_missing:
-            delay = " · ".join(filter(None, [self.final_missing, ago]))
+        elif self.final.stage is Stage.MISSING:
+            delay = " · ".join(filter(None, [self.final.missing, ago]))
         elif m.status == "finished":
             delay = "final boards: loading…"
         else:
@@ -337,7 +373,7 @@ class WatchApp(BrowseApp):
             ok = m.commitment_verified
             t.append(f"seed {m.seed} ")
             t.append(
-                "✓ matches the commitment" if ok else "✗ does not match the commitment",
+                "✓ matches the deal's fingerprint" if ok else "✗ does not match the deal's fingerprint",
                 style="green" if ok else "bold red",
             )
             if self.server_url and not m.private:
@@ -367,15 +403,15 @@ class WatchApp(BrowseApp):
 
     def want_final_boards(self) -> None:
         m = self.model
-        if m is None or m.status != "finished" or not m.race_id or m.race_id == self.final_race:
+        if m is None or m.status != "finished" or not m.race_id or m.race_id == self.final.race:
             return
-        self.final_race = m.race_id
+        self.final = FinalBoards(m.race_id, Stage.ASKING)
         self.load_final_boards(m.race_id)
 
     def action_final_boards_again(self) -> None:
-        if self.model is None or not self.final_again:
+        if self.model is None or not self.final.again:
             return
-        self.final_race, self.final_missing, self.final_again = None, None, False
+        self.final = FinalBoards()
         self.say("")
         self.refresh_bindings()
         self.want_final_boards()
@@ -397,12 +433,11 @@ class WatchApp(BrowseApp):
                 # the race's `end` came, but the server is still closing it: ask again, a while
                 ended = e.code == ErrorCode.RACE_NOT_OVER and self.model.status == "finished"
                 if ended and time.monotonic() + pause <= give_up_at:
-                    self.final_waiting = True
+                    self.set_final(race, Stage.WAITING)
                     self.draw_info()
                     await asyncio.sleep(pause)
                     pause = min(2 * pause, most)
                     continue
-                self.final_waiting = False
                 if e.code == ErrorCode.UNKNOWN_TYPE:  # offline: the last boards hide nothing
                     self.no_final_boards(race, "no final boards (no replays here)", "")
                 elif ended:
@@ -415,7 +450,7 @@ class WatchApp(BrowseApp):
                     )
                     self.no_final_boards(race, no_final_boards_text(e.code, e.message), why, again=again)
                 return
-        self.final_waiting = False
+        self.set_final(race, Stage.ASKING)
         try:
             replay = build_replay(reply)
         except ReplayError as e:
@@ -425,16 +460,20 @@ class WatchApp(BrowseApp):
         if m is None or m.race_id != race:
             return  # left meanwhile
         m.boards = {p.player: (p.frames[-1].n, p.frames[-1].view) for p in replay.players}
-        self.final_shown = True
+        self.set_final(race, Stage.SHOWN)
         self.draw_race()
+
+    def set_final(self, race: str, stage: Stage) -> None:
+        """``race``'s final boards are at ``stage``: nothing changes once the watcher moved on."""
+        if self.model is not None and self.model.race_id == race:
+            self.final = self.final.to(stage)
 
     def no_final_boards(self, race: str, missing: str, error: str, again: bool = False) -> None:
         """``missing`` over the boards (``no final boards (why)``), ``error`` on the message line;
         ``again``: asking again may get them (the `f` key)."""
         if self.model is None or self.model.race_id != race:
             return
-        self.final_missing = missing
-        self.final_again = again
+        self.final = self.final.lacking(missing, again)
         if error:
             self.say(error, error=True)
         self.refresh_bindings()

@@ -14,7 +14,7 @@ from client.tui.play_app import Intent, PlayApp
 from .helpers import never_connects, rendered, until
 
 # Words of the race's help that would do nothing before the session opens.
-RACE_WORDS = ("ready", "start", "leave", "finish", "resync", "hint", "menu", "w>f3")
+RACE_WORDS = ("ready", "start", "leave", "finish", "refresh", "resync", "hint", "menu", "w>f3")
 URL = "ws://127.0.0.1:8765/ws"
 
 

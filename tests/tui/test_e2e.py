@@ -111,7 +111,7 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
                 what="rival bar",
             )
             assert "rival" in rendered(app.query_one("#bars"))
-            # both finish: the ranking shows with the revealed seed, checked against the commitment
+            # both finish: the ranking shows with the revealed seed, checked against its fingerprint
             await pilot.press(*"finish", "enter", *"finish", "enter")  # asked, then confirmed
             await rival.finish(race)
             await until(
@@ -123,7 +123,7 @@ async def test_quick_match_moves_rival_bar_finish_ranking(server_url, tmp_path):
             result = rendered(app.query_one("#result"))
             assert "Final ranking" in result and "ada" in result and "rival" in result
             assert app.model.seed and app.model.seed in result
-            assert "matches the commitment" in result
+            assert "matches the deal's fingerprint" in result
 
 
 async def test_watch_lists_and_spectates_a_race(server_url, tmp_path):

@@ -142,7 +142,7 @@ async def test_rival_bar_moves_then_finish_and_ranking():
         await until(pilot, lambda: app.model.status == "finished", what="race end")
         result = rendered(app.query_one("#result"))
         assert "Final ranking" in result and "ada" in result and "bot-1" in result
-        assert SEED in result and "matches the commitment" in result
+        assert SEED in result and "matches the deal's fingerprint" in result
 
 
 async def test_menu_create_ready_and_countdown():

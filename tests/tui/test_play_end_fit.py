@@ -1,7 +1,7 @@
 """The end of a race in an 80x24 terminal (offline session, textual's pilot): the final
 ranking takes the bars' place under the board, so a Racing Aces board and its ranking are
-both whole; a taller board is whole once ctrl+r hides the ranking, and ctrl+r shows it
-again. The status line says so, whole."""
+both whole; a board that with the ranking is taller than the terminal (80x20 here) is whole
+once ctrl+r hides the ranking, and ctrl+r shows it again. The status line says so, whole."""
 
 from __future__ import annotations
 
@@ -47,11 +47,11 @@ async def test_a_racing_aces_board_and_its_ranking_are_both_whole_at_80x24() -> 
 
 async def test_ctrl_r_hides_the_ranking_for_a_tall_board_and_shows_it_again() -> None:
     app, _ = offline_play("double-aces-and-kings", countdown_ms=50, rival_interval=0.01, rival_max_moves=5)
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=(80, 20)) as pilot:
         await finish(pilot)
         result = app.query_one("#result")
         await until(pilot, lambda: result.region.height > 0, what="the ranking shown")
-        assert not board_whole(app)  # 17 rows of board, and the ranking: more than 24 rows
+        assert not board_whole(app)  # 11 rows of board, and the ranking: more than 20 rows
         await pilot.press("ctrl+r")
         await until(pilot, lambda: not result.display, what="the ranking hidden")
         await until(pilot, lambda: board_whole(app), what="the board whole")

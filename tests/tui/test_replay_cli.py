@@ -276,9 +276,10 @@ def test_a_document_from_a_pipe_needs_a_terminal_for_the_keys(tmp_path) -> None:
 async def test_a_board_taller_than_the_terminal_scrolls_with_the_arrows() -> None:
     replay = build_replay(document("double-aces-and-kings", {"a": ["draw"]}))
     app = ReplayApp(replay)
-    async with app.run_test(size=(80, 20)) as pilot:
+    # 80x12: the board's 11 rows are whole from 17 rows on (board.TERMINAL_ROWS)
+    async with app.run_test(size=(80, 12)) as pilot:
         board = app.screen.query_one("#replay-board-scroll")
-        await until(pilot, lambda: board.max_scroll_y > 0, what="a board taller than 20 rows")
+        await until(pilot, lambda: board.max_scroll_y > 2, what="a board taller than 12 rows")
         await pilot.press("down", "down")
         await until(pilot, lambda: board.scroll_y == 2, what="two rows down")
         await pilot.press("pagedown")
