@@ -326,7 +326,7 @@ export class DailyPage {
         h("dd", {}, `${Math.round(d.time_limit_s / 60)} min`),
         h("dt", {}, "Attempts"),
         h("dd", { id: "daily-entries" }, d.entries),
-        h("dt", {}, "Commitment"),
+        h("dt", {}, "Deal's fingerprint"),
         h("dd", {}, h("code", { title: "sha256(seed)" }, d.commitment)),
         d.seed ? h("dt", {}, "Seed") : null,
         d.seed ? h("dd", {}, h("code", { id: "daily-seed" }, d.seed)) : null,
@@ -335,7 +335,7 @@ export class DailyPage {
         ? h(
             "div",
             { id: "daily-verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` },
-            v ? (v.ok ? `✔ sha256(seed) matches the commitment (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match`) : "checking…",
+            v ? (v.ok ? `✔ sha256(seed) matches the deal's fingerprint (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match`) : "checking…",
           )
         : h("p", { class: "muted small" }, "The seed stays secret until the day closes."),
       h("div", { class: "daily-action" }, action),

@@ -167,7 +167,7 @@ function renderSideActions() {
   if (daily) kids.push(h("a", { class: "btn ghost", href: `#daily=${daily.game}` }, "Leaderboard"));
   else if (me || race.status !== "lobby") kids.push(h("button", { class: "btn ghost", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link")); // not an invitation from outside
   kids.push(h("a", { class: "btn ghost", href: "#/" }, "Lobby"));
-  kids.push(h("div", { class: "muted small commit", title: "sha256(seed), published before the start" }, "commitment ", h("code", {}, (race.commitment || "").slice(0, 16) + "…")));
+  kids.push(h("div", { class: "muted small commit", title: "sha256(seed), published before the start" }, "fingerprint ", h("code", {}, (race.commitment || "").slice(0, 16) + "…")));
   box.replaceChildren(...kids);
 }
 

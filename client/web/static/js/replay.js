@@ -276,7 +276,7 @@ export class ReplayPage {
           h("h2", {}, "Result"),
           rankingTable(h, this.rep, d),
           h("div", {}, "Seed ", h("code", { id: "replay-seed" }, this.rep.seed)),
-          h("div", {}, "Commitment ", h("code", {}, snap.commitment || "—")),
+          h("div", {}, "Deal's fingerprint ", h("code", {}, snap.commitment || "—")),
           verifyPanel(h, this.verify, this.rep, d),
           analysisPanel(h, this.analysis, (pile) => boardPileText(this.rep.game, pile)),
           h(

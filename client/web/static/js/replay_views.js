@@ -44,7 +44,7 @@ export function verifyPanel(h, v, rep, d) {
   return h(
     "div",
     { id: "replay-verify", class: "fair" },
-    h("div", { class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` }, v ? (v.ok ? `✔ sha256(seed) matches the race's commitment (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the commitment`) : "checking sha256(seed)…"),
+    h("div", { class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` }, v ? (v.ok ? `✔ sha256(seed) matches the deal's fingerprint (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the deal's fingerprint`) : "checking sha256(seed)…"),
     h(
       "div",
       { class: `verify ${homeOk ? "ok" : "bad"}`, id: "replay-check" },

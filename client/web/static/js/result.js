@@ -74,7 +74,7 @@ function dailySealedNote(daily) {
       { class: "muted", id: "sealed" },
       `This deal was the ${daily.date} daily challenge. The day is closed: its seed is revealed on `,
       h("a", { id: "sealed-day", href: page }, "the day's page"),
-      ", where your browser checks it against this commitment, and ",
+      ", where your browser checks it against the deal's fingerprint, and ",
       h("a", { id: "sealed-replay", href: `#replay=${app.race && app.race.race}` }, "your replay"),
       " is open.",
     );
@@ -83,7 +83,7 @@ function dailySealedNote(daily) {
     { class: "muted", id: "sealed" },
     "This deal is a daily challenge: its seed is revealed after the day closes (UTC), on ",
     h("a", { id: "sealed-day", href: page }, "the daily page"),
-    ", where your browser checks it against this commitment.",
+    ", where your browser checks it against the deal's fingerprint.",
   );
 }
 
@@ -194,18 +194,18 @@ export function renderResult() {
         ? h(
             "div",
             { class: "fair" },
-            h("div", {}, "Commitment ", h("code", {}, race.commitment || "—")),
+            h("div", {}, "Deal's fingerprint ", h("code", {}, race.commitment || "—")),
             dailySealedNote(daily),
           )
         : h(
         "div",
         { class: "fair" },
         h("div", {}, "Seed ", h("code", { id: "seed" }, end.seed || "—")),
-        h("div", {}, "Commitment ", h("code", {}, race.commitment || "—")),
+        h("div", {}, "Deal's fingerprint ", h("code", {}, race.commitment || "—")),
         h(
           "div",
           { id: "verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` },
-          v ? (v.ok ? `✔ sha256(seed) matches the commitment (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the commitment`) : "checking sha256(seed)…",
+          v ? (v.ok ? `✔ sha256(seed) matches the deal's fingerprint (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the deal's fingerprint`) : "checking sha256(seed)…",
         ),
       ),
       h(
