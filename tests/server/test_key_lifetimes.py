@@ -38,9 +38,9 @@ GAME = "racing-aces"
 # structure of fixed count whose members are cleaned up by their own rules.
 PERMANENT: dict[str, str] = {
     # global indexes and queues (server/storage/keys.py, storage/bots.py): one each
-    r"races:timers": "the races' timers; a race's member goes with its last tick",
-    r"races:public": "the public races; members of gone races are dropped as the list is read",
-    r"bots:requests": "the bot request queue; workers drop expired requests as they pop them",
+    r"races:timers": "the races' timers; each comes due in its race's life, and goes with its last tick",
+    r"races:public": "the public races; those gone are dropped by reads and the leftovers sweep",
+    r"bots:requests": "the bot request queue; expired requests are dropped by workers, pushes and the sweep",
     r"bots:workers": "the bot workers' heartbeats; stale ones pruned by workers_alive",
     r"\{bots:requests\}:(slots|taking|seen|bots|leases)": "the bot workers' bookkeeping, pruned by its scripts",
     # accounts and ratings (server/ratings/keys.py): accounts are kept for good
