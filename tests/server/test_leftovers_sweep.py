@@ -13,8 +13,11 @@ start), or called (`sweep`).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import redis.asyncio as aioredis
+from local_cluster import LocalCluster
 from redis_replies import text
 from waiting import until
 from wsclient import player
@@ -28,7 +31,7 @@ pytestmark = pytest.mark.timeout(60)
 GONE = ["r" + f"{i:016x}" for i in range(1, 4)]  # race ids whose records expired
 
 
-async def listed(r: aioredis.Redis) -> set[str]:
+async def listed(r: Any) -> set[str]:
     return {text(x) for x in await r.zrange(K.PUBLIC, 0, -1)}
 
 
@@ -81,3 +84,21 @@ async def test_the_sweep_keeps_every_live_race_listed_and_every_request_a_worker
         await ada.close()
     finally:
         await r.aclose()
+
+
+async def test_the_sweep_on_a_cluster_looks_at_each_race_on_its_own_node(
+    cluster: LocalCluster, cluster_url: str, make_server
+) -> None:
+    """The races listed live in slots of every node: each is looked at on its own."""
+    app = await make_server(redis=cluster_url)
+    r = app.store.redis
+    ada = await player(app.ws_url, "ada")
+    live: list[str] = []
+    while len({cluster.node_of(K.race_key(rid)) for rid in live}) < 2:
+        live.append((await ada.request("create", game="fours-up", seats=2))["race"])
+    gone = list(GONE)
+    await r.zadd(K.PUBLIC, dict.fromkeys(gone, 1))
+    assert len({cluster.node_of(K.race_key(rid)) for rid in live + gone}) > 1
+    assert await app.service.leftovers.sweep() == (len(gone), 0)
+    assert await listed(r) == set(live)
+    await ada.close()
