@@ -5,7 +5,8 @@ pops bot requests from one Redis list and plays each one as an ordinary client
 over the protocol. The server only mints the bot's identity and pushes the
 request (docs/operations.md "Bots"):
 
-``bots:requests``    list of JSON requests, pushed left, popped right (oldest first)
+``bots:requests``    list of JSON requests, pushed left, popped right (oldest first);
+                     the expired ones at the right trimmed ("Stale requests")
 ``bots:workers``     sorted set: worker id -> the last time it asked for work (ms)
 ``{bots:requests}:slots``   hash: worker id -> "FREE AT", its free slots as it last
                      reported them and when (ms, Redis clock)
