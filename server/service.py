@@ -38,6 +38,7 @@ from .core.session import Session
 from .handlers.bots import Bots
 from .handlers.clock import Clock
 from .handlers.fanout import Fanout
+from .handlers.leftovers import Leftovers
 from .handlers.lobby import Lobby
 from .handlers.play import Play
 from .handlers.presence import LobbyPresence
@@ -102,6 +103,7 @@ class Service:
         self.rematch = Rematch(self, self.lobby, self.bots)
         self.recent = RecentHandlers(self)
         self.presence = LobbyPresence(self, self.lobby)
+        self.leftovers = Leftovers(self, self.bots.queue)
         self.clock.lobby_check = self.presence.check
         self.watch.unattended = self.presence.hidden
         self.session.rejoined_hooks.append(self.presence.came_back)
@@ -144,6 +146,7 @@ class Service:
         await self.bus.start()
         self.spawn(self.clock.sweeper())
         self.spawn(self.watch.boards_loop())
+        self.spawn(self.leftovers.run())
 
     async def stop(self) -> None:
         self.stopping = True

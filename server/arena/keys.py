@@ -34,12 +34,21 @@ key                             type    contents
 ==============================  ======  ==========================================================
 
 Transient keys (joined, free, busy, races, berserk, seq, last) are deleted at
-finalization.
+finalization. Should it never run (every process down for longer than the arena loop looks
+back, base.py ``active``: an arena that started more than a day and an hour ago is never
+looked at again), they expire on their own: each script that writes one of them gives it a
+TTL of ``WORK_KEEP_MS`` past the arena's end (past now, once the end is behind) in the same
+step (scripts.py ``WORK_TTL``), so none expires while the arena runs nor in its grace.
 """
 
 from __future__ import annotations
 
 INDEX = "{arenas}:index"
+
+#: How long an arena's transient keys outlive its end, should its finalization never run: two
+#: days, past its grace (the race clock, at most an hour, and the countdown) and past the
+#: arena loop's look-back (base.py ``active``), so a finalization that does run still finds them.
+WORK_KEEP_MS = 2 * 86_400_000
 
 
 def tag(arena_id: str) -> str:

@@ -11,6 +11,18 @@ and every standing it was computed from is unchanged.
 from __future__ import annotations
 
 from ..storage.boards_lua import BOARD_READ
+from .keys import WORK_KEEP_MS
+
+# The TTL every script that writes one of an arena's working keys (joined, free, busy, races,
+# berserk, seq, last: keys.py) gives it in the same step: WORK_KEEP_MS past the arena's end,
+# or past now once the end is behind. The finalization deletes them; should it never run, they
+# expire on their own. KEYS: none of its own (meta is the caller's). -> ms
+WORK_TTL = f"""
+local function work_ttl(meta, now)
+  local ends = tonumber(redis.call('HGET', meta, 'ends') or '0') or 0
+  return math.floor(math.max(ends - tonumber(now), 0) + {WORK_KEEP_MS})
+end
+"""
 
 # Create an arena once. KEYS: meta. ARGV: field, value, ... -> 1 created, 0 existed.
 CREATE = """
@@ -22,7 +34,9 @@ return 1
 # Join (or rejoin). KEYS: meta, joined, free, busy, standings, board.
 # ARGV: player, now, initial standing json, initial score.
 # -> {'ok'} | {'no-arena'} | {'over'}
-JOIN = """
+JOIN = (
+    WORK_TTL
+    + """
 local ends = redis.call('HGET', KEYS[1], 'ends')
 if not ends then return {'no-arena'} end
 if redis.call('HEXISTS', KEYS[1], 'finalized') == 1 or tonumber(ARGV[2]) >= tonumber(ends) then
@@ -34,8 +48,12 @@ redis.call('ZADD', KEYS[6], 'NX', ARGV[4], ARGV[1])
 if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 0 then
   redis.call('ZADD', KEYS[3], 'NX', ARGV[2], ARGV[1])
 end
+local ttl = work_ttl(KEYS[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ttl)
+redis.call('PEXPIRE', KEYS[3], ttl)
 return {'ok'}
 """
+)
 
 # Withdraw: no more pairing (standing kept). KEYS: joined, free. ARGV: player. -> 1 if was joined.
 WITHDRAW = """
@@ -58,7 +76,9 @@ return out
 # Form races: each group is taken only if all its players are still free.
 # KEYS: meta, free, busy, races, seq. ARGV: now, then per group: race, n, player x n.
 # -> {race ids taken} | {'not-running'} as the first element when pairing is closed
-PAIR = """
+PAIR = (
+    WORK_TTL
+    + """
 local now = tonumber(ARGV[1])
 local starts = tonumber(redis.call('HGET', KEYS[1], 'starts') or 'nil')
 local ends = tonumber(redis.call('HGET', KEYS[1], 'ends') or 'nil')
@@ -86,8 +106,13 @@ while i <= #ARGV do
   end
   i = i + 2 + n
 end
+if #taken > 0 then
+  local ttl = work_ttl(KEYS[1], now)
+  for k = 3, 5 do redis.call('PEXPIRE', KEYS[k], ttl) end
+end
 return taken
 """
+)
 
 # The featured race: the formed race whose best player stands highest
 # (ties: the smaller race id). KEYS: races, board. -> race id or ''
@@ -105,20 +130,24 @@ end
 return best_race
 """
 
-# Mark a player of a formed race berserk. KEYS: meta, races, berserk. ARGV: race, player.
+# Mark a player of a formed race berserk. KEYS: meta, races, berserk. ARGV: race, player, now.
 # -> 1 | 0 (arena without berserk, no such formed race, or not its player)
-BERSERK = """
+BERSERK = (
+    WORK_TTL
+    + """
 if redis.call('HGET', KEYS[1], 'berserk') ~= '1' then return 0 end
 local r = redis.call('HGET', KEYS[2], ARGV[1])
 if not r then return 0 end
 for _, p in ipairs(cjson.decode(r).players) do
   if p == ARGV[2] then
     redis.call('HSET', KEYS[3], ARGV[1] .. '|' .. ARGV[2], 1)
+    redis.call('PEXPIRE', KEYS[3], work_ttl(KEYS[1], ARGV[3]))
     return 1
   end
 end
 return 0
 """
+)
 
 # Apply a finished race's points, exactly once.
 # KEYS: meta, races, busy, joined, free, standings, board, results, seq, berserk, channel,
@@ -126,7 +155,9 @@ return 0
 # ARGV: race, now, result json, n, then per player: player, standing read, new standing,
 #       new score, history item, '1' if absent from the race (no move) else '0'.
 # -> {'ok', seq} | {'dup'} | {'final'} | {'no-race'} | {'stale'}
-APPLY = """
+APPLY = (
+    WORK_TTL
+    + """
 local race, now = ARGV[1], ARGV[2]
 if redis.call('HEXISTS', KEYS[8], race) == 1 then return {'dup'} end
 if redis.call('HEXISTS', KEYS[1], 'finalized') == 1 then return {'final'} end
@@ -160,14 +191,19 @@ local res = cjson.decode(ARGV[3])
 res.seq = seq
 res.formed_seq = cjson.decode(formed).seq
 redis.call('HSET', KEYS[8], race, cjson.encode(res))
+local ttl = work_ttl(KEYS[1], now)
+for _, k in ipairs({5, 9, 12}) do redis.call('PEXPIRE', KEYS[k], ttl) end
 redis.call('PUBLISH', KEYS[11], cjson.encode({race = race, seq = seq}))
 return {'ok', seq}
 """
+)
 
 # Drop a formed race that will not be played (its race could not be created):
-# its players are free again, nobody scores. KEYS: races, busy, joined, free, berserk.
+# its players are free again, nobody scores. KEYS: races, busy, joined, free, berserk, meta.
 # ARGV: race, now. -> 1 released, 0 no such formed race
-RELEASE = """
+RELEASE = (
+    WORK_TTL
+    + """
 local r = redis.call('HGET', KEYS[1], ARGV[1])
 if not r then return 0 end
 for _, p in ipairs(cjson.decode(r).players) do
@@ -176,8 +212,10 @@ for _, p in ipairs(cjson.decode(r).players) do
   if redis.call('SISMEMBER', KEYS[3], p) == 1 then redis.call('ZADD', KEYS[4], 'NX', ARGV[2], p) end
 end
 redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[4], work_ttl(KEYS[6], ARGV[2]))
 return 1
 """
+)
 
 # One consistent read of the standings.
 # KEYS: board, standings. ARGV: top, player or '', around.

@@ -101,7 +101,9 @@ class ArenaStore(Results):
         """Record that ``player`` takes half the clock in ``race`` (the race server halves
         their clock before the start); False where the arena forbids it or not their race."""
         out = await self._run(
-            "BERSERK", [keys.meta(arena_id), keys.races(arena_id), keys.berserk(arena_id)], [race, player]
+            "BERSERK",
+            [keys.meta(arena_id), keys.races(arena_id), keys.berserk(arena_id)],
+            [race, player, self.clock()],
         )
         return bool(out)
 
@@ -151,6 +153,7 @@ class ArenaStore(Results):
                 keys.joined(arena_id),
                 keys.free(arena_id),
                 keys.berserk(arena_id),
+                keys.meta(arena_id),
             ],
             [race, self.clock()],
         )

@@ -1,6 +1,8 @@
 -- Push requests (all or none) only if the workers' free slots cover them beside the
--- requests already waiting. KEYS: requests, slots, taking. ARGV: now ms, within ms,
--- request json... -> the spare slots before the push (pushed if at least the requests given)
+-- requests already waiting (those expired at the queue's old end first dropped: bot_trim.lua).
+-- KEYS: requests, slots, taking. ARGV: now ms, within ms, request json...
+-- -> the spare slots before the push (pushed if at least the requests given)
+trim(KEYS[1])
 local now, within = tonumber(ARGV[1]), tonumber(ARGV[2])
 local free = 0
 local rows = redis.call('HGETALL', KEYS[2])

@@ -5,7 +5,8 @@ pops bot requests from one Redis list and plays each one as an ordinary client
 over the protocol. The server only mints the bot's identity and pushes the
 request (docs/operations.md "Bots"):
 
-``bots:requests``    list of JSON requests, pushed left, popped right (oldest first)
+``bots:requests``    list of JSON requests, pushed left, popped right (oldest first);
+                     the expired ones at the right trimmed ("Stale requests")
 ``bots:workers``     sorted set: worker id -> the last time it asked for work (ms)
 ``{bots:requests}:slots``   hash: worker id -> "FREE AT", its free slots as it last
                      reported them and when (ms, Redis clock)
@@ -37,6 +38,14 @@ sweep first saw it goes back to the queue, to be popped next, by a live worker; 
 expired one is dropped. A claim takes only a request still in ``taking``: the stalled
 worker, if it wakes, finds its request gone (or popped again, and then it is the one
 whose claim takes it, the other's claim finding it gone), so one worker plays it.
+
+Stale requests. A request no worker took before its ``expires`` is refused by the claim,
+and nothing pops the queue while no worker runs, when a rematch's bots are still pushed
+(whatever the free slots). So each push first drops the requests at the queue's old end that
+no worker would play any more, expired by the Redis clock or malformed, up to the first one a
+worker may still play (``TRIM``, in the pushing script); and every server's sweep does the
+same (``trim``), for a queue nothing pushes to any more. The queue then holds about the last
+minute's requests, whether or not a worker runs, and an empty list is no key.
 
 Leases. A bot outlives its worker. The worker that takes a request records the bot
 (``CLAIM``, in the step that counts its slot), and renews the lease of every bot it
@@ -103,7 +112,9 @@ RESCUE_BATCH = 100  # bots one worker re-queues in one step
 
 # The scripts, each in a .lua file beside this module whose first lines say what it does
 # and its KEYS and ARGV.
-RESERVE = _lua("bot_reserve.lua")  # push requests only if free slots cover them
+TRIM = _lua("bot_trim.lua")  # a function, put ahead of the two scripts that push: drop expired requests
+RESERVE = TRIM + _lua("bot_reserve.lua")  # push requests only if free slots cover them
+PUSH = TRIM + _lua("bot_push.lua")  # push requests whatever the free slots (or only trim)
 TAKEN = _lua("bot_taken.lua")  # a worker's free slots, and the request it has just popped
 CLAIM = _lua("bot_claim.lua")  # take a popped request, if it is still the worker's to take
 RENEW = _lua("bot_renew.lua")  # renew the leases a worker holds
@@ -171,6 +182,7 @@ class BotQueue:
     def __init__(self, redis: Any) -> None:
         self.redis = redis
         self._reserve = redis.register_script(RESERVE)
+        self._push = redis.register_script(PUSH)
         self._taken = redis.register_script(TAKEN)
         self._claim = redis.register_script(CLAIM)
         self._renew = redis.register_script(RENEW)
@@ -204,8 +216,16 @@ class BotQueue:
 
     async def push(self, request: BotRequest) -> None:
         """Queue a request whatever the free slots (a rematch's bot: its race was promised
-        one); it counts as waiting for a slot all the same."""
-        await self.redis.lpush(REQUESTS, request.to_json())
+        one); it counts as waiting for a slot all the same. The expired requests at the
+        queue's old end are dropped in the same step (`trim`)."""
+        await self._push(keys=[REQUESTS], args=[request.to_json()])
+
+    async def trim(self) -> int:
+        """Drop the requests no worker would play any more (expired, by the Redis clock, or
+        malformed) from the queue's old end, up to the first one a worker may still play: how
+        many. Every push does it first; the servers' sweep does it too, for a queue that no
+        worker pops and nothing pushes to any more (server/handlers/leftovers.py)."""
+        return int(await self._push(keys=[REQUESTS], args=[]))
 
     async def reserve(self, requests: list[BotRequest], now_ms: int, within_ms: int) -> bool:
         """Push `requests` (all or none) if the free slots the workers reported within

@@ -75,8 +75,12 @@ key                                type    contents
                                            once PID unqueued (quick.lua); same slot, same TTL
 ``races:timers``                   zset    race id -> next time the race must be looked
                                            at (starts_at in countdown, deadline running,
-                                           a public lobby's away check in its lobby)
-``races:public``                   zset    race id -> created, public unfinished races
+                                           a public lobby's away check in its lobby); a
+                                           gone race's member goes when it comes due
+``races:public``                   zset    race id -> created, public unfinished races;
+                                           a gone race's member is dropped by a read, its
+                                           timer's tick, or the leftovers sweep
+                                           (handlers/leftovers.py)
 ``race:ID`` (pub/sub channel)              the race's events, as published frames
 ``player:PID`` (pub/sub channel)           notices for one player (quick-match seat)
 =================================  ======  ==============================================

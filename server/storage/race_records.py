@@ -195,6 +195,28 @@ class RaceRecords(StorePart):
         else:
             await self.redis.zadd(PUBLIC, {rid: created})
 
+    async def drop_gone_public(self, batch: int = 500) -> int:
+        """Drop from the public index every race whose record is gone (expired): how many.
+
+        A race leaves the index at its follow-ups (started and ended, its lobby emptied,
+        released, or found expired at its timer's tick), and a `races` read drops the gone
+        ones among the newest it reads. A process that died between two of those writes (an
+        expired lobby's timer dropped, its listing not yet), or a write of them that failed,
+        left a member no timer ticks and, once newer races are listed above it, no read
+        reaches: it stayed for good. A race is listed only once its record is stored
+        (handlers/lobby.py `seat_new_race`), so one whose record is missing is gone."""
+        ids = [x.decode() if isinstance(x, bytes) else str(x) for x in await self.redis.zrange(PUBLIC, 0, -1)]
+        dropped = 0
+        for start in range(0, len(ids), batch):
+            chunk = ids[start : start + batch]
+            pipe = self.redis.pipeline(transaction=False)
+            for rid in chunk:  # one key per command: the races live in different cluster slots
+                pipe.exists(race_key(rid))
+            gone = [rid for rid, n in zip(chunk, await pipe.execute()) if not n]
+            if gone:
+                dropped += int(await self.redis.zrem(PUBLIC, *gone))
+        return dropped
+
     # --- the away clock of public lobbies (core/presence.py) ------------------------------
 
     async def away_since(self, rid: str, now: int, ttl_ms: int) -> int:

@@ -38,9 +38,9 @@ GAME = "racing-aces"
 # structure of fixed count whose members are cleaned up by their own rules.
 PERMANENT: dict[str, str] = {
     # global indexes and queues (server/storage/keys.py, storage/bots.py): one each
-    r"races:timers": "the races' timers; a race's member goes with its last tick",
-    r"races:public": "the public races; members of gone races are dropped as the list is read",
-    r"bots:requests": "the bot request queue; workers drop expired requests as they pop them",
+    r"races:timers": "the races' timers; each comes due in its race's life, and goes with its last tick",
+    r"races:public": "the public races; those gone are dropped by reads and the leftovers sweep",
+    r"bots:requests": "the bot request queue; expired requests are dropped by workers, pushes and the sweep",
     r"bots:workers": "the bot workers' heartbeats; stale ones pruned by workers_alive",
     r"\{bots:requests\}:(slots|taking|seen|bots|leases)": "the bot workers' bookkeeping, pruned by its scripts",
     # accounts and ratings (server/ratings/keys.py): accounts are kept for good
@@ -65,7 +65,7 @@ PERMANENT: dict[str, str] = {
 
 # Some key each flow below leaves (a guest's session and profile, a race, a rematch link, the
 # per-address counts, an account's sessions, a rating, a daily attempt, an arena's record, a
-# bot's lease, a quick-match unqueue's marks).
+# bot's lease, a quick-match unqueue's marks, a running arena's pairing).
 EXPECTED = (
     r"sess:[0-9a-f]{64}",
     r"pl:\{p[0-9a-f]{16}\}:recent:e",
@@ -76,6 +76,7 @@ EXPECTED = (
     r"\{rating:racing-aces\}:hist:p[0-9a-f]{16}",
     r"\{daily:racing-aces:[\d-]+\}:attempts",
     r"\{arena:quick-one\}:final",
+    r"\{arena:long-one\}:(races|busy)",
     r"\{bots:requests\}:leases",
     r"\{quick:racing-aces:3\}:gone:p[0-9a-f]{16}",
     r"\{mm:racing-aces\}:gone:p[0-9a-f]{16}",
@@ -222,6 +223,17 @@ async def an_arena(url: str, redis_url: str) -> None:
     await asyncio.gather(kim.close(), lea.close())
 
 
+async def an_arena_left_running(url: str) -> None:
+    """An arena still running when the keys are read (never finalized, as after a long outage):
+    two players joined and paired once, then gone. Its working keys expire on their own."""
+    max_, nia = await player(url, "max"), await player(url, "nia")
+    await ok(max_, "arena_create", arena="long-one", game=GAME, duration_ms=600_000, time_limit_s=600)
+    for c in (max_, nia):
+        await ok(c, "arena_join", arena="long-one")
+    await max_.wait(lambda f: f.get("t") == "race" and f.get("arena") == "long-one")
+    await asyncio.gather(max_.close(), nia.close())
+
+
 async def a_bot_in_a_lobby(url: str, redis_url: str) -> None:
     """A bot asked for, played by a worker in this process, seated in a lobby; the worker
     then stops (its bot's lease released)."""
@@ -268,6 +280,7 @@ async def test_every_key_a_realistic_mix_of_flows_leaves_expires_or_is_listed(ma
         accounts_and_a_rated_race(url),
         a_daily_attempt(url),
         an_arena(url, clean_redis),
+        an_arena_left_running(url),
         a_bot_in_a_lobby(url, clean_redis),
     )
     ttls = await key_ttls(clean_redis)
