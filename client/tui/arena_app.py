@@ -34,7 +34,7 @@ from .arena_view import (
     standings_title,
     winners_line,
 )
-from .browse import BrowseApp
+from .browse import BrowseApp, unless_gone
 from .session import ServerError, Session
 
 TOP, AROUND = 10, 3
@@ -194,6 +194,7 @@ class ArenaApp(BrowseApp):
             self.resync_race(race)
 
     @work(group="resync")
+    @unless_gone
     async def resync_race(self, race: str) -> None:
         if self.session is None:
             return
@@ -272,6 +273,7 @@ class ArenaApp(BrowseApp):
             self.start_opening(event.row_key.value)
 
     @work(group="open", exclusive=True)
+    @unless_gone
     async def start_opening(self, arena: str) -> None:
         await self.open_arena(arena)
 
@@ -332,10 +334,12 @@ class ArenaApp(BrowseApp):
             self.refresh_arena()
 
     @work(group="list", exclusive=True)
+    @unless_gone
     async def refresh_list(self) -> None:
         await self.load_list()
 
     @work(group="arena", exclusive=True)
+    @unless_gone
     async def refresh_arena(self) -> None:
         if self.arena_id is None:
             return

@@ -8,8 +8,9 @@ line. Each app says what its list, its item and its events are.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any
+import functools
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 from rich.text import Text
 from textual import work
@@ -24,6 +25,26 @@ from .tables import fixed_widths
 #: What a browsing app says first when no server answered: the ways on, before the reason
 #: (one row at 80 columns: the line has three).
 UNREACHABLE_WAYS = "No server answered: start one (solrace serve) or give --url ws://HOST:PORT/ws"
+
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def unless_gone(work: Callable[P, Awaitable[T]]) -> Callable[P, Coroutine[Any, Any, T | None]]:
+    """A worker of a browsing app that draws after it waited (a reply, an event): if the app
+    shut down meanwhile, its widgets are gone, and it draws nothing and ends (None). A
+    worker's NoMatches fails the whole app: the watch app's final boards, loaded as a test
+    ended on a loaded machine, did so."""
+
+    @functools.wraps(work)
+    async def run(*args: P.args, **kwargs: P.kwargs) -> T | None:
+        try:
+            return await work(*args, **kwargs)
+        except NoMatches:
+            return None
+
+    return run
 
 
 class BrowseApp(App[int]):
@@ -98,6 +119,7 @@ class BrowseApp(App[int]):
         self.query_one("#list-title", Static).update(title)
 
     @work(exclusive=True, group="main")
+    @unless_gone
     async def main(self) -> None:
         try:
             self.session = await self.connect()
@@ -141,6 +163,7 @@ class BrowseApp(App[int]):
             self.action_refresh()
 
     @work(group="pump")
+    @unless_gone
     async def pump(self) -> None:
         assert self.session is not None
         while True:

@@ -27,7 +27,7 @@ from protocol.messages import ErrorCode
 from protocol.rules.facts import game_name
 
 from .board import parse_view
-from .browse import BrowseApp
+from .browse import BrowseApp, unless_gone
 from .model import RaceModel
 from .recent_text import watched_end_text
 from .replay_model import ReplayError, build_replay
@@ -275,6 +275,7 @@ class WatchApp(BrowseApp):
             self.refresh_list()
 
     @work(group="list", exclusive=True)
+    @unless_gone
     async def refresh_list(self) -> None:
         await self.load_list()
 
@@ -284,6 +285,7 @@ class WatchApp(BrowseApp):
             self.start_spectating(event.row_key.value)
 
     @work(group="spectate", exclusive=True)
+    @unless_gone
     async def start_spectating(self, race: str) -> None:
         await self.spectate(race)
 
@@ -319,6 +321,7 @@ class WatchApp(BrowseApp):
         self.refresh_list()
 
     @work(group="unspectate")
+    @unless_gone
     async def unspectate(self, race: str | None) -> None:
         if self.session is not None and race:
             try:
@@ -417,6 +420,7 @@ class WatchApp(BrowseApp):
         self.want_final_boards()
 
     @work(group="final", exclusive=True)
+    @unless_gone
     async def load_final_boards(self, race: str) -> None:
         if self.session is None:
             return
