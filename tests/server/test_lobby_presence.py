@@ -208,7 +208,9 @@ async def test_a_lobby_check_keeps_a_countdown_started_since_it_read_the_lobby(m
     """A lobby's away-clock tick (another process's) read the lobby; its players readied before
     it wrote its next look, a grace away. Were that written over the countdown's timer, the race
     would start a grace late if the process that started the countdown died."""
-    app = await make_server(lobby_away_ms=60_000)
+    # A countdown that outlasts the test (one that ended before the last look, on a loaded
+    # machine, moved the timer on to the race's deadline), and ends well before the grace.
+    app = await make_server(lobby_away_ms=60_000, countdown_ms=30_000)
     ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
     rid = (await ada.request("create", game=GAME, seats=2))["race"]
     await bob.request("join", race=rid)
