@@ -134,7 +134,13 @@ def probe_rid(frame: Any) -> int | None:
     try:
         rid = _rid_decoder.decode(frame).rid
     except Exception:
-        return None
+        # A map with a key that is not a string is still a map whose `rid` any MessagePack
+        # reader finds (a bad-frame that echoes it, docs/protocol.md §1): read it untyped.
+        try:
+            untyped = msgspec.msgpack.decode(frame)
+        except Exception:
+            return None
+        rid = untyped.get("rid") if isinstance(untyped, dict) else None
     if type(rid) is int and 0 <= rid <= MAX_RID:
         return rid
     return None
@@ -170,7 +176,7 @@ def _classify(frame: Any, text: str, tags: frozenset[object]) -> ProtocolError:
         # The top-level value is not a map: a framing error.
         return ProtocolError(ErrorCode.BAD_FRAME, f"a frame must be one MessagePack map: {text}")
     if at is not None and path == "key":
-        return ProtocolError(ErrorCode.BAD_FRAME, "map keys must be strings")
+        return ProtocolError(ErrorCode.BAD_FRAME, "map keys must be strings", rid=probe_rid(frame))
     rid = probe_rid(frame)
     field: str | None = None
     if path is not None:

@@ -645,6 +645,14 @@ def test_error_echoes_rid_when_readable() -> None:
     with pytest.raises(m.ProtocolError) as info:
         m.decode_client(_enc({**MOVE, "rid": "7"}))
     assert info.value.rid is None and info.value.field == "rid"
+    # A map with a key that is not a string is bad-frame, but its `rid` is read all the same.
+    with pytest.raises(m.ProtocolError) as info:
+        m.decode_client(msgspec.msgpack.encode({1: 2, "t": "ping", "rid": 8}))
+    assert (info.value.code, info.value.rid, info.value.to_error().rid) == ("bad-frame", 8, 8)
+    with pytest.raises(m.ProtocolError) as info:
+        m.decode_client(msgspec.msgpack.encode({1: 2, "t": "ping", "rid": 2**31}))
+    assert (info.value.code, info.value.rid) == ("bad-frame", None)
+    assert m.probe_rid(msgspec.msgpack.encode({1: 2, "t": "ping", "rid": 8})) == 8  # a rate-limited one's
 
 
 def test_valid_edge_values() -> None:
