@@ -117,7 +117,10 @@ _TOP_FIELD = re.compile(r"^\$\.([^.\[]+)")
 #: The message types (`t`) of each direction.
 _CLIENT_TAGS: frozenset[object] = frozenset(cls.__struct_config__.tag for cls in CLIENT_TYPES)
 _SERVER_TAGS: frozenset[object] = frozenset(cls.__struct_config__.tag for cls in SERVER_TYPES)
-_PATTERN_MEANING = {"date": "`date`: must be a UTC date written YYYY-MM-DD"}
+_PATTERN_MEANING = {
+    "date": "`date`: must be a UTC date written YYYY-MM-DD",
+    "arena": "`arena`: an arena id is a-z, 0-9 and -, not starting with -",
+}
 
 
 class _RidProbe(msgspec.Struct):

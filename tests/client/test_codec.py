@@ -629,6 +629,16 @@ def test_bad_input_codes(case: str, frame: Any, code: str, field: str | None) ->
     assert m.decode_server(m.encode(reply)) == reply
 
 
+@pytest.mark.parametrize("arena", ["-x", "X1", "a_b", "a b"])
+def test_a_bad_arena_id_says_what_an_id_is(arena: str) -> None:
+    """docs/protocol.md §5a: an arena id is `a-z 0-9 -`; the message says so (not the display
+    name's rule, which an id is not held to)."""
+    with pytest.raises(m.ProtocolError) as info:
+        m.decode_client(_enc({"t": "arena_join", "arena": arena}))
+    assert (info.value.code, info.value.field) == ("bad-message", "arena")
+    assert "a-z, 0-9 and -" in info.value.message and "printable" not in info.value.message
+
+
 def test_a_frame_nested_too_deeply_says_so() -> None:
     with pytest.raises(m.ProtocolError) as info:
         m.decode_client(b"\x82\xa1t\xa4ping\xa2zz" + b"\x91" * 4000 + b"\xc0")
