@@ -279,3 +279,30 @@ async def test_a_spectator_leaving_a_race_whose_keys_expired_leaves_no_key_behin
         assert (await eve.request("spectate", race=rid))["code"] == "no-such-race"
     finally:
         await r.aclose()
+
+
+async def test_a_spectator_gets_the_snapshot_before_any_live_event(server):
+    """docs/protocol.md §4 `spectate`: the reply (the snapshot), then the live events. A move
+    made while the spectate is still being counted in Redis reaches the new spectator after
+    its snapshot, never before it."""
+    from injected import slow_first
+
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    eve = await player(server.ws_url, "eve")
+    rid = await make_race(server, [a, b], "racing-aces")
+    reached, go_on = slow_first(server.service.store, "spectators")
+    rid_ = next(eve.rids)
+    await eve.send({"t": "spectate", "rid": rid_, "race": rid})
+    await asyncio.wait_for(reached.wait(), 30)  # eve is in the room, her count not yet in Redis
+    ack = await a.request("move", race=rid, n=0, move="draw")
+    assert ack["t"] == "ack", ack
+    await b.wait(lambda m: m.get("t") == "progress" and m["ver"] == ack["ver"])
+    go_on.set()
+    reply = await eve.wait(lambda m: m.get("rid") == rid_)
+    assert reply["t"] == "race", reply
+    await eve.request("ping")  # every frame sent to eve before the pong is in
+    seen = [msgpack.unpackb(f) for f in eve.frames]
+    mine = [(x["t"], x.get("ver")) for x in seen if x.get("race") == rid]
+    assert mine[0] == ("race", reply["ver"]), mine
+    assert all(v is None or v > reply["ver"] for _t, v in mine[1:]), mine
