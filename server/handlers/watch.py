@@ -98,7 +98,9 @@ class Watch:
         privacy.check_spectate(race, s.player, msg.invite)
         if svc.spectate_guard is not None:
             await svc.spectate_guard(s, race)
-        if rid not in s.spectating:
+        if rid not in s.spectating and race.status != RaceStatus.FINISHED:
+            # A finished race has nothing live to follow: its snapshot alone, taking no slot
+            # (a race that ends frees its slot, docs/protocol.md §4), no room, no count.
             # Checked with no await before the add: each watched race costs this process a
             # room, and fan-out work for every event and board of the race.
             most = svc.settings.max_spectating

@@ -306,3 +306,23 @@ async def test_a_spectator_gets_the_snapshot_before_any_live_event(server):
     mine = [(x["t"], x.get("ver")) for x in seen if x.get("race") == rid]
     assert mine[0] == ("race", reply["ver"]), mine
     assert all(v is None or v > reply["ver"] for _t, v in mine[1:]), mine
+
+
+async def test_spectating_a_finished_race_takes_no_slot(make_server):
+    """docs/protocol.md §4: a race that ends frees its spectating slot; one already over when
+    spectated gets its snapshot and takes none (nor a room of this process)."""
+    app = await make_server(max_spectating=1)
+    a = await player(app.ws_url, "ada")
+    b = await player(app.ws_url, "bob")
+    eve = await player(app.ws_url, "eve")
+    rid = await make_race(app, [a, b], "racing-aces")
+    for c in (a, b):
+        assert (await c.request("finish", race=rid))["t"] == "ok"
+    await a.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
+    seen = await eve.request("spectate", race=rid)
+    assert (seen["t"], seen["status"]) == ("race", "finished"), seen
+    assert rid not in app.service.local  # nothing of it held here for eve
+    lobby = (await a.request("create", game="racing-aces"))["race"]
+    watched = await eve.request("spectate", race=lobby)
+    assert (watched["t"], watched["race"]) == ("race", lobby), watched
+    assert (await eve.request("unspectate", race=rid))["t"] == "ok"
