@@ -117,7 +117,10 @@ _TOP_FIELD = re.compile(r"^\$\.([^.\[]+)")
 #: The message types (`t`) of each direction.
 _CLIENT_TAGS: frozenset[object] = frozenset(cls.__struct_config__.tag for cls in CLIENT_TYPES)
 _SERVER_TAGS: frozenset[object] = frozenset(cls.__struct_config__.tag for cls in SERVER_TYPES)
-_PATTERN_MEANING = {"date": "`date`: must be a UTC date written YYYY-MM-DD"}
+_PATTERN_MEANING = {
+    "date": "`date`: must be a UTC date written YYYY-MM-DD",
+    "arena": "`arena`: an arena id is a-z, 0-9 and -, not starting with -",
+}
 
 
 class _RidProbe(msgspec.Struct):
@@ -134,7 +137,13 @@ def probe_rid(frame: Any) -> int | None:
     try:
         rid = _rid_decoder.decode(frame).rid
     except Exception:
-        return None
+        # A map with a key that is not a string is still a map whose `rid` any MessagePack
+        # reader finds (a bad-frame that echoes it, docs/protocol.md §1): read it untyped.
+        try:
+            untyped = msgspec.msgpack.decode(frame)
+        except Exception:
+            return None
+        rid = untyped.get("rid") if isinstance(untyped, dict) else None
     if type(rid) is int and 0 <= rid <= MAX_RID:
         return rid
     return None
@@ -170,7 +179,7 @@ def _classify(frame: Any, text: str, tags: frozenset[object]) -> ProtocolError:
         # The top-level value is not a map: a framing error.
         return ProtocolError(ErrorCode.BAD_FRAME, f"a frame must be one MessagePack map: {text}")
     if at is not None and path == "key":
-        return ProtocolError(ErrorCode.BAD_FRAME, "map keys must be strings")
+        return ProtocolError(ErrorCode.BAD_FRAME, "map keys must be strings", rid=probe_rid(frame))
     rid = probe_rid(frame)
     field: str | None = None
     if path is not None:

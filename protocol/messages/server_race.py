@@ -99,7 +99,9 @@ class Started(ServerMsg, tag="start"):
     commitment: str
     total: int
     view: str
-    n: int  # always 0: required so that raw clients see it on the wire
+    # 0, but for a connection seated after the start (its moves so far); required, so that
+    # raw clients see it on the wire
+    n: int
 
 
 class Ack(ServerMsg, tag="ack", gc=False):

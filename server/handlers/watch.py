@@ -89,7 +89,7 @@ class Watch:
             await svc.store.index(rid, None)
         return m.RaceList(rid=msg.rid, races=[m.RaceSummary(**e) for e in shown])
 
-    async def spectate(self, s: Session, msg: m.Spectate) -> m.RaceSnapshot:
+    async def spectate(self, s: Session, msg: m.Spectate) -> m.RaceSnapshot | None:
         svc = self.svc
         rid = race_id(msg.race)
         _now, race = await svc.store.load_race(rid)
@@ -98,7 +98,9 @@ class Watch:
         privacy.check_spectate(race, s.player, msg.invite)
         if svc.spectate_guard is not None:
             await svc.spectate_guard(s, race)
-        if rid not in s.spectating:
+        if rid not in s.spectating and race.status != RaceStatus.FINISHED:
+            # A finished race has nothing live to follow: its snapshot alone, taking no slot
+            # (a race that ends frees its slot, docs/protocol.md §4), no room, no count.
             # Checked with no await before the add: each watched race costs this process a
             # room, and fan-out work for every event and board of the race.
             most = svc.settings.max_spectating
@@ -107,16 +109,26 @@ class Watch:
                     ErrorCode.TOO_MANY_RACES,
                     f"this connection already spectates {most} races: unspectate one first",
                 )
-            room = svc.ensure_room(race)
-            room.spectators.add(s)
-            s.spectating.add(rid)
-            await svc.store.spectators(rid, +1)
-            race.spectators += 1
-            if room.boards_frame is not None:
-                svc.spawn(self._late_boards(s, room))
-            # A join of this player that this process saw while the race was loading.
-            self.drop_seated(room, room.pids)
-            svc.drop_room_if_idle(room)
+            # The reply's place, taken before the spectator is in the room: the events and
+            # boards forwarded to it from then on (while its count goes to Redis) go out after
+            # the snapshot, never before it (docs/protocol.md §4: the reply, then live events).
+            answer = s.later()
+            try:
+                room = svc.ensure_room(race)
+                room.spectators.add(s)
+                s.spectating.add(rid)
+                await svc.store.spectators(rid, +1)
+                race.spectators += 1
+                if room.boards_frame is not None:
+                    svc.spawn(self._late_boards(s, room))
+                # A join of this player that this process saw while the race was loading.
+                self.drop_seated(room, room.pids)
+                svc.drop_room_if_idle(room)
+            except BaseException:
+                answer.settle()  # the error goes out behind what was queued
+                raise
+            answer(encode(snapshot_reply(msg, race)))
+            return None
         return snapshot_reply(msg, race)
 
     def drop_seated(self, room: Room[Session], pids: list[str]) -> None:

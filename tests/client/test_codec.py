@@ -629,6 +629,16 @@ def test_bad_input_codes(case: str, frame: Any, code: str, field: str | None) ->
     assert m.decode_server(m.encode(reply)) == reply
 
 
+@pytest.mark.parametrize("arena", ["-x", "X1", "a_b", "a b"])
+def test_a_bad_arena_id_says_what_an_id_is(arena: str) -> None:
+    """docs/protocol.md §5a: an arena id is `a-z 0-9 -`; the message says so (not the display
+    name's rule, which an id is not held to)."""
+    with pytest.raises(m.ProtocolError) as info:
+        m.decode_client(_enc({"t": "arena_join", "arena": arena}))
+    assert (info.value.code, info.value.field) == ("bad-message", "arena")
+    assert "a-z, 0-9 and -" in info.value.message and "printable" not in info.value.message
+
+
 def test_a_frame_nested_too_deeply_says_so() -> None:
     with pytest.raises(m.ProtocolError) as info:
         m.decode_client(b"\x82\xa1t\xa4ping\xa2zz" + b"\x91" * 4000 + b"\xc0")
@@ -645,6 +655,14 @@ def test_error_echoes_rid_when_readable() -> None:
     with pytest.raises(m.ProtocolError) as info:
         m.decode_client(_enc({**MOVE, "rid": "7"}))
     assert info.value.rid is None and info.value.field == "rid"
+    # A map with a key that is not a string is bad-frame, but its `rid` is read all the same.
+    with pytest.raises(m.ProtocolError) as info:
+        m.decode_client(msgspec.msgpack.encode({1: 2, "t": "ping", "rid": 8}))
+    assert (info.value.code, info.value.rid, info.value.to_error().rid) == ("bad-frame", 8, 8)
+    with pytest.raises(m.ProtocolError) as info:
+        m.decode_client(msgspec.msgpack.encode({1: 2, "t": "ping", "rid": 2**31}))
+    assert (info.value.code, info.value.rid) == ("bad-frame", None)
+    assert m.probe_rid(msgspec.msgpack.encode({1: 2, "t": "ping", "rid": 8})) == 8  # a rate-limited one's
 
 
 def test_valid_edge_values() -> None:

@@ -140,3 +140,27 @@ async def test_a_seat_noticed_while_a_fill_holds_its_snapshot_is_sent_once(make_
         gate.set()
         for c in (a, b, b2):
             await c.close()
+
+
+async def test_a_players_own_progress_reaches_none_of_their_connections(server):
+    """docs/protocol.md §1 Versions: the progress of a player's own move goes to none of their
+    connections (the one that moved has the ack); another connection of theirs sees the version
+    jump at the race's next event, and its resync brings the missed progress."""
+    a = await player(server.ws_url, "ada")
+    a2 = await Raw.open(server.ws_url)
+    await a2.hello(token=a.token)
+    b = await player(server.ws_url, "bob")
+    rid = await make_race(server, [a, b], "racing-aces")
+    await a2.wait("start")
+    own = await a.request("move", race=rid, n=0, move="draw")
+    assert own["t"] == "ack", own
+    await b.wait(lambda m: m.get("t") == "progress" and m["ver"] == own["ver"])
+    rival = await b.request("move", race=rid, n=0, move="draw")
+    assert rival["t"] == "ack" and rival["ver"] == own["ver"] + 1, rival
+    # Events reach a connection in version order: once b's progress is there, a's would be too.
+    await a2.wait(lambda m: m.get("t") == "progress" and m["ver"] == rival["ver"])
+    assert [e["ver"] for e in race_events(a2, rid, None) if e["t"] == "progress"] == [rival["ver"]]
+    state = await a2.request("resync", race=rid, since=own["ver"] - 1)
+    missed = [(e["t"], e["ver"], e.get("player")) for e in state["events"]]
+    assert missed == [("progress", own["ver"], a.player), ("progress", rival["ver"], b.player)]
+    assert state["you"]["n"] == 1

@@ -5,6 +5,7 @@ table of docs/protocol.md §7 list the same ones."""
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from pathlib import Path
 
 from protocol.messages import DEFAULT_LIMITS
@@ -29,3 +30,23 @@ def test_the_protocol_defaults_are_the_servers() -> None:
 
 def test_every_limit_is_documented() -> None:
     assert documented_limits() == set(DEFAULT_LIMITS)
+
+
+def test_fractional_seconds_are_reported_rounded_up() -> None:
+    """docs/protocol.md §2 `welcome`: `limits` holds ints; the limits an operator may give in
+    fractions of a second are reported rounded up, and the doc names each of them."""
+    fractional = {"HELLO_TIMEOUT": 2.5, "HINT_WAIT_S": 2.5, "ANALYSIS_WAIT_S": 0.2}
+    limits = Settings(hello_timeout_s=2.5, hint_wait_s=2.5, analysis_wait_s=0.2).limits()
+    assert {name: limits[name] for name in fractional} == {
+        "HELLO_TIMEOUT": 3,
+        "HINT_WAIT_S": 3,
+        "ANALYSIS_WAIT_S": 1,
+    }
+    floats = {
+        str(f.metadata["limit"])
+        for f in fields(Settings)
+        if f.metadata.get("limit") and f.type in (float, "float")
+    }
+    assert floats == set(fractional)
+    welcome = PROTOCOL_DOC.read_text().split("Reply **`welcome`**", 1)[1].split("\n\n", 1)[0]
+    assert all(f"`{name}`" in welcome.split("rounded up", 1)[0] for name in fractional)

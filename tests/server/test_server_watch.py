@@ -279,3 +279,50 @@ async def test_a_spectator_leaving_a_race_whose_keys_expired_leaves_no_key_behin
         assert (await eve.request("spectate", race=rid))["code"] == "no-such-race"
     finally:
         await r.aclose()
+
+
+async def test_a_spectator_gets_the_snapshot_before_any_live_event(server):
+    """docs/protocol.md §4 `spectate`: the reply (the snapshot), then the live events. A move
+    made while the spectate is still being counted in Redis reaches the new spectator after
+    its snapshot, never before it."""
+    from injected import slow_first
+
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    eve = await player(server.ws_url, "eve")
+    rid = await make_race(server, [a, b], "racing-aces")
+    reached, go_on = slow_first(server.service.store, "spectators")
+    rid_ = next(eve.rids)
+    await eve.send({"t": "spectate", "rid": rid_, "race": rid})
+    await asyncio.wait_for(reached.wait(), 30)  # eve is in the room, her count not yet in Redis
+    ack = await a.request("move", race=rid, n=0, move="draw")
+    assert ack["t"] == "ack", ack
+    await b.wait(lambda m: m.get("t") == "progress" and m["ver"] == ack["ver"])
+    go_on.set()
+    reply = await eve.wait(lambda m: m.get("rid") == rid_)
+    assert reply["t"] == "race", reply
+    await eve.request("ping")  # every frame sent to eve before the pong is in
+    seen = [msgpack.unpackb(f) for f in eve.frames]
+    mine = [(x["t"], x.get("ver")) for x in seen if x.get("race") == rid]
+    assert mine[0] == ("race", reply["ver"]), mine
+    assert all(v is None or v > reply["ver"] for _t, v in mine[1:]), mine
+
+
+async def test_spectating_a_finished_race_takes_no_slot(make_server):
+    """docs/protocol.md §4: a race that ends frees its spectating slot; one already over when
+    spectated gets its snapshot and takes none (nor a room of this process)."""
+    app = await make_server(max_spectating=1)
+    a = await player(app.ws_url, "ada")
+    b = await player(app.ws_url, "bob")
+    eve = await player(app.ws_url, "eve")
+    rid = await make_race(app, [a, b], "racing-aces")
+    for c in (a, b):
+        assert (await c.request("finish", race=rid))["t"] == "ok"
+    await a.wait(lambda m: m.get("t") == "end" and m["race"] == rid)
+    seen = await eve.request("spectate", race=rid)
+    assert (seen["t"], seen["status"]) == ("race", "finished"), seen
+    assert rid not in app.service.local  # nothing of it held here for eve
+    lobby = (await a.request("create", game="racing-aces"))["race"]
+    watched = await eve.request("spectate", race=lobby)
+    assert (watched["t"], watched["race"]) == ("race", lobby), watched
+    assert (await eve.request("unspectate", race=rid))["t"] == "ok"
