@@ -32,8 +32,10 @@ from .logs import (
     FORMAT_ENV,
     FORMATS,
     LEVEL_ENV,
+    LEVELS,
     add_log_arguments,
     env_format,
+    env_level,
     error_record,
     setup_logging,
 )
@@ -158,6 +160,10 @@ def run(args: argparse.Namespace) -> int:
     raw = env_format()
     if raw is not None and raw not in FORMATS:
         return _refuse(f"{FORMAT_ENV}={raw!r} is not {' or '.join(FORMATS)}", fmt, 2)
+    level = env_level()
+    if level is not None and level not in LEVELS:  # WARN, say: not INFO without a word
+        raw_level = os.environ[LEVEL_ENV]
+        return _refuse(f"{LEVEL_ENV}={raw_level!r} is not {', '.join(LEVELS[:-1])} or {LEVELS[-1]}", fmt, 2)
     # The bot workers (`solrace bots`, started with this environment) log in the same format,
     # at the same level.
     os.environ[FORMAT_ENV] = fmt

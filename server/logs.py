@@ -70,9 +70,16 @@ class JsonFormatter(UtcFormatter):
 
 
 def default_level() -> str:
-    """SOLRACE_LOG_LEVEL, for deployments configured by environment alone; else INFO."""
-    level = os.environ.get(LEVEL_ENV, "INFO").upper()
+    """SOLRACE_LOG_LEVEL, for deployments configured by environment alone; else INFO (`solrace
+    serve` refuses a bad one)."""
+    level = env_level()
     return level if level in LEVELS else "INFO"
+
+
+def env_level() -> str | None:
+    """SOLRACE_LOG_LEVEL as given (upper case), or None when it is not set."""
+    raw = os.environ.get(LEVEL_ENV)
+    return None if raw is None else raw.strip().upper()
 
 
 def env_format() -> str | None:

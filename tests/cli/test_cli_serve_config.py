@@ -73,6 +73,19 @@ def test_an_unknown_log_level_is_refused() -> None:
     assert "argument --log-level: invalid choice: 'VERBOSE'" in done.stderr
 
 
+def test_an_unknown_log_level_variable_is_refused(tmp_path: Path) -> None:
+    """SOLRACE_LOG_LEVEL=WARN (a common spelling) is refused like SOLRACE_LOG_FORMAT=xml, not taken
+    for INFO without a word; lower case is a level."""
+    done = serve("--port", "0", "--data", str(tmp_path / "data"), env={"SOLRACE_LOG_LEVEL": "WARN"})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        "solrace serve: SOLRACE_LOG_LEVEL='WARN' is not DEBUG, INFO, WARNING or ERROR"
+    )
+    assert not (tmp_path / "data").exists()
+    done = serve("--port", "-1", env={"SOLRACE_LOG_LEVEL": "warning"})  # refused for the port, not the level
+    assert "SOLRACE_LOG_LEVEL" not in done.stderr and "--port" in done.stderr, done.stderr
+
+
 def test_a_bad_flag_gets_a_short_usage_not_every_flag() -> None:
     done = serve("--log-format", "xml", env={"SOLRACE_LOG_FORMAT": "text"})
     assert done.returncode == 2
