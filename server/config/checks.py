@@ -94,6 +94,7 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "quick_bot_after_s": (0, None),
 }
 #: What a Redis URL may start with: redis-py's schemes and ours (server/storage/failover.py, cluster.py).
+#: `solrace serve` refuses rediss:// all the same (_check_names); `solrace bots` takes it.
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
 
 
@@ -142,6 +143,14 @@ def _check_names(settings: Settings) -> None:
     """The settings that name things: a URL, networks, games, a folder."""
     if settings.redis and not settings.redis.startswith(REDIS_SCHEMES):
         raise ValueError(f"--redis must start with one of {', '.join(REDIS_SCHEMES)}, not {settings.redis!r}")
+    if settings.redis.startswith("rediss://"):
+        # redis-py would speak TLS, but the move pipe and the pub/sub connection (storage/resp.py)
+        # speak plain RESP: half the server's connections would fail against a TLS-only port.
+        raise ValueError(
+            "--redis: rediss:// (TLS to Redis) is not supported: the server's own connections "
+            "speak plain TCP; reach a TLS-only Redis through a local TLS tunnel (stunnel, say) "
+            "with redis://"
+        )
     if (
         settings.redis.startswith(("redis://", "rediss://"))
         and not settings.redis.split("://", 1)[1].split("/")[0]
