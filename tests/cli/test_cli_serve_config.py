@@ -115,6 +115,23 @@ def test_a_damaged_aof_is_one_line(tmp_path: Path) -> None:
     assert "Bad file format reading the append only file" in line and "redis-check-aof" in line
 
 
+def test_a_damaged_rdb_preamble_is_one_line_with_redis_own_reason(tmp_path: Path) -> None:
+    """Every AOF Redis has rewritten (at each doubling, or BGREWRITEAOF) begins with an RDB
+    snapshot. Damaged there, redis-server ends its log with redis-check-rdb's report, whose last
+    line (`[info] 0 already expired`) was the reason given; redis-check-aof cannot repair it."""
+    data = tmp_path / "data"
+    data.mkdir()
+    # An RDB (version 9, one key k=v) whose CRC64 at the end is wrong.
+    rdb = b"REDIS0009\xfa\x09redis-ver\x066.2.14\xfe\x00\xfb\x01\x00\x00\x01k\x01v\xff" + b"\x01" * 8
+    (data / "appendonly.aof").write_bytes(rdb)
+    done = serve("--port", "0", "--data", str(data))
+    assert done.returncode == 1
+    line = error_line(done.stderr)
+    assert f"the private redis-server did not start in {data.resolve()}: " in line, line
+    assert "RDB CRC error" in line and "[info]" not in line, line
+    assert "its RDB preamble" in line and "restore" in line, line
+
+
 def test_the_start_line_names_the_version_the_redis_and_the_changed_settings(tmp_path: Path) -> None:
     env = {**os.environ, "SOLRACE_DAILY_SECRET": "do-not-log-me", "SOLRACE_LOG_LEVEL": "info"}
     env.pop("SOLRACE_LOG_FORMAT", None)
