@@ -50,6 +50,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_log_arguments(parser, ", for this process and its bot workers")
 
 
+#: Settings of the private redis-server alone, that an operator may believe apply to any Redis
+#: (its durability, its memory): with --redis they change nothing, which the start says. Not
+#: --data: the image sets SOLRACE_DATA for its single-container use, and with --redis nothing
+#: is written there (no promise is broken).
+PRIVATE_REDIS_SETTINGS = ("redis_fsync", "redis_maxmemory_mb")
+
+
+def ignored_with_external_redis(settings: Settings) -> list[str]:
+    """The flags of the private redis-server given (changed from their defaults) along with
+    --redis, where they change nothing."""
+    if not settings.redis:
+        return []
+    return [
+        "--" + f.name.replace("_", "-")
+        for f in dataclasses.fields(settings)
+        if f.name in PRIVATE_REDIS_SETTINGS and getattr(settings, f.name) != f.default
+    ]
+
+
 #: Settings whose value is a secret: the startup line says only that they are set.
 SECRET_SETTINGS = ("daily_secret",)
 
@@ -93,6 +112,13 @@ async def serve(settings: Settings) -> None:
         except NotImplementedError:  # pragma: no cover - Windows
             pass
     log = logging.getLogger("solrace")
+    ignored = ignored_with_external_redis(settings)
+    if ignored:
+        log.warning(
+            "settings of the private redis-server, ignored with --redis (the external Redis' own "
+            "configuration decides: docs/operations.md §6, §13): %s",
+            ", ".join(ignored),
+        )
     workers: BotWorkers | None = None
     try:
         await app.start()

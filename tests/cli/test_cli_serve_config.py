@@ -206,3 +206,38 @@ def test_an_aof_cut_short_starts_with_a_warning(tmp_path: Path, caplog: pytest.L
         rec.getMessage() for rec in caplog.records if "dropped a damaged end of its AOF" in rec.getMessage()
     ]
     assert len(said) == 1 and "Truncating the AOF" in said[0], caplog.text
+
+
+def test_private_redis_settings_given_with_an_external_redis_are_said_to_do_nothing(
+    tmp_path: Path, clean_redis: str
+) -> None:
+    """--redis-fsync and --redis-maxmemory-mb configure the private redis-server only: given
+    with --redis they change nothing (the external Redis' configuration decides, §6 and §13),
+    which the start says in one WARNING instead of listing them among the settings in force as
+    if they applied. Not --data (deploy/Dockerfile sets SOLRACE_DATA for every container)."""
+    env = {**os.environ, "SOLRACE_REDIS_FSYNC": "everysec", "SOLRACE_DATA": str(tmp_path / "data")}
+    env.pop("SOLRACE_LOG_FORMAT", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--redis", clean_redis]
+        + ["--redis-maxmemory-mb", "100", "--bot-workers", "0", "--certify-workers", "0"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and "listening on" in proc.stdout.readline()
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    warned = [line for line in err.splitlines() if " WARNING solrace: " in line]
+    assert len(warned) == 1, err
+    assert warned[0].endswith(
+        "WARNING solrace: settings of the private redis-server, ignored with --redis (the external "
+        "Redis' own configuration decides: docs/operations.md §6, §13): --redis-fsync, "
+        "--redis-maxmemory-mb"
+    ), warned[0]
