@@ -21,6 +21,7 @@ import signal
 from client.bots.service import BotService, Limits
 from server.config import REDIS_SCHEMES, Settings
 from server.logs import add_log_arguments, setup_logging
+from server.storage.resp import auth_refusal
 
 from . import say_failure
 
@@ -138,7 +139,8 @@ def run(args: argparse.Namespace) -> int:
     # A wrong password never heals: say it and stop, rather than retry unseen forever.
     refused = asyncio.run(refused_password(redis_url))
     if refused is not None:
-        say_failure("bots", f"solrace bots: Redis refused the password of the Redis URL: {refused}")
+        said = auth_refusal(redis_url, refused) or f"Redis refused the password of the Redis URL: {refused}"
+        say_failure("bots", f"solrace bots: {said}")
         return 2
     if args.nice > 0:
         os.nice(args.nice)  # the server, on the same machine, goes first

@@ -104,6 +104,35 @@ def test_redis_out_of_reach_is_one_line() -> None:
     assert "s3cretPW" not in done.stderr
 
 
+def test_a_redis_that_refuses_the_url_s_password_is_said_so(tmp_path: Path) -> None:
+    """Redis reached but the URL's password refused, or none given where Redis asks for one: the
+    line says that, not "cannot reach Redis" (it was reached) with Redis' HELLO jargon."""
+    from server.storage.embedded_redis import EmbeddedRedis
+
+    redis = EmbeddedRedis(tmp_path / "redis", appendonly=False, password="the-right-one").start()
+    try:
+        url = f"redis://127.0.0.1:{redis.port}/0"
+        done = serve("--port", "0", "--redis", url, "--bot-workers", "0", "--certify-workers", "0")
+        assert done.returncode == 1, done.stderr
+        assert error_line(done.stderr) == (
+            f"solrace serve: Redis at {url} asks for a password and the URL gives none "
+            "(redis://:PASSWORD@HOST:PORT/DB, in SOLRACE_REDIS rather than --redis: process lists "
+            "show flags)"
+        )
+        wrong = f"redis://:wrong-one@127.0.0.1:{redis.port}/0"
+        done = serve(
+            "--port", "0", "--bot-workers", "0", "--certify-workers", "0", env={"SOLRACE_REDIS": wrong}
+        )
+        assert done.returncode == 1, done.stderr
+        line = error_line(done.stderr)
+        assert line.startswith(
+            f"solrace serve: Redis at redis://:***@127.0.0.1:{redis.port}/0 refused the password of the URL: "
+        ), line
+        assert "wrong-one" not in done.stderr
+    finally:
+        redis.stop()
+
+
 def test_a_damaged_aof_is_one_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
