@@ -124,7 +124,11 @@ def check_settings(settings: Settings) -> None:
     _check_names(settings)
     if settings.redis_wait_replicas and settings.redis_timeout_s * 1000 <= settings.redis_wait_timeout_ms:
         # A WAIT holds the move pipe's connection for up to --redis-wait-timeout-ms.
-        raise ValueError("--redis-timeout-s must be longer than --redis-wait-timeout-ms")
+        raise ValueError(
+            f"--redis-timeout-s ({settings.redis_timeout_s:g} s) must be longer than "
+            f"--redis-wait-timeout-ms ({settings.redis_wait_timeout_ms} ms) with --redis-wait-replicas "
+            "(a WAIT holds the move pipe's connection that long)"
+        )
     if settings.redis_wait_replicas and settings.redis.startswith("redis+cluster://"):
         raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
     _check_wire_bounds(settings)

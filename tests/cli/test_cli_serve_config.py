@@ -48,6 +48,18 @@ def test_every_numeric_setting_has_a_range() -> None:
         (["--limit-exempt", "300.1.1.1"], "limit-exempt"),
         (["--redis", "foo://x"], "--redis must start with one of redis://"),
         (["--redis", "redis://"], "--redis names no host"),
+        (
+            [
+                "--redis",
+                "redis://127.0.0.1:1/0",
+                "--redis-wait-replicas",
+                "1",
+                "--redis-wait-timeout-ms",
+                "6000",
+            ],
+            "--redis-timeout-s (5 s) must be longer than --redis-wait-timeout-ms (6000 ms) with "
+            "--redis-wait-replicas (a WAIT holds the move pipe's connection that long)",
+        ),
         (["--redis", "rediss://db.example:6380/0"], "--redis: rediss:// (TLS to Redis) is not supported"),
         (["--host", "256.0.0.1"], "--host '256.0.0.1' is neither an address nor a known host name"),
     ],
