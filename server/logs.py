@@ -2,7 +2,7 @@
 
 Text (the default, `--log-format text`):
 
-    2026-12-02T10:00:38.123Z INFO solrace.app: open-files limit 1048576: at most 1048064 connections
+    2026-12-02T10:00:38.123Z INFO solrace.app: open-files limit 1048576: at most 1048256 connections
 
 UTC, ISO 8601 with milliseconds and a `Z`, then the level, the logger and the
 message: one format for every process of a deployment (the bot workers write
