@@ -98,9 +98,11 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
 
 
-def _check_range(name: str, value: float) -> None:
+def check_range(name: str, value: float, flag: str | None = None) -> None:
+    """ValueError naming `flag` (the setting's own flag by default) if `value` is outside the
+    range of setting `name`; `solrace bots` checks its flags with its server settings' ranges."""
     least, most = RANGES[name]
-    flag = "--" + name.replace("_", "-")
+    flag = flag or "--" + name.replace("_", "-")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{flag} must be a finite number, not {value}")
     if (least is not None and value < least) or (most is not None and value > most):
@@ -120,7 +122,7 @@ def _number(x: float | None) -> str:
 def check_settings(settings: Settings) -> None:
     """Refuse, with a ValueError naming the flag, a value that would run a broken server."""
     for name in RANGES:
-        _check_range(name, getattr(settings, name))
+        check_range(name, getattr(settings, name))
     _check_names(settings)
     if settings.redis_wait_replicas and settings.redis_timeout_s * 1000 <= settings.redis_wait_timeout_ms:
         # A WAIT holds the move pipe's connection for up to --redis-wait-timeout-ms.

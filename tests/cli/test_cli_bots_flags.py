@@ -1,0 +1,40 @@
+"""`solrace bots` refuses a bound it cannot keep, as `solrace serve` refuses the same settings
+(RANGES, server/config/checks.py): `--max-bots 0` was taken for 1 without a word, and the
+others were taken as given (a negative pause, a niceness the kernel clamps)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--max-bots", "0"], "solrace bots: --max-bots must be at least 1, not 0"),
+        (["--think-ms", "0"], "solrace bots: --think-ms must be at least 1, not 0"),
+        (["--move-ms", "-1"], "solrace bots: --move-ms must be at least 0, not -1"),
+        (["--wait-s", "0"], "solrace bots: --wait-s must be at least 1, not 0"),
+        (["--nice", "40"], "solrace bots: --nice must be 0 to 19, not 40"),
+    ],
+)
+def test_a_bound_out_of_range_is_refused(flags: list[str], message: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT",)}
+    env["SOLRACE_REDIS"] = "redis://127.0.0.1:1/0"  # never reached: refused before
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "bots", "--url", "ws://127.0.0.1:1/ws", *flags],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert done.returncode == 2, done
+    assert done.stderr.strip() == message, done.stderr
