@@ -8,6 +8,7 @@ package, so it cannot be imported at the top.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from typing import TYPE_CHECKING
@@ -197,10 +198,15 @@ def _check_wire_bounds(settings: Settings) -> None:
             f"--time-limit-min-s and --time-limit-max-s must lie within {m.MIN_TIME_LIMIT_S}..{m.MAX_TIME_LIMIT_S} s"
             f" (the wire format's bounds), the least first, not {least}..{most}"
         )
-    if not least <= settings.time_limit_s <= most:
-        raise ValueError(f"--time-limit-s must lie within {least}..{most} s, not {settings.time_limit_s}")
-    if not least <= settings.daily_time_limit_s <= most:
-        # Below the least, every attempt would be refused as too close to the close.
-        raise ValueError(
-            f"--daily-time-limit-s must lie within {least}..{most} s, not {settings.daily_time_limit_s}"
-        )
+    # Below the least, every daily attempt would be refused as too close to the close.
+    for name in ("time_limit_s", "daily_time_limit_s"):
+        value = getattr(settings, name)
+        if not least <= value <= most:
+            # A default pushed out by --time-limit-min-s or -max-s: say it is one, or the operator
+            # looks for a value they never gave.
+            default = next(f.default for f in dataclasses.fields(settings) if f.name == name)
+            raise ValueError(
+                f"--{name.replace('_', '-')} must lie within --time-limit-min-s..--time-limit-max-s, "
+                f"{least}..{most} s, not {value}"
+                + (" (its default: give it too)" if value == default else "")
+            )

@@ -43,6 +43,21 @@ def test_every_numeric_setting_has_a_range() -> None:
         (["--hint-wait-s", "0"], "--hint-wait-s must be at least 0.001, not 0"),
         (["--redis-maxmemory-mb", "-2"], "--redis-maxmemory-mb must be at least -1, not -2"),
         (["--certified-games", "klondike"], "--certified-games: no game klondike"),
+        # A default pushed out by another flag: the line says which value is the default.
+        (
+            ["--time-limit-min-s", "700"],
+            "--time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, 700..7200 s, "
+            "not 600 (its default: give it too)",
+        ),
+        (
+            ["--time-limit-min-s", "700", "--time-limit-s", "800"],
+            "--daily-time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, "
+            "700..7200 s, not 600 (its default: give it too)",
+        ),
+        (
+            ["--time-limit-s", "20"],
+            "--time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, 30..7200 s, not 20",
+        ),
         (["--static", "/nonexistent/folder"], "--static: /nonexistent/folder is not a folder"),
         (["--trusted-proxies", "not-an-ip"], "trusted-proxies"),
         (["--limit-exempt", "300.1.1.1"], "limit-exempt"),
