@@ -39,7 +39,7 @@ from .logs import (
     error_record,
     setup_logging,
 )
-from .storage.resp import redact_url
+from .storage.resp import redact_url, url_has_password
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,6 +67,25 @@ def ignored_with_external_redis(settings: Settings) -> list[str]:
         for f in dataclasses.fields(settings)
         if f.name in PRIVATE_REDIS_SETTINGS and getattr(settings, f.name) != f.default
     ]
+
+
+def secrets_on_the_command_line(args: argparse.Namespace | None) -> list[str]:
+    """A warning for each secret given as a flag, where every local user can list it (`ps`):
+    a Redis URL with a password, the daily secret. Their variables keep them out of sight."""
+    if args is None:
+        return []
+    out = []
+    if args.redis and url_has_password(args.redis):
+        out.append(
+            "--redis gives a password on the command line, which every local user can list: "
+            "give the URL in SOLRACE_REDIS instead"
+        )
+    if args.daily_secret:
+        out.append(
+            "--daily-secret gives a secret on the command line, which every local user can list: "
+            "give it in SOLRACE_DAILY_SECRET instead"
+        )
+    return out
 
 
 #: Settings whose value is a secret: the startup line says only that they are set.
@@ -97,7 +116,7 @@ def changed_settings(settings: Settings) -> str:
 BOT_WORKERS_FIRST_S = 1.0
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, flags_given: argparse.Namespace | None = None) -> None:
     from .app import App
     from .botworkers import BotWorkers
 
@@ -112,6 +131,8 @@ async def serve(settings: Settings) -> None:
         except NotImplementedError:  # pragma: no cover - Windows
             pass
     log = logging.getLogger("solrace")
+    for warning in secrets_on_the_command_line(flags_given):
+        log.warning("%s", warning)
     ignored = ignored_with_external_redis(settings)
     if ignored:
         log.warning(
@@ -209,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
         )
     # An OSError (a port in use, Redis out of reach) is said by the command line in one line
     # with its hint, as a JSON record when the log is JSON (client/cli/__init__.py).
-    _run_loop(serve(settings))
+    _run_loop(serve(settings, args))
     return 0
 
 

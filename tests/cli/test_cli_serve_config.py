@@ -297,3 +297,44 @@ def test_private_redis_settings_given_with_an_external_redis_are_said_to_do_noth
         "Redis' own configuration decides: docs/operations.md §6, §13): --redis-fsync, "
         "--redis-maxmemory-mb"
     ), warned[0]
+
+
+def test_secrets_given_as_flags_are_warned_about(tmp_path: Path) -> None:
+    """A Redis password in --redis and the daily secret in --daily-secret are on the command line,
+    which every local user can list (docs/operations.md §3: "use the variable, not the flag"):
+    the start says so in one WARNING each, naming the variable, and never the secret."""
+    from server.storage.embedded_redis import EmbeddedRedis
+
+    redis = EmbeddedRedis(tmp_path / "redis", appendonly=False, password="pass-word-1").start()
+    env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "SOLRACE_REDIS")}
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--bot-workers", "0"]
+            + ["--certify-workers", "0", "--redis", f"redis://:pass-word-1@127.0.0.1:{redis.port}/0"]
+            + ["--daily-secret", "secret-word-2"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stdout is not None and "listening on" in proc.stdout.readline()
+            proc.send_signal(signal.SIGTERM)
+            _out, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+    finally:
+        redis.stop()
+    assert proc.returncode == 0, err
+    assert "pass-word-1" not in err and "secret-word-2" not in err
+    warned = [
+        line.split(" WARNING solrace: ", 1)[1] for line in err.splitlines() if " WARNING solrace: " in line
+    ]
+    assert warned == [
+        "--redis gives a password on the command line, which every local user can list: "
+        "give the URL in SOLRACE_REDIS instead",
+        "--daily-secret gives a secret on the command line, which every local user can list: "
+        "give it in SOLRACE_DAILY_SECRET instead",
+    ], err
