@@ -30,12 +30,9 @@ from protocol.version import software_version
 from .config import Settings
 from .logs import (
     FORMAT_ENV,
-    FORMATS,
     LEVEL_ENV,
-    LEVELS,
     add_log_arguments,
-    env_format,
-    env_level,
+    env_refusal,
     error_record,
     setup_logging,
 )
@@ -204,13 +201,9 @@ def quiet_resource_tracker() -> None:
 
 def run(args: argparse.Namespace) -> int:
     fmt = args.log_format
-    raw = env_format()
-    if raw is not None and raw not in FORMATS:
-        return _refuse(f"{FORMAT_ENV}={raw!r} is not {' or '.join(FORMATS)}", fmt, 2)
-    level = env_level()
-    if level is not None and level not in LEVELS:  # WARN, say: not INFO without a word
-        raw_level = os.environ[LEVEL_ENV]
-        return _refuse(f"{LEVEL_ENV}={raw_level!r} is not {', '.join(LEVELS[:-1])} or {LEVELS[-1]}", fmt, 2)
+    refused = env_refusal()  # SOLRACE_LOG_LEVEL=WARN, say: not INFO without a word
+    if refused is not None:
+        return _refuse(refused, fmt, 2)
     # The bot workers (`solrace bots`, started with this environment) log in the same format,
     # at the same level.
     os.environ[FORMAT_ENV] = fmt

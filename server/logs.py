@@ -88,6 +88,18 @@ def env_format() -> str | None:
     return None if raw is None else raw.strip().lower()
 
 
+def env_refusal() -> str | None:
+    """Why SOLRACE_LOG_FORMAT or SOLRACE_LOG_LEVEL cannot be used (`solrace serve` and `solrace
+    bots` refuse to start on it, not taking a typo for the default), or None."""
+    fmt = env_format()
+    if fmt is not None and fmt not in FORMATS:
+        return f"{FORMAT_ENV}={fmt!r} is not {' or '.join(FORMATS)}"
+    level = env_level()
+    if level is not None and level not in LEVELS:
+        return f"{LEVEL_ENV}={os.environ[LEVEL_ENV]!r} is not {', '.join(LEVELS[:-1])} or {LEVELS[-1]}"
+    return None
+
+
 def default_format() -> str:
     """SOLRACE_LOG_FORMAT when it names a format; else text (`solrace serve` refuses a bad one)."""
     fmt = env_format()

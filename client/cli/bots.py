@@ -20,7 +20,7 @@ import signal
 
 from client.bots.service import BotService, Limits
 from server.config import REDIS_SCHEMES, Settings, check_range
-from server.logs import add_log_arguments, setup_logging
+from server.logs import add_log_arguments, env_refusal, setup_logging
 from server.storage.resp import auth_refusal
 
 from . import say_failure
@@ -135,6 +135,10 @@ async def refused_password(redis_url: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = env_refusal()
+    if refused is not None:
+        say_failure("bots", f"solrace bots: {refused}")
+        return 2
     setup_logging(args.log_level, args.log_format)
     redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
     if not redis_url:

@@ -38,3 +38,32 @@ def test_a_bound_out_of_range_is_refused(flags: list[str], message: str) -> None
     )
     assert done.returncode == 2, done
     assert done.stderr.strip() == message, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        (
+            "SOLRACE_LOG_LEVEL",
+            "WARN",
+            "solrace bots: SOLRACE_LOG_LEVEL='WARN' is not DEBUG, INFO, WARNING or ERROR",
+        ),
+        ("SOLRACE_LOG_FORMAT", "xml", "solrace bots: SOLRACE_LOG_FORMAT='xml' is not text or json"),
+    ],
+)
+def test_an_unknown_log_variable_is_refused(variable: str, value: str, message: str) -> None:
+    """As `solrace serve` refuses them (tests/cli/test_cli_serve_config.py), not taken for the
+    default without a word."""
+    env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "SOLRACE_LOG_LEVEL")}
+    env.update({"SOLRACE_REDIS": "redis://127.0.0.1:1/0", variable: value})
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "bots", "--url", "ws://127.0.0.1:1/ws"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert done.returncode == 2, done
+    assert done.stderr.strip() == message, done.stderr
