@@ -18,7 +18,7 @@ OPERATIONS = ROOT / "docs" / "operations.md"
 #: The §3 table says in words what these string defaults mean.
 DEFAULT_IN_WORDS = {
     "redis": "(empty)",
-    "static": "client/web/static",
+    "static": "(empty: the installed package's client/web/static)",
     "trusted_proxies": "(none)",
     "allowed_origins": "(none)",
     "daily_secret": "(generated once, kept in Redis)",
