@@ -36,7 +36,7 @@ from .logs import (
     error_record,
     setup_logging,
 )
-from .storage.resp import redact_url, url_has_password
+from .storage.resp import PASSWORD_FLAG_WARNING, redact_url, url_has_password
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,10 +73,7 @@ def secrets_on_the_command_line(args: argparse.Namespace | None) -> list[str]:
         return []
     out = []
     if args.redis and url_has_password(args.redis):
-        out.append(
-            "--redis gives a password on the command line, which every local user can list: "
-            "give the URL in SOLRACE_REDIS instead"
-        )
+        out.append(PASSWORD_FLAG_WARNING)
     if args.daily_secret:
         out.append(
             "--daily-secret gives a secret on the command line, which every local user can list: "

@@ -21,7 +21,7 @@ import signal
 from client.bots.service import BotService, Limits
 from server.config import REDIS_SCHEMES, Settings, check_range
 from server.logs import add_log_arguments, env_refusal, setup_logging
-from server.storage.resp import auth_refusal
+from server.storage.resp import PASSWORD_FLAG_WARNING, auth_refusal, url_has_password
 
 from . import say_failure
 
@@ -162,10 +162,10 @@ def run(args: argparse.Namespace) -> int:
         said = auth_refusal(redis_url, refused) or f"Redis refused the password of the Redis URL: {refused}"
         say_failure("bots", f"solrace bots: {said}")
         return 2
+    if args.redis and url_has_password(args.redis):
+        logging.getLogger("solrace.bots").warning("%s", PASSWORD_FLAG_WARNING)
     if args.nice > 0:
         os.nice(args.nice)  # the server, on the same machine, goes first
-    limits = Limits(
-        max_bots=args.max_bots, think_ms=args.think_ms, move_ms=args.move_ms, wait_s=args.wait_s
-    )
+    limits = Limits(max_bots=args.max_bots, think_ms=args.think_ms, move_ms=args.move_ms, wait_s=args.wait_s)
     asyncio.run(serve(BotService(args.url, redis_url, limits, parent=args.parent)))
     return 0

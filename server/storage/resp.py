@@ -76,6 +76,13 @@ def url_has_password(url: str) -> bool:
     return "password=" in url
 
 
+#: What `solrace serve` and `solrace bots` log when --redis carries a password.
+PASSWORD_FLAG_WARNING = (
+    "--redis gives a password on the command line, which every local user can list: "
+    "give the URL in SOLRACE_REDIS instead"
+)
+
+
 def auth_refusal(url: str, error: BaseException | str) -> str | None:
     """One sentence for Redis refusing `url`'s credentials (its password wrong, or missing where
     Redis asks for one), or None for any other failure. Never repeats the password."""
