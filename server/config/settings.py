@@ -128,7 +128,12 @@ class Settings:
         default=10.0, metadata=_doc("seconds a new connection has to say hello", "HELLO_TIMEOUT")
     )
     session_ttl_s: int = field(
-        default=7 * 86400, metadata=_doc("lifetime of a session token, renewed at each hello", "SESSION_TTL")
+        default=7 * 86400,
+        metadata=_doc(
+            "lifetime of a session token once its player took a seat (until then "
+            "--fresh-session-ttl-s), renewed at each hello",
+            "SESSION_TTL",
+        ),
     )
     fresh_session_ttl_s: int = field(
         default=6 * 3600,
