@@ -209,8 +209,7 @@ class Certifier:
         if self.stopping.is_set() or getattr(self, name) is not executor:
             return False  # the stop's doing, or another job of the same pool said it already
         log.warning(
-            "a solver worker process ended unexpectedly (killed?): its job failed; "
-            "starting new %s workers",
+            "a solver worker process ended unexpectedly (killed?): its job failed; starting new %s workers",
             "request" if name == "request_executor" else "certify",
         )
         st = self.settings

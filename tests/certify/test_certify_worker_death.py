@@ -40,7 +40,9 @@ async def worker_pid(job: Any) -> int | None:
 
 @pytest.mark.parametrize("pool", ["certify", "request"])
 async def test_a_killed_solver_worker_is_replaced(r, caplog: pytest.LogCaptureFixture, pool: str) -> None:
-    settings = dataclasses.replace(Settings(), certify_workers=1, solver_request_workers=1, certified_games="")
+    settings = dataclasses.replace(
+        Settings(), certify_workers=1, solver_request_workers=1, certified_games=""
+    )
     certifier = Certifier(r, settings)
     await certifier.start()
     job = certifier.run if pool == "certify" else certifier.ask
