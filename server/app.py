@@ -41,7 +41,7 @@ from .storage.embedded_redis import (
 )
 from .storage.host_memory import auto_maxmemory_mb
 from .storage.keys import new_race_id
-from .storage.resp import redact_url
+from .storage.resp import auth_refusal, redact_url
 from .storage.store import Store
 from .storage.supervisor import Supervisor
 
@@ -157,7 +157,9 @@ class App:
             await self.store.start()
         except (RedisError, OSError) as exc:
             # The one failure an operator meets at every misconfiguration: say it in one line.
-            raise RedisUnreachable(f"cannot reach Redis at {redact_url(url)}: {exc}") from None
+            raise RedisUnreachable(
+                auth_refusal(url, exc) or f"cannot reach Redis at {redact_url(url)}: {exc}"
+            ) from None
         self.service = Service(self.settings, self.store, self.metrics)
         st = self.settings
         self.daily = Daily(

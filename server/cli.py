@@ -30,14 +30,13 @@ from protocol.version import software_version
 from .config import Settings
 from .logs import (
     FORMAT_ENV,
-    FORMATS,
     LEVEL_ENV,
     add_log_arguments,
-    env_format,
+    env_refusal,
     error_record,
     setup_logging,
 )
-from .storage.resp import redact_url
+from .storage.resp import PASSWORD_FLAG_WARNING, redact_url, url_has_password
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +45,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.usage = "%(prog)s [options]  (every option: %(prog)s --help)"
     Settings.add_arguments(parser)
     add_log_arguments(parser, ", for this process and its bot workers")
+
+
+#: Settings of the private redis-server alone, that an operator may believe apply to any Redis
+#: (its durability, its memory): with --redis they change nothing, which the start says. Not
+#: --data: the image sets SOLRACE_DATA for its single-container use, and with --redis nothing
+#: is written there (no promise is broken).
+PRIVATE_REDIS_SETTINGS = ("redis_fsync", "redis_maxmemory_mb")
+
+
+def ignored_with_external_redis(settings: Settings) -> list[str]:
+    """The flags of the private redis-server given (changed from their defaults) along with
+    --redis, where they change nothing."""
+    if not settings.redis:
+        return []
+    return [
+        "--" + f.name.replace("_", "-")
+        for f in dataclasses.fields(settings)
+        if f.name in PRIVATE_REDIS_SETTINGS and getattr(settings, f.name) != f.default
+    ]
+
+
+def secrets_on_the_command_line(args: argparse.Namespace | None) -> list[str]:
+    """A warning for each secret given as a flag, where every local user can list it (`ps`):
+    a Redis URL with a password, the daily secret. Their variables keep them out of sight."""
+    if args is None:
+        return []
+    out = []
+    if args.redis and url_has_password(args.redis):
+        out.append(PASSWORD_FLAG_WARNING)
+    if args.daily_secret:
+        out.append(
+            "--daily-secret gives a secret on the command line, which every local user can list: "
+            "give it in SOLRACE_DAILY_SECRET instead"
+        )
+    return out
 
 
 #: Settings whose value is a secret: the startup line says only that they are set.
@@ -76,7 +110,7 @@ def changed_settings(settings: Settings) -> str:
 BOT_WORKERS_FIRST_S = 1.0
 
 
-async def serve(settings: Settings) -> None:
+async def serve(settings: Settings, flags_given: argparse.Namespace | None = None) -> None:
     from .app import App
     from .botworkers import BotWorkers
 
@@ -91,6 +125,15 @@ async def serve(settings: Settings) -> None:
         except NotImplementedError:  # pragma: no cover - Windows
             pass
     log = logging.getLogger("solrace")
+    for warning in secrets_on_the_command_line(flags_given):
+        log.warning("%s", warning)
+    ignored = ignored_with_external_redis(settings)
+    if ignored:
+        log.warning(
+            "settings of the private redis-server, ignored with --redis (the external Redis' own "
+            "configuration decides: docs/operations.md §6, §13): %s",
+            ", ".join(ignored),
+        )
     workers: BotWorkers | None = None
     try:
         await app.start()
@@ -155,9 +198,9 @@ def quiet_resource_tracker() -> None:
 
 def run(args: argparse.Namespace) -> int:
     fmt = args.log_format
-    raw = env_format()
-    if raw is not None and raw not in FORMATS:
-        return _refuse(f"{FORMAT_ENV}={raw!r} is not {' or '.join(FORMATS)}", fmt, 2)
+    refused = env_refusal()  # SOLRACE_LOG_LEVEL=WARN, say: not INFO without a word
+    if refused is not None:
+        return _refuse(refused, fmt, 2)
     # The bot workers (`solrace bots`, started with this environment) log in the same format,
     # at the same level.
     os.environ[FORMAT_ENV] = fmt
@@ -177,7 +220,7 @@ def run(args: argparse.Namespace) -> int:
         )
     # An OSError (a port in use, Redis out of reach) is said by the command line in one line
     # with its hint, as a JSON record when the log is JSON (client/cli/__init__.py).
-    _run_loop(serve(settings))
+    _run_loop(serve(settings, args))
     return 0
 
 

@@ -2,7 +2,7 @@
 
 Text (the default, `--log-format text`):
 
-    2026-12-02T10:00:38.123Z INFO solrace.app: open-files limit 1048576: at most 1048064 connections
+    2026-12-02T10:00:38.123Z INFO solrace.app: open-files limit 1048576: at most 1048256 connections
 
 UTC, ISO 8601 with milliseconds and a `Z`, then the level, the logger and the
 message: one format for every process of a deployment (the bot workers write
@@ -70,15 +70,34 @@ class JsonFormatter(UtcFormatter):
 
 
 def default_level() -> str:
-    """SOLRACE_LOG_LEVEL, for deployments configured by environment alone; else INFO."""
-    level = os.environ.get(LEVEL_ENV, "INFO").upper()
+    """SOLRACE_LOG_LEVEL, for deployments configured by environment alone; else INFO (`solrace
+    serve` refuses a bad one)."""
+    level = env_level()
     return level if level in LEVELS else "INFO"
+
+
+def env_level() -> str | None:
+    """SOLRACE_LOG_LEVEL as given (upper case), or None when it is not set."""
+    raw = os.environ.get(LEVEL_ENV)
+    return None if raw is None else raw.strip().upper()
 
 
 def env_format() -> str | None:
     """SOLRACE_LOG_FORMAT as given (lower case), or None when it is not set."""
     raw = os.environ.get(FORMAT_ENV)
     return None if raw is None else raw.strip().lower()
+
+
+def env_refusal() -> str | None:
+    """Why SOLRACE_LOG_FORMAT or SOLRACE_LOG_LEVEL cannot be used (`solrace serve` and `solrace
+    bots` refuse to start on it, not taking a typo for the default), or None."""
+    fmt = env_format()
+    if fmt is not None and fmt not in FORMATS:
+        return f"{FORMAT_ENV}={fmt!r} is not {' or '.join(FORMATS)}"
+    level = env_level()
+    if level is not None and level not in LEVELS:
+        return f"{LEVEL_ENV}={os.environ[LEVEL_ENV]!r} is not {', '.join(LEVELS[:-1])} or {LEVELS[-1]}"
+    return None
 
 
 def default_format() -> str:

@@ -94,6 +94,10 @@ class FakeServer:
         # Hooks.
         self.drop_before_ack: int = 0  # drop the connection instead of the next k acks (move applied)
         self.withhold_next_progress: bool = False  # skip sending one progress event (a ver gap)
+        # Hold the acks of this player's moves (applied, progress published) until the event is
+        # set: a rival's progress then overtakes the ack, as on a real server.
+        self.hold_acks_of: str | None = None
+        self.acks_released = asyncio.Event()
         self.url = ""
         self._server: Any = None
 
@@ -326,15 +330,20 @@ class FakeServer:
             self.drop_before_ack -= 1
             await ws.close(m.CloseCode.RESTART, "dropped before the ack")
             return
-        await reply(self.ack(r, seat, res.revealed, msg, dup=False))
+        if self.hold_acks_of == player:
+            await self.acks_released.wait()
+        await reply(self.ack(r, seat, res.revealed, msg, dup=False, ver=ver))
 
-    def ack(self, r: FakeRace, seat: Seat, revealed: Any, msg: m.Move, *, dup: bool) -> m.Ack:
+    def ack(
+        self, r: FakeRace, seat: Seat, revealed: Any, msg: m.Move, *, dup: bool, ver: int | None = None
+    ) -> m.Ack:
+        """`ver`: the version of the move's progress event (a duplicate: the race's current)."""
         g = seat.game
         assert g is not None
         return m.Ack(
             race=r.race,
             n=seat.n,
-            ver=r.ver,
+            ver=r.ver if ver is None else ver,
             move=seat.last_move or msg.move,
             revealed=list(revealed),
             home=g.cards_home,

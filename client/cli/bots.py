@@ -19,8 +19,9 @@ import os
 import signal
 
 from client.bots.service import BotService, Limits
-from server.config import REDIS_SCHEMES, Settings
-from server.logs import add_log_arguments, setup_logging
+from server.config import REDIS_SCHEMES, Settings, check_range
+from server.logs import add_log_arguments, env_refusal, setup_logging
+from server.storage.resp import PASSWORD_FLAG_WARNING, auth_refusal, url_has_password
 
 from . import say_failure
 
@@ -59,6 +60,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--parent", type=int, default=None, help="stop when the process with this pid is gone"
     )
     add_log_arguments(parser)
+
+
+#: The bounds of `solrace bots`, each with the server setting whose range (RANGES) it shares.
+BOUNDS = {
+    "max_bots": "bots_max",
+    "think_ms": "bot_think_ms",
+    "move_ms": "bot_move_ms",
+    "wait_s": "bot_wait_s",
+    "nice": "bot_nice",
+}
 
 
 #: A worker whose stop has not ended this long after it began exits all the same: a bot's
@@ -124,6 +135,10 @@ async def refused_password(redis_url: str) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refused = env_refusal()
+    if refused is not None:
+        say_failure("bots", f"solrace bots: {refused}")
+        return 2
     setup_logging(args.log_level, args.log_format)
     redis_url = args.redis or os.environ.get("SOLRACE_REDIS", "")
     if not redis_url:
@@ -135,15 +150,22 @@ def run(args: argparse.Namespace) -> int:
             f"solrace bots: the Redis URL must start with {', '.join(REDIS_SCHEMES)}, not {redis_url!r}",
         )
         return 2
+    for name, setting in BOUNDS.items():
+        try:
+            check_range(setting, getattr(args, name), flag="--" + name.replace("_", "-"))
+        except ValueError as exc:
+            say_failure("bots", f"solrace bots: {exc}")
+            return 2
     # A wrong password never heals: say it and stop, rather than retry unseen forever.
     refused = asyncio.run(refused_password(redis_url))
     if refused is not None:
-        say_failure("bots", f"solrace bots: Redis refused the password of the Redis URL: {refused}")
+        said = auth_refusal(redis_url, refused) or f"Redis refused the password of the Redis URL: {refused}"
+        say_failure("bots", f"solrace bots: {said}")
         return 2
+    if args.redis and url_has_password(args.redis):
+        logging.getLogger("solrace.bots").warning("%s", PASSWORD_FLAG_WARNING)
     if args.nice > 0:
         os.nice(args.nice)  # the server, on the same machine, goes first
-    limits = Limits(
-        max_bots=max(1, args.max_bots), think_ms=args.think_ms, move_ms=args.move_ms, wait_s=args.wait_s
-    )
+    limits = Limits(max_bots=args.max_bots, think_ms=args.think_ms, move_ms=args.move_ms, wait_s=args.wait_s)
     asyncio.run(serve(BotService(args.url, redis_url, limits, parent=args.parent)))
     return 0

@@ -15,6 +15,10 @@ log = logging.getLogger("solrace.client")
 
 #: Least wait after an automatic resync refused `rate-limited` before another may be asked.
 RESYNC_BACKOFF_MS = 100
+#: How long a gap in a race's versions may stay open before it is resynced: the missing version
+#: is often the ack of the player's own move, overtaken by a rival's progress (the server writes
+#: that from its pub/sub connection, the ack from its move pipe), and arrives within milliseconds.
+GAP_GRACE_MS = 50
 
 
 class RaceTracking(Requester):
@@ -35,7 +39,7 @@ class RaceTracking(Requester):
             return False
         self._missing.setdefault(race, set()).update(range(last + 1, ver))
         self.versions[race] = ver
-        self._schedule_resync(race, since=last)
+        self._schedule_resync(race, since=last, gap=True)
         return True
 
     def _on_ack(self, ack: m.Ack) -> None:
@@ -124,14 +128,20 @@ class RaceTracking(Requester):
                 board.reset(st.you.view, st.you.n, home=st.you.home, status=st.you.status, legal=st.you.legal)
         self._resyncing.discard(race)
 
-    def _schedule_resync(self, race: str, since: int | None) -> None:
+    def _schedule_resync(self, race: str, since: int | None, gap: bool = False) -> None:
         if race in self._resyncing or not self.connected:
             return
         self._resyncing.add(race)
-        self._spawn(self._quiet_resync(race, since))
+        self._spawn(self._quiet_resync(race, since, gap))
 
-    async def _quiet_resync(self, race: str, since: int | None) -> None:
+    async def _quiet_resync(self, race: str, since: int | None, gap: bool = False) -> None:
         try:
+            if gap:
+                # Not for a gap that fills by itself (GAP_GRACE_MS): each resync spends a
+                # message credit the player's moves need.
+                await asyncio.sleep(GAP_GRACE_MS / 1000)
+                if not self._missing.get(race):
+                    return
             await self.resync(race, since=since)
         except (ServerError, Disconnected, TimeoutError) as exc:
             log.warning("automatic resync of %s failed: %s", race, exc)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures.process import BrokenProcessPool
 from typing import TYPE_CHECKING
 
 from protocol import messages as m
@@ -34,6 +35,15 @@ def solver_busy(what: str, waited_s: float) -> RaceError:
     )
 
 
+def solver_lost(what: str) -> RaceError:
+    """The worker of `what` died under it (killed, the OOM killer): new workers are started."""
+    return RaceError(
+        ErrorCode.SOLVER_BUSY,
+        f"the solver worker of {what} ended unexpectedly: ask again",
+        retry_ms=SOLVER_RETRY_MS,
+    )
+
+
 class CertifyHandlers:
     def __init__(self, svc: Runtime, certifier: Certifier) -> None:
         self.svc = svc
@@ -61,6 +71,8 @@ class CertifyHandlers:
             raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
         except TimeoutError:
             raise solver_busy("the hint", wait) from None
+        except BrokenProcessPool:
+            raise solver_lost("the hint") from None
         return m.HintData(rid=msg.rid, race=rid, n=pg.n, move=move)
 
     async def analysis(self, s: Session, msg: m.Analysis) -> m.AnalysisData:
@@ -79,6 +91,8 @@ class CertifyHandlers:
             raise RaceError(ErrorCode.INTERNAL, "this server has no solver worker") from None
         except TimeoutError:
             raise solver_busy("the analysis", wait) from None
+        except BrokenProcessPool:
+            raise solver_lost("the analysis") from None
         return m.AnalysisData(rid=msg.rid, race=rid, players=[m.PlayerAnalysis(**e) for e in out])
 
 

@@ -33,6 +33,7 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker
 from typing import Any, TypeVar
 
@@ -89,20 +90,18 @@ def end_workers(executor: Executor, grace_s: float = 2.0) -> None:
 
     `shutdown(wait=False)` alone is not enough: the interpreter's exit hook joins
     the pool's manager thread, which waits for each running task, and a search
-    can run for minutes. So the workers are terminated (killed after `grace_s`)
-    first, and only then is the executor shut down.
+    can run for minutes. So the workers are killed first (waited for up to `grace_s`
+    each), and only then is the executor shut down.
     """
     # ProcessPoolExecutor has no public way to end its workers before Python 3.14.
     procs = list((getattr(executor, "_processes", None) or {}).values())
     executor.shutdown(wait=False, cancel_futures=True)
+    # SIGKILL: a worker ignores SIGTERM (work.start_worker) and holds nothing to save.
     for proc in procs:
-        if proc.is_alive():
-            proc.terminate()
-    for proc in procs:
-        proc.join(grace_s)
         if proc.is_alive():
             proc.kill()
-            proc.join()
+    for proc in procs:
+        proc.join(grace_s)
     executor.shutdown(wait=True)
 
 
@@ -168,6 +167,8 @@ class Certifier:
         self.asking = 0
         self.nobody_asking = asyncio.Event()
         self.nobody_asking.set()
+        # Pools whose worker died (killed, the OOM killer), being ended in a thread.
+        self.retiring: set[asyncio.Future[None]] = set()
 
     def request_workers(self) -> int:
         """The worker processes a player's request (hint, analysis) may run in."""
@@ -196,13 +197,38 @@ class Certifier:
             if executor is not None:
                 setattr(self, name, None)
                 await asyncio.to_thread(end_workers, executor)
+        if self.retiring:
+            await asyncio.gather(*self.retiring, return_exceptions=True)
         await stop_task(self.task)
+
+    def broken(self, name: str, executor: Executor) -> bool:
+        """After a `BrokenProcessPool` of `executor` (a worker died: killed, the OOM killer):
+        the pool is unusable for good, so it is retired and the next job gets a new one (the
+        request workers on the next request, the certify workers at once). One line per
+        death, no traceback. False when stopping (the stop ends the workers itself)."""
+        if self.stopping.is_set() or getattr(self, name) is not executor:
+            return False  # the stop's doing, or another job of the same pool said it already
+        log.warning(
+            "a solver worker process ended unexpectedly (killed?): its job failed; starting new %s workers",
+            "request" if name == "request_executor" else "certify",
+        )
+        st = self.settings
+        setattr(self, name, workers(st.certify_workers, st.certify_nice) if name == "executor" else None)
+        retired = asyncio.ensure_future(asyncio.to_thread(end_workers, executor))
+        self.retiring.add(retired)
+        retired.add_done_callback(self.retiring.discard)
+        return True
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(*args)` in a worker process; the event loop only waits for it."""
-        if self.executor is None:
+        executor = self.executor
+        if executor is None:
             raise NoWorker("this server runs no solver worker")
-        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
+        try:
+            return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+        except BrokenProcessPool:
+            self.broken("executor", executor)
+            raise
 
     async def ask(self, fn: Callable[..., T], *args: Any) -> T:
         """`fn(*args)` for a request a player waits for: in a request worker, or else in a
@@ -212,7 +238,12 @@ class Certifier:
                 # Made on the first request: an executor never used leaves its queues'
                 # semaphores to the resource tracker's warning at exit.
                 self.request_executor = workers(self.settings.solver_request_workers, 0)
-            return await asyncio.get_running_loop().run_in_executor(self.request_executor, fn, *args)
+            executor = self.request_executor
+            try:
+                return await asyncio.get_running_loop().run_in_executor(executor, fn, *args)
+            except BrokenProcessPool:
+                self.broken("request_executor", executor)
+                raise
         self.asking += 1
         self.nobody_asking.clear()
         try:
@@ -294,7 +325,9 @@ class Certifier:
             except Exception as exc:
                 if self.stopping.is_set():
                     return
-                if is_outage(exc):  # Redis restarting: one line for the outage, not one a second
+                if isinstance(exc, BrokenProcessPool):
+                    pass  # a worker died: run() said so in one line and made new workers
+                elif is_outage(exc):  # Redis restarting: one line for the outage, not one a second
                     log.log(self.outages.level(), "certified pool refill failed: %s", exc)
                 else:
                     log.warning("certified pool refill failed", exc_info=True)
@@ -343,8 +376,9 @@ class Certifier:
                 if asker and self.started_by.get(asker) == race:
                     del self.started_by[asker]
                 # Every request may have stopped waiting (`analysis_wait_s`): say why it failed.
-                if not f.cancelled() and f.exception() is not None:
-                    log.warning("analysis of race %s failed", race, exc_info=f.exception())
+                exc = None if f.cancelled() else f.exception()
+                if exc is not None and not isinstance(exc, BrokenProcessPool):  # broken() said that
+                    log.warning("analysis of race %s failed", race, exc_info=exc)
 
             running.add_done_callback(done)
         return await asyncio.shield(running)

@@ -32,9 +32,12 @@ def start_worker(parent: int, nice: int) -> None:
     """
     if nice > 0:
         os.nice(nice)
-    # A terminal's Ctrl-C reaches the whole process group: the server ends its workers itself
-    # (end_workers), while a worker killed by it would fail the solve under way for nothing.
+    # A terminal's Ctrl-C reaches the whole process group, and so does a SIGTERM sent to it
+    # (systemd's default KillMode=control-group, `timeout`, `kill -- -PGID`): the server ends
+    # its workers itself (end_workers, with SIGKILL), while a worker killed by the signal would
+    # fail the solve under way for nothing and leave a broken pool to the stop.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -10,7 +10,7 @@ the ones docs/protocol.md §7 uses and `welcome.limits` reports.
     flags.py     the flags and SOLRACE_* variables
 """
 
-from .checks import RANGES, REDIS_SCHEMES
+from .checks import RANGES, REDIS_SCHEMES, check_range
 from .settings import Settings
 
-__all__ = ["RANGES", "REDIS_SCHEMES", "Settings"]
+__all__ = ["RANGES", "REDIS_SCHEMES", "Settings", "check_range"]

@@ -8,6 +8,7 @@ package, so it cannot be imported at the top.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from typing import TYPE_CHECKING
@@ -94,12 +95,15 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "quick_bot_after_s": (0, None),
 }
 #: What a Redis URL may start with: redis-py's schemes and ours (server/storage/failover.py, cluster.py).
+#: `solrace serve` refuses rediss:// all the same (_check_names); `solrace bots` takes it.
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://", "redis+sentinel://", "redis+cluster://")
 
 
-def _check_range(name: str, value: float) -> None:
+def check_range(name: str, value: float, flag: str | None = None) -> None:
+    """ValueError naming `flag` (the setting's own flag by default) if `value` is outside the
+    range of setting `name`; `solrace bots` checks its flags with its server settings' ranges."""
     least, most = RANGES[name]
-    flag = "--" + name.replace("_", "-")
+    flag = flag or "--" + name.replace("_", "-")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"{flag} must be a finite number, not {value}")
     if (least is not None and value < least) or (most is not None and value > most):
@@ -119,11 +123,15 @@ def _number(x: float | None) -> str:
 def check_settings(settings: Settings) -> None:
     """Refuse, with a ValueError naming the flag, a value that would run a broken server."""
     for name in RANGES:
-        _check_range(name, getattr(settings, name))
+        check_range(name, getattr(settings, name))
     _check_names(settings)
     if settings.redis_wait_replicas and settings.redis_timeout_s * 1000 <= settings.redis_wait_timeout_ms:
         # A WAIT holds the move pipe's connection for up to --redis-wait-timeout-ms.
-        raise ValueError("--redis-timeout-s must be longer than --redis-wait-timeout-ms")
+        raise ValueError(
+            f"--redis-timeout-s ({settings.redis_timeout_s:g} s) must be longer than "
+            f"--redis-wait-timeout-ms ({settings.redis_wait_timeout_ms} ms) with --redis-wait-replicas "
+            "(a WAIT holds the move pipe's connection that long)"
+        )
     if settings.redis_wait_replicas and settings.redis.startswith("redis+cluster://"):
         raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
     _check_wire_bounds(settings)
@@ -142,6 +150,14 @@ def _check_names(settings: Settings) -> None:
     """The settings that name things: a URL, networks, games, a folder."""
     if settings.redis and not settings.redis.startswith(REDIS_SCHEMES):
         raise ValueError(f"--redis must start with one of {', '.join(REDIS_SCHEMES)}, not {settings.redis!r}")
+    if settings.redis.startswith("rediss://"):
+        # redis-py would speak TLS, but the move pipe and the pub/sub connection (storage/resp.py)
+        # speak plain RESP: half the server's connections would fail against a TLS-only port.
+        raise ValueError(
+            "--redis: rediss:// (TLS to Redis) is not supported: the server's own connections "
+            "speak plain TCP; reach a TLS-only Redis through a local TLS tunnel (stunnel, say) "
+            "with redis://"
+        )
     if (
         settings.redis.startswith(("redis://", "rediss://"))
         and not settings.redis.split("://", 1)[1].split("/")[0]
@@ -182,10 +198,15 @@ def _check_wire_bounds(settings: Settings) -> None:
             f"--time-limit-min-s and --time-limit-max-s must lie within {m.MIN_TIME_LIMIT_S}..{m.MAX_TIME_LIMIT_S} s"
             f" (the wire format's bounds), the least first, not {least}..{most}"
         )
-    if not least <= settings.time_limit_s <= most:
-        raise ValueError(f"--time-limit-s must lie within {least}..{most} s, not {settings.time_limit_s}")
-    if not least <= settings.daily_time_limit_s <= most:
-        # Below the least, every attempt would be refused as too close to the close.
-        raise ValueError(
-            f"--daily-time-limit-s must lie within {least}..{most} s, not {settings.daily_time_limit_s}"
-        )
+    # Below the least, every daily attempt would be refused as too close to the close.
+    for name in ("time_limit_s", "daily_time_limit_s"):
+        value = getattr(settings, name)
+        if not least <= value <= most:
+            # A default pushed out by --time-limit-min-s or -max-s: say it is one, or the operator
+            # looks for a value they never gave.
+            default = next(f.default for f in dataclasses.fields(settings) if f.name == name)
+            raise ValueError(
+                f"--{name.replace('_', '-')} must lie within --time-limit-min-s..--time-limit-max-s, "
+                f"{least}..{most} s, not {value}"
+                + (" (its default: give it too)" if value == default else "")
+            )

@@ -29,7 +29,12 @@ class Settings:
     port: int = field(default=8765, metadata=_doc("port to listen on (0 picks a free one)"))
     redis: str = field(
         default="",
-        metadata=_doc("Redis URL (redis://host:port/db); empty starts a private redis-server"),
+        metadata=_doc(
+            "Redis URL: redis://[user:pass@]host:port/db, unix:///path, "
+            "redis+cluster://host:port[,host:port...] or "
+            "redis+sentinel://host:port[,host:port...]/SERVICE[/db]; a password belongs in the "
+            "variable, not the flag (process lists show flags); empty starts a private redis-server"
+        ),
     )
     data: str = field(default="./data", metadata=_doc("data folder of the private redis-server (AOF)"))
     redis_fsync: str = field(
@@ -123,7 +128,12 @@ class Settings:
         default=10.0, metadata=_doc("seconds a new connection has to say hello", "HELLO_TIMEOUT")
     )
     session_ttl_s: int = field(
-        default=7 * 86400, metadata=_doc("lifetime of a session token, renewed at each hello", "SESSION_TTL")
+        default=7 * 86400,
+        metadata=_doc(
+            "lifetime of a session token once its player took a seat (until then "
+            "--fresh-session-ttl-s), renewed at each hello",
+            "SESSION_TTL",
+        ),
     )
     fresh_session_ttl_s: int = field(
         default=6 * 3600,
@@ -153,7 +163,8 @@ class Settings:
     limit_exempt: str = field(
         default="127.0.0.0/8,::1",
         metadata=_doc(
-            "comma-separated addresses or networks exempt from NEW_SESSIONS_PER_MIN (local tools: bench, "
+            "comma-separated addresses or networks exempt from NEW_SESSIONS_PER_MIN, "
+            "--max-public-lobbies-per-addr and the account claims per address (local tools: bench, "
             "bots on the server's machine); empty: none"
         ),
     )
@@ -206,7 +217,8 @@ class Settings:
         default=65536,
         metadata=_doc(
             "kernel send buffer of each websocket, bytes (0: the OS autotunes it, up to megabytes): with "
-            "OUTBOUND_QUEUE it bounds what a client that stops reading holds before it is closed"
+            "OUTBOUND_BYTES and OUTBOUND_QUEUE it bounds what a client that stops reading holds before "
+            "it is closed"
         ),
     )
     ping_interval_s: float = field(
@@ -224,7 +236,7 @@ class Settings:
         default="",
         metadata=_doc(
             "comma-separated addresses or networks (10.0.0.0/8) of proxies whose X-Forwarded-For names "
-            "the client address (for MAX_CONN_PER_ADDR); empty: trust none"
+            "the client address (for the per-address limits, --metrics-from and the log); empty: trust none"
         ),
     )
     allowed_origins: str = field(

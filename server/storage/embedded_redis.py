@@ -220,6 +220,34 @@ def replies(s: socket.socket, count: int) -> bytes:
     return data
 
 
+#: How redis-server's log says the AOF begins with an RDB snapshot (every AOF it rewrote does).
+RDB_PREAMBLE = "Reading RDB preamble from AOF file"
+#: The lines of redis-check-rdb's report, which redis-server prints (unmarked) after a damaged RDB.
+RDB_REPORT = ("[offset ", "[info] ", "[additional info] ", "--- RDB ERROR DETECTED ---")
+
+
+def rdb_report_at(lines: list[tuple[str, str]]) -> int:
+    """Where the redis-check-rdb report that ends `lines` begins (len(lines): none)."""
+    at = len(lines)
+    while at > 0 and lines[at - 1][0] == "" and lines[at - 1][1].startswith(RDB_REPORT):
+        at -= 1
+    return at
+
+
+def start_failure(lines: list[tuple[str, str]]) -> str:
+    """Why redis-server did not start, from its (mark, message) lines: its last line, unless
+    they end with redis-check-rdb's report (keys counted, `[info] 0 already expired`): then
+    Redis' own last warning before it (`Wrong RDB checksum ... Aborting now.`)."""
+    if not lines:
+        return "no log line (is the redis-server binary runnable?)"
+    at = rdb_report_at(lines)
+    if at < len(lines):
+        warned = [message for mark, message in lines[:at] if mark == "#"]
+        if warned:
+            return warned[-1].strip()
+    return lines[-1][1].strip()
+
+
 class EmbeddedRedis:
     """A redis-server child process. Use as a context manager or start()/stop()."""
 
@@ -331,19 +359,26 @@ class EmbeddedRedis:
                 return self
             self.stop()
             started.wait_end(LOG_CATCH_UP_S)
-            messages = [message for _, message in started.start_lines]
-            if self.port or not any("Address already in use" in m for m in messages):
+            lines = list(started.start_lines)
+            if self.port or not any("Address already in use" in m for _, m in lines):
                 break
-        raise RedisStartError(self._why_not_started(messages))
+        raise RedisStartError(self._why_not_started(lines))
 
-    def _why_not_started(self, messages: list[str]) -> str:
-        """One line: the reason redis-server gave (its last line), and what to do about a damaged AOF."""
-        reason = messages[-1].strip() if messages else "no log line (is the redis-server binary runnable?)"
+    def _why_not_started(self, lines: list[tuple[str, str]]) -> str:
+        """One line: the reason redis-server gave (its last line, or its last warning before a
+        redis-check-rdb report), and what to do about a damaged AOF."""
+        reason = start_failure(lines)
         text = f"the private redis-server did not start in {self.data_dir}: {reason}"
         free = free_bytes(self.data_dir)
         if free is not None and free < MIN_FREE_BYTES:
             text += f" (the disk is full: {free:,} bytes free in the data folder)"
-        if "append only file" in reason.lower():
+        if any(m.startswith(RDB_PREAMBLE) for _, m in lines) and rdb_report_at(lines) < len(lines):
+            text += (
+                " (the damage is in its RDB preamble, the snapshot an AOF rewrite writes first, "
+                "which redis-check-aof cannot repair: restore a backup of the data folder, "
+                "docs/operations.md §6)"
+            )
+        elif "append only file" in reason.lower():
             text += (
                 " (copy the folder first; the repair tool redis-check-aof is this redis-server binary "
                 "run under that name: docs/operations.md §6)"

@@ -54,6 +54,50 @@ def redact_url(url: str) -> str:
     return out
 
 
+#: How Redis refuses a client's credentials, by version and protocol: a wrong password, or none
+#: where Redis asks for one (RESP3's HELLO says the latter in its own words).
+AUTH_REFUSALS = (
+    "NOAUTH",
+    "WRONGPASS",
+    "Authentication required",
+    "HELLO must be called with the client already authenticated",
+    "invalid username-password pair",
+    "invalid password",
+)
+
+
+def url_has_password(url: str) -> bool:
+    """Whether a Redis URL carries a password (`:pw@` in any host of it, or `?password=`)."""
+    netloc = url.partition("://")[2].partition("/")[0]
+    for part in netloc.split(","):
+        userinfo, at, _host = part.rpartition("@")
+        if at and userinfo.partition(":")[2]:
+            return True
+    return "password=" in url
+
+
+#: What `solrace serve` and `solrace bots` log when --redis carries a password.
+PASSWORD_FLAG_WARNING = (
+    "--redis gives a password on the command line, which every local user can list: "
+    "give the URL in SOLRACE_REDIS instead"
+)
+
+
+def auth_refusal(url: str, error: BaseException | str) -> str | None:
+    """One sentence for Redis refusing `url`'s credentials (its password wrong, or missing where
+    Redis asks for one), or None for any other failure. Never repeats the password."""
+    text = str(error).strip()
+    if not any(mark.lower() in text.lower() for mark in AUTH_REFUSALS):
+        return None
+    where = redact_url(url)
+    if url_has_password(url):
+        return f"Redis at {where} refused the password of the URL: {text}"
+    return (
+        f"Redis at {where} asks for a password and the URL gives none (redis://:PASSWORD@HOST:PORT/DB, "
+        "in SOLRACE_REDIS rather than --redis: process lists show flags)"
+    )
+
+
 ReplyError = hiredis.ReplyError
 
 #: After a READONLY reply the pipe drops its connection and reconnects this much later.

@@ -130,9 +130,16 @@ def test_a_bad_environment_value_is_one_line(tmp_path: Path) -> None:
             "--time-limit-min-s and --time-limit-max-s must lie within 30..7200 s"
             " (the wire format's bounds), the least first, not 30..9000",
         ),
-        (["--time-limit-max-s", "300"], "--time-limit-s must lie within 30..300 s, not 600"),
+        (
+            ["--time-limit-max-s", "300"],
+            "--time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, 30..300 s, not 600"
+            " (its default: give it too)",
+        ),
         # each refused every attempt (too close to the close) or crashed the start
-        (["--daily-time-limit-s", "20"], "--daily-time-limit-s must lie within 30..7200 s, not 20"),
+        (
+            ["--daily-time-limit-s", "20"],
+            "--daily-time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, 30..7200 s, not 20",
+        ),
         (["--daily-replay-top", "0"], "--daily-replay-top must be at least 1, not 0"),
     ],
 )

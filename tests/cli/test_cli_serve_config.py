@@ -43,11 +43,39 @@ def test_every_numeric_setting_has_a_range() -> None:
         (["--hint-wait-s", "0"], "--hint-wait-s must be at least 0.001, not 0"),
         (["--redis-maxmemory-mb", "-2"], "--redis-maxmemory-mb must be at least -1, not -2"),
         (["--certified-games", "klondike"], "--certified-games: no game klondike"),
+        # A default pushed out by another flag: the line says which value is the default.
+        (
+            ["--time-limit-min-s", "700"],
+            "--time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, 700..7200 s, "
+            "not 600 (its default: give it too)",
+        ),
+        (
+            ["--time-limit-min-s", "700", "--time-limit-s", "800"],
+            "--daily-time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, "
+            "700..7200 s, not 600 (its default: give it too)",
+        ),
+        (
+            ["--time-limit-s", "20"],
+            "--time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, 30..7200 s, not 20",
+        ),
         (["--static", "/nonexistent/folder"], "--static: /nonexistent/folder is not a folder"),
         (["--trusted-proxies", "not-an-ip"], "trusted-proxies"),
         (["--limit-exempt", "300.1.1.1"], "limit-exempt"),
         (["--redis", "foo://x"], "--redis must start with one of redis://"),
         (["--redis", "redis://"], "--redis names no host"),
+        (
+            [
+                "--redis",
+                "redis://127.0.0.1:1/0",
+                "--redis-wait-replicas",
+                "1",
+                "--redis-wait-timeout-ms",
+                "6000",
+            ],
+            "--redis-timeout-s (5 s) must be longer than --redis-wait-timeout-ms (6000 ms) with "
+            "--redis-wait-replicas (a WAIT holds the move pipe's connection that long)",
+        ),
+        (["--redis", "rediss://db.example:6380/0"], "--redis: rediss:// (TLS to Redis) is not supported"),
         (["--host", "256.0.0.1"], "--host '256.0.0.1' is neither an address nor a known host name"),
     ],
 )
@@ -73,6 +101,19 @@ def test_an_unknown_log_level_is_refused() -> None:
     assert "argument --log-level: invalid choice: 'VERBOSE'" in done.stderr
 
 
+def test_an_unknown_log_level_variable_is_refused(tmp_path: Path) -> None:
+    """SOLRACE_LOG_LEVEL=WARN (a common spelling) is refused like SOLRACE_LOG_FORMAT=xml, not taken
+    for INFO without a word; lower case is a level."""
+    done = serve("--port", "0", "--data", str(tmp_path / "data"), env={"SOLRACE_LOG_LEVEL": "WARN"})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (
+        "solrace serve: SOLRACE_LOG_LEVEL='WARN' is not DEBUG, INFO, WARNING or ERROR"
+    )
+    assert not (tmp_path / "data").exists()
+    done = serve("--port", "-1", env={"SOLRACE_LOG_LEVEL": "warning"})  # refused for the port, not the level
+    assert "SOLRACE_LOG_LEVEL" not in done.stderr and "--port" in done.stderr, done.stderr
+
+
 def test_a_bad_flag_gets_a_short_usage_not_every_flag() -> None:
     done = serve("--log-format", "xml", env={"SOLRACE_LOG_FORMAT": "text"})
     assert done.returncode == 2
@@ -90,6 +131,35 @@ def test_redis_out_of_reach_is_one_line() -> None:
     assert "s3cretPW" not in done.stderr
 
 
+def test_a_redis_that_refuses_the_url_s_password_is_said_so(tmp_path: Path) -> None:
+    """Redis reached but the URL's password refused, or none given where Redis asks for one: the
+    line says that, not "cannot reach Redis" (it was reached) with Redis' HELLO jargon."""
+    from server.storage.embedded_redis import EmbeddedRedis
+
+    redis = EmbeddedRedis(tmp_path / "redis", appendonly=False, password="the-right-one").start()
+    try:
+        url = f"redis://127.0.0.1:{redis.port}/0"
+        done = serve("--port", "0", "--redis", url, "--bot-workers", "0", "--certify-workers", "0")
+        assert done.returncode == 1, done.stderr
+        assert error_line(done.stderr) == (
+            f"solrace serve: Redis at {url} asks for a password and the URL gives none "
+            "(redis://:PASSWORD@HOST:PORT/DB, in SOLRACE_REDIS rather than --redis: process lists "
+            "show flags)"
+        )
+        wrong = f"redis://:wrong-one@127.0.0.1:{redis.port}/0"
+        done = serve(
+            "--port", "0", "--bot-workers", "0", "--certify-workers", "0", env={"SOLRACE_REDIS": wrong}
+        )
+        assert done.returncode == 1, done.stderr
+        line = error_line(done.stderr)
+        assert line.startswith(
+            f"solrace serve: Redis at redis://:***@127.0.0.1:{redis.port}/0 refused the password of the URL: "
+        ), line
+        assert "wrong-one" not in done.stderr
+    finally:
+        redis.stop()
+
+
 def test_a_damaged_aof_is_one_line(tmp_path: Path) -> None:
     data = tmp_path / "data"
     data.mkdir()
@@ -99,6 +169,23 @@ def test_a_damaged_aof_is_one_line(tmp_path: Path) -> None:
     line = error_line(done.stderr)
     assert f"the private redis-server did not start in {data.resolve()}: " in line, line
     assert "Bad file format reading the append only file" in line and "redis-check-aof" in line
+
+
+def test_a_damaged_rdb_preamble_is_one_line_with_redis_own_reason(tmp_path: Path) -> None:
+    """Every AOF Redis has rewritten (at each doubling, or BGREWRITEAOF) begins with an RDB
+    snapshot. Damaged there, redis-server ends its log with redis-check-rdb's report, whose last
+    line (`[info] 0 already expired`) was the reason given; redis-check-aof cannot repair it."""
+    data = tmp_path / "data"
+    data.mkdir()
+    # An RDB (version 9, one key k=v) whose CRC64 at the end is wrong.
+    rdb = b"REDIS0009\xfa\x09redis-ver\x066.2.14\xfe\x00\xfb\x01\x00\x00\x01k\x01v\xff" + b"\x01" * 8
+    (data / "appendonly.aof").write_bytes(rdb)
+    done = serve("--port", "0", "--data", str(data))
+    assert done.returncode == 1
+    line = error_line(done.stderr)
+    assert f"the private redis-server did not start in {data.resolve()}: " in line, line
+    assert "RDB CRC error" in line and "[info]" not in line, line
+    assert "its RDB preamble" in line and "restore" in line, line
 
 
 def test_the_start_line_names_the_version_the_redis_and_the_changed_settings(tmp_path: Path) -> None:
@@ -175,3 +262,79 @@ def test_an_aof_cut_short_starts_with_a_warning(tmp_path: Path, caplog: pytest.L
         rec.getMessage() for rec in caplog.records if "dropped a damaged end of its AOF" in rec.getMessage()
     ]
     assert len(said) == 1 and "Truncating the AOF" in said[0], caplog.text
+
+
+def test_private_redis_settings_given_with_an_external_redis_are_said_to_do_nothing(
+    tmp_path: Path, clean_redis: str
+) -> None:
+    """--redis-fsync and --redis-maxmemory-mb configure the private redis-server only: given
+    with --redis they change nothing (the external Redis' configuration decides, §6 and §13),
+    which the start says in one WARNING instead of listing them among the settings in force as
+    if they applied. Not --data (deploy/Dockerfile sets SOLRACE_DATA for every container)."""
+    env = {**os.environ, "SOLRACE_REDIS_FSYNC": "everysec", "SOLRACE_DATA": str(tmp_path / "data")}
+    env.pop("SOLRACE_LOG_FORMAT", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--redis", clean_redis]
+        + ["--redis-maxmemory-mb", "100", "--bot-workers", "0", "--certify-workers", "0"],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None and "listening on" in proc.stdout.readline()
+        proc.send_signal(signal.SIGTERM)
+        _out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    warned = [line for line in err.splitlines() if " WARNING solrace: " in line]
+    assert len(warned) == 1, err
+    assert warned[0].endswith(
+        "WARNING solrace: settings of the private redis-server, ignored with --redis (the external "
+        "Redis' own configuration decides: docs/operations.md §6, §13): --redis-fsync, "
+        "--redis-maxmemory-mb"
+    ), warned[0]
+
+
+def test_secrets_given_as_flags_are_warned_about(tmp_path: Path) -> None:
+    """A Redis password in --redis and the daily secret in --daily-secret are on the command line,
+    which every local user can list (docs/operations.md §3: "use the variable, not the flag"):
+    the start says so in one WARNING each, naming the variable, and never the secret."""
+    from server.storage.embedded_redis import EmbeddedRedis
+
+    redis = EmbeddedRedis(tmp_path / "redis", appendonly=False, password="pass-word-1").start()
+    env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "SOLRACE_REDIS")}
+    try:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--bot-workers", "0"]
+            + ["--certify-workers", "0", "--redis", f"redis://:pass-word-1@127.0.0.1:{redis.port}/0"]
+            + ["--daily-secret", "secret-word-2"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert proc.stdout is not None and "listening on" in proc.stdout.readline()
+            proc.send_signal(signal.SIGTERM)
+            _out, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+    finally:
+        redis.stop()
+    assert proc.returncode == 0, err
+    assert "pass-word-1" not in err and "secret-word-2" not in err
+    warned = [
+        line.split(" WARNING solrace: ", 1)[1] for line in err.splitlines() if " WARNING solrace: " in line
+    ]
+    assert warned == [
+        "--redis gives a password on the command line, which every local user can list: "
+        "give the URL in SOLRACE_REDIS instead",
+        "--daily-secret gives a secret on the command line, which every local user can list: "
+        "give it in SOLRACE_DAILY_SECRET instead",
+    ], err

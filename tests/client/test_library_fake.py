@@ -15,7 +15,7 @@ from fake_server import FakeServer, wait_until
 from waiting import DEADLINE
 
 import client
-from client.library import ConnectionLost, Reconnected
+from client.library import ConnectionLost, Reconnected, tracking
 from protocol import messages as m
 
 pytestmark = pytest.mark.timeout(30)
@@ -119,6 +119,36 @@ async def test_two_players_progress_versions_and_gap_resync() -> None:
         assert ok.ver == fake.races[snap.race].ver == a.versions[snap.race]
         await b.wait_for("progress", lambda e: e.status == "finished", timeout=DEADLINE)
         assert b.races_seen[snap.race].players[0].status == "finished"
+
+
+async def test_a_gap_the_own_ack_fills_is_not_resynced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A rival's progress can overtake the ack of the player's own move (the server writes them
+    from two connections): the version between looks missing for a moment. That gap was resynced
+    at once, a message credit spent for nothing; two fast bots in one race spent so many that the
+    resyncs themselves were rate-limited ("automatic resync ... failed", dozens a race)."""
+    monkeypatch.setattr(tracking, "GAP_GRACE_MS", 60_000, raising=False)  # the ack comes far sooner
+    async with (
+        FakeServer() as fake,
+        client.connect(fake.url, name="a") as a,
+        client.connect(fake.url, name="b") as b,
+    ):
+        snap = await a.create("fours-up", seats=2)
+        await b.join(snap.race)
+        await a.ready(snap.race)
+        await b.ready(snap.race)
+        for c in (a, b):
+            await c.wait_for(m.Started, timeout=DEADLINE)
+        assert a.player is not None
+        fake.hold_acks_of = a.player
+        moving = asyncio.ensure_future(a.move(snap.race, "draw"))
+        await wait_until(lambda: fake.races[snap.race].players[str(a.player)].n == 1)
+        await b.move(snap.race, "draw")  # its progress reaches a before a's own ack
+        await a.wait_for("progress", lambda e: e.player == b.player, timeout=DEADLINE)
+        fake.acks_released.set()
+        await moving
+        assert a.versions[snap.race] == fake.races[snap.race].ver
+        assert not a._missing.get(snap.race)
+        assert not any(isinstance(f, m.Resync) for f in fake.frames_in)
 
 
 async def test_reconnect_resends_an_unacknowledged_move_once() -> None:
