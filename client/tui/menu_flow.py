@@ -322,15 +322,17 @@ class MenuFlow:
 
         return self.app.run_worker(play_again, "play_again", "menu", exclusive=True)
 
-    async def _play_again(self, intent: Intent) -> None:
+    async def _play_again(self, intent: Intent) -> str | None:
+        """The rematch ``intent`` played; refused, the reason said and returned."""
         app = self.app
         s, old = app.session, app.model
         assert s is not None
         try:
             reply = await start(s, intent)
         except ServerError as e:
-            app.say(start_refused_text(e, intent), error=True)
-            return
+            refused = start_refused_text(e, intent)
+            app.say(refused, error=True)
+            return refused
         if old.race_id:
             app.races_left.add(old.race_id)  # its late events must not bring it back
         app.model = RaceModel(me=old.me)
@@ -346,6 +348,7 @@ class MenuFlow:
             app.model.apply(reply)
             app.say(started_text(intent, reply, app.online))
         app.redraw()
+        return None
 
     async def begin(self, intent: Intent) -> None:
         """Start (create, join, queue for, resume…) the race ``intent`` asks for; a rematch
@@ -354,7 +357,10 @@ class MenuFlow:
         s = app.session
         assert s is not None
         if intent.mode in ("rematch", "accept"):
-            await self._play_again(intent)
+            # Refused, no race is on screen (`--rematch` at launch): the board, the help and
+            # the command line say what to do, as for a refused join (they said "connecting…").
+            self.refused = await self._play_again(intent)
+            app.redraw()
             return
         if intent.mode in ("quick", "daily"):
             app.model.game = intent.game
