@@ -166,6 +166,9 @@ class CommandLine:
                 m.declared_finished()
             elif word == "leave":
                 app.say("you left the race")
+                if not app.back_to:  # no seat, nothing of the lobby's acts: the menu
+                    app.menu_flow.after_leave()
+                    return
             m.apply(reply)
             if word in ("ready", "unready") and m.status == "lobby":
                 # The line said when the race was created may be stale by now: what it waits for.

@@ -280,6 +280,27 @@ class MenuFlow:
         app.rematch_offer = None  # the race it was for is behind for good
         await self.begin(intent)
 
+    def after_leave(self) -> Worker[None]:
+        """`leave` gave up the seat: the race put behind for good and the menu opened (the
+        lobby stayed on screen, "seats 0/2", offering ready and start to a player with no
+        seat), as the browser goes back home. No Esc back to it: that race is not yours."""
+        return self.app.run_worker(self._after_leave, "after_leave", "menu")
+
+    async def _after_leave(self) -> None:
+        app = self.app
+        m = app.model
+        if m.race_id:
+            app.races_left.add(m.race_id)  # its late events must not bring it back
+            app.notify(f"You left race {m.race_id}.", timeout=5)
+        app.model = RaceModel(me=m.me, game=m.game)
+        app.selected = None
+        app.moves_sent.clear()
+        intent = None
+        while intent is None:
+            intent = await self.choose()
+        app.model.game = None
+        await self.begin(intent)
+
     def back_to_race(self, m: RaceModel) -> None:
         """Esc on the menu: the race the `menu` command left, shown again; its events
         count again, and a resync brings what came while the menu was open."""
