@@ -21,6 +21,7 @@ from .hints import ask_hint
 from .menu_flow import MenuFlow
 from .model import RaceModel
 from .race_commands import (
+    QUEUED_COMMAND,
     connecting_help,
     finish_prompt,
     looks_like_a_move,
@@ -149,6 +150,9 @@ class CommandLine:
         s = app.session
         if s is not None and word == "leave" and m.status == "queued":
             app.menu_flow.leave_queue()
+            return
+        if m.status == "queued":
+            app.say(QUEUED_COMMAND, error=True)
             return
         if s is None or not m.race_id:
             app.say(no_race_text(app.back_to), error=True)

@@ -171,6 +171,11 @@ def not_now_text(m: RaceModel) -> str:
     return "the race has not started: moves wait for the start ('help' says how it starts)"
 
 
+#: A race command (ready, start, finish…) typed while waiting in the quick-match queue: no
+#: race yet, and nothing to do for it to start (it said "no race here: 'menu' to choose one").
+QUEUED_COMMAND = "no race yet: you are waiting for rivals, and the race starts by itself once they come ('leave' stops waiting)"
+
+
 def no_race_text(back_to: str | None = None) -> str:
     """What a race command or a move says while there is no race on screen: what can be done
     instead (the menu, or ctrl+q back to the app this race was for, ``back_to``)."""
