@@ -131,7 +131,8 @@ class WatchApp(BrowseApp):
     TITLE = "solrace watch"
     CSS = """
     #list-view { height: 1fr; }
-    #list-title { height: 1; padding: 0 1; }
+    /* Rows as the title needs: one game's empty list said more than a row holds at 80 columns. */
+    #list-title { height: auto; padding: 0 1; }
     #races { height: 1fr; }
     #race-view { display: none; height: 1fr; }
     #race-info { height: 2; padding: 0 1; background: $boost; }

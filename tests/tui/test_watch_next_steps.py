@@ -38,3 +38,25 @@ async def test_an_empty_list_and_a_finished_race_say_what_next(make_server, tmp_
             said = " ".join(rendered(result).split())
             assert f"solrace replay --url {url} --race {race}" in said
             assert f"solrace analyze --url {url} --race {race}" in said
+
+
+@pytest.mark.timeout(60)
+async def test_the_empty_list_of_one_game_is_said_whole_at_80x24(make_server, tmp_path):
+    """`solrace watch --game double-aces-and-kings` with no live race: the title's one row cut
+    it at the screen's edge ("… once it starts (solrace "); it takes the rows it needs."""
+    server = await make_server()
+    url = server.ws_url
+    app = WatchApp(
+        connector(url, "watcher", str(tmp_path / "token")), game="double-aces-and-kings", server_url=url
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        title = app.query_one("#list-title")
+        await until(pilot, lambda: "no live public race" in rendered(title), what="the empty list")
+
+        def shown() -> str:
+            strips = app.screen._compositor.render_strips()[title.region.y : title.region.bottom]
+            return " ".join(" ".join("".join(seg.text for seg in s) for s in strips).split())
+
+        await until(
+            pilot, lambda: shown().endswith("once it starts (solrace play)"), what=f"whole: {shown()}"
+        )
