@@ -39,6 +39,10 @@ from .session import ServerError, Session
 
 TOP, AROUND = 10, 3
 
+#: The status line in an arena: its keys; once it is over, none of them acts.
+ARENA_KEYS = "j: join · w: withdraw · b: berserk · Esc: back to the list"
+ARENA_OVER = "this arena is over: nobody is paired any more · Esc: back to the list"
+
 
 @dataclass(frozen=True)
 class PlayNext:
@@ -220,6 +224,8 @@ class ArenaApp(BrowseApp):
             return True
         if self.arena_id is None:
             return False
+        if action in ("join", "withdraw", "berserk") and self.arena_over():
+            return False  # nothing to join, leave or berserk any more
         joined = bool(self.data.get("joined"))
         if action == "join":
             return None if joined else True
@@ -232,6 +238,12 @@ class ArenaApp(BrowseApp):
         if action == "play":
             return self.paired is not None
         return True
+
+    def arena_over(self) -> bool:
+        """The open arena has ended (its last races may still be finishing): it pairs nobody."""
+        arena = self.data.get("arena") or {}
+        ends = arena.get("ends")
+        return arena.get("status") == "over" or (isinstance(ends, int) and self.now() >= ends)
 
     def sync_bindings(self) -> None:
         # Only on a change: a refresh recomposes the footer, and the arena redraws every second.
@@ -294,8 +306,10 @@ class ArenaApp(BrowseApp):
         self.query_one("#arena-view").display = True
         if self.paired is not None:
             self.show_paired()
+        elif self.arena_over():
+            self.say(ARENA_OVER)
         else:
-            self.say("j: join · w: withdraw · b: berserk · Esc: back to the list")
+            self.say(ARENA_KEYS)
         self.draw_arena()
         self.learn_race(data)
 
@@ -312,6 +326,9 @@ class ArenaApp(BrowseApp):
         self.query_one("#arena-winners", Static).update(winners_line(self.board) or "")
         self.query_one("#standings-title", Static).update(standings_title(self.board))
         self.query_one("#standings", Static).update("\n".join(standings_lines(self.board, me)))
+        status = self.query_one("#status", Static)
+        if self.paired is None and self.arena_over() and str(status.render()) == ARENA_KEYS:
+            self.say(ARENA_OVER)  # it ended while open: its keys act no more
         self.sync_bindings()
 
     def _featured(self) -> dict[str, Any]:

@@ -84,7 +84,7 @@ def standings_lines(board: dict[str, Any], me: str | None) -> list[str]:
         lines.append("     …")
         lines += [standing_line(r, me) for r in rest]
     if not lines:
-        lines.append("  nobody has joined yet")
+        lines.append("  nobody joined" if board.get("final") else "  nobody has joined yet")
     return lines
 
 
