@@ -134,7 +134,7 @@ class CommandLine:
         elif m.status == "none":
             app.say(no_race_text(app.back_to), error=True)
         elif not looks_like_a_move(text):
-            app.say(unknown_text(text), error=True)
+            app.say(unknown_text(text, m.game), error=True)
         elif m.status != "running":
             app.say(not_now_text(m), error=True)
         else:

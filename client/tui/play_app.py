@@ -31,6 +31,7 @@ from .race_commands import (
     CONNECTING_PLACEHOLDER,
     RematchWord,
     connecting_help,
+    for_game,
     help_text,
     hints_possible,
     info_text,
@@ -314,8 +315,8 @@ class PlayApp(App[int]):
         else:
             result.display = False
         mine_over = m.my_status not in (None, "playing")
-        self.query_one("#cmd", Input).placeholder = placeholder(
-            m.status, self.back_to, mine_over, self.rematch_word()
+        self.query_one("#cmd", Input).placeholder = for_game(
+            placeholder(m.status, self.back_to, mine_over, self.rematch_word()), m.game
         )
         self.refresh_info()
 

@@ -135,6 +135,7 @@ def help_text(
             text = text.replace("  Commands: ", OVER_REPLAY + "  Commands: ")
     else:
         text = HELP
+    text = for_game(text, m.game)
     return text.replace(" menu", "") if back_to else text
 
 
@@ -153,10 +154,21 @@ def looks_like_a_move(text: str) -> bool:
     return ">" in text or text.lower() in ("d", "draw")
 
 
-def unknown_text(text: str) -> str:
+def unknown_text(text: str, game: str | None = None) -> str:
     """What a line that is neither a command nor a move is told (it was sent as a move, and
     the server's "not a move: expected draw, SRC>DST or SRC:K>DST" never named `help`)."""
-    return f"{text!r} is not a command: 'help' lists them; a move is w>f3, t2:3>t5 or d (draw)"
+    return for_game(
+        f"{text!r} is not a command: 'help' lists them; a move is w>f3, t2:3>t5 or d (draw)", game
+    )
+
+
+def for_game(text: str, game: str | None) -> str:
+    """``text``'s move example from the waste, ``w>f3``, as one from the tableau for a game
+    with no waste (Rouge et Noir: "w>f3" typed as told was answered "no pile 'w'")."""
+    found = GAMES.get(game or "")
+    if found is None or "w" in found.pile_names:
+        return text
+    return text.replace("w>f3", "t1>f0")
 
 
 def not_now_text(m: RaceModel) -> str:
