@@ -27,6 +27,7 @@ from .arena_view import (
     OVER_FOR_ME,
     arena_header,
     arena_list,
+    arenas_title,
     joined_said,
     paired_line,
     races_line,
@@ -267,7 +268,7 @@ class ArenaApp(BrowseApp):
         self.fill_table(
             "#arenas",
             zip((a.get("id") for a in self.arenas), rows, strict=True),
-            f"[b]{len(self.arenas)} arena(s)[/b] — Enter: open · r: refresh · ctrl+q: quit",
+            arenas_title(len(self.arenas)),
             widths,
         )
 

@@ -51,6 +51,11 @@ def arena_row(arena: dict[str, Any], now: int) -> tuple[str, ...]:
     )
 
 
+def arenas_title(count: int) -> str:
+    """The arena list's title: "3 arenas — Enter: open…" (it said "3 arena(s)")."""
+    return f"[b]{plural(count, 'arena')}[/b] — Enter: open · r: refresh · ctrl+q: quit"
+
+
 def arena_list(
     arenas: Sequence[dict[str, Any]], now: int, width: int
 ) -> tuple[list[int], list[tuple[str, ...]]]:

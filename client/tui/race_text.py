@@ -19,7 +19,7 @@ from .model import PlayerRow, RaceModel
 from .race_commands import RematchWord
 from .ratings_text import change_text, rated_needs_account
 from .session import ServerError
-from .text import clock, marked_name, ranking_lines, tie_break_notes
+from .text import clock, marked_name, plural, ranking_lines, tie_break_notes
 
 #: What a rated race's result says until its `rating` event comes (docs/protocol.md §9).
 RATING_PENDING = "rated race: your new rating comes once the ratings are updated…"
@@ -318,7 +318,7 @@ def started_text(intent: Intent, reply: dict[str, Any], online: bool = True) -> 
     ``online``: an in-process race, which nobody else can join)."""
     game = game_name(intent.game or "")
     if intent.mode == "quick":
-        return f"waiting for {intent.seats - 1} rival(s) for {game}…" + (
+        return f"waiting for {plural(intent.seats - 1, 'rival')} for {game}…" + (
             " (rated: players of close rating are matched first)" if intent.rated else ""
         )
     if intent.mode == "create":

@@ -124,7 +124,7 @@ def list_title(count: int, what: str = "") -> str:
     Enter: spectate" over an empty table offered a key with nothing to act on."""
     if not count:
         return f"[b]no live public race{what} now[/b] — one shows here once it starts (solrace play)"
-    return f"[b]{count} live public race(s){what}[/b] — Enter: spectate"
+    return f"[b]{plural(count, 'live public race')}{what}[/b] — Enter: spectate"
 
 
 class WatchApp(BrowseApp):
