@@ -344,6 +344,8 @@ class ArenaApp(BrowseApp):
             self.draw_arena()
 
     def action_refresh(self) -> None:
+        if self.connect_again():
+            return
         if self.arena_id is None:
             self.refresh_list()
         else:

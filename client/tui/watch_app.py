@@ -272,6 +272,8 @@ class WatchApp(BrowseApp):
             self.draw_list(event.size.width)  # the app's own size may not be the new one yet
 
     def action_refresh(self) -> None:
+        if self.connect_again():
+            return
         if self.model is None:
             self.refresh_list()
 
