@@ -81,6 +81,7 @@ class CommandScreen(Protocol):
     menu_flow: MenuFlow
 
     def help_text(self) -> str: ...
+    def connect_again(self) -> None: ...
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
     def resync(self) -> Worker[None]: ...
@@ -114,6 +115,8 @@ class CommandLine:
             return
         if word in ("quit", "exit", "q"):
             app.exit(0)
+        elif app.session is None and app.connect_failed and word == "retry":
+            app.connect_again()
         elif app.session is None:  # still connecting (or failed to): nothing acts yet
             failed = app.connect_failed
             app.say(connecting_help(connection_text(None, app.server_url, failed), failed), error=failed)

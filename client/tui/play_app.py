@@ -205,6 +205,16 @@ class PlayApp(App[int]):
 
     # -- the way in and out (menu_flow.py) ---------------------------------------
 
+    def connect_again(self) -> None:
+        """`retry` once connecting failed (a server started meanwhile): connecting again, as at
+        the start (it offered only ctrl+q: quit, and start the app again)."""
+        self.connect_failed = False
+        connecting = connection_text(None, self.server_url)
+        self.query_one("#board", BoardView).show(None, placeholder=connecting)
+        self.query_one("#cmd", Input).placeholder = CONNECTING_PLACEHOLDER
+        self.say(connecting_help(connecting))
+        self.menu_flow.main()
+
     def show_cannot_connect(self, text: str) -> None:
         self.query_one("#board", BoardView).show(None, placeholder=text)
         self.query_one("#cmd", Input).placeholder = CANNOT_CONNECT_PLACEHOLDER

@@ -27,16 +27,16 @@ HELP = (
 #: The command line's placeholder until the session opens: nothing it offers would act yet.
 CONNECTING_PLACEHOLDER = "connecting…: ctrl+q quits"
 #: ...and once connecting failed.
-CANNOT_CONNECT_PLACEHOLDER = "not connected: ctrl+q quits"
+CANNOT_CONNECT_PLACEHOLDER = "not connected: 'retry' connects again, ctrl+q quits"
 
 
 def connecting_help(connection: str, failed: bool = False) -> str:
     """The status line until the session opens (``connection``: race_text.connection_text's
     "connecting to HOST…"), and what a command typed meanwhile is told: no race, move or
     command acts before then (HELP's would have done nothing); once connecting ``failed``,
-    only quitting is left."""
+    'retry' (a server started meanwhile) or quitting is left."""
     if failed:
-        return f"{connection}: nothing to act on (ctrl+q quits)"
+        return f"{connection}: nothing to act on ('retry' connects again, ctrl+q quits)"
     return f"{connection} Moves and commands work once connected; ctrl+q quits."
 
 

@@ -122,7 +122,7 @@ def unreachable_text(server_url: str | None) -> str:
             "or name the right one: solrace play --url ws://HOST:PORT/ws",
             "or practise without a server: solrace play --offline",
             "",
-            "ctrl+q quits",
+            "'retry' connects again (once a server runs there); ctrl+q quits",
         ]
     )
 
