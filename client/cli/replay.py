@@ -33,7 +33,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
     parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
     parser.add_argument("--invite", help="with --race: a private race's invite (a link carries it)")
-    parser.add_argument("--player", help="show this player's moves first (id or name; default: the winner)")
+    parser.add_argument(
+        "--player",
+        help="show this player's moves first (id, name, or place as the viewer numbers them: 1, 2…; "
+        "default: the winner)",
+    )
     add_token_argument(parser)
 
 
@@ -92,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         doc = asyncio.run(obtain(args))
         replay = build_replay(doc)
         if args.player and replay.find(args.player) is None:
-            names = ", ".join(p.name for p in replay.players)
+            names = ", ".join(f"{i} {p.name}" for i, p in enumerate(replay.players, 1))
             raise InputError(f"--player: no {args.player!r} in this race (its players: {names})")
         keys_from_the_terminal()
     except (InputError, ReplayError, OSError) as e:

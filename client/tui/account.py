@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import WORDS
 from .errors import error_text as player_error_text
 from .net import is_account_token, load_token, token_path, write_token
 
@@ -49,10 +48,8 @@ def error_text(code: str, message: str = "", retry_ms: int | None = None) -> str
     """A server refusal as one sentence (no traceback, no code to look up): the words of
     client/tui/errors.py, but the server's own message where it says more of an account's
     rules (which one a password or a name breaks, and its figures)."""
-    if code == "bad-password" and message:
-        return message
-    if code == "bad-name" and message:
-        return f"{message} ({WORDS[code]})"
+    if code in ("bad-password", "bad-name") and message:
+        return message  # the one rule broken, said once (the general rule after it said it twice)
     return player_error_text(code, message, retry_ms)
 
 

@@ -27,6 +27,7 @@ from .arena_view import (
     OVER_FOR_ME,
     arena_header,
     arena_list,
+    arenas_title,
     joined_said,
     paired_line,
     races_line,
@@ -38,6 +39,10 @@ from .browse import BrowseApp, unless_gone
 from .session import ServerError, Session
 
 TOP, AROUND = 10, 3
+
+#: The status line in an arena: its keys; once it is over, none of them acts.
+ARENA_KEYS = "j: join · w: withdraw · b: berserk · Esc: back to the list"
+ARENA_OVER = "this arena is over: nobody is paired any more · Esc: back to the list"
 
 
 @dataclass(frozen=True)
@@ -221,6 +226,8 @@ class ArenaApp(BrowseApp):
             return True
         if self.arena_id is None:
             return False
+        if action in ("join", "withdraw", "berserk") and self.arena_over():
+            return False  # nothing to join, leave or berserk any more
         joined = bool(self.data.get("joined"))
         if action == "join":
             return None if joined else True
@@ -233,6 +240,12 @@ class ArenaApp(BrowseApp):
         if action == "play":
             return self.paired is not None
         return True
+
+    def arena_over(self) -> bool:
+        """The open arena has ended (its last races may still be finishing): it pairs nobody."""
+        arena = self.data.get("arena") or {}
+        ends = arena.get("ends")
+        return arena.get("status") == "over" or (isinstance(ends, int) and self.now() >= ends)
 
     def sync_bindings(self) -> None:
         # Only on a change: a refresh recomposes the footer, and the arena redraws every second.
@@ -256,7 +269,7 @@ class ArenaApp(BrowseApp):
         self.fill_table(
             "#arenas",
             zip((a.get("id") for a in self.arenas), rows, strict=True),
-            f"[b]{len(self.arenas)} arena(s)[/b] — Enter: open · r: refresh · ctrl+q: quit",
+            arenas_title(len(self.arenas)),
             widths,
         )
 
@@ -296,8 +309,10 @@ class ArenaApp(BrowseApp):
         self.query_one("#arena-view").display = True
         if self.paired is not None:
             self.show_paired()
+        elif self.arena_over():
+            self.say(ARENA_OVER)
         else:
-            self.say("j: join · w: withdraw · b: berserk · Esc: back to the list")
+            self.say(ARENA_KEYS)
         self.draw_arena()
         self.learn_race(data)
 
@@ -314,6 +329,9 @@ class ArenaApp(BrowseApp):
         self.query_one("#arena-winners", Static).update(winners_line(self.board) or "")
         self.query_one("#standings-title", Static).update(standings_title(self.board))
         self.query_one("#standings", Static).update("\n".join(standings_lines(self.board, me)))
+        status = self.query_one("#status", Static)
+        if self.paired is None and self.arena_over() and str(status.render()) == ARENA_KEYS:
+            self.say(ARENA_OVER)  # it ended while open: its keys act no more
         self.sync_bindings()
 
     def _featured(self) -> dict[str, Any]:
@@ -328,6 +346,8 @@ class ArenaApp(BrowseApp):
             self.draw_arena()
 
     def action_refresh(self) -> None:
+        if self.connect_again():
+            return
         if self.arena_id is None:
             self.refresh_list()
         else:

@@ -51,6 +51,11 @@ def arena_row(arena: dict[str, Any], now: int) -> tuple[str, ...]:
     )
 
 
+def arenas_title(count: int) -> str:
+    """The arena list's title: "3 arenas — Enter: open…" (it said "3 arena(s)")."""
+    return f"[b]{plural(count, 'arena')}[/b] — Enter: open · r: refresh · ctrl+q: quit"
+
+
 def arena_list(
     arenas: Sequence[dict[str, Any]], now: int, width: int
 ) -> tuple[list[int], list[tuple[str, ...]]]:
@@ -84,7 +89,7 @@ def standings_lines(board: dict[str, Any], me: str | None) -> list[str]:
         lines.append("     …")
         lines += [standing_line(r, me) for r in rest]
     if not lines:
-        lines.append("  nobody has joined yet")
+        lines.append("  nobody joined" if board.get("final") else "  nobody has joined yet")
     return lines
 
 

@@ -128,7 +128,7 @@ class BrowseApp(App[int]):
 
             why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
             # The list's title said "connecting…" for ever, and the line only the error.
-            self.query_one("#list-title", Static).update("not connected: ctrl+q quits")
+            self.query_one("#list-title", Static).update("not connected: r tries again, ctrl+q quits")
             ways = UNREACHABLE_WAYS + "\n" if isinstance(e, Unreachable) else ""
             self.say(f"{ways}cannot connect: {why}", error=True)
             return
@@ -138,6 +138,16 @@ class BrowseApp(App[int]):
         if not await self.open_initial():
             await self.load_list()
         self.set_interval(self.refresh_s, self.refresh_due)
+
+    def connect_again(self) -> bool:
+        """`r` while connecting failed: connect again (a server started meanwhile: the app had to
+        be quit and started again). False when connected, or still trying: `r` refreshes."""
+        if self.session is not None or any(w.group == "main" and w.is_running for w in self.workers):
+            return False
+        self.query_one("#list-title", Static).update("connecting…")
+        self.say("")
+        self.main()
+        return True
 
     def tick(self) -> None:
         """What the app redraws each `tick_every` (its clocks)."""

@@ -21,6 +21,7 @@ from .hints import ask_hint
 from .menu_flow import MenuFlow
 from .model import RaceModel
 from .race_commands import (
+    QUEUED_COMMAND,
     connecting_help,
     finish_prompt,
     looks_like_a_move,
@@ -80,6 +81,7 @@ class CommandScreen(Protocol):
     menu_flow: MenuFlow
 
     def help_text(self) -> str: ...
+    def connect_again(self) -> None: ...
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
     def resync(self) -> Worker[None]: ...
@@ -113,6 +115,8 @@ class CommandLine:
             return
         if word in ("quit", "exit", "q"):
             app.exit(0)
+        elif app.session is None and app.connect_failed and word == "retry":
+            app.connect_again()
         elif app.session is None:  # still connecting (or failed to): nothing acts yet
             failed = app.connect_failed
             app.say(connecting_help(connection_text(None, app.server_url, failed), failed), error=failed)
@@ -133,7 +137,7 @@ class CommandLine:
         elif m.status == "none":
             app.say(no_race_text(app.back_to), error=True)
         elif not looks_like_a_move(text):
-            app.say(unknown_text(text), error=True)
+            app.say(unknown_text(text, m.game), error=True)
         elif m.status != "running":
             app.say(not_now_text(m), error=True)
         else:
@@ -149,6 +153,9 @@ class CommandLine:
         s = app.session
         if s is not None and word == "leave" and m.status == "queued":
             app.menu_flow.leave_queue()
+            return
+        if m.status == "queued":
+            app.say(QUEUED_COMMAND, error=True)
             return
         if s is None or not m.race_id:
             app.say(no_race_text(app.back_to), error=True)
@@ -166,6 +173,9 @@ class CommandLine:
                 m.declared_finished()
             elif word == "leave":
                 app.say("you left the race")
+                if not app.back_to:  # no seat, nothing of the lobby's acts: the menu
+                    app.menu_flow.after_leave()
+                    return
             m.apply(reply)
             if word in ("ready", "unready") and m.status == "lobby":
                 # The line said when the race was created may be stale by now: what it waits for.

@@ -280,6 +280,27 @@ class MenuFlow:
         app.rematch_offer = None  # the race it was for is behind for good
         await self.begin(intent)
 
+    def after_leave(self) -> Worker[None]:
+        """`leave` gave up the seat: the race put behind for good and the menu opened (the
+        lobby stayed on screen, "seats 0/2", offering ready and start to a player with no
+        seat), as the browser goes back home. No Esc back to it: that race is not yours."""
+        return self.app.run_worker(self._after_leave, "after_leave", "menu")
+
+    async def _after_leave(self) -> None:
+        app = self.app
+        m = app.model
+        if m.race_id:
+            app.races_left.add(m.race_id)  # its late events must not bring it back
+            app.notify(f"You left race {m.race_id}.", timeout=5)
+        app.model = RaceModel(me=m.me, game=m.game)
+        app.selected = None
+        app.moves_sent.clear()
+        intent = None
+        while intent is None:
+            intent = await self.choose()
+        app.model.game = None
+        await self.begin(intent)
+
     def back_to_race(self, m: RaceModel) -> None:
         """Esc on the menu: the race the `menu` command left, shown again; its events
         count again, and a resync brings what came while the menu was open."""
@@ -322,15 +343,17 @@ class MenuFlow:
 
         return self.app.run_worker(play_again, "play_again", "menu", exclusive=True)
 
-    async def _play_again(self, intent: Intent) -> None:
+    async def _play_again(self, intent: Intent) -> str | None:
+        """The rematch ``intent`` played; refused, the reason said and returned."""
         app = self.app
         s, old = app.session, app.model
         assert s is not None
         try:
             reply = await start(s, intent)
         except ServerError as e:
-            app.say(start_refused_text(e, intent), error=True)
-            return
+            refused = start_refused_text(e, intent)
+            app.say(refused, error=True)
+            return refused
         if old.race_id:
             app.races_left.add(old.race_id)  # its late events must not bring it back
         app.model = RaceModel(me=old.me)
@@ -346,6 +369,7 @@ class MenuFlow:
             app.model.apply(reply)
             app.say(started_text(intent, reply, app.online))
         app.redraw()
+        return None
 
     async def begin(self, intent: Intent) -> None:
         """Start (create, join, queue for, resume…) the race ``intent`` asks for; a rematch
@@ -354,7 +378,10 @@ class MenuFlow:
         s = app.session
         assert s is not None
         if intent.mode in ("rematch", "accept"):
-            await self._play_again(intent)
+            # Refused, no race is on screen (`--rematch` at launch): the board, the help and
+            # the command line say what to do, as for a refused join (they said "connecting…").
+            self.refused = await self._play_again(intent)
+            app.redraw()
             return
         if intent.mode in ("quick", "daily"):
             app.model.game = intent.game

@@ -31,6 +31,7 @@ from .race_commands import (
     CONNECTING_PLACEHOLDER,
     RematchWord,
     connecting_help,
+    for_game,
     help_text,
     hints_possible,
     info_text,
@@ -204,6 +205,16 @@ class PlayApp(App[int]):
 
     # -- the way in and out (menu_flow.py) ---------------------------------------
 
+    def connect_again(self) -> None:
+        """`retry` once connecting failed (a server started meanwhile): connecting again, as at
+        the start (it offered only ctrl+q: quit, and start the app again)."""
+        self.connect_failed = False
+        connecting = connection_text(None, self.server_url)
+        self.query_one("#board", BoardView).show(None, placeholder=connecting)
+        self.query_one("#cmd", Input).placeholder = CONNECTING_PLACEHOLDER
+        self.say(connecting_help(connecting))
+        self.menu_flow.main()
+
     def show_cannot_connect(self, text: str) -> None:
         self.query_one("#board", BoardView).show(None, placeholder=text)
         self.query_one("#cmd", Input).placeholder = CANNOT_CONNECT_PLACEHOLDER
@@ -314,8 +325,8 @@ class PlayApp(App[int]):
         else:
             result.display = False
         mine_over = m.my_status not in (None, "playing")
-        self.query_one("#cmd", Input).placeholder = placeholder(
-            m.status, self.back_to, mine_over, self.rematch_word()
+        self.query_one("#cmd", Input).placeholder = for_game(
+            placeholder(m.status, self.back_to, mine_over, self.rematch_word()), m.game
         )
         self.refresh_info()
 

@@ -27,16 +27,16 @@ HELP = (
 #: The command line's placeholder until the session opens: nothing it offers would act yet.
 CONNECTING_PLACEHOLDER = "connecting…: ctrl+q quits"
 #: ...and once connecting failed.
-CANNOT_CONNECT_PLACEHOLDER = "not connected: ctrl+q quits"
+CANNOT_CONNECT_PLACEHOLDER = "not connected: 'retry' connects again, ctrl+q quits"
 
 
 def connecting_help(connection: str, failed: bool = False) -> str:
     """The status line until the session opens (``connection``: race_text.connection_text's
     "connecting to HOST…"), and what a command typed meanwhile is told: no race, move or
     command acts before then (HELP's would have done nothing); once connecting ``failed``,
-    only quitting is left."""
+    'retry' (a server started meanwhile) or quitting is left."""
     if failed:
-        return f"{connection}: nothing to act on (ctrl+q quits)"
+        return f"{connection}: nothing to act on ('retry' connects again, ctrl+q quits)"
     return f"{connection} Moves and commands work once connected; ctrl+q quits."
 
 
@@ -135,6 +135,7 @@ def help_text(
             text = text.replace("  Commands: ", OVER_REPLAY + "  Commands: ")
     else:
         text = HELP
+    text = for_game(text, m.game)
     return text.replace(" menu", "") if back_to else text
 
 
@@ -153,10 +154,21 @@ def looks_like_a_move(text: str) -> bool:
     return ">" in text or text.lower() in ("d", "draw")
 
 
-def unknown_text(text: str) -> str:
+def unknown_text(text: str, game: str | None = None) -> str:
     """What a line that is neither a command nor a move is told (it was sent as a move, and
     the server's "not a move: expected draw, SRC>DST or SRC:K>DST" never named `help`)."""
-    return f"{text!r} is not a command: 'help' lists them; a move is w>f3, t2:3>t5 or d (draw)"
+    return for_game(
+        f"{text!r} is not a command: 'help' lists them; a move is w>f3, t2:3>t5 or d (draw)", game
+    )
+
+
+def for_game(text: str, game: str | None) -> str:
+    """``text``'s move example from the waste, ``w>f3``, as one from the tableau for a game
+    with no waste (Rouge et Noir: "w>f3" typed as told was answered "no pile 'w'")."""
+    found = GAMES.get(game or "")
+    if found is None or "w" in found.pile_names:
+        return text
+    return text.replace("w>f3", "t1>f0")
 
 
 def not_now_text(m: RaceModel) -> str:
@@ -169,6 +181,11 @@ def not_now_text(m: RaceModel) -> str:
     if m.status == "countdown":
         return "the race is about to start: moves wait for the start"
     return "the race has not started: moves wait for the start ('help' says how it starts)"
+
+
+#: A race command (ready, start, finish…) typed while waiting in the quick-match queue: no
+#: race yet, and nothing to do for it to start (it said "no race here: 'menu' to choose one").
+QUEUED_COMMAND = "no race yet: you are waiting for rivals, and the race starts by itself once they come ('leave' stops waiting)"
 
 
 def no_race_text(back_to: str | None = None) -> str:

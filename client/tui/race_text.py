@@ -4,6 +4,7 @@ starts, or does not, as it goes (a move done, the row of legal moves) and once i
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -18,7 +19,7 @@ from .model import PlayerRow, RaceModel
 from .race_commands import RematchWord
 from .ratings_text import change_text, rated_needs_account
 from .session import ServerError
-from .text import clock, marked_name, ranking_lines, tie_break_notes
+from .text import clock, marked_name, plural, ranking_lines, tie_break_notes
 
 #: What a rated race's result says until its `rating` event comes (docs/protocol.md §9).
 RATING_PENDING = "rated race: your new rating comes once the ratings are updated…"
@@ -105,6 +106,10 @@ def learn_text(game: str | None) -> str:
     return f"'rules' tells how {game_name(game or '')} is played"
 
 
+#: The widest line the board shows whole at 80 columns (it has a column of padding each side).
+BOARD_COLUMNS = 78
+
+
 def unreachable_text(server_url: str | None) -> str:
     """The board once no server answered (the status line has the reason): the ways on. It
     said only "cannot connect: …ConnectionRefusedError…", a dead end for a player who ran
@@ -117,7 +122,7 @@ def unreachable_text(server_url: str | None) -> str:
             "or name the right one: solrace play --url ws://HOST:PORT/ws",
             "or practise without a server: solrace play --offline",
             "",
-            "ctrl+q quits",
+            "'retry' connects again (once a server runs there); ctrl+q quits",
         ]
     )
 
@@ -126,9 +131,12 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None,
     """The race's seats and how to invite, before it starts (`server_url` makes links; an
     offline race, not ``online``, has no one to invite: its other seats are local bots); with
     no race, the menu's "choose a game…", or why the race asked for was refused (``refused``,
-    :func:`start_refused_text`): what to do then is said with it."""
+    :func:`start_refused_text`): what to do then is said with it, in lines whole in 80
+    columns (the board does not wrap: a refused join's went off the screen)."""
     if m.status == "none":
-        return refused or "choose a game…"
+        if refused:
+            return textwrap.fill(refused, BOARD_COLUMNS, break_long_words=False, break_on_hyphens=False)
+        return "choose a game…"
     if m.status == "queued":
         if m.rated:  # bots never sit in a rated race (server/handlers/rated.py)
             waiting = f"Rated quick match: waiting for rivals of close rating for {game_name(m.game or '')}…"
@@ -310,7 +318,7 @@ def started_text(intent: Intent, reply: dict[str, Any], online: bool = True) -> 
     ``online``: an in-process race, which nobody else can join)."""
     game = game_name(intent.game or "")
     if intent.mode == "quick":
-        return f"waiting for {intent.seats - 1} rival(s) for {game}…" + (
+        return f"waiting for {plural(intent.seats - 1, 'rival')} for {game}…" + (
             " (rated: players of close rating are matched first)" if intent.rated else ""
         )
     if intent.mode == "create":

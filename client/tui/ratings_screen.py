@@ -37,7 +37,9 @@ class RatingsScreen(ModalScreen[None]):
     RatingsScreen { align: center middle; }
     #ratings { width: 96%; height: 90%; border: round $accent; padding: 0 1; }
     #ratings-scroll { height: 1fr; }
-    #ratings-games { layout: horizontal; height: auto; width: 100%; }
+    /* Two games a row: in one row of four, at 80 columns, names were cut ("Rouge et Noi…"). */
+    #ratings-games { layout: grid; grid-size: 2; grid-rows: 1; height: auto; width: 100%; }
+    #ratings-games RadioButton { width: 1fr; }
     #ratings Horizontal { height: auto; }
     #ratings-error { color: $error; }
     """

@@ -66,13 +66,16 @@ class RaceReplay:
     date: str | None = None
 
     def find(self, who: str) -> int | None:
-        """The position in :attr:`players` of a player id or name (case-insensitive), or None."""
+        """The position in :attr:`players` of a player id or name (case-insensitive), or of a
+        place as the viewer numbers them, from 1 (its keys 1-9), or None."""
         for i, p in enumerate(self.players):
             if who == p.player:
                 return i
         for i, p in enumerate(self.players):
             if who.casefold() == p.name.casefold():
                 return i
+        if who.isdecimal() and 1 <= int(who) <= len(self.players):
+            return int(who) - 1
         return None
 
     def index_of(self, who: str | None) -> int:

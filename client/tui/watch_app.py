@@ -124,14 +124,15 @@ def list_title(count: int, what: str = "") -> str:
     Enter: spectate" over an empty table offered a key with nothing to act on."""
     if not count:
         return f"[b]no live public race{what} now[/b] — one shows here once it starts (solrace play)"
-    return f"[b]{count} live public race(s){what}[/b] — Enter: spectate"
+    return f"[b]{plural(count, 'live public race')}{what}[/b] — Enter: spectate"
 
 
 class WatchApp(BrowseApp):
     TITLE = "solrace watch"
     CSS = """
     #list-view { height: 1fr; }
-    #list-title { height: 1; padding: 0 1; }
+    /* Rows as the title needs: one game's empty list said more than a row holds at 80 columns. */
+    #list-title { height: auto; padding: 0 1; }
     #races { height: 1fr; }
     #race-view { display: none; height: 1fr; }
     #race-info { height: 2; padding: 0 1; background: $boost; }
@@ -271,6 +272,8 @@ class WatchApp(BrowseApp):
             self.draw_list(event.size.width)  # the app's own size may not be the new one yet
 
     def action_refresh(self) -> None:
+        if self.connect_again():
+            return
         if self.model is None:
             self.refresh_list()
 

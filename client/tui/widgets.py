@@ -144,7 +144,7 @@ def bars_text(model: RaceModel, width: int = 30) -> Text:
         out.append(line, style=style.strip() or None)
         if i < len(model.players) - 1:
             out.append("\n")
-    if not model.players:
+    if not model.players and model.status != "none":  # no race at all (the menu): nothing
         out.append("(no players yet)", style="grey62")
     return out
 

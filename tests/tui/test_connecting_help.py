@@ -70,3 +70,27 @@ async def test_once_connected_the_race_help_comes() -> None:
         await until(pilot, lambda: "finish" in status(app), what="the race's help")
         assert "connecting" not in status(app)
         assert not app.query_one("#cmd", Input).placeholder.startswith("connecting")
+
+
+async def test_once_connecting_failed_retry_connects_again() -> None:
+    """A player who ran `solrace play` before any server starts one and types 'retry': the
+    app connects (it offered only ctrl+q: quit and start it again)."""
+    session = LocalSession(name="ada", countdown_ms=100, rival_interval=5)
+    tries = []
+
+    async def connect():
+        tries.append(1)
+        if len(tries) == 1:
+            raise OSError("connection refused")
+        return session
+
+    app = PlayApp(connect, Intent("quick", "fours-up", 2), server_url=URL)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.connect_failed, what="the failure")
+        cmd = app.query_one("#cmd", Input)
+        assert "'retry'" in cmd.placeholder, cmd.placeholder
+        await pilot.press(*"ready", "enter")
+        await until(pilot, lambda: "'retry'" in status(app), what="ready answered")
+        await pilot.press(*"retry", "enter")
+        await until(pilot, lambda: app.model.status == "running", what="connected, the race")
+        assert not app.connect_failed and len(tries) == 2

@@ -273,6 +273,18 @@ def test_account_errors_read_as_sentences() -> None:
         error_text("bad-password", "")
         == "passwords are 8 to 256 characters, not only spaces, and not the name"
     )
+    # a name's rule too, once ("a name has letters, digits…" was followed by "(names are 3 to 20
+    # letters, digits…)", and "a name has 3 to 20 characters" by "(names are 3 to 20…)")
+    for broken in (
+        "a name has letters, digits, '_' and '-', and starts with a letter or a digit",
+        "a name has 3 to 20 characters",
+        "this name is reserved",
+    ):
+        assert error_text("bad-name", broken) == broken
+    assert (
+        error_text("bad-name", "")
+        == "names are 3 to 20 letters, digits, _ or -, starting with a letter or a digit"
+    )
     assert error_text("name-taken", "this name is taken") == "that name is taken by another account"
     assert error_text("internal", "oops") == "oops"  # the server's sentence, no code
     assert [retry_text(ms) for ms in (1, 30_000, 60_000, 300_000, 61_500)] == [

@@ -30,6 +30,14 @@ async def test_the_queue_offers_what_acts_there(make_server, tmp_path) -> None:
         status = app.query_one("#status")
         await until(pilot, lambda: "Waiting for rivals" in rendered(status), what="the queue's help")
         assert "ready" not in rendered(status) and "Click a card" not in rendered(status)
+        # A lobby's command typed all the same is told the queue, not "no race here: 'menu' to
+        # choose one" (the player had chosen one and waits for it).
+        for word in ("ready", "start", "finish"):
+            app.say("")
+            await pilot.press(*word, "enter")
+            await until(pilot, lambda: rendered(status).strip(), what=f"{word} answered")
+            said = rendered(status)
+            assert "waiting for rivals" in said and "'leave'" in said and "no race here" not in said, said
         await pilot.press(*"leave", "enter")
         await until(pilot, lambda: app.model.status != "queued", what="out of the queue")
 

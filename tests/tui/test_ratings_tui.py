@@ -155,3 +155,22 @@ async def test_a_profile_that_failed_stays_said_once_the_board_loads(make_server
         board = screen.query_one("#ratings-board")
         await until(pilot, lambda: "Fours Up" in rendered(board) and "loading" not in rendered(board))
         assert "your ratings: " in rendered(screen.query_one("#ratings-error"))
+
+
+async def test_every_game_name_is_whole_on_the_ratings_screen_at_80x24(make_server, tmp_path) -> None:
+    """At 80 columns the four games in one row were cut: "Double Aces …", "Rouge et Noi…"."""
+    server = await make_server()
+    app = PlayApp(connector(server.ws_url, "visitor", str(tmp_path / "token")), default_game=GAME)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_ratings(pilot, app)
+        games = screen.query_one("#ratings-games")
+        await until(pilot, lambda: games.region.area > 0, what="the games laid out")
+
+        def drawn() -> str:
+            strips = screen._compositor.render_strips()[games.region.y : games.region.bottom]
+            return "\n".join("".join(seg.text for seg in strip) for strip in strips)
+
+        await until(
+            pilot, lambda: all(game_name(g) in drawn() for g in GAMES), what=f"whole names: {drawn()}"
+        )
+        assert screen.region.contains_region(games.region)

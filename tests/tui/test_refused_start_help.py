@@ -1,5 +1,7 @@
 """After the race asked for was refused (`solrace play --join RACE` of a race that already
-started or does not exist, a `create` the server refused) there is no race on screen: the
+started or does not exist, a `create` the server refused, a `--rematch` of no race of
+yours: the board went on saying "connecting to HOST…" and the command line "connecting…")
+there is no race on screen: the
 board, the help, the command line's placeholder and any race command offer what the player
 can do then ('menu' for another race, ctrl+q), nothing of a lobby's (ready, start…).
 Against a real server."""
@@ -38,7 +40,7 @@ def test_with_no_race_the_help_offers_the_menu_or_the_app_the_race_was_for() -> 
     assert help_text(none, True, arena) == "no race here: ctrl+q goes back to the arena"
 
 
-@pytest.mark.parametrize("how", ["started", "unknown", "create"])
+@pytest.mark.parametrize("how", ["started", "unknown", "create", "rematch"])
 async def test_after_a_refused_join_or_create_only_the_menu_and_quit_are_offered(
     make_server, tmp_path, how: str
 ) -> None:
@@ -52,6 +54,7 @@ async def test_after_a_refused_join_or_create_only_the_menu_and_quit_are_offered
             "started": Intent("join", race=race),
             "unknown": Intent("join", race="nosuchrace"),
             "create": Intent("create", "no-such-game", 2),
+            "rematch": Intent("rematch", race="nosuchrace"),
         }[how]
         app = PlayApp(
             connector(server.ws_url, "ada", str(tmp_path / "token")), intent, server_url=server.ws_url
@@ -64,7 +67,9 @@ async def test_after_a_refused_join_or_create_only_the_menu_and_quit_are_offered
             offered = "command: menu (choose a race), quit"
             await until(pilot, lambda: cmd.placeholder == offered, what=f"the placeholder {offered!r}")
             # the board says why, and what to do: not "connecting…" nor "choose a game…"
-            assert rendered(app.query_one("#board", BoardView)).strip().startswith(refused.split(" — ")[0])
+            # (in lines whole in 80 columns: compared word by word)
+            on_board = " ".join(rendered(app.query_one("#board", BoardView)).split())
+            assert on_board.startswith(" ".join(refused.split(" — ")[0].split())), on_board
             await pilot.press(*"help", "enter")
             await until(pilot, lambda: status(app) == NO_RACE_HELP, what="the help")
             for typed in ("ready", "w>f1"):

@@ -112,6 +112,9 @@ def test_players_come_by_rank_and_switch_at_the_same_moment() -> None:
     replay = build_replay(doc)
     assert [p.player for p in replay.players] == ["fast", "slow"]
     assert replay.index_of("slow") == 1 and replay.index_of("SLOW") == 1 and replay.index_of("nobody") == 0
+    # `--player 2`: the place the viewer numbers its players by (its keys 1-9), not only an id or
+    # a name (it was refused: "--player: no '2' in this race")
+    assert replay.find("2") == 1 and replay.find("1") == 0 and replay.find("3") is None
 
     # The slow player's move 10 was at 7.0 s; the fast one had made 23 moves by then.
     at_slow = Cursor(1, 10, replay.players[1].frames[10].at_ms)

@@ -28,7 +28,7 @@ async def test_an_empty_list_and_a_finished_race_say_what_next(make_server, tmp_
         async with connect(url, name="alice") as a, connect(url, name="bob") as b:
             race = await two_player_race(a, b, "fours-up")
             await until(pilot, lambda: any(r.get("race") == race for r in app.races), what="listed")
-            assert "1 live public race(s) — Enter: spectate" in rendered(title)
+            assert "1 live public race — Enter: spectate" in rendered(title)
             await pilot.press("enter")
             await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
             await a.finish(race)
@@ -38,3 +38,38 @@ async def test_an_empty_list_and_a_finished_race_say_what_next(make_server, tmp_
             said = " ".join(rendered(result).split())
             assert f"solrace replay --url {url} --race {race}" in said
             assert f"solrace analyze --url {url} --race {race}" in said
+
+
+@pytest.mark.timeout(60)
+async def test_the_empty_list_of_one_game_is_said_whole_at_80x24(make_server, tmp_path):
+    """`solrace watch --game double-aces-and-kings` with no live race: the title's one row cut
+    it at the screen's edge ("… once it starts (solrace "); it takes the rows it needs."""
+    server = await make_server()
+    url = server.ws_url
+    app = WatchApp(
+        connector(url, "watcher", str(tmp_path / "token")), game="double-aces-and-kings", server_url=url
+    )
+    async with app.run_test(size=(80, 24)) as pilot:
+        title = app.query_one("#list-title")
+        await until(pilot, lambda: "no live public race" in rendered(title), what="the empty list")
+
+        def shown() -> str:
+            strips = app.screen._compositor.render_strips()[title.region.y : title.region.bottom]
+            return " ".join(" ".join("".join(seg.text for seg in s) for s in strips).split())
+
+        await until(
+            pilot, lambda: shown().endswith("once it starts (solrace play)"), what=f"whole: {shown()}"
+        )
+
+
+def test_the_counts_are_said_in_words() -> None:
+    """ "2 live public races", "waiting for 1 rival", "3 arenas": not "race(s)", "rival(s)"."""
+    from client.tui.arena_view import arenas_title
+    from client.tui.intent import Intent
+    from client.tui.race_text import started_text
+    from client.tui.watch_app import list_title
+
+    assert list_title(2, " of Fours Up").startswith("[b]2 live public races of Fours Up[/b]")
+    assert started_text(Intent("quick", "fours-up", 2), {}).startswith("waiting for 1 rival for Fours Up")
+    assert started_text(Intent("quick", "fours-up", 3), {}).startswith("waiting for 2 rivals for")
+    assert arenas_title(1).startswith("[b]1 arena[/b]") and arenas_title(13).startswith("[b]13 arenas[/b]")
