@@ -37,14 +37,18 @@ function claimName(welcome) {
 
 /** Say a refused form's reason in the form itself, tied to its fields (a screen reader reads it
  *  with them, and now: role=alert), the first field focused; `text` null clears it. The toast
- *  says it too, but goes in seconds. */
+ *  says it too, but goes in seconds. It is cleared as soon as a field is edited (refusalClears):
+ *  it said why what was sent was refused, not what is typed now. */
 function formError(form, text) {
   if (!form) return;
   const fields = [...form.querySelectorAll("input:not([hidden])")];
   let p = form.querySelector(".form-error");
   if (!text) {
     if (p) p.remove();
-    for (const f of fields) f.removeAttribute("aria-invalid");
+    for (const f of fields) {
+      f.removeAttribute("aria-invalid");
+      f.removeAttribute("aria-describedby");
+    }
     return;
   }
   if (!p) {
@@ -61,6 +65,11 @@ function formError(form, text) {
   }
   if (fields.length) fields[0].focus();
 }
+
+/** A form's `oninput`: a field edited clears the form's refusal. Kept, it went on saying "that
+ *  name is taken." over another name, while the browser's own check (a password under 8
+ *  characters) kept the form from being sent again. */
+const refusalClears = (e) => formError(e.currentTarget, null);
 
 /**
  * The account page controller (routes #account, #profile=PID, #ratings=GAME).
@@ -224,6 +233,7 @@ export class AccountPage {
         {
           class: "panel account-form",
           id,
+          oninput: refusalClears,
           onsubmit: (e) => {
             e.preventDefault();
             formError(e.target, null);
@@ -277,6 +287,7 @@ export class AccountPage {
         {
           class: "inline",
           id: "password-form",
+          oninput: refusalClears,
           onsubmit: (e) => {
             e.preventDefault();
             formError(e.target, null);
