@@ -150,7 +150,8 @@ export function renderResult() {
   const sealed = !end.seed;
   const offer = app.rematchOffer && app.rematchOffer.race === race.race ? app.rematchOffer : null;
   redrawAtClose(sealed && daily && !dailyClosed(daily) ? daily : null);
-  const heading = resultHeading(!!daily, myRank, (end.ranking || []).length, race.total);
+  const tied = !!myRank && (end.ranking || []).some((r) => r !== myRank && r.rank === myRank.rank);
+  const heading = resultHeading(!!daily, myRank, (end.ranking || []).length, race.total, tied);
   const first = box.dataset.said !== race.race;
   if (first) {
     box.dataset.said = race.race; // once per race, not on every redraw of the panel
