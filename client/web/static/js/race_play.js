@@ -161,6 +161,8 @@ export function renderBoard() {
   }
   const me = mySeat(race);
   const playing = stillPlaying(race);
+  // a hint holds until the next move, or the end of your game: it glowed on the board for good
+  if (!playing && app.board.marks.size) app.board.marks = new Map();
   app.board.set(you.view, playing ? you.legal || [] : []);
   const cover = $("#board-cover");
   const st = (me && me.status) || you.status;
