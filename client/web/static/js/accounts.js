@@ -58,7 +58,7 @@ function formError(form, text) {
     p.setAttribute("role", "alert");
     form.appendChild(p);
   }
-  p.textContent = text;
+  p.textContent = text.charAt(0).toUpperCase() + text.slice(1); // a sentence of its own (the toast's follows "Could not …: ")
   for (const f of fields) {
     f.setAttribute("aria-invalid", "true");
     f.setAttribute("aria-describedby", p.id);
@@ -155,8 +155,9 @@ export class AccountPage {
       toast(`You are now the account ${acct.name}.`, "info");
       conn.reconnect(); // a hello with the account's token: the same player, logged in
     } catch (e) {
-      toast(`Could not claim: ${accountError(e, errText)}`, "error");
-      formError(form, accountError(e, errText));
+      const why = claimError(e, errText, name);
+      toast(`Could not claim: ${why}`, "error");
+      formError(form, why);
     }
   }
 
@@ -316,6 +317,14 @@ const ACCOUNT_ERRORS = {
   "not-logged-in": "log in first.",
   conflict: "the password was changed meanwhile.",
 };
+
+/** Why a claim of the account `name` was refused: a name of the rule's shape refused as
+ *  `bad-name` is reserved (the server's, a bot's: RESERVED_NAMES, "bot-…"). The rule alone
+ *  ("names are 3 to 20 letters…") was said of "admin", which follows it. */
+function claimError(e, errText, name) {
+  if (e && e.code === "bad-name" && ACCOUNT_NAME_RE.test(name || "")) return "that name is reserved: pick another.";
+  return accountError(e, errText);
+}
 
 function accountError(e, errText) {
   return ACCOUNT_ERRORS[e && e.code] || errText(e);
