@@ -37,14 +37,18 @@ function claimName(welcome) {
 
 /** Say a refused form's reason in the form itself, tied to its fields (a screen reader reads it
  *  with them, and now: role=alert), the first field focused; `text` null clears it. The toast
- *  says it too, but goes in seconds. */
+ *  says it too, but goes in seconds. It is cleared as soon as a field is edited (refusalClears):
+ *  it said why what was sent was refused, not what is typed now. */
 function formError(form, text) {
   if (!form) return;
   const fields = [...form.querySelectorAll("input:not([hidden])")];
   let p = form.querySelector(".form-error");
   if (!text) {
     if (p) p.remove();
-    for (const f of fields) f.removeAttribute("aria-invalid");
+    for (const f of fields) {
+      f.removeAttribute("aria-invalid");
+      f.removeAttribute("aria-describedby");
+    }
     return;
   }
   if (!p) {
@@ -54,13 +58,18 @@ function formError(form, text) {
     p.setAttribute("role", "alert");
     form.appendChild(p);
   }
-  p.textContent = text;
+  p.textContent = text.charAt(0).toUpperCase() + text.slice(1); // a sentence of its own (the toast's follows "Could not …: ")
   for (const f of fields) {
     f.setAttribute("aria-invalid", "true");
     f.setAttribute("aria-describedby", p.id);
   }
   if (fields.length) fields[0].focus();
 }
+
+/** A form's `oninput`: a field edited clears the form's refusal. Kept, it went on saying "that
+ *  name is taken." over another name, while the browser's own check (a password under 8
+ *  characters) kept the form from being sent again. */
+const refusalClears = (e) => formError(e.currentTarget, null);
 
 /**
  * The account page controller (routes #account, #profile=PID, #ratings=GAME).
@@ -146,8 +155,9 @@ export class AccountPage {
       toast(`You are now the account ${acct.name}.`, "info");
       conn.reconnect(); // a hello with the account's token: the same player, logged in
     } catch (e) {
-      toast(`Could not claim: ${accountError(e, errText)}`, "error");
-      formError(form, accountError(e, errText));
+      const why = claimError(e, errText, name);
+      toast(`Could not claim: ${why}`, "error");
+      formError(form, why);
     }
   }
 
@@ -224,6 +234,7 @@ export class AccountPage {
         {
           class: "panel account-form",
           id,
+          oninput: refusalClears,
           onsubmit: (e) => {
             e.preventDefault();
             formError(e.target, null);
@@ -277,6 +288,7 @@ export class AccountPage {
         {
           class: "inline",
           id: "password-form",
+          oninput: refusalClears,
           onsubmit: (e) => {
             e.preventDefault();
             formError(e.target, null);
@@ -305,6 +317,14 @@ const ACCOUNT_ERRORS = {
   "not-logged-in": "log in first.",
   conflict: "the password was changed meanwhile.",
 };
+
+/** Why a claim of the account `name` was refused: a name of the rule's shape refused as
+ *  `bad-name` is reserved (the server's, a bot's: RESERVED_NAMES, "bot-…"). The rule alone
+ *  ("names are 3 to 20 letters…") was said of "admin", which follows it. */
+function claimError(e, errText, name) {
+  if (e && e.code === "bad-name" && ACCOUNT_NAME_RE.test(name || "")) return "that name is reserved: pick another.";
+  return accountError(e, errText);
+}
 
 function accountError(e, errText) {
   return ACCOUNT_ERRORS[e && e.code] || errText(e);

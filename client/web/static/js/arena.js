@@ -274,6 +274,8 @@ export class ArenaPage {
   tick() {
     const el = this.ctx.$("#arena-left");
     if (el && this.data) el.textContent = leftText(this.data.arena, this.now());
+    const waiting = this.ctx.$("#arena-waiting");
+    if (waiting && this.data && waiting.dataset.before === "1" && this.now() >= this.data.arena.starts) this.render();
     if (this.ctx.$("#arena-berserk") && this.data && !this.notStarted(this.data.race)) this.render();
   }
 
@@ -285,6 +287,18 @@ export class ArenaPage {
     const main = $("#main");
     if (!main || document.body.dataset.route !== "arena") return;
     main.replaceChildren(this.id === null ? arenaListEl(this.ctx.h, this.list, this.error, this.now()) : this.arenaView());
+  }
+
+  /** Under "Your races" while joined with no race: before the start, that the first pairing
+   *  comes with it (it said "Waiting for a pairing…" for the whole wait, with the start minutes
+   *  away, as if the pairing were late); from the start, waiting for one. */
+  waitingEl(a) {
+    const before = this.now() < a.starts;
+    return this.ctx.h(
+      "p",
+      { class: "muted", id: "arena-waiting", dataset: { before: before ? "1" : "0" } },
+      before ? "You are in: your first race is paired when the arena starts." : "Waiting for a pairing…",
+    );
   }
 
   arenaView() {
@@ -329,7 +343,7 @@ export class ArenaPage {
             a.berserk && this.notStarted(d.race) ? h("button", { class: "btn ghost", id: "arena-berserk", title: "half the clock of this race for one more point if you win it; only before it starts", onclick: () => this.berserk(d.race) }, "Berserk") : null,
           )
         : d.joined && !over
-          ? h("p", { class: "muted" }, "Waiting for a pairing…")
+          ? this.waitingEl(a)
           : null,
       d.races.length
         ? h("ol", { class: "arena-races" }, d.races.map((r) => h("li", {}, h("a", { href: `#replay=${r.race}` }, `#${r.rank}`), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))

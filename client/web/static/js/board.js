@@ -155,6 +155,9 @@ export class Board {
     const ch = Math.round(cw * 1.4);
     this.cw = cw;
     this.ch = ch;
+    // under 30 px (a replay's or a spectator's board on a phone) the labels are not upper case:
+    // "WASTE" and "STOCK" were cut ("WAS…") above their one card, "Waste" fits
+    this.root.classList.toggle("small-cards", cw < 30);
     this.root.style.setProperty("--cw", `${cw}px`);
     this.root.style.setProperty("--ch", `${ch}px`);
     const sp = this.sp;

@@ -7,6 +7,16 @@ import { dailyReplayHref, rememberDailyRace } from "./daily_attempts.js";
 import { boardPanel, entryLine, historyPanel } from "./daily_views.js";
 import { timeLeftText, utcDateTimeText } from "./words.js";
 
+/** What the page says of a day the server refuses (`bad-message`, field `date`): a day before
+ *  its history window (docs/protocol.md §5, History window), or no day at all (a link's
+ *  `&date=`). It said "The server refused a malformed request." of a day picked in the past. */
+function badDayText(date) {
+  const d = String(date || "");
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(d) ? new Date(`${d}T00:00:00Z`) : null;
+  const real = day && !Number.isNaN(day.getTime()) && day.toISOString().slice(0, 10) === d;
+  return real ? `${d} is too long ago: this server keeps the daily challenges of the last year or so. Pick a later day.` : `"${d}" is not a day (YYYY-MM-DD): check the link, or pick a day.`;
+}
+
 /**
  * The daily page controller. ctx: {conn, h, $, toast, errText, myId, go(hash), setPending(snap)}
  */
@@ -44,7 +54,9 @@ export class DailyPage {
           ? "The daily challenge is not available on this server."
           : e.code === "daily-not-open"
             ? "That day has not begun yet."
-            : this.ctx.errText(e);
+            : e.code === "bad-message" && e.field === "date"
+              ? badDayText(this.date)
+              : this.ctx.errText(e);
       return this.render();
     }
     await this.show();

@@ -279,7 +279,7 @@ export function renderLobby() {
       "section",
       { class: "tile", dataset: { game: id } },
       h("div", { class: "tile-head" }, h("h2", {}, g.name), h("span", { class: "muted small" }, `${g.decks} decks · ${g.total} cards`)),
-      h("div", { class: "fan-deco" }, decoCards(id)),
+      h("div", { class: "fan-deco", "aria-hidden": "true" }, decoCards(id)), // a picture: not read out as "A♠ 6♥ 7♦ K♣"
       h("p", { class: "blurb" }, g.blurb),
       h(
         "div",
@@ -292,8 +292,10 @@ export function renderLobby() {
         ),
         disclosure(form, "create", `Create race… (${g.name})`, "Create race…", (open) => (app.createOpen = open ? id : null)),
         disclosure(botForm, "bot", `Race a bot… (${g.name})`, "Race a bot…", (open) => (app.botOpen = open ? id : null)),
-        app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}`, dataset: { act: "daily" } }, "Daily") : null,
-        h("a", { class: "btn ghost", href: `#howto=${id}`, dataset: { act: "howto" } }, "How to play"),
+        // named with their game, as the buttons beside them: a screen reader's list of links read
+        // "Daily" and "How to play" four times each, beside the header's own
+        app.daily.supported ? h("a", { class: "btn ghost", href: `#daily=${id}`, dataset: { act: "daily" }, "aria-label": `Daily challenge: ${g.name}` }, "Daily") : null,
+        h("a", { class: "btn ghost", href: `#howto=${id}`, dataset: { act: "howto" }, "aria-label": `How to play: ${g.name}` }, "How to play"),
       ),
       form,
       botForm,

@@ -161,6 +161,8 @@ export function renderBoard() {
   }
   const me = mySeat(race);
   const playing = stillPlaying(race);
+  // a hint holds until the next move, or the end of your game: it glowed on the board for good
+  if (!playing && app.board.marks.size) app.board.marks = new Map();
   app.board.set(you.view, playing ? you.legal || [] : []);
   const cover = $("#board-cover");
   const st = (me && me.status) || you.status;
@@ -171,7 +173,14 @@ export function renderBoard() {
     $("#board").inert = true; // under the cover: no Tab stops, nothing a screen reader offers to press
     if (cover.dataset.key !== key) {
       cover.dataset.key = key; // rebuilt only when it changes: a click on its button is not lost
+      const at = document.activeElement;
+      const lost = !at || at === document.body || !!at.closest("#board, #board-cover");
       cover.replaceChildren(gameOverCover(st, home, race.total));
+      // Your game just ended under you (Finish my game pressed, gone; a card played last; your
+      // clock): its words take the focus, which brings them into sight and has a screen reader
+      // say them. On a phone they lay at the top of the board, above the screen of a player who
+      // pressed Finish my game under a tall board, with the focus on the page's body.
+      if (lost) $("#cover-msg").focus();
     }
   } else {
     cover.hidden = true;
@@ -192,7 +201,7 @@ function gameOverCover(st, home, total) {
   const title = st === "won" ? "★ You won! Every card is home." : st === "timeout" ? `Your clock ran out: ${home}/${total} cards home.` : `You stopped with ${home}/${total} cards home.`;
   return h(
     "div",
-    { class: "cover-msg", id: "cover-msg" },
+    { class: "cover-msg", id: "cover-msg", tabindex: -1 },
     h("div", { class: "cover-title" }, title),
     h("p", {}, "Your result is kept. The race ends when the others finish, or when its clock runs out in ", h("b", { id: "cover-left" }, raceLeftText()), "."),
     h("p", { class: "small muted" }, "Follow the others here, or go back to the lobby: you are told when the race ends, and its result stays here."),

@@ -8,6 +8,7 @@ import { analysisItem, boardPileText, errorText as errText, homeText, nameMarks,
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
 import { $, announce, h } from "./dom.js";
+import { placeIn, restorePlace } from "./keep_place.js";
 import { askRematch, createRace, quick, takeRematch } from "./matchmaking.js";
 import { STATUS_LABEL } from "./players.js";
 import { app, conn, myId, pages, withInvite } from "./state.js";
@@ -149,20 +150,21 @@ export function renderResult() {
   const sealed = !end.seed;
   const offer = app.rematchOffer && app.rematchOffer.race === race.race ? app.rematchOffer : null;
   redrawAtClose(sealed && daily && !dailyClosed(daily) ? daily : null);
-  const heading = resultHeading(!!daily, myRank, (end.ranking || []).length, race.total);
-  if (box.dataset.said !== race.race) {
+  const tied = !!myRank && (end.ranking || []).some((r) => r !== myRank && r.rank === myRank.rank);
+  const heading = resultHeading(!!daily, myRank, (end.ranking || []).length, race.total, tied);
+  const first = box.dataset.said !== race.race;
+  if (first) {
     box.dataset.said = race.race; // once per race, not on every redraw of the panel
     announce(heading);
   }
+  // drawn again (the seed checked, the analysis come): the focus stays on what had it
+  const place = placeIn(box);
   box.replaceChildren(
     h(
       "div",
       { class: "panel result-panel", id: "result-panel" },
-      h(
-        "h2",
-        {},
-        heading,
-      ),
+      // (focusable from script: it takes the focus when the race ends under a lost one)
+      h("h2", { id: "result-title", tabindex: -1 }, heading),
       pages.account.ratingLine(race.race, myId()),
       arenaResultView(race, myRank),
       h(
@@ -228,9 +230,20 @@ export function renderResult() {
       analysisView(race.race),
     ),
   );
+  restorePlace(box, place);
+  if (first && focusLost()) $("#result-title").focus();
   // opened from the lobby's "Analysis" link (#race=ID&analysis): asked for once, as the button would
   const r = app.route;
   if (r.kind === "race" && r.analysis && r.id === race.race && !sealed && !(app.analysis && app.analysis.race === race.race)) fetchAnalysis(race.race);
+}
+
+/** Whether the focus is nowhere the player put it: on the page's body (the button pressed, such
+ *  as Finish my game, is gone), or on the board, now over, or its game-over cover. Then the
+ *  result, new, takes it, which brings it into sight: on a phone it lies above the board, and the
+ *  player who pressed Finish my game (under the board) or played to the end saw only "done". */
+function focusLost() {
+  const at = document.activeElement;
+  return !at || at === document.body || !at.isConnected || !!at.closest("#board, #board-cover");
 }
 
 /** The solver's post-race analysis of a finished race: per player, where the win was lost. */

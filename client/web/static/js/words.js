@@ -212,10 +212,16 @@ export function homeText(home, total) {
 }
 
 /** The result panel's heading for your ranking row (`mine`, or null for a visitor) in a race
- *  of `players`; a win on cards home (nobody got them all) says how many. */
-export function resultHeading(daily, mine, players, total) {
+ *  of `players`; a win on cards home (nobody got them all) says how many. `tied`: whether
+ *  another row shares your rank (protocol/ranking.py: equal keys share it, 1, 1, 3), when
+ *  nobody won alone: both players of a tie were told "You win the race". */
+export function resultHeading(daily, mine, players, total, tied = false) {
   if (daily) return `Daily attempt over: ${mine && mine.won ? "all cards home!" : `${homeText(mine ? mine.home : "?", total)} home`}`;
   if (!mine) return "Race over";
+  if (tied && players >= 2) {
+    if (mine.rank !== 1) return `You tie for #${mine.rank}`;
+    return mine.won ? "★ You tie for the win!" : `★ You tie for first, with ${homeText(mine.home, total)} cards home`;
+  }
   if (mine.rank !== 1 || players < 2) return `You finished #${mine.rank}`;
   return mine.won ? "★ You win the race!" : `★ You win the race, with ${homeText(mine.home, total)} cards home`;
 }
