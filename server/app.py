@@ -86,12 +86,13 @@ def connection_cap(settings: Settings, nofile: int) -> int:
     wanted = settings.max_connections
     if wanted > room:
         log.warning(
-            "--max-connections %d needs %d open files, the limit is %d: at most %d connections "
+            "--max-connections %d needs %d open files, the limit is %d: at most %d connection%s "
             "(raise the hard limit: ulimit -Hn, systemd LimitNOFILE, docker --ulimit nofile)",
             wanted,
             wanted + reserve,
             nofile,
             room,
+            "" if room == 1 else "s",
         )
     elif not wanted and room < WANT_CONNECTIONS:
         log.warning(
@@ -196,7 +197,7 @@ class App:
             ),
         )
         cap = connection_cap(self.settings, nofile)
-        log.info("open-files limit %d: at most %d connections", nofile, cap)
+        log.info("open-files limit %d: at most %d connection%s", nofile, cap, "" if cap == 1 else "s")
         self.gateway = Gateway(self.settings, self.service, self.metrics, max_connections=cap)
         await self.gateway.start()
         return self

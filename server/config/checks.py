@@ -133,7 +133,7 @@ def check_settings(settings: Settings) -> None:
             "(a WAIT holds the move pipe's connection that long)"
         )
     if settings.redis_wait_replicas and settings.redis.startswith("redis+cluster://"):
-        raise ValueError("--redis-wait-replicas needs a redis:// or redis+sentinel:// URL, not a cluster")
+        raise ValueError("--redis-wait-replicas does not work with a cluster (redis+cluster://): give 0")
     _check_wire_bounds(settings)
     parse_networks(settings.metrics_from, "metrics-from", private=True)  # ValueError naming the setting
     if settings.redis_fsync not in ("always", "everysec", "no"):

@@ -49,7 +49,7 @@ class Settings:
         default=0,
         metadata=_doc(
             "acknowledge a move or a change of a race only once this many Redis replicas have it "
-            "(WAIT); 0: as soon as the primary has it (needs redis:// or redis+sentinel://)"
+            "(WAIT); 0: as soon as the primary has it (not with a redis+cluster:// URL)"
         ),
     )
     redis_wait_timeout_ms: int = field(
