@@ -291,12 +291,18 @@ async def test_an_end_hook_that_fails_is_run_again_later(app, r):
         _now, race = await store.load_race(rid)
         assert race is not None and race.ended is not None
 
-        async def retry_at() -> int | None:
+        async def retry() -> str | None:
+            if len(runs) > 1:
+                # A sweep that ticked the race a grace after its end (a machine stalled for
+                # seconds) found the follow-up left over and did it again already.
+                return "done"
             at = await store.scheduled_at(rid)
-            return at if runs and at is not None and at >= race.ended + AFTER_END_RETRY_MIN_MS else None
+            if runs and at is not None and at >= race.ended + AFTER_END_RETRY_MIN_MS:
+                return "scheduled"
+            return None
 
-        await until(retry_at, what="the follow-up's retry scheduled")
-        await svc.clock._after_end_left_over(race, svc.now_ms() + AFTER_END_RETRY_MAX_MS)
+        if await until(retry, what="the follow-up's retry scheduled") == "scheduled":
+            await svc.clock._after_end_left_over(race, svc.now_ms() + AFTER_END_RETRY_MAX_MS)
         assert runs == [rid, rid]
         assert await store.scheduled_at(rid) is None
         await ada.close()
