@@ -33,12 +33,8 @@ from .metrics import Metrics
 from .net.gateway import Gateway
 from .ratings import Accounts, Pool, Ratings
 from .service import Service
-from .storage.embedded_redis import (
-    PASSWORD_NAME,
-    EmbeddedRedis,
-    lock_data_folder,
-    private_password,
-)
+from .storage.data_folder import PASSWORD_NAME, lock_data_folder, private_password
+from .storage.embedded_redis import EmbeddedRedis
 from .storage.host_memory import auto_maxmemory_mb
 from .storage.keys import new_race_id
 from .storage.resp import auth_refusal, redact_url

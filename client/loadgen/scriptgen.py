@@ -24,7 +24,7 @@ from urllib.parse import unquote, urlsplit
 
 import hiredis
 
-from server.storage.embedded_redis import PASSWORD_NAME
+from server.storage.data_folder import PASSWORD_NAME
 
 from .echogen import EchoConn, echo_conns
 from .pacing import Generator

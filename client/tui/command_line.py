@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.widgets import Input
 from textual.worker import Worker
 
-from .board import complete
+from .board_input import complete
 from .hints import ask_hint
 from .menu_flow import MenuFlow
 from .model import RaceModel

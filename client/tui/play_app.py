@@ -21,7 +21,8 @@ from textual.widgets import Input, Static
 from protocol.rules.facts import UnknownGame
 from protocol.rules.games import GAMES
 
-from .board import Marks, click, home_move, targets_for
+from .board import Marks
+from .board_input import click, home_move, targets_for
 from .command_line import CommandLine, MoveInput
 from .intent import Intent
 from .menu_flow import MenuFlow

@@ -12,8 +12,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
 from rich.text import Text
@@ -33,98 +31,10 @@ from .recent_text import watched_end_text
 from .replay_model import ReplayError, build_replay
 from .replay_text import final_boards_late_text, no_final_boards_text, refusal_text
 from .session import ServerError, Session
-from .tables import cut_rows, list_widths
-from .text import clock, marked_name, plural, ranking_lines
+from .text import clock, plural, ranking_lines
+from .watch_final import ASK_AGAIN, FINAL_RETRY_S, FINAL_WAIT_S, FinalBoards, Stage
+from .watch_text import LIST_COLUMNS, list_title, race_list
 from .widgets import BoardView, bar_width, bars_text
-
-#: The race list's columns.
-LIST_COLUMNS = ("race", "game", "status", "clock", "players", "watchers")
-#: When the row is wider than the window: the players give way first (down to this), then
-#: the game (down to this), then the players again; the id, status, clock and count stay whole.
-PLAYERS_MIN, GAME_MIN = 12, 10
-GIVE_WAY = ((4, PLAYERS_MIN), (1, GAME_MIN), (4, 1))
-#: How long the final boards are asked for while the server answers `race-not-over`: the `end`
-#: reaches a watcher as it is committed, and a loaded server may take seconds more before the
-#: finished race reads as finished everywhere (about a second was not enough).
-FINAL_WAIT_S = 10.0
-#: The pause before asking again, doubled after each refusal up to the second.
-FINAL_RETRY_S = (0.2, 1.0)
-#: The refusals of the final boards that asking again later may get past (the `f` key).
-ASK_AGAIN = frozenset({"disconnected", "timeout", "internal", "rate-limited"})
-
-
-class Stage(Enum):
-    """Where the final boards of the race watched stand."""
-
-    NOT_ASKED = "not asked"  # the race has not ended yet (as far as the watcher knows)
-    ASKING = "asking"
-    #: the server has not closed the race yet, and it is asked again (said over the boards)
-    WAITING = "waiting"
-    SHOWN = "shown"
-    MISSING = "missing"  # they did not come: why is said over the boards
-
-
-@dataclass(frozen=True)
-class FinalBoards:
-    """The final boards of the race watched: which race they were asked for and where that
-    stands, one value, so that shown and missing, or waiting and shown, cannot both hold (four
-    flags beside the race could)."""
-
-    #: the race whose end asked for them (None: not yet, or asked again with `f`)
-    race: str | None = None
-    stage: Stage = Stage.NOT_ASKED
-    #: MISSING: "no final boards (why)", said over the boards
-    missing: str = ""
-    #: MISSING for a reason that asking again may get past (the `f` key)
-    again: bool = False
-
-    @property
-    def shown(self) -> bool:
-        return self.stage is Stage.SHOWN
-
-    def to(self, stage: Stage) -> FinalBoards:
-        return FinalBoards(self.race, stage)
-
-    def lacking(self, missing: str, again: bool) -> FinalBoards:
-        return FinalBoards(self.race, Stage.MISSING, missing, again)
-
-
-def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
-    """One line of the race list, in full (plain function, for tests)."""
-    total = r.get("total") or 0
-    players = ", ".join(f"{marked_name(p)} {p.get('home', 0)}/{total}" for p in r.get("players") or [])
-    status = r.get("status", "")
-    if status == "countdown" and r.get("starts_at"):
-        when = f"in {max(0, r['starts_at'] - now) / 1000:.0f}s"  # the status says what starts
-    elif status == "running" and r.get("deadline"):
-        when = clock(r["deadline"] - now) + " left"
-    else:
-        when = ""
-    return (
-        r.get("race", ""),
-        game_name(r.get("game", "")),
-        status,
-        when,
-        players,
-        str(r.get("spectators", 0)),
-    )
-
-
-def race_list(races: list[dict[str, Any]], now: int, width: int) -> tuple[list[int], list[tuple[str, ...]]]:
-    """The race list for a table ``width`` cells wide: the column widths and the rows cut to
-    them (at 80 columns the players pushed the later columns off the screen)."""
-    rows = [race_row(r, now) for r in races]
-    widths = list_widths(rows, width, LIST_COLUMNS, GIVE_WAY)
-    return widths, cut_rows(rows, widths)
-
-
-def list_title(count: int, what: str = "") -> str:
-    """The race list's title (``what``: " of GAME" when one game is listed). With no race it
-    says the list refreshes itself and where races come from: "0 live public race(s) —
-    Enter: spectate" over an empty table offered a key with nothing to act on."""
-    if not count:
-        return f"[b]no live public race{what} now[/b] — one shows here once it starts (solrace play)"
-    return f"[b]{plural(count, 'live public race')}{what}[/b] — Enter: spectate"
 
 
 class WatchApp(BrowseApp):

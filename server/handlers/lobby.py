@@ -27,14 +27,14 @@ from ..config import Settings
 from ..core import checks as check
 from ..core import presence, privacy
 from ..core import races as R
-from ..core.lobby import CAS_ATTEMPTS, lobby_commit, open_lobbies, retry_delay_s
+from ..core.lobby import CAS_ATTEMPTS, lobby_commit, retry_delay_s
 from ..core.races import RaceError
 from ..core.session import Session
-from ..net.addresses import in_networks, parse_networks
 from ..retries import until_answered
 from ..storage import Conflict, keys
 from ..storage.players import RESERVE_MS
 from ..storage.race_records import LATE_WITHIN_S
+from .lobby_limit import PublicLobbyLimit
 from .runtime import Runtime
 
 encode = m.encode
@@ -91,7 +91,8 @@ class SeatTaken(RaceError):
 class Lobby:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
-        self._exempt = parse_networks(svc.settings.limit_exempt, "limit-exempt")
+        #: count a public lobby about to be created against its address, or refuse it
+        self.public_lobby_limit = PublicLobbyLimit(svc)
 
     async def reserve_seat(
         self, pid: str, seat: str, ms: int = RESERVE_MS, *, renew: bool = False, claim: str = ""
@@ -171,36 +172,6 @@ class Lobby:
         except Exception as exc:  # harmless: the reservation lapses, the prune keeps the seat
             self.svc.failed(f"could not settle the seat of {pid} in {rid}", exc)
         return True
-
-    async def public_lobby_limit(self, s: Session, rid: str) -> None:
-        """Count the public lobby `rid` about to be created by `s` against its client address
-        (all processes, in Redis), or refuse it (`too-many-races`, nothing kept) when the
-        address already has --max-public-lobbies-per-addr open ones: else one address could
-        fill the public race list, a lobby per guest session it may create.
-
-        Private races are not limited here: they are not listed, and each costs its player a
-        seat (MAX_RACES_PER_PLAYER) like any race."""
-        svc = self.svc
-        most = svc.settings.max_public_lobbies_per_addr
-        if most <= 0 or not s.addr or in_networks(s.addr, self._exempt):
-            return
-        sessions = svc.store.sessions
-        now = await svc.store.time_ms()
-        noted = await sessions.note_lobby(s.addr, rid, now, svc.settings.lobby_ttl_s * 1000)
-        # Noted before counting: of two creates at once from one address, each sees the other
-        # (never both in past the limit).
-        others = [(r, at) for r, at in noted if r != rid]
-        loaded = await svc.store.load_races([r for r, _ in others]) if others else []
-        still, gone = open_lobbies(others, loaded, now)
-        refused = len(still) >= most
-        forget = gone + [rid] if refused else gone
-        await sessions.forget_lobbies(s.addr, forget)
-        if refused:
-            raise RaceError(
-                ErrorCode.TOO_MANY_RACES,
-                f"{most} public lobbies from your address wait for players already: "
-                "start or leave one, or create a private race",
-            )
 
     async def mutate(self, rid: str, change: Callable[[R.Race, int], R.Race], attempt: str = "") -> R.Race:
         """Load, change with a pure function of core/races.py, compare-and-set; retry on conflict.

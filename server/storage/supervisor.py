@@ -12,7 +12,8 @@ import socket
 import time
 from collections.abc import Callable
 
-from .embedded_redis import MIN_FREE_BYTES, EmbeddedRedis, free_bytes, replies
+from .data_folder import MIN_FREE_BYTES, free_bytes
+from .embedded_redis import EmbeddedRedis, replies
 
 log = logging.getLogger("solrace.redis")
 

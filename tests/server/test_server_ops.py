@@ -173,7 +173,8 @@ def test_the_private_redis_server_requires_its_password(tmp_path) -> None:
 
     import redis as redis_py
 
-    from server.storage.embedded_redis import EmbeddedRedis, private_password
+    from server.storage.data_folder import private_password
+    from server.storage.embedded_redis import EmbeddedRedis
 
     data = tmp_path / "data"
     password = private_password(data)
@@ -201,7 +202,8 @@ def test_the_private_redis_files_are_the_owners_alone(tmp_path, caplog) -> None:
 
     import redis as redis_py
 
-    from server.storage.embedded_redis import EmbeddedRedis, private_password
+    from server.storage.data_folder import private_password
+    from server.storage.embedded_redis import EmbeddedRedis
 
     def mode(path: Path) -> int:
         return stat.S_IMODE(os.stat(path).st_mode)
@@ -230,7 +232,7 @@ def test_the_private_redis_files_are_the_owners_alone(tmp_path, caplog) -> None:
 
 
 def test_a_data_folder_that_cannot_be_made_is_named_in_one_line(tmp_path: Path) -> None:
-    from server.storage.embedded_redis import DataFolderError, private_folder
+    from server.storage.data_folder import DataFolderError, private_folder
 
     a_file = tmp_path / "data"
     a_file.write_text("")

@@ -13,7 +13,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from server.config import Settings
-from server.storage.embedded_redis import DataFolderInUse, lock_data_folder
+from server.storage.data_folder import DataFolderInUse, lock_data_folder
 from server.storage.health import QUIET_S, Health, OutageLog, is_outage
 
 

@@ -7,16 +7,8 @@ import hashlib
 import pytest
 from must import must
 
-from client.tui.board import (
-    BACK,
-    Marks,
-    card_text,
-    click,
-    complete,
-    layout_board,
-    parse_view,
-    targets_for,
-)
+from client.tui.board import BACK, Marks, card_text, layout_board, parse_view
+from client.tui.board_input import click, complete, targets_for
 from client.tui.links import make_link, parse_invite, parse_link
 from client.tui.model import RaceModel
 from client.tui.text import bar, clock, commitment_ok, progress_line, ranking_lines, tie_break_notes
@@ -394,7 +386,7 @@ def test_model_follows_a_race():
 
 
 def test_home_move():
-    from client.tui.board import home_move
+    from client.tui.board_input import home_move
 
     legal = ["draw", "r0>t1", "r0>f4", "r0>f5", "f0>f4"]
     assert home_move(legal, "r0") == "r0>f4"
@@ -413,7 +405,7 @@ def test_groups_and_labels_come_from_the_game_facts():
 
 
 def test_runs_move_only_from_building_tableaus():
-    from client.tui.board import runs_allowed
+    from client.tui.board_input import runs_allowed
 
     assert runs_allowed("fours-up", "t3") and runs_allowed("rouge-et-noir", "t9")
     assert not runs_allowed("racing-aces", "t0") and not runs_allowed("fours-up", "w")

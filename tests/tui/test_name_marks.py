@@ -14,7 +14,7 @@ from client.tui.net import connector
 from client.tui.play_app import PlayApp
 from client.tui.race_text import lobby_text
 from client.tui.text import marked_name, ranking_lines
-from client.tui.watch_app import race_row
+from client.tui.watch_text import race_row
 from client.tui.widgets import bars_text
 from protocol import messages as m
 

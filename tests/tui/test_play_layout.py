@@ -57,7 +57,7 @@ async def test_a_berserks_note_is_on_its_own_line_and_the_header_never_wraps() -
 
 
 async def test_a_click_on_a_card_with_no_move_keeps_no_selection() -> None:
-    from client.tui.board import targets_for
+    from client.tui.board_input import targets_for
     from client.tui.widgets import BoardView
 
     app, _ = offline_play("racing-aces", countdown_ms=50)

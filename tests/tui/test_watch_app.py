@@ -6,7 +6,8 @@ from must import must
 from textual.widgets import DataTable
 
 from client.tui.offline import LocalSession
-from client.tui.watch_app import WatchApp, race_row
+from client.tui.watch_app import WatchApp
+from client.tui.watch_text import race_row
 from client.tui.widgets import BoardView
 
 from .helpers import rendered, until

@@ -8,7 +8,8 @@ import pytest
 from must import must
 
 from client.tui.net import connector
-from client.tui.watch_app import WatchApp, race_list
+from client.tui.watch_app import WatchApp
+from client.tui.watch_text import race_list
 from client.tui.widgets import BoardView
 from protocol import rules
 

@@ -67,7 +67,7 @@ def test_the_counts_are_said_in_words() -> None:
     from client.tui.arena_view import arenas_title
     from client.tui.intent import Intent
     from client.tui.race_text import started_text
-    from client.tui.watch_app import list_title
+    from client.tui.watch_text import list_title
 
     assert list_title(2, " of Fours Up").startswith("[b]2 live public races of Fours Up[/b]")
     assert started_text(Intent("quick", "fours-up", 2), {}).startswith("waiting for 1 rival for Fours Up")

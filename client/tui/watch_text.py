@@ -1,0 +1,56 @@
+"""The words of `solrace watch`'s race list (client/tui/watch_app.py): plain functions, for
+tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from protocol.rules.facts import game_name
+
+from .tables import cut_rows, list_widths
+from .text import clock, marked_name, plural
+
+#: The race list's columns.
+LIST_COLUMNS = ("race", "game", "status", "clock", "players", "watchers")
+#: When the row is wider than the window: the players give way first (down to this), then
+#: the game (down to this), then the players again; the id, status, clock and count stay whole.
+PLAYERS_MIN, GAME_MIN = 12, 10
+GIVE_WAY = ((4, PLAYERS_MIN), (1, GAME_MIN), (4, 1))
+
+
+def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
+    """One line of the race list, in full (plain function, for tests)."""
+    total = r.get("total") or 0
+    players = ", ".join(f"{marked_name(p)} {p.get('home', 0)}/{total}" for p in r.get("players") or [])
+    status = r.get("status", "")
+    if status == "countdown" and r.get("starts_at"):
+        when = f"in {max(0, r['starts_at'] - now) / 1000:.0f}s"  # the status says what starts
+    elif status == "running" and r.get("deadline"):
+        when = clock(r["deadline"] - now) + " left"
+    else:
+        when = ""
+    return (
+        r.get("race", ""),
+        game_name(r.get("game", "")),
+        status,
+        when,
+        players,
+        str(r.get("spectators", 0)),
+    )
+
+
+def race_list(races: list[dict[str, Any]], now: int, width: int) -> tuple[list[int], list[tuple[str, ...]]]:
+    """The race list for a table ``width`` cells wide: the column widths and the rows cut to
+    them (at 80 columns the players pushed the later columns off the screen)."""
+    rows = [race_row(r, now) for r in races]
+    widths = list_widths(rows, width, LIST_COLUMNS, GIVE_WAY)
+    return widths, cut_rows(rows, widths)
+
+
+def list_title(count: int, what: str = "") -> str:
+    """The race list's title (``what``: " of GAME" when one game is listed). With no race it
+    says the list refreshes itself and where races come from: "0 live public race(s) —
+    Enter: spectate" over an empty table offered a key with nothing to act on."""
+    if not count:
+        return f"[b]no live public race{what} now[/b] — one shows here once it starts (solrace play)"
+    return f"[b]{plural(count, 'live public race')}{what}[/b] — Enter: spectate"
