@@ -189,3 +189,14 @@ def test_a_command_with_no_arguments_is_its_own_usage_error() -> None:
     empty argument list while looking for --log-format)."""
     done = solrace("verify")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_deal_says_an_illegal_move_in_words() -> None:
+    """Not the rules engine's code "(not-accepted)": the move, where it is in --moves, and why."""
+    done = solrace("deal", "rouge-et-noir", "--seed", "x", "--moves", "draw t0>t1")
+    assert done.returncode == 1
+    line = one_line(done.stderr)
+    assert line == "solrace deal: 't0>t1' (move 2 of --moves) is illegal: t1 does not take J♦ on 7♣", line
+    assert "(not-" not in line and "illegal move" not in line
+    done = solrace("deal", "rouge-et-noir", "--seed", "x", "--moves", "draw")
+    assert "played:   1 move\n" in done.stdout, done.stdout
