@@ -145,9 +145,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no server: race the rules engine's local bots (for practice); --game starts at once",
     )
-    parser.add_argument("--rivals", type=int, default=1, help="offline: number of bot rivals (default 1)")
+    parser.add_argument("--rivals", type=int, help="offline: number of bot rivals (default 1)")
     parser.add_argument("--bot-speed", type=float, default=1.0, help="offline: seconds between bot moves")
     parser.add_argument("--seed", help="offline: deal this seed")
+
+
+#: Flags that only an offline race reads: without --offline, refused as a usage error.
+OFFLINE_ONLY = ("--seed", "--rivals")
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors found after parsing (exit 2, argparse's one `error:` line): --seed and
+    --rivals without --offline were silently ignored (a server deals its own seeds and seats)."""
+    if args.offline:
+        return
+    for flag in OFFLINE_ONLY:
+        if getattr(args, flag.removeprefix("--")) is not None:
+            parser.error(
+                f"argument {flag}: needs --offline (a server race is dealt and seated by the server)"
+            )
 
 
 def server_urls(args: argparse.Namespace, link_url: str | None = None) -> list[str]:
@@ -219,6 +235,8 @@ def build_app(args: argparse.Namespace) -> PlayApp:
         )
     if args.offline and args.rated:
         raise SystemExit("solrace play: --offline races are not rated: rated races are played on a server")
+    if args.offline and args.rivals is None:
+        args.rivals = 1
     if args.offline and not 1 <= args.rivals <= 7:
         raise SystemExit("solrace play: --rivals must be 1 to 7")
     intent = intent_from_args(args)

@@ -94,6 +94,9 @@ def test_deal_into_head_through_a_shell() -> None:
         (["deal", "no-such-game"], "argument game: invalid choice"),
         (["play", "--game", "no-such-game"], "argument --game: invalid choice"),
         (["nonsense"], "unknown command 'nonsense'"),
+        # Offline-only flags were silently ignored on a server: refused before the app opens.
+        (["play", "--seed", "x"], "argument --seed: needs --offline"),
+        (["play", "--game", "fours-up", "--rivals", "2"], "argument --rivals: needs --offline"),
     ],
 )
 def test_bad_flags(args: list[str], message: str) -> None:
