@@ -366,20 +366,29 @@ def account_step(
     return 0 if (args.logout or args.logout_all or args.password) else None
 
 
+def has_terminal() -> bool:
+    """Whether stdin is a terminal to race in (not a pipe, a file, or closed)."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
 def run(args: argparse.Namespace) -> int:
     stop = account_step(args)
     if stop is not None:
         return stop
-    if (args.login or args.claim) and not (sys.stdin is not None and sys.stdin.isatty()):
-        # A script logged in or claimed (passwords from a pipe): there is no terminal to race in.
-        print(
-            "solrace play: no terminal to play in (stdin is not one): run solrace play from a terminal",
-            file=sys.stderr,
-        )
+    if (args.login or args.claim) and not has_terminal():
+        # A script logged in or claimed (passwords from a pipe): the action's own line said it
+        # was done, and that is all a script asked for; no race to open, nothing to warn about.
         return 0
     refused = rated_step(args)
     if refused is not None:
         print(f"solrace play: {refused}", file=sys.stderr)
         return 1
-    result = build_app(args).run()
+    app = build_app(args)  # its refusals of the flags first: they need no terminal
+    if not has_terminal():
+        print(
+            "solrace play: no terminal to play in (stdin is not one): run solrace play from a terminal",
+            file=sys.stderr,
+        )
+        return 1
+    result = app.run()
     return int(result or 0)

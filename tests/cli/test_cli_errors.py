@@ -120,6 +120,8 @@ def test_bad_flags(args: list[str], message: str) -> None:
             ["play", "--game", "fours-up", "--create", "--time-limit", "5"],
             "solrace play: --time-limit must be 30 to 7200 seconds",
         ),
+        # A plain play from a script (stdin not a terminal): said, not a race app left waiting.
+        (["play", "--offline", "--game", "fours-up"], "solrace play: no terminal to play in"),
     ],
 )
 def test_bad_values_found_after_parsing(args: list[str], message: str) -> None:
