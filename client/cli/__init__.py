@@ -79,6 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         sub_parser = CommandParser(prog=f"solrace {name}", description=SUBCOMMANDS[name][1])
         module.add_arguments(sub_parser)
         args = sub_parser.parse_args(argv[1:])
+        check = getattr(module, "check_arguments", None)  # usage errors argparse alone cannot see
+        if check is not None:
+            check(sub_parser, args)
         status = int(module.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's exit
         return status

@@ -30,14 +30,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         g = rules.replay(game.id, seed, moves)
     except rules.IllegalMove as e:
-        print(f"solrace deal: {e}", file=sys.stderr)
+        # In words: the move, where it is in --moves (from 1), and why; not the code.
+        where = f" (move {e.index + 1} of --moves)" if e.index is not None else ""
+        print(f"solrace deal: {e.move!r}{where} is illegal: {e.message}", file=sys.stderr)
         return 1
     legal = g.legal_moves()
     print(f"game:     {game.id} ({game.name}), rules v{rules.RULES_VERSION}, deal v{rules.DEAL_VERSION}")
     print(f"seed:     {seed}")
     print(f"commit:   {rules.seed_commitment(seed)}")
     if moves:
-        print(f"played:   {len(moves)} move(s)")
+        print(f"played:   {len(moves)} move" + ("" if len(moves) == 1 else "s"))
     print(f"home:     {g.cards_home}/{g.total}" + ("  (won)" if g.won else ""))
     print(f"position: {g.to_text()}")
     print(f"view:     {g.view_text()}")

@@ -145,9 +145,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no server: race the rules engine's local bots (for practice); --game starts at once",
     )
-    parser.add_argument("--rivals", type=int, default=1, help="offline: number of bot rivals (default 1)")
+    parser.add_argument("--rivals", type=int, help="offline: number of bot rivals (default 1)")
     parser.add_argument("--bot-speed", type=float, default=1.0, help="offline: seconds between bot moves")
     parser.add_argument("--seed", help="offline: deal this seed")
+
+
+#: Flags that only an offline race reads: without --offline, refused as a usage error.
+OFFLINE_ONLY = ("--seed", "--rivals")
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors found after parsing (exit 2, argparse's one `error:` line): --seed and
+    --rivals without --offline were silently ignored (a server deals its own seeds and seats)."""
+    if args.offline:
+        return
+    for flag in OFFLINE_ONLY:
+        if getattr(args, flag.removeprefix("--")) is not None:
+            parser.error(
+                f"argument {flag}: needs --offline (a server race is dealt and seated by the server)"
+            )
 
 
 def server_urls(args: argparse.Namespace, link_url: str | None = None) -> list[str]:
@@ -219,6 +235,8 @@ def build_app(args: argparse.Namespace) -> PlayApp:
         )
     if args.offline and args.rated:
         raise SystemExit("solrace play: --offline races are not rated: rated races are played on a server")
+    if args.offline and args.rivals is None:
+        args.rivals = 1
     if args.offline and not 1 <= args.rivals <= 7:
         raise SystemExit("solrace play: --rivals must be 1 to 7")
     intent = intent_from_args(args)
@@ -348,20 +366,29 @@ def account_step(
     return 0 if (args.logout or args.logout_all or args.password) else None
 
 
+def has_terminal() -> bool:
+    """Whether stdin is a terminal to race in (not a pipe, a file, or closed)."""
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
 def run(args: argparse.Namespace) -> int:
     stop = account_step(args)
     if stop is not None:
         return stop
-    if (args.login or args.claim) and not (sys.stdin is not None and sys.stdin.isatty()):
-        # A script logged in or claimed (passwords from a pipe): there is no terminal to race in.
-        print(
-            "solrace play: no terminal to play in (stdin is not one): run solrace play from a terminal",
-            file=sys.stderr,
-        )
+    if (args.login or args.claim) and not has_terminal():
+        # A script logged in or claimed (passwords from a pipe): the action's own line said it
+        # was done, and that is all a script asked for; no race to open, nothing to warn about.
         return 0
     refused = rated_step(args)
     if refused is not None:
         print(f"solrace play: {refused}", file=sys.stderr)
         return 1
-    result = build_app(args).run()
+    app = build_app(args)  # its refusals of the flags first: they need no terminal
+    if not has_terminal():
+        print(
+            "solrace play: no terminal to play in (stdin is not one): run solrace play from a terminal",
+            file=sys.stderr,
+        )
+        return 1
+    result = app.run()
     return int(result or 0)

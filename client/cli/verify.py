@@ -13,9 +13,10 @@ MessagePack file, or fetched from a server (`--url ws://HOST:PORT/ws` with
 
 What is checked, independently of the server's code:
 
-1. ``sha256(seed) == commitment``, for the commitment in the document and the
-   one given with ``--commitment`` (the one you saw when the race or the day
-   opened: that is what makes the check meaningful).
+1. The deal's fingerprint, ``sha256(seed)`` (the document's ``commitment``):
+   the one in the document and the one given with ``--fingerprint`` (the one
+   you saw when the race or the day opened: that is what makes the check
+   meaningful; ``--commitment``, its old name, still works).
 2. The deal: the seed is re-dealt with docs/rules.md §8 (``rules.deal``) and every
    player's moves are re-played with the rules engine; an illegal move, or a
    move after the game was won, refutes.
@@ -64,7 +65,7 @@ class Report:
     checked: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    #: the seed was checked against a commitment (given, or published by the server)
+    #: the seed was checked against a fingerprint, its sha256 (given, or published by the server)
     committed: bool = False
 
     @property
@@ -77,15 +78,17 @@ class Report:
         lines += [f"FAIL  {p}" for p in self.problems]
         if self.confirmed and self.committed:
             lines.append(
-                "CONFIRMED: the seed is the committed one, and the published result follows from it and the moves"
+                "CONFIRMED: the seed is the one its fingerprint (sha256 of the seed) promised, "
+                "and the published result follows from it and the moves"
             )
         elif self.confirmed:
             lines.append(
                 "CONFIRMED: the published result follows from the seed and the moves "
-                "(the seed itself is unchecked: no commitment to check it against)"
+                "(the seed itself is unchecked: no fingerprint to check it against)"
             )
         else:
-            lines.append(f"REFUTED: {len(self.problems)} problem(s)")
+            n = len(self.problems)
+            lines.append(f"REFUTED: {n} problem" + ("" if n == 1 else "s"))
         return "\n".join(lines)
 
 
@@ -151,17 +154,21 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
     if not seed or not isinstance(seed, str):
         raise InputError("no seed: the seed is revealed only once the race or day is over")
 
-    # 1. the commitment
+    # 1. the fingerprint (the wire's `commitment`): sha256 of the seed
     digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()
     given = [(c, src) for c, src in ((commitment, "given"), (doc.get("commitment"), "published")) if c]
     if not given:
-        report.notes.append("no commitment to check the seed against (pass --commitment)")
+        report.notes.append(
+            "no fingerprint (sha256 of the seed) to check the seed against (pass --fingerprint)"
+        )
     for c, src in given:
         if c.lower() == digest:
             report.committed = True
-            report.checked.append(f"sha256(seed) matches the {src} commitment {c[:16]}…")
+            report.checked.append(f"the seed matches the {src} fingerprint (sha256 of the seed) {c[:16]}…")
         else:
-            report.problems.append(f"sha256(seed) = {digest} differs from the {src} commitment {c}")
+            report.problems.append(
+                f"the seed's fingerprint (sha256 of the seed) {digest} differs from the {src} fingerprint {c}"
+            )
 
     # 2. the moves
     players = doc.get("players") or []
@@ -241,7 +248,7 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
             )
         timed += 1
     if timed:
-        report.checked.append(f"times of {timed} player(s) match their moves")
+        report.checked.append(f"times of {timed} player" + ("" if timed == 1 else "s") + " match their moves")
 
     _check_proof(game, seed, doc, report)
 
@@ -261,7 +268,9 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
                 bad = True
         if not bad:
             what = "ranking order" if base == 1 else f"ranking order (from rank {base})"
-            report.checked.append(f"{what} follows the rule for {len(ranking)} entries")
+            report.checked.append(
+                f"{what} follows the rule for {len(ranking)} " + ("entry" if len(ranking) == 1 else "entries")
+            )
     return report
 
 
@@ -373,7 +382,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")
     parser.add_argument("--player", help="with --daily: one player's entry (default: every published one)")
     parser.add_argument("--seed", help="the revealed seed, if the document lacks it (or to compare)")
-    parser.add_argument("--commitment", help="the sha256(seed) you saw when the race or day opened")
+    parser.add_argument(
+        "--fingerprint",
+        "--commitment",  # its old name, still read
+        dest="commitment",
+        metavar="SHA256",
+        help="the deal's fingerprint (sha256 of the seed) you saw when the race or day opened",
+    )
     parser.add_argument("--save", metavar="FILE", help="also write the fetched document as JSON")
     add_token_argument(parser)
 

@@ -206,7 +206,8 @@ class Game:
             elif not sp:
                 msg += f": {names[s]} is empty"
             elif len(sp) - self.down[s] < k:
-                msg += f": only {len(sp) - self.down[s]} face-up card(s) there"
+                up = len(sp) - self.down[s]
+                msg += f": only {up} face-up card{'' if up == 1 else 's'} there"
             elif k > 1 and not self.game.runs[s]:
                 msg += ": only tableau runs move together"
             else:

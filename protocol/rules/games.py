@@ -228,7 +228,7 @@ class GameDef:
             raise NotationError("bad-notation", "a run count is written only when it is 2 or more")
         for name in (src, dst):
             if name not in self.index:
-                raise NotationError("no-such-pile", f"{self.id} has no pile {name!r}")
+                raise NotationError("no-such-pile", f"{self.name} has no pile {name!r}")
         if src == dst:
             raise NotationError("same-pile", "source and destination are the same pile")
         return (self.index[src], k, self.index[dst])

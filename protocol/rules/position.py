@@ -21,6 +21,16 @@ from .games import GAMES, AccTop, GameDef, Kind
 from .view import HIDDEN, View
 
 
+def _plural(n: int, noun: str) -> str:
+    """``1 pile``, ``2 piles``: a count with its noun, singular or plural."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _times(n: int) -> str:
+    """``once``, ``twice``, ``3 times``."""
+    return {1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
 def _split(text: str, what: str) -> tuple[GameDef, list[tuple[str, str]]]:
     if not isinstance(text, str):
         raise PositionError(f"a {what} text is a string")
@@ -41,7 +51,7 @@ def _split(text: str, what: str) -> tuple[GameDef, list[tuple[str, str]]]:
     if names != list(game.pile_names):
         for n in names:
             if n not in game.index:
-                raise PositionError(f"{game.id} has no pile {n!r}")
+                raise PositionError(f"{game.name} has no pile {n!r}")
         seen = set()
         for n in names:
             if n in seen:
@@ -49,7 +59,7 @@ def _split(text: str, what: str) -> tuple[GameDef, list[tuple[str, str]]]:
             seen.add(n)
         missing = [n for n in game.pile_names if n not in seen]
         if missing:
-            raise PositionError(f"missing pile(s): {', '.join(missing)}")
+            raise PositionError(f"missing pile{'' if len(missing) == 1 else 's'}: {', '.join(missing)}")
         raise PositionError(f"piles out of order: expected {' '.join(game.pile_names)}")
     return game, pairs
 
@@ -94,7 +104,7 @@ def _check_structure(game: GameDef, piles: Sequence[Sequence[int | None]], down:
         kind = game.kinds[i]
         if down[i] > game.max_down[i]:
             raise PositionError(
-                f"{name}: {down[i]} face-down card(s) where at most {game.max_down[i]} can be"
+                f"{name}: {_plural(down[i], 'face-down card')} where at most {game.max_down[i]} can be"
             )
         if down[i] and down[i] == len(p):
             raise PositionError(f"{name}: the top card is face down (it would have been turned up)")
@@ -165,7 +175,7 @@ def from_text(text: str) -> Game:
     wrong = [CODE[f] + f"×{c}" for f, c in enumerate(counts) if c != game.decks]
     if wrong:
         raise PositionError(
-            f"{game.id} has each card exactly {game.decks} times; wrong: {' '.join(wrong[:8])}"
+            f"{game.name} has each card exactly {_times(game.decks)}; wrong: {' '.join(wrong[:8])}"
             + (" …" if len(wrong) > 8 else "")
         )
     _check_structure(game, piles, down)

@@ -94,6 +94,9 @@ def test_deal_into_head_through_a_shell() -> None:
         (["deal", "no-such-game"], "argument game: invalid choice"),
         (["play", "--game", "no-such-game"], "argument --game: invalid choice"),
         (["nonsense"], "unknown command 'nonsense'"),
+        # Offline-only flags were silently ignored on a server: refused before the app opens.
+        (["play", "--seed", "x"], "argument --seed: needs --offline"),
+        (["play", "--game", "fours-up", "--rivals", "2"], "argument --rivals: needs --offline"),
     ],
 )
 def test_bad_flags(args: list[str], message: str) -> None:
@@ -117,6 +120,8 @@ def test_bad_flags(args: list[str], message: str) -> None:
             ["play", "--game", "fours-up", "--create", "--time-limit", "5"],
             "solrace play: --time-limit must be 30 to 7200 seconds",
         ),
+        # A plain play from a script (stdin not a terminal): said, not a race app left waiting.
+        (["play", "--offline", "--game", "fours-up"], "solrace play: no terminal to play in"),
     ],
 )
 def test_bad_values_found_after_parsing(args: list[str], message: str) -> None:
@@ -189,3 +194,14 @@ def test_a_command_with_no_arguments_is_its_own_usage_error() -> None:
     empty argument list while looking for --log-format)."""
     done = solrace("verify")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+
+
+def test_deal_says_an_illegal_move_in_words() -> None:
+    """Not the rules engine's code "(not-accepted)": the move, where it is in --moves, and why."""
+    done = solrace("deal", "rouge-et-noir", "--seed", "x", "--moves", "draw t0>t1")
+    assert done.returncode == 1
+    line = one_line(done.stderr)
+    assert line == "solrace deal: 't0>t1' (move 2 of --moves) is illegal: t1 does not take J♦ on 7♣", line
+    assert "(not-" not in line and "illegal move" not in line
+    done = solrace("deal", "rouge-et-noir", "--seed", "x", "--moves", "draw")
+    assert "played:   1 move\n" in done.stdout, done.stdout

@@ -48,7 +48,7 @@ async def test_a_private_race_is_verified_as_its_player(server, tmp_path, monkey
     assert doc["commitment"] == snap.commitment
     report = v.verify(doc)
     assert report.confirmed and report.committed, report.text()
-    assert "the seed is the committed one" in report.text()
+    assert "the seed is the one its fingerprint (sha256 of the seed) promised" in report.text()
     # without a commitment the seed is said unchecked, not confirmed as if it were
     bare = v.verify({**doc, "commitment": None})
     assert bare.confirmed and not bare.committed

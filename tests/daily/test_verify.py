@@ -88,7 +88,7 @@ def test_an_honest_daily_is_confirmed(doc):
     assert [e["player"] for e in doc["ranking"]] == ["winner", "short", "shorter"]
     rep = v.verify(doc)
     assert rep.confirmed, rep.text()
-    assert any("commitment" in c for c in rep.checked)
+    assert any("fingerprint (sha256 of the seed)" in c for c in rep.checked)
     assert any("times of 3" in c for c in rep.checked)
     assert any("ranking order" in c for c in rep.checked)
     rep = v.verify(doc, commitment=doc["commitment"])
@@ -110,9 +110,14 @@ def test_cli_exit_codes(tmp_path, doc, capsys):
     assert run_cli(tmp_path, doc) == 0
     assert "CONFIRMED" in capsys.readouterr().out
     assert run_cli(tmp_path, doc, fmt="msgpack") == 0
-    assert run_cli(tmp_path, doc, "--commitment", "0" * 64) == 1
+    assert run_cli(tmp_path, doc, "--fingerprint", "0" * 64) == 1
     out = capsys.readouterr().out
-    assert "REFUTED" in out and "given commitment" in out
+    assert "REFUTED" in out and "given fingerprint" in out and "commitment" not in out
+    assert run_cli(tmp_path, doc, "--commitment", "0" * 64) == 1  # the old name of the flag still works
+    assert "given fingerprint" in capsys.readouterr().out
+    assert run_cli(tmp_path, doc, "--fingerprint", doc["commitment"]) == 0
+    out = capsys.readouterr().out
+    assert "CONFIRMED: the seed is the one its fingerprint (sha256 of the seed) promised" in out, out
     (tmp_path / "junk").write_bytes(b"\xc1\xc1 not a replay")
     parser = argparse.ArgumentParser()
     v.add_arguments(parser)
@@ -171,7 +176,7 @@ def test_a_wrong_order_is_caught(doc):
 def test_a_wrong_seed_is_caught(doc):
     bad = copy.deepcopy(doc)
     bad["seed"] = fair.daily_seed("another secret", GAME, DAY)
-    refuted(bad, "differs from the published commitment")
+    refuted(bad, "differs from the published fingerprint")
     refuted(doc, "is not the given seed", seed="0" * 32)
 
 

@@ -280,3 +280,43 @@ def test_refusals_name_cards_with_suit_symbols_and_keep_their_codes():
     assert e.value.code == "not-accepted" and e.value.message.endswith("when empty")
     assert [rules.card_name(c) for c in ("Th", "9c", "As", "Qd")] == ["10♥", "9♣", "A♠", "Q♦"]
     assert rules.card_name(60) == "9♣"  # a card id of the second deck
+
+
+# --- the words of a refusal, read by players ---------------------------------
+
+
+def _message(g: rules.Game, move: str) -> str:
+    with pytest.raises(rules.IllegalMove) as info:
+        g.check(move)
+    return info.value.message
+
+
+def _position_error(text: str | None) -> str:
+    with pytest.raises(rules.PositionError) as info:
+        rules.from_text(text)  # type: ignore[arg-type]
+    return str(info.value)
+
+
+def test_refusals_name_the_game_by_its_name_and_count_in_words():
+    """A refusal is read by a player: the game's name (not its id), and 1 card / 2 cards,
+    never "card(s)". Codes stay as they are."""
+    g = rules.deal(RN, "solrace")
+    assert _message(g, "w>f0") == "Rouge et Noir has no pile 'w'"
+    assert refused(g, "w>f0", "no-such-pile")
+    assert _message(rules.deal(FU, "solrace"), "r0>t0") == "Fours Up has no pile 'r0'"
+    rn = pos(RN, t0="~Qc~3d8h", t1="9s", t2="~Kc9c8h")
+    assert _message(rn, "t0:2>t1").endswith(": only 1 face-up card there")
+    assert _message(rn, "t2:3>t1").endswith(": only 2 face-up cards there")
+    assert _position_error(RA_START.replace(" w:", " x:")) == "Racing Aces has no pile 'x'"
+    assert _position_error(RA_START.replace(" w:", "")) == "missing pile: w"
+    assert _position_error(RA_START.replace(" w:", "").replace(" f0: ", " ")) == "missing piles: f0, w"
+    assert _position_error(BAD_POSITIONS["tilde in the stock"]).startswith("s: 1 face-down card where")
+    assert ": 2 face-down cards where" in _position_error(BAD_POSITIONS["more face-down than dealt"])
+    assert "Racing Aces has each card exactly 3 times; wrong: " in _position_error(
+        BAD_POSITIONS["missing card"]
+    )
+    assert "Fours Up has each card exactly twice; wrong: " in _position_error(
+        FU_START.replace("t0:3c", "t0:")
+    )
+    for text in (_message(rn, "t0:2>t1"), _message(g, "w>f0")):
+        assert "(s)" not in text and "rouge-et-noir" not in text
