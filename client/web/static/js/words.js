@@ -205,6 +205,12 @@ export function agoText(at, now = Date.now()) {
   return new Date(at).toLocaleDateString();
 }
 
+/** A race's status in words, for its badge: the protocol's `lobby` (seats filling, players getting
+ *  ready) reads "not started", apart from the race page's "Lobby" button (back to the lobby page). */
+export function raceStatusText(status) {
+  return { lobby: "not started", countdown: "starting" }[status] || status;
+}
+
 /** Cards home out of the deal's cards, "12/104" ("12/?" while the total is unknown): the result
  *  and the replay write it alike, so a player reads the same number on both pages. */
 export function homeText(home, total) {
