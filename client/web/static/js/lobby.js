@@ -9,7 +9,7 @@ import { placeIn, restorePlace } from "./keep_place.js";
 import { recentEl } from "./lobby_recent.js";
 import { createRace, practise, quick, startBotRace } from "./matchmaking.js";
 import { app, conn, inviteSuffix, myId } from "./state.js";
-import { isRaceId, nameMarks } from "./words.js";
+import { isRaceId, nameMarks, raceStatusText } from "./words.js";
 
 export async function refreshRaces() {
   if (conn.status !== "online") return;
@@ -112,7 +112,7 @@ function myRacesEl() {
         "a",
         { class: "btn small my-race", href: `#race=${id}${inviteSuffix(id)}`, title: `race ${id}`, dataset: { race: id } },
         game ? gameName(game) : `Race ${id.slice(0, 6)}…`,
-        status && status !== "finished" ? h("span", { class: `pill p-${status}` }, status) : null,
+        status && status !== "finished" ? h("span", { class: `pill p-${status}` }, raceStatusText(status)) : null,
       );
     }),
   );
