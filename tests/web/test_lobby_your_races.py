@@ -59,7 +59,7 @@ def test_a_private_race_is_named_at_once_after_a_reload(new_page):
     page.goto(base + "#/")
     button = page.locator(f'#my-races a[data-race="{rid}"]')
     expect(button).to_contain_text(name)
-    expect(button).to_contain_text("lobby")
+    expect(button).to_contain_text("not started")  # the `lobby` status, apart from the Lobby page
     assert stored_labels(page)[rid] == [GAME, "lobby"]
 
     page.add_init_script(RECORD_LABELS)
@@ -69,7 +69,7 @@ def test_a_private_race_is_named_at_once_after_a_reload(new_page):
     labels = page.evaluate("window.__myRaceLabels")
     # from the first drawing on: the game and the status, never the race's id
     assert labels and all(label.startswith(f"{rid}: ") for label in labels), labels
-    assert all(name in label and "lobby" in label and "Race r" not in label for label in labels), labels
+    assert all(name in label and "not started" in label and "Race r" not in label for label in labels), labels
     assert rid[:6] not in button.inner_text()
     assert page.evaluate("window.solrace.app.raceGames")[rid] == GAME
     shot(page, "lobby-your-races-after-reload")

@@ -84,7 +84,7 @@ def test_lobby_race_buttons_name_the_game(new_page):
     button = page.locator(f'#my-races a[data-race="{rid}"]')
     expected = page.locator(f'.tile[data-game="{GAME}"] .tile-head h2').inner_text()
     expect(button).to_contain_text(expected)
-    expect(button).to_contain_text("lobby")
+    expect(button).to_contain_text("not started")
     expect(button).to_have_attribute("title", re.compile(re.escape(rid)))
     assert rid[:10] not in button.inner_text()
     shot(page, "lobby-your-races")
@@ -92,4 +92,4 @@ def test_lobby_race_buttons_name_the_game(new_page):
     # After a reload the welcome lists the race by its id only: the race list names it again.
     page.reload()
     expect(page.locator(f'#my-races a[data-race="{rid}"]')).to_contain_text(expected)
-    expect(page.locator(f'#my-races a[data-race="{rid}"]')).to_contain_text("lobby")
+    expect(page.locator(f'#my-races a[data-race="{rid}"]')).to_contain_text("not started")

@@ -23,7 +23,13 @@ def test_the_result_heading_says_a_win_on_cards_home_is_one(new_page) -> None:
     assert page.evaluate(heading, [False, {"rank": 1, "won": True, "home": 104}, 2]) == "★ You win the race!"
     stopped = {"rank": 1, "won": False, "home": 17}
     assert page.evaluate(heading, [False, stopped, 2]) == "★ You win the race, with 17/104 cards home"
-    assert page.evaluate(heading, [False, stopped, 1]) == "You finished #1"  # a race of one
+    # a race of one has no rival: no rank ("#1" with no card home), how the deal went
+    assert page.evaluate(heading, [False, stopped, 1]) == "Race over: 17/104 cards home"
+    practice = """async ([mine]) => (await import("./js/words.js")).resultHeading(false, mine, 1, 104, false, true)"""
+    assert (
+        page.evaluate(practice, [{"rank": 1, "won": False, "home": 0}]) == "Practice over: 0/104 cards home"
+    )
+    assert page.evaluate(practice, [{"rank": 1, "won": True, "home": 104}]) == "All cards home — practice won"
     assert page.evaluate(heading, [False, {"rank": 2, "won": False, "home": 9}, 2]) == "You finished #2"
     assert page.evaluate(heading, [False, None, 2]) == "Race over"
     assert page.evaluate(heading, [True, stopped, 1]) == "Daily attempt over: 17/104 home"

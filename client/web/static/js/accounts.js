@@ -66,6 +66,23 @@ function formError(form, text) {
   if (fields.length) fields[0].focus();
 }
 
+/** Show a sent form at work until its answer comes (a login can take seconds: the password's hash
+ *  is slow by design): its submit button disabled and saying `text` ("Logging in…"), the form
+ *  aria-busy. Returns what puts it back (on a refusal; a success redraws the page). */
+function formBusy(form, text) {
+  const button = form && form.querySelector("button[type=submit]");
+  if (!button) return () => {};
+  const label = button.textContent;
+  button.disabled = true;
+  button.textContent = text;
+  form.setAttribute("aria-busy", "true");
+  return () => {
+    button.disabled = false;
+    button.textContent = label;
+    form.removeAttribute("aria-busy");
+  };
+}
+
 /** A form's `oninput`: a field edited clears the form's refusal. Kept, it went on saying "that
  *  name is taken." over another name, while the browser's own check (a password under 8
  *  characters) kept the form from being sent again. */
@@ -148,6 +165,7 @@ export class AccountPage {
 
   async claim(name, password, form = null) {
     const { conn, toast, errText } = this.ctx;
+    const idle = formBusy(form, "Creating the account…");
     try {
       const acct = await conn.request({ t: "claim", name, password });
       localStorage.setItem(TOKEN_KEY, acct.token);
@@ -155,6 +173,7 @@ export class AccountPage {
       toast(`You are now the account ${acct.name}.`, "info");
       conn.reconnect(); // a hello with the account's token: the same player, logged in
     } catch (e) {
+      idle();
       const why = claimError(e, errText, name);
       toast(`Could not claim: ${why}`, "error");
       formError(form, why);
@@ -163,6 +182,7 @@ export class AccountPage {
 
   async login(name, password, form = null) {
     const { conn, toast, errText } = this.ctx;
+    const idle = formBusy(form, "Logging in…");
     try {
       const acct = await conn.request({ t: "login", name, password });
       localStorage.setItem(TOKEN_KEY, acct.token);
@@ -170,6 +190,7 @@ export class AccountPage {
       toast(`Logged in as ${acct.name}.`, "info");
       conn.reconnect();
     } catch (e) {
+      idle();
       toast(`Could not log in: ${accountError(e, errText)}`, "error");
       formError(form, accountError(e, errText));
     }

@@ -23,11 +23,15 @@ export function arenaListEl(h, list, error, now) {
   const soon = list.now + 3600_000;
   const today = (ms) => Math.floor(ms / 86_400_000) === Math.floor(list.now / 86_400_000);
   const startsText = (ms) => (today(ms) ? utcTimeText(ms) : utcDateTimeText(ms));
+  const whenText = (a) =>
+    a.status === "running" ? `running, started ${startsText(a.starts)}` : a.status === "over" ? `over, started ${startsText(a.starts)}` : `starts ${startsText(a.starts)}`;
   const row = (a, later) =>
     h(
       "tr",
       { class: `arena-row ${a.status}${later ? " later" : ""}`, dataset: { arena: a.id } },
-      h("td", {}, h("a", { href: `#arena=${a.id}` }, a.name || a.id)),
+      // the hourly arenas share a name ("Hourly Racing Aces": the one over, the one running,
+      // the next): each link's name says which, by its state and start
+      h("td", {}, h("a", { href: `#arena=${a.id}`, "aria-label": `${a.name || a.id}, ${whenText(a)}` }, a.name || a.id)),
       h("td", {}, gameName(a.game)),
       later ? h("td", {}, startsText(a.starts)) : h("td", {}, a.status),
       h("td", {}, leftText(a, now)),

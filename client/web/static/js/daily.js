@@ -336,7 +336,8 @@ export class DailyPage {
         h("dd", { id: "daily-left", dataset: { closes: d.closes } }, d.status === "open" && !closing ? "" : utcDateTimeText(d.closes)),
         h("dt", {}, "Clock"),
         h("dd", {}, `${Math.round(d.time_limit_s / 60)} min`),
-        h("dt", {}, "Attempts"),
+        // the day's entries on the board: everyone's attempts (one each), not yours
+        h("dt", { id: "daily-entries-label" }, "Attempts by all players"),
         h("dd", { id: "daily-entries" }, d.entries),
         h("dt", {}, "Deal's fingerprint"),
         h("dd", {}, h("code", { title: "sha256(seed)" }, d.commitment)),

@@ -9,7 +9,7 @@ import { placeIn, restorePlace } from "./keep_place.js";
 import { recentEl } from "./lobby_recent.js";
 import { createRace, practise, quick, startBotRace } from "./matchmaking.js";
 import { app, conn, inviteSuffix, myId } from "./state.js";
-import { isRaceId, nameMarks } from "./words.js";
+import { isRaceId, nameMarks, raceStatusText } from "./words.js";
 
 export async function refreshRaces() {
   if (conn.status !== "online") return;
@@ -112,7 +112,7 @@ function myRacesEl() {
         "a",
         { class: "btn small my-race", href: `#race=${id}${inviteSuffix(id)}`, title: `race ${id}`, dataset: { race: id } },
         game ? gameName(game) : `Race ${id.slice(0, 6)}…`,
-        status && status !== "finished" ? h("span", { class: `pill p-${status}` }, status) : null,
+        status && status !== "finished" ? h("span", { class: `pill p-${status}` }, raceStatusText(status)) : null,
       );
     }),
   );
@@ -125,7 +125,9 @@ export function otherRaceEnded(m) {
   const mine = (m.ranking || []).find((r) => r.player === myId());
   if (!mine) return;
   const game = app.raceGames[m.race];
-  const text = `Your ${game ? `${gameName(game)} ` : ""}race is over: you finished #${mine.rank} of ${m.ranking.length}. `;
+  // alone in it (a practice), no rank to tell: "#1 of 1" even with no card home
+  const how = m.ranking.length < 2 ? (mine.won ? "all cards home" : `${mine.home} cards home`) : `you finished #${mine.rank} of ${m.ranking.length}`;
+  const text = `Your ${game ? `${gameName(game)} ` : ""}race is over: ${how}. `;
   const link = h("a", { class: "btn small primary", id: "see-result", href: `#race=${m.race}${inviteSuffix(m.race)}`, onclick: () => setBanner(null) }, "See the result");
   if (app.queued) return toast(text, "info", 8000); // the banner says we are looking for a race
   setBanner(h("div", { class: "queue race-over" }, text, link, h("button", { class: "btn small ghost", onclick: () => setBanner(null) }, "Close")));

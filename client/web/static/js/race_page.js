@@ -5,7 +5,7 @@ import { Connection } from "./net.js";
 import { GAMES, gameName } from "./games.js";
 import { dailyOf } from "./daily_attempts.js";
 import { arenaOf } from "./arena.js";
-import { errorText as errText, homeText, ordinal } from "./words.js";
+import { errorText as errText, homeText, ordinal, raceStatusText } from "./words.js";
 import { BOT_LEVELS, addBot } from "./botrace.js";
 import { drawClock } from "./clock.js";
 import { $, copyLink, h, toast } from "./dom.js";
@@ -124,7 +124,7 @@ function renderSideHead(race) {
   const arenaInfo = arena ? pages.arena.arenaInfo(arena) : null;
   $("#race-title").textContent = (dailyOf(race.race) ? "Daily · " : "") + (arena ? `${(arenaInfo && arenaInfo.arena.name) || "Arena race"} · ` : "") + gameName(race.game);
   $("#race-sub").replaceChildren(
-    h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status),
+    h("span", { class: `pill p-${race.status}`, id: "race-status" }, raceStatusText(race.status)),
     ` · ${race.players.length}/${race.seats} seats · ${Math.round(race.time_limit_s / 60)} min`,
     race.private ? " · private" : "",
     race.rated ? h("span", { class: "pill rated", id: "race-rated" }, "rated") : "", // the DOM writes a null as "null"

@@ -151,7 +151,9 @@ export function renderResult() {
   const offer = app.rematchOffer && app.rematchOffer.race === race.race ? app.rematchOffer : null;
   redrawAtClose(sealed && daily && !dailyClosed(daily) ? daily : null);
   const tied = !!myRank && (end.ranking || []).some((r) => r !== myRank && r.rank === myRank.rank);
-  const heading = resultHeading(!!daily, myRank, (end.ranking || []).length, race.total, tied);
+  const players = (end.ranking || []).length;
+  const practice = !daily && !!race.private && players < 2;
+  const heading = resultHeading(!!daily, myRank, players, race.total, tied, practice);
   const first = box.dataset.said !== race.race;
   if (first) {
     box.dataset.said = race.race; // once per race, not on every redraw of the panel

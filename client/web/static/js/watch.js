@@ -2,7 +2,7 @@
 // player's board comes one spectator delay late (SPECTATOR_DELAY) and their progress live.
 import { gameName } from "./games.js";
 import { Board } from "./board.js";
-import { NOT_A_RACE_ID, NO_SUCH_RACE, countText, errorText as errText, isRaceId } from "./words.js";
+import { NOT_A_RACE_ID, NO_SUCH_RACE, countText, errorText as errText, isRaceId, raceStatusText } from "./words.js";
 import { drawClock } from "./clock.js";
 import { $, h } from "./dom.js";
 import { raceListEl } from "./lobby.js";
@@ -96,7 +96,7 @@ export function renderWatch() {
         : "",
   );
   $("#race-title").textContent = `Watching ${gameName(race.game)}`;
-  $("#race-sub").replaceChildren(h("span", { class: `pill p-${race.status}`, id: "race-status" }, race.status), ` · ${countText(race.players.length, "player")}`);
+  $("#race-sub").replaceChildren(h("span", { class: `pill p-${race.status}`, id: "race-status" }, raceStatusText(race.status)), ` · ${countText(race.players.length, "player")}`);
   $("#players").replaceChildren(...playerRows(race));
   renderBoards();
   renderResult();

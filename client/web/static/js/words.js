@@ -205,6 +205,12 @@ export function agoText(at, now = Date.now()) {
   return new Date(at).toLocaleDateString();
 }
 
+/** A race's status in words, for its badge: the protocol's `lobby` (seats filling, players getting
+ *  ready) reads "not started", apart from the race page's "Lobby" button (back to the lobby page). */
+export function raceStatusText(status) {
+  return { lobby: "not started", countdown: "starting" }[status] || status;
+}
+
 /** Cards home out of the deal's cards, "12/104" ("12/?" while the total is unknown): the result
  *  and the replay write it alike, so a player reads the same number on both pages. */
 export function homeText(home, total) {
@@ -212,17 +218,23 @@ export function homeText(home, total) {
 }
 
 /** The result panel's heading for your ranking row (`mine`, or null for a visitor) in a race
- *  of `players`; a win on cards home (nobody got them all) says how many. `tied`: whether
+ *  of `players` (`practice`: a private race of one seat); a win on cards home (nobody got them all) says how many. `tied`: whether
  *  another row shares your rank (protocol/ranking.py: equal keys share it, 1, 1, 3), when
  *  nobody won alone: both players of a tie were told "You win the race". */
-export function resultHeading(daily, mine, players, total, tied = false) {
+export function resultHeading(daily, mine, players, total, tied = false, practice = false) {
   if (daily) return `Daily attempt over: ${mine && mine.won ? "all cards home!" : `${homeText(mine ? mine.home : "?", total)} home`}`;
-  if (!mine) return "Race over";
+  if (!mine) return practice ? "Practice over" : "Race over";
+  // alone (a practice: a private race of one seat, or a race nobody else played), there is no
+  // rival to rank against: "#1" would be said with no card home. Say how the deal went.
+  if (players < 2) {
+    const what = practice ? "practice" : "race";
+    return mine.won ? `All cards home — ${what} won` : `${practice ? "Practice" : "Race"} over: ${homeText(mine.home, total)} cards home`;
+  }
   if (tied && players >= 2) {
     if (mine.rank !== 1) return `You tie for #${mine.rank}`;
     return mine.won ? "★ You tie for the win!" : `★ You tie for first, with ${homeText(mine.home, total)} cards home`;
   }
-  if (mine.rank !== 1 || players < 2) return `You finished #${mine.rank}`;
+  if (mine.rank !== 1) return `You finished #${mine.rank}`;
   return mine.won ? "★ You win the race!" : `★ You win the race, with ${homeText(mine.home, total)} cards home`;
 }
 
