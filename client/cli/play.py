@@ -146,21 +146,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="no server: race the rules engine's local bots (for practice); --game starts at once",
     )
     parser.add_argument("--rivals", type=int, help="offline: number of bot rivals (default 1)")
-    parser.add_argument("--bot-speed", type=float, default=1.0, help="offline: seconds between bot moves")
+    parser.add_argument(
+        "--bot-speed", type=float, default=None, help="offline: seconds between bot moves (default 1)"
+    )
     parser.add_argument("--seed", help="offline: deal this seed")
 
 
 #: Flags that only an offline race reads: without --offline, refused as a usage error.
-OFFLINE_ONLY = ("--seed", "--rivals")
+OFFLINE_ONLY = ("--seed", "--rivals", "--bot-speed")
 
 
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Usage errors found after parsing (exit 2, argparse's one `error:` line): --seed and
-    --rivals without --offline were silently ignored (a server deals its own seeds and seats)."""
+    """Usage errors found after parsing (exit 2, argparse's one `error:` line): --seed,
+    --rivals and --bot-speed without --offline were silently ignored (a server deals its own
+    seeds and seats, and its bots keep their own pace)."""
     if args.offline:
         return
     for flag in OFFLINE_ONLY:
-        if getattr(args, flag.removeprefix("--")) is not None:
+        if getattr(args, flag.removeprefix("--").replace("-", "_")) is not None:
             parser.error(
                 f"argument {flag}: needs --offline (a server race is dealt and seated by the server)"
             )
@@ -253,7 +256,7 @@ def build_app(args: argparse.Namespace) -> PlayApp:
             return LocalSession(
                 name=args.name or "you",
                 rivals=args.rivals,
-                rival_interval=args.bot_speed,
+                rival_interval=1.0 if args.bot_speed is None else args.bot_speed,
                 seed=args.seed,
                 time_limit_s=args.time_limit,
             )

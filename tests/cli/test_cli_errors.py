@@ -97,6 +97,7 @@ def test_deal_into_head_through_a_shell() -> None:
         # Offline-only flags were silently ignored on a server: refused before the app opens.
         (["play", "--seed", "x"], "argument --seed: needs --offline"),
         (["play", "--game", "fours-up", "--rivals", "2"], "argument --rivals: needs --offline"),
+        (["play", "--bot-speed", "0.5"], "argument --bot-speed: needs --offline"),
     ],
 )
 def test_bad_flags(args: list[str], message: str) -> None:
