@@ -35,13 +35,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"solrace deal: {e.move!r}{where} is illegal: {e.message}", file=sys.stderr)
         return 1
     legal = g.legal_moves()
-    print(f"game:     {game.id} ({game.name}), rules v{rules.RULES_VERSION}, deal v{rules.DEAL_VERSION}")
-    print(f"seed:     {seed}")
-    print(f"commit:   {rules.seed_commitment(seed)}")
+    print(f"game:        {game.id} ({game.name}), rules v{rules.RULES_VERSION}, deal v{rules.DEAL_VERSION}")
+    print(f"seed:        {seed}")
+    print(f"fingerprint: {rules.seed_commitment(seed)}")
     if moves:
-        print(f"played:   {len(moves)} move" + ("" if len(moves) == 1 else "s"))
-    print(f"home:     {g.cards_home}/{g.total}" + ("  (won)" if g.won else ""))
-    print(f"position: {g.to_text()}")
-    print(f"view:     {g.view_text()}")
+        print(f"played:      {len(moves)} move" + ("" if len(moves) == 1 else "s"))
+    print(f"home:        {g.cards_home}/{g.total}" + ("  (won)" if g.won else ""))
+    print(f"position:    {g.to_text()}")
+    print(f"view:        {g.view_text()}")
     print(f"legal ({len(legal)}): {' '.join(legal) if legal else '(none)'}")
     return 0

@@ -79,7 +79,7 @@ def test_deal_into_head_through_a_shell() -> None:
         text=True,
         timeout=60,
     )
-    assert done.stdout.startswith("game:     fours-up")
+    assert done.stdout.startswith("game:        fours-up")
     assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
     assert done.returncode in (0, 141)  # 0 when head read everything before closing
 
@@ -205,4 +205,4 @@ def test_deal_says_an_illegal_move_in_words() -> None:
     assert line == "solrace deal: 't0>t1' (move 2 of --moves) is illegal: t1 does not take J♦ on 7♣", line
     assert "(not-" not in line and "illegal move" not in line
     done = solrace("deal", "rouge-et-noir", "--seed", "x", "--moves", "draw")
-    assert "played:   1 move\n" in done.stdout, done.stdout
+    assert "played:      1 move\n" in done.stdout, done.stdout
