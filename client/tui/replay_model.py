@@ -114,7 +114,8 @@ def player_frames(
         try:
             g.play(move)
         except rules.IllegalMove as e:
-            return tuple(frames), f"move {i + 1} {move!r} is illegal ({e.code}): the replay stops before it"
+            why = f"move {i + 1} {move!r} is illegal ({e.message}): the replay stops before it"
+            return tuple(frames), why
         at_ms = at - start if at is not None and start is not None else None
         frames.append(Frame(i + 1, move, g.view_text(), g.cards_home, g.won, at_ms))
     return tuple(frames), None

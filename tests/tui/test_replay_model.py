@@ -20,12 +20,14 @@ from client.tui.replay_model import (
     frame_at,
     jump,
     landed_on,
+    player_frames,
     step,
     switch,
 )
 from client.tui.replay_text import players_text, refusal_text, status_text, title_text
 from client.tui.text import duration
 from protocol import rules
+from protocol.rules.errors import ILLEGAL_MOVE_CODES
 
 SEED = "replay-viewer-test-seed"
 START = 1_700_000_000_000  # server ms of the race's start
@@ -322,3 +324,14 @@ def test_a_refusal_is_one_sentence() -> None:
     assert texts["disconnected"].startswith("The server did not answer for race r8a1c")
     for text in texts.values():
         assert "\n" not in text and text.endswith(".") and text.count(". ") == 0
+
+
+def test_an_illegal_move_in_a_replay_is_said_in_words_not_by_its_code() -> None:
+    """The replay viewer's line read "move 1 't0>t1' is illegal (not-accepted): …", the rules
+    engine's code, where the players read the reason."""
+    g = rules.deal("fours-up", "words")
+    illegal = next(m for m in ("t0>t1", "t1>t0", "t0>t2", "t2>t0") if m not in g.legal_moves())
+    frames, why = player_frames("fours-up", "words", [(illegal, None)], None)
+    assert len(frames) == 1 and why is not None
+    assert why.startswith(f"move 1 {illegal!r} is illegal (") and why.endswith("the replay stops before it")
+    assert not any(f"({code})" in why for code in ILLEGAL_MOVE_CODES), why
