@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_procs import started_and_stopped
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -72,29 +73,17 @@ def test_an_unknown_log_variable_is_refused(variable: str, value: str, message: 
 def test_a_password_in_the_redis_flag_is_warned_about(tmp_path: Path) -> None:
     """`--redis` with a password puts it in the process list (the variable keeps it out): the
     worker runs all the same and says so in one WARNING, never repeating the password."""
-    import signal
-
     from server.storage.embedded_redis import EmbeddedRedis
 
     redis = EmbeddedRedis(tmp_path / "redis", appendonly=False, password="pass-word-3").start()
     env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "SOLRACE_REDIS")}
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "client.cli", "bots", "--url", "ws://127.0.0.1:1/ws", "--nice", "0"]
+        _status, err = started_and_stopped(
+            ["bots", "--url", "ws://127.0.0.1:1/ws", "--nice", "0"]
             + ["--redis", f"redis://:pass-word-3@127.0.0.1:{redis.port}/0"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+            env,
+            "solrace bots: worker",
         )
-        try:
-            assert proc.stdout is not None and "solrace bots: worker" in proc.stdout.readline()
-            proc.send_signal(signal.SIGTERM)
-            _out, err = proc.communicate(timeout=60)
-        finally:
-            proc.kill()
     finally:
         redis.stop()
     assert "pass-word-3" not in err

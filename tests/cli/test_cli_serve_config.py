@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_procs import started_and_stopped
 from test_cli_serve import ROOT, error_line, serve
 
 from server.config import RANGES, Settings
@@ -273,23 +274,13 @@ def test_private_redis_settings_given_with_an_external_redis_are_said_to_do_noth
     if they applied. Not --data (deploy/Dockerfile sets SOLRACE_DATA for every container)."""
     env = {**os.environ, "SOLRACE_REDIS_FSYNC": "everysec", "SOLRACE_DATA": str(tmp_path / "data")}
     env.pop("SOLRACE_LOG_FORMAT", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--redis", clean_redis]
-        + ["--redis-maxmemory-mb", "100", "--bot-workers", "0", "--certify-workers", "0"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    status, err = started_and_stopped(
+        ["serve", "--port", "0", "--redis", clean_redis, "--redis-maxmemory-mb", "100"]
+        + ["--bot-workers", "0", "--certify-workers", "0"],
+        env,
+        "listening on",
     )
-    try:
-        assert proc.stdout is not None and "listening on" in proc.stdout.readline()
-        proc.send_signal(signal.SIGTERM)
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, err
+    assert status == 0, err
     warned = [line for line in err.splitlines() if " WARNING solrace: " in line]
     assert len(warned) == 1, err
     assert warned[0].endswith(
@@ -308,26 +299,20 @@ def test_secrets_given_as_flags_are_warned_about(tmp_path: Path) -> None:
     redis = EmbeddedRedis(tmp_path / "redis", appendonly=False, password="pass-word-1").start()
     env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "SOLRACE_REDIS")}
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "client.cli", "serve", "--port", "0", "--bot-workers", "0"]
-            + ["--certify-workers", "0", "--redis", f"redis://:pass-word-1@127.0.0.1:{redis.port}/0"]
-            + ["--daily-secret", "secret-word-2"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
+        status, err = started_and_stopped(
+            ["serve", "--port", "0", "--bot-workers", "0", "--certify-workers", "0"]
+            + [
+                "--redis",
+                f"redis://:pass-word-1@127.0.0.1:{redis.port}/0",
+                "--daily-secret",
+                "secret-word-2",
+            ],
+            env,
+            "listening on",
         )
-        try:
-            assert proc.stdout is not None and "listening on" in proc.stdout.readline()
-            proc.send_signal(signal.SIGTERM)
-            _out, err = proc.communicate(timeout=60)
-        finally:
-            proc.kill()
     finally:
         redis.stop()
-    assert proc.returncode == 0, err
+    assert status == 0, err
     assert "pass-word-1" not in err and "secret-word-2" not in err
     warned = [
         line.split(" WARNING solrace: ", 1)[1] for line in err.splitlines() if " WARNING solrace: " in line
