@@ -11,10 +11,8 @@ from textual.css.query import NoMatches
 from textual.worker import WorkerState
 
 from client.tui.browse import unless_gone
-from client.tui.net import connector
-from client.tui.watch_app import WatchApp
 
-from .helpers import rendered, two_player_race, until
+from .helpers import until, watching_a_race
 
 
 async def test_unless_gone_ends_a_worker_quietly_on_no_matches_only() -> None:
@@ -33,26 +31,13 @@ async def test_unless_gone_ends_a_worker_quietly_on_no_matches_only() -> None:
         await unless_gone(broken)()
 
 
-@pytest.mark.timeout(120)
 async def test_final_boards_that_come_once_the_widgets_are_gone_draw_nothing(make_server, tmp_path):
-    from client.library.connection import connect
-
-    server = await make_server()
-    url = server.ws_url
-    app = WatchApp(connector(url, "watcher", str(tmp_path / "token")), refresh_s=0.2, server_url=url)
-    async with app.run_test(size=(80, 24)) as pilot:
-        async with connect(url, name="alice") as a, connect(url, name="bob") as b:
-            race = await two_player_race(a, b, "fours-up")
-            await until(pilot, lambda: any(r.get("race") == race for r in app.races), what="listed")
-            await pilot.press("enter")
-            await until(pilot, lambda: app.model is not None and app.model.race_id == race, what="spectating")
-            await a.finish(race)
-            await b.finish(race)
-            result = app.query_one("#race-result")
-            await until(pilot, lambda: "Final ranking" in rendered(result), what="the ranking")
-            await until(pilot, lambda: app.final.shown, what="the final boards")
-            # as the app shuts down: the screen's widgets go, then the final boards' reply comes
-            await app.query_one("#race-info").remove()
-            worker = app.load_final_boards(race)
-            await worker.wait()  # WorkerFailed (NoMatches) without unless_gone
-            assert worker.state == WorkerState.SUCCESS
+    async with watching_a_race(make_server, tmp_path, "fours-up") as (_server, a, b, race, app, pilot):
+        await a.finish(race)
+        await b.finish(race)
+        await until(pilot, lambda: app.final.shown, what="the final boards")
+        # as the app shuts down: the screen's widgets go, then the final boards' reply comes
+        await app.query_one("#race-info").remove()
+        worker = app.load_final_boards(race)
+        await worker.wait()  # WorkerFailed (NoMatches) without unless_gone
+        assert worker.state == WorkerState.SUCCESS
