@@ -264,14 +264,21 @@ class MenuFlow:
         """Put the race behind and open the menu; Esc there goes back to the race."""
         return self.app.run_worker(self._back_to_menu, "back_to_menu", "menu")
 
-    async def _back_to_menu(self) -> None:
+    def _put_race_behind(self) -> RaceModel:
+        """The race on screen put behind (its late events must not bring it back), an empty
+        model of the same player and game in its place: the race's model."""
         app = self.app
         m = app.model
         if m.race_id:
-            app.races_left.add(m.race_id)  # its late events must not bring it back
+            app.races_left.add(m.race_id)
         app.model = RaceModel(me=m.me, game=m.game)
         app.selected = None
         app.moves_sent.clear()
+        return m
+
+    async def _back_to_menu(self) -> None:
+        app = self.app
+        m = self._put_race_behind()
         intent = await self.choose(m)
         if intent is None:
             self.back_to_race(m)
@@ -288,13 +295,9 @@ class MenuFlow:
 
     async def _after_leave(self) -> None:
         app = self.app
-        m = app.model
+        m = self._put_race_behind()
         if m.race_id:
-            app.races_left.add(m.race_id)  # its late events must not bring it back
             app.notify(f"You left race {m.race_id}.", timeout=5)
-        app.model = RaceModel(me=m.me, game=m.game)
-        app.selected = None
-        app.moves_sent.clear()
         intent = None
         while intent is None:
             intent = await self.choose()
