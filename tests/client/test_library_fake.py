@@ -88,18 +88,25 @@ async def test_a_state_older_than_the_board_is_not_adopted() -> None:
         assert c.board(race).view_text == seat.dealt().view_text()
 
 
+async def started_race(a: client.Client, b: client.Client) -> m.RaceSnapshot:
+    """A Fours Up race of two seats that `a` creates and `b` joins, both ready, started for
+    both: its snapshot at the creation."""
+    snap = await a.create("fours-up", seats=2)
+    await b.join(snap.race)
+    await a.ready(snap.race)
+    await b.ready(snap.race)
+    for c in (a, b):
+        await c.wait_for(m.Started, timeout=DEADLINE)
+    return snap
+
+
 async def test_two_players_progress_versions_and_gap_resync() -> None:
     async with (
         FakeServer() as fake,
         client.connect(fake.url, name="a") as a,
         client.connect(fake.url, name="b") as b,
     ):
-        snap = await a.create("fours-up", seats=2)
-        await b.join(snap.race)
-        await a.ready(snap.race)
-        await b.ready(snap.race)
-        for c in (a, b):
-            await c.wait_for(m.Started, timeout=DEADLINE)
+        snap = await started_race(a, b)
         await a.move(snap.race, "draw")
         ev = await b.wait_for("progress", lambda e: e.player == a.player, timeout=DEADLINE)
         assert ev.n == 1
@@ -132,12 +139,7 @@ async def test_a_gap_the_own_ack_fills_is_not_resynced(monkeypatch: pytest.Monke
         client.connect(fake.url, name="a") as a,
         client.connect(fake.url, name="b") as b,
     ):
-        snap = await a.create("fours-up", seats=2)
-        await b.join(snap.race)
-        await a.ready(snap.race)
-        await b.ready(snap.race)
-        for c in (a, b):
-            await c.wait_for(m.Started, timeout=DEADLINE)
+        snap = await started_race(a, b)
         assert a.player is not None
         fake.hold_acks_of = a.player
         moving = asyncio.ensure_future(a.move(snap.race, "draw"))
