@@ -15,6 +15,22 @@ from cli_procs import started_and_stopped
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def refused(flags: list[str], env: dict[str, str]) -> str:
+    """`solrace bots FLAGS`, refused before it reaches Redis (exit 2): what it said."""
+    env = {**env, "SOLRACE_REDIS": "redis://127.0.0.1:1/0"}  # never reached: refused before
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "bots", "--url", "ws://127.0.0.1:1/ws", *flags],
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=20,
+    )
+    assert done.returncode == 2, done
+    return done.stderr.strip()
+
+
 @pytest.mark.parametrize(
     ("flags", "message"),
     [
@@ -27,18 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 )
 def test_a_bound_out_of_range_is_refused(flags: list[str], message: str) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT",)}
-    env["SOLRACE_REDIS"] = "redis://127.0.0.1:1/0"  # never reached: refused before
-    done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "bots", "--url", "ws://127.0.0.1:1/ws", *flags],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=20,
-    )
-    assert done.returncode == 2, done
-    assert done.stderr.strip() == message, done.stderr
+    assert refused(flags, env) == message
 
 
 @pytest.mark.parametrize(
@@ -56,18 +61,8 @@ def test_an_unknown_log_variable_is_refused(variable: str, value: str, message: 
     """As `solrace serve` refuses them (tests/cli/test_cli_serve_config.py), not taken for the
     default without a word."""
     env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT", "SOLRACE_LOG_LEVEL")}
-    env.update({"SOLRACE_REDIS": "redis://127.0.0.1:1/0", variable: value})
-    done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "bots", "--url", "ws://127.0.0.1:1/ws"],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=20,
-    )
-    assert done.returncode == 2, done
-    assert done.stderr.strip() == message, done.stderr
+    env[variable] = value
+    assert refused([], env) == message
 
 
 def test_a_password_in_the_redis_flag_is_warned_about(tmp_path: Path) -> None:
