@@ -10,9 +10,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def started_and_stopped(args: list[str], env: dict[str, str], started: str) -> tuple[int, str]:
-    """`solrace ARGS` until the first line it prints holds `started`, then SIGTERM, as a
-    service manager stops it: (its exit status, all it wrote to stderr)."""
+def started_and_stopped(
+    args: list[str], env: dict[str, str], started: str, stop: signal.Signals = signal.SIGTERM
+) -> tuple[int, str]:
+    """`solrace ARGS` until the first line it prints holds `started`, then `stop` (SIGTERM, as
+    a service manager stops it): (its exit status, all it wrote to stderr)."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "client.cli", *args],
         cwd=ROOT,
@@ -26,7 +28,7 @@ def started_and_stopped(args: list[str], env: dict[str, str], started: str) -> t
         assert proc.stdout is not None
         first = proc.stdout.readline()
         assert started in first, first
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(stop)
         _out, err = proc.communicate(timeout=60)
     finally:
         proc.kill()

@@ -9,13 +9,11 @@ import dataclasses
 import os
 import re
 import signal
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from cli_procs import started_and_stopped
-from test_cli_serve import ROOT, error_line, serve
+from test_cli_serve import error_line, serve
 
 from server.config import RANGES, Settings
 
@@ -192,37 +190,14 @@ def test_a_damaged_rdb_preamble_is_one_line_with_redis_own_reason(tmp_path: Path
 def test_the_start_line_names_the_version_the_redis_and_the_changed_settings(tmp_path: Path) -> None:
     env = {**os.environ, "SOLRACE_DAILY_SECRET": "do-not-log-me", "SOLRACE_LOG_LEVEL": "info"}
     env.pop("SOLRACE_LOG_FORMAT", None)
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "client.cli",
-            "serve",
-            "--port",
-            "0",
-            "--data",
-            str(tmp_path / "data"),
-            "--max-list",
-            "50",
-            "--bot-workers",
-            "0",
-            "--certify-workers",
-            "0",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    status, err = started_and_stopped(
+        ["serve", "--port", "0", "--data", str(tmp_path / "data"), "--max-list", "50"]
+        + ["--bot-workers", "0", "--certify-workers", "0"],
+        env,
+        "listening on",
+        stop=signal.SIGHUP,  # a hang-up stops it as cleanly as SIGTERM
     )
-    try:
-        assert proc.stdout is not None and "listening on" in proc.stdout.readline()
-        proc.send_signal(signal.SIGHUP)  # a hang-up stops it as cleanly as SIGTERM
-        _out, err = proc.communicate(timeout=60)
-    finally:
-        proc.kill()
-    assert proc.returncode == 0, err
+    assert status == 0, err
     assert "Traceback" not in err
     start = [line for line in err.splitlines() if " solrace: solrace " in line]
     assert len(start) == 1, err
