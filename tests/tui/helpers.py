@@ -48,7 +48,8 @@ async def bot_worker(server) -> AsyncIterator[None]:
 
     stop = asyncio.Event()
     limits = Limits(max_bots=1, think_ms=20, move_ms=0, wait_s=60)
-    running = asyncio.create_task(BotService(server.ws_url, server.settings.redis, limits).run(stop))
+    service = BotService(server.ws_url, server.settings.redis, limits)
+    running = asyncio.create_task(service.run(stop))
     redis = aioredis.from_url(server.settings.redis)
     try:
         queue = BotQueue(redis)
@@ -61,7 +62,12 @@ async def bot_worker(server) -> AsyncIterator[None]:
     finally:
         stop.set()
         await redis.aclose()
-        await asyncio.wait_for(running, DEADLINE)
+        await asyncio.wait({running}, timeout=DEADLINE)
+        if not running.done():  # seen once in a fresh-clone run: where it is stuck, to find why
+            stacks = [t.get_stack() for t in (running, *service.running)]
+            running.cancel()
+            raise AssertionError(f"the bot worker did not stop within {DEADLINE} s: {stacks}")
+        running.result()
 
 
 async def until(pilot, cond, timeout: float = DEADLINE, step: float = 0.02, what: str = "condition"):
