@@ -13,6 +13,7 @@ so none goes while the arena runs. Against a real redis-server, on the arena clo
 from __future__ import annotations
 
 import pytest
+from result_rows import row
 
 from server.arena import Arena, ArenaStore, keys
 from server.arena.keys import WORK_KEEP_MS
@@ -63,19 +64,6 @@ async def written_now(store, arena, now: int, names: set[str]) -> None:
     want = max(arena.ends - now, 0) + WORK_KEEP_MS
     for name in names:
         assert want - SLACK_MS <= seen[name] <= want, (name, seen[name], want)  # was -1: for good
-
-
-def row(player, home):
-    return {
-        "player": player,
-        "name": player.upper(),
-        "status": "timeout",
-        "won": False,
-        "home": home,
-        "moves": 5,
-        "time_ms": None,
-        "home_at_ms": 1000,
-    }
 
 
 async def test_every_working_key_expires_keep_ms_after_the_end_whenever_written(store, arena, clock):

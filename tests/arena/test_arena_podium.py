@@ -4,22 +4,10 @@ each winner's record (ArenaStore against a real redis-server, injectable clock).
 from __future__ import annotations
 
 import pytest
+from result_rows import row
 
 from server.arena import Arena, ArenaStore, keys
 from server.arena.store import Podium
-
-
-def row(player, home, *, moves=5, at=1000):
-    return {
-        "player": player,
-        "name": player.upper(),
-        "status": "timeout",
-        "won": False,
-        "home": home,
-        "moves": moves,
-        "time_ms": None,
-        "home_at_ms": at,
-    }
 
 
 @pytest.fixture

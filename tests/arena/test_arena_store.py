@@ -7,25 +7,13 @@ import json
 
 import pytest
 from must import must
+from result_rows import row
 
 from server.arena import Arena, ArenaError, ArenaStore, Prepared, keys
 from server.arena.pairing import Window
 from server.arena.scoring import pack, unpack
 
 NOW_WINDOW = Window(base_window=4, widen_per_s=10.0, max_wait_ms=3_000)
-
-
-def row(player, home, *, moves=5, at=1000):
-    return {
-        "player": player,
-        "name": player.upper(),
-        "status": "timeout",
-        "won": False,
-        "home": home,
-        "moves": moves,
-        "time_ms": None,
-        "home_at_ms": at,
-    }
 
 
 def win(player, time_ms):
