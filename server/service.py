@@ -162,11 +162,16 @@ class Service:
         return int(time.time() * 1000) + self.offset_ms
 
     def spawn(self, coro: Awaitable[Any]) -> asyncio.Task[Any]:
+        """`coro` as a task of this service, cancelled by its stop. Once the stop has begun, the
+        task is cancelled before it runs: the stop may already have waited for the tasks it
+        found, and one spawned after that would outlive the service."""
         task = asyncio.ensure_future(coro)
         if asyncio.iscoroutine(coro):
             task.set_name(task_name(coro))  # what a stop's log names (server/tasks.py)
         self.tasks.add(task)
         task.add_done_callback(self._task_done)
+        if self.stopping:
+            task.cancel()
         return task
 
     def _task_done(self, task: asyncio.Task[Any]) -> None:

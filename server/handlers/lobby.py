@@ -151,15 +151,14 @@ class Lobby:
             _now, race = await store.load_race(rid, void=True, attempt=attempt)
         except Exception as exc:  # unknown: the reservation lapses, then the prune decides
             self.svc.failed(f"could not look up {rid} after a failed create or join", exc)
-            if not self.svc.stopping:  # a task spawned as the server stops would outlive it
-                self.svc.spawn(
-                    until_answered(
-                        lambda: store.load_race(rid, void=True, attempt=attempt),
-                        LATE_WITHIN_S,
-                        f"the failed create or join of {rid} by {pid} could not be given up: Redis never answered",
-                        log,
-                    )
+            self.svc.spawn(
+                until_answered(
+                    lambda: store.load_race(rid, void=True, attempt=attempt),
+                    LATE_WITHIN_S,
+                    f"the failed create or join of {rid} by {pid} could not be given up: Redis never answered",
+                    log,
                 )
+            )
             return False
         if race is None or race.seat_of(pid) is None:
             try:

@@ -72,8 +72,7 @@ async def after_failure(
     if outcome is not None:
         return outcome
     await give_back(lobby, players, hold, claims)
-    if not lobby.svc.stopping:  # a task spawned as the server stops would outlive it
-        lobby.svc.spawn(later(look, rid))
+    lobby.svc.spawn(later(look, rid))
     return Outcome.UNKNOWN
 
 

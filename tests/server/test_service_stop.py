@@ -72,6 +72,25 @@ async def test_a_stop_ends_a_task_whose_cancel_a_redis_call_dropped(
         assert dropped, "no stop's cancel landed while a command was being sent"
 
 
+async def test_a_task_spawned_once_the_stop_began_never_runs(fast_settings: Settings) -> None:
+    """The stop waits for the tasks it finds; one spawned after (a failure's recheck of Redis,
+    handlers/seating.py, as the server stops) would outlive the service: it is cancelled at once."""
+    svc = await started_service(fast_settings)
+    ran = asyncio.Event()
+
+    async def late() -> None:
+        ran.set()
+
+    try:
+        await svc.stop()
+        task = svc.spawn(late())
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not ran.is_set()
+    finally:
+        await svc.store.close()
+
+
 async def test_a_task_that_drops_every_cancel_is_left_behind_and_named(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
