@@ -93,7 +93,7 @@ class Service:
         # one-write broadcast here; without it each session gets it through its send.
         self.broadcast_latest: Callable[[Iterable[Session], bytes], object] = self._send_each
         self.session = SessionHandlers(self)
-        self.lobby = Lobby(self)
+        self.lobby = Lobby(self, self.session.limit_exempt)
         self.quick_match = QuickMatch(self, self.lobby)
         self.play = Play(self)
         self.watch = Watch(self)

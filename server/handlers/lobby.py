@@ -89,10 +89,10 @@ class SeatTaken(RaceError):
 
 
 class Lobby:
-    def __init__(self, svc: Runtime) -> None:
+    def __init__(self, svc: Runtime, limit_exempt: Callable[[str], bool]) -> None:
         self.svc = svc
         #: count a public lobby about to be created against its address, or refuse it
-        self.public_lobby_limit = PublicLobbyLimit(svc)
+        self.public_lobby_limit = PublicLobbyLimit(svc, limit_exempt)
 
     async def reserve_seat(
         self, pid: str, seat: str, ms: int = RESERVE_MS, *, renew: bool = False, claim: str = ""

@@ -4,19 +4,20 @@ in Redis across every process as a public race is created (`create`, a rated `cr
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from protocol.messages import ErrorCode
 
 from ..core.lobby import open_lobbies
 from ..core.races import RaceError
 from ..core.session import Session
-from ..net.addresses import in_networks, parse_networks
 from .runtime import Runtime
 
 
 class PublicLobbyLimit:
-    def __init__(self, svc: Runtime) -> None:
+    def __init__(self, svc: Runtime, exempt: Callable[[str], bool]) -> None:
         self.svc = svc
-        self._exempt = parse_networks(svc.settings.limit_exempt, "limit-exempt")
+        self.exempt = exempt  # the addresses no per-address limit counts (--limit-exempt)
 
     async def __call__(self, s: Session, rid: str) -> None:
         """Count the public lobby `rid` about to be created by `s` against its client address
@@ -28,7 +29,7 @@ class PublicLobbyLimit:
         seat (MAX_RACES_PER_PLAYER) like any race."""
         svc = self.svc
         most = svc.settings.max_public_lobbies_per_addr
-        if most <= 0 or not s.addr or in_networks(s.addr, self._exempt):
+        if most <= 0 or not s.addr or self.exempt(s.addr):
             return
         sessions = svc.store.sessions
         now = await svc.store.time_ms()
