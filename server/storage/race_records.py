@@ -23,7 +23,7 @@ from .keys import (
 )
 from .parts import StorePart
 from .records import race_fields, race_from_load
-from .scripts import COMMIT, LOAD, RESCHEDULE, SPECTATORS, pipelined
+from .scripts import COMMIT, LOAD, RESCHEDULE, SPECTATORS, Script, pipelined
 
 # How long a race given up unstored (`load_race` with `void`) refuses its create commit, and
 # a join given up (with `attempt`) its commit at least: far longer than a commit sent on a
@@ -58,16 +58,18 @@ class RaceRecords(StorePart):
         if not valid_race_id(rid):
             return await self.time_ms(), None
         if void and attempt:
-            reply = await LOAD(
-                self.redis,
-                [race_key(rid), void_key(rid), void_joins_key(rid)],
-                [player_key(rid, ""), VOID_TTL_MS, attempt],
-            )
+            keys = [race_key(rid), void_key(rid), void_joins_key(rid)]
+            args: list[Any] = [player_key(rid, ""), VOID_TTL_MS, attempt]
         elif void:
-            reply = await LOAD(self.redis, [race_key(rid), void_key(rid)], [player_key(rid, ""), VOID_TTL_MS])
+            keys, args = [race_key(rid), void_key(rid)], [player_key(rid, ""), VOID_TTL_MS]
         else:
-            reply = await LOAD(self.redis, [race_key(rid)], [player_key(rid, "")])
-        return race_from_load(reply)
+            return race_from_load(await LOAD(self.redis, [race_key(rid)], [player_key(rid, "")]))
+        if self.settings.redis_wait_replicas and not self.cluster:
+            # A mark on the primary only would be lost with it, and a failed-over Redis then
+            # takes the late commit the mark was there to refuse: a mark not replicated in time
+            # is no answer (NotReplicated), and the caller asks again (handlers/seating.py).
+            return race_from_load(await self._replicated(LOAD, keys, args, "a race or join given up"))
+        return race_from_load(await LOAD(self.redis, keys, args))
 
     async def commit(
         self,
@@ -118,7 +120,7 @@ class RaceRecords(StorePart):
             for k, v in pf.items():
                 args += [k, v]
         if self.settings.redis_wait_replicas and not self.cluster:
-            reply = await self._commit_replicated(keys, args)
+            reply = await self._replicated(COMMIT, keys, args, "a race commit")
         else:
             reply = await COMMIT(self.redis, keys, args)
         if reply[0] == b"void":
@@ -129,23 +131,25 @@ class RaceRecords(StorePart):
             raise Conflict(f"race {rid} is at version {reply[1]}, not {old_ver}")
         return int(reply[1])
 
-    async def _commit_replicated(self, keys: list[str], args: list[Any]) -> Any:
-        """The commit, then `WAIT` on the same connection (WAIT covers that connection's
-        writes): with --redis-wait-replicas a race's changes (its creation, joins, start,
-        end) are acknowledged only once replicated, like its moves. Raises NotReplicated
-        when fewer replicas confirm in time: the change may be on the primary only."""
+    async def _replicated(self, script: Script, keys: list[str], args: list[Any], what: str) -> Any:
+        """`script`, then `WAIT` on the same connection (WAIT covers that connection's writes):
+        with --redis-wait-replicas a race's changes (its creation, joins, start, end) and the
+        marks that give a failed one up are answered only once replicated, like moves. Raises
+        NotReplicated when fewer replicas confirm in time: the write may be on the primary only.
+        A refused commit wrote nothing, so its WAIT's answer does not matter."""
         need, timeout_ms = self.settings.redis_wait_replicas, self.settings.redis_wait_timeout_ms
 
         def build(pipe: Any) -> None:
-            pipe.evalsha(COMMIT.sha, len(keys), *keys, *args)
+            pipe.evalsha(script.sha, len(keys), *keys, *args)
             pipe.execute_command("WAIT", need, timeout_ms)
 
-        reply, confirmed = await pipelined(self.redis, COMMIT, build)
+        reply, confirmed = await pipelined(self.redis, script, build)
         if isinstance(reply, BaseException):
             raise reply
-        if reply[0] == b"ok" and not (isinstance(confirmed, int) and confirmed >= need):
+        refused = script is COMMIT and reply[0] != b"ok"
+        if not refused and not (isinstance(confirmed, int) and confirmed >= need):
             raise NotReplicated(
-                f"WAIT: {confirmed} of {need} replica(s) confirmed a race commit within {timeout_ms} ms"
+                f"WAIT: {confirmed} of {need} replica(s) confirmed {what} within {timeout_ms} ms"
             )
         return reply
 

@@ -24,7 +24,11 @@ from waiting import until, wait_until
 
 import client
 from client.bots.strategies import GreedyStrategy
+from server.config import Settings
+from server.storage import Store
 from server.storage.embedded_redis import free_port, redis_server_binary
+from server.storage.failover import NotReplicated
+from server.storage.keys import void_key
 
 SERVICE = "solrace"
 
@@ -150,3 +154,32 @@ async def test_no_ack_for_a_move_or_a_race_change_the_replica_lacks(procs, tmp_p
     finally:
         for c in players:
             await c.close()
+
+
+async def test_a_give_up_mark_the_replica_lacks_is_no_answer(procs, tmp_path):
+    """A create or join that failed part-way is given up by a mark (`load_race` with `void`):
+    its commit, still on its way, is then refused. A mark on the primary only would be lost
+    with it, and the promoted replica would take that late commit, seating a player told "no
+    effect". With --redis-wait-replicas a mark not replicated in time is no answer
+    (NotReplicated): the caller asks again until it is (handlers/seating.py)."""
+    primary = RedisNode(procs, tmp_path / "primary").start()
+    replica = replica_of(procs, tmp_path, primary)
+    assert replica.proc is not None
+    settings = Settings(redis=primary.url, redis_wait_replicas=1, redis_wait_timeout_ms=300)
+    store = Store(primary.url, settings)
+    await store.start()
+    rid, joined = "r" + "0" * 15 + "1", "r" + "0" * 15 + "2"
+    try:
+        os.killpg(replica.proc.pid, signal.SIGSTOP)
+        try:
+            with pytest.raises(NotReplicated):
+                await store.load_race(rid, void=True)
+            with pytest.raises(NotReplicated):
+                await store.load_race(joined, void=True, attempt="a-join-token")
+        finally:
+            os.killpg(replica.proc.pid, signal.SIGCONT)
+        # Asked again once the replica takes writes: the answer, and the mark on the replica.
+        assert (await store.load_race(rid, void=True))[1] is None
+        assert replica.client().exists(void_key(rid))
+    finally:
+        await store.close()
