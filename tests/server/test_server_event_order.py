@@ -17,6 +17,7 @@ from typing import Any
 
 import msgpack
 from test_server_race import make_race
+from waiting import until
 from wsclient import Raw, player
 
 RACE_EVENTS = ("race", "progress", "end", "start")
@@ -148,3 +149,53 @@ async def test_a_spectator_read_ahead_of_the_room_gets_no_older_event(make_serve
     last = await move(a, rid, 1)
     await eve.wait(lambda m: m.get("t") == "progress" and m["ver"] == last)
     assert_follows(seen(eve, rid), ("race", reply["ver"], rid_))
+
+
+async def test_a_resync_reply_is_not_overtaken_by_a_live_event(server):
+    """bob's `resync` reads the race, then a move is forwarded to him while the rest of his
+    reply is read: the event must not go out before a reply older than it."""
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    rid = await make_race(server, [a, b], "racing-aces")
+    await move(a, rid, 0)
+    read, go_on = read_then_wait(server.service.store, "load_race")
+    rid_ = next(b.rids)
+    await b.send({"t": "resync", "rid": rid_, "race": rid})
+    await asyncio.wait_for(read.wait(), 30)  # the snapshot is read; `you` is not yet
+    ver = await move(a, rid, 1)
+    await until(lambda: server.service.local[rid].sent >= ver, what="the move forwarded to bob")
+    go_on.set()
+    reply = await b.wait(lambda m: m.get("rid") == rid_)
+    assert reply["t"] == "state", reply
+    last = await move(a, rid, 2)
+    await b.wait(lambda m: m.get("t") == "progress" and m["ver"] == last)
+    got = seen(b, rid)
+    assert_follows(got, next(x for x in got if x[2] == rid_))
+
+
+async def test_a_resync_read_ahead_of_the_room_gets_no_older_event(make_server):
+    """bob's `resync` (with `since`) reads events his process's bus has not brought yet:
+    once they come, they are in his reply already and must not follow it."""
+    one = await make_server()
+    two = await make_server()
+    a = await player(one.ws_url, "ada")
+    b = await player(two.ws_url, "bob")
+    rid = await make_race(one, [a, b], "racing-aces")
+    since = await move(a, rid, 0)
+    await b.wait(lambda m: m.get("t") == "progress" and m["ver"] == since)
+    release = hold_bus(two)
+    try:
+        ver = await move(a, rid, 1)  # in Redis; process two has not forwarded it
+        read = after_first(two.service.store, "events_since")
+        rid_ = next(b.rids)
+        await b.send({"t": "resync", "rid": rid_, "race": rid, "since": since})
+        await asyncio.wait_for(read.wait(), 30)  # the reply's last read is done
+        assert two.service.local[rid].sent < ver
+    finally:
+        release()
+    reply = await b.wait(lambda m: m.get("rid") == rid_)
+    assert reply["t"] == "state" and reply["race"]["ver"] >= ver, reply
+    last = await move(a, rid, 2)
+    await b.wait(lambda m: m.get("t") == "progress" and m["ver"] == last)
+    got = seen(b, rid)
+    assert_follows(got, next(x for x in got if x[2] == rid_))
