@@ -199,3 +199,33 @@ async def test_a_resync_read_ahead_of_the_room_gets_no_older_event(make_server):
     await b.wait(lambda m: m.get("t") == "progress" and m["ver"] == last)
     got = seen(b, rid)
     assert_follows(got, next(x for x in got if x[2] == rid_))
+
+
+async def test_a_quick_match_race_is_listed_before_its_players_are_told(server):
+    """A matched player's client that lists the races as soon as it is told of its own finds
+    it there: the race's listing (a slow write here) comes before its players' notices."""
+    store = server.service.store
+    real_add_seat, real_index = store.add_seat, store.index
+    noticed: set[str] = set()
+    listed = asyncio.Event()
+
+    async def add_seat(pid: str, race: str) -> None:
+        await real_add_seat(pid, race)
+        noticed.add(race)
+
+    async def index(race: str, created: int | None) -> None:
+        if created is not None and race in noticed:
+            await listed.wait()  # slow to list: its players were told already
+        await real_index(race, created)
+
+    store.add_seat, store.index = add_seat, index
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    try:
+        assert (await a.request("quick", game="fours-up"))["t"] == "queued"
+        assert (await b.request("quick", game="fours-up"))["t"] == "queued"
+        snap = await a.wait(lambda m: m.get("t") == "race" and "rid" not in m)
+        races = await a.request("races")
+    finally:
+        listed.set()
+    assert snap["race"] in [x["race"] for x in races["races"]], races
