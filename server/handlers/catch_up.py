@@ -15,8 +15,8 @@ version + 1, then on). So:
   the room is read again when the room forwarded newer events meanwhile (handlers/watch.py);
 - before the reply goes out, the room must have forwarded the reply's version (`caught_up`):
   this process's bus may lag behind Redis, and the events up to that version would otherwise
-  come after the reply. At most CATCH_UP_S (a bus down for longer: the reply goes, and the
-  older events that still come after it are ones a client ignores, §1 Versions);
+  come after the reply. At most CATCH_UP_S, and not while the bus is down (the reply goes, and
+  the older events that still come after it are ones a client ignores, §1 Versions);
 - the events waiting behind the reply at or below its version are dropped: it holds them.
 
 The move path is not involved: acks are replies, in request order already, and a move of the
@@ -135,9 +135,13 @@ class Arrivals:
             del self.waiting[room]
 
     async def caught_up(self, room: Room[Session], ver: int) -> bool:
-        """Until `room` has forwarded version `ver`: True; False after CATCH_UP_S."""
+        """Until `room` has forwarded version `ver`: True; False after CATCH_UP_S, or at once
+        while the bus is down (the gap fill after its return brings the events, however long
+        that takes: the connection's requests would wait behind this one meanwhile)."""
         if room.sent >= ver:
             return True
+        if not self.svc.bus.connected.is_set():
+            return False
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         entry = (ver, fut)
         self.waiting.setdefault(room, []).append(entry)
