@@ -8,11 +8,12 @@ event the reply holds already sent after it. The order made here: the events of 
 before the reply are at or below its version, and those after it follow it exactly (its
 version + 1, then on). So:
 
-- the reply's place among the connection's frames is taken (`Session.later`) before the read
-  (a spectator enters the room after that): every event forwarded to the connection from then
-  on waits behind it, and every one sent before is at or below what the read sees, since Redis
-  stores an event before any process forwards it. A spectator's snapshot read before it entered
-  the room is read again when the room forwarded newer events meanwhile (handlers/watch.py);
+- the reply's place among the connection's frames is taken (`Session.later`) before a
+  `state` is read, and before a spectator enters the room: every event forwarded to the
+  connection from then on waits behind it. Every one sent before is at or below what a read
+  made after that sees, since Redis stores an event before any process forwards it; a
+  spectator's snapshot, read before it entered the room (to check that it may), is read again
+  when the room forwarded newer events meanwhile (handlers/watch.py);
 - before the reply goes out, the room must have forwarded the reply's version (`caught_up`):
   this process's bus may lag behind Redis, and the events up to that version would otherwise
   come after the reply. At most CATCH_UP_S, and not while the bus is down (the reply goes, and
