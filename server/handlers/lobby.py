@@ -362,16 +362,18 @@ class Lobby:
         hold: str = "",
         claims: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
-        """What `publish_new_race` does after the commit: the queue entries' seats (`hold`)
-        end, each player is seated (a `seated` notice), the race listed and its timer set.
+        """What `publish_new_race` does after the commit: the race listed, the queue entries'
+        seats (`hold`) end, each player is seated (a `seated` notice) and its timer set.
         Each step may be run again (server/handlers/seating.py finishes a group's race with it)."""
         store = self.svc.store
+        if not race.private:
+            # Listed before any player is told of it: a matched player's client that lists the
+            # races as soon as its own is sent finds it there (docs/protocol.md §3 `quick`).
+            await store.index(race.race, race.created)
         for p in race.players if hold else ():  # before the seats' notices: counted once
             await store.drop_claims(p.player, hold, (claims or {}).get(p.player, ()))
         for p in race.players:
             await store.add_seat(p.player, race.race)
-        if not race.private:
-            await store.index(race.race, race.created)
         if timer is not None:  # again: a sweep before the commit found no race and dropped it
             await store.schedule(race.race, timer)
 

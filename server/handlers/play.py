@@ -319,9 +319,12 @@ class Play:
 
     async def _send_state(self, s: Session, rid: str) -> None:
         try:
-            s.send(encode(await self.state(s, rid, None, None)))
+            await self.svc.fanout.arrivals.state(s, rid, lambda: self.state(s, rid, None, None))
         except Exception as exc:
             self.svc.failed("could not send state", exc)
 
-    async def resync(self, s: Session, msg: m.Resync) -> m.State:
-        return await self.state(s, msg.race, msg.since, msg.rid, msg.invite)
+    async def resync(self, s: Session, msg: m.Resync) -> None:
+        """The `state`, in its place among the race's live events (handlers/catch_up.py)."""
+        await self.svc.fanout.arrivals.state(
+            s, msg.race, lambda: self.state(s, msg.race, msg.since, msg.rid, msg.invite)
+        )

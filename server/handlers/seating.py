@@ -9,8 +9,8 @@ failure alone does not say (a commit whose reply was lost may have been, and
 one sent on a connection that then failed may still be, later):
 
 - stored: the players sit in it. What `publish_new_race` had left to do after
-  the commit (`Lobby.seat_new_race`: the entries' seats, the players' seats and
-  `seated` notices, the index, the timer) is done again;
+  the commit (`Lobby.seat_new_race`: the index, the entries' seats, the players'
+  seats and `seated` notices, the timer) is done again;
 - not stored: nobody sits anywhere, and the entries still hold their seats. The
   caller puts the group back where it waited, with what the entries carried.
   The same read gives the race up (`load_race` with `void`, its `{race:ID}:void`

@@ -18,6 +18,7 @@ from ..core.race_list import race_list
 from ..core.races import RaceError
 from ..core.room import Room
 from ..core.session import Session
+from . import catch_up
 from .lobby import race_id, snapshot_reply
 from .runtime import Runtime
 
@@ -111,12 +112,14 @@ class Watch:
                 )
             # The reply's place, taken before the spectator is in the room: the events and
             # boards forwarded to it from then on (while its count goes to Redis) go out after
-            # the snapshot, never before it (docs/protocol.md §4: the reply, then live events).
+            # the snapshot, never before it; and they follow its version exactly
+            # (docs/protocol.md §4: the reply, then live events; handlers/catch_up.py).
             answer = s.later()
             try:
                 room = svc.ensure_room(race)
                 room.spectators.add(s)
                 s.spectating.add(rid)
+                joined = room.sent  # the events after this one reach the spectator
                 await svc.store.spectators(rid, +1)
                 race.spectators += 1
                 if room.boards_frame is not None:
@@ -124,10 +127,17 @@ class Watch:
                 # A join of this player that this process saw while the race was loading.
                 self.drop_seated(room, room.pids)
                 svc.drop_room_if_idle(room)
+                if race.ver < joined:
+                    # Events were forwarded here between the snapshot's read and the spectator's
+                    # arrival, which it will never get: read the race again (this spectator
+                    # counted), no older than them now.
+                    _now, again = await svc.store.load_race(rid)
+                    race = again if again is not None else race
+                await svc.fanout.arrivals.caught_up(room, race.ver)
             except BaseException:
                 answer.settle()  # the error goes out behind what was queued
                 raise
-            answer(encode(snapshot_reply(msg, race)))
+            catch_up.answer(answer, rid, race.ver, encode(snapshot_reply(msg, race)))
             return None
         return snapshot_reply(msg, race)
 
