@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 import msgspec
 
@@ -60,13 +60,6 @@ class _Tagged(msgspec.Struct):
 
 
 _tagged = msgspec.msgpack.Decoder(_Tagged)
-
-
-@runtime_checkable
-class DropsBehind(Protocol):
-    """A reply slot that can drop frames queued behind it (server/net/conn.py `Later`)."""
-
-    def drop_behind(self, stale: Callable[[bytes], bool]) -> None: ...
 
 
 def stale_events(rid: str, ver: int) -> Callable[[bytes], bool]:
@@ -105,8 +98,7 @@ def state_version(st: m.State) -> int:
 def answer(reply: Reply, rid: str, ver: int, frame: bytes) -> None:
     """Fill `reply` with `frame`, a reply at version `ver` of race `rid`: the events of the
     race at or below `ver` queued behind it are dropped first."""
-    if isinstance(reply, DropsBehind):
-        reply.drop_behind(stale_events(rid, ver))
+    reply.drop_behind(stale_events(rid, ver))
     reply(frame)
 
 
