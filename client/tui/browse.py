@@ -32,10 +32,10 @@ T = TypeVar("T")
 
 
 def unless_gone(work: Callable[P, Awaitable[T]]) -> Callable[P, Coroutine[Any, Any, T | None]]:
-    """A worker of a browsing app that draws after it waited (a reply, an event): if the app
-    shut down meanwhile, its widgets are gone, and it draws nothing and ends (None). A
-    worker's NoMatches fails the whole app: the watch app's final boards, loaded as a test
-    ended on a loaded machine, did so."""
+    """A worker or timer of a browsing app that draws after it waited (a reply, an event, a
+    tick of `BrowseApp.tick_every`): if the app shut down meanwhile, its widgets are gone, and
+    it draws nothing and ends (None). A worker's NoMatches fails the whole app: the watch
+    app's final boards, loaded as a test ended on a loaded machine, did so."""
 
     @functools.wraps(work)
     async def run(*args: P.args, **kwargs: P.kwargs) -> T | None:
@@ -154,13 +154,12 @@ class BrowseApp(App[int]):
 
     def tick_every(self, seconds: float) -> None:
         """`tick` every `seconds`. A tick that lands while the app shuts down finds its widgets
-        gone: it draws nothing (NoMatches ended the watch app so, in a loaded test run)."""
+        gone: it draws nothing (NoMatches ended the watch app so, in a loaded test run), as a
+        worker does: the timer awaits it, guarded by `unless_gone`."""
 
-        def ticked() -> None:
-            try:
-                self.tick()
-            except NoMatches:
-                pass
+        @unless_gone
+        async def ticked() -> None:
+            self.tick()
 
         self.set_interval(seconds, ticked)
 
