@@ -19,6 +19,7 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 from textual.worker import WorkerState
 
+from .errors import connect_error_text
 from .session import ServerError, Session
 from .tables import fixed_widths
 
@@ -126,7 +127,7 @@ class BrowseApp(App[int]):
         except Exception as e:  # noqa: BLE001
             from client.library import Unreachable  # here: the offline demo needs no network
 
-            why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
+            why = connect_error_text(e)  # words; the exception itself goes to the log
             # The list's title said "connecting…" for ever, and the line only the error.
             self.query_one("#list-title", Static).update("not connected: r tries again, ctrl+q quits")
             ways = UNREACHABLE_WAYS + "\n" if isinstance(e, Unreachable) else ""

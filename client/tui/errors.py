@@ -15,6 +15,7 @@ Nothing in server/ uses this: the server's messages are its own.
 
 from __future__ import annotations
 
+import logging
 import math
 
 #: What the player reads for an error code, in place of the server's message (see above).
@@ -62,3 +63,34 @@ def error_text(code: str, message: str = "", retry_ms: int | float | None = None
     elif code in WAIT_CODES:
         text += ": try again later"
     return text
+
+
+def connect_error_text(e: BaseException) -> str:
+    """Why connecting failed, in a player's words: where no server answered (``no server
+    answered at 127.0.0.1:8765 — is it running?``), a refusal's words, else the error's own
+    text. Never the exception's class (``ConnectionRefusedError``…): that goes to the log, each
+    address's (textual's: ``TEXTUAL_LOG=FILE`` or ``textual console``; and the ``solrace.tui``
+    logger)."""
+    from urllib.parse import urlsplit
+
+    from textual import log
+
+    from client.library import Unreachable
+    from client.library.errors import ServerError as LibraryError
+    from client.library.errors import describe
+
+    from .session import ServerError
+
+    failures = getattr(e, "failures", None) or []
+    detail = "; ".join(f"{ep}: {describe(exc)}" for ep, exc in failures) or describe(e)
+    log.error(f"cannot connect: {detail}")
+    logging.getLogger("solrace.tui").info("cannot connect: %s", detail)
+    if isinstance(e, ServerError):
+        return e.describe()
+    if isinstance(e, LibraryError):
+        return error_text(str(e.code), e.message or "", e.retry_ms)
+    if isinstance(e, Unreachable):
+        places = list(dict.fromkeys(urlsplit(ep.url).netloc or ep.url for ep, _exc in failures))
+        where = f" at {' or '.join(places)}" if places else ""
+        return f"no server answered{where} — is it running?"
+    return str(e) or "the connection failed"
