@@ -19,7 +19,7 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 from textual.worker import WorkerState
 
-from .errors import connect_error_text
+from .errors import connect_error_text, connection_lost_text
 from .session import ServerError, Session
 from .tables import fixed_widths
 
@@ -177,4 +177,11 @@ class BrowseApp(App[int]):
     async def pump(self) -> None:
         assert self.session is not None
         while True:
-            self.server_event(await self.session.events.get())
+            ev = await self.session.events.get()
+            # The connection's state on the status line: the bars and standings froze without
+            # a word while the client reconnected.
+            if ev.get("t") == "disconnected":
+                self.say(connection_lost_text(ev), error=True)
+            elif ev.get("t") == "reconnected":
+                self.say("reconnected")
+            self.server_event(ev)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import math
+from typing import Any
 
 #: What the player reads for an error code, in place of the server's message (see above).
 WORDS: dict[str, str] = {
@@ -94,3 +95,25 @@ def connect_error_text(e: BaseException) -> str:
         where = f" at {' or '.join(places)}" if places else ""
         return f"no server answered{where} — is it running?"
     return str(e) or "the connection failed"
+
+
+#: Why the server closed the connection, by its close code (docs/protocol.md §6), when it
+#: gave no reason: the number (``1006``) told a player nothing.
+CLOSE_WORDS: dict[int, str] = {
+    1001: "the server is going away",
+    1006: "the server stopped answering",
+    1008: "the server closed it: too many requests or connections",
+    1009: "a message was too big for the server",
+    1011: "the server hit an internal error",
+    1012: "the server is restarting",
+}
+
+
+def connection_lost_text(ev: dict[str, Any]) -> str:
+    """The status line once the connection dropped (a `disconnected` event): why in words
+    (the server's reason, else the close code's words; never the code), and that the client
+    reconnects."""
+    reason = str(ev.get("reason") or "").strip()
+    code = ev.get("code")
+    why = reason or CLOSE_WORDS.get(code if isinstance(code, int) else 1006, "the connection closed")
+    return f"connection lost ({why}); reconnecting…"
