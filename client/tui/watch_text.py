@@ -8,7 +8,7 @@ from typing import Any
 from protocol.rules.facts import game_name
 
 from .errors import retry_text
-from .tables import cut_rows, list_widths
+from .tables import list_widths, wrap_rows
 from .text import clock, marked_name, plural
 
 #: How late a spectator gets the boards when the server does not say (docs/protocol.md §7
@@ -46,10 +46,11 @@ def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
 
 def race_list(races: list[dict[str, Any]], now: int, width: int) -> tuple[list[int], list[tuple[str, ...]]]:
     """The race list for a table ``width`` cells wide: the column widths and the rows cut to
-    them (at 80 columns the players pushed the later columns off the screen)."""
+    them (at 80 columns the players pushed the later columns off the screen); the players go
+    on a second line before they are cut (a race of two read "alice 0/156, …" at 80 columns)."""
     rows = [race_row(r, now) for r in races]
     widths = list_widths(rows, width, LIST_COLUMNS, GIVE_WAY)
-    return widths, cut_rows(rows, widths)
+    return widths, wrap_rows(rows, widths, (4,))
 
 
 def list_title(count: int, what: str = "") -> str:
