@@ -1,7 +1,8 @@
 """The "Your races" screen of `solrace play` (docs/protocol.md §9 `recent`).
 
 Your own races that ended, newest first (guests and accounts alike): when, game, kind,
-place, result, cards home, moves, time and a rated race's rating change. Enter on the
+place, result, time and a rated race's rating change (the cards home and the moves are in
+the highlighted race's details, so that the table is whole at 80 columns). Enter on the
 highlighted race (or the Replay button) fetches its replay with the screen's own session
 (so a private race of yours needs no invite) and opens the replay viewer over this screen
 (client/tui/replay_screen.py: its deal move by move, each player's); a refusal — a daily
