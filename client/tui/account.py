@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .errors import connect_error_text
 from .errors import error_text as player_error_text
 from .net import is_account_token, load_token, token_path, write_token
 
@@ -58,7 +59,8 @@ def _failed(exc: Exception, doing: str) -> AccountFailed:
 
     if isinstance(exc, ServerError):
         return AccountFailed(f"{doing}: {error_text(str(exc.code), exc.message or '', exc.retry_ms)}")
-    return AccountFailed(f"{doing}: {exc}")
+    # where no server answered, in words (not its ConnectionRefusedError…: that is logged)
+    return AccountFailed(f"{doing}: {connect_error_text(exc)}")
 
 
 async def _hello(urls: Sequence[str], token: str | None) -> Client:

@@ -19,6 +19,7 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 from textual.worker import WorkerState
 
+from .errors import connect_error_text, connection_lost_text
 from .session import ServerError, Session
 from .tables import fixed_widths
 
@@ -32,10 +33,10 @@ T = TypeVar("T")
 
 
 def unless_gone(work: Callable[P, Awaitable[T]]) -> Callable[P, Coroutine[Any, Any, T | None]]:
-    """A worker of a browsing app that draws after it waited (a reply, an event): if the app
-    shut down meanwhile, its widgets are gone, and it draws nothing and ends (None). A
-    worker's NoMatches fails the whole app: the watch app's final boards, loaded as a test
-    ended on a loaded machine, did so."""
+    """A worker or timer of a browsing app that draws after it waited (a reply, an event, a
+    tick of `BrowseApp.tick_every`): if the app shut down meanwhile, its widgets are gone, and
+    it draws nothing and ends (None). A worker's NoMatches fails the whole app: the watch
+    app's final boards, loaded as a test ended on a loaded machine, did so."""
 
     @functools.wraps(work)
     async def run(*args: P.args, **kwargs: P.kwargs) -> T | None:
@@ -126,7 +127,7 @@ class BrowseApp(App[int]):
         except Exception as e:  # noqa: BLE001
             from client.library import Unreachable  # here: the offline demo needs no network
 
-            why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
+            why = connect_error_text(e)  # words; the exception itself goes to the log
             # The list's title said "connecting…" for ever, and the line only the error.
             self.query_one("#list-title", Static).update("not connected: r tries again, ctrl+q quits")
             ways = UNREACHABLE_WAYS + "\n" if isinstance(e, Unreachable) else ""
@@ -154,13 +155,12 @@ class BrowseApp(App[int]):
 
     def tick_every(self, seconds: float) -> None:
         """`tick` every `seconds`. A tick that lands while the app shuts down finds its widgets
-        gone: it draws nothing (NoMatches ended the watch app so, in a loaded test run)."""
+        gone: it draws nothing (NoMatches ended the watch app so, in a loaded test run), as a
+        worker does: the timer awaits it, guarded by `unless_gone`."""
 
-        def ticked() -> None:
-            try:
-                self.tick()
-            except NoMatches:
-                pass
+        @unless_gone
+        async def ticked() -> None:
+            self.tick()
 
         self.set_interval(seconds, ticked)
 
@@ -177,4 +177,11 @@ class BrowseApp(App[int]):
     async def pump(self) -> None:
         assert self.session is not None
         while True:
-            self.server_event(await self.session.events.get())
+            ev = await self.session.events.get()
+            # The connection's state on the status line: the bars and standings froze without
+            # a word while the client reconnected.
+            if ev.get("t") == "disconnected":
+                self.say(connection_lost_text(ev), error=True)
+            elif ev.get("t") == "reconnected":
+                self.say("reconnected")
+            self.server_event(ev)

@@ -15,7 +15,9 @@ Nothing in server/ uses this: the server's messages are its own.
 
 from __future__ import annotations
 
+import logging
 import math
+from typing import Any
 
 #: What the player reads for an error code, in place of the server's message (see above).
 WORDS: dict[str, str] = {
@@ -62,3 +64,56 @@ def error_text(code: str, message: str = "", retry_ms: int | float | None = None
     elif code in WAIT_CODES:
         text += ": try again later"
     return text
+
+
+def connect_error_text(e: BaseException) -> str:
+    """Why connecting failed, in a player's words: where no server answered (``no server
+    answered at 127.0.0.1:8765 — is it running?``), a refusal's words, else the error's own
+    text. Never the exception's class (``ConnectionRefusedError``…): that goes to the log, each
+    address's (textual's: ``TEXTUAL_LOG=FILE`` or ``textual console``; and the ``solrace.tui``
+    logger)."""
+    from urllib.parse import urlsplit
+
+    from textual import log
+
+    from client.library import Unreachable
+    from client.library.errors import ServerError as LibraryError
+    from client.library.errors import describe
+
+    from .session import ServerError
+
+    failures = getattr(e, "failures", None) or []
+    detail = "; ".join(f"{ep}: {describe(exc)}" for ep, exc in failures) or describe(e)
+    log.error(f"cannot connect: {detail}")
+    logging.getLogger("solrace.tui").info("cannot connect: %s", detail)
+    if isinstance(e, ServerError):
+        return e.describe()
+    if isinstance(e, LibraryError):
+        return error_text(str(e.code), e.message or "", e.retry_ms)
+    if isinstance(e, Unreachable):
+        places = list(dict.fromkeys(urlsplit(ep.url).netloc or ep.url for ep, _exc in failures))
+        where = f" at {' or '.join(places)}" if places else ""
+        return f"no server answered{where} — is it running?"
+    return str(e) or "the connection failed"
+
+
+#: Why the server closed the connection, by its close code (docs/protocol.md §6), when it
+#: gave no reason: the number (``1006``) told a player nothing.
+CLOSE_WORDS: dict[int, str] = {
+    1001: "the server is going away",
+    1006: "the server stopped answering",
+    1008: "the server closed it: too many requests or connections",
+    1009: "a message was too big for the server",
+    1011: "the server hit an internal error",
+    1012: "the server is restarting",
+}
+
+
+def connection_lost_text(ev: dict[str, Any]) -> str:
+    """The status line once the connection dropped (a `disconnected` event): why in words
+    (the server's reason, else the close code's words; never the code), and that the client
+    reconnects."""
+    reason = str(ev.get("reason") or "").strip()
+    code = ev.get("code")
+    why = reason or CLOSE_WORDS.get(code if isinstance(code, int) else 1006, "the connection closed")
+    return f"connection lost ({why}); reconnecting…"

@@ -70,6 +70,8 @@ class MenuScreen(ModalScreen[Intent | None]):
     #menu-conn { width: 100%; margin-bottom: 1; color: $text-muted; }
     #menu Horizontal { height: auto; }
     #menu Input { width: 1fr; }
+    #menu #seats { width: 8; }
+    #menu #how { margin: 0 0 0 2; }
     #menu Button { margin: 0 1 0 0; }
     #menu-error { color: $error; }
     #menu-blurb { width: 100%; color: $text-muted; margin-bottom: 1; }
@@ -127,13 +129,15 @@ class MenuScreen(ModalScreen[Intent | None]):
                 for gid, name in ((g.id, g.name) for g in GAMES.values()):
                     yield RadioButton(f"{name}  [dim]{gid}[/dim]", value=gid == self.game, name=gid)
             # How the game chosen is played: the names alone told a new player nothing (a short
-            # terminal has no rows for it: the race screen's `rules` says it there).
+            # terminal has no rows for it: "How to play" opens it there, as `rules` in a race).
             yield Label(blurb(self.game), id="menu-blurb", markup=False)
             with Horizontal():
                 yield Label("seats ")
                 yield Input(str(self.seats), id="seats", type="integer")
                 if self.logged_in:
                     yield Checkbox("rated", id="rated")
+                # The blurb above has no rows on a short terminal: its words, and how to move, here.
+                yield Button("How to play", id="how")
             with Horizontal():
                 yield Button("Quick match", id="quick", variant="primary")
                 yield Button("Create race", id="create")
@@ -262,6 +266,12 @@ class MenuScreen(ModalScreen[Intent | None]):
             return
         _url, race = parse_link(text)
         self.dismiss(Intent("join", race=race, invite=parse_invite(text)))
+
+    @on(Button.Pressed, "#how")
+    def _how(self) -> None:
+        from .rules_screen import RulesScreen
+
+        self.app.push_screen(RulesScreen(self._game()))
 
     @on(Button.Pressed, "#daily")
     @work(group="menu-screens")

@@ -21,6 +21,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker
 
+from .errors import connect_error_text
 from .intent import Intent
 from .menu import MenuScreen
 from .model import RaceModel
@@ -113,7 +114,7 @@ class MenuFlow:
             app.session = await app.connect()
         except Exception as e:  # noqa: BLE001 — shown to the user
             app.connect_failed = True
-            why = e.describe() if isinstance(e, ServerError) else str(e)  # no code: words
+            why = connect_error_text(e)  # words; the exception itself goes to the log
             app.say(f"cannot connect: {why}", error=True)
             from client.library import Unreachable  # here: the offline app needs no network
 

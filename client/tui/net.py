@@ -155,6 +155,13 @@ class NetSession:
         """This session is an account's (its token is an account token), not a guest's."""
         return is_account_token(self.client.token)
 
+    @property
+    def spectator_delay_ms(self) -> int | None:
+        """How late the server sends spectators the boards (its welcome's `SPECTATOR_DELAY`),
+        or None if it did not say."""
+        delay = self.client.limits.get("SPECTATOR_DELAY")
+        return delay if isinstance(delay, int) else None
+
     def server_now(self) -> int:
         off = self.client.clock_offset_ms
         return int(now_ms() + (off if off is not None else self._offset))

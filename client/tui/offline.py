@@ -48,6 +48,8 @@ class LocalSession:
         self._spectate_task: asyncio.Task[None] | None = None
         self.sent: list[dict[str, Any]] = []  # every request, for tests
         self.watch_demo = watch_demo
+        #: its spectators get the boards as they are (`spectate` below): no delay
+        self.spectator_delay_ms = 0
         self._demo_started = False
 
     def server_now(self) -> int:

@@ -24,6 +24,7 @@ from protocol.rules.games import GAMES
 from .board import Marks
 from .board_input import click, home_move, targets_for
 from .command_line import CommandLine, MoveInput
+from .errors import connection_lost_text
 from .intent import Intent
 from .menu_flow import MenuFlow
 from .model import RaceModel
@@ -246,7 +247,7 @@ class PlayApp(App[int]):
             self.say(refused.describe(), error=True)  # in words, as a reply's error
             return
         if t == "disconnected":
-            self.say(f"connection lost ({ev.get('reason') or ev.get('code')}); reconnecting…", error=True)
+            self.say(connection_lost_text(ev), error=True)
             return
         if t == "reconnected":
             self.say("reconnected")

@@ -263,9 +263,9 @@ def result_text(m: RaceModel) -> Text:
     t.append(f"seed {m.seed}  ")
     ok = m.commitment_verified
     if ok:
-        t.append("✓ sha256(seed) matches the deal's fingerprint", style="green")
+        t.append("✓ matches the deal's fingerprint", style="green")  # one row at 80 columns
     elif ok is False:
-        t.append(f"✗ sha256(seed) does NOT match the deal's fingerprint {m.commitment}", style="bold red")
+        t.append(f"✗ does NOT match the deal's fingerprint {m.commitment}", style="bold red")
     return t
 
 

@@ -1,7 +1,8 @@
 """The "Your races" screen of `solrace play` (docs/protocol.md §9 `recent`).
 
 Your own races that ended, newest first (guests and accounts alike): when, game, kind,
-place, result, cards home, moves, time and a rated race's rating change. Enter on the
+place, result, time and a rated race's rating change (the cards home and the moves are in
+the highlighted race's details, so that the table is whole at 80 columns). Enter on the
 highlighted race (or the Replay button) fetches its replay with the screen's own session
 (so a private race of yours needs no invite) and opens the replay viewer over this screen
 (client/tui/replay_screen.py: its deal move by move, each player's); a refusal — a daily
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
@@ -29,8 +31,11 @@ from .replay_model import ReplayError, build_replay
 from .replay_screen import ReplayScreen
 from .replay_text import refusal_text
 from .session import ServerError, Session
-from .tables import cut_rows, fixed_widths, list_widths, table_width
+from .tables import fixed_widths, list_widths, table_width, wrap_rows
 from .widgets import leave_screen
+
+#: The game's column when the names go on two lines: "Double Aces" (and Kings), "Rouge et Noir".
+GAME_WRAPPED = 13
 
 
 class RecentScreen(ModalScreen[None]):
@@ -38,8 +43,12 @@ class RecentScreen(ModalScreen[None]):
 
     DEFAULT_CSS = """
     RecentScreen { align: center middle; }
-    #recent { width: 96%; height: 90%; border: round $accent; padding: 0 1; }
-    #recent-title { width: 100%; }
+    /* No padding beside the table: at 80 columns its seven columns need every cell. */
+    #recent { width: 96%; height: 90%; border: round $accent; padding: 0; }
+    #recent-title { width: 100%; padding: 0 1; }
+    #recent-detail { padding: 0 1; }
+    #recent-error { padding: 0 1; }
+    #recent Horizontal { padding: 0 1; }
     #recent-races { height: 1fr; }
     #recent-detail-scroll { height: auto; max-height: 8; }
     #recent Horizontal { height: auto; }
@@ -107,15 +116,18 @@ class RecentScreen(ModalScreen[None]):
         table.clear()
         columns = self.columns
         rows = [recent_row(race, now)[: len(columns)] for race in self.races]
-        # Nine columns in 70 cells at 80 columns: the game gives way first (down to 10 cells),
-        # then the result, the time ago, the game again, the rating.
+        # Seven columns in 72 cells at 80 columns: the game's name goes on two lines first
+        # ("Double Aces / and Kings"), whole; narrower, the game gives way (down to 6 cells),
+        # then the result, the time ago, the rating, their cells cut.
         give_way = tuple(
-            (c, floor) for c, floor in ((1, 10), (4, 6), (0, 8), (1, 6), (8, 7)) if c < len(columns)
+            (c, floor) for c, floor in ((1, GAME_WRAPPED), (1, 6), (4, 6), (0, 8), (6, 4)) if c < len(columns)
         )
-        widths = list_widths(rows, table_width(self, table, len(rows)), columns, give_way)
+        # The rows a long game's name puts on two lines count for the scrollbar's room.
+        lines = len(rows) + sum(cell_len(r[1]) > GAME_WRAPPED for r in rows)
+        widths = list_widths(rows, table_width(self, table, lines), columns, give_way)
         fixed_widths(table, widths)
-        for i, row in enumerate(cut_rows(rows, widths)):
-            table.add_row(*row, key=str(i))
+        for i, row in enumerate(wrap_rows(rows, widths, wrapped=(1,))):
+            table.add_row(*row, key=str(i), height=None if any("\n" in c for c in row) else 1)
         self.query_one("#recent-title", Label).update(title_text(self.races, self.logged_in))
         if not self.races:
             self.query_one("#recent-detail", Static).update(Text(EMPTY_TEXT))

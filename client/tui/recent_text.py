@@ -12,13 +12,16 @@ from rich.text import Text
 
 from protocol.rules.facts import game_name
 
-from .ratings_text import change_text, rating_text, signed
+from .ratings_text import change_text, signed
 from .text import duration, plural
 
 #: Races asked for: every race the server keeps for a player (its RECENT_CAP).
 RECENT_LIMIT = 50
 
-COLUMNS = ("when", "game", "kind", "place", "result", "home", "moves", "time", "rating")
+#: The table's columns: whole at 80 columns (a long game name on two lines). The cards home
+#: and the moves are in the highlighted race's details, right under it; the rating column
+#: (an account's) has a rated race's change, the details its ratings before and after.
+COLUMNS = ("when", "game", "kind", "place", "result", "time", "rating")
 
 #: `kind` in words (docs/protocol.md §9: the first that fits of these).
 KIND_TEXTS = {
@@ -62,11 +65,16 @@ def utc_date(at: int) -> str:
     return time.strftime("%Y-%m-%d", time.gmtime(at / 1000))
 
 
-def kind_text(e: dict[str, Any]) -> str:
+#: `kind` in the table, where "quick match" took the room of a column at 80 columns.
+SHORT_KIND_TEXTS = {"quick match": "quick"}
+
+
+def kind_text(e: dict[str, Any], short: bool = False) -> str:
     kind = str(e.get("kind") or "")
     if kind == "private" and e.get("players") == 1:
         return "practice"  # a private race of one seat: "Practice alone" (menu) makes them
-    return KIND_TEXTS.get(kind, kind or "?")
+    text = KIND_TEXTS.get(kind, kind or "?")
+    return SHORT_KIND_TEXTS.get(text, text) if short else text
 
 
 def place_text(e: dict[str, Any]) -> str:
@@ -88,15 +96,14 @@ def time_cell(e: dict[str, Any]) -> str:
 
 
 def rating_cell(e: dict[str, Any]) -> str:
-    """A rated race's rating after it and the change (``1016? (+16)``); ``pending`` until
-    it is rated; nothing for a casual race."""
+    """A rated race's rating change (``+16``; the details say the ratings before and after);
+    ``pending`` until it is rated; nothing for a casual race."""
     if not e.get("rated"):
         return ""
     before, after = e.get("before"), e.get("after")
     if not before or not after:
         return "pending"
-    delta = int(after.get("rating") or 0) - int(before.get("rating") or 0)
-    return f"{rating_text(after)} ({signed(delta)})"
+    return signed(int(after.get("rating") or 0) - int(before.get("rating") or 0))
 
 
 def recent_row(e: dict[str, Any], now: int) -> tuple[str, ...]:
@@ -104,11 +111,9 @@ def recent_row(e: dict[str, Any], now: int) -> tuple[str, ...]:
     return (
         when_text(e.get("at"), now),
         game_name(str(e.get("game", ""))),
-        kind_text(e) + (" · rated" if e.get("rated") else ""),
+        kind_text(e, short=True),
         place_text(e),
         result_text(e),
-        f"{e.get('home', 0)}/{e.get('total', '?')}",
-        str(e.get("moves", 0)),
         time_cell(e),
         rating_cell(e),
     )

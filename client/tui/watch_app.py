@@ -33,7 +33,7 @@ from .replay_text import final_boards_late_text, no_final_boards_text, refusal_t
 from .session import ServerError, Session
 from .text import clock, plural, ranking_lines
 from .watch_final import ASK_AGAIN, FINAL_RETRY_S, FINAL_WAIT_S, FinalBoards, Stage
-from .watch_text import LIST_COLUMNS, list_title, race_list
+from .watch_text import LIST_COLUMNS, SPECTATOR_DELAY_MS, boards_delay_text, list_title, race_list
 from .widgets import BoardView, bar_width, bars_text
 
 
@@ -242,6 +242,13 @@ class WatchApp(BrowseApp):
             except ServerError:
                 pass
 
+    @property
+    def spectator_delay_ms(self) -> int:
+        """How late the boards come: the server's `SPECTATOR_DELAY` (its welcome's limits),
+        else the documented one."""
+        delay = getattr(self.session, "spectator_delay_ms", None)
+        return delay if isinstance(delay, int) else SPECTATOR_DELAY_MS
+
     def tick(self) -> None:
         if self.model is not None:
             self.draw_info()
@@ -270,7 +277,9 @@ class WatchApp(BrowseApp):
         elif m.status == "finished":
             delay = "final boards: loading…"
         else:
-            delay = ago or "boards: waiting…"
+            delay = boards_delay_text(
+                self.spectator_delay_ms, (now - m.boards_at) / 1000 if m.boards_at else None
+            )
         self.query_one("#race-info", Static).update(" · ".join(parts) + "\n" + delay)
 
     def draw_race(self) -> None:

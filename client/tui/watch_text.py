@@ -7,8 +7,13 @@ from typing import Any
 
 from protocol.rules.facts import game_name
 
-from .tables import cut_rows, list_widths
+from .errors import retry_text
+from .tables import list_widths, wrap_rows
 from .text import clock, marked_name, plural
+
+#: How late a spectator gets the boards when the server does not say (docs/protocol.md §7
+#: `SPECTATOR_DELAY`; the welcome's `limits` say the server's own).
+SPECTATOR_DELAY_MS = 10_000
 
 #: The race list's columns.
 LIST_COLUMNS = ("race", "game", "status", "clock", "players", "watchers")
@@ -41,10 +46,11 @@ def race_row(r: dict[str, Any], now: int) -> tuple[str, ...]:
 
 def race_list(races: list[dict[str, Any]], now: int, width: int) -> tuple[list[int], list[tuple[str, ...]]]:
     """The race list for a table ``width`` cells wide: the column widths and the rows cut to
-    them (at 80 columns the players pushed the later columns off the screen)."""
+    them (at 80 columns the players pushed the later columns off the screen); the players go
+    on a second line before they are cut (a race of two read "alice 0/156, …" at 80 columns)."""
     rows = [race_row(r, now) for r in races]
     widths = list_widths(rows, width, LIST_COLUMNS, GIVE_WAY)
-    return widths, cut_rows(rows, widths)
+    return widths, wrap_rows(rows, widths, (4,))
 
 
 def list_title(count: int, what: str = "") -> str:
@@ -54,3 +60,17 @@ def list_title(count: int, what: str = "") -> str:
     if not count:
         return f"[b]no live public race{what} now[/b] — one shows here once it starts (solrace play)"
     return f"[b]{plural(count, 'live public race')}{what}[/b] — Enter: spectate"
+
+
+def boards_delay_text(delay_ms: int, ago_s: float | None) -> str:
+    """The line under a watched race's clock while it runs: the bars are live, the boards
+    come ``delay_ms`` late (the anti-cheat delay, docs/protocol.md §5), and how old the ones
+    shown are (``ago_s``; None: none came yet); whole in 78 columns. A spectator saw bars move
+    with no card moved on the boards below, and nothing said why."""
+    if delay_ms <= 0:
+        head = "bars and boards live"
+    else:
+        head = f"bars live · boards {retry_text(delay_ms)} behind (anti-cheat)"
+    if ago_s is None:
+        return head + (" · first ones coming…" if delay_ms > 0 else " · boards: waiting…")
+    return f"{head} · these from {max(0.0, ago_s):.0f} s ago"

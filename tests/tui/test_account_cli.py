@@ -217,3 +217,15 @@ async def test_a_link_names_the_server_to_log_in_to(server, tmp_path) -> None:
     status, said = await step("--login", "eve", "--join", link, "--token-file", str(path), ask=Typist(PW))
     assert status is None and said[0].startswith("logged in as eve")
     assert path.read_text().startswith(pid)
+
+
+async def test_no_server_is_said_in_words(tmp_path) -> None:
+    """`--login`, `--claim`, `--logout` with no server at the address say where none answered,
+    not the exception (it said "…ConnectionRefusedError: [Errno 111] Connect call failed…")."""
+    from .test_no_server_help import closed_port_url
+
+    url = closed_port_url()
+    where = url.removeprefix("ws://").removesuffix("/ws")
+    with pytest.raises(account.AccountFailed) as failed:
+        await account.login([url], "bob", PW, str(tmp_path / "token"))
+    assert str(failed.value) == f"cannot log in: no server answered at {where} — is it running?"

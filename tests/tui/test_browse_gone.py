@@ -41,3 +41,24 @@ async def test_final_boards_that_come_once_the_widgets_are_gone_draw_nothing(mak
         worker = app.load_final_boards(race)
         await worker.wait()  # WorkerFailed (NoMatches) without unless_gone
         assert worker.state == WorkerState.SUCCESS
+
+
+async def test_a_tick_once_the_widgets_are_gone_draws_nothing_and_the_app_runs_on(tmp_path) -> None:
+    """`tick_every`'s tick is guarded as a worker is (it is built on `unless_gone`): a tick that
+    finds its widgets gone draws nothing, the app runs on; any other error still fails it."""
+    from client.tui.watch_app import WatchApp
+
+    from .helpers import never_connects
+
+    ticks: list[str] = []
+    app = WatchApp(never_connects)
+
+    def tick() -> None:
+        ticks.append("tick")
+        raise NoMatches("#race-info")
+
+    app.tick = tick  # type: ignore[method-assign]
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.tick_every(0.01)
+        await until(pilot, lambda: len(ticks) >= 3, what="ticks that found no widgets")
+        assert app.is_running and app._exception is None

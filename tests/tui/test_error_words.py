@@ -84,3 +84,27 @@ async def test_an_error_event_reads_as_a_sentence() -> None:
         )
         await until(pilot, lambda: "too many requests" in status(app), what="the error said")
         assert status(app) == "too many requests: try again in 1 s"
+
+
+def test_a_failed_connection_reads_as_words_and_its_exception_goes_to_the_log(caplog) -> None:
+    """What the status line says when connecting failed (client/tui/errors.py
+    `connect_error_text`): where no server answered, or a refusal's words; the exception's
+    class and errno only in the log."""
+    import logging
+
+    from client.library import Unreachable
+    from client.library.endpoints import Endpoint
+    from client.library.errors import ServerError as LibraryError
+    from client.tui.errors import connect_error_text
+    from protocol.messages.server_lobby import Error
+
+    refused = ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 8765)")
+    two = Unreachable(
+        [(Endpoint("ws://127.0.0.1:8765/ws"), refused), (Endpoint("ws://127.0.0.1:8766/ws"), refused)]
+    )
+    with caplog.at_level(logging.INFO, logger="solrace.tui"):
+        said = connect_error_text(two)
+    assert said == "no server answered at 127.0.0.1:8765 or 127.0.0.1:8766 — is it running?"
+    assert "ConnectionRefusedError" in caplog.text and "8766" in caplog.text
+    limited = LibraryError(Error(code="rate-limited", message="slow down", retry_ms=3000))
+    assert connect_error_text(limited) == "too many requests: try again in 3 s"  # not "rate-limited: …"

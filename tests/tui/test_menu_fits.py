@@ -30,6 +30,7 @@ async def test_the_online_menu_fits_80x24(make_server, tmp_path) -> None:
             "#games",
             "#seats",
             "#rated",
+            "#how",
             "#quick",
             "#practice",
             "#bot-random",

@@ -1,7 +1,8 @@
 """`solrace play` with no server at its address (a player's first try, before `make run`)
 says the ways on, on the board: start a server, name the right one with --url, or practise
 offline. It said only "cannot connect: no server answered (…ConnectionRefusedError…)" and
-"ctrl+q quits": a dead end."""
+"ctrl+q quits": a dead end. The status line says why in plain words ("no server answered at
+127.0.0.1:PORT — is it running?"), never the exception's class."""
 
 from __future__ import annotations
 
@@ -33,4 +34,10 @@ async def test_no_server_says_how_to_start_one_or_play_offline(tmp_path) -> None
         assert f"No solrace server answered at {url}" in text
         assert "solrace serve" in text and "--url" in text
         assert all(len(line) <= 78 for line in text.splitlines()), text  # the board does not wrap
-        assert "no server answered" in rendered(app.query_one("#status"))  # the reason stays said
+        # The reason stays said, in plain words: the exception (ConnectionRefusedError…) is for the log.
+        status = rendered(app.query_one("#status"))
+        assert (
+            f"no server answered at {url.removeprefix('ws://').removesuffix('/ws')} — is it running?"
+            in status
+        )
+        assert "Error" not in status and "Errno" not in status, status

@@ -60,3 +60,17 @@ async def test_ctrl_r_hides_the_ranking_for_a_tall_board_and_shows_it_again() ->
         await pilot.press("ctrl+r")
         await until(pilot, lambda: result.region.height > 0, what="the ranking shown again")
         assert "Final ranking" in rendered(result)
+
+
+async def test_the_seed_check_is_one_row_in_words() -> None:
+    """The seed's line under the ranking is one row at 80 columns, without a formula: it said
+    "✓ sha256(seed) matches the deal's fingerprint" and wrapped its last word onto a row of its
+    own, a row the ranking's 80x24 has none to spare for."""
+    app, _ = offline_play("racing-aces", countdown_ms=50, rival_interval=0.01, rival_max_moves=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await finish(pilot)
+        await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="the end")
+        lines = rendered(app.query_one("#result")).splitlines()
+        seed = next(line for line in lines if line.startswith("seed "))
+        assert seed.endswith("✓ matches the deal's fingerprint") and len(seed) <= 78, seed
+        assert "sha256" not in " ".join(lines)

@@ -93,8 +93,8 @@ async def test_a_rated_quick_match_from_the_terminal(make_server, tmp_path) -> N
             pilot, lambda: screen.query_one("#recent-races", DataTable).row_count == 1, what="the row"
         )
         cells = [str(c) for c in screen.query_one("#recent-races", DataTable).get_row_at(0)]
-        assert cells[2] == "quick match · rated" and cells[3] == "1 of 2"
-        assert cells[8] == rating_cell(screen.races[0]) and cells[8].endswith(")")
+        assert cells[2] == "quick" and cells[3] == "1 of 2"
+        assert cells[6] == rating_cell(screen.races[0]) and cells[6][0] in "+-0"  # the change
         text = rendered(screen.query_one("#recent-detail"))
         assert f"race {race}" in text and "rating " in text and "→" in text
         assert "your list lasts" not in rendered(screen.query_one("#recent-title"))  # an account's

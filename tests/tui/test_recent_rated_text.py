@@ -69,22 +69,13 @@ def test_when_a_race_ended() -> None:
 
 
 def test_a_row_per_race() -> None:
-    assert COLUMNS == ("when", "game", "kind", "place", "result", "home", "moves", "time", "rating")
-    assert recent_row(recent(), NOW) == (
-        "5 min ago",
-        "Fours Up",
-        "quick match",
-        "1 of 2",
-        "won",
-        "104/104",
-        "180",
-        "3:21.4",
-        "",
-    )
+    # the cards home and the moves are in the details (test_the_details_name_the_race...)
+    assert COLUMNS == ("when", "game", "kind", "place", "result", "time", "rating")
+    assert recent_row(recent(), NOW) == ("5 min ago", "Fours Up", "quick", "1 of 2", "won", "3:21.4", "")
     row = recent_row(recent(kind="daily", players=1, status="finished", home=40, time_ms=300_000), NOW)
-    assert row[2:6] == ("daily", "solo", "finished", "40/104")
+    assert row[2:6] == ("daily", "solo", "finished", "5:00.0")
     row = recent_row(recent(kind="bot", rank=2, players=3, status="timeout", time_ms=None), NOW)
-    assert row[2:5] == ("vs bot", "2 of 3", "time up") and row[7] == "—"
+    assert row[2:5] == ("vs bot", "2 of 3", "time up") and row[5] == "—"
     assert place_text(recent(rank=1, players=1)) == "solo"
     # a private race of one seat is what "Practice alone" makes; of several, a private race
     assert recent_row(recent(kind="private", players=1), NOW)[2] == "practice"
@@ -95,10 +86,11 @@ def test_the_rating_of_a_rated_race() -> None:
     assert rating_cell(recent()) == ""  # casual
     assert rating_cell(recent(rated=True)) == "pending"  # not rated yet
     rated = recent(rated=True, before=rating(1000, 0), after=rating(1016, 1))
-    assert rating_cell(rated) == "1016? (+16)"
-    assert recent_row(rated, NOW)[2] == "quick match · rated"
+    assert rating_cell(rated) == "+16"  # the change; the details say "1000? → 1016? (+16)"
+    assert recent_row(rated, NOW)[2] == "quick" and recent_row(rated, NOW)[6] == "+16"
     lost = recent(rated=True, before=rating(1210, 12, False), after=rating(1195, 13, False))
-    assert rating_cell(lost) == "1195 (-15)"
+    assert rating_cell(lost) == "-15"
+    assert "rating 1210 → 1195 (-15)" in str(detail_text(lost, None, NOW))
 
 
 def test_the_title_says_how_long_a_guest_list_lasts() -> None:

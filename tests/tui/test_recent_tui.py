@@ -82,10 +82,11 @@ async def test_a_guest_sees_the_race_it_just_played(make_server, tmp_path) -> No
         )
         cells = row(screen, 0)
         # a guest's table has no rating column (a guest plays no rated race)
-        assert cells[1:] == ["Fours Up", "public", "solo", "finished", f"{home}/104", "1", cells[7]]
-        assert cells[0] in ("just now", "1 min ago") and cells[7] != "—"  # a declared finish has a time
+        assert cells[1:] == ["Fours Up", "public", "solo", "finished", cells[5]]
+        assert cells[0] in ("just now", "1 min ago") and cells[5] != "—"  # a declared finish has a time
         assert "1 race" in rendered(screen.query_one("#recent-title"))
         text = rendered(screen.query_one("#recent-detail"))
+        assert f"{home}/104 cards home · 1 move" in text  # the cards home and moves: in the details
         assert text.startswith(f"race {race} · Fours Up · public")
         assert f"solrace verify --url {url} --race {race}" in text
         assert f"solrace analyze --url {url} --race {race}" in text

@@ -235,6 +235,20 @@ async def test_refusals_are_one_sentence(server, tmp_path, capsys, monkeypatch) 
     )
 
 
+async def test_no_server_is_said_in_words(capsys) -> None:
+    """`solrace replay` with no server at its address says where none answered, in a line,
+    without the exception (it said "…ConnectionRefusedError: [Errno 111] Connect call…")."""
+    from .test_no_server_help import closed_port_url
+
+    url = closed_port_url()
+    status, err = await replay_command(capsys, "--url", url, "--race", "r0123")
+    where = url.removeprefix("ws://").removesuffix("/ws")
+    assert (status, err) == (
+        2,
+        f"solrace replay: cannot fetch the replay: no server answered at {where} — is it running?\n",
+    )
+
+
 @pytest.mark.daily
 async def test_a_daily_attempt_is_refused_until_its_day_closes(server, tmp_path, capsys) -> None:
     async with client.connect(server.ws_url, name="ada") as a:

@@ -51,7 +51,7 @@ async def test_list_then_spectate_boards_and_bars():
         assert "bot-1" in rendered(app.query_one("#race-bars")) and "bot-2" in rendered(
             app.query_one("#race-bars")
         )
-        assert "boards as of" in rendered(app.query_one("#race-info"))
+        assert "boards live · these from" in rendered(app.query_one("#race-info"))  # and how old
         await until(pilot, lambda: any(p.home > 0 for p in must(app.model).players.values()), what="progress")
         await pilot.press("escape")
         await until(

@@ -78,7 +78,18 @@ def test_the_race_list_fits_80_columns_the_players_give_way():
     assert sum(widths) + 2 * len(widths) <= 78
     race, game, status, when, players, watchers = rows[0]
     assert (race, status, when, watchers) == ("r0123456789abcdef", "countdown", "in 10s", "12")
-    assert players.endswith("…") and game.startswith("Double")
+    # the players on a second line, then cut
+    assert players.count("\n") == 1 and players.endswith("…") and game.startswith("Double")
+
+
+def test_a_race_of_two_names_both_players_at_80_columns():
+    """The players go on a second line before they are cut: "alice 0/156, …" was all a
+    spectator choosing a race read of a race of two."""
+    race = {"race": "r0123456789abcdef", "game": "racing-aces", "status": "running", "deadline": 597_000}
+    race |= {"total": 156, "players": [{"name": "alice", "home": 0}, {"name": "bob", "home": 3}]}
+    widths, rows = race_list([race], 0, 78)
+    assert sum(widths) + 2 * len(widths) <= 78
+    assert rows[0][4].split("\n") == ["alice 0/156,", "bob 3/156"], rows
 
 
 @pytest.mark.timeout(120)
@@ -106,7 +117,8 @@ async def test_the_race_list_at_80_columns_shows_every_column(make_server, tmp_p
             header = table.render_line(0).text
             for column in ("race", "game", "status", "clock", "players", "watchers"):
                 assert column in header
-            assert "lobby" in line() and "Bartholomew" in line() and "…" in line()
+            second = table.render_line(2).text  # the row's players' second line
+            assert "lobby" in line() and "Bartholomew" in line() and "…" in second
             assert line().rstrip().endswith("0")  # the watchers' count, on the screen
             await until(pilot, lambda: footer_keys(app).get("refresh list"), what="the list's keys")
             assert "back to the list" not in footer_keys(app)
