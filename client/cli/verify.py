@@ -334,7 +334,7 @@ async def fetch(
     race's `invite`. A refusal is :class:`InputError`, worded by `refusal` if given."""
     import msgspec
 
-    from client.library import ServerError, connect
+    from client.library import ServerError, Unreachable, connect
     from protocol import messages as m
 
     proof: list[str] | None = None
@@ -352,14 +352,8 @@ async def fetch(
     except ServerError as e:
         raise InputError((refusal or partial(refused_text, race=race, token=token))(e)) from None
     except (OSError, ValueError, AttributeError) as e:  # unreachable, closed, a malformed URL
-        from client.library import Unreachable
-
-        if isinstance(
-            e, Unreachable
-        ):  # where, in words: its exceptions (ConnectionRefusedError…) told nothing
-            from client.tui.errors import connect_error_text
-
-            raise InputError(f"cannot fetch the replay: {connect_error_text(e)}") from None
+        if isinstance(e, Unreachable):  # in words: its exceptions (ConnectionRefusedError…) told nothing
+            raise InputError(f"cannot fetch the replay: {e.plain()}") from None
         where = url if isinstance(url, str) else " or ".join(url)
         raise InputError(f"cannot fetch the replay from {where}: {e}") from None
     out: dict[str, Any] = msgspec.to_builtins(reply)

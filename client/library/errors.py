@@ -51,6 +51,16 @@ class Unreachable(Disconnected):
         super().__init__(f"no server answered ({tried})")
         self.failures = failures
 
+    def plain(self) -> str:
+        """In a player's words: where no server answered (``no server answered at
+        127.0.0.1:8765 — is it running?``). The exceptions' classes and errnos told a player
+        nothing: they stay in this exception's own text, for logs."""
+        from urllib.parse import urlsplit
+
+        places = list(dict.fromkeys(urlsplit(ep.url).netloc or ep.url for ep, _exc in self.failures))
+        where = f" at {' or '.join(places)}" if places else ""
+        return f"no server answered{where} — is it running?"
+
 
 def describe(exc: BaseException) -> str:
     text = str(exc)

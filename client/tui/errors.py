@@ -72,8 +72,6 @@ def connect_error_text(e: BaseException) -> str:
     text. Never the exception's class (``ConnectionRefusedError``…): that goes to the log, each
     address's (textual's: ``TEXTUAL_LOG=FILE`` or ``textual console``; and the ``solrace.tui``
     logger)."""
-    from urllib.parse import urlsplit
-
     from textual import log
 
     from client.library import Unreachable
@@ -91,9 +89,7 @@ def connect_error_text(e: BaseException) -> str:
     if isinstance(e, LibraryError):
         return error_text(str(e.code), e.message or "", e.retry_ms)
     if isinstance(e, Unreachable):
-        places = list(dict.fromkeys(urlsplit(ep.url).netloc or ep.url for ep, _exc in failures))
-        where = f" at {' or '.join(places)}" if places else ""
-        return f"no server answered{where} — is it running?"
+        return e.plain()
     return str(e) or "the connection failed"
 
 
