@@ -354,6 +354,14 @@ function renderLobbyPanel() {
     ),
   );
   restorePlace(box, place);
+  // A practice's Rematch came here: "I'm ready" takes the focus the pressed button lost (Enter or
+  // Space starts the new deal), from the page itself (app.js focuses #main at a route change),
+  // unless the player has put it somewhere meanwhile.
+  if (app.focusReady === race.race) {
+    app.focusReady = null;
+    const at = document.activeElement;
+    if (!at || at === document.body || at === $("#main") || !at.isConnected) $("#ready-btn").focus();
+  }
 }
 
 // ---------------------------------------------------------------- every 200 ms
