@@ -175,6 +175,9 @@ export function errorText(e, pileName = pileText) {
     return `Not allowed: ${detail || why || "that move breaks the rules"}.`;
   }
   if (e.code && ERRORS[e.code]) return ERRORS[e.code];
+  // no-bots: every bot busy (the server's "no bot worker has a free slot": its own words), or
+  // the player's own bots waiting already, which the server's message says plainly
+  if (e.code === "no-bots" && !/waiting/.test(String(e.message || ""))) return "Every bot is racing already: try again in a minute.";
   if (e.message) return humanize(e.message, pileName);
   return typeof e === "string" ? humanize(e, pileName) : "Something went wrong.";
 }
