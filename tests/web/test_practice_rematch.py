@@ -47,3 +47,19 @@ def test_a_practice_rematch_waits_for_ready(new_page, width, height):
     expect(page.locator("#countdown")).to_be_visible()
     wait_board(page)
     expect(page.locator("#hint-btn")).to_be_visible()
+
+
+def test_a_practice_result_offers_one_new_deal(new_page):
+    """A practice's result named its new deal "Rematch" (nobody to meet again) and offered it
+    twice: "New race, same settings" made the same race of one seat. One button now, "New deal"."""
+    page = new_page("nadia")
+    practise(page, "racing-aces")
+    page.click("#ready-btn")
+    wait_board(page)
+    page.once("dialog", lambda d: d.accept())
+    page.click("#finish-btn")
+    actions = page.locator("#result-panel .result-actions")
+    expect(actions.locator("#rematch-btn")).to_have_text("New deal")
+    expect(actions.get_by_role("button", name="New race, same settings")).to_have_count(0)
+    expect(actions.get_by_role("button", name="Rematch")).to_have_count(0)
+    shot(page, "practice-result-actions")
