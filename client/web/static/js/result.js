@@ -4,7 +4,7 @@
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily_attempts.js";
 import { arenaOf } from "./arena.js";
-import { analysisItem, boardPileText, errorText as errText, homeText, nameMarks, resultHeading, tieBreakNotes, timeCell } from "./words.js";
+import { analysisItem, boardPileText, errorText as errText, homeText, nameMarks, resultHeading, tieBreakNotes, timeCell, verifyText, verifyTitle } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
 import { $, announce, h } from "./dom.js";
@@ -210,8 +210,8 @@ export function renderResult() {
         h("div", {}, "Deal's fingerprint ", h("code", {}, race.commitment || "—")),
         h(
           "div",
-          { id: "verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` },
-          v ? (v.ok ? `✔ sha256(seed) matches the deal's fingerprint (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the deal's fingerprint`) : "checking sha256(seed)…",
+          { id: "verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}`, title: verifyTitle(v) },
+          verifyText(v),
         ),
       ),
       h(

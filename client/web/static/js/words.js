@@ -387,3 +387,18 @@ export function nameMarks(h, who) {
     bot ? h("span", { class: "bot-badge", role: "img", "aria-label": "bot", title: "a computer player" }, "bot") : null,
   ].filter(Boolean);
 }
+
+/** The seed checked against the deal's fingerprint in the browser (sha256.js: `{ok, hex, how}`,
+ *  null while it runs), as the result, replay and daily pages say it. Which sha256 did it
+ *  (`how`: "crypto.subtle", the browser's, or this page's "fallback") is a tooltip: it stood in
+ *  the sentence, an API's name among a player's words. */
+export function verifyText(v) {
+  if (!v) return "checking sha256(seed)…";
+  return v.ok ? "✔ sha256(seed) matches the deal's fingerprint (checked in your browser)" : `✘ sha256(seed) = ${v.hex} does NOT match the deal's fingerprint`;
+}
+
+/** The tooltip of verifyText: which sha256 computed it. */
+export function verifyTitle(v) {
+  if (!v) return null;
+  return v.how === "fallback" ? "Computed by this page's own sha256 (the browser offers its own on https and local addresses only)" : "Computed by the browser's own sha256 (crypto.subtle)";
+}
