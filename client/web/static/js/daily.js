@@ -328,7 +328,7 @@ export class DailyPage {
     return h(
       "section",
       { class: "panel daily-info", id: "daily-info" },
-      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill p-${d.status === "open" && !closing ? "running" : "finished"}` }, closing ? "closed" : d.status), d.final ? h("span", { class: "pill p-finished" }, "final") : null),
+      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill p-${d.status === "open" && !closing ? "running" : "finished"}` }, closing ? "closed" : d.status), d.final ? [" ", h("span", { class: "pill p-finished", id: "daily-final", title: "The leaderboard is frozen and its top replays are published" }, "results final")] : null),
       h(
         "dl",
         { class: "facts" },
