@@ -5,7 +5,7 @@
 // the server pairs you into opens by itself (app.js asks `paired`).
 import { arenaListEl, featuredEl, leftText, standingsPanel, winnersPanel } from "./arena_views.js";
 import { gameName } from "./games.js";
-import { utcSpanText } from "./words.js";
+import { ordinal, utcSpanText } from "./words.js";
 
 const ARENA_KEY = "solrace.arenaRaces"; // race id -> arena id, to lead back from a race
 
@@ -344,9 +344,19 @@ export class ArenaPage {
           )
         : d.joined && !over
           ? this.waitingEl(a)
-          : null,
+          : !over && d.races.length
+            ? // out of the arena with races played: it showed only "Join", with no word of why
+              // (the server takes out a player who made no move in their race, as a withdrawal)
+              h("p", { class: "muted", id: "arena-out" }, "You are not being paired: you withdrew, or made no move in your last race. Join again to race on.")
+            : null,
       d.races.length
-        ? h("ol", { class: "arena-races" }, d.races.map((r) => h("li", {}, h("a", { href: `#replay=${r.race}` }, `#${r.rank}`), ` · ${r.points} pt${r.points === 1 ? "" : "s"}`)))
+        ? h(
+            "ol",
+            { class: "arena-races" },
+            // each race: your place and points ("1st · 0 points"; it said "#1 · 0 pts", the
+            // place as a link), and its replay
+            d.races.map((r) => h("li", {}, `${ordinal(r.rank)} place · ${r.points} point${r.points === 1 ? "" : "s"} · `, h("a", { href: `#replay=${r.race}` }, "Replay"))),
+          )
         : h("p", { class: "muted" }, "No race finished yet."),
     );
     const featured = h(

@@ -25,9 +25,13 @@ export async function addBot(conn, race, level) {
   await conn.request({ t: "bot", race, level });
 }
 
-/** Ask for (or take a seat in) the rematch of a finished race, ready at once: its snapshot. */
+/** Ask for (or take a seat in) the rematch of a finished race: its snapshot. Ready at once when
+ *  it has rivals (it starts when they are: accepting makes them ready), not a practice's (one
+ *  seat): as its first race, it starts when the player says so (the race page's "I'm ready"),
+ *  not on a countdown already running when the page comes. */
 export async function rematch(conn, race) {
   const snap = await conn.request({ t: "rematch", race });
+  if (snap.seats === 1) return snap;
   return await conn.request({ t: "ready", race: snap.race, ready: true });
 }
 

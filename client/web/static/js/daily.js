@@ -5,7 +5,7 @@ import { GAMES, GAME_IDS, gameName } from "./games.js";
 import { sha256Hex } from "./sha256.js";
 import { dailyReplayHref, rememberDailyRace } from "./daily_attempts.js";
 import { boardPanel, entryLine, historyPanel } from "./daily_views.js";
-import { timeLeftText, utcDateTimeText } from "./words.js";
+import { timeLeftText, utcDateTimeText, verifyText, verifyTitle } from "./words.js";
 
 /** What the page says of a day the server refuses (`bad-message`, field `date`): a day before
  *  its history window (docs/protocol.md §5, History window), or no day at all (a link's
@@ -328,7 +328,7 @@ export class DailyPage {
     return h(
       "section",
       { class: "panel daily-info", id: "daily-info" },
-      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill p-${d.status === "open" && !closing ? "running" : "finished"}` }, closing ? "closed" : d.status), d.final ? h("span", { class: "pill p-finished" }, "final") : null),
+      h("h2", {}, `${gameName(d.game)} · ${d.date}`, " ", h("span", { class: `pill p-${d.status === "open" && !closing ? "running" : "finished"}` }, closing ? "closed" : d.status), d.final ? [" ", h("span", { class: "pill p-finished", id: "daily-final", title: "The leaderboard is frozen and its top replays are published" }, "results final")] : null),
       h(
         "dl",
         { class: "facts" },
@@ -347,8 +347,8 @@ export class DailyPage {
       d.seed
         ? h(
             "div",
-            { id: "daily-verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` },
-            v ? (v.ok ? `✔ sha256(seed) matches the deal's fingerprint (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match`) : "checking…",
+            { id: "daily-verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}`, title: verifyTitle(v) },
+            verifyText(v),
           )
         : h("p", { class: "muted small" }, "The seed stays secret until the day closes."),
       h("div", { class: "daily-action" }, action),

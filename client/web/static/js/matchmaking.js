@@ -81,6 +81,8 @@ export async function askRematch(raceId) {
     const race = await rematch(conn, raceId);
     app.rematchOffer = null;
     setBanner(null);
+    // a practice's new deal waits for its "I'm ready", which takes the focus (the Rematch button is gone)
+    if (race.seats === 1 && race.status === "lobby") app.focusReady = race.race;
     app.pendingSnapshot = race;
     location.hash = `race=${race.race}`;
   } catch (e) {

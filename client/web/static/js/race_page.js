@@ -9,6 +9,7 @@ import { errorText as errText, homeText, ordinal, raceStatusText } from "./words
 import { BOT_LEVELS, addBot } from "./botrace.js";
 import { drawClock } from "./clock.js";
 import { $, copyLink, h, toast } from "./dom.js";
+import { placeIn, restorePlace } from "./keep_place.js";
 import { playerRows } from "./players.js";
 import { renderResult } from "./result.js";
 import { askHint, finishGame, hintsGiven, raceLeftText, renderBoard, renderBoardExtras } from "./race_play.js";
@@ -307,6 +308,11 @@ function renderLobbyPanel() {
   const allReady = race.players.every((p) => p.ready);
   const free = race.seats - race.players.length;
   const solo = race.seats === 1; // a race of one's own: nobody to wait for, nothing to share
+  // drawn again at each change of the lobby (a rival comes, is ready): the focus stays where it
+  // was ("I'm ready" as "Not ready" after a press of Enter), and the bot's level chosen
+  const place = placeIn(box);
+  const level = box.querySelector(".add-bot select");
+  const chosen = level ? level.value : "greedy";
   box.replaceChildren(
     h(
       "div",
@@ -325,7 +331,7 @@ function renderLobbyPanel() {
               },
             },
             "Or race a bot: ",
-            h("select", { name: "level" }, BOT_LEVELS.map(([v, label]) => h("option", { value: v, selected: v === "greedy" }, label))),
+            h("select", { name: "level", "aria-label": "Bot's level" }, BOT_LEVELS.map(([v, label]) => h("option", { value: v, selected: v === chosen }, label))),
             " ",
             h("button", { class: "btn small", type: "submit", id: "add-bot" }, "Add a bot"),
           )
@@ -347,6 +353,15 @@ function renderLobbyPanel() {
       ),
     ),
   );
+  restorePlace(box, place);
+  // A practice's Rematch came here: "I'm ready" takes the focus the pressed button lost (Enter or
+  // Space starts the new deal), from the page itself (app.js focuses #main at a route change),
+  // unless the player has put it somewhere meanwhile.
+  if (app.focusReady === race.race) {
+    app.focusReady = null;
+    const at = document.activeElement;
+    if (!at || at === document.body || at === $("#main") || !at.isConnected) $("#ready-btn").focus();
+  }
 }
 
 // ---------------------------------------------------------------- every 200 ms

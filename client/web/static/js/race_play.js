@@ -110,9 +110,15 @@ export function hintsGiven(race) {
  *  notes): one hint at a time, for 6 s, scrolled into sight if the buttons were at the screen's
  *  bottom edge (a phone's). */
 function hintNote(text, kind) {
+  dropHintNote();
+  reveal(toast(text, `${kind} hint`, 6000, $("#race-notes")));
+}
+
+/** The hint's words gone: for the next hint, or at the end of your game (with the hint's marks
+ *  on the board: they stayed up to 6 s over the result, for a move nobody could make). */
+function dropHintNote() {
   const box = $("#race-notes");
   if (box) box.querySelectorAll(".toast.hint").forEach((t) => t.remove());
-  reveal(toast(text, `${kind} hint`, 6000, box));
 }
 
 /** Ask the server for a hint and mark its move's piles on the board until the next move. */
@@ -124,6 +130,7 @@ export async function askHint() {
   try {
     const rep = await conn.requestWhileBusy({ t: "hint", race: raceId }, "solver-busy", 15000);
     if (raceId !== app.raceId || rep.n !== app.you.n) return; // moved on meanwhile: the hint is stale
+    if (!app.race || !stillPlaying(app.race)) return; // your game ended meanwhile: nothing to hint
     app.hint = rep.move;
     if (!rep.move) {
       hintNote("Hint: nothing helps any more. Finish your game to keep your cards home.", "info");
@@ -137,6 +144,7 @@ export async function askHint() {
     // the piles as the board labels them ("Kings foundation 1", not "foundation 13")
     hintNote(`Hint: ${moveText(rep.move, (pile) => piles[pile], boardPile)}`, "good");
   } catch (e) {
+    if (raceId === app.raceId && app.race && !stillPlaying(app.race)) return; // (refused as the game ended)
     hintNote(`No hint: ${refusalText(e)}`, "error");
   } finally {
     const b = $("#hint-btn");
@@ -163,6 +171,7 @@ export function renderBoard() {
   const playing = stillPlaying(race);
   // a hint holds until the next move, or the end of your game: it glowed on the board for good
   if (!playing && app.board.marks.size) app.board.marks = new Map();
+  if (!playing) dropHintNote(); // and its words with it
   app.board.set(you.view, playing ? you.legal || [] : []);
   const cover = $("#board-cover");
   const st = (me && me.status) || you.status;

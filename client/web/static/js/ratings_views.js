@@ -151,7 +151,8 @@ function standingEl(h, b, { guest, mine }) {
   const g = mine && (mine.ratings || []).find((x) => x.game === b.game);
   if (!g) return null;
   const r = g.rating;
-  if (!r.races && !g.history.length) return line(h("b", {}, "You: "), `no rated ${gameName(b.game)} race yet (you start at ${ratingText(r)}). `, `Play ${PROVISIONAL_RACES} rated races to be on the board.`);
+  // (the start's rating plain, as the profile says it: "1000?" read as a question)
+  if (!r.races && !g.history.length) return line(h("b", {}, "You: "), `no rated ${gameName(b.game)} race yet (you start at ${r.rating}). `, `Play ${PROVISIONAL_RACES} rated races to be on the board.`);
   if (r.provisional) {
     const n = racesToGo(r);
     return line(

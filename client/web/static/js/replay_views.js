@@ -3,7 +3,7 @@
 // (replay.js) owns the step; a part that moves it is given a `jump(step)`.
 
 import { parseView } from "./cards.js";
-import { analysisItem, boardPileText, clockText, homeText, moveText, nameMarks, timeCell } from "./words.js";
+import { analysisItem, boardPileText, clockText, homeText, moveText, nameMarks, timeCell, verifyText, verifyTitle } from "./words.js";
 
 /** The result table, by place: rank, name and marks, result, cards home, moves (and par), time. */
 export function rankingTable(h, rep, d) {
@@ -44,7 +44,7 @@ export function verifyPanel(h, v, rep, d) {
   return h(
     "div",
     { id: "replay-verify", class: "fair" },
-    h("div", { class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` }, v ? (v.ok ? `✔ sha256(seed) matches the deal's fingerprint (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the deal's fingerprint`) : "checking sha256(seed)…"),
+    h("div", { class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}`, title: verifyTitle(v) }, verifyText(v)),
     h(
       "div",
       { class: `verify ${homeOk ? "ok" : "bad"}`, id: "replay-check" },

@@ -4,7 +4,7 @@
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily_attempts.js";
 import { arenaOf } from "./arena.js";
-import { analysisItem, boardPileText, errorText as errText, homeText, nameMarks, resultHeading, tieBreakNotes, timeCell } from "./words.js";
+import { analysisItem, boardPileText, errorText as errText, homeText, nameMarks, resultHeading, tieBreakNotes, timeCell, verifyText, verifyTitle } from "./words.js";
 import { loggedIn } from "./accounts.js";
 import { isBot } from "./botrace.js";
 import { $, announce, h } from "./dom.js";
@@ -89,7 +89,8 @@ function dailySealedNote(daily) {
 }
 
 /** The Rematch button's tooltip: a rematch is always casual, with an ordinary deal (docs/protocol.md §3 `rematch`). */
-function rematchTitle(race) {
+function rematchTitle(race, practice) {
+  if (practice) return "A new deal of this game, on the same clock: it starts when you are ready";
   if (race.rated) return "The same players, game and clock, a new deal: a casual race (a rematch is never rated)";
   return `The same players, a new deal, the same game, seats and clock${race.certified ? " (an ordinary deal: not certified winnable)" : ""}`;
 }
@@ -154,6 +155,7 @@ export function renderResult() {
   const players = (end.ranking || []).length;
   const practice = !daily && !!race.private && players < 2;
   const heading = resultHeading(!!daily, myRank, players, race.total, tied, practice);
+  const solo = practice && race.seats === 1; // a practice: a race of one seat
   const first = box.dataset.said !== race.race;
   if (first) {
     box.dataset.said = race.race; // once per race, not on every redraw of the panel
@@ -208,8 +210,8 @@ export function renderResult() {
         h("div", {}, "Deal's fingerprint ", h("code", {}, race.commitment || "—")),
         h(
           "div",
-          { id: "verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}` },
-          v ? (v.ok ? `✔ sha256(seed) matches the deal's fingerprint (checked in your browser, ${v.how})` : `✘ sha256(seed) = ${v.hex} does NOT match the deal's fingerprint`) : "checking sha256(seed)…",
+          { id: "verify", class: `verify ${v ? (v.ok ? "ok" : "bad") : ""}`, title: verifyTitle(v) },
+          verifyText(v),
         ),
       ),
       h(
@@ -218,11 +220,13 @@ export function renderResult() {
         daily ? h("a", { class: "btn primary", id: "to-leaderboard", href: `#daily=${daily.game}` }, "See the leaderboard") : null,
         arenaOf(race.race) ? h("a", { class: "btn primary", id: "to-arena", href: `#arena=${arenaOf(race.race)}` }, "Back to the arena") : null,
         offer && !daily ? h("button", { class: "btn primary", id: "accept-rematch", onclick: () => takeRematch(offer) }, h("span", {}, "Accept ", offer.name, nameMarks(h, { account: offer.account, player: offer.by }), "'s rematch")) : null, // one span: the mark stays beside the name, not a flex item spaced off
-        myRank && !daily && !offer && !arenaOf(race.race) ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: rematchTitle(race) }, "Rematch") : null,
+        // (a practice's rematch is a new deal of your own: no one to meet again)
+        myRank && !daily && !offer && !arenaOf(race.race) ? h("button", { class: "btn primary", id: "rematch-btn", onclick: () => askRematch(race.race), title: rematchTitle(race, solo) }, solo ? "New deal" : "Rematch") : null,
         // "again" only to a player of a quick match (no host): not to a spectator, nor after a race made by hand
         race.game && !daily && !arenaOf(race.race) ? h("button", { class: "btn", id: "quick-again", onclick: () => quick(race.game).then(() => (location.hash = "/")) }, myRank && !race.host ? "Quick match again" : "Quick match") : null,
         // Not after a bot race: the new race would wait for a human in the bot's seat (Rematch deals again with the bot).
-        race.game && !daily && !arenaOf(race.race) && !(race.players || []).some((p) => isBot(p.player)) ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
+        // Nor after a practice: it would be the New deal button's race again, a second button for it.
+        race.game && !daily && !solo && !arenaOf(race.race) && !(race.players || []).some((p) => isBot(p.player)) ? h("button", { class: "btn", onclick: () => createRace(race.game, race.seats, race.time_limit_s, race.private, !!race.rated && loggedIn()) }, "New race, same settings") : null,
         sealed && !dailyClosed(daily) ? null : h("a", { class: "btn", id: "to-replay", href: `#replay=${race.race}` }, "Watch the replay"),
         sealed || (app.analysis && app.analysis.race === race.race && !app.analysis.error)
           ? null

@@ -175,6 +175,9 @@ export function errorText(e, pileName = pileText) {
     return `Not allowed: ${detail || why || "that move breaks the rules"}.`;
   }
   if (e.code && ERRORS[e.code]) return ERRORS[e.code];
+  // no-bots: every bot busy (the server's "no bot worker has a free slot": its own words), or
+  // the player's own bots waiting already, which the server's message says plainly
+  if (e.code === "no-bots" && !/waiting/.test(String(e.message || ""))) return "Every bot is racing already: try again in a minute.";
   if (e.message) return humanize(e.message, pileName);
   return typeof e === "string" ? humanize(e, pileName) : "Something went wrong.";
 }
@@ -383,4 +386,19 @@ export function nameMarks(h, who) {
     who.account ? h("span", { class: "acct-badge", role: "img", "aria-label": "account", title: "a registered account" }, "✓") : null,
     bot ? h("span", { class: "bot-badge", role: "img", "aria-label": "bot", title: "a computer player" }, "bot") : null,
   ].filter(Boolean);
+}
+
+/** The seed checked against the deal's fingerprint in the browser (sha256.js: `{ok, hex, how}`,
+ *  null while it runs), as the result, replay and daily pages say it. Which sha256 did it
+ *  (`how`: "crypto.subtle", the browser's, or this page's "fallback") is a tooltip: it stood in
+ *  the sentence, an API's name among a player's words. */
+export function verifyText(v) {
+  if (!v) return "checking sha256(seed)…";
+  return v.ok ? "✔ sha256(seed) matches the deal's fingerprint (checked in your browser)" : `✘ sha256(seed) = ${v.hex} does NOT match the deal's fingerprint`;
+}
+
+/** The tooltip of verifyText: which sha256 computed it. */
+export function verifyTitle(v) {
+  if (!v) return null;
+  return v.how === "fallback" ? "Computed by this page's own sha256 (the browser offers its own on https and local addresses only)" : "Computed by the browser's own sha256 (crypto.subtle)";
 }
