@@ -158,8 +158,7 @@ class BotService:
         second): the bot is recorded under this worker's lease (a resumed bot: claimed, if
         no other worker has it) and the slot it fills reported in the same step."""
         free = self.limits.max_bots - len(self.running)
-        await queue.heartbeat(self.worker, await now_ms(redis), free)
-        raw = await queue.take(timeout_s=1)
+        raw = await self._report_and_take(queue, free)
         if raw is None:
             return None
         since = time.monotonic()
@@ -182,6 +181,34 @@ class BotService:
         if resumed:
             log.info("resuming bot %s in %s", request.player, request.race or request.game)
         return request, Lease(request, epoch, resumed, since)
+
+    async def _report_and_take(self, queue: BotQueue, free: int) -> bytes | None:
+        """Report the `free` slots (and the heartbeat) while the pop waits up to a second for a
+        request: the oldest request, or None. The server counts a report for WORKER_ALIVE_MS
+        (5 s). Reported before the pop, one call after the other (the Redis clock, the
+        slots, the heartbeat, then the pop's second), a loaded machine spaced the reports
+        5.7 s apart, and the server refused a `bot` with `no-bots` while this worker waited
+        with a free slot. Beside the pop, stamped by the Redis clock as it is written, a
+        report is one round trip, and the pop's second is no longer added to it.
+
+        Both are awaited before the claim of a request popped meanwhile, so the claim's
+        report of the slot it fills is never overwritten by this one. A request popped while
+        the report failed is still claimed (the claim reports the slots too); a failed pop
+        raises, as does a failed report with nothing popped."""
+        report = asyncio.ensure_future(queue.heartbeat(self.worker, None, free))
+        try:
+            raw = await queue.take(timeout_s=1)
+        except BaseException:
+            report.cancel()
+            await asyncio.gather(report, return_exceptions=True)
+            raise
+        try:
+            await report
+        except (RedisError, OSError) as e:
+            if raw is None:
+                raise
+            log.log(self.outages.level(), "bot worker's report: Redis: %s (the request popped is claimed)", e)
+        return raw
 
     async def _keep_leases(self, queue: BotQueue, redis: Any) -> None:
         """Each second: renew the leases of the bots played here (a bot whose lease another
