@@ -67,6 +67,10 @@ RETRY_S = 1.0  # pause after a failed Redis call
 RENEW_S = 1.0  # interval of the lease renewals (and of the re-queueing of orphaned bots)
 PLAY_AGAIN_S = 1.0  # pause before playing on after the bot's play stopped short
 STATE_TRIES = 30  # resyncs tried (a second apart while disconnected) before the bot is released
+# A stopping worker cancels its tasks again while they run on (`_ended`): the lease keeper this
+# often (it has nothing to clean up), a bot less often (its connection's close may take a while).
+KEEPER_CANCEL_AGAIN_S = 1.0
+BOT_CANCEL_AGAIN_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,17 +135,13 @@ class BotService:
                 self.leases[task] = lease
                 task.add_done_callback(self._forget)
         finally:
-            keeper.cancel()
-            await asyncio.gather(keeper, return_exceptions=True)
+            await _ended([keeper], KEEPER_CANCEL_AGAIN_S)
             held = [(lease.bot, lease.epoch) for lease in self.leases.values() if not lease.lost]
             try:
                 await queue.leave(self.worker)
             except (RedisError, OSError):
                 pass  # its heartbeat ages out
-            for task in list(self.running):
-                task.cancel()
-            if self.running:
-                await asyncio.gather(*self.running, return_exceptions=True)
+            await _ended(list(self.running), BOT_CANCEL_AGAIN_S)
             try:
                 # The bots keep their seats: their leases end now, so a live worker resumes them.
                 await queue.settle(self.worker, held, drop=False)
@@ -403,6 +403,19 @@ class BotService:
                     raise
                 await asyncio.sleep(RETRY_S)
         raise TimeoutError(f"no state of {race}")
+
+
+async def _ended(tasks: Sequence[asyncio.Task[Any]], again_s: float) -> None:
+    """Cancel `tasks` and wait until each has ended, cancelling again every `again_s` those
+    still running. A cancel can be lost: on Python 3.11, one that lands as a redis-py call's
+    send completes is swallowed (`asyncio.wait_for`, in redis-py's `send_packed_command`,
+    returns the send's result instead), and the task goes on as if never cancelled; the lease
+    keeper, a loop, then never ended, and neither did the worker's stop."""
+    running = {t for t in tasks if not t.done()}
+    while running:
+        for t in running:
+            t.cancel()
+        _, running = await asyncio.wait(running, timeout=again_s)
 
 
 def _abandoned(race: str) -> Callable[[m.RaceSnapshot], bool]:
