@@ -416,6 +416,9 @@ async def _ended(tasks: Sequence[asyncio.Task[Any]], again_s: float) -> None:
         for t in running:
             t.cancel()
         _, running = await asyncio.wait(running, timeout=again_s)
+    for t in tasks:  # their outcomes read, as a gather would (no "never retrieved" at their collection)
+        if not t.cancelled():
+            t.exception()
 
 
 def _abandoned(race: str) -> Callable[[m.RaceSnapshot], bool]:
