@@ -67,6 +67,10 @@ RETRY_S = 1.0  # pause after a failed Redis call
 RENEW_S = 1.0  # interval of the lease renewals (and of the re-queueing of orphaned bots)
 PLAY_AGAIN_S = 1.0  # pause before playing on after the bot's play stopped short
 STATE_TRIES = 30  # resyncs tried (a second apart while disconnected) before the bot is released
+# A stopping worker cancels its tasks again while they run on (`_ended`): the lease keeper this
+# often (it has nothing to clean up), a bot less often (its connection's close may take a while).
+KEEPER_CANCEL_AGAIN_S = 1.0
+BOT_CANCEL_AGAIN_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,17 +135,13 @@ class BotService:
                 self.leases[task] = lease
                 task.add_done_callback(self._forget)
         finally:
-            keeper.cancel()
-            await asyncio.gather(keeper, return_exceptions=True)
+            await _ended([keeper], KEEPER_CANCEL_AGAIN_S)
             held = [(lease.bot, lease.epoch) for lease in self.leases.values() if not lease.lost]
             try:
                 await queue.leave(self.worker)
             except (RedisError, OSError):
                 pass  # its heartbeat ages out
-            for task in list(self.running):
-                task.cancel()
-            if self.running:
-                await asyncio.gather(*self.running, return_exceptions=True)
+            await _ended(list(self.running), BOT_CANCEL_AGAIN_S)
             try:
                 # The bots keep their seats: their leases end now, so a live worker resumes them.
                 await queue.settle(self.worker, held, drop=False)
@@ -158,8 +158,7 @@ class BotService:
         second): the bot is recorded under this worker's lease (a resumed bot: claimed, if
         no other worker has it) and the slot it fills reported in the same step."""
         free = self.limits.max_bots - len(self.running)
-        await queue.heartbeat(self.worker, await now_ms(redis), free)
-        raw = await queue.take(timeout_s=1)
+        raw = await self._report_and_take(queue, free)
         if raw is None:
             return None
         since = time.monotonic()
@@ -182,6 +181,34 @@ class BotService:
         if resumed:
             log.info("resuming bot %s in %s", request.player, request.race or request.game)
         return request, Lease(request, epoch, resumed, since)
+
+    async def _report_and_take(self, queue: BotQueue, free: int) -> bytes | None:
+        """Report the `free` slots (and the heartbeat) while the pop waits up to a second for a
+        request: the oldest request, or None. The server counts a report for WORKER_ALIVE_MS
+        (5 s). Reported before the pop, one call after the other (the Redis clock, the
+        slots, the heartbeat, then the pop's second), a loaded machine spaced the reports
+        5.7 s apart, and the server refused a `bot` with `no-bots` while this worker waited
+        with a free slot. Beside the pop, stamped by the Redis clock as it is written, a
+        report is one round trip, and the pop's second is no longer added to it.
+
+        Both are awaited before the claim of a request popped meanwhile, so the claim's
+        report of the slot it fills is never overwritten by this one. A request popped while
+        the report failed is still claimed (the claim reports the slots too); a failed pop
+        raises, as does a failed report with nothing popped."""
+        report = asyncio.ensure_future(queue.heartbeat(self.worker, None, free))
+        try:
+            raw = await queue.take(timeout_s=1)
+        except BaseException:
+            report.cancel()
+            await asyncio.gather(report, return_exceptions=True)
+            raise
+        try:
+            await report
+        except (RedisError, OSError) as e:
+            if raw is None:
+                raise
+            log.log(self.outages.level(), "bot worker's report: Redis: %s (the request popped is claimed)", e)
+        return raw
 
     async def _keep_leases(self, queue: BotQueue, redis: Any) -> None:
         """Each second: renew the leases of the bots played here (a bot whose lease another
@@ -376,6 +403,22 @@ class BotService:
                     raise
                 await asyncio.sleep(RETRY_S)
         raise TimeoutError(f"no state of {race}")
+
+
+async def _ended(tasks: Sequence[asyncio.Task[Any]], again_s: float) -> None:
+    """Cancel `tasks` and wait until each has ended, cancelling again every `again_s` those
+    still running. A cancel can be lost: on Python 3.11, one that lands as a redis-py call's
+    send completes is swallowed (`asyncio.wait_for`, in redis-py's `send_packed_command`,
+    returns the send's result instead), and the task goes on as if never cancelled; the lease
+    keeper, a loop, then never ended, and neither did the worker's stop."""
+    running = {t for t in tasks if not t.done()}
+    while running:
+        for t in running:
+            t.cancel()
+        _, running = await asyncio.wait(running, timeout=again_s)
+    for t in tasks:  # their outcomes read, as a gather would (no "never retrieved" at their collection)
+        if not t.cancelled():
+            t.exception()
 
 
 def _abandoned(race: str) -> Callable[[m.RaceSnapshot], bool]:

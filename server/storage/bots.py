@@ -251,15 +251,19 @@ class BotQueue:
         raw = await self.redis.blmove(REQUESTS, TAKING, timeout_s, "RIGHT", "LEFT")
         return None if raw is None else (raw if isinstance(raw, bytes) else str(raw).encode())
 
-    async def taken(self, worker: str, free: int, now_ms: int, raw: bytes | None = None) -> None:
-        """Report the worker's free slots; with `raw`, the request it took (from `take`)
-        leaves `taking` in the same step."""
-        await self._taken(keys=[SLOTS, TAKING], args=[worker, max(0, free), now_ms, raw or b""])
+    async def taken(self, worker: str, free: int, now_ms: int | None, raw: bytes | None = None) -> int:
+        """Report the worker's free slots at `now_ms` (None: the Redis clock as it is written);
+        with `raw`, the request it took (from `take`) leaves `taking` in the same step. The
+        time reported."""
+        args = [worker, max(0, free), "" if now_ms is None else now_ms, raw or b""]
+        return int(await self._taken(keys=[SLOTS, TAKING], args=args))
 
-    async def heartbeat(self, worker: str, now_ms: int, free: int) -> None:
-        """The worker asks for work with `free` slots: its report, and its heartbeat."""
-        await self.taken(worker, free, now_ms)
-        await self.redis.zadd(WORKERS, {worker: now_ms})
+    async def heartbeat(self, worker: str, now_ms: int | None, free: int) -> None:
+        """The worker asks for work with `free` slots: its report, then its heartbeat. A worker
+        gives no `now_ms` (None): its report is stamped by the Redis clock as it is written, in
+        one round trip, not two (the clock's, then the report's)."""
+        at = await self.taken(worker, free, now_ms)
+        await self.redis.zadd(WORKERS, {worker: at})
 
     async def claim(
         self, worker: str, free: int, now_ms: int, raw: bytes, lease_ms: int = LEASE_MS

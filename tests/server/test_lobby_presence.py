@@ -11,10 +11,11 @@ import signal
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import pytest
 import redis.asyncio as aioredis
 from held_tick import HeldTick
 from must import must_be
-from waiting import until
+from waiting import DEADLINE, until
 from wsclient import Raw, player
 
 from server.storage import keys
@@ -23,6 +24,7 @@ from server.storage.sessions import conns_key, player_conns_name
 
 GAME = "fours-up"
 AWAY_MS = 300
+LATE_S = 0.2  # how late the published race events reach the process (the late-pubsub test)
 
 
 async def listed(c: Raw) -> set[str]:
@@ -131,10 +133,11 @@ async def _scheduled_after(app: Any, rid: str, at: int) -> bool:
 
 
 async def bot_alone_in_a_lobby_is_nobody_waiting(
-    make_server: Callable[..., Awaitable[Any]], redis: str | None = None
+    make_server: Callable[..., Awaitable[Any]], redis: str | None = None, told_within: float = DEADLINE
 ) -> None:
     """The test body of a lobby left with a bot alone: on this module's Redis, or on the one at
-    ``redis`` (test_lobby_presence_cluster.py's Redis Cluster)."""
+    ``redis`` (test_lobby_presence_cluster.py's Redis Cluster); the bot's connection is told
+    within `told_within` seconds."""
     settings: dict[str, Any] = dict(lobby_away_ms=AWAY_MS)
     if redis is not None:
         settings["redis"] = redis
@@ -152,12 +155,34 @@ async def bot_alone_in_a_lobby_is_nobody_waiting(
     await until(lambda: _empty(app, rid), what="the bot's seat given back too")
     assert await app.store.player_races(bot_pid) == []
     # The bot's connection was told: a snapshot of the lobby without it.
-    await bot.wait(lambda f: f.get("t") == "race" and f.get("race") == rid and not f["players"])
+    await bot.wait(lambda f: f.get("t") == "race" and f.get("race") == rid and not f["players"], told_within)
     await asyncio.gather(bot.close(), eve.close())
 
 
 async def test_a_bot_alone_in_a_lobby_is_nobody_waiting(make_server):
     await bot_alone_in_a_lobby_is_nobody_waiting(make_server)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=TimeoutError,
+    reason="server/handlers/presence.py `_release` drops the bot's membership of the room right "
+    "after its commit: a release's snapshot published later than that (a loaded machine; the "
+    "cluster bus) finds no room here, and the bot is never told (the cluster test failed so once)",
+)
+async def test_a_bot_alone_is_told_its_seat_was_given_back_when_pubsub_is_late(make_server, monkeypatch):
+    """The lobby's published snapshots reach this process LATE_S after they were published (the
+    cluster's PUBLISH crosses the cluster bus; a loaded machine delays its reader): the bot's
+    connection is still told that its seat was given back."""
+    from server.handlers.fanout import Fanout
+
+    on_bus = Fanout.on_bus
+
+    def late(self: Fanout, channel: bytes, data: bytes) -> None:
+        asyncio.get_running_loop().call_later(LATE_S, on_bus, self, channel, data)
+
+    monkeypatch.setattr(Fanout, "on_bus", late)
+    await bot_alone_in_a_lobby_is_nobody_waiting(make_server, told_within=10 * LATE_S + 5)
 
 
 async def test_a_person_still_connected_keeps_the_lobby_listed(make_server):

@@ -38,7 +38,15 @@ async def account_token(url: str, name: str) -> str:
 async def bot_worker(server) -> AsyncIterator[None]:
     """A bot worker (client/bots/service.py) for the in-process `server`, run in this process
     with one slot at a fast pace; entered once the server counts its free slot, since a `bot`
-    asked before then is refused (`no-bots`)."""
+    asked before then is refused (`no-bots`).
+
+    It runs on an event loop of its own, in a thread, as a `solrace bots` runs in a process of
+    its own: on the test's loop, a loaded machine's stalls of that loop (the terminal app, the
+    server: 4 s seen) held its reports of its free slot back past the server's WORKER_ALIVE_MS,
+    and the menu's bot race got `no-bots`."""
+    import concurrent.futures
+    import threading
+
     import redis.asyncio as aioredis
     from waiting import until as loop_until
 
@@ -46,28 +54,47 @@ async def bot_worker(server) -> AsyncIterator[None]:
     from server.handlers.bots import WORKER_ALIVE_MS
     from server.storage.bots import BotQueue, now_ms
 
-    stop = asyncio.Event()
+    stop = asyncio.Event()  # set, and waited for, on the worker's loop only
     limits = Limits(max_bots=1, think_ms=20, move_ms=0, wait_s=60)
     service = BotService(server.ws_url, server.settings.redis, limits)
-    running = asyncio.create_task(service.run(stop))
+    worker_loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=worker_loop.run_forever, name="bot-worker", daemon=True)
+    thread.start()
+    running: concurrent.futures.Future[None] = asyncio.run_coroutine_threadsafe(
+        service.run(stop), worker_loop
+    )
     redis = aioredis.from_url(server.settings.redis)
     try:
         queue = BotQueue(redis)
 
         async def free() -> bool:
+            if running.done():
+                running.result()  # the worker failed: say how
             return await queue.free_slots(await now_ms(redis), WORKER_ALIVE_MS) > 0
 
         await loop_until(free, interval=0.05, what="the bot worker's free slot")
         yield
     finally:
-        stop.set()
+        worker_loop.call_soon_threadsafe(stop.set)
         await redis.aclose()
-        await asyncio.wait({running}, timeout=DEADLINE)
-        if not running.done():  # seen once in a fresh-clone run: where it is stuck, to find why
-            stacks = [t.get_stack() for t in (running, *service.running)]
-            running.cancel()
-            raise AssertionError(f"the bot worker did not stop within {DEADLINE} s: {stacks}")
-        running.result()
+        await asyncio.wait({asyncio.wrap_future(running)}, timeout=DEADLINE)
+        try:
+            if not running.done():  # seen once in a fresh-clone run: where it is stuck, to find why
+
+                def name(t: asyncio.Task[Any]) -> str:
+                    return str(getattr(t.get_coro(), "__qualname__", t.get_name()))
+
+                # Every task of the worker: its run, its bots, its lease keeper (where a lost
+                # cancel once left the stop waiting: client/bots/service.py `_ended`).
+                stacks = [(name(t), t.get_stack()) for t in asyncio.all_tasks(worker_loop)]
+                running.cancel()
+                raise AssertionError(f"the bot worker did not stop within {DEADLINE} s: {stacks}")
+            running.result()
+        finally:
+            worker_loop.call_soon_threadsafe(worker_loop.stop)
+            await asyncio.to_thread(thread.join, DEADLINE)
+            if not thread.is_alive():
+                worker_loop.close()
 
 
 async def until(pilot, cond, timeout: float = DEADLINE, step: float = 0.02, what: str = "condition"):
