@@ -303,6 +303,21 @@ class Lobby:
         has no player left, and expires with its lobby."""
         await self._leave(pid, rid)
 
+    def part(self, pid: str, race: R.Race, asking: Session | None = None) -> None:
+        """`pid`'s connections here leave the room of `race` (as committed without them). Each
+        but `asking` (its reply says so) is first sent that snapshot, unless the room forwarded
+        it already: its published copy may reach this process only after they left (a bus
+        behind on a loaded machine; a cluster's PUBLISH crosses nodes), and a bot (a seat given
+        back) or another tab of the player would never learn that the seat is gone."""
+        rid = race.race
+        room = self.svc.local.get(rid)
+        frame = b""
+        for other in list(self.svc.players.get(pid, ())):
+            if other is not asking and rid in other.races and room is not None and room.sent < race.ver:
+                frame = frame or encode(m.RaceSnapshot(**R.snapshot(race)))
+                other.send(frame)
+            self.svc.remove_member(other, rid)
+
     async def attach(self, s: Session, msg: Any, rid: str) -> m.RaceSnapshot:
         """Reply with the snapshot of a race where `s`'s player sits, and deliver its
         events to `s` (a resumed daily attempt, maybe from another connection)."""
@@ -402,14 +417,15 @@ class Lobby:
 
     async def leave(self, s: Session, msg: m.Leave) -> m.RaceSnapshot:
         pid = s.player
-        race = await self._leave(pid, race_id(msg.race), by_player=True)
+        race = await self._leave(pid, race_id(msg.race), by_player=True, asking=s)
         return snapshot_reply(msg, race, pid)
 
-    async def _leave(self, pid: str, rid: str, by_player: bool = False) -> R.Race:
+    async def _leave(
+        self, pid: str, rid: str, by_player: bool = False, asking: Session | None = None
+    ) -> R.Race:
         race = await self.mutate(rid, lambda r, now: R.leave(_not_sealed(r) if by_player else r, pid))
         await self.svc.store.remove_seat(pid, rid)
-        for other in list(self.svc.players.get(pid, ())):
-            self.svc.remove_member(other, rid)
+        self.part(pid, race, asking)
         if not race.players:
             await self.svc.store.index(rid, None)
         return race

@@ -97,8 +97,7 @@ class LobbyPresence:
             log.info("race %s: nobody waited in its lobby for %d ms; its seats were given back", rid, away_ms)
         for pid in seated:  # what `_leave` does after its commit, for every seat at once
             await store.remove_seat(pid, rid)
-            for other in list(self.svc.players.get(pid, ())):  # a bot's connection here
-                self.svc.remove_member(other, rid)
+            self.lobby.part(pid, after)  # a bot's connection here is told
         await store.index(rid, None)
         await store.clear_away(rid)
         await store.reschedule(rid, now, None)
