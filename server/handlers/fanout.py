@@ -246,7 +246,8 @@ class Fanout:
         fresh: list[Session] = []  # the connections made members here
         for _attempt in range(SEATED_LOADS):
             _now, race = await svc.store.load_race(rid)
-            if race is None:
+            if race is None or race.seat_of(pid) is None:
+                # Gone, or left since (a notice come late): its connections are not members of it.
                 return
             frames = [encode(m.RaceSnapshot(**R.snapshot(race)))]
             if race.status == RaceStatus.RUNNING:
