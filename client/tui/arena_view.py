@@ -128,6 +128,24 @@ def joined_said(data: dict[str, Any], now: int) -> str:
     return "joined: you are paired whenever you are free"
 
 
+#: What berserk does, under the header of an arena that allows it: the header's "berserk
+#: allowed" and the keys' "b: berserk" were the first a player read of it, and what it does
+#: was said only once paired (docs/arenas.md §2: the race clock halved, +1 point for a win).
+BERSERK_RULE = "berserk (b, before your race starts): half your clock, +1 point if you win it"
+
+
+def berserk_text(data: dict[str, Any], now: int) -> str | None:
+    """:data:`BERSERK_RULE` while the arena allows berserk and pairs (or will), else None."""
+    a = data.get("arena") or {}
+    ended = a.get("status") == "over" or now >= a.get("ends", now + 1)
+    return BERSERK_RULE if a.get("berserk") and not ended else None
+
+
+def arena_keys(berserk: bool) -> str:
+    """The status line in an arena: its keys (``b`` only where berserk is allowed)."""
+    return "j: join · w: withdraw" + (" · b: berserk" if berserk else "") + " · Esc: back to the list"
+
+
 def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> str:
     """Three lines: the arena's name and game; its seats, clock and time left; whether you
     are in it and its id (the one `solrace arena --arena ID` opens: the list has no room

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from client.tui.arena_app import ArenaApp
-from client.tui.arena_view import arena_header
+from client.tui.arena_view import BERSERK_RULE, arena_header
 from client.tui.net import connector
 
 from .helpers import footer_keys, rendered, until
@@ -58,7 +58,8 @@ async def test_an_arena_at_80_columns(make_server, tmp_path):
             head = lines(app.query_one("#arena-info"))
             assert head[0].endswith("— Double Aces and Kings")
             assert any(row.endswith("berserk allowed · " + row.rpartition(" · ")[2]) for row in head)
-            assert head[-1].endswith(f"not joined · id {LONG['id']}")
+            assert head[2].endswith(f"not joined · id {LONG['id']}")
+            assert head[3] == BERSERK_RULE  # what berserk does, whole, under the header
             await pilot.press("j")
             await until(pilot, lambda: app.data.get("joined"), what="joined")
             await until(pilot, lambda: footer_keys(app).get("withdraw"), what="withdraw enabled")
