@@ -31,6 +31,7 @@ from .arena_view import (
     arenas_title,
     berserk_text,
     joined_said,
+    others_in,
     paired_line,
     races_line,
     standings_lines,
@@ -322,11 +323,12 @@ class ArenaApp(BrowseApp):
             return
         me = self.session.player if self.session else None
         # less the padding; Text: an arena's name is not markup
-        header = arena_header(self.data, self.now(), (width or self.size.width) - 2)
-        berserk = berserk_text(self.data, self.now())  # what the word means, where it is met
-        self.query_one("#arena-info", Static).update(Text(header + (f"\n{berserk}" if berserk else "")))
         # my race as this app knows it (the `arena` reply may be older: a race just over)
         mine = {"race": self.paired}
+        alone = others_in(self.board, me) == 0
+        header = arena_header({**self.data, **mine}, self.now(), (width or self.size.width) - 2, alone)
+        berserk = berserk_text(self.data, self.now())  # what the word means, where it is met
+        self.query_one("#arena-info", Static).update(Text(header + (f"\n{berserk}" if berserk else "")))
         self.query_one("#arena-races", Static).update(races_line({**self.data, **mine, **self._featured()}))
         self.query_one("#arena-winners", Static).update(winners_line(self.board) or "")
         self.query_one("#standings-title", Static).update(standings_title(self.board))
@@ -381,7 +383,8 @@ class ArenaApp(BrowseApp):
         reply = await self._arena_request("arena_join")
         if reply is not None:
             self.data = reply
-            self.say(joined_said(reply, self.now()))
+            me = self.session.player if self.session else None
+            self.say(joined_said(reply, self.now(), others_in(self.board, me) == 0))
             self.draw_arena()
 
     async def action_withdraw(self) -> None:

@@ -110,22 +110,40 @@ def winners_line(board: dict[str, Any]) -> str | None:
     )
 
 
-def joined_text(data: dict[str, Any], now: int) -> str:
-    """Whether you are in the arena, and when you are paired: an arena that has not started
-    pairs nobody yet (it said "paired whenever free" half an hour before its start)."""
+def others_in(board: dict[str, Any], me: str | None) -> int:
+    """How many players besides you (``me``) the standings have (joined, withdrawn included)."""
+    rows = [*(board.get("top") or []), *(board.get("around") or [])]
+    mine = bool(board.get("me")) or any(r.get("player") == me for r in rows)
+    return max(0, int(board.get("count") or 0) - (1 if mine else 0))
+
+
+def joined_text(data: dict[str, Any], now: int, alone: bool = False) -> str:
+    """Whether you are in the arena, and what pairs you next: an arena that has not started
+    pairs nobody yet (it said "paired whenever free" half an hour before its start), and a
+    race needs a second free player (docs/arenas.md §4): it said "paired whenever free" to a
+    player ``alone`` in the arena, who was never paired. ``data``'s `race`: yours, on."""
+    a = data.get("arena") or {}
     if not data.get("joined"):
         return "not joined"
-    if now < (data.get("arena") or {}).get("starts", 0):
+    if now < a.get("starts", 0):
         return "you are in: paired from its start"
-    return "you are in: paired whenever free"
+    if a.get("status") == "over" or now >= a.get("ends", now + 1):
+        return "you are in: it pairs nobody any more"
+    if data.get("race"):
+        return "you are in: paired (your race: below)"
+    if alone:
+        return "you are in, the only player so far: paired once another joins"
+    return "you are in: waiting for another player to be free, then paired within seconds"
 
 
-def joined_said(data: dict[str, Any], now: int) -> str:
-    """What a join says, by the arena's clock (:func:`joined_text`)."""
+def joined_said(data: dict[str, Any], now: int, alone: bool = False) -> str:
+    """What a join says, by the arena's clock and whether anyone else is in (:func:`joined_text`)."""
     a = data.get("arena") or {}
     if now < a.get("starts", 0):
         return f"joined: you are paired from the arena's start ({time_left(a, now)})"
-    return "joined: you are paired whenever you are free"
+    if alone:
+        return "joined: nobody else is in yet: a race needs two, so you are paired once another joins"
+    return "joined: a race needs two: you are paired as soon as another player is free"
 
 
 #: What berserk does, under the header of an arena that allows it: the header's "berserk
@@ -146,14 +164,18 @@ def arena_keys(berserk: bool) -> str:
     return "j: join · w: withdraw" + (" · b: berserk" if berserk else "") + " · Esc: back to the list"
 
 
-def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> str:
+def arena_header(data: dict[str, Any], now: int, width: int | None = None, alone: bool = False) -> str:
     """Three lines: the arena's name and game; its seats, clock and time left; whether you
-    are in it and its id (the one `solrace arena --arena ID` opens: the list has no room
-    for it). Given the ``width``, the name is cut so that the first line fits it: on one
-    line of a narrow window the header wrapped mid-phrase."""
+    are in it (:func:`joined_text`) and its id (the one `solrace arena --arena ID` opens: the
+    list has no room for it). Given the ``width``, the name is cut so that the first line
+    fits it (on one line of a narrow window the header wrapped mid-phrase), and the id goes
+    on a fourth line when the third has no room for it."""
     a = data.get("arena") or {}
     minutes = max(1, round(a.get("time_limit_s", 0) / 60))
-    joined = joined_text(data, now)
+    joined = joined_text(data, now, alone)
+    last = f"{joined} · id {a.get('id', '')}"
+    if width is not None and width > 0 and cell_len(last) > width:
+        last = f"{joined}\nid {a.get('id', '')}"
     berserk = " · berserk allowed" if a.get("berserk") else ""
     game = game_name(a.get("game", ""))
     name = a.get("name") or a.get("id", "")
@@ -162,7 +184,7 @@ def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> st
     return (
         f"{name} — {game}\n"
         f"{a.get('seats', 2)} seats · {minutes} min races{berserk} · {time_left(a, now)}\n"
-        f"{joined} · id {a.get('id', '')}"
+        f"{last}"
     )
 
 

@@ -19,14 +19,16 @@ def lines(widget) -> list[str]:
     return [widget.render_line(y).text.strip() for y in range(widget.size.height)]
 
 
-def test_the_header_fits_the_width_in_three_lines():
+def test_the_header_fits_the_width_in_whole_phrases():
     data = {"arena": {**LONG, "seats": 4, "time_limit_s": 300, "berserk": True}, "joined": True}
     head = arena_header(data, T + 60_000, 78).splitlines()  # 80 columns, less the padding
     assert all(len(line) <= 78 for line in head)
     assert head == [
         f"{LONG['name']} — Double Aces and Kings",
         "4 seats · 5 min races · berserk allowed · 59:00 left",
-        f"you are in: paired whenever free · id {LONG['id']}",
+        # waiting for a free rival: the words take the row, the id the next
+        "you are in: waiting for another player to be free, then paired within seconds",
+        f"id {LONG['id']}",
     ]
     # narrower, the name gives way, not the game
     first = arena_header(data, T + 60_000, 50).splitlines()[0]
