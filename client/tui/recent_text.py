@@ -218,13 +218,11 @@ def detail_text(
     return t
 
 
-def analyze_line(url: str, race: str, as_me: str = "") -> str:
-    """The command that shows where each player of a finished race lost the win."""
-    return f"where a win was lost:   solrace analyze --url {url} --race {race}{as_me}"
-
-
-def watched_end_text(url: str, race: str) -> str:
+def watched_end_text(url: str, race: str, width: int | None = None) -> str:
     """Under a watched race's final ranking: the commands that replay it move by move and show
     where each win was lost (a spectator had no word of either; "Your races" lists only
-    races one played)."""
-    return f"move by move:           solrace replay --url {url} --race {race}\n" + analyze_line(url, race)
+    races one played), each on rows of its own of ``width`` cells (:func:`shell_lines`: at 80
+    columns they wrapped mid-argument)."""
+    commands = [command_units(verb, url, race) for verb in ("replay", "analyze")]
+    lines = [line for units in commands for line in shell_lines(units, width)]
+    return "\n".join(["these replay it move by move and show where a win was lost:", *lines])
