@@ -193,13 +193,14 @@ OVER_FOR_ME = ("won", "finished", "timeout")
 
 
 def paired_line(race: str, running: bool, berserk: bool) -> str:
-    """The status line while you have an arena race to play: ``p`` plays it here (the
-    command plays it from another terminal); before its start, ``b`` berserks it where
-    the arena allows it."""
+    """The status line while you have an arena race to play: ``p`` plays it here; before its
+    start, ``b`` berserks it where the arena allows it; on a row of its own, the command that
+    plays it from another terminal (at 80 columns it wrapped mid-command, after "--race")."""
+    elsewhere = f"\nor in another terminal: solrace play --race {race}"
     if running:
-        return f"your race {race} is on — p: play it now (or: solrace play --race {race})"
+        return f"your race {race} is on — p: play it now{elsewhere}"
     offer = " — b: berserk (half the clock, +1 on a win)" if berserk else ""
-    return f"paired: race {race} — p: play it now (or: solrace play --race {race}){offer}"
+    return f"paired: race {race} — p: play it now{offer}{elsewhere}"
 
 
 def points_text(points: int) -> str:

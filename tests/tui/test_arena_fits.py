@@ -76,6 +76,8 @@ async def test_an_arena_at_80_columns(make_server, tmp_path):
                 what="the status line wrapped",
             )
             assert app.paired is not None and app.paired in " ".join(lines(status))
+            # the command that plays it elsewhere whole on a row (it wrapped after "--race")
+            assert f"or in another terminal: solrace play --race {app.paired}" in lines(status)
             await until(pilot, lambda: footer_keys(app).get("berserk"), what="berserk enabled")
             await pilot.press("escape")
             await until(pilot, lambda: app.arena_id is None, what="back to the list")
