@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 from rich.cells import cell_len
 from rich.text import Text
 
+from client.cli import DEFAULT_URL
 from protocol.rules.facts import game_name
 
 from .board import card_text
@@ -19,6 +20,7 @@ from .links import make_link
 from .model import PlayerRow, RaceModel
 from .race_commands import RematchWord
 from .ratings_text import change_text, rated_needs_account
+from .recent_text import shell_lines
 from .session import ServerError
 from .text import clock, marked_name, plural, ranking_lines, tie_break_notes
 
@@ -222,10 +224,21 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None,
                 make_link(server_url, m.race_id or "", m.invite),
             ]
         elif not m.private:
-            lines += [f"invite: solrace play --join {m.race_id}"]
+            lines += invite_lines(m.race_id or "", server_url)
             if server_url:
                 lines += ["or the link:", make_link(server_url, m.race_id or "")]
     return "\n".join(lines)
+
+
+def invite_lines(race: str, server_url: str | None) -> list[str]:
+    """The command that joins a public race, with the server's ``--url`` unless it is the
+    default one (without it the command went to 127.0.0.1:8765, whatever server the race is
+    on), whole in 80 columns: broken between its arguments when it is longer."""
+    units = ["solrace play", f"--join {race}"]
+    if server_url and server_url != DEFAULT_URL:
+        units.append(f"--url {server_url}")
+    whole = "invite: " + " ".join(units)
+    return [whole] if cell_len(whole) <= BOARD_COLUMNS else ["invite:", *shell_lines(units, BOARD_COLUMNS)]
 
 
 def lobby_waits_text(m: RaceModel) -> str:
