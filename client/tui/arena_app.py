@@ -330,9 +330,13 @@ class ArenaApp(BrowseApp):
         berserk = berserk_text(self.data, self.now())  # what the word means, where it is met
         self.query_one("#arena-info", Static).update(Text(header + (f"\n{berserk}" if berserk else "")))
         self.query_one("#arena-races", Static).update(races_line({**self.data, **mine, **self._featured()}))
-        self.query_one("#arena-winners", Static).update(winners_line(self.board) or "")
+        winners = winners_line(self.board)
+        self.query_one("#arena-winners", Static).update(winners or "")
+        self.query_one("#arena-winners").display = bool(winners)  # no empty row: the standings' room
         self.query_one("#standings-title", Static).update(standings_title(self.board))
-        self.query_one("#standings", Static).update("\n".join(standings_lines(self.board, me)))
+        standings = self.query_one("#standings", Static)
+        rows = standings.size.height or None  # laid out: the rows it has (mine kept in them)
+        standings.update("\n".join(standings_lines(self.board, me, rows)))
         status = self.query_one("#status", Static)
         keys = arena_keys(self.arena_berserk())
         if self.paired is None and self.arena_over() and str(status.render()) == keys:

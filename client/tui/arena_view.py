@@ -79,17 +79,27 @@ def standing_line(row: dict[str, Any], me: str | None) -> str:
     )
 
 
-def standings_lines(board: dict[str, Any], me: str | None) -> list[str]:
-    """The top rows, then (after a gap) the rows around yours that are not in the top."""
+def standings_lines(board: dict[str, Any], me: str | None, rows: int | None = None) -> list[str]:
+    """The top rows, then (after a gap) the rows around yours that are not in the top. Given
+    the ``rows`` the screen has for them, the top gives way first (its lowest rows), then the
+    rows around yours, nearest yours last: at 80x24 the top ten and seven rows around yours
+    went past the screen's bottom, yours with them."""
     top = list(board.get("top") or [])
-    lines = [standing_line(r, me) for r in top]
     shown = {r.get("player") for r in top}
     rest = [r for r in board.get("around") or [] if r.get("player") not in shown]
+    if not top and not rest:
+        return ["  nobody joined" if board.get("final") else "  nobody has joined yet"]
+    if rows is not None and rest and len(top) + 1 + len(rest) > rows:
+        # the rows around yours, kept nearest yours, within all but the top's first and the gap
+        room = max(1, rows - 2)
+        while len(rest) > room:
+            mine = next((i for i, r in enumerate(rest) if r.get("player") == me), len(rest) // 2)
+            rest.pop(0 if mine >= len(rest) - 1 - mine else len(rest) - 1)
+        top = top[: max(1, rows - 1 - len(rest))]
+    lines = [standing_line(r, me) for r in top]
     if rest:
         lines.append("     …")
         lines += [standing_line(r, me) for r in rest]
-    if not lines:
-        lines.append("  nobody joined" if board.get("final") else "  nobody has joined yet")
     return lines
 
 
