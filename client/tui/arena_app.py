@@ -26,9 +26,12 @@ from .arena_view import (
     LIST_COLUMNS,
     OVER_FOR_ME,
     arena_header,
+    arena_keys,
     arena_list,
     arenas_title,
+    berserk_text,
     joined_said,
+    others_in,
     paired_line,
     races_line,
     standings_lines,
@@ -40,8 +43,7 @@ from .session import ServerError, Session
 
 TOP, AROUND = 10, 3
 
-#: The status line in an arena: its keys; once it is over, none of them acts.
-ARENA_KEYS = "j: join · w: withdraw · b: berserk · Esc: back to the list"
+#: The status line in an arena once it is over: none of its keys acts.
 ARENA_OVER = "this arena is over: nobody is paired any more · Esc: back to the list"
 
 
@@ -312,7 +314,7 @@ class ArenaApp(BrowseApp):
         elif self.arena_over():
             self.say(ARENA_OVER)
         else:
-            self.say(ARENA_KEYS)
+            self.say(arena_keys(self.arena_berserk()))
         self.draw_arena()
         self.learn_race(data)
 
@@ -321,16 +323,23 @@ class ArenaApp(BrowseApp):
             return
         me = self.session.player if self.session else None
         # less the padding; Text: an arena's name is not markup
-        header = arena_header(self.data, self.now(), (width or self.size.width) - 2)
-        self.query_one("#arena-info", Static).update(Text(header))
         # my race as this app knows it (the `arena` reply may be older: a race just over)
         mine = {"race": self.paired}
+        alone = others_in(self.board, me) == 0
+        header = arena_header({**self.data, **mine}, self.now(), (width or self.size.width) - 2, alone)
+        berserk = berserk_text(self.data, self.now())  # what the word means, where it is met
+        self.query_one("#arena-info", Static).update(Text(header + (f"\n{berserk}" if berserk else "")))
         self.query_one("#arena-races", Static).update(races_line({**self.data, **mine, **self._featured()}))
-        self.query_one("#arena-winners", Static).update(winners_line(self.board) or "")
+        winners = winners_line(self.board)
+        self.query_one("#arena-winners", Static).update(winners or "")
+        self.query_one("#arena-winners").display = bool(winners)  # no empty row: the standings' room
         self.query_one("#standings-title", Static).update(standings_title(self.board))
-        self.query_one("#standings", Static).update("\n".join(standings_lines(self.board, me)))
+        standings = self.query_one("#standings", Static)
+        rows = standings.size.height or None  # laid out: the rows it has (mine kept in them)
+        standings.update("\n".join(standings_lines(self.board, me, rows)))
         status = self.query_one("#status", Static)
-        if self.paired is None and self.arena_over() and str(status.render()) == ARENA_KEYS:
+        keys = arena_keys(self.arena_berserk())
+        if self.paired is None and self.arena_over() and str(status.render()) == keys:
             self.say(ARENA_OVER)  # it ended while open: its keys act no more
         self.sync_bindings()
 
@@ -378,7 +387,8 @@ class ArenaApp(BrowseApp):
         reply = await self._arena_request("arena_join")
         if reply is not None:
             self.data = reply
-            self.say(joined_said(reply, self.now()))
+            me = self.session.player if self.session else None
+            self.say(joined_said(reply, self.now(), others_in(self.board, me) == 0))
             self.draw_arena()
 
     async def action_withdraw(self) -> None:

@@ -79,17 +79,27 @@ def standing_line(row: dict[str, Any], me: str | None) -> str:
     )
 
 
-def standings_lines(board: dict[str, Any], me: str | None) -> list[str]:
-    """The top rows, then (after a gap) the rows around yours that are not in the top."""
+def standings_lines(board: dict[str, Any], me: str | None, rows: int | None = None) -> list[str]:
+    """The top rows, then (after a gap) the rows around yours that are not in the top. Given
+    the ``rows`` the screen has for them, the top gives way first (its lowest rows), then the
+    rows around yours, nearest yours last: at 80x24 the top ten and seven rows around yours
+    went past the screen's bottom, yours with them."""
     top = list(board.get("top") or [])
-    lines = [standing_line(r, me) for r in top]
     shown = {r.get("player") for r in top}
     rest = [r for r in board.get("around") or [] if r.get("player") not in shown]
+    if not top and not rest:
+        return ["  nobody joined" if board.get("final") else "  nobody has joined yet"]
+    if rows is not None and rest and len(top) + 1 + len(rest) > rows:
+        # the rows around yours, kept nearest yours, within all but the top's first and the gap
+        room = max(1, rows - 2)
+        while len(rest) > room:
+            mine = next((i for i, r in enumerate(rest) if r.get("player") == me), len(rest) // 2)
+            rest.pop(0 if mine >= len(rest) - 1 - mine else len(rest) - 1)
+        top = top[: max(1, rows - 1 - len(rest))]
+    lines = [standing_line(r, me) for r in top]
     if rest:
         lines.append("     …")
         lines += [standing_line(r, me) for r in rest]
-    if not lines:
-        lines.append("  nobody joined" if board.get("final") else "  nobody has joined yet")
     return lines
 
 
@@ -110,32 +120,72 @@ def winners_line(board: dict[str, Any]) -> str | None:
     )
 
 
-def joined_text(data: dict[str, Any], now: int) -> str:
-    """Whether you are in the arena, and when you are paired: an arena that has not started
-    pairs nobody yet (it said "paired whenever free" half an hour before its start)."""
+def others_in(board: dict[str, Any], me: str | None) -> int:
+    """How many players besides you (``me``) the standings have (joined, withdrawn included)."""
+    rows = [*(board.get("top") or []), *(board.get("around") or [])]
+    mine = bool(board.get("me")) or any(r.get("player") == me for r in rows)
+    return max(0, int(board.get("count") or 0) - (1 if mine else 0))
+
+
+def joined_text(data: dict[str, Any], now: int, alone: bool = False) -> str:
+    """Whether you are in the arena, and what pairs you next: an arena that has not started
+    pairs nobody yet (it said "paired whenever free" half an hour before its start), and a
+    race needs a second free player (docs/arenas.md §4): it said "paired whenever free" to a
+    player ``alone`` in the arena, who was never paired. ``data``'s `race`: yours, on."""
+    a = data.get("arena") or {}
     if not data.get("joined"):
         return "not joined"
-    if now < (data.get("arena") or {}).get("starts", 0):
+    if now < a.get("starts", 0):
         return "you are in: paired from its start"
-    return "you are in: paired whenever free"
+    if a.get("status") == "over" or now >= a.get("ends", now + 1):
+        return "you are in: it pairs nobody any more"
+    if data.get("race"):
+        return "you are in: paired (your race: below)"
+    if alone:
+        return "you are in, the only player so far: paired once another joins"
+    return "you are in: waiting for another player to be free, then paired within seconds"
 
 
-def joined_said(data: dict[str, Any], now: int) -> str:
-    """What a join says, by the arena's clock (:func:`joined_text`)."""
+def joined_said(data: dict[str, Any], now: int, alone: bool = False) -> str:
+    """What a join says, by the arena's clock and whether anyone else is in (:func:`joined_text`)."""
     a = data.get("arena") or {}
     if now < a.get("starts", 0):
         return f"joined: you are paired from the arena's start ({time_left(a, now)})"
-    return "joined: you are paired whenever you are free"
+    if alone:
+        return "joined: nobody else is in yet: a race needs two, so you are paired once another joins"
+    return "joined: a race needs two: you are paired as soon as another player is free"
 
 
-def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> str:
+#: What berserk does, under the header of an arena that allows it: the header's "berserk
+#: allowed" and the keys' "b: berserk" were the first a player read of it, and what it does
+#: was said only once paired (docs/arenas.md §2: the race clock halved, +1 point for a win).
+BERSERK_RULE = "berserk (b, before your race starts): half your clock, +1 point if you win it"
+
+
+def berserk_text(data: dict[str, Any], now: int) -> str | None:
+    """:data:`BERSERK_RULE` while the arena allows berserk and pairs (or will), else None."""
+    a = data.get("arena") or {}
+    ended = a.get("status") == "over" or now >= a.get("ends", now + 1)
+    return BERSERK_RULE if a.get("berserk") and not ended else None
+
+
+def arena_keys(berserk: bool) -> str:
+    """The status line in an arena: its keys (``b`` only where berserk is allowed)."""
+    return "j: join · w: withdraw" + (" · b: berserk" if berserk else "") + " · Esc: back to the list"
+
+
+def arena_header(data: dict[str, Any], now: int, width: int | None = None, alone: bool = False) -> str:
     """Three lines: the arena's name and game; its seats, clock and time left; whether you
-    are in it and its id (the one `solrace arena --arena ID` opens: the list has no room
-    for it). Given the ``width``, the name is cut so that the first line fits it: on one
-    line of a narrow window the header wrapped mid-phrase."""
+    are in it (:func:`joined_text`) and its id (the one `solrace arena --arena ID` opens: the
+    list has no room for it). Given the ``width``, the name is cut so that the first line
+    fits it (on one line of a narrow window the header wrapped mid-phrase), and the id goes
+    on a fourth line when the third has no room for it."""
     a = data.get("arena") or {}
     minutes = max(1, round(a.get("time_limit_s", 0) / 60))
-    joined = joined_text(data, now)
+    joined = joined_text(data, now, alone)
+    last = f"{joined} · id {a.get('id', '')}"
+    if width is not None and width > 0 and cell_len(last) > width:
+        last = f"{joined}\nid {a.get('id', '')}"
     berserk = " · berserk allowed" if a.get("berserk") else ""
     game = game_name(a.get("game", ""))
     name = a.get("name") or a.get("id", "")
@@ -144,7 +194,7 @@ def arena_header(data: dict[str, Any], now: int, width: int | None = None) -> st
     return (
         f"{name} — {game}\n"
         f"{a.get('seats', 2)} seats · {minutes} min races{berserk} · {time_left(a, now)}\n"
-        f"{joined} · id {a.get('id', '')}"
+        f"{last}"
     )
 
 
@@ -153,13 +203,14 @@ OVER_FOR_ME = ("won", "finished", "timeout")
 
 
 def paired_line(race: str, running: bool, berserk: bool) -> str:
-    """The status line while you have an arena race to play: ``p`` plays it here (the
-    command plays it from another terminal); before its start, ``b`` berserks it where
-    the arena allows it."""
+    """The status line while you have an arena race to play: ``p`` plays it here; before its
+    start, ``b`` berserks it where the arena allows it; on a row of its own, the command that
+    plays it from another terminal (at 80 columns it wrapped mid-command, after "--race")."""
+    elsewhere = f"\nor in another terminal: solrace play --race {race}"
     if running:
-        return f"your race {race} is on — p: play it now (or: solrace play --race {race})"
+        return f"your race {race} is on — p: play it now{elsewhere}"
     offer = " — b: berserk (half the clock, +1 on a win)" if berserk else ""
-    return f"paired: race {race} — p: play it now (or: solrace play --race {race}){offer}"
+    return f"paired: race {race} — p: play it now{offer}{elsewhere}"
 
 
 def points_text(points: int) -> str:

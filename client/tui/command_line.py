@@ -81,6 +81,7 @@ class CommandScreen(Protocol):
     menu_flow: MenuFlow
 
     def help_text(self) -> str: ...
+    def toggle_legal(self) -> None: ...
     def connect_again(self) -> None: ...
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
@@ -128,6 +129,8 @@ class CommandLine:
             self.race_command(word)
         elif word == "hint":
             self.hint()
+        elif word == "legal":
+            app.toggle_legal()
         elif word == "menu":
             app.menu_flow.to_menu()
         elif word == "rematch":

@@ -2,7 +2,7 @@
 
 A row per game: today's daily (`daily`), your attempt and its place, your streak
 (`history`). On the highlighted game, Play starts (or resumes) today's one ranked
-attempt, which the race screen then plays like any race (the screen dismisses with
+attempt (the button and the line under it say so, and that Enter shows the leaderboard), which the race screen then plays like any race (the screen dismisses with
 ``Intent("daily", game)``), and Leaderboard shows the day's board (`leaderboard`).
 The text is built by client/tui/daily_text.py.
 """
@@ -22,7 +22,14 @@ from textual.widgets import Button, DataTable, Label, Static
 from protocol.rules.facts import game_name
 from protocol.rules.games import GAMES
 
-from .daily_text import closes_text, daily_row, in_progress, leaderboard_text
+from .daily_text import (
+    DAILY_KEYS,
+    closes_text,
+    daily_row,
+    in_progress,
+    leaderboard_text,
+    play_label,
+)
 from .intent import Intent
 from .session import ServerError, Session
 from .tables import cut_rows, fixed_widths, list_widths, table_width
@@ -44,6 +51,7 @@ class DailyScreen(ModalScreen[Intent | None]):
     #daily Horizontal { height: auto; }
     #daily Button { margin: 0 1 0 0; }
     #daily-board-scroll { height: 1fr; }
+    #daily-keys { width: 100%; color: $text-muted; }
     #daily-error { color: $error; }
     """
     BINDINGS = [Binding("escape", "back", "back")]
@@ -64,9 +72,10 @@ class DailyScreen(ModalScreen[Intent | None]):
             yield Label("", id="daily-closes")
             yield DataTable(id="daily-games", cursor_type="row")
             with Horizontal():
-                yield Button("Play today's", id="daily-play", variant="primary")
+                yield Button(play_label(False), id="daily-play", variant="primary")
                 yield Button("Leaderboard", id="daily-board")
                 yield Button("Back (Esc)", id="daily-back")
+            yield Label(DAILY_KEYS, id="daily-keys")
             yield Label("", id="daily-error")
             with VerticalScroll(id="daily-board-scroll"):
                 yield Static("", id="daily-board-text")
@@ -116,7 +125,7 @@ class DailyScreen(ModalScreen[Intent | None]):
     def label_play(self) -> None:
         """Play says what it does for the highlighted game: resume an attempt under way."""
         resume = in_progress(self.infos.get(self.selected()))
-        self.query_one("#daily-play", Button).label = "Resume today's" if resume else "Play today's"
+        self.query_one("#daily-play", Button).label = play_label(resume)
 
     def say(self, text: str) -> None:
         self.query_one("#daily-error", Label).update(Text(text))

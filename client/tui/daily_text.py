@@ -12,6 +12,18 @@ from protocol.rules.facts import game_name
 
 from .text import clock, plural, ranking_lines, time_text
 
+#: Under the daily screen's buttons: what Enter and Play do (Enter on a game showed its
+#: leaderboard, and nothing said so; "Play today's" did not say what it starts).
+DAILY_KEYS = (
+    "↑↓: a game · Enter: its leaderboard · Play: its deal at once, your one ranked "
+    "attempt of the day (the clock runs from the start) · Esc: back"
+)
+
+
+def play_label(resume: bool) -> str:
+    """The Play button, for the highlighted game: what pressing it starts, or resumes."""
+    return "Resume today's attempt" if resume else "Play today's deal (one ranked attempt)"
+
 
 def entry_result(entry: dict[str, Any]) -> str:
     """One attempt's result: ``won in 3:21.4``, or cards home and how it ended."""

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rich.cells import cell_len
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -43,14 +45,25 @@ def blurb(game: str) -> str:
     return facts_of(GAMES[game])["blurb"] if game in GAMES else ""
 
 
-def identity_text(name: str, logged_in: bool) -> str:
-    """Who the menu says you play as, and how to change it."""
+#: The cells of a row of the menu's box at 80 columns: its commands are kept whole in them.
+MENU_COLUMNS = 68
+
+
+def identity_text(name: str, logged_in: bool, width: int = MENU_COLUMNS) -> str:
+    """Who the menu says you play as, and the commands that change it, each whole on its row
+    of ``width`` cells (at 80 columns "solrace play --login" and "NAME" were on two rows, and
+    "--claim NAME" was no command of its own)."""
+    who = f"You: {name} ({'account' if logged_in else 'guest'})"
     if logged_in:
-        return f"You: [b]{name}[/b] (account) · solrace play --logout to log out"
-    return (
-        f"You: [b]{name}[/b] (guest) · to play as your account: solrace play --login NAME;"
-        " to keep this guest as an account: --claim NAME"
-    )
+        rows = [who, "to log out: solrace play --logout"]
+    else:
+        rows = [who, "your account: solrace play --login NAME"]
+    if cell_len(" · ".join(rows)) <= width:
+        rows = [" · ".join(rows)]
+    if not logged_in:
+        rows.append("to keep this guest as an account: solrace play --claim NAME")
+    text = "\n".join(rows)
+    return text.replace(f"You: {name} ", f"You: [b]{escape(name)}[/b] ", 1)
 
 
 class MenuScreen(ModalScreen[Intent | None]):

@@ -74,6 +74,8 @@ class PlayApp(App[int]):
     /* A short terminal (80x24): the board gets the rows; one row of legal moves and a
        borderless command line. */
     .short #hints { max-height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
+    /* `legal`: every legal move, on as many rows as they take (the board scrolls). */
+    #hints.every, .short #hints.every { max-height: 12; text-wrap: wrap; }
     .short #bars { max-height: 5; }
     .short #cmd { border: none; height: 1; padding: 0 1; background: $boost; }
     /* The ranking under a rule like the bars': a box's two rows go to the board. */
@@ -129,6 +131,8 @@ class PlayApp(App[int]):
         self.ranking_hidden: str | None = None
         #: a rival's latest rematch offer (its `rematch` event), for the race it names
         self.rematch_offer: dict[str, Any] | None = None
+        #: every legal move under the board (the `legal` command), not the row that fits
+        self.every_legal = False
         #: connects, leads into a race and back out to the menu
         self.menu_flow = MenuFlow(self)
         #: what a line typed on the command line does
@@ -160,6 +164,20 @@ class PlayApp(App[int]):
 
     def on_resize(self, event: events.Resize) -> None:
         self.fit(event.size.height)
+        self.call_after_refresh(self.redraw)  # the legal moves that fit the new width
+
+    def toggle_legal(self) -> None:
+        """`legal`: every legal move under the board, or again the row of those that fit."""
+        m = self.model
+        if not (m.status == "running" and m.my_status == "playing"):
+            self.say("the legal moves show under the board while your game is on", error=True)
+            return
+        self.every_legal = not self.every_legal
+        self.redraw()
+        if self.every_legal:
+            self.say(f"all {len(m.legal)} legal moves under the board: 'legal' again folds them")
+        else:
+            self.say("the legal moves: the row under the board ('legal' shows them all)")
 
     def fit(self, rows: int) -> None:
         self.screen_stack[0].set_class(rows < self.SHORT_ROWS, "short")
@@ -317,7 +335,10 @@ class PlayApp(App[int]):
         hints = self.query_one("#hints", Static)
         playing = m.status == "running" and m.my_status == "playing"
         hints.display = playing  # else no row of hints: its row goes to the board
-        hints.update(Text(legal_text(m.legal)) if playing else "")
+        hints.set_class(self.every_legal, "every")
+        rows = 1 if self.screen_stack[0].has_class("short") else 4  # the CSS's max-height
+        width = hints.content_region.width or self.size.width - 2
+        hints.update(Text(legal_text(m.legal, width, rows, self.every_legal)) if playing else "")
         result = self.query_one("#result", Static)
         over = m.status == "finished" and bool(m.ranking)
         self.screen_stack[0].set_class(over, "over")

@@ -59,9 +59,9 @@ LOBBY_HELP = (
 )
 #: While the race runs ("hint" is added where hints are given).
 RACE_HELP = (
-    "Click a card, then a pile (deeper in a column: a run); double-click sends it home; the stock draws. "
+    "Click a card, then a pile (deeper in a column: a run); double-click: home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
-    "Commands: finish refresh rules menu quit"
+    "Commands: finish legal refresh rules menu quit"
 )
 #: Once the race is over (its final ranking under the board).
 OVER_HELP = (

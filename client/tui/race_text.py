@@ -8,8 +8,10 @@ import textwrap
 from typing import Any
 from urllib.parse import urlsplit
 
+from rich.cells import cell_len
 from rich.text import Text
 
+from client.cli import DEFAULT_URL
 from protocol.rules.facts import game_name
 
 from .board import card_text
@@ -18,6 +20,7 @@ from .links import make_link
 from .model import PlayerRow, RaceModel
 from .race_commands import RematchWord
 from .ratings_text import change_text, rated_needs_account
+from .recent_text import shell_lines
 from .session import ServerError
 from .text import clock, marked_name, plural, ranking_lines, tie_break_notes
 
@@ -62,10 +65,46 @@ def event_text(
     return None
 
 
-def legal_text(legal: list[str]) -> str:
-    """The row of legal moves under the board: how many, and the first 40 of them."""
-    shown = " ".join(legal[:40]) + (" …" if len(legal) > 40 else "")
-    return f"legal ({len(legal)}): {shown}" if legal else "legal: (asking…)"
+#: What the legal moves' row says when they do not all fit it, and what shows them all.
+LEGAL_MORE = " … and {} more: type legal"
+#: ...and once `legal` showed them all: how to fold them again.
+LEGAL_FOLD = "  ('legal' folds them)"
+
+
+def legal_text(legal: list[str], width: int | None = None, rows: int = 1, every: bool = False) -> str:
+    """The legal moves under the board: how many, and as many of them as ``rows`` rows of
+    ``width`` cells hold, then how many more and the `legal` command that shows them all (at
+    80 columns the row was cut, the rest of them nowhere). ``every``: all of them (the
+    `legal` command's), however many rows they take."""
+    if not legal:
+        return "legal: (asking…)"
+    head = f"legal ({len(legal)}):"
+    if every:
+        return f"{head} {' '.join(legal)}{LEGAL_FOLD}"
+    if width is None or rows_needed(f"{head} {' '.join(legal)}", width) <= rows:
+        return f"{head} {' '.join(legal)}"
+    shown = len(legal) - 1
+    while (
+        shown > 0
+        and rows_needed(f"{head} {' '.join(legal[:shown])}{LEGAL_MORE.format(len(legal) - shown)}", width)
+        > rows
+    ):
+        shown -= 1
+    return f"{head} {' '.join(legal[:shown])}{LEGAL_MORE.format(len(legal) - shown)}"
+
+
+def rows_needed(text: str, width: int) -> int:
+    """The rows ``text`` takes wrapped between words at ``width`` cells (a word longer than a
+    row takes rows of its own)."""
+    rows, used = 1, 0
+    for word in text.split(" "):
+        size = cell_len(word)
+        if used and used + 1 + size > width:
+            rows, used = rows + 1, 0
+        used += (1 if used else 0) + size
+        while used > width:
+            rows, used = rows + 1, used - width
+    return rows
 
 
 def move_done_text(move: str, ack: dict[str, Any]) -> str:
@@ -185,10 +224,21 @@ def lobby_text(m: RaceModel, server_url: str | None, refused: str | None = None,
                 make_link(server_url, m.race_id or "", m.invite),
             ]
         elif not m.private:
-            lines += [f"invite: solrace play --join {m.race_id}"]
+            lines += invite_lines(m.race_id or "", server_url)
             if server_url:
                 lines += ["or the link:", make_link(server_url, m.race_id or "")]
     return "\n".join(lines)
+
+
+def invite_lines(race: str, server_url: str | None) -> list[str]:
+    """The command that joins a public race, with the server's ``--url`` unless it is the
+    default one (without it the command went to 127.0.0.1:8765, whatever server the race is
+    on), whole in 80 columns: broken between its arguments when it is longer."""
+    units = ["solrace play", f"--join {race}"]
+    if server_url and server_url != DEFAULT_URL:
+        units.append(f"--url {server_url}")
+    whole = "invite: " + " ".join(units)
+    return [whole] if cell_len(whole) <= BOARD_COLUMNS else ["invite:", *shell_lines(units, BOARD_COLUMNS)]
 
 
 def lobby_waits_text(m: RaceModel) -> str:

@@ -108,6 +108,8 @@ class RecentScreen(ModalScreen[None]):
     def on_resize(self, event: events.Resize) -> None:
         if self.races:
             self.draw()
+            # the details' box may get its new width only once laid out again
+            self.call_after_refresh(self.show_detail, self.query_one("#recent-races", DataTable).cursor_row)
 
     def draw(self) -> None:
         now = self.session.server_now()
@@ -140,8 +142,17 @@ class RecentScreen(ModalScreen[None]):
             path = getattr(self.session, "token_file", None)
             # Named only when not the default one (a bare --token-file means the default).
             token_file = str(path) if path is not None and path != token_path(None) else None
-            text = detail_text(self.races[row], self.server_url, self.session.server_now(), token_file)
+            now = self.session.server_now()
+            text = detail_text(self.races[row], self.server_url, now, token_file, self.detail_width())
             self.query_one("#recent-detail", Static).update(text)
+
+    def detail_width(self) -> int:
+        """The cells a row of the details has: the commands in them are broken to fit it, between
+        their arguments (the terminal broke them anywhere). Its scrollbar's room is kept, and
+        before the screen is laid out its box's share of the window is taken."""
+        scroll = self.query_one("#recent-detail-scroll")
+        box = scroll.size.width or int(self.app.size.width * 0.96) - 2  # #recent: 96%, its border
+        return max(20, box - 2 - scroll.styles.scrollbar_size_vertical)  # less #recent-detail's padding
 
     @on(DataTable.RowHighlighted, "#recent-races")
     def highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -5,11 +5,14 @@ Plain functions of the wire dicts, no terminal."""
 
 from __future__ import annotations
 
+import shlex
 import time
 from typing import Any
 
+from rich.cells import cell_len
 from rich.text import Text
 
+from client.cli import DEFAULT_URL
 from protocol.rules.facts import game_name
 
 from .ratings_text import change_text, signed
@@ -129,14 +132,51 @@ def title_text(races: list[dict[str, Any]], logged_in: bool) -> str:
     return head
 
 
-def detail_text(e: dict[str, Any], server_url: str | None, now: int, token_file: str | None = None) -> Text:
+def command_units(verb: str, server_url: str | None, race: str, as_me: str = "") -> list[str]:
+    """``solrace VERB --url URL --race ID [--token-file [PATH]]`` as its units, each flag with
+    its value: without ``--url`` when it is the default server's (the commands' own default),
+    ``ws://HOST:PORT/ws`` to fill in when the server is not known."""
+    units = [f"solrace {verb}"]
+    if server_url != DEFAULT_URL:
+        units.append(f"--url {server_url or 'ws://HOST:PORT/ws'}")
+    units.append(f"--race {race}")
+    if as_me:
+        units.append(as_me.strip())
+    return units
+
+
+def shell_lines(units: list[str], width: int | None) -> list[str]:
+    """A command on rows of at most ``width`` cells, for copying: whole on one row if it fits,
+    else broken between its arguments only, each row but the last ending in a shell's ``\\``
+    continuation (the next indented). At 80 columns the terminal wrapped it mid-argument."""
+    whole = " ".join(units)
+    if width is None or cell_len(whole) <= width:
+        return [whole]
+    lines: list[str] = []
+    line = units[0]
+    for unit in units[1:]:
+        if cell_len(f"{line} {unit}") + 2 <= width:  # room for the " \\" if another row follows
+            line = f"{line} {unit}"
+        else:
+            lines.append(f"{line} \\")
+            line = f"  {unit}"
+    return [*lines, line]
+
+
+def detail_text(
+    e: dict[str, Any],
+    server_url: str | None,
+    now: int,
+    token_file: str | None = None,
+    width: int | None = None,
+) -> Text:
     """The highlighted race: what it was, your result, your rating change, how to view it move
     by move (Enter on it, or `solrace replay`), and the commands that re-play it from its
     revealed seed and check it (`solrace verify`), and show where a win was lost (`solrace
-    analyze`). `token_file`: where this terminal keeps its token, when not the default (a
-    private race's commands ask as you, with that file)."""
+    analyze`): each on rows of its own, ``width`` cells at most (:func:`shell_lines`), so that
+    it is copied whole. `token_file`: where this terminal keeps its token, when not the
+    default (a private race's commands ask as you, with that file)."""
     race = str(e.get("race", "?"))
-    url = server_url or "ws://HOST:PORT/ws"
     t = Text()
     kind = kind_text(e) + (f" {e['arena']}" if e.get("kind") == "arena" and e.get("arena") else "")
     t.append(f"race {race}", style="bold")
@@ -162,28 +202,27 @@ def detail_text(e: dict[str, Any], server_url: str | None, now: int, token_file:
     # A private race (of any kind: one with a bot is a `bot` race) is replayed by its players
     # only: the commands ask as you, with this terminal's token file.
     private = bool(e.get("private")) or e.get("kind") == "private"
-    as_me = (f" --token-file {token_file}" if token_file else " --token-file") if private else ""
+    as_me = (f" --token-file {shlex.quote(token_file)}" if token_file else " --token-file") if private else ""
     # Its day: the entry's `date` (an attempt cut to the close ends on the next day), else its end's.
     day = e.get("date") or (utc_date(int(e["at"])) if e.get("at") else "")
     sealed = e.get("kind") == "daily" and bool(day) and day >= utc_date(now)
-    if sealed:
+    if sealed:  # Enter is refused until the close
         t.append(
-            "a daily attempt: its moves stay sealed until the day closes (00:00 UTC); then\n", style="dim"
+            "a daily attempt: its moves stay sealed until the day closes (00:00 UTC); then ", style="dim"
         )
-    here = "" if sealed else "Enter here, or "  # sealed: Enter is refused until the close
-    t.append(f"move by move:           {here}solrace replay --url {url} --race {race}{as_me}\n")
-    t.append(f"re-play and check it:   solrace verify --url {url} --race {race}{as_me}\n")
-    t.append(analyze_line(url, race, as_me))
+        t.append("these: view it, check it, where a win was lost:\n", style="dim")
+    else:
+        t.append("Enter views it here; these: view it, check it, where a win was lost:\n", style="dim")
+    commands = [command_units(verb, server_url, race, as_me) for verb in ("replay", "verify", "analyze")]
+    t.append("\n".join(line for units in commands for line in shell_lines(units, width)))
     return t
 
 
-def analyze_line(url: str, race: str, as_me: str = "") -> str:
-    """The command that shows where each player of a finished race lost the win."""
-    return f"where a win was lost:   solrace analyze --url {url} --race {race}{as_me}"
-
-
-def watched_end_text(url: str, race: str) -> str:
+def watched_end_text(url: str, race: str, width: int | None = None) -> str:
     """Under a watched race's final ranking: the commands that replay it move by move and show
     where each win was lost (a spectator had no word of either; "Your races" lists only
-    races one played)."""
-    return f"move by move:           solrace replay --url {url} --race {race}\n" + analyze_line(url, race)
+    races one played), each on rows of its own of ``width`` cells (:func:`shell_lines`: at 80
+    columns they wrapped mid-argument)."""
+    commands = [command_units(verb, url, race) for verb in ("replay", "analyze")]
+    lines = [line for units in commands for line in shell_lines(units, width)]
+    return "\n".join(["these replay it move by move and show where a win was lost:", *lines])

@@ -302,7 +302,8 @@ class WatchApp(BrowseApp):
                 style="green" if ok else "bold red",
             )
             if self.server_url and not m.private:
-                t.append("\n" + watched_end_text(self.server_url, m.race_id or ""), style="dim")
+                width = result.content_region.width or self.size.width - 2  # less its padding
+                t.append("\n" + watched_end_text(self.server_url, m.race_id or "", width), style="dim")
             result.update(t)
             result.display = True
         boards = self.query_one("#boards", VerticalScroll)

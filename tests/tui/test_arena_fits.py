@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from client.tui.arena_app import ArenaApp
-from client.tui.arena_view import arena_header
+from client.tui.arena_view import BERSERK_RULE, arena_header
 from client.tui.net import connector
 
 from .helpers import footer_keys, rendered, until
@@ -19,14 +19,16 @@ def lines(widget) -> list[str]:
     return [widget.render_line(y).text.strip() for y in range(widget.size.height)]
 
 
-def test_the_header_fits_the_width_in_three_lines():
+def test_the_header_fits_the_width_in_whole_phrases():
     data = {"arena": {**LONG, "seats": 4, "time_limit_s": 300, "berserk": True}, "joined": True}
     head = arena_header(data, T + 60_000, 78).splitlines()  # 80 columns, less the padding
     assert all(len(line) <= 78 for line in head)
     assert head == [
         f"{LONG['name']} — Double Aces and Kings",
         "4 seats · 5 min races · berserk allowed · 59:00 left",
-        f"you are in: paired whenever free · id {LONG['id']}",
+        # waiting for a free rival: the words take the row, the id the next
+        "you are in: waiting for another player to be free, then paired within seconds",
+        f"id {LONG['id']}",
     ]
     # narrower, the name gives way, not the game
     first = arena_header(data, T + 60_000, 50).splitlines()[0]
@@ -58,7 +60,8 @@ async def test_an_arena_at_80_columns(make_server, tmp_path):
             head = lines(app.query_one("#arena-info"))
             assert head[0].endswith("— Double Aces and Kings")
             assert any(row.endswith("berserk allowed · " + row.rpartition(" · ")[2]) for row in head)
-            assert head[-1].endswith(f"not joined · id {LONG['id']}")
+            assert head[2].endswith(f"not joined · id {LONG['id']}")
+            assert head[3] == BERSERK_RULE  # what berserk does, whole, under the header
             await pilot.press("j")
             await until(pilot, lambda: app.data.get("joined"), what="joined")
             await until(pilot, lambda: footer_keys(app).get("withdraw"), what="withdraw enabled")
@@ -73,6 +76,8 @@ async def test_an_arena_at_80_columns(make_server, tmp_path):
                 what="the status line wrapped",
             )
             assert app.paired is not None and app.paired in " ".join(lines(status))
+            # the command that plays it elsewhere whole on a row (it wrapped after "--race")
+            assert f"or in another terminal: solrace play --race {app.paired}" in lines(status)
             await until(pilot, lambda: footer_keys(app).get("berserk"), what="berserk enabled")
             await pilot.press("escape")
             await until(pilot, lambda: app.arena_id is None, what="back to the list")

@@ -23,7 +23,9 @@ ARENA = "play-cup"
 def test_the_paired_line_says_p_plays_it_and_b_only_before_the_start():
     counting = paired_line("r1", running=False, berserk=True)
     assert counting.startswith("paired: race r1 — p: play it now")
-    assert "solrace play --race r1" in counting and counting.endswith("+1 on a win)")
+    assert "+1 on a win)" in counting
+    # the command on a row of its own, to copy whole
+    assert counting.splitlines()[-1] == "or in another terminal: solrace play --race r1"
     assert "berserk" not in paired_line("r1", running=False, berserk=False)
     on = paired_line("r1", running=True, berserk=True)
     assert on.startswith("your race r1 is on — p: play it now") and "berserk" not in on

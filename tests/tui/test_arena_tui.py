@@ -124,7 +124,7 @@ def test_header_and_races_line():
     assert head.splitlines() == [
         "Cup — Fours Up",
         "2 seats · 5 min races · berserk allowed · 9:00 left",
-        "you are in: paired whenever free · id a-1",  # the list has no id column
+        "you are in: paired (your race: below) · id a-1",  # the list has no id column
     ]
     assert races_line(data) == "your race: r1 · your places: #1 +2 pts · featured: r9"
     two = [{"race": "r0", "rank": 2, "points": 1}, {"race": "r2", "rank": 1, "points": 3}]

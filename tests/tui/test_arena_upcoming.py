@@ -24,8 +24,15 @@ def test_the_join_words_follow_the_arenas_clock() -> None:
     joined = {"arena": ARENA, "joined": True}
     assert joined_text(joined, T - 60_000) == "you are in: paired from its start"
     assert joined_said(joined, T - 60_000) == "joined: you are paired from the arena's start (starts in 1:00)"
-    assert joined_text(joined, T + 1) == "you are in: paired whenever free"
-    assert joined_said(joined, T + 1) == "joined: you are paired whenever you are free"
+    # once it runs: a race needs another free player (tests/tui/test_arena_waiting_words.py)
+    assert (
+        joined_text(joined, T + 1)
+        == "you are in: waiting for another player to be free, then paired within seconds"
+    )
+    assert (
+        joined_said(joined, T + 1)
+        == "joined: a race needs two: you are paired as soon as another player is free"
+    )
     assert joined_text({"arena": ARENA}, T - 60_000) == "not joined"
 
 

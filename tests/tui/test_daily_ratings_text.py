@@ -297,7 +297,15 @@ def test_account_errors_read_as_sentences() -> None:
 
 
 def test_the_menu_says_who_you_play_as() -> None:
-    assert identity_text("ada", True) == "You: [b]ada[/b] (account) · solrace play --logout to log out"
+    assert identity_text("ada", True) == "You: [b]ada[/b] (account) · to log out: solrace play --logout"
     guest = identity_text("player-1a2b", False)
+    # each command whole on a row (tests/tui/test_menu_commands_whole.py)
+    assert guest.splitlines() == [
+        "You: [b]player-1a2b[/b] (guest) · your account: solrace play --login NAME",
+        "to keep this guest as an account: solrace play --claim NAME",
+    ]
+    assert identity_text("a-name-of-twenty-four-c", False).splitlines()[1] == (
+        "your account: solrace play --login NAME"
+    )
     assert "(guest)" in guest and "--login NAME" in guest and "--claim NAME" in guest
     assert "--claim NAME" in GUEST_TEXT and "--login NAME" in GUEST_TEXT

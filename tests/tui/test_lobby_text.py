@@ -9,6 +9,8 @@ from client.tui.links import make_link
 from client.tui.model import PlayerRow, RaceModel
 from client.tui.race_text import lobby_text
 
+from .test_recent_commands_copy import shell_args
+
 URL = "ws://solrace.example:8765/ws"
 RACE = "r760bf9a3094e54de"
 
@@ -23,8 +25,20 @@ def test_the_link_is_a_line_of_its_own(private: bool) -> None:
     link = make_link(URL, RACE, invite)
     assert link in lines
     assert all(len(line) <= 78 for line in lines if line != link), lines
-    if not private:
-        assert f"invite: solrace play --join {RACE}" in lines
+    if not private:  # the race's server named (the command went to the default one), whole
+        start = lines.index("invite:") + 1
+        command = lines[start : start + 2]
+        assert shell_args(command) == ["solrace", "play", "--join", RACE, "--url", URL], lines
+
+
+def test_the_default_server_is_not_named_and_a_long_address_is_broken_between_arguments() -> None:
+    m = RaceModel(me="p1", race_id=RACE, game="fours-up", status="lobby", host="p1", seats=2)
+    m.players["p1"] = PlayerRow("p1", "ada")
+    assert f"invite: solrace play --join {RACE}" in lobby_text(m, "ws://127.0.0.1:8765/ws").splitlines()
+    far = "ws://a-rather-long-host-name.solrace.example.org:8765/ws"
+    lines = lobby_text(m, far).splitlines()
+    start = lines.index("invite:")
+    assert lines[start + 1 : start + 3] == [f"solrace play --join {RACE} \\", f"  --url {far}"]
 
 
 def test_a_full_lobby_invites_nobody() -> None:

@@ -58,11 +58,17 @@ def test_a_move_done_says_the_cards_it_turned_and_a_win() -> None:
     assert move_done_text("t1>f4", {"won": True}) == "t1>f4 ✓  — YOU WON!"
 
 
-def test_the_row_of_legal_moves_shows_the_first_forty() -> None:
+def test_the_row_of_legal_moves_shows_what_fits_and_says_how_many_more() -> None:
     assert legal_text([]) == "legal: (asking…)"
     assert legal_text(["d", "w>f1"]) == "legal (2): d w>f1"
     many = [f"t{i}>f1" for i in range(41)]
-    assert legal_text(many) == f"legal (41): {' '.join(many[:40])} …"
+    assert legal_text(many) == f"legal (41): {' '.join(many)}"  # no width: all of them
+    row = legal_text(many, width=78)
+    assert len(row) <= 78 and row.endswith(" more: type legal")
+    shown = row.removeprefix("legal (41): ").partition(" …")[0].split()
+    assert shown == many[: len(shown)] and row.endswith(f"… and {41 - len(shown)} more: type legal")
+    assert len(legal_text(many, width=78, rows=4)) > len(row)  # a taller box: more of them
+    assert legal_text(many, width=78, every=True) == f"legal (41): {' '.join(many)}  ('legal' folds them)"
 
 
 def test_the_status_line_on_a_race_event() -> None:

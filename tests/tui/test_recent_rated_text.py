@@ -104,8 +104,11 @@ def test_the_details_name_the_race_and_how_to_check_it() -> None:
     lines = text.splitlines()
     assert lines[0] == "race r8a1c · Fours Up · quick match"
     assert lines[1] == "place 1 of 2 · won at 3:21.4 · 104/104 cards home · 180 moves · ended 5 min ago"
-    assert f"solrace verify --url {URL} --race r8a1c" in text
-    assert f"solrace analyze --url {URL} --race r8a1c" in text
+    # each command on a row of its own; the default server (URL) is the commands' own default
+    assert "\nsolrace verify --race r8a1c\n" in text
+    assert "\nsolrace analyze --race r8a1c" in text
+    elsewhere = detail_text(recent(), "ws://h:1/ws", NOW).plain
+    assert "\nsolrace verify --url ws://h:1/ws --race r8a1c\n" in elsewhere
     assert "sealed" not in text and "private" not in text
 
     rated = detail_text(recent(rated=True, before=rating(1000, 0), after=rating(1016, 1)), URL, NOW).plain
@@ -119,21 +122,21 @@ def test_the_details_name_the_race_and_how_to_check_it() -> None:
     # A daily attempt of today: its moves are sealed until the day closes; yesterday's are not.
     today = detail_text(recent(kind="daily", players=1, time_ms=None, status="timeout"), URL, NOW).plain
     assert "solo · time up · " in today and "sealed until the day closes (00:00 UTC)" in today
-    assert "--race r8a1c" in today and "Enter here" not in today  # Enter is refused until then
+    assert "--race r8a1c" in today and "Enter views it here" not in today  # Enter is refused until then
     yesterday = detail_text(recent(kind="daily", players=1, at=NOW - DAY), URL, NOW).plain
-    assert "sealed" not in yesterday and "--race r8a1c" in yesterday and "Enter here" in yesterday
+    assert "sealed" not in yesterday and "--race r8a1c" in yesterday and "Enter views it here" in yesterday
     # yesterday's attempt cut to the close ended today: its `date` says it is closed
     at_close = detail_text(recent(kind="daily", players=1, at=NOW, date=utc_date(NOW - DAY)), URL, NOW).plain
     assert "sealed" not in at_close
 
     # A private race: replayed by its players only, so the commands ask as you.
     private = detail_text(recent(kind="private"), URL, NOW).plain
-    assert f"solrace verify --url {URL} --race r8a1c --token-file" in private
-    assert f"solrace analyze --url {URL} --race r8a1c --token-file" in private
+    assert "solrace verify --race r8a1c --token-file" in private
+    assert "solrace analyze --race r8a1c --token-file" in private
     # a private race with a bot is of kind `bot`: its `private` flag says it; a token file that
     # is not the default one is named
     with_bot = detail_text(recent(kind="bot", private=True), URL, NOW, "/x/tok").plain
-    assert f"solrace verify --url {URL} --race r8a1c --token-file /x/tok" in with_bot
+    assert "solrace verify --race r8a1c --token-file /x/tok" in with_bot
     public = detail_text(recent(kind="bot"), URL, NOW, "/x/tok").plain
     assert "--token-file" not in public
 

@@ -59,9 +59,8 @@ async def test_enter_on_a_race_opens_its_replay(server, tmp_path) -> None:
             pilot, lambda: screen.query_one("#recent-races", DataTable).row_count == 2, what="both rows"
         )
         assert [r["race"] for r in screen.races] == [race, daily.race]  # newest first
-        assert "move by move:           Enter here, or solrace replay" in rendered(
-            screen.query_one("#recent-detail")
-        )
+        detail = rendered(screen.query_one("#recent-detail"))
+        assert "Enter views it here" in detail and "\nsolrace replay " in detail
 
         # Enter on the private race of one's own: no invite needed, the session is its player's.
         await pilot.press("enter")

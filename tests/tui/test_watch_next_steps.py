@@ -12,6 +12,11 @@ from client.tui.net import connector
 from client.tui.watch_app import WatchApp
 
 from .helpers import rendered, two_player_race, until
+from .test_recent_commands_copy import command_rows, shell_args
+
+
+def rows(widget) -> list[str]:
+    return [widget.render_line(y).text.strip() for y in range(widget.size.height)]
 
 
 @pytest.mark.timeout(120)
@@ -35,9 +40,13 @@ async def test_an_empty_list_and_a_finished_race_say_what_next(make_server, tmp_
             await b.finish(race)
             result = app.query_one("#race-result")
             await until(pilot, lambda: "Final ranking" in rendered(result), what="the ranking")
-            said = " ".join(rendered(result).split())
-            assert f"solrace replay --url {url} --race {race}" in said
-            assert f"solrace analyze --url {url} --race {race}" in said
+            # each command copied whole from the screen at 80 columns: rows of its own, broken
+            # between arguments only (they wrapped mid-argument)
+            await until(pilot, lambda: "solrace analyze" in " ".join(rows(result)), what="drawn")
+            for verb in ("replay", "analyze"):
+                mine = command_rows(rows(result), verb)
+                assert all(len(row) <= result.content_region.width for row in mine)
+                assert shell_args(mine) == ["solrace", verb, "--url", url, "--race", race]
 
 
 @pytest.mark.timeout(60)
