@@ -47,7 +47,9 @@ function formError(form, text) {
     if (p) p.remove();
     for (const f of fields) {
       f.removeAttribute("aria-invalid");
-      f.removeAttribute("aria-describedby");
+      // a box's own rule (data-rule: the password's) stays its description
+      if (f.dataset.rule) f.setAttribute("aria-describedby", f.dataset.rule);
+      else f.removeAttribute("aria-describedby");
     }
     return;
   }
@@ -61,7 +63,7 @@ function formError(form, text) {
   p.textContent = text.charAt(0).toUpperCase() + text.slice(1); // a sentence of its own (the toast's follows "Could not …: ")
   for (const f of fields) {
     f.setAttribute("aria-invalid", "true");
-    f.setAttribute("aria-describedby", p.id);
+    f.setAttribute("aria-describedby", f.dataset.rule ? `${f.dataset.rule} ${p.id}` : p.id);
   }
   if (fields.length) fields[0].focus();
 }
@@ -87,6 +89,20 @@ function formBusy(form, text) {
  *  name is taken." over another name, while the browser's own check (a password under 8
  *  characters) kept the form from being sent again. */
 const refusalClears = (e) => formError(e.currentTarget, null);
+
+// The server's password rule (server/ratings/accounts.py password_problem; PASSWORD_MIN and
+// PASSWORD_MAX, tests/web/test_password_rule_shown.py checks them): said beside a new password's
+// box before anything is sent, not only once a password is refused.
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 256;
+const PASSWORD_RULE = `A password has ${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not only spaces, and is not the account's name.`;
+
+/** A new password's box with its rule under it, the rule tied to the box (aria-describedby,
+ *  kept by formError beside a refusal's reason). `attrs`: the input's own. */
+function newPasswordBox(h, ruleId, attrs) {
+  const input = h("input", { ...attrs, type: "password", autocomplete: "new-password", required: true, minlength: PASSWORD_MIN, maxlength: PASSWORD_MAX, "aria-describedby": ruleId, dataset: { rule: ruleId } });
+  return [input, h("span", { class: "field-rule muted", id: ruleId }, PASSWORD_RULE)];
+}
 
 /**
  * The account page controller (routes #account, #profile=PID, #ratings=GAME).
@@ -265,7 +281,9 @@ export class AccountPage {
         h("h2", {}, title),
         h("p", { class: "muted" }, text),
         h("label", {}, "Name ", h("input", { name: "account", autocomplete: "username", required: true, maxlength: 20, value: name || null })),
-        h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: id === "claim-form" ? "new-password" : "current-password", required: true, minlength: 8 })),
+        id === "claim-form"
+          ? h("label", {}, "Password ", newPasswordBox(h, `${id}-password-rule`, { name: "password" }))
+          : h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: "current-password", required: true, minlength: PASSWORD_MIN })),
         h("button", { class: "btn primary", type: "submit" }, button),
       );
     return h(
@@ -320,7 +338,7 @@ export class AccountPage {
         // the account's name, for password managers (and the accessibility of password forms)
         h("input", { name: "username", autocomplete: "username", value: (this.ctx.conn.welcome && this.ctx.conn.welcome.name) || "", hidden: true, readonly: true }),
         h("input", { name: "old", type: "password", placeholder: "current password", "aria-label": "current password", autocomplete: "current-password", required: true }),
-        h("input", { name: "new", type: "password", placeholder: "new password", "aria-label": "new password", autocomplete: "new-password", required: true, minlength: 8 }),
+        newPasswordBox(h, "password-form-rule", { name: "new", placeholder: "new password", "aria-label": "new password" }),
         h("button", { class: "btn small", type: "submit" }, "Change password"),
       ),
     );
