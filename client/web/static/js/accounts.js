@@ -120,6 +120,7 @@ export class AccountPage {
     this.guestSelf = false; // the profile asked for is our own, and we are a guest: there is none
     this.active = false; // the page is on screen (between open and leave)
     this.changes = new Map(); // race id -> its `rating` event
+    this.notes = new Set(); // the notes this page's forms gave (at the screen's bottom): gone with the page
     ctx.conn.on("rating", (m) => this.onRating(m));
   }
 
@@ -154,6 +155,16 @@ export class AccountPage {
 
   leave() {
     this.active = false;
+    // "You are now the account …" went on to the next page (the lobby, a race) at the screen's
+    // bottom: what the account page's forms said belongs to the account page
+    for (const t of this.notes) t.remove();
+    this.notes.clear();
+  }
+
+  /** A passing note about this page's forms (claimed, logged in or out, password changed or not), gone when the page is left. */
+  note(text, kind) {
+    const t = this.ctx.toast(text, kind);
+    if (t) this.notes.add(t);
   }
 
   /** The player's rating change in a rated race, once known (for the race's result), or null. */
@@ -180,58 +191,58 @@ export class AccountPage {
   // --- requests ------------------------------------------------------------------------------
 
   async claim(name, password, form = null) {
-    const { conn, toast, errText } = this.ctx;
+    const { conn, errText } = this.ctx;
     const idle = formBusy(form, "Creating the account…");
     try {
       const acct = await conn.request({ t: "claim", name, password });
       localStorage.setItem(TOKEN_KEY, acct.token);
       localStorage.setItem(NAME_KEY, acct.name);
-      toast(`You are now the account ${acct.name}.`, "info");
+      this.note(`You are now the account ${acct.name}.`, "info");
       conn.reconnect(); // a hello with the account's token: the same player, logged in
     } catch (e) {
       idle();
       const why = claimError(e, errText, name);
-      toast(`Could not claim: ${why}`, "error");
+      this.note(`Could not claim: ${why}`, "error");
       formError(form, why);
     }
   }
 
   async login(name, password, form = null) {
-    const { conn, toast, errText } = this.ctx;
+    const { conn, errText } = this.ctx;
     const idle = formBusy(form, "Logging in…");
     try {
       const acct = await conn.request({ t: "login", name, password });
       localStorage.setItem(TOKEN_KEY, acct.token);
       localStorage.setItem(NAME_KEY, acct.name);
-      toast(`Logged in as ${acct.name}.`, "info");
+      this.note(`Logged in as ${acct.name}.`, "info");
       conn.reconnect();
     } catch (e) {
       idle();
-      toast(`Could not log in: ${accountError(e, errText)}`, "error");
+      this.note(`Could not log in: ${accountError(e, errText)}`, "error");
       formError(form, accountError(e, errText));
     }
   }
 
   async logout(everywhere) {
-    const { conn, toast, errText } = this.ctx;
+    const { conn, errText } = this.ctx;
     try {
       await conn.request({ t: everywhere ? "logout_all" : "logout" });
     } catch (e) {
-      if (e.code !== "not-logged-in") return toast(errText(e), "error");
+      if (e.code !== "not-logged-in") return this.note(errText(e), "error");
     }
     localStorage.removeItem(TOKEN_KEY); // the next hello makes a new guest
     localStorage.removeItem(NAME_KEY); // with a name of its own, not the account's
-    toast(everywhere ? "Logged out on every device." : "Logged out.", "info");
+    this.note(everywhere ? "Logged out on every device." : "Logged out.", "info");
     conn.reconnect();
   }
 
   async changePassword(old, nw, form = null) {
-    const { conn, toast, errText } = this.ctx;
+    const { conn, errText } = this.ctx;
     try {
       await conn.request({ t: "password", old, new: nw });
-      toast("Password changed; your other devices are logged out.", "info");
+      this.note("Password changed; your other devices are logged out.", "info");
     } catch (e) {
-      toast(`Could not change the password: ${accountError(e, errText)}`, "error");
+      this.note(`Could not change the password: ${accountError(e, errText)}`, "error");
       formError(form, accountError(e, errText));
     }
   }
