@@ -47,7 +47,9 @@ function formError(form, text) {
     if (p) p.remove();
     for (const f of fields) {
       f.removeAttribute("aria-invalid");
-      f.removeAttribute("aria-describedby");
+      // a box's own rule (data-rule: the password's) stays its description
+      if (f.dataset.rule) f.setAttribute("aria-describedby", f.dataset.rule);
+      else f.removeAttribute("aria-describedby");
     }
     return;
   }
@@ -61,7 +63,7 @@ function formError(form, text) {
   p.textContent = text.charAt(0).toUpperCase() + text.slice(1); // a sentence of its own (the toast's follows "Could not …: ")
   for (const f of fields) {
     f.setAttribute("aria-invalid", "true");
-    f.setAttribute("aria-describedby", p.id);
+    f.setAttribute("aria-describedby", f.dataset.rule ? `${f.dataset.rule} ${p.id}` : p.id);
   }
   if (fields.length) fields[0].focus();
 }
@@ -88,6 +90,20 @@ function formBusy(form, text) {
  *  characters) kept the form from being sent again. */
 const refusalClears = (e) => formError(e.currentTarget, null);
 
+// The server's password rule (server/ratings/accounts.py password_problem; PASSWORD_MIN and
+// PASSWORD_MAX, tests/web/test_password_rule_shown.py checks them): said beside a new password's
+// box before anything is sent, not only once a password is refused.
+const PASSWORD_MIN = 8;
+const PASSWORD_MAX = 256;
+const PASSWORD_RULE = `A password has ${PASSWORD_MIN} to ${PASSWORD_MAX} characters, not only spaces, and is not the account's name.`;
+
+/** A new password's box with its rule under it, the rule tied to the box (aria-describedby,
+ *  kept by formError beside a refusal's reason). `attrs`: the input's own. */
+function newPasswordBox(h, ruleId, attrs) {
+  const input = h("input", { ...attrs, type: "password", autocomplete: "new-password", required: true, minlength: PASSWORD_MIN, maxlength: PASSWORD_MAX, "aria-describedby": ruleId, dataset: { rule: ruleId } });
+  return [input, h("span", { class: "field-rule muted", id: ruleId }, PASSWORD_RULE)];
+}
+
 /**
  * The account page controller (routes #account, #profile=PID, #ratings=GAME).
  * ctx: {conn, h, $, toast, errText, go(hash), onRating(event)}
@@ -104,6 +120,7 @@ export class AccountPage {
     this.guestSelf = false; // the profile asked for is our own, and we are a guest: there is none
     this.active = false; // the page is on screen (between open and leave)
     this.changes = new Map(); // race id -> its `rating` event
+    this.notes = new Set(); // the notes this page's forms gave (at the screen's bottom): gone with the page
     ctx.conn.on("rating", (m) => this.onRating(m));
   }
 
@@ -138,6 +155,16 @@ export class AccountPage {
 
   leave() {
     this.active = false;
+    // "You are now the account …" went on to the next page (the lobby, a race) at the screen's
+    // bottom: what the account page's forms said belongs to the account page
+    for (const t of this.notes) t.remove();
+    this.notes.clear();
+  }
+
+  /** A passing note about this page's forms (claimed, logged in or out, password changed or not), gone when the page is left. */
+  note(text, kind) {
+    const t = this.ctx.toast(text, kind);
+    if (t) this.notes.add(t);
   }
 
   /** The player's rating change in a rated race, once known (for the race's result), or null. */
@@ -164,58 +191,58 @@ export class AccountPage {
   // --- requests ------------------------------------------------------------------------------
 
   async claim(name, password, form = null) {
-    const { conn, toast, errText } = this.ctx;
+    const { conn, errText } = this.ctx;
     const idle = formBusy(form, "Creating the account…");
     try {
       const acct = await conn.request({ t: "claim", name, password });
       localStorage.setItem(TOKEN_KEY, acct.token);
       localStorage.setItem(NAME_KEY, acct.name);
-      toast(`You are now the account ${acct.name}.`, "info");
+      this.note(`You are now the account ${acct.name}.`, "info");
       conn.reconnect(); // a hello with the account's token: the same player, logged in
     } catch (e) {
       idle();
       const why = claimError(e, errText, name);
-      toast(`Could not claim: ${why}`, "error");
+      this.note(`Could not claim: ${why}`, "error");
       formError(form, why);
     }
   }
 
   async login(name, password, form = null) {
-    const { conn, toast, errText } = this.ctx;
+    const { conn, errText } = this.ctx;
     const idle = formBusy(form, "Logging in…");
     try {
       const acct = await conn.request({ t: "login", name, password });
       localStorage.setItem(TOKEN_KEY, acct.token);
       localStorage.setItem(NAME_KEY, acct.name);
-      toast(`Logged in as ${acct.name}.`, "info");
+      this.note(`Logged in as ${acct.name}.`, "info");
       conn.reconnect();
     } catch (e) {
       idle();
-      toast(`Could not log in: ${accountError(e, errText)}`, "error");
+      this.note(`Could not log in: ${accountError(e, errText)}`, "error");
       formError(form, accountError(e, errText));
     }
   }
 
   async logout(everywhere) {
-    const { conn, toast, errText } = this.ctx;
+    const { conn, errText } = this.ctx;
     try {
       await conn.request({ t: everywhere ? "logout_all" : "logout" });
     } catch (e) {
-      if (e.code !== "not-logged-in") return toast(errText(e), "error");
+      if (e.code !== "not-logged-in") return this.note(errText(e), "error");
     }
     localStorage.removeItem(TOKEN_KEY); // the next hello makes a new guest
     localStorage.removeItem(NAME_KEY); // with a name of its own, not the account's
-    toast(everywhere ? "Logged out on every device." : "Logged out.", "info");
+    this.note(everywhere ? "Logged out on every device." : "Logged out.", "info");
     conn.reconnect();
   }
 
   async changePassword(old, nw, form = null) {
-    const { conn, toast, errText } = this.ctx;
+    const { conn, errText } = this.ctx;
     try {
       await conn.request({ t: "password", old, new: nw });
-      toast("Password changed; your other devices are logged out.", "info");
+      this.note("Password changed; your other devices are logged out.", "info");
     } catch (e) {
-      toast(`Could not change the password: ${accountError(e, errText)}`, "error");
+      this.note(`Could not change the password: ${accountError(e, errText)}`, "error");
       formError(form, accountError(e, errText));
     }
   }
@@ -265,7 +292,9 @@ export class AccountPage {
         h("h2", {}, title),
         h("p", { class: "muted" }, text),
         h("label", {}, "Name ", h("input", { name: "account", autocomplete: "username", required: true, maxlength: 20, value: name || null })),
-        h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: id === "claim-form" ? "new-password" : "current-password", required: true, minlength: 8 })),
+        id === "claim-form"
+          ? h("label", {}, "Password ", newPasswordBox(h, `${id}-password-rule`, { name: "password" }))
+          : h("label", {}, "Password ", h("input", { name: "password", type: "password", autocomplete: "current-password", required: true, minlength: PASSWORD_MIN })),
         h("button", { class: "btn primary", type: "submit" }, button),
       );
     return h(
@@ -320,7 +349,7 @@ export class AccountPage {
         // the account's name, for password managers (and the accessibility of password forms)
         h("input", { name: "username", autocomplete: "username", value: (this.ctx.conn.welcome && this.ctx.conn.welcome.name) || "", hidden: true, readonly: true }),
         h("input", { name: "old", type: "password", placeholder: "current password", "aria-label": "current password", autocomplete: "current-password", required: true }),
-        h("input", { name: "new", type: "password", placeholder: "new password", "aria-label": "new password", autocomplete: "new-password", required: true, minlength: 8 }),
+        newPasswordBox(h, "password-form-rule", { name: "new", placeholder: "new password", "aria-label": "new password" }),
         h("button", { class: "btn small", type: "submit" }, "Change password"),
       ),
     );

@@ -73,6 +73,10 @@ export class Board {
     // even on different piles (a destination, then the next card where it was), which must not count.
     this.taps = [null, null];
     this.marks = new Map(); // pile -> class, e.g. the last move's piles in a replay
+    // Room kept under a fanned pile for the cards it is expected to hold (group.expect), so the
+    // board does not grow under the player as they play; a game over (the race page's result)
+    // sets it false: a phone's short board otherwise left an empty gap above what follows it.
+    this.room = true;
     this.root.classList.add("board");
     if (this.opts.interactive) {
       this.root.classList.add("interactive-board");
@@ -253,7 +257,7 @@ export class Board {
         down *= f;
         h = maxH;
       }
-      const expectH = ch + Math.max(0, (group.expect || 1) - 1) * 0.36 * cw;
+      const expectH = this.room ? ch + Math.max(0, (group.expect || 1) - 1) * 0.36 * cw : ch;
       el.style.height = `${Math.ceil(Math.max(h, Math.min(expectH, maxH)))}px`;
       if (!len) el.appendChild(this.slot(game.hints[name] || ""));
       let y = 0;

@@ -15,6 +15,9 @@ export const STATUS_LABEL = {
 
 export function playerRows(race) {
   const total = race.total || 1;
+  // no place shown in a race of one (a practice, a daily attempt): "#1" of one, under a heading that
+  // says "Practice over: 8/104 cards home" (result.js: no rival to rank against)
+  const alone = (race.players || []).length < 2;
   const ranked = new Map(((app.end && app.end.ranking) || race.ranking || []).map((r) => [r.player, r]));
   // ranked (the race is over): by place; before, by seat
   const place = (p) => (ranked.get(p.player) || { rank: Infinity }).rank;
@@ -29,7 +32,7 @@ export function playerRows(race) {
       h(
         "div",
         { class: "prog-head" },
-        rk ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
+        rk && !alone ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
         h("span", { class: "pname", title: p.name }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
         nameMarks(h, p),
         p.berserk ? h("span", { class: "pill p-berserk", title: "took half the clock for one more point if they win" }, "berserk") : null,

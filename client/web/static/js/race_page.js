@@ -166,7 +166,8 @@ function renderSideActions() {
   if (arenaOf(race.race)) kids.push(...arenaActions(race, arenaOf(race.race), me));
   const daily = dailyOf(race.race);
   if (daily) kids.push(h("a", { class: "btn ghost", href: `#daily=${daily.game}` }, "Leaderboard"));
-  else if (me || race.status !== "lobby") kids.push(h("button", { class: "btn ghost", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link")); // not an invitation from outside
+  // not an invitation from outside; nor on a race of one's own (a practice): nobody to share it with
+  else if ((me || race.status !== "lobby") && race.seats !== 1) kids.push(h("button", { class: "btn ghost", id: "copy-race-link", onclick: () => copyLink(raceLink(race.race)) }, "Copy race link"));
   kids.push(h("a", { class: "btn ghost", href: "#/" }, "Lobby"));
   kids.push(h("div", { class: "muted small commit", title: "sha256(seed), published before the start" }, "fingerprint ", h("code", {}, (race.commitment || "").slice(0, 16) + "…")));
   box.replaceChildren(...kids);

@@ -172,6 +172,7 @@ export function renderBoard() {
   // a hint holds until the next move, or the end of your game: it glowed on the board for good
   if (!playing && app.board.marks.size) app.board.marks = new Map();
   if (!playing) dropHintNote(); // and its words with it
+  app.board.room = playing; // your game over: no room kept for cards to come (a gap on a phone's result)
   app.board.set(you.view, playing ? you.legal || [] : []);
   const cover = $("#board-cover");
   const st = (me && me.status) || you.status;

@@ -71,6 +71,8 @@ export function renderWatch() {
           h("div", { id: "result" }),
           h("div", { id: "board-notes", class: "board-notes", dataset: { notes: "board" }, "aria-live": "polite" }),
           h("div", { id: "boards", class: "boards" }),
+          // which numbers are current, under the boards: on a phone the live counts come next
+          h("p", { id: "boards-behind", class: "muted small boards-behind", hidden: true }),
           h("div", { id: "countdown", class: "countdown", hidden: true }),
         ),
       ),
@@ -108,7 +110,7 @@ export function renderWatch() {
  *  tell them their own, docs/protocol.md §4: on the waste it shows its back, elsewhere its
  *  pile stops below it). */
 export function delayNote(delay, at) {
-  const late = `Spectating — boards are shown ${Math.round(delay / 1000)} s late${at ? ` (as of ${new Date(at).toLocaleTimeString()})` : ""}`;
+  const late = `Spectating — boards are shown ${Math.round(delay / 1000)} s late (anti-cheat)${at ? `, as of ${new Date(at).toLocaleTimeString()}` : ""}; the progress bars and their counts are live`;
   return `${late}. Cards a rival still playing has not seen yet are left out (on the waste they show their backs).`;
 }
 
@@ -130,6 +132,13 @@ export function renderBoards() {
     $("#boards-wait", box).remove();
   }
   box.classList.toggle("two", app.boards.size > 1);
+  // Each board's own move count is as late as the board; the side panel's progress is live (a
+  // spectator saw 49 moves there and 35 on the board, and nothing said which was current).
+  const behind = $("#boards-behind");
+  if (behind) {
+    behind.hidden = !app.boards.size;
+    behind.textContent = `Boards ${Math.round(spectatorDelayMs() / 1000)} s behind (anti-cheat) · the progress bars and their counts are live`;
+  }
   for (const [pid, entry] of app.boards) {
     if (!entry.el) {
       entry.el = h("div", { class: "spec-board", dataset: { player: pid } }, h("div", { class: "spec-name" }), h("div", { class: "spec-inner" }));
