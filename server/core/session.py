@@ -23,10 +23,6 @@ class Reply(Protocol):
     def settle(self) -> None:
         """No reply will come: let the frames behind it go."""
 
-    def drop_behind(self, stale: Callable[[bytes], bool]) -> None:
-        """Before the reply: drop the frames queued behind it that `stale` picks (race events
-        the reply holds already: server/handlers/catch_up.py)."""
-
 
 class _Now:
     """A reply sent as soon as it is known (a session without an ordered reply queue)."""
@@ -41,9 +37,6 @@ class _Now:
 
     def settle(self) -> None:
         pass
-
-    def drop_behind(self, stale: Callable[[bytes], bool]) -> None:
-        pass  # nothing waits behind a reply sent at once
 
 
 class Session:

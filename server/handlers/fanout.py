@@ -7,8 +7,6 @@ as server/core/room.py decides: in version order, once each. Each time Redis
 confirms a race channel's subscription (a new room; again after the pub/sub
 connection came back from a Redis restart or a network cut) the room is
 gap-filled from its event stream (`on_subscribed`, server/core/gap_fill.py).
-A reply read from Redis (`spectate`, `resync`) that waits for its room to
-forward the reply's version is woken here (server/handlers/catch_up.py).
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ from ..core.room import Delivery, Room
 from ..core.session import Session
 from ..retries import retried
 from ..storage import PositionCache
-from .catch_up import Arrivals
 from .runtime import Runtime
 
 log = logging.getLogger("solrace.fanout")
@@ -73,9 +70,6 @@ class Fanout:
     def __init__(self, svc: Runtime) -> None:
         self.svc = svc
         self.fills = gap.Fills()
-        # Replies (spectate, resync) waiting for the room to forward their version (catch_up.py).
-        self.arrivals = Arrivals(svc)
-        self.waiting = self.arrivals.waiting  # looked at once per event: one attribute away
 
     def on_bus(self, channel: bytes, data: bytes) -> None:
         svc = self.svc
@@ -162,8 +156,6 @@ class Fanout:
         """Forward one published race event to this process's members and spectators."""
         head = _head.decode(data)
         what = rooms.deliver(room, head.t, head.ver)
-        if self.waiting:  # a reply waits for a version: woken once this event is out
-            self.arrivals.wake(room)
         if what is Delivery.SKIP:
             return
         if what is Delivery.PROGRESS:

@@ -34,6 +34,7 @@ from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import PositionCache, is_outage, revealed_text
 from ..storage.positions import snapshot_due
+from . import catch_up
 from .lobby import race_id
 from .runtime import Runtime
 
@@ -319,12 +320,10 @@ class Play:
 
     async def _send_state(self, s: Session, rid: str) -> None:
         try:
-            await self.svc.fanout.arrivals.state(s, rid, lambda: self.state(s, rid, None, None))
+            await catch_up.state(s, lambda: self.state(s, rid, None, None))
         except Exception as exc:
             self.svc.failed("could not send state", exc)
 
     async def resync(self, s: Session, msg: m.Resync) -> None:
         """The `state`, in its place among the race's live events (handlers/catch_up.py)."""
-        await self.svc.fanout.arrivals.state(
-            s, msg.race, lambda: self.state(s, msg.race, msg.since, msg.rid, msg.invite)
-        )
+        await catch_up.state(s, lambda: self.state(s, msg.race, msg.since, msg.rid, msg.invite))

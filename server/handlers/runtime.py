@@ -7,7 +7,7 @@ service module that builds them.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ..config import Settings
 from ..core import races as R
@@ -19,16 +19,12 @@ from ..storage import Store
 from ..storage.pubsub import Subscriber
 from ..storage.sessions import Resumed
 
-if TYPE_CHECKING:
-    from .fanout import Fanout
-
 
 class Runtime(Protocol):
     settings: Settings
     store: Store
     metrics: Metrics
     bus: Subscriber
-    fanout: Fanout  # the bus's race events to this process's rooms (and the replies that wait on them)
     stopping: bool
     games: dict[tuple[str, str], Entry]  # (race, player) -> the cached game
     local: dict[str, Room[Session]]  # race -> its room here

@@ -18,7 +18,6 @@ from ..core.race_list import race_list
 from ..core.races import RaceError
 from ..core.room import Room
 from ..core.session import Session
-from . import catch_up
 from .lobby import race_id, snapshot_reply
 from .runtime import Runtime
 
@@ -112,7 +111,7 @@ class Watch:
                 )
             # The reply's place, taken before the spectator is in the room: the events and
             # boards forwarded to it from then on (while its count goes to Redis) go out after
-            # the snapshot, never before it; and they follow its version exactly
+            # the snapshot, never before it, and none above its version is missed
             # (docs/protocol.md §4: the reply, then live events; handlers/catch_up.py).
             answer = s.later()
             try:
@@ -133,11 +132,10 @@ class Watch:
                     # counted), no older than them now.
                     _now, again = await svc.store.load_race(rid)
                     race = again if again is not None else race
-                await svc.fanout.arrivals.caught_up(room, race.ver)
             except BaseException:
                 answer.settle()  # the error goes out behind what was queued
                 raise
-            catch_up.answer(answer, rid, race.ver, encode(snapshot_reply(msg, race)))
+            answer(encode(snapshot_reply(msg, race)))
             return None
         return snapshot_reply(msg, race)
 

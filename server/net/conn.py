@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from websockets.protocol import State
@@ -108,24 +107,6 @@ class Later:
         if not self.ready:
             self.ready = True
             self.conn._release()
-
-    def drop_behind(self, stale: Callable[[bytes], bool]) -> None:
-        """Before the reply: the frames queued behind this slot that `stale` picks leave the
-        queue (race events the reply holds already: server/handlers/catch_up.py)."""
-        order = self.conn.order
-        if self.ready or not order:
-            return
-        kept: list[bytes | Later] = []
-        behind = False
-        for item in order:
-            if item is self:
-                behind = True
-            elif behind and type(item) is bytes and stale(item):
-                continue
-            kept.append(item)
-        if len(kept) != len(order):
-            order.clear()
-            order.extend(kept)
 
 
 class Conn:
