@@ -39,8 +39,7 @@ from protocol.rules.facts import game_name
 from protocol.solver import DEFAULT_NODES, Analysis, analyze
 
 from . import InputError
-from .race_link import RACE_HELP, race_source
-from .verify import add_source_arguments, add_token_argument, fetch, load, token_of
+from .race_link import RACE_HELP, add_source_arguments, add_token_argument, fetch, load, race_source, token_of
 
 
 def analyze_document(

@@ -25,8 +25,7 @@ import sys
 from typing import Any
 
 from . import InputError
-from .race_link import RACE_HELP, race_source
-from .verify import add_source_arguments, add_token_argument, fetch, load, token_of
+from .race_link import RACE_HELP, add_source_arguments, add_token_argument, fetch, load, race_source, token_of
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

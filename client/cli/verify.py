@@ -44,20 +44,15 @@ import asyncio
 import hashlib
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from protocol import rules
 from protocol.ranking import entry_key
 
 from . import InputError
-from .race_link import RACE_HELP, race_source, refused_text
-
-if TYPE_CHECKING:
-    from client.library import ServerError  # imported when fetching: not for a file
+from .race_link import RACE_HELP, add_source_arguments, add_token_argument, fetch, load, race_source, token_of
 
 
 @dataclass
@@ -296,85 +291,7 @@ def _check_proof(game: str, seed: str, doc: dict[str, Any], report: Report) -> N
         report.problems.append(f"par {par} is not the proof's length {len(proof)}")
 
 
-# --- input -----------------------------------------------------------------------------------
-
-
-def load(path: str) -> dict[str, Any]:
-    """A replay document from a JSON or MessagePack file ('-' reads stdin)."""
-    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
-    doc: object
-    try:
-        doc = json.loads(data)
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        import msgspec
-
-        try:
-            doc = msgspec.msgpack.decode(data)
-        except Exception as e:  # noqa: BLE001 - any decoding failure is an input error
-            raise InputError(f"{path}: neither JSON nor MessagePack ({e})") from None
-    if not isinstance(doc, dict):
-        raise InputError(f"{path}: a replay document is a map, not {type(doc).__name__}")
-    return doc
-
-
-async def fetch(
-    url: str | list[str],
-    *,
-    race: str | None = None,
-    invite: str | None = None,
-    daily: str | None = None,
-    date: str | None = None,
-    player: str | None = None,
-    token: str | None = None,
-    name: str = "verifier",
-    refusal: Callable[[ServerError], str] | None = None,
-) -> dict[str, Any]:
-    """Fetch a replay over the protocol with the client library: as a new guest, or as the
-    player of `token` (a private race may be replayed by its players only), or with a private
-    race's `invite`. A refusal is :class:`InputError`, worded by `refusal` if given."""
-    import msgspec
-
-    from client.library import ServerError, Unreachable, connect
-    from protocol import messages as m
-
-    proof: list[str] | None = None
-    try:
-        async with connect(url, name=name, token=token) as c:
-            if race is not None:
-                reply = await c.replay(race, invite=invite)
-            elif daily is not None and date is not None:
-                reply = await c.request(m.DailyReplay(game=daily, date=date, player=player))
-                # The day's proof (a certified deal's winning line) is in its `daily` reply.
-                info = await c.request(m.Daily(game=daily, date=date))
-                proof = info.proof
-            else:
-                raise InputError("fetching needs a race, or a daily's game and date")
-    except ServerError as e:
-        raise InputError((refusal or partial(refused_text, race=race, token=token))(e)) from None
-    except (OSError, ValueError, AttributeError) as e:  # unreachable, closed, a malformed URL
-        if isinstance(e, Unreachable):  # in words: its exceptions (ConnectionRefusedError…) told nothing
-            raise InputError(f"cannot fetch the replay: {e.plain()}") from None
-        where = url if isinstance(url, str) else " or ".join(url)
-        raise InputError(f"cannot fetch the replay from {where}: {e}") from None
-    out: dict[str, Any] = msgspec.to_builtins(reply)
-    out.pop("t", None)
-    out.pop("rid", None)
-    if daily is not None and proof and "proof" not in out:
-        out["proof"], out["par"] = list(proof), len(proof)
-    return out
-
-
 # --- command ----------------------------------------------------------------------------------
-
-
-def add_source_arguments(parser: argparse.ArgumentParser) -> None:
-    """Where a replay document comes from: a file, or a server (`--url`, with `--race`...)."""
-    parser.add_argument("file", nargs="?", help="replay document, JSON or MessagePack ('-' for stdin)")
-    parser.add_argument(
-        "--url",
-        action="append",
-        help="fetch from a server, e.g. ws://127.0.0.1:8765/ws (repeat it for several processes: failover)",
-    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -393,31 +310,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--save", metavar="FILE", help="also write the fetched document as JSON")
     add_token_argument(parser)
-
-
-def add_token_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--token-file",
-        nargs="?",
-        const="",
-        metavar="PATH",
-        help="with --url: ask as the player of this token file (without PATH: the one `solrace play` "
-        "keeps, ~/.config/solrace/token or SOLRACE_TOKEN_FILE), as a private race you played in needs; "
-        "by default, as a new guest",
-    )
-
-
-def token_of(args: argparse.Namespace) -> str | None:
-    """The token of --token-file, None without the option (InputError if the file holds none)."""
-    if args.token_file is None:
-        return None
-    from client.tui.net import load_token, token_path
-
-    path = token_path(args.token_file or None)
-    token = load_token(path)
-    if not token:
-        raise InputError(f"no token in {path} (solrace play keeps one there once it has connected)")
-    return token
 
 
 def run(args: argparse.Namespace) -> int:
