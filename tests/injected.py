@@ -64,6 +64,33 @@ def slow_first(obj: Any, name: str, *, fails: bool = False) -> tuple[asyncio.Eve
     return reached, go_on
 
 
+def read_then_wait(obj: Any, name: str) -> tuple[asyncio.Event, asyncio.Event]:
+    """`obj.name(...)`'s first call does its work, then sets the first event returned (read)
+    and waits for the second (go on) before it returns: a reply read from Redis that is
+    late to go out (a busy process), while the test does something meanwhile."""
+    real = getattr(obj, name)
+    read, go_on = asyncio.Event(), asyncio.Event()
+
+    async def late(*args: Any, **kw: Any) -> Any:
+        out = await real(*args, **kw)
+        if not read.is_set():
+            read.set()
+            await go_on.wait()
+        return out
+
+    setattr(obj, name, late)
+    return read, go_on
+
+
+def after_first(obj: Any, name: str) -> asyncio.Event:
+    """An event set once `obj.name(...)`'s first call has done its work: the caller goes on
+    from there without a pause, so when a test that waits on it resumes, whatever the caller
+    did next without waiting (a reply sent, a wait begun) is done."""
+    read, go_on = read_then_wait(obj, name)
+    go_on.set()
+    return read
+
+
 class Held:
     """A call held back by `held_first`: `call` its arguments once made."""
 
