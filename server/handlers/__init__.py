@@ -9,7 +9,6 @@
 ``clock``    countdown ends and deadlines: start and end of races
 ``presence`` who waits in a public lobby: unattended ones off the race list, their seats given back
 ``fanout``   published race events to this process's members and spectators; gap fill
-``catch_up`` a `spectate` or `resync` reply read from Redis, in its place among the live events
 ``accounts`` claim, login, logout, password, profile, rating boards; account tokens in hello
 ``rated``    rated create/join/start, the rating pool's matchmaking loop, rating a race's end
 ``rated_queue`` rated quick-match: the rating pool's entries, seating the groups formed from it

@@ -34,7 +34,6 @@ from ..core.races import RaceError
 from ..core.session import Session
 from ..storage import PositionCache, is_outage, revealed_text
 from ..storage.positions import snapshot_due
-from . import catch_up
 from .lobby import race_id
 from .runtime import Runtime
 
@@ -320,10 +319,28 @@ class Play:
 
     async def _send_state(self, s: Session, rid: str) -> None:
         try:
-            await catch_up.state(s, lambda: self.state(s, rid, None, None))
+            await self.in_place(s, lambda: self.state(s, rid, None, None))
         except Exception as exc:
             self.svc.failed("could not send state", exc)
 
     async def resync(self, s: Session, msg: m.Resync) -> None:
-        """The `state`, in its place among the race's live events (handlers/catch_up.py)."""
-        await catch_up.state(s, lambda: self.state(s, msg.race, msg.since, msg.rid, msg.invite))
+        """The `state`, in its place among the race's live events (`in_place`)."""
+        await self.in_place(s, lambda: self.state(s, msg.race, msg.since, msg.rid, msg.invite))
+
+    async def in_place(self, s: Session, read: Callable[[], Awaitable[m.State]]) -> None:
+        """Send `s` the `state` that `read` reads, in its place among the race's live events
+        (docs/protocol.md §1 Versions). The reply's place is taken before the read: every event
+        forwarded to the connection from then on goes out behind it, and every one sent before
+        it is at or below what the read sees, since Redis stores an event before any process
+        forwards it. Events the state holds may still follow it (this process's bus behind
+        Redis) and are not dropped: a client may ask for a state for one part of its screen and
+        leave the events to drive another, as the web client's arena panel does. A spectator's
+        snapshot is ordered the same way (handlers/watch.py). Moves are not involved: a move of
+        the connection is read only after its `resync` was answered (server/net/inbound.py)."""
+        reply = s.later()
+        try:
+            st = await read()
+        except BaseException:
+            reply.settle()  # the error goes out behind what was queued
+            raise
+        reply(encode(st))

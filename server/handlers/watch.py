@@ -112,7 +112,7 @@ class Watch:
             # The reply's place, taken before the spectator is in the room: the events and
             # boards forwarded to it from then on (while its count goes to Redis) go out after
             # the snapshot, never before it, and none above its version is missed
-            # (docs/protocol.md §4: the reply, then live events; handlers/catch_up.py).
+            # (docs/protocol.md §4: the reply, then live events; as `Play.in_place`).
             answer = s.later()
             try:
                 room = svc.ensure_room(race)
