@@ -56,7 +56,6 @@ from server.storage.bots import (
     now_ms,
 )
 from server.storage.health import OutageLog
-from server.tasks import cancel_and_wait
 
 from .lease import BotClient, Lease
 from .online import BotResult, play_race
@@ -68,6 +67,10 @@ RETRY_S = 1.0  # pause after a failed Redis call
 RENEW_S = 1.0  # interval of the lease renewals (and of the re-queueing of orphaned bots)
 PLAY_AGAIN_S = 1.0  # pause before playing on after the bot's play stopped short
 STATE_TRIES = 30  # resyncs tried (a second apart while disconnected) before the bot is released
+# A stopping worker cancels its tasks again while they run on (`_ended`): the lease keeper this
+# often (it has nothing to clean up), a bot less often (its connection's close may take a while).
+KEEPER_CANCEL_AGAIN_S = 1.0
+BOT_CANCEL_AGAIN_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,13 +135,13 @@ class BotService:
                 self.leases[task] = lease
                 task.add_done_callback(self._forget)
         finally:
-            await _stopped([keeper])
+            await _ended([keeper], KEEPER_CANCEL_AGAIN_S)
             held = [(lease.bot, lease.epoch) for lease in self.leases.values() if not lease.lost]
             try:
                 await queue.leave(self.worker)
             except (RedisError, OSError):
                 pass  # its heartbeat ages out
-            await _stopped(list(self.running))
+            await _ended(list(self.running), BOT_CANCEL_AGAIN_S)
             try:
                 # The bots keep their seats: their leases end now, so a live worker resumes them.
                 await queue.settle(self.worker, held, drop=False)
@@ -402,15 +405,19 @@ class BotService:
         raise TimeoutError(f"no state of {race}")
 
 
-async def _stopped(tasks: Sequence[asyncio.Task[Any]]) -> None:
-    """Cancel `tasks` and wait for them as the server's stop does (server/tasks.py): a cancel
-    landing as a redis-py call's send completes is lost on Python 3.11, and the lease keeper, a
-    loop, then never ended, nor did the worker's stop; so a task still running a second on is
-    cancelled again, and one still running after the last cancel is left behind, named in the
-    log. The outcomes of those ended are read, as a gather would (no "never retrieved")."""
-    await cancel_and_wait(tasks)
-    for t in tasks:
-        if t.done() and not t.cancelled():
+async def _ended(tasks: Sequence[asyncio.Task[Any]], again_s: float) -> None:
+    """Cancel `tasks` and wait until each has ended, cancelling again every `again_s` those
+    still running. A cancel can be lost: on Python 3.11, one that lands as a redis-py call's
+    send completes is swallowed (`asyncio.wait_for`, in redis-py's `send_packed_command`,
+    returns the send's result instead), and the task goes on as if never cancelled; the lease
+    keeper, a loop, then never ended, and neither did the worker's stop."""
+    running = {t for t in tasks if not t.done()}
+    while running:
+        for t in running:
+            t.cancel()
+        _, running = await asyncio.wait(running, timeout=again_s)
+    for t in tasks:  # their outcomes read, as a gather would (no "never retrieved" at their collection)
+        if not t.cancelled():
             t.exception()
 
 
