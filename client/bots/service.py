@@ -71,6 +71,9 @@ STATE_TRIES = 30  # resyncs tried (a second apart while disconnected) before the
 # often (it has nothing to clean up), a bot less often (its connection's close may take a while).
 KEEPER_CANCEL_AGAIN_S = 1.0
 BOT_CANCEL_AGAIN_S = 5.0
+# ... but not for ever: a task that swallows every cancel (a bug) must not hold the worker's
+# stop, and with it its process's exit. Its bots keep their seats; their leases age out.
+STOP_GIVE_UP_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -405,19 +408,34 @@ class BotService:
         raise TimeoutError(f"no state of {race}")
 
 
-async def _ended(tasks: Sequence[asyncio.Task[Any]], again_s: float) -> None:
+async def _ended(
+    tasks: Sequence[asyncio.Task[Any]], again_s: float, give_up_s: float = STOP_GIVE_UP_S
+) -> None:
     """Cancel `tasks` and wait until each has ended, cancelling again every `again_s` those
-    still running. A cancel can be lost: on Python 3.11, one that lands as a redis-py call's
-    send completes is swallowed (`asyncio.wait_for`, in redis-py's `send_packed_command`,
-    returns the send's result instead), and the task goes on as if never cancelled; the lease
-    keeper, a loop, then never ended, and neither did the worker's stop."""
+    still running, for `give_up_s` at most (an ERROR then names those left). A cancel can be
+    lost: on Python 3.11, one that lands as a redis-py call's send completes is swallowed
+    (`asyncio.wait_for`, in redis-py's `send_packed_command`, returns the send's result
+    instead), and the task goes on as if never cancelled; the lease keeper, a loop, then never
+    ended, and neither did the worker's stop. Nothing is logged before giving up: on a loaded
+    machine a task often outlives its first cancel by a second, and that is no fault."""
     running = {t for t in tasks if not t.done()}
+    deadline = time.monotonic() + give_up_s
     while running:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            names = ", ".join(sorted(t.get_name() for t in running))
+            log.error(
+                "stop: %d task(s) still running after %g s of cancels; stopping without them: %s",
+                len(running),
+                give_up_s,
+                names,
+            )
+            break
         for t in running:
             t.cancel()
-        _, running = await asyncio.wait(running, timeout=again_s)
+        _, running = await asyncio.wait(running, timeout=min(again_s, left))
     for t in tasks:  # their outcomes read, as a gather would (no "never retrieved" at their collection)
-        if not t.cancelled():
+        if t.done() and not t.cancelled():
             t.exception()
 
 

@@ -59,3 +59,29 @@ async def test_a_worker_whose_keeper_swallows_a_cancel_still_stops(
     assert swallowed == [True], "the stop's cancel did not reach the keeper's call"
     assert running.done(), f"the worker did not stop within {DEADLINE} s: {running.get_stack()}"
     running.result()
+
+
+async def test_a_task_that_swallows_every_cancel_is_given_up_on_with_an_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The stop's cancels are bounded (`_ended`'s give_up_s): such a task is left running, named."""
+    done = asyncio.Event()
+    cancels: list[bool] = []
+
+    async def stubborn() -> None:
+        while not done.is_set():
+            try:
+                await done.wait()
+            except asyncio.CancelledError:
+                cancels.append(True)
+
+    task = asyncio.create_task(stubborn(), name="stubborn")
+    await asyncio.sleep(0)  # into its wait
+    with caplog.at_level("ERROR", logger="solrace.bots"):
+        await asyncio.wait_for(service._ended([task], 0.02, give_up_s=0.2), DEADLINE)
+    assert not task.done() and len(cancels) >= 2, cancels
+    assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == [
+        "stop: 1 task(s) still running after 0.2 s of cancels; stopping without them: stubborn"
+    ]
+    done.set()
+    await task
