@@ -154,6 +154,19 @@ def browser():
         b.close()
 
 
+# Every toast's words, kept in `window.__toasts` for a failing test to report (a toast fades in
+# seconds; a test times out in tens).
+TOASTS_KEPT = """
+document.addEventListener("DOMContentLoaded", () => {
+  globalThis.__toasts = [];
+  new MutationObserver((changes) => {
+    for (const c of changes) for (const n of c.addedNodes)
+      if (n.classList && n.classList.contains("toast")) globalThis.__toasts.push(n.textContent);
+  }).observe(document.body, { childList: true, subtree: true });
+});
+"""
+
+
 @pytest.fixture
 def new_page(browser, web_server):
     """new_page(name, **context) -> a page on the server's lobby in a fresh context (a new player)."""
@@ -181,6 +194,7 @@ def new_page(browser, web_server):
             page.add_init_script("globalThis.SOLRACE_DEBUG = true")
         if name:
             page.add_init_script(f"localStorage.setItem('solrace.name', {name!r})")
+        page.add_init_script(TOASTS_KEPT)
         page.goto(web_server.http + "/")
         page.wait_for_selector(".net.online")
         return page

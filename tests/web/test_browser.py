@@ -29,7 +29,15 @@ GAMES = list(rules.GAMES)  # every game of the engine: the browser must know eac
 
 
 def race_id(page) -> str:
-    page.wait_for_url(re.compile(r"#race=|#watch="))
+    try:
+        page.wait_for_url(re.compile(r"#race=|#watch="))
+    except PlaywrightTimeout:
+        # Once seen (a practice's click that led nowhere, under load): say what the page knew.
+        state = page.evaluate(
+            """() => ({ conn: window.solrace.conn.status, route: location.hash, error: window.solrace.app.error,
+                        toasts: window.__toasts || [] })"""
+        )
+        raise AssertionError(f"no race page; the page had {state}") from None
     found = re.search(r"#(?:race|watch)=([\w-]+)", page.url)
     assert found, page.url
     return found.group(1)
