@@ -110,7 +110,14 @@ async def until(pilot, cond, timeout: float = DEADLINE, step: float = 0.02, what
                 status = str(pilot.app.query_one("#status").render())
             except Exception:  # noqa: BLE001
                 pass
-            raise AssertionError(f"timed out waiting for {what} (status line: {status!r})")
+            # What the model knew too: the status line alone did not tell a start never sent
+            # from one received and not shown (a rematch's start, once, in a clean run).
+            model = getattr(pilot.app, "model", None)
+            known = ""
+            if model is not None:
+                seats = {pid: (row.status, row.ready) for pid, row in model.players.items()}
+                known = f"; model: race {model.race_id} {model.status} ver {model.ver} gap {model.gap} seats {seats}"
+            raise AssertionError(f"timed out waiting for {what} (status line: {status!r}{known})")
         await pilot.pause(step)
 
 
