@@ -39,7 +39,8 @@ from .arena_view import (
     winners_line,
 )
 from .browse import BrowseApp, unless_gone
-from .session import ServerError, Session
+from .errors import ServerError
+from .session import Session
 
 TOP, AROUND = 10, 3
 

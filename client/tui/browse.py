@@ -19,8 +19,8 @@ from textual.css.query import NoMatches
 from textual.widgets import DataTable, Static
 from textual.worker import WorkerState
 
-from .errors import connect_error_text, connection_lost_text
-from .session import ServerError, Session
+from .errors import ServerError, connect_error_text, connection_lost_text
+from .session import Session
 from .tables import fixed_widths
 
 #: What a browsing app says first when no server answered: the ways on, before the reason

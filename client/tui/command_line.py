@@ -17,6 +17,7 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from .board_input import complete
+from .errors import ServerError
 from .hints import ask_hint
 from .menu_flow import MenuFlow
 from .model import RaceModel
@@ -31,7 +32,7 @@ from .race_commands import (
     unknown_text,
 )
 from .race_text import connection_text, lobby_waits_text
-from .session import ServerError, Session
+from .session import Session
 
 
 class MoveInput(Input):

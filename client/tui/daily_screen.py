@@ -30,8 +30,9 @@ from .daily_text import (
     leaderboard_text,
     play_label,
 )
+from .errors import ServerError
 from .intent import Intent
-from .session import ServerError, Session
+from .session import Session
 from .tables import cut_rows, fixed_widths, list_widths, table_width
 from .widgets import leave_screen
 

@@ -66,6 +66,28 @@ def error_text(code: str, message: str = "", retry_ms: int | float | None = None
     return text
 
 
+class ServerError(Exception):
+    """An ``error`` reply: ``code`` (stable), ``message`` and extra fields."""
+
+    def __init__(self, code: str, message: str = "", **extra: Any):
+        super().__init__(f"{code}: {message}" if message else code)
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+    def describe(self) -> str:
+        """The error as a sentence for the player (`error_text`: the words for its code, else the
+        server's message), no code: "the race has already started". What the
+        message already says is not repeated: the rules engine's own "illegal move 'w>f3'
+        (reason): " head, whose move the apps show before this."""
+        text = self.message
+        reason = self.extra.get("reason")
+        if reason and text.startswith("illegal move "):
+            head, sep, rest = text.partition(f"({reason}): ")
+            text = rest if sep else text
+        return error_text(self.code, text, self.extra.get("retry_ms"))
+
+
 def connect_error_text(e: BaseException) -> str:
     """Why connecting failed, in a player's words: where no server answered (``no server
     answered at 127.0.0.1:8765 — is it running?``), a refusal's words, else the error's own
@@ -77,8 +99,6 @@ def connect_error_text(e: BaseException) -> str:
     from client.library import Unreachable
     from client.library.errors import ServerError as LibraryError
     from client.library.errors import describe
-
-    from .session import ServerError
 
     failures = getattr(e, "failures", None) or []
     detail = "; ".join(f"{ep}: {describe(exc)}" for ep, exc in failures) or describe(e)

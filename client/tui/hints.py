@@ -20,9 +20,10 @@ from collections.abc import Callable
 
 from protocol.solver import DEFAULT_HINT_NODES, best_move
 
+from .errors import ServerError
 from .model import RaceModel
 from .offline import LocalSession
-from .session import ServerError, Session
+from .session import Session
 
 
 def offline_hint(view_text: str, nodes: int = DEFAULT_HINT_NODES) -> str | None:

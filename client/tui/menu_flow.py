@@ -21,7 +21,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.worker import Worker
 
-from .errors import connect_error_text
+from .errors import ServerError, connect_error_text
 from .intent import Intent
 from .menu import MenuScreen
 from .model import RaceModel
@@ -41,7 +41,7 @@ from .race_text import (
     started_text,
     unreachable_text,
 )
-from .session import ServerError, Session, start
+from .session import Session, start
 
 
 class RaceScreen(Protocol):

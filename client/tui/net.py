@@ -30,8 +30,9 @@ import msgspec
 
 from protocol.messages import ErrorCode
 
+from .errors import ServerError
 from .player_net import PLAYER_TYPES, player_request
-from .session import ServerError, now_ms
+from .session import now_ms
 
 if TYPE_CHECKING:
     from client.library.connection import Client

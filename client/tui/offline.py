@@ -13,8 +13,9 @@ from typing import Any
 from protocol.messages import ErrorCode
 from protocol.rules.facts import UnknownGame, game_def
 
+from .errors import ServerError
 from .offline_race import LocalRace, Pace, Seat
-from .session import ServerError, now_ms
+from .session import now_ms
 
 
 class LocalSession:

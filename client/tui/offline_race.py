@@ -19,7 +19,8 @@ from protocol.messages import ErrorCode
 from protocol.rules.engine import Game, MoveResult, deal
 from protocol.rules.facts import game_def
 
-from .session import ServerError, now_ms
+from .errors import ServerError
+from .session import now_ms
 
 
 def _greedy(game: Game, rng: random.Random) -> str | None:

@@ -24,7 +24,7 @@ from protocol.rules.games import GAMES
 from .board import Marks
 from .board_input import click, home_move, targets_for
 from .command_line import CommandLine, MoveInput
-from .errors import connection_lost_text
+from .errors import ServerError, connection_lost_text
 from .intent import Intent
 from .menu_flow import MenuFlow
 from .model import RaceModel
@@ -50,7 +50,7 @@ from .race_text import (
     ranking_toggled_text,
     result_text,
 )
-from .session import ServerError, Session
+from .session import Session
 from .widgets import BoardView, bar_width, bars_text
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from protocol.messages import ErrorCode
 
-from .session import ServerError
+from .errors import ServerError
 
 if TYPE_CHECKING:
     from client.library.connection import Client

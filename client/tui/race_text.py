@@ -15,13 +15,13 @@ from client.cli import DEFAULT_URL
 from protocol.rules.facts import game_name
 
 from .board import card_text
+from .errors import ServerError
 from .intent import BOT_LEVELS, Intent
 from .links import make_link
 from .model import PlayerRow, RaceModel
 from .race_commands import RematchWord
 from .ratings_text import change_text, rated_needs_account
 from .recent_text import shell_lines
-from .session import ServerError
 from .text import clock, marked_name, plural, ranking_lines, tie_break_notes
 
 #: What a rated race's result says until its `rating` event comes (docs/protocol.md §9).

@@ -21,8 +21,9 @@ from textual.widgets import Button, Label, RadioButton, RadioSet, Static
 from protocol.rules.facts import game_name
 from protocol.rules.games import GAMES
 
+from .errors import ServerError
 from .ratings_text import GUEST_TEXT, board_pending_text, board_text, my_game_rating, profile_text
-from .session import ServerError, Session
+from .session import Session
 from .widgets import GameChoice, leave_screen
 
 #: Entries of the rating board shown: the top ones, and either side of yours.

@@ -25,12 +25,13 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 
+from .errors import ServerError
 from .net import token_path
 from .recent_text import COLUMNS, EMPTY_TEXT, RECENT_LIMIT, detail_text, recent_row, title_text
 from .replay_model import ReplayError, build_replay
 from .replay_screen import ReplayScreen
 from .replay_text import refusal_text
-from .session import ServerError, Session
+from .session import Session
 from .tables import fixed_widths, list_widths, table_width, wrap_rows
 from .widgets import leave_screen
 

@@ -2,7 +2,7 @@
 
 The apps need very little from a connection: ``request(t, **fields)`` sends a
 request and returns the reply as a dict (docs/protocol.md), raising
-:class:`ServerError` for an ``error`` reply; unsolicited events arrive on the
+:class:`ServerError` (client/tui/errors.py) for an ``error`` reply; unsolicited events arrive on the
 ``events`` queue as dicts; ``server_now()`` is the server clock in ms.
 
 * ``client.tui.offline.LocalSession`` plays races offline with the rules engine
@@ -18,30 +18,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .errors import error_text
+from .errors import ServerError
 from .intent import Intent
-
-
-class ServerError(Exception):
-    """An ``error`` reply: ``code`` (stable), ``message`` and extra fields."""
-
-    def __init__(self, code: str, message: str = "", **extra: Any):
-        super().__init__(f"{code}: {message}" if message else code)
-        self.code = code
-        self.message = message
-        self.extra = extra
-
-    def describe(self) -> str:
-        """The error as a sentence for the player (client/tui/errors.py: the words for its
-        code, else the server's message), no code: "the race has already started". What the
-        message already says is not repeated: the rules engine's own "illegal move 'w>f3'
-        (reason): " head, whose move the apps show before this."""
-        text = self.message
-        reason = self.extra.get("reason")
-        if reason and text.startswith("illegal move "):
-            head, sep, rest = text.partition(f"({reason}): ")
-            text = rest if sep else text
-        return error_text(self.code, text, self.extra.get("retry_ms"))
 
 
 class Session(Protocol):

@@ -26,11 +26,12 @@ from protocol.rules.facts import game_name
 
 from .board import parse_view
 from .browse import BrowseApp, unless_gone
+from .errors import ServerError
 from .model import RaceModel
 from .recent_text import watched_end_text
 from .replay_model import ReplayError, build_replay
 from .replay_text import final_boards_late_text, no_final_boards_text, refusal_text
-from .session import ServerError, Session
+from .session import Session
 from .text import clock, plural, ranking_lines
 from .watch_final import ASK_AGAIN, FINAL_RETRY_S, FINAL_WAIT_S, FinalBoards, Stage
 from .watch_text import LIST_COLUMNS, SPECTATOR_DELAY_MS, boards_delay_text, list_title, race_list

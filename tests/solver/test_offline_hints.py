@@ -7,10 +7,10 @@ from typing import Any
 
 from tui.helpers import offline_play, race_started, rendered, until
 
+from client.tui.errors import ServerError
 from client.tui.hints import ask_hint, offline_hint
 from client.tui.model import RaceModel
 from client.tui.offline import LocalSession
-from client.tui.session import ServerError
 from protocol import rules
 from protocol.solver import best_move
 

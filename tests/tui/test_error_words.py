@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from client.tui.errors import ServerError
 from client.tui.intent import Intent
 from client.tui.net import connector
 from client.tui.play_app import PlayApp
-from client.tui.session import ServerError
 
 from .helpers import rendered, until
 

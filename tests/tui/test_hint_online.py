@@ -14,11 +14,11 @@ from typing import Any
 import pytest
 from waiting import DEADLINE
 
+from client.tui.errors import ServerError
 from client.tui.hints import ask_hint
 from client.tui.model import RaceModel
 from client.tui.net import connector, open_session
 from client.tui.play_app import Intent, PlayApp
-from client.tui.session import ServerError
 
 from .helpers import rendered, until
 

@@ -7,9 +7,9 @@ import asyncio
 
 import pytest
 
+from client.tui.errors import ServerError
 from client.tui.offline import LocalSession
 from client.tui.replay_model import build_replay
-from client.tui.session import ServerError
 
 from .helpers import DEADLINE
 

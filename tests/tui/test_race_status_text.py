@@ -4,6 +4,7 @@ of a race's events, and where to go once it is over; the row of legal moves
 
 from __future__ import annotations
 
+from client.tui.errors import ServerError
 from client.tui.intent import Intent
 from client.tui.model import RaceModel
 from client.tui.race_text import (
@@ -17,7 +18,6 @@ from client.tui.race_text import (
     start_refused_text,
 )
 from client.tui.ratings_text import rated_needs_account
-from client.tui.session import ServerError
 
 
 def test_a_refused_start_says_why_and_leads_back_to_the_menu() -> None:
@@ -102,9 +102,9 @@ def test_a_rematch_offer_names_who_offers_it_with_their_mark() -> None:
 
 
 def test_a_refused_rematch_says_the_servers_reason_and_a_missing_one_plainly() -> None:
+    from client.tui.errors import ServerError
     from client.tui.intent import Intent
     from client.tui.race_text import start_refused_text
-    from client.tui.session import ServerError
 
     full = start_refused_text(ServerError("race-full", "the race is full"), Intent("accept", race="r2"))
     assert full == "could not join the rematch: the race is full — 'menu' for another race"

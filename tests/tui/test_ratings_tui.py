@@ -133,7 +133,7 @@ async def test_the_highlighted_game_is_the_one_whose_board_is_shown(make_server,
 async def test_a_profile_that_failed_stays_said_once_the_board_loads(make_server, tmp_path) -> None:
     """The profile's failure (here the session's reply to `profile` is a timeout) stays on the
     error line when the board loads after it: the board clears only its own error."""
-    from client.tui.session import ServerError
+    from client.tui.errors import ServerError
 
     server = await make_server(**CHEAP_HASH)
     path = tmp_path / "token"

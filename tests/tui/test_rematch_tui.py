@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from waiting import DEADLINE
 
+from client.tui.errors import ServerError
 from client.tui.net import connector
 from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
-from client.tui.session import ServerError
 from protocol import messages as m
 
 from .helpers import rendered, until

@@ -13,9 +13,9 @@ import pytest
 import redis.asyncio as aioredis
 from wsclient import Raw, player
 
+from client.tui.errors import ServerError
 from client.tui.net import connector, open_session, write_token
 from client.tui.play_app import PlayApp
-from client.tui.session import ServerError
 from client.tui.widgets import BoardView
 from server.storage.keys import session_key
 
