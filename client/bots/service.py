@@ -59,6 +59,7 @@ from server.storage.health import OutageLog
 
 from .lease import BotClient, Lease
 from .online import BotResult, play_race
+from .stopping import ended
 from .strategies import RandomStrategy, SearchStrategy, Strategy, make
 
 log = logging.getLogger("solrace.bots")
@@ -67,13 +68,11 @@ RETRY_S = 1.0  # pause after a failed Redis call
 RENEW_S = 1.0  # interval of the lease renewals (and of the re-queueing of orphaned bots)
 PLAY_AGAIN_S = 1.0  # pause before playing on after the bot's play stopped short
 STATE_TRIES = 30  # resyncs tried (a second apart while disconnected) before the bot is released
-# A stopping worker cancels its tasks again while they run on (`_ended`): the lease keeper this
-# often (it has nothing to clean up), a bot less often (its connection's close may take a while).
+# A stopping worker cancels its tasks again while they run on (stopping.py): the lease keeper
+# this often (it has nothing to clean up), a bot less often (its connection's close may take a
+# while).
 KEEPER_CANCEL_AGAIN_S = 1.0
 BOT_CANCEL_AGAIN_S = 5.0
-# ... but not for ever: a task that swallows every cancel (a bug) must not hold the worker's
-# stop, and with it its process's exit. Its bots keep their seats; their leases age out.
-STOP_GIVE_UP_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,13 +137,13 @@ class BotService:
                 self.leases[task] = lease
                 task.add_done_callback(self._forget)
         finally:
-            await _ended([keeper], KEEPER_CANCEL_AGAIN_S)
+            await ended([keeper], KEEPER_CANCEL_AGAIN_S)
             held = [(lease.bot, lease.epoch) for lease in self.leases.values() if not lease.lost]
             try:
                 await queue.leave(self.worker)
             except (RedisError, OSError):
                 pass  # its heartbeat ages out
-            await _ended(list(self.running), BOT_CANCEL_AGAIN_S)
+            await ended(list(self.running), BOT_CANCEL_AGAIN_S)
             try:
                 # The bots keep their seats: their leases end now, so a live worker resumes them.
                 await queue.settle(self.worker, held, drop=False)
@@ -406,37 +405,6 @@ class BotService:
                     raise
                 await asyncio.sleep(RETRY_S)
         raise TimeoutError(f"no state of {race}")
-
-
-async def _ended(
-    tasks: Sequence[asyncio.Task[Any]], again_s: float, give_up_s: float = STOP_GIVE_UP_S
-) -> None:
-    """Cancel `tasks` and wait until each has ended, cancelling again every `again_s` those
-    still running, for `give_up_s` at most (an ERROR then names those left). A cancel can be
-    lost: on Python 3.11, one that lands as a redis-py call's send completes is swallowed
-    (`asyncio.wait_for`, in redis-py's `send_packed_command`, returns the send's result
-    instead), and the task goes on as if never cancelled; the lease keeper, a loop, then never
-    ended, and neither did the worker's stop. Nothing is logged before giving up: on a loaded
-    machine a task often outlives its first cancel by a second, and that is no fault."""
-    running = {t for t in tasks if not t.done()}
-    deadline = time.monotonic() + give_up_s
-    while running:
-        left = deadline - time.monotonic()
-        if left <= 0:
-            names = ", ".join(sorted(t.get_name() for t in running))
-            log.error(
-                "stop: %d task(s) still running after %g s of cancels; stopping without them: %s",
-                len(running),
-                give_up_s,
-                names,
-            )
-            break
-        for t in running:
-            t.cancel()
-        _, running = await asyncio.wait(running, timeout=min(again_s, left))
-    for t in tasks:  # their outcomes read, as a gather would (no "never retrieved" at their collection)
-        if t.done() and not t.cancelled():
-            t.exception()
 
 
 def _abandoned(race: str) -> Callable[[m.RaceSnapshot], bool]:

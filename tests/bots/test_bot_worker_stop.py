@@ -1,5 +1,5 @@
 """A bot worker stops when told to even if a cancel of its lease keeper is lost
-(client/bots/service.py `_ended`).
+(client/bots/stopping.py).
 
 On Python 3.11 a cancel that lands as a redis-py call's send completes is swallowed
 (`asyncio.wait_for` in redis-py's `send_packed_command` returns the send's result instead):
@@ -18,7 +18,7 @@ import pytest
 import redis.asyncio as aioredis
 from waiting import DEADLINE, until
 
-from client.bots import service
+from client.bots import service, stopping
 from client.bots.service import BotService, Limits
 
 pytestmark = pytest.mark.timeout(120)
@@ -64,7 +64,7 @@ async def test_a_worker_whose_keeper_swallows_a_cancel_still_stops(
 async def test_a_task_that_swallows_every_cancel_is_given_up_on_with_an_error(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    """The stop's cancels are bounded (`_ended`'s give_up_s): such a task is left running, named."""
+    """The stop's cancels are bounded (`ended`'s give_up_s): such a task is left running, named."""
     done = asyncio.Event()
     cancels: list[bool] = []
 
@@ -78,7 +78,7 @@ async def test_a_task_that_swallows_every_cancel_is_given_up_on_with_an_error(
     task = asyncio.create_task(stubborn(), name="stubborn")
     await asyncio.sleep(0)  # into its wait
     with caplog.at_level("ERROR", logger="solrace.bots"):
-        await asyncio.wait_for(service._ended([task], 0.02, give_up_s=0.2), DEADLINE)
+        await asyncio.wait_for(stopping.ended([task], 0.02, give_up_s=0.2), DEADLINE)
     assert not task.done() and len(cancels) >= 2, cancels
     assert [r.getMessage() for r in caplog.records if r.levelname == "ERROR"] == [
         "stop: 1 task(s) still running after 0.2 s of cancels; stopping without them: stubborn"

@@ -85,7 +85,7 @@ async def bot_worker(server) -> AsyncIterator[None]:
                     return str(getattr(t.get_coro(), "__qualname__", t.get_name()))
 
                 # Every task of the worker: its run, its bots, its lease keeper (where a lost
-                # cancel once left the stop waiting: client/bots/service.py `_ended`).
+                # cancel once left the stop waiting: client/bots/stopping.py).
                 stacks = [(name(t), t.get_stack()) for t in asyncio.all_tasks(worker_loop)]
                 running.cancel()
                 raise AssertionError(f"the bot worker did not stop within {DEADLINE} s: {stacks}")
