@@ -287,15 +287,17 @@ class WatchApp(BrowseApp):
         self.query_one("#race-info", Static).update(" · ".join(parts) + "\n" + delay)
 
     def draw_race(self, columns: int | None = None) -> None:
-        """The race's view; ``columns``: the window's width, when its widgets are not yet laid
-        out at it (a resize)."""
+        """The race's view; ``columns``: the window's width, when the app's size is not yet the
+        new one (its resize handler)."""
         m = self.model
         if m is None:
             return
         self.draw_info()
         bars = self.query_one("#race-bars", Static)
-        # the bars and the ranking span the window, less their padding
-        width = columns - 2 if columns else bars.content_region.width or self.size.width - 2
+        # The bars and the ranking span the window, less their padding. Not their own width:
+        # after a resize it is the old one until they are laid out again, and the final boards
+        # drawn in between broke the commands to it, where they stayed.
+        width = (columns or self.size.width) - 2
         bars.update(bars_text(m, width=bar_width(width, m)))
         result = self.query_one("#race-result", Static)
         ranking = m.ranking if m.status == "finished" else None
@@ -310,7 +312,6 @@ class WatchApp(BrowseApp):
                 style="green" if ok else "bold red",
             )
             if self.server_url and not m.private:
-                width = columns - 2 if columns else result.content_region.width or self.size.width - 2
                 t.append("\n" + watched_end_text(self.server_url, m.race_id or "", width), style="dim")
             result.update(t)
             result.display = True
