@@ -2,8 +2,10 @@
 
 A row per game: today's daily (`daily`), your attempt and its place, your streak
 (`history`). On the highlighted game, Play starts (or resumes) today's one ranked
-attempt (the button and the line under it say so, and that Enter shows the leaderboard), which the race screen then plays like any race (the screen dismisses with
-``Intent("daily", game)``), and Leaderboard shows the day's board (`leaderboard`).
+attempt (the button and the line under it say so, and that Enter shows the leaderboard),
+which the race screen then plays like any race (the screen dismisses with
+``Intent("daily", game)``); once the attempt is over (the `daily` reply's `you` is
+``done``), Play says so and shows the day's board, as Leaderboard does (`leaderboard`).
 The text is built by client/tui/daily_text.py.
 """
 
@@ -24,9 +26,9 @@ from protocol.rules.games import GAMES
 
 from .daily_text import (
     DAILY_KEYS,
+    attempt_done,
     closes_text,
     daily_row,
-    in_progress,
     leaderboard_text,
     play_label,
 )
@@ -73,7 +75,7 @@ class DailyScreen(ModalScreen[Intent | None]):
             yield Label("", id="daily-closes")
             yield DataTable(id="daily-games", cursor_type="row")
             with Horizontal():
-                yield Button(play_label(False), id="daily-play", variant="primary")
+                yield Button(play_label(None), id="daily-play", variant="primary")
                 yield Button("Leaderboard", id="daily-board")
                 yield Button("Back (Esc)", id="daily-back")
             yield Label(DAILY_KEYS, id="daily-keys")
@@ -124,9 +126,9 @@ class DailyScreen(ModalScreen[Intent | None]):
 
     @on(DataTable.RowHighlighted, "#daily-games")
     def label_play(self) -> None:
-        """Play says what it does for the highlighted game: resume an attempt under way."""
-        resume = in_progress(self.infos.get(self.selected()))
-        self.query_one("#daily-play", Button).label = play_label(resume)
+        """Play says what it does for the highlighted game: resume an attempt under way, or
+        show the board of one that is over."""
+        self.query_one("#daily-play", Button).label = play_label(self.infos.get(self.selected()))
 
     def say(self, text: str) -> None:
         self.query_one("#daily-error", Label).update(Text(text))
@@ -168,9 +170,7 @@ class DailyScreen(ModalScreen[Intent | None]):
     @on(Button.Pressed, "#daily-play")
     def play(self) -> None:
         gid = self.selected()
-        info = self.infos.get(gid)
-        you = (info or {}).get("you") or {}
-        if you.get("status") == "done":
+        if attempt_done(self.infos.get(gid)):
             self.say(f"today's {game_name(gid)} attempt is over: one ranked attempt a day")
             self.show_board(gid)
             return

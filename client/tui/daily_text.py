@@ -20,9 +20,12 @@ DAILY_KEYS = (
 )
 
 
-def play_label(resume: bool) -> str:
-    """The Play button, for the highlighted game: what pressing it starts, or resumes."""
-    return "Resume today's attempt" if resume else "Play today's deal (one ranked attempt)"
+def play_label(info: dict[str, Any] | None) -> str:
+    """The Play button, for the highlighted game (its `daily` reply): what pressing it starts,
+    resumes, or, the day's one attempt over, shows (it read "Play today's deal" still)."""
+    if attempt_done(info):
+        return "Today's attempt done: its leaderboard"
+    return "Resume today's attempt" if in_progress(info) else "Play today's deal (one ranked attempt)"
 
 
 def entry_result(entry: dict[str, Any]) -> str:
@@ -55,6 +58,13 @@ def in_progress(info: dict[str, Any] | None) -> bool:
     """The player's attempt of the day has started and is not over (Play resumes it)."""
     you = (info or {}).get("you") or {}
     return bool(you) and (you.get("status") != "done" or not you.get("entry"))
+
+
+def attempt_done(info: dict[str, Any] | None) -> bool:
+    """The player's attempt of the day is over: the reply's `you` has its entry (the server
+    says ``done`` once the entry is written)."""
+    you = (info or {}).get("you") or {}
+    return you.get("status") == "done" and bool(you.get("entry"))
 
 
 def you_cell(info: dict[str, Any]) -> str:

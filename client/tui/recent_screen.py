@@ -9,7 +9,8 @@ highlighted race (or the Replay button) fetches its replay with the screen's own
 attempt sealed until its day closes, say — is one sentence under the list. The details
 also say the race's id and the commands that view it (`solrace replay`), re-play and
 check it from its revealed seed (`solrace verify --race ID`) and show where a win was lost
-(`solrace analyze`). The text is built by client/tui/recent_text.py.
+(`solrace analyze`); shift+↑↓ scroll them from the table where they run past their box (a
+rated race's at 80x24). The text is built by client/tui/recent_text.py.
 """
 
 from __future__ import annotations
@@ -27,7 +28,15 @@ from textual.widgets import Button, DataTable, Label, Static
 
 from .errors import ServerError
 from .net import token_path
-from .recent_text import COLUMNS, EMPTY_TEXT, RECENT_LIMIT, detail_text, recent_row, title_text
+from .recent_text import (
+    COLUMNS,
+    EMPTY_TEXT,
+    KEYS_TEXT,
+    RECENT_LIMIT,
+    detail_text,
+    recent_row,
+    title_text,
+)
 from .replay_model import ReplayError, build_replay
 from .replay_screen import ReplayScreen
 from .replay_text import refusal_text
@@ -48,7 +57,8 @@ class RecentScreen(ModalScreen[None]):
     #recent { width: 96%; height: 90%; border: round $accent; padding: 0; }
     #recent-title { width: 100%; padding: 0 1; }
     #recent-detail { padding: 0 1; }
-    #recent-error { padding: 0 1; }
+    #recent-error { padding: 0 1; display: none; }
+    #recent-keys { width: 100%; padding: 0 1; color: $text-muted; }
     #recent Horizontal { padding: 0 1; }
     #recent-races { height: 1fr; }
     #recent-detail-scroll { height: auto; max-height: 8; }
@@ -56,7 +66,15 @@ class RecentScreen(ModalScreen[None]):
     #recent Button { margin: 0 1 0 0; }
     #recent-error { width: 100%; color: $error; }
     """
-    BINDINGS = [Binding("escape", "back", "back"), Binding("r", "reload", "refresh", show=False)]
+    BINDINGS = [
+        Binding("escape", "back", "back"),
+        Binding("r", "reload", "refresh", show=False),
+        # The table keeps the focus (its arrows pick the race), and a rated race's details
+        # overflow their box at 80x24: these scroll them from there. Only Tab to the box, which
+        # nothing said, or the mouse wheel reached their last rows (the commands).
+        Binding("shift+down", "scroll_detail(1)", show=False),
+        Binding("shift+up", "scroll_detail(-1)", show=False),
+    ]
 
     def __init__(self, session: Session, server_url: str | None = None):
         super().__init__()
@@ -80,6 +98,7 @@ class RecentScreen(ModalScreen[None]):
             with VerticalScroll(id="recent-detail-scroll"):
                 yield Static("loading your races…", id="recent-detail")
             yield Label("", id="recent-error")
+            yield Label(KEYS_TEXT, id="recent-keys")
             with Horizontal():
                 yield Button("Replay", id="recent-replay", variant="primary")
                 yield Button("Refresh", id="recent-refresh")
@@ -92,7 +111,12 @@ class RecentScreen(ModalScreen[None]):
         self.load()
 
     def say(self, text: str) -> None:
-        self.query_one("#recent-error", Label).update(Text(text))
+        """A refusal or an error on the row that says the keys otherwise (the rows of 80x24
+        are all taken)."""
+        error = self.query_one("#recent-error", Label)
+        error.update(Text(text))
+        error.display = bool(text)
+        self.query_one("#recent-keys", Label).display = not text
 
     @work(exclusive=True, group="recent-load")
     async def load(self) -> None:
@@ -158,7 +182,14 @@ class RecentScreen(ModalScreen[None]):
     @on(DataTable.RowHighlighted, "#recent-races")
     def highlighted(self, event: DataTable.RowHighlighted) -> None:
         self.say("")  # a refusal was about the row left
+        # Another race's details from their first row: the box stayed scrolled where the last
+        # race's commands were.
+        self.query_one("#recent-detail-scroll", VerticalScroll).scroll_home(animate=False)
         self.show_detail(event.cursor_row)
+
+    def action_scroll_detail(self, rows: int) -> None:
+        scroll = self.query_one("#recent-detail-scroll", VerticalScroll)
+        scroll.scroll_relative(y=rows, animate=False)
 
     @on(DataTable.RowSelected, "#recent-races")
     @on(Button.Pressed, "#recent-replay")

@@ -43,6 +43,9 @@ EMPTY_TEXT = (
     "No race of yours has ended yet: every race you play to its end shows here, "
     "newest first (the server keeps your latest 50)."
 )
+#: Under the details: how to reach what they say (a rated race's run past their box at 80x24).
+#: Esc is on the Back button; with it the row did not fit 80 columns.
+KEYS_TEXT = "↑↓: a race · Enter: its replay · shift+↑↓: scroll its details"
 GUEST_NOTE = "as a guest, your list lasts as long as your guest session"
 
 

@@ -179,8 +179,12 @@ class WatchApp(BrowseApp):
         )
 
     def on_resize(self, event: events.Resize) -> None:
-        if self.model is None and self.races:
-            self.draw_list(event.size.width)  # the app's own size may not be the new one yet
+        # the app's own size, and its widgets', may not be the new one yet
+        if self.model is not None:
+            # the bars and the ended race's commands are broken to the width they were drawn at
+            self.draw_race(event.size.width)
+        elif self.races:
+            self.draw_list(event.size.width)
 
     def action_refresh(self) -> None:
         if self.connect_again():
@@ -283,13 +287,19 @@ class WatchApp(BrowseApp):
             )
         self.query_one("#race-info", Static).update(" · ".join(parts) + "\n" + delay)
 
-    def draw_race(self) -> None:
+    def draw_race(self, columns: int | None = None) -> None:
+        """The race's view; ``columns``: the window's width, when the app's size is not yet the
+        new one (its resize handler)."""
         m = self.model
         if m is None:
             return
         self.draw_info()
         bars = self.query_one("#race-bars", Static)
-        bars.update(bars_text(m, width=bar_width(bars.content_region.width or self.size.width - 2, m)))
+        # The bars and the ranking span the window, less their padding. Not their own width:
+        # after a resize it is the old one until they are laid out again, and the final boards
+        # drawn in between broke the commands to it, where they stayed.
+        width = (columns or self.size.width) - 2
+        bars.update(bars_text(m, width=bar_width(width, m)))
         result = self.query_one("#race-result", Static)
         ranking = m.ranking if m.status == "finished" else None
         self.query_one("#race-view").set_class(bool(ranking), "over")
@@ -303,7 +313,6 @@ class WatchApp(BrowseApp):
                 style="green" if ok else "bold red",
             )
             if self.server_url and not m.private:
-                width = result.content_region.width or self.size.width - 2  # less its padding
                 t.append("\n" + watched_end_text(self.server_url, m.race_id or "", width), style="dim")
             result.update(t)
             result.display = True

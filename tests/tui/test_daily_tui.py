@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import Button, DataTable
 
 from client.cli import play
 from client.tui.daily_screen import DailyScreen
@@ -48,6 +48,8 @@ async def test_play_todays_daily_then_see_its_leaderboard(make_server, tmp_path)
         closes = rendered(screen.query_one("#daily-closes"))
         assert "today's dailies close in " in closes and closes.endswith(" per attempt")
         assert cell(screen, GAME, 2) == "not played yet"
+        play = screen.query_one("#daily-play", Button)
+        assert str(play.label) == "Play today's deal (one ranked attempt)"
 
         await click_shown(pilot, "#daily-play")
         await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="attempt runs")
@@ -64,6 +66,10 @@ async def test_play_todays_daily_then_see_its_leaderboard(make_server, tmp_path)
         screen = await open_daily(pilot, app)
         await until(pilot, lambda: "#1 of 1" in cell(screen, GAME, 2), what="your result in the row")
         assert cell(screen, GAME, 3) == "1 day"  # the streak, from `history`
+        # Play no longer offers to play: the server's `daily` says the attempt is done.
+        play = screen.query_one("#daily-play", Button)
+        done = "Today's attempt done: its leaderboard"
+        await until(pilot, lambda: str(play.label) == done, what=f"Play saying {done!r}")
         await click_shown(pilot, "#daily-board")
         board = screen.query_one("#daily-board-text")
         await until(pilot, lambda: "your place" in rendered(board), what="the leaderboard")
