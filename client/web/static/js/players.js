@@ -33,10 +33,16 @@ export function playerRows(race) {
         "div",
         { class: "prog-head" },
         rk && !alone ? h("span", { class: "rank" }, `#${rk.rank}`) : null,
-        h("span", { class: "pname", title: p.name }, p.name, mine ? h("span", { class: "you" }, " (you)") : null),
-        nameMarks(h, p),
-        p.berserk ? h("span", { class: "pill p-berserk", title: "took half the clock for one more point if they win" }, "berserk") : null,
-        h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
+        // "(you)" after the marks, not in the name's box: where the name fills the line they go
+        // under it together (a ✓ alone made a third line)
+        h("span", { class: "pwho" }, h("span", { class: "pname", title: p.name }, p.name), nameMarks(h, p), mine ? h("span", { class: "you" }, " (you)") : null),
+        // stacked: an arena's "berserk" beside the status left the name a few letters
+        h(
+          "span",
+          { class: "prog-pills" },
+          h("span", { class: `pill p-${p.status}` }, STATUS_LABEL[p.status] || p.status),
+          p.berserk ? h("span", { class: "pill p-berserk", title: "took half the clock for one more point if they win" }, "berserk") : null,
+        ),
       ),
       h("div", { class: "bar", title: `${p.home}/${total} cards home` }, h("i", { style: { width: `${pct}%` } })),
       h("div", { class: "prog-foot muted small" }, h("span", { class: "home" }, `${p.home || 0}/${total} home`), h("span", { class: "moves" }, countText(p.n || 0, "move"))),
