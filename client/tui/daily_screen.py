@@ -28,6 +28,7 @@ from .daily_text import (
     DAILY_KEYS,
     attempt_done,
     closes_text,
+    daily_keys,
     daily_row,
     leaderboard_text,
     play_label,
@@ -126,9 +127,11 @@ class DailyScreen(ModalScreen[Intent | None]):
 
     @on(DataTable.RowHighlighted, "#daily-games")
     def label_play(self) -> None:
-        """Play says what it does for the highlighted game: resume an attempt under way, or
-        show the board of one that is over."""
-        self.query_one("#daily-play", Button).label = play_label(self.infos.get(self.selected()))
+        """Play, and the keys line, say what it does for the highlighted game: resume an attempt
+        under way, or show the board of one that is over."""
+        info = self.infos.get(self.selected())
+        self.query_one("#daily-play", Button).label = play_label(info)
+        self.query_one("#daily-keys", Label).update(daily_keys(info))
 
     def say(self, text: str) -> None:
         self.query_one("#daily-error", Label).update(Text(text))

@@ -20,6 +20,15 @@ DAILY_KEYS = (
 )
 
 
+#: The same once the highlighted game's attempt is over: Play shows its board too.
+DAILY_KEYS_DONE = "↑↓: a game · Enter or Play: its leaderboard (today's one attempt is over) · Esc: back"
+
+
+def daily_keys(info: dict[str, Any] | None) -> str:
+    """The keys line for the highlighted game (its `daily` reply)."""
+    return DAILY_KEYS_DONE if attempt_done(info) else DAILY_KEYS
+
+
 def play_label(info: dict[str, Any] | None) -> str:
     """The Play button, for the highlighted game (its `daily` reply): what pressing it starts,
     resumes, or, the day's one attempt over, shows (it read "Play today's deal" still)."""

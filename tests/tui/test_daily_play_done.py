@@ -72,6 +72,9 @@ async def test_play_says_todays_attempt_is_done_once_it_is() -> None:
         await label_on("rouge-et-noir", done)
         # whole on the screen at 80 columns, on one row
         await until(pilot, lambda: any(done in line for line in screen_lines(app)), what="the label drawn")
+        # and the keys line under it no longer says Play starts the deal
+        keys = rendered(screen.query_one("#daily-keys"))
+        assert "Enter or Play: its leaderboard" in keys and "ranked attempt of" not in keys, keys
 
         # and it does what it says: the day's board, your place on it; no attempt started
         await pilot.click("#daily-play")
@@ -80,3 +83,4 @@ async def test_play_says_todays_attempt_is_done_once_it_is() -> None:
         assert "attempt is over" in rendered(screen.query_one("#daily-error"))
         assert app.screen is screen
         await label_on("fours-up", "Play today's deal (one ranked attempt)")
+        assert "Play: its deal at once" in rendered(screen.query_one("#daily-keys"))
