@@ -18,12 +18,14 @@ from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 
 from protocol.rules.facts import game_name
 from protocol.rules.games import GAMES
 
+from .browse import unless_gone
 from .daily_text import (
     DAILY_KEYS,
     attempt_done,
@@ -107,7 +109,10 @@ class DailyScreen(ModalScreen[Intent | None]):
                 self.reloaded_at_close = info["closes"]
                 self.load()
             return
-        self.query_one("#daily-closes", Label).update(closes_text(info, now))
+        try:
+            self.query_one("#daily-closes", Label).update(closes_text(info, now))
+        except NoMatches:  # the app shutting down: the screen still attached, its widgets gone
+            pass
 
     def draw_rows(self, table: DataTable[str]) -> None:
         """Every row, cut to the table's width: "today" gives way first, then "your attempt",
@@ -142,6 +147,7 @@ class DailyScreen(ModalScreen[Intent | None]):
         return games[min(max(table.cursor_row, 0), len(games) - 1)]
 
     @work(group="daily-load")
+    @unless_gone
     async def load(self) -> None:
         """Each game's daily and streak, one row at a time."""
         table = self.query_one("#daily-games", DataTable)
@@ -158,8 +164,9 @@ class DailyScreen(ModalScreen[Intent | None]):
             except ServerError:
                 pass  # the streak is extra: the row shows without it
             if not self.is_attached:
-                # The screen left, or the app shut down, while it asked: its widgets are gone (the
-                # worker failed on them, and a failed worker ends the app).
+                # The screen left while it asked: its widgets are gone (the worker failed on them,
+                # and a failed worker ends the app). As the app shuts down the screen is still
+                # attached while its widgets go: `unless_gone` (a loaded tests/tui run).
                 return
             self.infos[gid] = info
             if info is not None:
@@ -185,6 +192,7 @@ class DailyScreen(ModalScreen[Intent | None]):
         self.show_board(self.selected())
 
     @work(exclusive=True, group="daily-board")
+    @unless_gone
     async def show_board(self, game: str) -> None:
         text = self.query_one("#daily-board-text", Static)
         try:

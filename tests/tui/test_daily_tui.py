@@ -164,3 +164,21 @@ async def test_a_tick_after_the_screen_is_gone_draws_nothing(make_server, tmp_pa
         await until(pilot, lambda: isinstance(app.screen, MenuScreen) and not screen.is_attached, what="left")
         screen.tick()  # nothing to draw into, and nothing raised
         assert app.is_running
+
+
+async def test_a_load_and_a_tick_with_the_widgets_going_draw_nothing(make_server, tmp_path) -> None:
+    """As the app shuts down, the daily screen is still attached while its widgets are removed: a
+    load answered then failed on them (NoMatches in a worker ends the app; a loaded tests/tui
+    run, the test of the close above). Here a widget is gone from the screen still shown."""
+    server = await make_server()
+    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), default_game=GAME)
+    async with app.run_test(size=(120, 45)) as pilot:
+        screen = await open_daily(pilot, app)
+        await screen.query_one("#daily-closes").remove()
+        assert screen.is_attached
+        screen.tick()  # nothing to draw into, and nothing raised
+        worker = screen.load()
+        await worker.wait()
+        board = screen.show_board(GAME)
+        await board.wait()
+        assert app.is_running
