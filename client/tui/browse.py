@@ -33,10 +33,11 @@ T = TypeVar("T")
 
 
 def unless_gone(work: Callable[P, Awaitable[T]]) -> Callable[P, Coroutine[Any, Any, T | None]]:
-    """A worker or timer of a browsing app that draws after it waited (a reply, an event, a
-    tick of `BrowseApp.tick_every`): if the app shut down meanwhile, its widgets are gone, and
-    it draws nothing and ends (None). A worker's NoMatches fails the whole app: the watch
-    app's final boards, loaded as a test ended on a loaded machine, did so."""
+    """A worker or timer of a browsing app, or of a screen, that draws after it waited (a reply,
+    an event, a tick of `BrowseApp.tick_every`): if the app shut down meanwhile, its widgets are
+    gone (a screen's while the screen is still attached), and it draws nothing and ends (None).
+    A worker's NoMatches fails the whole app: the watch app's final boards, loaded as a test
+    ended on a loaded machine, did so, and the daily screen's dailies."""
 
     @functools.wraps(work)
     async def run(*args: P.args, **kwargs: P.kwargs) -> T | None:

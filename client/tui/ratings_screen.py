@@ -21,6 +21,7 @@ from textual.widgets import Button, Label, RadioButton, RadioSet, Static
 from protocol.rules.facts import game_name
 from protocol.rules.games import GAMES
 
+from .browse import unless_gone
 from .errors import ServerError
 from .ratings_text import GUEST_TEXT, board_pending_text, board_text, my_game_rating, profile_text
 from .session import Session
@@ -81,6 +82,7 @@ class RatingsScreen(ModalScreen[None]):
         self.query_one("#ratings-error", Label).update(Text("; ".join(t for t in self.errors.values() if t)))
 
     @work(group="ratings-load")
+    @unless_gone
     async def load(self) -> None:
         shown = self.query_one("#ratings-profile", Static)
         if not self.logged_in:
@@ -105,6 +107,7 @@ class RatingsScreen(ModalScreen[None]):
             self.show_board(gid)
 
     @work(exclusive=True, group="ratings-board")
+    @unless_gone
     async def show_board(self, game: str) -> None:
         shown = self.query_one("#ratings-board", Static)
         shown.update(board_pending_text(game, "loading…"))

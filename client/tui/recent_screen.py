@@ -26,6 +26,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Label, Static
 
+from .browse import unless_gone
 from .errors import ServerError
 from .net import token_path
 from .recent_text import (
@@ -119,6 +120,7 @@ class RecentScreen(ModalScreen[None]):
         self.query_one("#recent-keys", Label).display = not text
 
     @work(exclusive=True, group="recent-load")
+    @unless_gone
     async def load(self) -> None:
         try:
             reply = await self.session.request("recent", limit=RECENT_LIMIT)
@@ -199,6 +201,7 @@ class RecentScreen(ModalScreen[None]):
             self.open_replay(str(self.races[row].get("race", "")))
 
     @work(exclusive=True, group="recent-replay")
+    @unless_gone
     async def open_replay(self, race: str) -> None:
         """Fetch the race's replay as this session's player, then view it over this screen."""
         self.say(f"fetching the replay of race {race}…")
