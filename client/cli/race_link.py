@@ -87,9 +87,9 @@ async def fetch(
     name: str = "verifier",
     refusal: Callable[[ServerError], str] | None = None,
 ) -> dict[str, Any]:
-    """Fetch a replay over the protocol with the client library: as a new guest, or as the
-    player of `token` (a private race may be replayed by its players only), or with a private
-    race's `invite`. A refusal is :class:`InputError`, worded by `refusal` if given."""
+    """Fetch a replay over the protocol with the client library: as a new guest (named `name`),
+    or as the player of `token` (a private race may be replayed by its players only), or with a
+    private race's `invite`. A refusal is :class:`InputError`, worded by `refusal` if given."""
     import msgspec
 
     from client.library import ServerError, Unreachable, connect
@@ -97,7 +97,9 @@ async def fetch(
 
     proof: list[str] | None = None
     try:
-        async with connect(url, name=name, token=token) as c:
+        # As the player of `token`, under their own name: `name` would rename a guest (a hello's
+        # name is the guest's new one), and "ada" read "replayer" after replaying her race.
+        async with connect(url, name=None if token else name, token=token) as c:
             if race is not None:
                 reply = await c.replay(race, invite=invite)
             elif daily is not None and date is not None:

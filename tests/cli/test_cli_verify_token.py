@@ -10,6 +10,7 @@ import pytest
 from client import library as client
 from client.cli import analyze as a
 from client.cli import verify as v
+from client.cli.replay import fetch_replay
 
 GAME = "fours-up"
 
@@ -44,6 +45,10 @@ async def test_a_private_race_is_verified_as_its_player(server, tmp_path, monkey
             assert v.token_of(args) == token
     doc = await v.fetch(server.ws_url, race=snap.race, token=token)
     assert doc["race"] == snap.race and doc["seed"]
+    # asked as ada, ada keeps her name (it was "verifier" afterwards, "replayer" after replay's)
+    await fetch_replay(server.ws_url, snap.race, token=token)
+    async with client.connect(server.ws_url, token=token) as again:
+        assert again.name == "ada"
     # the reply carries the commitment the race published before its start: the seed is checked
     assert doc["commitment"] == snap.commitment
     report = v.verify(doc)
