@@ -283,7 +283,7 @@ def schedule_from_config(rules: Sequence[Mapping[str, Any]], games: Sequence[str
         {"kind": "daily", "games": ["fours-up", "rouge-et-noir"], "every": "1d",
          "offset": "20h", "duration": "1h", "rotate": true, "seats": 4}
 
-    ``games``: a list, or ``"*"`` for every game. Optional: ``offset`` (0),
+    ``games``: a list, one game's id, or ``"*"`` for every game. Optional: ``offset`` (0),
     ``rotate`` (false), ``seats`` (2), ``berserk`` (true), ``time_limit_s`` (300).
     """
     out = []
@@ -293,7 +293,7 @@ def schedule_from_config(rules: Sequence[Mapping[str, Any]], games: Sequence[str
         if extra:
             raise ArenaError("bad-schedule", f"unknown fields {sorted(extra)}")
         try:
-            names = tuple(games) if rule["games"] == "*" else tuple(str(g) for g in rule["games"])
+            names = _games_of(rule["games"], games)
             r = Recurrence(
                 kind=str(rule["kind"]),
                 games=names,
@@ -315,6 +315,18 @@ def schedule_from_config(rules: Sequence[Mapping[str, Any]], games: Sequence[str
         validate(next(a for a in occurrences(r, 0, r.every_ms) if a.starts >= 0), games)
         out.append(r)
     return Schedule(tuple(out))
+
+
+def _games_of(value: Any, games: Sequence[str]) -> tuple[str, ...]:
+    """A rule's ``games``: ``"*"`` (every game), one game's id, or a list of them. A string was
+    read letter by letter ("no game 'r'" for "racing-aces")."""
+    if value == "*":
+        return tuple(games)
+    if isinstance(value, str):
+        return (value,)
+    if not isinstance(value, list | tuple):
+        raise ArenaError("bad-schedule", f'games: a list of game ids, one id or "*", not {value!r}')
+    return tuple(str(g) for g in value)
 
 
 def parse_schedule(text: str, games: Sequence[str]) -> Schedule:

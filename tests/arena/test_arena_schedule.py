@@ -124,6 +124,8 @@ def test_schedule_from_config():
         ({"kind": "x", "games": "*", "every": "1h"}, "bad-schedule"),  # no duration
         ({"kind": "x", "games": "*", "every": "1h", "duration": "30m", "colour": 1}, "bad-schedule"),
         ({"kind": "x", "games": ["chess"], "every": "1h", "duration": "30m"}, "unknown-game"),
+        ({"kind": "x", "games": "chess", "every": "1h", "duration": "30m"}, "unknown-game"),
+        ({"kind": "x", "games": 7, "every": "1h", "duration": "30m"}, "bad-schedule"),
         ({"kind": "x", "games": "*", "every": "1h", "duration": "half"}, "bad-schedule"),
         ({"kind": "x", "games": "*", "every": "1h", "duration": "30m", "seats": 9}, "bad-arena"),
         ({"kind": "x", "games": "*", "every": "90s", "duration": "30s"}, "bad-schedule"),
@@ -134,6 +136,15 @@ def test_schedule_config_errors(rule, code):
     with pytest.raises(ArenaError) as e:
         schedule.schedule_from_config([rule], GAMES)
     assert e.value.code == code
+
+
+def test_a_rules_games_may_be_one_games_id():
+    """Not read letter by letter (it said "no game 'r'" for "racing-aces")."""
+    rule = {"kind": "x", "games": "racing-aces", "every": "1h", "duration": "30m"}
+    [r] = schedule.schedule_from_config([rule], GAMES).rules
+    assert r.games == ("racing-aces",)
+    text = '[{"kind": "x", "games": "fours-up", "every": "1h", "duration": "30m"}]'
+    assert schedule.parse_schedule(text, GAMES).rules[0].games == ("fours-up",)
 
 
 def test_a_rule_whose_arenas_run_across_midnight_is_accepted():
