@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -48,9 +47,7 @@ def swipe_up(page, at: dict) -> int:
 
 def test_a_tall_board_swipes_from_its_gaps_and_a_card_still_takes_the_finger(new_page):
     page = new_page("swiper", width=390, height=600, has_touch=True, is_mobile=True)
-    practise(page, "double-aces-and-kings")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "double-aces-and-kings")
     assert page.evaluate("document.querySelector('#board').getBoundingClientRect().bottom") > 600
     on_card = page.evaluate(POINT, True)
     assert on_card, "no face-up card on screen"

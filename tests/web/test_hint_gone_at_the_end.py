@@ -8,17 +8,14 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(120)
 
 
 def hint_then_finish(page) -> None:
     """A practice race with a hint on screen, then Finish my game: its result shown."""
-    practise(page, "racing-aces")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "racing-aces")
     page.click("#hint-btn")
     expect(page.locator("#board .hint-from")).not_to_have_count(0)
     expect(page.locator("#race-notes .toast.hint")).to_be_visible()

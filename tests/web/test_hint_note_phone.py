@@ -10,8 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -47,9 +46,7 @@ CASES = [(390, 844, game) for game in GAMES] + [(1280, 720, "rouge-et-noir")]
 @pytest.mark.parametrize(("width", "height", "game"), CASES)
 def test_the_hint_covers_no_side_button(new_page, width, height, game):
     page = new_page("tapper", width=width, height=height)
-    practise(page, game)
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, game)
     # the Hint button at the screen's bottom edge, as a thumb scrolls to it
     page.evaluate(
         "() => scrollBy(0, document.querySelector('#hint-btn').getBoundingClientRect().bottom - innerHeight)"

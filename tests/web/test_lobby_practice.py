@@ -26,6 +26,14 @@ def practise(page, game: str) -> str:
     return rid
 
 
+def practice_started(page, game: str) -> str:
+    """`practise`, then "I'm ready": its board once the countdown is over; the race's id."""
+    rid = practise(page, game)
+    page.click("#ready-btn")
+    wait_board(page)
+    return rid
+
+
 def a_practice_race(game: str) -> dict:
     """What the_race says of a practice race of `game`: one seat, private, casual, the server's clock."""
     return {"seats": 1, "private": True, "rated": False, "clock": SERVER_CLOCK_S, "game": game}

@@ -11,8 +11,7 @@ from playwright.sync_api import expect
 
 from .accounts_pages import claim
 from .conftest import shot
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -31,9 +30,7 @@ def test_a_long_name_shows_whole_in_a_phones_ranking(new_page):
     page = new_page(NAME, width=390, height=844)
     claim(page, NAME, "correct horse battery")
     page.goto(page.url.split("#")[0] + "#/")
-    practise(page, "fours-up")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "fours-up")
     page.once("dialog", lambda d: d.accept())
     page.click("#finish-btn")
     expect(page.locator("#result-panel .ranking td.name")).to_have_count(1)

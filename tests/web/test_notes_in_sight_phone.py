@@ -12,9 +12,9 @@ from must import must
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .test_browser import create_in_ui, race_against, wait_board
+from .test_browser import create_in_ui, race_against
 from .test_hint_note_phone import meet
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -117,9 +117,7 @@ def test_an_answer_goes_under_the_button_pressed_when_nothing_takes_the_focus(ne
     pressed: under the side buttons, not above the board. Safari focuses no button it clicks or
     taps (the page's focus stays on the body): the button the pointer pressed says where."""
     page = new_page("tapper", width=390, height=844)
-    practise(page, "racing-aces")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "racing-aces")
     box = page.evaluate(
         """async () => {
           const { answer } = await import("./js/dom.js");

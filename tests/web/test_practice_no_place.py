@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -27,9 +26,7 @@ def test_a_race_of_one_shows_no_place(new_page):
 
 def test_a_finished_practice_shows_no_place(new_page):
     page = new_page("una", width=390, height=844)
-    practise(page, "fours-up")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "fours-up")
     page.once("dialog", lambda d: d.accept())
     page.click("#finish-btn")
     expect(page.locator("#result-panel h2")).to_contain_text("Practice over")

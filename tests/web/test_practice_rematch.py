@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from .conftest import shot
 from .test_browser import race_id, wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -22,9 +22,7 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.mark.parametrize(("width", "height"), [(1280, 800), (390, 844)])
 def test_a_practice_rematch_waits_for_ready(new_page, width, height):
     page = new_page("petra", width=width, height=height)
-    rid = practise(page, "fours-up")
-    page.click("#ready-btn")
-    wait_board(page)
+    rid = practice_started(page, "fours-up")
     page.once("dialog", lambda d: d.accept())
     page.click("#finish-btn")
     expect(page.locator("#rematch-btn")).to_be_visible()
@@ -53,9 +51,7 @@ def test_a_practice_result_offers_one_new_deal(new_page):
     """A practice's result named its new deal "Rematch" (nobody to meet again) and offered it
     twice: "New race, same settings" made the same race of one seat. One button now, "New deal"."""
     page = new_page("nadia")
-    practise(page, "racing-aces")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "racing-aces")
     page.once("dialog", lambda d: d.accept())
     page.click("#finish-btn")
     actions = page.locator("#result-panel .result-actions")

@@ -11,17 +11,14 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(180)
 
 
 def test_a_refused_move_names_rouge_et_noirs_piles_as_its_board(new_page):
     page = new_page("refused")
-    practise(page, "rouge-et-noir")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "rouge-et-noir")
     # One card onto an empty sequence foundation (f4, the group's first pile): never legal, and
     # sent as a stale board would send it (the board itself offers only legal moves).
     page.evaluate("window.solrace.sendMove('t0>f4')")

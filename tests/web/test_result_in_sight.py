@@ -13,8 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -22,9 +21,7 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 800)])
 def test_finish_my_game_brings_the_result_into_sight(new_page, width, height):
     page = new_page("fay", width=width, height=height)
-    practise(page, "racing-aces")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "racing-aces")
     finish = page.locator("#finish-btn")
     finish.scroll_into_view_if_needed()
     page.once("dialog", lambda d: d.accept())
@@ -40,9 +37,7 @@ def test_finish_my_game_brings_the_result_into_sight(new_page, width, height):
 def test_a_focus_elsewhere_is_kept(new_page):
     """The name field being typed in the header when the race ends keeps the focus."""
     page = new_page("fern", width=390, height=844)
-    practise(page, "fours-up")
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, "fours-up")
     page.once("dialog", lambda d: d.accept())
     # the race ends while the player is in the name field (the finish pressed from script)
     page.focus("#name")

@@ -9,8 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -21,9 +20,7 @@ CUT = """() => [...document.querySelectorAll('.replay-board .glabel')]
 @pytest.mark.parametrize("game", ["racing-aces", "double-aces-and-kings"])
 def test_a_replay_board_on_a_phone_cuts_no_label(new_page, game):
     page = new_page("lab", width=360, height=740)
-    practise(page, game)
-    page.click("#ready-btn")
-    wait_board(page)
+    practice_started(page, game)
     page.once("dialog", lambda d: d.accept())
     page.click("#finish-btn")
     page.click("#to-replay")

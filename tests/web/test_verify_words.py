@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from .test_browser import wait_board
-from .test_lobby_practice import practise
+from .test_lobby_practice import practice_started
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -17,9 +16,7 @@ SAID = "✔ sha256(seed) matches the deal's fingerprint (checked in your browser
 
 def test_the_seed_check_names_no_api(new_page):
     page = new_page("vera")
-    rid = practise(page, "fours-up")
-    page.click("#ready-btn")
-    wait_board(page)
+    rid = practice_started(page, "fours-up")
     page.once("dialog", lambda d: d.accept())
     page.click("#finish-btn")
     verify = page.locator("#verify.ok")

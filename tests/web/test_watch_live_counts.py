@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .conftest import shot
+from .test_watch_notes import a_race_of
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -16,10 +17,7 @@ pytestmark = pytest.mark.timeout(180)
 @pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 800)])
 def test_the_watch_page_says_the_boards_are_late_and_the_counts_live(new_page, make_bot, width, height):
     a, b = make_bot("ann-bot"), make_bot("ben-bot")
-    rid = a.call(lambda c: c.create("rouge-et-noir", seats=2, time_limit_s=300)).race
-    b.call(lambda c: c.join(rid))
-    a.call(lambda c: c.ready(rid))
-    b.call(lambda c: c.ready(rid))
+    rid = a_race_of(a, b)
     page = new_page("looker", width=width, height=height)
     delay_s = round(page.evaluate("window.solrace.app.me.limits.SPECTATOR_DELAY") / 1000)
     page.evaluate(f"location.hash = '#watch={rid}'")

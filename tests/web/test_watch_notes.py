@@ -26,13 +26,19 @@ SEEN = """() => {
 }"""
 
 
-@pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 720)])
-def test_a_watch_note_covers_no_board_or_button(new_page, make_bot, width, height):
-    a, b = make_bot("alice-bot"), make_bot("bob-bot")
+def a_race_of(a, b) -> str:
+    """Two `make_bot` clients seated and ready in a new Rouge et Noir race: its id."""
     rid = a.call(lambda c: c.create("rouge-et-noir", seats=2, time_limit_s=300)).race
     b.call(lambda c: c.join(rid))
     a.call(lambda c: c.ready(rid))
     b.call(lambda c: c.ready(rid))
+    return rid
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 720)])
+def test_a_watch_note_covers_no_board_or_button(new_page, make_bot, width, height):
+    a, b = make_bot("alice-bot"), make_bot("bob-bot")
+    rid = a_race_of(a, b)
     page = new_page("viewer", width=width, height=height)
     page.evaluate(f"location.hash = '#watch={rid}'")
     page.wait_for_function("document.querySelectorAll('.spec-board .pile').length > 0")
