@@ -36,6 +36,13 @@ def test_the_words_of_a_joined_player_not_paired() -> None:
     assert "as soon as another player is free" in joined_said(joined, T + 1)
 
 
+async def opened_and_joined(pilot, app: ArenaApp, arena: str) -> None:
+    """The app on `arena`, then `j`: joined."""
+    await until(pilot, lambda: app.arena_id == arena, what="opened")
+    await pilot.press("j")
+    await until(pilot, lambda: app.data.get("joined"), what="joined")
+
+
 @pytest.mark.timeout(120)
 async def test_alone_or_with_everyone_busy_the_arena_says_what_pairs_you(make_server, tmp_path):
     from client.library.connection import connect
@@ -47,9 +54,7 @@ async def test_alone_or_with_everyone_busy_the_arena_says_what_pairs_you(make_se
         # Alone in "lonely": nobody else to race.
         app = ArenaApp(connector(server.ws_url, "ada", str(tmp_path / "ada")), arena="lonely", refresh_s=60)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.arena_id == "lonely", what="opened")
-            await pilot.press("j")
-            await until(pilot, lambda: app.data.get("joined"), what="joined")
+            await opened_and_joined(pilot, app, "lonely")
             status = app.query_one("#status")
             await until(pilot, lambda: "a race needs two" in rendered(status), what="the join's words")
             info = app.query_one("#arena-info")
@@ -63,9 +68,7 @@ async def test_alone_or_with_everyone_busy_the_arena_says_what_pairs_you(make_se
         await host.wait_for("race", timeout=DEADLINE)
         app = ArenaApp(connector(server.ws_url, "eve", str(tmp_path / "eve")), arena="busy", refresh_s=60)
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.arena_id == "busy", what="opened")
-            await pilot.press("j")
-            await until(pilot, lambda: app.data.get("joined"), what="joined")
+            await opened_and_joined(pilot, app, "busy")
             info = app.query_one("#arena-info")
             await until(
                 pilot, lambda: any(WAITING in row for row in lines(info)), what="waiting, said whole on a row"
