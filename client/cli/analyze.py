@@ -36,7 +36,7 @@ from typing import Any
 
 from protocol import rules
 from protocol.rules.facts import game_name
-from protocol.solver import DEFAULT_NODES, Analysis, analyze
+from protocol.solver import ANALYSIS_NODES, Analysis, analyze
 
 from . import InputError
 from .race_link import RACE_HELP, add_source_arguments, add_token_argument, fetch, load, race_source, token_of
@@ -46,7 +46,7 @@ def analyze_document(
     doc: dict[str, Any],
     *,
     seed: str | None = None,
-    nodes: int = DEFAULT_NODES,
+    nodes: int = ANALYSIS_NODES,
     seconds: float | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> list[tuple[str, Analysis]]:
@@ -89,7 +89,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
     parser.add_argument("--seed", help="the revealed seed, if the document lacks it")
     parser.add_argument(
-        "--nodes", type=int, default=DEFAULT_NODES, help=f"positions per solver run (default {DEFAULT_NODES})"
+        "--nodes",
+        type=int,
+        default=ANALYSIS_NODES,
+        help=f"positions per solver run (default {ANALYSIS_NODES}, the server's analysis budget: "
+        "the same answer as the browser's result view)",
     )
     parser.add_argument("--seconds", type=float, help="wall-time cap per solver run")
     add_token_argument(parser)

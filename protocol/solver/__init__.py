@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from .analysis import Analysis, analyze, analyze_from
+from .analysis import ANALYSIS_NODES, Analysis, analyze, analyze_from
 from .player import DEFAULT_HINT_NODES, best_move, visible_game
 from .positions import position_key
 from .search import DEFAULT_NODES, METHOD, SolveResult, solve
@@ -20,6 +20,7 @@ __all__ = [
     "DEFAULT_HINT_NODES",
     "best_move",
     "visible_game",
+    "ANALYSIS_NODES",
     "Analysis",
     "analyze",
     "analyze_from",

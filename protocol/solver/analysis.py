@@ -20,9 +20,15 @@ from typing import Literal
 from protocol import rules
 from protocol.rules.engine import Game
 
-from .search import DEFAULT_NODES, SolveResult, Status, solve
+from .search import SolveResult, Status, solve
 
 Verdict = Literal["won", "never-winnable", "lost-at", "still-winnable", "unknown"]
+
+#: The budget of each solver run of an analysis, the server's (`--analysis-nodes`) and
+#: `solrace analyze`'s: with a node budget only the solver is deterministic, so the same
+#: budget gives the terminal the same answer as the browser's result view. About 1-2 CPU
+#: seconds per run where the answer stays unknown (docs/benchmarks.md, "Solver").
+ANALYSIS_NODES = 20_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +113,7 @@ def analyze(
     seed: str,
     moves: list[str],
     *,
-    nodes: int = DEFAULT_NODES,
+    nodes: int = ANALYSIS_NODES,
     seconds: float | None = None,
 ) -> Analysis:
     """Find the last winnable position of a played game and the move that lost it.
@@ -123,7 +129,7 @@ def analyze_from(
     start: Game,
     moves: list[str],
     *,
-    nodes: int = DEFAULT_NODES,
+    nodes: int = ANALYSIS_NODES,
     seconds: float | None = None,
 ) -> Analysis:
     """``analyze`` from any start position (``start`` is not changed)."""

@@ -13,6 +13,8 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from protocol.solver.analysis import ANALYSIS_NODES
+
 from . import flags
 from .checks import check_settings
 
@@ -341,7 +343,10 @@ class Settings:
             "its first 256 seeds certified (doubles to 1 h)"
         ),
     )
-    analysis_nodes: int = field(default=20000, metadata=_doc("solver budget per position of an analysis"))
+    analysis_nodes: int = field(
+        default=ANALYSIS_NODES,
+        metadata=_doc("solver budget per position of an analysis (solrace analyze's default too)"),
+    )
     hint_nodes: int = field(default=2000, metadata=_doc("player-side search budget of one hint, positions"))
     hint_wait_s: float = field(
         default=5.0,

@@ -56,3 +56,29 @@ def test_analyze_says_what_it_is_analysing() -> None:
     results = analyze_document(doc, nodes=2_000, progress=heard.append)
     assert heard == ["analysing ann's 5 moves (1 of 2)…", "analysing p2's 2 moves (2 of 2)…"]
     assert [who for who, _ in results] == ["ann", "p2"]
+
+
+def test_analyze_uses_the_servers_budget_by_default() -> None:
+    """`solrace analyze` with no --nodes runs the server's analysis budget, so that the terminal
+    tells a player what the browser's result view told them (the solver is deterministic
+    under a node budget)."""
+    import argparse
+
+    from client.cli import analyze as analyze_cli
+    from server.certify import work
+    from server.config import Settings
+
+    parser = argparse.ArgumentParser()
+    analyze_cli.add_arguments(parser)
+    nodes = parser.parse_args(["replay.json"]).nodes
+    assert nodes == Settings().analysis_nodes
+    line = list(solve(rules.deal(GAME, SEED), nodes=2_000).line)
+    moves = line[: len(line) // 2]
+    doc = {"game": GAME, "seed": SEED, "players": [{"player": "p1", "name": "ann", "moves": moves}]}
+    [(_who, offline)] = analyze_cli.analyze_document(doc, nodes=nodes)
+    [served] = work.analysis(GAME, SEED, [("p1", "ann", moves)], Settings().analysis_nodes)
+    assert (served["verdict"], served["text"], served["line"]) == (
+        offline.verdict,
+        offline.text(),
+        list(offline.line),
+    )
