@@ -6,7 +6,9 @@ position before a winnable one reaches it, so it is winnable too. The
 positions P0 (the deal), P1 (after the first move), ... therefore split into
 a winnable prefix and a lost rest, and the move that crosses the border is
 "the move that lost it". A binary search over the played positions finds the
-border with about log2(moves) solver runs instead of one per move.
+border with about log2(moves) solver runs instead of one per move. Where the
+end of the game is not proved lost there is no border to find, and a few more
+runs (``LATEST_WINNABLE_RUNS``) look for the latest position proved winnable.
 
 Pure: the caller gives the game, the seed, the moves and a budget; caching
 the result (it never changes for a finished race) is left to the caller.
@@ -14,8 +16,9 @@ the result (it never changes for a finished race) is left to the caller.
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 from protocol import rules
 from protocol.rules.engine import Game
@@ -134,23 +137,53 @@ def analyze_from(
 ) -> Analysis:
     """``analyze`` from any start position (``start`` is not changed)."""
     positions = _positions(start, list(moves))
+    steps = plan(start, moves)
+    try:
+        at = next(steps)
+        while True:
+            at = steps.send(solve(positions[at], nodes=nodes, seconds=seconds))
+    except StopIteration as done:
+        return cast(Analysis, done.value)
+
+
+#: Solver runs an analysis may add, when the end of a game is not proved lost, to find a
+#: later position than the deal proved winnable: "winnable after move 223" tells a player
+#: more than "after move 0". Each run halves the span left to search.
+LATEST_WINNABLE_RUNS = 6
+
+#: What ``plan`` is: it yields a move count, is sent that position's SolveResult, returns the Analysis.
+Plan = Generator[int, SolveResult, Analysis]
+
+
+def plan(start: Game, moves: list[str]) -> Plan:
+    """The analysis as a dialogue with whoever runs the solver.
+
+    Yields ``i``: solve the position after the first ``i`` moves, and send the result
+    back; returns the Analysis. ``analyze_from`` solves here and now; the server sends
+    each run to a worker process on its own, so that a hint asked meanwhile waits for one
+    run, not for a player's whole analysis, and the deal is solved once per race.
+    Raises IllegalMove (with ``.index``) before the first yield if a move is illegal.
+    """
+    end = start.copy()
+    for i, move in enumerate(moves):
+        try:
+            end.play(move)
+        except rules.IllegalMove as e:
+            e.index = i
+            raise
     n = len(moves)
+    if end.won:
+        return Analysis("won", n, None, None, (), 0, 0, "won")
     spent = 0
     runs = 0
-    if positions[-1].won:
-        return Analysis("won", n, None, None, (), 0, 0, "won")
-
-    def run(i: int) -> SolveResult:
-        nonlocal spent, runs
-        result = solve(positions[i], nodes=nodes, seconds=seconds)
-        spent += result.nodes
-        runs += 1
-        return result
-
-    first = run(0)
+    first = yield 0
+    spent, runs = spent + first.nodes, runs + 1
     if first.lost:
         return Analysis("never-winnable", None, 0, None, (), spent, runs, "lost")
-    last = run(n) if n else first
+    last = first
+    if n:
+        last = yield n
+        spent, runs = spent + last.nodes, runs + 1
     if last.won:
         return Analysis("still-winnable", n, None, None, last.line, spent, runs, "won")
     # Invariant: positions[lo] winnable (line lo_line), positions[hi] lost;
@@ -158,8 +191,29 @@ def analyze_from(
     lo: int | None = 0 if first.won else None
     lo_line = first.line
     hi: int | None = n if last.lost else None
-    if lo is None or hi is None:
-        return Analysis("unknown", lo, hi, None, lo_line, spent, runs, "won" if lo is not None else "unknown")
+    if lo is None:
+        return Analysis("unknown", None, hi, None, lo_line, spent, runs, "unknown")
+    if hi is None:
+        # No proved loss, so no border to pin down: look for the latest position proved
+        # winnable instead, halving the span after an unknown (positions before a
+        # winnable one are winnable, so a later win is worth more). A loss proved on
+        # the way gives a border after all.
+        top = n
+        for _ in range(LATEST_WINNABLE_RUNS):
+            if top - lo <= 1:
+                break
+            mid = (lo + top) // 2
+            result = yield mid
+            spent, runs = spent + result.nodes, runs + 1
+            if result.won:
+                lo, lo_line = mid, result.line
+            elif result.lost:
+                hi = mid
+                break
+            else:
+                top = mid
+        if hi is None:
+            return Analysis("unknown", lo, None, None, lo_line, spent, runs, "won")
     # Positions nearer the end have fewer cards left to play and smaller
     # spaces to exhaust, so after an unknown the search probes between it and
     # the first proved loss; ``below`` is the last unknown probe.
@@ -168,7 +222,8 @@ def analyze_from(
         mid = (max(lo, below) + hi) // 2
         if mid <= max(lo, below):
             return Analysis("unknown", lo, hi, None, lo_line, spent, runs, "won")
-        result = run(mid)
+        result = yield mid
+        spent, runs = spent + result.nodes, runs + 1
         if result.won:
             lo, lo_line = mid, result.line
         elif result.lost:

@@ -38,6 +38,8 @@ from multiprocessing import resource_tracker
 from typing import Any, TypeVar
 
 from protocol import rules as game_rules
+from protocol.solver import Analysis, SolveResult
+from protocol.solver.analysis import plan
 
 from ..config import Settings
 from ..daily.days import day_of
@@ -150,7 +152,7 @@ class Certifier:
         # player -> the race of the analysis that player's request started, while it is under way:
         # one at a time per player (in this process), so one player cannot fill the queue.
         self.started_by: dict[str, str] = {}
-        # Analyses go to the workers one player's analysis at a time, at most `analysis_slots`
+        # Analyses go to the workers one solver run at a time, at most `analysis_slots`
         # at once: a hint (never gated) waits for no more analysis work than those, whatever
         # the queue; with several workers one is always left to hints.
         self.analysis_slots = max(1, self.request_workers() - 1)
@@ -386,11 +388,43 @@ class Certifier:
     async def _analyze(
         self, race: str, game: str, seed: str, players: list[tuple[str, str, list[str]]]
     ) -> list[dict[str, Any]]:
-        # One player's analysis per worker job (the worker's own function, with one player): a hint
-        # asked meanwhile waits for one such job at most, not for a whole race of eight.
+        # One solver run per worker job (the analysis's `plan` says which position is next): a
+        # hint asked meanwhile waits for one run at most, not for a player's whole analysis.
+        # Every player's first run is the deal: solved once per race.
+        start = game_rules.deal(game, seed)
+        deal: SolveResult | None = None
         out: list[dict[str, Any]] = []
-        for one in players:
-            async with self.analysis_gate:
-                out += await self.ask(work.analysis, game, seed, [one], self.settings.analysis_nodes)
+        for player, name, moves in players:
+            steps = plan(start, moves)
+            try:
+                at = next(steps)
+                while True:
+                    if at == 0 and deal is not None:
+                        result = deal
+                    else:
+                        async with self.analysis_gate:
+                            status, line, spent, seconds = await self.ask(
+                                work.solve_after, game, seed, moves[:at], self.settings.analysis_nodes
+                            )
+                        result = SolveResult(status, tuple(line), spent, seconds)
+                        if at == 0:
+                            deal = result
+                    at = steps.send(result)
+            except StopIteration as done:
+                out.append(analysis_entry(player, name, done.value))
         await self.redis.set(keys.analysis(race), json.dumps(out), ex=self.settings.finished_ttl_s)
         return out
+
+
+def analysis_entry(player: str, name: str, a: Analysis) -> dict[str, Any]:
+    """One player's entry of the `analysis` reply (docs/protocol.md §3)."""
+    return {
+        "player": player,
+        "name": name,
+        "verdict": a.verdict,
+        "text": a.text(),
+        "last_winnable": a.last_winnable,
+        "first_lost": a.first_lost,
+        "losing_move": a.losing_move,
+        "line": list(a.line),
+    }

@@ -10,10 +10,10 @@ import os
 import signal
 import threading
 import time
-from typing import Any
 
 from protocol import rules
-from protocol.solver import analyze, best_move, solve
+from protocol.solver import best_move, solve
+from protocol.solver.search import Status
 
 PARENT_CHECK_S = 1.0
 
@@ -72,23 +72,11 @@ def hint(view_text: str, nodes: int) -> str | None:
     return best_move(view_text, nodes=nodes)
 
 
-def analysis(
-    game: str, seed: str, players: list[tuple[str, str, list[str]]], nodes: int
-) -> list[dict[str, Any]]:
-    """One `analysis` entry per (player, name, moves)."""
-    out = []
-    for player, name, moves in players:
-        a = analyze(game, seed, moves, nodes=nodes)
-        out.append(
-            {
-                "player": player,
-                "name": name,
-                "verdict": a.verdict,
-                "text": a.text(),
-                "last_winnable": a.last_winnable,
-                "first_lost": a.first_lost,
-                "losing_move": a.losing_move,
-                "line": list(a.line),
-            }
-        )
-    return out
+def solve_after(game: str, seed: str, moves: list[str], nodes: int) -> tuple[Status, list[str], int, float]:
+    """One solver run of an analysis (`protocol.solver.analysis.plan`): the position after
+    `moves`, as (status, line, nodes, seconds)."""
+    g = rules.deal(game, seed)
+    for move in moves:
+        g.play(move)
+    result = solve(g, nodes=nodes)
+    return result.status, list(result.line), result.nodes, result.seconds

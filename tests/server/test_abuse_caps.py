@@ -115,32 +115,37 @@ async def r(clean_redis):
     await client.aclose()
 
 
-async def test_a_hint_waits_for_one_players_analysis_at_most(r, monkeypatch):
+async def test_a_hint_waits_for_one_solver_run_of_an_analysis_at_most(r, monkeypatch):
     """One request worker (a thread stands in for the process: same FIFO queue), three
     analyses under way, the first of a race of two players. A hint asked meanwhile runs
-    right after the analysis job in hand: one player's analysis, not the whole queue."""
+    right after the job in hand: one solver run of an analysis, not the whole queue. The
+    deal is solved once per race (the second player of A adds no run)."""
     c = Certifier(r, Settings(solver_request_workers=1, certify_workers=0, certified_games="none"))
     executor = ThreadPoolExecutor(1)
     c.request_executor = executor
     order: list[str] = []
     tickets = threading.Semaphore(0)  # one ticket lets one job of the worker finish
 
-    def fake_analysis(game: str, seed: str, players: list[tuple[str, str, list[str]]], nodes: int) -> Any:
-        order.append(" ".join(p for p, _n, _m in players))
+    def fake_solve(game: str, seed: str, moves: list[str], nodes: int) -> Any:
+        order.append(f"{seed} after {len(moves)}")
         tickets.acquire()
-        return [{"player": p, "name": n} for p, n, _m in players]
+        return "unknown", [], nodes, 0.0
 
     def fake_hint() -> str:
         order.append("hint")
         return "t1>f1"
 
-    monkeypatch.setattr(work, "analysis", fake_analysis)
-    first = asyncio.ensure_future(c.analysis("A", GAME, "s", [("a1", "A1", []), ("a2", "A2", [])], asker="x"))
+    monkeypatch.setattr(work, "solve_after", fake_solve)
+    first = asyncio.ensure_future(
+        c.analysis("A", GAME, "sA", [("a1", "A1", []), ("a2", "A2", [])], asker="x")
+    )
     analyses = [first]
     try:
         await until(lambda: order, what="the first analysis job in the worker")
         for rid, asker in (("B", "y"), ("C", "z")):
-            analyses.append(asyncio.ensure_future(c.analysis(rid, GAME, "s", [(rid, rid, [])], asker=asker)))
+            analyses.append(
+                asyncio.ensure_future(c.analysis(rid, GAME, f"s{rid}", [(rid, rid, [])], asker=asker))
+            )
 
             def started(rid: str = rid) -> bool:
                 return rid in c.running
@@ -158,7 +163,7 @@ async def test_a_hint_waits_for_one_players_analysis_at_most(r, monkeypatch):
             seen = len(order)
             tickets.release()
             await until(lambda: len(order) > seen or hint.done(), what="the next job")  # noqa: B023
-        assert order[:2] == ["a1", "hint"], order
+        assert order[:2] == ["sA after 0", "hint"], order
         # y already has an analysis under way: another race is refused at once, nothing started.
         with pytest.raises(Busy):
             await asyncio.wait_for(c.analysis("D", GAME, "s", [("d1", "D1", [])], asker="y"), DEADLINE / 2)
@@ -167,10 +172,13 @@ async def test_a_hint_waits_for_one_players_analysis_at_most(r, monkeypatch):
             tickets.release()
         outs = await asyncio.wait_for(asyncio.gather(*analyses), DEADLINE)
         assert [[e["player"] for e in out] for out in outs] == [["a1", "a2"], ["B"], ["C"]]
+        assert [e["text"] for e in outs[0]] == [
+            "the solver could not tell within its search budget where the win was lost"
+        ] * 2
+        assert sorted(order) == ["hint", "sA after 0", "sB after 0", "sC after 0"], order
         assert not c.running and not c.started_by  # all done: y may ask again
-        assert await c.analysis("D", GAME, "s", [("d1", "D1", [])], asker="y") == [
-            {"player": "d1", "name": "D1"}
-        ]
+        [d1] = await c.analysis("D", GAME, "sD", [("d1", "D1", [])], asker="y")
+        assert (d1["player"], d1["name"], d1["verdict"]) == ("d1", "D1", "unknown")
     finally:
         for f in analyses:
             f.cancel()

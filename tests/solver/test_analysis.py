@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from solver_helpers import exhaustive, fours_up_foundations
 
 from protocol import rules
-from protocol.solver import analyze, analyze_from, solve
+from protocol.solver import Analysis, SolveResult, analyze, analyze_from, solve
+from protocol.solver.analysis import LATEST_WINNABLE_RUNS, plan
 
 # Fours Up, fifteen cards from the end. Winnable: the waste's 3h onto the one
 # free pile, then the waste unwinds onto the foundations (the stock's 3s goes
@@ -91,3 +94,39 @@ def test_deal_status_keeps_a_proof_apart_from_a_budget() -> None:
     assert deal_line([("a", lost)]) == "deal: lost (proved: no line wins it)"
     assert deal_line([("a", unknown), ("b", played)]) == "deal: winnable (proved)"
     assert deal_line([("a", unknown)]).startswith("deal: unknown (the budget ran out")
+
+
+def _drive(moves: list[str], truth: Callable[[int], str]) -> tuple[Analysis, list[int]]:
+    """Runs `plan` over the racing-aces deal and `moves` with `truth(i)` standing in for the
+    solver's answer after i moves; the Analysis and the positions asked for, in order."""
+    steps = plan(rules.deal(*RACING), moves)
+    asked = [next(steps)]
+    try:
+        while True:
+            status = truth(asked[-1])
+            line = ("draw",) if status == "won" else ()
+            asked.append(steps.send(SolveResult(status, line, 10, 0.0)))  # type: ignore[arg-type]
+    except StopIteration as done:
+        return done.value, asked
+
+
+RACING = ("racing-aces", "7bbe074bf439994f8450c51b24bfc226")
+
+
+def test_an_end_not_proved_lost_looks_for_the_latest_winnable_position() -> None:
+    """Winnable (and proved) up to move 40, unknown after: the plan halves the span after each
+    unknown, for LATEST_WINNABLE_RUNS runs, and reports the latest win it proved."""
+    moves = list(solve(rules.deal(*RACING), nodes=2_000).line)[:100]
+    a, asked = _drive(moves, lambda i: "won" if i <= 40 else "unknown")
+    assert asked == [0, 100, 50, 25, 37, 43, 40, 41]
+    assert len(asked) == 2 + LATEST_WINNABLE_RUNS
+    assert (a.verdict, a.last_winnable, a.first_lost, a.deal) == ("unknown", 40, None, "won")
+    assert "winnable after move 40" in a.text()
+
+
+def test_a_loss_proved_while_looking_gives_the_border_after_all() -> None:
+    """The end is unknown, but a probe on the way proves a loss: the border search follows."""
+    moves = list(solve(rules.deal(*RACING), nodes=2_000).line)[:100]
+    a, asked = _drive(moves, lambda i: "won" if i <= 30 else "lost" if i <= 70 else "unknown")
+    assert asked[:3] == [0, 100, 50]
+    assert (a.verdict, a.last_winnable, a.first_lost, a.losing_move) == ("lost-at", 30, 31, moves[30])
