@@ -86,6 +86,7 @@ class CommandScreen(Protocol):
     def connect_again(self) -> None: ...
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
+    def push_screen(self, screen: Any) -> Any: ...
     def resync(self) -> Worker[None]: ...
     def send_move(self, move: str) -> Worker[None]: ...
     def exit(self, result: int | None = None) -> None: ...
@@ -130,6 +131,8 @@ class CommandLine:
             self.race_command(word)
         elif word == "hint":
             self.hint()
+        elif word in ("analysis", "analyse", "analyze"):
+            self.analysis()
         elif word == "legal":
             app.toggle_legal()
         elif word == "menu":
@@ -189,6 +192,27 @@ class CommandLine:
         except ServerError as e:
             app.say(e.describe(), error=True)
         app.redraw()
+
+    def analysis(self) -> Worker[None]:
+        return self.app.run_worker(self._analysis, "analysis", "commands")
+
+    async def _analysis(self) -> None:
+        from .analysis import AnalysisScreen, fetch_analysis, not_over_text, refusal_text
+
+        app = self.app
+        m = app.model
+        why = not_over_text(m)
+        if why is not None or app.session is None or m.race_id is None:
+            app.say(why or "analysis: no race on screen", error=True)
+            return
+        app.say("analysis: asking the solver…")
+        try:
+            players = await fetch_analysis(app.session, m.race_id, asking=app.say)
+        except ServerError as e:
+            app.say(refusal_text(e), error=True)
+            return
+        app.say("analysis: Esc closes it; 'analysis' shows it again")
+        app.push_screen(AnalysisScreen(m.game, players))
 
     def hint(self) -> Worker[None]:
         return self.app.run_worker(self._hint, "hint", "commands")

@@ -65,8 +65,8 @@ RACE_HELP = (
 )
 #: Once the race is over (its final ranking under the board).
 OVER_HELP = (
-    "The race is over: its final ranking is under the board; ctrl+r hides it (the board gets "
-    "its rows) or shows it again; PgUp/PgDn scroll the board.  Commands: menu quit"
+    "The race is over: its final ranking is under the board (ctrl+r hides it or shows it again; "
+    "PgUp/PgDn scroll); 'analysis' says where each win was lost.  Commands: analysis menu quit"
 )
 #: Where a finished race's replay is, said before OVER_HELP's commands (online: offline, the
 #: menu has no "Your races"; nor in a race played for another app, which has no menu).
@@ -79,7 +79,7 @@ PLACEHOLDERS = {
     # Not `menu`: it is refused until the player's own game is over (menu_refusal).
     "countdown": "moves once the race starts; command: rules, quit",
     "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
-    "finished": "command: menu (another race), quit",
+    "finished": "command: analysis, menu (another race), quit",
     "none": "command: menu (choose a race), quit",
 }
 #: What the finished race's placeholder offers first, by the rematch command at hand.
@@ -101,7 +101,10 @@ def placeholder(
         status = "finished"
     text = PLACEHOLDERS.get(status, PLACEHOLDER)
     if status == "finished" and rematch and ranking:
-        text = text.replace("command: ", "command: " + REMATCH_PLACEHOLDERS[rematch])
+        # "(another race)" gives way, so that the line fits 80 columns.
+        text = text.replace("command: ", "command: " + REMATCH_PLACEHOLDERS[rematch]).replace(
+            " (another race)", ""
+        )
     if not back_to:
         return text + ranking
     if status == "finished":

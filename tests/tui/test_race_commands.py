@@ -120,11 +120,15 @@ def test_an_offer_for_this_race_makes_accept_the_command_over_rematch() -> None:
     assert rematch_word(over(), None, "r1", None, True) == ""  # a daily attempt
     assert rematch_word(over(), offer, None, "back to the arena", True) == ""
     assert rematch_word(model("running"), offer, None, None, True) == ""
-    assert help_text(over(), False, None, "rematch").endswith("Commands: rematch menu quit")
-    assert help_text(over(), False, None, "accept").endswith("Commands: accept menu quit")
+    assert help_text(over(), False, None, "rematch").endswith("Commands: rematch analysis menu quit")
+    assert help_text(over(), False, None, "accept").endswith("Commands: accept analysis menu quit")
     assert help_text(over(), False) == OVER_HELP
-    assert placeholder("finished", rematch="rematch").startswith("command: rematch (same players), menu")
-    assert placeholder("finished", rematch="accept").startswith("command: accept (the rematch), menu")
+    assert placeholder("finished", rematch="rematch").startswith(
+        "command: rematch (same players), analysis, menu, quit"
+    )
+    assert placeholder("finished", rematch="accept").startswith(
+        "command: accept (the rematch), analysis, menu, quit"
+    )
     # fits an 80-column command line
     assert max(len(placeholder("finished", rematch=w)) for w in ("rematch", "accept")) <= 76
 

@@ -59,7 +59,7 @@ async def test_an_offer_that_comes_on_the_menu_shows_there_and_accept_takes_it(m
             status(app)
             == f"back in race {old} — 'accept' for the rematch, 'menu' for another race, ctrl+q to quit"
         )
-        assert app.model.race_id == old and "Commands: accept menu quit" in app.help_text()
+        assert app.model.race_id == old and "Commands: accept analysis menu quit" in app.help_text()
 
         # The menu again shows the standing offer at once; its Accept seats ada, ready.
         await pilot.press(*"menu", "enter")
@@ -111,7 +111,7 @@ async def test_no_thanks_hides_the_offer_and_forgets_it_until_a_new_one(make_ser
             f"back in race {old} — 'rematch' for the same players again, 'menu' for another race, "
             "ctrl+q to quit"
         )
-        assert "Commands: rematch menu quit" in app.help_text()
+        assert "Commands: rematch analysis menu quit" in app.help_text()
         await pilot.press(*"accept", "enter")
         await until(
             pilot, lambda: status(app) == "no rematch is offered for this race", what="accept refused"

@@ -63,7 +63,7 @@ async def test_rematch_takes_the_screen_to_the_new_lobby_and_offers_it_to_the_ri
     app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 2))
     async with app.run_test(size=(100, 40)) as pilot, connect(server.ws_url, name="bob") as bob:
         old = await race_over(pilot, app, bob)
-        assert "Commands: rematch menu quit" in app.help_text()
+        assert "Commands: rematch analysis menu quit" in app.help_text()
         assert status(app).startswith("race over — ") and status(app).endswith(
             "; 'rematch' for the same players again, 'menu' for another race, ctrl+q to quit"
         ), status(app)
@@ -95,7 +95,7 @@ async def test_accept_takes_the_rivals_offer_with_its_invite_and_readies(make_se
         asked = await bob.request(m.Rematch(race=old))
         await until(pilot, lambda: "offers a rematch" in status(app), what="bob's offer shown")
         assert status(app) == f"bob offers a rematch (race {asked.race}): 'accept' takes it"
-        assert "Commands: accept menu quit" in app.help_text()
+        assert "Commands: accept analysis menu quit" in app.help_text()
         await pilot.press(*"accept", "enter")
         await until(pilot, lambda: ready_in_rematch(app, old), what="ready in the rematch joined")
         assert app.model.race_id == asked.race and app.model.private
