@@ -9,7 +9,7 @@ highlighted race (or the Replay button) fetches its replay with the screen's own
 attempt sealed until its day closes, say — is one sentence under the list. The details
 also say the race's id and the commands that view it (`solrace replay`), re-play and
 check it from its revealed seed (`solrace verify --race ID`) and show where a win was lost
-(`solrace analyze`); shift+↑↓ scroll them from the table where they run past their box (a
+(`solrace analyze`, or here the Analysis button, key a); shift+↑↓ scroll them from the table where they run past their box (a
 rated race's at 80x24). The text is built by client/tui/recent_text.py.
 """
 
@@ -70,6 +70,7 @@ class RecentScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape", "back", "back"),
         Binding("r", "reload", "refresh", show=False),
+        Binding("a", "analysis", "analysis", show=False),
         # The table keeps the focus (its arrows pick the race), and a rated race's details
         # overflow their box at 80x24: these scroll them from there. Only Tab to the box, which
         # nothing said, or the mouse wheel reached their last rows (the commands).
@@ -102,6 +103,7 @@ class RecentScreen(ModalScreen[None]):
             yield Label(KEYS_TEXT, id="recent-keys")
             with Horizontal():
                 yield Button("Replay", id="recent-replay", variant="primary")
+                yield Button("Analysis", id="recent-analysis")
                 yield Button("Refresh", id="recent-refresh")
                 yield Button("Back (Esc)", id="recent-back")
 
@@ -217,6 +219,29 @@ class RecentScreen(ModalScreen[None]):
             return
         self.say("")
         self.app.push_screen(ReplayScreen(replay, replay.index_of(self.session.player)))
+
+    @on(Button.Pressed, "#recent-analysis")
+    def action_analysis(self) -> None:
+        row = self.query_one("#recent-races", DataTable).cursor_row
+        if 0 <= row < len(self.races):
+            race = self.races[row]
+            self.open_analysis(str(race.get("race", "")), race.get("game"))
+
+    @work(exclusive=True, group="recent-analysis")
+    @unless_gone
+    async def open_analysis(self, race: str, game: str | None) -> None:
+        """Where each player's win was lost (the server's solver), over this screen."""
+        from .analysis import AnalysisScreen, fetch_analysis
+        from .analysis import refusal_text as analysis_refusal
+
+        self.say(f"asking for the analysis of race {race}…")
+        try:
+            players = await fetch_analysis(self.session, race, asking=self.say)
+        except ServerError as e:
+            self.say(f"race {race}: {analysis_refusal(e)}")
+            return
+        self.say("")
+        self.app.push_screen(AnalysisScreen(game, players))
 
     @on(Button.Pressed, "#recent-refresh")
     def action_reload(self) -> None:

@@ -45,7 +45,7 @@ EMPTY_TEXT = (
 )
 #: Under the details: how to reach what they say (a rated race's run past their box at 80x24).
 #: Esc is on the Back button; with it the row did not fit 80 columns.
-KEYS_TEXT = "↑↓: a race · Enter: its replay · shift+↑↓: scroll its details"
+KEYS_TEXT = "↑↓: a race · Enter: replay · a: analysis · shift+↑↓: scroll details"
 GUEST_NOTE = "as a guest, your list lasts as long as your guest session"
 
 

@@ -85,6 +85,36 @@ async def test_offline_the_race_is_analysed_in_the_app() -> None:
         assert [line.split(":")[0] for line in shown_analysis(app)] == ["ada"]
 
 
+async def test_your_races_shows_a_races_analysis(make_server, tmp_path) -> None:
+    """ "Your races": `a` (or the Analysis button) on a race shows its analysis over the list."""
+    from client import library as client
+    from client.tui.menu import MenuScreen
+    from client.tui.recent_screen import RecentScreen
+
+    from .helpers import click_shown
+    from .test_replay_cli import finished_race
+
+    server = await make_server(**SOLVER)
+    url = server.ws_url
+    async with client.connect(url, name="ada") as a, client.connect(url, name="bob") as b:
+        race, _, _, _ = await finished_race(a, b, moves=(6, 3))
+        token_file = tmp_path / "token"
+        token_file.write_text(f"{a.token}\n")
+    app = PlayApp(connector(url, None, str(token_file)), server_url=url, default_game="fours-up")
+    async with app.run_test(size=(100, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        await click_shown(pilot, "#recent")
+        screen = await until(
+            pilot, lambda: isinstance(app.screen, RecentScreen) and app.screen, what="Your races"
+        )
+        await until(pilot, lambda: [r.get("race") for r in screen.races] == [race], what="the race listed")
+        await pilot.press("a")
+        await until(pilot, lambda: shown_analysis(app), timeout=DEADLINE * 2, what="the analysis screen")
+        assert [line.split(":")[0] for line in shown_analysis(app)] == ["ada", "bob"]
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen, what="back to Your races")
+
+
 class _Busy:
     """A session whose `analysis` is `solver-busy` `busy` times, then answered."""
 
