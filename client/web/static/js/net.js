@@ -16,7 +16,8 @@ const REQUEST_TIMEOUT_MS = 10000;
 // creates a race or seats the player may well have done so when the reply is slow: its late reply
 // still tells the page so (matchmaking.js: the race opens, or a note offers it). Past this, or once
 // the connection that carried the request is gone (the reply can only come on it), the reply is
-// dropped like any reply to nobody; the race is still among "Your races" in the lobby.
+// dropped like any reply to nobody (the race then shows among the lobby's "Your races" once the
+// page says hello again: a reload, a reconnection).
 export const LATE_REPLY_MS = 60000;
 
 /** An account's token (PLAYER.SECRET: the only tokens with a dot), not a guest's. */
