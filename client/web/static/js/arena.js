@@ -188,11 +188,22 @@ export class ArenaPage {
   }
 
   async join() {
+    const id = this.id;
+    // Joined after the timeout (net.js LATE_REPLY_MS): the arena's races open by themselves as
+    // when the reply is in time; its page, if still open, shows the player in.
+    const onLate = (data) => {
+      if (data.t === "error") return;
+      this.joined.add(id);
+      if (document.body.dataset.route !== "arena" || this.id !== id) return this.ctx.toast("The server answered late: you are in the arena after all.", "good");
+      this.data = data;
+      this.refresh(false);
+    };
     try {
-      this.data = await this.ctx.conn.request({ t: "arena_join", arena: this.id });
-      this.joined.add(this.id);
+      this.data = await this.ctx.conn.request({ t: "arena_join", arena: id }, undefined, { onLate });
+      this.joined.add(id);
     } catch (e) {
-      this.ctx.toast(e.code === "arena-over" ? "This arena is over." : `Could not join: ${this.ctx.errText(e)}`, "error");
+      if (e.code === "timeout") this.ctx.toast("The server did not answer in time: you may still be in the arena.", "warn");
+      else this.ctx.toast(e.code === "arena-over" ? "This arena is over." : `Could not join: ${this.ctx.errText(e)}`, "error");
     }
     this.refresh(false);
   }

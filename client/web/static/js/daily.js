@@ -233,16 +233,34 @@ export class DailyPage {
   }
 
   async start(tries = 0) {
-    const { conn } = this.ctx;
-    try {
-      const snap = await conn.request({ t: "daily_start", game: this.game });
-      rememberDailyRace(snap.race, this.game, this.info && this.info.date);
+    const { conn, h } = this.ctx;
+    const game = this.game;
+    const date = this.info && this.info.date;
+    const from = location.hash;
+    const started = (snap) => {
+      rememberDailyRace(snap.race, game, date);
       this.ctx.setPending(snap);
       this.ctx.go(`race=${snap.race}`);
+    };
+    // An attempt started after the timeout (net.js LATE_REPLY_MS) is the day's one attempt: it
+    // opens if the player is still on this page, else a note offers it.
+    const onLate = (snap) => {
+      if (snap.t === "error") return;
+      if (location.hash === from) return started(snap);
+      rememberDailyRace(snap.race, game, date);
+      const link = h("a", { href: `#race=${snap.race}` }, "Open it");
+      this.ctx.toast(h("span", {}, "The server answered late: your daily attempt has started. ", link), "good", 20000);
+    };
+    try {
+      started(await conn.request({ t: "daily_start", game }, undefined, { onLate }));
     } catch (e) {
       if (e.code === "daily-busy" && tries < 10) {
         setTimeout(() => this.start(tries + 1), 300);
         return;
+      }
+      if (e.code === "timeout") {
+        this.ctx.toast("The server did not answer in time: your attempt may still start.", "warn");
+        return this.open(this.game, this.date);
       }
       const text = {
         "daily-done": "You have played today's deal already: see the leaderboard.",

@@ -7,14 +7,61 @@ import { acceptRematch, raceBot, rematch } from "./botrace.js";
 import { h, setBanner, toast } from "./dom.js";
 import { app, conn, inviteSuffix, keepInvite } from "./state.js";
 
+// A request that makes a race or seats the player may be answered after its timeout: the server
+// may have done it all the same. The timeout's note says so (not that nothing happened), and the
+// late reply (net.js keeps waiting LATE_REPLY_MS for it) leads to the race when this was the
+// player's last ask and they are still on the page they asked from; else a note offers the race.
+let asks = 0; // the player's asks for a race so far: a later one wins over a late reply
+// How long the note offering a race that came late stays, ms (a plain note: 3.5 s).
+const LATE_NOTE_MS = 20000;
+
+function ask() {
+  asks += 1;
+  return { n: asks, hash: location.hash };
+}
+
+/** No other ask since `a`, and the page is still the one it came from. */
+function stillAsked(a) {
+  return a.n === asks && location.hash === a.hash;
+}
+
+/** The note of an ask that failed (`what`: "Could not create the race"): a timeout is not a refusal. */
+function failed(what, e) {
+  if (e && e.code === "timeout") toast("The server did not answer in time: the race may still appear.", "warn");
+  else toast(`${what}: ${errText(e)}`, "error");
+}
+
+/** The `onLate` of ask `a`: `open(race)` when the reply is still wanted, else a note with a link. */
+function lateRace(a, open, what) {
+  return (reply) => {
+    if (reply.t === "error") return toast(`${what}: ${errText(reply)}`, "error");
+    keepInvite(reply);
+    if (stillAsked(a)) return open(reply);
+    const href = `#race=${reply.race}${inviteSuffix(reply.race)}`;
+    toast(h("span", { class: "late-race" }, "The server answered late: your race is there after all. ", h("a", { href }, "Open the race")), "good", LATE_NOTE_MS);
+  };
+}
+
 export async function quick(game, seats = 2, rated = app.rated && loggedIn()) {
   if (app.queued) await unqueue();
-  try {
-    await conn.request(rated ? { t: "quick", game, seats, rated } : { t: "quick", game, seats });
+  const a = ask();
+  const queued = () => {
     app.queued = { game, seats, rated };
     renderQueueBanner();
+  };
+  // late: in the queue after all (its banner says so, wherever the player is), unless they asked
+  // for something else meanwhile: then out of it
+  const onLate = (reply) => {
+    if (reply.t === "error") return toast(`Quick match failed: ${errText(reply)}`, "error");
+    if (a.n === asks) queued();
+    else if (!app.queued || app.queued.game !== game) conn.request({ t: "unqueue", game }).catch(() => {});
+  };
+  try {
+    await conn.request(rated ? { t: "quick", game, seats, rated } : { t: "quick", game, seats }, undefined, { onLate });
+    queued();
   } catch (e) {
-    toast(`Quick match failed: ${errText(e)}`, "error");
+    if (e && e.code === "timeout") toast("The server did not answer in time: you may still be put in the queue.", "warn");
+    else toast(`Quick match failed: ${errText(e)}`, "error");
   }
 }
 
@@ -47,16 +94,19 @@ function quickBotNote() {
 
 /** A new race (the lobby's "Create race…" form); `limit` null: on the server's clock (TIME_LIMIT_S). */
 export async function createRace(game, seats, limit, priv, rated = app.rated && loggedIn()) {
+  const a = ask();
+  const open = (race) => {
+    keepInvite(race);
+    app.pendingSnapshot = race;
+    location.hash = `race=${race.race}${inviteSuffix(race.race)}`;
+  };
   try {
     // A rated race runs on the server's clock and has at least 2 seats.
     const clock = limit == null ? {} : { time_limit_s: limit };
     const msg = rated ? { t: "create", game, seats: Math.max(2, seats), private: priv, rated } : { t: "create", game, seats, ...clock, private: priv };
-    const race = await conn.request(msg);
-    keepInvite(race);
-    app.pendingSnapshot = race;
-    location.hash = `race=${race.race}${inviteSuffix(race.race)}`;
+    open(await conn.request(msg, undefined, { onLate: lateRace(a, open, "No race after all") }));
   } catch (e) {
-    toast(`Could not create the race: ${errText(e)}`, "error");
+    failed("Could not create the race", e);
   }
 }
 
@@ -67,40 +117,49 @@ export function practise(game) {
 }
 
 export async function startBotRace(game, level, limit) {
-  try {
-    const race = await raceBot(conn, game, level, limit);
+  const a = ask();
+  const open = (race) => {
     app.pendingSnapshot = race;
     location.hash = `race=${race.race}`;
+  };
+  try {
+    open(await raceBot(conn, game, level, limit, lateRace(a, open, "No race with a bot after all")));
   } catch (e) {
-    toast(`Could not start a race with a bot: ${errText(e)}`, "error");
+    failed("Could not start a race with a bot", e);
   }
 }
 
 export async function askRematch(raceId) {
-  try {
-    const race = await rematch(conn, raceId);
+  const a = ask();
+  const open = (race) => {
     app.rematchOffer = null;
     setBanner(null);
     // a practice's new deal waits for its "I'm ready", which takes the focus (the Rematch button is gone)
     if (race.seats === 1 && race.status === "lobby") app.focusReady = race.race;
     app.pendingSnapshot = race;
     location.hash = `race=${race.race}`;
+  };
+  try {
+    open(await rematch(conn, raceId, lateRace(a, open, "No rematch after all")));
   } catch (e) {
-    toast(`No rematch: ${errText(e)}`, "error");
+    failed("No rematch", e);
   }
 }
 
 export async function takeRematch(offer) {
-  try {
-    const race = await acceptRematch(conn, offer.rematch, offer.invite);
+  const a = ask();
+  const open = (race) => {
     app.rematchOffer = null;
     setBanner(null);
     app.pendingSnapshot = race;
     location.hash = `race=${race.race}`;
+  };
+  try {
+    open(await acceptRematch(conn, offer.rematch, offer.invite, lateRace(a, open, "No seat in the rematch after all")));
   } catch (e) {
     app.rematchOffer = null;
     setBanner(null);
-    toast(`Could not join the rematch: ${errText(e)}`, "error");
+    failed("Could not join the rematch", e);
   }
 }
 

@@ -9,6 +9,16 @@ const NAME_KEY = "solrace.name";
 // The close reason of a connection whose account token was revoked (logout_all, password:
 // docs/protocol.md §9).
 const REVOKED_REASON = "session revoked: log in again";
+// How long a request waits for its reply, ms, unless it says otherwise. (A test may set
+// `globalThis.SOLRACE_REQUEST_TIMEOUT_MS` to make it shorter; nothing else does.)
+const REQUEST_TIMEOUT_MS = 10000;
+// How long after its timeout a request given `onLate` still takes its reply, ms. A request that
+// creates a race or seats the player may well have done so when the reply is slow: its late reply
+// still tells the page so (matchmaking.js: the race opens, or a note offers it). Past this, or once
+// the connection that carried the request is gone (the reply can only come on it), the reply is
+// dropped like any reply to nobody (the race then shows among the lobby's "Your races" once the
+// page says hello again: a reload, a reconnection).
+export const LATE_REPLY_MS = 60000;
 
 /** An account's token (PLAYER.SECRET: the only tokens with a dot), not a guest's. */
 export function isAccountToken(token) {
@@ -25,6 +35,7 @@ export class Connection {
     this.ws = null;
     this.nextRid = 1;
     this.pending = new Map(); // rid -> {resolve, reject, timer}
+    this.late = new Map(); // rid -> {onLate, timer}: timed out, its reply still awaited (LATE_REPLY_MS)
     this.listeners = new Map(); // type -> Set(fn); "*" gets everything
     this.status = "offline"; // offline | connecting | online
     this.welcome = null;
@@ -206,6 +217,15 @@ export class Connection {
       clearTimeout(p.timer);
       if (t === "error") p.reject(msg);
       else p.resolve(msg);
+    } else if (msg.rid !== undefined && this.late.has(msg.rid)) {
+      const l = this.late.get(msg.rid);
+      this.late.delete(msg.rid);
+      clearTimeout(l.timer);
+      try {
+        l.onLate(msg);
+      } catch (e) {
+        console.error("late reply handler failed", t, e);
+      }
     }
     this.emit(t, msg);
   }
@@ -239,8 +259,12 @@ export class Connection {
     }
   }
 
-  /** Send a request; resolves with the reply, rejects with the error map. */
-  request(msg, timeoutMs = 10000) {
+  /**
+   * Send a request; resolves with the reply, rejects with the error map (code "timeout" after
+   * `timeoutMs`). With `onLate`, a reply that comes after the timeout, within LATE_REPLY_MS, is
+   * handed to `onLate(reply)` (an error map or not: the caller looks at `t`).
+   */
+  request(msg, timeoutMs = globalThis.SOLRACE_REQUEST_TIMEOUT_MS || REQUEST_TIMEOUT_MS, { onLate = null } = {}) {
     return new Promise((resolve, reject) => {
       if (this.status !== "online") {
         reject({ t: "error", code: "disconnected", message: "not connected" });
@@ -249,7 +273,9 @@ export class Connection {
       const rid = this.nextRid++;
       if (this.nextRid > 2 ** 31 - 1) this.nextRid = 1;
       const timer = setTimeout(() => {
-        if (this.pending.delete(rid)) reject({ t: "error", code: "timeout", message: "no reply" });
+        if (!this.pending.delete(rid)) return;
+        if (onLate) this.late.set(rid, { onLate, timer: setTimeout(() => this.late.delete(rid), LATE_REPLY_MS) });
+        reject({ t: "error", code: "timeout", message: "no reply" });
       }, timeoutMs);
       this.pending.set(rid, { resolve, reject, timer });
       this.sendRaw({ ...msg, rid });
@@ -276,5 +302,7 @@ export class Connection {
       p.reject({ t: "error", code, message: code });
     }
     this.pending.clear();
+    for (const [, l] of this.late) clearTimeout(l.timer);
+    this.late.clear();
   }
 }

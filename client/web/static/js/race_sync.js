@@ -112,14 +112,23 @@ export async function openRace(id) {
     }
   }
   // not seated: take a seat
-  try {
-    const snap = await conn.request(withInvite({ t: "join", race: id }));
+  const seated = (snap) => {
     if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
+    app.error = null;
     app.mode = "player";
     applySnapshot(snap);
     redrawRace();
+  };
+  // a seat taken after the timeout (net.js LATE_REPLY_MS): the page on this race takes it then
+  const onLate = (reply) => reply.t !== "error" && seated(reply);
+  try {
+    seated(await conn.request(withInvite({ t: "join", race: id }), undefined, { onLate }));
   } catch (e) {
     if (app.route.kind !== "race" || app.raceId !== id) return; // left meanwhile
+    if (e.code === "timeout") {
+      app.error = "The server did not answer in time: your seat may still come.";
+      return redrawRace();
+    }
     if (e.code === "race-started") {
       location.hash = `watch=${id}${inviteSuffix(id)}`;
       return;
