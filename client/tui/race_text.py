@@ -343,6 +343,10 @@ def rematch_not_ready_text(e: ServerError, race: str) -> str:
     return f"rematch {race}: you hold a seat, but not ready: {e.describe()} — type 'ready'"
 
 
+#: The intents whose request may have seated the player even when its reply never came.
+SEATING_MODES = ("create", "practice", "bot", "daily", "join")
+
+
 def start_refused_text(e: ServerError, intent: Intent, back_to: str | None = None) -> str:
     """Why the chosen race did not start, and the way back to the menu (or, for a race
     played for another app, ``back_to``: ctrl+q back there); a rematch asked or accepted
@@ -358,6 +362,12 @@ def start_refused_text(e: ServerError, intent: Intent, back_to: str | None = Non
         return rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again"
     if e.code == "no-bots":
         return f"{NO_BOT} — 'menu' to choose again"
+    if e.code == "timeout" and intent.mode in SEATING_MODES:
+        # Not "try again": the server may have made the race or taken the seat all the same.
+        return (
+            "the server did not answer in time; the race may be there all the same (solrace play, "
+            "launched again, goes back to a race you hold a seat in) — 'menu' to choose again"
+        )
     if intent.mode == "join":  # `--join RACE`: the race named, the server's reason in words
         return f"cannot join race {intent.race}: {e.describe()} — 'menu' for another race, ctrl+q to quit"
     return f"{e.describe()} — type 'menu' to choose again"

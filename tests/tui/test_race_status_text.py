@@ -35,6 +35,18 @@ def test_a_refused_start_says_why_and_leads_back_to_the_menu() -> None:
     assert start_refused_text(ServerError("no-such-race", "no such race"), Intent("join", race="r9")) == (
         "cannot join race r9: no such race — 'menu' for another race, ctrl+q to quit"
     )
+    # No reply in time to what may have seated the player: not "try again" (a second race)
+    for intent in (
+        Intent("create", "klondike", 2),
+        Intent("practice", "klondike", 1),
+        Intent("join", race="r9"),
+    ):
+        late = start_refused_text(ServerError("timeout", "no reply from the server"), intent)
+        assert late.startswith("the server did not answer in time; the race may be there all the same"), late
+        assert "try again" not in late and late.endswith("'menu' to choose again"), late
+    assert "try again" in start_refused_text(
+        ServerError("timeout", "no reply"), Intent("quick", "klondike", 2)
+    )
     # a race played for another app (`solrace arena`): no menu, ctrl+q goes back there
     arena = start_refused_text(
         ServerError("no-such-race", "no such race"), Intent("resume", race="r9"), "back to the arena"
