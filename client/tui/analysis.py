@@ -48,10 +48,10 @@ def offline_players(doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 async def fetch_analysis(
-    session: Session, race: str, asking: Callable[[str], object] | None = None
+    session: Session, race: str, asking: Callable[[str], object] | None = None, invite: str | None = None
 ) -> list[dict[str, Any]]:
-    """Every player's analysis of the finished `race` (one map each: `name`, `text`, …).
-    Raises ServerError: the server's refusal, or `solver-busy` once ANALYSIS_PATIENCE_S
+    """Every player's analysis of the finished `race` (one map each: `name`, `text`, …);
+    `invite`: a private race's, for a watcher who holds no seat in it. Raises ServerError: the server's refusal, or `solver-busy` once ANALYSIS_PATIENCE_S
     have passed."""
     if isinstance(session, LocalSession):
         doc = await session.request("replay", race=race)
@@ -62,7 +62,7 @@ async def fetch_analysis(
     said = False
     while True:
         try:
-            reply = await session.request("analysis", race=race)
+            reply = await session.request("analysis", race=race, **({"invite": invite} if invite else {}))
         except ServerError as e:
             retry_ms = e.extra.get("retry_ms")
             wait = retry_ms / 1000 if isinstance(retry_ms, int) and retry_ms > 0 else RETRY_S

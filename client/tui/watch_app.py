@@ -61,6 +61,7 @@ class WatchApp(BrowseApp):
         Binding("escape", "back", "back to the list"),
         Binding("r", "refresh", "refresh list"),
         Binding("f", "final_boards_again", "ask again"),
+        Binding("a", "analysis", "analysis"),
         # In a race the boards scroll (two boards do not fit 24 rows); priority, since the
         # hidden list table may keep the focus; on the list they are not checked in
         # (`check_action`), and the keys go on to the table's cursor.
@@ -130,6 +131,8 @@ class WatchApp(BrowseApp):
             self.model.apply(ev)
             self.draw_race()
             self.want_final_boards()
+            if t == "end":
+                self.refresh_bindings()  # the analysis's key
 
     # -- the footer's keys ----------------------------------------------------------
 
@@ -138,6 +141,8 @@ class WatchApp(BrowseApp):
         refresh in a race; asking for the final boards again only once they did not come."""
         if action == "final_boards_again":
             return self.model is not None and self.model.status == "finished" and self.final.again
+        if action == "analysis":
+            return self.model is not None and self.model.status == "finished"
         if action in ("back", "scroll_boards"):
             return self.model is not None
         if action == "refresh":
@@ -399,6 +404,30 @@ class WatchApp(BrowseApp):
         m.boards = {p.player: (p.frames[-1].n, p.frames[-1].view) for p in replay.players}
         self.set_final(race, Stage.SHOWN)
         self.draw_race()
+
+    def action_analysis(self) -> None:
+        m = self.model
+        if m is not None and m.status == "finished" and m.race_id:
+            self.show_analysis(m.race_id, m.game)
+
+    @work(group="analysis", exclusive=True)
+    @unless_gone
+    async def show_analysis(self, race: str, game: str | None) -> None:
+        """Where each player's win was lost (the server's solver), over the race."""
+        from .analysis import AnalysisScreen, fetch_analysis
+        from .analysis import refusal_text as analysis_refusal
+
+        if self.session is None:
+            return
+        invite = self.invite if self.invite and race == self.initial_race else None
+        self.say("analysis: asking the solver…")
+        try:
+            players = await fetch_analysis(self.session, race, asking=self.say, invite=invite)
+        except ServerError as e:
+            self.say(analysis_refusal(e), error=True)
+            return
+        self.say("")
+        self.push_screen(AnalysisScreen(game, players))
 
     def set_final(self, race: str, stage: Stage) -> None:
         """``race``'s final boards are at ``stage``: nothing changes once the watcher moved on."""

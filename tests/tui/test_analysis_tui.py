@@ -34,7 +34,7 @@ def status(app: PlayApp) -> str:
     return rendered(app.query_one("#status"))
 
 
-def shown_analysis(app: PlayApp) -> list[str]:
+def shown_analysis(app: Any) -> list[str]:
     """The analysis screen's player lines, or [] while it is not on screen."""
     if not isinstance(app.screen, AnalysisScreen):
         return []
@@ -161,3 +161,26 @@ async def test_a_solver_busy_past_the_patience_is_refused(monkeypatch: pytest.Mo
 def test_every_refusal_is_a_sentence(error: ServerError, words: str) -> None:
     text = refusal_text(error)
     assert text.startswith("analysis: ") and words in text and error.code not in text, text
+
+
+async def test_a_watcher_sees_the_analysis_once_the_race_ends(make_server, tmp_path) -> None:
+    """`solrace watch`: `a` shows the analysis, its key only once the race is over."""
+    from client.library.connection import connect
+    from client.tui.watch_app import WatchApp
+
+    from .helpers import footer_keys, two_player_race
+
+    server = await make_server(**SOLVER, spectator_delay_ms=600_000)
+    async with connect(server.ws_url, name="alice") as a, connect(server.ws_url, name="bob") as b:
+        race = await two_player_race(a, b, "racing-aces")
+        app = WatchApp(connector(server.ws_url, "watcher", str(tmp_path / "token")), race=race)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: footer_keys(app).get("back to the list"), what="the race's keys")
+            assert "analysis" not in footer_keys(app)
+            await a.move(race, "draw")
+            await a.finish(race)
+            await b.finish(race)
+            await until(pilot, lambda: "analysis" in footer_keys(app), what="the analysis's key")
+            await pilot.press("a")
+            await until(pilot, lambda: shown_analysis(app), timeout=DEADLINE * 2, what="the analysis screen")
+            assert [line.split(":")[0] for line in shown_analysis(app)] == ["alice", "bob"]
