@@ -164,15 +164,8 @@ def plan(start: Game, moves: list[str]) -> Plan:
     run, not for a player's whole analysis, and the deal is solved once per race.
     Raises IllegalMove (with ``.index``) before the first yield if a move is illegal.
     """
-    end = start.copy()
-    for i, move in enumerate(moves):
-        try:
-            end.play(move)
-        except rules.IllegalMove as e:
-            e.index = i
-            raise
     n = len(moves)
-    if end.won:
+    if _positions(start, moves)[-1].won:
         return Analysis("won", n, None, None, (), 0, 0, "won")
     spent = 0
     runs = 0
