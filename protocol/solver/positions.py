@@ -156,11 +156,14 @@ def _fours_up_key(game: GameDef) -> KeyFn:
 def _rouge_et_noir_key(game: GameDef) -> KeyFn:
     """Rouge et Noir. Suits never matter (colour foundations and the tableau
     look at rank and colour only). Face-down cards are part of the position:
-    the solver knows them, and the key keeps where they lie. Parts: the
-    stock's length, the foundations in pile order, then each tableau pile as
-    its face-down count and its cards, in pile order while the stock lasts,
-    sorted once it is gone (then nothing tells tableau piles apart: K to any
-    empty pile, runs onto any pile by colour and rank)."""
+    the solver knows them, and the key keeps where they lie.
+
+    While the stock lasts: the stock's length, the tableau's face-down counts
+    in pile order, then every other pile in pile order. Once it is gone
+    nothing tells tableau piles apart any more (K to any empty pile, runs
+    onto any pile by colour and rank): a zero (the stock's length), the
+    foundations in pile order, then each tableau pile as its face-down count
+    and its cards, sorted."""
     by_length, _, as_is = _groups(game)
     (stock,) = by_length
     tab = [i for i in as_is if game.kinds[i] == Kind.ALTERNATE]
@@ -168,19 +171,19 @@ def _rouge_et_noir_key(game: GameDef) -> KeyFn:
     assert found + tab == as_is
     found_of = _getter(found)
     tab_of = _getter(tab)
+    others_of = _getter(as_is)
     table = _RANK_COLOUR_OF_FACE
     sep = _SEP
     byte = _BYTE
     down_byte = byte.__getitem__
 
     def key(piles: list[list[int]], down: list[int]) -> bytes:
+        n = len(piles[stock])
+        if n:
+            return byte[n] + bytes(tab_of(down)) + sep.join(map(bytes, others_of(piles))).translate(table)
         cards = sep.join(map(bytes, tab_of(piles))).translate(table).split(sep)
-        tabs = list(map(add, map(down_byte, tab_of(down)), cards))
-        if not piles[stock]:
-            tabs.sort()
-        return sep.join(
-            [byte[len(piles[stock])], sep.join(map(bytes, found_of(piles))).translate(table), *tabs]
-        )
+        tabs = sorted(map(add, map(down_byte, tab_of(down)), cards))
+        return sep.join([byte[0], sep.join(map(bytes, found_of(piles))).translate(table), *tabs])
 
     return key
 
