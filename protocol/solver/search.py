@@ -180,7 +180,7 @@ def _best_first(game: Game, nodes: int, seconds: float | None) -> SolveResult:
 def _depth_first(game: Game, nodes: int, seconds: float | None) -> SolveResult:
     """Depth-first, children in ``ordered_moves`` order, each position
     expanded at most once (the visited set on ``position_key``): complete,
-    and cheap per position (one child made per step), so it gets through
+    and cheap per position (one move played per step), so it gets through
     more positions than best-first where the first dive usually wins."""
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
