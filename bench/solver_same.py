@@ -8,6 +8,10 @@ mid-game positions. Each position is solved with a fixed node budget and no
 time budget, once per method: the game's default (the rollout first in Fours
 Up) and each method forced. Every (status, line, nodes) goes to a JSON file;
 two such files from two checkouts must be identical (``--diff``).
+``--first`` starts at another deal number (to split a run into parts);
+``--endgames N`` solves N endgames per game instead (won positions with
+cards taken back out, where searches end in wins and proofs of loss: deals
+and early positions mostly run out of budget, Fours Up's always).
 
 ``--root`` is the checkout whose ``protocol`` package is imported (default:
 this one), so one copy of this script measures the code before and after a
@@ -18,6 +22,7 @@ shared machine only the ratio of alternating runs means anything).
     .venv/bin/python bench/solver_same.py --root /tmp/wt-before --out before.json
     .venv/bin/python bench/solver_same.py --out after.json
     .venv/bin/python bench/solver_same.py --diff before.json after.json
+    .venv/bin/python bench/solver_same.py --root /tmp/wt-before --endgames 40 --out before-end.json
     .venv/bin/python bench/solver_same.py --compare /tmp/wt-before . --seeds 4 --rounds 3
 """
 
@@ -42,17 +47,22 @@ def seed_of(i: int) -> str:
     return hashlib.sha256(f"solver-same/{i}".encode()).hexdigest()[:32]
 
 
-def run(root: str, games: list[str], seeds: int, nodes: int) -> dict[str, Any]:
+def run(
+    root: str, games: list[str], seeds: int, nodes: int, endgames: int = 0, first: int = 0
+) -> dict[str, Any]:
     sys.path.insert(0, str(Path(root).resolve()))
     from protocol import rules
     from protocol.solver import METHOD, solve
+
+    if endgames:
+        return run_endgames(root, games, endgames, nodes)
 
     results: list[dict[str, Any]] = []
     cpu: dict[str, dict[str, float]] = {}
     for game in games:
         spent = 0.0
         expanded = 0
-        for i in range(seeds):
+        for i in range(first, first + seeds):
             seed = seed_of(i)
             for k in STARTS:
                 g = rules.deal(game, seed)
@@ -92,6 +102,46 @@ def run(root: str, games: list[str], seeds: int, nodes: int) -> dict[str, Any]:
         }
         print(json.dumps({"root": root, "game": game, **cpu[game]}), file=sys.stderr, flush=True)
     return {"root": root, "nodes_budget": nodes, "seeds": seeds, "cpu": cpu, "results": results}
+
+
+def run_endgames(root: str, games: list[str], count: int, nodes: int) -> dict[str, Any]:
+    """Endgames (tests/solver/solver_helpers.py: a won position with 10 to 40
+    cards taken back out), where searches end in wins and proofs of loss
+    (deals and early positions mostly run out of budget, Fours Up's always)."""
+    sys.path.insert(0, str(Path(root).resolve() / "tests" / "solver"))
+    from solver_helpers import endgame  # type: ignore[import-not-found]
+
+    from protocol.solver import solve
+
+    results: list[dict[str, Any]] = []
+    cpu: dict[str, dict[str, float]] = {}
+    for game in games:
+        rng = random.Random(f"solver-same/endgames/{game}")
+        spent = 0.0
+        expanded = 0
+        for i in range(count):
+            g = endgame(game, rng, rng.randint(10, 40))
+            if g is None:
+                continue
+            for method in METHODS:
+                t0 = time.process_time()
+                r = solve(g, nodes=nodes, method=method)  # type: ignore[arg-type]
+                spent += time.process_time() - t0
+                expanded += r.nodes
+                results.append(
+                    {
+                        "game": game,
+                        "i": i,
+                        "start": g.to_text(),
+                        "method": method or "default",
+                        "status": r.status,
+                        "nodes": r.nodes,
+                        "line": list(r.line),
+                    }
+                )
+        cpu[game] = {"cpu_s": round(spent, 3), "nodes": expanded}
+        print(json.dumps({"root": root, "game": game, **cpu[game]}), file=sys.stderr, flush=True)
+    return {"root": root, "nodes_budget": nodes, "endgames": count, "cpu": cpu, "results": results}
 
 
 def diff(a_path: str, b_path: str) -> int:
@@ -134,7 +184,9 @@ def main() -> int:
     parser.add_argument("--root", default=str(Path(__file__).resolve().parent.parent))
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--seeds", type=int, default=40)
+    parser.add_argument("--first", type=int, default=0, help="the first deal's number")
     parser.add_argument("--nodes", type=int, default=20_000)
+    parser.add_argument("--endgames", type=int, default=0, help="solve this many endgames per game instead")
     parser.add_argument("--out", help="write the results here as JSON ('-': standard output)")
     parser.add_argument("--diff", nargs=2, metavar="JSON")
     parser.add_argument("--compare", nargs=2, metavar=("OLD_ROOT", "NEW_ROOT"))
@@ -145,7 +197,7 @@ def main() -> int:
         return diff(args.diff[0], args.diff[1])
     if args.compare:
         return compare(args.compare[0], args.compare[1], games, args.seeds, args.nodes, args.rounds)
-    data = run(args.root, games, args.seeds, args.nodes)
+    data = run(args.root, games, args.seeds, args.nodes, args.endgames, args.first)
     text = json.dumps(data)
     if args.out == "-":
         print(text)
