@@ -4,6 +4,8 @@
               answers won (with a winning line), lost (proved) or unknown
 ``positions`` what every search here counts as one position (``position_key``) and
               the moves it tries first (``ordered_moves``)
+``inplace``   a legal move played on a position in place and taken back (the
+              searches' children)
 ``rollout``   a greedy rollout that knows the deal, tried first in Fours Up
 ``analysis``  post-race analysis: where a player's game stopped being winnable
 ``player``    the player-side search (``best_move``): sees only the player's view

@@ -16,7 +16,10 @@ search.py's search and rollout.py's rollout are built on both).
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Callable, Sequence
+from itertools import chain
+from operator import add, itemgetter
+from typing import TypeVar
 
 from protocol.rules.cards import RANK, RED
 from protocol.rules.engine import Game
@@ -28,13 +31,29 @@ from protocol.rules.games import DRAW, GameDef, Kind
 #: shapes, and drawing first makes the first dive go deeper.
 DRAW_RANK = {"fours-up": 15}
 
+T = TypeVar("T")
+
 
 # -- the canonical key ------------------------------------------------------
 
-# bytes.translate tables from faces (0..51) to what the rules look at.
-_RANK_OF_FACE = bytes([RANK[f] if f < 52 else 0 for f in range(256)])
-_RANK_COLOUR_OF_FACE = bytes([RANK[f] * 2 + RED[f] if f < 52 else 0 for f in range(256)])
+# bytes.translate tables from faces (0..51) to what the rules look at; _SEP
+# (never a face, a rank or a length here) maps to itself, so piles joined by
+# it translate in one call and split again on it.
+_RANK_OF_FACE = bytes([RANK[f] if f < 52 else 0 for f in range(255)] + [255])
+_RANK_COLOUR_OF_FACE = bytes([RANK[f] * 2 + RED[f] if f < 52 else 0 for f in range(255)] + [255])
 _SEP = b"\xff"
+#: bytes([n]) for n in 0..255, without building a list each time.
+_BYTE = [bytes([n]) for n in range(256)]
+
+KeyFn = Callable[[list[list[int]], list[int]], bytes]
+
+
+def _getter(idx: Sequence[int]) -> Callable[[Sequence[T]], tuple[T, ...]]:
+    """itemgetter that returns a tuple even for one index."""
+    if len(idx) == 1:
+        (i,) = idx
+        return lambda seq: (seq[i],)
+    return itemgetter(*idx)
 
 
 def _groups(game: GameDef) -> tuple[list[int], list[list[int]], list[int]]:
@@ -73,7 +92,117 @@ def _groups(game: GameDef) -> tuple[list[int], list[list[int]], list[int]]:
     return by_length, groups, as_is
 
 
-_GROUPS: dict[str, tuple[list[int], list[list[int]], list[int]]] = {}
+# The key functions below are built once per game and written for speed (the
+# solver keys every child it generates, ~8 per position expanded): each part
+# is a few C-level calls (map, sorted, join, translate) over the piles rather
+# than a Python loop per pile. Every key is a fixed sequence of parts that
+# cannot be confused (fixed widths, or _SEP between parts that never hold it),
+# so equal keys mean equal parts.
+
+
+def _rank_key(game: GameDef) -> KeyFn:
+    """Racing Aces, Double Aces and Kings: ranks only.
+
+    Parts: the lengths of the stock and the reserves; each foundation's length
+    plus 16 × its group's number, all sorted (the sorted lengths of each
+    group, group after group: lengths are at most 13) followed by 16 × the
+    number of groups plus the rank of each tableau card, sorted in with them
+    (one-card piles: the multiset of their ranks, empty ones implied by the
+    count); then _SEP and the waste's ranks."""
+    by_length, groups, as_is = _groups(game)
+    *found_groups, tab = groups
+    assert len(found_groups) * 16 + 13 < 255
+    found = [i for grp in found_groups for i in grp]
+    offsets = [16 * n for n, grp in enumerate(found_groups) for _ in grp]
+    tab_table = bytes([min(b + 16 * len(found_groups), 255) if b else 0 for b in _RANK_OF_FACE])
+    lengths_of = _getter(by_length)
+    found_of = _getter(found)
+    tab_of = _getter(tab)
+    (waste,) = as_is
+    rank = _RANK_OF_FACE
+    sep = _SEP
+    chain_piles = chain.from_iterable
+
+    def key(piles: list[list[int]], down: list[int]) -> bytes:
+        heights = list(map(add, map(len, found_of(piles)), offsets))
+        heights += bytes(chain_piles(tab_of(piles))).translate(tab_table)
+        heights.sort()
+        return bytes(map(len, lengths_of(piles))) + bytes(heights) + sep + bytes(piles[waste]).translate(rank)
+
+    return key
+
+
+def _fours_up_key(game: GameDef) -> KeyFn:
+    """Fours Up. Parts: the foundations' contents, sorted (for a foundation
+    the engine built, its content and its (bottom card, length) say the same);
+    the tableau piles, sorted; the waste; the stock's length."""
+    by_length, (found, tab), (waste,) = _groups(game)
+    (stock,) = by_length
+    found_of = _getter(found)
+    tab_of = _getter(tab)
+    sep = _SEP
+    byte = _BYTE
+
+    def key(piles: list[list[int]], down: list[int]) -> bytes:
+        parts = sorted(map(bytes, found_of(piles)))
+        parts += sorted(map(bytes, tab_of(piles)))
+        parts.append(bytes(piles[waste]))
+        parts.append(byte[len(piles[stock])])
+        return sep.join(parts)
+
+    return key
+
+
+def _rouge_et_noir_key(game: GameDef) -> KeyFn:
+    """Rouge et Noir. Suits never matter (colour foundations and the tableau
+    look at rank and colour only). Face-down cards are part of the position:
+    the solver knows them, and the key keeps where they lie.
+
+    While the stock lasts: the stock's length, the tableau's face-down counts
+    in pile order, then every other pile in pile order. Once it is gone
+    nothing tells tableau piles apart any more (K to any empty pile, runs
+    onto any pile by colour and rank): a zero (the stock's length), the
+    foundations in pile order, then each tableau pile as its face-down count
+    and its cards, sorted."""
+    by_length, _, as_is = _groups(game)
+    (stock,) = by_length
+    tab = [i for i in as_is if game.kinds[i] == Kind.ALTERNATE]
+    found = [i for i in as_is if game.kinds[i] != Kind.ALTERNATE]
+    assert found + tab == as_is
+    found_of = _getter(found)
+    tab_of = _getter(tab)
+    others_of = _getter(as_is)
+    table = _RANK_COLOUR_OF_FACE
+    sep = _SEP
+    byte = _BYTE
+    down_byte = byte.__getitem__
+
+    def key(piles: list[list[int]], down: list[int]) -> bytes:
+        n = len(piles[stock])
+        if n:
+            return byte[n] + bytes(tab_of(down)) + sep.join(map(bytes, others_of(piles))).translate(table)
+        cards = sep.join(map(bytes, tab_of(piles))).translate(table).split(sep)
+        tabs = sorted(map(add, map(down_byte, tab_of(down)), cards))
+        return sep.join([byte[0], sep.join(map(bytes, found_of(piles))).translate(table), *tabs])
+
+    return key
+
+
+_KEY_BUILDERS: dict[str, Callable[[GameDef], KeyFn]] = {
+    "racing-aces": _rank_key,
+    "double-aces-and-kings": _rank_key,
+    "fours-up": _fours_up_key,
+    "rouge-et-noir": _rouge_et_noir_key,
+}
+_KEYS: dict[str, KeyFn] = {}
+
+
+def key_function(game: GameDef) -> KeyFn:
+    """``position_key`` for positions of ``game``, as a function of (piles, down)."""
+    fn = _KEYS.get(game.id)
+    if fn is None:
+        fn = _KEYS[game.id] = _KEY_BUILDERS[game.id](game)
+    return fn
 
 
 def position_key(g: Game) -> bytes:
@@ -83,44 +212,8 @@ def position_key(g: Game) -> bytes:
     reserves are keyed by their length (they only ever lose their top card,
     so for one deal the length says which cards they hold).
     """
-    game = g.game
-    spec = _GROUPS.get(game.id)
-    if spec is None:
-        spec = _GROUPS[game.id] = _groups(game)
-    by_length, groups, as_is = spec
-    piles = g.piles
-    parts = [bytes([len(piles[i]) for i in by_length])]
-    if game.id == "rouge-et-noir":
-        # Suits never matter in Rouge et Noir (colour foundations and the
-        # tableau look at rank and colour only). Face-down cards are part of
-        # the position: the solver knows them, and the key keeps where they lie.
-        table = _RANK_COLOUR_OF_FACE
-        down = g.down
-        tab = []
-        for i in as_is:
-            p = piles[i]
-            if game.kinds[i] == Kind.ALTERNATE:
-                tab.append(bytes([down[i]]) + bytes(p).translate(table))
-            else:
-                parts.append(bytes(p).translate(table))
-        if not piles[game.stock_idx]:
-            # With the stock gone nothing tells tableau piles apart any more
-            # (K to any empty pile, runs onto any pile by colour and rank).
-            tab.sort()
-        parts.extend(tab)
-        return _SEP.join(parts)
-    if game.id == "fours-up":
-        found = sorted((piles[i][0] * 32 + len(piles[i]) if piles[i] else 0) for i in groups[0])
-        parts.append(b"".join(n.to_bytes(2, "big") for n in found))
-        parts.extend(sorted(bytes(piles[i]) for i in groups[1]))
-        parts.append(bytes(piles[as_is[0]]))
-        return _SEP.join(parts)
-    # Racing Aces, Double Aces and Kings: ranks only.
-    for grp in groups[:-1]:
-        parts.append(bytes(sorted(len(piles[i]) for i in grp)))
-    parts.append(b"".join(sorted(bytes(piles[i]).translate(_RANK_OF_FACE) for i in groups[-1])))
-    parts.append(bytes(piles[as_is[0]]).translate(_RANK_OF_FACE))
-    return _SEP.join(parts)
+    fn = _KEYS.get(g.game.id) or key_function(g.game)
+    return fn(g.piles, g.down)
 
 
 # -- move ordering and pruning ----------------------------------------------
@@ -182,11 +275,10 @@ def ordered_moves(g: Game) -> list[str]:
     another rank through).
     """
     game = g.game
+    table = _MOVE_TABLES.get(game.id) or _move_table(game)
     piles = g.piles
-    cache = game.parse_cache
-    is_found = game.is_found
-    kinds = game.kinds
     down = g.down
+    kinds = game.kinds
     stock_empty = not piles[game.stock_idx]
     interchangeable = game.id != "rouge-et-noir" or stock_empty
     refills = game.refill and not stock_empty
@@ -195,37 +287,71 @@ def ordered_moves(g: Game) -> list[str]:
         for i in game.tab_idx:
             if not piles[i]:
                 first_empty.setdefault(kinds[i], i)
-    scored: list[tuple[int, int, str]] = []
-    for n, move in enumerate(g.legal_moves()):
-        if move == DRAW:
-            scored.append((DRAW_RANK.get(game.id, 60), n, move))
-            continue
-        parsed = cast(tuple[int, int, int], cache[move])
-        s, k, d = parsed
-        src = piles[s]
-        if is_found[s]:
-            if is_found[d] and kinds[s] == kinds[d] and game.id != "rouge-et-noir":
-                if game.piles[s].start == game.piles[d].start and game.piles[s].step == game.piles[d].step:
+    moves = g.legal_moves()
+    # score << 16 | index: sorting these ints sorts by score, ties in the
+    # order of legal_moves (as sorting (score, index, move) did).
+    order: list[int] = []
+    for n, move in enumerate(moves):
+        score, s, k, d, tab_d, twin, tab_s, rest = table[move]
+        if score < 0:
+            if score == _DROP:
+                continue
+            src = piles[s]
+            if tab_d and interchangeable and not piles[d]:
+                if first_empty.get(kinds[d]) != d:
                     continue
-            scored.append((90, n, move))
+                if twin and len(src) == k and not refills:
+                    continue
+            ds = down[s]
+            if ds and len(src) - k == ds:
+                score = 10  # turns a face-down card up
+            elif tab_s and len(src) == k:
+                score = 20  # empties a pile (a refill in Racing Aces)
+            else:
+                score = rest
+        order.append(score << 16 | n)
+    order.sort()
+    return [moves[x & 0xFFFF] for x in order]
+
+
+# ordered_moves's scores: what depends only on the move is worked out once
+# per game. A move's entry: (score, or _DROP, or _DEPENDS when the position
+# decides; source, cards, destination; is the destination a tableau pile;
+# are source and destination tableau piles of one kind; is the source a
+# tableau pile; the score when nothing about the position changes it).
+_DROP = -2
+_DEPENDS = -1
+_MoveEntry = tuple[int, int, int, int, bool, bool, bool, int]
+_MOVE_TABLES: dict[str, dict[str, _MoveEntry]] = {}
+
+
+def _move_table(game: GameDef) -> dict[str, _MoveEntry]:
+    table: dict[str, _MoveEntry] = {}
+    is_found = game.is_found
+    is_tab = game.is_tab
+    kinds = game.kinds
+    for move, parsed in game.parse_cache.items():
+        if parsed == DRAW:
+            table[move] = (DRAW_RANK.get(game.id, 60), 0, 0, 0, False, False, False, 0)
             continue
-        if is_found[d]:
-            scored.append((0 if not game.is_tab[s] else 5, n, move))
-            continue
-        if not piles[d] and interchangeable and game.is_tab[d]:
-            if first_empty.get(kinds[d]) != d:
-                continue
-            if len(src) == k and game.is_tab[s] and kinds[s] == kinds[d] and not refills:
-                continue
-        if len(src) - k == down[s] and down[s]:
-            scored.append((10, n, move))  # turns a face-down card up
-        elif len(src) == k and game.is_tab[s]:
-            scored.append((20, n, move))  # empties a pile (a refill in Racing Aces)
-        elif game.waste_idx == s:
-            scored.append((30, n, move))
-        elif game.reserve_idx and s in game.reserve_idx:
-            scored.append((25, n, move))
+        s, k, d = parsed
+        twin = is_tab[s] and kinds[s] == kinds[d]
+        if is_found[s]:
+            # A foundation's top onto a foundation that takes the same cards
+            # only swaps their lengths (see above).
+            ps, pd = game.piles[s], game.piles[d]
+            same = is_found[d] and kinds[s] == kinds[d] and game.id != "rouge-et-noir"
+            score = _DROP if same and ps.start == pd.start and ps.step == pd.step else 90
+        elif is_found[d]:
+            score = 0 if not is_tab[s] else 5
         else:
-            scored.append((40, n, move))
-    scored.sort()
-    return [m for _, _, m in scored]
+            score = _DEPENDS
+        if game.waste_idx == s:
+            rest = 30
+        elif s in game.reserve_idx:
+            rest = 25
+        else:
+            rest = 40
+        table[move] = (score, s, k, d, is_tab[d], twin, is_tab[s], rest)
+    _MOVE_TABLES[game.id] = table
+    return table

@@ -20,20 +20,24 @@ from __future__ import annotations
 
 import heapq
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from operator import itemgetter
 from typing import Literal
 
 from protocol.rules.engine import Game
-from protocol.rules.games import GameDef
+from protocol.rules.games import GameDef, Parsed
 
-from .positions import ordered_moves, position_key
+from .inplace import movers
+from .positions import key_function, ordered_moves
 from .rollout import ROLLOUT_GAMES, rollout
 
 Status = Literal["won", "lost", "unknown"]
 
 #: Default budget of one run: positions expanded. Where the answer stays
-#: unknown that is roughly 10-20 CPU seconds (about 0.1 ms per position
-#: depth-first, 0.13 ms best-first in Racing Aces; docs/bots.md).
+#: unknown that is roughly 5-10 CPU seconds (about 0.05 ms per position in
+#: Racing Aces, Rouge et Noir and Fours Up, 0.1 ms in Double Aces and Kings;
+#: both methods, on a loaded shared VM; docs/benchmarks.md "CPU per position").
 DEFAULT_NODES = 100_000
 
 
@@ -66,41 +70,53 @@ class SolveResult:
 
 
 def _pack(g: Game) -> bytes:
-    """The exact position (not canonical) as bytes, to keep frontier nodes small."""
-    out = bytearray(g.down)
-    for p in g.piles:
-        out.append(len(p))
-        out.extend(p)
-    return bytes(out)
+    """The exact position (not canonical) as bytes, to keep frontier nodes small:
+    the face-down counts (one byte a pile), then the piles joined by _SEP."""
+    return bytes(g.down) + _SEP.join(map(bytes, g.piles))
 
 
 def _unpack(game: GameDef, data: bytes) -> Game:
     n = len(game.piles)
-    down = list(data[:n])
-    piles = []
-    i = n
-    for _ in range(n):
-        size = data[i]
-        piles.append(list(data[i + 1 : i + 1 + size]))
-        i += 1 + size
-    return Game(game, piles, down)
+    return Game(game, list(map(list, data[n:].split(_SEP))), list(data[:n]))
+
+
+_SEP = b"\xff"  # never a face
 
 
 def _value(g: Game) -> int:
     """How promising a position looks: the search expands the highest first."""
-    game = g.game
-    piles = g.piles
-    v = 20 * g.cards_home
-    if game.waste_idx is not None:
-        v -= len(piles[game.waste_idx])
-    if game.face_down:
-        v -= 5 * sum(g.down)
-    for i in game.tab_idx:
-        if not piles[i]:
-            v += 3
-    for i in game.reserve_idx:
-        v -= 2 * len(piles[i])
-    return v
+    return _value_function(g.game)(g)
+
+
+_VALUES: dict[str, Callable[[Game], int]] = {}
+
+
+def _value_function(game: GameDef) -> Callable[[Game], int]:
+    """``_value`` for positions of ``game``: 20 a card home, -1 a waste card,
+    -5 a face-down card, +3 an empty tableau pile, -2 a reserve card."""
+    fn = _VALUES.get(game.id)
+    if fn is not None:
+        return fn
+    waste = game.waste_idx
+    face_down = game.face_down
+    tab_of = itemgetter(*game.tab_idx)
+    n_tab = len(game.tab_idx)
+    reserves_of = itemgetter(*game.reserve_idx) if len(game.reserve_idx) > 1 else None
+    assert reserves_of is not None or not game.reserve_idx
+
+    def value(g: Game) -> int:
+        piles = g.piles
+        v = 20 * g.cards_home + 3 * (n_tab - sum(map(bool, tab_of(piles))))
+        if waste is not None:
+            v -= len(piles[waste])
+        if face_down:
+            v -= 5 * sum(g.down)
+        if reserves_of is not None:
+            v -= 2 * sum(map(len, reserves_of(piles)))
+        return v
+
+    fn = _VALUES[game.id] = value
+    return fn
 
 
 def _best_first(game: Game, nodes: int, seconds: float | None) -> SolveResult:
@@ -117,7 +133,12 @@ def _best_first(game: Game, nodes: int, seconds: float | None) -> SolveResult:
     if game.won:
         return SolveResult("won", (), 0, time.perf_counter() - start)
     gdef = game.game
-    root_key = position_key(game)
+    key_of = key_function(gdef)
+    value_of = _value_function(gdef)
+    play, unplay = movers(gdef)
+    cache = gdef.parse_cache
+    total = gdef.total
+    root_key = key_of(game.piles, game.down)
     # key -> (parent key, move from the parent's stored position)
     parent: dict[bytes, tuple[bytes, str] | None] = {root_key: None}
     counter = 0
@@ -130,11 +151,14 @@ def _best_first(game: Game, nodes: int, seconds: float | None) -> SolveResult:
             return SolveResult("unknown", (), expanded, time.perf_counter() - start)
         _, neg_depth, _, key, packed = heapq.heappop(frontier)
         node = _unpack(gdef, packed)
+        piles, down = node.piles, node.down
+        child_depth = neg_depth - 1
         expanded += 1
+        # Each child is played on node itself, keyed, and taken back.
         for move in ordered_moves(node):
-            child = node.copy()
-            child._play(move)
-            if child.won:
+            parsed = cache[move]
+            done = play(node, parsed)
+            if node.cards_home == total:
                 line = [move]
                 at: bytes | None = key
                 while at is not None:
@@ -145,50 +169,62 @@ def _best_first(game: Game, nodes: int, seconds: float | None) -> SolveResult:
                     line.append(m)
                 line.reverse()
                 return SolveResult("won", tuple(line), expanded, time.perf_counter() - start)
-            child_key = position_key(child)
-            if child_key in parent:
-                continue
-            parent[child_key] = (key, move)
-            counter += 1
-            heapq.heappush(frontier, (-_value(child), neg_depth - 1, counter, child_key, _pack(child)))
+            child_key = key_of(piles, down)
+            if child_key not in parent:
+                parent[child_key] = (key, move)
+                counter += 1
+                heapq.heappush(frontier, (-value_of(node), child_depth, counter, child_key, _pack(node)))
+            unplay(node, parsed, done)
     return SolveResult("lost", (), expanded, time.perf_counter() - start)
 
 
 def _depth_first(game: Game, nodes: int, seconds: float | None) -> SolveResult:
     """Depth-first, children in ``ordered_moves`` order, each position
     expanded at most once (the visited set on ``position_key``): complete,
-    and cheap per position (one child made per step), so it gets through
+    and cheap per position (one move played per step), so it gets through
     more positions than best-first where the first dive usually wins."""
     start = time.perf_counter()
     deadline = None if seconds is None else start + seconds
     if game.won:
         return SolveResult("won", (), 0, time.perf_counter() - start)
-    root = game.copy()
-    visited = {position_key(root)}
-    # stack[i] is (position, its moves, index of the next one to try);
-    # path[i] is the move that led from stack[i] to stack[i + 1].
-    stack: list[tuple[Game, list[str]]] = [(root, ordered_moves(root))]
+    gdef = game.game
+    key_of = key_function(gdef)
+    play, unplay = movers(gdef)
+    cache = gdef.parse_cache
+    total = gdef.total
+    # One position, walked down and back up the search's path by playing
+    # and taking back moves: no copies.
+    g = game.copy()
+    piles, down = g.piles, g.down
+    visited = {key_of(piles, down)}
+    # moves[i] are the moves of the i-th position on the path, cursor[i] the
+    # index of the next one to try; path[i] is the move that led from the
+    # i-th position to the next, undo[i] what taking it back needs.
+    stack: list[list[str]] = [ordered_moves(g)]
     cursor: list[int] = [0]
     path: list[str] = []
+    undo: list[tuple[Parsed, int]] = []
     expanded = 1
     while stack:
-        node, moves = stack[-1]
+        moves = stack[-1]
         i = cursor[-1]
         if i >= len(moves):
             stack.pop()
             cursor.pop()
             if path:
                 path.pop()
+                unplay(g, *undo.pop())
             continue
         cursor[-1] = i + 1
         move = moves[i]
-        child = node.copy()
-        child._play(move)
-        if child.won:
+        parsed = cache[move]
+        done = play(g, parsed)
+        if g.cards_home == total:
             path.append(move)
             return SolveResult("won", tuple(path), expanded, time.perf_counter() - start)
-        key = position_key(child)
+        key = key_of(piles, down)
         if key in visited:
+            unplay(g, parsed, done)
             continue
         visited.add(key)
         if expanded >= nodes or (
@@ -196,9 +232,10 @@ def _depth_first(game: Game, nodes: int, seconds: float | None) -> SolveResult:
         ):
             return SolveResult("unknown", (), expanded, time.perf_counter() - start)
         expanded += 1
-        stack.append((child, ordered_moves(child)))
+        stack.append(ordered_moves(g))
         cursor.append(0)
         path.append(move)
+        undo.append((parsed, done))
     return SolveResult("lost", (), expanded, time.perf_counter() - start)
 
 
