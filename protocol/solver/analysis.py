@@ -17,7 +17,7 @@ the result (it never changes for a finished race) is left to the caller.
 from __future__ import annotations
 
 from collections.abc import Generator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal, cast
 
 from protocol import rules
@@ -164,28 +164,36 @@ def plan(start: Game, moves: list[str]) -> Plan:
     run, not for a player's whole analysis, and the deal is solved once per race.
     Raises IllegalMove (with ``.index``) before the first yield if a move is illegal.
     """
+    steps = _border(start, moves)
+    spent = runs = 0
+    try:
+        at = next(steps)
+        while True:
+            result = yield at
+            spent, runs = spent + result.nodes, runs + 1
+            at = steps.send(result)
+    except StopIteration as done:
+        return replace(cast(Analysis, done.value), nodes=spent, solves=runs)
+
+
+def _border(start: Game, moves: list[str]) -> Plan:
+    """``plan``'s search, the solver's runs counted by ``plan`` (its Analysis says 0 of each)."""
     n = len(moves)
     if _positions(start, moves)[-1].won:
         return Analysis("won", n, None, None, (), 0, 0, "won")
-    spent = 0
-    runs = 0
     first = yield 0
-    spent, runs = spent + first.nodes, runs + 1
     if first.lost:
-        return Analysis("never-winnable", None, 0, None, (), spent, runs, "lost")
-    last = first
-    if n:
-        last = yield n
-        spent, runs = spent + last.nodes, runs + 1
+        return Analysis("never-winnable", None, 0, None, (), 0, 0, "lost")
+    last = (yield n) if n else first
     if last.won:
-        return Analysis("still-winnable", n, None, None, last.line, spent, runs, "won")
+        return Analysis("still-winnable", n, None, None, last.line, 0, 0, "won")
     # Invariant: positions[lo] winnable (line lo_line), positions[hi] lost;
     # None where not proved yet.
     lo: int | None = 0 if first.won else None
     lo_line = first.line
     hi: int | None = n if last.lost else None
     if lo is None:
-        return Analysis("unknown", None, hi, None, lo_line, spent, runs, "unknown")
+        return Analysis("unknown", None, hi, None, lo_line, 0, 0, "unknown")
     if hi is None:
         # No proved loss, so no border to pin down: look for the latest position proved
         # winnable instead, halving the span after an unknown (positions before a
@@ -197,7 +205,6 @@ def plan(start: Game, moves: list[str]) -> Plan:
                 break
             mid = (lo + top) // 2
             result = yield mid
-            spent, runs = spent + result.nodes, runs + 1
             if result.won:
                 lo, lo_line = mid, result.line
             elif result.lost:
@@ -206,7 +213,7 @@ def plan(start: Game, moves: list[str]) -> Plan:
             else:
                 top = mid
         if hi is None:
-            return Analysis("unknown", lo, None, None, lo_line, spent, runs, "won")
+            return Analysis("unknown", lo, None, None, lo_line, 0, 0, "won")
     # Positions nearer the end have fewer cards left to play and smaller
     # spaces to exhaust, so after an unknown the search probes between it and
     # the first proved loss; ``below`` is the last unknown probe.
@@ -214,13 +221,12 @@ def plan(start: Game, moves: list[str]) -> Plan:
     while hi - lo > 1:
         mid = (max(lo, below) + hi) // 2
         if mid <= max(lo, below):
-            return Analysis("unknown", lo, hi, None, lo_line, spent, runs, "won")
+            return Analysis("unknown", lo, hi, None, lo_line, 0, 0, "won")
         result = yield mid
-        spent, runs = spent + result.nodes, runs + 1
         if result.won:
             lo, lo_line = mid, result.line
         elif result.lost:
             hi = mid
         else:
             below = mid
-    return Analysis("lost-at", lo, hi, moves[lo], lo_line, spent, runs, "won")
+    return Analysis("lost-at", lo, hi, moves[lo], lo_line, 0, 0, "won")

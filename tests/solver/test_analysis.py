@@ -121,6 +121,7 @@ def test_an_end_not_proved_lost_looks_for_the_latest_winnable_position() -> None
     assert asked == [0, 100, 50, 25, 37, 43, 40, 41]
     assert len(asked) == 2 + LATEST_WINNABLE_RUNS
     assert (a.verdict, a.last_winnable, a.first_lost, a.deal) == ("unknown", 40, None, "won")
+    assert (a.solves, a.nodes) == (len(asked), 10 * len(asked))  # every run counted once
     assert "winnable after move 40" in a.text()
 
 
