@@ -77,6 +77,27 @@ async def fetch_analysis(
         return [p for p in players if isinstance(p, dict)] if isinstance(players, list) else []
 
 
+async def show_analysis(
+    app: Any,
+    session: Session,
+    race: str,
+    game: str | None,
+    say: Callable[..., object],
+    invite: str | None = None,
+    shown: str = "",
+) -> None:
+    """Asks for `race`'s analysis, saying so on `say`'s line, then shows it over `app`'s
+    screen (`shown` said then), or says in words why there is none (`say(text, error=True)`)."""
+    say("analysis: asking the solver…")
+    try:
+        players = await fetch_analysis(session, race, asking=say, invite=invite)
+    except ServerError as e:
+        say(refusal_text(e), error=True)
+        return
+    say(shown)
+    app.push_screen(AnalysisScreen(game, players))
+
+
 def refusal_text(e: ServerError) -> str:
     """A refused analysis as a sentence (client/tui/errors.py's words, or the server's)."""
     if e.code == "unknown-type":

@@ -197,7 +197,7 @@ class CommandLine:
         return self.app.run_worker(self._analysis, "analysis", "commands")
 
     async def _analysis(self) -> None:
-        from .analysis import AnalysisScreen, fetch_analysis, not_over_text, refusal_text
+        from .analysis import not_over_text, show_analysis
 
         app = self.app
         m = app.model
@@ -205,14 +205,8 @@ class CommandLine:
         if why is not None or app.session is None or m.race_id is None:
             app.say(why or "analysis: no race on screen", error=True)
             return
-        app.say("analysis: asking the solver…")
-        try:
-            players = await fetch_analysis(app.session, m.race_id, asking=app.say)
-        except ServerError as e:
-            app.say(refusal_text(e), error=True)
-            return
-        app.say("analysis: Esc closes it; 'analysis' shows it again")
-        app.push_screen(AnalysisScreen(m.game, players))
+        shown = "analysis: Esc closes it; 'analysis' shows it again"
+        await show_analysis(app, app.session, m.race_id, m.game, app.say, shown=shown)
 
     def hint(self) -> Worker[None]:
         return self.app.run_worker(self._hint, "hint", "commands")

@@ -231,17 +231,9 @@ class RecentScreen(ModalScreen[None]):
     @unless_gone
     async def open_analysis(self, race: str, game: str | None) -> None:
         """Where each player's win was lost (the server's solver), over this screen."""
-        from .analysis import AnalysisScreen, fetch_analysis
-        from .analysis import refusal_text as analysis_refusal
+        from .analysis import show_analysis
 
-        self.say(f"asking for the analysis of race {race}…")
-        try:
-            players = await fetch_analysis(self.session, race, asking=self.say)
-        except ServerError as e:
-            self.say(f"race {race}: {analysis_refusal(e)}")
-            return
-        self.say("")
-        self.app.push_screen(AnalysisScreen(game, players))
+        await show_analysis(self.app, self.session, race, game, lambda text, error=False: self.say(text))
 
     @on(Button.Pressed, "#recent-refresh")
     def action_reload(self) -> None:

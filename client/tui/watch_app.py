@@ -414,20 +414,12 @@ class WatchApp(BrowseApp):
     @unless_gone
     async def show_analysis(self, race: str, game: str | None) -> None:
         """Where each player's win was lost (the server's solver), over the race."""
-        from .analysis import AnalysisScreen, fetch_analysis
-        from .analysis import refusal_text as analysis_refusal
+        from .analysis import show_analysis
 
         if self.session is None:
             return
         invite = self.invite if self.invite and race == self.initial_race else None
-        self.say("analysis: asking the solver…")
-        try:
-            players = await fetch_analysis(self.session, race, asking=self.say, invite=invite)
-        except ServerError as e:
-            self.say(analysis_refusal(e), error=True)
-            return
-        self.say("")
-        self.push_screen(AnalysisScreen(game, players))
+        await show_analysis(self, self.session, race, game, self.say, invite=invite)
 
     def set_final(self, race: str, stage: Stage) -> None:
         """``race``'s final boards are at ``stage``: nothing changes once the watcher moved on."""
