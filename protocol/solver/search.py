@@ -22,14 +22,13 @@ import heapq
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from operator import itemgetter
 from typing import Literal
 
 from protocol.rules.engine import Game
 from protocol.rules.games import GameDef, Parsed
 
 from .inplace import movers
-from .positions import key_function, ordered_moves
+from .positions import _SEP, _getter, key_function, ordered_moves
 from .rollout import ROLLOUT_GAMES, rollout
 
 Status = Literal["won", "lost", "unknown"]
@@ -80,9 +79,6 @@ def _unpack(game: GameDef, data: bytes) -> Game:
     return Game(game, list(map(list, data[n:].split(_SEP))), list(data[:n]))
 
 
-_SEP = b"\xff"  # never a face
-
-
 def _value(g: Game) -> int:
     """How promising a position looks: the search expands the highest first."""
     return _value_function(g.game)(g)
@@ -99,10 +95,9 @@ def _value_function(game: GameDef) -> Callable[[Game], int]:
         return fn
     waste = game.waste_idx
     face_down = game.face_down
-    tab_of = itemgetter(*game.tab_idx)
+    tab_of = _getter(game.tab_idx)
     n_tab = len(game.tab_idx)
-    reserves_of = itemgetter(*game.reserve_idx) if len(game.reserve_idx) > 1 else None
-    assert reserves_of is not None or not game.reserve_idx
+    reserves_of = _getter(game.reserve_idx) if game.reserve_idx else None
 
     def value(g: Game) -> int:
         piles = g.piles
