@@ -34,7 +34,7 @@ from .rollout import ROLLOUT_GAMES, rollout
 Status = Literal["won", "lost", "unknown"]
 
 #: Default budget of one run: positions expanded. Where the answer stays
-#: unknown that is roughly 5-10 CPU seconds (about 0.05 ms per position in
+#: unknown that is roughly 5-10 CPU seconds (0.05-0.07 ms per position in
 #: Racing Aces, Rouge et Noir and Fours Up, 0.1 ms in Double Aces and Kings;
 #: both methods, on a loaded shared VM; docs/benchmarks.md "CPU per position").
 DEFAULT_NODES = 100_000
