@@ -18,7 +18,6 @@ import concurrent.futures
 import hashlib
 import os
 import re
-import socket
 import subprocess
 import sys
 import threading
@@ -69,17 +68,17 @@ def _wait_for_function_under_csp(self, expression: str, *args, **kwargs):
 setattr(sync_api.Page, "wait_for_function", _wait_for_function_under_csp)  # noqa: B010  # a method replaced
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+#: The line `solrace serve` prints once it listens (server/cli.py), with the port it bound.
+LISTENING = re.compile(rb"^solrace listening on ws://127\.0\.0\.1:(\d+)/ws", re.MULTILINE)
 
 
 class Server:
-    def __init__(self, tmp: Path, **flags: object) -> None:
-        self.port = free_port()
-        self.http = f"http://127.0.0.1:{self.port}"
-        self.ws = f"ws://127.0.0.1:{self.port}/ws"
+    """`solrace serve` in a subprocess. Without `port` it binds a port of its own choosing
+    (`--port 0`) and the test reads it from the line it prints: a port probed free here and
+    passed on could be taken meanwhile (its private redis-server once got it, and the page's
+    HTTP request reached Redis). `port`: that one (a restart at the same address)."""
+
+    def __init__(self, tmp: Path, port: int = 0, **flags: object) -> None:
         self.log_path = tmp / "server.log"
         cmd = [
             sys.executable,
@@ -89,7 +88,7 @@ class Server:
             "--host",
             "127.0.0.1",
             "--port",
-            str(self.port),
+            str(port),
             "--data",
             str(tmp / "data"),
         ]
@@ -102,16 +101,18 @@ class Server:
         while True:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"solrace serve exited: {self.log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(self.http + "/", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
+            listening = LISTENING.search(self.log_path.read_bytes())
+            if listening:
+                self.port = int(listening.group(1))
+                break
             if time.monotonic() > deadline:
                 self.stop()
                 raise RuntimeError(f"solrace serve did not come up: {self.log_path.read_text()[-3000:]}")
             time.sleep(0.1)
+        self.http = f"http://127.0.0.1:{self.port}"
+        self.ws = f"ws://127.0.0.1:{self.port}/ws"
+        with urllib.request.urlopen(self.http + "/", timeout=DEADLINE) as r:
+            assert r.status == 200, r.status
 
     def stop(self) -> None:
         if self.proc.poll() is None:

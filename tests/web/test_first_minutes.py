@@ -11,12 +11,10 @@ Screenshots: test-artifacts/web/first-*.png.
 from __future__ import annotations
 
 import re
-from unittest import mock
 
 import pytest
 from waiting import DEADLINE
 
-from . import conftest
 from .conftest import Server, shot
 from .test_browser import create_in_ui, finished_solo_race, race_id, wait_board
 
@@ -73,8 +71,7 @@ def restartable(tmp_path):
 
     def restart():
         srv.stop()
-        with mock.patch.object(conftest, "free_port", lambda: srv.port):
-            again = Server(tmp_path, countdown_ms=1200)
+        again = Server(tmp_path, port=srv.port, countdown_ms=1200)
         holder[0] = again
         return again
 
