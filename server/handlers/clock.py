@@ -191,7 +191,9 @@ class Clock:
         if recorded:
             await store.schedule(race.race, None)
             return
-        now = self.svc.now_ms()
+        # now_ms() estimates Redis' clock and may lag it by a reply's latency: never before the
+        # end Redis stamped, so that the retry comes a whole minute after it.
+        now = max(self.svc.now_ms(), race.ended or 0)
         wait = min(max((now - (race.ended or now)) // 2, AFTER_END_RETRY_MIN_MS), AFTER_END_RETRY_MAX_MS)
         try:
             await store.schedule(race.race, now + wait)
