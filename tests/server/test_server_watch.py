@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import msgpack
 import redis.asyncio as aioredis
@@ -126,12 +127,22 @@ async def test_spectator_boards_show_nothing_newer_than_their_at(make_server):
     await eve.request("spectate", race=rid)
     acked: dict[tuple[str, int], int] = {}  # (player, n) -> the move's time
 
+    def sampled(who: Any, n: int) -> bool:
+        """A `boards` (unread yet) shows `who` at `n` moves or more."""
+        return any(
+            m.get("t") == "boards" and any(x["player"] == who.player and x["n"] >= n for x in m["boards"])
+            for m in eve.unread
+        )
+
     async def keep_drawing(who) -> int:
         n = 0
         for _batch in range(20):
             for ack in await play(who, rid, ["draw"] * 5, start_n=n):
                 acked[(who.player, ack["n"])] = ack["at"]
             n += 5
+            # Paced by the samples: moves made faster than the boards are sampled (a loaded
+            # machine's starved timer) left as few as two samples in flight to check.
+            await until(lambda: sampled(who, n), what=f"a sample of {who.player} at {n} moves")  # noqa: B023
         return n
 
     final = await asyncio.gather(keep_drawing(c), keep_drawing(d))
