@@ -358,8 +358,11 @@ class MenuFlow:
             refused = start_refused_text(e, intent)
             app.say(refused, error=True)
             return refused
-        if old.race_id:
-            app.races_left.add(old.race_id)  # its late events must not bring it back
+        if old.race_id and old.race_id != reply.get("race"):
+            # Its late events must not bring it back. From the menu, `old` is the menu's empty
+            # model, which an event of the rematch itself may have reached before this reply
+            # (the join's published copy): that race is the one ahead, not behind.
+            app.races_left.add(old.race_id)
         app.model = RaceModel(me=old.me)
         app.selected = None
         app.moves_sent.clear()

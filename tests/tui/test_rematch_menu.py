@@ -74,6 +74,35 @@ async def test_an_offer_that_comes_on_the_menu_shows_there_and_accept_takes_it(m
         await until(pilot, lambda: app.model.status == "running", what="the rematch's start")
 
 
+async def test_the_rematchs_own_event_before_the_seats_reply_does_not_put_it_behind(
+    make_server, tmp_path
+) -> None:
+    """The join's published copy may reach ada before the join's reply (the reply waits on one
+    more Redis write): the menu's empty model then takes the rematch's id from it. Accept must
+    not count that race as the one left behind, whose late events are dropped: the rival's
+    `ready` and the start would never show (CI, stop 40: ada ready, bob 'waiting' for 30 s)."""
+    import msgspec
+
+    from client.library.connection import connect
+
+    server = await make_server(countdown_ms=100)
+    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 2))
+    async with app.run_test(size=(80, 24)) as pilot, connect(server.ws_url, name="bob") as bob:
+        old = await race_over(pilot, app, bob)
+        await pilot.press(*"menu", "enter")
+        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+        asked = await bob.request(m.Rematch(race=old))
+        await until(pilot, lambda: offered(app), what="bob's offer on the menu")
+        # The rematch's event, as its bus copy ahead of the join's reply would come.
+        app.on_server_event(msgspec.to_builtins(asked))
+        assert app.model.race_id == asked.race
+        await click_shown(pilot, "#accept-rematch")
+        await until(pilot, lambda: ready_in_rematch(app, old), what="ready in the rematch joined")
+        assert asked.race not in app.races_left and old in app.races_left
+        await bob.ready(asked.race)
+        await until(pilot, lambda: app.model.status == "running", what="the rematch's start")
+
+
 def whole_in_menu(app: PlayApp, selector: str) -> bool:
     """The menu's widget ``selector`` is drawn whole inside the menu's box (not cut off by it)."""
     screen = app.screen
