@@ -143,6 +143,11 @@ class RaceModel:
 
     def _on_race(self, snap: dict[str, Any], from_state: bool = False) -> None:
         if not from_state:
+            if self.race_id == snap.get("race") and (snap.get("ver") or 0) < self.ver:
+                # A reply's snapshot sent after newer events of the race (they overtook it on
+                # the server): it would show seats as they were, e.g. a rival's `ready` undone.
+                self.invite = snap.get("invite") or self.invite
+                return
             self._ver(snap)
         else:
             self.ver = max(self.ver, snap.get("ver", 0))

@@ -288,6 +288,40 @@ def test_model_shows_a_berserk_player_their_own_half_clock():
     assert m.my_deadline == 61000
 
 
+def test_a_reply_snapshot_older_than_the_events_shown_changes_nothing_but_the_invite():
+    """A join's reply may leave the server after the bus brought a rival's newer `ready`:
+    applied, it would show the rival not ready again until the next event."""
+
+    def lobby(ver: int, bob_ready: bool, **more: object) -> dict[str, object]:
+        players = [
+            {"player": "p1", "name": "ada", "ready": False, "status": "waiting"},
+            {
+                "player": "p2",
+                "name": "bob",
+                "ready": bob_ready,
+                "status": "ready" if bob_ready else "waiting",
+            },
+        ]
+        return {
+            "t": "race",
+            "race": "r1",
+            "ver": ver,
+            "game": "fours-up",
+            "status": "lobby",
+            "seats": 2,
+            "players": players,
+            **more,
+        }
+
+    m = RaceModel(me="p1")
+    m.apply(lobby(2, False))
+    m.apply(lobby(3, True))  # bob's ready, by the bus
+    m.apply(lobby(2, False, invite="k3y"))  # ada's join reply, sent after it
+    assert m.ver == 3 and m.players["p2"].ready and m.invite == "k3y" and not m.gap
+    m.apply(lobby(3, True, host="p2"))  # the same version again applies (a reply at the latest)
+    assert m.host == "p2"
+
+
 def test_model_follows_a_race():
     m = RaceModel(me="p1")
     players = [
