@@ -69,15 +69,21 @@ async def test_an_arena_at_80_columns(make_server, tmp_path):
             await host.arena_join(LONG["id"])
             status = app.query_one("#status")
             await until(pilot, lambda: "paired: race" in rendered(status), what="paired")
-            # the status wraps: the berserk offer at its end is on the screen
+
+            # the command that plays it elsewhere whole on a row (it wrapped after "--race")
+            def elsewhere() -> bool:
+                return f"or in another terminal: solrace play --race {app.paired}" in lines(status)
+
+            # the status wraps: the berserk offer at its end is on the screen, and the command's
+            # row under it (waited for too: the status may be drawn with its new text a frame
+            # before it is laid out a row taller, with that row cut off)
             await until(
                 pilot,
-                lambda: "+1 on a win)" in " ".join(lines(status)),
+                lambda: "+1 on a win)" in " ".join(lines(status)) and elsewhere(),
                 what="the status line wrapped",
             )
             assert app.paired is not None and app.paired in " ".join(lines(status))
-            # the command that plays it elsewhere whole on a row (it wrapped after "--race")
-            assert f"or in another terminal: solrace play --race {app.paired}" in lines(status)
+            assert elsewhere()
             await until(pilot, lambda: footer_keys(app).get("berserk"), what="berserk enabled")
             await pilot.press("escape")
             await until(pilot, lambda: app.arena_id is None, what="back to the list")
