@@ -73,6 +73,8 @@ class RaceModel:
     boards_at: int | None = None
     #: set when a race event's `ver` jumped: the client should `resync`
     gap: bool = False
+    #: the version of the race snapshot last applied (a reply's, an event's or a state's)
+    snapshot_ver: int = 0
 
     # -- derived ----------------------------------------------------------
 
@@ -142,15 +144,18 @@ class RaceModel:
         self.rated = bool(msg.get("rated"))
 
     def _on_race(self, snap: dict[str, Any], from_state: bool = False) -> None:
+        ver = snap.get("ver") or 0
         if not from_state:
-            if self.race_id == snap.get("race") and (snap.get("ver") or 0) < self.ver:
-                # A reply's snapshot sent after newer events of the race (they overtook it on
-                # the server): it would show seats as they were, e.g. a rival's `ready` undone.
+            if self.race_id == snap.get("race") and ver < self.snapshot_ver:
+                # Older than the snapshot on hand: a reply that a newer event overtook on the
+                # server, or the reverse. It would show seats as they were (a rival's `ready`
+                # undone). Not against `ver`: a move's ack may come before an older event.
                 self.invite = snap.get("invite") or self.invite
                 return
             self._ver(snap)
         else:
-            self.ver = max(self.ver, snap.get("ver", 0))
+            self.ver = max(self.ver, ver)
+        self.snapshot_ver = ver
         self.race_id = snap.get("race", self.race_id)
         self.game = snap.get("game", self.game)
         self.status = snap.get("status", self.status)

@@ -320,6 +320,10 @@ def test_a_reply_snapshot_older_than_the_events_shown_changes_nothing_but_the_in
     assert m.ver == 3 and m.players["p2"].ready and m.invite == "k3y" and not m.gap
     m.apply(lobby(3, True, host="p2"))  # the same version again applies (a reply at the latest)
     assert m.host == "p2"
+    # A move's ack may come before a rival's older event: that event still counts.
+    m.apply({"t": "ack", "race": "r1", "ver": 6, "n": 1, "status": "playing"})
+    m.apply(lobby(5, True, status="running"))
+    assert m.status == "running" and m.ver == 6 and m.snapshot_ver == 5
 
 
 def test_model_follows_a_race():
