@@ -11,6 +11,10 @@ import { arenaOf, rememberArenaRace } from "./arena.js";
 export function applySnapshot(snap) {
   if (!snap || snap.race !== app.raceId) return;
   keepInvite(snap);
+  // Older than the snapshot on hand: a reply that a newer event of its race overtook, or the
+  // reverse. It would show the seats as they were (a rival's ready undone) until the next one.
+  // (Not against lastVer: a move's ack may come before a rival's older event, which counts.)
+  if (app.race && app.race.race === snap.race && (snap.ver || 0) < (app.race.ver || 0)) return;
   noteKind(snap);
   app.race = snap;
   app.lastVer = Math.max(app.lastVer, snap.ver || 0);
