@@ -8,6 +8,7 @@ offer and forgets it (no `accept` takes it later), and a new offer shows again. 
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 import pytest
 from textual.widgets import Button
@@ -29,6 +30,17 @@ def offered(app: PlayApp) -> bool:
     """The menu is on screen and shows a rematch offer."""
     screen = app.screen
     return isinstance(screen, MenuScreen) and screen.query_one("#menu-rematch").has_class("offered")
+
+
+async def offer_on_the_menu(pilot: Any, app: PlayApp, bob: Any) -> tuple[str, m.RaceSnapshot]:
+    """Ada's race with bob over, ada on the menu, and bob's rematch offer shown there: the race
+    and the rematch's snapshot (bob's reply)."""
+    old = await race_over(pilot, app, bob)
+    await pilot.press(*"menu", "enter")
+    await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
+    asked: m.RaceSnapshot = await bob.request(m.Rematch(race=old))
+    await until(pilot, lambda: offered(app), what="bob's offer on the menu")
+    return old, asked
 
 
 async def test_an_offer_that_comes_on_the_menu_shows_there_and_accept_takes_it(make_server, tmp_path) -> None:
@@ -88,11 +100,7 @@ async def test_the_rematchs_own_event_before_the_seats_reply_does_not_put_it_beh
     server = await make_server(countdown_ms=100)
     app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 2))
     async with app.run_test(size=(80, 24)) as pilot, connect(server.ws_url, name="bob") as bob:
-        old = await race_over(pilot, app, bob)
-        await pilot.press(*"menu", "enter")
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
-        asked = await bob.request(m.Rematch(race=old))
-        await until(pilot, lambda: offered(app), what="bob's offer on the menu")
+        old, asked = await offer_on_the_menu(pilot, app, bob)
         # The rematch's event, as its bus copy ahead of the join's reply would come.
         app.on_server_event(msgspec.to_builtins(asked))
         assert app.model.race_id == asked.race
@@ -116,11 +124,7 @@ async def test_no_thanks_hides_the_offer_and_forgets_it_until_a_new_one(make_ser
     server = await make_server(countdown_ms=100)
     app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 2))
     async with app.run_test(size=(80, 24)) as pilot, connect(server.ws_url, name="bob") as bob:
-        old = await race_over(pilot, app, bob)
-        await pilot.press(*"menu", "enter")
-        await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
-        asked = await bob.request(m.Rematch(race=old))
-        await until(pilot, lambda: offered(app), what="bob's offer on the menu")
+        old, asked = await offer_on_the_menu(pilot, app, bob)
         # Beside Accept, both whole in an 80x24 terminal.
         for button in ("#accept-rematch", "#decline-rematch"):
             await until(pilot, lambda b=button: whole_in_menu(app, b), what=f"{button} whole in the menu")
