@@ -1,10 +1,10 @@
 """The server's two solver jobs, CPU per job, for the solver of one checkout or two in turn.
 
 - ``certify``: the certify worker's job (server/certify/work.py ``certify``) on fixed seeds
-  ``sha256("cmp-GAME-i")[:32]`` at 2,500 positions (``certify_nodes``): CPU seconds for the
+  ``sha256("cmp-GAME-i")[:32]`` at the server's default ``certify_nodes``: CPU seconds for the
   batch, and how many it certified;
-- ``hint``: the player-side search (``work.hint``, ``hint_nodes`` 2,000) from the views after
-  0–39 seeded random legal moves of each of those deals: CPU ms per hint.
+- ``hint``: the player-side search (``work.hint``) at the default ``hint_nodes``, from the views
+  after 0–39 seeded random legal moves of each of those deals: CPU ms per hint.
 
 Each run prints a digest of its results: two checkouts must print the same digest (the same
 deals certified with the same lines, the same hints). ``--compare A B`` runs both roots
@@ -26,19 +26,25 @@ import time
 from pathlib import Path
 
 GAMES = ("racing-aces", "double-aces-and-kings", "rouge-et-noir", "fours-up")
-CERTIFY_NODES = 2_500
-HINT_NODES = 2_000
+
+
+def deals_for(job: str, game: str, given: int) -> int:
+    """`--deals`, else the default: 24 to certify (40 in Fours Up, which certifies few), 60 hints."""
+    return given or (60 if job == "hint" else 40 if game == "fours-up" else 24)
 
 
 def run(job: str, game: str, n: int) -> tuple[float, int, str]:
     """(CPU seconds, certified count or hints given, results digest) of one job over n deals."""
     from protocol import rules
     from server.certify import work
+    from server.config import Settings
+
+    budgets = Settings()  # the server's defaults, as its certify worker runs them
 
     seeds = [hashlib.sha256(f"cmp-{game}-{i}".encode()).hexdigest()[:32] for i in range(n)]
     if job == "certify":
         cpu0 = time.process_time()
-        found = work.certify(game, seeds, CERTIFY_NODES)
+        found = work.certify(game, seeds, budgets.certify_nodes)
         cpu = time.process_time() - cpu0
         return cpu, len(found), hashlib.sha256(repr(found).encode()).hexdigest()[:12]
     views = []
@@ -52,7 +58,7 @@ def run(job: str, game: str, n: int) -> tuple[float, int, str]:
             g.play(rng.choice(sorted(legal)))
         views.append(g.view_text())
     cpu0 = time.process_time()
-    moves = [work.hint(v, HINT_NODES) for v in views]
+    moves = [work.hint(v, budgets.hint_nodes) for v in views]
     cpu = time.process_time() - cpu0
     return cpu, sum(m is not None for m in moves), hashlib.sha256(repr(moves).encode()).hexdigest()[:12]
 
@@ -88,7 +94,7 @@ def main() -> None:
         print("| --- | --- | ---: | ---: | ---: | ---: | --- |")
         for job in ("certify", "hint"):
             for game in games:
-                n = a.deals or (60 if job == "hint" else 40 if game == "fours-up" else 24)
+                n = deals_for(job, game, a.deals)
                 best: dict[str, float] = {}
                 digests: dict[str, set[str]] = {}
                 counts: set[int] = set()
@@ -112,7 +118,7 @@ def main() -> None:
 
     assert Path(protocol.__file__).resolve().is_relative_to(Path(a.root).resolve()), protocol.__file__
     for game in games:
-        n = a.deals or (60 if a.job == "hint" else 40 if game == "fours-up" else 24)
+        n = deals_for(a.job, game, a.deals)
         cpu, count, digest = run(a.job, game, n)
         print(f"{a.job} {game} {n} {cpu:.4f} {count} {digest}", flush=True)
 
