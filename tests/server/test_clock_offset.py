@@ -1,7 +1,7 @@
 """The server's estimate of the Redis clock (`Service.now_ms`) comes from the quickest of a few
 TIME round trips at start, against the trip's midpoint: taken against the time after the reply,
-it ran behind Redis by half a trip (milliseconds on a loaded start), and a timer set from it
-came that much early."""
+it ran behind Redis by half a trip (milliseconds on a loaded start), and a time stamped from
+it was that much early (as the end follow-up's retry was, server/handlers/clock.py)."""
 
 from __future__ import annotations
 
