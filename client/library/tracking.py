@@ -72,16 +72,24 @@ class RaceTracking(Requester):
 
     def _on_progress(self, ev: m.Progress) -> None:
         snap = self.races_seen.get(ev.race)
-        if snap is not None:
+        # A snapshot at version V already holds every event up to V: an older one would undo.
+        if snap is not None and ev.ver > snap.ver:
             for p in snap.players:
                 if p.player == ev.player:
                     p.n, p.home, p.status, p.at = ev.n, ev.home, ev.status, ev.at
                     break
 
-    def _on_snapshot(self, snap: m.RaceSnapshot) -> None:
-        self.races_seen[snap.race] = snap
+    def _on_snapshot(self, snap: m.RaceSnapshot, resync: bool = False) -> None:
         if snap.invite is not None:
             self.invites[snap.race] = snap.invite
+        seen = self.races_seen.get(snap.race)
+        if seen is not None and snap.ver < seen.ver and not resync:
+            # Replies are not ordered with the race's events (docs/protocol.md §1): a reply
+            # overtaken by a newer snapshot event, or the reverse, would show the seats as
+            # they were (a rival's `ready` undone). Compared with snapshots only, not with
+            # acks: a rival's older event may still follow the ack of one's own move.
+            return
+        self.races_seen[snap.race] = snap
         if any(p.player == self.player for p in snap.players):
             board = self.boards.setdefault(snap.race, Board(race=snap.race))
             board.total = snap.total
@@ -118,7 +126,7 @@ class RaceTracking(Requester):
                 elif type(ev) is m.End:
                     self._on_end(ev)
                 self._emit(ev)
-        self._on_snapshot(st.race)
+        self._on_snapshot(st.race, resync=True)
         self.versions[race] = max(last, st.race.ver, *(ev.ver for ev in st.events or ()))
         if st.you is not None:
             board = self.boards.setdefault(race, Board(race=race))

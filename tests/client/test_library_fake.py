@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import random
 
+import msgspec
 import pytest
 from fake_server import FakeServer, wait_until
 from waiting import DEADLINE
@@ -126,6 +127,59 @@ async def test_two_players_progress_versions_and_gap_resync() -> None:
         assert ok.ver == fake.races[snap.race].ver == a.versions[snap.race]
         await b.wait_for("progress", lambda e: e.status == "finished", timeout=DEADLINE)
         assert b.races_seen[snap.race].players[0].status == "finished"
+
+
+async def test_a_snapshot_older_than_the_one_on_hand_gives_only_its_invite() -> None:
+    # Replies are not ordered with the race's events (docs/protocol.md §1): a's create
+    # reply, handed in after the event of b's join, would unseat b in what a has seen.
+    async with (
+        FakeServer() as fake,
+        client.connect(fake.url, name="a") as a,
+        client.connect(fake.url, name="b") as b,
+    ):
+        created = await a.create("fours-up", seats=2)
+        joined = await b.join(created.race)
+        await wait_until(
+            lambda: created.race in a.races_seen and a.races_seen[created.race].ver == joined.ver
+        )
+        late = msgspec.structs.replace(created, rid=9001, invite="k3y")
+        a._pending[9001] = asyncio.get_running_loop().create_future()
+        a._dispatch(late)
+        seen = a.races_seen[created.race]
+        assert seen.ver == joined.ver and {p.player for p in seen.players} == {a.player, b.player}
+        assert a.invites[created.race] == "k3y"
+        # A resync's state is the truth, whatever its version.
+        a._dispatch(m.State(race=late, you=None))
+        assert a.races_seen[created.race] is late
+
+        # An event older than the snapshot on hand is already in it: it changes nothing.
+        await a.ready(created.race)
+        await b.ready(created.race)
+        await b.wait_for(m.Started, timeout=DEADLINE)
+        last = b.versions[created.race]
+        now = fake.races[created.race].snapshot()
+        ahead = msgspec.structs.replace(
+            now,
+            rid=9002,
+            ver=last + 2,
+            players=[msgspec.structs.replace(p, n=2 if p.player == a.player else p.n) for p in now.players],
+        )
+        b._pending[9002] = asyncio.get_running_loop().create_future()
+        b._dispatch(ahead)
+        assert a.player is not None
+        b._dispatch(
+            m.Progress(
+                race=created.race,
+                ver=last + 1,
+                player=a.player,
+                n=1,
+                home=0,
+                total=52,
+                status="playing",
+                at=1,
+            )
+        )
+        assert [p.n for p in b.races_seen[created.race].players if p.player == a.player] == [2]
 
 
 async def test_a_gap_the_own_ack_fills_is_not_resynced(monkeypatch: pytest.MonkeyPatch) -> None:
