@@ -3,6 +3,7 @@
 // (replay.js) owns the step; a part that moves it is given a `jump(step)`.
 
 import { parseView } from "./cards.js";
+import { analysisPendingText } from "./analysis_wait.js";
 import { analysisItem, boardPileText, clockText, homeText, moveText, nameMarks, timeCell, verifyText, verifyTitle } from "./words.js";
 
 /** The result table, by place: rank, name and marks, result, cards home, moves (and par), time. */
@@ -69,7 +70,7 @@ function brokenMove(h, rep, p) {
  *  `pileName(pile)` names a pile as the board labels it. */
 export function analysisPanel(h, a, pileName) {
   if (!a) return null;
-  if (a.pending) return h("div", { id: "replay-analysis", class: "muted" }, "Analysing the race…");
+  if (a.pending) return h("div", { id: "replay-analysis", class: "muted" }, analysisPendingText(a.since));
   if (a.error) return h("div", { id: "replay-analysis", class: "bad" }, a.error);
   return h(
     "ul",

@@ -1,6 +1,7 @@
 // The result panel of a finished race (on the race page and the watch page): the ranking, the
 // seed checked against the commitment (or, for a daily attempt, where it will be revealed), the
 // arena points or rating it earned, the solver's analysis, and what to play next.
+import { ANALYSIS_PATIENCE_MS, analysisPendingText, tickPending } from "./analysis_wait.js";
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily_attempts.js";
 import { arenaOf } from "./arena.js";
@@ -254,15 +255,19 @@ function focusLost() {
 
 /** The solver's post-race analysis of a finished race: per player, where the win was lost. */
 async function fetchAnalysis(raceId) {
-  app.analysis = { race: raceId, pending: true };
+  const asked = { race: raceId, pending: true, since: Date.now() };
+  app.analysis = asked;
   renderResult();
+  const stop = tickPending("analysis", asked.since, () => app.analysis === asked);
   try {
-    const rep = await conn.requestWhileBusy(withInvite({ t: "analysis", race: raceId }), "solver-busy", 120000);
+    const rep = await conn.requestWhileBusy(withInvite({ t: "analysis", race: raceId }), "solver-busy", ANALYSIS_PATIENCE_MS);
     if (app.analysis.race !== raceId) return;
     app.analysis = { race: raceId, players: rep.players };
   } catch (e) {
     if (app.analysis.race !== raceId) return;
     app.analysis = { race: raceId, error: `No analysis: ${errText(e)}` };
+  } finally {
+    stop();
   }
   renderResult();
 }
@@ -270,7 +275,7 @@ async function fetchAnalysis(raceId) {
 function analysisView(raceId) {
   const a = app.analysis;
   if (!a || a.race !== raceId) return null;
-  if (a.pending) return h("div", { id: "analysis", class: "muted" }, "Analysing the race…");
+  if (a.pending) return h("div", { id: "analysis", class: "muted" }, analysisPendingText(a.since));
   if (a.error) return h("div", { id: "analysis", class: "bad" }, a.error);
   return h(
     "ul",
