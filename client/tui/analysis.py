@@ -3,7 +3,7 @@
 Online the app asks the server (the `analysis` request, docs/protocol.md §3). The server's
 solver computes it once per race and keeps it; while its solver is busy it answers
 `solver-busy` with `retry_ms`, and the app asks again for up to ANALYSIS_PATIENCE_S, as the
-browser's result view does. Offline the race's replay is analysed here, in a worker thread,
+browser's result view does, saying how long it has waited. Offline the race's replay is analysed here, in a worker thread,
 with the server's budget per solver run (ANALYSIS_NODES): the answer the server would give.
 
 The words are the server's (`text`: "won until move 37, t2>f5; a winning line from there:
@@ -31,8 +31,11 @@ from .model import RaceModel
 from .offline import LocalSession
 from .session import Session
 
-#: How long the app keeps asking while the server's solver is busy (the browser waits as long).
-ANALYSIS_PATIENCE_S = 120.0
+#: How long the app keeps asking while the server's solver is busy (the browser waits as long):
+#: a race of 8 is about a minute of one solver worker (docs/benchmarks.md "Analysis").
+ANALYSIS_PATIENCE_S = 300.0
+#: Below this the wait is not worth a number (the browser's pending line does the same).
+QUIET_S = 3.0
 #: The wait between two asks when the server's `solver-busy` names none.
 RETRY_S = 2.0
 
@@ -58,23 +61,34 @@ async def fetch_analysis(
         if asking is not None:
             asking("analysis: the solver is at work (seconds per player)…")
         return await asyncio.to_thread(offline_players, doc)
-    give_up = time.monotonic() + ANALYSIS_PATIENCE_S
-    said = False
+    asked = time.monotonic()
+    give_up = asked + ANALYSIS_PATIENCE_S
+    said = ""
     while True:
         try:
             reply = await session.request("analysis", race=race, **({"invite": invite} if invite else {}))
         except ServerError as e:
             retry_ms = e.extra.get("retry_ms")
             wait = retry_ms / 1000 if isinstance(retry_ms, int) and retry_ms > 0 else RETRY_S
-            if e.code != "solver-busy" or time.monotonic() + wait > give_up:
+            now = time.monotonic()
+            if e.code != "solver-busy" or now + wait > give_up:
                 raise
-            if asking is not None and not said:
-                asking("analysis: the server's solver is at work (seconds per player)…")
-                said = True
+            if asking is not None:
+                text = busy_text(now - asked)
+                if text != said:
+                    asking(text)
+                    said = text
             await asyncio.sleep(wait)
             continue
         players = reply.get("players")
         return [p for p in players if isinstance(p, dict)] if isinstance(players, list) else []
+
+
+def busy_text(waited_s: float) -> str:
+    """What the line says while the server's solver is at work, `waited_s` after the first ask."""
+    if waited_s < QUIET_S:
+        return "analysis: the server's solver is at work (seconds per player)…"
+    return f"analysis: the server's solver is at work, {int(waited_s)} s so far (seconds per player)…"
 
 
 async def show_analysis(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from waiting import DEADLINE
 
-from client.tui.analysis import AnalysisScreen, fetch_analysis, refusal_text
+from client.tui.analysis import AnalysisScreen, busy_text, fetch_analysis, refusal_text
 from client.tui.errors import ServerError
 from client.tui.net import connector
 from client.tui.offline import LocalSession
@@ -139,6 +139,29 @@ async def test_a_busy_solver_is_asked_again_and_said_once() -> None:
     players = await asyncio.wait_for(fetch_analysis(session, "r1", asking=heard.append), DEADLINE)  # type: ignore[arg-type]
     assert players == [{"name": "ada", "text": "won"}] and session.asked == 4
     assert heard == ["analysis: the server's solver is at work (seconds per player)…"]
+
+
+async def test_a_long_wait_says_how_long_at_each_busy_reply(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A race of 8 keeps the solver a minute or more: the line must not look stuck meanwhile.
+    from client.tui import analysis
+
+    class Clock:
+        now = 1000.0
+
+        def monotonic(self) -> float:
+            self.now += 21.5  # each ask waits out the server's ANALYSIS_WAIT_S
+            return self.now
+
+    monkeypatch.setattr(analysis, "time", Clock())
+    heard: list[str] = []
+    players = await asyncio.wait_for(fetch_analysis(_Busy(busy=3), "r1", asking=heard.append), DEADLINE)  # type: ignore[arg-type]
+    assert players == [{"name": "ada", "text": "won"}]
+    assert [h.split(", ")[1] if ", " in h else h for h in heard] == [
+        "21 s so far (seconds per player)…",
+        "43 s so far (seconds per player)…",
+        "64 s so far (seconds per player)…",
+    ]
+    assert busy_text(1.0) == "analysis: the server's solver is at work (seconds per player)…"
 
 
 async def test_a_solver_busy_past_the_patience_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
