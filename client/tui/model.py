@@ -229,6 +229,10 @@ class RaceModel:
 
     def _on_progress(self, msg: dict[str, Any]) -> None:
         self._ver(msg)
+        if (msg.get("ver") or 0) <= self.snapshot_ver:
+            # Already in the snapshot on hand: a repeat after a resync, whose event feed ran
+            # behind Redis (docs/protocol.md §1). It would put a rival's row back.
+            return
         pid = str(msg["player"])
         row = self.players.get(pid)
         if row is None:

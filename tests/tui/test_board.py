@@ -326,6 +326,39 @@ def test_a_reply_snapshot_older_than_the_events_shown_changes_nothing_but_the_in
     assert m.status == "running" and m.ver == 6 and m.snapshot_ver == 5
 
 
+def test_a_progress_repeated_after_a_resync_does_not_put_a_row_back():
+    """Events at or below a resync's version may still follow it (the server's event feed ran
+    behind Redis): bob's older progress, applied, would show him playing again after his
+    finish, until the race's end."""
+    m = RaceModel(me="p1")
+    bob = {"player": "p2", "name": "bob", "ready": True, "n": 30, "home": 41, "status": "finished"}
+    ada = {"player": "p1", "name": "ada", "ready": True, "n": 12, "home": 9, "status": "playing"}
+    race = {
+        "t": "race",
+        "race": "r1",
+        "ver": 40,
+        "game": "fours-up",
+        "status": "running",
+        "players": [ada, bob],
+    }
+    m.apply(
+        {
+            "t": "state",
+            "race": race,
+            "you": {"n": 12, "view": "", "legal": [], "home": 9, "status": "playing"},
+        }
+    )
+    m.apply(
+        {"t": "progress", "race": "r1", "ver": 39, "player": "p2", "n": 29, "home": 40, "status": "playing"}
+    )
+    assert (m.players["p2"].n, m.players["p2"].home, m.players["p2"].status) == (30, 41, "finished")
+    assert m.ver == 40 and not m.gap
+    m.apply(
+        {"t": "progress", "race": "r1", "ver": 41, "player": "p3", "n": 1, "home": 0, "status": "playing"}
+    )
+    assert m.players["p3"].n == 1 and m.ver == 41
+
+
 def test_model_follows_a_race():
     m = RaceModel(me="p1")
     players = [

@@ -252,6 +252,10 @@ conn.on("start", (m) => {
 conn.on("progress", (m) => {
   if (m.race !== app.raceId || !app.race) return;
   checkVer(m);
+  // At or below the snapshot on hand: already in it (a repeat after a resync, whose event feed
+  // ran behind Redis; docs/protocol.md §1). Applied, it would put the rival's row back, e.g. a
+  // finished rival "playing" again until the end.
+  if (m.ver <= (app.race.ver || 0)) return;
   const p = app.race.players.find((x) => x.player === m.player);
   if (p && p.status === "playing" && m.player !== myId()) rivalToast(p, m);
   if (p) Object.assign(p, { n: m.n, home: m.home, status: m.status, at: m.at });
