@@ -73,7 +73,8 @@ def wait_board(page) -> None:
             """() => { const { app, conn } = window.solrace; const r = app.race, y = app.you;
               return { conn: conn.status, route: location.hash, mode: app.mode, error: app.error,
                        race: r && { id: r.race, status: r.status, ver: r.ver, players: r.players.length },
-                       you: y && { n: y.n, status: y.status, view: !!y.view } }; }"""
+                       you: y && { n: y.n, status: y.status, view: !!y.view },
+                       toasts: (globalThis.__toasts || []).slice(-5) }; }"""
         )
         raise AssertionError(f"no board after 60 s; the page had {state}") from None
     page.wait_for_function(
