@@ -119,14 +119,18 @@ class RaceTracking(Requester):
         race = st.race.race
         missing = self._missing.pop(race, set())
         last = self.versions.get(race, -1)
+        # The snapshot first: the events may go past it (docs/protocol.md §1), and those are
+        # kept on it; the ones at or below it are already in it (`_on_progress` skips them).
+        self._on_snapshot(st.race, resync=True)
         for ev in st.events or ():
             if ev.ver > last or ev.ver in missing:  # not seen yet: replay it as an event
                 if type(ev) is m.Progress:
                     self._on_progress(ev)
                 elif type(ev) is m.End:
                     self._on_end(ev)
+                elif type(ev) is m.RaceSnapshot and ev.ver > st.race.ver:
+                    self._on_snapshot(ev)
                 self._emit(ev)
-        self._on_snapshot(st.race, resync=True)
         self.versions[race] = max(last, st.race.ver, *(ev.ver for ev in st.events or ()))
         if st.you is not None:
             board = self.boards.setdefault(race, Board(race=race))

@@ -182,6 +182,36 @@ async def test_a_snapshot_older_than_the_one_on_hand_gives_only_its_invite() -> 
         assert [p.n for p in b.races_seen[created.race].players if p.player == a.player] == [2]
 
 
+async def test_a_states_events_after_its_snapshot_are_kept() -> None:
+    # A state's version is its last event's when that is later than its snapshot's
+    # (docs/protocol.md §1): those events are newer than the snapshot and must stay applied.
+    async with (
+        FakeServer() as fake,
+        client.connect(fake.url, name="a") as a,
+        client.connect(fake.url, name="b") as b,
+    ):
+        snap = await started_race(a, b)
+        assert a.player is not None
+        now = fake.races[snap.race].snapshot()
+        later = m.Progress(
+            race=snap.race,
+            ver=now.ver + 1,
+            player=a.player,
+            n=1,
+            home=0,
+            total=now.total,
+            status="playing",
+            at=1,
+        )
+        b._dispatch(m.State(race=now, events=[later]))
+        assert [p.n for p in b.races_seen[snap.race].players if p.player == a.player] == [1]
+        assert b.versions[snap.race] == now.ver + 1
+        # a race event past the snapshot is the newer snapshot
+        newer = msgspec.structs.replace(now, ver=now.ver + 2, time_limit_s=123)
+        b._dispatch(m.State(race=now, events=[later, newer]))
+        assert b.races_seen[snap.race].time_limit_s == 123
+
+
 async def test_a_gap_the_own_ack_fills_is_not_resynced(monkeypatch: pytest.MonkeyPatch) -> None:
     """A rival's progress can overtake the ack of the player's own move (the server writes them
     from two connections): the version between looks missing for a moment. That gap was resynced
