@@ -65,6 +65,10 @@ export function applyState(st) {
     app.mode = "player";
     app.you = { ...st.you };
   }
+  // Its events may go past its snapshot (read after it; docs/protocol.md §1): each is applied
+  // as the live event it is. Left out, the next live event looked like a gap and the page
+  // resynced again, and again while the race was busy.
+  for (const ev of st.events || []) if (ev.ver > (st.race.ver || 0)) conn.emit(ev.t, ev);
   redrawRace();
 }
 
