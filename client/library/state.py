@@ -57,7 +57,8 @@ class ClientState:
         self.max_reconnect_attempts = max_reconnect_attempts
         #: Per race this client plays: its own board.
         self.boards: dict[str, Board] = {}
-        #: Latest snapshot per race known to this client (updated by events).
+        #: Latest snapshot per race known to this client, updated by events: an older one
+        #: (a reply the race's events overtook) and events already in it change nothing.
         self.races_seen: dict[str, m.RaceSnapshot] = {}
         #: Last race version seen per race.
         self.versions: dict[str, int] = {}
