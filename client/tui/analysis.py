@@ -3,8 +3,9 @@
 Online the app asks the server (the `analysis` request, docs/protocol.md §3). The server's
 solver computes it once per race and keeps it; while its solver is busy it answers
 `solver-busy` with `retry_ms`, and the app asks again for up to ANALYSIS_PATIENCE_S, as the
-browser's result view does, saying how long it has waited. Offline the race's replay is analysed here, in a worker thread,
-with the server's budget per solver run (ANALYSIS_NODES): the answer the server would give.
+browser's result view does, saying how long it has waited. Offline the race's replay is
+analysed here, in a worker thread, with the server's budget per solver run (ANALYSIS_NODES):
+the answer the server would give.
 
 The words are the server's (`text`: "won until move 37, t2>f5; a winning line from there:
 …"), whose moves are written as the command line takes them.

@@ -66,8 +66,8 @@ export function applyState(st) {
     app.you = { ...st.you };
   }
   // Its events may go past its snapshot (read after it; docs/protocol.md §1): each is applied
-  // as the live event it is. Left out, the next live event looked like a gap and the page
-  // resynced again, and again while the race was busy.
+  // as the live event it is. Left out, they were not shown, and the next live event looked
+  // like a gap: the page resynced once more.
   for (const ev of st.events || []) if (ev.ver > (st.race.ver || 0)) conn.emit(ev.t, ev);
   redrawRace();
 }
