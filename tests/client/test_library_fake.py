@@ -8,7 +8,9 @@ gap), a restart close (1012).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
+from collections.abc import AsyncIterator
 
 import msgspec
 import pytest
@@ -89,6 +91,17 @@ async def test_a_state_older_than_the_board_is_not_adopted() -> None:
         assert c.board(race).view_text == seat.dealt().view_text()
 
 
+@contextlib.asynccontextmanager
+async def two_players() -> AsyncIterator[tuple[FakeServer, client.Client, client.Client]]:
+    """A fake server, and players `a` and `b` connected to it."""
+    async with (
+        FakeServer() as fake,
+        client.connect(fake.url, name="a") as a,
+        client.connect(fake.url, name="b") as b,
+    ):
+        yield fake, a, b
+
+
 async def started_race(a: client.Client, b: client.Client) -> m.RaceSnapshot:
     """A Fours Up race of two seats that `a` creates and `b` joins, both ready, started for
     both: its snapshot at the creation."""
@@ -102,11 +115,7 @@ async def started_race(a: client.Client, b: client.Client) -> m.RaceSnapshot:
 
 
 async def test_two_players_progress_versions_and_gap_resync() -> None:
-    async with (
-        FakeServer() as fake,
-        client.connect(fake.url, name="a") as a,
-        client.connect(fake.url, name="b") as b,
-    ):
+    async with two_players() as (fake, a, b):
         snap = await started_race(a, b)
         await a.move(snap.race, "draw")
         ev = await b.wait_for("progress", lambda e: e.player == a.player, timeout=DEADLINE)
@@ -132,11 +141,7 @@ async def test_two_players_progress_versions_and_gap_resync() -> None:
 async def test_a_snapshot_older_than_the_one_on_hand_gives_only_its_invite() -> None:
     # Replies are not ordered with the race's events (docs/protocol.md §1): a's create
     # reply, handed in after the event of b's join, would unseat b in what a has seen.
-    async with (
-        FakeServer() as fake,
-        client.connect(fake.url, name="a") as a,
-        client.connect(fake.url, name="b") as b,
-    ):
+    async with two_players() as (fake, a, b):
         created = await a.create("fours-up", seats=2)
         joined = await b.join(created.race)
         await wait_until(
@@ -185,11 +190,7 @@ async def test_a_snapshot_older_than_the_one_on_hand_gives_only_its_invite() -> 
 async def test_a_states_events_after_its_snapshot_are_kept() -> None:
     # A state's version is its last event's when that is later than its snapshot's
     # (docs/protocol.md §1): those events are newer than the snapshot and must stay applied.
-    async with (
-        FakeServer() as fake,
-        client.connect(fake.url, name="a") as a,
-        client.connect(fake.url, name="b") as b,
-    ):
+    async with two_players() as (fake, a, b):
         snap = await started_race(a, b)
         assert a.player is not None
         now = fake.races[snap.race].snapshot()
@@ -218,11 +219,7 @@ async def test_a_gap_the_own_ack_fills_is_not_resynced(monkeypatch: pytest.Monke
     at once, a message credit spent for nothing; two fast bots in one race spent so many that the
     resyncs themselves were rate-limited ("automatic resync ... failed", dozens a race)."""
     monkeypatch.setattr(tracking, "GAP_GRACE_MS", 60_000, raising=False)  # the ack comes far sooner
-    async with (
-        FakeServer() as fake,
-        client.connect(fake.url, name="a") as a,
-        client.connect(fake.url, name="b") as b,
-    ):
+    async with two_players() as (fake, a, b):
         snap = await started_race(a, b)
         assert a.player is not None
         fake.hold_acks_of = a.player

@@ -28,13 +28,18 @@ BOB = """(pid) => {
 }"""
 
 
-def test_a_progress_already_in_the_snapshot_does_not_put_a_row_back(new_page, make_bot):
-    page = new_page("ada-repeat")
+def bob_seated(page, make_bot) -> tuple:
+    """The page's race of 3 seats, bob seated in it and shown: the page, the race, bob's id."""
     rid = create_in_ui(page, "fours-up", 3)
     bob = make_bot("bob")
     bob.call(lambda c: c.join(rid))
     pid = bob.client.player
     page.wait_for_selector(f'#players li[data-player="{pid}"]')
+    return page, rid, pid
+
+
+def test_a_progress_already_in_the_snapshot_does_not_put_a_row_back(new_page, make_bot):
+    page, rid, pid = bob_seated(new_page("ada-repeat"), make_bot)
     ver = page.evaluate(AHEAD, pid)
     progress = {"t": "progress", "race": rid, "player": pid, "total": 52, "at": 1}
     page.evaluate(
@@ -64,12 +69,7 @@ STATE = """async ([pid, rid]) => {
 def test_a_states_events_past_its_snapshot_are_applied(new_page, make_bot):
     """Left out, the page showed the older rows, and took the next live event for a gap and
     resynced again."""
-    page = new_page("ada-state")
-    rid = create_in_ui(page, "fours-up", 3)
-    bob = make_bot("bob")
-    bob.call(lambda c: c.join(rid))
-    pid = bob.client.player
-    page.wait_for_selector(f'#players li[data-player="{pid}"]')
+    page, rid, pid = bob_seated(new_page("ada-state"), make_bot)
     ver, last = page.evaluate(STATE, [pid, rid])
     assert last == ver + 1
     assert page.evaluate(BOB, pid) == [30, 41, "finished"]
