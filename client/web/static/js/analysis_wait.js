@@ -13,7 +13,7 @@ const QUIET_MS = 3_000;
 /** The pending line, `sinceMs` after the page asked. */
 export function analysisPendingText(sinceMs, nowMs = Date.now()) {
   const waited = nowMs - sinceMs;
-  if (waited < QUIET_MS) return "Analysing the race…";
+  if (!(waited >= QUIET_MS)) return "Analysing the race…"; // (no start known: no number)
   return `Analysing the race… ${Math.floor(waited / 1000)} s so far: the solver studies each player's game in turn, seconds each.`;
 }
 
