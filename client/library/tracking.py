@@ -128,8 +128,8 @@ class RaceTracking(Requester):
                     self._on_progress(ev)
                 elif type(ev) is m.End:
                     self._on_end(ev)
-                elif type(ev) is m.RaceSnapshot and ev.ver > st.race.ver:
-                    self._on_snapshot(ev)
+                elif type(ev) is m.RaceSnapshot:
+                    self._on_snapshot(ev)  # (one older than the state's: only its invite)
                 self._emit(ev)
         self.versions[race] = max(last, st.race.ver, *(ev.ver for ev in st.events or ()))
         if st.you is not None:
