@@ -4,8 +4,9 @@
 // says how long it has waited, so that a long race does not look stuck.
 
 /** How long a page keeps asking: a race of 8 is about a minute of one solver worker on a
- * quiet machine (docs/benchmarks.md "Analysis"), and a busy server takes longer. */
-export const ANALYSIS_PATIENCE_MS = 300_000;
+ * quiet machine (estimated from the per-player figures of docs/benchmarks.md "Analysis"),
+ * and a busy server takes longer. */
+const ANALYSIS_PATIENCE_MS = 300_000;
 
 /** Below this, the wait is not worth a number. */
 const QUIET_MS = 3_000;
@@ -17,14 +18,19 @@ export function analysisPendingText(sinceMs, nowMs = Date.now()) {
   return `Analysing the race… ${Math.floor(waited / 1000)} s so far: the solver studies each player's game in turn, seconds each.`;
 }
 
-/** Keeps the text of the element `id` current once a second while `pending()` holds; returns
- * the function that stops it. Only the text changes: nothing is drawn again, so focus and
+/** Asks `conn` for the analysis `msg` until the solver has it (or ANALYSIS_PATIENCE_MS pass:
+ * the refusal is thrown), keeping the pending line, the element `id`, current once a second
+ * while `pending()` holds. Only its text changes: nothing is drawn again, so focus and
  * selection stay where they are. */
-export function tickPending(id, sinceMs, pending) {
+export async function requestAnalysis(conn, msg, id, sinceMs, pending) {
   const timer = setInterval(() => {
     const el = document.getElementById(id);
     if (!pending()) clearInterval(timer);
     else if (el) el.textContent = analysisPendingText(sinceMs);
   }, 1000);
-  return () => clearInterval(timer);
+  try {
+    return await conn.requestWhileBusy(msg, "solver-busy", ANALYSIS_PATIENCE_MS);
+  } finally {
+    clearInterval(timer);
+  }
 }

@@ -8,7 +8,7 @@
 // attempt's link may carry its day, #replay=RACE&daily=GAME&date=DATE: once the
 // race record is gone, the attempt is replayed from the day's published replays
 // (`daily_replay`, docs/protocol.md §5), which are kept longer.
-import { ANALYSIS_PATIENCE_MS, tickPending } from "./analysis_wait.js";
+import { requestAnalysis } from "./analysis_wait.js";
 import { Board, moveMarks } from "./board.js";
 import { dailyOf } from "./daily_attempts.js";
 import { gameName } from "./games.js";
@@ -303,18 +303,15 @@ export class ReplayPage {
     const asked = { pending: true, since: Date.now() };
     this.analysis = asked;
     this.render();
-    const stop = tickPending("replay-analysis", asked.since, () => this.analysis === asked);
     try {
       const invite = this.ctx.inviteOf ? this.ctx.inviteOf(id) : null;
       const msg = { t: "analysis", race: id, ...(invite ? { invite } : {}) };
-      const rep = await this.ctx.conn.requestWhileBusy(msg, "solver-busy", ANALYSIS_PATIENCE_MS);
+      const rep = await requestAnalysis(this.ctx.conn, msg, "replay-analysis", asked.since, () => this.analysis === asked);
       if (this.id !== id) return;
       this.analysis = { players: rep.players };
     } catch (e) {
       if (this.id !== id) return;
       this.analysis = { error: errorText(e) };
-    } finally {
-      stop();
     }
     this.render();
   }

@@ -1,7 +1,7 @@
 // The result panel of a finished race (on the race page and the watch page): the ranking, the
 // seed checked against the commitment (or, for a daily attempt, where it will be revealed), the
 // arena points or rating it earned, the solver's analysis, and what to play next.
-import { ANALYSIS_PATIENCE_MS, analysisPendingText, tickPending } from "./analysis_wait.js";
+import { analysisPendingText, requestAnalysis } from "./analysis_wait.js";
 import { sha256Hex } from "./sha256.js";
 import { dailyOf } from "./daily_attempts.js";
 import { arenaOf } from "./arena.js";
@@ -258,16 +258,13 @@ async function fetchAnalysis(raceId) {
   const asked = { race: raceId, pending: true, since: Date.now() };
   app.analysis = asked;
   renderResult();
-  const stop = tickPending("analysis", asked.since, () => app.analysis === asked);
   try {
-    const rep = await conn.requestWhileBusy(withInvite({ t: "analysis", race: raceId }), "solver-busy", ANALYSIS_PATIENCE_MS);
+    const rep = await requestAnalysis(conn, withInvite({ t: "analysis", race: raceId }), "analysis", asked.since, () => app.analysis === asked);
     if (app.analysis.race !== raceId) return;
     app.analysis = { race: raceId, players: rep.players };
   } catch (e) {
     if (app.analysis.race !== raceId) return;
     app.analysis = { race: raceId, error: `No analysis: ${errText(e)}` };
-  } finally {
-    stop();
   }
   renderResult();
 }
