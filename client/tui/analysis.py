@@ -33,7 +33,8 @@ from .offline import LocalSession
 from .session import Session
 
 #: How long the app keeps asking while the server's solver is busy (the browser waits as long):
-#: a race of 8 is about a minute of one solver worker (docs/benchmarks.md "Analysis").
+#: a race of 8 is about a minute of one solver worker (estimated from docs/benchmarks.md
+#: "Analysis": its figures are per player).
 ANALYSIS_PATIENCE_S = 300.0
 #: Below this the wait is not worth a number (the browser's pending line does the same).
 QUIET_S = 3.0
