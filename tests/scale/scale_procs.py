@@ -89,6 +89,10 @@ def _wait_port(host: str, port: int, proc: subprocess.Popen, timeout: float, pin
     raise TimeoutError(f"nothing answered on {host}:{port}")
 
 
+class PortTaken(RuntimeError):
+    """Another process holds the port redis-server was given."""
+
+
 class RedisNode:
     """A redis-server on 127.0.0.1 with a fixed port (so it can be restarted at the same address)."""
 
@@ -106,10 +110,13 @@ class RedisNode:
         self.procs = procs
         self.password = password
         self.dir = Path(data_dir)
-        self.port = port or (cluster_port() if cluster else free_port())
+        # A port picked here may be taken by another test's process before redis-server binds
+        # it; `start` then picks another. A port given by the caller is kept (restarts).
+        self.port_given = port is not None
+        self.cluster = cluster
+        self.port = port or self._pick_port()
         self.appendonly = appendonly
         self.appendfsync = appendfsync
-        self.cluster = cluster
         self.proc: subprocess.Popen | None = None
 
     @property
@@ -117,7 +124,21 @@ class RedisNode:
         auth = f":{self.password}@" if self.password else ""
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
-    def start(self, timeout: float = 20.0) -> RedisNode:
+    def _pick_port(self) -> int:
+        return cluster_port() if self.cluster else free_port()
+
+    def start(self, timeout: float = 20.0, attempts: int = 5) -> RedisNode:
+        """Start redis-server and wait until it answers; only then is the port known to be ours."""
+        for attempt in range(attempts):
+            try:
+                return self._start_once(timeout)
+            except PortTaken:
+                if self.port_given or attempt == attempts - 1:
+                    raise
+                self.port = self._pick_port()
+        raise AssertionError("unreachable")
+
+    def _start_once(self, timeout: float) -> RedisNode:
         self.dir.mkdir(parents=True, exist_ok=True)
         args = [
             redis_server_binary(),
@@ -151,6 +172,8 @@ class RedisNode:
                 "--cluster-node-timeout",
                 "2000",
             ]
+        log = self.dir / "redis.log"
+        log_start = log.stat().st_size if log.exists() else 0  # this start's lines come after
         self.proc = self.procs.add(
             subprocess.Popen(
                 args,
@@ -162,16 +185,28 @@ class RedisNode:
         )
         try:
             _wait_port("127.0.0.1", self.port, self.proc, timeout)
+            # What answered may be another test's process on the same port, before ours gave up.
+            try:
+                with self.client() as c:
+                    answered_pid = int(c.info("server")["process_id"])
+            except (redis.exceptions.AuthenticationError, redis.exceptions.ResponseError) as exc:
+                raise PortTaken(f"a redis-server with another password answered: {exc}") from None
+            if answered_pid != self.proc.pid:
+                raise PortTaken(f"pid {answered_pid} answered, not ours ({self.proc.pid})")
         except Exception as exc:
-            log = self.dir / "redis.log"
-            tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+            tail = log.read_bytes()[log_start:][-2000:].decode(errors="replace") if log.exists() else ""
+            if isinstance(exc, PortTaken) or "Address already in use" in tail:
+                self.kill9()
+                raise PortTaken(f"port {self.port}: {exc}") from None
             raise RuntimeError(f"redis-server on {self.port} did not start ({exc}):\n{tail}") from None
         return self
 
     def kill9(self) -> None:
         assert self.proc is not None
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(5)
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(5)
 
     def client(self) -> redis.Redis:
         return redis.Redis(host="127.0.0.1", port=self.port, password=self.password)
