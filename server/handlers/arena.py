@@ -283,6 +283,11 @@ class ArenaHandlers:
 
     async def _create(self, arena: Arena) -> None:
         validate(arena, list(GAMES))
+        # The schedule's ids (KIND-GAME-MINUTES) are listed and joinable before the servers
+        # create them: a client taking one first would replace the arena everyone expects.
+        for rule in self.loop.schedule.rules:
+            if arena.id.startswith(f"{rule.kind}-"):
+                raise ArenaError("bad-arena", f"arena ids beginning {rule.kind}- are the schedule's")
         if not await self.store.create(arena):
             raise ArenaError("bad-arena", f"arena {arena.id!r} exists")
 

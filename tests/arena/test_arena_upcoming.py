@@ -114,3 +114,25 @@ async def test_a_listed_arena_not_created_yet_can_be_opened_and_joined(make_serv
         assert e.value.code == "no-arena"
         (again,) = daily_of(await listed(c))
         assert again.players == 1
+
+
+async def test_a_client_cannot_take_a_scheduled_arenas_id_before_the_servers_create_it(make_server) -> None:
+    app = await make_server(**SERVER, arena_create=1)
+    now = at_1830()
+    set_clock(app, now)
+    h = handlers(app)
+    async with client.connect(app.ws_url, name="ann") as c, client.connect(app.ws_url, name="bob") as b:
+        (daily,) = daily_of(await listed(c))
+        other = next(g for g in GAMES if g != daily.game)
+        taken = [daily.id, f"hourly-{other}-99999999", "daily-mine"]
+        for arena_id in taken:
+            with pytest.raises(client.ServerError) as e:
+                await c.request(m.ArenaCreate(arena=arena_id, game=other, duration_ms=10_000, name="mine"))
+            assert e.value.code == "bad-arena"
+            assert await h.store.get(arena_id) is None
+        got: m.ArenaData = await b.request(m.ArenaGet(arena=daily.id))
+        assert got.arena.game == daily.game and got.arena.name == daily.name
+        assert got.arena.ends - got.arena.starts == HOUR_MS
+        # any other id is the client's to take
+        made: m.ArenaData = await c.request(m.ArenaCreate(arena="hourlyish", game=other, duration_ms=10_000))
+        assert made.arena.id == "hourlyish"
