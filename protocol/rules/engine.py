@@ -201,15 +201,17 @@ class Game:
         if code == _NOT_AVAILABLE:
             msg = f"{names[s]} cannot give {what}"
             sp = self.piles[s]
-            if not self.game.gives[s]:
+            if s == self.game.stock_idx:
+                msg += ": the stock deals only by draw"
+            elif not self.game.gives[s]:
                 msg += f": nothing ever leaves {names[s]}"
             elif not sp:
                 msg += f": {names[s]} is empty"
+            elif k > 1 and not self.game.runs[s]:
+                msg += ": only tableau runs move together"
             elif len(sp) - self.down[s] < k:
                 up = len(sp) - self.down[s]
                 msg += f": only {up} face-up card{'' if up == 1 else 's'} there"
-            elif k > 1 and not self.game.runs[s]:
-                msg += ": only tableau runs move together"
             else:
                 msg += ": they are not a run"
         elif not self.game.receives[d]:

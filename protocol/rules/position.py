@@ -12,6 +12,7 @@ park unused cards anywhere a card may lie.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .cards import CODE, FACE_OF_CODE, RANK, RED
@@ -19,6 +20,9 @@ from .engine import Game
 from .errors import PositionError
 from .games import GAMES, AccTop, GameDef, Kind
 from .view import HIDDEN, View
+
+# A view's stock: its count in ASCII decimal, no leading zero (str.isdigit() takes "²" and "٩").
+_STOCK_COUNT_RE = re.compile(r"#(?:0|[1-9][0-9]*)", re.ASCII)
 
 
 def _plural(n: int, noun: str) -> str:
@@ -192,7 +196,7 @@ def view_from_text(text: str) -> View:
     counts = [0] * 52
     for name, cards in pairs:
         if name == "s":
-            if not cards.startswith("#") or not cards[1:].isdigit() or (len(cards) > 2 and cards[1] == "0"):
+            if not _STOCK_COUNT_RE.fullmatch(cards):
                 raise PositionError(f"the stock of a view is written s:#N, got s:{cards}")
             stock = int(cards[1:])
             faces_by_pile.append([])
@@ -208,8 +212,9 @@ def view_from_text(text: str) -> View:
     over = [CODE[f] for f, c in enumerate(counts) if c > game.decks]
     if over:
         raise PositionError(f"more than {game.decks} of: {' '.join(over)}")
-    if sum(len(p) for p in faces_by_pile) + stock > game.total:
-        raise PositionError(f"more than {game.total} cards")
+    shown = sum(len(p) for p in faces_by_pile) + stock
+    if shown != game.total:
+        raise PositionError(f"{game.name} has {game.total} cards, this view {shown}")
     _check_structure(game, faces_by_pile, down)
     home = sum(len(faces_by_pile[i]) for i in game.found_idx)
     return View(game.id, tuple(piles), stock, home, game.total)

@@ -96,6 +96,16 @@ def test_not_available():
     refused(rn, "t0:3>t9", "not-available")
     refused(rn, "t2:2>t9", "not-available")  # not a run
     refused(rn, "f4>t9", "not-available")  # a sequence foundation never gives
+    refused(g, "t1:9999>t0", "not-available")
+    dealt = rules.deal(RA, "solrace")
+    assert refused(dealt, "s>t1", "not-available").message.endswith(": the stock deals only by draw")
+    # a reserve pile gives one card: said so, not how many cards it shows
+    assert refused(dealt, "r0:2>t0", "not-available").message.endswith(": only tableau runs move together")
+    # A count of thousands of digits is refused as any long one (int() of it raises past 4,300).
+    refused(g, "t1:" + "1" * 5000 + ">t0", "not-available")
+    with pytest.raises(rules.IllegalMove) as e:
+        rules.replay(RA, "solrace", ["t1:" + "9" * 5000 + ">t0"])
+    assert e.value.code == "not-available"
     fu = pos(FU, w="9c8c")
     refused(fu, "w:2>t0", "not-available")
 
@@ -249,6 +259,10 @@ BAD_VIEWS = {
     "stock count not a number": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#x"),
     "stock count with leading zero": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#0111"),
     "negative stock": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#-1"),
+    "stock count in other digits": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#١١١"),
+    "stock count a superscript": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#²"),
+    "stock count too small": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#1"),
+    "stock count too large": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#112"),
     "tilde in a view": rules.deal(RN, "solrace").view_text().replace("t0:??", "t0:~K"),
     "hidden card outside the tableau": rules.deal(RA, "solrace").view_text().replace("r0:3h", "r0:??"),
     "hidden above visible": rules.deal(RN, "solrace").view_text().replace("t6:??6c", "t6:6c??"),
