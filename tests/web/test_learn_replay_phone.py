@@ -213,6 +213,17 @@ def test_browser_rules_engine_matches_the_server_engine(new_page):
                 [game, seed, moves],
             )
             assert got == expected, f"{game} {seed}"
+    # the page reads the notation as the server does: what the server calls bad is no move
+    bad = ["t2:1>t5", "t2:02>t5", "t2:0>t5", "t02>t5", "t0:-2>t1", "t0:>t1", "t0>t0"]
+    parsed = page.evaluate(
+        """async (bad) => { const r = await import("/js/rules.js"); const g = r.deal("racing-aces", "abc");
+                            return bad.map((m) => g.parse(m)); }""",
+        bad,
+    )
+    assert parsed == [None] * len(bad)
+    for m in bad:
+        with pytest.raises(rules.IllegalMove):
+            rules.deal("racing-aces", "abc").check(m)
 
 
 # ----------------------------------------------------------------------------- how to play

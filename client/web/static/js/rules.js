@@ -258,8 +258,9 @@ export class Game {
 
   parse(move) {
     if (move === "draw") return "draw";
-    const m = /^([a-z]+\d*)(?::(\d+))?>([a-z]+\d*)$/.exec(move);
-    if (!m) return null;
+    // The server's notation exactly: a count only from 2, with no leading zero.
+    const m = /^([a-z]+\d*)(?::([1-9]\d*))?>([a-z]+\d*)$/.exec(move);
+    if (!m || m[2] === "1") return null;
     const s = this.def.index[m[1]];
     const d = this.def.index[m[3]];
     if (s === undefined || d === undefined || s === d) return null;
