@@ -3,8 +3,9 @@
 A process keeps each playing player's game in an `Entry` and checks a move
 against it before Redis sees it; the move script then re-checks, atomically,
 what only Redis knows (status, deadline, the stored count) and answers with
-one of the typed replies below. The cache may run ahead of Redis while moves
-are in flight; a refusal drops it and the next move reloads it.
+one of the typed replies below. The cache runs ahead of Redis while a move
+is in flight, so the player's next move waits for its answer: a refusal drops
+the cache and the next move reloads it.
 
 - `on_fast_path`: may this move be checked against the cache right away?
 - `slow_step`: after a reload (cache miss, count mismatch), what the move is;
@@ -130,8 +131,11 @@ def may_win(game: rules.Game, move: str) -> bool:
 
 
 def on_fast_path(e: Entry | None, n: int) -> bool:
-    """The cache can decide: the player's game is cached, still playing, and `n` is its count."""
-    return e is not None and n == e.n and e.status == PLAYING
+    """The cache can decide: the player's game is cached, still playing, `n` is its count, and
+    Redis has answered every move sent from it. A move decided while an earlier one is in flight
+    would stand on that one: were it refused (another process stored the player's move n first),
+    the next would carry the stored count and be stored, decided on a game Redis never had."""
+    return e is not None and n == e.n and e.status == PLAYING and e.inflight == 0
 
 
 class Step(Enum):

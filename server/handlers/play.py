@@ -5,9 +5,10 @@ checked against the cached game (server/core/moves.py), applied in place,
 and handed to the move pipe (one EVALSHA, batched per loop tick); the ack
 goes out from the reply's callback, and the progress reaches the rivals here
 at once when it is the race's next event (server/core/room.py). Anything
-else (cache miss, count mismatch, a retried duplicate) takes the slow path,
-which the gateway awaits before the connection's next frame, so one
-connection's moves stay in order.
+else (cache miss, count mismatch, a retried duplicate, a move of the player
+sent while an earlier one awaits Redis' answer) takes the slow path, which
+the gateway awaits before the connection's next frame, so one connection's
+moves stay in order.
 """
 
 from __future__ import annotations
@@ -163,9 +164,10 @@ class Play:
         return e
 
     async def settled(self, key: tuple[str, str]) -> Entry | None:
-        """Wait until the player's in-flight moves have landed; their cache entry then."""
+        """Wait until the player's in-flight moves have landed; their cache entry then, with none
+        in flight (another connection of the player may have sent one before this task woke)."""
         e = self.svc.games.get(key)
-        if e is not None and e.inflight:
+        while e is not None and e.inflight:
             fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             e.idle.append(fut)
             await fut

@@ -33,6 +33,14 @@ def test_fast_path_needs_the_cached_count_and_a_playing_game():
     assert not core.on_fast_path(e, 3)
 
 
+def test_fast_path_waits_for_the_moves_in_flight():
+    e = entry(n=3)
+    e.sent("draw", won=False)
+    assert e.n == 4 and not core.on_fast_path(e, 4)  # decided on a move Redis may yet refuse
+    e.landed()
+    assert core.on_fast_path(e, 4)
+
+
 def test_slow_step():
     assert core.slow_step(entry(n=3, last="draw"), 2, "draw") is Step.REACK
     assert core.slow_step(entry(n=3, status="won"), 3, "draw") is Step.GAME_OVER
