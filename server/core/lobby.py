@@ -212,9 +212,14 @@ def set_ready(race: Race, player: str, ready: bool, now: int, countdown_ms: int)
 
 
 def host_start(race: Race, player: str, now: int, countdown_ms: int) -> Race:
-    """The host starts with the players present, who must all be ready."""
+    """The host starts with the players present, who must all be ready (two at least in a
+    rated race)."""
     if race.seat_of(player) is None:
         raise RaceError(ErrorCode.NOT_IN_RACE, "you have no seat in this race")
+    # Here, on the race the start commits, not on one read before it: a player leaving in
+    # between would otherwise start a rated race of one.
+    if race.rated and len(race.players) < 2:
+        raise RaceError(ErrorCode.NOT_RATEABLE, "a rated race needs at least 2 players")
     if race.host != player:
         raise RaceError(ErrorCode.NOT_HOST, "only the host may start the race")
     if race.status != LOBBY:

@@ -7,7 +7,8 @@ quick-match (server/handlers/quick_match.py); this module adds what a rated race
   server's clock; each seat records its login session (``Player.session``);
 - ``join`` of a rated race: accounts only (bots and guests never sit in one);
   ``bot`` in a rated race is refused (``bad-message``, field ``race``);
-- ``start`` of a rated race with one player present is refused;
+- ``start`` of a rated race with one player present is refused (``not-rateable``, by the
+  lobby's own start on the race it commits: server/core/lobby.py ``host_start``);
 - ``quick`` with ``rated``: the player waits in the game's rating pool, from
   which every process forms races every ``rated_form_ms`` (the matchmaking
   loop here) and on each arrival (server/handlers/rated_queue.py);
@@ -94,7 +95,6 @@ class RatedHandlers:
             {
                 m.Create: self.create,
                 m.Join: self.join,
-                m.Start: self.start,
                 m.Quick: self.quick,
                 m.Unqueue: self.unqueue,
                 m.Bot: self.bot,
@@ -156,12 +156,6 @@ class RatedHandlers:
             await self.svc.store.add_seat(li.player, rid)
         self.svc.add_member(s, race)
         return snapshot_reply(msg, race, li.player)
-
-    async def start(self, s: Session, msg: m.Start) -> m.RaceSnapshot:
-        _now, race = await self.svc.store.load_race(race_id(msg.race))
-        if race is not None and race.rated and race.seat_of(s.player) is not None and len(race.players) < 2:
-            raise RaceError(ErrorCode.NOT_RATEABLE, "a rated race needs at least 2 players")
-        return await self.svc.lobby.host_start(s, msg)
 
     async def bot(self, s: Session, msg: m.Bot) -> m.Ok:
         """`bot`: bots never sit in a rated race, so it is refused up front (a worker's bot

@@ -85,6 +85,18 @@ def test_host_start_with_the_players_present():
     assert r.status == R.COUNTDOWN and r.seats == 2 and r.starts_at == 110
 
 
+def test_a_rated_race_starts_with_two_players_at_least():
+    r = lobby(3)
+    r.rated = True
+    r = R.set_ready(r, "p1", True, 0, 100)
+    assert code(R.host_start, r, "p9", 0, 100) == "not-in-race"  # a stranger learns nothing more
+    assert code(R.host_start, r, "p1", 0, 100) == "not-rateable"
+    r = R.set_ready(R.join(r, "p2", "bob"), "p2", True, 0, 100)
+    assert R.host_start(r, "p1", 10, 100).status == R.COUNTDOWN
+    r.rated = False
+    assert R.host_start(R.leave(r, "p2"), "p1", 10, 100).status == R.COUNTDOWN  # a casual race of one
+
+
 def test_quick_race_counts_down_at_once():
     r = quick_race()
     assert r.status == R.COUNTDOWN and r.host == "" and r.quick and all(p.ready for p in r.players)
