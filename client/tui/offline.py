@@ -260,6 +260,7 @@ class LocalSession:
                     "game": r.game_id,
                     "status": r.status,
                     "players": [{"name": s.name, "home": s.home, "status": s.status} for s in r.seats],
+                    "seats": r.seats_n,
                     "total": r.total,
                     "starts_at": r.starts_at,
                     "deadline": r.deadline,

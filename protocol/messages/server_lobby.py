@@ -54,6 +54,7 @@ class RaceSummary(Nested):
     game: str
     status: str
     players: list[SummaryPlayer]
+    seats: int  # in a lobby, a seat is free while fewer players than this sit
     total: int
     starts_at: int | None
     deadline: int | None

@@ -74,6 +74,7 @@ def summary(race: Race) -> dict[str, Any]:
             )
             for p in race.players
         ],
+        "seats": race.seats,
         "total": race.total,
         "starts_at": race.starts_at,
         "deadline": race.deadline,

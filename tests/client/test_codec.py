@@ -229,6 +229,7 @@ SERVER_EXAMPLES: list[m.ServerMsg] = [
                 game="racing-aces",
                 status="running",
                 players=[m.SummaryPlayer(name="ada", home=3, status="playing")],
+                seats=2,
                 total=156,
                 starts_at=1,
                 deadline=None,

@@ -169,7 +169,9 @@ export function raceListEl() {
           h(
             "td",
             { class: "actions" },
-            r.status === "lobby" ? h("a", { class: "btn small", href: `#race=${r.race}` }, "Join") : null,
+            r.status !== "lobby" ? null
+              : r.players.length < r.seats ? h("a", { class: "btn small", href: `#race=${r.race}` }, "Join")
+              : h("span", { class: "muted small" }, "full"),
             h("a", { class: "btn small ghost", href: `#watch=${r.race}` }, "Watch"),
           ),
         ),
