@@ -186,14 +186,19 @@ def with_race(
     at_ms: int,
     window_ms: int = PAIR_WINDOW_MS,
 ) -> dict[str, list[Pairing]]:
-    """Every pair of the race's players: their recent pairings, and this race."""
-    return {
-        pair_id(a, b): recent(pairings.get(pair_id(a, b), ()), at_ms, window_ms)
-        + [(at_ms, share(len(players)))]
-        for a in players
-        for b in players
-        if a < b
-    }
+    """Every pair of the race's players: their pairings with this race among them, in time
+    order, those within the window before the newest kept. A race may be rated after a later
+    one of the same pair (two ending at once, or a race rated by the sweep after its ending
+    process died): the later pairings stay (only this race's weight ignores them)."""
+    this = (at_ms, share(len(players)))
+    out = {}
+    for a in players:
+        for b in players:
+            if a < b:
+                every = [(int(p[0]), float(p[1])) for p in pairings.get(pair_id(a, b), ())] + [this]
+                newest = max(t for t, _ in every)
+                out[pair_id(a, b)] = sorted(p for p in every if newest - window_ms < p[0])
+    return out
 
 
 # --- the update -------------------------------------------------------------------------

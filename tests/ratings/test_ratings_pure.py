@@ -209,6 +209,18 @@ def test_big_races_count_as_a_share_of_a_pairing():
     assert rt.repeats(duel[rt.pair_id("p0", "p1")], 16) == pytest.approx(2 + 1 / 7 + 1)
 
 
+def test_a_race_rated_after_a_later_one_keeps_the_later_pairings():
+    h = 3_600_000
+    later = rt.with_race({}, ["a", "b"], 10 * h)  # rated first
+    both = rt.with_race(later, ["a", "b"], 9 * h)  # the earlier race, rated late
+    assert both[rt.pair_id("a", "b")] == [(9 * h, 1.0), (10 * h, 1.0)]
+    # the window runs back from the newest pairing, not from the race rated
+    old = rt.with_race({rt.pair_id("a", "b"): [(h, 1.0), (30 * h, 1.0)]}, ["a", "b"], 20 * h)
+    assert old[rt.pair_id("a", "b")] == [(20 * h, 1.0), (30 * h, 1.0)]
+    # this race's weight counts only what came before it
+    assert rt.fairness_weights(["a", "b"], later, 9 * h) == {"a": 1.0, "b": 1.0}
+
+
 def test_weighted_update_moves_a_fraction_and_zero_moves_nothing():
     es = entrants([1, 2])
     full = rt.rate_race(es, {})
