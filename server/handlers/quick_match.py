@@ -77,8 +77,10 @@ class QuickMatch:
         # This process completed a group (taken out with its holders): it seats everyone in a new
         # public race. Only this connection's record goes, once seated: another of the player's may
         # be queueing for the same size again right now, and a stale record is harmless (module
-        # docstring); a group put back is held by this connection again.
-        if await self.seat_queued(gdef.id, seats, group):
+        # docstring); a group put back is held by this connection again. A group taken out need
+        # not hold this player: one put back can leave `seats` or more waiting ahead of them,
+        # and then this connection's entry still waits.
+        if await self.seat_queued(gdef.id, seats, group) and pid in group:
             s.quick.discard((gdef.id, seats))
 
     async def seat_queued(self, game: str, seats: int, taken: dict[str, QuickEntry]) -> bool:

@@ -1,0 +1,63 @@
+"""A quick-match group put back in its queue (its race could not be made, quick.lua 'u'): every
+entry still leaves with the last connection of its player that holds it (docs/protocol.md §3
+`quick`), whatever happened while the group was out."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from injected import fail_first
+from seat_probe import seat_set
+from test_server_quick_queue import queued, seated, waiting
+from test_server_rated_pool import close, closes_seen
+from waiting import until
+from wsclient import player
+
+from server.handlers import quick_match
+
+
+def deals_fail_held(app: Any) -> tuple[asyncio.Event, asyncio.Event]:
+    """The next group's every try at a race fails, the first held until the test says so:
+    (reached, go_on)."""
+    lobby = app.service.lobby
+    fail_first(lobby, "new_deal", quick_match.SEAT_ATTEMPTS - 1)
+    flaky = lobby.new_deal
+    reached, go_on = asyncio.Event(), asyncio.Event()
+    calls = {"n": 0}
+
+    async def held(*args: Any, **kw: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            reached.set()
+            await go_on.wait()
+            raise ConnectionError("blip")
+        return await flaky(*args, **kw)
+
+    lobby.new_deal = held
+    return reached, go_on
+
+
+async def test_a_player_whose_quick_takes_a_group_ahead_of_them_still_leaves_with_their_connection(
+    make_server, clean_redis
+) -> None:
+    app = await make_server()
+    reached, go_on = deals_fail_held(app)
+    seen = closes_seen(app)
+    ada, bob, cy, dan = [await player(app.ws_url, name) for name in ("ada", "bob", "cy", "dan")]
+    for c in (ada, bob):
+        await queued(c)
+    await reached.wait()
+    await queued(cy)  # while ada and bob are out
+    go_on.set()
+    await until(lambda: _is(waiting(app), [ada.player, bob.player, cy.player]), what="the put-back")
+    await queued(dan)  # takes ada and bob out: cy and dan wait
+    await ada.wait(seated)
+    assert await waiting(app) == [cy.player, dan.player]
+    await close(dan, seen)
+    assert await waiting(app) == [cy.player]
+    assert not await seat_set(clean_redis, dan.player)
+
+
+async def _is(got: Any, expected: list[str]) -> bool:
+    return await got == expected
