@@ -184,10 +184,16 @@ def quick_tokens(game: str, seats: int, pid: str) -> str:
     return quick_tokens_prefix(game, seats) + pid
 
 
+def quick_gone_prefix(game: str, seats: int) -> str:
+    """The gone sets of one queue (``quick_gone`` without the player), in the queue's slot."""
+    return "{" + quick_key(game, seats) + "}:gone:"
+
+
 def quick_gone(game: str, seats: int, pid: str) -> str:
     """``{quick:GAME:SEATS}:gone:PID`` set: PID's connections that let go of their entry, and
-    ``*`` once PID unqueued (quick.lua: a group taken out and put back heeds them)."""
-    return "{" + quick_key(game, seats) + "}:gone:" + pid
+    ``*`` once PID unqueued, since the entry was last taken out of the queue (quick.lua: a
+    group taken out and put back heeds them)."""
+    return quick_gone_prefix(game, seats) + pid
 
 
 TIMERS = "races:timers"

@@ -13,6 +13,7 @@ from .keys import (
     player_channel,
     profile_key,
     quick_gone,
+    quick_gone_prefix,
     quick_holders,
     quick_holders_prefix,
     quick_key,
@@ -224,6 +225,7 @@ class Players(StorePart):
                 quick_holders_prefix(game, seats),
                 claim,
                 quick_tokens_prefix(game, seats),
+                quick_gone_prefix(game, seats),
             ],
         )
         flat = [x.decode() for x in reply]

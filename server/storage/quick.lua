@@ -13,15 +13,17 @@
 -- it back. What its players did meanwhile must hold then: a connection that let go ('r')
 -- or an unqueue ('l') while the entry was out is noted in the player's gone set (KEYS[4]:
 -- the holder's id, or '*' for an unqueue), and 'u' puts back only entries with a holder
--- left and no unqueue since they were made ('q' clears the '*': a new entry). A closed
--- connection's id is never used again, so a note of one stays true until it expires.
+-- left and no unqueue since they were taken out (taking an entry out clears its player's
+-- gone set). An unqueue then a new 'q' while the entry is out still keeps the old entry's
+-- holders out: the new entry has only its own. A closed connection's id is never used
+-- again, so a note of one stays true until it expires.
 -- KEYS: 1 queue list   2 the player's holder set   3 the player's token set
 --       4 the player's gone set
 -- ARGV: 1 op   2 player id   then, per op:
 --   'q' queue the player, held by ARGV[3] (a connection id), in the same step:
 --       a holder letting go meanwhile must not find the entry without one.
 --       3 holder   4 seats   5 TTL s of the queue   6 the holder sets' key prefix
---       7 the seat's claim token   8 the token sets' key prefix
+--       7 the seat's claim token   8 the token sets' key prefix   9 the gone sets' key prefix
 --       Returns the group taken out, {player, its tokens joined by ' ', its holders joined
 --       by ' ', ...}, or an empty list.
 --   'r' holder ARGV[3] lets go ('': a connection that holds nothing); the entry
@@ -93,7 +95,6 @@ elseif op == 'l' then
   return left(redis.call('LREM', KEYS[1], 0, pid))
 end
 local ttl = tonumber(ARGV[5])
-redis.call('SREM', KEYS[4], '*')  -- a new entry: an unqueue before it is not its
 redis.call('SADD', KEYS[2], ARGV[3])
 redis.call('SADD', KEYS[3], ARGV[7])
 redis.call('LREM', KEYS[1], 0, pid)
@@ -107,6 +108,7 @@ if redis.call('LLEN', KEYS[1]) >= seats then
     group[#group + 1] = p
     group[#group + 1] = table.concat(taken_tokens(ARGV[8] .. p), ' ')
     group[#group + 1] = table.concat(taken_tokens(ARGV[6] .. p), ' ')
+    redis.call('DEL', ARGV[9] .. p)  -- what its player does from now on is what 'u' heeds
   end
 end
 -- Those who still wait: their holders and tokens live as long as the queue. This player too

@@ -9,7 +9,7 @@ from typing import Any
 
 from injected import fail_first
 from seat_probe import seat_set
-from test_server_quick_queue import queued, seated, waiting
+from test_server_quick_queue import queued, same_player, seated, waiting
 from test_server_rated_pool import close, closes_seen
 from waiting import until
 from wsclient import player
@@ -57,6 +57,25 @@ async def test_a_player_whose_quick_takes_a_group_ahead_of_them_still_leaves_wit
     await close(dan, seen)
     assert await waiting(app) == [cy.player]
     assert not await seat_set(clean_redis, dan.player)
+
+
+async def test_an_unqueue_while_out_keeps_its_connections_off_a_new_entry(make_server, clean_redis) -> None:
+    app = await make_server()
+    reached, go_on = deals_fail_held(app)
+    seen = closes_seen(app)
+    a1, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
+    a2 = await same_player(app.ws_url, a1)
+    for c in (a1, bob):
+        await queued(c)
+    await reached.wait()
+    assert (await a1.request("unqueue", game="fours-up"))["t"] == "ok"
+    await queued(a2)  # a new entry, held by a2 alone
+    go_on.set()
+    await until(lambda: _is(waiting(app), [bob.player, a1.player]), what="the put-back")
+    await close(a2, seen)
+    assert await waiting(app) == [bob.player]  # a1 unqueued: it never held the new entry
+    await close(a1, seen)
+    assert not await seat_set(clean_redis, a1.player)
 
 
 async def _is(got: Any, expected: list[str]) -> bool:
