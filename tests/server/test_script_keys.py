@@ -31,6 +31,7 @@ BUILT = {
     ("load.lua", "ARGV[1] .. s.player"): "a seat's hash, {race:ID}:p:PID",
     ("quick.lua", "ARGV[6] .. p"): "a queued player's holders, {quick:G:S}:held:PID",
     ("quick.lua", "ARGV[8] .. p"): "a queued player's tokens, {quick:G:S}:tok:PID",
+    ("quick.lua", "ARGV[9] .. p"): "a queued player's gone set, {quick:G:S}:gone:PID",
 }
 
 
@@ -127,5 +128,9 @@ def test_the_prefixes_scripts_build_keys_from_carry_their_first_keys_tag():
     for game in GAMES:
         for seats in range(m.MIN_QUICK_SEATS, m.MAX_SEATS + 1):
             queue = key_slot(K.quick_key(game, seats).encode())
-            for prefix in (K.quick_holders_prefix(game, seats), K.quick_tokens_prefix(game, seats)):
+            for prefix in (
+                K.quick_holders_prefix(game, seats),
+                K.quick_tokens_prefix(game, seats),
+                K.quick_gone_prefix(game, seats),
+            ):
                 assert key_slot((prefix + pid).encode()) == queue
