@@ -19,7 +19,7 @@ from protocol.messages import ErrorCode
 
 from .lifecycle import ttl_ms
 from .race_views import snapshot
-from .record import COUNTDOWN, LOBBY, READY, WAITING, Player, Race, RaceError
+from .record import COUNTDOWN, LOBBY, READY, WAITING, Player, Race, RaceError, is_bot
 
 #: Compare-and-set attempts of one lobby change before it is refused (`internal`, "too busy").
 CAS_ATTEMPTS = 20
@@ -155,7 +155,8 @@ def new_quick_race(
 
 def join(race: Race, player: str, name: str, account: bool = False) -> Race:
     """Take a free seat (`account`: as an account). Joining a race you sit in is a no-op
-    (returns it unchanged)."""
+    (returns it unchanged). A lobby with no host (an unattended one emptied, presence.py
+    `release`) gets its first player who is not a bot as host: otherwise nobody could start it."""
     if race.seat_of(player) is not None:
         return race
     if race.status != LOBBY:
@@ -164,6 +165,8 @@ def join(race: Race, player: str, name: str, account: bool = False) -> Race:
         raise RaceError(ErrorCode.RACE_FULL, "every seat is taken")
     r = race.copy()
     r.players.append(Player(player, seat_name(r, name), account=account))
+    if not r.host and not r.quick and not is_bot(player):
+        r.host = player
     return r
 
 

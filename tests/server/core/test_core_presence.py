@@ -68,6 +68,18 @@ def test_the_release_empties_the_lobby_it_was_decided_for():
     assert r.players  # the loaded race is not changed
 
 
+def test_a_released_lobby_gets_its_first_player_who_is_no_bot_as_host():
+    three = R.join(lobby_race("r1", seats=3), "bot-1234", "Greedy bot")
+    empty = P.release(three, ["p1", "bot-1234"])
+    r = R.join(empty, "bot-5678", "Greedy bot")
+    assert r.host == ""  # a bot never starts a race
+    r = R.set_ready(R.join(r, "p2", "bo"), "p2", True, 0, 100)
+    assert r.host == "p2"
+    assert R.join(r, "p3", "cy").host == "p2"
+    r = R.set_ready(r, "bot-5678", True, 0, 100)
+    assert R.host_start(r, "p2", 10, 100).status == R.COUNTDOWN  # it can be started again
+
+
 def test_a_lobby_that_changed_since_is_not_released():
     r = R.join(lobby_race(), "p2", "bo")  # someone joined after the decision
     assert P.release(r, ["p1"]) is r
