@@ -254,6 +254,8 @@ class RaceModel:
                 row.home = r.get("home", row.home)
                 row.status = r.get("status", row.status)
                 row.n = r.get("moves", row.n)
+            if r.get("player") == self.me and r.get("status"):
+                self.my_status = r["status"]  # a game the clock ended says so, not "playing"
 
     def _on_rating(self, msg: dict[str, Any]) -> None:
         """A rated race's ratings were updated: keep the player's own change."""

@@ -447,11 +447,21 @@ def test_model_follows_a_race():
                     "won": False,
                     "home": 10,
                     "moves": 2,
-                }
+                },
+                {
+                    "rank": 2,
+                    "player": "p1",
+                    "name": "ada",
+                    "status": "timeout",
+                    "won": False,
+                    "home": 8,
+                    "moves": 1,
+                },
             ],
         }
     )
     assert m.status == "finished" and m.commitment_verified is True
+    assert m.my_status == "timeout"  # the clock ended our game: no longer "playing"
     m.commitment = "00"
     assert m.commitment_verified is False
 
