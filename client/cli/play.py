@@ -68,7 +68,8 @@ def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--url",
         action="append",
-        help=f"server websocket URL (default {DEFAULT_URL}); repeat it for several processes of one "
+        help=f"server websocket URL (default {DEFAULT_URL}; its web page's http(s) address works too); "
+        "repeat it for several processes of one "
         "server: the client fails over between them",
     )
     parser.add_argument("--name", help="display name (1-24 printable characters)")

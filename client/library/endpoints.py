@@ -7,6 +7,7 @@ import ipaddress
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from websockets.exceptions import InvalidURI
 from websockets.proxy import get_proxy
@@ -26,9 +27,20 @@ class Endpoint:
         return self.url if self.host is None else f"{self.url} at {self.host}"
 
 
+def websocket_url(url: str) -> str:
+    """`url` as a WebSocket URL: a web page's address (``http://HOST:PORT/``, the link the
+    lobby shows, ``https`` too) is its server's socket, ``ws://HOST:PORT/ws``; others as given."""
+    u = urlsplit(url)
+    if u.scheme not in ("http", "https") or not u.netloc:
+        return url
+    scheme = "wss" if u.scheme == "https" else "ws"
+    return f"{scheme}://{u.netloc}{u.path if u.path.rstrip('/').endswith('/ws') else '/ws'}"
+
+
 async def endpoints(urls: Sequence[str]) -> list[Endpoint]:
     """The endpoints of `urls`, in order: one per URL, or one per address of a
-    URL whose host name resolves to several (in the resolver's order).
+    URL whose host name resolves to several (in the resolver's order). A web page's
+    http(s) address stands for its server's socket (`websocket_url`).
 
     A URL that cannot be parsed or resolved stays whole: connecting to it
     reports the error. Through a configured proxy the name is the proxy's
@@ -36,7 +48,7 @@ async def endpoints(urls: Sequence[str]) -> list[Endpoint]:
     """
     loop = asyncio.get_running_loop()
     out: list[Endpoint] = []
-    for url in urls:
+    for url in map(websocket_url, urls):
         try:
             uri = parse_uri(url)
         except InvalidURI:

@@ -99,3 +99,18 @@ async def test_after_a_drop_the_next_endpoint_comes_first_and_the_session_resume
 async def test_endpoints_keep_urls_that_do_not_resolve_or_parse_whole() -> None:
     urls = ["ws://127.0.0.1:1/ws", "ws://no-such-host.invalid:1/ws", "not a url"]
     assert await endpoints(urls) == [Endpoint(u) for u in urls]
+
+
+async def test_a_web_page_address_stands_for_its_servers_socket() -> None:
+    from client.library.endpoints import websocket_url
+
+    assert websocket_url("http://h:8765/") == "ws://h:8765/ws"
+    assert websocket_url("http://h:8765") == "ws://h:8765/ws"
+    assert websocket_url("https://h/#race=r1") == "wss://h/ws"
+    assert websocket_url("http://h:8765/ws") == "ws://h:8765/ws"
+    assert websocket_url("ws://h:1/ws") == "ws://h:1/ws"
+    async with FakeServer() as srv:
+        page = srv.url.replace("ws://", "http://").removesuffix("ws")
+        async with client.connect(page, name="ada") as c:
+            assert c.endpoint == Endpoint(srv.url)
+            await c.ping()
