@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import random
 import secrets
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,21 +18,9 @@ from protocol.messages import ErrorCode
 from protocol.rules.engine import Game, MoveResult, deal
 from protocol.rules.facts import game_def
 
+from ..bots.strategies import GreedyStrategy
 from .errors import ServerError
 from .session import now_ms
-
-
-def _greedy(game: Game, rng: random.Random) -> str | None:
-    legal = game.legal_moves()
-    if not legal:
-        return None
-    home = [m for m in legal if ">f" in m and not m.startswith("f")]
-    if home:
-        return rng.choice(home)
-    if "draw" in legal and rng.random() < 0.7:
-        return "draw"
-    useful = [m for m in legal if not m.startswith("f")]
-    return rng.choice(useful or legal)
 
 
 @dataclass
@@ -195,11 +182,13 @@ class LocalRace:
         self.end()
 
     async def _bot(self, s: Seat) -> None:
-        rng = random.Random(s.player)
+        # The server's greedy bot (docs/bots.md): it never returns to a position it has been
+        # in, so it finishes when it has nothing new to try, not at the clock.
+        strategy = GreedyStrategy(max_moves=self.pace.rival_max_moves)
         while s.status == "playing" and self.status == "running":
             await asyncio.sleep(self.pace.rival_interval)
-            m = _greedy(s.dealt(), rng)
-            if m is None or s.n >= self.pace.rival_max_moves:
+            m = strategy.choose(s.dealt())
+            if m is None:
                 self.finish(s)
                 return
             self.apply(s, m)
