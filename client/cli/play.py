@@ -160,7 +160,15 @@ OFFLINE_ONLY = ("--seed", "--rivals", "--bot-speed")
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Usage errors found after parsing (exit 2, argparse's one `error:` line): --seed,
     --rivals and --bot-speed without --offline were silently ignored (a server deals its own
-    seeds and seats, and its bots keep their own pace)."""
+    seeds and seats, and its bots keep their own pace). A --name the server would refuse is one
+    too (it showed as a failed connection, with the decoder's words)."""
+    import re
+
+    from protocol.messages import MAX_NAME
+    from protocol.messages.fields import NAME_PATTERN
+
+    if args.name is not None and not (len(args.name) <= MAX_NAME and re.fullmatch(NAME_PATTERN, args.name)):
+        parser.error(f"argument --name: 1 to {MAX_NAME} printable characters, no space at either end")
     if args.offline:
         return
     for flag in OFFLINE_ONLY:

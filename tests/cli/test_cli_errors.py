@@ -98,6 +98,10 @@ def test_deal_into_head_through_a_shell() -> None:
         (["play", "--seed", "x"], "argument --seed: needs --offline"),
         (["play", "--game", "fours-up", "--rivals", "2"], "argument --rivals: needs --offline"),
         (["play", "--bot-speed", "0.5"], "argument --bot-speed: needs --offline"),
+        # A name the server refuses showed as a failed connection, in the decoder's words.
+        (["play", "--name", "x" * 25], "argument --name: 1 to 24 printable characters"),
+        (["play", "--name", " ada"], "argument --name: 1 to 24 printable characters"),
+        (["play", "--offline", "--name", ""], "argument --name: 1 to 24 printable characters"),
     ],
 )
 def test_bad_flags(args: list[str], message: str) -> None:
