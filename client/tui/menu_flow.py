@@ -236,10 +236,9 @@ class MenuFlow:
             app.say(refusal, error=True)
         else:
             if m.status == "running" and m.race_id:
-                app.notify(
-                    f"Race {m.race_id} goes on without you: its ranking will be under 'Your races'.",
-                    timeout=8,
-                )
+                # Offline races are kept nowhere: the menu there has no "Your races".
+                where = "its ranking will be under 'Your races'" if app.online else "it is not kept offline"
+                app.notify(f"Race {m.race_id} goes on without you: {where}.", timeout=8)
             self.back_to_menu()
 
     def leave_queue(self) -> Worker[None]:
