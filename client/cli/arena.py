@@ -49,6 +49,7 @@ def arena_loop(run_arena: ArenaRunner, run_play: PlayRunner, arena: str | None) 
 def run(args: argparse.Namespace) -> int:
     from client.cli.play import server_urls
     from client.tui.net import connector
+    from client.tui.run import run_app
 
     urls = server_urls(args, None)
     # each app opens its own session on the same token: the same player, seats and all
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
         from client.tui.arena_app import ArenaApp
 
         app = ArenaApp(connect, arena=arena)
-        status = int(app.run() or 0)
+        status = int(run_app(app) or 0)
         return status, app.play_next
 
     def run_play(race: str) -> int:
@@ -67,6 +68,6 @@ def run(args: argparse.Namespace) -> int:
         from client.tui.play_app import PlayApp
 
         play = PlayApp(connect, Intent("resume", race=race), server_url=urls[0], back_to="back to the arena")
-        return int(play.run() or 0)
+        return int(run_app(play) or 0)
 
     return arena_loop(run_arena, run_play, args.arena)

@@ -402,5 +402,7 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 1
-    result = app.run()
+    from client.tui.run import run_app
+
+    result = run_app(app)
     return int(result or 0)

@@ -102,5 +102,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"solrace replay: {e}", file=sys.stderr)
         return 2
     from client.tui.replay_screen import ReplayApp
+    from client.tui.run import run_app
 
-    return int(ReplayApp(replay, replay.index_of(args.player)).run() or 0)
+    return int(run_app(ReplayApp(replay, replay.index_of(args.player))) or 0)

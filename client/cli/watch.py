@@ -59,4 +59,6 @@ def run(args: argparse.Namespace) -> int:
         invite=parse_invite(args.race or ""),
         server_url=server_url,
     )
-    return int(app.run() or 0)
+    from client.tui.run import run_app
+
+    return int(run_app(app) or 0)

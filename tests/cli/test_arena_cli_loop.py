@@ -53,13 +53,13 @@ def test_run_plays_the_race_as_solrace_play_race_does(monkeypatch: pytest.Monkey
 
     calls: list[tuple[str, object]] = []
 
-    def arena_run(self: ArenaApp) -> int:
+    def arena_run(self: ArenaApp, **_run: object) -> int:  # client/tui/run.py passes its loop
         calls.append(("arena", self.initial_arena))
         if len(calls) == 1:
             self.play_next = PlayNext("cup", "r1")  # what `p` leaves
         return 0
 
-    def play_run(self: PlayApp) -> int:
+    def play_run(self: PlayApp, **_run: object) -> int:
         assert self.intent is not None
         calls.append(("play", (self.intent.mode, self.intent.race, self.server_url, self.back_to)))
         return 0
