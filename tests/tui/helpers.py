@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from waiting import DEADLINE
+from waiting import until as loop_until
 
 if TYPE_CHECKING:
     from client.library import Client
@@ -237,3 +238,13 @@ async def status_rows(text: str) -> int:
                 status.container_size, status.container_viewport.size, status.content_region.width
             )
         )
+
+
+async def offline_race_running(session: Any) -> Any:
+    """A `LocalSession`'s one race, once it runs (after `quick` and the countdown)."""
+
+    def running() -> Any:
+        races = list(session.races.values())
+        return races[0] if races and races[0].status == "running" else None
+
+    return await loop_until(running, what="the offline race running")

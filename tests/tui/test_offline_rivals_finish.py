@@ -5,27 +5,20 @@ waited for it.)"""
 
 from __future__ import annotations
 
-import asyncio
+from waiting import until as loop_until
 
 from client.tui.offline import LocalSession
 
-from .helpers import DEADLINE
+from .helpers import offline_race_running
 
 
 async def test_the_rivals_finish_and_the_race_ends_before_its_clock() -> None:
     cap = 3000  # a rival past it finishes anyway: theirs must end well before
     session = LocalSession(name="ada", countdown_ms=20, rival_interval=0.0005, rivals=2, rival_max_moves=cap)
     await session.request("quick", game="racing-aces", seats=3)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + DEADLINE
-    while not session.races or next(iter(session.races.values())).status != "running":
-        assert loop.time() < deadline
-        await asyncio.sleep(0.01)
-    race = next(iter(session.races.values()))
+    race = await offline_race_running(session)
     await session.request("finish", race=race.id)
-    while race.status != "finished":
-        assert loop.time() < deadline, [(s.name, s.n, s.status) for s in race.seats]
-        await asyncio.sleep(0.01)
+    await loop_until(lambda: race.status == "finished", what="the race's end")
     assert race.deadline is not None and race.seats
     assert all(s.status in ("won", "finished") for s in race.seats)
     assert all(s.n < cap for s in race.seats if s.bot), [s.n for s in race.seats]
