@@ -191,7 +191,7 @@ def quick_gone_prefix(game: str, seats: int) -> str:
 
 def quick_gone(game: str, seats: int, pid: str) -> str:
     """``{quick:GAME:SEATS}:gone:PID`` set: PID's connections that let go of their entry, and
-    ``*`` once PID unqueued, since the entry was last taken out of the queue (quick.lua: a
+    ``*`` once PID unqueued since their entry was last taken out of the queue (quick.lua: a
     group taken out and put back heeds them)."""
     return quick_gone_prefix(game, seats) + pid
 

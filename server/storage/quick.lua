@@ -14,7 +14,7 @@
 -- or an unqueue ('l') while the entry was out is noted in the player's gone set (KEYS[4]:
 -- the holder's id, or '*' for an unqueue), and 'u' puts back only entries with a holder
 -- left and no unqueue since they were taken out (taking an entry out clears its player's
--- gone set). An unqueue then a new 'q' while the entry is out still keeps the old entry's
+-- '*'). An unqueue then a new 'q' while the entry is out still keeps the old entry's
 -- holders out: the new entry has only its own. A closed connection's id is never used
 -- again, so a note of one stays true until it expires.
 -- KEYS: 1 queue list   2 the player's holder set   3 the player's token set
@@ -108,7 +108,9 @@ if redis.call('LLEN', KEYS[1]) >= seats then
     group[#group + 1] = p
     group[#group + 1] = table.concat(taken_tokens(ARGV[8] .. p), ' ')
     group[#group + 1] = table.concat(taken_tokens(ARGV[6] .. p), ' ')
-    redis.call('DEL', ARGV[9] .. p)  -- what its player does from now on is what 'u' heeds
+    -- An unqueue from now on is what 'u' heeds; the notes of closed connections stay (their
+    -- ids are never used again), also for another entry of the player out at the same time.
+    redis.call('SREM', ARGV[9] .. p, '*')
   end
 end
 -- Those who still wait: their holders and tokens live as long as the queue. This player too
