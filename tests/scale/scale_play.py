@@ -19,8 +19,10 @@ from server import storage as S
 
 
 class EndlessStrategy:
-    """Any legal move at random, repeats allowed: in Fours Up, a game that does not run out of moves
-    (no stuck position in 40 deals x 1500 random moves; Racing Aces gets stuck half the time)."""
+    """Any legal move at random, repeats allowed, but not one into a position with no move when
+    another leads elsewhere: a game that does not run out of moves. Purely at random, Fours Up got
+    stuck in 3 of 60 deals within 6,000 moves (after 1,142, 1,200 and 2,676), and a test that
+    plays until a disk fills failed on it; with this one-move lookahead, in none."""
 
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
@@ -29,8 +31,16 @@ class EndlessStrategy:
         pass
 
     def choose(self, view) -> str | None:
-        legal = visible_game(view).legal_moves()
-        return self.rng.choice(legal) if legal else None
+        g = visible_game(view)
+        legal = g.legal_moves()
+        going_on = [mv for mv in legal if _has_moves_after(g, mv)]
+        return self.rng.choice(going_on or legal) if legal else None
+
+
+def _has_moves_after(g, move: str) -> bool:
+    after = g.copy()
+    after.play(move)
+    return bool(after.legal_moves())
 
 
 def move_seen(rid: str, player: str, n: int) -> Callable[[m.Progress], bool]:
