@@ -33,10 +33,12 @@ from .sessions import Sessions
 
 class QuickEntry(NamedTuple):
     """What a quick-match entry taken out of its queue carried: the claims on its seat
-    (`reserve_seat` tokens) and the connections that held it (`Session.conn_id`)."""
+    (`reserve_seat` tokens), the connections that held it (`Session.conn_id`), and how often
+    its player had unqueued then (quick.lua: an unqueue since keeps it from being put back)."""
 
     claims: tuple[str, ...]
     holders: tuple[str, ...]
+    unqueues: int
 
 
 QUICK_TTL_S = 3600  # a quick-match queue, and its holder sets, live this long after its last arrival
@@ -230,8 +232,10 @@ class Players(StorePart):
         )
         flat = [x.decode() for x in reply]
         return {
-            p: QuickEntry(tuple(tokens.split()), tuple(holders.split()))
-            for p, tokens, holders in zip(flat[::3], flat[1::3], flat[2::3], strict=True)
+            p: QuickEntry(tuple(tokens.split()), tuple(holders.split()), int(unqueues))
+            for p, tokens, holders, unqueues in zip(
+                flat[::4], flat[1::4], flat[2::4], flat[3::4], strict=True
+            )
         }
 
     async def quick_put_back(
@@ -247,7 +251,7 @@ class Players(StorePart):
         args: list[Any] = ["u", "", QUICK_TTL_S]
         for pid, entry in group.items():
             keys += self._quick_keys(game, seats, pid)[1:]
-            args += [pid, " ".join(entry.holders), " ".join(entry.claims)]
+            args += [pid, " ".join(entry.holders), " ".join(entry.claims), entry.unqueues]
         flat = [x.decode() for x in await QUICK(self.redis, keys, args)]
         return {p: tuple(tokens.split()) for p, tokens in zip(flat[::2], flat[1::2], strict=True)}
 

@@ -11,12 +11,14 @@
 -- claimed the seat with a token of a new entry, which keeps it.
 -- A group taken out is out of the queue while its race is made; if that fails, 'u' puts
 -- it back. What its players did meanwhile must hold then: a connection that let go ('r')
--- or an unqueue ('l') while the entry was out is noted in the player's gone set (KEYS[4]:
--- the holder's id, or '*' for an unqueue), and 'u' puts back only entries with a holder
--- left and no unqueue since they were taken out (taking an entry out clears its player's
--- '*'). An unqueue then a new 'q' while the entry is out still keeps the old entry's
--- holders out: the new entry has only its own. A closed connection's id is never used
--- again, so a note of one stays true until it expires.
+-- is noted in the player's gone set (KEYS[4]) by its id, and an unqueue ('l') counts up
+-- the set's one member '*N' (N unqueues so far). An entry taken out carries its player's
+-- count, and 'u' puts back only entries with a holder left and the same count: no unqueue
+-- since they were taken out. A count, not a mark cleared at take-out, so that an unqueue
+-- holds for every entry of the player out at that moment (queued again and taken out in
+-- another group while the first is out). An unqueue then a new 'q' while the entry is out
+-- still keeps the old entry's holders out: the new entry has only its own. A closed
+-- connection's id is never used again, so a note of one stays true until it expires.
 -- KEYS: 1 queue list   2 the player's holder set   3 the player's token set
 --       4 the player's gone set
 -- ARGV: 1 op   2 player id   then, per op:
@@ -25,7 +27,7 @@
 --       3 holder   4 seats   5 TTL s of the queue   6 the holder sets' key prefix
 --       7 the seat's claim token   8 the token sets' key prefix   9 the gone sets' key prefix
 --       Returns the group taken out, {player, its tokens joined by ' ', its holders joined
---       by ' ', ...}, or an empty list.
+--       by ' ', its player's unqueue count, ...}, or an empty list.
 --   'r' holder ARGV[3] lets go ('': a connection that holds nothing); the entry
 --       leaves if no holder is left. ARGV[4] TTL s of the gone set.
 --       Returns {1, tokens...} if it left, else {0}.
@@ -37,31 +39,41 @@
 --       the old one's holders and tokens. Not put back: an entry unqueued meanwhile, or one
 --       with no holder left and no new entry to join.
 --       Here KEYS are 1 the queue, then per player its holder, token and gone sets;
---       ARGV: 2 '', 3 TTL s of the queue, then per player: id, holders, tokens (joined by ' ').
+--       ARGV: 2 '', 3 TTL s of the queue, then per player: id, holders, tokens (joined by ' '),
+--       the unqueue count it was taken out with.
 --       Returns the entries not put back, {player, its tokens joined by ' ', ...}: their
 --       claims are the caller's to give back.
 local op, pid = ARGV[1], ARGV[2]
+-- The player's unqueue count in their gone set `gone`, and its member (nil if none: 0).
+local function unqueues(gone)
+  for _, m in ipairs(redis.call('SMEMBERS', gone)) do
+    local n = string.match(m, '^%*(%d+)$')
+    if n then return tonumber(n), m end
+  end
+  return 0, nil
+end
 if op == 'u' then
   local ttl = tonumber(ARGV[3])
-  local count = (#ARGV - 3) / 3
+  local count = (#ARGV - 3) / 4
   local dropped = {}
   for k = count, 1, -1 do
-    -- its holder set is KEYS[3k-1], its token set KEYS[3k], its gone set KEYS[3k+1]
-    local p = ARGV[3 * k + 1]
+    -- its holder set is KEYS[3k-1], its token set KEYS[3k], its gone set KEYS[3k+1];
+    -- its id ARGV[4k], holders ARGV[4k+1], tokens ARGV[4k+2], unqueue count ARGV[4k+3]
+    local p = ARGV[4 * k]
     local queued = redis.call('LPOS', KEYS[1], p)
     local holders = {}
-    if redis.call('SISMEMBER', KEYS[3 * k + 1], '*') == 0 then
-      for h in string.gmatch(ARGV[3 * k + 2], '%S+') do
+    if unqueues(KEYS[3 * k + 1]) == tonumber(ARGV[4 * k + 3]) then
+      for h in string.gmatch(ARGV[4 * k + 1], '%S+') do
         if redis.call('SISMEMBER', KEYS[3 * k + 1], h) == 0 then holders[#holders + 1] = h end
       end
     end
     if #holders == 0 and not queued then
       dropped[#dropped + 1] = p
-      dropped[#dropped + 1] = ARGV[3 * k + 3]
+      dropped[#dropped + 1] = ARGV[4 * k + 2]
     else
       if not queued then redis.call('LPUSH', KEYS[1], p) end
       for _, h in ipairs(holders) do redis.call('SADD', KEYS[3 * k - 1], h) end
-      for t in string.gmatch(ARGV[3 * k + 3], '%S+') do redis.call('SADD', KEYS[3 * k], t) end
+      for t in string.gmatch(ARGV[4 * k + 2], '%S+') do redis.call('SADD', KEYS[3 * k], t) end
       redis.call('EXPIRE', KEYS[3 * k - 1], ttl)
       redis.call('EXPIRE', KEYS[3 * k], ttl)
     end
@@ -90,7 +102,9 @@ if op == 'r' then
   if redis.call('EXISTS', KEYS[2]) == 1 then return {0} end
   return left(redis.call('LREM', KEYS[1], 0, pid))
 elseif op == 'l' then
-  noted_gone('*', ARGV[3])
+  local n, member = unqueues(KEYS[4])
+  if member then redis.call('SREM', KEYS[4], member) end
+  noted_gone('*' .. (n + 1), ARGV[3])
   redis.call('DEL', KEYS[2])
   return left(redis.call('LREM', KEYS[1], 0, pid))
 end
@@ -108,9 +122,8 @@ if redis.call('LLEN', KEYS[1]) >= seats then
     group[#group + 1] = p
     group[#group + 1] = table.concat(taken_tokens(ARGV[8] .. p), ' ')
     group[#group + 1] = table.concat(taken_tokens(ARGV[6] .. p), ' ')
-    -- An unqueue from now on is what 'u' heeds; the notes of closed connections stay (their
-    -- ids are never used again), also for another entry of the player out at the same time.
-    redis.call('SREM', ARGV[9] .. p, '*')
+    local n = unqueues(ARGV[9] .. p)  -- an unqueue from now on is what 'u' heeds
+    group[#group + 1] = tostring(n)
   end
 end
 -- Those who still wait: their holders and tokens live as long as the queue. This player too

@@ -80,3 +80,48 @@ async def test_an_unqueue_while_out_keeps_its_connections_off_a_new_entry(make_s
 
 async def _is(got: Any, expected: list[str]) -> bool:
     return await got == expected
+
+
+async def test_an_unqueue_holds_for_every_entry_of_the_player_out_at_the_time(
+    make_server, clean_redis
+) -> None:
+    """ada's entry is out (bob's group, its race failing); she unqueues, queues again on another
+    connection and is taken out again, with cy, and seated. Her first entry is not put back:
+    the second take-out must not undo the unqueue for the first."""
+    app = await make_server()
+    lobby = app.service.lobby
+    real = lobby.new_deal
+    reached, go_on = asyncio.Event(), asyncio.Event()
+    calls = {"n": 0}
+
+    async def second_only(*args: Any, **kw: Any) -> Any:
+        # Call 1 (ada and bob) is held, then it and its retries (calls 3 and 4) fail; call 2 is
+        # ada and cy's, made while the first group is out.
+        calls["n"] += 1
+        call = calls["n"]
+        if call == 1:
+            reached.set()
+            await go_on.wait()
+        if call != 2:
+            raise ConnectionError("blip")
+        return await real(*args, **kw)
+
+    lobby.new_deal = second_only
+    a1, bob, cy = [await player(app.ws_url, name) for name in ("ada", "bob", "cy")]
+    a2 = await same_player(app.ws_url, a1)
+    for c in (a1, bob):
+        await queued(c)
+    await reached.wait()
+    assert (await a1.request("unqueue", game="fours-up"))["t"] == "ok"
+    await queued(a2)
+    await queued(cy)
+    await a2.wait(seated)
+    assert await waiting(app) == []
+    go_on.set()
+    await until(lambda: _nonempty(waiting(app)), what="the put-back")
+    assert await waiting(app) == [bob.player]
+    assert calls["n"] == 2 + quick_match.SEAT_ATTEMPTS - 1
+
+
+async def _nonempty(got: Any) -> bool:
+    return bool(await got)
