@@ -47,6 +47,9 @@ encode = m.encode
 QUICK_SIZES = range(m.MIN_QUICK_SEATS, m.MAX_SEATS + 1)
 # Tries at seating a matched group before it goes back to its queue (`seat_queued`).
 SEAT_ATTEMPTS = 3
+# After a group went back to its queue, a full group still waiting there is seated this long
+# after (`form_again`), though nobody else arrives: a put-back can leave one waiting.
+FORM_AGAIN_S = 5.0
 
 
 class QuickMatch:
@@ -88,7 +91,7 @@ class QuickMatch:
         public race. A failure that stored no race (server/handlers/seating.py) is tried again,
         SEAT_ATTEMPTS times in all, each with a new race; then the group goes back to the head
         of its queue, each entry with what it carried: nobody loses their place, and the next
-        arrival forms a group again. One that stored its race is finished (the players sit in
+        arrival forms a group again, or `form_again` does. One that stored its race is finished (the players sit in
         it); one Redis cannot tell gives the entries' seats back and raises. True if seated."""
         hold, group = quick_hold(game, seats), list(taken)
         claims = {p: entry.claims for p, entry in taken.items()}
@@ -113,6 +116,7 @@ class QuickMatch:
                 left = await self.svc.store.quick_put_back(game, seats, taken)
                 group = []  # back in the queue with their seats, but for those that left meanwhile
                 await seating.give_back(self.lobby, list(left), hold, left)
+                self.svc.spawn(self.form_again(game, seats))
                 return False
         except BaseException:
             # Cancelled (a shutdown) at any point before the group was seated or put back: the
@@ -123,6 +127,22 @@ class QuickMatch:
         for p in group:
             await self.svc.store.publish_player(p, notice)
         return True
+
+    async def form_again(self, game: str, seats: int) -> None:
+        """FORM_AGAIN_S after a put-back, seat the full groups still waiting in the queue of
+        (`game`, `seats`), if any: a new arrival may have taken them out by then, else they would
+        wait for one. A group that fails again is put back and looked at again, as is the queue
+        if Redis cannot be read."""
+        await asyncio.sleep(FORM_AGAIN_S)
+        while True:
+            try:
+                taken = await self.svc.store.quick_take(game, seats)
+            except Exception as exc:
+                self.svc.failed(f"could not look at the quick-match queue of {game} for {seats} again", exc)
+                self.svc.spawn(self.form_again(game, seats))
+                return
+            if not taken or not await self.seat_queued(game, seats, taken):
+                return
 
     async def seat_group(
         self, game: str, group: list[str], time_limit_s: int, race: str | None = None, *, arena: str = ""

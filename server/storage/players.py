@@ -215,28 +215,13 @@ class Players(StorePart):
         """Queue `pid`, its entry held by the connection `holder` and carrying `claim` (the
         token of its seat's claim, `reserve_seat`); the group taken out if this completes one
         (any process may take it): each player with what their entry carried."""
-        reply = await QUICK(
-            self.redis,
-            self._quick_keys(game, seats, pid),
-            [
-                "q",
-                pid,
-                holder,
-                seats,
-                QUICK_TTL_S,
-                quick_holders_prefix(game, seats),
-                claim,
-                quick_tokens_prefix(game, seats),
-                quick_gone_prefix(game, seats),
-            ],
-        )
-        flat = [x.decode() for x in reply]
-        return {
-            p: QuickEntry(tuple(tokens.split()), tuple(holders.split()), int(unqueues))
-            for p, tokens, holders, unqueues in zip(
-                flat[::4], flat[1::4], flat[2::4], flat[3::4], strict=True
-            )
-        }
+        args = _take_args("q", game, seats, pid, holder, claim)
+        return _group(await QUICK(self.redis, self._quick_keys(game, seats, pid), args))
+
+    async def quick_take(self, game: str, seats: int) -> dict[str, QuickEntry]:
+        """The group that waits first in the queue of (`game`, `seats`), taken out as
+        `quick_push` takes one (with nobody queued), or {} if fewer than `seats` wait."""
+        return _group(await QUICK(self.redis, [quick_key(game, seats)], _take_args("g", game, seats)))
 
     async def quick_put_back(
         self, game: str, seats: int, group: dict[str, QuickEntry]
@@ -280,6 +265,32 @@ class Players(StorePart):
             quick_tokens(game, seats, pid),
             quick_gone(game, seats, pid),
         ]
+
+
+def _take_args(op: str, game: str, seats: int, pid: str = "", holder: str = "", claim: str = "") -> list[Any]:
+    """quick.lua's ARGV for 'q' (queue `pid` and take a group out if one is full) or 'g' (take
+    one out only)."""
+    return [
+        op,
+        pid,
+        holder,
+        seats,
+        QUICK_TTL_S,
+        quick_holders_prefix(game, seats),
+        claim,
+        quick_tokens_prefix(game, seats),
+        quick_gone_prefix(game, seats),
+    ]
+
+
+def _group(reply: list[Any]) -> dict[str, QuickEntry]:
+    """quick.lua's reply to 'q' or 'g': the group taken out, each player with what their
+    entry carried."""
+    flat = [x.decode() for x in reply]
+    return {
+        p: QuickEntry(tuple(tokens.split()), tuple(holders.split()), int(unqueues))
+        for p, tokens, holders, unqueues in zip(flat[::4], flat[1::4], flat[2::4], flat[3::4], strict=True)
+    }
 
 
 def _left(reply: list[Any]) -> list[str] | None:

@@ -28,6 +28,9 @@
 --       7 the seat's claim token   8 the token sets' key prefix   9 the gone sets' key prefix
 --       Returns the group taken out, {player, its tokens joined by ' ', its holders joined
 --       by ' ', its player's unqueue count, ...}, or an empty list.
+--   'g' take a full group out, if one waits, as 'q' does but queueing nobody (after a
+--       put-back, which can leave a group waiting with nobody arriving). KEYS: the queue only;
+--       ARGV as 'q''s, 2, 3 and 7 ''. Returns what 'q' does.
 --   'r' holder ARGV[3] lets go ('': a connection that holds nothing); the entry
 --       leaves if no holder is left. ARGV[4] TTL s of the gone set.
 --       Returns {1, tokens...} if it left, else {0}.
@@ -109,11 +112,13 @@ elseif op == 'l' then
   return left(redis.call('LREM', KEYS[1], 0, pid))
 end
 local ttl = tonumber(ARGV[5])
-redis.call('SADD', KEYS[2], ARGV[3])
-redis.call('SADD', KEYS[3], ARGV[7])
-redis.call('LREM', KEYS[1], 0, pid)
-redis.call('RPUSH', KEYS[1], pid)
-redis.call('EXPIRE', KEYS[1], ttl)
+if op == 'q' then
+  redis.call('SADD', KEYS[2], ARGV[3])
+  redis.call('SADD', KEYS[3], ARGV[7])
+  redis.call('LREM', KEYS[1], 0, pid)
+  redis.call('RPUSH', KEYS[1], pid)
+  redis.call('EXPIRE', KEYS[1], ttl)
+end
 local seats = tonumber(ARGV[4])
 local group = {}
 if redis.call('LLEN', KEYS[1]) >= seats then

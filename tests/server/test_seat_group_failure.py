@@ -32,6 +32,14 @@ from server.storage.keys import void_key
 from server.storage.players import quick_hold
 
 
+@pytest.fixture(autouse=True)
+def arrivals_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group put back is formed again by an arrival only, not by the server's look at its
+    queue a while later (`form_again`): what waits after a put-back holds however slow the
+    machine. (The look's own test sets its delay again.)"""
+    monkeypatch.setattr(quick_match, "FORM_AGAIN_S", 3600.0)
+
+
 def failing_deals(app: Any, times: int) -> dict[str, int]:
     """The lobby's `new_deal` fails its first `times` calls (before any race is stored)."""
     return fail_first(app.service.lobby, "new_deal", times, why="redis blip while dealing")
@@ -108,6 +116,24 @@ async def test_a_casual_group_that_cannot_be_seated_goes_back_to_its_queue(make_
     for c in (ada, bob):
         assert await seat_set(clean_redis, c.player) == {races[0]["race"]}
     await asyncio.gather(ada.close(), bob.close(), cy.close())
+
+
+async def test_a_group_put_back_is_seated_a_while_later_though_nobody_arrives(
+    make_server, clean_redis, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(quick_match, "FORM_AGAIN_S", 0.05)
+    app = await make_server()
+    calls = failing_deals(app, quick_match.SEAT_ATTEMPTS)
+    ada, bob = await player(app.ws_url, "ada"), await player(app.ws_url, "bob")
+    for c in (ada, bob):
+        await queued(c)
+    races = [await c.wait(in_race) for c in (ada, bob)]
+    assert races[0]["race"] == races[1]["race"]
+    assert calls["n"] == quick_match.SEAT_ATTEMPTS + 1
+    assert await waiting(app) == []
+    for c in (ada, bob):
+        assert await seat_set(clean_redis, c.player) == {races[0]["race"]}
+    await asyncio.gather(ada.close(), bob.close())
 
 
 async def test_a_put_back_entry_leaves_with_its_last_connection(make_server, clean_redis):

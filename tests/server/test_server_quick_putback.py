@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from injected import fail_first
 from seat_probe import seat_set
 from test_server_quick_queue import queued, same_player, seated, waiting
@@ -15,6 +16,13 @@ from waiting import until
 from wsclient import player
 
 from server.handlers import quick_match
+
+
+@pytest.fixture(autouse=True)
+def arrivals_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A group put back is formed again by an arrival only (`form_again` waits an hour): what
+    waits after a put-back holds however slow the machine."""
+    monkeypatch.setattr(quick_match, "FORM_AGAIN_S", 3600.0)
 
 
 def deals_fail_held(app: Any) -> tuple[asyncio.Event, asyncio.Event]:
