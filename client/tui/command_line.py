@@ -8,10 +8,12 @@ on them through :class:`CommandScreen`, and what it decides and says are plain f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import Any, Protocol
 
+from textual import events
 from textual.binding import Binding
 from textual.widgets import Input
 from textual.worker import Worker
@@ -64,6 +66,40 @@ class MoveInput(Input):
         """Empty, once a line is sent: a completion is then over."""
         super().clear()
         self.completion = None
+
+    async def _on_key(self, event: events.Key) -> None:
+        """A key bound here (Enter, Tab, Backspace, the arrows…) acts here, in the order the
+        keys came. Left to textual, its binding acted once the key had bubbled up to the
+        app, after the keys that followed it in the same read of the terminal (typed fast, or
+        through a pipe) had gone in: Enter sent two lines run together as one command."""
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                self._restart_blink()  # as textual's Input._on_key, which is not reached
+                event.stop()
+                event.prevent_default()  # not typed too (textual's Input._on_key)
+                return
+
+    async def action_submit(self) -> None:
+        """Enter: the line is taken out of the input at once, not when the app runs it: the
+        keys after Enter that are in by then start the next line (they were cleared with it)."""
+        self.submit_line()
+
+    def submit_line(self) -> None:
+        line = self.value
+        self.clear()
+        self.post_message(self.Submitted(self, line))
+
+    def _on_paste(self, event: events.Paste) -> None:
+        """A paste of several lines: each line it ends is a command, in order, as if typed
+        with its Enter; what follows its last line break stays typed, for Enter (a shell's
+        prompt does the same). Textual's input kept the first line of a paste only."""
+        *whole, rest = re.split(r"\r\n|\r|\n", event.text)
+        for line in whole:
+            super()._on_paste(events.Paste(line))  # at the cursor, over a selection
+            self.submit_line()
+        super()._on_paste(events.Paste(rest))
+        event.prevent_default()  # else textual's own handler pastes the first line again
+        event.stop()
 
 
 class CommandScreen(Protocol):

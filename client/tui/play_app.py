@@ -399,8 +399,7 @@ class PlayApp(App[int]):
 
     @on(Input.Submitted, "#cmd")
     def submitted(self, event: Input.Submitted) -> None:
-        text = event.value.strip()
-        self.query_one("#cmd", MoveInput).clear()
+        text = event.value.strip()  # the command line is already empty (MoveInput.submit_line)
         if text:
             self.command_line.run(text)
 
