@@ -53,6 +53,14 @@ from .race_text import (
 from .session import Session
 from .widgets import BoardView, bar_width, bars_text
 
+#: A move typed or clicked while the connection is lost (see :meth:`PlayApp.send_move`).
+NOT_SENT = "the connection to the server is lost (reconnecting…): play it again once reconnected"
+#: A move sent just before the connection dropped, whose answer did not come.
+LOST_IN_FLIGHT = (
+    "the connection dropped before the server answered: once reconnected, the board shows "
+    "whether it was played"
+)
+
 
 class PlayApp(App[int]):
     """Race in the terminal. ``connect`` opens a :class:`Session`."""
@@ -133,6 +141,9 @@ class PlayApp(App[int]):
         self.rematch_offer: dict[str, Any] | None = None
         #: every legal move under the board (the `legal` command), not the row that fits
         self.every_legal = False
+        #: the connection dropped (a `disconnected` event) and is not back yet (`reconnected`):
+        #: the words said of the drop; None while connected
+        self.connection_lost: str | None = None
         #: connects, leads into a race and back out to the menu
         self.menu_flow = MenuFlow(self)
         #: what a line typed on the command line does
@@ -205,6 +216,10 @@ class PlayApp(App[int]):
     def online(self) -> bool:
         return bool(getattr(self.session, "online", False))
 
+    def disconnected(self) -> bool:
+        """The connection dropped and is not back yet."""
+        return self.connection_lost is not None
+
     def rematch_word(self) -> RematchWord:
         return rematch_word(self.model, self.rematch_offer, self.daily_race, self.back_to, self.online)
 
@@ -265,9 +280,11 @@ class PlayApp(App[int]):
             self.say(refused.describe(), error=True)  # in words, as a reply's error
             return
         if t == "disconnected":
-            self.say(connection_lost_text(ev), error=True)
+            self.connection_lost = connection_lost_text(ev)
+            self.say(self.connection_lost, error=True)
             return
         if t == "reconnected":
+            self.connection_lost = None
             self.say("reconnected")
             self.resync()
             return
@@ -409,12 +426,22 @@ class PlayApp(App[int]):
         if s is None:
             return
         self.finish_armed = None  # a move between two `finish` is no confirmation
+        if self.disconnected():
+            # Not handed to the library, which would hold it for its reconnection: the status
+            # line said nothing for its 10 s, then "did not answer in time". Said at once; the
+            # board stays as the server last had it, the move to be played again on it.
+            self.say(f"{move}: not sent — {NOT_SENT}", error=True)
+            return
         async with self.move_lock:
             m = self.model
             self.moves_sent.append(move)
             try:
                 ack = await s.request("move", race=m.race_id, n=m.n, move=move, view=True)
             except ServerError as e:
+                if self.disconnected() and e.code in ("timeout", "disconnected"):
+                    # Sent, then the connection dropped: the server may have played it or not.
+                    self.say(f"{move}: {LOST_IN_FLIGHT}", error=True)
+                    return
                 self.say(f"{move}: {e.describe()}", error=True)
                 if e.code == "out-of-sync":
                     self.resync()
