@@ -21,7 +21,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.markup import escape
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -47,6 +47,9 @@ def blurb(game: str) -> str:
 
 #: The cells of a row of the menu's box at 80 columns: its commands are kept whole in them.
 MENU_COLUMNS = 68
+#: The menu box's width; a narrower terminal gets a box as wide as itself, whose rows of
+#: buttons are laid out for it (``MenuScreen.fit``).
+MENU_WIDTH = 72
 
 
 def identity_text(name: str, logged_in: bool, width: int = MENU_COLUMNS) -> str:
@@ -61,7 +64,12 @@ def identity_text(name: str, logged_in: bool, width: int = MENU_COLUMNS) -> str:
     if cell_len(" · ".join(rows)) <= width:
         rows = [" · ".join(rows)]
     if not logged_in:
-        rows.append("to keep this guest as an account: solrace play --claim NAME")
+        keep = "to keep this guest as an account: solrace play --claim NAME"
+        rows += (
+            [keep]
+            if cell_len(keep) <= width
+            else ["to keep this guest as an account:", "solrace play --claim NAME"]
+        )
     text = "\n".join(rows)
     return text.replace(f"You: {name} ", f"You: [b]{escape(name)}[/b] ", 1)
 
@@ -77,7 +85,8 @@ class MenuScreen(ModalScreen[Intent | None]):
 
     DEFAULT_CSS = """
     MenuScreen { align: center middle; }
-    #menu { width: 72; height: auto; max-height: 100%; border: round $accent; padding: 1 2; }
+    #menu { width: 72; max-width: 100%; height: auto; max-height: 100%; border: round $accent;
+            padding: 1 2; }
     MenuScreen.short #menu { padding: 0 2; }
     #menu-you { width: 100%; }
     #menu-conn { width: 100%; margin-bottom: 1; color: $text-muted; }
@@ -94,6 +103,10 @@ class MenuScreen(ModalScreen[Intent | None]):
     /* The offer's line wraps rather than push its buttons out of the menu's box. */
     #menu-rematch Label { width: 1fr; margin-right: 1; }
     #menu-rematch Button { min-width: 0; }
+    /* Narrower than the box (60 columns): "Race a bot" over its buttons, not beside them. */
+    #bot-title { display: none; }
+    MenuScreen.narrow #bot-title { display: block; }
+    MenuScreen.narrow #bot-label { display: none; }
     """
 
     def __init__(
@@ -160,8 +173,9 @@ class MenuScreen(ModalScreen[Intent | None]):
                 # At once: Quick match seats a bot only after a wait alone in its queue.
                 # One button a level, not a Select: Textual's Select failed its own mount now
                 # and then when the menu was dismissed at once (a race resumed from a token).
+                yield Label("Race a bot", id="bot-title")
                 with Horizontal():
-                    yield Label("Race a bot ")
+                    yield Label("Race a bot ", id="bot-label")
                     for level, label in BOT_LEVELS:
                         yield Button(
                             label,
@@ -186,12 +200,30 @@ class MenuScreen(ModalScreen[Intent | None]):
 
     def on_mount(self) -> None:
         self.query_one("#quick", Button).focus()  # Enter plays at once; Tab moves on
+        self.fit(self.app.size.width)
         if self.app.size.height < self.SHORT_ROWS:
             self.add_class("short")
             for widget in self.query("Button, Input, Checkbox, RadioSet"):
                 widget.compact = True  # type: ignore[attr-defined]
         if self.rematch_offer is not None:
             self.show_rematch_offer(self.rematch_offer)
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.fit(event.size.width)
+
+    def fit(self, columns: int) -> None:
+        """The menu in a terminal of ``columns``: narrower than its box, the box is as wide as
+        the terminal (at 60 columns its right side was cut off, with the last bot level and
+        Join) and its rows are laid out for that width, their commands whole."""
+        self.set_class(columns < MENU_WIDTH, "narrow")
+        # The box's border and padding, and a scroll bar's room.
+        width = MENU_COLUMNS if columns >= MENU_WIDTH else columns - 8
+        if self.session is not None:
+            self.query_one("#menu-you", Label).update(identity_text(self.session.name, self.logged_in, width))
+        conn = f"{self.connection} · ctrl+q quits"
+        self.query_one("#menu-conn", Label).update(
+            conn if cell_len(conn) <= width else f"{self.connection}\nctrl+q quits"
+        )
 
     @on(RadioSet.Changed, "#games")
     def _game_changed(self) -> None:
