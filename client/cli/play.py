@@ -24,7 +24,8 @@ this identity played (the same players and settings, a new deal), or takes the s
 the one a rival already asked for, and readies in its lobby. ``--login`` and ``--claim`` put an account's
 token there (the password is asked for with getpass: never echoed, never an
 argument, never kept; from a pipe, each password asked for is one line of
-stdin), ``--logout`` takes it out, ``--logout-all`` ends every session of the
+stdin; a name or password that the account rules of docs/protocol.md §9 refuse is
+refused before the next prompt), ``--logout`` takes it out, ``--logout-all`` ends every session of the
 account (every device) and takes it out too. ``--password`` asks
 for the current password and twice for the new one; the server ends the
 account's other sessions and keeps this terminal's token, so the file stays as
@@ -279,11 +280,20 @@ def build_app(args: argparse.Namespace) -> PlayApp:
     return PlayApp(connect, intent, default_game=args.game, server_url=urls[0])
 
 
-def ask_new_password(ask: Callable[[str], str], changing: bool = False) -> str:
-    """A new password, typed twice (the new account's, or with `changing` the account's
-    next one); `SystemExit` when the two differ."""
+def ask_new_password(ask: Callable[[str], str], changing: bool = False, name: str | None = None) -> str:
+    """A new password, typed twice (the new account's, ``name``, or with `changing` the
+    account's next one); `SystemExit` when the two differ. One the server would refuse is
+    refused before it is asked again (`AccountFailed`); `EOFError` when none was typed."""
+    from client.tui import account
+    from protocol.accounts import password_problem
+
     what = "the new password" if changing else "password for the new account"
     password = ask(f"{what} (8 or more characters): ")
+    if not password:
+        raise EOFError
+    problem = password_problem(password, name)
+    if problem is not None:
+        raise account.AccountFailed(f"cannot {'change the password' if changing else 'claim'}: {problem}")
     if ask("the same password again: ") != password:
         raise SystemExit(
             "solrace play: the two passwords differ: "
@@ -355,7 +365,11 @@ def account_step(
                 raise EOFError
             done = asyncio.run(account.change_password(urls, old, new, args.token_file))
         else:
-            password = ask(f"password of {args.login}: ") if args.login else ask_new_password(ask)
+            if args.claim:  # before any password is asked for
+                account.check_claim(args.claim, args.token_file)
+            password = (
+                ask(f"password of {args.login}: ") if args.login else ask_new_password(ask, name=args.claim)
+            )
             if not password:
                 raise EOFError
             if args.login:

@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from protocol.accounts import name_form_problem
+
 from .errors import connect_error_text
 from .errors import error_text as player_error_text
 from .net import is_account_token, load_token, token_path, write_token
@@ -107,6 +109,21 @@ async def login(urls: Sequence[str], name: str, password: str, token_file: str |
     return Done(text, acct.name)
 
 
+def check_claim(name: str, token_file: str | None = None) -> None:
+    """`AccountFailed` if claiming ``name`` from this terminal is refused whatever the
+    password: its token file is an account's, or the name breaks the rule."""
+    path = token_path(token_file)
+    if is_account_token(load_token(path)):
+        raise AccountFailed(
+            f"cannot claim: this terminal is logged in to an account ({path} holds its token): "
+            "log out first (solrace play --logout) to make a new guest an account"
+        )
+    # Checked before a password is asked for; reserved and taken names are the server's to say.
+    problem = name_form_problem(name)
+    if problem is not None:
+        raise AccountFailed(f"cannot claim: {problem}")
+
+
 async def claim(urls: Sequence[str], name: str, password: str, token_file: str | None = None) -> Done:
     """Make this terminal's guest the account ``name`` (same player: its races and daily
     history stay); the account's token replaces the guest's in the token file."""
@@ -115,10 +132,7 @@ async def claim(urls: Sequence[str], name: str, password: str, token_file: str |
     path = token_path(token_file)
     old = load_token(path)
     if is_account_token(old):
-        raise AccountFailed(
-            f"cannot claim: this terminal is logged in to an account ({path} holds its token): "
-            "log out first (solrace play --logout) to make a new guest an account"
-        )
+        check_claim(name, token_file)  # raises, saying why
     try:
         client = await _hello(urls, old)
     except (ServerError, Disconnected, TimeoutError) as e:

@@ -35,7 +35,7 @@ SERVER_NAMES = frozenset({"admin", "administrator", "moderator", "root", "server
 RESERVED_DISPLAY_NAMES = SERVER_NAMES | {n.casefold() for n in BOT_NAMES.values()}
 #: What a race appends to a name someone in it already has ("ada 2": core/lobby.py `seat_name`).
 _SEAT_SUFFIX = re.compile(r" [0-9]+$")
-#: The shape of an account name's key (ratings/accounts.py: 3 to 20 ASCII characters, lower-cased).
+#: The shape of an account name's key (protocol/accounts.py: 3 to 20 ASCII characters, lower-cased).
 _ACCOUNT_KEY = re.compile(r"[a-z0-9][a-z0-9_-]{2,19}")
 
 

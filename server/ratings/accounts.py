@@ -56,17 +56,15 @@ compare-and-set, so concurrent attempts cannot spend the same token twice.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
+from protocol.accounts import name_form_problem, password_problem
+
 from ..core.hello import SERVER_NAMES
 
-NAME_MIN, NAME_MAX = 3, 20
-PASSWORD_MIN, PASSWORD_MAX = 8, 256
-_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
 RESERVED_NAMES = SERVER_NAMES | {"bot", "guest"}
 
 
@@ -87,10 +85,9 @@ def name_key(name: str) -> str:
 
 def name_problem(name: str) -> str | None:
     """Why ``name`` cannot be an account name, or None if it can."""
-    if not NAME_MIN <= len(name) <= NAME_MAX:
-        return f"a name has {NAME_MIN} to {NAME_MAX} characters"
-    if not name.isascii() or _NAME_RE.fullmatch(name) is None:
-        return "a name has letters, digits, '_' and '-', and starts with a letter or a digit"
+    problem = name_form_problem(name)
+    if problem is not None:
+        return problem
     if name_key(name) in RESERVED_NAMES or name_key(name).startswith("bot-"):
         return "this name is reserved"
     return None
@@ -102,17 +99,6 @@ def check_name(name: str) -> str:
     if problem is not None:
         raise AccountError("bad-name", problem)
     return name
-
-
-def password_problem(password: str, name: str) -> str | None:
-    """Why ``password`` cannot be the password of account ``name``, or None."""
-    if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        return f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters"
-    if not password.strip():
-        return "a password cannot be only spaces"
-    if password.lower() == name.lower():
-        return "a password cannot be the account name"
-    return None
 
 
 def check_password(password: str, name: str) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from server.ratings.accounts import NAME_MAX, NAME_MIN, RESERVED_NAMES
+from protocol.accounts import NAME_MAX, NAME_MIN
+from server.ratings.accounts import RESERVED_NAMES
 
 ACCOUNTS_JS = Path(__file__).resolve().parents[2] / "client/web/static/js/accounts.js"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from server.ratings.accounts import PASSWORD_MAX, PASSWORD_MIN
+from protocol.accounts import PASSWORD_MAX, PASSWORD_MIN
 
 from .accounts_pages import claim
 from .conftest import shot

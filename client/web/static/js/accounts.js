@@ -19,8 +19,9 @@ export function loggedIn() {
   return (localStorage.getItem(TOKEN_KEY) || "").includes(".");
 }
 
-// The account name rule of server/ratings/accounts.py (name_problem): 3 to 20 ASCII letters,
-// digits, _ or -, starting with a letter or digit, not a reserved name nor a bot's.
+// The account name rule (protocol/accounts.py; the reserved names: server/ratings/accounts.py
+// name_problem): 3 to 20 ASCII letters, digits, _ or -, starting with a letter or digit, not a
+// reserved name nor a bot's.
 const ACCOUNT_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{2,19}$/;
 const RESERVED_NAMES = new Set(["admin", "administrator", "bot", "guest", "moderator", "root", "server", "solrace", "system"]);
 
@@ -90,7 +91,7 @@ function formBusy(form, text) {
  *  characters) kept the form from being sent again. */
 const refusalClears = (e) => formError(e.currentTarget, null);
 
-// The server's password rule (server/ratings/accounts.py password_problem; PASSWORD_MIN and
+// The server's password rule (protocol/accounts.py password_problem; PASSWORD_MIN and
 // PASSWORD_MAX, tests/web/test_password_rule_shown.py checks them): said beside a new password's
 // box before anything is sent, not only once a password is refused.
 const PASSWORD_MIN = 8;
