@@ -108,6 +108,8 @@ class Requester(EventQueue):
                 raise
             finally:
                 self._moves.pop(rid, None)
+                if self._pending.get(rid) is fut:  # not sent: no reply was awaited to drop it
+                    del self._pending[rid]
                 if board.pending == (n, move):
                     board.pending = None
 

@@ -328,3 +328,16 @@ async def test_await_connect_and_concurrent_moves_are_serialized() -> None:
             assert [a.n for a in acks] == [1, 2, 3, 4, 5]
         finally:
             await c.close()
+
+
+async def test_a_move_that_never_got_a_connection_leaves_nothing_pending() -> None:
+    # Waiting for the connection to come back, the move times out before it is sent: its reply
+    # slot must go with it (left behind, the next drop failed it, and nobody read that error).
+    async with FakeServer() as fake, client.connect(fake.url, reconnect=True) as c:
+        race = await _solo_race(c)
+        c._connected.clear()  # as between a drop and the reconnection
+        c.timeout = 0.05
+        with pytest.raises(TimeoutError):
+            await c.move(race, "draw")
+        assert c._pending == {}
+        c._connected.set()
