@@ -48,6 +48,9 @@ class PlayerReplay:
     entry: dict[str, Any] | None = None
     #: why the frames stop before the published moves do (an illegal move), else None
     stopped: str | None = None
+    #: when the player's game ended (ms into the race: the win, the declaration, the clock
+    #: running out), the document's `ended_ms`; None when it does not say (a daily's document)
+    ended_ms: int | None = None
 
     @property
     def last(self) -> int:
@@ -178,7 +181,10 @@ def _build_replay(doc: Any) -> RaceReplay:
         who = str(p.get("player"))
         frames, stopped = player_frames(game, seed, moves[who], starts[who])
         name = str(p.get("name") or entries.get(who, {}).get("name") or who)
-        players.append(PlayerReplay(who, name, frames, entries.get(who), stopped))
+        ended = p.get("ended_ms")
+        players.append(
+            PlayerReplay(who, name, frames, entries.get(who), stopped, None if ended is None else int(ended))
+        )
     order = {who: i for i, who in enumerate(entries)}
     ranked = sorted(
         enumerate(players),
@@ -224,22 +230,28 @@ def moment(replay: RaceReplay, cursor: Cursor) -> int | None:
 
 
 def last_moment(replay: RaceReplay) -> int | None:
-    """The latest moment of the race the document knows of: a move, a win or a declared finish."""
+    """The latest moment of the race the document knows of: a move, a player's end (a win, a
+    declared finish, a clock run out)."""
     known = [p.frames[-1].at_ms for p in replay.players]
     known += [(p.entry or {}).get("time_ms") for p in replay.players]
+    known += [p.ended_ms for p in replay.players]
     return max((int(t) for t in known if t is not None), default=None)
 
 
 def end_ms(replay: RaceReplay, player: int) -> int | None:
     """When the player's game ended (ms into the race), None when the times are unknown.
 
-    A win or a declared finish has its time (`time_ms`). A timeout is at the deadline, which
-    the document does not give; it comes after everything else in the race, so the latest
-    moment known stands in: no earlier moment of the race shows the player's time as up."""
+    The server's `replay` says it (`ended_ms`): a timeout is at the player's deadline, which
+    can come long after their last move. Without it (a daily's document, an older server's) a
+    win or a declared finish has its time (`time_ms`), and for a timeout the latest moment
+    known stands in, since the deadline comes after everything else in the race: no earlier
+    moment of the race shows the player's time as up."""
     p = replay.players[player]
     last = p.frames[-1].at_ms
     if last is None:
         return None
+    if p.ended_ms is not None:
+        return max(p.ended_ms, last)
     ended = (p.entry or {}).get("time_ms")
     if ended is not None:
         return max(int(ended), last)

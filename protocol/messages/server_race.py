@@ -55,11 +55,17 @@ class BoardView(Nested):
     view: str
 
 
-class ReplayPlayer(Nested):
+class ReplayPlayer(Nested, omit_defaults=False):
+    """Every field is sent, defaults included: `ended_ms` is always present (for a finished
+    race it is never nil); its default only lets messages of servers before it decode as nil."""
+
     player: str
     name: str
     moves: list[tuple[str, int]]  # [move, at]
     account: bool = False  # as in PlayerInfo
+    # start → the end of the player's game: the win, the declaration, or their clock running
+    # out (the race's deadline, or a berserk player's own), which a timeout's RankEntry lacks
+    ended_ms: int | None = None
 
 
 # --- the race, from its snapshot to its replay ---------------------------------------

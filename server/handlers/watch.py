@@ -60,6 +60,8 @@ class Watch:
                 name=p.name,
                 moves=[(mv, at) for at, _h, mv in logs[p.player]],
                 account=p.account,
+                # A finished race: every player's last status change is the end of their game.
+                ended_ms=None if p.at is None or race.starts_at is None else p.at - race.starts_at,
             )
             for p in race.players
         ]

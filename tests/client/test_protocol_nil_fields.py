@@ -121,7 +121,6 @@ OPTIONAL = {
     "PlayerInfo.account": "absent when false: the seat was taken by an account",
     "SummaryPlayer.account": "`account` as in the player map",
     "SummaryPlayer.bot": "`bot`: a bot's seat",
-    "ReplayPlayer.account": "`[move, at]`), `account` (optional, as in the player map)",
     "DailyReplayPlayer.account": "`account` (optional, absent when false: as in the entries)",
     "RematchOffer.account": "`account` (bool, optional, absent when false: the player who",
     "Queued.rated": "and `rated: true` for the rated queue",
