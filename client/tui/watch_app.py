@@ -404,6 +404,11 @@ class WatchApp(BrowseApp):
         m.boards = {p.player: (p.frames[-1].n, p.frames[-1].view) for p in replay.players}
         self.set_final(race, Stage.SHOWN)
         self.draw_race()
+        # The final boards open at their top, under the ranking that took the bars' place: the
+        # live view's scroll (a line count into boards laid out under other rows) would open
+        # them part-way down a board. At once, not after the next refresh: a key pressed
+        # meanwhile scrolls the final boards, from their top.
+        self.query_one("#boards", VerticalScroll).scroll_home(animate=False, immediate=True)
 
     def action_analysis(self) -> None:
         m = self.model
