@@ -111,7 +111,8 @@ class ArenaHandlers:
         # arenas whose standings changed since last sent to their watchers (the loop adds too)
         self.dirty: set[str] = set()
         self.loop = ArenaLoop(service, store, self.dirty)
-        self.sent: dict[str, tuple[str | None, int]] = {}  # arena -> (featured, count) last sent
+        # arena -> (featured, count, status, final) last sent
+        self.sent: dict[str, tuple[str | None, int, str, bool]] = {}
 
     def install(self) -> None:
         s = self.service
@@ -389,21 +390,22 @@ class ArenaHandlers:
                     svc.failed(f"arena {arena_id}: live update failed", exc)
 
     async def _update(self, arena_id: str) -> None:
-        # Results come over the bus from every process; joins and pairings elsewhere do not:
-        # the featured race and the player count are looked at every time.
+        # Results come over the bus from every process; joins and pairings elsewhere do not,
+        # nor does a status moving on (the start, the end, the final record, on any process):
+        # those are looked at every time, and an update goes only if one of them changed.
+        info = await self._info(arena_id)
+        st = status(info.arena, self.service.now_ms())
+        final = info.finalized is not None
         featured = await self.store.featured(arena_id)
         count = await self.store.count(arena_id)
-        seen = (featured, count)
+        seen = (featured, count, st, final)
         if arena_id not in self.dirty and seen == self.sent.get(arena_id):
             return
         self.dirty.discard(arena_id)
         self.sent[arena_id] = seen
-        # The arena and (once final) its standings are read once per pass; each watcher's
-        # own rows are read UPDATE_READS_AT_ONCE at a time, not one round trip after another
-        # (with hundreds of watchers the serial reads made the pass outlast ARENA_UPDATE).
-        info = await self._info(arena_id)
-        st = status(info.arena, self.service.now_ms())
-        final = info.finalized is not None
+        # Once final its standings are read once per pass; each watcher's own rows are read
+        # UPDATE_READS_AT_ONCE at a time, not one round trip after another (with hundreds of
+        # watchers the serial reads made the pass outlast ARENA_UPDATE).
         final_rows = (await self.store.final(arena_id) or []) if final else []
         watching = list(self.watchers.get(arena_id, {}).items())
         boards: dict[tuple[str, int, int], Board] = {}

@@ -35,7 +35,7 @@ from ..arena import (
     Formed,
 )
 from ..arena import keys as arena_keys
-from ..arena.schedule import HOUR_MS, RUNNING, parse_schedule, status
+from ..arena.schedule import HOUR_MS, parse_schedule, status
 from . import seating
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,8 +111,6 @@ class ArenaLoop:
             gate = asyncio.Semaphore(SEAT_AT_ONCE)
             await asyncio.gather(*(self.seat(arena, formed, gate) for formed in groups))
             self.dirty.add(arena.id)
-        if status(arena, self.service.now_ms()) != RUNNING:
-            self.dirty.add(arena.id)  # the status shown to watchers moves on
 
     async def seat(self, arena: Arena, formed: Formed, gate: asyncio.Semaphore) -> None:
         """Create a formed race and seat its players. If that fails, release it (its players

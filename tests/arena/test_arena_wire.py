@@ -7,7 +7,7 @@ import time
 from typing import Any
 
 import pytest
-from waiting import until
+from waiting import DEADLINE, until
 
 import client
 from client.bots.arena import run_arena_bots
@@ -104,3 +104,29 @@ async def test_bots_play_an_arena(make_server) -> None:
         assert len(arrivals) <= (arrivals[-1] - watched_at) / period + 2, (watched_at, arrivals)
         assert all(b.races for b in bots)
         assert all(races.count(r) == 2 for r in races)  # each race: two of the bots
+
+
+async def test_a_watcher_gets_an_update_when_something_changed_only(make_server) -> None:
+    """An upcoming arena with nothing happening sends no update pass after pass; its start is
+    sent (it was sent only if a pass before the start happened to go out last)."""
+    app = await make_server(**ARENA)
+    async with client.connect(app.ws_url, name="host") as c:
+        starts = app.service.now_ms() + 1500
+        await c.request(
+            m.ArenaCreate(
+                arena="soon", game="racing-aces", starts=starts, duration_ms=60_000, time_limit_s=30
+            )
+        )
+        watch: m.ArenaStandingsData = await c.request(m.ArenaStandings(arena="soon", watch=True))
+        assert watch.status == "upcoming"
+        statuses: list[str] = []
+
+        def note(u: m.ArenaUpdate) -> bool:
+            statuses.append(u.status)
+            return u.status == "running"
+
+        running = await c.wait_for(m.ArenaUpdate, note, timeout=DEADLINE)
+        assert running.count == 0
+        # Some 7 passes of ARENA_UPDATE before the start: one sent at most (the first pass after
+        # the arena's first watch sends what it has), then none, since nothing changed.
+        assert statuses in (["running"], ["upcoming", "running"]), statuses
