@@ -30,6 +30,9 @@ DAY_MS = 24 * HOUR_MS
 MIN_SEATS, MAX_SEATS = 2, 4
 MIN_DURATION_MS = 10_000
 MAX_DURATION_MS = DAY_MS  # the standings' packed score holds times up to 37 h
+#: How far ahead of now a client's `arena_create` may start an arena (a week); and at most
+#: MAX_DURATION_MS before now: the servers look back that far for arenas to pair and finalize.
+MAX_STARTS_AHEAD_MS = 7 * DAY_MS
 MIN_TIME_LIMIT_S, MAX_TIME_LIMIT_S = 30, 3600
 
 UPCOMING, RUNNING, OVER = "upcoming", "running", "over"
@@ -119,6 +122,18 @@ def validate(arena: Arena, games: Sequence[str]) -> Arena:
         )
     if arena.starts < 0:
         raise ArenaError("bad-arena", "negative start time")
+    return arena
+
+
+def check_start(arena: Arena, now: int) -> Arena:
+    """``arena`` if a client may create it at ``now`` (its start within MAX_DURATION_MS before
+    and MAX_STARTS_AHEAD_MS after), else ``ArenaError`` (``bad-arena``). One older would never
+    be finalized; a start or an end too far on broke its keys' expiry (out of Redis's range)
+    and the reply (out of MessagePack's) after it was stored."""
+    if arena.starts < now - MAX_DURATION_MS:
+        raise ArenaError("bad-arena", f"a start more than {MAX_DURATION_MS // HOUR_MS} h ago")
+    if arena.starts > now + MAX_STARTS_AHEAD_MS:
+        raise ArenaError("bad-arena", f"a start more than {MAX_STARTS_AHEAD_MS // DAY_MS} days ahead")
     return arena
 
 

@@ -26,7 +26,7 @@ from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
 from ..arena.records import Podium
-from ..arena.schedule import DAY_MS, HOUR_MS, MAX_DURATION_MS, scheduled, status, upcoming
+from ..arena.schedule import DAY_MS, HOUR_MS, MAX_DURATION_MS, check_start, scheduled, status, upcoming
 from ..core.berserk import berserk
 from ..core.races import RaceError
 from .arena_loop import ArenaLoop, berserk_players
@@ -284,6 +284,7 @@ class ArenaHandlers:
 
     async def _create(self, arena: Arena) -> None:
         validate(arena, list(GAMES))
+        check_start(arena, self.service.now_ms())
         # The schedule's ids (KIND-GAME-MINUTES) are listed and joinable before the servers
         # create them: a client taking one first would replace the arena everyone expects.
         for rule in self.loop.schedule.rules:

@@ -130,3 +130,24 @@ async def test_a_watcher_gets_an_update_when_something_changed_only(make_server)
         # Some 7 passes of ARENA_UPDATE before the start: one sent at most (the first pass after
         # the arena's first watch sends what it has), then none, since nothing changed.
         assert statuses in (["running"], ["upcoming", "running"]), statuses
+
+
+@pytest.mark.parametrize(
+    "starts",
+    [2**64 - 1, 2**63 - 1, "a week and a minute ahead", "a day and a minute ago"],
+)
+async def test_a_start_out_of_range_is_refused_and_stores_nothing(make_server, starts) -> None:
+    # Taken once: the end overflowed the reply after the arena was stored, or a join's expiry
+    # overflowed Redis's after the join's first writes ("internal", yet joined).
+    app = await make_server(**ARENA)
+    now, day = app.service.now_ms(), 86_400_000
+    at = {"a week and a minute ahead": now + 7 * day + 60_000, "a day and a minute ago": now - day - 60_000}
+    async with client.connect(app.ws_url, name="ann") as c:
+        with pytest.raises(client.ServerError) as e:
+            await c.request(
+                m.ArenaCreate(arena="far", game="fours-up", duration_ms=60_000, starts=at.get(starts, starts))
+            )
+        assert e.value.code == "bad-arena"
+        with pytest.raises(client.ServerError) as e:
+            await c.arena("far")
+        assert e.value.code == "no-arena"
