@@ -338,6 +338,7 @@ def run_arena(args: argparse.Namespace, strategies: list[Any], urls: list[str]) 
         print(f"solrace bot: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     for b in bots:
-        wins = sum(1 for r in b.races if r.rank == 1)
-        print(f"{b.name:<10} races {len(b.races)}  wins {wins}")
+        # Not "wins": the arena counts a win only for a first place held alone (docs/arenas.md).
+        firsts = sum(1 for r in b.races if r.rank == 1)
+        print(f"{b.name:<10} races {len(b.races)}  first places {firsts} (shared ones too)")
     return 0
