@@ -161,14 +161,14 @@ export function renderBoard() {
   const show = app.mode === "player" && you && you.view && race.status !== "lobby";
   wrap.hidden = !show;
   $("#mini-status").hidden = !show;
-  renderBoardExtras(show ? race.game : null);
+  const playing = show && stillPlaying(race);
+  renderBoardExtras(show ? race.game : null, playing);
   if (!show) return;
   renderMini();
   if (!app.board) {
     app.board = new Board($("#board"), { interactive: true, onMove: sendMove, maxCard: 104 });
   }
   const me = mySeat(race);
-  const playing = stillPlaying(race);
   // a hint holds until the next move, or the end of your game: it glowed on the board for good
   if (!playing && app.board.marks.size) app.board.marks = new Map();
   if (!playing) dropHintNote(); // and its words with it
@@ -184,7 +184,7 @@ export function renderBoard() {
     if (cover.dataset.key !== key) {
       cover.dataset.key = key; // rebuilt only when it changes: a click on its button is not lost
       const at = document.activeElement;
-      const lost = !at || at === document.body || !!at.closest("#board, #board-cover");
+      const lost = !at || at === document.body || !!at.closest("#board, #board-cover, #mark-movable-box"); // (that option just hidden)
       cover.replaceChildren(gameOverCover(st, home, race.total));
       // Your game just ended under you (Finish my game pressed, gone; a card played last; your
       // clock): its words take the focus, which brings them into sight and has a screen reader
@@ -224,17 +224,24 @@ export function raceLeftText() {
   return race && race.deadline ? fmtClock(Math.max(0, race.deadline - conn.now())) : "–:––";
 }
 
-/** Under the board: the option to mark movable cards, and the legend of the piles. */
-export function renderBoardExtras(game) {
+/** Under the board: the option to mark movable cards while you play (`playing`), and the legend
+ *  of the piles. */
+export function renderBoardExtras(game, playing = false) {
   const box = $("#board-extras");
   if (!box) return;
   if (!game) return box.replaceChildren();
-  if (box.dataset.game === game) return;
+  if (box.dataset.game !== game) buildBoardExtras(box, game);
+  // Gone with your game: under the cover and the result no card can move, and the board shown
+  // there marks none (the legend stays: it names the piles of the final board).
+  $("#mark-movable-box", box).hidden = !playing;
+}
+
+function buildBoardExtras(box, game) {
   box.dataset.game = game;
   box.replaceChildren(
     h(
       "label",
-      { class: "check small" },
+      { class: "check small", id: "mark-movable-box" },
       h("input", {
         type: "checkbox",
         id: "mark-movable",

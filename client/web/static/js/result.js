@@ -245,12 +245,13 @@ export function renderResult() {
 }
 
 /** Whether the focus is nowhere the player put it: on the page's body (the button pressed, such
- *  as Finish my game, is gone), or on the board, now over, or its game-over cover. Then the
+ *  as Finish my game, is gone), or on the board, now over, its game-over cover, or the option to
+ *  mark the cards that can move, hidden with the game (race_play.js). Then the
  *  result, new, takes it, which brings it into sight: on a phone it lies above the board, and the
  *  player who pressed Finish my game (under the board) or played to the end saw only "done". */
 function focusLost() {
   const at = document.activeElement;
-  return !at || at === document.body || !at.isConnected || !!at.closest("#board, #board-cover");
+  return !at || at === document.body || !at.isConnected || !!at.closest("#board, #board-cover, #mark-movable-box");
 }
 
 /** The solver's post-race analysis of a finished race: per player, where the win was lost. */
