@@ -18,7 +18,7 @@ import { HowtoPage } from "./howto.js";
 import { errorText as errText, nameMarks } from "./words.js";
 import { AccountPage } from "./accounts.js";
 import { $, copyLink, h, keyForTarget, toast } from "./dom.js";
-import { initHeader, showConnBack } from "./header.js";
+import { initHeader, markNav, showConnBack } from "./header.js";
 import { keepRaceLabelsOf, noteMyRace, otherRaceEnded, refreshRaces, rememberMyRace, renderLobby, restoreRaceLabels } from "./lobby.js";
 import { refreshRecent } from "./lobby_recent.js";
 import { createRace, quick, renderQueueBanner, renderRematchBanner, routeRematchBanner } from "./matchmaking.js";
@@ -94,8 +94,7 @@ function onRoute() {
   app.lastVer = 0;
   app.error = null;
   app.boardsAt = null;
-  const navKey = { lobby: "lobby", race: "lobby", watchlist: "watch", watch: "watch", daily: "daily", arena: "arena", replay: "watch", howto: "howto", account: "account", profile: "account", ratings: "account" }[next.kind];
-  document.querySelectorAll(".topnav a").forEach((a) => a.classList.toggle("on", a.dataset.nav === navKey));
+  markNav();
   document.body.dataset.route = next.kind;
   document.title = `${ROUTE_TITLES[next.kind] || "race the same deal"} — solrace`;
   if (next.kind === "howto") howtoPage.open(next.id || GAME_IDS[0]);

@@ -1,7 +1,11 @@
-// The page header and the notes under it: the player's name (or account), the connection dot,
-// the banner while the connection is lost, and why this browser is no longer the player it was.
+// The page header and the notes under it: the player's name (or account), the connection dot, the
+// nav's mark of the page's section, the banner while the connection is lost, and why this browser
+// is no longer the player it was.
 import { isAccountToken, storedName } from "./net.js";
+import { arenaOf } from "./arena.js";
+import { dailyOf } from "./daily_attempts.js";
 import { $, h, toast } from "./dom.js";
+import { dailyOfRoute } from "./replay_data.js";
 import { app, conn } from "./state.js";
 
 /** `reroute()` shows the current route again (the router's): the session note's link needs it. */
@@ -59,6 +63,38 @@ export function initHeader(reroute) {
     }
     showSessionNote(account, reroute);
   });
+}
+
+// The nav's item (its `data-nav`) of each kind of route; a race's pages are another matter (navSection).
+const NAV_SECTIONS = { lobby: "lobby", watchlist: "watch", watch: "watch", daily: "daily", arena: "arena", howto: "howto", account: "account", profile: "account", ratings: "account" };
+
+/** The nav's item of the page shown (app.route): its section, or null. A race's page and its
+ *  replay belong to the section that holds the race, an arena's or the daily challenge's, else
+ *  to none: marked "Lobby" (the replay "Watch", the live races), they told a player on a race
+ *  that they were elsewhere. */
+function navSection(r) {
+  if (r.kind === "race" || r.kind === "replay") {
+    if (arenaOf(r.id)) return "arena";
+    if (dailyOf(r.id) || (r.kind === "replay" && dailyOfRoute(location.hash))) return "daily";
+    return null;
+  }
+  if (r.kind === "watch" && r.arena) return "arena"; // following the arena's featured race
+  return NAV_SECTIONS[r.kind] || null;
+}
+
+/** Mark the nav's item of the page shown: at each route, and on a race's page at each redraw (a
+ *  race opened from another device is known as an arena's or a daily attempt by its snapshot,
+ *  race_sync.js). `aria-current` says it too: "page" on the section's own page, "true" inside it. */
+export function markNav() {
+  const r = app.route;
+  const section = navSection(r);
+  const own = ["lobby", "watchlist", "daily", "howto", "account"].includes(r.kind) || (r.kind === "arena" && !r.id);
+  for (const a of document.querySelectorAll(".topnav a")) {
+    const on = a.dataset.nav === section;
+    a.classList.toggle("on", on);
+    if (on) a.setAttribute("aria-current", own ? "page" : "true");
+    else a.removeAttribute("aria-current");
+  }
 }
 
 /** Why this browser is not the player it was (docs/protocol.md §9): a dismissable note, not a toast (it has a link to follow). */

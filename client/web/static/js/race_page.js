@@ -9,6 +9,7 @@ import { errorText as errText, homeText, ordinal, raceStatusText } from "./words
 import { BOT_LEVELS, addBot } from "./botrace.js";
 import { drawClock } from "./clock.js";
 import { $, copyLink, h, toast } from "./dom.js";
+import { markNav } from "./header.js";
 import { placeIn, restorePlace } from "./keep_place.js";
 import { playerRows } from "./players.js";
 import { renderResult } from "./result.js";
@@ -101,6 +102,7 @@ export function renderRace() {
     return;
   }
   notice.replaceChildren();
+  markNav(); // its snapshot may have told an arena's race or a daily attempt this browser did not know
   renderSideHead(race);
   renderLastArenaRace(race);
   renderSideActions();
