@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 import pytest
+from tui.test_account_cli import Typist
 
 from client.cli import play
 from client.tui.net import write_token
@@ -23,18 +24,6 @@ def parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
     play.add_arguments(parser)
     return parser.parse_args(list(argv))
-
-
-class Typist:
-    """getpass's stand-in: answers each prompt with the next password, and records the prompts."""
-
-    def __init__(self, *passwords: str) -> None:
-        self.passwords = list(passwords)
-        self.prompts: list[str] = []
-
-    def __call__(self, prompt: str) -> str:
-        self.prompts.append(prompt)
-        return self.passwords.pop(0)
 
 
 def claim(name: str, typist: Typist, tmp_path, capsys) -> tuple[int | None, str]:
