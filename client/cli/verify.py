@@ -9,7 +9,7 @@ MessagePack file, or fetched from a server (`--url ws://HOST:PORT/ws` with
     game, seed, rules_version?, deal_version?, commitment?, starts_at?,
     ranking: [{rank, player, name, status, won, home, moves, time_ms, home_at_ms,
                last_move_ms?}],
-    players: [{player, name, moves: [[move, at], ...], starts_at?}]
+    players: [{player, name, moves: [[move, at], ...], starts_at?, ended_ms?}]
 
 What is checked, independently of the server's code:
 
@@ -26,6 +26,8 @@ What is checked, independently of the server's code:
    and ``home_at_ms`` (start → the first moment the final home count was
    reached; 0 if it is the count dealt home, as Fours Up's 4s), and
    ``last_move_ms`` when given (start → the last move; nil with no move).
+   A player's ``ended_ms`` (a race's replay: the end of their game) must be
+   their ``time_ms`` when they have one, and never before their last move.
 4. The order, by the rule of ``protocol.ranking``: winners by ``time_ms``;
    then ``home`` (more first), then ``home_at_ms``, then **more** ``moves``
    (a player who made no move ranks below one who played); equal keys share
@@ -244,6 +246,22 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
         timed += 1
     if timed:
         report.checked.append(f"times of {timed} player" + ("" if timed == 1 else "s") + " match their moves")
+    ends = 0
+    for p in players:
+        who, ended, e = str(p.get("player")), p.get("ended_ms"), entries.get(str(p.get("player")))
+        if ended is None or e is None:
+            continue
+        ends += 1
+        if e.get("time_ms") is not None and ended != e["time_ms"]:
+            report.problems.append(f"{who}: ended_ms {ended}, but time_ms {e['time_ms']}")
+        if e.get("last_move_ms") is not None and ended < e["last_move_ms"]:
+            report.problems.append(f"{who}: ended_ms {ended}, before their last move at {e['last_move_ms']}")
+    if ends:
+        report.checked.append(
+            f"the end of {ends} player"
+            + ("'s game" if ends == 1 else "s' games")
+            + " (ended_ms) fits their figures"
+        )
 
     _check_proof(game, seed, doc, report)
 

@@ -191,6 +191,26 @@ def test_a_race_replay_infers_its_start(doc):
     assert rep.confirmed and any("inferred" in n for n in rep.notes), rep.text()
 
 
+def test_the_end_of_each_game_is_checked_against_its_figures(doc):
+    # A race's `replay` says when each player's game ended (`ended_ms`): a win at its time, a
+    # game given up or timed out never before its last move.
+    race = copy.deepcopy(doc)
+    race["race"] = "r1"
+    ranked = {e["player"]: e for e in race["ranking"]}
+    for p in race["players"]:
+        e = ranked[p["player"]]
+        e["last_move_ms"] = p["moves"][-1][1] - p.pop("starts_at")  # as a race's entries have it
+        p["ended_ms"] = e["time_ms"] if e["time_ms"] is not None else e["last_move_ms"] + 5000
+    rep = v.verify(race)
+    assert rep.confirmed and any("ended_ms" in c for c in rep.checked), rep.text()
+    bad = copy.deepcopy(race)
+    bad["players"][0]["ended_ms"] += 1
+    refuted(bad, "winner: ended_ms")
+    bad = copy.deepcopy(race)
+    bad["players"][1]["ended_ms"] = ranked["short"]["last_move_ms"] - 1
+    refuted(bad, "short: ended_ms")
+
+
 def test_unverifiable_input(doc):
     with pytest.raises(v.InputError):
         v.verify({**doc, "game": "chess"})

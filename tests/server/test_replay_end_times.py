@@ -9,6 +9,7 @@ import redis.asyncio as aioredis
 from test_server_race import WIN, make_race, play
 from wsclient import player
 
+from client.cli.verify import verify
 from client.tui.replay_model import Cursor, build_replay, end_ms, jump, switch
 from client.tui.replay_text import status_text
 from client.tui.text import duration
@@ -51,6 +52,8 @@ async def test_a_timeout_ends_at_the_deadline_in_the_replay(server):
     ranked = {e["name"]: e for e in rep["ranking"]}
     assert ranked["bob"]["status"] == "timeout" and ranked["bob"]["time_ms"] is None
     assert ended == {"ada": ranked["ada"]["time_ms"], "bob": deadline - start}
+    checked = verify(rep)  # solrace verify reads it as it is, ended_ms too
+    assert checked.confirmed and any("ended_ms" in c for c in checked.checked), checked.text()
 
     replay = build_replay(rep)
     ada, bob = replay.index_of("ada"), replay.index_of("bob")
