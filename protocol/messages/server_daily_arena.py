@@ -106,6 +106,9 @@ class DailyReplayPlayer(Nested):
     race: str | None
     moves: list[tuple[str, int]]  # [move, at]
     account: bool = False  # as in DailyEntry
+    # start → the end of the attempt's game (as ReplayPlayer's); nil for an attempt recorded
+    # before the server kept it
+    ended_ms: int | None = None
 
 
 class DailyReplayData(ServerMsg, tag="daily_replay"):

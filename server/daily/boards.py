@@ -238,6 +238,7 @@ class DailyBoards(DailyDeals):
                     "starts_at": e.get("starts_at"),
                     "race": e.get("race"),
                     "moves": json.loads(log),
+                    "ended_ms": e.get("ended_ms"),
                 }
             )
         ranking.sort(key=lambda e: (e["rank"], e["player"]))

@@ -367,6 +367,7 @@ class DailyHandlers:
                     race=p["race"],
                     moves=[(mv, at) for mv, at in p["moves"]],
                     account=bool(p.get("account")),
+                    ended_ms=p.get("ended_ms"),
                 )
                 for p in doc["players"]
             ],
@@ -401,8 +402,22 @@ class DailyHandlers:
         moves = [[mv, at] for at, _home, mv in logs.get(player, [])]
         named = await self.service.store.account_names([player])  # claimed during the attempt
         name = named.get(player, row["name"])
+        seat = next((p for p in race.players if p.player == player), None)
+        # The end of the attempt's game (its last status change): a timeout's ranking row lacks it.
+        ended_ms = (
+            None if seat is None or seat.at is None or race.starts_at is None else seat.at - race.starts_at
+        )
         await self.daily.record(
-            game, date, player, name, race.race, result, moves, race.starts_at, account=player in named
+            game,
+            date,
+            player,
+            name,
+            race.race,
+            result,
+            moves,
+            race.starts_at,
+            account=player in named,
+            ended_ms=ended_ms,
         )
 
     def on_bus(self, channel: bytes, data: bytes) -> None:

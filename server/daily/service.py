@@ -243,12 +243,15 @@ class Daily(DailyBoards):
         starts_at: int | None,
         *,
         account: bool = False,
+        ended_ms: int | None = None,
     ) -> dict[str, Any] | None:
         """Record the end of an attempt's race; idempotent (several processes may
         report the same end). Returns the entry with its ``rank`` and the board's
         ``count``, or None if ``race`` is not the player's bound attempt (an
         orphan) or the day is already frozen. ``account``: the player is an account
-        (the entry, and so its live update, says so; reads mark accounts afresh anyway)."""
+        (the entry, and so its live update, says so; reads mark accounts afresh anyway).
+        ``ended_ms``: start → the end of the attempt's game (a timeout's deadline), for the
+        day's replays."""
         now = self.clock()
         entry = {
             "player": player,
@@ -258,6 +261,8 @@ class Daily(DailyBoards):
             "starts_at": starts_at,
             "recorded": now,
         }
+        if ended_ms is not None:
+            entry["ended_ms"] = ended_ms
         if account:
             entry["account"] = True
         ttl = max(1000, closes_at(date) + self.keep_ms - now)

@@ -122,6 +122,7 @@ OPTIONAL = {
     "SummaryPlayer.account": "`account` as in the player map",
     "SummaryPlayer.bot": "`bot`: a bot's seat",
     "DailyReplayPlayer.account": "`account` (optional, absent when false: as in the entries)",
+    "DailyReplayPlayer.ended_ms": "`ended_ms` (optional: start → the end of the attempt's game",
     "RematchOffer.account": "`account` (bool, optional, absent when false: the player who",
     "Queued.rated": "and `rated: true` for the rated queue",
     "RaceSummary.rated": "`rated` (optional, true for a rated race",

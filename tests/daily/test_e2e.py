@@ -9,10 +9,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from race_clock import end_clock_later
 from waiting import DEADLINE, until, wait_for_next_day
 
 from client.cli import verify as v
 from client.library import ServerError, connect
+from client.tui.replay_model import build_replay, end_ms
 from protocol import messages as m
 from server.daily import days
 from server.daily import handlers as daily_handlers
@@ -508,3 +510,42 @@ async def test_a_closed_day_nobody_asks_about_is_made_final_by_the_sweep(make_se
     await until(final, what="the day made final with no request")
     assert await r.hexists(dkeys.replays(game, date), ann.player)  # its replay published
     assert await r.ttl(dkeys.attempts(game, date)) > 0
+
+
+async def test_a_daily_replay_says_when_each_attempt_ended(server):
+    """A timed-out attempt ends at its deadline in the day's replays (`ended_ms`): its ranking
+    entry has no time for it, and each attempt is a race of its own start, so that no other
+    moment of the document stands in for it (the terminal viewer showed "time up" at another
+    player's declaration)."""
+    app = server
+    shift = {"ms": 0}
+    base = app.daily.clock
+    app.daily.clock = lambda: base() + shift["ms"]
+    url = app.ws_url
+    async with connect(url, name="ada") as ada, connect(url, name="bob") as bob:
+        info = await ada.request(m.Daily(game=GAME))
+        races = {}
+        for c in (ada, bob):
+            races[c] = (await c.request(m.DailyStart(game=GAME))).race
+            await c.wait_for("start", of_race(races[c]))
+            await play_a_little(c, races[c], moves=3)
+        await ada.finish(races[ada])
+        deadline = await end_clock_later(app.settings.redis, races[bob], 300)
+        await bob.wait_for("end", of_race(races[bob]), timeout=DEADLINE)
+
+        async def both_recorded() -> bool:
+            return (await ada.request(m.Leaderboard(game=GAME))).count == 2
+
+        await until(both_recorded, interval=0.05, what="both attempts on the board")
+        shift["ms"] = days.closes_at(info.date) - base() + app.daily.finalize_grace_ms
+        assert (await ada.request(m.Leaderboard(game=GAME, date=info.date))).final
+
+    doc = await v.fetch(url, daily=GAME, date=info.date)
+    ranked = {e["player"]: e for e in doc["ranking"]}
+    ended = {p["player"]: (p["ended_ms"], p["starts_at"]) for p in doc["players"]}
+    assert ranked[bob.player]["status"] == "timeout" and ranked[bob.player]["time_ms"] is None
+    assert ended[ada.player][0] == ranked[ada.player]["time_ms"]
+    assert ended[bob.player][0] == deadline - ended[bob.player][1]
+    replay = build_replay(doc)
+    assert end_ms(replay, replay.index_of("bob")) == deadline - ended[bob.player][1]
+    assert v.verify(doc, commitment=info.commitment).confirmed

@@ -5,7 +5,7 @@ race's last move or declaration, which the terminal viewer used to show it at.""
 
 from __future__ import annotations
 
-import redis.asyncio as aioredis
+from race_clock import end_clock_later
 from test_server_race import WIN, make_race, play
 from wsclient import player
 
@@ -13,25 +13,9 @@ from client.cli.verify import verify
 from client.tui.replay_model import Cursor, build_replay, end_ms, jump, switch
 from client.tui.replay_text import status_text
 from client.tui.text import duration
-from server import storage as S
 
 # The race's time runs out this long after the moves (by Redis' clock, the server's).
 LATER_MS = 400
-
-
-async def end_clock_later(redis_url: str, rid: str, later_ms: int) -> int:
-    """Test hook: the race's time runs out ``later_ms`` from now (its stored deadline and its
-    timer move there), so that the clock ends it like any race whose time ran out; the moves
-    before were made on a long clock. Returns the deadline (ms)."""
-    r = aioredis.Redis.from_url(redis_url)
-    try:
-        sec, usec = await r.time()
-        deadline = sec * 1000 + usec // 1000 + later_ms
-        await r.hset(S.race_key(rid), "deadline", deadline)
-        await r.zadd(S.TIMERS, {rid: deadline})
-    finally:
-        await r.aclose()
-    return deadline
 
 
 async def test_a_timeout_ends_at_the_deadline_in_the_replay(server):
