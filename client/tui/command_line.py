@@ -118,6 +118,8 @@ class CommandScreen(Protocol):
     menu_flow: MenuFlow
 
     def help_text(self) -> str: ...
+    async def request(self, t: str, **fields: Any) -> dict[str, Any]: ...
+    def player_session(self) -> Session | None: ...
     def toggle_legal(self) -> None: ...
     def connect_again(self) -> None: ...
     def say(self, text: str, error: bool = False) -> None: ...
@@ -207,10 +209,11 @@ class CommandLine:
             app.resync()
             return
         try:
+            # Through the app: while the connection is lost, said not sent at once.
             if word in ("ready", "unready"):
-                reply = await s.request("ready", race=m.race_id, ready=word == "ready")
+                reply = await app.request("ready", race=m.race_id, ready=word == "ready")
             else:
-                reply = await s.request(word, race=m.race_id)
+                reply = await app.request(word, race=m.race_id)
             if word == "finish":
                 app.say("you declared your game finished")
                 m.declared_finished()
@@ -238,15 +241,17 @@ class CommandLine:
         app = self.app
         m = app.model
         why = not_over_text(m)
-        if why is not None or app.session is None or m.race_id is None:
+        session = app.player_session()
+        if why is not None or session is None or m.race_id is None:
             app.say(why or "analysis: no race on screen", error=True)
             return
         shown = "analysis: Esc closes it; 'analysis' shows it again"
-        await show_analysis(app, app.session, m.race_id, m.game, app.say, shown=shown)
+        await show_analysis(app, session, m.race_id, m.game, app.say, shown=shown)
 
     def hint(self) -> Worker[None]:
         return self.app.run_worker(self._hint, "hint", "commands")
 
     async def _hint(self) -> None:
-        if self.app.session is not None:
-            self.app.say(await ask_hint(self.app.session, self.app.model, asking=self.app.say))
+        session = self.app.player_session()
+        if session is not None:
+            self.app.say(await ask_hint(session, self.app.model, asking=self.app.say))

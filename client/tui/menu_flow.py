@@ -73,6 +73,8 @@ class RaceScreen(Protocol):
     def online(self) -> bool: ...
 
     def rematch_word(self) -> RematchWord: ...
+    async def request(self, t: str, **fields: Any) -> dict[str, Any]: ...
+    def player_session(self) -> Session | None: ...
     def say(self, text: str, error: bool = False) -> None: ...
     def redraw(self) -> None: ...
     def resync(self) -> Worker[None]: ...
@@ -247,10 +249,9 @@ class MenuFlow:
 
     async def _leave_queue(self) -> None:
         app = self.app
-        s, m = app.session, app.model
-        assert s is not None
+        m = app.model
         try:
-            await s.request("unqueue", game=m.game)
+            await app.request("unqueue", game=m.game)  # while the connection is lost: not sent
         except ServerError as e:
             app.say(e.describe(), error=True)
             return
@@ -349,7 +350,7 @@ class MenuFlow:
     async def _play_again(self, intent: Intent) -> str | None:
         """The rematch ``intent`` played; refused, the reason said and returned."""
         app = self.app
-        s, old = app.session, app.model
+        s, old = app.player_session(), app.model  # while the connection is lost: not sent
         assert s is not None
         try:
             reply = await start(s, intent)

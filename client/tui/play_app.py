@@ -31,12 +31,14 @@ from .model import RaceModel
 from .race_commands import (
     CANNOT_CONNECT_PLACEHOLDER,
     CONNECTING_PLACEHOLDER,
+    NOT_SENT,
     RematchWord,
     connecting_help,
     for_game,
     help_text,
     hints_possible,
     info_text,
+    not_sent_text,
     placeholder,
     rematch_word,
 )
@@ -53,13 +55,32 @@ from .race_text import (
 from .session import Session
 from .widgets import BoardView, bar_width, bars_text
 
-#: A move typed or clicked while the connection is lost (see :meth:`PlayApp.send_move`).
-NOT_SENT = "the connection to the server is lost (reconnecting…): play it again once reconnected"
 #: A move sent just before the connection dropped, whose answer did not come.
 LOST_IN_FLIGHT = (
     "the connection dropped before the server answered: once reconnected, the board shows "
     "whether it was played"
 )
+
+
+class PlayerSession:
+    """The session as the player's moves and commands reach it (:meth:`PlayApp.request`), for
+    what takes a session (a hint, an analysis, a rematch)."""
+
+    def __init__(self, app: PlayApp, session: Session) -> None:
+        self.app = app
+        self.session = session
+        self.player = session.player
+        self.name = session.name
+        self.events = session.events
+
+    def server_now(self) -> int:
+        return self.session.server_now()
+
+    async def request(self, t: str, **fields: Any) -> dict[str, Any]:
+        return await self.app.request(t, **fields)
+
+    async def close(self) -> None:
+        await self.session.close()
 
 
 class PlayApp(App[int]):
@@ -220,6 +241,26 @@ class PlayApp(App[int]):
         """The connection dropped and is not back yet."""
         return self.connection_lost is not None
 
+    async def request(self, t: str, **fields: Any) -> dict[str, Any]:
+        """The request ``t`` sent for the player: a move, a command typed (ready, finish,
+        hint…). While the connection is lost it is not handed to the library, which would
+        hold it for its reconnection (the status line said nothing for its 10 s, then "did not
+        answer in time"): refused at once, a `not-sent` ServerError, to be done again once
+        reconnected. What needs no server (help, rules, legal…) never comes here."""
+        s = self.session
+        if s is None:
+            raise ServerError("disconnected", "not connected")
+        if self.disconnected():
+            raise ServerError(NOT_SENT, not_sent_text(t))
+        return await s.request(t, **fields)
+
+    def player_session(self) -> Session | None:
+        """The session whose requests go through :meth:`request`, for what takes a session;
+        offline, the session itself: it has no connection to lose, and the hint and the
+        analysis tell an offline session by its class."""
+        s = self.session
+        return PlayerSession(self, s) if s is not None and self.online else s
+
     def rematch_word(self) -> RematchWord:
         return rematch_word(self.model, self.rematch_offer, self.daily_race, self.back_to, self.online)
 
@@ -282,10 +323,12 @@ class PlayApp(App[int]):
         if t == "disconnected":
             self.connection_lost = connection_lost_text(ev)
             self.say(self.connection_lost, error=True)
+            self.refresh_info()  # the header says it too, until `reconnected`
             return
         if t == "reconnected":
             self.connection_lost = None
             self.say("reconnected")
+            self.refresh_info()
             self.resync()
             return
         lobby = self.model.status == "lobby" and t == "race"
@@ -315,9 +358,7 @@ class PlayApp(App[int]):
             return
         self._resyncing = True
         try:
-            state = await self.session.request(
-                "resync", race=self.model.race_id, since=self.model.ver or None
-            )
+            state = await self.request("resync", race=self.model.race_id, since=self.model.ver or None)
             self.model.apply(state)
         except ServerError as e:
             self.say(e.describe(), error=True)
@@ -378,8 +419,9 @@ class PlayApp(App[int]):
             self._queued_since = self._queued_since or now
         else:
             self._queued_since = 0
-        connection = connection_text(s, self.server_url, self.connect_failed)
-        text = info_text(m, now, connection, self._queued_since, self.selected)
+        lost = self.disconnected()
+        connection = connection_text(s, self.server_url, self.connect_failed, lost)
+        text = info_text(m, now, connection, self._queued_since, self.selected, lost)
         info = self.query("#info")
         if not info:  # the app is closing: the interval may fire after the widgets are gone
             return
@@ -426,17 +468,13 @@ class PlayApp(App[int]):
         if s is None:
             return
         self.finish_armed = None  # a move between two `finish` is no confirmation
-        if self.disconnected():
-            # Not handed to the library, which would hold it for its reconnection: the status
-            # line said nothing for its 10 s, then "did not answer in time". Said at once; the
-            # board stays as the server last had it, the move to be played again on it.
-            self.say(f"{move}: not sent — {NOT_SENT}", error=True)
-            return
         async with self.move_lock:
             m = self.model
             self.moves_sent.append(move)
             try:
-                ack = await s.request("move", race=m.race_id, n=m.n, move=move, view=True)
+                # While the connection is lost: said not sent at once (`request`); the board
+                # stays as the server last had it, the move to be played again on it.
+                ack = await self.request("move", race=m.race_id, n=m.n, move=move, view=True)
             except ServerError as e:
                 if self.disconnected() and e.code in ("timeout", "disconnected"):
                     # Sent, then the connection dropped: the server may have played it or not.

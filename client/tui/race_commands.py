@@ -40,6 +40,18 @@ def connecting_help(connection: str, failed: bool = False) -> str:
     return f"{connection} Moves and commands work once connected; ctrl+q quits."
 
 
+#: The code of the error a request for the player (a move, a command typed) is refused with
+#: while the connection is lost: not sent (play_app's PlayApp.request).
+NOT_SENT = "not-sent"
+
+
+def not_sent_text(t: str) -> str:
+    """Why the request ``t`` (a `move`, a command's) was not sent: the connection is lost,
+    and it is to be done again once it is back."""
+    again = "play it again" if t == "move" else "type it again"
+    return f"not sent — the connection to the server is lost (reconnecting…): {again} once reconnected"
+
+
 #: No race on screen (none chosen yet, or the one asked for was refused: a `--join` of a race
 #: that started or does not exist): the menu or quit, nothing of a lobby's.
 NO_RACE_HELP = (
@@ -313,16 +325,24 @@ def finish_prompt(m: RaceModel, daily_race: str | None) -> str | None:
 
 
 def info_text(
-    m: RaceModel, now: int, connection: str, queued_since: int, selected: tuple[str, int] | None
+    m: RaceModel,
+    now: int,
+    connection: str,
+    queued_since: int,
+    selected: tuple[str, int] | None,
+    lost: bool = False,
 ) -> str:
     """The header's two lines (markup): the game, race, state and clock; then the player's
-    own progress, the deal's fingerprint (its commitment) and the selection. `connection` is said before any race;
+    own progress, the deal's fingerprint (its commitment) and the selection. `connection` is said before any race,
+    and while the connection is ``lost`` (in the race id's place: the line fits 80 columns);
     `queued_since`: when the wait in the quick-match queue began (server ms)."""
     game = game_name(m.game or "")
     parts = [f"[b]{game}[/b]" if game else "solrace"]
-    if m.status == "none":  # no race yet: the menu, or connecting
+    if lost:
+        parts.append(f"[b red]{escape(connection)}[/]")
+    elif m.status == "none":  # no race yet: the menu, or connecting
         parts.append(escape(connection))
-    if m.race_id:
+    if m.race_id and not lost:
         parts.append(f"race {m.race_id}")
     if m.rated:
         parts.append("[b magenta]rated[/]")

@@ -19,7 +19,7 @@ from .errors import ServerError
 from .intent import BOT_LEVELS, Intent
 from .links import make_link
 from .model import PlayerRow, RaceModel
-from .race_commands import RematchWord
+from .race_commands import NOT_SENT, RematchWord
 from .ratings_text import change_text, rated_needs_account
 from .recent_text import shell_lines
 from .text import clock, marked_name, plural, ranking_lines, tie_break_notes
@@ -124,14 +124,19 @@ def ranking_toggled_text(hidden: bool) -> str:
     return RANKING_KEYS
 
 
-def connection_text(session: object | None, server_url: str | None, failed: bool = False) -> str:
+def connection_text(
+    session: object | None, server_url: str | None, failed: bool = False, lost: bool = False
+) -> str:
     """The connection's state as the play app and its menu say it: "connecting to HOST…"
     until the session opens (or "cannot connect to HOST" once that failed), then "connected
-    to HOST", or "offline" for the in-process session (it has no `online`)."""
+    to HOST", or "offline" for the in-process session (it has no `online`); once it dropped
+    and until it is back (``lost``), that it is being reconnected."""
     host = urlsplit(server_url).netloc if server_url else ""
     at = f" to {host}" if host else ""
     if failed:
         return f"cannot connect{at}"
+    if lost:
+        return "connection lost — reconnecting…"
     if session is None:
         return f"connecting{at}…"
     if not getattr(session, "online", False):
@@ -354,6 +359,8 @@ def start_refused_text(e: ServerError, intent: Intent, back_to: str | None = Non
     if back_to:
         return f"race {intent.race or ''}: {e.describe()} — ctrl+q goes {back_to}"
     if intent.mode in ("rematch", "accept"):
+        if e.code == NOT_SENT:  # the command typed, said not sent as a move is
+            return f"{intent.mode}: {e.describe()}"
         if e.code == "unknown-type":  # a server without rematches
             return "rematches need a server that has them: this one does not — 'menu' for another race"
         what = "no rematch" if intent.mode == "rematch" else "could not join the rematch"
