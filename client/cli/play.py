@@ -367,6 +367,8 @@ def account_step(
         else:
             if args.claim:  # before any password is asked for
                 account.check_claim(args.claim, args.token_file)
+            else:
+                account.check_login(args.login)
             password = (
                 ask(f"password of {args.login}: ") if args.login else ask_new_password(ask, name=args.claim)
             )

@@ -109,6 +109,14 @@ async def login(urls: Sequence[str], name: str, password: str, token_file: str |
     return Done(text, acct.name)
 
 
+def check_login(name: str) -> None:
+    """`AccountFailed` if ``name`` breaks the account naming rule: no account has such a name
+    (the server makes none), so its password is not asked for only to be refused."""
+    problem = name_form_problem(name)
+    if problem is not None:
+        raise AccountFailed(f"cannot log in: {problem}: no account has such a name")
+
+
 def check_claim(name: str, token_file: str | None = None) -> None:
     """`AccountFailed` if claiming ``name`` from this terminal is refused whatever the
     password: its token file is an account's, or the name breaks the rule."""
