@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
-from .resp import REPLY_TIMEOUT_S, Pipe, pack
+from .resp import REPLY_TIMEOUT_S, Pipe, pack, redact_url
 
 log = logging.getLogger("solrace.redis")
 
@@ -109,13 +109,15 @@ class SentinelPrimary:
 
     def __init__(self, url: str) -> None:
         if not is_sentinel_url(url):
-            raise ValueError(f"not a {SCHEME}:// URL: {url!r}")
+            raise ValueError(f"not a {SCHEME}:// URL: {redact_url(url)!r}")
         rest = url[len(SCHEME) + 3 :]
         auth, _, rest = rest.rpartition("@")
         hosts, _, path = rest.partition("/")
         parts = [p for p in path.split("/") if p]
         if not parts:
-            raise ValueError(f"{url!r}: name the monitored primary, {SCHEME}://host:port/SERVICE[/DB]")
+            raise ValueError(
+                f"{redact_url(url)!r}: name the monitored primary, {SCHEME}://host:port/SERVICE[/DB]"
+            )
         self.service = parts[0]
         self.db = int(parts[1]) if len(parts) > 1 else 0
         user, _, password = auth.partition(":") if ":" in auth else ("", "", auth)

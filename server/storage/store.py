@@ -44,7 +44,7 @@ from .players import Players
 from .pubsub import Subscriber
 from .race_records import Conflict, RaceRecords
 from .recent import RecentRaces
-from .resp import Pipe
+from .resp import Pipe, redact_url
 from .scripts import COMMIT, LOAD, MOVE, QUICK, RECENT, SPECTATOR_LOGS
 from .sessions import Sessions
 
@@ -151,7 +151,7 @@ class Store(RaceRecords, PlayerGames, Players, RecentRaces):
 
     async def start(self) -> None:
         if self.sentinel is not None and await self.sentinel.lookup() is None:
-            raise ConnectionError(f"no sentinel of {self.url} names a primary")
+            raise ConnectionError(f"no sentinel of {redact_url(self.url)} names a primary")
         await self.redis.ping()
         for script in (MOVE, COMMIT, LOAD, QUICK, SPECTATOR_LOGS, RECENT):
             await self.redis.script_load(script.source)
