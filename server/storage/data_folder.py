@@ -26,6 +26,9 @@ AUTH_CONF_NAME = "redis-auth.conf"
 #: an RDB, rewrite temporaries. They hold every seed in play, the daily secret and password
 #: hashes, so they are the owner's alone (`private_folder`).
 REDIS_FILES = ("*.aof", "*.rdb", "appendonlydir", "temp-*")
+#: The password's files, the owner's alone as well: left readable (made by hand, copied, an older
+#: solrace), any local user could read the password.
+SECRET_FILES = (PASSWORD_NAME, AUTH_CONF_NAME)
 
 
 #: The free space a data folder needs for the private redis-server to be (re)started: thousands
@@ -62,7 +65,7 @@ def private_folder(data_dir: str | os.PathLike[str]) -> Path:
         raise DataFolderError(
             f"cannot use {folder} as the data folder ({why}): pick another --data"
         ) from None
-    for pattern in REDIS_FILES:
+    for pattern in (*REDIS_FILES, *SECRET_FILES):
         for path in folder.glob(pattern):
             tighten(path)
             if path.is_dir() and not path.is_symlink():
@@ -77,7 +80,7 @@ def tighten(path: Path) -> None:
         mode = path.lstat().st_mode
         if mode & 0o077 and not path.is_symlink():
             path.chmod(mode & 0o700)
-            log.warning("took group and other access off %s (it holds race data)", path)
+            log.warning("took group and other access off %s (it holds race data or Redis' password)", path)
 
 
 def private_password(data_dir: str | os.PathLike[str]) -> str:

@@ -223,10 +223,14 @@ def test_the_private_redis_files_are_the_owners_alone(tmp_path, caplog) -> None:
     old = tmp_path / "old"
     old.mkdir(mode=0o755)
     (old / "appendonly.aof").write_bytes(b"")
-    os.chmod(old / "appendonly.aof", 0o644)
+    (old / "redis.pass").write_text("a-password-left-readable\n")
+    (old / "redis-auth.conf").write_text("requirepass a-password-left-readable\n")
+    for name in ("appendonly.aof", "redis.pass", "redis-auth.conf"):
+        os.chmod(old / name, 0o644)
     with caplog.at_level("WARNING", logger="solrace.redis"):
         EmbeddedRedis(old, password=private_password(old)).start().stop()
-    assert mode(old / "appendonly.aof") == 0o600
+    for name in ("appendonly.aof", "redis.pass", "redis-auth.conf"):  # the password's files too
+        assert mode(old / name) == 0o600, name
     assert mode(old) == 0o755  # an operator's folder keeps its mode; its files are tightened
     assert "took group and other access off" in caplog.text
 
