@@ -136,6 +136,9 @@ def start_failure(lines: list[tuple[str, str]]) -> str:
 class EmbeddedRedis:
     """A redis-server child process. Use as a context manager or start()/stop()."""
 
+    #: How often a start says that redis-server is still loading its data (`_wait_ready`).
+    LOADING_SAY_EVERY_S = 30.0
+
     def __init__(
         self,
         data_dir: str | os.PathLike[str],
@@ -188,6 +191,8 @@ class EmbeddedRedis:
         return [str(conf)]
 
     def start(self, timeout: float = 10.0) -> EmbeddedRedis:
+        """Start the child and wait until it answers; `timeout`: how long one that gives no
+        answer is given (one still loading its data is waited for: `_wait_ready`)."""
         private_folder(self.data_dir)
         # A free port can be taken between our probe and redis' bind: retry that, and only that.
         for _attempt in range(5):
@@ -325,17 +330,31 @@ class EmbeddedRedis:
         return None if self.proc is None else self.proc.poll()
 
     def _wait_ready(self, port: int, timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
+        """True once the child answers PING; False if it exits, or gives no answer for `timeout`
+        seconds. A child that answers `-LOADING` is reading its AOF (minutes for a few GB): it
+        is waited for as long as it keeps answering, and the log says so now and then."""
+        began = time.monotonic()
+        deadline = began + timeout
+        said_at: float | None = None
+        while True:
             if self.proc is None or self.proc.poll() is not None:
                 return False
+            reply = b""
             with contextlib.suppress(OSError):
                 with socket.create_connection((self.host, port), timeout=0.5) as s:
                     s.sendall(self.auth_command() + b"PING\r\n")
-                    if replies(s, 2 if self.password else 1).endswith(b"+PONG\r\n"):
-                        return True
+                    reply = replies(s, 2 if self.password else 1)
+            if reply.endswith(b"+PONG\r\n"):
+                return True
+            now = time.monotonic()
+            if b"-LOADING" in reply:
+                deadline = now + timeout  # alive and making progress: no cap on the load itself
+                if said_at is None or now - said_at >= self.LOADING_SAY_EVERY_S:
+                    said_at = now
+                    log.info("the private redis-server is loading its data (%.0f s so far)", now - began)
+            elif now >= deadline:
+                return False
             time.sleep(0.02)
-        return False
 
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM makes redis-server flush its AOF and exit cleanly."""

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import re
 import socket
 import time
 from collections.abc import Callable
@@ -30,9 +31,11 @@ class Supervisor:
 
     An outage logs one line when it starts (the exit status, the last line
     redis-server logged, the space left in the data folder) and one when it
-    ends (how long, how many restarts); the restarts between are not logged
-    above DEBUG. The backoff (`backoff_min_s` doubling to `backoff_max_s`)
-    bounds the cost of a crash loop, e.g. while the disk stays full.
+    ends (how long, how many restarts). A failed restart is a WARNING with its
+    reason the first time, when the reason changes, and otherwise at most every
+    `REPEAT_S` (DEBUG between): a crash loop is seen without flooding the log.
+    The backoff (`backoff_min_s` doubling to `backoff_max_s`) bounds the cost
+    of a crash loop, e.g. while the disk stays full.
 
     No restart is tried while the data folder has less than `min_free_bytes`
     free: on a nearly full disk the probe's few bytes fit while the next
@@ -41,6 +44,7 @@ class Supervisor:
     """
 
     PROBE_KEY = "solrace:probe"
+    REPEAT_S = 60.0  # how often the same failure of a restart is said again at WARNING
     MIN_FREE_BYTES = MIN_FREE_BYTES
 
     def __init__(
@@ -60,7 +64,7 @@ class Supervisor:
         self.outage: str | None = None  # why it is down, while it is
         self.on_back: Callable[[], None] | None = None  # called when it is back after an outage
         self._task: asyncio.Task[None] | None = None
-        self._restarting: asyncio.Future[bool] | None = None
+        self._restarting: asyncio.Future[str | None] | None = None
 
     def down(self) -> str | None:
         return self.outage
@@ -69,13 +73,16 @@ class Supervisor:
         self._task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
-        """Stop supervising (before stopping the process), waiting out a restart under way."""
+        """Stop supervising (before stopping the process), ending a restart under way: one
+        loading a large AOF may take minutes, so its child is stopped rather than waited for."""
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        if self._restarting is not None:
-            await asyncio.wait([self._restarting])
+        while self._restarting is not None and not self._restarting.done():
+            # Again until the restart ends: its child may be spawned just after a stop.
+            await asyncio.to_thread(self.redis.stop)
+            await asyncio.wait([self._restarting], timeout=0.1)
 
     async def _run(self) -> None:
         while True:
@@ -100,6 +107,7 @@ class Supervisor:
         delay = self.backoff_min_s
         attempts = 0
         said_space = False
+        said_failure: tuple[str, float] | None = None  # the last failure said at WARNING, and when
         while True:
             await asyncio.sleep(delay)
             free = self._free_bytes()
@@ -118,9 +126,23 @@ class Supervisor:
                 continue
             attempts += 1
             self._restarting = asyncio.ensure_future(asyncio.to_thread(self._restart))
-            if await asyncio.shield(self._restarting):
+            failure = await asyncio.shield(self._restarting)
+            if failure is None:
                 break
-            log.debug("private redis-server restart %d failed; next in %.1f s", attempts, delay)
+            now = time.monotonic()
+            key = re.sub(r"\d+", "N", failure)  # the same failure, whatever its numbers
+            if said_failure is None or said_failure[0] != key or now - said_failure[1] >= self.REPEAT_S:
+                level = logging.WARNING
+                said_failure = (key, now)
+            else:
+                level = logging.DEBUG
+            log.log(
+                level,
+                "private redis-server restart %d failed (%s); next in %.1f s",
+                attempts,
+                failure,
+                delay,
+            )
             delay = min(delay * 2, self.backoff_max_s)
         self.outage = None
         log.warning(
@@ -132,19 +154,19 @@ class Supervisor:
         if self.on_back is not None:
             self.on_back()
 
-    def _restart(self) -> bool:
-        """Start the process again on the same port and data; True once it accepted a write."""
+    def _restart(self) -> str | None:
+        """Start the process again on the same port and data; None once it accepted a write,
+        else why not."""
         self.redis.stop()  # reaps the exited process (or stops one that failed its probe)
         try:
             self.redis.start()
         except (RuntimeError, OSError) as exc:  # it did not come up, or could not even be spawned
-            log.debug("private redis-server did not start: %s", exc)
-            return False
+            return str(exc)
         if self._probe():
             self.redis.report_advice()
-            return True
+            return None
         self.redis.stop()
-        return False
+        return "it started but refused the probe write"
 
     def _probe(self) -> bool:
         command = b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
