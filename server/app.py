@@ -17,7 +17,7 @@ import resource
 from collections.abc import Awaitable
 
 from argon2 import PasswordHasher
-from redis.exceptions import RedisError
+from redis.exceptions import RedisClusterException, RedisError
 
 from .arena import ArenaStore
 from .certify import Certifier
@@ -152,8 +152,9 @@ class App:
             self.supervisor.on_back = self.store.redis_back
         try:
             await self.store.start()
-        except (RedisError, OSError) as exc:
+        except (RedisError, RedisClusterException, OSError) as exc:
             # The one failure an operator meets at every misconfiguration: say it in one line.
+            # (redis-py's "no node of the cluster answers" is neither a RedisError nor an OSError.)
             raise RedisUnreachable(
                 auth_refusal(url, exc) or f"cannot reach Redis at {redact_url(url)}: {exc}"
             ) from None

@@ -19,16 +19,25 @@ if TYPE_CHECKING:
     from .settings import Settings
 
 
+#: The longest lifetime a setting may give a Redis key: Redis refuses an expiry whose time in
+#: ms overflows (`invalid expire time`), which would fail every request that sets one.
+TEN_YEARS_S = 10 * 365 * 86_400
+#: The most worker processes of one kind a process starts.
+MAX_WORKERS = 256
+
 #: The range of every numeric setting, (least, most), None: unbounded. A value outside it is
 #: refused at start, in one line, instead of running a broken server (a 0 ms sweep is a busy
 #: loop, a 0 s session lifetime fails every hello, a 0-byte frame limit closes every client).
+#: Every value that reaches a system call, Redis or argon2 has a most too: past what these take
+#: (a send buffer beyond a C int, an expiry past Redis' 64 bits, argon2's 32-bit memory) the
+#: server would start and then fail every request of a kind.
 #: Some settings have further checks in `check_settings`.
 RANGES: dict[str, tuple[float | None, float | None]] = {
     "port": (0, 65535),
-    "redis_wait_replicas": (0, None),
-    "redis_wait_timeout_ms": (1, None),
+    "redis_wait_replicas": (0, 100),
+    "redis_wait_timeout_ms": (1, 3_600_000),
     "redis_timeout_s": (0.001, 3600),
-    "redis_maxmemory_mb": (-1, None),
+    "redis_maxmemory_mb": (-1, 1 << 24),  # 16 TiB; in bytes it must fit Redis' 64 bits
     "max_frame": (256, 1 << 24),
     "rate": (1, None),
     "burst": (1, None),
@@ -43,38 +52,38 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "spectator_flush_ms": (10, 3_600_000),
     "outbound_queue": (1, None),
     "outbound_bytes": (1024, None),
-    "resync_events": (1, None),
+    "resync_events": (1, 1_000_000),
     "hello_timeout_s": (0.1, 3600),
-    "session_ttl_s": (60, None),
-    "fresh_session_ttl_s": (60, None),
+    "session_ttl_s": (60, TEN_YEARS_S),
+    "fresh_session_ttl_s": (60, TEN_YEARS_S),
     "new_sessions_per_min": (0, None),
     "max_conn_per_player": (1, None),
     "max_conn_per_addr": (1, None),
     "outbound_total": (1024, None),
-    "stream_maxlen": (16, None),
-    "finished_ttl_s": (60, None),
-    "lobby_ttl_s": (60, None),
-    "lobby_away_ms": (100, None),
+    "stream_maxlen": (16, 1_000_000),
+    "finished_ttl_s": (60, TEN_YEARS_S),
+    "lobby_ttl_s": (60, TEN_YEARS_S),
+    "lobby_away_ms": (100, TEN_YEARS_S * 1000),
     "sweep_ms": (10, 3_600_000),
-    "max_list": (1, None),
+    "max_list": (1, 10_000),
     "max_spectating": (0, None),
     "max_public_lobbies_per_addr": (0, None),
-    "redis_pool": (1, None),
+    "redis_pool": (1, 10_000),
     "rate_close": (1, None),
-    "sndbuf": (0, None),
+    "sndbuf": (0, 1 << 30),  # SO_SNDBUF takes a C int
     "ping_interval_s": (0, None),
     "ping_timeout_s": (0.1, None),
     "close_timeout_s": (0.1, None),
     "max_pending_per_addr": (0, None),
     "max_connections": (0, None),
     "daily_time_limit_s": (1, None),
-    "daily_replay_top": (1, None),
+    "daily_replay_top": (1, 10_000),
     "arena_update_ms": (50, None),
     "arena_tick_ms": (50, None),
     "arena_create": (0, 1),
-    "certify_workers": (0, None),
+    "certify_workers": (0, MAX_WORKERS),
     "certify_nice": (0, 19),
-    "solver_request_workers": (0, None),
+    "solver_request_workers": (0, MAX_WORKERS),
     "certify_pool": (0, None),
     "certify_nodes": (1, None),
     "certify_batch": (1, None),
@@ -83,15 +92,15 @@ RANGES: dict[str, tuple[float | None, float | None]] = {
     "hint_nodes": (1, None),
     "hint_wait_s": (0.001, None),
     "analysis_wait_s": (0.001, None),
-    "password_hash_passes": (1, None),
-    "password_hash_memory_kib": (1024, None),
+    "password_hash_passes": (1, 100),
+    "password_hash_memory_kib": (1024, 1 << 22),  # 4 GiB per hash
     "rated_form_ms": (50, None),
-    "bot_workers": (0, None),
+    "bot_workers": (0, MAX_WORKERS),
     "bot_nice": (0, 19),
     "bots_max": (1, None),
     "bot_think_ms": (1, None),
     "bot_move_ms": (0, None),
-    "bot_wait_s": (1, None),
+    "bot_wait_s": (1, 86_400),
     "quick_bot_after_s": (0, None),
 }
 #: What a Redis URL may start with: redis-py's schemes and ours (server/storage/failover.py, cluster.py).
@@ -158,11 +167,8 @@ def _check_names(settings: Settings) -> None:
             "speak plain TCP; reach a TLS-only Redis through a local TLS tunnel (stunnel, say) "
             "with redis://"
         )
-    if (
-        settings.redis.startswith(("redis://", "rediss://"))
-        and not settings.redis.split("://", 1)[1].split("/")[0]
-    ):
-        raise ValueError(f"--redis names no host: {settings.redis!r} (e.g. redis://127.0.0.1:6379/0)")
+    if settings.redis:
+        _check_redis_url(settings.redis)
     for name in ("trusted_proxies", "limit_exempt"):
         parse_networks(getattr(settings, name), name.replace("_", "-"))  # ValueError naming the setting
     if settings.certified_games not in ("all", "none"):
@@ -175,6 +181,62 @@ def _check_names(settings: Settings) -> None:
             )
     if settings.static and not os.path.isdir(settings.static):
         raise ValueError(f"--static: {settings.static} is not a folder")
+
+
+def _check_redis_url(url: str) -> None:
+    """The parts of a Redis URL, read as the store will read them (redis-py for redis:// and
+    unix://, server/storage/cluster.py and failover.py for ours): a port that is no number
+    1 to 65535, a db that is no number, a sentinel URL without its service would each fail the
+    start with a traceback. The URL is said without its password."""
+    from redis.asyncio.connection import parse_url
+
+    from ..storage.resp import redact_url
+
+    def refuse(what: str) -> ValueError:
+        return ValueError(f"--redis {what}: {redact_url(url)!r}")
+
+    def port_of(value: str) -> None:
+        if not (value.isascii() and value.isdigit() and 1 <= int(value) <= 65535):
+            raise refuse("has a port that is not a number 1 to 65535")
+
+    def db_of(value: str) -> None:
+        if not (value.isascii() and value.isdigit()):
+            raise refuse("has a db that is not a number")
+
+    def ports_of(hosts: str) -> None:
+        for host in hosts.split(","):
+            if host.rpartition("]")[2].count(":") == 1:  # host:port, [v6]:port
+                port_of(host.rpartition(":")[2])
+
+    scheme, _, rest = url.partition("://")
+    hosts, _, path = rest.rpartition("@")[2].partition("/")
+    path = path.partition("?")[0]
+    if scheme == "redis":
+        if not hosts:
+            raise refuse("names no host (e.g. redis://127.0.0.1:6379/0)")
+        ports_of(hosts)
+        if path:
+            db_of(path)
+    if scheme in ("redis", "unix"):
+        try:
+            kwargs = parse_url(url)  # its query parameters too (?db=, ?socket_timeout=...)
+        except ValueError as exc:
+            raise refuse(str(exc).rstrip(".")) from None
+        if scheme == "unix" and not kwargs.get("path"):
+            raise refuse("names no socket (e.g. unix:///run/redis.sock)")
+    elif scheme == "redis+cluster":
+        if not any(hosts.split(",")):
+            raise refuse("names no node (e.g. redis+cluster://127.0.0.1:7000)")
+        ports_of(hosts)
+    elif scheme == "redis+sentinel":
+        parts = [p for p in path.split("/") if p]
+        if not parts or len(parts) > 2:
+            raise refuse(
+                "must name the monitored primary: redis+sentinel://HOST:PORT[,HOST:PORT...]/SERVICE[/DB]"
+            )
+        if len(parts) == 2:
+            db_of(parts[1])
+        ports_of(hosts.replace(" ", ""))
 
 
 def _check_wire_bounds(settings: Settings) -> None:

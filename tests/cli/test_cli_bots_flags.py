@@ -37,7 +37,7 @@ def refused(flags: list[str], env: dict[str, str]) -> str:
         (["--max-bots", "0"], "solrace bots: --max-bots must be at least 1, not 0"),
         (["--think-ms", "0"], "solrace bots: --think-ms must be at least 1, not 0"),
         (["--move-ms", "-1"], "solrace bots: --move-ms must be at least 0, not -1"),
-        (["--wait-s", "0"], "solrace bots: --wait-s must be at least 1, not 0"),
+        (["--wait-s", "0"], "solrace bots: --wait-s must be 1 to 86400, not 0"),
         (["--nice", "40"], "solrace bots: --nice must be 0 to 19, not 40"),
     ],
 )

@@ -140,7 +140,7 @@ def test_a_bad_environment_value_is_one_line(tmp_path: Path) -> None:
             ["--daily-time-limit-s", "20"],
             "--daily-time-limit-s must lie within --time-limit-min-s..--time-limit-max-s, 30..7200 s, not 20",
         ),
-        (["--daily-replay-top", "0"], "--daily-replay-top must be at least 1, not 0"),
+        (["--daily-replay-top", "0"], "--daily-replay-top must be 1 to 10000, not 0"),
     ],
 )
 def test_limits_that_widen_the_wire_bounds_or_miss_their_default_are_refused(
