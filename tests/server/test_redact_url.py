@@ -21,6 +21,8 @@ from server.storage.resp import Pipe, redact_url
         ),
         ("rediss://db/0?password=pw&ssl_cert_reqs=none", "rediss://db/0?password=***&ssl_cert_reqs=none"),
         ("unix:///run/redis.sock?password=pw", "unix:///run/redis.sock?password=***"),
+        ("redis://:Zm9v/YmFy@db.local:6379/0", "redis://:***@db.local:6379/0"),  # a '/' in it
+        ("redis+sentinel://:a/b@s1:26379,s2:26379/main/0", "redis+sentinel://:***@s1:26379,s2:26379/main/0"),
     ],
 )
 def test_a_logged_url_has_no_password(url: str, logged: str) -> None:
