@@ -41,8 +41,8 @@ def redact_url(url: str) -> str:
         return url
     # The hosts end at the first '/' after the last '@' (before a query): a password may hold
     # a '/' of its own (base64), which must not end them before its '@'.
-    at = rest.partition("?")[0].rfind("@")
-    cut = rest.find("/", at + 1)
+    last_at = rest.partition("?")[0].rfind("@")
+    cut = rest.find("/", last_at + 1)
     netloc, slash, path = (rest, "", "") if cut < 0 else (rest[:cut], "/", rest[cut + 1 :])
     hosts = []
     for part in netloc.split(","):
