@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from typing import TYPE_CHECKING
 
 from ..net.addresses import parse_networks
@@ -169,6 +170,14 @@ def _check_names(settings: Settings) -> None:
         )
     if settings.redis:
         _check_redis_url(settings.redis)
+    for origin in (o.strip() for o in settings.allowed_origins.split(",")):
+        # An origin is a page's scheme and host (and port), as a browser's `Origin` says it:
+        # anything else ("play.example.com", a path) never matches, so it would admit nobody.
+        if origin and not _ORIGIN_RE.fullmatch(origin.rstrip("/")):
+            raise ValueError(
+                f"--allowed-origins: {origin!r} is not an origin (http:// or https://, a host, "
+                "perhaps a port: https://play.example.com)"
+            )
     for name in ("trusted_proxies", "limit_exempt"):
         parse_networks(getattr(settings, name), name.replace("_", "-"))  # ValueError naming the setting
     if settings.certified_games not in ("all", "none"):
@@ -181,6 +190,9 @@ def _check_names(settings: Settings) -> None:
             )
     if settings.static and not os.path.isdir(settings.static):
         raise ValueError(f"--static: {settings.static} is not a folder")
+
+
+_ORIGIN_RE = re.compile(r"https?://[^/\s?#@]+", re.IGNORECASE)
 
 
 def _check_redis_url(url: str) -> None:

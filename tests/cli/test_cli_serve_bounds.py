@@ -139,3 +139,14 @@ REACHING_OUT = [
 @pytest.mark.parametrize("name", REACHING_OUT)
 def test_a_setting_that_reaches_the_system_redis_or_argon2_has_a_most(name: str) -> None:
     assert RANGES[name][1] is not None, name
+
+
+@pytest.mark.parametrize("origins", ["play.example.com", "https://play.example.com/play", "null", "ws://x"])
+def test_an_allowed_origin_that_is_no_origin_is_refused(origins: str) -> None:
+    # It would never match a browser's Origin: the page it was meant for would get 403.
+    with pytest.raises(ValueError, match="--allowed-origins"):
+        Settings(allowed_origins=f"https://ok.example.com, {origins}")
+
+
+def test_allowed_origins_that_are_origins_are_taken() -> None:
+    Settings(allowed_origins="https://Play.Example.com/, http://10.0.0.7:8080, http://[::1]:8000")
