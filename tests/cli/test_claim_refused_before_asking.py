@@ -26,10 +26,16 @@ def parse(*argv: str) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
-def claim(name: str, typist: Typist, tmp_path, capsys) -> tuple[int | None, str]:
-    args = parse("--claim", name, "--url", URL, "--token-file", str(tmp_path / "token"))
+def step(flag: str, name: str, typist: Typist, tmp_path, capsys) -> tuple[int | None, str]:
+    """`solrace play FLAG NAME` (--claim, --login) with `typist` answering its prompts: its exit
+    status and what it said on stderr."""
+    args = parse(flag, name, "--url", URL, "--token-file", str(tmp_path / "token"))
     status = play.account_step(args, typist, print)
     return status, capsys.readouterr().err.strip()
+
+
+def claim(name: str, typist: Typist, tmp_path, capsys) -> tuple[int | None, str]:
+    return step("--claim", name, typist, tmp_path, capsys)
 
 
 @pytest.mark.parametrize(

@@ -7,38 +7,13 @@ rule is the server's (protocol/accounts.py, docs/protocol.md §9)."""
 
 from __future__ import annotations
 
-import argparse
-
 import pytest
-
-from client.cli import play
-
-URL = "ws://127.0.0.1:9/ws"  # never reached by a refused name: nothing is sent
-PW = "correct horse battery"
-
-
-def parse(*argv: str) -> argparse.Namespace:
-    parser = argparse.ArgumentParser()
-    play.add_arguments(parser)
-    return parser.parse_args(list(argv))
-
-
-class Typist:
-    """getpass's stand-in: answers each prompt with the next password, and records the prompts."""
-
-    def __init__(self, *passwords: str) -> None:
-        self.passwords = list(passwords)
-        self.prompts: list[str] = []
-
-    def __call__(self, prompt: str) -> str:
-        self.prompts.append(prompt)
-        return self.passwords.pop(0)
+from test_claim_refused_before_asking import PW, step
+from tui.test_account_cli import Typist
 
 
 def login(name: str, typist: Typist, tmp_path, capsys) -> tuple[int | None, str]:
-    args = parse("--login", name, "--url", URL, "--token-file", str(tmp_path / "token"))
-    status = play.account_step(args, typist, print)
-    return status, capsys.readouterr().err.strip()
+    return step("--login", name, typist, tmp_path, capsys)
 
 
 @pytest.mark.parametrize(
