@@ -187,6 +187,14 @@ async def race_started(pilot) -> None:
     await until(pilot, lambda: app.model.status == "running" and app.model.legal, what="race start")
 
 
+async def ready_and_started(pilot) -> None:
+    """The play app's race, once created, readied (typed, as a player would) until it runs."""
+    app = pilot.app
+    await until(pilot, lambda: app.model.race_id is not None, what="race created")
+    await pilot.press(*"ready", "enter")
+    await race_started(pilot)
+
+
 async def two_player_race(a: Client, b: Client, game: str) -> str:
     """A race of `game` that `a` creates and `b` joins, both ready, started for both: its id."""
     race = (await a.create(game, seats=2)).race

@@ -16,7 +16,7 @@ from client.tui.intent import Intent
 from client.tui.net import connector
 from client.tui.play_app import PlayApp
 
-from .helpers import race_started, rendered, until
+from .helpers import ready_and_started, rendered, until
 
 #: What a command typed while the connection is lost is told.
 NOT_SENT = "not sent — the connection to the server is lost (reconnecting…): type it again once reconnected"
@@ -54,9 +54,7 @@ async def test_race_commands_while_disconnected_are_said_not_sent(make_server, t
     server = await make_server(countdown_ms=100)
     app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 1))
     async with app.run_test(size=(110, 45)) as pilot:
-        await until(pilot, lambda: app.model.race_id is not None, what="race created")
-        await pilot.press(*"ready", "enter")
-        await race_started(pilot)
+        await ready_and_started(pilot)
         await dropped(pilot, server)
         assert await typed(pilot, "hint") == f"hint: {NOT_SENT}"
         for line in ("refresh", "leave"):
@@ -94,9 +92,7 @@ async def test_the_header_says_the_connection_is_lost_until_it_is_back(make_serv
     port = server.port
     app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 1))
     async with app.run_test(size=(80, 24)) as pilot:
-        await until(pilot, lambda: app.model.race_id is not None, what="race created")
-        await pilot.press(*"ready", "enter")
-        await race_started(pilot)
+        await ready_and_started(pilot)
         race = f"race {app.model.race_id}"
         assert "connection lost" not in header(app) and race in header(app)
         await dropped(pilot, server)
@@ -119,9 +115,7 @@ async def test_commands_of_a_finished_race_while_disconnected(make_server, tmp_p
     server = await make_server(countdown_ms=100)
     app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 1))
     async with app.run_test(size=(110, 45)) as pilot:
-        await until(pilot, lambda: app.model.race_id is not None, what="race created")
-        await pilot.press(*"ready", "enter")
-        await race_started(pilot)
+        await ready_and_started(pilot)
         await pilot.press(*"finish", "enter", *"finish", "enter")
         await until(pilot, lambda: app.model.status == "finished" and app.model.ranking, what="race over")
         await dropped(pilot, server)

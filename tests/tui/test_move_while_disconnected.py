@@ -16,7 +16,7 @@ from client.tui.net import connector
 from client.tui.offline import LocalSession
 from client.tui.play_app import Intent, PlayApp
 
-from .helpers import offline_play, race_started, rendered, until
+from .helpers import offline_play, race_started, ready_and_started, rendered, until
 
 
 def status(app: PlayApp) -> str:
@@ -28,9 +28,7 @@ async def test_a_move_typed_while_disconnected_is_said_not_sent(make_server, tmp
     port = server.port
     app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 1))
     async with app.run_test(size=(110, 45)) as pilot:
-        await until(pilot, lambda: app.model.race_id is not None, what="race created")
-        await pilot.press(*"ready", "enter")
-        await race_started(pilot)
+        await ready_and_started(pilot)
         await server.stop()
         await until(pilot, lambda: "connection lost" in status(app), what="the drop said")
 
