@@ -150,7 +150,7 @@ def test_the_default_is_half_of_the_machine() -> None:
     assert total is not None and total > 0
     assert auto_maxmemory_mb(-1) == max(total // 2 // 2**20, 1)
     assert auto_maxmemory_mb(0) == 0 and auto_maxmemory_mb(512) == 512
-    with pytest.raises(ValueError, match="--redis-maxmemory-mb must be at least -1, not -2"):
+    with pytest.raises(ValueError, match="--redis-maxmemory-mb must be -1 to 16777216, not -2"):
         Settings(redis_maxmemory_mb=-2)
 
 
