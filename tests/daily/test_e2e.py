@@ -37,6 +37,14 @@ async def error_of(coro) -> str:
     return e.value.code
 
 
+def clock_shifted(app) -> tuple[dict[str, int], Callable[[], int]]:
+    """The daily's clock, from now on ``shift["ms"]`` ahead of its real one (``base``), to move
+    a test past the day's close: (shift, base)."""
+    shift, base = {"ms": 0}, app.daily.clock
+    app.daily.clock = lambda: base() + shift["ms"]
+    return shift, base
+
+
 async def play_a_little(c, rid: str, moves: int = 25) -> None:
     """Greedy play from the legal moves the server sends back (the seed is sealed)."""
     ack = await c.move(rid, "draw", view=True)
@@ -53,9 +61,7 @@ async def play_a_little(c, rid: str, moves: int = 25) -> None:
 
 async def test_a_daily_over_the_wire(server):
     app = server
-    shift = {"ms": 0}
-    base = app.daily.clock
-    app.daily.clock = lambda: base() + shift["ms"]
+    shift, base = clock_shifted(app)
     url = app.ws_url
 
     async with connect(url, name="ada") as ada, connect(url, name="bob") as bob:
@@ -180,9 +186,7 @@ async def test_an_unrecorded_end_is_recorded_before_the_day_is_final(server):
     """An attempt whose end was never recorded (its end hook failed, its process died) and
     whose player never asks again: the day's finalization records it first (a record is
     refused once the day is final: the result was lost for good)."""
-    base = server.daily.clock
-    shift = {"ms": 0}
-    server.daily.clock = lambda: base() + shift["ms"]
+    shift, base = clock_shifted(server)
     hooks = list(server.service.end_hooks)
     server.service.end_hooks.clear()  # the end is committed, the record is lost
     async with connect(server.ws_url, name="ada") as ada, connect(server.ws_url, name="bob") as bob:
@@ -222,9 +226,7 @@ async def test_a_daily_ranks_playing_above_doing_nothing(server):
     moves that bring no card home leave the same cards home; the player who
     played ranks first, the board shows when each stopped, and verify agrees."""
     app = server
-    shift = {"ms": 0}
-    base = app.daily.clock
-    app.daily.clock = lambda: base() + shift["ms"]
+    shift, base = clock_shifted(app)
     url = app.ws_url
     game = "fours-up"
     async with connect(url, name="idle") as idle, connect(url, name="busy") as busy:
@@ -394,9 +396,7 @@ async def test_a_certified_days_attempt_is_certified_and_its_replay_has_the_proo
     with its seed, and its replay after the close has both (it said certified: false and had
     no proof)."""
     app = await make_server(certified_games=GAME, daily_secret="s3cret")
-    shift = {"ms": 0}
-    base = app.daily.clock
-    app.daily.clock = lambda: base() + shift["ms"]
+    shift, base = clock_shifted(app)
     today = days.day_of(app.daily.clock())
     await r.set(dkeys.certified(GAME, today), json.dumps({"k": 2, "line": ["draw", "w>f0"]}))
     async with connect(app.ws_url, name="ada") as ada, connect(app.ws_url, name="bob") as bob:
@@ -444,9 +444,7 @@ async def test_a_guest_who_claims_an_account_is_shown_by_its_name(server):
     afterwards (Ann) or while the attempt runs (Cy) shows by the account's name on the
     board, in `daily`, in the live update and in the day's published replays."""
     app = server
-    shift = {"ms": 0}
-    base = app.daily.clock
-    app.daily.clock = lambda: base() + shift["ms"]
+    shift, base = clock_shifted(app)
     url = app.ws_url
     game = "fours-up"  # its 4s start home: a finish at once is an entry
     async with connect(url, name="ann") as ann, connect(url, name="cy") as cy:
@@ -490,9 +488,7 @@ async def test_a_closed_day_nobody_asks_about_is_made_final_by_the_sweep(make_se
     close (a soak audit). Every process's sweep makes it final past its grace."""
     monkeypatch.setattr(daily_handlers, "FINALIZE_SWEEP_S", 0.05)
     app = await make_server()
-    shift = {"ms": 0}
-    base = app.daily.clock
-    app.daily.clock = lambda: base() + shift["ms"]
+    shift, base = clock_shifted(app)
     game = "fours-up"
     async with connect(app.ws_url, name="ann") as ann:
         snap = await ann.request(m.DailyStart(game=game))
@@ -518,9 +514,7 @@ async def test_a_daily_replay_says_when_each_attempt_ended(server):
     moment of the document stands in for it (the terminal viewer showed "time up" at another
     player's declaration)."""
     app = server
-    shift = {"ms": 0}
-    base = app.daily.clock
-    app.daily.clock = lambda: base() + shift["ms"]
+    shift, base = clock_shifted(app)
     url = app.ws_url
     async with connect(url, name="ada") as ada, connect(url, name="bob") as bob:
         info = await ada.request(m.Daily(game=GAME))
