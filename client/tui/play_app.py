@@ -52,7 +52,7 @@ from .race_text import (
     ranking_toggled_text,
     result_text,
 )
-from .session import Session
+from .session import GatedSession, Session
 from .widgets import BoardView, bar_width, bars_text
 
 #: A move sent just before the connection dropped, whose answer did not come.
@@ -60,27 +60,6 @@ LOST_IN_FLIGHT = (
     "the connection dropped before the server answered: once reconnected, the board shows "
     "whether it was played"
 )
-
-
-class PlayerSession:
-    """The session as the player's moves and commands reach it (:meth:`PlayApp.request`), for
-    what takes a session (a hint, an analysis, a rematch)."""
-
-    def __init__(self, app: PlayApp, session: Session) -> None:
-        self.app = app
-        self.session = session
-        self.player = session.player
-        self.name = session.name
-        self.events = session.events
-
-    def server_now(self) -> int:
-        return self.session.server_now()
-
-    async def request(self, t: str, **fields: Any) -> dict[str, Any]:
-        return await self.app.request(t, **fields)
-
-    async def close(self) -> None:
-        await self.session.close()
 
 
 class PlayApp(App[int]):
@@ -259,7 +238,7 @@ class PlayApp(App[int]):
         offline, the session itself: it has no connection to lose, and the hint and the
         analysis tell an offline session by its class."""
         s = self.session
-        return PlayerSession(self, s) if s is not None and self.online else s
+        return GatedSession(s, self.request) if s is not None and self.online else s
 
     def rematch_word(self) -> RematchWord:
         return rematch_word(self.model, self.rematch_offer, self.daily_race, self.back_to, self.online)

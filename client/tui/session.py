@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from .errors import ServerError
@@ -32,6 +32,28 @@ class Session(Protocol):
     async def request(self, t: str, **fields: Any) -> dict[str, Any]: ...
 
     async def close(self) -> None: ...
+
+
+class GatedSession:
+    """``session`` with its requests sent through ``request`` (the play app's
+    ``PlayApp.request``, which refuses them while the connection is lost), for what takes a
+    session: a hint, an analysis, a rematch."""
+
+    def __init__(self, session: Session, request: Callable[..., Awaitable[dict[str, Any]]]) -> None:
+        self.session = session
+        self._request = request
+        self.player = session.player
+        self.name = session.name
+        self.events = session.events
+
+    def server_now(self) -> int:
+        return self.session.server_now()
+
+    async def request(self, t: str, **fields: Any) -> dict[str, Any]:
+        return await self._request(t, **fields)
+
+    async def close(self) -> None:
+        await self.session.close()
 
 
 async def race_bot(
