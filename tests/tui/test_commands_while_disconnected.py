@@ -22,6 +22,12 @@ from .helpers import ready_and_started, rendered, until
 NOT_SENT = "not sent — the connection to the server is lost (reconnecting…): type it again once reconnected"
 
 
+def ada_app(server, tmp_path, mode: str, seats: int) -> PlayApp:
+    """The play app of player ada on ``server``, going to a Fours Up race of ``seats`` by ``mode``
+    (`create`, `quick`), its token kept in ``tmp_path``."""
+    return PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent(mode, "fours-up", seats))
+
+
 def status(app: PlayApp) -> str:
     return rendered(app.query_one("#status"))
 
@@ -52,7 +58,7 @@ async def dropped(pilot, server) -> None:
 
 async def test_race_commands_while_disconnected_are_said_not_sent(make_server, tmp_path) -> None:
     server = await make_server(countdown_ms=100)
-    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 1))
+    app = ada_app(server, tmp_path, "create", 1)
     async with app.run_test(size=(110, 45)) as pilot:
         await ready_and_started(pilot)
         await dropped(pilot, server)
@@ -73,7 +79,7 @@ async def test_race_commands_while_disconnected_are_said_not_sent(make_server, t
 async def test_lobby_commands_while_disconnected_then_reconnected(make_server, tmp_path) -> None:
     server = await make_server(countdown_ms=100)
     port = server.port
-    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 2))
+    app = ada_app(server, tmp_path, "create", 2)
     async with app.run_test(size=(110, 45)) as pilot:
         await until(pilot, lambda: app.model.status == "lobby", what="the lobby")
         await dropped(pilot, server)
@@ -90,7 +96,7 @@ async def test_lobby_commands_while_disconnected_then_reconnected(make_server, t
 async def test_the_header_says_the_connection_is_lost_until_it_is_back(make_server, tmp_path) -> None:
     server = await make_server(countdown_ms=100)
     port = server.port
-    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 1))
+    app = ada_app(server, tmp_path, "create", 1)
     async with app.run_test(size=(80, 24)) as pilot:
         await ready_and_started(pilot)
         race = f"race {app.model.race_id}"
@@ -113,7 +119,7 @@ async def test_the_header_says_the_connection_is_lost_until_it_is_back(make_serv
 
 async def test_commands_of_a_finished_race_while_disconnected(make_server, tmp_path) -> None:
     server = await make_server(countdown_ms=100)
-    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 1))
+    app = ada_app(server, tmp_path, "create", 1)
     async with app.run_test(size=(110, 45)) as pilot:
         await ready_and_started(pilot)
         await pilot.press(*"finish", "enter", *"finish", "enter")
@@ -126,7 +132,7 @@ async def test_commands_of_a_finished_race_while_disconnected(make_server, tmp_p
 
 async def test_leaving_the_queue_while_disconnected(make_server, tmp_path) -> None:
     server = await make_server()
-    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("quick", "fours-up", 2))
+    app = ada_app(server, tmp_path, "quick", 2)
     async with app.run_test(size=(110, 45)) as pilot:
         await until(pilot, lambda: app.model.status == "queued", what="in the queue")
         await dropped(pilot, server)

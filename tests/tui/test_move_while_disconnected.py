@@ -12,21 +12,16 @@ import asyncio
 from typing import Any
 
 from client.tui.errors import ServerError
-from client.tui.net import connector
 from client.tui.offline import LocalSession
-from client.tui.play_app import Intent, PlayApp
 
-from .helpers import offline_play, race_started, ready_and_started, rendered, until
-
-
-def status(app: PlayApp) -> str:
-    return rendered(app.query_one("#status"))
+from .helpers import offline_play, race_started, ready_and_started, until
+from .test_commands_while_disconnected import ada_app, status
 
 
 async def test_a_move_typed_while_disconnected_is_said_not_sent(make_server, tmp_path) -> None:
     server = await make_server(countdown_ms=100)
     port = server.port
-    app = PlayApp(connector(server.ws_url, "ada", str(tmp_path / "token")), Intent("create", "fours-up", 1))
+    app = ada_app(server, tmp_path, "create", 1)
     async with app.run_test(size=(110, 45)) as pilot:
         await ready_and_started(pilot)
         await server.stop()
