@@ -138,7 +138,7 @@ class Unspectate(ClientMsg, tag="unspectate", frozen=True):
 
 # --- daily challenges (docs/protocol.md §5) ---------------------------------------
 
-DateText = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-\d{2}-\d{2}$")]  # YYYY-MM-DD, UTC
+DateText = Annotated[str, msgspec.Meta(pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}\Z")]  # YYYY-MM-DD, UTC
 PlayerId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 
 
@@ -186,7 +186,7 @@ class DailyReplay(ClientMsg, tag="daily_replay", frozen=True):
 
 # --- arenas (docs/protocol.md §5a) ------------------------------------------------------
 
-ArenaId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9-]*$")]
+ArenaId = Annotated[str, msgspec.Meta(min_length=1, max_length=64, pattern=r"^[a-z0-9][a-z0-9-]*\Z")]
 
 
 class Arenas(ClientMsg, tag="arenas", frozen=True):

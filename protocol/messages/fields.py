@@ -31,11 +31,21 @@ GameId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
 MoveText = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_MOVE_LEN)]
 Token = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_TOKEN_LEN)]
 Invite = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_LEN)]
+# Unicode's Default_Ignorable_Code_Point characters (DerivedCoreProperties), as a regex class
+# body: drawn as nothing (a soft hyphen, a variation selector, the Hangul fillers), so a name
+# holding one looks like the name without it. Names are compared without them (core/lookalikes).
+INVISIBLE = (
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+    "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
+)
 # Printable: no control or invisible format characters (C0, DEL, C1, zero-width,
-# bidi overrides, BOM, line separators) and no leading/trailing whitespace.
+# bidi overrides, BOM, line separators), no leading/trailing whitespace, and at least one
+# character that is drawn. `\Z`, not `$`: msgspec searches, and `$` also matches before a
+# final newline.
 NAME_PATTERN = (
-    r"^(?!\s)[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e"
-    r"\u2060-\u2064\ufeff]+(?<!\s)$"
+    r"^(?!\s)(?=.*[^\s" + INVISIBLE + r"])[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e"
+    r"\u2060-\u2064\ufeff]+(?<!\s)\Z"
 )
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
 Seats = Annotated[int, msgspec.Meta(ge=MIN_SEATS, le=MAX_SEATS)]

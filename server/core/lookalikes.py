@@ -8,8 +8,10 @@ confusable-homoglyphs package ships it) gives each such character its prototype;
 `latin_lookalike` puts in every character whose prototype is made of Latin letters, digits,
 "_", "-" or spaces that prototype, and leaves every other character as it is. An ordinary
 Cyrillic or Chinese name keeps the letters that look like nothing Latin, so it reads as no
-Latin name. Invisible format characters (a soft hyphen, say) are dropped, as TR39's skeleton
-drops them.
+Latin name. Invisible characters are dropped, as TR39's skeleton drops them: the format
+characters (Unicode category Cf: a soft hyphen, a zero-width space) and the rest of Unicode's
+default-ignorable ones (a combining grapheme joiner, a variation selector, a Hangul filler),
+which NFKC keeps.
 
 ASCII itself is never mapped: TR39 also gives "m" the prototype "rn" and "1" the prototype
 "l", which would make names that differ on screen compare equal.
@@ -23,8 +25,11 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from importlib import resources
 
+from protocol.messages.fields import INVISIBLE
+
 #: A prototype a character may be replaced by: Latin letters, digits and what names join them with.
 _LATIN = re.compile(r"[A-Za-z0-9_ -]+")
+_INVISIBLE = re.compile(f"[{INVISIBLE}]")
 
 
 def latin_table(data: Mapping[str, Iterable[Mapping[str, str]]]) -> dict[int, str]:
@@ -53,6 +58,6 @@ _TABLE = latin_table(
 
 def latin_lookalike(text: str) -> str:
     """`text` with each character that looks like Latin letters or digits replaced by them and
-    the invisible format characters (Unicode category Cf) dropped."""
-    shown = "".join(c for c in text if c.isascii() or unicodedata.category(c) != "Cf")
+    the invisible characters (Unicode category Cf and the other default-ignorable ones) dropped."""
+    shown = "".join(c for c in _INVISIBLE.sub("", text) if c.isascii() or unicodedata.category(c) != "Cf")
     return shown.translate(_TABLE)

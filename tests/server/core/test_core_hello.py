@@ -103,6 +103,10 @@ CYRILLIC_A, CYRILLIC_DZE, GREEK_OMICRON = "\u0430", "\u0405", "\u03bf"
         "\u0251dmin",  # Latin alpha ɑ: not ASCII, not folded by NFKC
         "\U0001d68admin 2",  # mathematical monospace a, and a race's suffix
         "ad\u00admin",  # a soft hyphen, invisible
+        "admin\u034f",  # a combining grapheme joiner: default-ignorable, kept by NFKC
+        "ad\u3164min",  # a Hangul filler, drawn blank
+        "Search bot\ufe0e",  # a variation selector
+        "ad\U000e0100min",  # a supplementary variation selector
         "\u0405\u0423\u0405\u0422\u0415\u039c",  # "SYSTEM" all in Cyrillic and Greek capitals
     ],
 )
@@ -117,6 +121,9 @@ def test_a_name_in_another_alphabet_is_compared_by_its_latin_look_alike():
     assert "ian" in H.account_name_keys("\u0406an")
     # Greek "ΝΟRΑ" is drawn as "NORA".
     assert "nora" in H.account_name_keys("\u039d\u039fR\u0391")
+    # Invisible characters NFKC keeps are dropped too.
+    assert "zelda" in H.account_name_keys("ze\u034flda\ufe0f")
+    assert "zelda" in H.account_name_keys("zelda\uffa0")
 
 
 @pytest.mark.parametrize("name", ["Анна", "李雷", "Zoë", "Ωmega", "Вася"])
