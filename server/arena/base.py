@@ -80,20 +80,31 @@ class StoreBase:
         return arenas
 
     async def get(self, arena_id: str) -> ArenaInfo | None:
-        raw = await self.r.hgetall(keys.meta(arena_id))
-        if not raw:
-            return None
-        d = {_s(k): _s(v) for k, v in raw.items()}
-        return ArenaInfo(
-            arena=Arena.from_dict(d),
-            created=int(d["created"]),
-            finalized=int(d["finalized"]) if "finalized" in d else None,
-            podium="podium" in d,
-        )
+        return _info(await self.r.hgetall(keys.meta(arena_id)))
+
+    async def get_many(self, arena_ids: Sequence[str]) -> list[ArenaInfo | None]:
+        """``get`` of each of ``arena_ids``, in one non-transactional pipeline (split per node
+        in a cluster): the arena list reads hundreds, one round trip each made it seconds."""
+        if not arena_ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for arena_id in arena_ids:
+            pipe.hgetall(keys.meta(arena_id))
+        return [_info(raw) for raw in await pipe.execute()]
 
     async def listing(self, start: int, end: int) -> list[str]:
         """Ids of the arenas starting in ``[start, end)``, by start time."""
         return [_s(m) for m in await self.r.zrangebyscore(keys.INDEX, start, f"({end}")]
+
+    async def first_starting(self, start: int, end: int, count: int) -> list[str]:
+        """The first ``count`` ids of ``listing(start, end)`` (the soonest to start)."""
+        return [_s(m) for m in await self.r.zrangebyscore(keys.INDEX, start, f"({end}", start=0, num=count)]
+
+    async def last_started(self, start: int, end: int, count: int) -> list[str]:
+        """The last ``count`` ids of ``listing(start, end)``, the latest start first."""
+        return [
+            _s(m) for m in await self.r.zrevrangebyscore(keys.INDEX, f"({end}", start, start=0, num=count)
+        ]
 
     async def active(self, ahead_ms: int = HOUR_MS) -> list[ArenaInfo]:
         """The arenas not yet finalized (or whose podium is not yet recorded) that started
@@ -113,3 +124,16 @@ class StoreBase:
         if info is None:
             raise ArenaError("no-arena", f"no arena {arena_id!r}")
         return info.arena
+
+
+def _info(raw: Any) -> ArenaInfo | None:
+    """An arena from its meta hash as Redis returns it (empty: no such arena)."""
+    if not raw:
+        return None
+    d = {_s(k): _s(v) for k, v in raw.items()}
+    return ArenaInfo(
+        arena=Arena.from_dict(d),
+        created=int(d["created"]),
+        finalized=int(d["finalized"]) if "finalized" in d else None,
+        podium="podium" in d,
+    )

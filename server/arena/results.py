@@ -159,6 +159,15 @@ class Results(StoreBase):
         """How many players the standings hold (withdrawn ones included)."""
         return int(await self.r.zcard(keys.board(arena_id)))
 
+    async def counts(self, arena_ids: Sequence[str]) -> list[int]:
+        """``count`` of each of ``arena_ids``, in one non-transactional pipeline."""
+        if not arena_ids:
+            return []
+        pipe = self.r.pipeline(transaction=False)
+        for arena_id in arena_ids:
+            pipe.zcard(keys.board(arena_id))
+        return [int(n) for n in await pipe.execute()]
+
     async def all_standings(self, arena_id: str) -> list[Row]:
         board = await self.standings(arena_id, top=1 << 30)
         return list(board.top)

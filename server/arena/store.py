@@ -164,6 +164,16 @@ class ArenaStore(Results):
         raw = await self.r.hgetall(keys.races(arena_id))
         return {_s(k): json.loads(_s(v)) for k, v in raw.items()}
 
+    async def formed_race(self, arena_id: str, race: str) -> dict[str, Any] | None:
+        """One race of ``formed``, or None (a request needs one: ``formed`` reads them all)."""
+        raw = await self.r.hget(keys.races(arena_id), race)
+        return None if raw is None else dict(json.loads(_s(raw)))
+
+    async def race_of(self, arena_id: str, player: str) -> str | None:
+        """The formed race ``player`` is in, not yet applied, or None."""
+        race = await self.r.hget(keys.busy(arena_id), player)
+        return None if race is None else _s(race)
+
     async def is_joined(self, arena_id: str, player: str) -> bool:
         """Whether ``player`` is joined (paired while the arena runs), not withdrawn."""
         return bool(await self.r.sismember(keys.joined(arena_id), player))

@@ -26,7 +26,18 @@ from protocol.rules import GAMES
 
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
 from ..arena.records import Podium
-from ..arena.schedule import DAY_MS, HOUR_MS, MAX_DURATION_MS, check_start, scheduled, status, upcoming
+from ..arena.schedule import (
+    DAY_MS,
+    HOUR_MS,
+    MAX_DURATION_MS,
+    OVER,
+    RUNNING,
+    UPCOMING,
+    check_start,
+    scheduled,
+    status,
+    upcoming,
+)
 from ..core.berserk import berserk
 from ..core.races import RaceError
 from .arena_loop import ArenaLoop, berserk_players
@@ -48,6 +59,10 @@ MAX_ARENA_WATCHES = 8
 # Standings reads in flight at once during a live update pass (bounded: they share the
 # process's Redis connection pool with the races).
 UPDATE_READS_AT_ONCE = 32
+#: Finalized arenas whose final standings this process keeps parsed, the latest asked for:
+#: the record never changes once written, and reading it for every `arena_standings` took
+#: the event loop ~120 ms an arena of 10,000 players (1.5 MB of JSON).
+FINALS_KEPT = 4
 
 
 def final_board(rows: list[Row], player: str, top: int, around: int) -> Board:
@@ -63,6 +78,15 @@ LISTED_PAST_MS = 24 * HOUR_MS  # arena list: ended arenas shown this long
 # They can be asked for, watched and joined: that creates them (as the schedule would).
 LISTED_AHEAD_MS = DAY_MS
 UPCOMING_PER_RULE = 2
+#: Arena list: at most this many arenas of each status, the soonest to start (upcoming), the
+#: latest started (running) and the latest ended (over); a reply that left some out says
+#: ``more``. Every arena created (`arena_create`, the schedule) made the reply longer: 1,800
+#: arenas were 233 kB, near the OUTBOUND_BYTES (256 kB) a client may hold in the server.
+LISTED_PER_STATUS = 100
+#: Arena list: at most this many started arenas (running or ended) read for one reply, the
+#: latest started first; past it the reply says ``more``. The default schedule starts about
+#: 50 per game in the two days looked back (an arena ended a day ago may have run a day).
+LISTED_READS = 4 * LISTED_PER_STATUS
 
 
 def _race_error(exc: ArenaError) -> RaceError:
@@ -113,6 +137,8 @@ class ArenaHandlers:
         self.loop = ArenaLoop(service, store, self.dirty)
         # arena -> (featured, count, status, final) last sent
         self.sent: dict[str, tuple[str | None, int, str, bool]] = {}
+        # finalized arena -> its final standings (at most FINALS_KEPT, the latest used last)
+        self.finals: dict[str, list[Row]] = {}
 
     def install(self) -> None:
         s = self.service
@@ -178,22 +204,40 @@ class ArenaHandlers:
 
     async def arenas(self, conn: Conn, msg: m.Arenas) -> m.ArenaListData:
         now = self.service.now_ms()
-        ids = await self.store.listing(now - LISTED_PAST_MS - MAX_DURATION_MS, now + HOUR_MS)
-        out = []
-        for arena_id in ids:
-            info = await self.store.get(arena_id)
-            if info is not None and info.arena.ends > now - LISTED_PAST_MS:
-                out.append(await self.summary(info, now))
+        # Bounded reads of the index: the soonest created arenas starting within the hour, and
+        # the latest started of the two days looked back. One more than kept tells a cut.
+        soon = await self.store.first_starting(now + 1, now + HOUR_MS, LISTED_PER_STATUS + 1)
+        started = await self.store.last_started(
+            now - LISTED_PAST_MS - MAX_DURATION_MS, now + 1, LISTED_READS + 1
+        )
+        more = len(started) > LISTED_READS
         # the scheduled arenas of the next day not listed yet: created early (asked for or
         # joined) as they are, the others as the schedule will make them, with no players
-        listed = {s.id for s in out}
-        for a in upcoming(self.loop.schedule, now, now + LISTED_AHEAD_MS, UPCOMING_PER_RULE):
-            if a.id in listed:
-                continue
-            made = await self.store.get(a.id)
-            out.append(await self.summary(made, now) if made is not None else self.planned(a, now))
+        ahead = upcoming(self.loop.schedule, now, now + LISTED_AHEAD_MS, UPCOMING_PER_RULE)
+        ids = list(dict.fromkeys([*soon, *started[:LISTED_READS], *(a.id for a in ahead)]))
+        made = {i.arena.id: i for i in await self.store.get_many(ids) if i is not None}
+        listed = [(i.arena, i) for i in made.values()] + [(a, None) for a in ahead if a.id not in made]
+        by_status: dict[str, list[tuple[Arena, ArenaInfo | None]]] = {UPCOMING: [], RUNNING: [], OVER: []}
+        for a, info in listed:
+            if a.ends > now - LISTED_PAST_MS:
+                by_status[status(a, now)].append((a, info))
+        by_status[UPCOMING].sort(key=lambda e: (e[0].starts, e[0].id))
+        by_status[RUNNING].sort(key=lambda e: (-e[0].starts, e[0].id))
+        by_status[OVER].sort(key=lambda e: (-e[0].ends, e[0].id))
+        kept: list[tuple[Arena, ArenaInfo | None]] = []
+        for group in by_status.values():
+            more = more or len(group) > LISTED_PER_STATUS
+            kept += group[:LISTED_PER_STATUS]
+        created = [a.id for a, info in kept if info is not None]
+        players = dict(zip(created, await self.store.counts(created), strict=True))
+        out = [
+            self.planned(
+                a, now, final=info is not None and info.finalized is not None, players=players.get(a.id, 0)
+            )
+            for a, info in kept
+        ]
         out.sort(key=lambda s: (s.starts, s.id))
-        return m.ArenaListData(rid=msg.rid, now=now, arenas=out)
+        return m.ArenaListData(rid=msg.rid, now=now, arenas=out, more=more)
 
     @staticmethod
     def planned(a: Arena, now: int, *, final: bool = False, players: int = 0) -> m.ArenaSummary:
@@ -216,9 +260,8 @@ class ArenaHandlers:
         info = await self._info(arena_id)
         now = self.service.now_ms()
         pid = conn.player
-        current = next(
-            (r for r, f in (await self.store.formed(arena_id)).items() if pid in f["players"]), None
-        )
+        # One read of the player's race, not of every race formed (half the arena's players).
+        current = await self.store.race_of(arena_id, pid)
         return m.ArenaData(
             rid=rid,
             now=now,
@@ -256,7 +299,7 @@ class ArenaHandlers:
         count when it is applied (arena_loop.py `berserk_players`)."""
         info = await self._info(msg.arena)
         pid = conn.player
-        formed = (await self.store.formed(msg.arena)).get(msg.race)
+        formed = await self.store.formed_race(msg.arena, msg.race)
         if not info.arena.berserk:
             raise RaceError(ErrorCode.BAD_ARENA, f"arena {msg.arena!r} does not allow berserk")
         if formed is None or pid not in formed["players"]:
@@ -297,10 +340,23 @@ class ArenaHandlers:
         info = await self._info(arena_id)
         final = info.finalized is not None
         if final:
-            b = final_board(await self.store.final(arena_id) or [], player, top, around)
+            b = final_board(await self.final_rows(arena_id), player, top, around)
         else:
             b = await self.store.standings(arena_id, top, player, around)
         return status(info.arena, self.service.now_ms()), final, b
+
+    async def final_rows(self, arena_id: str) -> list[Row]:
+        """The final standings of a finalized arena, read once while among the FINALS_KEPT
+        latest asked for."""
+        rows = self.finals.pop(arena_id, None)
+        if rows is None:
+            rows = await self.store.final(arena_id)
+            if rows is None:  # not finalized: nothing to keep
+                return []
+        self.finals[arena_id] = rows
+        while len(self.finals) > FINALS_KEPT:
+            del self.finals[next(iter(self.finals))]
+        return rows
 
     async def standings(self, conn: Conn, msg: m.ArenaStandings) -> m.ArenaStandingsData:
         top = DEFAULT_TOP if msg.top is None else msg.top
@@ -407,7 +463,7 @@ class ArenaHandlers:
         # Once final its standings are read once per pass; each watcher's own rows are read
         # UPDATE_READS_AT_ONCE at a time, not one round trip after another (with hundreds of
         # watchers the serial reads made the pass outlast ARENA_UPDATE).
-        final_rows = (await self.store.final(arena_id) or []) if final else []
+        final_rows = await self.final_rows(arena_id) if final else []
         watching = list(self.watchers.get(arena_id, {}).items())
         boards: dict[tuple[str, int, int], Board] = {}
 
