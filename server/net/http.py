@@ -10,9 +10,10 @@ protocol names `/ws`).
 Every response of this module carries `SECURITY_HEADERS` and a Content-Security-Policy (`_csp`) that lets
 the web client load its scripts and styles from this origin and open its WebSocket to this host, and
 nothing else. GET and HEAD only (HEAD: the GET's headers, no body); any other method gets 405 with
-`Allow: GET, HEAD`. A path longer than `MAX_PATH` characters gets 414; a path that names no readable file
-under the static folder (whatever the reason: missing, a directory, a name the filesystem refuses as too
-long, unreadable) gets 404, never a traceback. Responses that websockets makes itself (a failed WebSocket
+`Allow: GET, HEAD`. A path longer than `MAX_PATH` characters (as sent) gets 414. A static file's path is
+percent-decoded once: one that decodes to a NUL or to bytes that are not UTF-8 gets 400; one that names no
+readable file under the static folder (whatever the reason: missing, a directory, outside the folder once
+decoded, a name the filesystem refuses as too long, unreadable) gets 404, never a traceback. Responses that websockets makes itself (a failed WebSocket
 handshake, a request line over 8 KiB, header lines too large, 503 while stopping) get them too:
 `SecureProtocol` adds them to every response as it is sent, but the 101 that opens a WebSocket.
 
@@ -36,6 +37,7 @@ import mimetypes
 import re
 from http import HTTPStatus
 from pathlib import Path
+from urllib.parse import unquote
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -249,6 +251,16 @@ class Http:
             return None
 
     def _static(self, path: str) -> Response:
+        # Percent-decoded once (`/my%20file.js` names `my file.js`), after the MAX_PATH check on
+        # the path as sent (decoding only shortens it). A name that is not UTF-8, or holds a NUL
+        # (which no file name can), is a malformed request; what it decodes to (`%2e%2e/`,
+        # `%2f`) is held to the static folder below like any other path.
+        try:
+            path = unquote(path, errors="strict")
+        except UnicodeDecodeError:
+            return self._response(400, b"bad path\n", "text/plain")
+        if "\x00" in path:
+            return self._response(400, b"bad path\n", "text/plain")
         if path in ("", "/"):
             path = "/index.html"
         root = self.static
