@@ -145,6 +145,7 @@ OPTIONAL = {
     "RecentRace.private": "`private` (optional, absent when false",
     "RecentRace.before": "`before` and `after` (optional, absent until then",
     "RecentRace.after": "`before` and `after` (optional, absent until then",
+    "ArenaListData.more": "`more` (bool, optional, absent when false) says some were left out",
 }
 
 
