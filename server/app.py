@@ -11,9 +11,11 @@
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import resource
+import socket
 from collections.abc import Awaitable
 
 from argon2 import PasswordHasher
@@ -34,18 +36,22 @@ from .net.gateway import Gateway
 from .ratings import Accounts, Pool, Ratings
 from .service import Service
 from .storage.data_folder import PASSWORD_NAME, lock_data_folder, private_password
-from .storage.embedded_redis import EmbeddedRedis
+from .storage.embedded_redis import EmbeddedRedis, RedisStartError
 from .storage.host_memory import auto_maxmemory_mb
 from .storage.keys import new_race_id
 from .storage.resp import auth_refusal, redact_url
 from .storage.store import Store
-from .storage.supervisor import Supervisor
+from .storage.supervisor import Supervisor, end_start
 
 log = logging.getLogger("solrace.app")
 
 
 class RedisUnreachable(OSError):
     """Redis did not answer at the start (an OSError: `solrace serve` says it in one line)."""
+
+
+class StartEnded(Exception):
+    """A stop asked for during the start ended it (`App.end_start`): not a failure."""
 
 
 #: File descriptors kept for everything but client connections (with --redis-pool on top):
@@ -101,6 +107,43 @@ def connection_cap(settings: Settings, nofile: int) -> int:
     return min(wanted, room) if wanted else room
 
 
+#: How often a start looks for a port free on every address of --host (`shared_port`): another
+#: process may take it between the look and the bind.
+PORT_ATTEMPTS = 5
+
+
+def shared_port(host: str) -> int:
+    """A port free on every address the listening sockets of `--host HOST --port 0` bind (a name
+    may resolve to several, e.g. 127.0.0.1 and ::1; "" is every interface, IPv4 and IPv6), so
+    that they share it as they share a port given, and one URL names them all (the OS would
+    pick one for each). 0 when it names a single address: the OS picks it at the bind."""
+    # As asyncio's and uvloop's create_server resolve and bind them.
+    infos = socket.getaddrinfo(host or None, 0, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    addresses = sorted({(family, sockaddr) for family, _, _, _, sockaddr in infos})
+    if len(addresses) < 2:
+        return 0
+    for _attempt in range(PORT_ATTEMPTS):
+        port = 0
+        socks: list[socket.socket] = []
+        try:
+            for family, sockaddr in addresses:
+                sock = socket.socket(family, socket.SOCK_STREAM)
+                socks.append(sock)
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                sock.bind((sockaddr[0], port, *sockaddr[2:]))
+                port = port or sock.getsockname()[1]
+            return port
+        except OSError as exc:
+            if exc.errno != errno.EADDRINUSE:
+                raise
+        finally:
+            for sock in socks:
+                sock.close()
+    raise OSError(errno.EADDRINUSE, f"found no port free on every address of --host {host!r}")
+
+
 class App:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -116,6 +159,8 @@ class App:
         self.rated: RatedHandlers | None = None
         self.gateway: Gateway | None = None
         self.certifier: Certifier | None = None
+        self._redis_starting: asyncio.Future[EmbeddedRedis] | None = None  # its first start
+        self._ending = False  # `end_start` was called
 
     async def start(self) -> App:
         # First: the private redis-server inherits the limit, and sockets are what it bounds.
@@ -133,7 +178,21 @@ class App:
                 password=private_password(self.settings.data),
                 maxmemory_mb=maxmemory,
             )
-            await asyncio.to_thread(self.redis_proc.start)
+            # No await between the check and the start: `end_start` sees the start or it is
+            # not begun.
+            if self._ending:
+                raise StartEnded("stopped during the start, before the private redis-server started")
+            self._redis_starting = asyncio.ensure_future(asyncio.to_thread(self.redis_proc.start))
+            try:
+                await asyncio.shield(self._redis_starting)
+            except RedisStartError:
+                if not self._ending:
+                    raise
+            if self._ending:  # its start failed as its child was stopped, or just made it
+                raise StartEnded(
+                    "stopped during the start: the private redis-server had not finished loading "
+                    "its data (the next start loads it again)"
+                )
             url = self.redis_proc.url
             data = self.redis_proc.data_dir
             log.info(
@@ -195,8 +254,19 @@ class App:
         )
         cap = connection_cap(self.settings, nofile)
         log.info("open-files limit %d: at most %d connection%s", nofile, cap, "" if cap == 1 else "s")
-        self.gateway = Gateway(self.settings, self.service, self.metrics, max_connections=cap)
-        await self.gateway.start()
+        for attempt in range(PORT_ATTEMPTS):
+            port = self.settings.port or await asyncio.to_thread(shared_port, self.settings.host)
+            settings = self.settings.replace(port=port)
+            self.gateway = Gateway(settings, self.service, self.metrics, max_connections=cap)
+            try:
+                await self.gateway.start()
+                break
+            except OSError as exc:
+                # A port found free on every address but taken since: look again (a port given,
+                # or one the OS picks at the bind, is as it is).
+                retry = port and not self.settings.port and exc.errno == errno.EADDRINUSE
+                if not retry or attempt == PORT_ATTEMPTS - 1:
+                    raise
         return self
 
     @property
@@ -212,9 +282,31 @@ class App:
     def http_url(self) -> str:
         return f"http://{self._host()}:{self.port}/"
 
+    @property
+    def addresses(self) -> list[str]:
+        """Every address it listens on, `ADDRESS:PORT` (`[ADDRESS]:PORT` for IPv6), IPv4 first:
+        one, or those of a --host that names several (a name, "" for every interface)."""
+        return [f"[{host}]:{port}" if ":" in host else f"{host}:{port}" for host, port in self._bound()]
+
+    def _bound(self) -> list[tuple[str, int]]:
+        assert self.gateway is not None and self.gateway.server is not None
+        names = sorted((sock.family, sock.getsockname()[:2]) for sock in self.gateway.server.sockets)
+        return [(str(name[0]), int(name[1])) for _family, name in names]
+
     def _host(self) -> str:
-        host = self.settings.host
+        # "" (every interface) names no host a client can reach: the first address bound does
+        # (0.0.0.0 or ::, this host's own for a client on it, as with --host 0.0.0.0).
+        host = self.settings.host or self._bound()[0][0]
         return f"[{host}]" if ":" in host else host
+
+    async def end_start(self) -> None:
+        """End a start under way, for a stop asked for meanwhile. The private redis-server's
+        first start waits as long as it loads its data (minutes for a large AOF): its child is
+        stopped, as the supervisor's stop ends a restart, and `start` raises StartEnded. The
+        rest of a start is short, and let finish (the stop then follows as usual)."""
+        self._ending = True
+        if self.redis_proc is not None and self._redis_starting is not None:
+            await end_start(self.redis_proc, self._redis_starting)
 
     def stop_accepting(self) -> None:
         """The first step of a graceful stop, at once (docs/operations.md §8)."""

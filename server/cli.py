@@ -4,9 +4,11 @@
 
 Every setting of server/config/settings.py is a flag and a SOLRACE_* variable.
 Prints the WebSocket and HTTP URLs once listening (tests read the first line to
-learn the port when started with --port 0), and logs one line with the
-version, where it listens, its Redis and every setting that differs from its
-default. SIGTERM, SIGINT and SIGHUP: graceful stop (docs/operations.md §8).
+learn the port when started with --port 0; a --host of several addresses gets a
+second line naming each), and logs one line with the version, where it listens,
+its Redis and every setting that differs from its default. SIGTERM, SIGINT and
+SIGHUP: graceful stop (docs/operations.md §8), also during the start, which
+they end (the private redis-server may take minutes to load its data).
 A start that cannot succeed (Redis unreachable, the private redis-server
 refusing its data) is one line on stderr and exit status 1.
 """
@@ -23,7 +25,7 @@ import signal
 import socket
 import sys
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from protocol.version import software_version
 
@@ -37,6 +39,9 @@ from .logs import (
     setup_logging,
 )
 from .storage.resp import PASSWORD_FLAG_WARNING, redact_url, url_has_password
+
+if TYPE_CHECKING:
+    from .app import App
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,21 +141,22 @@ async def serve(settings: Settings, flags_given: argparse.Namespace | None = Non
         )
     workers: BotWorkers | None = None
     try:
-        await app.start()
-        tune_gc()
-        print(f"solrace listening on {app.ws_url}  (web client and metrics: {app.http_url})", flush=True)
-        if settings.bot_workers > 0 and app.store is not None:
-            workers = BotWorkers(settings, app.ws_url, app.store.url)
-            workers.start()
-        log.info(
-            "solrace %s listening on %s, Redis %s; settings changed from their defaults: %s",
-            software_version(),
-            app.ws_url,
-            "private (above)" if not settings.redis else redact_url(settings.redis),
-            changed_settings(settings),
-        )
-        await stop.wait()
-        log.info("shutting down")
+        if await start_unless_stopped(app, stop):
+            tune_gc()
+            print("\n".join(listening_lines(app)), flush=True)
+            if settings.bot_workers > 0 and app.store is not None:
+                workers = BotWorkers(settings, app.ws_url, app.store.url)
+                workers.start()
+            addresses = app.addresses
+            log.info(
+                "solrace %s listening on %s, Redis %s; settings changed from their defaults: %s",
+                software_version(),
+                app.ws_url if len(addresses) == 1 else f"{app.ws_url} ({', '.join(addresses)})",
+                "private (above)" if not settings.redis else redact_url(settings.redis),
+                changed_settings(settings),
+            )
+            await stop.wait()
+            log.info("shutting down")
     finally:
         app.stop_accepting()  # at once: the bot workers may take seconds to stop
         # Side by side: each may wait for a stalled Redis, and the grace period is for both. The
@@ -161,6 +167,38 @@ async def serve(settings: Settings, flags_given: argparse.Namespace | None = Non
             await asyncio.wait({workers_stop}, timeout=BOT_WORKERS_FIRST_S)
         await app.stop(workers_stop)
     log.info("stopped")
+
+
+def listening_lines(app: App) -> list[str]:
+    """What stdout says once the server listens: its URLs (tests read the port from the first
+    line), and, when --host names several addresses (a name such as localhost, "" for every
+    interface), a second line with each of them, all on the first line's port."""
+    lines = [f"solrace listening on {app.ws_url}  (web client and metrics: {app.http_url})"]
+    addresses = app.addresses
+    if len(addresses) > 1:
+        lines.append(f"solrace listening on {len(addresses)} addresses: {', '.join(addresses)}")
+    return lines
+
+
+async def start_unless_stopped(app: App, stop: asyncio.Event) -> bool:
+    """Start `app`; a stop asked for meanwhile ends the start (`App.end_start`: the private
+    redis-server's first start may wait minutes for it to load its data). False: it was ended,
+    which the log says in one line."""
+    from .app import StartEnded
+
+    starting = asyncio.ensure_future(app.start())
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if not starting.done():
+            await app.end_start()
+        await starting
+    except StartEnded as exc:
+        logging.getLogger("solrace").warning("%s", exc)
+        return False
+    finally:
+        stopping.cancel()
+    return True
 
 
 GC_GEN0 = 10_000  # allocations between young collections (CPython's default: 700)

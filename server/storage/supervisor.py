@@ -12,11 +12,22 @@ import re
 import socket
 import time
 from collections.abc import Callable
+from typing import Any
 
 from .data_folder import MIN_FREE_BYTES, free_bytes
 from .embedded_redis import EmbeddedRedis, replies
 
 log = logging.getLogger("solrace.redis")
+
+
+async def end_start(redis: EmbeddedRedis, starting: asyncio.Future[Any]) -> None:
+    """End a start of `redis` under way in a thread (`starting`, ended once it is done): one
+    loading a large AOF may take minutes, so its child is stopped rather than waited for, and
+    its start then fails. Again until the start ends: its child may be spawned just after a
+    stop. The supervisor's stop ends a restart so, the server's stop the first start."""
+    while not starting.done():
+        await asyncio.to_thread(redis.stop)
+        await asyncio.wait([starting], timeout=0.1)
 
 
 class Supervisor:
@@ -79,10 +90,8 @@ class Supervisor:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        while self._restarting is not None and not self._restarting.done():
-            # Again until the restart ends: its child may be spawned just after a stop.
-            await asyncio.to_thread(self.redis.stop)
-            await asyncio.wait([self._restarting], timeout=0.1)
+        if self._restarting is not None:
+            await end_start(self.redis, self._restarting)
 
     async def _run(self) -> None:
         while True:
