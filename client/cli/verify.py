@@ -3,8 +3,9 @@ or refute its published result.
 
 Input: a replay document — the protocol's `replay` reply (docs/protocol.md
 §3), or a daily's published replays (§5 `daily_replay`) — read from a JSON or
-MessagePack file, or fetched from a server (`--url ws://HOST:PORT/ws` with
-`--race ID`, or `--daily GAME --date YYYY-MM-DD [--player ID]`). Its fields:
+MessagePack file, or fetched from a server (`--race ID`, or `--daily GAME --date
+YYYY-MM-DD [--player ID]`, with `--url ws://HOST:PORT/ws`, default the local
+server's, as the other commands). Its fields:
 
     game, seed, rules_version?, deal_version?, commitment?, starts_at?,
     ranking: [{rank, player, name, status, won, home, moves, time_ms, home_at_ms,
@@ -50,6 +51,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from client import cli
 from protocol import rules
 from protocol.ranking import entry_key
 
@@ -315,7 +317,9 @@ def _check_proof(game: str, seed: str, doc: dict[str, Any], report: Report) -> N
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
     parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
-    parser.add_argument("--daily", metavar="GAME", help="with --url: a closed daily's game")
+    parser.add_argument(
+        "--daily", metavar="GAME", help=f"a closed daily's game (on --url, default {cli.DEFAULT_URL})"
+    )
     parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")
     parser.add_argument("--player", help="with --daily: one player's entry (default: every published one)")
     parser.add_argument("--seed", help="the revealed seed, if the document lacks it (or to compare)")
@@ -332,10 +336,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        if args.url or args.race:
+        # `--daily` alone is on the default server, as `--race` is: the daily screen of
+        # `solrace play` prints the command without `--url` for that server.
+        if args.url or args.race or args.daily:
             if bool(args.race) == bool(args.daily) or (args.daily and not args.date):
-                raise InputError("with --url give --race ID, or --daily GAME --date YYYY-MM-DD")
-            urls, race, invite = race_source(args.race, args.url) if args.race else (args.url, None, None)
+                raise InputError("give --race ID, or --daily GAME --date YYYY-MM-DD")
+            if args.race:
+                urls, race, invite = race_source(args.race, args.url)
+            else:
+                urls, race, invite = list(args.url or [cli.DEFAULT_URL]), None, None
             doc = asyncio.run(
                 fetch(
                     urls,
@@ -352,7 +361,7 @@ def run(args: argparse.Namespace) -> int:
         elif args.file:
             doc = load(args.file)
         else:
-            raise InputError("give a replay file, or --url with --race or --daily")
+            raise InputError("give a replay file, --race ID, or --daily GAME --date YYYY-MM-DD")
         report = verify(doc, seed=args.seed, commitment=args.commitment)
     except (InputError, OSError) as e:
         print(f"solrace verify: {e}", file=sys.stderr)

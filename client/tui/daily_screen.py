@@ -62,9 +62,11 @@ class DailyScreen(ModalScreen[Intent | None]):
     """
     BINDINGS = [Binding("escape", "back", "back")]
 
-    def __init__(self, session: Session, game: str | None = None):
+    def __init__(self, session: Session, game: str | None = None, server_url: str | None = None):
         super().__init__()
         self.session = session
+        #: the server's URL, for the command that checks a closed day (`solrace verify --url`)
+        self.server_url = server_url
         self.game = game if game in GAMES else next(iter(GAMES))
         self.infos: dict[str, dict[str, Any] | None] = {}
         #: each game's row in full (cut to the table's width when drawn)
@@ -200,7 +202,7 @@ class DailyScreen(ModalScreen[Intent | None]):
         except ServerError as e:
             self.say(f"{game_name(game)} leaderboard: {e.describe()}")
             return
-        text.update(leaderboard_text(board, self.session.player))
+        text.update(leaderboard_text(board, self.session.player, self.server_url))
 
     @on(Button.Pressed, "#daily-back")
     def action_back(self) -> None:

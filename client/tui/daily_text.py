@@ -8,6 +8,7 @@ from typing import Any
 
 from rich.text import Text
 
+from client.cli import DEFAULT_URL
 from protocol.rules.facts import game_name
 
 from .text import clock, plural, ranking_lines, time_text
@@ -107,9 +108,21 @@ def daily_row(
     return (game_name(game), today_cell(info), you_cell(info), streak_cell(history))
 
 
-def leaderboard_text(board: dict[str, Any], me: str | None) -> Text:
+def verify_command(game: str, date: str, server_url: str | None) -> str:
+    """``solrace verify --daily GAME --date DATE --url URL``: without ``--url`` when it is the
+    default server's (the command's own default), ``ws://HOST:PORT/ws`` to fill in when the
+    server is not known. Without it the command checked the default server's day, not the
+    one the player played on."""
+    command = f"solrace verify --daily {game} --date {date}"
+    if server_url != DEFAULT_URL:
+        command += f" --url {server_url or 'ws://HOST:PORT/ws'}"
+    return command
+
+
+def leaderboard_text(board: dict[str, Any], me: str | None, server_url: str | None = None) -> Text:
     """A day's leaderboard: its top entries, the entries around yours when you are below
-    them, and your place (your own line in bold)."""
+    them, and your place (your own line in bold); once the day is closed, the command that
+    checks it on ``server_url`` (the server's the board is from)."""
     game = str(board.get("game", ""))
     count = int(board.get("count") or 0)
     state = "final" if board.get("final") else str(board.get("status", ""))
@@ -137,8 +150,6 @@ def leaderboard_text(board: dict[str, Any], me: str | None) -> Text:
     else:
         t.append("you have no finished attempt on this board")
     if board.get("status") == "closed":
-        t.append(
-            f"\nthe day is closed: solrace verify --daily {game} --date {board.get('date', '?')} "
-            "re-plays it from the revealed seed"
-        )
+        command = verify_command(game, str(board.get("date", "?")), server_url)
+        t.append(f"\nthe day is closed: {command} re-plays it from the revealed seed")
     return t

@@ -324,7 +324,7 @@ class MenuScreen(ModalScreen[Intent | None]):
         from .daily_screen import DailyScreen
 
         assert self.session is not None
-        intent = await self.app.push_screen_wait(DailyScreen(self.session, self._game()))
+        intent = await self.app.push_screen_wait(DailyScreen(self.session, self._game(), self.server_url))
         if intent is not None:
             self.dismiss(intent)
 
