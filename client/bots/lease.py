@@ -69,9 +69,11 @@ class BotClient(client.Client):
             await self.lease.hold()
         return await super().request(msg, timeout=timeout)
 
-    async def move(self, race: str, move: str, view: bool = False, *, timeout: float | None = None) -> m.Ack:
+    async def move(
+        self, race: str, move: str, view: bool = False, *, timeout: float | None = None, resend: bool = True
+    ) -> m.Ack:
         if self.lease is not None:
             await self.lease.hold()
         board = self.boards.get(race)
         log.debug("bot %s moves %d in %s: %s", self.player, board.n if board else 0, race, move)
-        return await super().move(race, move, view, timeout=timeout)
+        return await super().move(race, move, view, timeout=timeout, resend=resend)

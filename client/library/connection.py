@@ -42,8 +42,11 @@ Design:
   Redis, so any process resumes it -- resends every unacknowledged move with
   the same `n` (the server acks a duplicate without applying it twice),
   re-spectates, and resyncs each race. Other requests in flight when the
-  connection drops fail with `Disconnected` (they may not be idempotent:
-  `create`, `quick`). `url` is the URL of the current connection.
+  connection drops fail at once with `ReplyLost`, a `Disconnected` (they may
+  not be idempotent: `create`, `quick`; the server may have done them before
+  the drop), as do moves sent with `move(..., resend=False)`. A request made
+  while reconnecting waits for the new connection (up to its timeout).
+  `url` is the URL of the current connection.
 """
 
 from __future__ import annotations
@@ -64,7 +67,15 @@ from protocol import messages as m
 from .accounts import AccountCalls
 from .board import Board
 from .endpoints import Endpoint, endpoints
-from .errors import Disconnected, IllegalMoveError, NotConnected, ServerError, Unreachable, describe
+from .errors import (
+    Disconnected,
+    IllegalMoveError,
+    NotConnected,
+    ReplyLost,
+    ServerError,
+    Unreachable,
+    describe,
+)
 from .events import ConnectionLost, Reconnected, event_kind
 
 __all__ = [
@@ -75,6 +86,7 @@ __all__ = [
     "IllegalMoveError",
     "NotConnected",
     "Reconnected",
+    "ReplyLost",
     "ServerError",
     "Unreachable",
     "connect",
@@ -273,13 +285,15 @@ class Client(AccountCalls):
         if self._closed:
             return
         will_retry = self.reconnect and not self._closing
-        # Requests other than moves may not be idempotent: fail them now.
+        # Requests other than moves may not be idempotent: fail them now, as the moves whose
+        # caller decides again once reconnected (`resend=False`). They were sent: the server
+        # may have done them, which `ReplyLost` says.
         for rid, fut in list(self._pending.items()):
-            if will_retry and rid in self._moves:
+            if will_retry and rid in self._moves and rid not in self._no_resend:
                 continue
             del self._pending[rid]
             if not fut.done():
-                fut.set_exception(Disconnected(f"connection lost ({code} {reason})".strip()))
+                fut.set_exception(ReplyLost(f"connection lost ({code} {reason})".strip()))
         self._resyncing.clear()
         if self._closing:
             self._mark_closed()

@@ -39,6 +39,13 @@ class Disconnected(ConnectionError):
     """The connection is gone (and is not being re-established)."""
 
 
+class ReplyLost(Disconnected):
+    """The connection dropped after the request was sent and before its reply came: the
+    server may have acted on it or not (a `create` made its race, a move was played).
+    Raised at once, on the drop, not at the request's timeout. After a reconnect the
+    server's state says which: the client resyncs the boards of the races it plays."""
+
+
 class Unreachable(Disconnected):
     """No endpoint answered a round of connection attempts.
 

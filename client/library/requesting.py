@@ -72,13 +72,22 @@ class Requester(EventQueue):
             raise
         return await self._await_reply(rid, fut, timeout)
 
-    async def move(self, race: str, move: str, view: bool = False, *, timeout: float | None = None) -> m.Ack:
+    async def move(
+        self, race: str, move: str, view: bool = False, *, timeout: float | None = None, resend: bool = True
+    ) -> m.Ack:
         """Play `move` in `race`; returns the ack once the move is durable.
 
         The move count `n` comes from the local board. Moves of one race are
         sent one at a time (a second concurrent call waits for the first ack).
         Raises `IllegalMoveError` (`.reason`) or `ServerError` (`.code`, e.g.
         `out-of-sync`, after which the board has been resynced).
+
+        With `reconnect=True` a move whose connection drops before its ack is
+        resent once reconnected, and this call returns its ack then (or raises
+        `TimeoutError` at `timeout`). `resend=False` is for a player who decides
+        again on the board the reconnection brings: the drop fails the call at
+        once with `ReplyLost` (the move may or may not have been played: the
+        resynced board says which), and the move is not resent.
         """
         board = self.boards.get(race)
         if board is None:
@@ -92,6 +101,8 @@ class Requester(EventQueue):
             fut = self._expect(rid)
             board.pending = (n, move)
             self._moves[rid] = (race, n, move, view)
+            if not resend:
+                self._no_resend.add(rid)
             try:
                 await self._send(m.encode(m.Move(rid=rid, race=race, n=n, move=move, view=view)))
                 ack: m.Ack = await self._await_reply(rid, fut, timeout)
@@ -108,6 +119,7 @@ class Requester(EventQueue):
                 raise
             finally:
                 self._moves.pop(rid, None)
+                self._no_resend.discard(rid)
                 if self._pending.get(rid) is fut:  # not sent: no reply was awaited to drop it
                     del self._pending[rid]
                 if board.pending == (n, move):

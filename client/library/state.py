@@ -76,6 +76,8 @@ class ClientState:
         self._pending: dict[int, asyncio.Future[Any]] = {}
         # rid -> (race, n, move, view) of moves in flight, for resending.
         self._moves: dict[int, tuple[str, int, str, bool]] = {}
+        # rids of the moves in flight that a drop fails (`move(resend=False)`), not resent.
+        self._no_resend: set[int] = set()
         # rid -> race of `finish` requests: their `ok` carries the race version.
         self._finishes: dict[int, str] = {}
         self._move_locks: dict[str, asyncio.Lock] = {}

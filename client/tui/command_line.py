@@ -19,11 +19,12 @@ from textual.widgets import Input
 from textual.worker import Worker
 
 from .board_input import complete
-from .errors import ServerError
+from .errors import REPLY_LOST, ServerError
 from .hints import ask_hint
 from .menu_flow import MenuFlow
 from .model import RaceModel
 from .race_commands import (
+    LOST_COMMAND,
     QUEUED_COMMAND,
     connecting_help,
     finish_prompt,
@@ -123,6 +124,7 @@ class CommandScreen(Protocol):
     def toggle_legal(self) -> None: ...
     def connect_again(self) -> None: ...
     def say(self, text: str, error: bool = False) -> None: ...
+    def say_lost(self, text: str) -> None: ...
     def redraw(self) -> None: ...
     def push_screen(self, screen: Any) -> Any: ...
     def resync(self) -> Worker[None]: ...
@@ -229,7 +231,10 @@ class CommandLine:
             elif word not in ("finish", "leave"):
                 app.say(f"{word}: ok")
         except ServerError as e:
-            app.say(e.describe(), error=True)
+            if e.code == REPLY_LOST:  # sent, then the connection dropped: done or not, unknown
+                app.say_lost(f"{word}: {LOST_COMMAND}")
+            else:
+                app.say(e.describe(), error=True)
         app.redraw()
 
     def analysis(self) -> Worker[None]:

@@ -6,7 +6,7 @@ started", "every seat is taken", "only the host may start the race"), and many c
 only the server knows (how many seats, which game ids, which rule a name breaks): those are
 shown as they are. ``WORDS`` lists only the codes whose every message the apps can say
 better to a player: one in protocol terms ("move count mismatch; state follows"), the
-errors the client itself makes (``timeout``, ``disconnected``), and the account commands'
+errors the client itself makes (``timeout``, ``disconnected``, ``reply-lost``), and the account commands'
 (their words name the rule). The code itself is not shown: it is for programs, and a
 player cannot act on it; it appears only when neither a message nor words say anything.
 
@@ -30,7 +30,11 @@ WORDS: dict[str, str] = {
     "rate-limited": "too many requests",
     "unknown-type": "this server does not know that request (an older server?)",
     "timeout": "the server did not answer in time: try again",
-    "disconnected": "not connected to the server: try again once reconnected",
+    # the header's words while the connection is lost (race_text.connection_text)
+    "disconnected": "connection lost — reconnecting… (not connected to the server): try again once reconnected",
+    # Sent, then the connection dropped: for what changes nothing (a menu's list) the same as
+    # not sent. What changes something may have been done: the race screen says to look.
+    "reply-lost": "connection lost — reconnecting… (before the server answered): try again once reconnected",
     # accounts (docs/protocol.md §9)
     "bad-login": "unknown name or wrong password",
     "bad-name": "names are 3 to 20 letters, digits, _ or -, starting with a letter or a digit",
@@ -41,6 +45,10 @@ WORDS: dict[str, str] = {
     "claim-limited": "too many accounts made from this address",
     "conflict": "the account changed meanwhile (another password change?)",
 }
+
+#: The code of the error for a request sent before the connection dropped, whose reply never
+#: came: the server may have done it (client.library's `ReplyLost`, as client/tui/net.py says it).
+REPLY_LOST = "reply-lost"
 
 #: The codes that mean "not now": their words end with when to try again.
 WAIT_CODES = ("login-limited", "claim-limited", "rate-limited", "solver-busy")

@@ -30,7 +30,7 @@ import msgspec
 
 from protocol.messages import ErrorCode
 
-from .errors import ServerError
+from .errors import REPLY_LOST, ServerError
 from .player_net import PLAYER_TYPES, player_request
 from .session import now_ms
 
@@ -168,14 +168,22 @@ class NetSession:
         return int(now_ms() + (off if off is not None else self._offset))
 
     async def request(self, t: str, **f: Any) -> dict[str, Any]:
-        from client.library.connection import Disconnected
+        """The request ``t``'s reply as a dict; a :class:`ServerError` for an ``error`` reply,
+        and for what the connection did: ``disconnected`` at once while it is lost (the library
+        would hold the request for its reconnection, up to its 10 s timeout: a menu's list said
+        nothing meanwhile), ``reply-lost`` at once when it dropped after the request was sent
+        (the server may have done it: a move is not resent, the player decides again on the
+        board the reconnection brings), ``timeout`` when the server did not answer."""
+        from client.library.connection import Disconnected, ReplyLost
         from client.library.connection import ServerError as LibError
 
         c = self.client
+        if not c.connected:
+            raise ServerError("disconnected", "not connected")
         reply: object
         try:
             if t == "move":
-                reply = await c.move(f["race"], f["move"], view=bool(f.get("view")))
+                reply = await c.move(f["race"], f["move"], view=bool(f.get("view")), resend=False)
             elif t == "ready":
                 reply = await c.ready(f["race"], f.get("ready", True))
             elif t == "create":
@@ -229,6 +237,8 @@ class NetSession:
                 if getattr(e, k, None) is not None
             }
             raise ServerError(str(e.code), e.message or "", **extra) from None
+        except ReplyLost as e:
+            raise ServerError(REPLY_LOST, str(e)) from None
         except (Disconnected, ConnectionError) as e:
             raise ServerError("disconnected", str(e) or "not connected") from None
         except TimeoutError:

@@ -24,13 +24,14 @@ from protocol.rules.games import GAMES
 from .board import Marks
 from .board_input import click, home_move, targets_for
 from .command_line import CommandLine, MoveInput
-from .errors import ServerError, connection_lost_text
+from .errors import REPLY_LOST, ServerError, connection_lost_text
 from .intent import Intent
 from .menu_flow import MenuFlow
 from .model import RaceModel
 from .race_commands import (
     CANNOT_CONNECT_PLACEHOLDER,
     CONNECTING_PLACEHOLDER,
+    LOST_BEFORE_ANSWER,
     NOT_SENT,
     RematchWord,
     connecting_help,
@@ -56,10 +57,7 @@ from .session import GatedSession, Session
 from .widgets import BoardView, bar_width, bars_text
 
 #: A move sent just before the connection dropped, whose answer did not come.
-LOST_IN_FLIGHT = (
-    "the connection dropped before the server answered: once reconnected, the board shows "
-    "whether it was played"
-)
+LOST_IN_FLIGHT = f"{LOST_BEFORE_ANSWER}: once reconnected, the board shows whether it was played"
 
 
 class PlayApp(App[int]):
@@ -144,6 +142,9 @@ class PlayApp(App[int]):
         #: the connection dropped (a `disconnected` event) and is not back yet (`reconnected`):
         #: the words said of the drop; None while connected
         self.connection_lost: str | None = None
+        #: what a request that the drop lost said (its fate unknown): the drop's own line, come
+        #: after it, does not cover it (the header says the drop); None again once reconnected
+        self.lost_said: str | None = None
         #: connects, leads into a race and back out to the menu
         self.menu_flow = MenuFlow(self)
         #: what a line typed on the command line does
@@ -258,6 +259,13 @@ class PlayApp(App[int]):
         # kept the first's height: textual sizes the line again only on a later refresh.
         self.call_after_refresh(st.refresh, layout=True)
 
+    def say_lost(self, text: str) -> None:
+        """Say what a request sent just before the connection dropped became (``text``): the
+        library fails it as it tells of the drop, and the drop's line, come after, said only
+        "connection lost" over it."""
+        self.lost_said = text
+        self.say(text, error=True)
+
     # -- the way in and out (menu_flow.py) ---------------------------------------
 
     def connect_again(self) -> None:
@@ -301,11 +309,13 @@ class PlayApp(App[int]):
             return
         if t == "disconnected":
             self.connection_lost = connection_lost_text(ev)
-            self.say(self.connection_lost, error=True)
+            if self.lost_said is None:
+                self.say(self.connection_lost, error=True)
             self.refresh_info()  # the header says it too, until `reconnected`
             return
         if t == "reconnected":
             self.connection_lost = None
+            self.lost_said = None
             self.say("reconnected")
             self.refresh_info()
             self.resync()
@@ -455,9 +465,10 @@ class PlayApp(App[int]):
                 # stays as the server last had it, the move to be played again on it.
                 ack = await self.request("move", race=m.race_id, n=m.n, move=move, view=True)
             except ServerError as e:
-                if self.disconnected() and e.code in ("timeout", "disconnected"):
+                if e.code == REPLY_LOST or (self.disconnected() and e.code in ("timeout", "disconnected")):
                     # Sent, then the connection dropped: the server may have played it or not.
-                    self.say(f"{move}: {LOST_IN_FLIGHT}", error=True)
+                    # Said at once (the library does not resend it, nor wait for its timeout).
+                    self.say_lost(f"{move}: {LOST_IN_FLIGHT}")
                     return
                 self.say(f"{move}: {e.describe()}", error=True)
                 if e.code == "out-of-sync":

@@ -52,6 +52,13 @@ def not_sent_text(t: str) -> str:
     return f"not sent — the connection to the server is lost (reconnecting…): {again} once reconnected"
 
 
+#: A request sent just before the connection dropped, whose answer did not come (the server
+#: may have done it or not: said with what shows which, once reconnected).
+LOST_BEFORE_ANSWER = "the connection dropped before the server answered"
+#: ...a race command's (ready, start, leave, finish…).
+LOST_COMMAND = f"{LOST_BEFORE_ANSWER}: once reconnected, the race shows whether it was done"
+
+
 #: No race on screen (none chosen yet, or the one asked for was refused: a `--join` of a race
 #: that started or does not exist): the menu or quit, nothing of a lobby's.
 NO_RACE_HELP = (

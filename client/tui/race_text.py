@@ -15,11 +15,11 @@ from client.cli import DEFAULT_URL
 from protocol.rules.facts import game_name
 
 from .board import card_text
-from .errors import ServerError
+from .errors import REPLY_LOST, ServerError
 from .intent import BOT_LEVELS, Intent
 from .links import make_link
 from .model import PlayerRow, RaceModel
-from .race_commands import NOT_SENT, RematchWord
+from .race_commands import LOST_BEFORE_ANSWER, NOT_SENT, RematchWord
 from .ratings_text import change_text, rated_needs_account
 from .recent_text import shell_lines
 from .text import clock, marked_name, plural, ranking_lines, tie_break_notes
@@ -369,10 +369,11 @@ def start_refused_text(e: ServerError, intent: Intent, back_to: str | None = Non
         return rated_needs_account(intent.game, intent.mode) + " — 'menu' to choose again"
     if e.code == "no-bots":
         return f"{NO_BOT} — 'menu' to choose again"
-    if e.code == "timeout" and intent.mode in SEATING_MODES:
+    if e.code in ("timeout", REPLY_LOST) and intent.mode in SEATING_MODES:
         # Not "try again": the server may have made the race or taken the seat all the same.
+        why = "the server did not answer in time" if e.code == "timeout" else LOST_BEFORE_ANSWER
         return (
-            "the server did not answer in time; the race may be there all the same (solrace play, "
+            f"{why}; the race may be there all the same (solrace play, "
             "launched again, goes back to a race you hold a seat in) — 'menu' to choose again"
         )
     if intent.mode == "join":  # `--join RACE`: the race named, the server's reason in words

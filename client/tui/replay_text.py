@@ -95,7 +95,7 @@ def refusal_text(code: str, race: str, message: str = "", *, flags: bool = True)
         return f"Race {race} is private: only its players and holders of its invite may replay it{how}."
     if code == "bad-token":
         return "The server does not know this token (its session ended): log in again with solrace play."
-    if code in ("disconnected", "timeout"):
+    if code in ("disconnected", "reply-lost", "timeout"):
         return f"The server did not answer for race {race} (the connection is down or slow): try again."
     if code in WORDS or message:  # client/tui/errors.py's words, else the server's: no code
         return f"The server refused the replay of race {race}: {error_text(code, message)}."
@@ -112,6 +112,7 @@ NO_FINAL_BOARDS = {
     "daily-open": "a daily attempt: sealed until its day closes",
     "bad-token": "the session ended",
     "disconnected": "the server did not answer",
+    "reply-lost": "the server did not answer",
     "timeout": "the server did not answer",
 }
 

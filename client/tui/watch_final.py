@@ -13,7 +13,7 @@ FINAL_WAIT_S = 10.0
 #: The pause before asking again, doubled after each refusal up to the second.
 FINAL_RETRY_S = (0.2, 1.0)
 #: The refusals of the final boards that asking again later may get past (the `f` key).
-ASK_AGAIN = frozenset({"disconnected", "timeout", "internal", "rate-limited"})
+ASK_AGAIN = frozenset({"disconnected", "reply-lost", "timeout", "internal", "rate-limited"})
 
 
 class Stage(Enum):
