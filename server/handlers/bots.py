@@ -347,9 +347,12 @@ class Bots:
         """Ask for the bots that fill `pid`'s quick-match group: True once asked for, or once
         the player no longer waits (seated, or gone); False if the workers have no free slots.
         (A try that failed after its requests were queued is made again only while the player
-        still waits: at worst one bot too many, which leaves the queue after its wait.)"""
+        still waits: at worst one bot too many, which leaves the queue after its wait.) Only
+        the entries a group is formed of count: not those of a server process that died
+        (server/handlers/quick_match.py), which would leave the group a bot short for good."""
         if not await self.queue.in_queue(queue_key, pid):
             return True
+        _queued, alive = await self.svc.store.quick_waiting(game, seats, pid)
         now = await self.svc.store.time_ms()
-        needed = B.quick_bots_needed(seats, await self.queue.queued_players(queue_key))
+        needed = B.quick_bots_needed(seats, alive)
         return await self.send_bots(needed, "quick", "greedy", game, now, seats=seats)

@@ -12,6 +12,15 @@ queued for, so that its close lets go: a record may outlive its entry (seated
 or unqueued elsewhere), which is harmless, since letting go of an entry one no
 longer holds removes it only if nobody holds it.
 
+A process killed outright (kill -9) closes nothing: its connections never let go. So a
+holder is named with its process ("PROC/CONN"), and each process marks itself alive in every
+queue where its connections hold entries, every second (`keep_alive`; quick.lua): a group is
+formed only of entries with a holder alive, so that a dead process's entries seat nobody
+QUICK_LIVE_MS after it died, and they leave the queue QUICK_DROP_MS later (a process that only
+stalled finds its entries where they were). Their player's bot fallback (server/handlers/bots.py)
+went with the process: a player who comes back and wants a race queues again, as after any
+lost connection, and the process that takes that `quick` arms the fallback.
+
 The entry's seat (`quick_hold`) is claimed by each `quick` with a token of its own, which
 the entry carries (storage/seats.lua, quick.lua): whatever takes an entry out (a seated
 group, `unqueue`, the last holder's close) gives back only the claims it carried. So the
@@ -50,6 +59,9 @@ SEAT_ATTEMPTS = 3
 # After a group went back to its queue, a full group still waiting there is seated this long
 # after (`form_again`), though nobody else arrives: a put-back can leave one waiting.
 FORM_AGAIN_S = 5.0
+# How often a process renews its marks in the queues where its connections hold entries: well
+# within their lifetime (QUICK_LIVE_MS), so that a slow round or two do not let them lapse.
+KEEP_ALIVE_S = 1.0
 
 
 class QuickMatch:
@@ -57,6 +69,15 @@ class QuickMatch:
         self.svc = svc
         self.lobby = lobby
         svc.disconnect_hooks.append(self.on_disconnect)
+        # The connections here that queued, by queue (game, seats): this process marks itself
+        # alive in those queues while they hold entries there (`keep_alive`, a task of the
+        # service: its stop ends it).
+        self.holding: dict[tuple[str, int], set[Session]] = {}
+        self.keeper: asyncio.Task[None] | None = None
+
+    def holder(self, s: Session) -> str:
+        """How the connection `s` is named among an entry's holders: its process, then its id."""
+        return f"{self.svc.store.sessions.proc}/{s.conn_id}"
 
     async def quick(self, s: Session, msg: m.Quick) -> None:
         svc = self.svc
@@ -67,10 +88,14 @@ class QuickMatch:
         # step: queued on several connections at once, never more than the limit pass.
         hold, claim = quick_hold(gdef.id, seats), new_claim()
         await self.lobby.reserve_seat(pid, hold, QUICK_TTL_S * 1000, renew=True, claim=claim)
-        # Noted before the push: whatever becomes of it, this connection's close lets go of its hold.
+        # Noted before the push: whatever becomes of it, this connection's close lets go of its
+        # hold, and this process keeps its mark alive in the queue meanwhile.
         s.quick.add((gdef.id, seats))
+        self.holding.setdefault((gdef.id, seats), set()).add(s)
+        if self.keeper is None:
+            self.keeper = svc.spawn(self.keep_alive())
         try:
-            group = await svc.store.quick_push(gdef.id, seats, pid, s.conn_id, claim)
+            group = await svc.store.quick_push(gdef.id, seats, pid, self.holder(s), claim)
         except BaseException:
             await svc.store.drop_claims(pid, hold, [claim])  # the seat stays if another entry claims it
             raise
@@ -144,6 +169,31 @@ class QuickMatch:
             if not taken or not await self.seat_queued(game, seats, taken):
                 return
 
+    async def keep_alive(self) -> None:
+        """Every KEEP_ALIVE_S, while connections here hold entries: renew this process's mark in
+        each queue they are in (quick.lua), which also seats a full group of entries alive there
+        (one can wait so, after a stalled process came back). A queue no connection here is
+        queued in any more (seated, unqueued, closed) is no longer marked."""
+        proc = self.svc.store.sessions.proc
+        try:
+            while self.holding:
+                await asyncio.sleep(KEEP_ALIVE_S)
+                for queue, sessions in list(self.holding.items()):
+                    sessions = {s for s in sessions if queue in s.quick}
+                    if not sessions:
+                        del self.holding[queue]
+                        continue
+                    self.holding[queue] = sessions
+                    try:
+                        taken = await self.svc.store.quick_keep(*queue, proc)
+                    except Exception as exc:
+                        self.svc.failed(f"could not mark the quick-match queue of {queue[0]} alive", exc)
+                        continue
+                    if taken:  # seated beside this loop: the marks of the other queues wait for nothing
+                        self.svc.spawn(self.seat_queued(*queue, taken))
+        finally:
+            self.keeper = None
+
     async def seat_group(
         self, game: str, group: list[str], time_limit_s: int, race: str | None = None, *, arena: str = ""
     ) -> R.Race:
@@ -204,11 +254,13 @@ class QuickMatch:
     async def on_disconnect(self, s: Session) -> None:
         """The closed connection lets go of the entries it holds: each leaves with its last holder."""
         pid = s.pid
+        for queue in s.quick:
+            self.holding.get(queue, set()).discard(s)
         if pid is None:
             return
         for game, seats in list(s.quick):
             try:
-                claims = await self.svc.store.quick_release(game, seats, pid, s.conn_id)
+                claims = await self.svc.store.quick_release(game, seats, pid, self.holder(s))
                 if claims is not None:  # the entry left: its claims on its seat end
                     await self.svc.store.drop_claims(pid, quick_hold(game, seats), claims)
             except Exception as exc:

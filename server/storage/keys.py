@@ -73,6 +73,9 @@ key                                type    contents
                                            `quick` that queued it); same slot, same TTL
 ``{quick:GAME:SEATS}:gone:PID``    set     PID's connections that let go of an entry, ``*``
                                            once PID unqueued (quick.lua); same slot, same TTL
+``{quick:GAME:SEATS}:live``        hash    server process -> until when (ms) the entries its
+                                           connections hold count as alive (quick.lua); same
+                                           slot; TTL the marks' lifetime + the drop time
 ``races:timers``                   zset    race id -> next time the race must be looked
                                            at (starts_at in countdown, deadline running,
                                            a public lobby's away check in its lobby); a
@@ -182,6 +185,12 @@ def quick_tokens_prefix(game: str, seats: int) -> str:
 def quick_tokens(game: str, seats: int, pid: str) -> str:
     """``{quick:GAME:SEATS}:tok:PID`` set: the seat claims (seats.lua) carried by PID's entry."""
     return quick_tokens_prefix(game, seats) + pid
+
+
+def quick_marks(game: str, seats: int) -> str:
+    """``{quick:GAME:SEATS}:live`` hash: each server process holding entries of the queue ->
+    until when (ms, Redis clock) they count as alive (quick.lua), in the queue's slot."""
+    return "{" + quick_key(game, seats) + "}:live"
 
 
 def quick_gone_prefix(game: str, seats: int) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any, NamedTuple
@@ -17,6 +18,7 @@ from .keys import (
     quick_holders,
     quick_holders_prefix,
     quick_key,
+    quick_marks,
     quick_tokens,
     quick_tokens_prefix,
     race_key,
@@ -33,7 +35,8 @@ from .sessions import Sessions
 
 class QuickEntry(NamedTuple):
     """What a quick-match entry taken out of its queue carried: the claims on its seat
-    (`reserve_seat` tokens), the connections that held it (`Session.conn_id`), and how often
+    (`reserve_seat` tokens), the connections that held it ("PROC/CONN": a process's
+    `Sessions.proc`, then the connection's `Session.conn_id`), and how often
     its player had unqueued then (quick.lua: an unqueue since keeps it from being put back)."""
 
     claims: tuple[str, ...]
@@ -42,6 +45,15 @@ class QuickEntry(NamedTuple):
 
 
 QUICK_TTL_S = 3600  # a quick-match queue, and its holder sets, live this long after its last arrival
+# A server process marks itself alive in each queue where its connections hold entries (quick.lua),
+# renewing the mark every second: its entries are seated only while the mark lasts, so that those
+# of a process that died (kill -9: its connections never let go) seat nobody QUICK_LIVE_MS later.
+QUICK_LIVE_MS = 5000
+# ...and leave the queue this long after its mark lapsed, their seats given back: until then a
+# process that only stalled (or could not reach Redis) finds its entries waiting where they were.
+QUICK_DROP_MS = 600_000
+
+log = logging.getLogger("solrace.quick")
 RESERVE_MS = 60_000  # a seat reserved for a create or join in progress counts this long at most
 
 
@@ -212,16 +224,51 @@ class Players(StorePart):
     async def quick_push(
         self, game: str, seats: int, pid: str, holder: str, claim: str
     ) -> dict[str, QuickEntry]:
-        """Queue `pid`, its entry held by the connection `holder` and carrying `claim` (the
-        token of its seat's claim, `reserve_seat`); the group taken out if this completes one
-        (any process may take it): each player with what their entry carried."""
-        args = _take_args("q", game, seats, pid, holder, claim)
-        return _group(await QUICK(self.redis, self._quick_keys(game, seats, pid), args))
+        """Queue `pid`, its entry held by the connection `holder` ("PROC/CONN": its process,
+        marked alive, then its id; quick.lua) and carrying `claim` (the token of its seat's
+        claim, `reserve_seat`); the group taken out if this completes one (any process may
+        take it: the first `seats` entries with a holder alive): each player with what their
+        entry carried."""
+        proc = holder.partition("/")[0] if "/" in holder else ""
+        args = _take_args("q", game, seats, pid, holder, claim, proc)
+        keys = [*self._quick_keys(game, seats, pid), quick_marks(game, seats)]
+        return await self._taken(game, seats, await QUICK(self.redis, keys, args))
 
     async def quick_take(self, game: str, seats: int) -> dict[str, QuickEntry]:
         """The group that waits first in the queue of (`game`, `seats`), taken out as
         `quick_push` takes one (with nobody queued), or {} if fewer than `seats` wait."""
-        return _group(await QUICK(self.redis, [quick_key(game, seats)], _take_args("g", game, seats)))
+        keys = [quick_key(game, seats), quick_marks(game, seats)]
+        return await self._taken(game, seats, await QUICK(self.redis, keys, _take_args("g", game, seats)))
+
+    async def quick_keep(self, game: str, seats: int, proc: str) -> dict[str, QuickEntry]:
+        """This process, `proc`, still holds entries of the queue of (`game`, `seats`): its mark
+        is renewed (for QUICK_LIVE_MS), then a group is taken out as `quick_take` does (one may
+        wait full once a stalled process marks itself alive again)."""
+        keys = [quick_key(game, seats), quick_marks(game, seats)]
+        args = _take_args("a", game, seats, proc=proc)
+        return await self._taken(game, seats, await QUICK(self.redis, keys, args))
+
+    async def quick_waiting(self, game: str, seats: int, pid: str) -> tuple[bool, int]:
+        """(whether `pid` is in the queue of (`game`, `seats`), how many entries there have a
+        holder alive): those a group would be formed of."""
+        keys = [quick_key(game, seats), quick_marks(game, seats)]
+        queued, alive = await QUICK(self.redis, keys, _take_args("w", game, seats, pid))
+        return bool(queued), int(alive)
+
+    async def _taken(self, game: str, seats: int, reply: list[Any]) -> dict[str, QuickEntry]:
+        """quick.lua's reply to 'q', 'g' or 'a': the group taken out; the claims of the entries
+        that left for good (every holder's process gone) are given back here."""
+        group, dropped = reply
+        flat = [x.decode() for x in dropped]
+        for pid, tokens in zip(flat[::2], flat[1::2], strict=True):
+            log.info(
+                "%s left the quick-match queue of %s for %d: its server process is gone", pid, game, seats
+            )
+            try:
+                await self.drop_claims(pid, quick_hold(game, seats), tokens.split())
+            except Exception:  # the seat's reservation lapses (QUICK_TTL_S) all the same
+                log.warning("could not give back the seat of %s's quick-match entry", pid, exc_info=True)
+        return _group(group)
 
     async def quick_put_back(
         self, game: str, seats: int, group: dict[str, QuickEntry]
@@ -243,9 +290,8 @@ class Players(StorePart):
     async def quick_release(self, game: str, seats: int, pid: str, holder: str) -> list[str] | None:
         """The connection `holder` lets go of `pid`'s entry (it closed): the claims the entry
         carried if it left with it, the last holder, else None."""
-        return _left(
-            await QUICK(self.redis, self._quick_keys(game, seats, pid), ["r", pid, holder, QUICK_TTL_S])
-        )
+        keys = [*self._quick_keys(game, seats, pid), quick_marks(game, seats)]
+        return _left(await QUICK(self.redis, keys, ["r", pid, holder, QUICK_TTL_S, QUICK_DROP_MS]))
 
     async def quick_leave(self, game: str, sizes: Iterable[int], pid: str) -> dict[int, list[str]]:
         """`pid`'s entries for `game` in the queues of `sizes` leave, with their holders, whichever
@@ -267,9 +313,11 @@ class Players(StorePart):
         ]
 
 
-def _take_args(op: str, game: str, seats: int, pid: str = "", holder: str = "", claim: str = "") -> list[Any]:
-    """quick.lua's ARGV for 'q' (queue `pid` and take a group out if one is full) or 'g' (take
-    one out only)."""
+def _take_args(
+    op: str, game: str, seats: int, pid: str = "", holder: str = "", claim: str = "", proc: str = ""
+) -> list[Any]:
+    """quick.lua's ARGV for 'q' (queue `pid` and take a group out if one is full), 'g' (take
+    one out only), 'a' (`proc` is alive, then as 'g') or 'w' (who waits)."""
     return [
         op,
         pid,
@@ -280,12 +328,15 @@ def _take_args(op: str, game: str, seats: int, pid: str = "", holder: str = "", 
         claim,
         quick_tokens_prefix(game, seats),
         quick_gone_prefix(game, seats),
+        proc,
+        QUICK_LIVE_MS,
+        QUICK_DROP_MS,
     ]
 
 
 def _group(reply: list[Any]) -> dict[str, QuickEntry]:
-    """quick.lua's reply to 'q' or 'g': the group taken out, each player with what their
-    entry carried."""
+    """The group in quick.lua's reply to 'q', 'g' or 'a': each player taken out with what
+    their entry carried."""
     flat = [x.decode() for x in reply]
     return {
         p: QuickEntry(tuple(tokens.split()), tuple(holders.split()), int(unqueues))

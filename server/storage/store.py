@@ -22,7 +22,7 @@ API (all async but ``moves`` and ``subscriber``):
   counted against MAX_RACES_PER_PLAYER (seats.lua): `reserve_seat`, `settle_seats`, `release_seats`, `prune_seats`
 - recent races: `note_recent`, `recent_races`, `accounts_among`, `account_names`
 - quick-match: `quick_push`, `quick_release`, `quick_leave`, `quick_put_back` (an entry is held by the connections
-  that queued it)
+  that queued it), `quick_take`, `quick_keep` (a process marks itself alive there), `quick_waiting`
 - `time_ms`, `ping`
 """
 
