@@ -9,8 +9,9 @@ whichever process). Each rated ``quick`` claims the entry's seat (`rated_hold`) 
 its own, which the entry carries (server/ratings/pool.py), and whatever takes the entry out (a
 group seated, ``unqueue``, the last close, a revoked session, a stale entry) gives back only the
 claims it carried: the same player queueing again while their group is being seated keeps the
-seat for the new entry. A player whose login session was revoked (``logout``, ``logout_all``,
-``password``) leaves the pools, and a group with one is not seated: the others go back to the
+seat for the new entry. A player whose login sessions were revoked (``logout``, ``logout_all``,
+``password``) leaves the pools once no connection holding the entry queued with a session still
+valid (each holds it as "CONN/SESSION"), and a group with such a player is not seated: the others go back to the
 pool with their waiting time. A group whose race could not be made goes back too
 (server/handlers/seating.py).
 """
@@ -82,7 +83,9 @@ class RatedQueue:
             mu = (await self.ratings.rating(gdef.id, li.player)).mu
             # Noted before the join: a close from here on lets go of the hold.
             self.waiting.setdefault(s, {})[gdef.id] = li.session
-            await self.pool.join(gdef.id, li.player, mu, seats, self.identity.conn_id(s), claim, li.session)
+            await self.pool.join(
+                gdef.id, li.player, mu, seats, self._holder(s, li.session), claim, li.session
+            )
         except BaseException:
             await self.svc.store.drop_claims(li.player, hold, [claim])  # stays if another entry claims it
             raise
@@ -106,35 +109,52 @@ class RatedQueue:
         games = self.waiting.pop(s, {})
         if not games or s.pid is None:
             return
-        for game in games:
+        for game, session in games.items():
             try:
                 # The entry stays while another connection of the player that queued for it is
                 # open, here or on another process; its seat goes with it.
-                claims = await self.pool.release(game, s.pid, self.identity.conn_id(s))
+                claims = await self.pool.release(game, s.pid, self._holder(s, session))
                 if claims is not None:
                     await self._left(game, s.pid, claims)
             except Exception as exc:
                 self.svc.failed("could not leave the rated pool", exc)
 
     async def on_revoked(self, pid: str) -> None:
-        """Sessions of `pid` were revoked: leave each pool whose entry was made with one (its
-        seat with the claims it carried, as `unqueue`)."""
+        """Sessions of `pid` were revoked: the connections that queued with one let go of the
+        entry (here at once; elsewhere their close, which the revocation brings, does), and
+        each pool whose entry no connection with a live session holds any more is left (its
+        seat with the claims it carried, as `unqueue`). Another device that queued with a token
+        still valid keeps the player's entry (docs/protocol.md §9)."""
         store = self.svc.store
         for c in list(self.svc.players.get(pid, ())):
             games = self.waiting.get(c, {})
             for game, session in list(games.items()):
                 if not await self.accounts.session_alive(pid, session):
                     del games[game]
-                    claims = await self.pool.release(game, pid, self.identity.conn_id(c))
+                    claims = await self.pool.release(game, pid, self._holder(c, session))
                     if claims is not None:
                         await store.drop_claims(pid, rated_hold(game), claims)
         for game in rules.GAMES:
             if not await self.pool.has(game, pid):
                 continue
-            if not await self.accounts.session_alive(pid, await self.sessions.get(game, pid)):
+            entry_session = await self.sessions.get(game, pid)
+            if not await self._live_session(pid, entry_session, await self.pool.holders(game, pid)):
                 claims = await self.pool.leave(game, pid)
                 if claims is not None:
                     await store.drop_claims(pid, rated_hold(game), claims)
+
+    def _holder(self, s: Session, session: str) -> str:
+        """How the connection `s`, logged in with `session`, holds a pool entry: its id, then
+        that session, so that a revocation tells the holders that still stand (`on_revoked`)."""
+        return f"{self.identity.conn_id(s)}/{session}"
+
+    async def _live_session(self, pid: str, session: str, holders: tuple[str, ...]) -> str:
+        """A login session of `pid`'s entry still valid: the entry's own (the last queuer's),
+        else one a holder queued with; "" if every one was revoked."""
+        for candidate in (session, *(h.partition("/")[2] for h in holders)):
+            if candidate and await self.accounts.session_alive(pid, candidate):
+                return candidate
+        return ""
 
     async def form(self, game: str) -> None:
         stale: dict[str, tuple[str, ...]] = {}  # entries older than the pool's stale_ms, dropped
@@ -197,8 +217,12 @@ class RatedQueue:
         gdef = check.game(game)
         group = formed.members
         pids = [w.player for w in group]
-        sessions = {p: formed.taken[p].session for p in pids}  # taken with the entries
-        alive = [await self.accounts.session_alive(pid, sessions[pid]) for pid in pids]
+        # Taken with the entries: each one's session, or a holder's if that one was revoked
+        # (the device that queued last logged out, another that queued stays).
+        sessions = {
+            p: await self._live_session(p, formed.taken[p].session, formed.taken[p].holders) for p in pids
+        }
+        alive = [bool(sessions[pid]) for pid in pids]
         if not all(alive):
             # Someone's login session was revoked while waiting: they are dropped, the others go
             # back, with their sessions (a group formed from a restored entry needs its session).
@@ -248,5 +272,6 @@ class RatedQueue:
         connections here wait for nothing now. Not the others: one that queued again since holds
         the new entry, and its close must still let go of it."""
         for c in self.svc.players.get(pid, ()):
-            if self.identity.conn_id(c) in holders:
-                self.waiting.get(c, {}).pop(game, None)
+            games = self.waiting.get(c, {})
+            if game in games and self._holder(c, games[game]) in holders:
+                del games[game]

@@ -27,10 +27,12 @@ instead (not the name's, which strangers can empty).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -67,6 +69,16 @@ log = logging.getLogger("solrace.accounts")
 SESSION_TTL_MS = 30 * DAY_MS  # from the session's last hello (sliding)
 MAX_SESSIONS = 20  # per account (devices, browsers): a login beyond them ends the least recently used
 KNOWN_ADDRESS_MS = 30 * DAY_MS  # an address an account logged in from skips the name's login bucket
+# Argon2 work of a process (docs/ratings.md §6): threads of its own, each hash 64 MiB at the
+# default cost; at most HASH_MOST requests (claims, logins, password changes) in hand at once,
+# running or waiting, the last HASH_OWNERS of those places kept for owners (a login from an
+# address known to the account, a password change); beyond, refused at once, to retry after
+# HASH_BUSY_RETRY_MS. Without a bound, a few addresses spending their login allowance on
+# unknown names made every login wait tens of seconds behind their hashes.
+HASH_THREADS = 2
+HASH_MOST = 16
+HASH_OWNERS = 4
+HASH_BUSY_RETRY_MS = 2_000
 
 # A session's check at hello that renews it (sliding expiry): one script, so one round
 # trip as the check alone was, and atomic, so that a session revoked meanwhile (HDEL, DEL)
@@ -99,6 +111,36 @@ def _address_id(address: str) -> str:
 
 def session_id(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class Hashing:
+    """The argon2 work of a process: ``threads`` of its own (not asyncio's default pool, which
+    other work shares), and at most ``most`` requests in hand (``slot``), running or waiting;
+    the last ``owners`` places only for owners. Beyond, a request is refused at once: never
+    queued without bound."""
+
+    def __init__(self, threads: int = HASH_THREADS, most: int = HASH_MOST, owners: int = HASH_OWNERS) -> None:
+        self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="argon2")
+        self.most = most
+        self.owners = owners
+        self.busy = 0
+
+    @contextlib.contextmanager
+    def slot(self, code: str, *, owner: bool = False) -> Iterator[None]:
+        """A place for one request's hashes, or ``code`` (``login-limited``, ``claim-limited``)
+        with ``retry_after_ms``."""
+        if self.busy >= (self.most if owner else self.most - self.owners):
+            raise AccountError(
+                code, "the server is busy checking passwords", retry_after_ms=HASH_BUSY_RETRY_MS
+            )
+        self.busy += 1
+        try:
+            yield
+        finally:
+            self.busy -= 1
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, fn, *args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,12 +178,14 @@ class Accounts:
         password_policy: LoginPolicy = PASSWORD_POLICY,
         claim_policy: LoginPolicy = CLAIM_POLICY,
         session_ttl_ms: int = SESSION_TTL_MS,
+        hashing: Hashing | None = None,
     ) -> None:
         """
         ``hasher``: the argon2id parameters (tests use cheap ones).
         ``account_policy``, ``address_policy``: login buckets per name and per address group.
         ``password_policy``: the bucket of password changes per login session.
         ``claim_policy``: the bucket of claims per address group.
+        ``hashing``: where argon2 runs, and its bound (a new ``Hashing()`` by default).
         """
         self.redis = redis
         self.clock = clock
@@ -151,6 +195,7 @@ class Accounts:
         self.password_policy = password_policy
         self.claim_policy = claim_policy
         self.session_ttl_ms = session_ttl_ms
+        self.hashing = hashing or Hashing()
         self._cas = redis.register_script(scripts.CAS)
         self.names = NameIndex(redis, lambda: self.clock())  # the clock as it is set, even later
         self._create = redis.register_script(scripts.CREATE)
@@ -206,6 +251,22 @@ class Accounts:
             owner = await self.redis.hget(keys.NAMES, key)
             if owner is not None and text(owner) != player and await self.names.holds(text(owner), key):
                 raise AccountError("name-taken", "this name is taken")
+        # A place for its hash before its token: a claim refused as the server is busy spends none.
+        with self.hashing.slot("claim-limited"):
+            return await self._claim(player, name, password, address, limited, key, made, unfinished)
+
+    async def _claim(
+        self,
+        player: str,
+        name: str,
+        password: str,
+        address: str | None,
+        limited: bool,
+        key: str,
+        made: list[Any],
+        unfinished: bool,
+    ) -> Login:
+        """``claim`` once its cheap checks passed, with a place for its hash."""
         if address is not None and limited:
             wait = await self._take(keys.claim_address(address), self.claim_policy, self.clock())
             if wait:
@@ -216,10 +277,10 @@ class Accounts:
             # This claim again: its account was made, and a step after it failed. With the
             # same password it is finished now (a wrong one is refused as any second claim).
             pw, epoch, name = text(made[2]), text(made[3] or b"0"), text(made[4])
-            if not await asyncio.to_thread(verify_password, pw, password, self.hasher):
+            if not await self.hashing.run(verify_password, pw, password, self.hasher):
                 raise AccountError("already-account", "this player already has an account")
         else:
-            pw, epoch = await asyncio.to_thread(hash_password, password, self.hasher), "0"
+            pw, epoch = await self.hashing.run(hash_password, password, self.hasher), "0"
             if not await self.names.reserve(key, player):
                 raise AccountError("name-taken", "this name is taken")
             res = await self._create(keys=[keys.account(player)], args=[name, key, pw, self.clock()])
@@ -256,17 +317,28 @@ class Accounts:
         """Log in from another device. Errors: ``login-limited`` (``retry_after_ms``), ``bad-login``."""
         key = name.lower()[:64]
         now = self.clock()
-        name_bucket = keys.login_name(key)
-        addr_bucket = keys.login_address(address)
         player = await self.redis.hget(keys.NAMES, key)
         # An address the account logged in from before is not held back by the name's bucket:
         # strangers failing on purpose empty that one, and must not lock the owner out.
         known = player is not None and await self._known(text(player), address, now)
-        wait = 0 if known else await self._take(name_bucket, self.account_policy, now)
-        if wait == 0:
-            wait = await self._take(addr_bucket, self.address_policy, now)
-            if wait and not known:
-                await self._give_back(name_bucket, self.account_policy, now)
+        # A place for its hashes before any token: a login refused as the server is busy spends
+        # none. An owner's login from a known address may take the places kept for owners.
+        with self.hashing.slot("login-limited", owner=known):
+            return await self._login(key, password, address, now, player, known)
+
+    async def _login(
+        self, key: str, password: str, address: str, now: int, player: Any, known: bool
+    ) -> Login:
+        """``login`` with a place for its hashes."""
+        name_bucket = keys.login_name(key)
+        addr_bucket = keys.login_address(address)
+        # The address first: an attempt it refuses writes nothing under the name tried (a key
+        # per name, made up at will, would let one address fill Redis with refused attempts).
+        wait = await self._take(addr_bucket, self.address_policy, now)
+        if wait == 0 and not known:
+            wait = await self._take(name_bucket, self.account_policy, now)
+            if wait:
+                await self._give_back(addr_bucket, self.address_policy, now)
         if wait:
             raise AccountError("login-limited", "too many login attempts", retry_after_ms=wait)
         dummy = await self._dummy()  # every login waits for it, known name or not
@@ -276,14 +348,14 @@ class Accounts:
             else {}
         )
         if rec.get("key") != key:
-            await asyncio.to_thread(verify_password, dummy, password, self.hasher)
+            await self.hashing.run(verify_password, dummy, password, self.hasher)
             raise AccountError("bad-login", "unknown name or wrong password")
-        if not await asyncio.to_thread(verify_password, rec["pw"], password, self.hasher):
+        if not await self.hashing.run(verify_password, rec["pw"], password, self.hasher):
             raise AccountError("bad-login", "unknown name or wrong password")
         pid = text(player)
         verified = rec["pw"]
         if needs_rehash(verified, self.hasher):
-            new_pw = await asyncio.to_thread(hash_password, password, self.hasher)
+            new_pw = await self.hashing.run(hash_password, password, self.hasher)
             if await self._set_password(
                 keys=[keys.account(pid), keys.sessions(pid)], args=[verified, new_pw, now, "", "0"]
             ):
@@ -317,7 +389,7 @@ class Accounts:
     async def _dummy(self) -> str:
         if self.stand_in is None:
             self.stand_in = asyncio.ensure_future(
-                asyncio.to_thread(hash_password, secrets.token_hex(16), self.hasher)
+                self.hashing.run(hash_password, secrets.token_hex(16), self.hasher)
             )
         return await asyncio.shield(self.stand_in)
 
@@ -396,15 +468,20 @@ class Accounts:
         if sess is None:
             raise AccountError("not-logged-in", "log in first")
         check_password(new, sess.name)
+        with self.hashing.slot("login-limited", owner=True):  # the owner's: the session holds
+            await self._change_password(sess, old, new)
+
+    async def _change_password(self, sess: Session, old: str, new: str) -> None:
+        """``change_password`` with a place for its hashes."""
         now = self.clock()
         bucket = keys.password_change(sess.player, sess.session)
         wait = await self._take(bucket, self.password_policy, now)
         if wait:
             raise AccountError("login-limited", "too many attempts", retry_after_ms=wait)
         pw = text(await self.redis.hget(keys.account(sess.player), "pw") or b"")
-        if not await asyncio.to_thread(verify_password, pw, old, self.hasher):
+        if not await self.hashing.run(verify_password, pw, old, self.hasher):
             raise AccountError("bad-login", "wrong password")
-        new_pw = await asyncio.to_thread(hash_password, new, self.hasher)
+        new_pw = await self.hashing.run(hash_password, new, self.hasher)
         ok = await self._set_password(
             keys=[keys.account(sess.player), keys.sessions(sess.player)],
             args=[pw, new_pw, now, sess.session, "1"],
@@ -419,7 +496,9 @@ class Accounts:
         self, key: str, policy: LoginPolicy, decide: Callable[[Bucket | None], Decision]
     ) -> Decision:
         """Apply ``decide`` to the stored bucket; write its new state if it allows,
-        retrying from a fresh read whenever another attempt changed the bucket meanwhile."""
+        retrying from a fresh read whenever another attempt changed the bucket meanwhile.
+        A bucket full again is deleted: no key is a full bucket, and keys must not pile up
+        for names nobody logs in with."""
         ttl = policy.capacity * policy.refill_ms
         while True:
             raw = await self.redis.get(key)
@@ -427,7 +506,8 @@ class Accounts:
             decision = decide(Bucket.decode(old) if old else None)
             if not decision.allowed:
                 return decision
-            if await self._cas(keys=[key], args=[old, decision.bucket.encode(), ttl]):
+            new = "" if decision.bucket.tokens >= policy.capacity else decision.bucket.encode()
+            if await self._cas(keys=[key], args=[old, new, ttl]):
                 return decision
 
     async def _take(self, key: str, policy: LoginPolicy, now: int) -> int:

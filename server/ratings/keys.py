@@ -22,7 +22,8 @@ key                             type    contents
 ``{rating:G}:race:R``           string  JSON outcome of rated race R: its "applied" marker; expires
 ``{rating:G}:pair:A|B``         string  JSON [end time, share] of A's and B's recent rated races of G;
                                         expires after the fairness window
-``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats)
+``{mm:G}:pool``                 hash    rated quick-match pool of G: player → JSON (mu, joined, seats,
+                                        seen: the last `quick` if later than the join)
 ``{mm:G}:sessions``             hash    player → login session id of their pool entry, written and taken
                                         out with it by the pool's scripts (``pool``, ``seats``)
 ``{mm:G}:held:P``               set     ids of the connections that queued for P's pool entry; expires

@@ -49,6 +49,9 @@ class Waiting:
     mu: float
     joined_ms: int
     seats: int
+    #: the player's last ``quick`` for this entry, when later than the join (server/ratings/pool.py:
+    #: an entry goes stale that long after it, not after the join); None: the join itself
+    seen_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

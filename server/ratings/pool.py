@@ -22,8 +22,10 @@ only those claims are given back. A player joining again while their group is
 being seated makes a new entry, with holders, tokens and a session of its own,
 which the seating neither forgets, gives back nor takes.
 
-Entries older than ``stale_ms`` (a player whose process died without
-``leave``) are dropped by ``form``; a holder set expires ``stale_ms`` after
+Entries the player has not queued for again for ``stale_ms`` (a player whose
+process died without ``leave``) are dropped by ``form``: each ``join`` of a player
+already waiting notes its time in the entry (``seen``), which keeps its place (its
+``joined``, which matchmaking goes by); a holder set expires ``stale_ms`` after
 its last join, so the ids of a dead process's connections keep nothing longer;
 a token set twice that, so that it outlives its entry until ``form`` drops it.
 """
@@ -44,8 +46,18 @@ from .seats import TTL_S as SESSIONS_TTL_S
 STALE_MS = 600_000
 
 
-def _entry(mu: float, joined_ms: int, seats: int) -> str:
-    return compact_json({"mu": mu, "joined": joined_ms, "seats": seats})
+def _entry(mu: float, joined_ms: int, seats: int, seen_ms: int | None = None) -> str:
+    """An entry's text, as stored and compared. ``seen`` comes last, and only once the player
+    queued again (scripts.JOIN writes it there), so that an entry never refreshed reads as
+    entries always did."""
+    entry: dict[str, Any] = {"mu": mu, "joined": joined_ms, "seats": seats}
+    if seen_ms is not None:
+        entry["seen"] = seen_ms
+    return compact_json(entry)
+
+
+def _text_of(w: Waiting) -> str:
+    return _entry(w.mu, w.joined_ms, w.seats, w.seen_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +120,13 @@ class Pool:
         (a player already waiting: their entry's from now on)."""
         if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
             raise ValueError(f"a rated race has {MIN_PLAYERS} to {MAX_PLAYERS} seats")
+        now = self.clock()
         return bool(
             await self._join(
                 keys=self._entry_keys(game, player),
                 args=[
                     player,
-                    _entry(mu, self.clock(), seats),
+                    _entry(mu, now, seats),
                     seats,
                     holder,
                     self.stale_ms,
@@ -121,6 +134,7 @@ class Pool:
                     self._tokens_ms,
                     session,
                     SESSIONS_TTL_S,
+                    now,
                 ],
             )
         )
@@ -166,6 +180,10 @@ class Pool:
     async def has(self, game: str, player: str) -> bool:
         return bool(await self.redis.hexists(keys.pool(game), player))
 
+    async def holders(self, game: str, player: str) -> tuple[str, ...]:
+        """The ids of the connections holding the player's entry."""
+        return tuple(sorted(text(h) for h in await self.redis.smembers(keys.held(game, player))))
+
     async def restore(
         self, game: str, group: list[Waiting], taken: Mapping[str, Taken]
     ) -> dict[str, tuple[str, ...]]:
@@ -180,8 +198,7 @@ class Pool:
         args: list[Any] = [self.stale_ms, self._tokens_ms, SESSIONS_TTL_S]
         for w in group:
             t = taken.get(w.player, Taken())
-            entry = _entry(w.mu, w.joined_ms, w.seats)
-            args += [w.player, entry, " ".join(t.holders), " ".join(t.claims), t.session]
+            args += [w.player, _text_of(w), " ".join(t.holders), " ".join(t.claims), t.session]
         flat = [
             text(x)
             for x in await self._restore(keys=self._member_keys(game, (w.player for w in group)), args=args)
@@ -193,7 +210,8 @@ class Pool:
         out = []
         for player, entry in raw.items():
             d = json.loads(entry)
-            out.append(Waiting(text(player), float(d["mu"]), int(d["joined"]), int(d["seats"])))
+            seen = int(d["seen"]) if "seen" in d else None
+            out.append(Waiting(text(player), float(d["mu"]), int(d["joined"]), int(d["seats"]), seen))
         return out
 
     async def form(self, game: str, dropped: dict[str, tuple[str, ...]] | None = None) -> list[Formed]:
@@ -204,10 +222,11 @@ class Pool:
         pool = await self.waiting(game)
         fresh = []
         for w in pool:
-            if now - w.joined_ms >= self.stale_ms:
-                entry = _entry(w.mu, w.joined_ms, w.seats)
+            # Stale from the player's last `quick` for it, not from the join (which keeps its
+            # place): a player still queueing is no process that died without `leave`.
+            if now - (w.joined_ms if w.seen_ms is None else w.seen_ms) >= self.stale_ms:
                 claims = _left(
-                    await self._drop(keys=self._entry_keys(game, w.player), args=[w.player, entry])
+                    await self._drop(keys=self._entry_keys(game, w.player), args=[w.player, _text_of(w)])
                 )
                 if claims is not None and dropped is not None:
                     dropped[w.player] = claims
@@ -217,7 +236,7 @@ class Pool:
         for group in form_races(fresh, now, self.curve):
             args: list[Any] = []
             for w in group:
-                args += [w.player, _entry(w.mu, w.joined_ms, w.seats)]
+                args += [w.player, _text_of(w)]
             reply = await self._take(keys=self._member_keys(game, (w.player for w in group)), args=args)
             if reply:
                 carried = {

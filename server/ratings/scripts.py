@@ -38,12 +38,16 @@ redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {'ok', ARGV[1]}
 """
 
-# Compare-and-set of one string key ('' = missing). KEYS: key.
+# Compare-and-set of one string key ('' = missing: a new value '' deletes it). KEYS: key.
 # ARGV: expected, new value, ttl ms. -> 1 if set, 0 if the value had changed.
 CAS = """
 local v = redis.call('GET', KEYS[1]) or ''
 if v ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
 return 1
 """
 
@@ -176,13 +180,15 @@ end
 """
 
 # Join the rated quick-match pool; a player already waiting for the same size
-# keeps their place (their original join time). The connection that asked, if
+# keeps their place (their original join time), and the entry notes this join as
+# its last one (`"seen"`, written where pool._entry puts it: last), from which it
+# goes stale (pool.py): a player who keeps queueing is not dropped. The connection that asked, if
 # given, becomes one of the entry's holders, and the request's claim token, if
 # given, one of its tokens, and its login session, if given, the entry's (in the
 # same step: a holder letting go meanwhile must not find the new entry without one,
 # nor a group taken out an entry without its tokens or session).
 # KEYS: pool, holders, tokens, sessions, gone. ARGV: player, entry json, seats, holder or '',
-# holders ttl ms, claim token or '', tokens ttl ms, login session or '', sessions ttl s.
+# holders ttl ms, claim token or '', tokens ttl ms, login session or '', sessions ttl s, now ms.
 # -> 1 joined now | 0 already waiting
 JOIN = """
 redis.call('SREM', KEYS[5], '*')
@@ -199,7 +205,13 @@ if ARGV[6] ~= '' then
   redis.call('PEXPIRE', KEYS[3], ARGV[7])
 end
 local v = redis.call('HGET', KEYS[1], ARGV[1])
-if v and cjson.decode(v).seats == tonumber(ARGV[3]) then return 0 end
+if v and cjson.decode(v).seats == tonumber(ARGV[3]) then
+  -- The entry's own text, its "seen" (if any) replaced: re-encoding it would not give the
+  -- text pool.py compares entries with.
+  local head = string.match(v, '^(.*),"seen":%d+}$') or string.sub(v, 1, -2)
+  redis.call('HSET', KEYS[1], ARGV[1], head .. ',"seen":' .. ARGV[10] .. '}')
+  return 0
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 """
