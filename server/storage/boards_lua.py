@@ -31,7 +31,8 @@ def board_read(higher_first: bool = False, with_member: bool = False) -> str:
     KEYS: board, entries (a hash of each member's record). ARGV: top, player or '', around.
     -> {count, {top row...}, my position0 or -1, {around row...}}, a row being
     [record, rank], or [member, record, rank] `with_member`. Listed by score (lowest first,
-    or highest with `higher_first`), then member; rank: competition rank (ties share it).
+    or highest with `higher_first`), then member (in reverse with `higher_first`: Redis's
+    reverse range reverses both); rank: competition rank (ties share it, whatever the order).
     """
     if higher_first:
         rank, zrange, zrank = "rank_of_high", "ZREVRANGE", "ZREVRANK"
