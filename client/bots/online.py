@@ -117,6 +117,7 @@ async def run_bots(
     strategies: list[Strategy],
     *,
     race: str | None = None,
+    invite: str | None = None,
     quick: bool = False,
     seats: int | None = None,
     time_limit_s: int = 600,
@@ -129,7 +130,8 @@ async def run_bots(
     """Seat one bot per strategy in one race and play it to the end.
 
     ``url``: one server URL, or several (failover). ``race``: join that race
-    (all bots ready up; its game is the race's, whatever ``game`` says).
+    (all bots ready up; its game is the race's, whatever ``game`` says), with
+    ``invite`` if it is private.
     ``quick``: quick-match ``game`` with ``seats`` seats (default: as many as
     bots). Otherwise the first bot creates a public race of ``game`` with one
     seat per bot and the others join it. ``on_race(race)`` and
@@ -145,7 +147,7 @@ async def run_bots(
             snap = await clients[0].create(game, seats=len(clients), time_limit_s=time_limit_s)
             race = snap.race
         if race is not None:
-            joined = [await c.join(race) for c in clients]
+            joined = [await c.join(race, invite) for c in clients]
             _announce(race, joined[0].game, on_race, on_race_game)
             for c in clients:
                 await c.ready(race)

@@ -5,12 +5,16 @@ Modules are imported lazily so that `solrace deal` does not pay for the server
 and `solrace serve` does not pay for the terminal UI.
 
 Failures a user causes or meets are one line on stderr, never a traceback:
-a bad flag (argparse's usage line and message, exit 2; for a command logging
-JSON, one record), a system error such as
-a port already in use or an unreachable server (`solrace CMD: ...`, exit 1),
-Ctrl-C (exit 130). A closed output pipe (`solrace deal ... | head`) ends the
-command quietly with exit 141, as a process killed by SIGPIPE, the shell's
-convention. Anything else is a bug and keeps its traceback.
+a usage error, a bad flag or a value or combination of flags the command refuses
+before it starts (argparse's usage line and message, or `solrace CMD: ...`,
+exit 2; for a command logging JSON, one record), a system error such as a port
+already in use (`solrace CMD: ...`, exit 1), Ctrl-C (exit 130). A server that
+cannot be reached is exit 1 for `bot` (and `play --login` and the other account
+steps); `play`, `watch` and `arena` say it in their app; `verify`, `analyze`
+and `replay` exit 2 for it, as for any input they cannot read (InputError:
+their exit 1 is only `verify`'s REFUTED). A closed output pipe (`solrace deal
+... | head`) ends the command quietly with exit 141, as a process killed by
+SIGPIPE, the shell's convention. Anything else is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ DEFAULT_URL = "ws://127.0.0.1:8765/ws"
 
 class InputError(Exception):
     """What a command was given cannot be used (a malformed replay document, a link with no
-    race in it, a refused fetch): one sentence for the user, no traceback. `verify`,
-    `replay` and `analyze` raise it; each says it and exits 1."""
+    race in it, a refused fetch, no server answering): one sentence for the user, no
+    traceback. `verify`, `replay` and `analyze` raise it; each says it and exits 2."""
 
 
 SUBCOMMANDS: dict[str, tuple[str, str]] = {

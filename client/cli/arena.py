@@ -35,6 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--arena", metavar="ID", help="open this arena at once")
 
 
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors before the app opens (exit 2), as `solrace play` finds them: a --name the
+    server refuses showed in the app as "cannot connect: `name`: Expected `str` of length <= 24"."""
+    from client.cli.play import check_connection_arguments
+
+    check_connection_arguments(parser, args)
+
+
 def arena_loop(run_arena: ArenaRunner, run_play: PlayRunner, arena: str | None) -> int:
     """The arena app, and each race its player chose to play (then the arena again, the one
     the race is of), until the arena app is left without a race to play: its exit status."""

@@ -20,6 +20,10 @@ import json
 import sys
 from typing import Any
 
+from client.cli.bot import non_negative_float, positive_float, positive_int
+from protocol import rules
+from protocol.messages import MAX_SEATS, MIN_SEATS
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
@@ -30,18 +34,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="moves: throughput and latency (default); idle: memory per idle player; "
         "fanout: progress to S spectators",
     )
-    parser.add_argument("--races", type=int, default=50, help="moves: races (default 50)")
-    parser.add_argument("--players", type=int, default=2, help="players per race (default 2)")
-    parser.add_argument("--game", default="fours-up", help="game of the races (default fours-up)")
+    # Bounded here: the server's refusal of a game or a seat count, or an empty race, ended the
+    # run in a traceback once its servers were up.
+    parser.add_argument("--races", type=positive_int, default=50, help="moves: races (default 50)")
     parser.add_argument(
-        "--duration", type=float, default=10.0, help="seconds measured per phase (default 10)"
+        "--players",
+        type=seats,
+        default=2,
+        help=f"players per race, {MIN_SEATS} to {MAX_SEATS} (default 2)",
     )
     parser.add_argument(
-        "--warmup", type=float, default=2.0, help="seconds before each phase is measured (default 2)"
+        "--game", default="fours-up", choices=sorted(rules.GAMES), help="game of the races (default fours-up)"
+    )
+    parser.add_argument(
+        "--duration", type=positive_float, default=10.0, help="seconds measured per phase (default 10)"
+    )
+    parser.add_argument(
+        "--warmup",
+        type=non_negative_float,
+        default=2.0,
+        help="seconds before each phase is measured (default 2)",
     )
     parser.add_argument(
         "--slices",
-        type=int,
+        type=positive_int,
         default=4,
         help="moves: each phase measures the echo and the server in this many alternating "
         "windows of duration/slices (default 4), so both meet the same load from the "
@@ -49,18 +65,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--rate",
-        type=float,
+        type=non_negative_float,
         default=0.0,
         help="moves: total msg/s of the open-loop latency phase "
         "(default: a quarter of the echo capacity, i.e. half the 50 %% target)",
     )
-    parser.add_argument("--conns", type=int, default=10000, help="idle: connections (default 10000)")
+    parser.add_argument("--conns", type=positive_int, default=10000, help="idle: connections (default 10000)")
     parser.add_argument(
-        "--settle", type=float, default=2.0, help="idle: seconds before reading RSS (default 2)"
+        "--settle", type=non_negative_float, default=2.0, help="idle: seconds before reading RSS (default 2)"
     )
-    parser.add_argument("--spectators", type=int, default=1000, help="fanout: spectators (default 1000)")
     parser.add_argument(
-        "--update-rate", type=float, default=5.0, help="fanout: moves/s in the watched race (default 5)"
+        "--spectators", type=positive_int, default=1000, help="fanout: spectators (default 1000)"
+    )
+    parser.add_argument(
+        "--update-rate",
+        type=positive_float,
+        default=5.0,
+        help="fanout: moves/s in the watched race (default 5)",
     )
     parser.add_argument(
         "--redis", default="", help="Redis URL for the server (default: its private redis-server)"
@@ -90,6 +111,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the bots' choices (default 1)")
     parser.add_argument("--json", default="", help="also write the full result as JSON to this file")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def seats(text: str) -> int:
+    """A race's seat count, within the protocol's bounds."""
+    value = int(text)
+    if not MIN_SEATS <= value <= MAX_SEATS:
+        raise argparse.ArgumentTypeError(f"must be {MIN_SEATS} to {MAX_SEATS}, not {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,14 +12,17 @@ Online: N bots connect, take seats in one race and play it::
 
     solrace bot --url ws://127.0.0.1:8765/ws --count 3 --game racing-aces --strategy search
     solrace bot ... --race RACE_ID     # join an existing race (of whatever game) and ready up
+    solrace bot --race 'http://HOST:PORT/#race=ID&invite=SECRET'   # a race's link: its server, its invite
     solrace bot ... --quick            # quick-match (bots may meet people)
     solrace bot ... --arena ARENA_ID   # join an arena, play every race paired into, until it ends
     solrace bot ... --arena ARENA_ID --berserk   # the same, on half the clock for a point more a win
     solrace bot --url ws://a:8765/ws --url ws://b:8765/ws ...   # failover between processes
 
 Without --race or --quick the first bot creates a public race with one seat
-per bot. With several --url the bots connect to the first that answers and,
-if its process goes away, resume on another (processes sharing one Redis).
+per bot. --race takes a race's link as `solrace play --join` does: its server
+(unless --url names one) and, for a private race, its invite (or give --invite).
+With several --url the bots connect to the first that answers and, if its
+process goes away, resume on another (processes sharing one Redis).
 """
 
 from __future__ import annotations
@@ -113,7 +116,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=sorted(rules.GAMES),
         help=f"game of a created or quick-matched race (default {DEFAULT_GAME}); with --race the race's own",
     )
-    on.add_argument("--race", help="join this race id")
+    on.add_argument(
+        "--race",
+        metavar="ID_OR_LINK",
+        help="join this race: its id (on --url), or its link (its server, and a private race's invite)",
+    )
+    on.add_argument("--invite", metavar="SECRET", help="with --race: the invite of a private race")
     on.add_argument("--quick", action="store_true", help="quick-match instead of creating a race")
     on.add_argument("--arena", help="join this arena and play its races until it ends")
     on.add_argument(
@@ -125,6 +133,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     on.add_argument("--time-limit", type=positive_int, default=600, help="race clock for a created race, s")
     on.add_argument("--delay-ms", type=non_negative_float, default=0, help="pause after each move, ms")
     on.add_argument("--name", default="bot", help="bot name prefix (bot-1, bot-2, ...)")
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors argparse alone cannot see (exit 2). The bots' names are the --name prefix
+    and a number: a prefix the server cannot take that way was refused only at the hello, as
+    "bad-message: `name`: ...". A race link with no race in it, or --invite without --race."""
+    from client.cli.play import check_link, name_ok, name_rule
+
+    last = f"{args.name}-{args.count}"  # the longest
+    if not name_ok(last):
+        names = f"{args.name}-1" + (f" to {last}" if args.count > 1 else "")
+        parser.error(f"argument --name: the bots are named {names}: a name must be {name_rule()}")
+    check_link(parser, "--race", args.race)
+    if args.invite is not None and not args.race:
+        parser.error("argument --invite: goes with --race")
 
 
 def _strategy_options(args: argparse.Namespace, name: str) -> dict[str, Any]:
@@ -261,6 +284,14 @@ def run_online(args: argparse.Namespace) -> int:
         return 2
     strategies = [make(args.strategy, **_strategy_options(args, args.strategy)) for _ in range(args.count)]
     urls: list[str] = args.url or [DEFAULT_URL]
+    race, invite = args.race, args.invite
+    if race:
+        from client.cli.race_link import race_source
+
+        # A link names its server (unless --url does) and a private race's invite: it was sent
+        # whole as the race id, and a private race could not be joined at all.
+        urls, race, link_invite = race_source(race, args.url)
+        invite = invite or link_invite
 
     def announce(race: str, game: str) -> None:
         if args.race and args.game and args.game != game:
@@ -285,7 +316,8 @@ def run_online(args: argparse.Namespace) -> int:
                 urls,
                 args.game or DEFAULT_GAME,
                 strategies,
-                race=args.race,
+                race=race,
+                invite=invite,
                 quick=args.quick,
                 seats=args.seats,
                 time_limit_s=args.time_limit,

@@ -20,6 +20,7 @@ import signal
 
 from client.bots.service import BotService, Limits
 from server.config import REDIS_SCHEMES, Settings, check_range
+from server.config.checks import check_redis_url
 from server.logs import add_log_arguments, env_refusal, setup_logging
 from server.storage.resp import PASSWORD_FLAG_WARNING, auth_refusal, url_has_password
 
@@ -149,6 +150,13 @@ def run(args: argparse.Namespace) -> int:
             "bots",
             f"solrace bots: the Redis URL must start with {', '.join(REDIS_SCHEMES)}, not {redis_url!r}",
         )
+        return 2
+    try:
+        # As `solrace serve` reads it: a bad port or db was a traceback from the password
+        # check below, or (a db that is no number) a worker retrying forever.
+        check_redis_url(redis_url)
+    except ValueError as exc:
+        say_failure("bots", f"solrace bots: {exc}")
         return 2
     for name, setting in BOUNDS.items():
         try:

@@ -158,25 +158,100 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 OFFLINE_ONLY = ("--seed", "--rivals", "--bot-speed")
 
 
-def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Usage errors found after parsing (exit 2, argparse's one `error:` line): --seed,
-    --rivals and --bot-speed without --offline were silently ignored (a server deals its own
-    seeds and seats, and its bots keep their own pace). A --name the server would refuse is one
-    too (it showed as a failed connection, with the decoder's words)."""
+def name_ok(name: str) -> bool:
+    """Whether the server takes `name` as a display name (protocol/messages/fields.py)."""
     import re
 
     from protocol.messages import MAX_NAME
     from protocol.messages.fields import NAME_PATTERN
 
-    if args.name is not None and not (len(args.name) <= MAX_NAME and re.fullmatch(NAME_PATTERN, args.name)):
-        parser.error(f"argument --name: 1 to {MAX_NAME} printable characters, no space at either end")
+    return len(name) <= MAX_NAME and re.fullmatch(NAME_PATTERN, name) is not None
+
+
+def name_rule() -> str:
+    from protocol.messages import MAX_NAME
+
+    return f"1 to {MAX_NAME} printable characters, no space at either end"
+
+
+def check_connection_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A --name the server would refuse is a usage error (it showed as a failed connection, with
+    the decoder's words, once the app was up): `play`, `watch` and `arena` alike."""
+    if args.name is not None and not name_ok(args.name):
+        parser.error(f"argument --name: {name_rule()}")
+
+
+def check_link(parser: argparse.ArgumentParser, flag: str, value: str | None) -> None:
+    """A race link with no race in it (`--join http://HOST/`) is a usage error too."""
+    from client.tui.links import parse_link
+
+    if value is not None:
+        try:
+            parse_link(value)
+        except ValueError as e:
+            parser.error(f"argument {flag}: {e}")
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors found after parsing (exit 2, argparse's one `error:` line): --seed,
+    --rivals and --bot-speed without --offline were silently ignored (a server deals its own
+    seeds and seats, and its bots keep their own pace). A --name the server would refuse is one
+    too, and so is every combination or value `usage_problem` refuses (they exited 1, as a
+    failure met at run time would)."""
+    check_connection_arguments(parser, args)
+    for flag in ("--join", "--race", "--rematch"):
+        check_link(parser, flag, getattr(args, flag.removeprefix("--")))
+    if not args.offline:
+        for flag in OFFLINE_ONLY:
+            if getattr(args, flag.removeprefix("--").replace("-", "_")) is not None:
+                parser.error(
+                    f"argument {flag}: needs --offline (a server race is dealt and seated by the server)"
+                )
+    problem = usage_problem(args)
+    if problem is not None:
+        parser.error(problem)
+
+
+def usage_problem(args: argparse.Namespace) -> str | None:
+    """The first combination or value of the flags that cannot be played, in one sentence;
+    None when there is none. `check_arguments` refuses it at parsing; `build_app`,
+    `intent_from_args` and `account_step` too (SystemExit), for a caller that parsed alone."""
+    from protocol.messages import MAX_SEATS, MAX_TIME_LIMIT_S, MIN_QUICK_SEATS, MIN_SEATS, MIN_TIME_LIMIT_S
+
     if args.offline:
-        return
-    for flag in OFFLINE_ONLY:
-        if getattr(args, flag.removeprefix("--").replace("-", "_")) is not None:
-            parser.error(
-                f"argument {flag}: needs --offline (a server race is dealt and seated by the server)"
-            )
+        if args.join or args.race or args.rematch or args.daily:
+            return "--offline cannot play a server race (--join, --race, --rematch, --daily)"
+        if args.rated:
+            return "--offline races are not rated: rated races are played on a server"
+        if args.login or args.claim or args.logout or args.logout_all or args.password:
+            return "--offline has no account (--login, --claim, --logout, --logout-all, --password)"
+        if args.rivals is not None and not 1 <= args.rivals <= 7:
+            return "--rivals must be 1 to 7"
+    if args.rated and not (args.quick or args.create):
+        return "--rated goes with --quick or --create (and --game)"
+    if args.daily and not args.game:
+        return "--daily needs --game"
+    if args.quick or args.create:
+        if not args.game:
+            return "--quick and --create need --game"
+        # Said here in the flags' words: the server's refusal came only once the app was up,
+        # as "`seats`: Expected `int` <= 8". A quick match of 1 is played as one of 2.
+        if not MIN_SEATS <= args.seats <= MAX_SEATS:
+            return f"--seats must be {MIN_QUICK_SEATS if args.quick else MIN_SEATS} to {MAX_SEATS}"
+        if args.create and not MIN_TIME_LIMIT_S <= args.time_limit <= MAX_TIME_LIMIT_S:
+            return f"--time-limit must be {MIN_TIME_LIMIT_S} to {MAX_TIME_LIMIT_S} seconds"
+        if args.create and args.rated and args.seats < 2:
+            return "a rated race has 2 seats or more (--seats)"
+        if args.create and args.rated and args.time_limit != DEFAULT_TIME_LIMIT_S:
+            return "a rated race runs on the server's clock: leave out --time-limit"
+    return None
+
+
+def refuse_usage(args: argparse.Namespace) -> None:
+    """SystemExit with `usage_problem`'s sentence, if any."""
+    problem = usage_problem(args)
+    if problem is not None:
+        raise SystemExit(f"solrace play: {problem}")
 
 
 def server_urls(args: argparse.Namespace, link_url: str | None = None) -> list[str]:
@@ -190,8 +265,7 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
     from client.tui.intent import Intent
     from client.tui.links import parse_invite, parse_link
 
-    if args.rated and not (args.quick or args.create):
-        raise SystemExit("solrace play: --rated goes with --quick or --create (and --game)")
+    refuse_usage(args)
     races = (
         ("--join", "join", args.join),
         ("--race", "resume", args.race),
@@ -206,35 +280,12 @@ def intent_from_args(args: argparse.Namespace) -> Intent | None:
             args.url = server_urls(args, url)
             return Intent(mode, race=race, invite=parse_invite(value))
     if args.daily:
-        if not args.game:
-            raise SystemExit("solrace play: --daily needs --game")
         return Intent("daily", args.game)
-    if args.quick or args.create:
-        if not args.game:
-            raise SystemExit("solrace play: --quick and --create need --game")
-        check_race_settings(args)
-        if args.quick:
-            return Intent("quick", args.game, max(2, args.seats), rated=args.rated)
-        if args.rated and args.seats < 2:
-            raise SystemExit("solrace play: a rated race has 2 seats or more (--seats)")
-        if args.rated and args.time_limit != DEFAULT_TIME_LIMIT_S:
-            raise SystemExit("solrace play: a rated race runs on the server's clock: leave out --time-limit")
+    if args.quick:
+        return Intent("quick", args.game, max(2, args.seats), rated=args.rated)
+    if args.create:
         return Intent("create", args.game, args.seats, args.time_limit, args.private, rated=args.rated)
     return None
-
-
-def check_race_settings(args: argparse.Namespace) -> None:
-    """--seats and --time-limit within the protocol's limits, said here in the flags' words:
-    the server's refusal came only once the app was up, as "`seats`: Expected `int` <= 8"."""
-    from protocol.messages import MAX_SEATS, MAX_TIME_LIMIT_S, MIN_QUICK_SEATS, MIN_SEATS, MIN_TIME_LIMIT_S
-
-    if not MIN_SEATS <= args.seats <= MAX_SEATS:  # a quick match of 1 is played as one of 2
-        low = MIN_QUICK_SEATS if args.quick else MIN_SEATS
-        raise SystemExit(f"solrace play: --seats must be {low} to {MAX_SEATS}")
-    if args.create and not MIN_TIME_LIMIT_S <= args.time_limit <= MAX_TIME_LIMIT_S:
-        raise SystemExit(
-            f"solrace play: --time-limit must be {MIN_TIME_LIMIT_S} to {MAX_TIME_LIMIT_S} seconds"
-        )
 
 
 def build_app(args: argparse.Namespace) -> PlayApp:
@@ -242,16 +293,9 @@ def build_app(args: argparse.Namespace) -> PlayApp:
     from client.tui.intent import Intent
     from client.tui.play_app import PlayApp
 
-    if args.offline and (args.join or args.race or args.rematch or args.daily):
-        raise SystemExit(
-            "solrace play: --offline cannot play a server race (--join, --race, --rematch, --daily)"
-        )
-    if args.offline and args.rated:
-        raise SystemExit("solrace play: --offline races are not rated: rated races are played on a server")
+    refuse_usage(args)
     if args.offline and args.rivals is None:
         args.rivals = 1
-    if args.offline and not 1 <= args.rivals <= 7:
-        raise SystemExit("solrace play: --rivals must be 1 to 7")
     intent = intent_from_args(args)
     connect: Callable[[], Awaitable[Session]]
     if args.offline:
@@ -342,10 +386,7 @@ def account_step(
     """
     if not (args.login or args.claim or args.logout or args.logout_all or args.password):
         return None
-    if args.offline:
-        raise SystemExit(
-            "solrace play: --offline has no account (--login, --claim, --logout, --logout-all, --password)"
-        )
+    refuse_usage(args)
     from client.tui import account
 
     intent_from_args(args)  # a --join or --race link names the server: log in there

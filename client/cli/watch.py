@@ -12,7 +12,7 @@ import argparse
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from client.cli.play import add_connection_arguments, server_urls
+from client.cli.play import add_connection_arguments, check_connection_arguments, check_link, server_urls
 from protocol import rules
 
 if TYPE_CHECKING:
@@ -24,6 +24,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", choices=sorted(rules.GAMES), help="list only races of this game")
     parser.add_argument("--race", metavar="ID_OR_LINK", help="spectate this race at once")
     parser.add_argument("--offline", action="store_true", help="no server: watch local bot races (demo)")
+
+
+def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors before the app opens (exit 2), as `solrace play` finds them: a --name the
+    server refuses showed in the app as "cannot connect: `name`: Expected `str` of length <= 24"."""
+    check_connection_arguments(parser, args)
+    check_link(parser, "--race", args.race)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -60,13 +60,53 @@ class Unreachable(Disconnected):
 
     def plain(self) -> str:
         """In a player's words: where no server answered (``no server answered at
-        127.0.0.1:8765 — is it running?``). The exceptions' classes and errnos told a player
-        nothing: they stay in this exception's own text, for logs."""
+        127.0.0.1:8765 — is it running?``, for a refused connection or a name that does not
+        resolve), or what did answer and why it would not do: another kind of server, a
+        server without TLS to a wss:// or https:// URL, or a URL that is not a server's. The
+        exceptions' classes and errnos told a player nothing: they stay in this exception's own
+        text, for logs."""
         from urllib.parse import urlsplit
 
-        places = list(dict.fromkeys(urlsplit(ep.url).netloc or ep.url for ep, _exc in self.failures))
-        where = f" at {' or '.join(places)}" if places else ""
-        return f"no server answered{where} — is it running?"
+        said: list[str] = []
+        silent: list[str] = []  # the places where nothing answered, said in one sentence
+        for ep, exc in self.failures:
+            place = urlsplit(ep.url).netloc or ep.url
+            why = _answered(ep.url, place, exc)
+            if why is None:
+                if place not in silent:
+                    silent.append(place)
+                    if len(silent) == 1:
+                        said.append("")  # where the sentence goes, once all are known
+            elif why not in said:
+                said.append(why)
+        where = f" at {' or '.join(silent)}" if silent else ""
+        if not said:  # no failure at all: no URL was given
+            return f"no server answered{where} — is it running?"
+        return "; ".join(why or f"no server answered{where} — is it running?" for why in said)
+
+
+def _answered(url: str, place: str, exc: BaseException) -> str | None:
+    """What answered at `place` and why it would not do, in words; None when nothing answered
+    (the connection was refused, the host name did not resolve, no answer in time)."""
+    import ssl
+    from urllib.parse import urlsplit
+
+    from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
+
+    if isinstance(exc, InvalidURI):
+        return f"{url} is not a server's URL (ws://, wss://, http:// or https://)"
+    secure = urlsplit(url).scheme == "wss"
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"{place} answered, but its TLS certificate was refused ({exc.verify_message or exc})"
+    if isinstance(exc, ssl.SSLError) or (secure and isinstance(exc, ConnectionResetError | EOFError)):
+        # A plain server meets a TLS hello with its own HTTP answer, or closes on it: ssl's
+        # reason ("wrong version number") would tell a player nothing more.
+        return (
+            f"{place} answered, but not with the TLS a wss:// or https:// URL asks for: try ws:// or http://"
+        )
+    if isinstance(exc, InvalidHandshake | ConnectionClosed | m.ProtocolError):
+        return f"{place} answered, but not as a solrace WebSocket server ({exc})"
+    return None
 
 
 def describe(exc: BaseException) -> str:

@@ -169,7 +169,7 @@ def _check_names(settings: Settings) -> None:
             "with redis://"
         )
     if settings.redis:
-        _check_redis_url(settings.redis)
+        check_redis_url(settings.redis)
     for origin in (o.strip() for o in settings.allowed_origins.split(",")):
         # An origin is a page's scheme and host (and port), as a browser's `Origin` says it:
         # anything else ("play.example.com", a path) never matches, so it would admit nobody.
@@ -195,11 +195,13 @@ def _check_names(settings: Settings) -> None:
 _ORIGIN_RE = re.compile(r"https?://[^/\s?#@]+", re.IGNORECASE)
 
 
-def _check_redis_url(url: str) -> None:
-    """The parts of a Redis URL, read as the store will read them (redis-py for redis:// and
-    unix://, server/storage/cluster.py and failover.py for ours): a port that is no number
-    1 to 65535, a db that is no number, a sentinel URL without its service would each fail the
-    start with a traceback. The URL is said without its password."""
+def check_redis_url(url: str) -> None:
+    """The parts of a Redis URL, read as the store will read them (redis-py for redis://,
+    rediss:// and unix://, server/storage/cluster.py and failover.py for ours): a port that is
+    no number 1 to 65535, a db that is no number, a sentinel URL without its service would each
+    fail the start with a traceback. The URL is said without its password. `solrace serve`
+    (through `check_settings`) and `solrace bots` refuse with it; only the worker takes
+    rediss://, which the server refuses before."""
     from redis.asyncio.connection import parse_url
 
     from ..storage.resp import redact_url
@@ -223,13 +225,13 @@ def _check_redis_url(url: str) -> None:
     scheme, _, rest = url.partition("://")
     hosts, _, path = rest.rpartition("@")[2].partition("/")
     path = path.partition("?")[0]
-    if scheme == "redis":
+    if scheme in ("redis", "rediss"):
         if not hosts:
             raise refuse("names no host (e.g. redis://127.0.0.1:6379/0)")
         ports_of(hosts)
         if path:
             db_of(path)
-    if scheme in ("redis", "unix"):
+    if scheme in ("redis", "rediss", "unix"):
         try:
             kwargs = parse_url(url)  # its query parameters too (?db=, ?socket_timeout=...)
         except ValueError as exc:

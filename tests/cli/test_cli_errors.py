@@ -102,6 +102,17 @@ def test_deal_into_head_through_a_shell() -> None:
         (["play", "--name", "x" * 25], "argument --name: 1 to 24 printable characters"),
         (["play", "--name", " ada"], "argument --name: 1 to 24 printable characters"),
         (["play", "--offline", "--name", ""], "argument --name: 1 to 24 printable characters"),
+        # Values and combinations found after parsing are usage errors too (they exited 1).
+        (["play", "--join", "http://127.0.0.1:1/"], "argument --join: no race id"),
+        (["watch", "--race", "http://127.0.0.1:1/"], "argument --race: no race id"),
+        (["play", "--offline", "--rivals", "9"], "--rivals must be 1 to 7"),
+        # Said before any connection: the server's refusal read "`seats`: Expected `int` <= 8".
+        (["play", "--game", "fours-up", "--quick", "--seats", "9"], "--seats must be 2 to 8"),
+        (["play", "--game", "fours-up", "--create", "--seats", "0"], "--seats must be 1 to 8"),
+        (
+            ["play", "--game", "fours-up", "--create", "--time-limit", "5"],
+            "--time-limit must be 30 to 7200 seconds",
+        ),
     ],
 )
 def test_bad_flags(args: list[str], message: str) -> None:
@@ -115,16 +126,6 @@ def test_bad_flags(args: list[str], message: str) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["play", "--join", "http://127.0.0.1:1/"], "solrace play: --join: no race id"),
-        (["watch", "--race", "http://127.0.0.1:1/"], "solrace watch: --race: no race id"),
-        (["play", "--offline", "--rivals", "9"], "solrace play: --rivals must be 1 to 7"),
-        # Said before any connection: the server's refusal read "`seats`: Expected `int` <= 8".
-        (["play", "--game", "fours-up", "--quick", "--seats", "9"], "solrace play: --seats must be 2 to 8"),
-        (["play", "--game", "fours-up", "--create", "--seats", "0"], "solrace play: --seats must be 1 to 8"),
-        (
-            ["play", "--game", "fours-up", "--create", "--time-limit", "5"],
-            "solrace play: --time-limit must be 30 to 7200 seconds",
-        ),
         # A plain play from a script (stdin not a terminal): said, not a race app left waiting.
         (["play", "--offline", "--game", "fours-up"], "solrace play: no terminal to play in"),
     ],
