@@ -34,12 +34,37 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
+
 from protocol import rules
 from protocol.rules.facts import game_name
 from protocol.solver import ANALYSIS_NODES, Analysis, analyze
 
 from . import InputError
-from .race_link import RACE_HELP, add_source_arguments, add_token_argument, fetch, load, race_source, token_of
+from .race_link import (
+    RACE_HELP,
+    add_source_arguments,
+    add_token_argument,
+    check_versions,
+    fetch,
+    load,
+    race_source,
+    token_of,
+    utf8_text,
+)
+
+
+class Player(msgspec.Struct):
+    """A player of the document, as analyze reads it: its moves are `[move, at]` pairs, or
+    plain moves."""
+
+    player: str | None = None
+    name: str | None = None
+    moves: list[str | tuple[str, int]] = []
+
+
+class Document(msgspec.Struct):
+    players: list[Player] | None = None
 
 
 def analyze_document(
@@ -58,12 +83,17 @@ def analyze_document(
         raise InputError(f"unknown or missing game: {game!r}")
     if not isinstance(seed, str) or not seed:
         raise InputError("the document has no seed (give --seed)")
+    check_versions(doc)
+    try:
+        players = msgspec.convert(doc, Document).players or []
+    except msgspec.ValidationError as e:  # a wrong shape is the input's fault, not a traceback
+        raise InputError(f"the document is malformed ({e})") from None
     out: list[tuple[str, Analysis]] = []
-    for p in doc.get("players") or []:
-        who = str(p.get("name") or p.get("player"))
-        moves = [m[0] if isinstance(m, list | tuple) else m for m in p.get("moves") or []]
+    for p in players:
+        who = p.name or p.player or "?"
+        moves = [m if isinstance(m, str) else m[0] for m in p.moves]
         if progress is not None:
-            progress(f"analysing {who}'s {len(moves)} moves ({len(out) + 1} of {len(doc['players'])})…")
+            progress(f"analysing {who}'s {len(moves)} moves ({len(out) + 1} of {len(players)})…")
         try:
             result = analyze(game, seed, moves, nodes=nodes, seconds=seconds)
         except rules.IllegalMove as e:
@@ -87,7 +117,7 @@ def deal_line(results: list[tuple[str, Analysis]]) -> str:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
     parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
-    parser.add_argument("--seed", help="the revealed seed, if the document lacks it")
+    parser.add_argument("--seed", type=utf8_text, help="the revealed seed, if the document lacks it")
     parser.add_argument(
         "--nodes",
         type=int,

@@ -12,10 +12,12 @@ import sys
 
 from protocol import rules
 
+from .race_link import utf8_text
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", choices=sorted(rules.GAMES), help="game id")
-    parser.add_argument("--seed", help="deal seed (default: a fresh random one, printed)")
+    parser.add_argument("--seed", type=utf8_text, help="deal seed (default: a fresh random one, printed)")
     parser.add_argument(
         "--moves",
         default="",

@@ -59,6 +59,8 @@ def refused_text(e: ServerError, race: str | None, token: str | None) -> str:
 
 def load(path: str) -> dict[str, Any]:
     """A replay document from a JSON or MessagePack file ('-' reads stdin)."""
+    if path == "-" and sys.stdin is None:  # closed (`<&-`): Python has no stdin object at all
+        raise InputError("-: stdin is closed: nothing to read the replay document from")
     data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     doc: object
     try:
@@ -73,6 +75,29 @@ def load(path: str) -> dict[str, Any]:
     if not isinstance(doc, dict):
         raise InputError(f"{path}: a replay document is a map, not {type(doc).__name__}")
     return doc
+
+
+def check_versions(doc: dict[str, Any]) -> None:
+    """InputError when the document was dealt or played by other rules than these: its moves
+    would re-play differently here (a document without the fields is taken as of these)."""
+    from protocol import rules
+
+    for name, ours in (("rules_version", rules.RULES_VERSION), ("deal_version", rules.DEAL_VERSION)):
+        theirs = doc.get(name)
+        if theirs is not None and theirs != ours:
+            raise InputError(f"{name} {theirs!r} is not the one this solrace implements ({ours})")
+
+
+def utf8_text(value: str) -> str:
+    """The argparse type of an option that is hashed, sent or printed (a seed, a fingerprint):
+    a byte that is not UTF-8 in it (`$'\\xff'`) reaches Python as a lone surrogate, which gave a
+    UnicodeEncodeError traceback there; refused here in one line, as a bad number is."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raw = value.encode("utf-8", "surrogateescape")
+        raise argparse.ArgumentTypeError(f"not UTF-8 text: {raw!r}") from None
+    return value
 
 
 async def fetch(

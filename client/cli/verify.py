@@ -8,6 +8,7 @@ YYYY-MM-DD [--player ID]`, with `--url ws://HOST:PORT/ws`, default the local
 server's, as the other commands). Its fields:
 
     game, seed, rules_version?, deal_version?, commitment?, starts_at?,
+    race? (a race's replay: one start for all), date? (a daily's: one per attempt),
     ranking: [{rank, player, name, status, won, home, moves, time_ms, home_at_ms,
                last_move_ms?}],
     players: [{player, name, moves: [[move, at], ...], starts_at?, ended_ms?}]
@@ -21,23 +22,30 @@ What is checked, independently of the server's code:
 2. The deal: the seed is re-dealt with docs/rules.md §8 (``rules.deal``) and every
    player's moves are re-played with the rules engine; an illegal move, or a
    move after the game was won, refutes.
-3. Every figure of the ranking against the re-play: ``won``, ``status``,
-   ``home``, ``moves``; with the start time (``starts_at``, or inferred from
-   one player and then checked against the others) also ``time_ms`` of a win
-   and ``home_at_ms`` (start → the first moment the final home count was
-   reached; 0 if it is the count dealt home, as Fours Up's 4s), and
-   ``last_move_ms`` when given (start → the last move; nil with no move).
+3. Every figure of the ranking against the re-play: ``won``, ``status`` (one of
+   won, finished, timeout; won exactly for a win; a timeout has no ``time_ms``),
+   ``home``, ``moves``; a win must have its ``time_ms`` and every row a
+   ``home_at_ms``. With the start time (``starts_at``, or inferred from one
+   player and then checked against the others) also ``time_ms`` of a win
+   (a finish's never before the last move) and ``home_at_ms`` (start → the first
+   moment the final home count was reached; 0 if it is the count dealt home,
+   as Fours Up's 4s), and ``last_move_ms`` (start → the last move; nil with no
+   move; a daily attempt recorded before servers kept it may lack it).
    A player's ``ended_ms`` (a race's replay: the end of their game) must be
    their ``time_ms`` when they have one, and never before their last move.
-4. The order, by the rule of ``protocol.ranking``: winners by ``time_ms``;
-   then ``home`` (more first), then ``home_at_ms``, then **more** ``moves``
-   (a player who made no move ranks below one who played); equal keys share
-   a rank (1, 1, 3).
+   One row and one move log per player, the same players in both.
+4. The order, by the rule of ``protocol.ranking``, over the figures the moves
+   give (not the document's own): winners by ``time_ms``; then ``home`` (more
+   first), then ``home_at_ms``, then **more** ``moves`` (a player who made no
+   move ranks below one who played); equal keys share a rank (1, 1, 3), and
+   the first is 1 (only one entry of a daily, ``--player``, has its board's
+   rank, which the document cannot show).
 5. A certified deal's proof (``proof``, with ``par``): the solver's winning
    line, re-played from the deal, must win, and ``par`` must be its length.
 
 Exit code 0 when everything checks (CONFIRMED), 1 when something does not
-(REFUTED, with each difference), 2 when the input cannot be read.
+(REFUTED, with each difference), 2 when the input cannot be read (a field of
+the wrong type or shape included: the document is malformed).
 """
 
 from __future__ import annotations
@@ -47,16 +55,29 @@ import asyncio
 import hashlib
 import json
 import sys
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from client import cli
 from protocol import rules
-from protocol.ranking import entry_key
+from protocol.ranking import DECLARED, TIMEOUT, WON, SortKey, sort_key
 
 from . import InputError
-from .race_link import RACE_HELP, add_source_arguments, add_token_argument, fetch, load, race_source, token_of
+from .race_link import (
+    RACE_HELP,
+    add_source_arguments,
+    add_token_argument,
+    check_versions,
+    fetch,
+    load,
+    race_source,
+    token_of,
+    utf8_text,
+)
 
 
 @dataclass
@@ -102,8 +123,64 @@ class Replayed:
     first_at: dict[int, int | None]  # home count -> time first reached (None: at the start)
     last_at: int | None  # time of the last move (None: no move)
 
+    def key(self, start: int) -> SortKey:
+        """The ranking key these figures give from ``start``: the order is checked with what
+        the moves give, not with the document's own figures (a figure set to nil ranked as
+        the latest, and its check was skipped)."""
+        if self.won and self.win_at is not None:
+            return sort_key(True, self.win_at - start, self.home, None, self.moves)
+        reached = self.first_at[self.home]
+        return sort_key(False, None, self.home, 0 if reached is None else reached - start, self.moves)
 
-def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Report) -> Replayed | None:
+
+# --- the document's shape: checked before any of it is read, so that a field of the wrong type
+# is the input error it is (exit 2), not a traceback (exit 1, which reads as REFUTED).
+
+
+class Row(msgspec.Struct):
+    """A ranking row (RankEntry); fields verify does not read are let through."""
+
+    rank: int
+    player: str
+    status: str
+    won: bool
+    home: int
+    moves: int
+    name: str | None = None
+    time_ms: int | None = None
+    home_at_ms: int | None = None
+    last_move_ms: int | None = None
+
+
+class Player(msgspec.Struct):
+    player: str
+    name: str | None = None
+    moves: list[tuple[str, int]] = []
+    starts_at: int | None = None
+    ended_ms: int | None = None
+
+
+class Document(msgspec.Struct):
+    seed: str | None = None
+    commitment: str | None = None
+    starts_at: int | None = None
+    race: str | None = None
+    date: str | None = None
+    ranking: list[Row] | None = None
+    players: list[Player] | None = None
+
+
+def shape(doc: dict[str, Any]) -> Document:
+    """The fields verify reads, typed; InputError (one line, with where) for a wrong shape."""
+    try:
+        return msgspec.convert(doc, Document)
+    except msgspec.ValidationError as e:
+        raise InputError(f"the document is malformed ({e})") from None
+
+
+def _replay_player(
+    game: str, seed: str, who: str, moves: list[tuple[str, int]], report: Report
+) -> Replayed | None:
     try:
         g = rules.deal(game, seed)
     except ValueError as e:
@@ -111,11 +188,7 @@ def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Rep
     first_at: dict[int, int | None] = {g.cards_home: None}  # Fours Up deals its 4s home
     win_at: int | None = None  # set by the winning move
     prev_at: int | None = None
-    for i, item in enumerate(moves):
-        try:
-            move, at = str(item[0]), int(item[1])
-        except (TypeError, ValueError, IndexError):
-            raise InputError(f"{who}: move {i + 1} is not [move, at]: {item!r}") from None
+    for i, (move, at) in enumerate(moves):
         if win_at is not None:
             report.problems.append(f"{who}: move {i + 1} {move!r} was played after the game was won")
             return None
@@ -133,6 +206,11 @@ def _replay_player(game: str, seed: str, who: str, moves: list[Any], report: Rep
     return Replayed(g.won, g.cards_home, len(moves), win_at, first_at, prev_at)
 
 
+def _twice(ids: list[str]) -> list[str]:
+    """The ids listed more than once, sorted."""
+    return sorted(who for who, n in Counter(ids).items() if n > 1)
+
+
 def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | None = None) -> Report:
     """Check a replay document (see the module doc); never raises on a bad
     result, only on an unreadable document (InputError)."""
@@ -142,20 +220,20 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
     game = doc.get("game")
     if game not in rules.GAMES:
         raise InputError(f"unknown game {game!r}")
-    for name, ours in (("rules_version", rules.RULES_VERSION), ("deal_version", rules.DEAL_VERSION)):
-        theirs = doc.get(name)
-        if theirs is not None and theirs != ours:
-            raise InputError(f"{name} {theirs} is not the one this verifier implements ({ours})")
-    published = doc.get("seed")
+    check_versions(doc)
+    d = shape(doc)
+    # A daily's document: each attempt has its own start; `--player` fetches one entry of its board.
+    daily = d.date is not None
+    published = d.seed
     if seed and published and seed != published:
         report.problems.append(f"the document's seed {published!r} is not the given seed {seed!r}")
     seed = seed or published
-    if not seed or not isinstance(seed, str):
+    if not seed:
         raise InputError("no seed: the seed is revealed only once the race or day is over")
 
     # 1. the fingerprint (the wire's `commitment`): sha256 of the seed
     digest = hashlib.sha256(seed.encode("utf-8")).hexdigest()
-    given = [(c, src) for c, src in ((commitment, "given"), (doc.get("commitment"), "published")) if c]
+    given = [(c, src) for c, src in ((commitment, "given"), (d.commitment, "published")) if c]
     if not given:
         report.notes.append(
             "no fingerprint (sha256 of the seed) to check the seed against (pass --fingerprint)"
@@ -169,95 +247,130 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
                 f"the seed's fingerprint (sha256 of the seed) {digest} differs from the {src} fingerprint {c}"
             )
 
-    # 2. the moves
-    players = doc.get("players") or []
-    ranking = sorted(doc.get("ranking") or [], key=lambda e: (e["rank"], str(e["player"])))
-    entries = {str(e["player"]): e for e in ranking}
+    # 2. the moves; one row and one move log per player: an extra row for a player ranked
+    # them twice, and only their last row was checked
+    players = d.players or []
+    ranking = sorted(d.ranking or [], key=lambda e: (e.rank, e.player))
+    twice = _twice([e.player for e in ranking])
+    for who in twice:
+        report.problems.append(f"{who}: ranked more than once")
+    for who in _twice([p.player for p in players]):
+        report.problems.append(f"{who}: moves published more than once")
     replayed: dict[str, Replayed] = {}
     for p in players:
-        who = str(p.get("player"))
-        r = _replay_player(game, seed, who, p.get("moves") or [], report)
+        if p.player in replayed:
+            continue
+        r = _replay_player(game, seed, p.player, p.moves, report)
         if r is not None:
-            replayed[who] = r
-            label = f"{p['name']} ({who})" if p.get("name") else who
+            replayed[p.player] = r
+            label = f"{p.name} ({p.player})" if p.name else p.player
             report.checked.append(
                 f"{label}: {r.moves} moves legal, {r.home} cards home" + (" (won)" if r.won else "")
             )
-    for who in entries.keys() - {str(p.get("player")) for p in players}:
+    ranked, logged = {e.player for e in ranking}, {p.player for p in players}
+    for who in sorted(ranked - logged):
         report.problems.append(f"{who}: ranked, but no moves published")
-    for who in {str(p.get("player")) for p in players} - entries.keys():
+    for who in sorted(logged - ranked):
         report.problems.append(f"{who}: moves published, but not ranked")
 
     # 3. the figures
-    for who, e in entries.items():
-        r = replayed.get(who)
+    for e in ranking:
+        r = replayed.get(e.player)
         if r is None:
             continue
+        who = e.player
         for name, want in (("won", r.won), ("home", r.home), ("moves", r.moves)):
-            if e.get(name) != want:
-                report.problems.append(f"{who}: recorded {name} {e.get(name)!r}, the replay gives {want!r}")
-        if bool(e.get("won")) != (e.get("status") == "won"):
-            report.problems.append(f"{who}: status {e.get('status')!r} contradicts won={e.get('won')!r}")
+            if getattr(e, name) != want:
+                report.problems.append(
+                    f"{who}: recorded {name} {getattr(e, name)!r}, the replay gives {want!r}"
+                )
+        if e.status not in (WON, DECLARED, TIMEOUT):
+            report.problems.append(f"{who}: status {e.status!r} is none of {WON}, {DECLARED}, {TIMEOUT}")
+        elif e.won != (e.status == WON):
+            report.problems.append(f"{who}: status {e.status!r} contradicts won={e.won!r}")
+        if e.status == TIMEOUT and e.time_ms is not None:
+            # docs/protocol.md `end`: time_ms is the win or the finish, nil for a timeout
+            report.problems.append(f"{who}: status {TIMEOUT!r}, but time_ms {e.time_ms} (a timeout has none)")
+        if r.won and e.time_ms is None:
+            report.problems.append(f"{who}: won, but no time_ms")
+        if e.home_at_ms is None:
+            report.problems.append(f"{who}: no home_at_ms (every ranking row has one)")
 
     # Start times: given per player or per race, else inferred from one player.
     starts: dict[str, int] = {}
     for p in players:
-        s = p.get("starts_at", doc.get("starts_at"))
+        s = p.starts_at if p.starts_at is not None else d.starts_at
         if s is not None:
-            starts[str(p.get("player"))] = int(s)
-    if not starts and doc.get("race") is not None:
+            starts[p.player] = s
+    if not starts and d.race is not None:
         # One race: one start for everyone; infer it from a player who tells it.
-        for who, e in entries.items():
-            r = replayed.get(who)
-            if r is None:
+        for e in ranking:
+            r = replayed.get(e.player)
+            if r is None or e.player in twice:  # not from a row that may be a fake one
                 continue
-            if r.won and e.get("time_ms") is not None and r.win_at is not None:
-                inferred = r.win_at - e["time_ms"]
-            elif e.get("home_at_ms") is not None and r.first_at[r.home] is not None:
-                inferred = r.first_at[r.home] - e["home_at_ms"]
+            reached = r.first_at[r.home]
+            if r.won and e.time_ms is not None and r.win_at is not None:
+                inferred = r.win_at - e.time_ms
+            elif e.home_at_ms is not None and reached is not None:
+                inferred = reached - e.home_at_ms
+            elif e.last_move_ms is not None and r.last_at is not None:
+                inferred = r.last_at - e.last_move_ms
             else:
                 continue
-            starts = {w: inferred for w in entries}
+            starts = dict.fromkeys(logged, inferred)
             report.notes.append(
-                f"start time inferred from {who}'s figures; the others are checked against it"
+                f"start time inferred from {e.player}'s figures; the others are checked against it"
             )
             break
     if not starts:
         report.notes.append("times not checked (no start time in the document)")
-    timed = 0
-    for who, e in entries.items():
-        r = replayed.get(who)
-        if r is None or who not in starts:
+    timed: set[str] = set()
+    mistimed: set[str] = set()  # "ok" is said of the players whose times all match
+    for e in ranking:
+        r = replayed.get(e.player)
+        if r is None or e.player not in starts:
             continue
-        start = starts[who]
+        who, start, before = e.player, starts[e.player], len(report.problems)
         reached = r.first_at[r.home]
         want_at = 0 if reached is None else reached - start
-        if e.get("home_at_ms") is not None and e["home_at_ms"] != want_at:
-            report.problems.append(
-                f"{who}: recorded home_at_ms {e['home_at_ms']}, the replay gives {want_at}"
-            )
+        if e.home_at_ms is not None and e.home_at_ms != want_at:
+            report.problems.append(f"{who}: recorded home_at_ms {e.home_at_ms}, the replay gives {want_at}")
         want_last = None if r.last_at is None else r.last_at - start
-        if e.get("last_move_ms") is not None and e["last_move_ms"] != want_last:
+        if e.last_move_ms is None and want_last is not None and daily:
+            # A daily attempt recorded before the server kept the figure lacks it (it does not rank).
+            report.notes.append(f"{who}: last_move_ms not recorded (the replay gives {want_last})")
+        elif e.last_move_ms != want_last:
             report.problems.append(
-                f"{who}: recorded last_move_ms {e['last_move_ms']}, the replay gives {want_last}"
+                f"{who}: recorded last_move_ms {e.last_move_ms}, the replay gives {want_last}"
             )
-        if r.won and r.win_at is not None and e.get("time_ms") != r.win_at - start:
+        if r.won and r.win_at is not None and e.time_ms is not None and e.time_ms != r.win_at - start:
             report.problems.append(
-                f"{who}: recorded time_ms {e.get('time_ms')}, the replay gives {r.win_at - start}"
+                f"{who}: recorded time_ms {e.time_ms}, the replay gives {r.win_at - start}"
             )
-        timed += 1
-    if timed:
-        report.checked.append(f"times of {timed} player" + ("" if timed == 1 else "s") + " match their moves")
+        if not r.won and e.time_ms is not None and want_last is not None and e.time_ms < want_last:
+            report.problems.append(
+                f"{who}: finished at time_ms {e.time_ms}, before their last move at {want_last}"
+            )
+        (timed if len(report.problems) == before else mistimed).add(who)
+    if timed - mistimed:
+        n = len(timed - mistimed)
+        report.checked.append(f"times of {n} player" + ("" if n == 1 else "s") + " match their moves")
+    rows = {}
+    for e in reversed(ranking):  # a player's first row (a second one is a problem above)
+        rows[e.player] = e
     ends = 0
     for p in players:
-        who, ended, e = str(p.get("player")), p.get("ended_ms"), entries.get(str(p.get("player")))
-        if ended is None or e is None:
+        row = rows.get(p.player)
+        if p.ended_ms is None or row is None:
             continue
-        ends += 1
-        if e.get("time_ms") is not None and ended != e["time_ms"]:
-            report.problems.append(f"{who}: ended_ms {ended}, but time_ms {e['time_ms']}")
-        if e.get("last_move_ms") is not None and ended < e["last_move_ms"]:
-            report.problems.append(f"{who}: ended_ms {ended}, before their last move at {e['last_move_ms']}")
+        before = len(report.problems)
+        if row.time_ms is not None and p.ended_ms != row.time_ms:
+            report.problems.append(f"{p.player}: ended_ms {p.ended_ms}, but time_ms {row.time_ms}")
+        if row.last_move_ms is not None and p.ended_ms < row.last_move_ms:
+            report.problems.append(
+                f"{p.player}: ended_ms {p.ended_ms}, before their last move at {row.last_move_ms}"
+            )
+        ends += len(report.problems) == before
     if ends:
         report.checked.append(
             f"the end of {ends} player"
@@ -266,27 +379,49 @@ def verify(doc: dict[str, Any], *, seed: str | None = None, commitment: str | No
         )
 
     _check_proof(game, seed, doc, report)
-
-    # 4. the order
-    if ranking:
-        try:
-            keys = [entry_key(e) for e in ranking]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"a ranking entry lacks a field: {exc}") from None
-        base = ranking[0]["rank"]
-        bad = False
-        for i, e in enumerate(ranking):
-            better = sum(1 for k in keys if k < keys[i])
-            want = base + better if base != 1 else 1 + better
-            if e["rank"] != want:
-                report.problems.append(f"{e['player']}: ranked {e['rank']}, the ranking rule gives {want}")
-                bad = True
-        if not bad:
-            what = "ranking order" if base == 1 else f"ranking order (from rank {base})"
-            report.checked.append(
-                f"{what} follows the rule for {len(ranking)} " + ("entry" if len(ranking) == 1 else "entries")
-            )
+    _check_order(ranking, replayed, starts, d, report)
     return report
+
+
+def _check_order(
+    ranking: list[Row], replayed: dict[str, Replayed], starts: dict[str, int], d: Document, report: Report
+) -> None:
+    """4. The ranks, by the rule of protocol.ranking over the figures the moves give."""
+    if not ranking:
+        return
+    if d.date is not None and len(ranking) == 1 and ranking[0].rank != 1:
+        # `daily_replay --player`: one entry of the day's board, whose other entries are not here
+        report.notes.append(
+            f"rank {ranking[0].rank} not checked: the document holds one entry of the day's board"
+        )
+        return
+    keys: dict[str, SortKey] = {}
+    ranked = list(dict.fromkeys(e.player for e in ranking))
+    for who in ranked:
+        r = replayed.get(who)
+        # A race has one start for everyone: the moments of its moves order alike without it
+        # (and so do one player's).
+        start = 0 if d.race is not None or len(ranked) == 1 else starts.get(who)
+        if r is None:
+            report.notes.append(f"ranking order not checked: {who}'s result does not re-play")
+            return
+        if start is None:
+            report.problems.append(f"ranking order cannot be checked: no start (starts_at) for {who}")
+            return
+        keys[who] = r.key(start)
+    bad = False
+    for e in ranking:
+        want = 1 + sum(1 for k in keys.values() if k < keys[e.player])
+        if e.rank != want:
+            report.problems.append(f"{e.player}: ranked {e.rank}, the ranking rule gives {want}")
+            bad = True
+    if not bad:
+        n = len(ranking)
+        report.checked.append(
+            f"ranking order follows the rule for {n} "
+            + ("entry" if n == 1 else "entries")
+            + " (ranked by the figures their moves give)"
+        )
 
 
 def _check_proof(game: str, seed: str, doc: dict[str, Any], report: Report) -> None:
@@ -318,16 +453,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_source_arguments(parser)
     parser.add_argument("--race", metavar="ID_OR_LINK", help=RACE_HELP)
     parser.add_argument(
-        "--daily", metavar="GAME", help=f"a closed daily's game (on --url, default {cli.DEFAULT_URL})"
+        "--daily",
+        metavar="GAME",
+        type=utf8_text,
+        help=f"a closed daily's game (on --url, default {cli.DEFAULT_URL})",
     )
-    parser.add_argument("--date", help="with --daily: the day, YYYY-MM-DD (UTC)")
-    parser.add_argument("--player", help="with --daily: one player's entry (default: every published one)")
-    parser.add_argument("--seed", help="the revealed seed, if the document lacks it (or to compare)")
+    parser.add_argument("--date", type=utf8_text, help="with --daily: the day, YYYY-MM-DD (UTC)")
+    parser.add_argument(
+        "--player", type=utf8_text, help="with --daily: one player's entry (default: every published one)"
+    )
+    parser.add_argument(
+        "--seed", type=utf8_text, help="the revealed seed, if the document lacks it (or to compare)"
+    )
     parser.add_argument(
         "--fingerprint",
         "--commitment",  # its old name, still read
         dest="commitment",
         metavar="SHA256",
+        type=utf8_text,
         help="the deal's fingerprint (sha256 of the seed) you saw when the race or day opened",
     )
     parser.add_argument("--save", metavar="FILE", help="also write the fetched document as JSON")
