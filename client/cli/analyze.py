@@ -41,6 +41,7 @@ from protocol.rules.facts import game_name
 from protocol.solver import ANALYSIS_NODES, Analysis, analyze
 
 from . import InputError
+from .bot import positive_float, positive_int
 from .race_link import (
     RACE_HELP,
     add_source_arguments,
@@ -120,12 +121,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=utf8_text, help="the revealed seed, if the document lacks it")
     parser.add_argument(
         "--nodes",
-        type=int,
+        type=positive_int,
         default=ANALYSIS_NODES,
         help=f"positions per solver run (default {ANALYSIS_NODES}, the server's analysis budget: "
         "the same answer as the browser's result view)",
     )
-    parser.add_argument("--seconds", type=float, help="wall-time cap per solver run")
+    parser.add_argument("--seconds", type=positive_float, help="wall-time cap per solver run")
     add_token_argument(parser)
 
 

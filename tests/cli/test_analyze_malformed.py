@@ -63,3 +63,16 @@ def test_a_document_of_other_rules_is_refused(tmp_path: Path, capsys: Any) -> No
     """Its moves would re-play differently here: `verify` and `replay` refused it, analyze analysed it."""
     assert run(tmp_path, document(rules_version=rules.RULES_VERSION + 1)) == 2
     assert "rules_version" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "flags", [["--nodes", "0"], ["--nodes", "-5"], ["--seconds", "-1"], ["--seconds", "0"]]
+)
+def test_a_budget_of_nothing_is_a_usage_error(tmp_path: Path, flags: list[str], capsys: Any) -> None:
+    """A solver run of no positions or no time answered "could not tell" after 0 positions."""
+    parser = argparse.ArgumentParser()
+    a.add_arguments(parser)
+    with pytest.raises(SystemExit) as exit_:
+        parser.parse_args([str(tmp_path / "replay.json"), *flags])
+    assert exit_.value.code == 2
+    assert flags[0] in capsys.readouterr().err
