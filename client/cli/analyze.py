@@ -41,7 +41,7 @@ from protocol.rules.facts import game_name
 from protocol.solver import ANALYSIS_NODES, Analysis, analyze
 
 from . import InputError
-from .bot import positive_float, positive_int
+from .checks import positive_float, positive_int
 from .race_link import (
     RACE_HELP,
     add_source_arguments,

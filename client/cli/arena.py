@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Usage errors before the app opens (exit 2), as `solrace play` finds them: a --name the
     server refuses showed in the app as "cannot connect: `name`: Expected `str` of length <= 24"."""
-    from client.cli.play import check_connection_arguments
+    from client.cli.checks import check_connection_arguments
 
     check_connection_arguments(parser, args)
 

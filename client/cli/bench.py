@@ -20,7 +20,7 @@ import json
 import sys
 from typing import Any
 
-from client.cli.bot import non_negative_float, positive_float, positive_int
+from client.cli.checks import non_negative_float, positive_float, positive_int
 from protocol import rules
 from protocol.messages import MAX_SEATS, MIN_SEATS
 

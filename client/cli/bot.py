@@ -41,30 +41,10 @@ from typing import Any, TextIO
 from client.bots.offline import Played, deal_seed, play_one
 from client.bots.strategies import STRATEGIES, SearchStrategy, make
 from client.cli import DEFAULT_URL
+from client.cli.checks import non_negative_float, positive_float, positive_int
 from protocol import rules
 
 DEFAULT_GAME = "racing-aces"
-
-
-def positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be more than 0, not {text}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    value = float(text)
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more, not {text}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,7 +119,7 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     """Usage errors argparse alone cannot see (exit 2). The bots' names are the --name prefix
     and a number: a prefix the server cannot take that way was refused only at the hello, as
     "bad-message: `name`: ...". A race link with no race in it, or --invite without --race."""
-    from client.cli.play import check_link, name_ok, name_rule
+    from client.cli.checks import check_link, name_ok, name_rule
 
     last = f"{args.name}-{args.count}"  # the longest
     if not name_ok(last):

@@ -54,6 +54,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from client.cli import DEFAULT_URL
+from client.cli.checks import check_connection_arguments, check_link
 from protocol import rules
 
 if TYPE_CHECKING:
@@ -156,40 +157,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 #: Flags that only an offline race reads: without --offline, refused as a usage error.
 OFFLINE_ONLY = ("--seed", "--rivals", "--bot-speed")
-
-
-def name_ok(name: str) -> bool:
-    """Whether the server takes `name` as a display name (protocol/messages/fields.py)."""
-    import re
-
-    from protocol.messages import MAX_NAME
-    from protocol.messages.fields import NAME_PATTERN
-
-    return len(name) <= MAX_NAME and re.fullmatch(NAME_PATTERN, name) is not None
-
-
-def name_rule() -> str:
-    from protocol.messages import MAX_NAME
-
-    return f"1 to {MAX_NAME} printable characters, no space at either end"
-
-
-def check_connection_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """A --name the server would refuse is a usage error (it showed as a failed connection, with
-    the decoder's words, once the app was up): `play`, `watch` and `arena` alike."""
-    if args.name is not None and not name_ok(args.name):
-        parser.error(f"argument --name: {name_rule()}")
-
-
-def check_link(parser: argparse.ArgumentParser, flag: str, value: str | None) -> None:
-    """A race link with no race in it (`--join http://HOST/`) is a usage error too."""
-    from client.tui.links import parse_link
-
-    if value is not None:
-        try:
-            parse_link(value)
-        except ValueError as e:
-            parser.error(f"argument {flag}: {e}")
 
 
 def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -12,7 +12,8 @@ import argparse
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from client.cli.play import add_connection_arguments, check_connection_arguments, check_link, server_urls
+from client.cli.checks import check_connection_arguments, check_link
+from client.cli.play import add_connection_arguments, server_urls
 from protocol import rules
 
 if TYPE_CHECKING:
