@@ -70,7 +70,7 @@ def test_a_tiles_form_opens_in_view_at_1280x720(new_page, act):
 
 
 @pytest.mark.parametrize(
-    "text", ["hello", "r2070f124", "http://127.0.0.1:8765/#replay=r20708f12451f0f65&step=3"]
+    "text", ["hello", "r2070f124", "http://127.0.0.1:8765/#replay=r20708f12451f0f6&step=3"]
 )
 def test_the_join_box_says_a_mistyped_id_is_not_a_race_id(new_page, text):
     page = new_page("jo")

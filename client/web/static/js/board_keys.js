@@ -79,6 +79,14 @@ export const keyInput = {
     this.focusIn(pileEl, card || stop, { preventScroll: true });
   },
 
+  /** Focus the board's first place to play from: the stock's Tab stop (a draw is where a deal
+   *  starts), else the board's first Tab stop. At the start of a race (race_play.js). */
+  focusStart() {
+    const stock = this.root.querySelector('.pile[data-pile="s"]');
+    const stop = stock && stock.tabIndex === 0 ? stock : (stock && stock.querySelector('[tabindex="0"]')) || this.root.querySelector('[tabindex="0"]');
+    if (stop) stop.focus({ preventScroll: true });
+  },
+
   /** Focus `el` in its pile, and make it the pile's Tab stop (a roving tabindex). */
   focusIn(pileEl, el, opts) {
     for (const c of pileEl.querySelectorAll('.card[tabindex="0"]')) c.tabIndex = -1;

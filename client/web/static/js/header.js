@@ -52,10 +52,16 @@ export function initHeader(reroute) {
   conn.on("welcome", (w) => {
     showWho(isAccountToken(w.token), w.name);
     if (isAccountToken(w.token)) hideSessionNote();
+    // The server's own longest name (its MAX_NAME may be below the wire format's 24 of index.html)
+    const most = w.limits && w.limits.MAX_NAME;
+    if (Number.isInteger(most) && most > 0) input.maxLength = most;
   });
-  conn.on("_name_refused", ({ name }) => {
-    toast(`"${name}" is the name of an account, a bot or the server: choose another name.`, "error", 6000);
+  conn.on("_name_refused", ({ name, code, message }) => {
+    if (code === "name-taken") toast(`"${name}" is the name of an account, a bot or the server: choose another name.`, "error", 6000);
+    // (the server's words name the field: "`name`: must be printable, …")
+    else toast(`The server refused that name: ${message.replace(/^`name`:\s*/, "") || "choose another name"}.`, "error", 6000);
   });
+  conn.on("_held", ({ why, delay }) => showHeld(why, delay));
   conn.on("_session_lost", ({ account }) => {
     if (account) {
       input.value = storedName();
@@ -149,6 +155,31 @@ function showConnLost() {
   );
   placeConnBanner(el);
   app.connLost = true;
+}
+
+// Why the server refuses this page for now (net.js `hold`), and what the player can do.
+const HELD_WORDS = {
+  "too-many-tabs": "Too many tabs or windows of this player are open: close one, then press Retry.",
+  "too-many-from-address": "Too many solrace connections from your network are open: close some tabs, then press Retry.",
+  "rate-limited": "Too many new players from your network right now.",
+  "bad-version": "This page is out of date for the server: reload the page.",
+};
+
+/** The banner while the server refuses this page (not a lost connection: it is there). */
+function showHeld(why, delay) {
+  clearTimeout(app.connNoteTimer);
+  const el = $("#conn-banner");
+  el.className = "conn-banner lost held";
+  const when = delay === null ? null : `Trying again in ${Math.ceil(delay / 1000)} s.`;
+  el.replaceChildren(
+    h("b", {}, HELD_WORDS[why] || "The server refused this page for now."),
+    when ? h("span", { class: "conn-more" }, when) : null,
+    why === "bad-version"
+      ? h("button", { class: "btn small", id: "conn-reload", onclick: () => location.reload() }, "Reload")
+      : h("button", { class: "btn small", id: "conn-retry", onclick: () => conn.reconnect() }, "Retry"),
+  );
+  placeConnBanner(el);
+  app.connLost = true; // "Reconnected." once the server takes the page
 }
 
 /** After a loss, a short note once the page is back in step with the server. */

@@ -362,9 +362,41 @@ function decoCards(game) {
 }
 
 function joinByText(text) {
-  const t = (text || "").trim();
-  const m = /(?:race=|watch=)?([\w-]+)(?:&invite=([\w-]+))?\s*$/.exec(t);
+  const hash = joinHash(text);
   // anything but a race id (words.isRaceId) was mistyped or cut short: said here, in the lobby
-  if (!m || !isRaceId(m[1])) return toast("That is not a race link or id (an id is an r and 16 hex digits): check what you pasted.", "error", 6000);
-  location.hash = `race=${m[1]}${m[2] ? `&invite=${m[2]}` : ""}`;
+  if (!hash) return toast("That is not a race link or id (an id is an r and 16 hex digits): check what you pasted.", "error", 6000);
+  location.hash = hash;
+}
+
+const WORD = /^[\w-]+$/;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The page a pasted race link or id names, as a hash (without its "#"), or null. Every link of a
+ * race this client makes opens what it names: a race's page `race=ID` (with its `&invite=` and
+ * the lobby's `&analysis`), watching `watch=ID` (`&invite=`, an arena's `&arena=`), a replay
+ * `replay=ID` (`&step=`, a daily attempt's `&daily=…&date=…`), whole addresses or their hash; the
+ * id alone (and `ID&invite=…`) opens its race's page. Read as parameters, in any order, and
+ * written back in the order app.js's router reads them.
+ */
+function joinHash(text) {
+  const t = (text || "").trim();
+  const at = t.indexOf("#");
+  const params = new URLSearchParams((at >= 0 ? t.slice(at + 1) : t).replace(/^\//, ""));
+  const extra = (name, shape) => {
+    const v = params.get(name);
+    return v !== null && shape.test(v) ? `&${name}=${v}` : "";
+  };
+  for (const kind of ["race", "watch", "replay"]) {
+    const id = params.get(kind);
+    if (id === null) continue;
+    if (!isRaceId(id)) return null;
+    if (kind === "race") return `race=${id}${extra("invite", WORD)}${params.has("analysis") ? "&analysis" : ""}`;
+    if (kind === "watch") return `watch=${id}${extra("invite", WORD)}${extra("arena", WORD)}`;
+    const daily = extra("daily", WORD);
+    const date = extra("date", DAY);
+    return `replay=${id}${extra("step", /^\d+$/)}${daily && date ? daily + date : ""}`;
+  }
+  const [first] = params.keys();
+  return isRaceId(first) && params.get(first) === "" ? `race=${first}${extra("invite", WORD)}` : null;
 }

@@ -92,11 +92,13 @@ function quickBotNote() {
   return after ? h("span", { class: "muted small" }, `(a bot joins after ${after} s if nobody comes) `) : null;
 }
 
-/** A new race (the lobby's "Create race…" form); `limit` null: on the server's clock (TIME_LIMIT_S). */
-export async function createRace(game, seats, limit, priv, rated = app.rated && loggedIn()) {
+/** A new race (the lobby's "Create race…" form); `limit` null: on the server's clock (TIME_LIMIT_S).
+ *  `focusReady`: its "I'm ready" takes the focus (a practice's). */
+export async function createRace(game, seats, limit, priv, rated = app.rated && loggedIn(), focusReady = false) {
   const a = ask();
   const open = (race) => {
     keepInvite(race);
+    if (focusReady && race.status === "lobby") app.focusReady = race.race;
     app.pendingSnapshot = race;
     location.hash = `race=${race.race}${inviteSuffix(race.race)}`;
   };
@@ -113,7 +115,9 @@ export async function createRace(game, seats, limit, priv, rated = app.rated && 
 /** Practice alone (the terminal's "Practice alone"): a private race of one seat on the server's
  *  clock, never rated (whatever the Rated box says), where the server gives hints. */
 export function practise(game) {
-  return createRace(game, 1, null, true, false);
+  // it waits for its "I'm ready", which takes the focus the pressed Practice loses, as a
+  // practice's new deal does (askRematch): Enter starts it
+  return createRace(game, 1, null, true, false, true);
 }
 
 export async function startBotRace(game, level, limit) {

@@ -9,6 +9,17 @@ const NAME_KEY = "solrace.name";
 // The close reason of a connection whose account token was revoked (logout_all, password:
 // docs/protocol.md §9).
 const REVOKED_REASON = "session revoked: log in again";
+// The close reasons of a connection over the server's limits of open connections (docs/protocol.md
+// §7 MAX_CONN_PER_PLAYER, MAX_CONN_PER_ADDR: server/net/dispatch.py, gateway.py). Connecting again
+// at once is refused again until another tab closes: the page waits much longer (HELD_MS), or
+// for the player's Retry.
+const TOO_MANY_REASONS = {
+  "too many connections for this player": "too-many-tabs",
+  "too many connections from this address": "too-many-from-address",
+};
+// The first wait after such a refusal, ms; doubled at each refusal in a row, up to HELD_MAX_MS.
+const HELD_MS = 30000;
+const HELD_MAX_MS = 300000;
 // How long a request waits for its reply, ms, unless it says otherwise. (A test may set
 // `globalThis.SOLRACE_REQUEST_TIMEOUT_MS` to make it shorter; nothing else does.)
 const REQUEST_TIMEOUT_MS = 10000;
@@ -46,6 +57,7 @@ export class Connection {
     this.reconnectTimer = null;
     this.helloToken = null; // the token the last hello carried
     this.lostToken = null; // the last token whose loss was announced (`_session_lost`)
+    this.held = 0; // refusals in a row that made the page wait (`hold`), for its backoff
   }
 
   static defaultUrl() {
@@ -107,7 +119,9 @@ export class Connection {
       this.setStatus("offline");
       this.emit("_closed", { code: ev.code, reason: ev.reason });
       if (ev.code === 1008 && ev.reason === REVOKED_REASON) this.sessionLost(this.helloToken, "revoked");
-      if (!this.closedByUs) this.scheduleReconnect();
+      const tooMany = ev.code === 1008 ? TOO_MANY_REASONS[ev.reason] : undefined;
+      if (tooMany && !this.closedByUs) this.hold(tooMany, Math.min(HELD_MAX_MS, HELD_MS * 2 ** this.held));
+      else if (!this.closedByUs) this.scheduleReconnect();
     };
     ws.onerror = () => {};
   }
@@ -136,6 +150,29 @@ export class Connection {
     }
     this.retry = 0;
     this.connect();
+  }
+
+  /**
+   * The server is there but refuses this page for now (`why`: "too-many-tabs",
+   * "too-many-from-address", "rate-limited", "bad-version"): no quick reconnection loop, which
+   * would only be refused again. Emits `_held` {why, delay} for the page to say why; connects
+   * again after `delay` ms (null: never by itself; `reconnect()`, the page's Retry, does).
+   */
+  hold(why, delay) {
+    clearTimeout(this.reconnectTimer);
+    if (this.ws) {
+      const ws = this.ws;
+      this.ws = null; // its onclose does nothing more
+      clearInterval(this.pingTimer);
+      this.failPending("disconnected");
+      try {
+        ws.close();
+      } catch (e) {}
+    }
+    this.setStatus("offline");
+    this.held += 1;
+    this.emit("_held", { why, delay });
+    if (delay !== null) this.reconnectTimer = setTimeout(() => this.connect(), delay);
   }
 
   scheduleReconnect() {
@@ -183,6 +220,7 @@ export class Connection {
         if (typeof msg.time === "number") this.offset = msg.time + rtt / 2 - Date.now();
         this.welcome = msg;
         this.retry = 0;
+        this.held = 0;
         this.setStatus("online");
         clearInterval(this.pingTimer);
         this.pingTimer = setInterval(() => this.ping(), 15000);
@@ -195,7 +233,11 @@ export class Connection {
         return;
       }
       if (t === "error" && msg.code === "bad-message" && msg.field === "name") {
+        // A name the server cannot take (invisible or control characters, too long): the player
+        // keeps the name they had (a new one gets the server's default), and is told why.
+        const refused = storedName().trim();
         localStorage.removeItem(NAME_KEY);
+        this.emit("_name_refused", { name: refused, code: msg.code, message: msg.message || "" });
         this.sayHello(true);
         return;
       }
@@ -206,8 +248,19 @@ export class Connection {
         const kept = this.welcome && !isAccountToken(this.welcome.token) ? this.welcome.name : "";
         if (kept && kept !== refused) localStorage.setItem(NAME_KEY, kept);
         else localStorage.removeItem(NAME_KEY);
-        this.emit("_name_refused", { name: refused });
+        this.emit("_name_refused", { name: refused, code: msg.code, message: msg.message || "" });
         this.sayHello(true);
+        return;
+      }
+      // Refused before any welcome: the server answers nothing more on this connection (it
+      // closes it once its HELLO_TIMEOUT is over). Too many new sessions from this address:
+      // again once the server's `retry_ms` is over. Another protocol version: only a reload helps.
+      if (t === "error" && msg.code === "rate-limited") {
+        this.hold("rate-limited", Math.max(1000, msg.retry_ms || 0));
+        return;
+      }
+      if (t === "error" && msg.code === "bad-version") {
+        this.hold("bad-version", null);
         return;
       }
     }

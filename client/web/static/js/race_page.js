@@ -298,6 +298,8 @@ function renderLobbyPanel() {
   const race = app.race;
   const box = $("#lobby-panel");
   if (race.status !== "lobby") {
+    // the race starts: the focus the panel held goes to the board once it is drawn (race_play.js)
+    if (box.contains(document.activeElement)) app.focusBoard = race.race;
     box.replaceChildren();
     return;
   }
@@ -357,9 +359,9 @@ function renderLobbyPanel() {
     ),
   );
   restorePlace(box, place);
-  // A practice's Rematch came here: "I'm ready" takes the focus the pressed button lost (Enter or
-  // Space starts the new deal), from the page itself (app.js focuses #main at a route change),
-  // unless the player has put it somewhere meanwhile.
+  // A practice came here (the lobby tile's Practice, its Rematch): "I'm ready" takes the focus
+  // the pressed button lost (Enter or Space starts the deal), from the page itself (app.js
+  // focuses #main at a route change), unless the player has put it somewhere meanwhile.
   if (app.focusReady === race.race) {
     app.focusReady = null;
     const at = document.activeElement;

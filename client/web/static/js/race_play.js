@@ -174,6 +174,15 @@ export function renderBoard() {
   if (!playing) dropHintNote(); // and its words with it
   app.board.room = playing; // your game over: no room kept for cards to come (a gap on a phone's result)
   app.board.set(you.view, playing ? you.legal || [] : []);
+  // The race started under a player whose focus was on the lobby panel ("I'm ready", pressed
+  // with Enter): gone with the panel, the focus fell to the page's body, where a screen reader
+  // says nothing and Tab starts over from the header. The board takes it, as the game-over
+  // cover does at the end; not from where the player has put it meanwhile.
+  if (app.focusBoard === race.race && playing) {
+    app.focusBoard = null;
+    const at = document.activeElement;
+    if (!at || at === document.body || at === $("#main") || !at.isConnected) app.board.focusStart();
+  }
   const cover = $("#board-cover");
   const st = (me && me.status) || you.status;
   if (!playing && race.status !== "finished" && (st === "won" || st === "finished" || st === "timeout")) {

@@ -33,6 +33,8 @@ export const app = {
   raceGames: {}, // race id -> game, for the races we left before their end (kept in localStorage: lobby.js)
   raceStatus: {}, // race id -> status (lobby, countdown, running), likewise: the lobby's "Your races"
   lastArena: null, // our result in the last arena race that ended, for the next one's page (race_page.js)
+  focusReady: null, // a race of one's own just opened (Practice, a new deal): its "I'm ready" takes the focus (race_page.js)
+  focusBoard: null, // a race that started while its lobby panel had the focus: the board takes it (race_play.js)
 };
 
 /**
