@@ -1,4 +1,4 @@
-"""Argon2 work has a bound of its own (server/ratings/accounts_store.py ``Hashing``): a few
+"""Argon2 work has a bound of its own (server/ratings/hashing.py ``Hashing``): a few
 addresses spending their login allowance on unknown names used to queue hashes without limit
 on asyncio's shared thread pool, and the owner's login waited tens of seconds behind them.
 Past HASH_MOST requests in hand a login is refused at once (`login-limited` with a retry),
@@ -12,7 +12,7 @@ from typing import Any
 
 from waiting import until
 
-from server.ratings import accounts_store
+from server.ratings import accounts_store, hashing
 from server.ratings.accounts import AccountError
 
 PW = "correct horse battery"
@@ -31,7 +31,7 @@ async def test_hashing_beyond_the_bound_is_refused_at_once_and_owners_keep_a_pla
         return verify(*args)
 
     monkeypatch.setattr(accounts_store, "verify_password", held_verify)
-    strangers = accounts_store.HASH_MOST - accounts_store.HASH_OWNERS
+    strangers = hashing.HASH_MOST - hashing.HASH_OWNERS
     flood = [  # one login each from many addresses: no address's own limit is reached
         asyncio.ensure_future(accounts.login(f"nobody{i}", "wrong password", f"10.1.{i}.1"))
         for i in range(strangers + 10)
@@ -41,7 +41,7 @@ async def test_hashing_beyond_the_bound_is_refused_at_once_and_owners_keep_a_pla
         refused = [t.exception() for t in flood if t.done()]
         for exc in refused:
             assert isinstance(exc, AccountError) and exc.code == "login-limited", exc
-            assert exc.extra["retry_after_ms"] == accounts_store.HASH_BUSY_RETRY_MS
+            assert exc.extra["retry_after_ms"] == hashing.HASH_BUSY_RETRY_MS
         # A stranger is refused at once, even for the owner's name; the owner, from a known
         # address, takes a place kept for owners.
         try:
