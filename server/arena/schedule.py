@@ -21,7 +21,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from protocol.rules.facts import game_name
 
@@ -142,6 +142,29 @@ def status(arena: Arena, now: int) -> str:
     if now < arena.starts:
         return UPCOMING
     return RUNNING if now < arena.ends else OVER
+
+
+T = TypeVar("T")
+
+
+def listing_cut(
+    arenas: Sequence[tuple[Arena, T]], now: int, past_ms: int, per_status: int
+) -> tuple[list[tuple[Arena, T]], bool]:
+    """The arena list's choice (docs/protocol.md §5a ``arenas``) among ``arenas`` (each with what
+    goes with it): those not ended more than ``past_ms`` ago, at most ``per_status`` of each
+    status (the soonest to start, the latest started, the latest ended); and whether some were
+    left out."""
+    by_status: dict[str, list[tuple[Arena, T]]] = {UPCOMING: [], RUNNING: [], OVER: []}
+    for entry in arenas:
+        if entry[0].ends > now - past_ms:
+            by_status[status(entry[0], now)].append(entry)
+    by_status[UPCOMING].sort(key=lambda e: (e[0].starts, e[0].id))
+    by_status[RUNNING].sort(key=lambda e: (-e[0].starts, e[0].id))
+    by_status[OVER].sort(key=lambda e: (-e[0].ends, e[0].id))
+    kept: list[tuple[Arena, T]] = []
+    for group in by_status.values():
+        kept += group[:per_status]
+    return kept, any(len(group) > per_status for group in by_status.values())
 
 
 def time_left_ms(arena: Arena, now: int) -> int:

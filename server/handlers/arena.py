@@ -30,10 +30,8 @@ from ..arena.schedule import (
     DAY_MS,
     HOUR_MS,
     MAX_DURATION_MS,
-    OVER,
-    RUNNING,
-    UPCOMING,
     check_start,
+    listing_cut,
     scheduled,
     status,
     upcoming,
@@ -217,17 +215,8 @@ class ArenaHandlers:
         ids = list(dict.fromkeys([*soon, *started[:LISTED_READS], *(a.id for a in ahead)]))
         made = {i.arena.id: i for i in await self.store.get_many(ids) if i is not None}
         listed = [(i.arena, i) for i in made.values()] + [(a, None) for a in ahead if a.id not in made]
-        by_status: dict[str, list[tuple[Arena, ArenaInfo | None]]] = {UPCOMING: [], RUNNING: [], OVER: []}
-        for a, info in listed:
-            if a.ends > now - LISTED_PAST_MS:
-                by_status[status(a, now)].append((a, info))
-        by_status[UPCOMING].sort(key=lambda e: (e[0].starts, e[0].id))
-        by_status[RUNNING].sort(key=lambda e: (-e[0].starts, e[0].id))
-        by_status[OVER].sort(key=lambda e: (-e[0].ends, e[0].id))
-        kept: list[tuple[Arena, ArenaInfo | None]] = []
-        for group in by_status.values():
-            more = more or len(group) > LISTED_PER_STATUS
-            kept += group[:LISTED_PER_STATUS]
+        kept, cut = listing_cut(listed, now, LISTED_PAST_MS, LISTED_PER_STATUS)
+        more = more or cut
         created = [a.id for a, info in kept if info is not None]
         players = dict(zip(created, await self.store.counts(created), strict=True))
         out = [

@@ -154,3 +154,21 @@ def test_a_rule_whose_arenas_run_across_midnight_is_accepted():
     [late] = schedule.schedule_from_config([rule], GAMES).rules
     [a] = [a for a in arenas_between(Schedule((late,)), T, T + 86_400_000) if a.starts >= T]
     assert a.starts == T + 1411 * 60_000 and a.ends == T + 86_400_000 + 60_000
+
+
+def test_the_list_keeps_the_soonest_upcoming_the_latest_started_and_the_latest_ended():
+    """docs/protocol.md §5a `arenas`: at most so many of each status, and a cut said."""
+    now = T
+
+    def arena(name: str, starts: int, minutes: int = 10) -> tuple[Arena, str]:
+        return Arena(name, "racing-aces", starts=starts, duration_ms=minutes * 60_000), name
+
+    upcoming = [arena(f"u{i}", now + (i + 1) * 60_000) for i in range(3)]
+    running = [arena(f"r{i}", now - (i + 1) * 60_000, 30) for i in range(3)]
+    over = [arena(f"o{i}", now - (i + 2) * HOUR_MS) for i in range(3)]
+    forgotten = [arena("old", now - 30 * HOUR_MS)]  # ended more than a day ago
+    kept, cut = schedule.listing_cut([*over, *forgotten, *running, *upcoming], now, 24 * HOUR_MS, 2)
+    assert [name for _, name in kept] == ["u0", "u1", "r0", "r1", "o0", "o1"]
+    assert cut
+    kept, cut = schedule.listing_cut([*upcoming, *forgotten], now, 24 * HOUR_MS, 3)
+    assert [name for _, name in kept] == ["u0", "u1", "u2"] and not cut
