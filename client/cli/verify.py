@@ -60,8 +60,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from client import cli
 from protocol import rules
 from protocol.ranking import DECLARED, TIMEOUT, WON, SortKey, sort_key
@@ -78,6 +76,7 @@ from .race_link import (
     token_of,
     utf8_text,
 )
+from .replay_document import Document, Row, shape
 
 
 @dataclass
@@ -131,51 +130,6 @@ class Replayed:
             return sort_key(True, self.win_at - start, self.home, None, self.moves)
         reached = self.first_at[self.home]
         return sort_key(False, None, self.home, 0 if reached is None else reached - start, self.moves)
-
-
-# --- the document's shape: checked before any of it is read, so that a field of the wrong type
-# is the input error it is (exit 2), not a traceback (exit 1, which reads as REFUTED).
-
-
-class Row(msgspec.Struct):
-    """A ranking row (RankEntry); fields verify does not read are let through."""
-
-    rank: int
-    player: str
-    status: str
-    won: bool
-    home: int
-    moves: int
-    name: str | None = None
-    time_ms: int | None = None
-    home_at_ms: int | None = None
-    last_move_ms: int | None = None
-
-
-class Player(msgspec.Struct):
-    player: str
-    name: str | None = None
-    moves: list[tuple[str, int]] = []
-    starts_at: int | None = None
-    ended_ms: int | None = None
-
-
-class Document(msgspec.Struct):
-    seed: str | None = None
-    commitment: str | None = None
-    starts_at: int | None = None
-    race: str | None = None
-    date: str | None = None
-    ranking: list[Row] | None = None
-    players: list[Player] | None = None
-
-
-def shape(doc: dict[str, Any]) -> Document:
-    """The fields verify reads, typed; InputError (one line, with where) for a wrong shape."""
-    try:
-        return msgspec.convert(doc, Document)
-    except msgspec.ValidationError as e:
-        raise InputError(f"the document is malformed ({e})") from None
 
 
 def _replay_player(
