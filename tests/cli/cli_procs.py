@@ -33,3 +33,17 @@ def started_and_stopped(
     finally:
         proc.kill()
     return proc.returncode, err
+
+
+def started_bot(*flags: str) -> subprocess.Popen[str]:
+    """`solrace bot FLAGS` in a session of its own (killed with its process group), its stdout
+    and stderr piped."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "client.cli", "bot", *flags],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_procs import started_bot
 
 import client
 from client.cli import main
@@ -34,26 +35,7 @@ async def test_bot_joining_a_race_announces_its_game(serve_process) -> None:
     url, _proc = serve_process()
     async with client.connect(url, name="host") as host:
         snap = await host.create("rouge-et-noir", seats=2, time_limit_s=60)
-        bot = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "client.cli",
-                "bot",
-                "--url",
-                url,
-                "--race",
-                snap.race,
-                "--game",
-                "fours-up",
-            ],
-            cwd=ROOT,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-        )
+        bot = started_bot("--url", url, "--race", snap.race, "--game", "fours-up")
         try:
             assert bot.stdout is not None
             line = await _readline(bot)

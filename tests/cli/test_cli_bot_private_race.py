@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_procs import started_bot
 
 import client
 from client.tui.links import make_link
@@ -21,15 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_bot(*flags: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "client.cli", "bot", "--strategy", "random", *flags],
-        cwd=ROOT,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    return started_bot("--strategy", "random", *flags)
 
 
 async def joined(bot: subprocess.Popen[str]) -> str:
