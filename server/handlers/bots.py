@@ -21,7 +21,6 @@ from ..core import bots as B
 from ..core.races import Race, RaceError
 from ..core.session import Session
 from ..retries import retried
-from ..storage import keys
 from ..storage.bots import BotQueue, BotRequest
 from .lobby import race_id
 from .quick_match import QuickMatch
@@ -327,7 +326,6 @@ class Bots:
 
     async def _quick_fallback(self, key: tuple[str, str, int], after_s: int) -> None:
         pid, game, seats = key
-        queue_key = keys.quick_key(game, seats)
         try:
             await asyncio.sleep(after_s)
             # While the workers have too few free slots (busy, or starting), look again every
@@ -335,7 +333,7 @@ class Bots:
             # the player waiting alone for good (nothing arms it again while they wait).
             for _ in range(self.svc.settings.bot_wait_s):
                 try:
-                    if await self._quick_bots(pid, game, seats, queue_key):
+                    if await self._quick_bots(pid, game, seats):
                         return
                 except Exception as exc:
                     self.svc.failed(f"could not ask for bots for {pid}'s quick-match", exc)
@@ -343,16 +341,16 @@ class Bots:
         finally:
             self.waiting.discard(key)
 
-    async def _quick_bots(self, pid: str, game: str, seats: int, queue_key: str) -> bool:
+    async def _quick_bots(self, pid: str, game: str, seats: int) -> bool:
         """Ask for the bots that fill `pid`'s quick-match group: True once asked for, or once
         the player no longer waits (seated, or gone); False if the workers have no free slots.
         (A try that failed after its requests were queued is made again only while the player
         still waits: at worst one bot too many, which leaves the queue after its wait.) Only
         the entries a group is formed of count: not those of a server process that died
         (server/handlers/quick_match.py), which would leave the group a bot short for good."""
-        if not await self.queue.in_queue(queue_key, pid):
+        queued, alive = await self.svc.store.quick_waiting(game, seats, pid)
+        if not queued:
             return True
-        _queued, alive = await self.svc.store.quick_waiting(game, seats, pid)
         now = await self.svc.store.time_ms()
         needed = B.quick_bots_needed(seats, alive)
         return await self.send_bots(needed, "quick", "greedy", game, now, seats=seats)

@@ -326,14 +326,6 @@ class BotQueue:
         await self.redis.hdel(SLOTS, worker)
         await self.redis.zrem(WORKERS, worker)
 
-    async def in_queue(self, key: str, pid: str) -> bool:
-        """Does `pid` still wait in the quick-match queue `key`?"""
-        return await self.redis.lpos(key, pid) is not None
-
-    async def queued_players(self, key: str) -> int:
-        """How many players wait in a quick-match queue (its list key)."""
-        return int(await self.redis.llen(key))
-
     async def claim_rematch(self, rid: str, new_rid: str, ttl_s: int) -> str:
         """The rematch race of `rid`: `new_rid` if this call set it, else the one set before."""
         key = rematch_key(rid)

@@ -18,8 +18,8 @@ from server.storage.bots import REQUESTS, BotQueue, BotRequest, now_ms
 
 
 def failing_in_queue_once(app: Any) -> dict[str, int]:
-    """The bot queue's `in_queue` (the fallback's first read) fails once."""
-    return fail_first(app.service.bots.queue, "in_queue", why="redis blip while the player waits for a bot")
+    """The store's `quick_waiting` (the fallback's first read) fails once."""
+    return fail_first(app.service.store, "quick_waiting", why="redis blip while the player waits for a bot")
 
 
 async def test_a_lonely_player_gets_a_bot_after_a_blip(make_server, clean_redis):
