@@ -126,8 +126,8 @@ def player_frames(
 
 def inferred_start(entry: dict[str, Any] | None, moves: list[tuple[str, int | None]]) -> int | None:
     """The race's start (server ms) from a ranking entry and the moves' times: the last move's
-    time less `last_move_ms`, or the winning move's less `time_ms` (the replay reply has no
-    `starts_at`; its figures are times since the start)."""
+    time less `last_move_ms`, or the winning move's less `time_ms`, for a document without
+    `starts_at` (a replay saved from a server before it; its figures are times since the start)."""
     if not entry or not moves or moves[-1][1] is None:
         return None
     last_at = moves[-1][1]

@@ -171,6 +171,10 @@ class ReplayData(ServerMsg, tag="replay"):
     players: list[ReplayPlayer]
     proof: list[str] | None = None  # a certified deal: the solver's winning line
     par: int | None = None  # its length in moves
+    # The race's start (its countdown's end), which `ended_ms` and the ranking's figures count
+    # from: without it a checker could only infer it, and a shift of every `at` went unseen.
+    # Optional only for replies of servers before it.
+    starts_at: int | None = None
 
 
 class Boards(ServerMsg, tag="boards"):

@@ -78,6 +78,7 @@ class Watch:
             commitment=race.commitment,
             ranking=[m.RankEntry(**e) for e in race.ranking or []],
             players=players,
+            starts_at=race.starts_at,
         )
 
     async def races(self, s: Session, msg: m.Races) -> m.RaceList:

@@ -82,7 +82,10 @@ def test_the_doc_parser_finds_the_nil_fields() -> None:
 
 
 # A field the doc types nil under one name in one message, and calls absent in another.
-ABSENT_THERE = {("State", "you"): "`home`, `status` (absent otherwise)"}
+ABSENT_THERE = {
+    ("State", "you"): "`home`, `status` (absent otherwise)",
+    ("ReplayData", "starts_at"): "`starts_at` (optional: the race's start, which `ended_ms`",
+}
 
 
 @pytest.mark.parametrize("name", sorted(documented_nil_fields()))
@@ -133,6 +136,7 @@ OPTIONAL = {
     "End.par": "both are absent otherwise",
     "ReplayData.proof": "A certified deal's reply also has `proof` and `par`",
     "ReplayData.par": "A certified deal's reply also has `proof` and `par`",
+    "ReplayData.starts_at": "`starts_at` (optional: the race's start, which `ended_ms`",
     "State.you": "`home`, `status` (absent otherwise)",
     "State.events": "oldest first, or nil/absent",
     "DailyInfo.certified": "`certified` (bool: the day's deal was proved winnable",

@@ -181,8 +181,8 @@ def test_a_wrong_seed_is_caught(doc):
 
 
 def test_a_race_replay_infers_its_start(doc):
-    # A race's `replay` has no start time: it is inferred from one player and
-    # checked against the others (here all three played from the same start).
+    # A race's `replay` from a server before `starts_at` has no start time: it is inferred
+    # from one player and checked against the others (here all three played from one start).
     race = copy.deepcopy(doc)
     race["race"] = "r1"
     for p in race["players"]:

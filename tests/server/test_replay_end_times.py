@@ -52,3 +52,33 @@ async def test_a_timeout_ends_at_the_deadline_in_the_replay(server):
     )
     await a.close()
     await b.close()
+
+
+async def test_the_replay_says_when_the_race_started_so_a_shift_of_its_times_is_caught(server):
+    a = await player(server.ws_url, "ada")
+    b = await player(server.ws_url, "bob")
+    server.service.seed_factory = lambda: WIN["seed"]
+    rid = await make_race(server, [a, b], WIN["game"], time_limit_s=600)
+    await play(b, rid, WIN["moves"][:2])
+    await play(a, rid, WIN["moves"])  # ada wins; bob gives up, which ends the race
+    assert (await b.request("finish", race=rid))["t"] == "ok"
+    await b.wait("end")
+    start = (await b.request("resync", race=rid))["race"]["starts_at"]
+    rep = await b.request("replay", race=rid)
+    assert rep["starts_at"] == start
+    checked = verify(rep)
+    assert checked.confirmed and not any("inferred" in n for n in checked.notes), checked.text()
+
+    # Every move's time moved by the same second: the figures still agree with each other, and
+    # only the start tells them wrong (a reply without it is checked against an inferred start).
+    shifted = {
+        **rep,
+        "players": [{**p, "moves": [[mv, at + 1000] for mv, at in p["moves"]]} for p in rep["players"]],
+    }
+    refuted = verify(shifted)
+    ada = next(p["player"] for p in rep["players"] if p["name"] == "ada")
+    assert not refuted.confirmed and f"{ada}: recorded time_ms" in refuted.text(), refuted.text()
+    older = {k: v for k, v in shifted.items() if k != "starts_at"}
+    assert verify(older).confirmed  # what a server before `starts_at` gave: unseen, as it was
+    await a.close()
+    await b.close()
