@@ -307,8 +307,8 @@ def run_online(args: argparse.Namespace) -> int:
                 on_queued=queued,
             )
         )
-    except Unreachable as e:  # what each URL answered
-        print(f"solrace bot: {e}", file=sys.stderr)
+    except Unreachable as e:  # what each URL answered, in words
+        print(f"solrace bot: {e.plain()}", file=sys.stderr)
         return 1
     except OSError as e:
         print(f"solrace bot: cannot reach {' or '.join(urls)}: {e}", file=sys.stderr)
@@ -327,6 +327,7 @@ def run_online(args: argparse.Namespace) -> int:
 
 def run_arena(args: argparse.Namespace, strategies: list[Any], urls: list[str]) -> int:
     from client.bots.arena import run_arena_bots
+    from client.library import Unreachable
 
     def announce(race: str) -> None:
         print(f"arena {args.arena}: race {race}", flush=True)
@@ -343,10 +344,13 @@ def run_arena(args: argparse.Namespace, strategies: list[Any], urls: list[str]) 
                 berserk=args.berserk,
             )
         )
+    except Unreachable as e:
+        print(f"solrace bot: {e.plain()}", file=sys.stderr)
+        return 1
     except OSError as e:
         print(f"solrace bot: cannot reach {' or '.join(urls)}: {e}", file=sys.stderr)
         return 1
-    except Exception as e:  # a server error reply (no-arena, arena-over, ...) or Unreachable
+    except Exception as e:  # a server error reply (no-arena, arena-over, ...)
         print(f"solrace bot: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
     for b in bots:

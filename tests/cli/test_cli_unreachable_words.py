@@ -121,3 +121,21 @@ def test_verify_says_what_answered(http_port: int) -> None:
         f"solrace verify: cannot fetch the replay: 127.0.0.1:{http_port} answered, but not as a solrace "
         "WebSocket server"
     ), done.stderr
+
+
+@pytest.mark.parametrize("how", [["--game", "fours-up", "--quick"], ["--arena", "a1"]])
+def test_bot_says_where_nothing_answered(how: list[str]) -> None:
+    # It printed the library's own text: "ws://...: ConnectionRefusedError: [Errno 111] ...".
+    port = closed_port()
+    done = subprocess.run(
+        [sys.executable, "-m", "client.cli", "bot", "--url", f"ws://127.0.0.1:{port}/ws", *how],
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1, done
+    assert done.stderr.strip() == f"solrace bot: no server answered at 127.0.0.1:{port} — is it running?", (
+        done
+    )
