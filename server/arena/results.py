@@ -133,9 +133,10 @@ class Results(StoreBase):
                 res["berserk"] = []
         return out
 
-    async def history(self, arena_id: str, player: str) -> list[tuple[str, int, int]]:
-        """``player``'s races in this arena, oldest first: (race, rank, points)."""
-        raw = await self.r.lrange(keys.history(arena_id, player), 0, -1)
+    async def history(self, arena_id: str, player: str, latest: int = 0) -> list[tuple[str, int, int]]:
+        """``player``'s races in this arena, oldest first: (race, rank, points); only the
+        ``latest`` ones if given."""
+        raw = await self.r.lrange(keys.history(arena_id, player), -latest if latest else 0, -1)
         return [(str(r), int(k), int(p)) for r, k, p in (json.loads(_s(v)) for v in raw)]
 
     # --- standings ----------------------------------------------------------------------

@@ -54,6 +54,10 @@ DEFAULT_TOP, DEFAULT_AROUND = 10, 2
 #: more is refused with ``too-many-races`` (like ``spectate`` and leaderboard watches
 #: beyond theirs); ``arena_unwatch`` or the disconnect frees a place.
 MAX_ARENA_WATCHES = 8
+#: Most of a player's finished races in one arena an ``arena`` reply lists (the latest): a
+#: day-long arena of short races can hold thousands, and every reply sent them all. Their
+#: standings row counts them all.
+RACES_LISTED = 100
 # Standings reads in flight at once during a live update pass (bounded: they share the
 # process's Redis connection pool with the races).
 UPDATE_READS_AT_ONCE = 32
@@ -258,7 +262,8 @@ class ArenaHandlers:
             joined=await self.store.is_joined(arena_id, pid),
             race=current,
             races=[
-                m.ArenaRace(race=r, rank=k, points=p) for r, k, p in await self.store.history(arena_id, pid)
+                m.ArenaRace(race=r, rank=k, points=p)
+                for r, k, p in await self.store.history(arena_id, pid, RACES_LISTED)
             ],
             featured=await self.store.featured(arena_id),
         )
