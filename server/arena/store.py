@@ -38,6 +38,9 @@ from .results import Results
 from .schedule import OVER, RUNNING, Arena, ArenaError, status
 from .scoring import joined, pack
 
+#: Players read at once walking the standings from the top for the featured race (FEATURED).
+FEATURED_CHUNK = 64
+
 __all__ = [
     "Applied",
     "ArenaInfo",
@@ -184,5 +187,5 @@ class ArenaStore(Results):
 
     async def featured(self, arena_id: str) -> str | None:
         """The formed race whose best player stands highest (None without races)."""
-        race = _s(await self._run("FEATURED", [keys.races(arena_id), keys.board(arena_id)], []))
+        race = _s(await self._run("FEATURED", [keys.board(arena_id), keys.busy(arena_id)], [FEATURED_CHUNK]))
         return race or None

@@ -11,6 +11,7 @@ from result_rows import row
 
 from server.arena import Arena, ArenaError, ArenaStore, Prepared, keys
 from server.arena.pairing import Window
+from server.arena.records import text as _s
 from server.arena.scoring import pack, unpack
 
 NOW_WINDOW = Window(base_window=4, widen_per_s=10.0, max_wait_ms=3_000)
@@ -247,6 +248,27 @@ async def test_featured_race_is_the_top_players(store, arena, clock):
     leader = board.top[0].standing.player
     featured = await store.featured(arena.id)
     assert leader in second[featured].players
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 64])
+async def test_featured_race_skips_the_leaders_not_racing(store, arena, clock, monkeypatch, chunk):
+    # The standings are walked from the top a chunk at a time (FEATURED_CHUNK); leaders whose
+    # race is over and who wait to be paired again have none: the next one's race is featured.
+    monkeypatch.setattr("server.arena.store.FEATURED_CHUNK", chunk)
+    assert await store.featured(arena.id) is None  # nobody joined
+    for p in "abcdefgh":
+        await store.join(arena.id, p, p)
+    assert await store.featured(arena.id) is None  # joined, not paired
+    first = await store.pair(arena.id, 2)
+    assert len(first) == 4
+    clock.now += 1000
+    for race in first[:3]:  # their winners lead; the fourth race plays on
+        await store.apply(arena.id, race.race, [row(race.players[0], 9), row(race.players[1], 3)])
+    busy = {_s(p): _s(r) for p, r in (await store.r.hgetall(keys.busy(arena.id))).items()}
+    order = [_s(p) for p in await store.r.zrange(keys.board(arena.id), 0, -1)]
+    assert order[0] not in busy  # the leader is not in a race
+    expected = next(busy[p] for p in order if p in busy)
+    assert await store.featured(arena.id) == expected == first[3].race
 
 
 async def test_ties_share_a_rank_and_list_by_player_id(store, arena):
