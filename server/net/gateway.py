@@ -50,6 +50,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import CloseCode as WsCloseCode
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 
 from protocol.messages import CloseCode
 
@@ -79,6 +80,10 @@ CONTROL_BACKLOG = 2**18
 NORMAL_CLOSES = frozenset({WsCloseCode.NORMAL_CLOSURE, WsCloseCode.GOING_AWAY, CloseCode.RESTART})
 
 log = logging.getLogger("solrace.gateway")
+
+#: How long a connection closed for abuse (`_drop`) keeps its socket after its close frame, so
+#: that the frame reaches a client that reads (seconds; nothing is read from it meanwhile).
+DROP_LINGER = 1.0
 
 
 def _connection_class(gate: SocketGate) -> type[FastConnection]:
@@ -267,10 +272,23 @@ class Gateway:
 
     @staticmethod
     def _drop(conn: Conn, reason: str) -> None:
-        """Close (1008, counted) and drop the TCP connection now: a flood goes on during a
-        close handshake, and a client that reads nothing would never see the close frame."""
+        """Close (1008, counted) without a close handshake: a flood goes on during one, and a
+        client that reads nothing would never see the close frame. The frame is written and
+        the sending side shut at once; nothing more is read, and the TCP connection is
+        dropped DROP_LINGER later. Dropping it at once lost the frame: closing a socket with
+        unread input sends a reset, which discards what the client had not read yet."""
+        ws = conn.ws
+        transport = ws.transport
+        open_before = ws.protocol.state is State.OPEN
         conn.abort(CloseCode.POLICY, reason)
-        conn.ws.transport.abort()
+        if open_before and conn.closed and ws.protocol.state is State.OPEN and transport.can_write_eof():
+            ws.protocol.send_close(CloseCode.POLICY, reason)
+            transport.write(b"".join(ws.protocol.data_to_send()))
+            transport.pause_reading()
+            transport.write_eof()
+            asyncio.get_running_loop().call_later(DROP_LINGER, transport.abort)
+            return
+        transport.abort()
 
     # --- inbound: each frame handled as it is parsed (server/net/dispatch.py), in order -------
 

@@ -18,7 +18,9 @@ import sys
 import time
 from pathlib import Path
 
+import msgpack
 import pytest
+import websockets
 from waiting import DEADLINE
 from wsclient import player
 
@@ -110,3 +112,20 @@ async def test_a_ping_flood_that_reads_nothing_holds_bounded_memory(make_server,
     c = await player(app.ws_url, "after")  # the process serves on
     assert (await c.request("ping"))["t"] == "pong"
     await c.close()
+
+
+async def test_a_ping_flood_that_reads_is_told_why_it_was_closed(make_server) -> None:
+    # docs/protocol.md §6: 1008 "rate limit abused". The connection was dropped at once,
+    # after only scheduling the close frame: the client saw 1006 and no reason.
+    app = await make_server(rate=30, burst=60, rate_close=200)
+    async with websockets.connect(app.ws_url, compression=None) as ws:
+        await ws.send(msgpack.packb({"t": "hello", "v": 1, "rid": 0}))
+        assert msgpack.unpackb(await ws.recv(decode=False))["t"] == "welcome"
+        end = time.monotonic() + DEADLINE
+        while time.monotonic() < end:  # pings until the server closes (a loaded machine sends slower)
+            try:
+                await ws.ping()
+            except websockets.ConnectionClosed:
+                break
+        await asyncio.wait_for(ws.wait_closed(), DEADLINE)
+    assert (ws.close_code, ws.close_reason) == (1008, "rate limit abused")
