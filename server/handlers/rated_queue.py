@@ -14,11 +14,20 @@ seat for the new entry. A player whose login sessions were revoked (``logout``, 
 valid (each holds it as "CONN/SESSION"), and a group with such a player is not seated: the others go back to the
 pool with their waiting time. A group whose race could not be made goes back too
 (server/handlers/seating.py).
+
+No client queues again while it waits, and the pool drops an entry nobody kept alive for its
+`stale_ms` (one of a process that died without leaving it: its connections never let go). So
+while connections here hold entries, this process keeps each alive, and its seat reserved,
+a few times within `stale_ms` (`keep_alive`): a player waits as long as they like, and a dead
+process's entries still go stale. A keep-alive makes nothing again: an entry taken out (seated,
+left, dropped) stays out, and a seat given back stays given back.
 """
 
 from __future__ import annotations
 
+import asyncio
 import weakref
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from protocol import messages as m
@@ -43,6 +52,22 @@ if TYPE_CHECKING:  # pragma: no cover
 
 encode = m.encode
 
+# How often, as a share of the pool's `stale_ms` (every 2 minutes for its 10), this process
+# keeps alive the entries its connections hold (`keep_alive`): a round or two late or failed
+# (a Redis blip) still leaves a waiting player's entry and its seat in place.
+KEEP_ALIVE_SHARE = 5
+# Never more often than this, however short `stale_ms` (tests make it so).
+KEEP_ALIVE_MIN_S = 0.05
+
+
+@dataclass(eq=False, slots=True)
+class Held:
+    """A connection's hold on the player's entry in a game's pool: the login session it queued
+    with. A new one for each `quick`, so that a record replaced meanwhile is told from the one a
+    keep-alive round looked at (`_keep`)."""
+
+    session: str
+
 
 class RatedQueue:
     def __init__(
@@ -63,7 +88,10 @@ class RatedQueue:
         self.identity = identity
         self.pending = pending
         # Per connection: the games whose pool entry it holds, each with the login session it joined with.
-        self.waiting: weakref.WeakKeyDictionary[Session, dict[str, str]] = weakref.WeakKeyDictionary()
+        self.waiting: weakref.WeakKeyDictionary[Session, dict[str, Held]] = weakref.WeakKeyDictionary()
+        # Keeps those entries alive while there are any (`keep_alive`, a task of the service:
+        # its stop ends it).
+        self.keeper: asyncio.Task[None] | None = None
 
     def install(self) -> None:
         self.svc.disconnect_hooks.append(self.on_disconnect)
@@ -75,14 +103,17 @@ class RatedQueue:
         seats = check.seats(msg.seats, m.DEFAULT_SEATS, self.svc.settings.max_seats)
         # The entry holds a seat while it waits, as a casual one (handlers/quick_match.py `quick`),
         # reserved and counted in one step; one per game (the pool has one entry per game and
-        # player), for as long as the entry may wait (the pool drops it `stale_ms` after).
+        # player), for the pool's `stale_ms`, renewed while this process keeps the entry alive.
         # Claimed with a token of this request's, which the entry carries (module docstring).
         hold, claim = rated_hold(gdef.id), new_claim()
         await self.svc.lobby.reserve_seat(li.player, hold, self.pool.stale_ms, renew=True, claim=claim)
         try:
             mu = (await self.ratings.rating(gdef.id, li.player)).mu
-            # Noted before the join: a close from here on lets go of the hold.
-            self.waiting.setdefault(s, {})[gdef.id] = li.session
+            # Noted before the join: a close from here on lets go of the hold, and this process
+            # keeps the entry alive meanwhile.
+            self.waiting.setdefault(s, {})[gdef.id] = Held(li.session)
+            if self.keeper is None:
+                self.keeper = self.svc.spawn(self.keep_alive())
             await self.pool.join(
                 gdef.id, li.player, mu, seats, self._holder(s, li.session), claim, li.session
             )
@@ -109,11 +140,11 @@ class RatedQueue:
         games = self.waiting.pop(s, {})
         if not games or s.pid is None:
             return
-        for game, session in games.items():
+        for game, held in games.items():
             try:
                 # The entry stays while another connection of the player that queued for it is
                 # open, here or on another process; its seat goes with it.
-                claims = await self.pool.release(game, s.pid, self._holder(s, session))
+                claims = await self.pool.release(game, s.pid, self._holder(s, held.session))
                 if claims is not None:
                     await self._left(game, s.pid, claims)
             except Exception as exc:
@@ -128,10 +159,10 @@ class RatedQueue:
         store = self.svc.store
         for c in list(self.svc.players.get(pid, ())):
             games = self.waiting.get(c, {})
-            for game, session in list(games.items()):
-                if not await self.accounts.session_alive(pid, session):
+            for game, held in list(games.items()):
+                if not await self.accounts.session_alive(pid, held.session):
                     del games[game]
-                    claims = await self.pool.release(game, pid, self._holder(c, session))
+                    claims = await self.pool.release(game, pid, self._holder(c, held.session))
                     if claims is not None:
                         await store.drop_claims(pid, rated_hold(game), claims)
         for game in rules.GAMES:
@@ -142,6 +173,47 @@ class RatedQueue:
                 claims = await self.pool.leave(game, pid)
                 if claims is not None:
                     await store.drop_claims(pid, rated_hold(game), claims)
+
+    async def keep_alive(self) -> None:
+        """While connections here hold pool entries: every `stale_ms` / KEEP_ALIVE_SHARE, keep
+        each of them alive (module docstring), once per entry whoever of its player's
+        connections here holds it. A failure is logged and the next round comes as usual."""
+        try:
+            while any(self.waiting.values()):
+                await asyncio.sleep(max(self.pool.stale_ms / KEEP_ALIVE_SHARE / 1000, KEEP_ALIVE_MIN_S))
+                entries: dict[tuple[str, str], list[tuple[Session, Held]]] = {}
+                for c, games in list(self.waiting.items()):
+                    for game, held in games.items():
+                        if c.pid is not None:
+                            entries.setdefault((game, c.pid), []).append((c, held))
+                for (game, pid), holds in entries.items():
+                    try:
+                        await self._keep(game, pid, holds)
+                    except Exception as exc:
+                        self.svc.failed("could not keep a rated pool entry alive", exc)
+        finally:
+            self.keeper = None
+
+    async def _keep(self, game: str, pid: str, holds: list[tuple[Session, Held]]) -> None:
+        """Keep `pid`'s entry in `game`'s pool alive for the connections here that hold it
+        (`holds`), and its seat reserved as long again; else, once it is out for good, those
+        connections wait for nothing any more."""
+        hold = rated_hold(game)
+        if await self.pool.keep(game, pid, [self._holder(c, h.session) for c, h in holds]):
+            # After the entry, and only extended (a limit of 0 takes no seat): the seating of
+            # its group, landing in between, gives the seat back, and it stays given back.
+            await self.svc.store.reserve_seat(pid, hold, 0, self.pool.stale_ms, renew=True)
+            return
+        # Not held by them: seated, left or dropped, here or on another process, or taken out
+        # for a seating that may yet put it back with its holders (handlers/seating.py) while
+        # the seat is still claimed. So the records go only once the seat is given back, and
+        # only as they were: a `quick` on the connection meanwhile made a new one.
+        if hold in await self.svc.store.seat_ids(pid):
+            return
+        for c, h in holds:
+            games = self.waiting.get(c, {})
+            if games.get(game) is h:
+                del games[game]
 
     def _holder(self, s: Session, session: str) -> str:
         """How the connection `s`, logged in with `session`, holds a pool entry: its id, then
@@ -273,5 +345,5 @@ class RatedQueue:
         the new entry, and its close must still let go of it."""
         for c in self.svc.players.get(pid, ()):
             games = self.waiting.get(c, {})
-            if game in games and self._holder(c, games[game]) in holders:
+            if game in games and self._holder(c, games[game].session) in holders:
                 del games[game]

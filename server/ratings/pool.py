@@ -22,12 +22,17 @@ only those claims are given back. A player joining again while their group is
 being seated makes a new entry, with holders, tokens and a session of its own,
 which the seating neither forgets, gives back nor takes.
 
-Entries the player has not queued for again for ``stale_ms`` (a player whose
-process died without ``leave``) are dropped by ``form``: each ``join`` of a player
+An entry nobody kept alive for ``stale_ms`` (one held only by connections of a
+process that died without ``leave``) is dropped by ``form``. Each ``join`` of a player
 already waiting notes its time in the entry (``seen``), which keeps its place (its
-``joined``, which matchmaking goes by); a holder set expires ``stale_ms`` after
-its last join, so the ids of a dead process's connections keep nothing longer;
-a token set twice that, so that it outlives its entry until ``form`` drops it.
+``joined``, which matchmaking goes by), and so does ``keep``, which each process
+calls for the entries its open connections hold a few times within ``stale_ms``
+(handlers/rated_queue.py ``keep_alive``): a player who waits, however long, is never
+dropped, since no client queues again while it waits. ``keep`` keeps only an entry
+that still waits and that one of the given connections still holds: one taken out is
+never made again. A holder set expires ``stale_ms`` after its last join or keep, so
+the ids of a dead process's connections keep nothing longer; a token set twice
+that, so that it outlives its entry until ``form`` drops it.
 """
 
 from __future__ import annotations
@@ -101,6 +106,7 @@ class Pool:
         self._release = redis.register_script(scripts.RELEASE_HOLD)
         self._leave = redis.register_script(scripts.LEAVE)
         self._restore = redis.register_script(scripts.RESTORE)
+        self._keep = redis.register_script(scripts.KEEP)
 
     async def join(
         self,
@@ -147,6 +153,16 @@ class Pool:
             keys=[held, pool, tokens, sessions, gone], args=[holder, player, self._tokens_ms]
         )
         return _left(reply)
+
+    async def keep(self, game: str, player: str, holders: Iterable[str]) -> bool:
+        """Keep the player's entry from going stale while connections of a live process hold
+        it (module docstring): if it still waits and one of ``holders`` still holds it, it is
+        seen now (its place kept), and its holders, tokens and session live on as after a
+        ``join``. True if kept; False if there is no such entry (it was taken out, or is now a
+        new entry of the player's that none of ``holders`` holds): nothing is written then."""
+        pool, held, tokens, sessions, _gone = self._entry_keys(game, player)
+        args = [player, self.clock(), self.stale_ms, self._tokens_ms, SESSIONS_TTL_S, *holders]
+        return bool(await self._keep(keys=[pool, held, tokens, sessions], args=args))
 
     async def leave(self, game: str, player: str) -> tuple[str, ...] | None:
         """Take the player's entry out, whoever holds it: the claims it carried, None if there
@@ -222,8 +238,8 @@ class Pool:
         pool = await self.waiting(game)
         fresh = []
         for w in pool:
-            # Stale from the player's last `quick` for it, not from the join (which keeps its
-            # place): a player still queueing is no process that died without `leave`.
+            # Stale from the player's last `quick` for it or its last `keep`, not from the join
+            # (which keeps its place): a player still waiting is no process that died without `leave`.
             if now - (w.joined_ms if w.seen_ms is None else w.seen_ms) >= self.stale_ms:
                 claims = _left(
                     await self._drop(keys=self._entry_keys(game, w.player), args=[w.player, _text_of(w)])

@@ -179,18 +179,31 @@ local function left(n, key, sessions, player)
 end
 """
 
+# Note a waiting entry's last `quick` or keep-alive (JOIN, KEEP), from which it goes stale.
+_NOTE_SEEN = """
+local function note_seen(pool, player, entry, now)
+  -- The entry's own text, its "seen" (if any) replaced: re-encoding it would not give the
+  -- text pool.py compares entries with.
+  local head = string.match(entry, '^(.*),"seen":%d+}$') or string.sub(entry, 1, -2)
+  redis.call('HSET', pool, player, head .. ',"seen":' .. now .. '}')
+end
+"""
+
 # Join the rated quick-match pool; a player already waiting for the same size
 # keeps their place (their original join time), and the entry notes this join as
 # its last one (`"seen"`, written where pool._entry puts it: last), from which it
-# goes stale (pool.py): a player who keeps queueing is not dropped. The connection that asked, if
-# given, becomes one of the entry's holders, and the request's claim token, if
-# given, one of its tokens, and its login session, if given, the entry's (in the
-# same step: a holder letting go meanwhile must not find the new entry without one,
-# nor a group taken out an entry without its tokens or session).
+# goes stale (pool.py) unless kept alive since (KEEP): a player who keeps queueing
+# is not dropped. The connection that asked, if given, becomes one of the entry's
+# holders, and the request's claim token, if given, one of its tokens, and its
+# login session, if given, the entry's (in the same step: a holder letting go
+# meanwhile must not find the new entry without one, nor a group taken out an
+# entry without its tokens or session).
 # KEYS: pool, holders, tokens, sessions, gone. ARGV: player, entry json, seats, holder or '',
 # holders ttl ms, claim token or '', tokens ttl ms, login session or '', sessions ttl s, now ms.
 # -> 1 joined now | 0 already waiting
-JOIN = """
+JOIN = (
+    _NOTE_SEEN
+    + """
 redis.call('SREM', KEYS[5], '*')
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[4], ARGV[1], ARGV[8])
@@ -206,15 +219,39 @@ if ARGV[6] ~= '' then
 end
 local v = redis.call('HGET', KEYS[1], ARGV[1])
 if v and cjson.decode(v).seats == tonumber(ARGV[3]) then
-  -- The entry's own text, its "seen" (if any) replaced: re-encoding it would not give the
-  -- text pool.py compares entries with.
-  local head = string.match(v, '^(.*),"seen":%d+}$') or string.sub(v, 1, -2)
-  redis.call('HSET', KEYS[1], ARGV[1], head .. ',"seen":' .. ARGV[10] .. '}')
+  note_seen(KEYS[1], ARGV[1], v, ARGV[10])
   return 0
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 """
+)
+
+# Keep a waiting entry from going stale for the connections of a live process that hold it
+# (pool.py `keep`, handlers/rated_queue.py `keep_alive`), as a `quick` again would: its
+# `seen` is now (its place, `joined`, kept), and its holders, tokens and session live on.
+# Only if it still waits and one of those connections still holds it: an entry taken out
+# (a group seated, `unqueue`, the last holder's release, a stale drop) is never made again,
+# and a new entry of the player's is kept by those that hold it.
+# KEYS: pool, holders, tokens, sessions. ARGV: player, now ms, holders ttl ms, tokens ttl ms,
+# sessions ttl s, then the connections' holder ids. -> 1 kept | 0 not (no such entry held)
+KEEP = (
+    _NOTE_SEEN
+    + """
+local held = false
+for i = 6, #ARGV do
+  if redis.call('SISMEMBER', KEYS[2], ARGV[i]) == 1 then held = true break end
+end
+if not held then return 0 end
+local v = redis.call('HGET', KEYS[1], ARGV[1])
+if not v then return 0 end
+note_seen(KEYS[1], ARGV[1], v, ARGV[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('PEXPIRE', KEYS[3], ARGV[4])
+if redis.call('HEXISTS', KEYS[4], ARGV[1]) == 1 then redis.call('EXPIRE', KEYS[4], ARGV[5]) end
+return 1
+"""
+)
 
 # Take a formed group out of the pool, all of it or nothing: every member must
 # still wait with the entry it was formed from (another process may have taken

@@ -83,7 +83,7 @@ def quick_hold(game: str, seats: int) -> str:
 def rated_hold(game: str) -> str:
     """The seat a rated pool entry of `game` (one per game, whatever its size) reserves while
     it waits (handlers/rated_queue.py): its reservation lasts as long as the entry may (the pool's
-    `stale_ms` from the last rated `quick`)."""
+    `stale_ms` from the last rated `quick` or keep-alive, `RatedQueue.keep_alive`)."""
     return f"rquick:{game}"
 
 

@@ -1,6 +1,8 @@
-"""A rated pool entry goes stale 10 minutes after the player's *last* rated `quick` of the game
-(docs/protocol.md §3 `quick`), not after the first: queueing again keeps the player's place
-(matchmaking still goes by the first join) and keeps the entry from being dropped."""
+"""A rated pool entry nobody keeps alive (server/ratings/pool.py `keep`: the connections holding
+it are of a process that died) goes stale 10 minutes after the player's *last* rated `quick` of
+the game, not after the first: queueing again keeps the player's place (matchmaking still goes
+by the first join) and keeps the entry from being dropped. A live process keeps its connections'
+entries alive: test_rated_entry_kept_alive_while_waiting.py."""
 
 from __future__ import annotations
 
