@@ -106,6 +106,17 @@ class BotService:
         self.leases: dict[asyncio.Task[BotResult], Lease] = {}
         self.played = 0
         self.outages = OutageLog()  # Redis restarting: one line for the outage, not one per retry
+        self._orphan_said = False
+
+    def orphaned(self) -> bool:
+        """Whether the server that started this worker (`parent`) is gone: the worker then
+        has a parent of another pid. Said once in the log, whichever loop notices first."""
+        if self.parent is None or os.getppid() == self.parent:
+            return False
+        if not self._orphan_said:
+            self._orphan_said = True
+            log.info("the server that started this worker is gone: stopping")
+        return True
 
     async def run(self, stop: asyncio.Event) -> None:
         """Take and play requests until `stop` is set; then end the bots in play, and
@@ -115,8 +126,7 @@ class BotService:
         keeper = asyncio.create_task(self._keep_leases(queue, redis))
         try:
             while not stop.is_set():
-                if self.parent is not None and os.getppid() != self.parent:
-                    log.info("the server that started this worker is gone: stopping")
+                if self.orphaned():
                     break
                 if len(self.running) >= self.limits.max_bots:
                     await self._wait_slot(stop)

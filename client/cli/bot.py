@@ -128,6 +128,8 @@ def check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     check_link(parser, "--race", args.race)
     if args.invite is not None and not args.race:
         parser.error("argument --invite: goes with --race")
+    if args.berserk and not args.arena:
+        parser.error("argument --berserk: goes with --arena")
 
 
 def _strategy_options(args: argparse.Namespace, name: str) -> dict[str, Any]:

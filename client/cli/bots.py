@@ -58,7 +58,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--nice", type=int, default=5, help="lower this process's CPU priority by this much (default 5)"
     )
     parser.add_argument(
-        "--parent", type=int, default=None, help="stop when the process with this pid is gone"
+        "--parent",
+        type=int,
+        default=None,
+        metavar="PID",
+        help="the pid of the process that started this worker (its parent, as `solrace serve` passes "
+        "its own): stop once that parent is gone",
     )
     add_log_arguments(parser)
 
@@ -91,14 +96,14 @@ async def serve(service: BotService) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stopping)
 
-    async def orphaned(parent: int) -> None:
-        # The worker runs in a session of its own: nothing else ends it when its server is killed.
-        while os.getppid() == parent:
+    async def orphaned() -> None:
+        # The worker runs in a session of its own: nothing else ends it when its server is killed
+        # (the service's loop looks too, between requests: a wait for one may be long).
+        while not service.orphaned():
             await asyncio.sleep(1)
-        logging.getLogger("solrace.bots").info("the server that started this worker is gone: stopping")
         stopping()
 
-    watch = None if service.parent is None else asyncio.create_task(orphaned(service.parent))
+    watch = None if service.parent is None else asyncio.create_task(orphaned())
     print(f"solrace bots: worker {service.worker}, up to {service.limits.max_bots} bots", flush=True)
     try:
         await service.run(stop)
@@ -135,6 +140,16 @@ async def refused_password(redis_url: str) -> str | None:
     return None
 
 
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's
+        return True
+    return True
+
+
 def run(args: argparse.Namespace) -> int:
     refused = env_refusal()
     if refused is not None:
@@ -164,6 +179,14 @@ def run(args: argparse.Namespace) -> int:
         except ValueError as exc:
             say_failure("bots", f"solrace bots: {exc}")
             return 2
+    if args.parent is not None and args.parent != os.getppid() and _running(args.parent):
+        # Watched as the parent (a pid that is not could be reused by another process): any
+        # other pid stopped the worker at once, saying its server was gone. (A parent that
+        # died already is gone indeed: the worker says so and stops.)
+        say_failure(
+            "bots", f"solrace bots: --parent {args.parent} is not this worker's parent ({os.getppid()})"
+        )
+        return 2
     # A wrong password never heals: say it and stop, rather than retry unseen forever.
     refused = asyncio.run(refused_password(redis_url))
     if refused is not None:

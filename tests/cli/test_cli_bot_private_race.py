@@ -54,9 +54,17 @@ async def test_bot_joins_a_private_race(serve_process, how: str) -> None:
             bot.wait(10)
 
 
-def test_invite_goes_with_race() -> None:
+@pytest.mark.parametrize(
+    ("flags", "goes_with"),
+    [
+        (["--invite", "x"], "argument --invite: goes with --race"),
+        # --berserk without --arena played an ordinary race without a word
+        (["--berserk", "--game", "fours-up", "--quick"], "argument --berserk: goes with --arena"),
+    ],
+)
+def test_a_flag_without_the_one_it_goes_with_is_refused(flags: list[str], goes_with: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "client.cli", "bot", "--invite", "x"],
+        [sys.executable, "-m", "client.cli", "bot", *flags],
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
         capture_output=True,
@@ -64,4 +72,4 @@ def test_invite_goes_with_race() -> None:
         timeout=60,
     )
     assert done.returncode == 2
-    assert done.stderr.splitlines()[-1] == "solrace bot: error: argument --invite: goes with --race"
+    assert done.stderr.splitlines()[-1] == f"solrace bot: error: {goes_with}"

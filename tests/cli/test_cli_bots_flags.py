@@ -87,3 +87,10 @@ def test_a_password_in_the_redis_flag_is_warned_about(tmp_path: Path) -> None:
         "--redis gives a password on the command line, which every local user can list: "
         "give the URL in SOLRACE_REDIS instead"
     ], err
+
+
+def test_a_parent_that_is_not_the_workers_is_refused() -> None:
+    # It was taken, and the worker stopped within a second saying its server was gone (twice).
+    env = {k: v for k, v in os.environ.items() if k not in ("SOLRACE_LOG_FORMAT",)}
+    said = refused(["--parent", "1"], env)
+    assert said == f"solrace bots: --parent 1 is not this worker's parent ({os.getpid()})", said
