@@ -88,6 +88,8 @@ class Calls(RaceTracking):
         return listing
 
     async def spectate(self, race: str, invite: str | None = None) -> m.RaceSnapshot:
+        """Watch `race` (§4): its snapshot, then its events. With `reconnect=True` the race
+        is watched again after a reconnect, and that reply comes as a `race` event."""
         snap: m.RaceSnapshot = await self.request(m.Spectate(race=race, invite=self._invite(race, invite)))
         self.spectating.add(race)
         return snap

@@ -41,11 +41,18 @@ Design:
   with its token on whichever process answers first -- the session lives in
   Redis, so any process resumes it -- resends every unacknowledged move with
   the same `n` (the server acks a duplicate without applying it twice),
-  re-spectates, and resyncs each race. Other requests in flight when the
-  connection drops fail at once with `ReplyLost`, a `Disconnected` (they may
-  not be idempotent: `create`, `quick`; the server may have done them before
-  the drop), as do moves sent with `move(..., resend=False)`. A request made
-  while reconnecting waits for the new connection (up to its timeout).
+  re-spectates, and resyncs each race. The reply to each re-spectate is
+  emitted as a `race` event, in its place among that race's events: the
+  watched race as it is now (a race that ended meanwhile is `finished`,
+  with its ranking: no live event of it follows). The events missed meanwhile that
+  the server still holds are resynced and emitted too, as after any gap,
+  possibly after later live ones: those at or below the snapshot's `ver`
+  are already in it. `Reconnected` comes after the re-spectates. Other
+  requests in flight when the connection drops fail at once with
+  `ReplyLost`, a `Disconnected` (they may not be idempotent: `create`,
+  `quick`; the server may have done them before the drop), as do moves
+  sent with `move(..., resend=False)`. A request made while reconnecting
+  waits for the new connection (up to its timeout).
   `url` is the URL of the current connection.
 """
 
@@ -257,7 +264,9 @@ class Client(AccountCalls):
                         # adopted because it is not older than this.
                         board.n = msg.n
         elif type(msg) is m.RaceSnapshot:
-            if self._note_version(msg.race, msg.ver) or fut is not None:
+            if fut is not None and rid in self._rewatching:
+                self._on_watched_again(msg)
+            elif self._note_version(msg.race, msg.ver) or fut is not None:
                 self._on_snapshot(msg)
         elif type(msg) is m.Started:
             self._note_version(msg.race, msg.ver)
@@ -362,7 +371,10 @@ class Client(AccountCalls):
                     await ws.send(m.encode(m.Move(rid=rid, race=race, n=n, move=move, view=view)))
             for race in list(self.spectating):
                 with contextlib.suppress(ServerError):
-                    await self.request(m.Spectate(race=race, invite=self.invites.get(race)))
+                    # Its reply comes as a `race` event too: what changed meanwhile.
+                    await self._request(
+                        m.Spectate(race=race, invite=self.invites.get(race)), None, rewatch=True
+                    )
             for race in list(self.boards):
                 try:
                     await self.resync(race, since=self.versions.get(race))

@@ -27,7 +27,10 @@ class ConnectionLost:
 
 @dataclass(frozen=True)
 class Reconnected:
-    """Event: a new connection is up, the identity resumed, races resynced."""
+    """Event: a new connection is up, the identity resumed, races resynced.
+
+    Each race watched (`spectate`) was watched again first: its snapshot came as a `race`
+    event before this one (see the `connection` module doc)."""
 
     kind = "reconnected"
     attempts: int

@@ -60,17 +60,27 @@ class Requester(EventQueue):
 
     async def request(self, msg: m.ClientMsg, *, timeout: float | None = None) -> Any:
         """Send a request (its `rid` is set here) and return the reply."""
+        return await self._request(msg, timeout)
+
+    async def _request(self, msg: m.ClientMsg, timeout: float | None, rewatch: bool = False) -> Any:
+        """`request`; `rewatch`: a `spectate` sent again after a reconnect, whose reply the
+        reader also emits as an event (`RaceTracking._on_watched_again`)."""
         rid = next(self._rids)
         msg = msgspec.structs.replace(msg, rid=rid)
         fut = self._expect(rid)
         if type(msg) is m.Finish:
             self._finishes[rid] = msg.race
+        if rewatch:
+            self._rewatching.add(rid)
         try:
-            await self._send(m.encode(msg))
-        except BaseException:
-            self._pending.pop(rid, None)
-            raise
-        return await self._await_reply(rid, fut, timeout)
+            try:
+                await self._send(m.encode(msg))
+            except BaseException:
+                self._pending.pop(rid, None)
+                raise
+            return await self._await_reply(rid, fut, timeout)
+        finally:
+            self._rewatching.discard(rid)
 
     async def move(
         self, race: str, move: str, view: bool = False, *, timeout: float | None = None, resend: bool = True

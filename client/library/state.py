@@ -80,6 +80,8 @@ class ClientState:
         self._no_resend: set[int] = set()
         # rid -> race of `finish` requests: their `ok` carries the race version.
         self._finishes: dict[int, str] = {}
+        # rids of the `spectate`s sent again after a reconnect: their reply is an event too.
+        self._rewatching: set[int] = set()
         self._move_locks: dict[str, asyncio.Lock] = {}
         self._missing: dict[str, set[int]] = {}
         self._resyncing: set[str] = set()

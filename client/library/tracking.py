@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import msgspec
+
 from protocol import messages as m
 
 from .board import Board, ViewMismatch
@@ -96,6 +98,27 @@ class RaceTracking(Requester):
             for p in snap.players:
                 if p.player == self.player:
                     board.status = p.status
+
+    def _on_watched_again(self, snap: m.RaceSnapshot) -> None:
+        """The reply to a `spectate` sent again after a reconnect: the race as it is now.
+
+        Emitted as a `race` event, in its place among the race's events (docs/protocol.md §1:
+        the events after it go on from its `ver`): it is how a watcher learns what changed
+        while it was away, and of a race that ended meanwhile it is all there is (§4: its
+        snapshot is the whole reply, nothing follows). The events missed up to its `ver`, its
+        own included (an `end`), are resynced and come after it, as after any gap: a consumer
+        that applied the snapshot skips those at or below its `ver` (§1).
+        """
+        race = snap.race
+        last = self.versions.get(race)
+        if last is not None and snap.ver < last:
+            return  # older than what was already seen (Redis lost a tail): nothing to tell
+        self._on_snapshot(snap)
+        if last is not None and snap.ver > last:
+            self._missing.setdefault(race, set()).update(range(last + 1, snap.ver + 1))
+            self._schedule_resync(race, since=last)
+        self.versions[race] = snap.ver
+        self._emit(msgspec.structs.replace(snap, rid=None))
 
     def _on_started(self, ev: m.Started) -> None:
         board = self.boards.setdefault(ev.race, Board(race=ev.race))

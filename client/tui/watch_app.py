@@ -131,8 +131,10 @@ class WatchApp(BrowseApp):
             self.model.apply(ev)
             self.draw_race()
             self.want_final_boards()
-            if t == "end":
-                self.refresh_bindings()  # the analysis's key
+            if t in ("end", "race"):
+                # the analysis's key: a race that ended while the connection was lost comes as
+                # the snapshot of the reconnection's `spectate` (the library's `race` event)
+                self.refresh_bindings()
 
     # -- the footer's keys ----------------------------------------------------------
 
