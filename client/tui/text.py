@@ -7,6 +7,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+from rich.cells import cell_len, set_cell_size
+
 _EIGHTHS = " ▏▎▍▌▋▊▉"
 
 #: The marks after a name that the server vouches for (docs/protocol.md §3): anyone may take
@@ -26,16 +28,26 @@ def name_mark(who: Mapping[str, Any]) -> str:
     return ""
 
 
+def cells(text: str, width: int) -> str:
+    """``text`` cut or padded to ``width`` terminal cells: a name's column. Counted in cells,
+    not characters: a CJK character or an emoji takes two, a combining mark none (the server
+    takes any name), and a name cut or padded by characters pushed the columns after it."""
+    return set_cell_size(text, width)
+
+
 def marked_name(who: Mapping[str, Any], width: int | None = None) -> str:
-    """The map's name (its player id without one) and its mark; with ``width``, the name cut so
-    that both fit, padded to it: the mark is never the part cut off."""
+    """The map's name (its player id without one) and its mark; with ``width`` (in terminal
+    cells), the name cut so that both fit, padded to it: the mark is never the part cut off."""
     name = str(who.get("name") or who.get("player") or "")
     mark = name_mark(who)
     if width is None:
         return f"{name} {mark}" if mark else name
     if not mark:
-        return f"{name[:width]:<{width}}"
-    return f"{name[: max(width - len(mark) - 1, 1)]} {mark}".ljust(width)
+        return cells(name, width)
+    room = max(width - cell_len(mark) - 1, 1)
+    if cell_len(name) > room:
+        name = cells(name, room)
+    return cells(f"{name} {mark}", width)
 
 
 def bar(home: int, total: int, width: int = 30) -> str:
@@ -82,7 +94,7 @@ def progress_line(
 ) -> str:
     pct = 100 * home // max(total, 1)
     tag = "*" if me else " "
-    return f"{tag}{name[:16]:<16} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {moves_cell(n)}  {status}"
+    return f"{tag}{cells(name, 16)} {bar(home, total, width)} {home:>3}/{total:<3} {pct:>3}%  {moves_cell(n)}  {status}"
 
 
 #: A ranking's statuses as the browser's pills say them (client/web/static/js/players.js).
