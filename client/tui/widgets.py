@@ -129,11 +129,17 @@ def _status(row: PlayerRow) -> str:
     return f"{row.status} (berserk)" if row.berserk else row.status
 
 
-def bars_text(model: RaceModel, width: int = 30) -> Text:
-    """Every player's progress as one bar per line; the player's own in bold."""
+def bars_text(model: RaceModel, width: int = 30, rows: int | None = None) -> Text:
+    """Every player's progress as one bar per line, in seat order; the player's own in bold.
+
+    ``rows``: the lines there is room for. With more players than that (a race of 8 in the
+    5 rows a short terminal gives the bars), the player's own bar and the leading rivals' (most
+    cards home), then a line saying how many more there are and who: the rows past the room
+    were cut off without a sign, the player's own among them (seated last)."""
     out = Text(no_wrap=True, overflow="ellipsis")
     total = model.total or 1
-    for i, row in enumerate(model.ordered()):
+    shown, hidden = _bars_shown(model, rows)
+    for i, row in enumerate(shown):
         me = row.player == model.me
         line = progress_line(marked_name(row.who(), 16), row.home, total, row.n, _status(row), width, me)
         style = "bold" if me else ""
@@ -142,11 +148,27 @@ def bars_text(model: RaceModel, width: int = 30) -> Text:
         elif row.status in ("finished", "timeout"):
             style += " grey62"
         out.append(line, style=style.strip() or None)
-        if i < len(model.players) - 1:
+        if i < len(shown) - 1:
             out.append("\n")
+    if hidden:
+        rest = " · ".join(f"{marked_name(row.who())} {row.home}/{total}" for row in hidden)
+        out.append(f"\n +{len(hidden)} more: {rest}", style="grey62")
     if not model.players and model.status != "none":  # no race at all (the menu): nothing
         out.append("(no players yet)", style="grey62")
     return out
+
+
+def _bars_shown(model: RaceModel, rows: int | None) -> tuple[list[PlayerRow], list[PlayerRow]]:
+    """The rows whose bars fit ``rows`` lines (one is the "more" line), and the rest; each in
+    seat order. The player's own is always shown, then the rivals with most cards home."""
+    seated = model.ordered()
+    if rows is None or len(seated) <= rows:
+        return seated, []
+    room = max(rows - 1, 1)
+    mine = [row for row in seated if row.player == model.me]
+    rivals = sorted((row for row in seated if row.player != model.me), key=lambda row: -row.home)
+    keep = {row.player for row in mine[:room] + rivals[: room - len(mine[:room])]}
+    return [row for row in seated if row.player in keep], [row for row in seated if row.player not in keep]
 
 
 def leave_screen(screen: Screen[Any], result: Any) -> None:
