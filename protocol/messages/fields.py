@@ -39,13 +39,14 @@ INVISIBLE = (
     "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
     "\U0001d173-\U0001d17a\U000e0000-\U000e0fff"
 )
-# Printable: no control or invisible format characters (C0, DEL, C1, zero-width,
-# bidi overrides, BOM, line separators), no leading/trailing whitespace, and at least one
-# character that is drawn. `\Z`, not `$`: msgspec searches, and `$` also matches before a
-# final newline.
+# Printable: no control or invisible format characters (C0, DEL, C1, zero-width, bidi
+# controls: embeddings, overrides, isolates and the Arabic letter mark, which reorder what
+# follows the name on a rival's screen; BOM, line separators), no leading/trailing
+# whitespace, and at least one character that is drawn. `\Z`, not `$`: msgspec searches, and
+# `$` also matches before a final newline.
 NAME_PATTERN = (
-    r"^(?!\s)(?=.*[^\s" + INVISIBLE + r"])[^\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e"
-    r"\u2060-\u2064\ufeff]+(?<!\s)\Z"
+    r"^(?!\s)(?=.*[^\s" + INVISIBLE + r"])[^\x00-\x1f\x7f-\x9f\u061c\u2028\u2029\u200b-\u200f"
+    r"\u202a-\u202e\u2060-\u206f\ufeff]+(?<!\s)\Z"
 )
 Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME, pattern=NAME_PATTERN)]
 Seats = Annotated[int, msgspec.Meta(ge=MIN_SEATS, le=MAX_SEATS)]

@@ -591,6 +591,10 @@ BAD_INPUTS: list[tuple[str, Any, str, str | None]] = [
     # msgspec searches a pattern: a `$` would also match before a final newline.
     ("name, a final newline", _enc({"t": "hello", "v": 1, "name": "ada\n"}), "bad-message", "name"),
     ("name, nothing drawn", _enc({"t": "hello", "v": 1, "name": "\u3164\u034f"}), "bad-message", "name"),
+    # A bidi isolate or the Arabic letter mark reorders what follows the name on a screen, as an
+    # override does: they passed.
+    ("name, a bidi isolate", _enc({"t": "hello", "v": 1, "name": "ab\u2067cd"}), "bad-message", "name"),
+    ("name, a letter mark", _enc({"t": "hello", "v": 1, "name": "ab\u061ccd"}), "bad-message", "name"),
     (
         "date, a final newline",
         _enc({"t": "daily", "game": "g", "date": "2026-12-01\n"}),
