@@ -18,6 +18,8 @@ from textual.binding import Binding
 from textual.widgets import Input
 from textual.worker import Worker
 
+from protocol.messages import MAX_MOVE_LEN
+
 from .board_input import complete
 from .errors import REPLY_LOST, ServerError
 from .hints import ask_hint
@@ -26,16 +28,25 @@ from .model import RaceModel
 from .race_commands import (
     LOST_COMMAND,
     QUEUED_COMMAND,
+    REFRESHED,
     connecting_help,
     finish_prompt,
     looks_like_a_move,
     no_race_text,
     not_now_text,
     rules_text,
+    too_long_text,
     unknown_text,
 )
 from .race_text import connection_text, lobby_waits_text
 from .session import Session
+
+
+def move_typed(text: str) -> str:
+    """The move ``text`` typed, in the notation's spelling: it has no capitals (docs/rules.md
+    §1.3), and `DRAW` was taken but `T5>F12` refused. Only ASCII is lowered: no other letter is
+    in a move, and one that lowers to ASCII (the Kelvin sign's k) must not make one."""
+    return text.lower() if text.isascii() else text
 
 
 class MoveInput(Input):
@@ -127,7 +138,7 @@ class CommandScreen(Protocol):
     def say_lost(self, text: str) -> None: ...
     def redraw(self) -> None: ...
     def push_screen(self, screen: Any) -> Any: ...
-    def resync(self) -> Worker[None]: ...
+    def resync(self, said: str | None = None) -> Worker[None]: ...
     def send_move(self, move: str) -> Worker[None]: ...
     def exit(self, result: int | None = None) -> None: ...
     def run_worker(
@@ -187,9 +198,11 @@ class CommandLine:
             app.say(unknown_text(text, m.game), error=True)
         elif m.status != "running":
             app.say(not_now_text(m), error=True)
+        elif len(text) > MAX_MOVE_LEN:  # the server's refusal named its message's field
+            app.say(too_long_text(m.game), error=True)
         else:
             app.selected = None
-            app.send_move("draw" if word in ("d", "draw") else text)
+            app.send_move("draw" if word in ("d", "draw") else move_typed(text))
 
     def race_command(self, word: str) -> Worker[None]:
         return self.app.run_worker(partial(self._race_command, word), "race_command", "commands")
@@ -208,7 +221,7 @@ class CommandLine:
             app.say(no_race_text(app.back_to), error=True)
             return
         if word in ("refresh", "resync"):  # `resync`: the protocol's word, still taken as typed
-            app.resync()
+            app.resync(said=REFRESHED)
             return
         try:
             # Through the app: while the connection is lost, said not sent at once.

@@ -130,6 +130,8 @@ class MenuScreen(ModalScreen[Intent | None]):
         self.seats = seats
         #: the menu covers most of the race screen, whose header says it too
         self.connection = connection_text(session, server_url)
+        #: the session the connection's line is said of (``connection``; offline too)
+        self.connected_through = session
         #: an online session (the daily challenge and ratings live on the server); None offline
         self.session = session if getattr(session, "online", False) else None
         #: the server's URL, for the commands the screens show (`solrace verify --url ...`)
@@ -200,6 +202,9 @@ class MenuScreen(ModalScreen[Intent | None]):
 
     def on_mount(self) -> None:
         self.query_one("#quick", Button).focus()  # Enter plays at once; Tab moves on
+        disconnected = getattr(self.app, "disconnected", None)  # the play app's: opened while lost
+        if callable(disconnected) and disconnected():
+            self.connection = connection_text(self.connected_through, self.server_url, lost=True)
         self.fit(self.app.size.width)
         if self.app.size.height < self.SHORT_ROWS:
             self.add_class("short")
@@ -224,6 +229,15 @@ class MenuScreen(ModalScreen[Intent | None]):
         self.query_one("#menu-conn", Label).update(
             conn if cell_len(conn) <= width else f"{self.connection}\nctrl+q quits"
         )
+
+    def show_connection(self, lost: bool) -> None:
+        """The connection dropped (``lost``) or is back: said as the header says it (the line
+        said "connected to HOST" all along, worked out once)."""
+        self.connection = connection_text(self.connected_through, self.server_url, lost=lost)
+        try:
+            self.fit(self.app.size.width)
+        except NoMatches:
+            pass  # not composed yet: on_mount says it
 
     @on(RadioSet.Changed, "#games")
     def _game_changed(self) -> None:

@@ -1,7 +1,8 @@
 """`solrace play`: the race screen, a textual app: its layout, the server's events, the
 board and the lines around it, the player's clicks, the moves sent. What a typed line does is
-``command_line``'s; the way into a race and back out to the menu is ``menu_flow``'s; what is
-decided and said lives in plain modules (``board``, ``model``, ``race_commands``, ``race_text``)."""
+``command_line``'s; the way into a race and back out to the menu is ``menu_flow``'s; the
+connection dropping and coming back (a quick-match wait asked for again) ``reconnection``'s; what
+is decided and said lives in plain modules (``board``, ``model``, ``race_commands``, ``race_text``)."""
 
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from protocol.rules.games import GAMES
 from .board import Marks
 from .board_input import click, home_move, targets_for
 from .command_line import CommandLine, MoveInput
-from .errors import REPLY_LOST, ServerError, connection_lost_text
+from .errors import REPLY_LOST, ServerError
 from .intent import Intent
 from .menu_flow import MenuFlow
 from .model import RaceModel
@@ -39,6 +40,7 @@ from .race_commands import (
     help_text,
     hints_possible,
     info_text,
+    is_daily,
     not_sent_text,
     placeholder,
     rematch_word,
@@ -53,6 +55,7 @@ from .race_text import (
     ranking_toggled_text,
     result_text,
 )
+from .reconnection import connection_changed
 from .session import GatedSession, Session
 from .widgets import BoardView, bar_width, bars_text
 
@@ -127,12 +130,15 @@ class PlayApp(App[int]):
         self.races_left: set[str] = set()
         #: the header says "cannot connect", not "connecting…" for ever
         self.connect_failed = False
+        #: what the board says until the session opens ("connecting…", or once that failed
+        #: the ways on): a redraw (the start's resize) put "choose a game…" in its place
+        self.unconnected_text = connection_text(None, server_url)
         #: the race of today's daily attempt, when this app started or resumed it
         self.daily_race: str | None = None
         #: the race whose `finish` waits for its confirmation (a second `finish`)
         self.finish_armed: str | None = None
         #: when the wait in the quick-match queue began (server ms), 0 when not queued
-        self._queued_since = 0
+        self.queued_since = 0
         #: the finished race whose ranking ctrl+r hid (the next race's shows again)
         self.ranking_hidden: str | None = None
         #: a rival's latest rematch offer (its `rematch` event), for the race it names
@@ -153,7 +159,7 @@ class PlayApp(App[int]):
     # -- layout -------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        connecting = connection_text(None, self.server_url)
+        connecting = self.unconnected_text
         yield Static(connecting, id="info")
         # Not focusable: a click on the board must leave the focus on the command line.
         with VerticalScroll(id="board-scroll", can_focus=False):
@@ -246,7 +252,7 @@ class PlayApp(App[int]):
 
     def help_text(self) -> str:
         hints = hints_possible(self.model, self.online, self.daily_race)
-        return help_text(self.model, hints, self.back_to, self.rematch_word(), self.online)
+        return help_text(self.model, hints, self.back_to, self.rematch_word(), self.online, self.daily_race)
 
     def say(self, text: str, error: bool = False) -> None:
         shown = self.query("#status")
@@ -272,13 +278,14 @@ class PlayApp(App[int]):
         """`retry` once connecting failed (a server started meanwhile): connecting again, as at
         the start (it offered only ctrl+q: quit, and start the app again)."""
         self.connect_failed = False
-        connecting = connection_text(None, self.server_url)
+        connecting = self.unconnected_text = connection_text(None, self.server_url)
         self.query_one("#board", BoardView).show(None, placeholder=connecting)
         self.query_one("#cmd", Input).placeholder = CONNECTING_PLACEHOLDER
         self.say(connecting_help(connecting))
         self.menu_flow.main()
 
     def show_cannot_connect(self, text: str) -> None:
+        self.unconnected_text = text
         self.query_one("#board", BoardView).show(None, placeholder=text)
         self.query_one("#cmd", Input).placeholder = CANNOT_CONNECT_PLACEHOLDER
 
@@ -307,18 +314,8 @@ class PlayApp(App[int]):
             )
             self.say(refused.describe(), error=True)  # in words, as a reply's error
             return
-        if t == "disconnected":
-            self.connection_lost = connection_lost_text(ev)
-            if self.lost_said is None:
-                self.say(self.connection_lost, error=True)
-            self.refresh_info()  # the header says it too, until `reconnected`
-            return
-        if t == "reconnected":
-            self.connection_lost = None
-            self.lost_said = None
-            self.say("reconnected")
-            self.refresh_info()
-            self.resync()
+        if t in ("disconnected", "reconnected"):
+            connection_changed(self, ev)  # reconnection.py
             return
         lobby = self.model.status == "lobby" and t == "race"
         before = {p: replace(r) for p, r in self.model.players.items()} if lobby else None
@@ -342,13 +339,17 @@ class PlayApp(App[int]):
         self.redraw()
 
     @work(group="resync")
-    async def resync(self) -> None:
+    async def resync(self, said: str | None = None) -> None:
+        """The race as the server has it; ``said`` once it is applied (`refresh`, which said
+        nothing: the previous command's answer stayed)."""
         if self._resyncing or not self.model.race_id or self.session is None:
             return
         self._resyncing = True
         try:
             state = await self.request("resync", race=self.model.race_id, since=self.model.ver or None)
             self.model.apply(state)
+            if said:
+                self.say(said)
         except ServerError as e:
             self.say(e.describe(), error=True)
         finally:
@@ -371,7 +372,9 @@ class PlayApp(App[int]):
     def _redraw(self) -> None:
         m = self.model
         board = self.query_one("#board", BoardView)
-        if m.board is not None:
+        if self.session is None:  # connecting, or it failed: no race nor menu to speak of yet
+            board.show(None, placeholder=self.unconnected_text)
+        elif m.board is not None:
             board.show(m.board, self.marks())
         else:
             board.show(
@@ -395,8 +398,11 @@ class PlayApp(App[int]):
         else:
             result.display = False
         mine_over = m.my_status not in (None, "playing")
-        self.query_one("#cmd", Input).placeholder = for_game(
-            placeholder(m.status, self.back_to, mine_over, self.rematch_word()), m.game
+        daily = is_daily(m, self.daily_race)
+        self.query_one("#cmd", Input).placeholder = (
+            (CANNOT_CONNECT_PLACEHOLDER if self.connect_failed else CONNECTING_PLACEHOLDER)
+            if self.session is None
+            else for_game(placeholder(m.status, self.back_to, mine_over, self.rematch_word(), daily), m.game)
         )
         self.refresh_info()
 
@@ -405,12 +411,12 @@ class PlayApp(App[int]):
         s = self.session
         now = s.server_now() if s is not None else 0
         if m.status == "queued":
-            self._queued_since = self._queued_since or now
+            self.queued_since = self.queued_since or now
         else:
-            self._queued_since = 0
+            self.queued_since = 0
         lost = self.disconnected()
         connection = connection_text(s, self.server_url, self.connect_failed, lost)
-        text = info_text(m, now, connection, self._queued_since, self.selected, lost)
+        text = info_text(m, now, connection, self.queued_since, self.selected, lost)
         info = self.query("#info")
         if not info:  # the app is closing: the interval may fire after the widgets are gone
             return

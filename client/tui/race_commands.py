@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from rich.markup import escape
 
+from protocol.messages import MAX_MOVE_LEN
 from protocol.rules.facts import facts_of, game_name
 from protocol.rules.games import GAMES
 
@@ -71,16 +72,25 @@ QUEUE_HELP = (
     "Waiting for rivals: the race starts once they come (a casual one may get a bot); "
     "'leave' or 'menu' stops waiting.  Commands: leave rules menu quit"
 )
-#: In a lobby: what readies and starts it.
+#: In a lobby: what readies and starts it. Not `menu`: refused while you hold a seat there
+#: (menu_refusal); `leave` gives it up, and the menu opens.
 LOBBY_HELP = (
     "'ready' when set ('unready' takes it back); the host's 'start' begins with those present once "
-    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave rules menu quit"
+    "all are ready; 'leave' gives up your seat.  Commands: ready unready start leave rules quit"
 )
+#: In the countdown: nothing of the lobby's acts any more (`race-started`), nor `menu`.
+COUNTDOWN_HELP = "The race is about to start: moves once it does.  Commands: rules quit"
 #: While the race runs ("hint" is added where hints are given).
 RACE_HELP = (
     "Click a card, then a pile (deeper in a column: a run); double-click: home; the stock draws. "
     "Or type w>f3  t2:3>t5  d (draw); Tab completes; PgUp/PgDn scroll the board.  "
     "Commands: finish legal refresh rules menu quit"
+)
+#: The player's own game is over while the others play on: no move, `finish` nor `legal`,
+#: and no analysis until the race is over (analysis.not_over_text).
+MINE_OVER_HELP = (
+    "Your game is over; the race goes on for the others (their bars under the board). Its final "
+    "ranking comes when it ends, then 'analysis'; {way} meanwhile.  Commands: refresh rules menu quit"
 )
 #: Once the race is over (its final ranking under the board).
 OVER_HELP = (
@@ -90,15 +100,29 @@ OVER_HELP = (
 #: Where a finished race's replay is, said before OVER_HELP's commands (online: offline, the
 #: menu has no "Your races"; nor in a race played for another app, which has no menu).
 OVER_REPLAY = "  Its replay: 'menu', then Your races."
+#: A daily attempt once over: its race stays sealed until the day closes (docs/protocol.md §5),
+#: so its analysis and replay are refused until then; no rematch either.
+DAILY_OVER_HELP = (
+    "Your daily attempt is over: its ranking is under the board (ctrl+r hides it; PgUp/PgDn scroll). "
+    "Its analysis and replay are sealed until the day closes (00:00 UTC), then in Your races.  "
+    "Commands: menu quit"
+)
+#: What `refresh` says once the race the server has is on screen.
+REFRESHED = "refreshed: the race as the server has it now"
 #: The command line's reminder of the ranking's key once the race is over.
 RANKING_KEY = " · ctrl+r: ranking"
 PLACEHOLDERS = {
     "queued": "command: leave (stop waiting), rules, menu, quit",
-    "lobby": "command: ready, unready, start, leave, menu, quit",
+    # Not `menu`: refused while you hold a seat; `leave` gives it up and opens the menu.
+    "lobby": "command: ready, unready, start, leave, rules, quit",
     # Not `menu`: it is refused until the player's own game is over (menu_refusal).
     "countdown": "moves once the race starts; command: rules, quit",
     "running": "move (w>f3, t2:3>t5, d to draw) or command (finish, menu, quit)",
     "finished": "command: analysis, menu (another race), quit",
+    # Your own game over while the others play on: no analysis until the race is over.
+    "mine-over": "the others play on; command: menu (another race), quit",
+    # A daily attempt's race stays sealed (no analysis) until the day closes.
+    "daily-over": "command: menu (another race), quit",
     "none": "command: menu (choose a race), quit",
 }
 #: What the finished race's placeholder offers first, by the rematch command at hand.
@@ -107,17 +131,24 @@ PLACEHOLDER = "move (w>f3, t2:3>t5, draw) or command (ready, start, finish, quit
 
 
 def placeholder(
-    status: str, back_to: str | None = None, mine_over: bool = False, rematch: RematchWord = ""
+    status: str,
+    back_to: str | None = None,
+    mine_over: bool = False,
+    rematch: RematchWord = "",
+    daily: bool = False,
 ) -> str:
     """The command line's placeholder for the race's state (``mine_over``: the player's own
-    game is over while the race runs on: as once it is finished); a race played for another
+    game is over while the race runs on: the menu, no analysis yet); a race played for another
     app (``back_to``: `solrace arena`) has no menu, and ctrl+q goes back there. Once the race
-    is over, ``rematch`` (:func:`rematch_word`) comes first."""
+    is over, ``rematch`` (:func:`rematch_word`) comes first; a ``daily`` attempt's offers no
+    analysis (sealed until the day closes)."""
     if status == "none" and back_to:
         return f"ctrl+q goes {back_to}"
     ranking = RANKING_KEY if status == "finished" else ""
     if status == "running" and mine_over:
-        status = "finished"
+        status = "mine-over"
+    elif status == "finished" and daily:
+        status = "daily-over"
     text = PLACEHOLDERS.get(status, PLACEHOLDER)
     if status == "finished" and rematch and ranking:
         # "(another race)" gives way, so that the line fits 80 columns.
@@ -126,7 +157,7 @@ def placeholder(
         )
     if not back_to:
         return text + ranking
-    if status == "finished":
+    if status in ("finished", "mine-over"):
         return f"ctrl+q goes {back_to}" + ranking
     return text.replace("menu, ", "").replace(", menu", "")
 
@@ -138,19 +169,32 @@ def hints_possible(m: RaceModel, online: bool, daily_race: str | None) -> bool:
 
 
 def help_text(
-    m: RaceModel, hints: bool, back_to: str | None = None, rematch: RematchWord = "", online: bool = False
+    m: RaceModel,
+    hints: bool,
+    back_to: str | None = None,
+    rematch: RematchWord = "",
+    online: bool = False,
+    daily_race: str | None = None,
 ) -> str:
     """The status line's help for the race's state; without `menu` in a race played for
     another app (``back_to``); once the race is over, with ``rematch`` (:func:`rematch_word`)
-    and, ``online``, where its replay is."""
+    and, ``online``, where its replay is; a daily attempt's (``daily_race``, or the
+    snapshot's `daily`) stays sealed until the day closes."""
     if m.status == "none":
         return no_race_text(back_to) if back_to else NO_RACE_HELP
     if m.status == "queued":
         text = QUEUE_HELP
-    elif m.status in ("lobby", "countdown"):
+    elif m.status == "lobby":
         text = LOBBY_HELP
+    elif m.status == "countdown":
+        text = COUNTDOWN_HELP
+    elif m.status == "running" and m.my_status not in (None, "playing"):
+        way = f"ctrl+q goes {back_to}" if back_to else "'menu' for another race"
+        text = MINE_OVER_HELP.format(way=way)
     elif m.status == "running":
         text = RACE_HELP + (" hint" if hints else "")
+    elif m.status == "finished" and m.ranking and is_daily(m, daily_race):
+        text = DAILY_OVER_HELP
     elif m.status == "finished" and m.ranking:
         text = OVER_HELP.replace("Commands: ", f"Commands: {rematch} " if rematch else "Commands: ")
         if online and not back_to:
@@ -159,6 +203,20 @@ def help_text(
         text = HELP
     text = for_game(text, m.game)
     return text.replace(" menu", "") if back_to else text
+
+
+def is_daily(m: RaceModel, daily_race: str | None) -> bool:
+    """Whether the race on screen is a daily attempt (the snapshot's `daily`, or the race this
+    app started or resumed as today's attempt)."""
+    return m.daily or (m.race_id is not None and m.race_id == daily_race)
+
+
+def too_long_text(game: str | None) -> str:
+    """What a move longer than any move is told, in words: the server's refusal of it named
+    its message's field ("`move`: Expected `str` of length <= 16")."""
+    return for_game(
+        f"not a move: too long (a move is at most {MAX_MOVE_LEN} characters: w>f3, t2:3>t5 or d)", game
+    )
 
 
 def rules_text(game: str | None) -> str:

@@ -381,6 +381,17 @@ def start_refused_text(e: ServerError, intent: Intent, back_to: str | None = Non
     return f"{e.describe()} — type 'menu' to choose again"
 
 
+#: Why a `quick` sent again once reconnected may fail while the wait is not over: the
+#: connection lost again (not sent, or its answer lost): the next `reconnected` sends it again.
+REQUEUE_LATER = (NOT_SENT, "disconnected", REPLY_LOST)
+
+
+def requeue_refused_text(e: ServerError, intent: Intent) -> str:
+    """Why the wait in the quick-match queue, which the server ended with the lost connection,
+    could not go on once reconnected (the `quick` sent again was refused), and the way on."""
+    return "reconnected, but not back in the queue: " + start_refused_text(e, intent)
+
+
 def started_text(intent: Intent, reply: dict[str, Any], online: bool = True) -> str:
     """What the player reads once the request that starts `intent` was answered (not
     ``online``: an in-process race, which nobody else can join)."""

@@ -60,8 +60,9 @@ def test_the_placeholder_once_my_game_is_over_and_in_a_race_for_the_arena() -> N
     from client.tui.race_commands import PLACEHOLDERS, placeholder
 
     assert placeholder("running") == PLACEHOLDERS["running"]
-    # my game over while the race runs on: what is left to do is what follows a race
-    assert placeholder("running", mine_over=True) == PLACEHOLDERS["finished"]
+    # my game over while the race runs on: the menu, and no analysis until the race is over
+    assert placeholder("running", mine_over=True) == PLACEHOLDERS["mine-over"]
+    assert "analysis" not in PLACEHOLDERS["mine-over"]
     # once the race is over its ranking is under the board, and ctrl+r hides it
     assert placeholder("finished") == PLACEHOLDERS["finished"] + " · ctrl+r: ranking"
     arena = "back to the arena"
