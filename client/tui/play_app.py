@@ -59,6 +59,9 @@ from .reconnection import connection_changed
 from .session import GatedSession, Session
 from .widgets import BoardView, bar_width, bars_text
 
+#: The bars' rows in a short terminal (`.short #bars`'s max-height less its rule): a race of
+#: more players shows the player's own, the leaders', and how many more.
+SHORT_BAR_ROWS = 4
 #: A move sent just before the connection dropped, whose answer did not come.
 LOST_IN_FLIGHT = f"{LOST_BEFORE_ANSWER}: once reconnected, the board shows whether it was played"
 
@@ -381,12 +384,14 @@ class PlayApp(App[int]):
                 None, placeholder=lobby_text(self.model, self.server_url, self.menu_flow.refused, self.online)
             )
         bars = self.query_one("#bars", Static)
-        bars.update(bars_text(m, width=bar_width(bars.content_region.width or self.size.width - 2, m)))
+        short = self.screen_stack[0].has_class("short")
+        width = bar_width(bars.content_region.width or self.size.width - 2, m)
+        bars.update(bars_text(m, width=width, rows=SHORT_BAR_ROWS if short else None))
         hints = self.query_one("#hints", Static)
         playing = m.status == "running" and m.my_status == "playing"
         hints.display = playing  # else no row of hints: its row goes to the board
         hints.set_class(self.every_legal, "every")
-        rows = 1 if self.screen_stack[0].has_class("short") else 4  # the CSS's max-height
+        rows = 1 if short else 4  # the CSS's max-height
         width = hints.content_region.width or self.size.width - 2
         hints.update(Text(legal_text(m.legal, width, rows, self.every_legal)) if playing else "")
         result = self.query_one("#result", Static)

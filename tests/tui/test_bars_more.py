@@ -5,8 +5,13 @@ player's own bar and the leading rivals', and says how many more there are, and 
 
 from __future__ import annotations
 
+from textual.widgets import Static
+
 from client.tui.model import PlayerRow, RaceModel
+from client.tui.play_app import PlayApp
 from client.tui.widgets import bars_text
+
+from .helpers import never_connects, rendered, until
 
 
 def race_of(players: int, me: str | None = "me") -> RaceModel:
@@ -37,3 +42,14 @@ def test_every_bar_while_they_fit() -> None:
         lines = bars_text(race_of(8), width=20, rows=rows).plain.split("\n")
         assert len(lines) == 8 and "more" not in lines[-1]
         assert lines[-1].startswith("*me ")
+
+
+async def test_the_play_app_keeps_the_players_own_bar_at_80x24() -> None:
+    app = PlayApp(never_connects)
+    async with app.run_test(size=(80, 24)) as pilot:
+        bars = app.query_one("#bars", Static)
+        await until(pilot, lambda: app.screen_stack[0].has_class("short"), what="the short layout")
+        app.model = race_of(8)
+        app.redraw()
+        await until(pilot, lambda: "+5 more" in rendered(bars), what="the bars drawn")
+        assert "*me " in rendered(bars)
