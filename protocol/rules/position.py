@@ -22,7 +22,9 @@ from .games import GAMES, AccTop, GameDef, Kind
 from .view import HIDDEN, View
 
 # A view's stock: its count in ASCII decimal, no leading zero (str.isdigit() takes "²" and "٩").
-_STOCK_COUNT_RE = re.compile(r"#(?:0|[1-9][0-9]*)", re.ASCII)
+# At most three digits (no game's stock holds 1,000 cards): a count of thousands of digits
+# failed in int() itself, a ValueError that was no PositionError.
+_STOCK_COUNT_RE = re.compile(r"#(?:0|[1-9][0-9]{0,2})", re.ASCII)
 
 
 def _plural(n: int, noun: str) -> str:
@@ -197,7 +199,8 @@ def view_from_text(text: str) -> View:
     for name, cards in pairs:
         if name == "s":
             if not _STOCK_COUNT_RE.fullmatch(cards):
-                raise PositionError(f"the stock of a view is written s:#N, got s:{cards}")
+                got = cards if len(cards) <= 12 else cards[:12] + "…"
+                raise PositionError(f"the stock of a view is written s:#N, got s:{got}")
             stock = int(cards[1:])
             faces_by_pile.append([])
             down.append(0)

@@ -263,6 +263,10 @@ BAD_VIEWS = {
     "stock count a superscript": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#²"),
     "stock count too small": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#1"),
     "stock count too large": rules.deal(RA, "solrace").view_text().replace("s:#111", "s:#112"),
+    # past int()'s 4,300 digits: a plain ValueError, its whole number in the message
+    "stock count of 5,000 digits": rules.deal(RA, "solrace")
+    .view_text()
+    .replace("s:#111", "s:#" + "9" * 5000),
     "tilde in a view": rules.deal(RN, "solrace").view_text().replace("t0:??", "t0:~K"),
     "hidden card outside the tableau": rules.deal(RA, "solrace").view_text().replace("r0:3h", "r0:??"),
     "hidden above visible": rules.deal(RN, "solrace").view_text().replace("t6:??6c", "t6:6c??"),
@@ -273,8 +277,9 @@ BAD_VIEWS = {
 
 @pytest.mark.parametrize("name", list(BAD_VIEWS))
 def test_view_error(name):
-    with pytest.raises(rules.PositionError):
+    with pytest.raises(rules.PositionError) as refused:
         rules.view_from_text(BAD_VIEWS[name])
+    assert len(str(refused.value)) < 200
 
 
 def test_refusals_name_cards_with_suit_symbols_and_keep_their_codes():
