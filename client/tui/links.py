@@ -18,12 +18,16 @@ from __future__ import annotations
 
 from urllib.parse import parse_qs, urlsplit
 
+from protocol.messages import MAX_ID_LEN
+
 
 def parse_link(text: str) -> tuple[str | None, str]:
-    """(server websocket url or None, race id) from a race id or link."""
+    """(server websocket url or None, race id) from a race id or link; ValueError when it
+    names no race, or nothing the server would take as a race id (the server's refusal named
+    its message's field in the words of its decoder)."""
     text = text.strip()
     if "://" not in text:
-        return None, text.strip("/")
+        return None, _race_id(text.strip("/"), text)
     u = urlsplit(text)
     race = None
     for part in (u.query, u.fragment):
@@ -37,9 +41,19 @@ def parse_link(text: str) -> tuple[str | None, str]:
     if race is None and path and path[-1] != "ws":
         race = path[-1]
     if not race:
-        raise ValueError(f"no race id in {text!r}")
+        raise ValueError(f"no race id in {_quoted(text)}")
     scheme = {"https": "wss", "wss": "wss"}.get(u.scheme, "ws")
-    return f"{scheme}://{u.netloc}/ws", race
+    return f"{scheme}://{u.netloc}/ws", _race_id(race, text)
+
+
+def _race_id(race: str, text: str) -> str:
+    if not race or len(race) > MAX_ID_LEN or not race.isprintable() or " " in race:
+        raise ValueError(f"no race id in {_quoted(text)}")
+    return race
+
+
+def _quoted(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "…")
 
 
 def parse_invite(text: str) -> str | None:

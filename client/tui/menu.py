@@ -323,7 +323,11 @@ class MenuScreen(ModalScreen[Intent | None]):
         if not text:
             self.query_one("#menu-error", Label).update("type a race id or link")
             return
-        _url, race = parse_link(text)
+        try:
+            _url, race = parse_link(text)
+        except ValueError as e:  # a link naming no race was a traceback; a long id, raw words
+            self.query_one("#menu-error", Label).update(str(e))
+            return
         self.dismiss(Intent("join", race=race, invite=parse_invite(text)))
 
     @on(Button.Pressed, "#how")
