@@ -143,7 +143,7 @@ class ArenaSummary(Nested):
 class ArenaListData(ServerMsg, tag="arena_list"):
     now: int
     arenas: list[ArenaSummary]
-    # Some arenas were left out: at most 100 of each status (server/handlers/arena.py
+    # Some arenas were left out: at most 100 of each status (server/arena/schedule.py
     # LISTED_PER_STATUS); absent when false.
     more: bool = False
 

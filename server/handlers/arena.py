@@ -27,9 +27,13 @@ from protocol.rules import GAMES
 from ..arena import Arena, ArenaError, ArenaInfo, ArenaStore, Board, Row, validate
 from ..arena.records import Podium
 from ..arena.schedule import (
-    DAY_MS,
     HOUR_MS,
+    LISTED_AHEAD_MS,
+    LISTED_PAST_MS,
+    LISTED_PER_STATUS,
+    LISTED_READS,
     MAX_DURATION_MS,
+    UPCOMING_PER_RULE,
     check_start,
     listing_cut,
     scheduled,
@@ -72,23 +76,6 @@ def final_board(rows: list[Row], player: str, top: int, around: int) -> Board:
     mine = next((i for i, r in enumerate(rows) if r.standing.player == player), None)
     near = tuple(rows[max(0, mine - around) : mine + around + 1]) if mine is not None else ()
     return Board(len(rows), tuple(rows[:top]), rows[mine] if mine is not None else None, near)
-
-
-LISTED_PAST_MS = 24 * HOUR_MS  # arena list: ended arenas shown this long
-# Arena list: the scheduled arenas starting this far ahead are listed (status upcoming) before
-# the servers create them (an hour ahead), at most UPCOMING_PER_RULE of each rule and game.
-# They can be asked for, watched and joined: that creates them (as the schedule would).
-LISTED_AHEAD_MS = DAY_MS
-UPCOMING_PER_RULE = 2
-#: Arena list: at most this many arenas of each status, the soonest to start (upcoming), the
-#: latest started (running) and the latest ended (over); a reply that left some out says
-#: ``more``. Every arena created (`arena_create`, the schedule) made the reply longer: 1,800
-#: arenas were 233 kB, near the OUTBOUND_BYTES (256 kB) a client may hold in the server.
-LISTED_PER_STATUS = 100
-#: Arena list: at most this many started arenas (running or ended) read for one reply, the
-#: latest started first; past it the reply says ``more``. The default schedule starts about
-#: 50 per game in the two days looked back (an arena ended a day ago may have run a day).
-LISTED_READS = 4 * LISTED_PER_STATUS
 
 
 def _race_error(exc: ArenaError) -> RaceError:

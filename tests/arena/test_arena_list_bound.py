@@ -12,9 +12,8 @@ from arena_wire import SERVER
 
 import client
 from protocol import messages as m
-from server.arena.schedule import HOUR_MS
+from server.arena.schedule import HOUR_MS, LISTED_PER_STATUS, LISTED_READS
 from server.handlers import arena as handlers
-from server.handlers.arena import LISTED_PER_STATUS, LISTED_READS
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -11,8 +11,14 @@ import pytest
 import client
 from protocol import messages as m
 from protocol.rules import GAMES
-from server.arena.schedule import DAY_MS, HOUR_MS, arenas_between, default_schedule, upcoming
-from server.handlers.arena import UPCOMING_PER_RULE
+from server.arena.schedule import (
+    DAY_MS,
+    HOUR_MS,
+    UPCOMING_PER_RULE,
+    arenas_between,
+    default_schedule,
+    upcoming,
+)
 
 pytestmark = pytest.mark.timeout(60)
 
