@@ -8,19 +8,39 @@ for its requests, which are refused while it is lost; these functions change it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+from textual.worker import Worker
 
 from .errors import ServerError, connection_lost_text
 from .intent import Intent
+from .menu_flow import MenuFlow
 from .model import RaceModel
 from .race_text import REQUEUE_LATER, requeue_refused_text, started_text
-from .session import start
-
-if TYPE_CHECKING:
-    from .play_app import PlayApp
+from .session import Session, start
 
 
-def connection_changed(app: PlayApp, ev: dict[str, Any]) -> None:
+class PlayScreen(Protocol):
+    """What these functions use of the play app (not imported: the app imports them)."""
+
+    connection_lost: str | None
+    lost_said: str | None
+    menu_flow: MenuFlow
+    model: RaceModel
+    queued_since: int
+
+    @property
+    def online(self) -> bool: ...
+
+    def say(self, text: str, error: bool = False) -> None: ...
+    def refresh_info(self) -> None: ...
+    def redraw(self) -> None: ...
+    def resync(self, said: str | None = None) -> Worker[None]: ...
+    def player_session(self) -> Session | None: ...
+    def run_worker(self, work: Any, name: str | None = "", group: str = "default") -> Worker[Any]: ...
+
+
+def connection_changed(app: PlayScreen, ev: dict[str, Any]) -> None:
     """The connection dropped (a `disconnected` event) or is back (`reconnected`)."""
     lost = ev.get("t") == "disconnected"
     app.connection_lost = connection_lost_text(ev) if lost else None
@@ -42,7 +62,7 @@ def connection_changed(app: PlayApp, ev: dict[str, Any]) -> None:
         app.resync()
 
 
-async def queue_again(app: PlayApp) -> None:
+async def queue_again(app: PlayScreen) -> None:
     """Back in the quick-match queue once reconnected: `quick` again, for the same game, seats
     and queue (rated or not), as the browser does on its `welcome`. Refused, the wait is over:
     said, with the menu's way on; lost again, the next `reconnected` asks again."""
