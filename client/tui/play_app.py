@@ -70,29 +70,7 @@ class PlayApp(App[int]):
     """Race in the terminal. ``connect`` opens a :class:`Session`."""
 
     TITLE = "solrace play"
-    CSS = """
-    Screen { layout: vertical; }
-    #info { height: 2; padding: 0 1; background: $boost; text-wrap: nowrap; text-overflow: ellipsis; }
-    #board-scroll { height: 1fr; overflow: auto auto; }
-    #bars { height: auto; max-height: 10; padding: 0 1; border-top: solid $primary-darken-2;
-            text-wrap: nowrap; text-overflow: ellipsis; }
-    #hints { height: auto; max-height: 4; padding: 0 1; color: $text-muted; }
-    #result { height: auto; padding: 0 1; display: none; border: round $success; }
-    /* Once the race is over the ranking takes the bars' place: the same players, ranked. */
-    .over #bars { display: none; }
-    #status { height: auto; max-height: 3; padding: 0 1; }
-    #status.error { color: $error; }
-    #cmd { dock: bottom; }
-    /* A short terminal (80x24): the board gets the rows; one row of legal moves and a
-       borderless command line. */
-    .short #hints { max-height: 1; text-wrap: nowrap; text-overflow: ellipsis; }
-    /* `legal`: every legal move, on as many rows as they take (the board scrolls). */
-    #hints.every, .short #hints.every { max-height: 12; text-wrap: wrap; }
-    .short #bars { max-height: 5; }
-    .short #cmd { border: none; height: 1; padding: 0 1; background: $boost; }
-    /* The ranking under a rule like the bars': a box's two rows go to the board. */
-    .short #result { border: none; border-top: solid $success; }
-    """
+    CSS_PATH = "play_app.tcss"  # its layout, the short terminal's too
     #: Below this many rows the race screen is laid out for a short terminal (`.short`).
     SHORT_ROWS = 32
     BINDINGS = [
@@ -167,7 +145,8 @@ class PlayApp(App[int]):
         # Not focusable: a click on the board must leave the focus on the command line.
         with VerticalScroll(id="board-scroll", can_focus=False):
             yield BoardView(id="board", placeholder=connecting)
-        yield Static(id="result")
+        with VerticalScroll(id="result-box", can_focus=False):
+            yield Static(id="result")
         yield Static(id="bars")
         yield Static(id="hints")
         # Until the session opens nothing typed acts: the help says it is connecting.
@@ -214,7 +193,12 @@ class PlayApp(App[int]):
         self.redraw()
 
     def action_scroll_board(self, pages: int) -> None:
-        scroll = self.screen_stack[0].query_one("#board-scroll", VerticalScroll)
+        """PgUp/PgDn: the ranking while it is shown and taller than its box (a short terminal
+        caps it: with 8 players its tie notes pushed the seed's check and the status line off
+        the screen), else the board; ctrl+r hides the ranking, and they scroll the board."""
+        box = self.screen_stack[0].query_one("#result-box", VerticalScroll)
+        ranking = box.display and box.max_scroll_y > 0
+        scroll = box if ranking else self.screen_stack[0].query_one("#board-scroll", VerticalScroll)
         if pages < 0:  # at once, as the watch app's boards (WatchApp.action_scroll_boards)
             scroll.scroll_page_up(animate=False)
         else:
@@ -397,11 +381,10 @@ class PlayApp(App[int]):
         result = self.query_one("#result", Static)
         over = m.status == "finished" and bool(m.ranking)
         self.screen_stack[0].set_class(over, "over")
-        if over and self.ranking_hidden != m.race_id:
+        shown = over and self.ranking_hidden != m.race_id
+        if shown:
             result.update(result_text(self.model))
-            result.display = True
-        else:
-            result.display = False
+        result.display = self.query_one("#result-box", VerticalScroll).display = shown
         mine_over = m.my_status not in (None, "playing")
         daily = is_daily(m, self.daily_race)
         self.query_one("#cmd", Input).placeholder = (
