@@ -17,6 +17,9 @@ from .schedule import ArenaError
 from .scoring import Standing, after_race, pack, played, rerank, score_race
 
 PODIUM = 3  # the places recorded in the players' records
+#: A player's podium places kept, the latest (by the arena's end): a player in every arena of
+#: a quiet server places in most, thousands a month, and each profile read them all.
+PODIUMS_KEPT = 100
 
 
 class Results(StoreBase):
@@ -220,13 +223,19 @@ class Results(StoreBase):
         for r in rows:
             if r.rank <= PODIUM and r.standing.points > 0:
                 place = Podium(a.id, a.name, a.game, a.ends, r.rank, r.standing.points, len(rows))
-                await self.r.hset(keys.podiums(r.standing.player), a.id, _dumps(place.to_dict()))
+                player = r.standing.player
+                await self.r.hset(keys.podiums(player), a.id, _dumps(place.to_dict()))
+                if await self.r.hlen(keys.podiums(player)) > PODIUMS_KEPT:
+                    older = (await self.podiums(player))[PODIUMS_KEPT:]
+                    if older:
+                        await self.r.hdel(keys.podiums(player), *(p.arena for p in older))
                 podium.append(place)
         await self.r.hset(keys.meta(arena_id), "podium", 1)
         return podium
 
     async def podiums(self, player: str) -> list[Podium]:
-        """``player``'s podium places in finished arenas, the latest first."""
+        """``player``'s podium places in finished arenas (the latest PODIUMS_KEPT), the latest
+        first."""
         raw = await self.r.hgetall(keys.podiums(player))
         out = [Podium.from_dict(json.loads(_s(v))) for v in raw.values()]
         return sorted(out, key=lambda p: (-p.ends, p.arena))

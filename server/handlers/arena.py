@@ -58,6 +58,8 @@ DEFAULT_TOP, DEFAULT_AROUND = 10, 2
 #: more is refused with ``too-many-races`` (like ``spectate`` and leaderboard watches
 #: beyond theirs); ``arena_unwatch`` or the disconnect frees a place.
 MAX_ARENA_WATCHES = 8
+#: A profile's podium places listed, the latest (as its `races`, the latest 20).
+PODIUMS_LISTED = 20
 #: Most of a player's finished races in one arena an ``arena`` reply lists (the latest): a
 #: day-long arena of short races can hold thousands, and every reply sent them all. Their
 #: standings row counts them all.
@@ -155,7 +157,7 @@ class ArenaHandlers:
     def _with_podiums(self, profile: Any) -> Any:
         async def with_podiums(conn: Conn, msg: m.Profile) -> m.ProfileData:
             data: m.ProfileData = await profile(conn, msg)
-            places = await self.store.podiums(data.player)
+            places = (await self.store.podiums(data.player))[:PODIUMS_LISTED]
             return msgspec.structs.replace(data, arenas=[podium(p) for p in places] or None)
 
         return with_podiums

@@ -3,10 +3,13 @@ each winner's record (ArenaStore against a real redis-server, injectable clock).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from result_rows import row
 
 from server.arena import Arena, ArenaStore, keys
+from server.arena.results import PODIUMS_KEPT
 from server.arena.store import Podium
 
 
@@ -80,3 +83,19 @@ async def test_a_process_dying_between_finalize_and_the_podium(store, arena, clo
     assert [p.rank for p in await store.podiums("a")] == [1]
     assert await store.active() == []
     assert await store.r.hget(keys.meta(arena.id), "podium") == b"1"
+
+
+async def test_a_players_latest_podiums_are_kept(store, arena, clock):
+    # A player in every arena of a quiet server places in most: the record kept them all, and
+    # each profile read (and sent) them all.
+    older = {
+        f"old-{i}": Podium(f"old-{i}", "Old", "racing-aces", arena.ends - 1000 * (i + 1), 1, 2, 2)
+        for i in range(PODIUMS_KEPT)
+    }
+    await store.r.hset(keys.podiums("a"), mapping={k: json.dumps(p.to_dict()) for k, p in older.items()})
+    await play(store, arena, clock, [("a", 9), ("b", 3)])
+    clock.now = arena.ends
+    await store.tick(arena)
+    kept = await store.podiums("a")
+    assert len(kept) == PODIUMS_KEPT and kept[0].arena == arena.id  # the newest in, the oldest out
+    assert f"old-{PODIUMS_KEPT - 1}" not in {p.arena for p in kept} and "old-0" in {p.arena for p in kept}

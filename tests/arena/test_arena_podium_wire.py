@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from arena_wire import SERVER, race_the_pairing
 from waiting import until
 
 import client
 from protocol import messages as m
+from server.arena import keys
+from server.arena.store import Podium
+from server.handlers.arena import PODIUMS_LISTED
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -41,3 +46,20 @@ async def test_the_podium_shows_in_the_winners_profile(make_server) -> None:
         ]
         mine: m.ProfileData = await b.request(m.Profile())
         assert mine.arenas is None  # no point, no podium
+
+
+async def test_a_profile_lists_the_latest_podiums(make_server) -> None:
+    app = await make_server(**SERVER)
+    store = app.service.handlers[m.Arenas].__self__.store
+    async with client.connect(app.ws_url, name="ada") as a:
+        await a.request(m.Claim(name="ada", password="correct horse"))
+        places = {
+            f"a{i}": Podium(f"a{i}", f"Cup {i}", "racing-aces", 1_000_000 + i, 1, 2, 2)
+            for i in range(PODIUMS_LISTED + 5)
+        }
+        await store.r.hset(
+            keys.podiums(a.player), mapping={k: json.dumps(p.to_dict()) for k, p in places.items()}
+        )
+        profile: m.ProfileData = await a.request(m.Profile())
+    assert profile.arenas is not None
+    assert [p.arena for p in profile.arenas] == [f"a{i}" for i in range(PODIUMS_LISTED + 4, 4, -1)]
