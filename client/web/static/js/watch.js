@@ -23,11 +23,17 @@ export async function openWatch(id) {
     app.error = NOT_A_RACE_ID; // `#watch=hello`, as the race page and the replay say it
     return renderWatch();
   }
+  // (its status before the reply: the reply is also a `race` event, applied on arrival by app.js)
+  const before = app.race && app.race.race === id ? app.race.status : null;
   try {
     const snap = await conn.request(withInvite({ t: "spectate", race: id }));
     app.mode = "spectator";
     app.watchSince = conn.now(); // the first boards come one spectator delay after this (or the start)
     applySnapshot(snap);
+    // Spectated again after a reconnect, the race ended while the page was away: the boards on
+    // hand are from before the drop, without the moves made since, and no more come for a race
+    // that is over. They go, as a finished race opened afresh shows none (its replay has them).
+    if (before && before !== "finished" && app.race && app.race.status === "finished") dropBoards();
     renderWatch();
   } catch (e) {
     if (e.code === "is-player") {
@@ -152,6 +158,14 @@ export function renderBoards() {
       entry.drawn = entry.view;
     }
   }
+}
+
+function dropBoards() {
+  for (const b of app.boards.values()) if (b.board) b.board.destroy();
+  app.boards.clear();
+  app.boardsAt = null;
+  const box = $("#boards");
+  if (box) box.replaceChildren();
 }
 
 /** When the first delayed boards should come: one spectator delay after the start, or after we began watching. */
