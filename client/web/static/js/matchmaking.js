@@ -52,7 +52,10 @@ export async function quick(game, seats = 2, rated = app.rated && loggedIn()) {
   // late: in the queue after all (its banner says so, wherever the player is), unless they asked
   // for something else meanwhile: then out of it
   const onLate = (reply) => {
-    if (reply.t === "error") return toast(`Quick match failed: ${errText(reply)}`, "error");
+    if (reply.t === "error") {
+      endQueueBanner();
+      return toast(`Quick match failed: ${errText(reply)}`, "error");
+    }
     if (a.n === asks) queued();
     else if (!app.queued || app.queued.game !== game) conn.request({ t: "unqueue", game }).catch(() => {});
   };
@@ -61,8 +64,19 @@ export async function quick(game, seats = 2, rated = app.rated && loggedIn()) {
     queued();
   } catch (e) {
     if (e && e.code === "timeout") toast("The server did not answer in time: you may still be put in the queue.", "warn");
-    else toast(`Quick match failed: ${errText(e)}`, "error");
+    else {
+      endQueueBanner();
+      toast(`Quick match failed: ${errText(e)}`, "error");
+    }
   }
+}
+
+/** A quick refused: the page is in no queue, and a banner still saying "Looking for a rival"
+ *  goes (the quick sent again after a reconnect, app.js, finds the last wait's banner up). Not
+ *  another banner (a rematch offer), nor the banner of a wait asked for since. */
+function endQueueBanner() {
+  const banner = document.getElementById("banner");
+  if (!app.queued && banner && banner.querySelector("#unqueue")) setBanner(null);
 }
 
 async function unqueue() {
