@@ -22,7 +22,12 @@ async def test_the_join_box_says_what_names_no_race(make_server, tmp_path, typed
     async with app.run_test(size=(100, 40)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, MenuScreen), what="the menu")
         menu = app.screen
-        await until(pilot, lambda: menu.query_one("#join-id").region.area > 0, what="laid out")
+        # composed and laid out: the menu may still be mounting its controls
+        await until(
+            pilot,
+            lambda: bool(menu.query("#join-id")) and menu.query_one("#join-id").region.area > 0,
+            what="laid out",
+        )
         menu.query_one("#join-id", Input).value = typed
         await click_shown(pilot, "#join")
         error = menu.query_one("#menu-error", Label)
