@@ -40,6 +40,7 @@ import random
 from collections import Counter
 
 import pytest
+from solver_helpers import exhaustive
 
 from protocol import rules
 from protocol.rules.cards import CODE, RANK, RED
@@ -58,30 +59,8 @@ CANDIDATES = 90
 
 
 def reachable_win(g: Game, cap: int = CAP) -> bool | None:
-    """Is a won position reachable from ``g``? None if more than ``cap``
-    positions are reachable. Moves home are tried first (they find a win
-    sooner); the order changes nothing else."""
-    if g.won:
-        return True
-    seen = {g.to_text()}
-    stack = [g]
-    while stack:
-        node = stack.pop()
-        moves = node.legal_moves()
-        # The stack pops the last one first.
-        moves.sort(key=lambda m: m.rpartition(">")[2].startswith("f"))
-        for move in moves:
-            child = node.copy()
-            child.play(move)
-            if child.won:
-                return True
-            text = child.to_text()
-            if text not in seen:
-                if len(seen) >= cap:
-                    return None
-                seen.add(text)
-                stack.append(child)
-    return False
+    """Is a won position reachable from ``g``? None if more than ``cap`` positions are."""
+    return exhaustive(g, cap)
 
 
 def replays_to_a_win(g: Game, line: tuple[str, ...]) -> bool:
