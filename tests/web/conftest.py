@@ -24,6 +24,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from waiting import DEADLINE
@@ -312,4 +313,28 @@ def make_bot(web_server):
 
     yield make
     for b in bots:
+        b.close()
+
+
+class Restartable:
+    """A server of a test's own that `restart()` stops and starts again at the same port and
+    data folder (a lost connection that comes back, for the pages on it)."""
+
+    def __init__(self, tmp: Path, **flags: Any) -> None:
+        self.tmp, self.flags = tmp, flags
+        self.server = Server(tmp, **flags)
+
+    def restart(self) -> Server:
+        port = self.server.port
+        self.server.stop()
+        self.server = Server(self.tmp, port=port, **self.flags)
+        return self.server
+
+
+@pytest.fixture
+def bots():
+    """The `Bot`s a test makes (it appends them), closed at its end."""
+    made: list[Bot] = []
+    yield made
+    for b in made:
         b.close()

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 from waiting import DEADLINE
 
-from .conftest import TOASTS_KEPT, Bot, Server, shot
+from .conftest import TOASTS_KEPT, Bot, Restartable, Server, shot
 from .test_watch_reconnect_web import TokenBot
 
 pytestmark = pytest.mark.timeout(180)
@@ -27,24 +27,10 @@ FLAGS = {"countdown_ms": 1200, "quick_bot_after_s": 0, "max_races_per_player": 1
 
 @pytest.fixture
 def restartable(tmp_path):
-    holder = [Server(tmp_path, **FLAGS)]
-
-    def restart() -> Server:
-        port = holder[0].port
-        holder[0].stop()
-        holder[0] = Server(tmp_path, port=port, **FLAGS)
-        return holder[0]
-
-    yield holder[0], restart
-    holder[0].stop()
-
-
-@pytest.fixture
-def bots():
-    made: list[Bot] = []
-    yield made
-    for b in made:
-        b.close()
+    """A server of its own, and its `restart()` (same port, same data folder)."""
+    own = Restartable(tmp_path, **FLAGS)
+    yield own.server, own.restart
+    own.server.stop()
 
 
 def queued_page(browser, srv: Server, width: int, height: int):

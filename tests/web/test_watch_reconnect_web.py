@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 from waiting import DEADLINE, wait_until
 
-from .conftest import Bot, Server, shot
+from .conftest import Bot, Restartable, Server, shot
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -45,25 +45,10 @@ class TokenBot(Bot):
 
 @pytest.fixture
 def restartable(tmp_path):
-    """A server of its own, and `restart()`: stopped and started again at its port and data."""
-    holder = [Server(tmp_path, **FLAGS)]
-
-    def restart() -> Server:
-        port = holder[0].port
-        holder[0].stop()
-        holder[0] = Server(tmp_path, port=port, **FLAGS)
-        return holder[0]
-
-    yield holder[0], restart
-    holder[0].stop()
-
-
-@pytest.fixture
-def bots():
-    made: list[Bot] = []
-    yield made
-    for b in made:
-        b.close()
+    """A server of its own, and its `restart()` (same port, same data folder)."""
+    own = Restartable(tmp_path, **FLAGS)
+    yield own.server, own.restart
+    own.server.stop()
 
 
 def watched_race(browser, srv: Server, bots: list[Bot], width: int, height: int):
