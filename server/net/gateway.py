@@ -279,9 +279,9 @@ class Gateway:
         unread input sends a reset, which discards what the client had not read yet."""
         ws = conn.ws
         transport = ws.transport
-        open_before = ws.protocol.state is State.OPEN
         conn.abort(CloseCode.POLICY, reason)
-        if open_before and conn.closed and ws.protocol.state is State.OPEN and transport.can_write_eof():
+        # Still open: `abort` only scheduled its close (one websockets started is left to it).
+        if conn.closed and ws.protocol.state is State.OPEN and transport.can_write_eof():
             ws.protocol.send_close(CloseCode.POLICY, reason)
             transport.write(b"".join(ws.protocol.data_to_send()))
             transport.pause_reading()
